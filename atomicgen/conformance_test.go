@@ -1,0 +1,15 @@
+package atomicgen_test
+
+import (
+	"testing"
+
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/atomicgen"
+	"github.com/snowlab/snowlab/internal/conformance"
+)
+
+func TestConformance(t *testing.T) {
+	conformance.Run(t, conformance.Suite{New: func(c snowlab.Config) (snowlab.Generator, error) {
+		return atomicgen.New(c)
+	}})
+}

@@ -1,0 +1,124 @@
+package clocksrc
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/snowlab/snowlab/internal/mono"
+)
+
+const (
+	// DefaultResync is how often Default's clock compares itself with
+	// CLOCK_REALTIME. One comparison costs two system-call-priced reads,
+	// paid by whichever caller finds it due.
+	DefaultResync = 100 * time.Millisecond
+	// MaxSlewPPM bounds how fast Default's clock falls back towards a wall
+	// clock found behind it: 500 parts per million, the rate ntpd and the
+	// kernel's adjtime use, so 1 ms of correction takes 2 s.
+	MaxSlewPPM = 500
+)
+
+// Default returns a fast clock: each read is one vDSO monotonic read plus
+// arithmetic. It maps monotonic time onto Unix time through an anchor and
+// keeps that anchor close to CLOCK_REALTIME without ever going backwards:
+// every DefaultResync it samples the wall clock; a wall clock ahead is
+// taken at once, a wall clock behind is slewed towards at MaxSlewPPM. A
+// large backward step of the system clock (an hour, say) therefore leaves
+// this clock ahead of the wall clock for a long time (an hour of slew takes
+// about 83 days); that is the price of never handing a generator a rewind.
+//
+// Each call returns a new clock with its own anchor; share one between the
+// generators of a process if their timestamps should agree to the
+// nanosecond.
+func Default() Clock { return newAnchored(mono.Now, realtimeNow, DefaultResync) }
+
+// anchored is Default's clock. Its mapping is an immutable segment swapped
+// atomically, so readers never lock.
+type anchored struct {
+	mono      func() int64
+	wall      func() int64
+	every     int64 // resync interval, ns
+	seg       atomic.Pointer[segment]
+	resyncing atomic.Bool
+}
+
+// segment maps monotonic time m >= m0 to wall time:
+//
+//	wall(m) = m + off0 - min((m-m0)/slewDiv, debt)
+//
+// The slew term grows by at most 1 ns every slewDiv ns, so wall(m) never
+// decreases as m grows.
+type segment struct {
+	m0, off0, debt int64
+	next           int64 // monotonic time of the next resync
+}
+
+const slewDiv = 1_000_000 / MaxSlewPPM
+
+func (s *segment) offsetAt(m int64) int64 {
+	if s.debt == 0 {
+		return s.off0
+	}
+	slew := (m - s.m0) / slewDiv
+	if slew > s.debt {
+		slew = s.debt
+	}
+	return s.off0 - slew
+}
+
+func newAnchored(monoNow, wallNow func() int64, resync time.Duration) *anchored {
+	c := &anchored{mono: monoNow, wall: wallNow, every: int64(resync)}
+	a := sampleAnchor(c.mono, c.wall)
+	c.seg.Store(&segment{m0: a.mono, off0: a.offset, next: a.mono + c.every})
+	return c
+}
+
+func (c *anchored) UnixNano() int64 {
+	for {
+		s := c.seg.Load()
+		m := c.mono()
+		if m >= s.next && c.resync(s) {
+			continue
+		}
+		// A reader that took the old segment and then read the clock
+		// after a resync installed a new one would map a late reading
+		// through a stale offset; reading the pointer again closes that.
+		if c.seg.Load() == s {
+			return m + s.offsetAt(m)
+		}
+	}
+}
+
+// resync lets one caller compare the clock with the wall clock and install
+// the next segment, reporting whether it did; the others carry on with the
+// current segment meanwhile.
+func (c *anchored) resync(s *segment) bool {
+	if !c.resyncing.CompareAndSwap(false, true) {
+		return false
+	}
+	defer c.resyncing.Store(false)
+	if c.seg.Load() != s {
+		return true
+	}
+	a := sampleAnchor(c.mono, c.wall)
+	c.seg.Store(nextSegment(s, a, c.mono(), c.every))
+	return true
+}
+
+// nextSegment decides how the clock follows the wall clock. now is a
+// monotonic reading taken after the sample; the new segment starts there so
+// that it continues the old one without a jump backwards.
+func nextSegment(s *segment, a anchor, now, resync int64) *segment {
+	cur := s.offsetAt(now)
+	next := &segment{m0: now, off0: cur, next: now + resync}
+	switch {
+	case a.offset > cur+a.spread:
+		// Wall clock ahead of us: follow at once. Jumping forward never
+		// makes a generator see a rewind.
+		next.off0 = a.offset
+	case a.offset < cur-a.spread:
+		// Wall clock behind us: slew towards it, never step back.
+		next.debt = cur - a.offset
+	}
+	return next
+}

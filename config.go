@@ -1,0 +1,91 @@
+package snowlab
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/snowlab/snowlab/clocksrc"
+)
+
+// Policy says what a generator does when the clock will not give it a fresh
+// tick: when the sequence of a tick is spent, or the clock goes back.
+type Policy int
+
+const (
+	// Strict never stamps an ID with a time ahead of the clock. A spent
+	// sequence waits for the next tick; a rewind up to MaxWait is waited
+	// out and a larger one refused with ErrClockBackwards. Pick it when the
+	// timestamp must be the creation time (audit trails, time-range
+	// queries on the ID).
+	Strict Policy = iota
+	// Monotonic runs a logical clock max(last, now): a spent sequence
+	// borrows the next tick and a rewind is absorbed by carrying on from the
+	// last tick. It never refuses and waits only when MaxLead is reached, so
+	// the embedded time is an upper bound on the creation time. Pick it
+	// when availability matters more than the timestamp's exactness.
+	Monotonic
+)
+
+func (p Policy) String() string {
+	switch p {
+	case Strict:
+		return "strict"
+	case Monotonic:
+		return "monotonic"
+	}
+	return fmt.Sprintf("Policy(%d)", int(p))
+}
+
+// DefaultMaxWait is the rewind a generator waits out when Config.MaxWait is 0.
+const DefaultMaxWait = 5 * time.Millisecond
+
+// Config configures a generator. The zero value is usable: node 0, the
+// default layout and clock, Strict, a 5 ms rewind budget.
+type Config struct {
+	// Node is this holder's node id, 0..Layout.MaxNode().
+	Node int
+	// Layout is the bit layout; the zero Layout is DefaultLayout.
+	Layout Layout
+	// Clock is where time comes from; nil is clocksrc.Default().
+	Clock clocksrc.Clock
+	// Policy is Strict (the zero value) or Monotonic.
+	Policy Policy
+	// MaxWait is the largest rewind a Strict generator waits out, and the
+	// bound on every wait: 0 is DefaultMaxWait, negative refuses every
+	// rewind at once.
+	MaxWait time.Duration
+	// MaxLead (Monotonic only) is how far the embedded time may run ahead of
+	// the clock before a call waits for the clock; 0 is unbounded.
+	MaxLead time.Duration
+}
+
+// Stats counts the slow paths a generator took since it was made.
+type Stats struct {
+	CASRetries     uint64 // compare-and-swaps lost to another caller
+	TickWaits      uint64 // waits for a new tick: sequence spent, or MaxLead reached
+	RewindWaits    uint64 // rewinds waited out (or waited on until refused)
+	RewindRefusals uint64 // calls that returned ErrClockBackwards
+}
+
+// Add returns the field-by-field sum of s and o.
+func (s Stats) Add(o Stats) Stats {
+	return Stats{
+		CASRetries:     s.CASRetries + o.CASRetries,
+		TickWaits:      s.TickWaits + o.TickWaits,
+		RewindWaits:    s.RewindWaits + o.RewindWaits,
+		RewindRefusals: s.RewindRefusals + o.RewindRefusals,
+	}
+}
+
+// Generator mints IDs. Implementations are safe for concurrent use and
+// allocate nothing per call.
+type Generator interface {
+	// NextID returns a new ID.
+	NextID() (ID, error)
+	// NextIDs fills dst with new IDs, reserving them with as few
+	// synchronising operations as the policy allows. It returns how many it
+	// wrote; fewer than len(dst) comes with an error.
+	NextIDs(dst []ID) (int, error)
+	// Stats reports the slow paths taken so far.
+	Stats() Stats
+}

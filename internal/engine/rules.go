@@ -1,0 +1,141 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/clocksrc"
+)
+
+// Rules is a validated Config compiled to the shifts and bounds the hot
+// path needs. It is immutable and shared by all of a generator's cells.
+type Rules struct {
+	layout    snowlab.Layout
+	clock     clocksrc.Clock
+	epochNs   int64
+	unitNs    int64
+	maxTick   int64
+	tsShift   uint   // where the tick sits in an ID
+	nShift    uint   // where the tick sits in a state word
+	nMask     uint64 // the count bits of a state word
+	seqCap    uint64 // sequence values per tick for one node
+	monotonic bool
+	maxWaitNs int64 // largest rewind waited out; negative refuses all
+	leadBound bool
+	leadTicks int64
+	// addOK says fetch-add may be used on a state word: an add that lands
+	// on a spent tick overshoots the count by one, and every caller
+	// overshoots at most once per tick, so the count bits need room for
+	// more concurrent callers than a process can hold. 2^20 is that room.
+	addOK bool
+}
+
+// Compile validates cfg and compiles it. It does not check cfg.Node: a
+// generator checks the node ids it will use with CheckNodes.
+func Compile(cfg snowlab.Config) (*Rules, error) {
+	l := cfg.Layout.OrDefault()
+	if err := l.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Policy != snowlab.Strict && cfg.Policy != snowlab.Monotonic {
+		return nil, fmt.Errorf("snowlab: unknown policy %d", int(cfg.Policy))
+	}
+	if cfg.MaxLead < 0 {
+		return nil, fmt.Errorf("snowlab: MaxLead %v is negative", cfg.MaxLead)
+	}
+	clock := cfg.Clock
+	if clock == nil {
+		clock = clocksrc.Default()
+	}
+	maxWait := cfg.MaxWait
+	switch {
+	case maxWait == 0:
+		maxWait = snowlab.DefaultMaxWait
+	case maxWait < 0:
+		maxWait = -1
+	}
+	r := &Rules{
+		layout:    l,
+		clock:     clock,
+		epochNs:   l.Epoch.UnixNano(),
+		unitNs:    int64(l.Unit),
+		maxTick:   l.MaxTick(),
+		tsShift:   l.NodeBits + l.SeqBits,
+		nShift:    64 - l.TimeBits,
+		seqCap:    1 << l.SeqBits,
+		monotonic: cfg.Policy == snowlab.Monotonic,
+		maxWaitNs: int64(maxWait),
+		leadBound: cfg.Policy == snowlab.Monotonic && cfg.MaxLead > 0,
+		leadTicks: int64(cfg.MaxLead / l.Unit),
+	}
+	r.nMask = 1<<r.nShift - 1
+	r.addOK = r.nMask+1-r.seqCap >= 1<<20
+	return r, nil
+}
+
+// Layout is the resolved layout (never the zero Layout).
+func (r *Rules) Layout() snowlab.Layout { return r.layout }
+
+// SeqCap is how many sequence values one node has per tick.
+func (r *Rules) SeqCap() uint64 { return r.seqCap }
+
+// CheckNodes reports ErrInvalidNode unless count node ids from first on all
+// fit the layout.
+func CheckNodes(l snowlab.Layout, first, count int) error {
+	last := first + count - 1
+	if first < 0 || count < 1 || last > l.MaxNode() {
+		if count == 1 {
+			return fmt.Errorf("%w: node %d, want 0..%d", snowlab.ErrInvalidNode, first, l.MaxNode())
+		}
+		return fmt.Errorf("%w: nodes %d..%d (%d of them), want within 0..%d",
+			snowlab.ErrInvalidNode, first, last, count, l.MaxNode())
+	}
+	return nil
+}
+
+// Space is the part of the ID space one state word issues from: a node and
+// a slice of the sequence field.
+type Space struct {
+	base uint64 // node<<SeqBits | first sequence value
+	cap  uint64 // sequence values per tick
+	lo   uint64 // first sequence value
+	node int
+}
+
+// Space returns the space of node with the sequence values lo..lo+width-1.
+func (r *Rules) Space(node int, lo, width uint64) Space {
+	return Space{base: uint64(node)<<r.layout.SeqBits | lo, cap: width, lo: lo, node: node}
+}
+
+// now reads the clock as a tick and as nanoseconds. A reading before the
+// epoch is tick -1, which plan treats as outside the window.
+func (r *Rules) now() (tick, ns int64) {
+	ns = r.clock.UnixNano()
+	d := ns - r.epochNs
+	switch {
+	case d < 0:
+		return -1, ns
+	case r.unitNs == int64(time.Millisecond):
+		return d / int64(time.Millisecond), ns // a constant divisor compiles to a multiply
+	}
+	return d / r.unitNs, ns
+}
+
+func (r *Rules) compose(tick int64, n uint64, sp Space) snowlab.ID {
+	return snowlab.ID(uint64(tick)<<r.tsShift | (sp.base + n))
+}
+
+func (r *Rules) pack(tick int64, n uint64) uint64 { return uint64(tick)<<r.nShift | n }
+
+func (r *Rules) unpack(s uint64) (tick int64, n uint64) {
+	return int64(s >> r.nShift), s & r.nMask
+}
+
+// tickStart is the Unix nanosecond at which tick begins.
+func (r *Rules) tickStart(tick int64) int64 { return r.epochNs + tick*r.unitNs }
+
+// Contains reports whether node and seq belong to the space.
+func (sp Space) Contains(node int, seq uint64) bool {
+	return node == sp.node && seq >= sp.lo && seq-sp.lo < sp.cap
+}

@@ -1,0 +1,124 @@
+package engine
+
+import (
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/snowlab/snowlab"
+)
+
+// Cell holds a state word. *atomic.Uint64 is the lock-free cell; a
+// generator behind a lock may use a plain word whose CompareAndSwap always
+// succeeds.
+type Cell interface {
+	Load() uint64
+	CompareAndSwap(old, new uint64) bool
+}
+
+// Next is the single-ID fast path for an atomic cell: when the clock is
+// still in the word's tick it reserves one sequence value with a fetch-add
+// (no retry can fail it), and when the clock has moved to a new tick it
+// claims that tick with one CAS. Anything else goes through Take.
+func (r *Rules) Next(c *atomic.Uint64, sp Space, ctr *Counters) (snowlab.ID, error) {
+	s := c.Load()
+	now, ns := r.now()
+	if t := int64(s >> r.nShift); now == t {
+		if r.addOK && s&r.nMask < sp.cap {
+			old := c.Add(1) - 1
+			// The word may have moved on since the load; whatever tick it
+			// holds now was read from the clock before this add, so an
+			// unspent count there is as good an ID as the one we aimed at.
+			if n := old & r.nMask; n < sp.cap {
+				return r.compose(int64(old>>r.nShift), n, sp), nil
+			}
+			s = c.Load()
+			now, ns = r.now()
+		}
+	} else if now > t && now <= r.maxTick {
+		if c.CompareAndSwap(s, r.pack(now, 1)) {
+			return r.compose(now, 0, sp), nil
+		}
+		ctr.casRetries.Add(1)
+		s = c.Load()
+		now, ns = r.now()
+	}
+	var one [1]snowlab.ID
+	_, err := r.take(c, sp, ctr, one[:], s, now, ns)
+	return one[0], err
+}
+
+// Take fills dst with IDs from space sp, whose state word is c. Each
+// round reserves as many IDs as the plan allows with one CompareAndSwap:
+// for Monotonic a whole batch at once, for Strict the rest of the current
+// tick. It returns how many IDs it wrote; fewer than len(dst) comes with an
+// error.
+func (r *Rules) Take(c Cell, sp Space, ctr *Counters, dst []snowlab.ID) (int, error) {
+	s := c.Load() // state first, clock after: a stale reading is never a rewind
+	now, ns := r.now()
+	return r.take(c, sp, ctr, dst, s, now, ns)
+}
+
+// take is Take with the first state word and the clock reading taken after
+// it already in hand, so a call that falls off the fast path does not read
+// the clock twice.
+func (r *Rules) take(c Cell, sp Space, ctr *Counters, dst []snowlab.ID, s uint64, now, ns int64) (int, error) {
+	var w waiter
+	done := 0
+	for round := 0; done < len(dst); round++ {
+		if round > 0 {
+			s = c.Load()
+			now, ns = r.now()
+		}
+		p := r.plan(s, now, len(dst)-done, sp.cap)
+		switch p.act {
+		case issue:
+			if c.CompareAndSwap(s, p.next) {
+				r.fill(dst[done:done+p.count], p.tick, p.n, sp)
+				done += p.count
+			} else {
+				ctr.casRetries.Add(1)
+			}
+		case waitTick, waitRewind:
+			if err := w.wait(r, p, now, ns, sp, ctr); err != nil {
+				return done, err
+			}
+		case refuse:
+			ctr.refusals.Add(1)
+			t, _ := r.unpack(s)
+			return done, fmt.Errorf("%w: node %d: clock went back %v (tick %d after %d), more than MaxWait %v",
+				snowlab.ErrClockBackwards, sp.node, time.Duration((t-now)*r.unitNs), now, t, r.maxWait())
+		case overflow:
+			return done, fmt.Errorf("%w: node %d: tick %d (%v) is outside the layout's window [%v, %v)",
+				snowlab.ErrOverflow, sp.node, p.tick, time.Unix(0, ns).UTC(), r.layout.Epoch, r.layout.Horizon())
+		}
+	}
+	return done, nil
+}
+
+func (r *Rules) maxWait() time.Duration {
+	if r.maxWaitNs < 0 {
+		return 0
+	}
+	return time.Duration(r.maxWaitNs)
+}
+
+// fill writes count consecutive IDs starting at offset n of tick t: runs of
+// one tick are plain increments.
+func (r *Rules) fill(dst []snowlab.ID, t int64, n uint64, sp Space) {
+	for len(dst) > 0 {
+		if n == sp.cap {
+			t, n = t+1, 0
+		}
+		run := sp.cap - n
+		if uint64(len(dst)) < run {
+			run = uint64(len(dst))
+		}
+		id := r.compose(t, n, sp)
+		for i := range dst[:run] {
+			dst[i] = id + snowlab.ID(i)
+		}
+		dst = dst[run:]
+		n += run
+	}
+}

@@ -1,0 +1,137 @@
+package snowlab
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Layout says how the 63 usable bits of an ID are split and what the time
+// field counts. The zero Layout means DefaultLayout wherever a Layout is
+// accepted.
+type Layout struct {
+	TimeBits, NodeBits, SeqBits uint
+	// Unit is the length of one tick of the time field.
+	Unit time.Duration
+	// Epoch is the instant the time field counts from.
+	Epoch time.Time
+}
+
+// DefaultLayout is 41 bits of milliseconds since 2024-01-01T00:00:00Z,
+// 10 bits of node and 12 bits of sequence. Generators never read this
+// variable: a zero Layout is resolved to a fresh copy of the default, so
+// changing DefaultLayout cannot change a running generator.
+var DefaultLayout = defaultLayout()
+
+func defaultLayout() Layout {
+	return Layout{
+		TimeBits: 41,
+		NodeBits: 10,
+		SeqBits:  12,
+		Unit:     time.Millisecond,
+		Epoch:    time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC),
+	}
+}
+
+// IsZero reports whether l is the zero Layout, which stands for the default.
+func (l Layout) IsZero() bool {
+	return l.TimeBits == 0 && l.NodeBits == 0 && l.SeqBits == 0 && l.Unit == 0 && l.Epoch.IsZero()
+}
+
+// OrDefault returns l, or the default layout when l is the zero Layout.
+func (l Layout) OrDefault() Layout {
+	if l.IsZero() {
+		return defaultLayout()
+	}
+	return l
+}
+
+// Validate reports, wrapped in ErrInvalidLayout, the first reason l cannot
+// lay out an ID: the three fields must sum to 63 bits with at least one bit
+// each, Unit must be positive, Epoch must be set, and the whole window
+// (2^TimeBits ticks) must fit in a time.Duration and in Unix nanoseconds, so
+// that every instant the layout can encode is also one a clock can report.
+// The zero Layout is valid (it is the default).
+func (l Layout) Validate() error {
+	l = l.OrDefault()
+	switch {
+	case l.TimeBits == 0 || l.NodeBits == 0 || l.SeqBits == 0:
+		return fmt.Errorf("%w: every field needs at least 1 bit, got time %d, node %d, seq %d",
+			ErrInvalidLayout, l.TimeBits, l.NodeBits, l.SeqBits)
+	case l.TimeBits+l.NodeBits+l.SeqBits != 63:
+		return fmt.Errorf("%w: time %d + node %d + seq %d = %d bits, want 63",
+			ErrInvalidLayout, l.TimeBits, l.NodeBits, l.SeqBits, l.TimeBits+l.NodeBits+l.SeqBits)
+	case l.Unit <= 0:
+		return fmt.Errorf("%w: unit %v is not positive", ErrInvalidLayout, l.Unit)
+	case l.Epoch.IsZero():
+		return fmt.Errorf("%w: epoch is not set", ErrInvalidLayout)
+	}
+	if l.TimeBits >= 63 || uint64(1)<<l.TimeBits > uint64(math.MaxInt64/int64(l.Unit)) {
+		return fmt.Errorf("%w: 2^%d ticks of %v overflow a time.Duration", ErrInvalidLayout, l.TimeBits, l.Unit)
+	}
+	window := time.Duration(int64(1)<<l.TimeBits) * l.Unit
+	minNs, maxNs := time.Unix(0, math.MinInt64), time.Unix(0, math.MaxInt64)
+	if l.Epoch.Before(minNs) || l.Epoch.Add(window).After(maxNs) {
+		return fmt.Errorf("%w: epoch %v plus a window of %v leaves the range of Unix nanoseconds",
+			ErrInvalidLayout, l.Epoch, window)
+	}
+	return nil
+}
+
+// MaxNode is the largest node id the layout can hold.
+func (l Layout) MaxNode() int { return 1<<l.OrDefault().NodeBits - 1 }
+
+// MaxSeq is the largest sequence number the layout can hold; a node mints at
+// most MaxSeq()+1 IDs per tick.
+func (l Layout) MaxSeq() int { return 1<<l.OrDefault().SeqBits - 1 }
+
+// MaxTick is the largest value of the time field.
+func (l Layout) MaxTick() int64 { return 1<<l.OrDefault().TimeBits - 1 }
+
+// Horizon is the first instant the layout can no longer encode.
+func (l Layout) Horizon() time.Time {
+	l = l.OrDefault()
+	return l.Epoch.Add(time.Duration(int64(1)<<l.TimeBits) * l.Unit)
+}
+
+// Compose builds the ID for instant t (truncated to the layout's Unit), node
+// and seq. A node outside 0..MaxNode is ErrInvalidNode; a t before the epoch
+// or at or after the horizon, or a seq outside 0..MaxSeq, is ErrOverflow.
+func (l Layout) Compose(t time.Time, node, seq int) (ID, error) {
+	l = l.OrDefault()
+	if err := l.Validate(); err != nil {
+		return 0, err
+	}
+	if node < 0 || node > l.MaxNode() {
+		return 0, fmt.Errorf("%w: node %d, want 0..%d", ErrInvalidNode, node, l.MaxNode())
+	}
+	if seq < 0 || seq > l.MaxSeq() {
+		return 0, fmt.Errorf("%w: sequence %d, want 0..%d", ErrOverflow, seq, l.MaxSeq())
+	}
+	if t.Before(l.Epoch) || !t.Before(l.Horizon()) {
+		return 0, fmt.Errorf("%w: time %v is outside [%v, %v)", ErrOverflow, t, l.Epoch, l.Horizon())
+	}
+	tick := int64(t.Sub(l.Epoch) / l.Unit)
+	return ID(tick<<(l.NodeBits+l.SeqBits) | int64(node)<<l.SeqBits | int64(seq)), nil
+}
+
+// Parts is an ID taken apart.
+type Parts struct {
+	Time time.Time // start of the ID's tick, in the epoch's location
+	Node int
+	Seq  int
+}
+
+// Decode takes id apart. It is the inverse of Compose: Compose(Decode(id))
+// gives id back for every valid id. A negative id is not valid; Decode reads
+// its low 63 bits.
+func (l Layout) Decode(id ID) Parts {
+	l = l.OrDefault()
+	u := uint64(id) &^ (1 << 63)
+	tick := int64(u >> (l.NodeBits + l.SeqBits))
+	return Parts{
+		Time: l.Epoch.Add(time.Duration(tick) * l.Unit),
+		Node: int(u>>l.SeqBits) & l.MaxNode(),
+		Seq:  int(u) & l.MaxSeq(),
+	}
+}

@@ -1,0 +1,69 @@
+// Package mutexgen is the baseline generator: one sync.Mutex around the last
+// tick and the sequence, as the design documents' reference does it.
+//
+// It keeps the same semantics as atomicgen and passes the same conformance
+// suite; it exists so the lab can measure what the lock costs. Its waits
+// (a spent sequence, a small rewind) are taken holding the lock, as in the
+// reference, so every other caller waits behind them.
+package mutexgen
+
+import (
+	"sync"
+
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/internal/engine"
+)
+
+// Generator is a mutex-guarded generator. It is safe for concurrent use.
+type Generator struct {
+	mu    sync.Mutex
+	state lockedWord
+	rules *engine.Rules
+	space engine.Space
+	ctr   engine.Counters
+}
+
+var _ snowlab.Generator = (*Generator)(nil)
+
+// New returns a generator for cfg, or the configuration's error
+// (ErrInvalidLayout, ErrInvalidNode, ...).
+func New(cfg snowlab.Config) (*Generator, error) {
+	r, err := engine.Compile(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := engine.CheckNodes(r.Layout(), cfg.Node, 1); err != nil {
+		return nil, err
+	}
+	return &Generator{rules: r, space: r.Space(cfg.Node, 0, r.SeqCap())}, nil
+}
+
+// NextID returns a new ID.
+func (g *Generator) NextID() (snowlab.ID, error) {
+	var one [1]snowlab.ID
+	g.mu.Lock()
+	_, err := g.rules.Take(&g.state, g.space, &g.ctr, one[:])
+	g.mu.Unlock()
+	return one[0], err
+}
+
+// NextIDs fills dst with new IDs under one hold of the lock.
+func (g *Generator) NextIDs(dst []snowlab.ID) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.rules.Take(&g.state, g.space, &g.ctr, dst)
+}
+
+// Stats reports the slow paths taken so far. CASRetries is always 0.
+func (g *Generator) Stats() snowlab.Stats { return g.ctr.Stats() }
+
+// lockedWord is a state word only touched with the mutex held, so its
+// compare-and-swap cannot fail.
+type lockedWord struct{ v uint64 }
+
+func (w *lockedWord) Load() uint64 { return w.v }
+
+func (w *lockedWord) CompareAndSwap(old, new uint64) bool {
+	w.v = new
+	return true
+}

@@ -1,0 +1,16 @@
+// Package shardedgen spreads one generator over per-P shards so that
+// goroutines on different Ps never touch the same cache line.
+//
+// Each shard is an atomicgen-style state word on a cache line of its own,
+// issuing from a part of the ID space no other shard touches: in
+// NodePerShard mode shard i is node Config.Node+i with the whole sequence
+// field, so a process holds Shards node ids and reaches Shards times the
+// per-node ceiling; in SplitSequence mode all shards share Config.Node and
+// divide its sequence field, so the process holds one node id and the
+// per-node ceiling is split, not multiplied.
+//
+// A call uses the shard of the P it runs on. IDs are unique across shards
+// and increase within a shard; they do not increase across shards, since a
+// goroutine can move between Ps between two calls, and a rewind is judged
+// against the shard's own last tick.
+package shardedgen
