@@ -139,3 +139,12 @@ func (r *Rules) tickStart(tick int64) int64 { return r.epochNs + tick*r.unitNs }
 func (sp Space) Contains(node int, seq uint64) bool {
 	return node == sp.node && seq >= sp.lo && seq-sp.lo < sp.cap
 }
+
+// WithoutFetchAdd returns a copy of r that reserves every ID with
+// compare-and-swap. It exists so benchmarks can measure what the fetch-add
+// fast path buys; generators never use it.
+func (r *Rules) WithoutFetchAdd() *Rules {
+	c := *r
+	c.addOK = false
+	return &c
+}

@@ -16,36 +16,58 @@ type Cell interface {
 	CompareAndSwap(old, new uint64) bool
 }
 
-// Next is the single-ID fast path for an atomic cell: when the clock is
-// still in the word's tick it reserves one sequence value with a fetch-add
-// (no retry can fail it), and when the clock has moved to a new tick it
-// claims that tick with one CAS. Anything else goes through Take.
+// Next is the single-ID fast path for an atomic cell. When the word's tick
+// may still be used (the clock is in it, or, for Monotonic, behind it
+// within MaxLead) it reserves one sequence value with a fetch-add, which
+// cannot fail and so cannot retry (or with a compare-and-swap where the
+// layout leaves no room for fetch-add's overshoot); when the clock has moved to a new tick
+// it claims that tick with one compare-and-swap. Everything else (a spent
+// tick, a rewind, the window's end, a lost race) goes through take.
 func (r *Rules) Next(c *atomic.Uint64, sp Space, ctr *Counters) (snowlab.ID, error) {
 	s := c.Load()
 	now, ns := r.now()
-	if t := int64(s >> r.nShift); now == t {
-		if r.addOK && s&r.nMask < sp.cap {
-			old := c.Add(1) - 1
-			// The word may have moved on since the load; whatever tick it
-			// holds now was read from the clock before this add, so an
-			// unspent count there is as good an ID as the one we aimed at.
-			if n := old & r.nMask; n < sp.cap {
-				return r.compose(int64(old>>r.nShift), n, sp), nil
-			}
-			s = c.Load()
-			now, ns = r.now()
+	t := int64(s >> r.nShift)
+	switch {
+	case now > t:
+		if now > r.maxTick {
+			break
 		}
-	} else if now > t && now <= r.maxTick {
 		if c.CompareAndSwap(s, r.pack(now, 1)) {
 			return r.compose(now, 0, sp), nil
 		}
 		ctr.casRetries.Add(1)
 		s = c.Load()
 		now, ns = r.now()
+	case s&r.nMask < sp.cap && (now == t || r.reusable(t, now)):
+		if !r.addOK {
+			if c.CompareAndSwap(s, s+1) {
+				return r.compose(t, s&r.nMask, sp), nil
+			}
+			ctr.casRetries.Add(1)
+		} else {
+			old := c.Add(1) - 1
+			// The word may have moved on since the load. Whatever tick it
+			// holds was installed by a caller whose clock had reached it
+			// (or, for Monotonic, came within its lead) before this add,
+			// so an unspent count there is as good an ID as the one
+			// aimed at.
+			if n := old & r.nMask; n < sp.cap {
+				return r.compose(int64(old>>r.nShift), n, sp), nil
+			}
+		}
+		s = c.Load()
+		now, ns = r.now()
 	}
 	var one [1]snowlab.ID
 	_, err := r.take(c, sp, ctr, one[:], s, now, ns)
 	return one[0], err
+}
+
+// reusable reports whether a Monotonic generator whose clock reads now may
+// keep issuing from tick t > now: the logical clock is ahead, within the
+// lead.
+func (r *Rules) reusable(t, now int64) bool {
+	return r.monotonic && now >= 0 && (!r.leadBound || t-now <= r.leadTicks)
 }
 
 // Take fills dst with IDs from space sp, whose state word is c. Each

@@ -1,0 +1,130 @@
+// Package benchgen holds the benchmark bodies every generator package runs,
+// so that the figures of mutexgen, atomicgen and shardedgen come from the
+// same loops and can be read as ratios of each other and of the bare
+// operations (a clock read, a compare-and-swap) measured beside them.
+//
+// Each body reports ids/s and, against the strict per-node ceiling of the
+// default layout (4,096 IDs per millisecond), ceiling%.
+package benchgen
+
+import (
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"unsafe"
+
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/clocksrc"
+)
+
+// CeilingPerSec is the default layout's strict per-node ceiling.
+const CeilingPerSec = 4096 * 1000
+
+func report(b *testing.B, ids int, nodes int) {
+	sec := b.Elapsed().Seconds()
+	if sec == 0 || ids == 0 {
+		return
+	}
+	rate := float64(ids) / sec
+	b.ReportMetric(rate, "ids/s")
+	b.ReportMetric(100*rate/float64(CeilingPerSec*max(nodes, 1)), "ceiling%")
+}
+
+// Single mints IDs one at a time on one goroutine.
+func Single(b *testing.B, g snowlab.Generator, nodes int) {
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		if _, err := g.NextID(); err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
+	report(b, n, nodes)
+}
+
+// Parallel mints IDs one at a time from GOMAXPROCS goroutines.
+func Parallel(b *testing.B, g snowlab.Generator, nodes int) {
+	b.ReportAllocs()
+	var total atomic.Int64
+	b.RunParallel(func(pb *testing.PB) {
+		n := 0
+		for pb.Next() {
+			if _, err := g.NextID(); err != nil {
+				b.Error(err)
+				return
+			}
+			n++
+		}
+		total.Add(int64(n))
+	})
+	report(b, int(total.Load()), nodes)
+}
+
+// Batch mints IDs size at a time with NextIDs on one goroutine.
+func Batch(b *testing.B, g snowlab.Generator, size, nodes int) {
+	b.ReportAllocs()
+	dst := make([]snowlab.ID, size)
+	n := 0
+	for b.Loop() {
+		k, err := g.NextIDs(dst)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n += k
+	}
+	report(b, n, nodes)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(max(n, 1)), "ns/id")
+}
+
+// BareClock reads the default clock: the floor under every strict ID.
+func BareClock(b *testing.B) {
+	c := clocksrc.Default()
+	var sink int64
+	for b.Loop() {
+		sink += c.UnixNano()
+	}
+	runtime.KeepAlive(sink)
+}
+
+// BareCAS is one uncontended load and compare-and-swap.
+func BareCAS(b *testing.B) {
+	var w atomic.Uint64
+	for b.Loop() {
+		v := w.Load()
+		w.CompareAndSwap(v, v+1)
+	}
+}
+
+// BareClockCAS is one default clock read plus one load and
+// compare-and-swap: the least a lock-free generator that honours the clock
+// can do per ID.
+func BareClockCAS(b *testing.B) {
+	c := clocksrc.Default()
+	var w atomic.Uint64
+	for b.Loop() {
+		v := w.Load()
+		w.CompareAndSwap(v, v+uint64(c.UnixNano()&1)+1)
+	}
+}
+
+// paddedWord keeps each per-P word on its own pair of cache lines.
+type paddedWord struct {
+	atomic.Uint64
+	_ [128 - unsafe.Sizeof(atomic.Uint64{})]byte
+}
+
+// BarePerPClockCAS runs BareClockCAS from GOMAXPROCS goroutines, each on a
+// word of its own, as a sharded generator would: the floor for shardedgen.
+func BarePerPClockCAS(b *testing.B) {
+	c := clocksrc.Default()
+	words := make([]paddedWord, runtime.GOMAXPROCS(0))
+	var next atomic.Int64
+	b.RunParallel(func(pb *testing.PB) {
+		w := &words[int(next.Add(1)-1)%len(words)]
+		for pb.Next() {
+			v := w.Load()
+			w.CompareAndSwap(v, v+uint64(c.UnixNano()&1)+1)
+		}
+	})
+}
