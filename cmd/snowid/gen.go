@@ -1,0 +1,103 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/atomicgen"
+)
+
+// genBatch is how many IDs gen reserves per NextIDs call.
+const genBatch = 4096
+
+func runGen(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("gen", "[-node N] [-n K] [-policy strict|monotonic] [-format dec|base32|json] [layout flags]", stderr)
+	node := fs.Int("node", 0, "mint for node `N`, 0..max node of the layout (1023 by default)")
+	n := fs.Int("n", 1, "mint `K` IDs")
+	policyName := fs.String("policy", "strict", "`policy` when the clock gives no fresh tick: strict or monotonic")
+	format := fs.String("format", "dec", "output `format`: dec, base32 or json (the objects of decode -json)")
+	lf := addLayoutFlags(fs)
+	pos, code, ok := parse(fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) > 0 {
+		return usageError(fs, "unexpected argument %q", pos[0])
+	}
+
+	l, err := lf.layout()
+	if err != nil {
+		return fail(stderr, "gen %v", err)
+	}
+	if *n < 1 {
+		return fail(stderr, "gen -n %d: want at least 1", *n)
+	}
+	var policy snowlab.Policy
+	switch *policyName {
+	case "strict":
+		policy = snowlab.Strict
+	case "monotonic":
+		policy = snowlab.Monotonic
+	default:
+		return fail(stderr, "gen -policy %q: want strict or monotonic", *policyName)
+	}
+	var write func(w *bufio.Writer, id snowlab.ID) error
+	switch *format {
+	case "dec":
+		write = func(w *bufio.Writer, id snowlab.ID) error {
+			_, err := fmt.Fprintln(w, id)
+			return err
+		}
+	case "base32":
+		write = func(w *bufio.Writer, id snowlab.ID) error {
+			_, err := fmt.Fprintln(w, id.Base32())
+			return err
+		}
+	case "json":
+		write = func(w *bufio.Writer, id snowlab.ID) error {
+			return json.NewEncoder(w).Encode(describe(l, id))
+		}
+	default:
+		return fail(stderr, "gen -format %q: want dec, base32 or json", *format)
+	}
+
+	g, err := atomicgen.New(snowlab.Config{Node: *node, Layout: l, Policy: policy})
+	if err != nil {
+		if errors.Is(err, snowlab.ErrInvalidNode) {
+			return fail(stderr, "gen -node %d: %v", *node, err)
+		}
+		return fail(stderr, "gen: %v", err)
+	}
+
+	out := bufio.NewWriter(stdout)
+	buf := make([]snowlab.ID, min(*n, genBatch))
+	for left := *n; left > 0; {
+		got, genErr := g.NextIDs(buf[:min(left, len(buf))])
+		for _, id := range buf[:got] {
+			if err := write(out, id); err != nil {
+				return writeFailed(stderr, err)
+			}
+		}
+		if genErr != nil {
+			if err := out.Flush(); err != nil {
+				return writeFailed(stderr, err)
+			}
+			if errors.Is(genErr, snowlab.ErrOverflow) {
+				// The clock is outside the layout's window: the layout
+				// flags are at fault.
+				return fail(stderr, "gen %s: %v", lf.setFlags(), genErr)
+			}
+			fmt.Fprintf(stderr, "snowid: gen: %d of %d IDs minted: %v\n", *n-left+got, *n, genErr)
+			return exitFail
+		}
+		left -= got
+	}
+	if err := out.Flush(); err != nil {
+		return writeFailed(stderr, err)
+	}
+	return exitOK
+}

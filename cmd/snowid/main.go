@@ -1,0 +1,45 @@
+// Snowid decodes, mints and describes snowlab IDs from the command line.
+//
+// Usage:
+//
+//	snowid decode [-json] [-layout T/N/S] [-unit D] [-epoch E] ID...
+//	snowid gen [-node N] [-n K] [-policy strict|monotonic] [-format dec|base32|json] [layout flags]
+//	snowid layout [-layout T/N/S] [-unit D] [-epoch E]
+//	snowid help [COMMAND]
+//
+// Decode takes each ID apart and prints its decimal and base32 forms, the
+// start of its tick in UTC and in the local time zone (RFC 3339, with
+// milliseconds when the layout's unit allows), its Unix milliseconds, node
+// and sequence. With -json it prints one JSON object per ID, with the fields
+// id (a string, as snowlab.ID marshals it), base32, time_utc, time_local,
+// unix_ms, node and seq. An argument made only of digits is read as a decimal
+// ID, even when it is 13 characters long and so also valid base32; any other
+// 13-character argument is read as Crockford base32, and a "b32:" prefix
+// forces base32: 0000000000010 is ID 10, b32:0000000000010 is ID 32. A bad
+// argument is reported and the others are still decoded.
+//
+// Gen mints K IDs for node N with an atomicgen generator on the default
+// clock and prints one per line, as decimal (the default), base32, or the
+// JSON objects decode -json prints. Node defaults to 0 and K to 1.
+//
+// Layout describes a layout: the bits and shift of each field, the largest
+// node and sequence, how many IDs one node can mint per tick and per second,
+// the horizon (the first instant the layout cannot encode) and the years
+// left until it.
+//
+// Every command reads the default layout (41/10/12 bits of 1 ms ticks since
+// 2024-01-01T00:00:00Z) unless told otherwise: -layout gives the time, node
+// and sequence bits, -unit the tick (a Go duration such as 1ms or 100us)
+// and -epoch the instant the time field counts from, in RFC 3339 or Unix
+// milliseconds. The result must pass snowlab.Layout.Validate. Flags may come
+// before or after the IDs; "--" ends the flags.
+//
+// Snowid exits 0 on success, 2 on a bad argument or a usage error (one line
+// on stderr naming the argument, or a short usage), and 1 when a valid
+// request fails while running (the clock refused a generator, or writing the
+// output failed).
+package main
+
+import "os"
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }

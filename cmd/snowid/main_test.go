@@ -1,0 +1,473 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/snowlab/snowlab"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// snowid runs the command line and returns its stdout, stderr and exit code.
+func snowid(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(args, &out, &errOut)
+	return out.String(), errOut.String(), code
+}
+
+// withZone runs the test with time_local in a fixed zone of +05:30.
+func withZone(t *testing.T) {
+	t.Helper()
+	saved := localZone
+	localZone = time.FixedZone("IST", 5*3600+30*60)
+	t.Cleanup(func() { localZone = saved })
+}
+
+// textRecords reads decode's text output: blocks of "key: value" lines
+// separated by blank lines.
+func textRecords(t *testing.T, out string) []map[string]string {
+	t.Helper()
+	var recs []map[string]string
+	for _, block := range strings.Split(strings.TrimSuffix(out, "\n"), "\n\n") {
+		rec := map[string]string{}
+		for _, line := range strings.Split(block, "\n") {
+			k, v, ok := strings.Cut(line, ":")
+			require.True(t, ok, "line %q", line)
+			rec[k] = strings.TrimSpace(v)
+		}
+		recs = append(recs, rec)
+	}
+	return recs
+}
+
+func jsonRecords(t *testing.T, out string) []map[string]any {
+	t.Helper()
+	var recs []map[string]any
+	dec := json.NewDecoder(strings.NewReader(out))
+	for dec.More() {
+		var m map[string]any
+		require.NoError(t, dec.Decode(&m))
+		recs = append(recs, m)
+	}
+	return recs
+}
+
+// oneErrorLine asserts that stderr is exactly one line, starting "snowid: "
+// and naming each of names, quoted or not as given.
+func oneErrorLine(t *testing.T, stderr string, names ...string) {
+	t.Helper()
+	require.True(t, strings.HasSuffix(stderr, "\n"), "stderr %q", stderr)
+	assert.Equal(t, 1, strings.Count(stderr, "\n"), "stderr %q", stderr)
+	assert.True(t, strings.HasPrefix(stderr, "snowid: "), "stderr %q", stderr)
+	for _, n := range names {
+		assert.Contains(t, stderr, n)
+	}
+}
+
+var vectors = []struct {
+	id         string
+	node, seq  int
+	unixMs     int64
+	utc, local string
+}{
+	{"141264821508263936", 37, 0, 1737747358021, "2025-01-24T19:35:58.021Z", "2025-01-25T01:05:58.021+05:30"},
+	{"141264821510144037", 496, 37, 1737747358021, "2025-01-24T19:35:58.021Z", "2025-01-25T01:05:58.021+05:30"},
+}
+
+func TestDecodeVectors(t *testing.T) {
+	withZone(t)
+	for _, v := range vectors {
+		t.Run(v.id, func(t *testing.T) {
+			stdout, stderr, code := snowid(t, "decode", v.id)
+			require.Equal(t, exitOK, code, stderr)
+			assert.Empty(t, stderr)
+			recs := textRecords(t, stdout)
+			require.Len(t, recs, 1)
+			id, err := snowlab.ParseID(v.id)
+			require.NoError(t, err)
+			assert.Equal(t, map[string]string{
+				"id":         v.id,
+				"base32":     id.Base32(),
+				"time_utc":   v.utc,
+				"time_local": v.local + " (IST)",
+				"unix_ms":    strconv.FormatInt(v.unixMs, 10),
+				"node":       strconv.Itoa(v.node),
+				"seq":        strconv.Itoa(v.seq),
+			}, recs[0])
+		})
+	}
+
+	t.Run("several", func(t *testing.T) {
+		stdout, _, code := snowid(t, "decode", vectors[0].id, vectors[1].id)
+		require.Equal(t, exitOK, code)
+		recs := textRecords(t, stdout)
+		require.Len(t, recs, 2)
+		assert.Equal(t, vectors[0].id, recs[0]["id"])
+		assert.Equal(t, vectors[1].id, recs[1]["id"])
+	})
+}
+
+func TestDecodeJSON(t *testing.T) {
+	withZone(t)
+	args := []string{"decode", "-json"}
+	for _, v := range vectors {
+		args = append(args, v.id)
+	}
+	stdout, stderr, code := snowid(t, args...)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Equal(t, len(vectors), strings.Count(stdout, "\n"), "one object per line")
+	recs := jsonRecords(t, stdout)
+	require.Len(t, recs, len(vectors))
+	for i, v := range vectors {
+		id, err := snowlab.ParseID(v.id)
+		require.NoError(t, err)
+		assert.Equal(t, map[string]any{
+			"id":         v.id, // a string, not a number
+			"base32":     id.Base32(),
+			"time_utc":   v.utc,
+			"time_local": v.local,
+			"unix_ms":    float64(v.unixMs),
+			"node":       float64(v.node),
+			"seq":        float64(v.seq),
+		}, recs[i])
+	}
+
+	t.Run("local time is the same instant", func(t *testing.T) {
+		localZone = time.Local
+		stdout, _, code := snowid(t, "decode", vectors[0].id, "-json")
+		require.Equal(t, exitOK, code)
+		recs := jsonRecords(t, stdout)
+		require.Len(t, recs, 1)
+		utc, err := time.Parse(time.RFC3339, recs[0]["time_utc"].(string))
+		require.NoError(t, err)
+		local, err := time.Parse(time.RFC3339, recs[0]["time_local"].(string))
+		require.NoError(t, err)
+		assert.True(t, utc.Equal(local), "%v vs %v", utc, local)
+		assert.Equal(t, vectors[0].unixMs, local.UnixMilli())
+	})
+}
+
+func TestDecodeBase32RoundTrip(t *testing.T) {
+	for _, dec := range []string{vectors[0].id, vectors[1].id, "0", "1", "9223372036854775807"} {
+		t.Run(dec, func(t *testing.T) {
+			stdout, _, code := snowid(t, "decode", "-json", dec)
+			require.Equal(t, exitOK, code)
+			want := jsonRecords(t, stdout)
+			require.Len(t, want, 1)
+			b32 := want[0]["base32"].(string)
+			require.Len(t, b32, 13)
+			// The base32 form, in upper and lower case and with the
+			// prefix, decodes to the same fields.
+			for _, arg := range []string{b32, strings.ToLower(b32), "b32:" + b32} {
+				stdout, stderr, code := snowid(t, "decode", "-json", arg)
+				require.Equal(t, exitOK, code, stderr)
+				assert.Equal(t, want, jsonRecords(t, stdout), arg)
+			}
+		})
+	}
+
+	t.Run("13 digits are decimal unless prefixed", func(t *testing.T) {
+		stdout, _, code := snowid(t, "decode", "-json", "0000000000010", "b32:0000000000010")
+		require.Equal(t, exitOK, code)
+		recs := jsonRecords(t, stdout)
+		require.Len(t, recs, 2)
+		assert.Equal(t, "10", recs[0]["id"])
+		assert.Equal(t, "32", recs[1]["id"])
+	})
+}
+
+func TestDecodeBadInput(t *testing.T) {
+	for _, arg := range []string{
+		"12x",
+		"-5",
+		"99999999999999999999", // above 2^63-1
+		"03XEZKD8NU015",        // 13 characters, U is not Crockford
+		"Z000000000000",        // base32 above 2^63-1
+		"b32:123",              // forced base32 of the wrong length
+		"",
+		"1.5",
+		" 1",
+	} {
+		t.Run(strconv.Quote(arg), func(t *testing.T) {
+			stdout, stderr, code := snowid(t, "decode", arg)
+			assert.Equal(t, exitUsage, code)
+			assert.Empty(t, stdout)
+			oneErrorLine(t, stderr, "snowid: decode "+strconv.Quote(arg)+": snowlab: invalid ID")
+		})
+	}
+
+	t.Run("exact message", func(t *testing.T) {
+		_, stderr, _ := snowid(t, "decode", "12x")
+		assert.Equal(t, "snowid: decode \"12x\": snowlab: invalid ID: \"12x\" is not a decimal ID\n", stderr)
+	})
+
+	t.Run("good IDs still decoded", func(t *testing.T) {
+		stdout, stderr, code := snowid(t, "decode", "-json", vectors[0].id, "12x", vectors[1].id)
+		assert.Equal(t, exitUsage, code)
+		oneErrorLine(t, stderr, `"12x"`)
+		assert.Len(t, jsonRecords(t, stdout), 2)
+	})
+}
+
+func TestDecodeLayoutFlags(t *testing.T) {
+	l := snowlab.Layout{TimeBits: 39, NodeBits: 12, SeqBits: 12, Unit: 10 * time.Millisecond,
+		Epoch: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)}
+	at := time.Date(2031, 5, 6, 7, 8, 9, 120e6, time.UTC)
+	id, err := l.Compose(at, 4000, 77)
+	require.NoError(t, err)
+
+	for _, epoch := range []string{"2020-01-01T00:00:00Z", "2020-01-01T01:00:00+01:00", "1577836800000"} {
+		t.Run(epoch, func(t *testing.T) {
+			stdout, stderr, code := snowid(t, "decode", "-json", "-layout", "39/12/12", "-unit", "10ms", "-epoch", epoch, id.String())
+			require.Equal(t, exitOK, code, stderr)
+			recs := jsonRecords(t, stdout)
+			require.Len(t, recs, 1)
+			assert.Equal(t, "2031-05-06T07:08:09.120Z", recs[0]["time_utc"])
+			assert.Equal(t, float64(4000), recs[0]["node"])
+			assert.Equal(t, float64(77), recs[0]["seq"])
+		})
+	}
+
+	t.Run("the default spelled out", func(t *testing.T) {
+		a, _, _ := snowid(t, "decode", "-json", vectors[1].id)
+		b, _, code := snowid(t, "decode", "-json", "-layout=41/10/12", "-unit=1ms", "-epoch=1704067200000", vectors[1].id)
+		require.Equal(t, exitOK, code)
+		assert.Equal(t, a, b)
+	})
+
+	t.Run("sub-millisecond units keep their digits", func(t *testing.T) {
+		stdout, _, code := snowid(t, "decode", "-json", "-unit", "1us", "-layout", "51/6/6", "1")
+		require.Equal(t, exitOK, code)
+		assert.Equal(t, "2024-01-01T00:00:00.000000Z", jsonRecords(t, stdout)[0]["time_utc"])
+	})
+
+	for _, tc := range []struct {
+		args []string
+		name string
+	}{
+		{[]string{"-layout", "41/10/13"}, `-layout "41/10/13"`},
+		{[]string{"-layout", "41/10"}, `-layout "41/10"`},
+		{[]string{"-layout", "0/10/53"}, `-layout "0/10/53"`},
+		{[]string{"-layout", "a/b/c"}, `-layout "a/b/c"`},
+		{[]string{"-unit", "abc"}, `-unit "abc"`},
+		{[]string{"-unit", "0s"}, `-unit "0s"`},
+		{[]string{"-unit", "1s"}, `-unit "1s"`}, // 2^41 s overflow a Duration
+		{[]string{"-epoch", "yesterday"}, `-epoch "yesterday"`},
+		{[]string{"-epoch", "2250-01-01T00:00:00Z"}, `-epoch "2250-01-01T00:00:00Z"`},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			stdout, stderr, code := snowid(t, append(append([]string{"decode"}, tc.args...), "1")...)
+			assert.Equal(t, exitUsage, code)
+			assert.Empty(t, stdout)
+			oneErrorLine(t, stderr, "snowid: decode "+tc.name+": ")
+		})
+	}
+}
+
+func TestGen(t *testing.T) {
+	withZone(t)
+	decimal := func(t *testing.T, s string) snowlab.ID {
+		id, err := snowlab.ParseID(s)
+		require.NoError(t, err)
+		return id
+	}
+	base32 := func(t *testing.T, s string) snowlab.ID {
+		id, err := snowlab.ParseBase32(s)
+		require.NoError(t, err)
+		return id
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		n    int
+		read func(*testing.T, string) snowlab.ID
+	}{
+		{"default", []string{"-node", "5", "-n", "10"}, 10, decimal},
+		{"one", []string{"-node", "5"}, 1, decimal},
+		{"strict", []string{"-node", "5", "-n", "10000", "-policy", "strict"}, 10000, decimal},
+		{"monotonic", []string{"-node", "5", "-n", "10000", "-policy", "monotonic"}, 10000, decimal},
+		{"base32", []string{"-node", "5", "-n", "10", "-format", "base32"}, 10, base32},
+		{"json", []string{"-node", "5", "-n", "10", "-format", "json"}, 10, func(t *testing.T, s string) snowlab.ID {
+			var r record
+			require.NoError(t, json.Unmarshal([]byte(s), &r))
+			id := decimal(t, r.ID)
+			assert.Equal(t, describe(snowlab.DefaultLayout, id), record{
+				ID: r.ID, Base32: r.Base32, TimeUTC: r.TimeUTC, TimeLocal: r.TimeLocal,
+				UnixMs: r.UnixMs, Node: r.Node, Seq: r.Seq, zone: "IST",
+			})
+			return id
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now().UnixMilli()
+			stdout, stderr, code := snowid(t, append([]string{"gen"}, tc.args...)...)
+			require.Equal(t, exitOK, code, stderr)
+			assert.Empty(t, stderr)
+			lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+			require.Len(t, lines, tc.n)
+			var last snowlab.ID = -1
+			for _, line := range lines {
+				id := tc.read(t, line)
+				require.Greater(t, id, last, "IDs must be unique and increasing")
+				last = id
+				p := snowlab.DefaultLayout.Decode(id)
+				require.Equal(t, 5, p.Node)
+				require.GreaterOrEqual(t, p.Time.UnixMilli(), start-1000, "time near now")
+			}
+		})
+	}
+}
+
+func TestGenBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		name string
+	}{
+		{[]string{"-node", "5000"}, "snowid: gen -node 5000: snowlab: node id out of range"},
+		{[]string{"-node", "-1"}, "snowid: gen -node -1: "},
+		{[]string{"-node", "1024"}, "-node 1024"},
+		{[]string{"-node", "1024", "-layout", "41/11/11"}, ""}, // valid: 11 node bits
+		{[]string{"-n", "0"}, "snowid: gen -n 0: "},
+		{[]string{"-n", "-5"}, "snowid: gen -n -5: "},
+		{[]string{"-policy", "lax"}, `snowid: gen -policy "lax": `},
+		{[]string{"-format", "hex"}, `snowid: gen -format "hex": `},
+		{[]string{"-layout", "41/10/13"}, `snowid: gen -layout "41/10/13": `},
+		{[]string{"-epoch", "2090-01-01T00:00:00Z"}, `snowid: gen -epoch "2090-01-01T00:00:00Z": snowlab: value outside`}, // the clock is before the epoch
+		{[]string{"-epoch", "2200-01-01T00:00:00Z"}, `snowid: gen -epoch "2200-01-01T00:00:00Z": snowlab: invalid layout`},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			stdout, stderr, code := snowid(t, append([]string{"gen"}, tc.args...)...)
+			if tc.name == "" {
+				assert.Equal(t, exitOK, code, stderr)
+				return
+			}
+			assert.Equal(t, exitUsage, code)
+			assert.Empty(t, stdout)
+			oneErrorLine(t, stderr, tc.name)
+		})
+	}
+}
+
+func TestLayout(t *testing.T) {
+	saved := now
+	now = func() time.Time { return time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC) }
+	t.Cleanup(func() { now = saved })
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"default", nil, []string{
+			"layout  41/10/12 (time/node/seq bits)\n",
+			"unit    1ms\n",
+			"epoch   2024-01-01T00:00:00.000Z\n",
+			"time   41    22     2199023255551 ticks\n",
+			"node   10    12     1023\n",
+			"seq    12    0      4095\n",
+			"per node    4096/tick = 4,096,000/s\n",
+			"horizon     2093-09-06T15:47:35.552Z (69.7 years after the epoch)\n",
+			"years left  68.7 (as of 2025-01-01)\n",
+		}},
+		{"other unit", []string{"-unit", "3ms"}, []string{
+			"4096/tick = ~1,365,333/s",
+			"horizon     2233-01-19T23:22:46.656Z",
+		}},
+		{"other bits", []string{"-layout", "42/8/13", "-unit", "100us", "-epoch", "2025-06-01T00:00:00Z"}, []string{
+			"time   42    21     4398046511103 ticks",
+			"node   8     13     255\n",
+			"seq    13    0      8191\n",
+			"8192/tick = 81,920,000/s",
+			"horizon     2039-05-09T07:57:31.110400Z",
+		}},
+		{"horizon passed", []string{"-layout", "35/16/12", "-epoch", "0"}, []string{
+			"horizon     1971-02-02T16:22:18.368Z",
+			"years left  none: the horizon passed 53.9 years before 2025-01-01",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := snowid(t, append([]string{"layout"}, tc.args...)...)
+			require.Equal(t, exitOK, code, stderr)
+			for _, w := range tc.want {
+				assert.Contains(t, stdout, w)
+			}
+		})
+	}
+
+	t.Run("bad layout", func(t *testing.T) {
+		stdout, stderr, code := snowid(t, "layout", "-layout", "40/10/12")
+		assert.Equal(t, exitUsage, code)
+		assert.Empty(t, stdout)
+		oneErrorLine(t, stderr, `snowid: layout -layout "40/10/12": snowlab: invalid layout`)
+	})
+}
+
+func TestUsage(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		args       []string
+		code       int
+		stdout     string // substring of stdout
+		stderr     string // substring of stderr
+		usageLines bool   // stderr holds a usage after the error
+	}{
+		{"no command", nil, exitUsage, "", "snowid: no command given", true},
+		{"unknown command", []string{"frob"}, exitUsage, "", `snowid: unknown command "frob"`, true},
+		{"decode without IDs", []string{"decode"}, exitUsage, "", "snowid decode: no IDs given", true},
+		{"decode only flags", []string{"decode", "-json"}, exitUsage, "", "no IDs given", true},
+		{"unknown flag", []string{"decode", "-x", "1"}, exitUsage, "", "flag provided but not defined: -x", true},
+		{"flag without value", []string{"gen", "-node"}, exitUsage, "", "flag needs an argument: -node", true},
+		{"bad int", []string{"gen", "-node", "five"}, exitUsage, "", `invalid value "five" for flag -node`, true},
+		{"gen takes no arguments", []string{"gen", "7"}, exitUsage, "", `snowid gen: unexpected argument "7"`, true},
+		{"layout takes no arguments", []string{"layout", "x"}, exitUsage, "", `snowid layout: unexpected argument "x"`, true},
+		{"help", []string{"help"}, exitOK, "snowid decode", "", false},
+		{"-h", []string{"-h"}, exitOK, "snowid gen", "", false},
+		{"help command", []string{"help", "decode"}, exitOK, "", "usage: snowid decode", false},
+		{"command -h", []string{"layout", "-h"}, exitOK, "", "usage: snowid layout", false},
+		{"help unknown", []string{"help", "frob"}, exitUsage, "", `unknown command "frob"`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := snowid(t, tc.args...)
+			assert.Equal(t, tc.code, code)
+			assert.Contains(t, stdout, tc.stdout)
+			assert.Contains(t, stderr, tc.stderr)
+			if tc.usageLines {
+				assert.Contains(t, stderr, "usage:")
+				assert.Empty(t, stdout)
+			}
+		})
+	}
+}
+
+func TestFlagPlacement(t *testing.T) {
+	want, _, code := snowid(t, "decode", "-json", vectors[0].id)
+	require.Equal(t, exitOK, code)
+	for _, args := range [][]string{
+		{"decode", vectors[0].id, "-json"},
+		{"decode", "--json", vectors[0].id},
+		{"decode", "-json=true", "--", vectors[0].id},
+		{"decode", "-epoch", "1704067200000", vectors[0].id, "-json"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			got, stderr, code := snowid(t, args...)
+			require.Equal(t, exitOK, code, stderr)
+			assert.Equal(t, want, got)
+		})
+	}
+
+	t.Run("negative epoch is a value", func(t *testing.T) {
+		_, stderr, code := snowid(t, "decode", "-epoch", "-86400000", "1")
+		assert.Equal(t, exitOK, code, stderr)
+	})
+	t.Run("after --, -json is an ID", func(t *testing.T) {
+		_, stderr, code := snowid(t, "decode", "--", "-json")
+		assert.Equal(t, exitUsage, code)
+		oneErrorLine(t, stderr, `snowid: decode "-json": `)
+	})
+}

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitFail  = 1 // a valid request failed while running
+	exitUsage = 2 // a bad argument or a usage error
+)
+
+const usageText = `usage:
+  snowid decode [-json] [-layout T/N/S] [-unit D] [-epoch E] ID...
+  snowid gen [-node N] [-n K] [-policy strict|monotonic] [-format dec|base32|json] [layout flags]
+  snowid layout [-layout T/N/S] [-unit D] [-epoch E]
+Layout flags (-layout, -unit, -epoch) default to 41/10/12, 1ms, 2024-01-01T00:00:00Z.
+Run "snowid help COMMAND" for a command's flags.
+`
+
+type command func(args []string, stdout, stderr io.Writer) int
+
+var commands = map[string]command{
+	"decode": runDecode,
+	"gen":    runGen,
+	"layout": runLayout,
+}
+
+// run runs the command line args (without the program name) and returns the
+// exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, "snowid: no command given\n"+usageText)
+		return exitUsage
+	}
+	name, rest := args[0], args[1:]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		if len(rest) == 0 {
+			fmt.Fprint(stdout, usageText)
+			return exitOK
+		}
+		name, rest = rest[0], []string{"-h"}
+	}
+	cmd, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(stderr, "snowid: unknown command %q\n%s", name, usageText)
+		return exitUsage
+	}
+	return cmd(rest, stdout, stderr)
+}
+
+// fail writes one error line to stderr and returns exitUsage.
+func fail(stderr io.Writer, format string, a ...any) int {
+	fmt.Fprintf(stderr, "snowid: "+format+"\n", a...)
+	return exitUsage
+}
+
+// newFlagSet returns the flag set of one command, reporting to stderr.
+func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("snowid "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: snowid %s %s\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses args with fs and returns the positional arguments. Flags may
+// come before, between or after them; "--" ends the flags. An argument that
+// looks like a negative number ("-5") is positional unless it is a flag's
+// value, so that decode reports it as a bad ID rather than an unknown flag.
+// When parsing ends the command, parse returns ok false and the exit code:
+// 0 after -h, 2 after a bad flag (the flag package has reported it).
+func parse(fs *flag.FlagSet, args []string) (pos []string, code int, ok bool) {
+	for len(args) > 0 {
+		a := args[0]
+		if a == "--" {
+			return append(pos, args[1:]...), exitOK, true
+		}
+		if len(a) < 2 || a[0] != '-' || isDigit(a[1]) {
+			pos = append(pos, a)
+			args = args[1:]
+			continue
+		}
+		// A flag: hand fs the flag and, when it takes one, its value.
+		n := 1
+		name := strings.TrimPrefix(a[1:], "-")
+		if !strings.Contains(name, "=") && len(args) > 1 {
+			if f := fs.Lookup(name); f != nil && !isBoolFlag(f) {
+				n = 2
+			}
+		}
+		if err := fs.Parse(args[:n]); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, exitOK, false
+			}
+			return nil, exitUsage, false
+		}
+		args = args[n:]
+	}
+	return pos, exitOK, true
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// usageError reports a usage error of fs's command: one line, then the
+// command's usage.
+func usageError(fs *flag.FlagSet, format string, a ...any) int {
+	fmt.Fprintf(fs.Output(), "%s: %s\n", fs.Name(), fmt.Sprintf(format, a...))
+	fs.Usage()
+	return exitUsage
+}
