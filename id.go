@@ -97,10 +97,12 @@ func parseDecimal(b []byte) (ID, error) {
 		if c < '0' || c > '9' {
 			return 0, fmt.Errorf("%w: %q is not a decimal ID", ErrInvalidID, b)
 		}
-		v = v*10 + uint64(c-'0')
-		if v > 1<<63-1 {
+		// Check before multiplying: v*10 can wrap a uint64 back into range.
+		d := uint64(c - '0')
+		if v > (1<<63-1-d)/10 {
 			return 0, fmt.Errorf("%w: %q is above 2^63-1", ErrInvalidID, b)
 		}
+		v = v*10 + d
 	}
 	return ID(v), nil
 }

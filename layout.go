@@ -58,6 +58,10 @@ func (l Layout) Validate() error {
 	case l.TimeBits == 0 || l.NodeBits == 0 || l.SeqBits == 0:
 		return fmt.Errorf("%w: every field needs at least 1 bit, got time %d, node %d, seq %d",
 			ErrInvalidLayout, l.TimeBits, l.NodeBits, l.SeqBits)
+	case l.TimeBits > 63 || l.NodeBits > 63 || l.SeqBits > 63:
+		// Checked before the sum, which a huge width could wrap back to 63.
+		return fmt.Errorf("%w: a field is wider than 63 bits, got time %d, node %d, seq %d",
+			ErrInvalidLayout, l.TimeBits, l.NodeBits, l.SeqBits)
 	case l.TimeBits+l.NodeBits+l.SeqBits != 63:
 		return fmt.Errorf("%w: time %d + node %d + seq %d = %d bits, want 63",
 			ErrInvalidLayout, l.TimeBits, l.NodeBits, l.SeqBits, l.TimeBits+l.NodeBits+l.SeqBits)

@@ -34,7 +34,9 @@ func BenchmarkBare(b *testing.B) {
 	b.Run("per-p-clock+cas", benchgen.BarePerPClockCAS)
 }
 
-func modes() []shardedgen.Mode { return []shardedgen.Mode{shardedgen.NodePerShard, shardedgen.SplitSequence} }
+func modes() []shardedgen.Mode {
+	return []shardedgen.Mode{shardedgen.NodePerShard, shardedgen.SplitSequence}
+}
 
 func BenchmarkNextID(b *testing.B) {
 	for _, m := range modes() {
