@@ -77,14 +77,25 @@ func (c *anchored) UnixNano() int64 {
 	for {
 		s := c.seg.Load()
 		m := c.mono()
-		if m >= s.next && c.resync(s) {
-			continue
+		off := s.offsetAt(m)
+		if m >= s.next {
+			if c.resync(s) {
+				continue
+			}
+			// Another caller is resyncing. Its new segment starts at a
+			// monotonic reading it took before installing it, possibly
+			// before m, and may start slewing there; mapping m through s
+			// alone could then hand out a time the new segment undercuts a
+			// moment later. Slewing from s.next, which that reading cannot
+			// precede, keeps this read at or below anything the new segment
+			// gives for m or later.
+			off -= (m - s.next) / slewDiv
 		}
 		// A reader that took the old segment and then read the clock
 		// after a resync installed a new one would map a late reading
 		// through a stale offset; reading the pointer again closes that.
 		if c.seg.Load() == s {
-			return m + s.offsetAt(m)
+			return m + off
 		}
 	}
 }
