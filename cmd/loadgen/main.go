@@ -1,0 +1,31 @@
+// Command loadgen is snowlab's performance lab.
+//
+// With no arguments it runs the standard suite (about a minute on two
+// cores): a 100,000-ID fan-out burst, a saturate sweep over goroutine
+// counts and an open-loop steady run, against snowlab's generators (mutex
+// baseline, lock-free, sharded; both policies) and the Go ID libraries
+// people use today, all in one process on one host. It prints a table,
+// and writes results/<date>-<host>-<sha>.json, a Markdown summary beside
+// it and SVG charts under results/<date>-<host>-<sha>/.
+//
+// Usage:
+//
+//	loadgen [run] [flags]          run the suite (flags: loadgen run -h)
+//	loadgen compare OLD.json NEW.json
+//	                               per-metric change with a noise-aware verdict
+//	loadgen check [-baseline DIR]  the CI gate: a short fixed suite compared
+//	                               on cross-machine ratios with a baseline
+//	loadgen list                   the subjects that can be measured
+//
+// Every run checks what it measured: a duplicate ID, an order a generator
+// promised and broke, or a strict generator above its per-tick ceiling is
+// listed under failures and makes loadgen exit 1.
+package main
+
+import (
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}

@@ -1,0 +1,210 @@
+package lab
+
+import (
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/snowlab/snowlab/internal/mono"
+)
+
+// BurstConfig shapes a fan-out burst: Goroutines released together ask for
+// IDs in all, Repeats times with Pause between.
+type BurstConfig struct {
+	IDs        int           // IDs per burst; 0 is 100,000
+	Goroutines int           // 0 is 32
+	Repeats    int           // 0 is 5
+	Pause      time.Duration // 0 is 20 ms
+	// Batch asks for each goroutine's share with one Fill (NextIDs) call
+	// instead of one Next call per ID.
+	Batch bool
+}
+
+func (c BurstConfig) withDefaults() BurstConfig {
+	if c.IDs <= 0 {
+		c.IDs = 100_000
+	}
+	if c.Goroutines <= 0 {
+		c.Goroutines = 32
+	}
+	c.Goroutines = min(c.Goroutines, c.IDs)
+	if c.Repeats <= 0 {
+		c.Repeats = 5
+	}
+	if c.Pause <= 0 {
+		c.Pause = 20 * time.Millisecond
+	}
+	return c
+}
+
+// Burst fires cfg.Repeats bursts at a fresh instance of s each time and
+// reports makespan, ticks spanned, lead, per-call latency, contention and
+// event counts, and the correctness check over every ID issued.
+func Burst(s Subject, cfg BurstConfig, ev *EventCounters) (BurstResult, error) {
+	cfg = cfg.withDefaults()
+	via := "NextID"
+	if cfg.Batch {
+		via = "NextIDs"
+	}
+	res := BurstResult{Subject: s.Name, Via: via, Goroutines: cfg.Goroutines, IDs: cfg.IDs, Repeats: cfg.Repeats}
+	if s.Strict && s.PerTick > 0 {
+		res.FloorTicks = int(math.Ceil(float64(cfg.IDs) / float64(s.PerTick*max(s.Nodes, 1))))
+	}
+	streams := make([][]ID, cfg.Goroutines)
+	for i := range streams {
+		streams[i] = make([]ID, share(cfg.IDs, cfg.Goroutines, i))
+	}
+	recs := make([]*Recorder, cfg.Goroutines)
+	for i := range recs {
+		recs[i] = NewRecorder()
+	}
+	var stats Contention
+	var issued int
+	rt0 := ReadRuntime()
+	if ev != nil {
+		ev.Start()
+	}
+	for r := 0; r < cfg.Repeats; r++ {
+		if r > 0 {
+			time.Sleep(cfg.Pause)
+		}
+		m, err := s.New()
+		if err != nil {
+			return res, fmt.Errorf("%s: %w", s.Name, err)
+		}
+		ends := make([]int64, cfg.Goroutines)
+		errs := make([]error, cfg.Goroutines)
+		var ready, done sync.WaitGroup
+		start := make(chan struct{})
+		for i := range cfg.Goroutines {
+			ready.Add(1)
+			done.Add(1)
+			go func() {
+				defer done.Done()
+				ids, rec := streams[i], recs[i]
+				ready.Done()
+				<-start
+				if cfg.Batch {
+					t := mono.Now()
+					n, err := m.Fill(ids)
+					rec.Record(mono.Now() - t)
+					streams[i], errs[i] = ids[:n], err
+				} else {
+					for k := range ids {
+						t := mono.Now()
+						id, err := m.Next()
+						rec.Record(mono.Now() - t)
+						if err != nil {
+							streams[i], errs[i] = ids[:k], err
+							break
+						}
+						ids[k] = id
+					}
+				}
+				ends[i] = mono.Now()
+			}()
+		}
+		ready.Wait()
+		t0 := mono.Now()
+		close(start)
+		done.Wait()
+		wall := time.Now()
+		res.MakespanNs = append(res.MakespanNs, maxOf(ends)-t0)
+
+		st := m.Stats()
+		stats.CASRetriesPerID += float64(st.CASRetries)
+		stats.TickWaitsPerID += float64(st.TickWaits)
+		stats.RewindWaitsPerID += float64(st.RewindWaits)
+
+		newest, ticks := timeSpan(streams, s)
+		res.Ticks = append(res.Ticks, ticks)
+		res.LeadNs = append(res.LeadNs, newest.Sub(wall).Nanoseconds())
+
+		nerr, first := 0, error(nil)
+		for _, e := range errs {
+			if e != nil {
+				nerr++
+				first = cmpOr(first, e)
+			}
+		}
+		c := checker{s, m}.check(streams, nerr, first)
+		issued += c.IDs
+		res.Check = mergeChecks(res.Check, c)
+		for i := range streams {
+			streams[i] = streams[i][:cap(streams[i])]
+		}
+	}
+	if ev != nil {
+		res.Counters = ev.Stop(issued)
+	}
+	rt1 := ReadRuntime()
+	per := 1 / float64(max(issued, 1))
+	stats.CASRetriesPerID *= per
+	stats.TickWaitsPerID *= per
+	stats.RewindWaitsPerID *= per
+	stats.MutexWaitNsPerID, stats.SchedLatencyP99Ns = RuntimeDelta(rt0, rt1, issued)
+	res.Contention = stats
+	res.Latency = Merge(recs)
+	if med := median(res.MakespanNs); med > 0 {
+		res.IDsPerSec = float64(cfg.IDs) / (float64(med) / 1e9)
+	}
+	return res, nil
+}
+
+// share is goroutine i's part of n split g ways.
+func share(n, g, i int) int {
+	s := n / g
+	if i < n%g {
+		s++
+	}
+	return s
+}
+
+// timeSpan returns the newest embedded time among the IDs and how many
+// distinct ticks they carry (1 ms ticks for formats without a tick).
+func timeSpan(streams [][]ID, s Subject) (newest time.Time, ticks int) {
+	tick := s.Tick
+	if tick <= 0 {
+		tick = time.Millisecond
+	}
+	seen := map[int64]struct{}{}
+	for _, ids := range streams {
+		for _, id := range ids {
+			t, _ := s.Decode(id)
+			if t.After(newest) {
+				newest = t
+			}
+			seen[t.UnixNano()/int64(tick)] = struct{}{}
+		}
+	}
+	return newest, len(seen)
+}
+
+func mergeChecks(a, b Check) Check {
+	a.IDs += b.IDs
+	a.Duplicates += b.Duplicates
+	a.OrderViolations += b.OrderViolations
+	a.MaxPerTickNode = max(a.MaxPerTickNode, b.MaxPerTickNode)
+	a.CeilingExceeded = a.CeilingExceeded || b.CeilingExceeded
+	a.Errors += b.Errors
+	if a.FirstError == "" {
+		a.FirstError = b.FirstError
+	}
+	return a
+}
+
+func cmpOr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+func maxOf(v []int64) int64 {
+	m := v[0]
+	for _, x := range v[1:] {
+		m = max(m, x)
+	}
+	return m
+}

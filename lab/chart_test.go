@@ -1,0 +1,271 @@
+package lab
+
+import (
+	"encoding/xml"
+	"errors"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// svgText parses path as XML, requires the root element to be svg, and
+// returns all its character data, joined by newlines.
+func svgText(t *testing.T, path string) string {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	dec := xml.NewDecoder(f)
+	var texts []string
+	root := ""
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err, "%s is not well-formed XML", path)
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			if root == "" {
+				root = tok.Name.Local
+			}
+		case xml.CharData:
+			if s := strings.TrimSpace(string(tok)); s != "" {
+				texts = append(texts, s)
+			}
+		}
+	}
+	require.Equal(t, "svg", root, "%s: root element", path)
+	return strings.Join(texts, "\n")
+}
+
+func TestWriteCharts(t *testing.T) {
+	run := synthRun()
+	dir := t.TempDir()
+	paths, err := WriteCharts(run, dir)
+	require.NoError(t, err)
+	require.Equal(t, []string{
+		filepath.Join(dir, "saturate.svg"),
+		filepath.Join(dir, "latency.svg"),
+		filepath.Join(dir, "makespan.svg"),
+	}, paths)
+	for _, p := range paths {
+		text := svgText(t, p)
+		for _, s := range run.Subjects {
+			assert.Contains(t, text, s.Name, "%s names every subject", filepath.Base(p))
+		}
+		assert.Contains(t, text, run.Host.CPU, "%s: title names the host", filepath.Base(p))
+		assert.Contains(t, text, "GOMAXPROCS 8", "%s: title names GOMAXPROCS", filepath.Base(p))
+	}
+
+	sat := svgText(t, paths[0])
+	assert.Contains(t, sat, "ceiling 1 node: 4.096M/s")
+	assert.Contains(t, sat, "ceiling 8 nodes: 32.77M/s")
+	assert.Contains(t, sat, "ceiling 1 node: 25.6k/s (sony/sonyflake)")
+	assert.Equal(t, 3, strings.Count(sat, "ceiling "), "three distinct ceilings")
+	assert.Contains(t, sat, "(log scale)", "25.6k/s to 48M/s spans more than 100x")
+	assert.Contains(t, sat, "bwmarrin/snowflake (peer)")
+
+	lat := svgText(t, paths[1])
+	for _, p := range chartPercentiles {
+		assert.Contains(t, lat, p)
+	}
+	assert.Contains(t, lat, "1ms", "latency ticks carry units")
+
+	mk := svgText(t, paths[2])
+	assert.Contains(t, mk, "mutexgen/strict · NextIDs")
+	assert.Contains(t, mk, "atomicgen/strict · NextID")
+	assert.Contains(t, mk, "layout floor")
+	assert.Contains(t, mk, "790 ms", "the median is labelled")
+}
+
+func TestWriteChartsNoData(t *testing.T) {
+	for name, run := range map[string]*Run{
+		"nil":         nil,
+		"empty":       {},
+		"no results":  {Subjects: synthRun().Subjects, Host: synthRun().Host},
+		"zero values": {Saturate: []SatResult{{Subject: "x", Goroutines: 0}}, Burst: []BurstResult{{Subject: "x", Via: "NextID"}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "charts")
+			paths, err := WriteCharts(run, dir)
+			require.NoError(t, err)
+			assert.Empty(t, paths)
+			_, err = os.Stat(dir)
+			assert.True(t, os.IsNotExist(err), "nothing to draw creates no directory")
+		})
+	}
+}
+
+func TestWriteChartsPartial(t *testing.T) {
+	full := synthRun()
+
+	satOnly := &Run{Host: full.Host, Subjects: full.Subjects, Saturate: full.Saturate}
+	paths, err := WriteCharts(satOnly, t.TempDir())
+	require.NoError(t, err)
+	require.Len(t, paths, 1)
+	assert.Equal(t, "saturate.svg", filepath.Base(paths[0]))
+
+	// Batches only: no per-call latency to draw, but makespans.
+	batch := &Run{Host: full.Host, Subjects: full.Subjects}
+	for _, b := range full.Burst {
+		if b.Via == "NextIDs" {
+			batch.Burst = append(batch.Burst, b)
+		}
+	}
+	paths, err = WriteCharts(batch, t.TempDir())
+	require.NoError(t, err)
+	require.Len(t, paths, 1)
+	assert.Equal(t, "makespan.svg", filepath.Base(paths[0]))
+	mk := svgText(t, paths[0])
+	assert.NotContains(t, mk, "one call per ID", "legend lists only the call styles drawn")
+	assert.Contains(t, mk, "one batch per goroutine")
+}
+
+func TestWriteChartsLinear(t *testing.T) {
+	// Own strict generators only: 3.9M to 32.8M/s is under 100x, so the
+	// axis is linear from zero.
+	full := synthRun()
+	run := &Run{Host: full.Host, Subjects: full.Subjects}
+	for _, r := range full.Saturate {
+		if r.Subject == "atomicgen/strict" || r.Subject == "shardedgen/node-per-shard/strict" {
+			run.Saturate = append(run.Saturate, r)
+		}
+	}
+	paths, err := WriteCharts(run, t.TempDir())
+	require.NoError(t, err)
+	require.Len(t, paths, 1)
+	text := svgText(t, paths[0])
+	assert.NotContains(t, text, "(log scale)")
+	assert.Contains(t, text, "IDs per second")
+	assert.NotContains(t, text, "sony/sonyflake", "only subjects with data are drawn")
+	assert.NotContains(t, text, "25.6k/s", "only ceilings of drawn subjects")
+}
+
+func TestWriteChartsVaryingGoroutines(t *testing.T) {
+	run := synthRun()
+	extra := run.Burst[0]
+	extra.Goroutines = 64
+	run.Burst = append(run.Burst, extra)
+	run.Saturate = append(run.Saturate, SatResult{Subject: "atomicgen/strict", Goroutines: 6, IDsPerSec: 4e6})
+	paths, err := WriteCharts(run, t.TempDir())
+	require.NoError(t, err)
+	require.Len(t, paths, 3)
+	assert.Contains(t, svgText(t, paths[0]), "\n6\n", "a non-power-of-two count with room gets a label")
+	assert.Contains(t, svgText(t, paths[1]), "mutexgen/strict, 64 goroutines")
+	assert.Contains(t, svgText(t, paths[2]), "mutexgen/strict · NextID · 64 goroutines")
+}
+
+func TestWriteChartsError(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	paths, err := WriteCharts(synthRun(), file)
+	assert.Error(t, err, "dir is a file")
+	assert.Empty(t, paths)
+}
+
+func TestChartUseLog(t *testing.T) {
+	assert.False(t, chartUseLog(1e6, 50e6))
+	assert.False(t, chartUseLog(1, 100))
+	assert.True(t, chartUseLog(1, 100.1))
+	assert.True(t, chartUseLog(25_600, 48e6))
+	assert.False(t, chartUseLog(0, 1e6), "zero cannot go on a log axis")
+}
+
+func TestChartLogBounds(t *testing.T) {
+	for _, c := range []struct{ lo, hi, wlo, whi float64 }{
+		{25_400, 48.2e6, 20_000, 50e6},
+		{28, 41e6, 20, 50e6},
+		{100, 1000, 100, 1000},
+		{3, 3, 2, 5},
+		{0.09, 795, 0.05, 1000},
+	} {
+		lo, hi := chartLogBounds(c.lo, c.hi)
+		assert.InDelta(t, c.wlo, lo, c.wlo*1e-9, "lo of %v", c)
+		assert.InDelta(t, c.whi, hi, c.whi*1e-9, "hi of %v", c)
+	}
+}
+
+func TestChartLogTicks(t *testing.T) {
+	labels := func(lo, hi float64) []string {
+		var out []string
+		for _, tk := range (chartLogTicks{chartSI}).Ticks(lo, hi) {
+			if tk.Label != "" {
+				out = append(out, tk.Label)
+			}
+		}
+		return out
+	}
+	assert.Equal(t, []string{"20k", "50k", "100k", "200k", "500k", "1M", "2M", "5M", "10M", "20M", "50M"},
+		labels(20_000, 50e6), "few decades: 1-2-5")
+	assert.Equal(t, []string{"100", "1k", "10k", "100k", "1M", "10M"},
+		labels(20, 50e6), "many decades: powers of ten")
+	assert.Empty(t, (chartLogTicks{chartSI}).Ticks(0, 1))
+}
+
+func TestChartLinTicks(t *testing.T) {
+	labels := func(lo, hi float64) []string {
+		var out []string
+		for _, tk := range (chartLinTicks{chartSI}).Ticks(lo, hi) {
+			if tk.Label != "" {
+				out = append(out, tk.Label)
+			}
+		}
+		return out
+	}
+	assert.Equal(t, []string{"0", "10M", "20M", "30M", "40M", "50M"}, labels(0, 51e6))
+	assert.Equal(t, []string{"0", "1M", "2M", "3M", "4M"}, labels(0, 4.34e6))
+	assert.Equal(t, []string{"0", "0.5", "1", "1.5", "2", "2.5"}, labels(0, 2.6))
+	assert.Equal(t, []string{"20", "40", "60", "80", "100"}, labels(12, 110))
+	assert.Empty(t, (chartLinTicks{chartSI}).Ticks(1, 1))
+}
+
+func TestChartTick(t *testing.T) {
+	run := synthRun()
+	tick := func(subject string) time.Duration {
+		return chartTick(run, BurstResult{Subject: subject, IDs: 20_000, FloorTicks: 5})
+	}
+	assert.Equal(t, time.Millisecond, tick("mutexgen/strict"))
+	assert.Equal(t, 10*time.Millisecond, tick("sony/sonyflake"))
+	assert.Equal(t, time.Millisecond, tick("google/uuid-v7"), "no tick recorded")
+	assert.Equal(t, time.Millisecond, tick("unknown"), "unknown subject")
+}
+
+func TestChartStyles(t *testing.T) {
+	run := synthRun()
+	st := chartStyles(run)
+	require.Len(t, st, len(run.Subjects))
+	seen := map[[2]any]string{}
+	for name, s := range st {
+		key := [2]any{s.color, s.glyph}
+		assert.Empty(t, seen[key], "%s and %s look alike", name, seen[key])
+		seen[key] = name
+	}
+	assert.True(t, st["bwmarrin/snowflake"].peer)
+	assert.False(t, st["atomicgen/strict"].peer)
+	assert.Equal(t, "bwmarrin/snowflake (peer)", chartLabel("bwmarrin/snowflake", st["bwmarrin/snowflake"]))
+}
+
+func TestChartThousands(t *testing.T) {
+	for in, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 20_000: "20,000",
+		1_234_567: "1,234,567", -4096: "-4,096"} {
+		assert.Equal(t, want, chartThousands(in))
+	}
+}
+
+func TestChartYErrs(t *testing.T) {
+	e := chartYErrs{{x: 1, y: 10, lo: 8, hi: 13}}
+	lo, hi := e.YError(0)
+	assert.Equal(t, 2.0, lo)
+	assert.Equal(t, 3.0, hi)
+	x, y := e.XY(0)
+	assert.Equal(t, [2]float64{1, 10}, [2]float64{x, y})
+	assert.False(t, math.IsNaN(lo))
+}

@@ -1,0 +1,31 @@
+package lab
+
+// Fingerprint describes the host a run measured. It is filled by Host (in
+// fingerprint.go).
+type Fingerprint struct {
+	Hostname      string        `json:"hostname"`
+	CPU           string        `json:"cpu"`
+	PhysicalCores int           `json:"physical_cores"`
+	LogicalCores  int           `json:"logical_cores"`
+	CacheLine     int           `json:"cache_line"`
+	L1D           int           `json:"l1d_bytes"`
+	L2            int           `json:"l2_bytes"`
+	L3            int           `json:"l3_bytes"`
+	Hypervisor    string        `json:"hypervisor,omitempty"`
+	GOMAXPROCS    int           `json:"gomaxprocs"`
+	GoVersion     string        `json:"go_version"`
+	OS            string        `json:"os"`
+	Arch          string        `json:"arch"`
+	Kernel        string        `json:"kernel"`
+	Clocksource   string        `json:"clocksource"`
+	ClockAudit    []ClockReport `json:"clock_audit"`
+	PMU           string        `json:"pmu"` // what hardware counters can be read, or why not
+}
+
+// ClockReport is clocksrc.Audit's finding for one source.
+type ClockReport struct {
+	Name             string  `json:"name"`
+	NsPerRead        float64 `json:"ns_per_read"`
+	ResolutionNs     int64   `json:"resolution_ns"`
+	KernelResolution int64   `json:"kernel_resolution_ns"`
+}

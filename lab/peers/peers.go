@@ -1,0 +1,28 @@
+package peers
+
+import "github.com/snowlab/snowlab/lab"
+
+// All returns every peer subject, in a stable order: the 64-bit Snowflake
+// family first (bwmarrin, Sonyflake at 1 ms and at its 10 ms default,
+// InfluxDB), then the 128-bit formats (UUIDv7, ULID). Each call returns a
+// fresh slice.
+func All() []lab.Subject {
+	return []lab.Subject{
+		bwmarrinSubject(),
+		sonyflakeSubject1ms(),
+		sonyflakeSubjectDefault(),
+		influxSubject(),
+		uuidV7Subject(),
+		ulidSubject(),
+	}
+}
+
+// ByName returns the peer subject called name.
+func ByName(name string) (lab.Subject, bool) {
+	for _, s := range All() {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return lab.Subject{}, false
+}

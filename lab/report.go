@@ -1,0 +1,765 @@
+package lab
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// WriteMarkdown writes a Markdown summary of run: where and how it ran,
+// the host and its clocks, the subjects, one table per workload with a
+// note on how to read it, and the failures.
+func WriteMarkdown(w io.Writer, run *Run) error {
+	ew := &reportWriter{w: w}
+	if run == nil {
+		ew.printf("# snowlab lab run\n\nNo run.\n")
+		return ew.err
+	}
+	reportHeader(ew, run)
+	reportHost(ew, run)
+	reportSubjects(ew, run)
+	reportBurst(ew, run)
+	reportSaturate(ew, run)
+	reportSteady(ew, run)
+	reportFailures(ew, run)
+	return ew.err
+}
+
+// reportWriter keeps the first write error so the report code can print
+// without checking each line.
+type reportWriter struct {
+	w   io.Writer
+	err error
+}
+
+// text writes s as it is.
+func (e *reportWriter) text(s string) {
+	if e.err == nil {
+		_, e.err = io.WriteString(e.w, s)
+	}
+}
+
+func (e *reportWriter) printf(format string, a ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, a...)
+	}
+}
+
+// mdTable writes a Markdown table; cells are escaped.
+func (e *reportWriter) mdTable(header []string, rows [][]string) {
+	line := func(cells []string) {
+		esc := make([]string, len(cells))
+		for i, c := range cells {
+			esc[i] = mdCell(c)
+		}
+		e.printf("| %s |\n", strings.Join(esc, " | "))
+	}
+	line(header)
+	sep := make([]string, len(header))
+	for i := range sep {
+		sep[i] = "---"
+	}
+	e.printf("|%s|\n", strings.Join(sep, "|"))
+	for _, r := range rows {
+		line(r)
+	}
+	e.printf("\n")
+}
+
+func reportHeader(e *reportWriter, run *Run) {
+	date := "unknown"
+	if !run.Started.IsZero() {
+		date = run.Started.UTC().Format("2006-01-02 15:04:05 UTC")
+	}
+	title := "snowlab lab run"
+	if !run.Started.IsZero() {
+		title += " " + run.Started.UTC().Format("2006-01-02")
+	}
+	if run.Host.Hostname != "" {
+		title += " on " + run.Host.Hostname
+	}
+	e.printf("# %s\n\n", title)
+	elapsed := ""
+	if run.Elapsed > 0 {
+		d := run.Elapsed
+		if d >= time.Minute {
+			d = d.Round(time.Second)
+		} else {
+			d = d.Round(time.Millisecond)
+		}
+		elapsed = fmt.Sprintf(" (took %s)", d)
+	}
+	e.printf("- **Date:** %s%s\n", date, elapsed)
+	e.printf("- **Commit:** %s\n", mdCode(rptOrDash(run.Commit)))
+	e.printf("- **Command:** %s\n", mdCode(rptOrDash(rptShellJoin(run.Command))))
+	e.printf("- **Schema:** %d\n", run.Schema)
+	if len(run.Failures) > 0 {
+		e.printf("- **Result:** %d correctness check(s) FAILED, see [Failures](#failures)\n", len(run.Failures))
+	} else {
+		e.printf("- **Result:** every correctness check passed\n")
+	}
+	e.printf("\n")
+}
+
+func reportHost(e *reportWriter, run *Run) {
+	h := run.Host
+	e.printf("## Host\n\n")
+	hyper := h.Hypervisor
+	if hyper == "" {
+		hyper = "none detected (bare metal)"
+	}
+	osArch := strings.Trim(h.OS+"/"+h.Arch, "/")
+	e.mdTable([]string{"Property", "Value"}, [][]string{
+		{"Hostname", rptOrDash(h.Hostname)},
+		{"CPU", rptOrDash(h.CPU)},
+		{"Cores", fmt.Sprintf("%d physical, %d logical", h.PhysicalCores, h.LogicalCores)},
+		{"Caches", fmt.Sprintf("line %s · L1d %s · L2 %s · L3 %s",
+			humanBytes(h.CacheLine), humanBytes(h.L1D), humanBytes(h.L2), humanBytes(h.L3))},
+		{"Hypervisor", hyper},
+		{"GOMAXPROCS", strconv.Itoa(h.GOMAXPROCS)},
+		{"Go", strings.TrimSpace(h.GoVersion + " " + osArch)},
+		{"Kernel", rptOrDash(h.Kernel)},
+		{"Clocksource", rptOrDash(h.Clocksource)},
+		{"PMU", rptOrDash(h.PMU)},
+	})
+	if len(h.ClockAudit) == 0 {
+		return
+	}
+	e.printf("### Clock audit\n\n")
+	var rows [][]string
+	for _, c := range h.ClockAudit {
+		rows = append(rows, []string{c.Name, humanNs(c.NsPerRead),
+			humanNs(float64(c.ResolutionNs)), humanNs(float64(c.KernelResolution))})
+	}
+	e.mdTable([]string{"Source", "Cost per read", "Observed resolution", "Kernel resolution"}, rows)
+	e.text("**How to read this.** *Cost per read* is the mean time of one read in a tight loop: " +
+		"every ID a generator issues pays it at least once. *Observed resolution* is the smallest " +
+		"non-zero step seen between consecutive reads; when it is much coarser than the kernel's " +
+		"stated resolution, the clock (or the virtualised TSC behind it) moves in steps, and a " +
+		"generator reading it can see the same tick longer than the tick lasts. A clocksource other " +
+		"than `tsc` (for example `hpet`, `xen`, `acpi_pm`) usually means a read costs a system call.\n\n")
+}
+
+func reportSubjects(e *reportWriter, run *Run) {
+	if len(run.Subjects) == 0 {
+		return
+	}
+	e.printf("## Subjects\n\n")
+	var rows [][]string
+	for _, s := range run.Subjects {
+		ceiling := "—"
+		if s.CeilingIDs > 0 {
+			ceiling = humanRate(s.CeilingIDs)
+		}
+		rows = append(rows, []string{s.Name, rptOrDash(s.Library), rptYesNo(s.Peer), rptYesNo(s.Strict),
+			strconv.Itoa(s.Nodes), ceiling, rptOrDash(s.Note)})
+	}
+	e.mdTable([]string{"Subject", "Library", "Peer", "Strict", "Nodes", "Ceiling", "Note"}, rows)
+}
+
+func reportBurst(e *reportWriter, run *Run) {
+	if len(run.Burst) == 0 {
+		return
+	}
+	e.printf("## Burst\n\n")
+	// Counters: a column only when some result has real counts; the
+	// reasons they are missing are said once, below the table.
+	withCounters := false
+	var missing []string
+	for _, b := range run.Burst {
+		if rptCountersReal(b.Counters) {
+			withCounters = true
+		} else if src := rptOrDash(b.Counters.Source); !slices.Contains(missing, src) {
+			missing = append(missing, src)
+		}
+	}
+	header := []string{"Subject", "Via", "G", "IDs", "Makespan ms median [min–max]", "Ticks median / floor",
+		"IDs/s", "p50", "p99", "p99.9", "Lead median", "CAS retries/ID", "Tick waits/ID", "Mutex wait/ID"}
+	if withCounters {
+		header = append(header, "Counters/ID")
+	}
+	header = append(header, "Check")
+	var rows [][]string
+	for _, b := range run.Burst {
+		lo, med, hi := rptSpread(b.MakespanNs)
+		floor := "—"
+		if b.FloorTicks > 0 {
+			floor = strconv.Itoa(b.FloorTicks)
+		}
+		row := []string{
+			b.Subject, b.Via, strconv.Itoa(b.Goroutines), chartThousands(b.IDs),
+			fmt.Sprintf("%s [%s–%s]", humanMs(med), humanMs(lo), humanMs(hi)),
+			humanCount(rptMedianInts(b.Ticks)) + " / " + floor,
+			humanRate(b.IDsPerSec),
+			humanNs(float64(b.Latency.P50)), humanNs(float64(b.Latency.P99)), humanNs(float64(b.Latency.P999)),
+			signedNs(rptMedianInt64(b.LeadNs)),
+			humanCount(b.Contention.CASRetriesPerID),
+			humanCount(b.Contention.TickWaitsPerID),
+			humanNs(b.Contention.MutexWaitNsPerID),
+		}
+		if withCounters {
+			row = append(row, rptCountersCell(b.Counters))
+		}
+		row = append(row, rptCheck(b.Check))
+		rows = append(rows, row)
+	}
+	e.mdTable(header, rows)
+	if len(missing) > 0 {
+		what := "Hardware counters"
+		if withCounters {
+			what = "Hardware counters for the rows marked —"
+		}
+		e.printf("%s: %s.\n\n", what, strings.Join(missing, "; "))
+	}
+	e.text("**How to read this.** G goroutines are released together and ask for IDs in all " +
+		"(one call per ID via `NextID`, one batch per goroutine via `NextIDs`), repeated; " +
+		"*makespan* is the time from the release to the last ID, and IDs/s is IDs over its median. " +
+		"For a strict generator the IDs cannot span fewer ticks than the *floor* (IDs over the " +
+		"per-tick sequence space of all its nodes), so the makespan cannot be shorter than floor − 1 " +
+		"ticks (the first tick may be partly gone at the release): ticks at the floor mean the " +
+		"generator was as fast as the layout allows, and ticks well above it mean the generator, " +
+		"not the layout, was the limit. p50/p99/p99.9 are per call (for `NextIDs`, per batch). " +
+		"*Lead* is the newest embedded timestamp minus the wall clock at the end: positive means " +
+		"IDs ran ahead of time (a monotonic generator borrowing from the future), and a strict one " +
+		"should stay at or below zero. CAS retries, tick waits and mutex wait per ID say where the " +
+		"time went: retries are contention on one word, tick waits are the sequence running out " +
+		"within a tick, mutex wait is goroutines blocked on a lock. Check is OK when every ID was " +
+		"unique, in the promised order and within the ceiling.\n\n")
+}
+
+func reportSaturate(e *reportWriter, run *Run) {
+	if len(run.Saturate) == 0 {
+		return
+	}
+	e.printf("## Saturate\n\n")
+	gs, names, cell := rptSatGrid(run)
+	header := []string{"Subject", "Ceiling (M/s)"}
+	for _, g := range gs {
+		header = append(header, fmt.Sprintf("G=%d (M/s)", g))
+	}
+	var rows [][]string
+	anyFail := false
+	for _, name := range names {
+		ceiling := "—"
+		if c := rptCeiling(run, name); c > 0 {
+			ceiling = trimSig(c/1e6, 4)
+			if s, _ := rptSubject(run, name); !s.Strict {
+				ceiling += " (not strict)"
+			}
+		}
+		row := []string{name, ceiling}
+		for _, g := range gs {
+			r, ok := cell[rptSatKey{name, g}]
+			if !ok {
+				row = append(row, "—")
+				continue
+			}
+			s := sigFig(r.IDsPerSec/1e6, 3)
+			if pct := rptSatPct(run, r); pct > 0 {
+				s += fmt.Sprintf(" (%.1f%%)", pct)
+			}
+			if !r.Check.OK() {
+				s += " ✗"
+				anyFail = true
+			}
+			row = append(row, s)
+		}
+		rows = append(rows, row)
+	}
+	e.mdTable(header, rows)
+	if anyFail {
+		e.printf("✗ marks a failed check; see [Failures](#failures).\n\n")
+	}
+	e.text("**How to read this.** Each cell is the median IDs/s, in millions per second, of G " +
+		"goroutines calling the generator in a closed loop for a fixed time; in brackets, that as " +
+		"a percentage of the subject's strict ceiling (per-tick sequence space × nodes per tick " +
+		"length). A strict generator cannot pass 100%, so a cell near 100% is as fast as the layout " +
+		"allows and adding goroutines can only add contention; a subject without a ceiling is " +
+		"limited only by its own code and the cores. One marked *not strict* may pass its layout's " +
+		"ceiling by running ahead of the clock (see the lead in the burst table), so it gets no " +
+		"percentage. Compare a row across columns for scaling and " +
+		"a column across rows for the cost of each design at that concurrency.\n\n")
+}
+
+func reportSteady(e *reportWriter, run *Run) {
+	if len(run.Steady) == 0 {
+		return
+	}
+	e.printf("## Steady\n\n")
+	var rows [][]string
+	for _, s := range run.Steady {
+		rows = append(rows, []string{s.Subject, humanRate(s.TargetRate), humanRate(s.Achieved),
+			humanNs(float64(s.Duration)),
+			humanNs(float64(s.Latency.P50)), humanNs(float64(s.Latency.P99)),
+			humanNs(float64(s.Latency.P999)), humanNs(float64(s.Latency.P9999)),
+			humanNs(float64(s.Latency.Max)), rptCheck(s.Check)})
+	}
+	e.mdTable([]string{"Subject", "Target", "Achieved", "Duration", "p50", "p99", "p99.9", "p99.99", "Max", "Check"}, rows)
+	e.text("**How to read this.** The subject is driven open-loop at the target rate and each " +
+		"call's latency is measured from when it was due, not when it started, so a stall shows " +
+		"up in the latency of every call queued behind it (no coordinated omission). *Achieved* " +
+		"below target means the generator (or the host) could not keep up; the tail percentiles " +
+		"then grow with the backlog. At a rate under the ceiling a strict generator should rarely " +
+		"wait for a tick, so a p99.99 of a tick length or more points at tick waits or the clock.\n\n")
+}
+
+func reportFailures(e *reportWriter, run *Run) {
+	if len(run.Failures) == 0 {
+		return
+	}
+	e.printf("## Failures\n\n")
+	for _, f := range run.Failures {
+		e.printf("- %s\n", mdEscape(f))
+	}
+	e.printf("\nA run with failures exits non-zero: the generator named issued IDs that broke what it promises.\n")
+}
+
+// PrintTable writes a compact plain-text summary of run's bursts and
+// saturate sweep for a terminal.
+func PrintTable(w io.Writer, run *Run) error {
+	ew := &reportWriter{w: w}
+	if run == nil {
+		return nil
+	}
+	host := rptOrDash(run.Host.CPU)
+	ew.printf("%s · GOMAXPROCS %d · %s · commit %s\n", host, run.Host.GOMAXPROCS,
+		rptOrDash(run.Host.GoVersion), rptOrDash(run.Commit))
+	if len(run.Burst) > 0 {
+		ew.printf("\n")
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "BURST\tVIA\tG\tIDS\tMAKESPAN\tTICKS/FLOOR\tIDS/S\tP50\tP99\tP99.9\tLEAD\tCHECK")
+		for _, b := range run.Burst {
+			floor := "-"
+			if b.FloorTicks > 0 {
+				floor = strconv.Itoa(b.FloorTicks)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s/%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+				b.Subject, b.Via, b.Goroutines, b.IDs,
+				humanNs(rptMedianInt64(b.MakespanNs)), humanCount(rptMedianInts(b.Ticks)), floor,
+				humanRate(b.IDsPerSec), humanNs(float64(b.Latency.P50)),
+				humanNs(float64(b.Latency.P99)), humanNs(float64(b.Latency.P999)),
+				signedNs(rptMedianInt64(b.LeadNs)), rptCheckShort(b.Check))
+		}
+		if err := tw.Flush(); err != nil && ew.err == nil {
+			ew.err = err
+		}
+	}
+	if len(run.Saturate) > 0 {
+		ew.printf("\n")
+		gs, names, cell := rptSatGrid(run)
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		fmt.Fprint(tw, "SATURATE\tCEILING")
+		for _, g := range gs {
+			fmt.Fprintf(tw, "\tG=%d", g)
+		}
+		fmt.Fprintln(tw)
+		for _, name := range names {
+			ceiling := "-"
+			if c := rptCeiling(run, name); c > 0 {
+				ceiling = humanRate(c)
+			}
+			fmt.Fprintf(tw, "%s\t%s", name, ceiling)
+			for _, g := range gs {
+				r, ok := cell[rptSatKey{name, g}]
+				if !ok {
+					fmt.Fprint(tw, "\t-")
+					continue
+				}
+				s := humanRate(r.IDsPerSec)
+				if pct := rptSatPct(run, r); pct > 0 {
+					s += fmt.Sprintf(" %.0f%%", pct)
+				}
+				if !r.Check.OK() {
+					s += " FAIL"
+				}
+				fmt.Fprintf(tw, "\t%s", s)
+			}
+			fmt.Fprintln(tw)
+		}
+		if err := tw.Flush(); err != nil && ew.err == nil {
+			ew.err = err
+		}
+	}
+	if len(run.Failures) > 0 {
+		ew.printf("\n%d FAILURE(S):\n", len(run.Failures))
+		for _, f := range run.Failures {
+			ew.printf("  %s\n", f)
+		}
+	}
+	return ew.err
+}
+
+// Write lets tabwriter write through the error-keeping writer.
+func (e *reportWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+type rptSatKey struct {
+	subject    string
+	goroutines int
+}
+
+// rptSatGrid arranges the saturate results as subject rows (in the
+// order of run.Subjects, then of first appearance) by goroutine columns.
+func rptSatGrid(run *Run) (gs []int, names []string, cell map[rptSatKey]SatResult) {
+	cell = make(map[rptSatKey]SatResult)
+	seen := make(map[string]bool)
+	for _, r := range run.Saturate {
+		if !slices.Contains(gs, r.Goroutines) {
+			gs = append(gs, r.Goroutines)
+		}
+		seen[r.Subject] = true
+		cell[rptSatKey{r.Subject, r.Goroutines}] = r
+	}
+	slices.Sort(gs)
+	names = rptOrder(run, seen)
+	return gs, names, cell
+}
+
+// rptOrder returns the names in present in run.Subjects order,
+// followed by any others in their sorted order.
+func rptOrder(run *Run, present map[string]bool) []string {
+	var names []string
+	for _, s := range run.Subjects {
+		if present[s.Name] && !slices.Contains(names, s.Name) {
+			names = append(names, s.Name)
+		}
+	}
+	var rest []string
+	for n := range present {
+		if !slices.Contains(names, n) {
+			rest = append(rest, n)
+		}
+	}
+	slices.Sort(rest)
+	return append(names, rest...)
+}
+
+func rptSubject(run *Run, name string) (SubjectInfo, bool) {
+	for _, s := range run.Subjects {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return SubjectInfo{}, false
+}
+
+// rptCeiling is the subject's strict ceiling in IDs/s, 0 if none.
+func rptCeiling(run *Run, name string) float64 {
+	if s, ok := rptSubject(run, name); ok && s.CeilingIDs > 0 {
+		return s.CeilingIDs
+	}
+	return 0
+}
+
+// rptSatPct is r's percentage of its strict ceiling: the recorded one,
+// else computed from the subject's ceiling; 0 when the subject has none or
+// is known not to be strict (a monotonic generator may pass the layout's
+// ceiling by running ahead, and a percentage would only mislead).
+func rptSatPct(run *Run, r SatResult) float64 {
+	if s, ok := rptSubject(run, r.Subject); ok && !s.Strict {
+		return 0
+	}
+	if r.CeilingPct > 0 {
+		return r.CeilingPct
+	}
+	if c := rptCeiling(run, r.Subject); c > 0 {
+		return 100 * r.IDsPerSec / c
+	}
+	return 0
+}
+
+// rptCountersReal reports whether c holds measured counts.
+func rptCountersReal(c Counters) bool {
+	return (c.Source == "hardware" || c.Source == "software") && len(c.PerID) > 0
+}
+
+func rptCountersCell(c Counters) string {
+	if !rptCountersReal(c) {
+		return "—"
+	}
+	keys := make([]string, 0, len(c.PerID))
+	for k := range c.PerID {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + " " + humanCount(c.PerID[k])
+	}
+	s := strings.Join(parts, ", ")
+	if c.Source == "software" {
+		s += " (software)"
+	}
+	return s
+}
+
+// rptCheck is "OK" or what the check found wrong.
+func rptCheck(c Check) string {
+	if c.OK() {
+		return "OK"
+	}
+	var parts []string
+	plural := func(n int, one string) {
+		if n == 1 {
+			parts = append(parts, "1 "+one)
+		} else if n > 1 {
+			parts = append(parts, fmt.Sprintf("%d %ss", n, one))
+		}
+	}
+	plural(c.Duplicates, "duplicate")
+	plural(c.OrderViolations, "order violation")
+	if c.CeilingExceeded {
+		parts = append(parts, fmt.Sprintf("ceiling exceeded (%d in one tick on one node)", c.MaxPerTickNode))
+	}
+	plural(c.Errors, "error")
+	s := "FAIL: " + strings.Join(parts, ", ")
+	if c.FirstError != "" {
+		s += " (first: " + c.FirstError + ")"
+	}
+	return s
+}
+
+// rptCheckShort is rptCheck without the first error, for the terminal.
+func rptCheckShort(c Check) string {
+	s := rptCheck(c)
+	if i := strings.Index(s, " (first: "); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// Formatting helpers.
+
+// humanNs formats a duration in nanoseconds to three significant digits
+// with a unit, trailing zeros dropped: 243ns, 1.2µs, 12.3ms, 4s.
+func humanNs(ns float64) string {
+	if math.IsNaN(ns) || math.IsInf(ns, 0) {
+		return "—"
+	}
+	sign := ""
+	if ns < 0 {
+		sign, ns = "-", -ns
+	}
+	if ns == 0 {
+		return "0"
+	}
+	units := []struct {
+		scale float64
+		name  string
+	}{{1, "ns"}, {1e3, "µs"}, {1e6, "ms"}, {1e9, "s"}}
+	i := 0
+	for i+1 < len(units) && ns >= units[i+1].scale {
+		i++
+	}
+	s := trimSig(ns/units[i].scale, 3)
+	// Rounding can carry into the next unit: 999.7ns is 1µs.
+	if s == "1000" && i+1 < len(units) {
+		i++
+		s = trimSig(ns/units[i].scale, 3)
+	}
+	return sign + s + units[i].name
+}
+
+// signedNs is humanNs with a + on positive values, for leads.
+func signedNs(ns float64) string {
+	if ns > 0 {
+		return "+" + humanNs(ns)
+	}
+	return humanNs(ns)
+}
+
+// humanMs formats nanoseconds as milliseconds to three significant digits
+// without a unit: 2.41, 0.0512, 130.
+func humanMs(ns float64) string {
+	if math.IsNaN(ns) {
+		return "—"
+	}
+	return trimSig(ns/1e6, 3)
+}
+
+// humanRate formats a rate per second to three significant digits with an
+// SI prefix, trailing zeros kept so columns line up: 4.10M/s, 950/s.
+func humanRate(perSec float64) string {
+	return siFormat(perSec, 3, false) + "/s"
+}
+
+// siFormat writes v with an SI prefix (k, M, G, T) to sig significant
+// digits, trimming trailing zeros when trim is set.
+func siFormat(v float64, sig int, trim bool) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "—"
+	}
+	sign := ""
+	if v < 0 {
+		sign, v = "-", -v
+	}
+	if v == 0 {
+		return "0"
+	}
+	prefixes := []string{"", "k", "M", "G", "T"}
+	i := 0
+	for i+1 < len(prefixes) && v >= math.Pow(1000, float64(i+1)) {
+		i++
+	}
+	f := func(i int) string {
+		if trim {
+			return trimSig(v/math.Pow(1000, float64(i)), sig)
+		}
+		return sigFig(v/math.Pow(1000, float64(i)), sig)
+	}
+	s := f(i)
+	if n, err := strconv.ParseFloat(s, 64); err == nil && n >= 1000 && i+1 < len(prefixes) {
+		i++
+		s = f(i)
+	}
+	return sign + s + prefixes[i]
+}
+
+// sigFig formats v to sig significant digits in plain decimal notation,
+// keeping trailing zeros: sigFig(4.096, 3) is "4.10", sigFig(1234, 3) is
+// "1234" (integer digits are never dropped).
+func sigFig(v float64, sig int) string {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	mag := int(math.Floor(math.Log10(math.Abs(v))))
+	dec := max(sig-1-mag, 0)
+	s := strconv.FormatFloat(v, 'f', dec, 64)
+	// Rounding up can add a digit (9.996 -> "10.00"): drop one decimal.
+	if r, _ := strconv.ParseFloat(s, 64); dec > 0 && math.Abs(r) >= math.Pow10(mag+1) {
+		s = strconv.FormatFloat(v, 'f', dec-1, 64)
+	}
+	return s
+}
+
+// trimSig is sigFig without trailing zeros: trimSig(4.10, 3) is "4.1".
+func trimSig(v float64, sig int) string {
+	s := sigFig(v, sig)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
+// humanCount formats a count or ratio to three significant digits:
+// 0.0123, 2.5, 1234.
+func humanCount(v float64) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return trimSig(v, 3)
+}
+
+// humanBytes formats a size in bytes with binary prefixes: 64 B, 48 KiB,
+// 2 MiB; "?" when unknown (0).
+func humanBytes(n int) string {
+	if n <= 0 {
+		return "?"
+	}
+	units := []string{"B", "KiB", "MiB", "GiB"}
+	v := float64(n)
+	i := 0
+	for i+1 < len(units) && v >= 1024 {
+		v /= 1024
+		i++
+	}
+	return trimSig(v, 3) + " " + units[i]
+}
+
+// rptMedian returns the rptMedian of xs (the mean of the middle two for an even
+// count), NaN for none.
+func rptMedian(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func rptMedianInt64(xs []int64) float64 { return rptMedian(rptFloats(xs)) }
+
+func rptMedianInts(xs []int) float64 { return rptMedian(rptFloats(xs)) }
+
+func rptFloats[T int | int64](xs []T) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = float64(x)
+	}
+	return out
+}
+
+// rptSpread returns the minimum, rptMedian and maximum of xs (NaN for none).
+func rptSpread(xs []int64) (lo, med, hi float64) {
+	if len(xs) == 0 {
+		return math.NaN(), math.NaN(), math.NaN()
+	}
+	return float64(slices.Min(xs)), rptMedianInt64(xs), float64(slices.Max(xs))
+}
+
+// Markdown helpers.
+
+// mdEscape escapes the characters that Markdown would read as markup in
+// running text.
+func mdEscape(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, "|", `\|`, "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", ">", "&gt;", "\n", " ")
+	return r.Replace(s)
+}
+
+// mdCell escapes a table cell: pipes and newlines would break the row.
+func mdCell(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ", "\r", "").Replace(s)
+}
+
+// mdCode writes s as a code span, with enough backticks around it.
+func mdCode(s string) string {
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}
+
+// rptShellJoin joins a command line, quoting arguments a shell would split.
+func rptShellJoin(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`*?[]{}()<>|&;#~!") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		out[i] = a
+	}
+	return strings.Join(out, " ")
+}
+
+func rptOrDash(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "—"
+	}
+	return s
+}
+
+func rptYesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}

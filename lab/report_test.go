@@ -1,0 +1,306 @@
+package lab
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+func rptMarkdown(t *testing.T, run *Run) string {
+	t.Helper()
+	var buf bytes.Buffer
+	require.NoError(t, WriteMarkdown(&buf, run))
+	return buf.String()
+}
+
+// rptSection returns the Markdown from the heading "## name" to the next
+// level-2 heading.
+func rptSection(md, name string) string {
+	i := strings.Index(md, "\n## "+name+"\n")
+	if i < 0 {
+		return ""
+	}
+	rest := md[i+1:]
+	if j := strings.Index(rest[3:], "\n## "); j >= 0 {
+		return rest[:j+3]
+	}
+	return rest
+}
+
+// rptCells splits a Markdown table row on its unescaped pipes.
+func rptCells(row string) []string {
+	var out []string
+	var cur strings.Builder
+	for i := 0; i < len(row); i++ {
+		switch {
+		case row[i] == '\\' && i+1 < len(row):
+			cur.WriteByte(row[i])
+			cur.WriteByte(row[i+1])
+			i++
+		case row[i] == '|':
+			out = append(out, strings.TrimSpace(cur.String()))
+			cur.Reset()
+		default:
+			cur.WriteByte(row[i])
+		}
+	}
+	out = append(out, strings.TrimSpace(cur.String()))
+	return out[1 : len(out)-1] // outside the leading and trailing pipes
+}
+
+func TestWriteMarkdown(t *testing.T) {
+	run := synthRun()
+	md := rptMarkdown(t, run)
+
+	for _, s := range run.Subjects {
+		assert.Contains(t, md, s.Name)
+	}
+	assert.Contains(t, md, run.Host.CPU)
+	assert.Contains(t, md, run.Failures[0])
+	for _, want := range []string{
+		"# snowlab lab run 2026-03-14 on lab-vm-3",
+		"2026-03-14 09:26:53 UTC (took 3m41s)",
+		"`6bc4800+dirty`",
+		"`snowlab-lab run -burst -saturate -steady -out results/`",
+		"## Host", "### Clock audit", "## Subjects", "## Burst", "## Saturate", "## Steady", "## Failures",
+		"| Property | Value |",
+		"| Caches | line 64 B · L1d 32 KiB · L2 512 KiB · L3 32 MiB |",
+		"| Hypervisor | KVM |",
+		"| Clocksource | kvm-clock |",
+		"| Source | Cost per read | Observed resolution | Kernel resolution |",
+		"| default (vDSO + anchor) | 21.7ns | 20ns | 1ns |",
+		"| Subject | Via | G | IDs | Makespan ms median [min–max] | Ticks median / floor | IDs/s | p50 | p99 | p99.9 | Lead median | CAS retries/ID | Tick waits/ID | Mutex wait/ID | Check |",
+		"| mutexgen/strict | NextID | 8 | 20,000 | 4.62 [4.51–4.98] | 5 / 5 | 4.33M/s | 210ns | 48µs | 640µs | -310µs | 0 | 0.0009 | 1.18µs | OK |",
+		"| sony/sonyflake | NextID | 8 | 20,000 | 790 [786–795] | 80 / 79 |",
+		"| google/uuid-v7 | NextID |", "FAIL: 37 order violations |",
+		"| Subject | Ceiling (M/s) | G=1 (M/s) | G=2 (M/s) | G=4 (M/s) |",
+		"| mutexgen/strict | 4.096 | 4.09 (99.9%) | 4.09 (99.8%) | 4.08 (99.6%) |",
+		"| atomicgen/monotonic | 4.096 (not strict) | 48.2 | 31.5 | 22.8 |",
+		"| google/uuid-v7 | — | 9.80 | 6.10 | 4.40 |",
+		"| Subject | Target | Achieved | Duration | p50 | p99 | p99.9 | p99.99 | Max | Check |",
+		"| atomicgen/strict | 1.00M/s | 1.00M/s | 5s | 110ns | 1.9µs | 48µs | 410µs | 1.2ms | OK |",
+		"UUIDv7 \\| 128-bit", // a pipe in a cell is escaped
+	} {
+		assert.Contains(t, md, want)
+	}
+	assert.Equal(t, 4, strings.Count(md, "**How to read this.**"), "clock audit, burst, saturate, steady")
+
+	// Counters unavailable: no column, the reason said once under the table.
+	burst := rptSection(md, "Burst")
+	assert.NotContains(t, burst, "Counters/ID")
+	assert.Equal(t, 1, strings.Count(burst, synthCounter))
+	assert.NotContains(t, rptSection(md, "Saturate"), "✗", "saturate checks all passed")
+
+	// Every table is rectangular.
+	var width int
+	for _, line := range strings.Split(md, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			width = 0
+			continue
+		}
+		n := len(rptCells(line))
+		if width == 0 {
+			width = n
+		}
+		assert.Equal(t, width, n, "row %q", line)
+	}
+}
+
+func TestWriteMarkdownCounters(t *testing.T) {
+	run := synthRun()
+	run.Burst[0].Counters = Counters{Source: "hardware",
+		PerID: map[string]float64{"instructions": 981.4, "cycles": 412.25, "cache-misses": 0.031}}
+	run.Burst[2].Counters = Counters{Source: "software", PerID: map[string]float64{"task-clock-ns": 97}}
+	burst := rptSection(rptMarkdown(t, run), "Burst")
+	assert.Contains(t, burst, "| Counters/ID | Check |")
+	assert.Contains(t, burst, "| cache-misses 0.031, cycles 412, instructions 981 | OK |")
+	assert.Contains(t, burst, "| task-clock-ns 97 (software) | OK |")
+	assert.Contains(t, burst, "Hardware counters for the rows marked —: "+synthCounter)
+}
+
+func TestWriteMarkdownMinimal(t *testing.T) {
+	md := rptMarkdown(t, &Run{})
+	assert.Contains(t, md, "# snowlab lab run")
+	assert.Contains(t, md, "**Date:** unknown")
+	assert.Contains(t, md, "| Hypervisor | none detected (bare metal) |")
+	for _, s := range []string{"## Burst", "## Saturate", "## Steady", "## Failures", "### Clock audit", "## Subjects"} {
+		assert.NotContains(t, md, s, "no data, no section")
+	}
+	assert.Contains(t, md, "every correctness check passed")
+
+	assert.Contains(t, rptMarkdown(t, nil), "No run.")
+}
+
+func TestWriteMarkdownSaturateFailure(t *testing.T) {
+	run := synthRun()
+	run.Saturate[0].Check.Duplicates = 2
+	sat := rptSection(rptMarkdown(t, run), "Saturate")
+	assert.Contains(t, sat, "4.09 (99.9%) ✗")
+	assert.Contains(t, sat, "✗ marks a failed check")
+}
+
+// rptFailAfter fails every write after the first n bytes.
+type rptFailAfter struct{ n int }
+
+var errRptWrite = errors.New("disk full")
+
+func (f *rptFailAfter) Write(p []byte) (int, error) {
+	if len(p) > f.n {
+		n := f.n
+		f.n = 0
+		return n, errRptWrite
+	}
+	f.n -= len(p)
+	return len(p), nil
+}
+
+func TestWriteErrors(t *testing.T) {
+	for _, n := range []int{0, 100, 2000} {
+		assert.ErrorIs(t, WriteMarkdown(&rptFailAfter{n}, synthRun()), errRptWrite, "markdown after %d bytes", n)
+		assert.ErrorIs(t, PrintTable(&rptFailAfter{n}, synthRun()), errRptWrite, "table after %d bytes", n)
+	}
+}
+
+func TestPrintTableGolden(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, PrintTable(&buf, synthRun()))
+	golden := filepath.Join("testdata", "table.golden")
+	if *updateGolden {
+		require.NoError(t, os.MkdirAll("testdata", 0o755))
+		require.NoError(t, os.WriteFile(golden, buf.Bytes(), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err, "run go test ./lab -run TestPrintTableGolden -update to create it")
+	assert.Equal(t, string(want), buf.String())
+}
+
+func TestPrintTable(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, PrintTable(&buf, synthRun()))
+	out := buf.String()
+	assert.Contains(t, out, "AMD EPYC 7B13 64-Core Processor · GOMAXPROCS 8")
+	assert.Contains(t, out, "FAIL: 37 order violations")
+	assert.Contains(t, out, "1 FAILURE(S):")
+	assert.NotContains(t, out, "STEADY", "steady is left to the report")
+
+	buf.Reset()
+	require.NoError(t, PrintTable(&buf, &Run{}))
+	assert.NotContains(t, buf.String(), "BURST")
+	assert.NotContains(t, buf.String(), "SATURATE")
+	require.NoError(t, PrintTable(&buf, nil))
+}
+
+func TestHumanNs(t *testing.T) {
+	for _, c := range []struct {
+		ns   float64
+		want string
+	}{
+		{0, "0"}, {0.5, "0.5ns"}, {19.8, "19.8ns"}, {243, "243ns"}, {999.4, "999ns"}, {999.7, "1µs"},
+		{1_200, "1.2µs"}, {12_345, "12.3µs"}, {1.2e6, "1.2ms"}, {4.62e6, "4.62ms"}, {790e6, "790ms"},
+		{4e9, "4s"}, {1234e9, "1234s"}, {-1.2e6, "-1.2ms"}, {math.NaN(), "—"}, {math.Inf(1), "—"},
+	} {
+		assert.Equal(t, c.want, humanNs(c.ns), "humanNs(%v)", c.ns)
+	}
+	assert.Equal(t, "+2.91ms", signedNs(2.91e6))
+	assert.Equal(t, "-310µs", signedNs(-310e3))
+	assert.Equal(t, "0", signedNs(0))
+	assert.Equal(t, "4.62", humanMs(4.62e6))
+	assert.Equal(t, "0.09", humanMs(0.09e6))
+	assert.Equal(t, "—", humanMs(math.NaN()))
+}
+
+func TestHumanRate(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		want string
+	}{
+		{0, "0/s"}, {12.5, "12.5/s"}, {950, "950/s"}, {25_540, "25.5k/s"}, {999_999, "1.00M/s"},
+		{4.096e6, "4.10M/s"}, {32.768e6, "32.8M/s"}, {222e6, "222M/s"}, {1.5e9, "1.50G/s"}, {-4e6, "-4.00M/s"},
+	} {
+		assert.Equal(t, c.want, humanRate(c.v), "humanRate(%v)", c.v)
+	}
+	assert.Equal(t, "4.096M", siFormat(4.096e6, 4, true))
+	assert.Equal(t, "25.6k", siFormat(25_600, 4, true))
+	assert.Equal(t, "20M", siFormat(20e6, 3, true))
+	assert.Equal(t, "—", siFormat(math.NaN(), 3, true))
+}
+
+func TestSigFig(t *testing.T) {
+	for _, c := range []struct {
+		v         float64
+		sig       int
+		fig, trim string
+	}{
+		{4.096, 3, "4.10", "4.1"}, {9.996, 3, "10.0", "10"}, {1234, 3, "1234", "1234"}, {0.0123, 3, "0.0123", "0.0123"},
+		{100, 3, "100", "100"}, {0, 3, "0", "0"}, {0.5, 2, "0.50", "0.5"}, {-2.5, 3, "-2.50", "-2.5"},
+	} {
+		assert.Equal(t, c.fig, sigFig(c.v, c.sig), "sigFig(%v, %d)", c.v, c.sig)
+		assert.Equal(t, c.trim, trimSig(c.v, c.sig), "trimSig(%v, %d)", c.v, c.sig)
+	}
+}
+
+func TestHumanCountBytes(t *testing.T) {
+	assert.Equal(t, "0.0123", humanCount(0.0123))
+	assert.Equal(t, "2.5", humanCount(2.5))
+	assert.Equal(t, "1234", humanCount(1234.4))
+	assert.Equal(t, "0", humanCount(0))
+	assert.Equal(t, "—", humanCount(math.NaN()))
+	for n, want := range map[int]string{0: "?", 64: "64 B", 1536: "1.5 KiB", 32 << 10: "32 KiB",
+		512 << 10: "512 KiB", 32 << 20: "32 MiB", 3 << 30: "3 GiB"} {
+		assert.Equal(t, want, humanBytes(n), "humanBytes(%d)", n)
+	}
+}
+
+func TestRptMedian(t *testing.T) {
+	assert.True(t, math.IsNaN(rptMedian(nil)))
+	assert.Equal(t, 2.0, rptMedian([]float64{3, 1, 2}))
+	assert.Equal(t, 2.5, rptMedian([]float64{4, 1, 3, 2}))
+	assert.Equal(t, 5.0, rptMedianInts([]int{5, 5, 6, 4, 5}))
+	in := []int64{9, 1, 5}
+	lo, med, hi := rptSpread(in)
+	assert.Equal(t, [3]float64{1, 5, 9}, [3]float64{lo, med, hi})
+	assert.Equal(t, []int64{9, 1, 5}, in, "the input is not sorted in place")
+	lo, _, _ = rptSpread(nil)
+	assert.True(t, math.IsNaN(lo))
+}
+
+func TestRptCheck(t *testing.T) {
+	assert.Equal(t, "OK", rptCheck(Check{IDs: 10}))
+	c := Check{Duplicates: 1, OrderViolations: 2, CeilingExceeded: true, MaxPerTickNode: 4100, Errors: 3,
+		FirstError: "clock moved back"}
+	assert.Equal(t, "FAIL: 1 duplicate, 2 order violations, ceiling exceeded (4100 in one tick on one node), "+
+		"3 errors (first: clock moved back)", rptCheck(c))
+	assert.Equal(t, "FAIL: 1 duplicate, 2 order violations, ceiling exceeded (4100 in one tick on one node), 3 errors",
+		rptCheckShort(c))
+}
+
+func TestMarkdownHelpers(t *testing.T) {
+	assert.Equal(t, "`a b`", mdCode("a b"))
+	assert.Equal(t, "``a`b``", mdCode("a`b"))
+	assert.Equal(t, "`` `x ``", mdCode("`x"))
+	assert.Equal(t, `a\|b c`, mdCell("a|b\nc"))
+	assert.Equal(t, `a\_b \*c\* &lt;d&gt;`, mdEscape("a_b *c* <d>"))
+	assert.Equal(t, `lab run 'a b' 'it'\''s' ''`, rptShellJoin([]string{"lab", "run", "a b", "it's", ""}))
+	assert.Equal(t, "—", rptOrDash(" "))
+}
+
+func TestRptSatPct(t *testing.T) {
+	run := synthRun()
+	assert.InDelta(t, 99.88, rptSatPct(run, SatResult{Subject: "mutexgen/strict", IDsPerSec: 4.091e6}), 0.01,
+		"computed from the subject's ceiling when not recorded")
+	assert.Equal(t, 42.0, rptSatPct(run, SatResult{Subject: "mutexgen/strict", CeilingPct: 42}))
+	assert.Zero(t, rptSatPct(run, SatResult{Subject: "atomicgen/monotonic", IDsPerSec: 48e6, CeilingPct: 1177}),
+		"not strict: no percentage")
+	assert.Zero(t, rptSatPct(run, SatResult{Subject: "google/uuid-v7", IDsPerSec: 9e6}))
+	assert.Equal(t, 50.0, rptSatPct(run, SatResult{Subject: "unknown", CeilingPct: 50}))
+}

@@ -1,0 +1,146 @@
+package lab
+
+import "time"
+
+// SchemaVersion is the version of the result file format. Bump it when a
+// field changes meaning; compare refuses files of another version.
+const SchemaVersion = 1
+
+// Run is everything one invocation of the lab measured: the file
+// results/<date>-<host>-<sha>.json holds one.
+type Run struct {
+	Schema   int            `json:"schema"`
+	Started  time.Time      `json:"started"`
+	Elapsed  time.Duration  `json:"elapsed_ns"`
+	Command  []string       `json:"command"`
+	Commit   string         `json:"commit"` // short sha, "+dirty" when the tree had changes
+	Host     Fingerprint    `json:"host"`
+	Subjects []SubjectInfo  `json:"subjects"`
+	Burst    []BurstResult  `json:"burst,omitempty"`
+	Saturate []SatResult    `json:"saturate,omitempty"`
+	Steady   []SteadyResult `json:"steady,omitempty"`
+	// Failures lists every correctness check that failed, naming the
+	// generator. A run with failures exits non-zero.
+	Failures []string `json:"failures,omitempty"`
+}
+
+// SubjectInfo records what was measured, with its promises and ceiling.
+type SubjectInfo struct {
+	Name       string  `json:"name"`
+	Library    string  `json:"library"`
+	Peer       bool    `json:"peer"`
+	Strict     bool    `json:"strict"`
+	Nodes      int     `json:"nodes"`
+	CeilingIDs float64 `json:"ceiling_ids_per_sec,omitempty"`
+	TickNs     int64   `json:"tick_ns,omitempty"` // length of the layout's tick; 0 where it has none
+	Note       string  `json:"note,omitempty"`
+}
+
+// Latency summarises a latency histogram in nanoseconds. Hist keeps the
+// raw HdrHistogram counts so a later tool can merge or re-read it.
+type Latency struct {
+	Count int64   `json:"count"`
+	Mean  float64 `json:"mean_ns"`
+	P50   int64   `json:"p50_ns"`
+	P90   int64   `json:"p90_ns"`
+	P99   int64   `json:"p99_ns"`
+	P999  int64   `json:"p99_9_ns"`
+	P9999 int64   `json:"p99_99_ns"`
+	Max   int64   `json:"max_ns"`
+	Hist  *Hist   `json:"hist,omitempty"`
+}
+
+// Hist is an HdrHistogram snapshot as stored in results.
+type Hist struct {
+	LowestTrackableValue  int64   `json:"lowest"`
+	HighestTrackableValue int64   `json:"highest"`
+	SignificantFigures    int64   `json:"sigfigs"`
+	Counts                []int64 `json:"counts"`
+}
+
+// Contention is what slowed calls down, per ID issued.
+type Contention struct {
+	CASRetriesPerID  float64 `json:"cas_retries_per_id"`
+	TickWaitsPerID   float64 `json:"tick_waits_per_id"`
+	RewindWaitsPerID float64 `json:"rewind_waits_per_id"`
+	// MutexWaitNsPerID is /sync/mutex/wait/total:seconds over the run,
+	// per ID: time goroutines spent blocked on any sync.Mutex.
+	MutexWaitNsPerID float64 `json:"mutex_wait_ns_per_id"`
+	// SchedLatencyP99Ns is the p99 of /sched/latencies:seconds over the
+	// run: how long runnable goroutines waited for a P.
+	SchedLatencyP99Ns float64 `json:"sched_latency_p99_ns"`
+}
+
+// Counters are hardware (or software) event counts per ID. Source says
+// where they came from: "hardware", "software", or "unavailable: <reason>",
+// never a silent zero.
+type Counters struct {
+	Source string             `json:"source"`
+	PerID  map[string]float64 `json:"per_id,omitempty"`
+}
+
+// Check is the correctness verdict on the IDs a run issued.
+type Check struct {
+	IDs             int    `json:"ids"`
+	Duplicates      int    `json:"duplicates"`
+	OrderViolations int    `json:"order_violations"` // where the generator promises order
+	MaxPerTickNode  int    `json:"max_per_tick_node,omitempty"`
+	CeilingExceeded bool   `json:"ceiling_exceeded,omitempty"` // strict generators only
+	Errors          int    `json:"errors"`
+	FirstError      string `json:"first_error,omitempty"`
+}
+
+// OK reports whether the check found nothing wrong.
+func (c Check) OK() bool {
+	return c.Duplicates == 0 && c.OrderViolations == 0 && !c.CeilingExceeded && c.Errors == 0
+}
+
+// BurstResult is one subject's fan-out bursts: G goroutines released
+// together ask for N IDs in all, R times.
+type BurstResult struct {
+	Subject    string `json:"subject"`
+	Via        string `json:"via"` // "NextID" (one call per ID) or "NextIDs" (one batch per goroutine)
+	Goroutines int    `json:"goroutines"`
+	IDs        int    `json:"ids"`
+	Repeats    int    `json:"repeats"`
+	// MakespanNs is each repeat's time from the release to the last ID.
+	MakespanNs []int64 `json:"makespan_ns"`
+	// Ticks is each repeat's count of distinct ticks its IDs carry;
+	// FloorTicks the fewest the layout allows (0 where it has no ceiling).
+	Ticks      []int `json:"ticks"`
+	FloorTicks int   `json:"floor_ticks,omitempty"`
+	// LeadNs is each repeat's lead at the end: the newest embedded
+	// timestamp minus the wall clock (positive when IDs run ahead).
+	LeadNs     []int64    `json:"lead_ns"`
+	IDsPerSec  float64    `json:"ids_per_sec"` // N / median makespan
+	Latency    Latency    `json:"latency"`     // per call
+	Contention Contention `json:"contention"`
+	Counters   Counters   `json:"counters"`
+	Check      Check      `json:"check"`
+}
+
+// SatResult is one subject at one goroutine count of the saturate sweep.
+type SatResult struct {
+	Subject    string        `json:"subject"`
+	Goroutines int           `json:"goroutines"`
+	Duration   time.Duration `json:"duration_ns"`
+	// Samples is IDs/s per repeat; IDsPerSec their median.
+	Samples    []float64  `json:"samples"`
+	IDsPerSec  float64    `json:"ids_per_sec"`
+	CeilingPct float64    `json:"ceiling_pct,omitempty"`
+	LeadNs     int64      `json:"lead_ns"`
+	Latency    Latency    `json:"latency"`
+	Contention Contention `json:"contention"`
+	Check      Check      `json:"check"`
+}
+
+// SteadyResult is one subject driven open-loop at a target rate, latency
+// measured from each call's intended start so that a stall is not hidden.
+type SteadyResult struct {
+	Subject    string        `json:"subject"`
+	TargetRate float64       `json:"target_per_sec"`
+	Achieved   float64       `json:"achieved_per_sec"`
+	Duration   time.Duration `json:"duration_ns"`
+	Latency    Latency       `json:"latency"`
+	Check      Check         `json:"check"`
+}

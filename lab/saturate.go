@@ -1,0 +1,178 @@
+package lab
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/snowlab/snowlab/internal/mono"
+)
+
+// SatConfig shapes the saturate sweep: a closed loop of G goroutines for
+// Duration, Repeats times, for each G in Goroutines.
+type SatConfig struct {
+	Goroutines []int         // nil is 1, 2, 4, … up to 2 x GOMAXPROCS
+	Duration   time.Duration // per repeat; 0 is 200 ms
+	Repeats    int           // 0 is 3
+	// MaxIDs bounds the IDs kept for the correctness check per repeat;
+	// a repeat that fills it ends early (its rate stays honest: IDs over
+	// the time actually taken). 0 is 8 million.
+	MaxIDs int
+	// SampleEvery times one call in SampleEvery, so that the two clock
+	// reads of timing do not halve the throughput being measured. 0 is 64.
+	SampleEvery int
+}
+
+func (c SatConfig) withDefaults() SatConfig {
+	if len(c.Goroutines) == 0 {
+		c.Goroutines = Sweep(2 * runtime.GOMAXPROCS(0))
+	}
+	if c.Duration <= 0 {
+		c.Duration = 200 * time.Millisecond
+	}
+	if c.Repeats <= 0 {
+		c.Repeats = 3
+	}
+	if c.MaxIDs <= 0 {
+		c.MaxIDs = 8 << 20
+	}
+	if c.SampleEvery <= 0 {
+		c.SampleEvery = 64
+	}
+	return c
+}
+
+// Sweep returns 1, 2, 4, … up to and including top (top itself is added
+// when it is not a power of two).
+func Sweep(top int) []int {
+	var g []int
+	for n := 1; n < top; n *= 2 {
+		g = append(g, n)
+	}
+	return append(g, max(top, 1))
+}
+
+// Saturate runs s closed-loop with g goroutines and reports IDs/s per
+// repeat, sampled per-call latency, contention and the check.
+func Saturate(s Subject, g int, cfg SatConfig) (SatResult, error) {
+	cfg = cfg.withDefaults()
+	res := SatResult{Subject: s.Name, Goroutines: g, Duration: cfg.Duration}
+	perG := max(cfg.MaxIDs/g, 1)
+	streams := make([][]ID, g)
+	for i := range streams {
+		streams[i] = make([]ID, perG)
+	}
+	recs := make([]*Recorder, g)
+	for i := range recs {
+		recs[i] = NewRecorder()
+	}
+	var issued int
+	var st Contention
+	rt0 := ReadRuntime()
+	for r := 0; r < cfg.Repeats; r++ {
+		m, err := s.New()
+		if err != nil {
+			return res, fmt.Errorf("%s: %w", s.Name, err)
+		}
+		var stop atomic.Bool
+		var ready, done sync.WaitGroup
+		start := make(chan struct{})
+		counts := make([]int, g)
+		errs := make([]error, g)
+		ends := make([]int64, g)
+		for i := range g {
+			ready.Add(1)
+			done.Add(1)
+			go func() {
+				defer done.Done()
+				ids, rec, every := streams[i], recs[i], cfg.SampleEvery
+				ready.Done()
+				<-start
+				k := 0
+				for ; k < len(ids) && !stop.Load(); k++ {
+					var id ID
+					var err error
+					if k%every == 0 {
+						t := mono.Now()
+						id, err = m.Next()
+						rec.Record(mono.Now() - t)
+					} else {
+						id, err = m.Next()
+					}
+					if err != nil {
+						errs[i] = err
+						break
+					}
+					ids[k] = id
+				}
+				ends[i] = mono.Now()
+				counts[i] = k
+			}()
+		}
+		ready.Wait()
+		t0 := mono.Now()
+		close(start)
+		timer := time.AfterFunc(cfg.Duration, func() { stop.Store(true) })
+		done.Wait()
+		timer.Stop()
+		wall := time.Now()
+		elapsed := maxOf(ends) - t0
+		n := 0
+		nerr, first := 0, error(nil)
+		for i := range streams {
+			streams[i] = streams[i][:counts[i]]
+			n += counts[i]
+			if errs[i] != nil {
+				nerr++
+				first = cmpOr(first, errs[i])
+			}
+		}
+		res.Samples = append(res.Samples, float64(n)/(float64(elapsed)/1e9))
+		if lead := newestTime(streams, s).Sub(wall).Nanoseconds(); r == 0 || lead > res.LeadNs {
+			res.LeadNs = lead
+		}
+		ms := m.Stats()
+		st.CASRetriesPerID += float64(ms.CASRetries)
+		st.TickWaitsPerID += float64(ms.TickWaits)
+		st.RewindWaitsPerID += float64(ms.RewindWaits)
+		issued += n
+		res.Check = mergeChecks(res.Check, checker{s, m}.check(streams, nerr, first))
+		for i := range streams {
+			streams[i] = streams[i][:perG]
+		}
+	}
+	rt1 := ReadRuntime()
+	per := 1 / float64(max(issued, 1))
+	st.CASRetriesPerID *= per
+	st.TickWaitsPerID *= per
+	st.RewindWaitsPerID *= per
+	st.MutexWaitNsPerID, st.SchedLatencyP99Ns = RuntimeDelta(rt0, rt1, issued)
+	res.Contention = st
+	res.Latency = Merge(recs)
+	res.IDsPerSec = median(res.Samples)
+	if c := s.Ceiling(); c > 0 {
+		res.CeilingPct = 100 * res.IDsPerSec / c
+	}
+	return res, nil
+}
+
+// newestTime is the newest embedded time among the IDs: the last of each
+// stream where the subject promises increasing IDs per caller, every ID
+// otherwise.
+func newestTime(streams [][]ID, s Subject) time.Time {
+	var newest time.Time
+	for _, ids := range streams {
+		scan := ids
+		if s.Order == OrderCaller && len(ids) > 0 {
+			scan = ids[len(ids)-1:]
+		}
+		for _, id := range scan {
+			if t, _ := s.Decode(id); t.After(newest) {
+				newest = t
+			}
+		}
+	}
+	return newest
+}

@@ -1,0 +1,123 @@
+package lab
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/snowlab/snowlab/internal/mono"
+)
+
+// SteadyConfig shapes the open-loop workload: calls scheduled at Rate per
+// second for Duration, served by Workers goroutines.
+type SteadyConfig struct {
+	Rate     float64       // calls per second; 0 is 1,000,000
+	Duration time.Duration // 0 is 500 ms
+	Workers  int           // 0 is GOMAXPROCS
+}
+
+func (c SteadyConfig) withDefaults() SteadyConfig {
+	if c.Rate <= 0 {
+		c.Rate = 1_000_000
+	}
+	if c.Duration <= 0 {
+		c.Duration = 500 * time.Millisecond
+	}
+	if c.Workers <= 0 {
+		c.Workers = runtime.GOMAXPROCS(0)
+	}
+	return c
+}
+
+// Steady drives s open-loop: call i is due at start + i/Rate whether or not
+// earlier calls have returned, and its latency is measured from when it was
+// due, not from when a worker got to it. A generator that stalls for a
+// millisecond therefore shows the whole backlog it caused in the tail,
+// instead of the one slow call a closed loop would record (coordinated
+// omission).
+func Steady(s Subject, cfg SteadyConfig) (SteadyResult, error) {
+	cfg = cfg.withDefaults()
+	res := SteadyResult{Subject: s.Name, TargetRate: cfg.Rate, Duration: cfg.Duration}
+	total := int64(cfg.Rate * cfg.Duration.Seconds())
+	if total < 1 {
+		return res, fmt.Errorf("steady: rate %v over %v schedules no call", cfg.Rate, cfg.Duration)
+	}
+	m, err := s.New()
+	if err != nil {
+		return res, fmt.Errorf("%s: %w", s.Name, err)
+	}
+	interval := float64(time.Second) / cfg.Rate
+	streams := make([][]ID, cfg.Workers)
+	recs := make([]*Recorder, cfg.Workers)
+	errs := make([]error, cfg.Workers)
+	for i := range streams {
+		streams[i] = make([]ID, 0, total/int64(cfg.Workers)+1)
+		recs[i] = NewRecorder()
+	}
+	var nextCall atomic.Int64
+	var ready, done sync.WaitGroup
+	startCh := make(chan struct{})
+	var t0 int64
+	for w := range cfg.Workers {
+		ready.Add(1)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			ready.Done()
+			<-startCh
+			ids, rec := streams[w], recs[w]
+			for {
+				i := nextCall.Add(1) - 1
+				if i >= total {
+					break
+				}
+				due := t0 + int64(float64(i)*interval)
+				waitUntil(due)
+				id, err := m.Next()
+				rec.Record(mono.Now() - due)
+				if err != nil {
+					errs[w] = err
+					break
+				}
+				ids = append(ids, id)
+			}
+			streams[w] = ids
+		}()
+	}
+	ready.Wait()
+	t0 = mono.Now()
+	close(startCh)
+	done.Wait()
+	elapsed := mono.Now() - t0
+	n, nerr, first := 0, 0, error(nil)
+	for i := range streams {
+		n += len(streams[i])
+		if errs[i] != nil {
+			nerr++
+			first = cmpOr(first, errs[i])
+		}
+	}
+	res.Achieved = float64(n) / (float64(elapsed) / 1e9)
+	res.Latency = Merge(recs)
+	res.Check = checker{s, m}.check(streams, nerr, first)
+	return res, nil
+}
+
+// waitUntil returns at monotonic time due: sleeping while it is far, then
+// yielding, so a worker neither oversleeps a due call nor burns a core
+// waiting for one long in the future.
+func waitUntil(due int64) {
+	for {
+		d := due - mono.Now()
+		switch {
+		case d <= 0:
+			return
+		case d > 2*int64(time.Millisecond):
+			time.Sleep(time.Duration(d) - time.Millisecond)
+		default:
+			runtime.Gosched()
+		}
+	}
+}

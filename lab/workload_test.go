@@ -1,0 +1,175 @@
+package lab
+
+import (
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/snowlab/snowlab"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func ownSubject(t *testing.T, name string) Subject {
+	t.Helper()
+	for _, s := range Own(1) {
+		if s.Name == name {
+			return s
+		}
+	}
+	t.Fatalf("no subject %q", name)
+	return Subject{}
+}
+
+// broken hands out the same ID twice in every hundred, the failure the
+// lab exists to catch.
+type broken struct{ n atomic.Uint64 }
+
+func (b *broken) Next() (ID, error) {
+	v := b.n.Add(1)
+	if v%100 == 0 {
+		v--
+	}
+	return ID{Lo: v << 22}, nil
+}
+
+func (b *broken) Fill(dst []ID) (int, error) {
+	for i := range dst {
+		dst[i], _ = b.Next()
+	}
+	return len(dst), nil
+}
+
+func (b *broken) Stats() snowlab.Stats { return snowlab.Stats{} }
+
+func brokenSubject() Subject {
+	return Subject{
+		Name: "broken", Order: OrderNone,
+		Decode: func(id ID) (time.Time, int) { return time.UnixMilli(int64(id.Lo >> 22)), 0 },
+		New:    func() (Minter, error) { return &broken{}, nil },
+	}
+}
+
+func TestOwnSubjects(t *testing.T) {
+	subs := Own(1)
+	require.Len(t, subs, 8)
+	names := map[string]bool{}
+	for _, s := range subs {
+		assert.False(t, names[s.Name], "duplicate name %s", s.Name)
+		names[s.Name] = true
+		m, err := s.New()
+		require.NoError(t, err, s.Name)
+		id, err := m.Next()
+		require.NoError(t, err, s.Name)
+		tm, node := s.Decode(id)
+		assert.WithinDuration(t, time.Now(), tm, 2*time.Second, s.Name)
+		assert.GreaterOrEqual(t, node, 1, s.Name)
+	}
+}
+
+// TestFillWidensInPlace: the batch path's in-place widening keeps every ID
+// and its order, for sizes around the edges of the trick.
+func TestFillWidensInPlace(t *testing.T) {
+	s := ownSubject(t, "atomicgen/monotonic")
+	m, err := s.New()
+	require.NoError(t, err)
+	for _, n := range []int{0, 1, 2, 3, 4096, 10_001} {
+		dst := make([]ID, n)
+		got, err := m.Fill(dst)
+		require.NoError(t, err)
+		require.Equal(t, n, got)
+		for i := 1; i < n; i++ {
+			require.True(t, dst[i-1].Less(dst[i]), "n=%d i=%d", n, i)
+			require.Zero(t, dst[i].Hi)
+		}
+	}
+}
+
+func TestBurstOwn(t *testing.T) {
+	for _, name := range []string{"mutexgen/strict", "atomicgen/monotonic", "shardedgen/node-per-shard/strict"} {
+		for _, batch := range []bool{false, true} {
+			s := ownSubject(t, name)
+			r, err := Burst(s, BurstConfig{IDs: 20_000, Goroutines: 8, Repeats: 2, Pause: time.Millisecond, Batch: batch}, nil)
+			require.NoError(t, err)
+			assert.True(t, r.Check.OK(), "%s: %+v", name, r.Check)
+			assert.Equal(t, 40_000, r.Check.IDs)
+			assert.Len(t, r.MakespanNs, 2)
+			assert.Len(t, r.Ticks, 2)
+			assert.Positive(t, r.IDsPerSec)
+			if s.Strict {
+				assert.Equal(t, (20_000+4096*s.Nodes-1)/(4096*s.Nodes), r.FloorTicks)
+				for _, ticks := range r.Ticks {
+					assert.GreaterOrEqual(t, ticks, r.FloorTicks, "a strict generator cannot beat the floor")
+				}
+				assert.LessOrEqual(t, r.Check.MaxPerTickNode, 4096)
+			}
+			if batch {
+				assert.Equal(t, int64(16), r.Latency.Count, "one latency per batch call")
+			} else {
+				assert.Equal(t, int64(40_000), r.Latency.Count)
+			}
+		}
+	}
+}
+
+func TestSaturateOwn(t *testing.T) {
+	s := ownSubject(t, "atomicgen/strict")
+	r, err := Saturate(s, 2, SatConfig{Duration: 20 * time.Millisecond, Repeats: 2})
+	require.NoError(t, err)
+	assert.True(t, r.Check.OK(), "%+v", r.Check)
+	assert.Len(t, r.Samples, 2)
+	assert.Positive(t, r.IDsPerSec)
+	assert.Positive(t, r.CeilingPct)
+	assert.Positive(t, r.Latency.Count)
+}
+
+func TestSteadyOwn(t *testing.T) {
+	s := ownSubject(t, "shardedgen/split-sequence/monotonic")
+	r, err := Steady(s, SteadyConfig{Rate: 100_000, Duration: 50 * time.Millisecond, Workers: 2})
+	require.NoError(t, err)
+	assert.True(t, r.Check.OK(), "%+v", r.Check)
+	assert.Equal(t, 5000, r.Check.IDs)
+	assert.Positive(t, r.Achieved)
+}
+
+// TestChecksCatchDuplicates: every workload finds a generator's duplicates
+// and the suite names it among the failures.
+func TestChecksCatchDuplicates(t *testing.T) {
+	s := brokenSubject()
+	b, err := Burst(s, BurstConfig{IDs: 1000, Goroutines: 4, Repeats: 1}, nil)
+	require.NoError(t, err)
+	assert.Positive(t, b.Check.Duplicates)
+	sat, err := Saturate(s, 2, SatConfig{Duration: 5 * time.Millisecond, Repeats: 1})
+	require.NoError(t, err)
+	assert.Positive(t, sat.Check.Duplicates)
+
+	run, err := Suite{Subjects: []Subject{s}, Workloads: Workloads{Burst: true},
+		Burst: BurstConfig{IDs: 500, Goroutines: 2, Repeats: 1}}.Run()
+	require.NoError(t, err)
+	require.Len(t, run.Failures, 1)
+	assert.Contains(t, run.Failures[0], "broken")
+	assert.Contains(t, run.Failures[0], "duplicates")
+}
+
+func TestCheckOrderAndCeiling(t *testing.T) {
+	s := Subject{Name: "x", Strict: true, Order: OrderCaller, PerTick: 2, Tick: time.Millisecond,
+		Decode: func(id ID) (time.Time, int) { return time.UnixMilli(int64(id.Lo >> 8)), int(id.Lo>>4) & 15 }}
+	c := checker{s: s}.check([][]ID{
+		{{Lo: 1<<8 | 1<<4 | 0}, {Lo: 1<<8 | 1<<4 | 1}, {Lo: 1<<8 | 1<<4 | 2}}, // 3 in one tick: over 2
+		{{Lo: 5 << 8}, {Lo: 4 << 8}},                                      // decreasing
+	}, 1, errors.New("boom"))
+	assert.Equal(t, 5, c.IDs)
+	assert.Equal(t, 1, c.OrderViolations)
+	assert.Zero(t, c.Duplicates)
+	assert.Equal(t, 3, c.MaxPerTickNode)
+	assert.True(t, c.CeilingExceeded)
+	assert.Equal(t, "boom", c.FirstError)
+	assert.False(t, c.OK())
+}
+
+func TestSweep(t *testing.T) {
+	assert.Equal(t, []int{1}, Sweep(1))
+	assert.Equal(t, []int{1, 2, 4}, Sweep(4))
+	assert.Equal(t, []int{1, 2, 4, 6}, Sweep(6))
+}
