@@ -157,7 +157,7 @@ func TestCheckOrderAndCeiling(t *testing.T) {
 		Decode: func(id ID) (time.Time, int) { return time.UnixMilli(int64(id.Lo >> 8)), int(id.Lo>>4) & 15 }}
 	c := checker{s: s}.check([][]ID{
 		{{Lo: 1<<8 | 1<<4 | 0}, {Lo: 1<<8 | 1<<4 | 1}, {Lo: 1<<8 | 1<<4 | 2}}, // 3 in one tick: over 2
-		{{Lo: 5 << 8}, {Lo: 4 << 8}},                                      // decreasing
+		{{Lo: 5 << 8}, {Lo: 4 << 8}},                                          // decreasing
 	}, 1, errors.New("boom"))
 	assert.Equal(t, 5, c.IDs)
 	assert.Equal(t, 1, c.OrderViolations)

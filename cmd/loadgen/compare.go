@@ -128,4 +128,3 @@ func newestJSON(dir string) (string, error) {
 	sort.Strings(matches)
 	return matches[len(matches)-1], nil
 }
-

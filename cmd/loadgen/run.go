@@ -289,4 +289,3 @@ func (p *progress) finish() {
 		_ = p.bar.Finish()
 	}
 }
-
