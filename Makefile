@@ -3,7 +3,7 @@ GO ?= go
 BENCHTIME ?= 1s
 COUNT ?= 6
 
-.PHONY: all test vet fmt race bench bench-generators ci
+.PHONY: all test vet fmt race bench bench-generators ci lab bench-check
 
 all: test
 
@@ -29,3 +29,11 @@ bench-generators:
 	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -count $(COUNT) ./mutexgen ./atomicgen ./shardedgen | tee bench.txt
 
 ci: test
+
+## lab: the performance lab's standard suite; writes results/
+lab:
+	$(GO) run ./cmd/loadgen
+
+## bench-check: the regression gate against results/baseline
+bench-check:
+	$(GO) run ./cmd/loadgen check -q

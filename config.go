@@ -57,6 +57,13 @@ type Config struct {
 	// MaxLead (Monotonic only) is how far the embedded time may run ahead of
 	// the clock before a call waits for the clock; 0 is unbounded.
 	MaxLead time.Duration
+	// Fence, when set, is the node id's reservation (see nodeid): IDs are
+	// minted only inside it.
+	Fence *Fence
+	// MaxFloorWait bounds how long New waits for the clock to pass the
+	// previous holder's reservation (Fence.Floor) before it refuses with
+	// ErrClockBackwards: 0 is DefaultMaxFloorWait, negative never waits.
+	MaxFloorWait time.Duration
 }
 
 // Stats counts the slow paths a generator took since it was made.

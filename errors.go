@@ -17,4 +17,8 @@ var (
 	ErrInvalidLayout = errors.New("snowlab: invalid layout")
 	// ErrInvalidID: text, JSON or a database value that is not an ID.
 	ErrInvalidID = errors.New("snowlab: invalid ID")
+	// ErrNoReservation: the next ID would carry a time past the node id's
+	// reservation (Fence.Until), or the reservation was revoked because
+	// the lease on the node id was lost.
+	ErrNoReservation = errors.New("snowlab: outside the node id's reservation")
 )

@@ -37,7 +37,12 @@ func New(cfg snowlab.Config) (*Generator, error) {
 	if err := engine.CheckNodes(r.Layout(), cfg.Node, 1); err != nil {
 		return nil, err
 	}
-	return &Generator{rules: r, space: r.Space(cfg.Node, 0, r.SeqCap())}, nil
+	if err := r.WaitFloor(); err != nil {
+		return nil, err
+	}
+	g := &Generator{rules: r, space: r.Space(cfg.Node, 0, r.SeqCap())}
+	g.state.Store(r.InitialState())
+	return g, nil
 }
 
 // NextID returns a new ID.

@@ -111,6 +111,12 @@ func New(cfg Config) (*Generator, error) {
 	default:
 		return nil, fmt.Errorf("shardedgen: unknown mode %d", int(cfg.Mode))
 	}
+	if err := r.WaitFloor(); err != nil {
+		return nil, err
+	}
+	for i := range g.shards {
+		g.shards[i].state.Store(r.InitialState())
+	}
 	return g, nil
 }
 

@@ -76,6 +76,8 @@ func allCases() []testCase {
 		{name: "BadConfig", run: testBadConfig},
 		{name: "NextIDsBatches", run: testBatches},
 		{name: "ConcurrentUniqueAndOrdered", run: testConcurrent},
+		{name: "ReservationUntil", run: testReservationUntil},
+		{name: "ReservationFloor", run: testReservationFloor},
 		{name: "ZeroAllocs", run: testZeroAllocs, serial: true},
 	}
 }

@@ -9,6 +9,7 @@ const (
 	waitRewind               // the clock is behind the last tick: wait it out
 	refuse                   // the clock is too far behind: ErrClockBackwards
 	overflow                 // the tick is outside the layout's window
+	unreserved               // the tick is past the node id's reservation
 )
 
 type plan struct {
@@ -48,6 +49,9 @@ func (r *Rules) plan(s uint64, now int64, want int, cap uint64) plan {
 		}
 		return plan{act: waitTick, tick: t + 1}
 	}
+	if r.fenced(t) {
+		return plan{act: unreserved, tick: t}
+	}
 	count := uint64(want)
 	if free := cap - n; count > free {
 		count = free
@@ -57,22 +61,28 @@ func (r *Rules) plan(s uint64, now int64, want int, cap uint64) plan {
 
 // planMonotonic runs the logical clock max(last, now): it hands out the rest
 // of tick t and then borrows whole ticks ahead, up to the layout's last
-// tick and, when MaxLead is set, up to now+MaxLead.
+// tick, the end of the reservation and, when MaxLead is set, now+MaxLead.
 func (r *Rules) planMonotonic(t int64, n uint64, now int64, want int, cap uint64) plan {
 	limit := r.maxTick
+	if reserved := r.lastReserved(); reserved < limit {
+		limit = reserved
+	}
 	if r.leadBound && now+r.leadTicks < limit {
 		limit = now + r.leadTicks
 	}
 	if t > limit || (t == limit && n == cap) {
-		if limit == r.maxTick {
-			return plan{act: overflow, tick: t + 1}
-		}
-		// Ahead of the clock by MaxLead: wait until issuing the next
-		// free tick would be within the lead again.
 		next := t
 		if n == cap {
 			next++
 		}
+		switch {
+		case next > r.maxTick:
+			return plan{act: overflow, tick: next}
+		case next > r.lastReserved():
+			return plan{act: unreserved, tick: next}
+		}
+		// Ahead of the clock by MaxLead: wait until issuing the next
+		// free tick would be within the lead again.
 		return plan{act: waitTick, tick: next - r.leadTicks}
 	}
 	avail := uint64(limit-t)*cap + (cap - n)

@@ -24,6 +24,8 @@ type Rules struct {
 	maxWaitNs int64 // largest rewind waited out; negative refuses all
 	leadBound bool
 	leadTicks int64
+	fence     *snowlab.Fence // nil: no reservation
+	floorWait time.Duration  // how long New waits for the clock to pass the fence's floor
 	// addOK says fetch-add may be used on a state word: an add that lands
 	// on a spent tick overshoots the count by one, and every caller
 	// overshoots at most once per tick, so the count bits need room for
@@ -68,6 +70,11 @@ func Compile(cfg snowlab.Config) (*Rules, error) {
 		maxWaitNs: int64(maxWait),
 		leadBound: cfg.Policy == snowlab.Monotonic && cfg.MaxLead > 0,
 		leadTicks: int64(cfg.MaxLead / l.Unit),
+		fence:     cfg.Fence,
+		floorWait: cfg.MaxFloorWait,
+	}
+	if r.floorWait == 0 {
+		r.floorWait = snowlab.DefaultMaxFloorWait
 	}
 	r.nMask = 1<<r.nShift - 1
 	r.addOK = r.nMask+1-r.seqCap >= 1<<20
@@ -134,6 +141,25 @@ func (r *Rules) unpack(s uint64) (tick int64, n uint64) {
 
 // tickStart is the Unix nanosecond at which tick begins.
 func (r *Rules) tickStart(tick int64) int64 { return r.epochNs + tick*r.unitNs }
+
+// fenced reports whether tick reaches past the reservation: an ID may carry
+// tick only when the whole tick ends at or before Fence.Until.
+func (r *Rules) fenced(tick int64) bool {
+	return r.fence != nil && r.tickStart(tick+1) > r.fence.Until()
+}
+
+// lastReserved is the last tick the reservation covers, or maxTick
+// without one. It is below 0 once the reservation is revoked.
+func (r *Rules) lastReserved() int64 {
+	if r.fence == nil {
+		return r.maxTick
+	}
+	u := r.fence.Until()
+	if u <= r.epochNs {
+		return -1
+	}
+	return min((u-r.epochNs)/r.unitNs-1, r.maxTick)
+}
 
 // Contains reports whether node and seq belong to the space.
 func (sp Space) Contains(node int, seq uint64) bool {

@@ -29,7 +29,7 @@ func (r *Rules) Next(c *atomic.Uint64, sp Space, ctr *Counters) (snowlab.ID, err
 	t := int64(s >> r.nShift)
 	switch {
 	case now > t:
-		if now > r.maxTick {
+		if now > r.maxTick || r.fenced(now) {
 			break
 		}
 		if c.CompareAndSwap(s, r.pack(now, 1)) {
@@ -38,7 +38,7 @@ func (r *Rules) Next(c *atomic.Uint64, sp Space, ctr *Counters) (snowlab.ID, err
 		ctr.casRetries.Add(1)
 		s = c.Load()
 		now, ns = r.now()
-	case s&r.nMask < sp.cap && (now == t || r.reusable(t, now)):
+	case s&r.nMask < sp.cap && (now == t || r.reusable(t, now)) && !r.fenced(t):
 		if !r.addOK {
 			if c.CompareAndSwap(s, s+1) {
 				return r.compose(t, s&r.nMask, sp), nil
@@ -110,12 +110,23 @@ func (r *Rules) take(c Cell, sp Space, ctr *Counters, dst []snowlab.ID, s uint64
 			t, _ := r.unpack(s)
 			return done, fmt.Errorf("%w: node %d: clock went back %v (tick %d after %d), more than MaxWait %v",
 				snowlab.ErrClockBackwards, sp.node, time.Duration((t-now)*r.unitNs), now, t, r.maxWait())
+		case unreserved:
+			return done, fmt.Errorf("%w: node %d: tick %d (%v) ends after the reservation's end %v",
+				snowlab.ErrNoReservation, sp.node, p.tick, time.Unix(0, r.tickStart(p.tick)).UTC(), r.reservationEnd())
 		case overflow:
 			return done, fmt.Errorf("%w: node %d: tick %d (%v) is outside the layout's window [%v, %v)",
 				snowlab.ErrOverflow, sp.node, p.tick, time.Unix(0, ns).UTC(), r.layout.Epoch, r.layout.Horizon())
 		}
 	}
 	return done, nil
+}
+
+// reservationEnd describes Fence.Until for an error message.
+func (r *Rules) reservationEnd() string {
+	if r.fence.Revoked() {
+		return "(revoked: the lease was lost)"
+	}
+	return time.Unix(0, r.fence.Until()).UTC().String()
 }
 
 func (r *Rules) maxWait() time.Duration {

@@ -1,0 +1,85 @@
+package conformance
+
+import (
+	"testing"
+	"time"
+
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/clocksrc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const msNs = int64(time.Millisecond)
+
+// testReservationUntil: no ID carries a tick that ends after Fence.Until;
+// reaching it is ErrNoReservation until the lease extends the fence, and a
+// revoked fence stops everything.
+func testReservationUntil(t *testing.T, s Suite) {
+	base := (epochMs + 1000) * msNs
+	forPolicies(t, func(t *testing.T, p snowlab.Policy) {
+		fence := snowlab.NewFence(0, base+5*msNs) // ticks base .. base+4 ms are reserved
+		g := s.gen(t, snowlab.Config{Policy: p, Fence: fence, Clock: stepClock(base-msNs, msNs)})
+		var ids []snowlab.ID
+		var err error
+		for err == nil && len(ids) < 100 {
+			var id snowlab.ID
+			if id, err = g.NextID(); err == nil {
+				ids = append(ids, id)
+			}
+		}
+		require.ErrorIs(t, err, snowlab.ErrNoReservation)
+		requireUnique(t, ids)
+		limit := time.Unix(0, fence.Until())
+		for _, id := range ids {
+			end := snowlab.DefaultLayout.Decode(id).Time.Add(time.Millisecond)
+			require.False(t, end.After(limit), "id %d ends at %v, after the reservation %v", id, end, limit)
+		}
+
+		fence.Extend(base + 1000*msNs)
+		next(t, g)
+		fence.Revoke()
+		_, err = g.NextID()
+		require.ErrorIs(t, err, snowlab.ErrNoReservation)
+		n, err := g.NextIDs(make([]snowlab.ID, 10))
+		require.ErrorIs(t, err, snowlab.ErrNoReservation)
+		assert.Zero(t, n)
+	})
+
+	// Monotonic on a frozen clock borrows up to the reservation, never past.
+	fence := snowlab.NewFence(0, base+3*msNs)
+	g := s.gen(t, snowlab.Config{Policy: snowlab.Monotonic, Fence: fence, Clock: clocksrc.FixedMillis(base / msNs)})
+	dst := make([]snowlab.ID, 5*4096*s.nodesUsed())
+	n, err := g.NextIDs(dst)
+	require.ErrorIs(t, err, snowlab.ErrNoReservation)
+	if !s.multi() {
+		assert.Equal(t, 3*4096, n, "three reserved ticks, then stop")
+	}
+	for _, id := range dst[:n] {
+		require.Less(t, snowlab.DefaultLayout.Decode(id).Time.UnixNano(), base+3*msNs)
+	}
+}
+
+// testReservationFloor: a generator never mints in time its predecessor
+// may have used. New waits for a clock a little behind the floor, refuses
+// one far behind, and even with the clock in the floor's own tick the first
+// ID starts at or after the floor.
+func testReservationFloor(t *testing.T, s Suite) {
+	floor := (epochMs+2000)*msNs + msNs/2 // half-way through a tick
+	forPolicies(t, func(t *testing.T, p snowlab.Policy) {
+		// 300 µs a read from 3 ms before the floor: New waits it out.
+		clock := stepClock(floor-3*msNs, 300_000)
+		g := s.gen(t, snowlab.Config{Policy: p, Fence: snowlab.NewFence(floor, floor+time.Hour.Nanoseconds()), Clock: clock})
+		first := next(t, g)
+		assert.GreaterOrEqual(t, snowlab.DefaultLayout.Decode(first).Time.UnixNano(), floor,
+			"the first ID starts at or after the predecessor's reservation")
+
+		// Far behind: refuse at once rather than freeze the start.
+		_, err := s.New(snowlab.Config{Policy: p, MaxFloorWait: 50 * time.Millisecond,
+			Fence: snowlab.NewFence(floor, floor+msNs), Clock: clocksrc.FixedMillis(floor/msNs - 3_600_000)})
+		require.ErrorIs(t, err, snowlab.ErrClockBackwards)
+		_, err = s.New(snowlab.Config{Policy: p, MaxFloorWait: -1,
+			Fence: snowlab.NewFence(floor, floor+msNs), Clock: clocksrc.FixedMillis(floor/msNs - 1)})
+		require.ErrorIs(t, err, snowlab.ErrClockBackwards, "negative MaxFloorWait never waits")
+	})
+}
