@@ -2,6 +2,7 @@ package snowlab
 
 import (
 	"math"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -26,6 +27,9 @@ import (
 type Fence struct {
 	floor int64
 	until atomic.Int64
+
+	mu       sync.Mutex
+	trackers []func() int64
 }
 
 // NewFence returns a fence with the predecessor's reserved-until floor and
@@ -67,3 +71,29 @@ func (f *Fence) Revoked() bool { return f.until.Load() == math.MinInt64 }
 // clock to pass the previous holder's reservation when Config.MaxFloorWait
 // is 0.
 const DefaultMaxFloorWait = 10 * time.Second
+
+// Track registers last, which reports the end (Unix nanoseconds) of the
+// last tick a generator has claimed. Generators call it when they are
+// built with this fence; LastEnd reads them all.
+func (f *Fence) Track(last func() int64) {
+	f.mu.Lock()
+	f.trackers = append(f.trackers, last)
+	f.mu.Unlock()
+}
+
+// LastEnd is the latest tick end any tracked generator has claimed, at
+// least Floor; ok is false when no generator is tracked (nothing is known).
+// After Revoke it is final: a generator hands out an ID only if the fence
+// was not revoked after the ID's tick was claimed, so every ID ever handed
+// out ends at or before LastEnd. A lease stores it as the node id's
+// reserved-until on a graceful release, so that a successor waits only for
+// the time that was really used.
+func (f *Fence) LastEnd() (end int64, ok bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	end = f.floor
+	for _, last := range f.trackers {
+		end = max(end, last())
+	}
+	return end, len(f.trackers) > 0
+}

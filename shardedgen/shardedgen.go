@@ -117,6 +117,15 @@ func New(cfg Config) (*Generator, error) {
 	for i := range g.shards {
 		g.shards[i].state.Store(r.InitialState())
 	}
+	if f := cfg.Fence; f != nil {
+		f.Track(func() int64 {
+			end := int64(0)
+			for i := range g.shards {
+				end = max(end, r.LastEnd(&g.shards[i].state))
+			}
+			return end
+		})
+	}
 	return g, nil
 }
 

@@ -78,6 +78,7 @@ func allCases() []testCase {
 		{name: "ConcurrentUniqueAndOrdered", run: testConcurrent},
 		{name: "ReservationUntil", run: testReservationUntil},
 		{name: "ReservationFloor", run: testReservationFloor},
+		{name: "ReservationLastEnd", run: testReservationLastEnd},
 		{name: "ZeroAllocs", run: testZeroAllocs, serial: true},
 	}
 }

@@ -83,3 +83,42 @@ func testReservationFloor(t *testing.T, s Suite) {
 		require.ErrorIs(t, err, snowlab.ErrClockBackwards, "negative MaxFloorWait never waits")
 	})
 }
+
+// testReservationLastEnd: after Revoke, Fence.LastEnd covers every ID the
+// generator handed out (what a graceful release stores for the successor),
+// even with callers racing the revocation.
+func testReservationLastEnd(t *testing.T, s Suite) {
+	forPolicies(t, func(t *testing.T, p snowlab.Policy) {
+		fence := snowlab.NewFence(0, time.Now().Add(time.Hour).UnixNano())
+		g := s.gen(t, snowlab.Config{Policy: p, Fence: fence})
+		const workers = 4
+		out := make([][]snowlab.ID, workers)
+		done := make(chan struct{})
+		for i := range workers {
+			go func() {
+				defer func() { done <- struct{}{} }()
+				for {
+					id, err := g.NextID()
+					if err != nil {
+						assert.ErrorIs(t, err, snowlab.ErrNoReservation)
+						return
+					}
+					out[i] = append(out[i], id)
+				}
+			}()
+		}
+		time.Sleep(5 * time.Millisecond) // let the workers mint, then revoke under them
+		fence.Revoke()
+		for range workers {
+			<-done
+		}
+		end, ok := fence.LastEnd()
+		require.True(t, ok, "the generator registered itself")
+		for _, ids := range out {
+			for _, id := range ids {
+				tickEnd := snowlab.DefaultLayout.Decode(id).Time.Add(time.Millisecond).UnixNano()
+				require.LessOrEqual(t, tickEnd, end, "id %d ends after LastEnd", id)
+			}
+		}
+	})
+}

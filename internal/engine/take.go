@@ -33,7 +33,7 @@ func (r *Rules) Next(c *atomic.Uint64, sp Space, ctr *Counters) (snowlab.ID, err
 			break
 		}
 		if c.CompareAndSwap(s, r.pack(now, 1)) {
-			return r.compose(now, 0, sp), nil
+			return r.handOut(r.compose(now, 0, sp))
 		}
 		ctr.casRetries.Add(1)
 		s = c.Load()
@@ -41,7 +41,7 @@ func (r *Rules) Next(c *atomic.Uint64, sp Space, ctr *Counters) (snowlab.ID, err
 	case s&r.nMask < sp.cap && (now == t || r.reusable(t, now)) && !r.fenced(t):
 		if !r.addOK {
 			if c.CompareAndSwap(s, s+1) {
-				return r.compose(t, s&r.nMask, sp), nil
+				return r.handOut(r.compose(t, s&r.nMask, sp))
 			}
 			ctr.casRetries.Add(1)
 		} else {
@@ -52,7 +52,7 @@ func (r *Rules) Next(c *atomic.Uint64, sp Space, ctr *Counters) (snowlab.ID, err
 			// so an unspent count there is as good an ID as the one
 			// aimed at.
 			if n := old & r.nMask; n < sp.cap {
-				return r.compose(int64(old>>r.nShift), n, sp), nil
+				return r.handOut(r.compose(int64(old>>r.nShift), n, sp))
 			}
 		}
 		s = c.Load()
@@ -96,6 +96,9 @@ func (r *Rules) take(c Cell, sp Space, ctr *Counters, dst []snowlab.ID, s uint64
 		switch p.act {
 		case issue:
 			if c.CompareAndSwap(s, p.next) {
+				if r.revoked() {
+					return done, r.revokedErr(sp)
+				}
 				r.fill(dst[done:done+p.count], p.tick, p.n, sp)
 				done += p.count
 			} else {
@@ -119,6 +122,30 @@ func (r *Rules) take(c Cell, sp Space, ctr *Counters, dst []snowlab.ID, s uint64
 		}
 	}
 	return done, nil
+}
+
+// handOut returns id unless the reservation was revoked meanwhile. The
+// check comes after the state word was advanced: an ID is handed out only
+// if its tick was claimed before any revocation, which is what lets
+// Fence.LastEnd, read after Revoke, cover every ID ever handed out.
+func (r *Rules) handOut(id snowlab.ID) (snowlab.ID, error) {
+	if r.revoked() {
+		return 0, fmt.Errorf("%w: the lease on the node id was lost or released", snowlab.ErrNoReservation)
+	}
+	return id, nil
+}
+
+func (r *Rules) revoked() bool { return r.fence != nil && r.fence.Revoked() }
+
+func (r *Rules) revokedErr(sp Space) error {
+	return fmt.Errorf("%w: node %d: the lease on the node id was lost or released", snowlab.ErrNoReservation, sp.node)
+}
+
+// LastEnd is the end (Unix ns) of the last tick the state word c claimed;
+// generators register it with Fence.Track.
+func (r *Rules) LastEnd(c Cell) int64 {
+	t, _ := r.unpack(c.Load())
+	return r.tickStart(t + 1)
 }
 
 // reservationEnd describes Fence.Until for an error message.

@@ -1,0 +1,234 @@
+package nodeid
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/clocksrc"
+)
+
+// ErrNoFreeSlot: every node id the layout allows is held by someone else.
+var ErrNoFreeSlot = errors.New("nodeid: no free node id")
+
+// ErrLost: the store says this lease is gone (expired, or taken by another
+// holder). Its fence is revoked: generators using it stop.
+var ErrLost = errors.New("nodeid: lease lost")
+
+// Store hands out node-id slots and keeps each slot's reserved-until time.
+type Store interface {
+	// Acquire takes count consecutive free slots among 0..maxNode and
+	// returns the claim on them. It must make them unavailable to other
+	// holders before it returns, and report the previous holders'
+	// reserved-until (the latest over the slots).
+	Acquire(ctx context.Context, count, maxNode int) (Claim, error)
+}
+
+// Claim is a store's hold on slots.
+type Claim interface {
+	// First and Count are the node ids held.
+	First() int
+	Count() int
+	// Floor is the previous holders' reserved-until, Unix nanoseconds (0
+	// when the slots were never held).
+	Floor() int64
+	// Token is a fencing token: it grows with every new holder of a slot,
+	// so a store operation can be guarded against a zombie holder.
+	Token() int64
+	// Reserve makes until durable as the slots' reserved-until. It must
+	// fail when the claim is no longer held.
+	Reserve(ctx context.Context, until int64) error
+	// Lost is closed when the store knows the claim is gone.
+	Lost() <-chan struct{}
+	// Release stores until as the final reserved-until and frees the slots.
+	Release(ctx context.Context, until int64) error
+}
+
+// Options shape a lease.
+type Options struct {
+	// Count is how many consecutive node ids to hold (a shardedgen in
+	// NodePerShard mode needs one per shard); 0 is 1.
+	Count int
+	// Layout bounds the node ids; the zero Layout is the default.
+	Layout snowlab.Layout
+	// Window is how far ahead of the clock the reservation is kept; 0 is
+	// DefaultWindow. A holder cut off from its store mints for at most
+	// this long; a successor after a crash waits at most this long.
+	Window time.Duration
+	// Refresh is how often the reservation is moved ahead; 0 is Window/3.
+	Refresh time.Duration
+	// Clock is the clock reservations are measured on; nil is
+	// clocksrc.Default(). Use the generators' clock.
+	Clock clocksrc.Clock
+}
+
+// DefaultWindow is the reservation kept ahead of the clock.
+const DefaultWindow = 3 * time.Second
+
+func (o Options) withDefaults() Options {
+	if o.Count <= 0 {
+		o.Count = 1
+	}
+	o.Layout = o.Layout.OrDefault()
+	if o.Window <= 0 {
+		o.Window = DefaultWindow
+	}
+	if o.Refresh <= 0 {
+		o.Refresh = o.Window / 3
+	}
+	if o.Clock == nil {
+		o.Clock = clocksrc.Default()
+	}
+	return o
+}
+
+// Lease is a held range of node ids with its reservation.
+type Lease struct {
+	claim  Claim
+	fence  *snowlab.Fence
+	opts   Options
+	lost   chan struct{}
+	stop   chan struct{}
+	done   chan struct{}
+	once   sync.Once
+	mu     sync.Mutex
+	err    error // the last refresh error, for Err
+	closed bool
+}
+
+// Acquire takes opts.Count node ids from store, reserves the first window
+// (durably, before returning) and starts the refresher. The lease's fence
+// has the previous holders' reservation as its floor: generators built
+// with Lease.Config wait for the clock to pass it.
+func Acquire(ctx context.Context, store Store, opts Options) (*Lease, error) {
+	opts = opts.withDefaults()
+	if err := opts.Layout.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.Count > opts.Layout.MaxNode()+1 {
+		return nil, fmt.Errorf("%w: %d node ids asked for, the layout has %d", snowlab.ErrInvalidNode, opts.Count, opts.Layout.MaxNode()+1)
+	}
+	claim, err := store.Acquire(ctx, opts.Count, opts.Layout.MaxNode())
+	if err != nil {
+		return nil, err
+	}
+	floor := claim.Floor()
+	until := max(opts.Clock.UnixNano(), floor) + int64(opts.Window)
+	if err := claim.Reserve(ctx, until); err != nil {
+		_ = claim.Release(context.WithoutCancel(ctx), max(floor, 0))
+		return nil, fmt.Errorf("nodeid: first reservation: %w", err)
+	}
+	l := &Lease{
+		claim: claim, fence: snowlab.NewFence(floor, until), opts: opts,
+		lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{}),
+	}
+	go l.refresh()
+	return l, nil
+}
+
+// refresh moves the reservation ahead every Refresh. A failed refresh
+// leaves the fence where it is, so generators keep minting up to the last
+// durable reservation and then stop; a later success resumes them. Loss
+// reported by the store revokes the fence at once.
+func (l *Lease) refresh() {
+	defer close(l.done)
+	t := time.NewTicker(l.opts.Refresh)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-l.claim.Lost():
+			l.markLost(ErrLost)
+			return
+		case <-t.C:
+		}
+		until := l.opts.Clock.UnixNano() + int64(l.opts.Window)
+		ctx, cancel := context.WithTimeout(context.Background(), l.opts.Refresh)
+		err := l.claim.Reserve(ctx, until)
+		cancel()
+		l.mu.Lock()
+		l.err = err
+		l.mu.Unlock()
+		switch {
+		case err == nil:
+			l.fence.Extend(until)
+		case errors.Is(err, ErrLost):
+			l.markLost(err)
+			return
+		}
+	}
+}
+
+func (l *Lease) markLost(err error) {
+	l.fence.Revoke()
+	l.mu.Lock()
+	l.err = err
+	l.mu.Unlock()
+	l.once.Do(func() { close(l.lost) })
+}
+
+// Node is the first node id held.
+func (l *Lease) Node() int { return l.claim.First() }
+
+// Nodes is the range held: first, and how many.
+func (l *Lease) Nodes() (first, count int) { return l.claim.First(), l.claim.Count() }
+
+// Token is the store's fencing token for this holder.
+func (l *Lease) Token() int64 { return l.claim.Token() }
+
+// Fence is the reservation generators must be built with (Lease.Config
+// does it).
+func (l *Lease) Fence() *snowlab.Fence { return l.fence }
+
+// ReservedUntil is the end of the current durable reservation.
+func (l *Lease) ReservedUntil() time.Time { return time.Unix(0, l.fence.Until()) }
+
+// Lost is closed when the lease is lost; generators using it have stopped.
+func (l *Lease) Lost() <-chan struct{} { return l.lost }
+
+// Err is the last refresh's error (nil when it succeeded), or ErrLost.
+func (l *Lease) Err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
+}
+
+// Config returns base with the lease's first node id and its fence set:
+// the configuration for a generator that mints under this lease.
+func (l *Lease) Config(base snowlab.Config) snowlab.Config {
+	base.Node = l.Node()
+	base.Fence = l.fence
+	if base.Clock == nil {
+		base.Clock = l.opts.Clock
+	}
+	return base
+}
+
+// Release stops the generators using the lease (their fence is revoked),
+// stores the end of the last tick they used as the node ids'
+// reserved-until, so a successor waits only for time really spent, and
+// frees the ids. It is safe to call more than once.
+func (l *Lease) Release(ctx context.Context) error {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return nil
+	}
+	l.closed = true
+	l.mu.Unlock()
+	close(l.stop)
+	<-l.done
+	reserved := l.fence.Until()
+	l.fence.Revoke()
+	last, ok := l.fence.LastEnd()
+	if !ok {
+		// No generator reported its last tick: the whole reservation
+		// may have been used.
+		last = reserved
+	}
+	return l.claim.Release(ctx, last)
+}
