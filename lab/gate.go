@@ -23,6 +23,9 @@ type Ratio struct {
 	Name    string
 	Value   float64
 	Samples []float64
+	// Informational ratios are reported beside the gated ones but never
+	// fail the gate: they are too noisy on small hosts to gate honestly.
+	Informational bool
 }
 
 // Subjects the ratios are built from.
@@ -38,11 +41,12 @@ const (
 
 // Ratios computes the cross-machine ratios from a run's saturate results:
 //
-//   - "atomic/mutex strict @G=max": IDs/s of atomicgen/strict over
-//     mutexgen/strict at the largest goroutine count measured for both
-//     (GOMAXPROCS in a default sweep). Both sit at the ceiling, so ~1.
-//   - "atomic/mutex monotonic @G=max": the same for the monotonic pair,
-//     where the lock-free generator should win.
+//   - "atomic/mutex strict @G=1" and "@G=max": IDs/s of atomicgen/strict
+//     over mutexgen/strict with one goroutine and at the largest goroutine
+//     count measured for both. Both sit at the ceiling, so ~1.
+//   - "atomic/mutex monotonic @G=1" and "@G=max": the same for the
+//     monotonic pair, where the lock-free generator should win; the
+//     contended one is informational (see below).
 //   - "sharded scaling": shardedgen/node-per-shard/monotonic IDs/s at its
 //     largest goroutine count over G=1.
 //   - "ceiling fraction <subject> @G=<n>": IDs/s over the subject's
@@ -64,10 +68,12 @@ func Ratios(run *Run) []Ratio {
 	}
 
 	var out []Ratio
-	pair := func(name, num, den string) {
+	// pair divides num by den at one goroutine count: 1, or the largest
+	// measured for both (maxG).
+	pair := func(name, num, den string, maxG, info bool) {
 		g := 0
 		for n := range sat[num] {
-			if _, ok := sat[den][n]; ok && n > g {
+			if _, ok := sat[den][n]; ok && (n > g && maxG || n == 1 && !maxG) {
 				g = n
 			}
 		}
@@ -75,11 +81,17 @@ func Ratios(run *Run) []Ratio {
 			return
 		}
 		if r, ok := divide(name, sat[num][g], sat[den][g]); ok {
+			r.Informational = info
 			out = append(out, r)
 		}
 	}
-	pair("atomic/mutex strict @G=max", atomicStrict, mutexStrict)
-	pair("atomic/mutex monotonic @G=max", atomicMonotonic, mutexMonotonic)
+	pair("atomic/mutex strict @G=1", atomicStrict, mutexStrict, false, false)
+	pair("atomic/mutex monotonic @G=1", atomicMonotonic, mutexMonotonic, false, false)
+	pair("atomic/mutex strict @G=max", atomicStrict, mutexStrict, true, false)
+	// The contended mutex swings between runs with how the scheduler
+	// hands the lock over: on a 2-vCPU VM this ratio measured 1.18 to
+	// 1.83 over ten runs of one commit. It is reported, not gated.
+	pair("atomic/mutex monotonic @G=max", atomicMonotonic, mutexMonotonic, true, true)
 
 	if byG := sat[shardedScaling]; byG[1] != nil {
 		g := 1
@@ -234,7 +246,12 @@ func Gate(base, new *Run, tolerance float64) GateReport {
 			})
 			continue
 		}
-		rep.Rows = append(rep.Rows, gateRatio(b, n, tolerance))
+		row := gateRatio(b, n, tolerance)
+		if b.Informational {
+			row.Fail = false
+			row.Verdict = "info, not gated: " + strings.TrimPrefix(row.Verdict, "FAIL: ")
+		}
+		rep.Rows = append(rep.Rows, row)
 	}
 	for _, n := range newRatios {
 		if seen[n.Name] {
