@@ -14,14 +14,20 @@ import (
 // Own returns snowlab's generators as subjects: mutexgen and atomicgen
 // under both policies, and shardedgen in both modes under both policies,
 // sharded over GOMAXPROCS as it is now. node is the first node id used.
-func Own(node int) []Subject {
+func Own(node int) []Subject { return OwnWith(snowlab.Config{Node: node}) }
+
+// OwnWith is Own with every generator built from base (its Node, Fence and
+// Clock; Policy is set per subject): the way to measure generators minting
+// under a nodeid lease, whose range must hold GOMAXPROCS ids for the
+// node-per-shard subjects.
+func OwnWith(base snowlab.Config) []Subject {
 	l := snowlab.DefaultLayout
 	shards := runtime.GOMAXPROCS(0)
 	decode := func(id ID) (time.Time, int) {
 		p := l.Decode(snowlab.ID(id.Lo))
 		return p.Time, p.Node
 	}
-	base := func(name string, p snowlab.Policy) Subject {
+	subject := func(name string, p snowlab.Policy) Subject {
 		return Subject{
 			Name: name, Library: "github.com/snowlab/snowlab",
 			Strict: p == snowlab.Strict, Order: OrderCaller,
@@ -30,14 +36,15 @@ func Own(node int) []Subject {
 	}
 	var out []Subject
 	for _, p := range []snowlab.Policy{snowlab.Strict, snowlab.Monotonic} {
-		cfg := snowlab.Config{Node: node, Policy: p}
-		s := base("mutexgen/"+p.String(), p)
+		cfg := base
+		cfg.Policy = p
+		s := subject("mutexgen/"+p.String(), p)
 		s.New = func() (Minter, error) {
 			g, err := mutexgen.New(cfg)
 			return own{g}, err
 		}
 		out = append(out, s)
-		s = base("atomicgen/"+p.String(), p)
+		s = subject("atomicgen/"+p.String(), p)
 		s.New = func() (Minter, error) {
 			g, err := atomicgen.New(cfg)
 			return own{g}, err
@@ -46,8 +53,9 @@ func Own(node int) []Subject {
 	}
 	for _, m := range []shardedgen.Mode{shardedgen.NodePerShard, shardedgen.SplitSequence} {
 		for _, p := range []snowlab.Policy{snowlab.Strict, snowlab.Monotonic} {
-			cfg := shardedgen.Config{Config: snowlab.Config{Node: node, Policy: p}, Shards: shards, Mode: m}
-			s := base("shardedgen/"+m.String()+"/"+p.String(), p)
+			cfg := shardedgen.Config{Config: base, Shards: shards, Mode: m}
+			cfg.Policy = p
+			s := subject("shardedgen/"+m.String()+"/"+p.String(), p)
 			s.Order = OrderShard
 			if m == shardedgen.NodePerShard {
 				s.Nodes = shards

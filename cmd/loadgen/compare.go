@@ -62,7 +62,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	sf := checkSuite()
-	suite, err := sf.suite()
+	suite, err := sf.suite(allSubjects())
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen check: %v\n", err)
 		return exitFailure

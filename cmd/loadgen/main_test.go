@@ -83,3 +83,18 @@ func TestMain(m *testing.M) {
 	os.Args = []string{"loadgen"}
 	os.Exit(m.Run())
 }
+
+// TestRunUnderLease: -lease mints snowlab's generators under a lock-folder
+// lease (GOMAXPROCS node ids, for the node-per-shard subjects) and every
+// check still passes.
+func TestRunUnderLease(t *testing.T) {
+	args := append([]string{"run", "-no-write", "-lease", "dir:" + t.TempDir(),
+		"-subjects", "atomicgen,shardedgen/node-per-shard/strict"}, tiny...)
+	code, out, errs := runArgs(args...)
+	require.Equal(t, exitOK, code, errs)
+	assert.Contains(t, out, "shardedgen/node-per-shard/strict")
+
+	code, _, errs = runArgs("run", "-lease", "bogus")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errs, "bogus")
+}

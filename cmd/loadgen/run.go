@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -14,8 +16,10 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
+	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/lab"
 	"github.com/snowlab/snowlab/lab/peers"
+	"github.com/snowlab/snowlab/nodeid"
 )
 
 const (
@@ -83,8 +87,8 @@ func (f *suiteFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.counters, "counters", true, "count hardware (or software) events around bursts")
 }
 
-func (f *suiteFlags) suite() (lab.Suite, error) {
-	subs, err := selectSubjects(f.subjects)
+func (f *suiteFlags) suite(all []lab.Subject) (lab.Suite, error) {
+	subs, err := selectSubjects(f.subjects, all)
 	if err != nil {
 		return lab.Suite{}, err
 	}
@@ -134,9 +138,9 @@ func (f *suiteFlags) suite() (lab.Suite, error) {
 
 func allSubjects() []lab.Subject { return append(lab.Own(1), peers.All()...) }
 
-// selectSubjects picks subjects by group, exact name or name prefix.
-func selectSubjects(spec string) ([]lab.Subject, error) {
-	all := allSubjects()
+// selectSubjects picks subjects from all by group, exact name or name
+// prefix.
+func selectSubjects(spec string, all []lab.Subject) ([]lab.Subject, error) {
 	var out []lab.Subject
 	seen := map[string]bool{}
 	add := func(s lab.Subject) {
@@ -180,6 +184,7 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 	sf.register(fs)
 	out := fs.String("out", "results", "folder for the result files (JSON, Markdown, SVG charts)")
 	noWrite := fs.Bool("no-write", false, "print the table only, write no files")
+	leaseSpec := fs.String("lease", "", "mint snowlab's generators under a nodeid lease on GOMAXPROCS node ids: dir:`PATH`")
 	quiet := fs.Bool("q", false, "no progress bar")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
@@ -188,7 +193,17 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loadgen run: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
-	suite, err := sf.suite()
+	all := allSubjects()
+	if *leaseSpec != "" {
+		lease, err := takeLease(*leaseSpec, runtime.GOMAXPROCS(0))
+		if err != nil {
+			fmt.Fprintf(stderr, "loadgen run: -lease %q: %v\n", *leaseSpec, err)
+			return exitUsage
+		}
+		defer lease.Release(context.Background())
+		all = append(lab.OwnWith(lease.Config(snowlab.Config{})), peers.All()...)
+	}
+	suite, err := sf.suite(all)
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen run: %v\n", err)
 		return exitUsage
@@ -288,4 +303,15 @@ func (p *progress) finish() {
 	if p.bar != nil {
 		_ = p.bar.Finish()
 	}
+}
+
+// takeLease acquires count consecutive node ids from the store spec names.
+func takeLease(spec string, count int) (*nodeid.Lease, error) {
+	store, err := nodeid.OpenStore(spec, nil)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return nodeid.Acquire(ctx, store, nodeid.Options{Count: count})
 }

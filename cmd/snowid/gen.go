@@ -2,13 +2,16 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/atomicgen"
+	"github.com/snowlab/snowlab/nodeid"
 )
 
 // genBatch is how many IDs gen reserves per NextIDs call.
@@ -20,6 +23,7 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 	n := fs.Int("n", 1, "mint `K` IDs")
 	policyName := fs.String("policy", "strict", "`policy` when the clock gives no fresh tick: strict or monotonic")
 	format := fs.String("format", "dec", "output `format`: dec, base32 or json (the objects of decode -json)")
+	leaseSpec := fs.String("lease", "", "take the node id from a lease instead of -node: dir:`PATH` (a lock folder shared by the processes of one host)")
 	lf := addLayoutFlags(fs)
 	pos, code, ok := parse(fs, args)
 	if !ok {
@@ -65,7 +69,17 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "gen -format %q: want dec, base32 or json", *format)
 	}
 
-	g, err := atomicgen.New(snowlab.Config{Node: *node, Layout: l, Policy: policy})
+	cfg := snowlab.Config{Node: *node, Layout: l, Policy: policy}
+	if *leaseSpec != "" {
+		lease, err := takeLease(*leaseSpec, l)
+		if err != nil {
+			return fail(stderr, "gen -lease %q: %v", *leaseSpec, err)
+		}
+		defer lease.Release(context.Background())
+		cfg = lease.Config(cfg)
+		*node = cfg.Node
+	}
+	g, err := atomicgen.New(cfg)
 	if err != nil {
 		if errors.Is(err, snowlab.ErrInvalidNode) {
 			return fail(stderr, "gen -node %d: %v", *node, err)
@@ -100,4 +114,16 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 		return writeFailed(stderr, err)
 	}
 	return exitOK
+}
+
+// takeLease acquires a node id from the store spec names; the caller
+// releases it, which records how far its IDs went.
+func takeLease(spec string, l snowlab.Layout) (*nodeid.Lease, error) {
+	store, err := nodeid.OpenStore(spec, nil)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return nodeid.Acquire(ctx, store, nodeid.Options{Layout: l})
 }

@@ -471,3 +471,36 @@ func TestFlagPlacement(t *testing.T) {
 		oneErrorLine(t, stderr, `snowid: decode "-json": `)
 	})
 }
+
+// TestGenLease: gen -lease takes its node id from a lock folder, and a
+// second run on the same folder, after the first released, continues past
+// every ID the first minted.
+func TestGenLease(t *testing.T) {
+	dir := t.TempDir()
+	parse := func(out string) []snowlab.ID {
+		var ids []snowlab.ID
+		for _, f := range strings.Fields(out) {
+			id, err := snowlab.ParseID(f)
+			require.NoError(t, err)
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	out, errs, code := snowid(t, "gen", "-lease", "dir:"+dir, "-n", "5000", "-policy", "monotonic")
+	require.Equal(t, 0, code, errs)
+	first := parse(out)
+	require.Len(t, first, 5000)
+	out, errs, code = snowid(t, "gen", "-lease", "dir:"+dir, "-n", "10")
+	require.Equal(t, 0, code, errs)
+	second := parse(out)
+	require.Len(t, second, 10)
+	assert.Greater(t, second[0], first[len(first)-1], "the successor starts after the predecessor's last ID")
+	assert.Equal(t, 0, snowlab.DefaultLayout.Decode(second[0]).Node)
+
+	_, errs, code = snowid(t, "gen", "-lease", "nowhere")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "nowhere")
+	_, errs, code = snowid(t, "gen", "-lease", "etcd:127.0.0.1:2379/x")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "etcdlease")
+}

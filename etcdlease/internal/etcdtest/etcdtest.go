@@ -1,0 +1,200 @@
+// Package etcdtest runs a throwaway single-member etcd server for tests: the
+// etcd binary from PATH (Debian's etcd-server package), loopback ports
+// picked free, a data directory the caller owns.
+package etcdtest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Binary returns the etcd binary on PATH, or an error saying how to get it.
+func Binary() (string, error) {
+	bin, err := exec.LookPath("etcd")
+	if err != nil {
+		return "", errors.New("no etcd binary on PATH (install it with: apt-get install etcd-server)")
+	}
+	return bin, nil
+}
+
+// Server is one etcd process, stopped and restarted on the same ports and
+// data directory.
+type Server struct {
+	bin, dir           string
+	clientURL, peerURL string
+
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	exited chan struct{}
+	log    *tailBuffer
+}
+
+// Start starts etcd with its data in dir and waits until it reports
+// healthy.
+func Start(dir string) (*Server, error) {
+	bin, err := Binary()
+	if err != nil {
+		return nil, err
+	}
+	var last error
+	for range 3 { // a port picked free may be taken before etcd binds it
+		ports, err := freePorts(2)
+		if err != nil {
+			return nil, err
+		}
+		s := &Server{
+			bin: bin, dir: dir,
+			clientURL: fmt.Sprintf("http://127.0.0.1:%d", ports[0]),
+			peerURL:   fmt.Sprintf("http://127.0.0.1:%d", ports[1]),
+		}
+		if last = s.Restart(); last == nil {
+			return s, nil
+		}
+		_ = os.RemoveAll(dir)
+		_ = os.MkdirAll(dir, 0o700)
+	}
+	return nil, last
+}
+
+// Endpoints are the client URLs.
+func (s *Server) Endpoints() []string { return []string{s.clientURL} }
+
+// Restart starts the server again (after Stop) on the same ports and data
+// directory, and waits until it is healthy.
+func (s *Server) Restart() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd != nil {
+		return errors.New("etcdtest: server already running")
+	}
+	cmd := exec.Command(s.bin,
+		"--name", "default",
+		"--data-dir", s.dir,
+		"--listen-client-urls", s.clientURL,
+		"--advertise-client-urls", s.clientURL,
+		"--listen-peer-urls", s.peerURL,
+		"--initial-advertise-peer-urls", s.peerURL,
+		"--initial-cluster", "default="+s.peerURL,
+		"--initial-cluster-state", "new",
+		"--logger", "zap", "--log-outputs", "stderr", "--log-level", "warn",
+	)
+	s.log = &tailBuffer{max: 64 << 10}
+	cmd.Stdout, cmd.Stderr = s.log, s.log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // never outlive the test
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("etcdtest: start %s: %w", s.bin, err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	s.cmd, s.exited = cmd, exited
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		if healthy(s.clientURL) {
+			return nil
+		}
+		select {
+		case <-exited:
+			s.cmd = nil
+			return fmt.Errorf("etcdtest: etcd exited before it was healthy:\n%s", s.log.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			s.stopLocked()
+			return fmt.Errorf("etcdtest: etcd not healthy after 15s:\n%s", s.log.String())
+		}
+	}
+}
+
+// Stop ends the server (SIGTERM, then SIGKILL after 5 s) and waits for it.
+func (s *Server) Stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stopLocked()
+}
+
+func (s *Server) stopLocked() {
+	if s.cmd == nil {
+		return
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.exited:
+	case <-time.After(5 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-s.exited
+	}
+	s.cmd = nil
+}
+
+// Log is the tail of the server's output.
+func (s *Server) Log() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.log == nil {
+		return ""
+	}
+	return s.log.String()
+}
+
+func healthy(url string) bool {
+	c := http.Client{Timeout: time.Second}
+	resp, err := c.Get(url + "/health")
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode == http.StatusOK && strings.Contains(string(body), `"true"`)
+}
+
+func freePorts(n int) ([]int, error) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			_ = l.Close()
+		}
+	}()
+	ports := make([]int, n)
+	for i := range ports {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("etcdtest: pick a free port: %w", err)
+		}
+		ls = append(ls, l)
+		ports[i] = l.Addr().(*net.TCPAddr).Port
+	}
+	return ports, nil
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   bytes.Buffer
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b.Write(p)
+	if over := t.b.Len() - t.max; over > 0 {
+		t.b.Next(over)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.b.String()
+}

@@ -1,0 +1,469 @@
+package etcdlease
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/atomicgen"
+	"github.com/snowlab/snowlab/etcdlease/internal/etcdtest"
+	"github.com/snowlab/snowlab/nodeid"
+)
+
+// The suite's timing: short enough to keep it fast, in the same proportions
+// as production settings (the reservation is refreshed several times per
+// window, and a lost holder's lease expires a TTL after its last
+// keep-alive).
+const (
+	testTTL     = 2 * time.Second
+	testWindow  = time.Second
+	testRefresh = 200 * time.Millisecond
+)
+
+// childEnv names the role a re-executed test binary plays (see runChild).
+const childEnv = "ETCDLEASE_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	if role := os.Getenv(childEnv); role != "" {
+		os.Exit(runChild(role))
+	}
+	code := m.Run()
+	shared.stop()
+	os.Exit(code)
+}
+
+// needEtcd skips the test, or fails it under CI=true, where the suite must
+// not pass without running.
+func needEtcd(t testing.TB, why string) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("etcd is required when CI=true: %s", why)
+	}
+	t.Skipf("skipped: %s", why)
+}
+
+// shared is the etcd the tests use: $ETCD_ENDPOINTS (comma-separated) when
+// set, else a throwaway server started from the etcd binary on PATH and
+// stopped when the tests end.
+var shared sharedEtcd
+
+type sharedEtcd struct {
+	once      sync.Once
+	endpoints []string
+	srv       *etcdtest.Server
+	dir       string
+	err       error
+}
+
+func (s *sharedEtcd) stop() {
+	if s.srv != nil {
+		s.srv.Stop()
+	}
+	if s.dir != "" {
+		_ = os.RemoveAll(s.dir)
+	}
+}
+
+func endpoints(t testing.TB) []string {
+	t.Helper()
+	shared.once.Do(func() {
+		if v := strings.TrimSpace(os.Getenv("ETCD_ENDPOINTS")); v != "" {
+			shared.endpoints = strings.Split(v, ",")
+			shared.err = reachable(shared.endpoints)
+			return
+		}
+		if _, err := etcdtest.Binary(); err != nil {
+			shared.err = fmt.Errorf("ETCD_ENDPOINTS is not set and %v", err)
+			return
+		}
+		dir, err := os.MkdirTemp("", "etcdlease-test-")
+		if err != nil {
+			shared.err = err
+			return
+		}
+		shared.dir = dir
+		shared.srv, shared.err = etcdtest.Start(dir)
+		if shared.err == nil {
+			shared.endpoints = shared.srv.Endpoints()
+		}
+	})
+	if shared.err != nil {
+		if os.Getenv("ETCD_ENDPOINTS") != "" {
+			t.Fatal(shared.err) // set, so meant to be used
+		}
+		needEtcd(t, shared.err.Error())
+	}
+	return shared.endpoints
+}
+
+// reachable checks that $ETCD_ENDPOINTS answer: a wrong setting fails the
+// tests at once instead of timing each one out.
+func reachable(eps []string) error {
+	cli, err := clientv3.New(clientv3.Config{Endpoints: eps, DialOptions: DialOptions()})
+	if err != nil {
+		return fmt.Errorf("ETCD_ENDPOINTS=%s: %w", strings.Join(eps, ","), err)
+	}
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := cli.Get(ctx, "/", clientv3.WithCountOnly()); err != nil {
+		return fmt.Errorf("ETCD_ENDPOINTS=%s does not answer: %w", strings.Join(eps, ","), err)
+	}
+	return nil
+}
+
+// ownServer starts an etcd server that only this test uses (one it may
+// stop and restart).
+func ownServer(t *testing.T) *etcdtest.Server {
+	t.Helper()
+	if _, err := etcdtest.Binary(); err != nil {
+		needEtcd(t, "this test stops and restarts its own etcd server, and "+err.Error())
+	}
+	srv, err := etcdtest.Start(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	return srv
+}
+
+// prefix is a key prefix no other test (or earlier run on a shared etcd)
+// uses.
+func prefix(t testing.TB) string {
+	return fmt.Sprintf("/snowlab-test/%s/%d", t.Name(), time.Now().UnixNano())
+}
+
+// dial returns a Store on eps under a fresh prefix; the client is closed
+// when the test ends.
+func dial(t testing.TB, eps []string) (*Store, string) {
+	t.Helper()
+	p := prefix(t)
+	st, closeFn, err := Dial(eps, p, testTTL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = closeFn() })
+	return st.(*Store), p
+}
+
+func leaseOptions() nodeid.Options {
+	return nodeid.Options{Window: testWindow, Refresh: testRefresh}
+}
+
+// slotLimit narrows a store to node ids 0..max, so that two processes
+// contend for one slot without 1,023 others being filled first.
+type slotLimit struct {
+	nodeid.Store
+	max int
+}
+
+func (s slotLimit) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, error) {
+	return s.Store.Acquire(ctx, count, min(maxNode, s.max))
+}
+
+// Exit codes of a child.
+const (
+	exitOK            = 0
+	exitFail          = 1
+	exitNoReservation = 3 // NextID failed with snowlab.ErrNoReservation
+	exitClockBehind   = 4 // NextID or the generator's New failed with snowlab.ErrClockBackwards
+)
+
+// runChild is the program a re-executed test binary runs. Its settings
+// come from the environment:
+//
+//	ETCDLEASE_ENDPOINTS  comma-separated etcd endpoints
+//	ETCDLEASE_PREFIX     the store's key prefix
+//	ETCDLEASE_MAXNODE    highest node id to take (default 1023)
+//	ETCDLEASE_WAIT       how long to retry while every node id is held
+//
+// Roles: "hold" takes a node id, prints "NODE n token floor" and holds it
+// until SIGTERM or until stdin closes; "mint" does the same and then mints
+// IDs with atomicgen, printing "ID n" for each as it is handed out, until
+// SIGTERM (it releases the lease and prints "RELEASED") or until NextID
+// fails: then it prints "ERR message", waits up to 5 s for the lease to
+// report the loss ("LOST" or "NOTLOST"), and exits with exitNoReservation
+// or exitClockBehind.
+func runChild(role string) int {
+	out := bufio.NewWriter(os.Stdout)
+	say := func(format string, args ...any) {
+		fmt.Fprintf(out, format+"\n", args...)
+		_ = out.Flush() // each line leaves the process before the next step
+	}
+	maxNode := 1023
+	if v := os.Getenv("ETCDLEASE_MAXNODE"); v != "" {
+		maxNode, _ = strconv.Atoi(v)
+	}
+	wait, _ := time.ParseDuration(os.Getenv("ETCDLEASE_WAIT"))
+	st, closeFn, err := Dial(strings.Split(os.Getenv("ETCDLEASE_ENDPOINTS"), ","), os.Getenv("ETCDLEASE_PREFIX"), testTTL)
+	if err != nil {
+		say("ERR dial: %v", err)
+		return exitFail
+	}
+	defer closeFn()
+	term := make(chan os.Signal, 1)
+	signal.Notify(term, syscall.SIGTERM)
+
+	deadline := time.Now().Add(wait)
+	var lease *nodeid.Lease
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		lease, err = nodeid.Acquire(ctx, slotLimit{st, maxNode}, leaseOptions())
+		cancel()
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, nodeid.ErrNoFreeSlot) || time.Now().After(deadline) {
+			say("ERR acquire: %v", err)
+			return exitFail
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	say("NODE %d %d %d", lease.Node(), lease.Token(), lease.Fence().Floor())
+	release := func() int {
+		if err := lease.Release(context.Background()); err != nil {
+			say("ERR release: %v", err)
+			return exitFail
+		}
+		say("RELEASED")
+		return exitOK
+	}
+
+	if role == "hold" {
+		stdinClosed := make(chan struct{})
+		go func() { _, _ = io.Copy(io.Discard, os.Stdin); close(stdinClosed) }()
+		select {
+		case <-term:
+		case <-stdinClosed:
+		}
+		return release()
+	}
+
+	gen, err := atomicgen.New(lease.Config(snowlab.Config{MaxFloorWait: 5 * time.Second}))
+	if err != nil {
+		say("ERR new: %v", err)
+		return exitCode(err)
+	}
+	for {
+		select {
+		case <-term:
+			return release()
+		default:
+		}
+		for range 4 {
+			id, err := gen.NextID()
+			if err != nil {
+				say("ERR %v", err)
+				select {
+				case <-lease.Lost():
+					say("LOST %v", lease.Err())
+				case <-time.After(5 * time.Second):
+					say("NOTLOST %v", lease.Err())
+				}
+				return exitCode(err)
+			}
+			say("ID %d", id)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func exitCode(err error) int {
+	switch {
+	case errors.Is(err, snowlab.ErrNoReservation):
+		return exitNoReservation
+	case errors.Is(err, snowlab.ErrClockBackwards):
+		return exitClockBehind
+	}
+	return exitFail
+}
+
+// child is a running child process and what it printed so far.
+type child struct {
+	t    *testing.T
+	name string
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	done chan struct{} // closed when its output ended and it exited
+	code int
+
+	mu    sync.Mutex
+	node  int
+	token int64
+	floor int64
+	ids   []snowlab.ID
+	errs  []string
+	lost  string
+	lines []string
+}
+
+func startChild(t *testing.T, name, role string, eps []string, prefix string, maxNode int, wait time.Duration) *child {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(),
+		childEnv+"="+role,
+		"ETCDLEASE_ENDPOINTS="+strings.Join(eps, ","),
+		"ETCDLEASE_PREFIX="+prefix,
+		"ETCDLEASE_MAXNODE="+strconv.Itoa(maxNode),
+		"ETCDLEASE_WAIT="+wait.String(),
+	)
+	cmd.Stderr = &prefixWriter{t: t, name: name}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c := &child{t: t, name: name, cmd: cmd, in: in, done: make(chan struct{}), node: -1}
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			c.line(sc.Text())
+		}
+		_ = cmd.Wait()
+		c.code = cmd.ProcessState.ExitCode() // -1: killed by a signal
+		close(c.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-c.done:
+		default:
+			_ = cmd.Process.Kill()
+			<-c.done
+		}
+	})
+	return c
+}
+
+func (c *child) line(s string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lines = append(c.lines, s)
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return
+	}
+	switch f[0] {
+	case "ID":
+		n, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil {
+			c.errs = append(c.errs, "bad line: "+s)
+			return
+		}
+		c.ids = append(c.ids, snowlab.ID(n))
+	case "NODE":
+		c.node, _ = strconv.Atoi(f[1])
+		c.token, _ = strconv.ParseInt(f[2], 10, 64)
+		c.floor, _ = strconv.ParseInt(f[3], 10, 64)
+	case "ERR":
+		c.errs = append(c.errs, s)
+	case "LOST", "NOTLOST":
+		c.lost = s
+	}
+}
+
+// snapshot copies what the child printed so far.
+func (c *child) snapshot() (node int, ids []snowlab.ID, errs []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.node, append([]snowlab.ID(nil), c.ids...), append([]string(nil), c.errs...)
+}
+
+// waitIDs waits until the child printed at least n IDs (n = 0: its NODE line).
+func (c *child) waitIDs(n int, timeout time.Duration) {
+	c.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		node, ids, errs := c.snapshot()
+		if node >= 0 && len(ids) >= n {
+			return
+		}
+		select {
+		case <-c.done:
+			c.t.Fatalf("%s exited (code %d) after %d IDs, before %d: %v\n%s", c.name, c.code, len(ids), n, errs, c.tail())
+		default:
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("%s printed %d IDs in %v, want %d: %v\n%s", c.name, len(ids), timeout, n, errs, c.tail())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// wait waits for the child to exit and returns its exit code.
+func (c *child) wait(timeout time.Duration) int {
+	c.t.Helper()
+	select {
+	case <-c.done:
+		return c.code
+	case <-time.After(timeout):
+		c.t.Fatalf("%s did not exit within %v\n%s", c.name, timeout, c.tail())
+	}
+	return 0
+}
+
+func (c *child) signal(sig syscall.Signal) {
+	c.t.Helper()
+	if err := c.cmd.Process.Signal(sig); err != nil {
+		c.t.Fatalf("%s: %v: %v", c.name, sig, err)
+	}
+}
+
+// tail is the last lines the child printed, for failure messages.
+func (c *child) tail() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var b strings.Builder
+	var skipped int
+	for _, l := range c.lines {
+		if strings.HasPrefix(l, "ID ") {
+			skipped++
+			continue
+		}
+		fmt.Fprintln(&b, l)
+	}
+	fmt.Fprintf(&b, "(and %d ID lines)", skipped)
+	return b.String()
+}
+
+// prefixWriter logs a child's stderr through the test.
+type prefixWriter struct {
+	t    *testing.T
+	name string
+	mu   sync.Mutex
+	buf  []byte
+}
+
+func (w *prefixWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	for {
+		i := strings.IndexByte(string(w.buf), '\n')
+		if i < 0 {
+			break
+		}
+		w.t.Logf("%s stderr: %s", w.name, w.buf[:i])
+		w.buf = w.buf[i+1:]
+	}
+	return len(p), nil
+}

@@ -1,0 +1,469 @@
+package etcdlease
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
+
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/nodeid"
+)
+
+const (
+	// DefaultPrefix is the key prefix New uses for an empty prefix.
+	DefaultPrefix = "/snowlab"
+	// DefaultTTL is the etcd lease TTL New uses for a ttl of 0.
+	DefaultTTL = 10 * time.Second
+	// MinTTL is the shortest TTL granted: etcd refuses to expire a lease
+	// sooner than about 1.5 election timeouts (2 s with its default timing)
+	// and silently raises a shorter one, so New raises it the same way.
+	MinTTL = 2 * time.Second
+	// MaxCount is the most node ids one claim can hold. Acquire and Release
+	// put two operations per node id in one transaction, and etcd refuses a
+	// transaction with more than --max-txn-ops (default 128) operations in
+	// a branch.
+	MaxCount = 64
+)
+
+// Store is a nodeid.Store on etcd: see the package documentation for the
+// keys it writes and how it fences a holder.
+type Store struct {
+	cli    *clientv3.Client
+	prefix string
+	ttl    time.Duration
+}
+
+var _ nodeid.Store = (*Store)(nil)
+
+// New returns a Store that keeps its keys under prefix (DefaultPrefix when
+// empty; a trailing "/" is dropped) and grants each claim an etcd lease of
+// ttl (DefaultTTL when 0, at least MinTTL, rounded up to whole seconds).
+//
+// The TTL is how long a crashed or frozen holder keeps its node ids from
+// others; the reservation window (nodeid.Options.Window) is how long a
+// successor then waits for the clock, and how long a holder cut off from
+// etcd keeps minting. The client is used, not owned: close it after the
+// leases acquired through the store are released. A client built for this
+// should reconnect quickly after an outage (see Dial's dial options):
+// with gRPC's default backoff a holder may wait up to two minutes after
+// etcd is back before it refreshes its reservation again.
+func New(client *clientv3.Client, prefix string, ttl time.Duration) nodeid.Store {
+	return newStore(client, prefix, ttl)
+}
+
+func newStore(client *clientv3.Client, prefix string, ttl time.Duration) *Store {
+	prefix = strings.TrimRight(prefix, "/")
+	if prefix == "" {
+		prefix = DefaultPrefix
+	}
+	if ttl == 0 {
+		ttl = DefaultTTL
+	}
+	ttl = max(ttl, MinTTL)
+	ttl = (ttl + time.Second - 1).Truncate(time.Second)
+	return &Store{cli: client, prefix: prefix, ttl: ttl}
+}
+
+// Dial connects to the etcd cluster at endpoints and returns a Store on it
+// (as New) and the function that closes the connection. The connection
+// retries with a backoff capped at one second, so a holder resumes
+// soon after an etcd outage ends. Dial does not wait for the cluster: an
+// unreachable one shows as an error from Acquire.
+func Dial(endpoints []string, prefix string, ttl time.Duration) (nodeid.Store, func() error, error) {
+	cli, err := clientv3.New(clientv3.Config{
+		Endpoints:   endpoints,
+		DialTimeout: 5 * time.Second,
+		DialOptions: DialOptions(),
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("etcdlease: connect to %v: %w", endpoints, err)
+	}
+	return New(cli, prefix, ttl), cli.Close, nil
+}
+
+// DialOptions are the gRPC options Dial adds to the client's: a reconnect
+// backoff from 100 ms up to 1 s instead of gRPC's default of up to 120 s.
+// Add them to clientv3.Config.DialOptions when building a client for New.
+func DialOptions() []grpc.DialOption {
+	return []grpc.DialOption{grpc.WithConnectParams(grpc.ConnectParams{
+		Backoff:           backoff.Config{BaseDelay: 100 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: time.Second},
+		MinConnectTimeout: 2 * time.Second,
+	})}
+}
+
+func (s *Store) nodeKey(n int) string     { return s.prefix + "/nodes/" + strconv.Itoa(n) }
+func (s *Store) reservedKey(n int) string { return s.prefix + "/reserved/" + strconv.Itoa(n) }
+
+// Acquire grants an etcd lease and takes count consecutive free node ids
+// among 0..maxNode with one transaction per candidate range: it creates
+// <prefix>/nodes/N for each N of the range, attached to the lease, only if
+// none of them exists, and reads their <prefix>/reserved/N in the same
+// transaction. The transaction's revision (the node keys' create revision)
+// is the claim's fencing token. When every range is held it fails with
+// nodeid.ErrNoFreeSlot.
+func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, error) {
+	if count < 1 || maxNode < 0 || count > maxNode+1 {
+		return nil, fmt.Errorf("%w: etcdlease: %d node ids asked for among 0..%d", snowlab.ErrInvalidNode, count, maxNode)
+	}
+	if count > MaxCount {
+		return nil, fmt.Errorf("%w: etcdlease: %d node ids asked for, one claim holds at most %d", snowlab.ErrInvalidNode, count, MaxCount)
+	}
+	grant, err := s.cli.Grant(ctx, int64(s.ttl/time.Second))
+	if err != nil {
+		return nil, fmt.Errorf("etcdlease: grant a lease: %w", err)
+	}
+	lease := grant.ID
+	done := false
+	defer func() {
+		if !done {
+			s.revoke(ctx, lease)
+		}
+	}()
+
+	// Which slots are held now: only a hint, the transaction decides.
+	list, err := s.cli.Get(ctx, s.prefix+"/nodes/", clientv3.WithPrefix(), clientv3.WithKeysOnly())
+	if err != nil {
+		return nil, fmt.Errorf("etcdlease: list held node ids: %w", err)
+	}
+	held := make(map[int]bool, len(list.Kvs))
+	for _, kv := range list.Kvs {
+		if n, err := strconv.Atoi(strings.TrimPrefix(string(kv.Key), s.prefix+"/nodes/")); err == nil {
+			held[n] = true
+		}
+	}
+	holder := fmt.Sprintf("lease=%x pid=%d host=%s", int64(lease), os.Getpid(), hostname())
+
+	for first, tries := 0, 0; first+count-1 <= maxNode; {
+		if n := firstHeld(held, first, count); n >= 0 {
+			first = n + 1
+			continue
+		}
+		cmps := make([]clientv3.Cmp, count)
+		then := make([]clientv3.Op, 0, 2*count)
+		orElse := make([]clientv3.Op, count)
+		for i := range count {
+			k := s.nodeKey(first + i)
+			cmps[i] = clientv3.Compare(clientv3.CreateRevision(k), "=", 0)
+			then = append(then, clientv3.OpPut(k, holder, clientv3.WithLease(lease)))
+			orElse[i] = clientv3.OpGet(k, clientv3.WithKeysOnly())
+		}
+		for i := range count {
+			then = append(then, clientv3.OpGet(s.reservedKey(first+i)))
+		}
+		resp, err := s.cli.Txn(ctx).If(cmps...).Then(then...).Else(orElse...).Commit()
+		if err != nil {
+			return nil, fmt.Errorf("etcdlease: claim node ids %d..%d: %w", first, first+count-1, err)
+		}
+		if !resp.Succeeded {
+			// Someone holds part of the range: note who, try the next one.
+			seen := false
+			for i, r := range resp.Responses {
+				if len(r.GetResponseRange().GetKvs()) > 0 {
+					held[first+i], seen = true, true
+				}
+			}
+			if tries++; !seen && tries > 100 {
+				return nil, fmt.Errorf("etcdlease: claim node ids %d..%d: the range keeps changing under contention", first, first+count-1)
+			}
+			continue
+		}
+		var floor int64
+		for i, r := range resp.Responses[count:] {
+			for _, kv := range r.GetResponseRange().GetKvs() {
+				v, err := strconv.ParseInt(string(kv.Value), 10, 64)
+				if err != nil {
+					return nil, fmt.Errorf("etcdlease: node id %d: reserved-until %q at %s is not a number: %w", first+i, kv.Value, kv.Key, err)
+				}
+				floor = max(floor, v)
+			}
+		}
+		c := &claim{
+			s: s, first: first, count: count, token: resp.Header.Revision, floor: floor,
+			lease: lease, reserved: floor, lost: make(chan struct{}),
+		}
+		c.start()
+		done = true
+		return c, nil
+	}
+	return nil, fmt.Errorf("%w: etcdlease: no %d consecutive free node ids among 0..%d under %s/nodes/ (all held by live leases)",
+		nodeid.ErrNoFreeSlot, count, maxNode, s.prefix)
+}
+
+// firstHeld returns the last held slot in first..first+count-1 (the next
+// candidate range starts after it), or -1 when none is held.
+func firstHeld(held map[int]bool, first, count int) int {
+	for n := first + count - 1; n >= first; n-- {
+		if held[n] {
+			return n
+		}
+	}
+	return -1
+}
+
+func (s *Store) revoke(ctx context.Context, lease clientv3.LeaseID) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	_, _ = s.cli.Revoke(ctx, lease)
+}
+
+func hostname() string {
+	h, err := os.Hostname()
+	if err != nil {
+		return "?"
+	}
+	return h
+}
+
+// claim is a held range of node ids: an etcd lease, the node keys created
+// with it, and the monitors that notice when they are gone.
+type claim struct {
+	s            *Store
+	first, count int
+	token, floor int64
+	lease        clientv3.LeaseID
+
+	ops      sync.Mutex // serialises Reserve and Release
+	reserved int64      // the highest reserved-until this claim made durable
+
+	lost     chan struct{}
+	lostOnce sync.Once
+	why      string // why the claim was lost, set before lost is closed
+
+	stopMonitors context.CancelFunc
+	monitors     sync.WaitGroup
+	keepAlives   atomic.Int64 // keep-alive streams started, for tests
+}
+
+func (c *claim) First() int            { return c.first }
+func (c *claim) Count() int            { return c.count }
+func (c *claim) Floor() int64          { return c.floor }
+func (c *claim) Token() int64          { return c.token }
+func (c *claim) Lost() <-chan struct{} { return c.lost }
+
+// guards are the transaction conditions that hold only while this claim's
+// node keys are the ones it created.
+func (c *claim) guards() []clientv3.Cmp {
+	cmps := make([]clientv3.Cmp, c.count)
+	for i := range cmps {
+		cmps[i] = clientv3.Compare(clientv3.CreateRevision(c.s.nodeKey(c.first+i)), "=", c.token)
+	}
+	return cmps
+}
+
+// lose closes Lost, once, and stops the monitors: without keep-alives the
+// etcd lease, if it still exists, expires by itself.
+func (c *claim) lose(why string) {
+	c.lostOnce.Do(func() {
+		c.why = why
+		close(c.lost)
+		c.stopMonitors()
+	})
+}
+
+func (c *claim) lostErr() error {
+	return fmt.Errorf("%w: etcdlease: node ids %d..%d (token %d): %s", nodeid.ErrLost, c.first, c.first+c.count-1, c.token, c.why)
+}
+
+// Reserve stores until as reserved-until of every node id of the claim, in
+// one transaction guarded by the node keys' create revision. The stored
+// value only moves forward. A failed guard means another holder has (or
+// had) the ids: the error wraps nodeid.ErrLost. Any other error (etcd
+// unreachable, a timeout) is returned as it is, and the lease keeps minting
+// only up to the last reservation that was stored.
+func (c *claim) Reserve(ctx context.Context, until int64) error {
+	c.ops.Lock()
+	defer c.ops.Unlock()
+	select {
+	case <-c.lost:
+		return c.lostErr()
+	default:
+	}
+	v := max(until, c.reserved)
+	puts := make([]clientv3.Op, c.count)
+	for i := range puts {
+		puts[i] = clientv3.OpPut(c.s.reservedKey(c.first+i), strconv.FormatInt(v, 10))
+	}
+	resp, err := c.s.cli.Txn(ctx).If(c.guards()...).Then(puts...).Commit()
+	if err != nil {
+		return fmt.Errorf("etcdlease: reserve node ids %d..%d until %v: %w", c.first, c.first+c.count-1, time.Unix(0, v).UTC(), err)
+	}
+	if !resp.Succeeded {
+		c.lose("the node keys were deleted or re-created (a reservation's guard failed)")
+		return c.lostErr()
+	}
+	c.reserved = v
+	return nil
+}
+
+// Release stores until (at least the claim's floor) as the final
+// reserved-until and deletes the node keys, in one guarded transaction,
+// then revokes the etcd lease.
+func (c *claim) Release(ctx context.Context, until int64) error {
+	c.ops.Lock()
+	defer c.ops.Unlock()
+	// Stop watching first: the deletes below are not a loss.
+	c.stopMonitors()
+	c.monitors.Wait()
+	defer c.s.revoke(ctx, c.lease)
+	v := max(until, c.floor)
+	ops := make([]clientv3.Op, 0, 2*c.count)
+	for i := range c.count {
+		ops = append(ops, clientv3.OpPut(c.s.reservedKey(c.first+i), strconv.FormatInt(v, 10)))
+		ops = append(ops, clientv3.OpDelete(c.s.nodeKey(c.first+i)))
+	}
+	resp, err := c.s.cli.Txn(ctx).If(c.guards()...).Then(ops...).Commit()
+	if err != nil {
+		return fmt.Errorf("etcdlease: release node ids %d..%d: %w", c.first, c.first+c.count-1, err)
+	}
+	if !resp.Succeeded {
+		c.lose("the node keys were deleted or re-created before the release")
+		return c.lostErr()
+	}
+	return nil
+}
+
+// start runs the monitors: the lease's keep-alive with its expiry check,
+// and a watch on every node key.
+func (c *claim) start() {
+	ctx, cancel := context.WithCancel(c.s.cli.Ctx())
+	c.stopMonitors = cancel
+	c.monitors.Add(1 + c.count)
+	go func() {
+		defer c.monitors.Done()
+		c.keepAlive(ctx)
+	}()
+	for i := range c.count {
+		go func() {
+			defer c.monitors.Done()
+			c.watch(ctx, c.s.nodeKey(c.first+i))
+		}()
+	}
+}
+
+// keepAlive keeps the etcd lease alive with the client's KeepAlive. The
+// client closes the keep-alive channel when the server says the lease is
+// gone, but also when it got no answer for a whole TTL, which happens
+// when etcd is down or partitioned away, while the server may still hold
+// the lease (etcd renews every lease when a leader takes over) and the
+// holder may still refresh its reservation once it is back. So a closed
+// channel only makes keepAlive ask the server with TimeToLive: the lease
+// is lost only when the server answers that it does not exist; errors are
+// retried, and a live lease gets a new keep-alive.
+func (c *claim) keepAlive(ctx context.Context) {
+	for {
+		c.keepAlives.Add(1)
+		ch, err := c.s.cli.KeepAlive(ctx, c.lease)
+		if err == nil {
+			for range ch {
+			}
+		}
+		wait := 50 * time.Millisecond
+		for {
+			if !sleep(ctx, wait) {
+				return
+			}
+			wait = min(2*wait, time.Second)
+			tctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			r, err := c.s.cli.TimeToLive(tctx, c.lease)
+			cancel()
+			if ctx.Err() != nil {
+				return
+			}
+			if errors.Is(err, rpctypes.ErrLeaseNotFound) || err == nil && r.TTL <= 0 {
+				c.lose("the etcd lease expired")
+				return
+			}
+			if err == nil {
+				break // alive: keep it alive again
+			}
+		}
+	}
+}
+
+// watch closes Lost when key, one of the claim's node keys, is deleted
+// (lease expired or revoked, or removed by hand) or re-created by another
+// holder after this claim created it.
+func (c *claim) watch(ctx context.Context, key string) {
+	rev := c.token + 1
+	for {
+		wctx, cancel := context.WithCancel(ctx)
+		compacted := false
+		for resp := range c.s.cli.Watch(wctx, key, clientv3.WithRev(rev)) {
+			for _, ev := range resp.Events {
+				switch {
+				case ev.Type == clientv3.EventTypeDelete:
+					c.lose(fmt.Sprintf("%s was deleted at revision %d (the etcd lease expired or was revoked)", key, ev.Kv.ModRevision))
+				case ev.Kv.CreateRevision != c.token:
+					c.lose(fmt.Sprintf("%s was re-created at revision %d by another holder", key, ev.Kv.CreateRevision))
+				default: // the value was rewritten in place: still this claim's key
+					rev = ev.Kv.ModRevision + 1
+					continue
+				}
+				cancel()
+				return
+			}
+			if resp.CompactRevision != 0 {
+				compacted = true // the history from rev is gone: the server cancels the watch
+				break
+			}
+		}
+		cancel()
+		if ctx.Err() != nil {
+			return
+		}
+		if compacted {
+			if !c.check(ctx, key, &rev) {
+				return
+			}
+		} else if !sleep(ctx, 100*time.Millisecond) {
+			return
+		}
+	}
+}
+
+// check reads key after a compaction: lost unless it is still the one this
+// claim created. It sets *rev to the revision to watch from.
+func (c *claim) check(ctx context.Context, key string, rev *int64) bool {
+	for {
+		tctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		r, err := c.s.cli.Get(tctx, key)
+		cancel()
+		if ctx.Err() != nil {
+			return false
+		}
+		if err != nil {
+			if !sleep(ctx, 200*time.Millisecond) {
+				return false
+			}
+			continue
+		}
+		if len(r.Kvs) == 0 || r.Kvs[0].CreateRevision != c.token {
+			c.lose(fmt.Sprintf("%s is gone or held by another holder (seen after a compaction)", key))
+			return false
+		}
+		*rev = r.Header.Revision + 1
+		return true
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}

@@ -1,0 +1,238 @@
+package btree
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/snowlab/snowlab/lab"
+)
+
+// Defaults for Options.
+const (
+	DefaultRows         = 1_000_000
+	DefaultBatchRows    = 1_000
+	DefaultTxRows       = 20_000
+	DefaultPayloadBytes = 32
+)
+
+// Options configure an experiment.
+type Options struct {
+	// Rows is how many rows each key kind loads (DefaultRows when 0).
+	Rows int
+	// BatchRows is the rows per INSERT statement, TxRows the rows per
+	// transaction (rounded up to whole batches).
+	BatchRows, TxRows int
+	// PayloadBytes is the size of the blob beside the key in every row.
+	PayloadBytes int
+	// Keys are the key kinds to load (all when empty), in load order.
+	Keys []KeyKind
+	// Engines are the engines to load them into, in order.
+	Engines []Engine
+	// Command and Commit are recorded in the result.
+	Command []string
+	Commit  string
+	// Host, when set, is recorded instead of lab.Host() (tests).
+	Host *lab.Fingerprint
+	// Progress, when set, is told what is about to happen and what
+	// finished.
+	Progress func(msg string)
+}
+
+func (o Options) withDefaults() Options {
+	if o.Rows <= 0 {
+		o.Rows = DefaultRows
+	}
+	if o.BatchRows <= 0 {
+		o.BatchRows = DefaultBatchRows
+	}
+	if o.TxRows <= 0 {
+		o.TxRows = DefaultTxRows
+	}
+	o.TxRows = max(o.TxRows, o.BatchRows)
+	if o.PayloadBytes <= 0 {
+		o.PayloadBytes = DefaultPayloadBytes
+	}
+	o.PayloadBytes = max(o.PayloadBytes, 8)
+	if len(o.Keys) == 0 {
+		o.Keys = Kinds()
+	}
+	return o
+}
+
+// Engine is a database the experiment loads keys into. For every key kind
+// the experiment calls Create, then Begin/Insert/Commit until every row is
+// in, then Finish, then Drop: the same calls in the same order for every
+// kind and every engine.
+type Engine interface {
+	// Info says what the engine is; it may be called before Create.
+	Info() EngineInfo
+	// Create makes an empty table keyed by kind k with its primary-key
+	// index, and readies the engine to load (a checkpoint, WAL marks).
+	Create(ctx context.Context, k KeyKind) error
+	// Begin starts a transaction.
+	Begin(ctx context.Context) (Tx, error)
+	// Finish is called after the last commit: it settles the table the
+	// same way for every kind (WAL marks, VACUUM/ANALYZE) and measures the
+	// primary-key index into r.
+	Finish(ctx context.Context, k KeyKind, r *KeyResult) error
+	// Drop removes what Create made.
+	Drop(ctx context.Context, k KeyKind) error
+	// Close releases the engine.
+	Close() error
+}
+
+// Tx is one transaction of an Engine.
+type Tx interface {
+	// Insert writes one batch as one statement.
+	Insert(ctx context.Context, b *Batch) error
+	Commit(ctx context.Context) error
+	Rollback(ctx context.Context) error
+}
+
+// Batch is the rows of one INSERT statement: keys of one kind (Ints for
+// the bigint kinds, Wide for the 16-byte ones) and a payload per row.
+type Batch struct {
+	Kind    KeyKind
+	Ints    []int64
+	Wide    [][16]byte
+	Payload [][]byte
+}
+
+// Len is the number of rows in the batch.
+func (b *Batch) Len() int { return len(b.Payload) }
+
+// Execute runs the experiment: for each engine, for each key kind, mint
+// the keys, load them in batches and transactions, and measure the
+// primary-key index. An engine that fails stops its remaining kinds and
+// is recorded with its error; Execute returns the run with an error
+// joining every engine's failure.
+func Execute(ctx context.Context, o Options) (*Run, error) {
+	o = o.withDefaults()
+	started := time.Now()
+	run := &Run{Schema: SchemaVersion, Experiment: Experiment, Started: started.UTC(),
+		Command: o.Command, Commit: o.Commit,
+		Config: Config{Rows: o.Rows, BatchRows: o.BatchRows, TxRows: o.TxRows, PayloadBytes: o.PayloadBytes,
+			Keys: o.Keys, SnowlabPolicy: SnowlabPolicy.String(), SequenceStart: SequenceStart}}
+	if o.Host != nil {
+		run.Host = *o.Host
+	} else {
+		run.Host = lab.Host()
+	}
+	say := func(format string, a ...any) {
+		if o.Progress != nil {
+			o.Progress(fmt.Sprintf(format, a...))
+		}
+	}
+	var errs []error
+	for _, eng := range o.Engines {
+		er := EngineResult{EngineInfo: eng.Info()}
+		for _, k := range o.Keys {
+			say("%s %s: minting %s keys", er.Engine, k, lab.Thousands(o.Rows))
+			r, err := loadOne(ctx, eng, k, o)
+			if err != nil {
+				er.Error = fmt.Sprintf("%s: %v", k, err)
+				errs = append(errs, fmt.Errorf("%s: %s", er.Engine, er.Error))
+				break
+			}
+			er.Keys = append(er.Keys, r)
+			say("%s %s: %s rows in %s (%s), index %s, leaf fill %s",
+				er.Engine, k, lab.Thousands(r.Rows), r.Load.Round(time.Millisecond), lab.HumanRate(r.InsertsPerSec),
+				lab.HumanBytes(r.Index.Bytes), fillText(r.Index))
+		}
+		// Info again: some engines learn settings only once connected.
+		info := eng.Info()
+		er.EngineInfo = info
+		run.Engines = append(run.Engines, er)
+	}
+	run.Elapsed = time.Since(started)
+	return run, errors.Join(errs...)
+}
+
+// loadOne loads one key kind into one engine and measures it.
+func loadOne(ctx context.Context, eng Engine, k KeyKind, o Options) (KeyResult, error) {
+	keys, genTime, err := generate(k, o.Rows)
+	if err != nil {
+		return KeyResult{}, fmt.Errorf("minting keys: %w", err)
+	}
+	if err := eng.Create(ctx, k); err != nil {
+		return KeyResult{}, fmt.Errorf("create: %w", err)
+	}
+	r := KeyResult{Key: k, KeyBytes: k.Width(), Rows: o.Rows, Generate: genTime}
+	payload := make([]byte, o.BatchRows*o.PayloadBytes)
+	b := &Batch{Kind: k, Payload: make([][]byte, 0, o.BatchRows)}
+	start := time.Now()
+	for row := 0; row < o.Rows; {
+		tx, err := eng.Begin(ctx)
+		if err != nil {
+			return r, fmt.Errorf("begin at row %d: %w", row, err)
+		}
+		txEnd := min(row+o.TxRows, o.Rows)
+		for row < txEnd {
+			end := min(row+o.BatchRows, txEnd)
+			fillBatch(b, keys, payload, o.PayloadBytes, row, end)
+			if err := tx.Insert(ctx, b); err != nil {
+				_ = tx.Rollback(ctx)
+				return r, fmt.Errorf("insert rows %d..%d: %w", row, end-1, err)
+			}
+			row = end
+		}
+		if err := tx.Commit(ctx); err != nil {
+			return r, fmt.Errorf("commit at row %d: %w", row, err)
+		}
+	}
+	r.Load = time.Since(start)
+	r.InsertsPerSec = float64(o.Rows) / r.Load.Seconds()
+	if err := eng.Finish(ctx, k, &r); err != nil {
+		return r, fmt.Errorf("measure: %w", err)
+	}
+	if err := eng.Drop(ctx, k); err != nil {
+		return r, fmt.Errorf("drop: %w", err)
+	}
+	return r, nil
+}
+
+// fillBatch points b at rows [lo, hi) of keys, with payloads written into
+// buf: each row's payload is its row number, big-endian, then zeros.
+func fillBatch(b *Batch, keys *keySet, buf []byte, size, lo, hi int) {
+	n := hi - lo
+	b.Ints, b.Wide = nil, nil
+	if keys.kind.Wide() {
+		b.Wide = keys.wide[lo:hi]
+	} else {
+		b.Ints = keys.ints[lo:hi]
+	}
+	b.Payload = b.Payload[:0]
+	for i := range n {
+		p := buf[i*size : (i+1)*size : (i+1)*size]
+		clear(p)
+		binary.BigEndian.PutUint64(p, uint64(lo+i))
+		b.Payload = append(b.Payload, p)
+	}
+}
+
+func fillText(s IndexStats) string {
+	if !s.FillKnown() {
+		return "unknown"
+	}
+	return lab.TrimSig(100*s.LeafFill, 3) + "%"
+}
+
+// moduleVersion is path@version of a module linked into this binary, or
+// path alone where the build carries no module information.
+func moduleVersion(path string) string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range bi.Deps {
+			if m.Path == path {
+				if m.Replace != nil {
+					m = m.Replace
+				}
+				return m.Path + "@" + m.Version
+			}
+		}
+	}
+	return path
+}

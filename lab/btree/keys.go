@@ -1,0 +1,191 @@
+package btree
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/oklog/ulid/v2"
+
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/atomicgen"
+)
+
+// KeyKind is one way of keying the rows.
+type KeyKind string
+
+// The key kinds, in the order every engine loads them.
+const (
+	// Sequence is a dense bigint sequence, the ideal append-only key: it
+	// starts at SequenceStart and counts up by one.
+	Sequence KeyKind = "sequence"
+	// Snowlab is a snowlab ID (bigint) from atomicgen under the Monotonic
+	// policy (see SnowlabPolicy).
+	Snowlab KeyKind = "snowlab"
+	// UUIDv7 is github.com/google/uuid's NewV7, stored as 16 bytes.
+	UUIDv7 KeyKind = "uuidv7"
+	// ULID is github.com/oklog/ulid/v2's Make (monotonic within a
+	// millisecond), stored as its 16 bytes.
+	ULID KeyKind = "ulid"
+	// UUIDv4 is github.com/google/uuid's New: 122 random bits, 16 bytes.
+	UUIDv4 KeyKind = "uuidv4"
+)
+
+// Kinds is every key kind in load order: the ordered bigints, the ordered
+// 128-bit keys, then the random one.
+func Kinds() []KeyKind { return []KeyKind{Sequence, Snowlab, UUIDv7, ULID, UUIDv4} }
+
+// SequenceStart is the first value of the Sequence key: 2^62, so that
+// every engine stores it at the full 8-byte width of a snowlab ID.
+// PostgreSQL's bigint is 8 bytes whatever its value, but SQLite's record
+// format stores an integer in as few bytes as it needs (1..1,000,000 take
+// 3), which would credit a sequence from 1 with a width advantage no
+// Snowflake-sized number has; the comparison is about order, not width.
+const SequenceStart int64 = 1 << 62
+
+// SnowlabPolicy is the policy the snowlab keys are minted under. Monotonic
+// never waits: the whole key set is minted before the load at well above
+// the 4,096-per-millisecond ceiling, borrowing future ticks, so the IDs'
+// embedded times run ahead of the clock by up to rows/4,096 ms. Strict
+// would mint the same increasing sequence of IDs (one node, one
+// goroutine), only slower (at most 4,096 per ms: 244 ms per million); the
+// index cannot tell the two apart.
+const SnowlabPolicy = snowlab.Monotonic
+
+// Width is the key's stored size in bytes: 8 for the bigints, 16 for the
+// 128-bit keys.
+func (k KeyKind) Width() int {
+	switch k {
+	case Sequence, Snowlab:
+		return 8
+	}
+	return 16
+}
+
+// Wide reports whether the key is stored as 16 bytes.
+func (k KeyKind) Wide() bool { return k.Width() == 16 }
+
+// Ordered reports whether successive keys increase, so that inserts
+// append at the right edge of the index: every kind but UUIDv4.
+func (k KeyKind) Ordered() bool { return k != UUIDv4 }
+
+// Label is the key's name in tables and charts.
+func (k KeyKind) Label() string {
+	switch k {
+	case Sequence:
+		return "sequence (bigint)"
+	case Snowlab:
+		return "snowlab (bigint)"
+	case UUIDv7:
+		return "UUIDv7"
+	case ULID:
+		return "ULID"
+	case UUIDv4:
+		return "UUIDv4"
+	}
+	return string(k)
+}
+
+// ParseKinds reads a comma list of key kinds ("all" for every one), and
+// returns them in load order whatever order they were listed in.
+func ParseKinds(spec string) ([]KeyKind, error) {
+	want := map[KeyKind]bool{}
+	for _, s := range strings.Split(spec, ",") {
+		s = strings.ToLower(strings.TrimSpace(s))
+		if s == "all" {
+			for _, k := range Kinds() {
+				want[k] = true
+			}
+			continue
+		}
+		ok := false
+		for _, k := range Kinds() {
+			if string(k) == s {
+				want[k], ok = true, true
+			}
+		}
+		if !ok {
+			return nil, fmt.Errorf("unknown key kind %q (want sequence, snowlab, uuidv7, ulid, uuidv4 or all)", s)
+		}
+	}
+	var out []KeyKind
+	for _, k := range Kinds() {
+		if want[k] {
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
+
+// keySet is the n keys of one kind in the order they are inserted.
+type keySet struct {
+	kind KeyKind
+	ints []int64    // the bigint kinds
+	wide [][16]byte // the 128-bit kinds
+}
+
+func (s *keySet) len() int {
+	if s.kind.Wide() {
+		return len(s.wide)
+	}
+	return len(s.ints)
+}
+
+// generate mints n keys of kind k, timing it. Keys are minted before the
+// load so that the load's inserts per second are the database's cost,
+// not the generator's.
+func generate(k KeyKind, n int) (*keySet, time.Duration, error) {
+	start := time.Now()
+	s := &keySet{kind: k}
+	switch k {
+	case Sequence:
+		s.ints = make([]int64, n)
+		for i := range s.ints {
+			s.ints[i] = SequenceStart + int64(i)
+		}
+	case Snowlab:
+		gen, err := atomicgen.New(snowlab.Config{Node: 1, Policy: SnowlabPolicy})
+		if err != nil {
+			return nil, 0, err
+		}
+		ids := make([]snowlab.ID, n)
+		for done := 0; done < n; {
+			m, err := gen.NextIDs(ids[done:min(done+4096, n)])
+			done += m
+			if err != nil {
+				return nil, 0, fmt.Errorf("snowlab key %d: %w", done, err)
+			}
+		}
+		s.ints = make([]int64, n)
+		for i, id := range ids {
+			s.ints[i] = int64(id)
+		}
+	case UUIDv7:
+		s.wide = make([][16]byte, n)
+		for i := range s.wide {
+			u, err := uuid.NewV7()
+			if err != nil {
+				return nil, 0, err
+			}
+			s.wide[i] = u
+		}
+	case ULID:
+		s.wide = make([][16]byte, n)
+		for i := range s.wide {
+			s.wide[i] = ulid.Make()
+		}
+	case UUIDv4:
+		s.wide = make([][16]byte, n)
+		for i := range s.wide {
+			u, err := uuid.NewRandom()
+			if err != nil {
+				return nil, 0, err
+			}
+			s.wide[i] = u
+		}
+	default:
+		return nil, 0, fmt.Errorf("unknown key kind %q", k)
+	}
+	return s, time.Since(start), nil
+}

@@ -1,0 +1,347 @@
+package nodeid
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// Dir is the store for the processes of one host: a folder (created 0o755
+// on the first Acquire when missing) holding two files per node id N:
+//
+//   - slot-NNNN.lock, which a holder keeps locked with flock(2) for as long
+//     as it holds N. The kernel drops the lock when the holder's process
+//     ends, however it ends, so a crashed holder's id is free at once.
+//     flock locks belong to an open file description, so two claims in
+//     one process exclude each other just as two processes do.
+//   - slot-NNNN.reserved, the text "UNTIL GEN\n": UNTIL is N's
+//     reserved-until in decimal Unix nanoseconds and GEN the generation of
+//     its last holder, which Acquire increments and Claim.Token reports (a
+//     claim on several ids takes one more than the highest of theirs, so
+//     the token grows for each of them). A missing file is a never-held id
+//     (0 0); a file that does not parse is an error naming it, never read
+//     as 0, which would let a successor reuse time. It is replaced
+//     atomically: a temporary file in the folder is written and fsynced,
+//     renamed over it, and the folder fsynced.
+//
+// Acquire takes the lowest count consecutive ids whose lock files it can
+// lock without waiting. Do not delete the files while they are in use:
+// Acquire checks that the file it locked is still the one the name leads
+// to, but a holder whose file was deleted has nothing to show a newcomer.
+// Dir does not work across hosts, and is only as good as flock on the
+// folder's file system (local file systems; not every network one).
+func Dir(path string) Store { return dirStore{path: path} }
+
+type dirStore struct{ path string }
+
+// slotName is "slot-NNNN" + ext: at least four digits, so that the
+// default layout's names sort by node id.
+func slotName(n int, ext string) string {
+	var b [32]byte
+	buf := append(b[:0], "slot-"...)
+	for w := 1000; w > 1 && n < w; w /= 10 {
+		buf = append(buf, '0')
+	}
+	buf = strconv.AppendInt(buf, int64(n), 10)
+	return string(append(buf, ext...))
+}
+
+func (s dirStore) lockName(n int) string { return filepath.Join(s.path, slotName(n, ".lock")) }
+
+func (s dirStore) reservedName(n int) string {
+	return filepath.Join(s.path, slotName(n, ".reserved"))
+}
+
+// Acquire implements Store.
+func (s dirStore) Acquire(ctx context.Context, count, maxNode int) (Claim, error) {
+	if count < 1 || maxNode < 0 || count > maxNode+1 {
+		return nil, fmt.Errorf("nodeid: dir %s: cannot take %d node ids out of 0..%d", s.path, count, maxNode)
+	}
+	if err := os.MkdirAll(s.path, 0o755); err != nil {
+		return nil, fmt.Errorf("nodeid: dir store: %w", err)
+	}
+	dfd, err := unix.Open(s.path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("nodeid: dir store: open %s: %w", s.path, err)
+	}
+	defer unix.Close(dfd)
+	for first := 0; first+count-1 <= maxNode; {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("nodeid: dir %s: %w", s.path, err)
+		}
+		files, busy, err := s.lockRun(dfd, first, count)
+		if err != nil {
+			return nil, err
+		}
+		if busy >= 0 {
+			first = busy + 1 // no run that includes the busy slot can be had
+			continue
+		}
+		c, err := s.claim(first, files)
+		if err != nil {
+			unlockAll(files)
+			return nil, err
+		}
+		return c, nil
+	}
+	return nil, fmt.Errorf("%w: dir %s has no %d consecutive free node ids in 0..%d", ErrNoFreeSlot, s.path, count, maxNode)
+}
+
+// lockRun locks the slots first..first+count-1 of the folder open as dfd.
+// When one is held by someone else it unlocks the others and reports that
+// slot as busy (busy is -1 when all were locked).
+func (s dirStore) lockRun(dfd, first, count int) (files []*os.File, busy int, err error) {
+	files = make([]*os.File, 0, count)
+	for n := first; n < first+count; n++ {
+		f, err := s.lockSlot(dfd, n)
+		if err != nil || f == nil {
+			unlockAll(files)
+			if err != nil {
+				return nil, -1, err
+			}
+			return nil, n, nil
+		}
+		files = append(files, f)
+	}
+	return files, -1, nil
+}
+
+// lockSlot opens and locks slot n's lock file in the folder open as dfd;
+// nil, nil when someone else holds it. It works on raw descriptors
+// relative to the folder because a scan tries every held slot below the
+// first free one: a busy slot costs an open, a flock and a close.
+func (s dirStore) lockSlot(dfd, n int) (*os.File, error) {
+	base := slotName(n, ".lock")
+	for range 10 {
+		// Without O_CREAT first: opening an existing name does not take
+		// the folder's lock, which a scan of a busy folder feels.
+		fd, err := unix.Openat(dfd, base, unix.O_RDWR|unix.O_CLOEXEC, 0)
+		if err == unix.ENOENT {
+			fd, err = unix.Openat(dfd, base, unix.O_RDWR|unix.O_CREAT|unix.O_CLOEXEC, 0o644)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("nodeid: dir store: open %s: %w", s.lockName(n), err)
+		}
+		if err := flockFd(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+			unix.Close(fd)
+			if err == unix.EWOULDBLOCK {
+				return nil, nil
+			}
+			return nil, fmt.Errorf("nodeid: dir store: flock %s: %w", s.lockName(n), err)
+		}
+		// The file may have been unlinked (and the name given to a new
+		// file that someone else locks) between the open and the lock:
+		// hold the lock only on the file the name leads to now.
+		var held, named unix.Stat_t
+		err = unix.Fstat(fd, &held)
+		if err == nil {
+			err = unix.Fstatat(dfd, base, &named, 0)
+		}
+		if err == nil && held.Dev == named.Dev && held.Ino == named.Ino {
+			return os.NewFile(uintptr(fd), s.lockName(n)), nil
+		}
+		unix.Close(fd)
+		if err != nil && err != unix.ENOENT {
+			return nil, fmt.Errorf("nodeid: dir store: stat %s: %w", s.lockName(n), err)
+		}
+	}
+	return nil, fmt.Errorf("nodeid: dir store: %s keeps being replaced while it is locked", s.lockName(n))
+}
+
+func flockFd(fd, how int) error {
+	for {
+		err := unix.Flock(fd, how)
+		if err != unix.EINTR {
+			return err
+		}
+	}
+}
+
+// unlockAll unlocks and closes the lock files. Closing the last descriptor
+// of an open file description drops its flock anyway; the explicit unlock
+// makes the release not depend on descriptors the process may have
+// inherited or duplicated.
+func unlockAll(files []*os.File) {
+	for _, f := range files {
+		_ = flockFd(int(f.Fd()), unix.LOCK_UN)
+		_ = f.Close()
+	}
+}
+
+// claim reads the locked slots' reservations and records the new holder's
+// generation in them before the claim is handed out, so that no two
+// holders of a slot ever get the same token, even if the first crashes at
+// once.
+func (s dirStore) claim(first int, files []*os.File) (*dirClaim, error) {
+	c := &dirClaim{store: s, first: first, n: len(files), files: files}
+	untils := make([]int64, len(files))
+	var gen int64
+	for i := range files {
+		u, g, err := readReserved(s.reservedName(first + i))
+		if err != nil {
+			return nil, err
+		}
+		untils[i] = u
+		c.floor = max(c.floor, u)
+		gen = max(gen, g)
+	}
+	c.token = gen + 1
+	if err := c.write(untils); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// readReserved parses a reservation file; a missing one is 0, 0.
+func readReserved(name string) (until, gen int64, err error) {
+	b, err := os.ReadFile(name)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, 0, nil
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("nodeid: dir store: %w", err)
+	}
+	f := strings.Fields(string(b))
+	if len(f) != 2 || !strings.HasSuffix(string(b), "\n") {
+		return 0, 0, fmt.Errorf("nodeid: dir store: reservation file %s is corrupt: %q, want \"UNTIL GEN\\n\"", name, b)
+	}
+	until, err1 := strconv.ParseInt(f[0], 10, 64)
+	gen, err2 := strconv.ParseInt(f[1], 10, 64)
+	if err := errors.Join(err1, err2); err != nil || gen < 0 {
+		return 0, 0, fmt.Errorf("nodeid: dir store: reservation file %s is corrupt: %q, want \"UNTIL GEN\\n\" with a non-negative GEN", name, b)
+	}
+	return until, gen, nil
+}
+
+// never is the Lost channel of every Dir claim.
+var never = make(chan struct{})
+
+// dirClaim is a Dir store's hold on consecutive slots: their lock files,
+// kept open and locked until Release.
+type dirClaim struct {
+	store        dirStore
+	first, n     int
+	floor, token int64
+
+	mu     sync.Mutex
+	files  []*os.File // nil once released
+	stored []int64    // each slot's reserved-until as last written
+}
+
+func (c *dirClaim) First() int   { return c.first }
+func (c *dirClaim) Count() int   { return c.n }
+func (c *dirClaim) Floor() int64 { return c.floor }
+func (c *dirClaim) Token() int64 { return c.token }
+
+// Lost returns a channel that is never closed: a flock is held until the
+// process unlocks it or ends, so while this process lives nobody can take
+// the slots from it (short of deleting the lock files, which Dir's
+// contract forbids).
+func (c *dirClaim) Lost() <-chan struct{} { return never }
+
+// Reserve writes until as every slot's reserved-until. It only moves the
+// reservation forward: a slot already at or past until keeps its value,
+// and when all are it writes nothing.
+func (c *dirClaim) Reserve(ctx context.Context, until int64) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.files == nil {
+		return fmt.Errorf("%w: dir %s: node ids %d..%d were released", ErrLost, c.store.path, c.first, c.first+c.n-1)
+	}
+	untils := make([]int64, c.n)
+	change := false
+	for i, u := range c.stored {
+		untils[i] = max(u, until)
+		change = change || u < until
+	}
+	if !change {
+		return nil
+	}
+	return c.write(untils)
+}
+
+// Release writes until as the final reserved-until of every slot, never
+// below the previous holders' (Floor), then unlocks the slots. The value
+// may be below the last Reserve: a lease passes the end of the last tick
+// it really used. When the write fails the slots are still unlocked: the
+// files then keep the last reservation, which covers every ID minted.
+// Release ignores ctx: it always finishes, so that the slots are never
+// left locked by a release given up half-way.
+func (c *dirClaim) Release(_ context.Context, until int64) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.files == nil {
+		return nil
+	}
+	until = max(until, c.floor)
+	untils := make([]int64, c.n)
+	change := false
+	for i, u := range c.stored {
+		untils[i] = until
+		change = change || u != until
+	}
+	var err error
+	if change {
+		err = c.write(untils)
+	}
+	unlockAll(c.files)
+	c.files = nil
+	return err
+}
+
+// write replaces the slots' reservation files with untils[i] and the
+// claim's token, each through a temporary file that is fsynced and renamed
+// over the old one; one fsync of the folder then makes the renames
+// durable, and only then is the write recorded in stored. The temporary
+// names are fixed per slot: only the slot's holder writes them, and a
+// leftover from a crash is overwritten.
+func (c *dirClaim) write(untils []int64) error {
+	for i, u := range untils {
+		name := c.store.reservedName(c.first + i)
+		tmp := name + ".tmp"
+		if err := writeSync(tmp, fmt.Appendf(nil, "%d %d\n", u, c.token)); err != nil {
+			return fmt.Errorf("nodeid: dir store: %w", err)
+		}
+		if err := os.Rename(tmp, name); err != nil {
+			return fmt.Errorf("nodeid: dir store: %w", err)
+		}
+	}
+	d, err := os.Open(c.store.path)
+	if err != nil {
+		return fmt.Errorf("nodeid: dir store: %w", err)
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("nodeid: dir store: fsync %s: %w", c.store.path, err)
+	}
+	c.stored = untils
+	return nil
+}
+
+func writeSync(name string, b []byte) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

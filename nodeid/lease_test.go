@@ -1,0 +1,206 @@
+package nodeid_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/atomicgen"
+	"github.com/snowlab/snowlab/clocksrc"
+	"github.com/snowlab/snowlab/nodeid"
+)
+
+// offsetClock is the system clock moved by d.
+func offsetClock(d time.Duration) clocksrc.Clock {
+	base := clocksrc.Default()
+	return clocksrc.Func(func() int64 { return base.UnixNano() + int64(d) })
+}
+
+// eventually polls cond every millisecond until it holds or within runs out.
+func eventually(t *testing.T, within time.Duration, cond func() bool, what string) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v", what, within)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// tickEnd is the end of id's tick, in Unix nanoseconds (default layout).
+func tickEnd(id snowlab.ID) int64 {
+	return snowlab.DefaultLayout.Decode(id).Time.Add(snowlab.DefaultLayout.Unit).UnixNano()
+}
+
+func TestLeaseOverDir(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	const window = 300 * time.Millisecond
+	clock := clocksrc.Default()
+
+	before := clock.UnixNano()
+	l, err := nodeid.Acquire(ctx, nodeid.Dir(dir), nodeid.Options{Window: window, Refresh: 50 * time.Millisecond})
+	after := clock.UnixNano()
+	require.NoError(t, err)
+	defer l.Release(ctx)
+	assert.Equal(t, 0, l.Node())
+	assert.Equal(t, int64(1), l.Token())
+	assert.Equal(t, int64(0), l.Fence().Floor())
+
+	// The first reservation is the clock at Acquire plus the window, and
+	// it is on disk.
+	first := l.Fence().Until()
+	assert.GreaterOrEqual(t, first, before+int64(window))
+	assert.LessOrEqual(t, first, after+int64(window))
+	u, _ := stored(t, dir, 0)
+	assert.GreaterOrEqual(t, u, first, "the reservation is durable before the fence has it")
+
+	g, err := atomicgen.New(l.Config(snowlab.Config{}))
+	require.NoError(t, err)
+	var last snowlab.ID
+	for i := range 10_000 {
+		id, err := g.NextID()
+		if errors.Is(err, snowlab.ErrNoReservation) {
+			// The machine stalled past the window: correct, and the
+			// refresher will move the fence on.
+			u := l.Fence().Until()
+			eventually(t, 10*time.Second, func() bool { return l.Fence().Until() > u }, "the refresher moves the fence")
+			id, err = g.NextID()
+		}
+		require.NoError(t, err)
+		require.Greater(t, id, last, "ID %d", i)
+		require.Equal(t, 0, snowlab.DefaultLayout.Decode(id).Node)
+		require.LessOrEqual(t, tickEnd(id), l.Fence().Until(), "no ID reaches past the reservation")
+		last = id
+	}
+
+	// The refresher moves the reservation ahead, writing it before the
+	// fence moves.
+	eventually(t, 10*time.Second, func() bool { return l.Fence().Until() > first }, "the refresher moves the fence")
+	moved := l.Fence().Until()
+	u, _ = stored(t, dir, 0)
+	assert.GreaterOrEqual(t, u, moved, "the stored reservation is at least the fence's")
+	assert.NoError(t, l.Err())
+	assert.Equal(t, time.Unix(0, l.Fence().Until()), l.ReservedUntil())
+
+	id, err := g.NextID()
+	require.NoError(t, err)
+	require.Greater(t, id, last)
+	last = id
+
+	// Release stores the end of the last tick used, not the reservation;
+	// the generator stops.
+	require.NoError(t, l.Release(ctx))
+	require.NoError(t, l.Release(ctx), "a second release is a no-op")
+	_, err = g.NextID()
+	assert.ErrorIs(t, err, snowlab.ErrNoReservation)
+	u, gen := stored(t, dir, 0)
+	assert.Equal(t, tickEnd(last), u, "the final reservation is the end of the last tick used")
+	assert.Equal(t, int64(1), gen)
+
+	l2, err := nodeid.Acquire(ctx, nodeid.Dir(dir), nodeid.Options{Window: window})
+	require.NoError(t, err)
+	defer l2.Release(ctx)
+	assert.Equal(t, 0, l2.Node(), "the released id is free again")
+	assert.Equal(t, tickEnd(last), l2.Fence().Floor(), "a successor's floor is what its predecessor used")
+	assert.Equal(t, int64(2), l2.Token())
+	g2, err := atomicgen.New(l2.Config(snowlab.Config{}))
+	require.NoError(t, err)
+	id, err = g2.NextID()
+	require.NoError(t, err)
+	assert.Greater(t, id, last)
+}
+
+// Two leases on one folder in one process hold different ids; a range
+// lease holds consecutive ones.
+func TestLeasesOverOneDir(t *testing.T) {
+	ctx := context.Background()
+	s := nodeid.Dir(t.TempDir())
+	a, err := nodeid.Acquire(ctx, s, nodeid.Options{})
+	require.NoError(t, err)
+	defer a.Release(ctx)
+	b, err := nodeid.Acquire(ctx, s, nodeid.Options{Count: 4})
+	require.NoError(t, err)
+	defer b.Release(ctx)
+	first, count := b.Nodes()
+	assert.Equal(t, [2]int{1, 4}, [2]int{first, count})
+	c, err := nodeid.Acquire(ctx, s, nodeid.Options{Layout: small})
+	require.NoError(t, err)
+	defer c.Release(ctx)
+	assert.Equal(t, 5, c.Node())
+
+	_, err = nodeid.Acquire(ctx, s, nodeid.Options{Count: 11, Layout: small})
+	assert.ErrorIs(t, err, nodeid.ErrNoFreeSlot, "6..15 is ten ids")
+}
+
+// A successor whose clock is behind its predecessor's stored reservation
+// waits for the clock to pass it, within MaxFloorWait, and refuses beyond.
+func TestLeaseClockBehindStoredReservation(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := nodeid.Dir(dir)
+
+	// A predecessor whose clock ran 2 s ahead leaves its last tick there.
+	ahead, err := nodeid.Acquire(ctx, s, nodeid.Options{Clock: offsetClock(2 * time.Second), Window: 300 * time.Millisecond})
+	require.NoError(t, err)
+	g, err := atomicgen.New(ahead.Config(snowlab.Config{}))
+	require.NoError(t, err)
+	last, err := g.NextID()
+	require.NoError(t, err)
+	require.NoError(t, ahead.Release(ctx))
+	r, _ := stored(t, dir, 0)
+	require.Equal(t, tickEnd(last), r)
+	require.Greater(t, r, time.Now().Add(time.Second).UnixNano())
+
+	t.Run("too far behind: refused at once", func(t *testing.T) {
+		l, err := nodeid.Acquire(ctx, s, nodeid.Options{})
+		require.NoError(t, err)
+		defer l.Release(ctx)
+		require.Equal(t, r, l.Fence().Floor())
+		start := time.Now()
+		_, err = atomicgen.New(l.Config(snowlab.Config{MaxFloorWait: 100 * time.Millisecond}))
+		require.ErrorIs(t, err, snowlab.ErrClockBackwards)
+		assert.Contains(t, err.Error(), "previous holder's reservation")
+		assert.Less(t, time.Since(start), time.Second, "a gap beyond MaxFloorWait is refused without waiting")
+		_, err = atomicgen.New(l.Config(snowlab.Config{MaxFloorWait: -1}))
+		assert.ErrorIs(t, err, snowlab.ErrClockBackwards, "a negative MaxFloorWait never waits")
+	})
+	// That lease stored its whole reservation on release (no generator
+	// reported a tick), so the floor has moved on: read it again.
+	r, _ = stored(t, dir, 0)
+
+	t.Run("behind within MaxFloorWait: waits", func(t *testing.T) {
+		l, err := nodeid.Acquire(ctx, s, nodeid.Options{})
+		require.NoError(t, err)
+		defer l.Release(ctx)
+		require.Equal(t, r, l.Fence().Floor())
+		// Rather than wait out the 2 s, put the generator's clock 200 ms
+		// behind the floor.
+		clock := offsetClock(time.Duration(r-time.Now().UnixNano()) - 200*time.Millisecond)
+		require.Less(t, clock.UnixNano(), r)
+		g, err := atomicgen.New(l.Config(snowlab.Config{Clock: clock, MaxFloorWait: 5 * time.Second}))
+		require.NoError(t, err)
+		assert.GreaterOrEqual(t, clock.UnixNano(), r, "New returned once the clock passed the floor")
+		id, err := g.NextID()
+		require.NoError(t, err)
+		assert.GreaterOrEqual(t, snowlab.DefaultLayout.Decode(id).Time.UnixNano(), r, "the first ID starts at or after the floor")
+	})
+	r, _ = stored(t, dir, 0)
+
+	t.Run("stopped clock within MaxFloorWait: refused at the deadline", func(t *testing.T) {
+		l, err := nodeid.Acquire(ctx, s, nodeid.Options{})
+		require.NoError(t, err)
+		defer l.Release(ctx)
+		require.Equal(t, r, l.Fence().Floor())
+		stopped := clocksrc.Func(func() int64 { return r - int64(50*time.Millisecond) })
+		_, err = atomicgen.New(l.Config(snowlab.Config{Clock: stopped, MaxFloorWait: 100 * time.Millisecond}))
+		require.ErrorIs(t, err, snowlab.ErrClockBackwards)
+		assert.Contains(t, err.Error(), "did not pass")
+	})
+}

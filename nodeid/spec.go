@@ -1,0 +1,30 @@
+package nodeid
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Opener builds a Store from the part of a lease spec after "scheme:".
+type Opener func(rest string) (Store, error)
+
+// OpenStore builds the Store a lease spec names: "dir:/var/lib/app/ids" is
+// Dir, and any other "scheme:rest" is looked up in extra, which is how a
+// program that links the etcdlease module adds "etcd:host:port/prefix"
+// without this package importing the etcd client.
+func OpenStore(spec string, extra map[string]Opener) (Store, error) {
+	scheme, rest, ok := strings.Cut(spec, ":")
+	if !ok || rest == "" {
+		return nil, fmt.Errorf("nodeid: lease %q: want scheme:location, e.g. dir:/var/lib/app/nodeids", spec)
+	}
+	if scheme == "dir" {
+		return Dir(rest), nil
+	}
+	if open, ok := extra[scheme]; ok {
+		return open(rest)
+	}
+	if scheme == "etcd" {
+		return nil, fmt.Errorf("nodeid: lease %q: etcd leases live in the github.com/snowlab/snowlab/etcdlease module; this program was built without it", spec)
+	}
+	return nil, fmt.Errorf("nodeid: lease %q: unknown scheme %q (want dir or etcd)", spec, scheme)
+}

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL for the lab (lab/btree, loadgen btree, their tests).
+#
+#   scripts/pg.sh start        start one; prints its DSN on stdout (only that)
+#   scripts/pg.sh stop DSN     stop the one that DSN names and delete its files
+#
+# start uses Debian's PostgreSQL (apt-get install -y postgresql when no initdb
+# is found, which needs root), runs initdb in a fresh folder under
+# ${TMPDIR:-/tmp}, and listens on 127.0.0.1 only, on a free port from 54320 up,
+# with trust authentication for the loopback. PostgreSQL refuses to run as root,
+# so as root the server runs as the postgres user (runuser), in a folder it
+# owns. Server settings are the defaults but for the listening address, the
+# port and the socket folder: the experiment measures what a stock server does.
+# Example:
+#
+#   DSN=$(scripts/pg.sh start) && go run ./cmd/loadgen btree -pg "$DSN"; scripts/pg.sh stop "$DSN"
+set -euo pipefail
+
+die() { echo "pg.sh: $*" >&2; exit 1; }
+
+find_bin() {
+	local name=$1 d
+	if command -v "$name" >/dev/null 2>&1; then command -v "$name"; return 0; fi
+	for d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r); do
+		if [ -x "$d/$name" ]; then echo "$d/$name"; return 0; fi
+	done
+	return 1
+}
+
+ensure_postgres() {
+	if find_bin initdb >/dev/null && find_bin pg_ctl >/dev/null; then return 0; fi
+	[ "$(id -u)" = 0 ] || die "no initdb found and not root: install Debian's postgresql package (apt-get install postgresql)"
+	echo "pg.sh: installing postgresql from Debian's packages" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >&2
+	apt-get install -y -qq postgresql postgresql-contrib >&2
+	find_bin initdb >/dev/null || die "initdb still missing after installing postgresql"
+}
+
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# as_owner runs a command as the data folder's owner: postgres when we are root.
+as_owner() {
+	if [ "$(id -u)" = 0 ]; then
+		runuser -u postgres -- "$@"
+	else
+		"$@"
+	fi
+}
+
+state_dir() { echo "${TMPDIR:-/tmp}/snowlab-pg.$1"; }
+
+start() {
+	ensure_postgres
+	local initdb pg_ctl port dir
+	initdb=$(find_bin initdb)
+	pg_ctl=$(find_bin pg_ctl)
+	if [ "$(id -u)" = 0 ]; then
+		id postgres >/dev/null 2>&1 || useradd --system --home-dir /var/lib/postgresql --shell /bin/bash postgres
+	fi
+	for port in $(seq 54320 54420); do
+		dir=$(state_dir "$port")
+		if port_free "$port" && mkdir "$dir" 2>/dev/null; then
+			break
+		fi
+		dir=""
+	done
+	[ -n "$dir" ] || die "no free port in 54320..54420"
+	[ "$(id -u)" = 0 ] && chown postgres: "$dir"
+	chmod 700 "$dir"
+	if ! as_owner "$initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 --no-sync >"$dir/initdb.log" 2>&1; then
+		cat "$dir/initdb.log" >&2
+		die "initdb failed"
+	fi
+	if ! as_owner "$pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+		-o "-c listen_addresses=127.0.0.1 -p $port -k $dir" start >&2; then
+		cat "$dir/server.log" >&2 || true
+		die "the server did not start"
+	fi
+	echo "postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
+}
+
+stop() {
+	local dsn=${1:-} port dir pg_ctl
+	[ -n "$dsn" ] || die "usage: pg.sh stop DSN (the line pg.sh start printed)"
+	port=$(echo "$dsn" | sed -n 's/.*127\.0\.0\.1:\([0-9]*\).*/\1/p')
+	[ -n "$port" ] || die "no 127.0.0.1:PORT in $dsn: not a server pg.sh started"
+	dir=$(state_dir "$port")
+	[ -d "$dir/data" ] || die "$dir holds no server"
+	pg_ctl=$(find_bin pg_ctl) || die "no pg_ctl"
+	as_owner "$pg_ctl" -D "$dir/data" -m fast -w stop >&2 || true
+	rm -rf "$dir"
+}
+
+case "${1:-}" in
+start) start ;;
+stop) stop "${2:-}" ;;
+*) die "usage: pg.sh start | pg.sh stop DSN" ;;
+esac
