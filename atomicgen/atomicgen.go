@@ -30,14 +30,8 @@ var _ snowlab.Generator = (*Generator)(nil)
 // New returns a generator for cfg, or the configuration's error
 // (ErrInvalidLayout, ErrInvalidNode, ...).
 func New(cfg snowlab.Config) (*Generator, error) {
-	r, err := engine.Compile(cfg)
+	r, err := engine.Prepare(cfg, 1)
 	if err != nil {
-		return nil, err
-	}
-	if err := engine.CheckNodes(r.Layout(), cfg.Node, 1); err != nil {
-		return nil, err
-	}
-	if err := r.WaitFloor(); err != nil {
 		return nil, err
 	}
 	g := &Generator{rules: r, space: r.Space(cfg.Node, 0, r.SeqCap())}

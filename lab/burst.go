@@ -59,9 +59,8 @@ func Burst(s Subject, cfg BurstConfig, ev *EventCounters) (BurstResult, error) {
 	for i := range recs {
 		recs[i] = NewRecorder()
 	}
-	var stats Contention
 	var issued int
-	rt0 := ReadRuntime()
+	meter := startContention()
 	if ev != nil {
 		ev.Start()
 	}
@@ -112,10 +111,7 @@ func Burst(s Subject, cfg BurstConfig, ev *EventCounters) (BurstResult, error) {
 		wall := time.Now()
 		res.MakespanNs = append(res.MakespanNs, maxOf(ends)-t0)
 
-		st := m.Stats()
-		stats.CASRetriesPerID += float64(st.CASRetries)
-		stats.TickWaitsPerID += float64(st.TickWaits)
-		stats.RewindWaitsPerID += float64(st.RewindWaits)
+		meter.add(m.Stats())
 
 		newest, ticks := timeSpan(streams, s)
 		res.Ticks = append(res.Ticks, ticks)
@@ -138,13 +134,7 @@ func Burst(s Subject, cfg BurstConfig, ev *EventCounters) (BurstResult, error) {
 	if ev != nil {
 		res.Counters = ev.Stop(issued)
 	}
-	rt1 := ReadRuntime()
-	per := 1 / float64(max(issued, 1))
-	stats.CASRetriesPerID *= per
-	stats.TickWaitsPerID *= per
-	stats.RewindWaitsPerID *= per
-	stats.MutexWaitNsPerID, stats.SchedLatencyP99Ns = RuntimeDelta(rt0, rt1, issued)
-	res.Contention = stats
+	res.Contention = meter.finish(issued)
 	res.Latency = Merge(recs)
 	if med := median(res.MakespanNs); med > 0 {
 		res.IDsPerSec = float64(cfg.IDs) / (float64(med) / 1e9)

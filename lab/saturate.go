@@ -69,8 +69,7 @@ func Saturate(s Subject, g int, cfg SatConfig) (SatResult, error) {
 		recs[i] = NewRecorder()
 	}
 	var issued int
-	var st Contention
-	rt0 := ReadRuntime()
+	meter := startContention()
 	for r := 0; r < cfg.Repeats; r++ {
 		m, err := s.New()
 		if err != nil {
@@ -133,23 +132,14 @@ func Saturate(s Subject, g int, cfg SatConfig) (SatResult, error) {
 		if lead := newestTime(streams, s).Sub(wall).Nanoseconds(); r == 0 || lead > res.LeadNs {
 			res.LeadNs = lead
 		}
-		ms := m.Stats()
-		st.CASRetriesPerID += float64(ms.CASRetries)
-		st.TickWaitsPerID += float64(ms.TickWaits)
-		st.RewindWaitsPerID += float64(ms.RewindWaits)
+		meter.add(m.Stats())
 		issued += n
 		res.Check = mergeChecks(res.Check, checker{s, m}.check(streams, nerr, first))
 		for i := range streams {
 			streams[i] = streams[i][:perG]
 		}
 	}
-	rt1 := ReadRuntime()
-	per := 1 / float64(max(issued, 1))
-	st.CASRetriesPerID *= per
-	st.TickWaitsPerID *= per
-	st.RewindWaitsPerID *= per
-	st.MutexWaitNsPerID, st.SchedLatencyP99Ns = RuntimeDelta(rt0, rt1, issued)
-	res.Contention = st
+	res.Contention = meter.finish(issued)
 	res.Latency = Merge(recs)
 	res.IDsPerSec = median(res.Samples)
 	if c := s.Ceiling(); c > 0 {

@@ -69,10 +69,6 @@ var _ snowlab.Generator = (*Generator)(nil)
 // Node..Node+Shards-1 must fit the layout (ErrInvalidNode otherwise); in
 // SplitSequence mode each shard needs at least one sequence value.
 func New(cfg Config) (*Generator, error) {
-	r, err := engine.Compile(cfg.Config)
-	if err != nil {
-		return nil, err
-	}
 	n := cfg.Shards
 	switch {
 	case n < 0:
@@ -80,20 +76,25 @@ func New(cfg Config) (*Generator, error) {
 	case n == 0:
 		n = runtime.GOMAXPROCS(0)
 	}
-	g := &Generator{rules: r, shards: make([]shard, n), mode: cfg.Mode}
+	nodes := 1
 	switch cfg.Mode {
 	case NodePerShard:
-		if err := engine.CheckNodes(r.Layout(), cfg.Node, n); err != nil {
-			return nil, err
-		}
-		for i := range g.shards {
-			g.shards[i].space = r.Space(cfg.Node+i, 0, r.SeqCap())
-		}
+		nodes = n
 	case SplitSequence:
-		if err := engine.CheckNodes(r.Layout(), cfg.Node, 1); err != nil {
-			return nil, err
+	default:
+		return nil, fmt.Errorf("shardedgen: unknown mode %d", int(cfg.Mode))
+	}
+	r, err := engine.Prepare(cfg.Config, nodes)
+	if err != nil {
+		return nil, err
+	}
+	g := &Generator{rules: r, shards: make([]shard, n), mode: cfg.Mode}
+	c := r.SeqCap()
+	if cfg.Mode == NodePerShard {
+		for i := range g.shards {
+			g.shards[i].space = r.Space(cfg.Node+i, 0, c)
 		}
-		c := r.SeqCap()
+	} else {
 		if uint64(n) > c {
 			return nil, fmt.Errorf("%w: %d shards cannot split %d sequence values",
 				snowlab.ErrInvalidLayout, n, c)
@@ -108,11 +109,6 @@ func New(cfg Config) (*Generator, error) {
 			g.shards[i].space = r.Space(cfg.Node, lo, w)
 			lo += w
 		}
-	default:
-		return nil, fmt.Errorf("shardedgen: unknown mode %d", int(cfg.Mode))
-	}
-	if err := r.WaitFloor(); err != nil {
-		return nil, err
 	}
 	for i := range g.shards {
 		g.shards[i].state.Store(r.InitialState())

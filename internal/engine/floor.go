@@ -8,6 +8,23 @@ import (
 	"github.com/snowlab/snowlab/internal/mono"
 )
 
+// Prepare is the common start of every generator: it compiles cfg, checks
+// that nodes node ids from cfg.Node on fit the layout, and waits for the
+// clock to pass the fence's floor (WaitFloor).
+func Prepare(cfg snowlab.Config, nodes int) (*Rules, error) {
+	r, err := Compile(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckNodes(r.Layout(), cfg.Node, nodes); err != nil {
+		return nil, err
+	}
+	if err := r.WaitFloor(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
 // InitialState is the state word a new generator starts from. With a
 // fence whose floor is set, it claims every tick before the floor as spent,
 // so that no ID, whatever the clock says later, carries a time the
