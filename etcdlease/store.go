@@ -145,7 +145,7 @@ func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, 
 	holder := fmt.Sprintf("lease=%x pid=%d host=%s", int64(lease), os.Getpid(), hostname())
 
 	for first, tries := 0, 0; first+count-1 <= maxNode; {
-		if n := firstHeld(held, first, count); n >= 0 {
+		if n := lastHeld(held, first, count); n >= 0 {
 			first = n + 1
 			continue
 		}
@@ -196,13 +196,27 @@ func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, 
 		done = true
 		return c, nil
 	}
-	return nil, fmt.Errorf("%w: etcdlease: no %d consecutive free node ids among 0..%d under %s/nodes/ (all held by live leases)",
-		nodeid.ErrNoFreeSlot, count, maxNode, s.prefix)
+	if count == 1 {
+		return nil, fmt.Errorf("%w: etcdlease: all %d node ids (0..%d) under %s/nodes/ are held by live leases",
+			nodeid.ErrNoFreeSlot, maxNode+1, maxNode, s.prefix)
+	}
+	return nil, fmt.Errorf("%w: etcdlease: no %d consecutive node ids among 0..%d under %s/nodes/ are free (%d of them are held by live leases)",
+		nodeid.ErrNoFreeSlot, count, maxNode, s.prefix, countHeld(held, maxNode))
 }
 
-// firstHeld returns the last held slot in first..first+count-1 (the next
+func countHeld(held map[int]bool, maxNode int) int {
+	n := 0
+	for k := range held {
+		if k >= 0 && k <= maxNode {
+			n++
+		}
+	}
+	return n
+}
+
+// lastHeld returns the last held slot in first..first+count-1 (the next
 // candidate range starts after it), or -1 when none is held.
-func firstHeld(held map[int]bool, first, count int) int {
+func lastHeld(held map[int]bool, first, count int) int {
 	for n := first + count - 1; n >= first; n-- {
 		if held[n] {
 			return n
@@ -380,7 +394,10 @@ func (c *claim) keepAlive(ctx context.Context) {
 			if ctx.Err() != nil {
 				return
 			}
-			if errors.Is(err, rpctypes.ErrLeaseNotFound) || err == nil && r.TTL <= 0 {
+			// A lease that does not exist has TTL -1 (etcd 3.4 and later
+			// answer so rather than with an error); 0 is a live lease with
+			// less than a second left.
+			if errors.Is(err, rpctypes.ErrLeaseNotFound) || err == nil && r.TTL < 0 {
 				c.lose("the etcd lease expired")
 				return
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -252,6 +253,57 @@ func TestLossSignals(t *testing.T) {
 		// expires one TTL later and the watch on its key says so.
 		onlyMonitor(c, func(ctx context.Context) { c.watch(ctx, st.nodeKey(c.First())) })
 		waitLost(t, c, testTTL+3*time.Second)
+	})
+}
+
+// TestWatchAfterCompaction: when the history a node key's watch needs was
+// compacted away, the claim reads the key instead. Compaction drops every
+// key's history, so these run on a server of their own.
+func TestWatchAfterCompaction(t *testing.T) {
+	st, _ := dial(t, ownServer(t).Endpoints())
+	t.Run("watch after compaction", func(t *testing.T) {
+		c := acquire(t, st, 1, 1023)
+		defer c.Release(context.Background(), 0)
+		// The history after the token is compacted away: a watch from
+		// there is refused, the claim reads the key instead, finds it
+		// still its own, and watches on from now.
+		r, err := st.cli.Put(ctxT(t), st.reservedKey(999), "1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.cli.Compact(ctxT(t), r.Header.Revision); err != nil {
+			t.Fatal(err)
+		}
+		onlyMonitor(c, func(ctx context.Context) { c.watch(ctx, st.nodeKey(c.First())) })
+		time.Sleep(300 * time.Millisecond)
+		if isLost(c) {
+			t.Fatalf("lost after a compaction: %s", c.why)
+		}
+		if _, err := st.cli.Delete(ctxT(t), st.nodeKey(c.First())); err != nil {
+			t.Fatal(err)
+		}
+		waitLost(t, c, 2*time.Second)
+	})
+	t.Run("compacted and taken", func(t *testing.T) {
+		c := acquire(t, st, 1, 1023)
+		c.stopMonitors()
+		c.monitors.Wait()
+		k := st.nodeKey(c.First())
+		if _, err := st.cli.Delete(ctxT(t), k); err != nil {
+			t.Fatal(err)
+		}
+		r, err := st.cli.Put(ctxT(t), k, "someone else")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.cli.Compact(ctxT(t), r.Header.Revision); err != nil {
+			t.Fatal(err)
+		}
+		onlyMonitor(c, func(ctx context.Context) { c.watch(ctx, k) })
+		waitLost(t, c, 2*time.Second)
+		if !strings.Contains(c.why, "compaction") {
+			t.Fatalf("lost for %q, want the check after the compaction", c.why)
+		}
 	})
 }
 
