@@ -51,3 +51,17 @@ lab:
 ## bench-check: the regression gate against results/baseline
 bench-check:
 	$(GO) run ./cmd/loadgen check -q
+
+.PHONY: btree pg
+BTREE_FLAGS ?=
+
+## btree: what the key costs a B-tree (lab/btree) on embedded SQLite; writes results/*-btree.*
+btree:
+	$(GO) run ./cmd/loadgen btree $(BTREE_FLAGS)
+
+## pg: the same on SQLite and a throwaway PostgreSQL (scripts/pg.sh), stopped afterwards.
+## Against a server of your own: go run ./cmd/loadgen btree -pg postgres://user@host:port/db
+pg:
+	@dsn=$$(scripts/pg.sh start) || exit 1; \
+	trap 'scripts/pg.sh stop "$$dsn"' EXIT; \
+	$(GO) run ./cmd/loadgen btree -pg "$$dsn" $(BTREE_FLAGS)

@@ -16,6 +16,10 @@
 //	loadgen check [-baseline DIR]  the CI gate: a short fixed suite compared
 //	                               on cross-machine ratios with a baseline
 //	loadgen list                   the subjects that can be measured
+//	loadgen btree [-rows N] [-pg DSN]
+//	                               what the key costs a B-tree: snowlab vs
+//	                               UUIDv4/v7, ULID and a sequence on SQLite
+//	                               (and PostgreSQL); writes results/*-btree.*
 //
 // Every run checks what it measured: a duplicate ID, an order a generator
 // promised and broke, or a strict generator above its per-tick ceiling is

@@ -40,6 +40,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runCompare(args, stdout, stderr)
 	case "check":
 		return runCheck(args, stdout, stderr)
+	case "btree":
+		return runBtree(args, stdout, stderr)
 	case "list":
 		return runList(stdout)
 	case "help":
@@ -54,6 +56,7 @@ const usage = `usage:
   loadgen [run] [flags]             run the suite (loadgen run -h for flags)
   loadgen compare OLD.json NEW.json compare two runs
   loadgen check [-baseline DIR]     the CI regression gate
+  loadgen btree [-rows N] [-pg DSN]  what the key costs a B-tree (loadgen btree -h)
   loadgen list                      list the subjects`
 
 // suiteFlags are the flags that shape a suite, shared by run and check.

@@ -23,6 +23,11 @@ const (
 type Options struct {
 	// Rows is how many rows each key kind loads (DefaultRows when 0).
 	Rows int
+	// TailRows is how many more rows are inserted after the load and its
+	// measurement, after a checkpoint, into the now-full table: the WAL
+	// this writes is what inserts cost a table that already exists. 0 is
+	// Rows/10; negative is none.
+	TailRows int
 	// BatchRows is the rows per INSERT statement, TxRows the rows per
 	// transaction (rounded up to whole batches).
 	BatchRows, TxRows int
@@ -46,6 +51,10 @@ func (o Options) withDefaults() Options {
 	if o.Rows <= 0 {
 		o.Rows = DefaultRows
 	}
+	if o.TailRows == 0 {
+		o.TailRows = o.Rows / 10
+	}
+	o.TailRows = max(o.TailRows, 0)
 	if o.BatchRows <= 0 {
 		o.BatchRows = DefaultBatchRows
 	}
@@ -64,19 +73,25 @@ func (o Options) withDefaults() Options {
 }
 
 // Engine is a database the experiment loads keys into. For every key kind
-// the experiment calls Create, then Begin/Insert/Commit until every row is
-// in, then Finish, then Drop: the same calls in the same order for every
-// kind and every engine.
+// the experiment calls Create; Mark, Begin/Insert/Commit until every row
+// is in, WAL; Finish; then for the tail Mark, Begin/Insert/Commit, WAL;
+// then Drop: the same calls in the same order for every kind and every
+// engine.
 type Engine interface {
 	// Info says what the engine is; it may be called before Create.
 	Info() EngineInfo
 	// Create makes an empty table keyed by kind k with its primary-key
-	// index, and readies the engine to load (a checkpoint, WAL marks).
+	// index.
 	Create(ctx context.Context, k KeyKind) error
+	// Mark checkpoints (where the engine can) and notes the WAL position
+	// that WAL measures from.
+	Mark(ctx context.Context) error
+	// WAL is what the engine logged since Mark; nil where it cannot tell.
+	WAL(ctx context.Context) (*WALStats, error)
 	// Begin starts a transaction.
 	Begin(ctx context.Context) (Tx, error)
-	// Finish is called after the last commit: it settles the table the
-	// same way for every kind (WAL marks, VACUUM/ANALYZE) and measures the
+	// Finish is called after the load: it settles the table the same way
+	// for every kind (VACUUM/ANALYZE, checkpoint) and measures the
 	// primary-key index into r.
 	Finish(ctx context.Context, k KeyKind, r *KeyResult) error
 	// Drop removes what Create made.
@@ -115,7 +130,7 @@ func Execute(ctx context.Context, o Options) (*Run, error) {
 	started := time.Now()
 	run := &Run{Schema: SchemaVersion, Experiment: Experiment, Started: started.UTC(),
 		Command: o.Command, Commit: o.Commit,
-		Config: Config{Rows: o.Rows, BatchRows: o.BatchRows, TxRows: o.TxRows, PayloadBytes: o.PayloadBytes,
+		Config: Config{Rows: o.Rows, TailRows: o.TailRows, BatchRows: o.BatchRows, TxRows: o.TxRows, PayloadBytes: o.PayloadBytes,
 			Keys: o.Keys, SnowlabPolicy: SnowlabPolicy.String(), SequenceStart: SequenceStart}}
 	if o.Host != nil {
 		run.Host = *o.Host
@@ -152,9 +167,10 @@ func Execute(ctx context.Context, o Options) (*Run, error) {
 	return run, errors.Join(errs...)
 }
 
-// loadOne loads one key kind into one engine and measures it.
+// loadOne loads one key kind into one engine, measures it, then inserts
+// the tail and measures what that logged.
 func loadOne(ctx context.Context, eng Engine, k KeyKind, o Options) (KeyResult, error) {
-	keys, genTime, err := generate(k, o.Rows)
+	keys, genTime, err := generate(k, o.Rows+o.TailRows)
 	if err != nil {
 		return KeyResult{}, fmt.Errorf("minting keys: %w", err)
 	}
@@ -162,37 +178,64 @@ func loadOne(ctx context.Context, eng Engine, k KeyKind, o Options) (KeyResult, 
 		return KeyResult{}, fmt.Errorf("create: %w", err)
 	}
 	r := KeyResult{Key: k, KeyBytes: k.Width(), Rows: o.Rows, Generate: genTime}
-	payload := make([]byte, o.BatchRows*o.PayloadBytes)
-	b := &Batch{Kind: k, Payload: make([][]byte, 0, o.BatchRows)}
-	start := time.Now()
-	for row := 0; row < o.Rows; {
-		tx, err := eng.Begin(ctx)
-		if err != nil {
-			return r, fmt.Errorf("begin at row %d: %w", row, err)
-		}
-		txEnd := min(row+o.TxRows, o.Rows)
-		for row < txEnd {
-			end := min(row+o.BatchRows, txEnd)
-			fillBatch(b, keys, payload, o.PayloadBytes, row, end)
-			if err := tx.Insert(ctx, b); err != nil {
-				_ = tx.Rollback(ctx)
-				return r, fmt.Errorf("insert rows %d..%d: %w", row, end-1, err)
-			}
-			row = end
-		}
-		if err := tx.Commit(ctx); err != nil {
-			return r, fmt.Errorf("commit at row %d: %w", row, err)
-		}
+	ph, err := loadPhase(ctx, eng, keys, o, 0, o.Rows)
+	if err != nil {
+		return r, err
 	}
-	r.Load = time.Since(start)
-	r.InsertsPerSec = float64(o.Rows) / r.Load.Seconds()
+	r.Load, r.InsertsPerSec, r.WAL = ph.Load, ph.InsertsPerSec, ph.WAL
 	if err := eng.Finish(ctx, k, &r); err != nil {
 		return r, fmt.Errorf("measure: %w", err)
+	}
+	if o.TailRows > 0 {
+		tail, err := loadPhase(ctx, eng, keys, o, o.Rows, o.Rows+o.TailRows)
+		if err != nil {
+			return r, fmt.Errorf("tail: %w", err)
+		}
+		r.Tail = &tail
 	}
 	if err := eng.Drop(ctx, k); err != nil {
 		return r, fmt.Errorf("drop: %w", err)
 	}
 	return r, nil
+}
+
+// loadPhase inserts keys [lo, hi) between a Mark and a WAL, in
+// transactions of o.TxRows rows and statements of o.BatchRows.
+func loadPhase(ctx context.Context, eng Engine, keys *keySet, o Options, lo, hi int) (Phase, error) {
+	ph := Phase{Rows: hi - lo}
+	if err := eng.Mark(ctx); err != nil {
+		return ph, fmt.Errorf("mark: %w", err)
+	}
+	payload := make([]byte, o.BatchRows*o.PayloadBytes)
+	b := &Batch{Kind: keys.kind, Payload: make([][]byte, 0, o.BatchRows)}
+	start := time.Now()
+	for row := lo; row < hi; {
+		tx, err := eng.Begin(ctx)
+		if err != nil {
+			return ph, fmt.Errorf("begin at row %d: %w", row, err)
+		}
+		txEnd := min(row+o.TxRows, hi)
+		for row < txEnd {
+			end := min(row+o.BatchRows, txEnd)
+			fillBatch(b, keys, payload, o.PayloadBytes, row, end)
+			if err := tx.Insert(ctx, b); err != nil {
+				_ = tx.Rollback(ctx)
+				return ph, fmt.Errorf("insert rows %d..%d: %w", row, end-1, err)
+			}
+			row = end
+		}
+		if err := tx.Commit(ctx); err != nil {
+			return ph, fmt.Errorf("commit at row %d: %w", row, err)
+		}
+	}
+	ph.Load = time.Since(start)
+	ph.InsertsPerSec = float64(ph.Rows) / ph.Load.Seconds()
+	w, err := eng.WAL(ctx)
+	if err != nil {
+		return ph, fmt.Errorf("wal: %w", err)
+	}
+	ph.WAL = w
+	return ph, nil
 }
 
 // fillBatch points b at rows [lo, hi) of keys, with payloads written into

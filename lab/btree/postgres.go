@@ -133,10 +133,8 @@ func (e *pgEngine) Info() EngineInfo {
 func pgTable(k KeyKind) string { return "t_" + string(k) }
 func pgIndex(k KeyKind) string { return pgTable(k) + "_pkey" }
 
-// Create makes the table with its primary key and autovacuum off (so that
-// no background work lands inside a load), takes a CHECKPOINT (so every
-// kind starts with no dirty pages and pays its own full-page images), and
-// marks the WAL position and counters.
+// Create makes the table with its primary key and autovacuum off, so that
+// no background work lands inside a load.
 func (e *pgEngine) Create(ctx context.Context, k KeyKind) error {
 	keyType := "bigint"
 	if k.Wide() {
@@ -144,9 +142,14 @@ func (e *pgEngine) Create(ctx context.Context, k KeyKind) error {
 	}
 	ddl := fmt.Sprintf("CREATE TABLE %s (id %s NOT NULL, payload bytea NOT NULL, CONSTRAINT %s PRIMARY KEY (id)) WITH (autovacuum_enabled = false)",
 		pgTable(k), keyType, pgIndex(k))
-	if _, err := e.conn.Exec(ctx, ddl); err != nil {
-		return err
-	}
+	_, err := e.conn.Exec(ctx, ddl)
+	return err
+}
+
+// Mark takes a CHECKPOINT, so that every phase starts with no dirty pages
+// and pays its own full-page images, and notes the WAL position, the WAL
+// counters and the checkpoint count.
+func (e *pgEngine) Mark(ctx context.Context) error {
 	if _, err := e.conn.Exec(ctx, "CHECKPOINT"); err != nil {
 		e.ckptErr = err.Error()
 	}
@@ -224,15 +227,11 @@ func (t *pgTx) Insert(ctx context.Context, b *Batch) error {
 func (t *pgTx) Commit(ctx context.Context) error   { return t.tx.Commit(ctx) }
 func (t *pgTx) Rollback(ctx context.Context) error { return t.tx.Rollback(ctx) }
 
-// Finish reads the WAL the load wrote, then runs VACUUM (ANALYZE) on the
-// table (it sets the visibility map and statistics; it does not rebuild or
-// repack a B-tree, REINDEX would), then measures the index with
-// pg_relation_size and pgstatindex.
-func (e *pgEngine) Finish(ctx context.Context, k KeyKind, r *KeyResult) error {
+// WAL reads what the server logged since Mark.
+func (e *pgEngine) WAL(ctx context.Context) (*WALStats, error) {
 	w := &WALStats{StatsSource: "pg_stat_wal"}
-	var err error
-	if err = e.walBytes(ctx, w); err != nil {
-		return err
+	if err := e.conn.QueryRow(ctx, "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::bigint", e.lsn0).Scan(&w.Bytes); err != nil {
+		return nil, err
 	}
 	if c, why := e.walCounters(ctx); why == "" && e.walErr == "" {
 		w.Records, w.FPI = c.records-e.wal0.records, c.fpi-e.wal0.fpi
@@ -242,7 +241,14 @@ func (e *pgEngine) Finish(ctx context.Context, k KeyKind, r *KeyResult) error {
 	if n, why := e.checkpoints(ctx); why == "" && e.ckptSource == "" {
 		w.Checkpoints = n - e.ckpt0
 	}
-	r.WAL = w
+	return w, nil
+}
+
+// Finish runs VACUUM (ANALYZE) on the table (it sets the visibility map
+// and statistics; it does not rebuild or repack a B-tree, REINDEX would),
+// then measures the index with pg_relation_size and pgstatindex.
+func (e *pgEngine) Finish(ctx context.Context, k KeyKind, r *KeyResult) error {
+	var err error
 	if _, err := e.conn.Exec(ctx, "VACUUM (ANALYZE) "+pgTable(k)); err != nil {
 		return err
 	}
@@ -273,10 +279,6 @@ func (e *pgEngine) Finish(ctx context.Context, k KeyKind, r *KeyResult) error {
 	}
 	r.Index = idx
 	return nil
-}
-
-func (e *pgEngine) walBytes(ctx context.Context, w *WALStats) error {
-	return e.conn.QueryRow(ctx, "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::bigint", e.lsn0).Scan(&w.Bytes)
 }
 
 func (e *pgEngine) Drop(ctx context.Context, k KeyKind) error {

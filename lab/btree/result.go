@@ -35,6 +35,7 @@ type Run struct {
 // Config is what every engine was asked to do, the same for each key.
 type Config struct {
 	Rows          int       `json:"rows"`
+	TailRows      int       `json:"tail_rows"`
 	BatchRows     int       `json:"batch_rows"` // rows per INSERT statement
 	TxRows        int       `json:"tx_rows"`    // rows per transaction
 	PayloadBytes  int       `json:"payload_bytes"`
@@ -78,8 +79,20 @@ type KeyResult struct {
 	// where the key's B-tree is the table (sqlite-clustered).
 	TableBytes int64 `json:"table_bytes,omitempty"`
 	// FileBytes is the database file's size (SQLite: one file per key).
-	FileBytes int64     `json:"file_bytes,omitempty"`
-	WAL       *WALStats `json:"wal,omitempty"`
+	FileBytes int64 `json:"file_bytes,omitempty"`
+	// WAL is what the load logged (PostgreSQL).
+	WAL *WALStats `json:"wal,omitempty"`
+	// Tail is the Config.TailRows inserted after a checkpoint into the
+	// table the load filled: the steady state of a table that exists.
+	Tail *Phase `json:"tail,omitempty"`
+}
+
+// Phase is one timed run of inserts.
+type Phase struct {
+	Rows          int           `json:"rows"`
+	Load          time.Duration `json:"load_ns"`
+	InsertsPerSec float64       `json:"inserts_per_sec"`
+	WAL           *WALStats     `json:"wal,omitempty"`
 }
 
 // IndexStats is the primary-key B-tree after the load.
@@ -114,19 +127,21 @@ func (k KeyResult) BytesPerRow() float64 {
 // FillKnown reports whether the leaf fill was measured.
 func (s IndexStats) FillKnown() bool { return s.LeafFill > 0 }
 
-// WALStats is the write-ahead log the load wrote (PostgreSQL).
+// WALStats is the write-ahead log a phase wrote (PostgreSQL).
 type WALStats struct {
 	// Bytes is pg_wal_lsn_diff of the WAL position after the last commit
-	// and before the first insert: all WAL the server wrote meanwhile.
+	// and before the first insert (after a CHECKPOINT): all WAL the server
+	// wrote meanwhile.
 	Bytes int64 `json:"bytes"`
 	// Records and FPI (full-page images) come from pg_stat_wal (PG 14+),
 	// whose counters are the whole server's.
 	Records     int64  `json:"records,omitempty"`
 	FPI         int64  `json:"fpi,omitempty"`
 	StatsSource string `json:"stats_source"` // "pg_stat_wal" or "unavailable: <why>"
-	// Checkpoints is how many checkpoints started during the load
-	// (pg_stat_bgwriter); each one makes the next change to every page
-	// write a full-page image again.
+	// Checkpoints is how many checkpoints started during the phase
+	// (pg_stat_bgwriter), not counting the one before it. After each one
+	// the first change to every page that existed before it logs a
+	// full-page image.
 	Checkpoints int64 `json:"checkpoints"`
 }
 

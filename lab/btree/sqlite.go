@@ -53,9 +53,9 @@ type sqliteEngine struct {
 	version  string
 	settings map[string]string
 
-	db    *sql.DB
-	path  string
-	stmts map[int]*sql.Stmt // INSERT statements by row count
+	db   *sql.DB
+	path string
+	sqls map[int]string // INSERT statements by row count
 }
 
 // OpenSQLite returns an SQLite engine through modernc.org/sqlite, a pure-Go
@@ -136,7 +136,7 @@ func (e *sqliteEngine) Create(ctx context.Context, k KeyKind) error {
 	// One connection: pragmas are per connection, and the load is one
 	// writer anyway.
 	db.SetMaxOpenConns(1)
-	e.db, e.stmts = db, map[int]*sql.Stmt{}
+	e.db, e.sqls = db, map[int]string{}
 	var pragmas []string
 	if e.o.PageSize > 0 {
 		pragmas = append(pragmas, fmt.Sprintf("PRAGMA page_size = %d", e.o.PageSize))
@@ -176,9 +176,10 @@ func (e *sqliteEngine) Create(ctx context.Context, k KeyKind) error {
 	return nil
 }
 
-func (e *sqliteEngine) stmt(ctx context.Context, k KeyKind, n int) (*sql.Stmt, error) {
-	if s, ok := e.stmts[n]; ok {
-		return s, nil
+// insertSQL is the INSERT statement for n rows: VALUES (?,?),(?,?),...
+func (e *sqliteEngine) insertSQL(k KeyKind, n int) string {
+	if s, ok := e.sqls[n]; ok {
+		return s
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "INSERT INTO %s (id, payload) VALUES ", sqliteTable(k))
@@ -188,18 +189,17 @@ func (e *sqliteEngine) stmt(ctx context.Context, k KeyKind, n int) (*sql.Stmt, e
 		}
 		b.WriteString("(?,?)")
 	}
-	s, err := e.db.PrepareContext(ctx, b.String())
-	if err != nil {
-		return nil, err
-	}
-	e.stmts[n] = s
-	return s, nil
+	e.sqls[n] = b.String()
+	return e.sqls[n]
 }
 
+// sqliteTx prepares its statements on the transaction itself: the
+// engine's one connection is the transaction's until it ends.
 type sqliteTx struct {
-	e    *sqliteEngine
-	tx   *sql.Tx
-	args []any
+	e     *sqliteEngine
+	tx    *sql.Tx
+	stmts map[int]*sql.Stmt
+	args  []any
 }
 
 func (e *sqliteEngine) Begin(ctx context.Context) (Tx, error) {
@@ -207,14 +207,18 @@ func (e *sqliteEngine) Begin(ctx context.Context) (Tx, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &sqliteTx{e: e, tx: tx}, nil
+	return &sqliteTx{e: e, tx: tx, stmts: map[int]*sql.Stmt{}}, nil
 }
 
 func (t *sqliteTx) Insert(ctx context.Context, b *Batch) error {
 	n := b.Len()
-	s, err := t.e.stmt(ctx, b.Kind, n)
-	if err != nil {
-		return err
+	s, ok := t.stmts[n]
+	if !ok {
+		var err error
+		if s, err = t.tx.PrepareContext(ctx, t.e.insertSQL(b.Kind, n)); err != nil {
+			return err
+		}
+		t.stmts[n] = s
 	}
 	t.args = t.args[:0]
 	for i := range n {
@@ -225,12 +229,21 @@ func (t *sqliteTx) Insert(ctx context.Context, b *Batch) error {
 		}
 		t.args = append(t.args, b.Payload[i])
 	}
-	_, err = t.tx.StmtContext(ctx, s).ExecContext(ctx, t.args...)
+	_, err := s.ExecContext(ctx, t.args...)
 	return err
 }
 
 func (t *sqliteTx) Commit(context.Context) error   { return t.tx.Commit() }
 func (t *sqliteTx) Rollback(context.Context) error { return t.tx.Rollback() }
+
+// Mark checkpoints SQLite's WAL into the database file.
+func (e *sqliteEngine) Mark(ctx context.Context) error {
+	_, err := e.db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
+	return err
+}
+
+// WAL is nil: SQLite does not count what it logs.
+func (e *sqliteEngine) WAL(context.Context) (*WALStats, error) { return nil, nil }
 
 // Finish checkpoints the WAL into the database file (so the file size is
 // the database's) and reads the key's B-tree page by page from dbstat. It
@@ -312,10 +325,6 @@ func sqliteTree(ctx context.Context, db *sql.DB, name string) (IndexStats, error
 
 func (e *sqliteEngine) Drop(context.Context, KeyKind) error {
 	var errs []error
-	for _, s := range e.stmts {
-		errs = append(errs, s.Close())
-	}
-	e.stmts = nil
 	if e.db != nil {
 		errs = append(errs, e.db.Close())
 		e.db = nil
