@@ -160,7 +160,7 @@ func collect(run *Run) (order []string, byKey map[string]*series) {
 		if r.Latency.Count == 0 {
 			continue
 		}
-		name := fmt.Sprintf("%s @%s/s", r.Subject, formatSI(r.TargetRate))
+		name := fmt.Sprintf("%s @%s/s", r.Subject, siFormat(r.TargetRate, 4, true))
 		add(series{metric: "steady p99 latency", name: name, unit: "ns", summary: true}, float64(r.Latency.P99))
 	}
 	return order, byKey
@@ -399,41 +399,13 @@ func formatStat(s Stat, unit string) string {
 	return v + " ± " + s.CI
 }
 
+// formatValue prints a figure to four significant digits: a duration
+// when unit is "ns", else with an SI prefix.
 func formatValue(v float64, unit string) string {
 	if unit == "ns" {
-		return formatNs(v)
+		return nsFormat(v, 4)
 	}
-	return formatSI(v)
-}
-
-// formatSI prints v with four significant digits and an SI suffix.
-func formatSI(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case a >= 1e12:
-		return fmt.Sprintf("%.4gT", v/1e12)
-	case a >= 1e9:
-		return fmt.Sprintf("%.4gG", v/1e9)
-	case a >= 1e6:
-		return fmt.Sprintf("%.4gM", v/1e6)
-	case a >= 1e3:
-		return fmt.Sprintf("%.4gk", v/1e3)
-	}
-	return fmt.Sprintf("%.4g", v)
-}
-
-// formatNs prints a duration in nanoseconds with four significant digits.
-func formatNs(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case a >= 1e9:
-		return fmt.Sprintf("%.4gs", v/1e9)
-	case a >= 1e6:
-		return fmt.Sprintf("%.4gms", v/1e6)
-	case a >= 1e3:
-		return fmt.Sprintf("%.4gµs", v/1e3)
-	}
-	return fmt.Sprintf("%.4gns", v)
+	return siFormat(v, 4, true)
 }
 
 // errWriter remembers the first write error so that a long report can be

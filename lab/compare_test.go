@@ -417,14 +417,14 @@ func TestFormat(t *testing.T) {
 	tests := []struct {
 		got, want string
 	}{
-		{formatSI(4096000), "4.096M"},
-		{formatSI(12345678), "12.35M"},
-		{formatSI(999), "999"},
-		{formatSI(1.5e9), "1.5G"},
-		{formatNs(500), "500ns"},
-		{formatNs(2500), "2.5µs"},
-		{formatNs(2e6), "2ms"},
-		{formatNs(3.25e9), "3.25s"},
+		{siFormat(4096000, 4, true), "4.096M"},
+		{siFormat(12345678, 4, true), "12.35M"},
+		{siFormat(999, 4, true), "999"},
+		{siFormat(1.5e9, 4, true), "1.5G"},
+		{nsFormat(500, 4), "500ns"},
+		{nsFormat(2500, 4), "2.5µs"},
+		{nsFormat(2e6, 4), "2ms"},
+		{nsFormat(3.25e9, 4), "3.25s"},
 		{NoChange.String(), "~"},
 		{TooFewSamples.String(), "too few samples"},
 	}

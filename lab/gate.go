@@ -360,7 +360,7 @@ func correctnessFailures(run *Run) []string {
 		check(fmt.Sprintf("saturate %s G=%d", r.Subject, r.Goroutines), r.Check)
 	}
 	for _, r := range run.Steady {
-		check(fmt.Sprintf("steady %s @%s/s", r.Subject, formatSI(r.TargetRate)), r.Check)
+		check(fmt.Sprintf("steady %s @%s/s", r.Subject, siFormat(r.TargetRate, 4, true)), r.Check)
 	}
 	return f
 }

@@ -543,7 +543,10 @@ func rptCheckShort(c Check) string {
 
 // humanNs formats a duration in nanoseconds to three significant digits
 // with a unit, trailing zeros dropped: 243ns, 1.2µs, 12.3ms, 4s.
-func humanNs(ns float64) string {
+func humanNs(ns float64) string { return nsFormat(ns, 3) }
+
+// nsFormat is humanNs to sig significant digits.
+func nsFormat(ns float64, sig int) string {
 	if math.IsNaN(ns) || math.IsInf(ns, 0) {
 		return "—"
 	}
@@ -562,11 +565,11 @@ func humanNs(ns float64) string {
 	for i+1 < len(units) && ns >= units[i+1].scale {
 		i++
 	}
-	s := trimSig(ns/units[i].scale, 3)
+	s := trimSig(ns/units[i].scale, sig)
 	// Rounding can carry into the next unit: 999.7ns is 1µs.
-	if s == "1000" && i+1 < len(units) {
+	if f, _ := strconv.ParseFloat(s, 64); f >= 1000 && i+1 < len(units) {
 		i++
-		s = trimSig(ns/units[i].scale, 3)
+		s = trimSig(ns/units[i].scale, sig)
 	}
 	return sign + s + units[i].name
 }
