@@ -20,9 +20,10 @@ type Cell interface {
 // may still be used (the clock is in it, or, for Monotonic, behind it
 // within MaxLead) it reserves one sequence value with a fetch-add, which
 // cannot fail and so cannot retry (or with a compare-and-swap where the
-// layout leaves no room for fetch-add's overshoot); when the clock has moved to a new tick
-// it claims that tick with one compare-and-swap. Everything else (a spent
-// tick, a rewind, the window's end, a lost race) goes through take.
+// layout leaves no room for fetch-add's overshoot); when the clock has
+// moved to a new tick it claims that tick with one compare-and-swap.
+// Everything else (a spent tick, a rewind, the window's end or the
+// reservation's, a lost race) goes through take.
 func (r *Rules) Next(c *atomic.Uint64, sp Space, ctr *Counters) (snowlab.ID, error) {
 	s := c.Load()
 	now, ns := r.now()
