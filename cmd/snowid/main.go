@@ -20,7 +20,11 @@
 //
 // Gen mints K IDs for node N with an atomicgen generator on the default
 // clock and prints one per line, as decimal (the default), base32, or the
-// JSON objects decode -json prints. Node defaults to 0 and K to 1.
+// JSON objects decode -json prints. Node defaults to 0 and K to 1. With
+// -lease dir:PATH it takes its node id from a nodeid lock folder instead and
+// releases it on exit, so repeated runs never mint the same ID; the build in
+// the etcdlease module (etcdlease/cmd/snowid) also takes
+// -lease etcd:HOST:PORT/PREFIX.
 //
 // Layout describes a layout: the bits and shift of each field, the largest
 // node and sequence, how many IDs one node can mint per tick and per second,
@@ -40,6 +44,10 @@
 // output failed).
 package main
 
-import "os"
+import (
+	"os"
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+	"github.com/snowlab/snowlab/internal/snowidcli"
+)
+
+func main() { os.Exit(snowidcli.Run(os.Args[1:], os.Stdout, os.Stderr, nil)) }

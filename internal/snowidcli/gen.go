@@ -1,4 +1,4 @@
-package main
+package snowidcli
 
 import (
 	"bufio"
@@ -17,13 +17,13 @@ import (
 // genBatch is how many IDs gen reserves per NextIDs call.
 const genBatch = 4096
 
-func runGen(args []string, stdout, stderr io.Writer) int {
+func runGen(args []string, stdout, stderr io.Writer, stores map[string]nodeid.Opener) int {
 	fs := newFlagSet("gen", "[-node N] [-n K] [-policy strict|monotonic] [-format dec|base32|json] [layout flags]", stderr)
 	node := fs.Int("node", 0, "mint for node `N`, 0..max node of the layout (1023 by default)")
 	n := fs.Int("n", 1, "mint `K` IDs")
 	policyName := fs.String("policy", "strict", "`policy` when the clock gives no fresh tick: strict or monotonic")
 	format := fs.String("format", "dec", "output `format`: dec, base32 or json (the objects of decode -json)")
-	leaseSpec := fs.String("lease", "", "take the node id from a lease instead of -node: dir:`PATH` (a lock folder shared by the processes of one host)")
+	leaseSpec := fs.String("lease", "", "take the node id from a lease instead of -node: dir:`PATH` (a lock folder shared by the processes of one host), or etcd:HOST:PORT/PREFIX in the etcd-enabled build (etcdlease/cmd/snowid)")
 	lf := addLayoutFlags(fs)
 	pos, code, ok := parse(fs, args)
 	if !ok {
@@ -71,7 +71,7 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 
 	cfg := snowlab.Config{Node: *node, Layout: l, Policy: policy}
 	if *leaseSpec != "" {
-		lease, err := takeLease(*leaseSpec, l)
+		lease, err := takeLease(*leaseSpec, l, stores)
 		if err != nil {
 			return fail(stderr, "gen -lease %q: %v", *leaseSpec, err)
 		}
@@ -118,8 +118,8 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 
 // takeLease acquires a node id from the store spec names; the caller
 // releases it, which records how far its IDs went.
-func takeLease(spec string, l snowlab.Layout) (*nodeid.Lease, error) {
-	store, err := nodeid.OpenStore(spec, nil)
+func takeLease(spec string, l snowlab.Layout, stores map[string]nodeid.Opener) (*nodeid.Lease, error) {
+	store, err := nodeid.OpenStore(spec, stores)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,8 @@
-package main
+// Package snowidcli is the snowid command: decode a stray ID from a log,
+// mint a few IDs, print a layout's horizon. It lives here, not in
+// cmd/snowid, so that a build linking more lease stores (the etcdlease
+// module's etcd-enabled snowid) runs the same command.
+package snowidcli
 
 import (
 	"errors"
@@ -6,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/snowlab/snowlab/nodeid"
 )
 
 // Exit codes.
@@ -23,17 +29,13 @@ Layout flags (-layout, -unit, -epoch) default to 41/10/12, 1ms, 2024-01-01T00:00
 Run "snowid help COMMAND" for a command's flags.
 `
 
-type command func(args []string, stdout, stderr io.Writer) int
+// run is Run with lease schemes of this module only (dir:).
+func run(args []string, stdout, stderr io.Writer) int { return Run(args, stdout, stderr, nil) }
 
-var commands = map[string]command{
-	"decode": runDecode,
-	"gen":    runGen,
-	"layout": runLayout,
-}
-
-// run runs the command line args (without the program name) and returns the
-// exit code.
-func run(args []string, stdout, stderr io.Writer) int {
+// Run runs the snowid command line args (without the program name) and
+// returns the exit code. stores adds lease schemes to gen -lease beyond
+// dir: (an etcd-enabled build passes etcdlease's); nil adds none.
+func Run(args []string, stdout, stderr io.Writer, stores map[string]nodeid.Opener) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, "snowid: no command given\n"+usageText)
 		return exitUsage
@@ -47,12 +49,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		name, rest = rest[0], []string{"-h"}
 	}
-	cmd, ok := commands[name]
-	if !ok {
-		fmt.Fprintf(stderr, "snowid: unknown command %q\n%s", name, usageText)
-		return exitUsage
+	switch name {
+	case "decode":
+		return runDecode(rest, stdout, stderr)
+	case "gen":
+		return runGen(rest, stdout, stderr, stores)
+	case "layout":
+		return runLayout(rest, stdout, stderr)
 	}
-	return cmd(rest, stdout, stderr)
+	fmt.Fprintf(stderr, "snowid: unknown command %q\n%s", name, usageText)
+	return exitUsage
 }
 
 // fail writes one error line to stderr and returns exitUsage.
