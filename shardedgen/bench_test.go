@@ -63,9 +63,11 @@ func BenchmarkNextIDParallel(b *testing.B) {
 
 func BenchmarkNextIDs(b *testing.B) {
 	for _, m := range modes() {
-		b.Run(m.String()+"/monotonic-4096", func(b *testing.B) {
-			g := newGen(b, snowlab.Monotonic, m)
-			benchgen.Batch(b, g, 4096, nodes(g))
-		})
+		for _, p := range []snowlab.Policy{snowlab.Strict, snowlab.Monotonic} {
+			b.Run(m.String()+"/"+p.String()+"-4096", func(b *testing.B) {
+				g := newGen(b, p, m)
+				benchgen.Batch(b, g, 4096, nodes(g))
+			})
+		}
 	}
 }

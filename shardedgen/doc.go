@@ -9,7 +9,9 @@
 // divide its sequence field, so the process holds one node id and the
 // per-node ceiling is split, not multiplied.
 //
-// A call uses the shard of the P it runs on. IDs are unique across shards
+// A call uses the shard of the P it runs on; a Strict NextIDs batch that
+// needs more than its shard has left in the current tick also takes what
+// the other shards have left before it waits. IDs are unique across shards
 // and increase within a shard; they do not increase across shards, since a
 // goroutine can move between Ps between two calls, and a rewind is judged
 // against the shard's own last tick.

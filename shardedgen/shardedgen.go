@@ -131,27 +131,53 @@ func (g *Generator) Shards() int { return len(g.shards) }
 // Mode is how the shards divide the ID space.
 func (g *Generator) Mode() Mode { return g.mode }
 
-func (g *Generator) local() *shard {
+// local is the index of the calling goroutine's shard.
+func (g *Generator) local() int {
 	p := procPin()
 	procUnpin()
 	if p >= len(g.shards) {
 		p %= len(g.shards)
 	}
-	return &g.shards[p]
+	return p
 }
 
 // NextID returns a new ID from the shard of the calling goroutine's P.
 func (g *Generator) NextID() (snowlab.ID, error) {
-	s := g.local()
+	s := &g.shards[g.local()]
 	return g.rules.Next(&s.state, s.space, &s.ctr)
 }
 
-// NextIDs fills dst with new IDs from the calling goroutine's shard, with
-// the same reservations as atomicgen: one compare-and-swap per batch for
-// Monotonic, one per tick for Strict.
+// NextIDs fills dst with new IDs. Under Monotonic the calling goroutine's
+// shard reserves the whole batch with one compare-and-swap. Under Strict a
+// shard can give at most the rest of its current tick, so a batch takes
+// what every shard has left in its tick (one compare-and-swap each) before
+// it waits, on its own shard, for the next tick: a batch then reaches
+// Shards times a single node's ceiling. IDs increase within each shard,
+// not across the batch.
 func (g *Generator) NextIDs(dst []snowlab.ID) (int, error) {
-	s := g.local()
-	return g.rules.Take(&s.state, s.space, &s.ctr, dst)
+	own := g.local()
+	if g.rules.Monotonic() || len(g.shards) == 1 {
+		s := &g.shards[own]
+		return g.rules.Take(&s.state, s.space, &s.ctr, dst)
+	}
+	done := 0
+	for done < len(dst) {
+		for k := range g.shards {
+			s := &g.shards[(own+k)%len(g.shards)]
+			n, err := g.rules.TakeAvailable(&s.state, s.space, &s.ctr, dst[done:])
+			if done += n; err != nil || done == len(dst) {
+				return done, err
+			}
+		}
+		// Every shard's tick is spent (or the clock went back): wait on
+		// the own shard, with all the bounds a single ID has.
+		s := &g.shards[own]
+		n, err := g.rules.Take(&s.state, s.space, &s.ctr, dst[done:done+1])
+		if done += n; err != nil {
+			return done, err
+		}
+	}
+	return done, nil
 }
 
 // Stats sums the shards' counts.

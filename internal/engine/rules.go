@@ -84,6 +84,9 @@ func Compile(cfg snowlab.Config) (*Rules, error) {
 // Layout is the resolved layout (never the zero Layout).
 func (r *Rules) Layout() snowlab.Layout { return r.layout }
 
+// Monotonic reports whether the policy is Monotonic.
+func (r *Rules) Monotonic() bool { return r.monotonic }
+
 // SeqCap is how many sequence values one node has per tick.
 func (r *Rules) SeqCap() uint64 { return r.seqCap }
 

@@ -60,7 +60,7 @@ func (r *Rules) Next(c *atomic.Uint64, sp Space, ctr *Counters) (snowlab.ID, err
 		now, ns = r.now()
 	}
 	var one [1]snowlab.ID
-	_, err := r.take(c, sp, ctr, one[:], s, now, ns)
+	_, err := r.take(c, sp, ctr, one[:], s, now, ns, true)
 	return one[0], err
 }
 
@@ -79,13 +79,23 @@ func (r *Rules) reusable(t, now int64) bool {
 func (r *Rules) Take(c Cell, sp Space, ctr *Counters, dst []snowlab.ID) (int, error) {
 	s := c.Load() // state first, clock after: a stale reading is never a rewind
 	now, ns := r.now()
-	return r.take(c, sp, ctr, dst, s, now, ns)
+	return r.take(c, sp, ctr, dst, s, now, ns, true)
+}
+
+// TakeAvailable is Take without waiting: it fills dst with what the space
+// can give now (for Strict, the rest of the current tick) and returns as
+// soon as the next ID would need a wait, with no error. A sharded generator
+// uses it to drain every shard's current tick before it waits on one.
+func (r *Rules) TakeAvailable(c Cell, sp Space, ctr *Counters, dst []snowlab.ID) (int, error) {
+	s := c.Load()
+	now, ns := r.now()
+	return r.take(c, sp, ctr, dst, s, now, ns, false)
 }
 
 // take is Take with the first state word and the clock reading taken after
 // it already in hand, so a call that falls off the fast path does not read
 // the clock twice.
-func (r *Rules) take(c Cell, sp Space, ctr *Counters, dst []snowlab.ID, s uint64, now, ns int64) (int, error) {
+func (r *Rules) take(c Cell, sp Space, ctr *Counters, dst []snowlab.ID, s uint64, now, ns int64, wait bool) (int, error) {
 	var w waiter
 	done := 0
 	for round := 0; done < len(dst); round++ {
@@ -106,6 +116,9 @@ func (r *Rules) take(c Cell, sp Space, ctr *Counters, dst []snowlab.ID, s uint64
 				ctr.casRetries.Add(1)
 			}
 		case waitTick, waitRewind:
+			if !wait {
+				return done, nil
+			}
 			if err := w.wait(r, p, now, ns, sp, ctr); err != nil {
 				return done, err
 			}
