@@ -1,11 +1,9 @@
 package lab
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -16,13 +14,9 @@ import (
 // ReadRun reads one result file. It refuses a file of another schema
 // version: its figures may mean something else.
 func ReadRun(path string) (*Run, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
 	var run Run
-	if err := json.Unmarshal(data, &run); err != nil {
-		return nil, fmt.Errorf("%s: not a lab result: %w", path, err)
+	if err := ReadJSONFile(path, "a lab result", &run); err != nil {
+		return nil, err
 	}
 	if run.Schema != SchemaVersion {
 		return nil, fmt.Errorf("%s: result schema version %d, this lab reads version %d; re-run it or compare it with the lab that wrote it",

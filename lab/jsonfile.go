@@ -2,6 +2,7 @@ package lab
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 )
 
@@ -17,4 +18,17 @@ func writeJSON(path string, v any) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// ReadJSONFile reads the JSON file at path into v; what names the kind of
+// file expected in the error when it does not parse.
+func ReadJSONFile(path, what string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s: not %s: %w", path, what, err)
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package nodeid
 
 import (
+	"context"
 	"fmt"
 	"strings"
 )
@@ -27,4 +28,15 @@ func OpenStore(spec string, extra map[string]Opener) (Store, error) {
 		return nil, fmt.Errorf("nodeid: lease %q: etcd leases live in the github.com/snowlab/snowlab/etcdlease module; this program was built without it", spec)
 	}
 	return nil, fmt.Errorf("nodeid: lease %q: unknown scheme %q (want dir or etcd)", spec, scheme)
+}
+
+// AcquireSpec opens the store spec names (see OpenStore) and acquires a
+// lease on it, giving up after ctx's deadline: the one call a command line
+// needs for a -lease flag.
+func AcquireSpec(ctx context.Context, spec string, extra map[string]Opener, opts Options) (*Lease, error) {
+	store, err := OpenStore(spec, extra)
+	if err != nil {
+		return nil, err
+	}
+	return Acquire(ctx, store, opts)
 }

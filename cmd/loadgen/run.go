@@ -198,7 +198,9 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 	}
 	all := allSubjects()
 	if *leaseSpec != "" {
-		lease, err := takeLease(*leaseSpec, runtime.GOMAXPROCS(0))
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		lease, err := nodeid.AcquireSpec(ctx, *leaseSpec, nil, nodeid.Options{Count: runtime.GOMAXPROCS(0)})
+		cancel()
 		if err != nil {
 			fmt.Fprintf(stderr, "loadgen run: -lease %q: %v\n", *leaseSpec, err)
 			return exitUsage
@@ -306,15 +308,4 @@ func (p *progress) finish() {
 	if p.bar != nil {
 		_ = p.bar.Finish()
 	}
-}
-
-// takeLease acquires count consecutive node ids from the store spec names.
-func takeLease(spec string, count int) (*nodeid.Lease, error) {
-	store, err := nodeid.OpenStore(spec, nil)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	return nodeid.Acquire(ctx, store, nodeid.Options{Count: count})
 }

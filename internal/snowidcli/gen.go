@@ -71,7 +71,9 @@ func runGen(args []string, stdout, stderr io.Writer, stores map[string]nodeid.Op
 
 	cfg := snowlab.Config{Node: *node, Layout: l, Policy: policy}
 	if *leaseSpec != "" {
-		lease, err := takeLease(*leaseSpec, l, stores)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		lease, err := nodeid.AcquireSpec(ctx, *leaseSpec, stores, nodeid.Options{Layout: l})
+		cancel()
 		if err != nil {
 			return fail(stderr, "gen -lease %q: %v", *leaseSpec, err)
 		}
@@ -114,16 +116,4 @@ func runGen(args []string, stdout, stderr io.Writer, stores map[string]nodeid.Op
 		return writeFailed(stderr, err)
 	}
 	return exitOK
-}
-
-// takeLease acquires a node id from the store spec names; the caller
-// releases it, which records how far its IDs went.
-func takeLease(spec string, l snowlab.Layout, stores map[string]nodeid.Opener) (*nodeid.Lease, error) {
-	store, err := nodeid.OpenStore(spec, stores)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	return nodeid.Acquire(ctx, store, nodeid.Options{Layout: l})
 }

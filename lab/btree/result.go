@@ -1,10 +1,8 @@
 package btree
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"time"
 
 	"github.com/snowlab/snowlab/lab"
@@ -171,13 +169,9 @@ func (r *Run) Stem() string { return lab.Stem(r.Started, r.Host, r.Commit) + "-"
 
 // ReadRun reads a B-tree result file, refusing one of another schema.
 func ReadRun(path string) (*Run, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
 	var run Run
-	if err := json.Unmarshal(data, &run); err != nil {
-		return nil, fmt.Errorf("%s: not a B-tree result: %w", path, err)
+	if err := lab.ReadJSONFile(path, "a B-tree result", &run); err != nil {
+		return nil, err
 	}
 	if run.Experiment != Experiment {
 		return nil, fmt.Errorf("%s: not a B-tree result (experiment %q)", path, run.Experiment)
