@@ -21,4 +21,8 @@ var (
 	// reservation (Fence.Until), or the reservation was revoked because
 	// the lease on the node id was lost.
 	ErrNoReservation = errors.New("snowlab: outside the node id's reservation")
+	// ErrInvalidConfig: a configuration field other than the layout and the
+	// node id is out of range (an unknown policy or mode, a negative
+	// MaxLead or shard count, a lease window that cannot be kept).
+	ErrInvalidConfig = errors.New("snowlab: invalid configuration")
 )

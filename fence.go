@@ -1,16 +1,17 @@
 package snowlab
 
 import (
+	"fmt"
 	"math"
 	"sync"
 	"sync/atomic"
 	"time"
 )
 
-// A Fence is the reserved-until window of a node id, shared between the
-// lease that holds the id and the generators that mint with it. It keeps
-// restarted and paused holders from reusing time their predecessor or
-// successor spent:
+// A Fence is the reserved-until window of a range of node ids, shared
+// between the lease that holds them and the generators that mint with them.
+// It keeps restarted, paused and rebuilt holders from reusing time that was
+// or may have been spent:
 //
 //   - Floor is the previous holder's reserved-until: no ID carries a time
 //     before it, so a successor whose clock is behind its predecessor's
@@ -21,23 +22,47 @@ import (
 //     was frozen past its reservation while a successor took over, stops
 //     at Until with ErrNoReservation instead of minting into time another
 //     holder may use.
+//   - LastEnd is the end of the latest tick any generator on the fence has
+//     claimed. A generator built on the fence starts after it, so
+//     generators built one after another from one lease never repeat each
+//     other, and a lease stores it on a graceful release, so a successor
+//     waits only for time really used (and a holder that minted nothing
+//     does not push the reservation forward).
+//   - Nodes is the range of node ids the lease holds: a generator that
+//     would mint on an id outside it is refused with ErrInvalidNode.
 //
-// Generators read Until from one atomic word on every call; a nil *Fence in
-// Config means no reservation (a static node id).
+// Each generator takes a Grant on the node ids it mints with. A new grant
+// stops every earlier grant on an overlapping range (ErrNoReservation):
+// two live generators on one node id would repeat each other, so the
+// newest one wins and the older one refuses instead.
 type Fence struct {
-	floor int64
-	until atomic.Int64
+	floor        int64
+	first, count int // node ids held; count 0: any
 
-	mu       sync.Mutex
-	trackers []func() int64
+	until atomic.Int64 // the lease's durable reservation; math.MinInt64 once revoked
+	used  atomic.Int64 // latest tick end any grant has claimed
+
+	mu     sync.Mutex // orders Extend, Revoke and Grant
+	grants []*Grant   // live grants, each with a copy of until
 }
+
+// revoked is the Until of a revoked fence or grant: every tick ends after it.
+const revoked = math.MinInt64
 
 // NewFence returns a fence with the predecessor's reserved-until floor and
 // this holder's first reservation until (both Unix nanoseconds; 0 floor for
-// none).
+// none), for any node id. A lease uses NewFenceFor.
 func NewFence(floor, until int64) *Fence {
 	f := &Fence{floor: floor}
 	f.until.Store(until)
+	f.used.Store(floor)
+	return f
+}
+
+// NewFenceFor is NewFence for the count node ids first..first+count-1 only.
+func NewFenceFor(first, count int, floor, until int64) *Fence {
+	f := NewFence(floor, until)
+	f.first, f.count = first, count
 	return f
 }
 
@@ -47,53 +72,134 @@ func (f *Fence) Floor() int64 { return f.floor }
 // Until is the end of the reservation, in Unix nanoseconds.
 func (f *Fence) Until() int64 { return f.until.Load() }
 
+// Nodes is the range of node ids the fence covers; ok is false when it
+// covers any.
+func (f *Fence) Nodes() (first, count int, ok bool) { return f.first, f.count, f.count > 0 }
+
 // Extend moves Until forward to until, which must already be durable in the
 // lease's store. A value at or before the current Until is ignored: the
 // reservation never shrinks while held.
 func (f *Fence) Extend(until int64) {
-	for {
-		cur := f.until.Load()
-		if until <= cur || cur == math.MinInt64 || f.until.CompareAndSwap(cur, until) {
-			return
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	cur := f.until.Load()
+	if until <= cur || cur == revoked {
+		return
+	}
+	f.until.Store(until)
+	for _, g := range f.grants {
+		if g.until.Load() != revoked {
+			g.until.Store(until)
 		}
 	}
 }
 
 // Revoke ends the reservation at once: every later call of every generator
 // using the fence fails with ErrNoReservation. A lease revokes when it
-// learns it is lost.
-func (f *Fence) Revoke() { f.until.Store(math.MinInt64) }
+// learns it is lost, and when it is released.
+func (f *Fence) Revoke() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.until.Store(revoked)
+	for _, g := range f.grants {
+		g.until.Store(revoked)
+	}
+	f.grants = nil
+}
 
 // Revoked reports whether Revoke was called.
-func (f *Fence) Revoked() bool { return f.until.Load() == math.MinInt64 }
+func (f *Fence) Revoked() bool { return f.until.Load() == revoked }
 
 // DefaultMaxFloorWait is how long a generator's constructor waits for its
 // clock to pass the previous holder's reservation when Config.MaxFloorWait
 // is 0.
 const DefaultMaxFloorWait = 10 * time.Second
 
-// Track registers last, which reports the end (Unix nanoseconds) of the
-// last tick a generator has claimed. Generators call it when they are
-// built with this fence; LastEnd reads them all.
-func (f *Fence) Track(last func() int64) {
-	f.mu.Lock()
-	f.trackers = append(f.trackers, last)
-	f.mu.Unlock()
-}
+// LastEnd is the latest tick end (Unix nanoseconds) any generator on the
+// fence has claimed, at least Floor. After Revoke it is final: a generator
+// records a tick before it installs it and hands out an ID only if its
+// grant was not revoked after that, so every ID ever handed out ends at or
+// before LastEnd.
+func (f *Fence) LastEnd() int64 { return max(f.floor, f.used.Load()) }
 
-// LastEnd is the latest tick end any tracked generator has claimed, at
-// least Floor; ok is false when no generator is tracked (nothing is known).
-// After Revoke it is final: a generator hands out an ID only if the fence
-// was not revoked after the ID's tick was claimed, so every ID ever handed
-// out ends at or before LastEnd. A lease stores it as the node id's
-// reserved-until on a graceful release, so that a successor waits only for
-// the time that was really used.
-func (f *Fence) LastEnd() (end int64, ok bool) {
+// Grant gives a generator the right to mint on the count node ids
+// first..first+count-1 under the fence. It stops every live grant whose
+// range overlaps (their next calls fail with ErrNoReservation), and it
+// fails with ErrInvalidNode when the range reaches outside Nodes, or with
+// ErrNoReservation when the fence is revoked. The new generator must start
+// after LastEnd read after Grant returns.
+func (f *Fence) Grant(first, count int) (*Grant, error) {
+	if f.count > 0 && (first < f.first || count < 1 || count > f.count || first-f.first > f.count-count) {
+		return nil, fmt.Errorf("%w: %s are not held: the lease holds %s",
+			ErrInvalidNode, nodeRange(first, count), nodeRange(f.first, f.count))
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	end = f.floor
-	for _, last := range f.trackers {
-		end = max(end, last())
+	until := f.until.Load()
+	if until == revoked {
+		return nil, fmt.Errorf("%w: the lease on the node ids was lost or released", ErrNoReservation)
 	}
-	return end, len(f.trackers) > 0
+	live := f.grants[:0]
+	for _, g := range f.grants {
+		if first < g.first+g.count && g.first < first+count {
+			g.superseded.Store(true)
+			g.until.Store(revoked)
+			continue
+		}
+		live = append(live, g)
+	}
+	clear(f.grants[len(live):])
+	g := &Grant{fence: f, first: first, count: count}
+	g.until.Store(until)
+	f.grants = append(live, g)
+	return g, nil
+}
+
+func nodeRange(first, count int) string {
+	if count == 1 {
+		return fmt.Sprintf("node id %d", first)
+	}
+	return fmt.Sprintf("node ids %d..%d", first, first+count-1)
+}
+
+// A Grant is one generator's right to mint under a Fence (see
+// Fence.Grant). Its Until is the fence's, or revoked once the fence is or
+// a newer grant on the same node ids replaced it: one atomic load tells a
+// generator both how far it may mint and whether it still may.
+type Grant struct {
+	until        atomic.Int64
+	superseded   atomic.Bool
+	fence        *Fence
+	first, count int
+}
+
+// Until is the end of the reservation in Unix nanoseconds, or
+// math.MinInt64 once the grant is revoked.
+func (g *Grant) Until() int64 { return g.until.Load() }
+
+// Revoked reports whether the grant may no longer mint.
+func (g *Grant) Revoked() bool { return g.until.Load() == revoked }
+
+// Use records that the generator is about to install a tick ending at end
+// (Unix nanoseconds). It must be called before the tick is installed, so
+// that LastEnd covers every ID that any caller may take from it.
+func (g *Grant) Use(end int64) {
+	used := &g.fence.used
+	for {
+		cur := used.Load()
+		if end <= cur || used.CompareAndSwap(cur, end) {
+			return
+		}
+	}
+}
+
+// Fence is the fence the grant was taken on.
+func (g *Grant) Fence() *Fence { return g.fence }
+
+// Why describes a revoked grant for an error message.
+func (g *Grant) Why() string {
+	if g.superseded.Load() {
+		return fmt.Sprintf("a newer generator took %s on the same lease", nodeRange(g.first, g.count))
+	}
+	return "the lease on the node id was lost or released"
 }

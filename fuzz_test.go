@@ -139,6 +139,13 @@ func FuzzUnmarshalJSON(f *testing.F) {
 		// What was accepted is a decimal, bare or quoted, that ParseID
 		// reads to the same ID.
 		digits := strings.Trim(string(b), `"`)
+		if b[0] == '"' {
+			var str string
+			if err := json.Unmarshal(b, &str); err != nil {
+				t.Fatalf("UnmarshalJSON(%q) = %d, but it is not a JSON string: %v", b, id, err)
+			}
+			digits = str
+		}
 		if p, err := ParseID(digits); err != nil || p != id {
 			t.Fatalf("UnmarshalJSON(%q) = %d but ParseID(%q) = %d, %v", b, id, digits, p, err)
 		}

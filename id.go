@@ -1,9 +1,12 @@
 package snowlab
 
 import (
+	"bytes"
 	"database/sql/driver"
+	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // ID is a Snowflake-style identifier: a positive int64 whose bits are laid
@@ -47,6 +50,15 @@ func (id *ID) UnmarshalJSON(b []byte) error {
 	digits := b
 	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' {
 		digits = b[1 : len(b)-1]
+		if bytes.IndexByte(digits, '\\') >= 0 {
+			// A string with escapes ("\u0031" is "1") is still valid JSON
+			// for the same digits: let encoding/json decode it.
+			var s string
+			if err := json.Unmarshal(b, &s); err != nil {
+				return fmt.Errorf("%w: JSON %q is not a decimal ID in 0..2^63-1", ErrInvalidID, b)
+			}
+			digits = []byte(s)
+		}
 	}
 	v, err := parseDecimal(digits)
 	if err != nil {
@@ -56,11 +68,19 @@ func (id *ID) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Value stores the ID in a database as an int64 (a BIGINT column).
-func (id ID) Value() (driver.Value, error) { return int64(id), nil }
+// Value stores the ID in a database as an int64 (a BIGINT column). A
+// negative ID is no ID, and is refused rather than stored: Scan would
+// refuse to read it back.
+func (id ID) Value() (driver.Value, error) {
+	if id < 0 {
+		return nil, fmt.Errorf("%w: %d is negative", ErrInvalidID, int64(id))
+	}
+	return int64(id), nil
+}
 
 // Scan reads an ID from a database column holding an integer, or the
-// decimal text of one.
+// decimal text of one. Trailing spaces in text are dropped: a CHAR(n)
+// column pads its value with them. Any other space is refused.
 func (id *ID) Scan(src any) error {
 	var v ID
 	var err error
@@ -71,9 +91,9 @@ func (id *ID) Scan(src any) error {
 		}
 		v = ID(s)
 	case []byte:
-		v, err = parseDecimal(s)
+		v, err = parseDecimal(bytes.TrimRight(s, " "))
 	case string:
-		v, err = parseDecimal([]byte(s))
+		v, err = parseDecimal([]byte(strings.TrimRight(s, " ")))
 	default:
 		return fmt.Errorf("%w: cannot scan %T (%v) into an ID", ErrInvalidID, src, src)
 	}

@@ -193,6 +193,8 @@ func TestUnmarshalJSONAccepts(t *testing.T) {
 		{`9223372036854775807`, math.MaxInt64},
 		{`"007"`, 7},
 		{`9007199254740993`, 1<<53 + 1}, // above 2^53: exact, not through a float64
+		{`"\u0031\u0032\u0033"`, 123},   // escapes are valid JSON for the same digits
+		{`"\u0030"`, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -236,7 +238,6 @@ func TestUnmarshalJSONRejects(t *testing.T) {
 		{"object", `{}`, true},
 		{"array", `[1]`, true},
 		{"quoted null", `"null"`, true},
-		{"escaped digit", `"\u0031"`, true},
 		{"empty input", ``, false},
 		{"lone quote", `"`, false},
 		{"unterminated string", `"12`, false},
@@ -516,6 +517,17 @@ func TestValue(t *testing.T) {
 	}
 }
 
+// TestValueRefusesNegative: a negative ID is not stored, since Scan would
+// refuse to read it back.
+func TestValueRefusesNegative(t *testing.T) {
+	for _, id := range []ID{-1, math.MinInt64} {
+		v, err := id.Value()
+		require.ErrorIs(t, err, ErrInvalidID)
+		assert.Contains(t, err.Error(), ID(id).String())
+		assert.Nil(t, v)
+	}
+}
+
 func TestScanAccepts(t *testing.T) {
 	tests := []struct {
 		name string
@@ -530,6 +542,8 @@ func TestScanAccepts(t *testing.T) {
 		{"string", "141264821508263936", vectorID},
 		{"string zero", "0", 0},
 		{"string leading zeros", "0042", 42},
+		{"CHAR(n) padded string", "5   ", 5},
+		{"CHAR(n) padded bytes", []byte("141264821508263936  "), vectorID},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -565,6 +579,9 @@ func TestScanRejects(t *testing.T) {
 		{"overflow string", "9223372036854775808", "above 2^63-1"},
 		{"wrapping string", "18446744073709551620", `"18446744073709551620"`},
 		{"spaced string", " 1", `" 1"`},
+		{"inner space", "1 2", `"1 2"`},
+		{"only spaces", "   ", "empty"},
+		{"trailing tab", "5\t", `"5\t"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -75,9 +75,9 @@ func (l Layout) Validate() error {
 	}
 	window := time.Duration(int64(1)<<l.TimeBits) * l.Unit
 	minNs, maxNs := time.Unix(0, math.MinInt64), time.Unix(0, math.MaxInt64)
-	if l.Epoch.Before(minNs) || l.Epoch.Add(window).After(maxNs) {
+	if l.epoch().Before(minNs) || l.epoch().Add(window).After(maxNs) {
 		return fmt.Errorf("%w: epoch %v plus a window of %v leaves the range of Unix nanoseconds",
-			ErrInvalidLayout, l.Epoch, window)
+			ErrInvalidLayout, l.epoch(), window)
 	}
 	return nil
 }
@@ -95,7 +95,7 @@ func (l Layout) MaxTick() int64 { return 1<<l.OrDefault().TimeBits - 1 }
 // Horizon is the first instant the layout can no longer encode.
 func (l Layout) Horizon() time.Time {
 	l = l.OrDefault()
-	return l.Epoch.Add(time.Duration(int64(1)<<l.TimeBits) * l.Unit)
+	return l.epoch().Add(time.Duration(int64(1)<<l.TimeBits) * l.Unit)
 }
 
 // Compose builds the ID for instant t (truncated to the layout's Unit), node
@@ -112,10 +112,10 @@ func (l Layout) Compose(t time.Time, node, seq int) (ID, error) {
 	if seq < 0 || seq > l.MaxSeq() {
 		return 0, fmt.Errorf("%w: sequence %d, want 0..%d", ErrOverflow, seq, l.MaxSeq())
 	}
-	if t.Before(l.Epoch) || !t.Before(l.Horizon()) {
-		return 0, fmt.Errorf("%w: time %v is outside [%v, %v)", ErrOverflow, t, l.Epoch, l.Horizon())
+	if t.Before(l.epoch()) || !t.Before(l.Horizon()) {
+		return 0, fmt.Errorf("%w: time %v is outside [%v, %v)", ErrOverflow, t.Round(0), l.epoch(), l.Horizon())
 	}
-	tick := int64(t.Sub(l.Epoch) / l.Unit)
+	tick := int64(t.Sub(l.epoch()) / l.Unit)
 	return ID(tick<<(l.NodeBits+l.SeqBits) | int64(node)<<l.SeqBits | int64(seq)), nil
 }
 
@@ -134,8 +134,13 @@ func (l Layout) Decode(id ID) Parts {
 	u := uint64(id) &^ (1 << 63)
 	tick := int64(u >> (l.NodeBits + l.SeqBits))
 	return Parts{
-		Time: l.Epoch.Add(time.Duration(tick) * l.Unit),
+		Time: l.epoch().Add(time.Duration(tick) * l.Unit),
 		Node: int(u>>l.SeqBits) & l.MaxNode(),
 		Seq:  int(u) & l.MaxSeq(),
 	}
 }
+
+// epoch is Epoch without a monotonic clock reading (an Epoch taken from
+// time.Now() has one), so that times derived from it and printed in
+// messages show the wall time only.
+func (l Layout) epoch() time.Time { return l.Epoch.Round(0) }

@@ -36,9 +36,6 @@ func New(cfg snowlab.Config) (*Generator, error) {
 	}
 	g := &Generator{rules: r, space: r.Space(cfg.Node, 0, r.SeqCap())}
 	g.state.Store(r.InitialState())
-	if f := cfg.Fence; f != nil {
-		f.Track(func() int64 { return r.LastEnd(&g.state) })
-	}
 	return g, nil
 }
 

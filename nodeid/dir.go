@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -184,9 +185,14 @@ func (s dirStore) claim(first int, files []*os.File) (*dirClaim, error) {
 	untils := make([]int64, len(files))
 	var gen int64
 	for i := range files {
-		u, g, err := readReserved(s.reservedName(first + i))
+		name := s.reservedName(first + i)
+		u, g, err := readReserved(name)
 		if err != nil {
 			return nil, err
+		}
+		if g == math.MaxInt64 {
+			// The next token would wrap negative and read as corrupt.
+			return nil, fmt.Errorf("nodeid: dir store: reservation file %s: generation %d is the last there is; the slot cannot be handed out again", name, g)
 		}
 		untils[i] = u
 		c.floor = max(c.floor, u)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -68,21 +69,48 @@ type Options struct {
 // DefaultWindow is the reservation kept ahead of the clock.
 const DefaultWindow = 3 * time.Second
 
-func (o Options) withDefaults() Options {
-	if o.Count <= 0 {
+// MinWindow is the shortest Window a lease accepts: a reservation that
+// must be renewed more often than every few milliseconds would spend its
+// life writing to the store.
+const MinWindow = 10 * time.Millisecond
+
+// maxSkips is how many node ids whose reservation is ahead of the clock
+// Acquire passes over, looking for one it can use at once.
+const maxSkips = 16
+
+// withDefaults fills the zero fields and checks the others: a window too
+// short to keep, or a refresh that comes after the reservation it renews
+// has run out, is refused rather than left to fail later.
+func (o Options) withDefaults() (Options, error) {
+	switch {
+	case o.Count < 0:
+		return o, fmt.Errorf("%w: nodeid: Count %d is negative", snowlab.ErrInvalidConfig, o.Count)
+	case o.Window < 0:
+		return o, fmt.Errorf("%w: nodeid: Window %v is negative", snowlab.ErrInvalidConfig, o.Window)
+	case o.Refresh < 0:
+		return o, fmt.Errorf("%w: nodeid: Refresh %v is negative", snowlab.ErrInvalidConfig, o.Refresh)
+	}
+	if o.Count == 0 {
 		o.Count = 1
 	}
 	o.Layout = o.Layout.OrDefault()
-	if o.Window <= 0 {
+	if o.Window == 0 {
 		o.Window = DefaultWindow
 	}
-	if o.Refresh <= 0 {
+	if o.Refresh == 0 {
 		o.Refresh = o.Window / 3
 	}
 	if o.Clock == nil {
 		o.Clock = clocksrc.Default()
 	}
-	return o
+	switch {
+	case o.Window < MinWindow:
+		return o, fmt.Errorf("%w: nodeid: Window %v is shorter than %v", snowlab.ErrInvalidConfig, o.Window, MinWindow)
+	case o.Refresh > o.Window/2:
+		return o, fmt.Errorf("%w: nodeid: Refresh %v is more than half the Window %v: the reservation would run out between refreshes",
+			snowlab.ErrInvalidConfig, o.Refresh, o.Window)
+	}
+	return o, nil
 }
 
 // Lease is a held range of node ids with its reservation.
@@ -104,29 +132,85 @@ type Lease struct {
 // has the previous holders' reservation as its floor: generators built
 // with Lease.Config wait for the clock to pass it.
 func Acquire(ctx context.Context, store Store, opts Options) (*Lease, error) {
-	opts = opts.withDefaults()
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
 	if err := opts.Layout.Validate(); err != nil {
 		return nil, err
 	}
 	if opts.Count > opts.Layout.MaxNode()+1 {
 		return nil, fmt.Errorf("%w: %d node ids asked for, the layout has %d", snowlab.ErrInvalidNode, opts.Count, opts.Layout.MaxNode()+1)
 	}
-	claim, err := store.Acquire(ctx, opts.Count, opts.Layout.MaxNode())
+	claim, err := pick(ctx, store, opts)
 	if err != nil {
 		return nil, err
 	}
 	floor := claim.Floor()
-	until := max(opts.Clock.UnixNano(), floor) + int64(opts.Window)
+	until := addSat(max(opts.Clock.UnixNano(), floor), int64(opts.Window))
 	if err := claim.Reserve(ctx, until); err != nil {
 		_ = claim.Release(context.WithoutCancel(ctx), max(floor, 0))
 		return nil, fmt.Errorf("nodeid: first reservation: %w", err)
 	}
 	l := &Lease{
-		claim: claim, fence: snowlab.NewFence(floor, until), opts: opts,
+		claim: claim, fence: snowlab.NewFenceFor(claim.First(), claim.Count(), floor, until), opts: opts,
 		lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	go l.refresh()
 	return l, nil
+}
+
+// pick takes a claim whose previous reservation the clock has passed, so
+// that the lease can be used at once. A claim whose reservation is ahead
+// (its last holder crashed a moment ago, or had a clock running ahead) is
+// held while the store is asked again, which hands out other ids; after
+// maxSkips of them, or when the store has no more, the claim with the
+// earliest reservation is kept. The others are released with their own
+// reservation, unchanged: passing over an id never pushes its time forward.
+func pick(ctx context.Context, store Store, opts Options) (Claim, error) {
+	var held []Claim
+	release := func(keep Claim) {
+		for _, c := range held {
+			if c != keep {
+				_ = c.Release(context.WithoutCancel(ctx), c.Floor())
+			}
+		}
+	}
+	for {
+		c, err := store.Acquire(ctx, opts.Count, opts.Layout.MaxNode())
+		if err != nil {
+			if len(held) > 0 && errors.Is(err, ErrNoFreeSlot) {
+				break
+			}
+			release(nil)
+			return nil, err
+		}
+		if c.Floor() <= opts.Clock.UnixNano() {
+			release(nil)
+			return c, nil
+		}
+		held = append(held, c)
+		if len(held) > maxSkips {
+			break
+		}
+	}
+	best := held[0]
+	for _, c := range held[1:] {
+		if c.Floor() < best.Floor() {
+			best = c
+		}
+	}
+	release(best)
+	return best, nil
+}
+
+// addSat is a+b for b >= 0, held at math.MaxInt64 instead of wrapping: a
+// stored reservation near the end of time must not wrap to 1677.
+func addSat(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // refresh moves the reservation ahead every Refresh. A failed refresh
@@ -146,7 +230,7 @@ func (l *Lease) refresh() {
 			return
 		case <-t.C:
 		}
-		until := l.opts.Clock.UnixNano() + int64(l.opts.Window)
+		until := addSat(l.opts.Clock.UnixNano(), int64(l.opts.Window))
 		ctx, cancel := context.WithTimeout(context.Background(), l.opts.Refresh)
 		err := l.claim.Reserve(ctx, until)
 		cancel()
@@ -197,21 +281,33 @@ func (l *Lease) Err() error {
 	return l.err
 }
 
-// Config returns base with the lease's first node id and its fence set:
-// the configuration for a generator that mints under this lease.
+// Config returns base with the lease's first node id and its fence set
+// (and the lease's layout and clock where base has none): the
+// configuration for a generator that mints under this lease. The fence
+// holds the lease's node ids, so a generator that would mint on more of
+// them than the lease holds (a node-per-shard generator with more shards
+// than Options.Count) is refused with snowlab.ErrInvalidNode; and building
+// a generator stops any earlier one on the same ids.
 func (l *Lease) Config(base snowlab.Config) snowlab.Config {
 	base.Node = l.Node()
 	base.Fence = l.fence
 	if base.Clock == nil {
 		base.Clock = l.opts.Clock
 	}
+	if base.Layout.IsZero() {
+		base.Layout = l.opts.Layout
+	}
 	return base
 }
 
 // Release stops the generators using the lease (their fence is revoked),
 // stores the end of the last tick they used as the node ids'
-// reserved-until, so a successor waits only for time really spent, and
-// frees the ids. It is safe to call more than once.
+// reserved-until, so a successor waits only for time really spent (and a
+// holder that minted nothing leaves the reservation where its predecessor
+// left it), and frees the ids. It is safe to call more than once.
+//
+// Only generators built with Config report what they used: code that mints
+// with Node alone, outside the fence, must not rely on Release.
 func (l *Lease) Release(ctx context.Context) error {
 	l.mu.Lock()
 	if l.closed {
@@ -222,13 +318,6 @@ func (l *Lease) Release(ctx context.Context) error {
 	l.mu.Unlock()
 	close(l.stop)
 	<-l.done
-	reserved := l.fence.Until()
 	l.fence.Revoke()
-	last, ok := l.fence.LastEnd()
-	if !ok {
-		// No generator reported its last tick: the whole reservation
-		// may have been used.
-		last = reserved
-	}
-	return l.claim.Release(ctx, last)
+	return l.claim.Release(ctx, l.fence.LastEnd())
 }

@@ -158,25 +158,37 @@ func TestLeaseClockBehindStoredReservation(t *testing.T) {
 	require.Equal(t, tickEnd(last), r)
 	require.Greater(t, r, time.Now().Add(time.Second).UnixNano())
 
+	// Given the choice, Acquire passes over the id whose reservation is
+	// ahead of the clock, and leaves that reservation as it was.
+	other, err := nodeid.Acquire(ctx, s, nodeid.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, 1, other.Node())
+	require.NoError(t, other.Release(ctx))
+	r0, _ := stored(t, dir, 0)
+	require.Equal(t, r, r0, "passing over an id does not move its reservation")
+
+	only := firstSlots{s, 0} // from here on node id 0 is the only one
 	t.Run("too far behind: refused at once", func(t *testing.T) {
-		l, err := nodeid.Acquire(ctx, s, nodeid.Options{})
+		l, err := nodeid.Acquire(ctx, only, nodeid.Options{})
 		require.NoError(t, err)
 		defer l.Release(ctx)
 		require.Equal(t, r, l.Fence().Floor())
 		start := time.Now()
 		_, err = atomicgen.New(l.Config(snowlab.Config{MaxFloorWait: 100 * time.Millisecond}))
 		require.ErrorIs(t, err, snowlab.ErrClockBackwards)
-		assert.Contains(t, err.Error(), "previous holder's reservation")
+		assert.Contains(t, err.Error(), "reservation floor")
 		assert.Less(t, time.Since(start), time.Second, "a gap beyond MaxFloorWait is refused without waiting")
 		_, err = atomicgen.New(l.Config(snowlab.Config{MaxFloorWait: -1}))
 		assert.ErrorIs(t, err, snowlab.ErrClockBackwards, "a negative MaxFloorWait never waits")
 	})
-	// That lease stored its whole reservation on release (no generator
-	// reported a tick), so the floor has moved on: read it again.
-	r, _ = stored(t, dir, 0)
+	// That lease minted nothing, so its release left the reservation
+	// where its predecessor had put it: a refused start must not push
+	// the node id's time forward, or each retry would move it further.
+	after, _ := stored(t, dir, 0)
+	require.Equal(t, r, after, "a holder that minted nothing does not move the reservation")
 
 	t.Run("behind within MaxFloorWait: waits", func(t *testing.T) {
-		l, err := nodeid.Acquire(ctx, s, nodeid.Options{})
+		l, err := nodeid.Acquire(ctx, only, nodeid.Options{})
 		require.NoError(t, err)
 		defer l.Release(ctx)
 		require.Equal(t, r, l.Fence().Floor())
@@ -194,7 +206,7 @@ func TestLeaseClockBehindStoredReservation(t *testing.T) {
 	r, _ = stored(t, dir, 0)
 
 	t.Run("stopped clock within MaxFloorWait: refused at the deadline", func(t *testing.T) {
-		l, err := nodeid.Acquire(ctx, s, nodeid.Options{})
+		l, err := nodeid.Acquire(ctx, only, nodeid.Options{})
 		require.NoError(t, err)
 		defer l.Release(ctx)
 		require.Equal(t, r, l.Fence().Floor())
@@ -203,4 +215,15 @@ func TestLeaseClockBehindStoredReservation(t *testing.T) {
 		require.ErrorIs(t, err, snowlab.ErrClockBackwards)
 		assert.Contains(t, err.Error(), "did not pass")
 	})
+}
+
+// firstSlots offers only node ids 0..max of the store it wraps: a store
+// on which the slots a test looks at are the only ones to be had.
+type firstSlots struct {
+	nodeid.Store
+	max int
+}
+
+func (s firstSlots) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, error) {
+	return s.Store.Acquire(ctx, count, min(maxNode, s.max))
 }

@@ -32,6 +32,7 @@ const (
 	helperDirEnv    = "NODEID_TEST_DIR"          // the Dir store's folder
 	helperOffsetEnv = "NODEID_TEST_CLOCK_OFFSET" // a time.Duration added to the holder's clock
 	helperWindowEnv = "NODEID_TEST_WINDOW"       // Options.Window
+	helperOnlyEnv   = "NODEID_TEST_ONLY_SLOT_0"  // "1": the store offers node id 0 alone
 )
 
 func TestMain(m *testing.M) {
@@ -69,7 +70,11 @@ func runHolder(mode string) int {
 		clock = clocksrc.Func(func() int64 { return base.UnixNano() + int64(offset) })
 	}
 	ctx := context.Background()
-	lease, err := nodeid.Acquire(ctx, nodeid.Dir(os.Getenv(helperDirEnv)), nodeid.Options{Window: window, Clock: clock})
+	store := nodeid.Dir(os.Getenv(helperDirEnv))
+	if os.Getenv(helperOnlyEnv) == "1" {
+		store = firstSlots{store, 0}
+	}
+	lease, err := nodeid.Acquire(ctx, store, nodeid.Options{Window: window, Clock: clock})
 	if errors.Is(err, nodeid.ErrNoFreeSlot) {
 		fail("nofree %v", err)
 		return 3
@@ -277,8 +282,9 @@ func TestDirProcessesGetDifferentIDs(t *testing.T) {
 }
 
 // A holder killed with SIGKILL in the middle of minting, on a clock 1.5 s
-// ahead: its successor on the same folder gets the same id and every ID it
-// mints is above every ID the dead one printed, because it starts past the
+// ahead: a successor on the same folder prefers another id, whose
+// reservation is behind its clock; one that can only have the same id
+// mints above every ID the dead one printed, because it starts past the
 // dead one's stored reservation.
 func TestDirCrashAndRestart(t *testing.T) {
 	dir := t.TempDir()
@@ -318,11 +324,19 @@ func TestDirCrashAndRestart(t *testing.T) {
 	require.NoError(t, err)
 	require.Less(t, id, maxDead, "without the floor the successor would reuse the dead holder's time")
 
-	succ := startChild(t, "mint", dir, helperWindowEnv+"=500ms")
+	other := startChild(t, "mint", dir, helperWindowEnv+"=500ms")
+	assert.Equal(t, header{node: 1, floor: 0, token: 1}, other.header(),
+		"a successor passes over the id whose reservation is ahead of its clock")
+	other.kill()
+	_ = other.wait()
+	r0, _ := stored(t, dir, 0)
+	assert.Equal(t, r, r0, "passing over an id leaves its reservation where it was")
+
+	succ := startChild(t, "mint", dir, helperWindowEnv+"=500ms", helperOnlyEnv+"=1")
 	h2 := succ.header()
 	assert.Equal(t, h.node, h2.node, "the dead holder's id is free again")
 	assert.Equal(t, r, h2.floor, "the successor's floor is the dead holder's stored reservation")
-	assert.Equal(t, int64(2), h2.token)
+	assert.Equal(t, int64(3), h2.token, "token 2 went to the holder that passed over it")
 	var prev snowlab.ID
 	for i := range 2000 {
 		id := succ.id()

@@ -72,17 +72,23 @@ func New(cfg Config) (*Generator, error) {
 	n := cfg.Shards
 	switch {
 	case n < 0:
-		return nil, fmt.Errorf("shardedgen: %d shards is negative", n)
+		return nil, fmt.Errorf("%w: shardedgen: %d shards is negative", snowlab.ErrInvalidConfig, n)
 	case n == 0:
 		n = runtime.GOMAXPROCS(0)
 	}
+	// Every bound is checked before the shards are allocated, so an absurd
+	// count is an error, not an allocation of gigabytes.
 	nodes := 1
 	switch cfg.Mode {
 	case NodePerShard:
 		nodes = n
 	case SplitSequence:
+		if l := cfg.Layout.OrDefault(); l.Validate() == nil && uint64(n) > uint64(l.MaxSeq())+1 {
+			return nil, fmt.Errorf("%w: shardedgen: %d shards cannot split %d sequence values",
+				snowlab.ErrInvalidConfig, n, l.MaxSeq()+1)
+		}
 	default:
-		return nil, fmt.Errorf("shardedgen: unknown mode %d", int(cfg.Mode))
+		return nil, fmt.Errorf("%w: shardedgen: unknown mode %d (want NodePerShard or SplitSequence)", snowlab.ErrInvalidConfig, int(cfg.Mode))
 	}
 	r, err := engine.Prepare(cfg.Config, nodes)
 	if err != nil {
@@ -95,10 +101,6 @@ func New(cfg Config) (*Generator, error) {
 			g.shards[i].space = r.Space(cfg.Node+i, 0, c)
 		}
 	} else {
-		if uint64(n) > c {
-			return nil, fmt.Errorf("%w: %d shards cannot split %d sequence values",
-				snowlab.ErrInvalidLayout, n, c)
-		}
 		q, rem := c/uint64(n), c%uint64(n)
 		lo := uint64(0)
 		for i := range g.shards {
@@ -112,15 +114,6 @@ func New(cfg Config) (*Generator, error) {
 	}
 	for i := range g.shards {
 		g.shards[i].state.Store(r.InitialState())
-	}
-	if f := cfg.Fence; f != nil {
-		f.Track(func() int64 {
-			end := int64(0)
-			for i := range g.shards {
-				end = max(end, r.LastEnd(&g.shards[i].state))
-			}
-			return end
-		})
 	}
 	return g, nil
 }

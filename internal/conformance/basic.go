@@ -122,7 +122,22 @@ func testBadConfig(t *testing.T, s Suite) {
 		assert.ErrorIs(t, err, snowlab.ErrInvalidLayout, name)
 	}
 	_, err = s.New(snowlab.Config{Policy: 7})
-	assert.Error(t, err, "unknown policy")
+	assert.ErrorIs(t, err, snowlab.ErrInvalidConfig, "unknown policy")
 	_, err = s.New(snowlab.Config{Policy: snowlab.Monotonic, MaxLead: -time.Millisecond})
-	assert.Error(t, err, "negative MaxLead")
+	assert.ErrorIs(t, err, snowlab.ErrInvalidConfig, "negative MaxLead")
+	if err != nil {
+		assert.Contains(t, err.Error(), "-1ms", "the message names the bad value")
+	}
+}
+
+// testMessagesWallTimeOnly: an Epoch taken from time.Now() carries a
+// monotonic reading; no message may print it ("m=+3656.59").
+func testMessagesWallTimeOnly(t *testing.T, s Suite) {
+	epoch := time.Now().Add(-time.Hour)
+	l := snowlab.Layout{TimeBits: 41, NodeBits: 10, SeqBits: 12, Unit: time.Millisecond, Epoch: epoch}
+	// A clock before the epoch: every call is outside the window.
+	g := s.gen(t, snowlab.Config{Layout: l, Clock: clocksrc.FixedMillis(epoch.Add(-time.Hour).UnixMilli())})
+	_, err := g.NextID()
+	require.ErrorIs(t, err, snowlab.ErrOverflow)
+	assert.NotContains(t, err.Error(), "m=")
 }

@@ -79,6 +79,13 @@ func allCases() []testCase {
 		{name: "ReservationUntil", run: testReservationUntil},
 		{name: "ReservationFloor", run: testReservationFloor},
 		{name: "ReservationLastEnd", run: testReservationLastEnd},
+		{name: "FenceNodesHeld", run: testFenceNodes},
+		{name: "SuccessiveGeneratorsOnOneFence", run: testSuccessiveOnFence},
+		{name: "NewerGeneratorStopsOlder", run: testNewerGeneratorStopsOlder},
+		{name: "MonotonicLeadRefusesBackwardStep", run: testMonotonicLeadRefusesStep},
+		{name: "HugeMaxWaitSaturates", run: testHugeMaxWait},
+		{name: "MessagesShowWallTimeOnly", run: testMessagesWallTimeOnly},
+		{name: "Adversarial", run: testAdversarial},
 		{name: "ZeroAllocs", run: testZeroAllocs, serial: true},
 	}
 }

@@ -82,8 +82,15 @@ func (r *Rules) planMonotonic(t int64, n uint64, now int64, want int, cap uint64
 			return plan{act: unreserved, tick: next}
 		}
 		// Ahead of the clock by MaxLead: wait until issuing the next
-		// free tick would be within the lead again.
-		return plan{act: waitTick, tick: next - r.leadTicks}
+		// free tick would be within the lead again, unless that is
+		// further off than a wait may last (MaxWait plus the tick): then
+		// the clock went back under the logical clock, and waiting would
+		// block for as long as the step.
+		target := next - r.leadTicks
+		if (target-now-1)*r.unitNs > max(r.maxWaitNs, 0) {
+			return plan{act: refuse, tick: next}
+		}
+		return plan{act: waitTick, tick: target}
 	}
 	avail := uint64(limit-t)*cap + (cap - n)
 	count := uint64(want)

@@ -64,7 +64,10 @@ func TestPlan(t *testing.T) {
 		{name: "lead allows borrowing", cfg: lead, s: state{11, capN}, now: 10, want: 1, act: issue, tick: 12, n: 0, count: 1, next: state{12, 1}},
 		{name: "lead caps a batch", cfg: lead, s: state{10, 0}, now: 10, want: 5 * capN, act: issue, tick: 10, n: 0, count: 3 * capN, next: state{12, capN}},
 		{name: "lead reached waits", cfg: lead, s: state{12, capN}, now: 10, want: 1, act: waitTick, tick: 11},
-		{name: "rewind past lead waits", cfg: lead, s: state{20, 3}, now: 10, want: 1, act: waitTick, tick: 18},
+		{name: "rewind past lead within MaxWait waits", cfg: lead, s: state{15, 3}, now: 10, want: 1, act: waitTick, tick: 13},
+		{name: "rewind past lead beyond MaxWait refused", cfg: lead, s: state{20, 3}, now: 10, want: 1, act: refuse, tick: 20},
+		{name: "lead reached, negative MaxWait still waits a tick", cfg: snowlab.Config{Policy: snowlab.Monotonic, MaxLead: 2 * time.Millisecond, MaxWait: -1}, s: state{12, capN}, now: 10, want: 1, act: waitTick, tick: 11},
+		{name: "rewind past lead, negative MaxWait refused", cfg: snowlab.Config{Policy: snowlab.Monotonic, MaxLead: 2 * time.Millisecond, MaxWait: -1}, s: state{14, 3}, now: 10, want: 1, act: refuse, tick: 14},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := compile(t, tc.cfg)

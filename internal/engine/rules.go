@@ -25,7 +25,9 @@ type Rules struct {
 	leadBound bool
 	leadTicks int64
 	fence     *snowlab.Fence // nil: no reservation
-	floorWait time.Duration  // how long New waits for the clock to pass the fence's floor
+	grant     *snowlab.Grant // the generator's right to mint under fence; set by Prepare
+	floorNs   int64          // no ID starts before it: the fence's LastEnd when granted
+	floorWait time.Duration  // how long New waits for the clock to pass floorNs
 	// addOK says fetch-add may be used on a state word: an add that lands
 	// on a spent tick overshoots the count by one, and every caller
 	// overshoots at most once per tick, so the count bits need room for
@@ -41,11 +43,12 @@ func Compile(cfg snowlab.Config) (*Rules, error) {
 		return nil, err
 	}
 	if cfg.Policy != snowlab.Strict && cfg.Policy != snowlab.Monotonic {
-		return nil, fmt.Errorf("snowlab: unknown policy %d", int(cfg.Policy))
+		return nil, fmt.Errorf("%w: unknown policy %d (want Strict or Monotonic)", snowlab.ErrInvalidConfig, int(cfg.Policy))
 	}
 	if cfg.MaxLead < 0 {
-		return nil, fmt.Errorf("snowlab: MaxLead %v is negative", cfg.MaxLead)
+		return nil, fmt.Errorf("%w: MaxLead %v is negative", snowlab.ErrInvalidConfig, cfg.MaxLead)
 	}
+	l.Epoch = l.Epoch.Round(0) // no monotonic reading in messages
 	clock := cfg.Clock
 	if clock == nil {
 		clock = clocksrc.Default()
@@ -91,15 +94,14 @@ func (r *Rules) Monotonic() bool { return r.monotonic }
 func (r *Rules) SeqCap() uint64 { return r.seqCap }
 
 // CheckNodes reports ErrInvalidNode unless count node ids from first on all
-// fit the layout.
+// fit the layout. It cannot overflow, whatever the count.
 func CheckNodes(l snowlab.Layout, first, count int) error {
-	last := first + count - 1
-	if first < 0 || count < 1 || last > l.MaxNode() {
-		if count == 1 {
-			return fmt.Errorf("%w: node %d, want 0..%d", snowlab.ErrInvalidNode, first, l.MaxNode())
-		}
-		return fmt.Errorf("%w: nodes %d..%d (%d of them), want within 0..%d",
-			snowlab.ErrInvalidNode, first, last, count, l.MaxNode())
+	switch {
+	case first < 0 || first > l.MaxNode():
+		return fmt.Errorf("%w: node %d, want 0..%d", snowlab.ErrInvalidNode, first, l.MaxNode())
+	case count < 1 || count > l.MaxNode()+1-first:
+		return fmt.Errorf("%w: %d node ids from node %d on, want within 0..%d (at most %d from %d)",
+			snowlab.ErrInvalidNode, count, first, l.MaxNode(), l.MaxNode()+1-first, first)
 	}
 	return nil
 }
@@ -146,18 +148,26 @@ func (r *Rules) unpack(s uint64) (tick int64, n uint64) {
 func (r *Rules) tickStart(tick int64) int64 { return r.epochNs + tick*r.unitNs }
 
 // fenced reports whether tick reaches past the reservation: an ID may carry
-// tick only when the whole tick ends at or before Fence.Until.
+// tick only when the whole tick ends at or before the grant's Until.
 func (r *Rules) fenced(tick int64) bool {
-	return r.fence != nil && r.tickStart(tick+1) > r.fence.Until()
+	return r.grant != nil && r.tickStart(tick+1) > r.grant.Until()
+}
+
+// use records, before a tick ending at end is installed in a state word,
+// that the fence's holder has used time up to end (Grant.Use).
+func (r *Rules) use(tick int64) {
+	if r.grant != nil {
+		r.grant.Use(r.tickStart(tick + 1))
+	}
 }
 
 // lastReserved is the last tick the reservation covers, or maxTick
 // without one. It is below 0 once the reservation is revoked.
 func (r *Rules) lastReserved() int64 {
-	if r.fence == nil {
+	if r.grant == nil {
 		return r.maxTick
 	}
-	u := r.fence.Until()
+	u := r.grant.Until()
 	if u <= r.epochNs {
 		return -1
 	}

@@ -33,8 +33,9 @@ func (r *Rules) Next(c *atomic.Uint64, sp Space, ctr *Counters) (snowlab.ID, err
 		if now > r.maxTick || r.fenced(now) {
 			break
 		}
+		r.use(now)
 		if c.CompareAndSwap(s, r.pack(now, 1)) {
-			return r.handOut(r.compose(now, 0, sp))
+			return r.handOut(r.compose(now, 0, sp), sp)
 		}
 		ctr.casRetries.Add(1)
 		s = c.Load()
@@ -42,7 +43,7 @@ func (r *Rules) Next(c *atomic.Uint64, sp Space, ctr *Counters) (snowlab.ID, err
 	case s&r.nMask < sp.cap && (now == t || r.reusable(t, now)) && !r.fenced(t):
 		if !r.addOK {
 			if c.CompareAndSwap(s, s+1) {
-				return r.handOut(r.compose(t, s&r.nMask, sp))
+				return r.handOut(r.compose(t, s&r.nMask, sp), sp)
 			}
 			ctr.casRetries.Add(1)
 		} else {
@@ -53,7 +54,7 @@ func (r *Rules) Next(c *atomic.Uint64, sp Space, ctr *Counters) (snowlab.ID, err
 			// so an unspent count there is as good an ID as the one
 			// aimed at.
 			if n := old & r.nMask; n < sp.cap {
-				return r.handOut(r.compose(int64(old>>r.nShift), n, sp))
+				return r.handOut(r.compose(int64(old>>r.nShift), n, sp), sp)
 			}
 		}
 		s = c.Load()
@@ -106,6 +107,9 @@ func (r *Rules) take(c Cell, sp Space, ctr *Counters, dst []snowlab.ID, s uint64
 		p := r.plan(s, now, len(dst)-done, sp.cap)
 		switch p.act {
 		case issue:
+			if t, _ := r.unpack(p.next); t > int64(s>>r.nShift) {
+				r.use(t)
+			}
 			if c.CompareAndSwap(s, p.next) {
 				if r.revoked() {
 					return done, r.revokedErr(sp)
@@ -124,9 +128,7 @@ func (r *Rules) take(c Cell, sp Space, ctr *Counters, dst []snowlab.ID, s uint64
 			}
 		case refuse:
 			ctr.refusals.Add(1)
-			t, _ := r.unpack(s)
-			return done, fmt.Errorf("%w: node %d: clock went back %v (tick %d after %d), more than MaxWait %v",
-				snowlab.ErrClockBackwards, sp.node, time.Duration((t-now)*r.unitNs), now, t, r.maxWait())
+			return done, r.refuseErr(s, now, sp)
 		case unreserved:
 			return done, fmt.Errorf("%w: node %d: tick %d (%v) ends after the reservation's end %v",
 				snowlab.ErrNoReservation, sp.node, p.tick, time.Unix(0, r.tickStart(p.tick)).UTC(), r.reservationEnd())
@@ -142,32 +144,38 @@ func (r *Rules) take(c Cell, sp Space, ctr *Counters, dst []snowlab.ID, s uint64
 // check comes after the state word was advanced: an ID is handed out only
 // if its tick was claimed before any revocation, which is what lets
 // Fence.LastEnd, read after Revoke, cover every ID ever handed out.
-func (r *Rules) handOut(id snowlab.ID) (snowlab.ID, error) {
+func (r *Rules) handOut(id snowlab.ID, sp Space) (snowlab.ID, error) {
 	if r.revoked() {
-		return 0, fmt.Errorf("%w: the lease on the node id was lost or released", snowlab.ErrNoReservation)
+		return 0, r.revokedErr(sp)
 	}
 	return id, nil
 }
 
-func (r *Rules) revoked() bool { return r.fence != nil && r.fence.Revoked() }
+func (r *Rules) revoked() bool { return r.grant != nil && r.grant.Revoked() }
 
 func (r *Rules) revokedErr(sp Space) error {
-	return fmt.Errorf("%w: node %d: the lease on the node id was lost or released", snowlab.ErrNoReservation, sp.node)
+	return fmt.Errorf("%w: node %d: %s", snowlab.ErrNoReservation, sp.node, r.grant.Why())
 }
 
-// LastEnd is the end (Unix ns) of the last tick the state word c claimed;
-// generators register it with Fence.Track.
-func (r *Rules) LastEnd(c Cell) int64 {
-	t, _ := r.unpack(c.Load())
-	return r.tickStart(t + 1)
+// refuseErr describes a refusal: a Strict clock that went back further
+// than MaxWait, or a Monotonic logical clock that runs ahead of the clock
+// by more than MaxLead plus MaxWait (the clock went back under it).
+func (r *Rules) refuseErr(s uint64, now int64, sp Space) error {
+	t, _ := r.unpack(s)
+	if r.monotonic {
+		return fmt.Errorf("%w: node %d: the clock is %v behind the last tick issued (tick %d after %d): more than MaxLead %v plus MaxWait %v",
+			snowlab.ErrClockBackwards, sp.node, time.Duration((t-now)*r.unitNs), now, t, time.Duration(r.leadTicks*r.unitNs), r.maxWait())
+	}
+	return fmt.Errorf("%w: node %d: clock went back %v (tick %d after %d), more than MaxWait %v",
+		snowlab.ErrClockBackwards, sp.node, time.Duration((t-now)*r.unitNs), now, t, r.maxWait())
 }
 
 // reservationEnd describes Fence.Until for an error message.
 func (r *Rules) reservationEnd() string {
-	if r.fence.Revoked() {
-		return "(revoked: the lease was lost)"
+	if r.grant.Revoked() {
+		return "(revoked: " + r.grant.Why() + ")"
 	}
-	return time.Unix(0, r.fence.Until()).UTC().String()
+	return time.Unix(0, r.grant.Until()).UTC().String()
 }
 
 func (r *Rules) maxWait() time.Duration {

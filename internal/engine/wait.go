@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"time"
 
@@ -26,12 +27,12 @@ func (w *waiter) wait(r *Rules, p plan, now, ns int64, sp Space, ctr *Counters) 
 	m := mono.Now()
 	budget := r.maxWait().Nanoseconds()
 	if p.act == waitTick {
-		budget += r.unitNs
+		budget = addSat(budget, r.unitNs)
 	}
 	first := w.deadline == 0
 	switch {
 	case first || now > w.seen:
-		w.deadline, w.seen, w.expired = m+budget, now, false
+		w.deadline, w.seen, w.expired = addSat(m, budget), now, false
 	case m >= w.deadline && w.expired:
 		ctr.refusals.Add(1)
 		return fmt.Errorf("%w: node %d: clock stuck at tick %d for %v, waiting for tick %d",
@@ -74,4 +75,14 @@ func pause(d int64) {
 	default:
 		runtime.Gosched()
 	}
+}
+
+// addSat is a+b for b >= 0, held at math.MaxInt64 instead of wrapping: a
+// MaxWait of math.MaxInt64 means "wait as long as it takes", not a
+// deadline in the past.
+func addSat(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
