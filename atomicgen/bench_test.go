@@ -36,6 +36,21 @@ func BenchmarkBare(b *testing.B) {
 	b.Run("clock+cas", benchgen.BareClockCAS)
 }
 
+// BenchmarkLadder climbs from the bare clock to the whole NextID, one step
+// a sub-benchmark, so that where the time goes can be read off as
+// differences. Run it interleaved (scripts/ladder.sh) to compare steps.
+func BenchmarkLadder(b *testing.B) {
+	b.Run("1-nanotime", benchgen.BareNanotime)
+	b.Run("2-nanotime+cas", benchgen.BareNanotimeCAS)
+	b.Run("3-clock", benchgen.BareClock)
+	b.Run("4-clock+cas", benchgen.BareClockCAS)
+	b.Run("5-monotonic", func(b *testing.B) { benchgen.Single(b, newGen(b, snowlab.Monotonic, false), 1) })
+	b.Run("6-monotonic-leased", func(b *testing.B) {
+		fence := snowlab.NewFence(0, time.Now().Add(time.Hour).UnixNano())
+		benchgen.Single(b, newGenFenced(b, snowlab.Monotonic, false, fence), 1)
+	})
+}
+
 func BenchmarkNextID(b *testing.B) {
 	for _, p := range []snowlab.Policy{snowlab.Strict, snowlab.Monotonic} {
 		b.Run(p.String(), func(b *testing.B) { benchgen.Single(b, newGen(b, p, false), 1) })

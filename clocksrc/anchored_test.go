@@ -58,7 +58,7 @@ func abs(v int64) int64 {
 type sim struct {
 	t *testing.T
 	f *fakeTime
-	c *anchored
+	c *Anchored
 
 	reads   int
 	last    int64 // last clock reading
@@ -312,7 +312,7 @@ func TestAnchoredReaderDuringPendingResync(t *testing.T) {
 		for _, gap := range []int64{0, 1, 1999, 2000, 10 * usNs, msNs, 50 * msNs} {
 			t.Run(fmt.Sprintf("step=%v/preempted=%v", time.Duration(step), time.Duration(gap)), func(t *testing.T) {
 				f := newFakeTime(0)
-				var c *anchored
+				var c *Anchored
 				sinceWall := -1 // monotonic reads since the resyncer's wall read; -1: disarmed
 				var stale int64
 				monoNow := func() int64 {
@@ -375,7 +375,7 @@ func TestAnchoredReaderHoldingReplacedSegment(t *testing.T) {
 		for _, gap := range []int64{0, 10 * usNs, msNs} {
 			t.Run(fmt.Sprintf("step=%v/gap=%v", time.Duration(step), time.Duration(gap)), func(t *testing.T) {
 				f := newFakeTime(0)
-				var c *anchored
+				var c *Anchored
 				var holdReader, holdResyncer atomic.Bool
 				resyncerWaiting, releaseResyncer, resyncerDone := make(chan struct{}), make(chan struct{}), make(chan struct{})
 				var first, third int64

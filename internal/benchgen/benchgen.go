@@ -15,6 +15,7 @@ import (
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/clocksrc"
+	"github.com/snowlab/snowlab/internal/mono"
 )
 
 // CeilingPerSec is the default layout's strict per-node ceiling.
@@ -127,4 +128,25 @@ func BarePerPClockCAS(b *testing.B) {
 			w.CompareAndSwap(v, v+uint64(c.UnixNano()&1)+1)
 		}
 	})
+}
+
+// BareNanotime reads the runtime's vDSO monotonic clock directly: the
+// cheapest clock read there is, below every generator.
+func BareNanotime(b *testing.B) {
+	var sink int64
+	for b.Loop() {
+		sink += mono.Now()
+	}
+	runtime.KeepAlive(sink)
+}
+
+// BareNanotimeCAS is BareNanotime plus one load and compare-and-swap: the
+// physical limit "one clock read and one atomic word" that a generator's
+// NextID is measured against.
+func BareNanotimeCAS(b *testing.B) {
+	var w atomic.Uint64
+	for b.Loop() {
+		v := w.Load()
+		w.CompareAndSwap(v, v+uint64(mono.Now()&1)+1)
+	}
 }

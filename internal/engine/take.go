@@ -26,27 +26,27 @@ type Cell interface {
 // reservation's, a lost race) goes through take.
 func (r *Rules) Next(c *atomic.Uint64, sp Space, ctr *Counters) (snowlab.ID, error) {
 	s := c.Load()
-	now, ns := r.now()
+	// The clock read and the tick are written out here rather than
+	// called through now: this is the path every ID takes, and each
+	// call that does not inline is a measurable share of it.
+	var ns int64
+	if r.anchored != nil {
+		ns = r.anchored.UnixNano()
+	} else {
+		ns = r.clock.UnixNano()
+	}
+	var now int64
+	if d := ns - r.epochNs; d >= 0 && r.unitNs == int64(time.Millisecond) {
+		now = d / int64(time.Millisecond)
+	} else {
+		now = r.tickOf(ns)
+	}
 	t := int64(s >> r.nShift)
+	var id snowlab.ID
 	switch {
-	case now > t:
-		if now > r.maxTick || r.fenced(now) {
-			break
-		}
-		r.use(now)
-		if c.CompareAndSwap(s, r.pack(now, 1)) {
-			return r.handOut(r.compose(now, 0, sp), sp)
-		}
-		ctr.casRetries.Add(1)
-		s = c.Load()
-		now, ns = r.now()
-	case s&r.nMask < sp.cap && (now == t || r.reusable(t, now)) && !r.fenced(t):
-		if !r.addOK {
-			if c.CompareAndSwap(s, s+1) {
-				return r.handOut(r.compose(t, s&r.nMask, sp), sp)
-			}
-			ctr.casRetries.Add(1)
-		} else {
+	case now <= t && s&r.nMask < sp.cap && (now == t || r.reusable(t, now)) && !r.fenced(t):
+		// The tick in the word may still be used: reserve one value.
+		if r.addOK {
 			old := c.Add(1) - 1
 			// The word may have moved on since the load. Whatever tick it
 			// holds was installed by a caller whose clock had reached it
@@ -54,14 +54,42 @@ func (r *Rules) Next(c *atomic.Uint64, sp Space, ctr *Counters) (snowlab.ID, err
 			// so an unspent count there is as good an ID as the one
 			// aimed at.
 			if n := old & r.nMask; n < sp.cap {
-				return r.handOut(r.compose(int64(old>>r.nShift), n, sp), sp)
+				id = r.compose(int64(old>>r.nShift), n, sp)
+				break
 			}
+		} else if c.CompareAndSwap(s, s+1) {
+			id = r.compose(t, s&r.nMask, sp)
+			break
+		} else {
+			ctr.casRetries.Add(1)
 		}
-		s = c.Load()
-		now, ns = r.now()
+		return r.nextSlow(c, sp, ctr)
+	case now > t && now <= r.maxTick && !r.fenced(now):
+		// The clock reached a new tick: claim it.
+		r.use(now)
+		if !c.CompareAndSwap(s, r.pack(now, 1)) {
+			ctr.casRetries.Add(1)
+			return r.nextSlow(c, sp, ctr)
+		}
+		id = r.compose(now, 0, sp)
+	default:
+		var one [1]snowlab.ID
+		_, err := r.take(c, sp, ctr, one[:], s, now, ns, true)
+		return one[0], err
 	}
+	// Handed out only if the grant was not revoked after the tick was
+	// claimed: that is what lets Fence.LastEnd, read after a revocation,
+	// cover every ID ever handed out.
+	if r.grant != nil && r.grant.Revoked() {
+		return 0, r.revokedErr(sp.node)
+	}
+	return id, nil
+}
+
+// nextSlow is Next after a lost race: the plan, read afresh.
+func (r *Rules) nextSlow(c *atomic.Uint64, sp Space, ctr *Counters) (snowlab.ID, error) {
 	var one [1]snowlab.ID
-	_, err := r.take(c, sp, ctr, one[:], s, now, ns, true)
+	_, err := r.Take(c, sp, ctr, one[:])
 	return one[0], err
 }
 
@@ -112,7 +140,7 @@ func (r *Rules) take(c Cell, sp Space, ctr *Counters, dst []snowlab.ID, s uint64
 			}
 			if c.CompareAndSwap(s, p.next) {
 				if r.revoked() {
-					return done, r.revokedErr(sp)
+					return done, r.revokedErr(sp.node)
 				}
 				r.fill(dst[done:done+p.count], p.tick, p.n, sp)
 				done += p.count
@@ -140,21 +168,10 @@ func (r *Rules) take(c Cell, sp Space, ctr *Counters, dst []snowlab.ID, s uint64
 	return done, nil
 }
 
-// handOut returns id unless the reservation was revoked meanwhile. The
-// check comes after the state word was advanced: an ID is handed out only
-// if its tick was claimed before any revocation, which is what lets
-// Fence.LastEnd, read after Revoke, cover every ID ever handed out.
-func (r *Rules) handOut(id snowlab.ID, sp Space) (snowlab.ID, error) {
-	if r.revoked() {
-		return 0, r.revokedErr(sp)
-	}
-	return id, nil
-}
-
 func (r *Rules) revoked() bool { return r.grant != nil && r.grant.Revoked() }
 
-func (r *Rules) revokedErr(sp Space) error {
-	return fmt.Errorf("%w: node %d: %s", snowlab.ErrNoReservation, sp.node, r.grant.Why())
+func (r *Rules) revokedErr(node int) error {
+	return fmt.Errorf("%w: node %d: %s", snowlab.ErrNoReservation, node, r.grant.Why())
 }
 
 // refuseErr describes a refusal: a Strict clock that went back further
