@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"sync"
@@ -12,29 +13,20 @@ import (
 // BurstConfig shapes a fan-out burst: Goroutines released together ask for
 // IDs in all, Repeats times with Pause between.
 type BurstConfig struct {
-	IDs        int           // IDs per burst; 0 is 100,000
-	Goroutines int           // 0 is 32
-	Repeats    int           // 0 is 5
-	Pause      time.Duration // 0 is 20 ms
+	IDs        int           // IDs per burst; 0 is DefaultBurstIDs
+	Goroutines int           // 0 is DefaultBurstGoroutines
+	Repeats    int           // 0 is DefaultBurstRepeats
+	Pause      time.Duration // 0 is DefaultBurstPause
 	// Batch asks for each goroutine's share with one Fill (NextIDs) call
 	// instead of one Next call per ID.
 	Batch bool
 }
 
 func (c BurstConfig) withDefaults() BurstConfig {
-	if c.IDs <= 0 {
-		c.IDs = 100_000
-	}
-	if c.Goroutines <= 0 {
-		c.Goroutines = 32
-	}
-	c.Goroutines = min(c.Goroutines, c.IDs)
-	if c.Repeats <= 0 {
-		c.Repeats = 5
-	}
-	if c.Pause <= 0 {
-		c.Pause = 20 * time.Millisecond
-	}
+	c.IDs = cmp.Or(c.IDs, DefaultBurstIDs)
+	c.Goroutines = min(cmp.Or(c.Goroutines, DefaultBurstGoroutines), c.IDs)
+	c.Repeats = cmp.Or(c.Repeats, DefaultBurstRepeats)
+	c.Pause = cmp.Or(c.Pause, DefaultBurstPause)
 	return c
 }
 
@@ -42,6 +34,9 @@ func (c BurstConfig) withDefaults() BurstConfig {
 // reports makespan, ticks spanned, lead, per-call latency, contention and
 // event counts, and the correctness check over every ID issued.
 func Burst(s Subject, cfg BurstConfig, ev *EventCounters) (BurstResult, error) {
+	if err := cfg.Validate(); err != nil {
+		return BurstResult{Subject: s.Name}, err
+	}
 	cfg = cfg.withDefaults()
 	via := "NextID"
 	if cfg.Batch {

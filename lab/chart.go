@@ -199,7 +199,7 @@ func chartHost(run *Run) string {
 		parts = append(parts, h.GoVersion)
 	}
 	if run.Commit != "" {
-		parts = append(parts, "commit "+run.Commit)
+		parts = append(parts, "commit "+run.Revision())
 	}
 	return strings.Join(parts, " · ")
 }

@@ -11,16 +11,16 @@ import (
 	"golang.org/x/perf/benchmath"
 )
 
-// ReadRun reads one result file. It refuses a file of another schema
-// version: its figures may mean something else.
+// ReadRun reads one result file. It refuses a file of a schema version it
+// does not know: its figures may mean something else.
 func ReadRun(path string) (*Run, error) {
 	var run Run
 	if err := ReadJSONFile(path, "a lab result", &run); err != nil {
 		return nil, err
 	}
-	if run.Schema != SchemaVersion {
-		return nil, fmt.Errorf("%s: result schema version %d, this lab reads version %d; re-run it or compare it with the lab that wrote it",
-			path, run.Schema, SchemaVersion)
+	if !slices.Contains(readableSchemas, run.Schema) {
+		return nil, fmt.Errorf("%s: result schema version %d, this lab reads version %d (and %v); re-run it or compare it with the lab that wrote it",
+			path, run.Schema, SchemaVersion, readableSchemas)
 	}
 	return &run, nil
 }
@@ -229,7 +229,7 @@ func pctChange(old, new float64) float64 {
 // Compare compares every metric present in both runs.
 func Compare(old, new *Run) Comparison {
 	c := Comparison{
-		OldCommit: old.Commit, NewCommit: new.Commit,
+		OldCommit: old.Revision(), NewCommit: new.Revision(),
 		OldHost: old.Host, NewHost: new.Host,
 		Alpha: thresholds.CompareAlpha,
 	}

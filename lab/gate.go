@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -12,6 +13,25 @@ import (
 // DefaultTolerance is how much worse a ratio may get before the gate
 // fails: 15%.
 const DefaultTolerance = 0.15
+
+// ErrTolerance is wrapped by the error about a tolerance that is not a
+// fraction: NaN, infinite, negative, 1 or more. A NaN tolerance would pass
+// every ratio (no comparison with NaN is true), and 1 or more would pass a
+// ratio that fell to zero.
+var ErrTolerance = errors.New("lab: tolerance must be a number more than 0 and less than 1")
+
+// ErrNothingGated is among GateReport.Err's errors when no gated ratio was
+// in both runs: a gate that compared nothing must not pass.
+var ErrNothingGated = errors.New("lab: the gate compared no ratio (the baseline and the run share none)")
+
+// CheckTolerance reports whether tol is a usable tolerance: more than 0
+// and less than 1.
+func CheckTolerance(tol float64) error {
+	if math.IsNaN(tol) || tol <= 0 || tol >= 1 {
+		return fmt.Errorf("%w: got %v", ErrTolerance, tol)
+	}
+	return nil
+}
 
 // Ratio is a figure of a run that holds across machines: a quotient of two
 // throughputs measured in the same run on the same host, so that a faster
@@ -170,6 +190,7 @@ type GateRow struct {
 	Fail             bool
 	CeilingFraction  bool
 	SignificanceUsed bool // the U test took part in the decision
+	Informational    bool // reported, never gated
 }
 
 // GateReport is the regression gate's finding.
@@ -184,18 +205,35 @@ type GateReport struct {
 	CorrectnessFailures []string // what the new run got wrong
 }
 
-// OK reports whether the gate passes: no ratio failed and the new run has
-// no correctness failure.
-func (g GateReport) OK() bool {
-	if len(g.CorrectnessFailures) > 0 {
-		return false
+// OK reports whether the gate passes: at least one ratio was compared,
+// no ratio failed and the new run has no correctness failure.
+func (g GateReport) OK() bool { return g.Err() == nil }
+
+// Err says why the gate fails, nil when it passes.
+func (g GateReport) Err() error {
+	var errs []error
+	if f := g.Failed(); len(f) > 0 {
+		errs = append(errs, fmt.Errorf("%d ratio(s) failed: %s", len(f), strings.Join(f, ", ")))
 	}
+	if n := len(g.CorrectnessFailures); n > 0 {
+		errs = append(errs, fmt.Errorf("%d correctness failure(s)", n))
+	}
+	if g.Compared() == 0 {
+		errs = append(errs, ErrNothingGated)
+	}
+	return errors.Join(errs...)
+}
+
+// Compared counts the gated ratios present in both runs: the ones the
+// verdict rests on. Informational ratios do not count.
+func (g GateReport) Compared() int {
+	n := 0
 	for _, r := range g.Rows {
-		if r.Fail {
-			return false
+		if r.HasBase && r.HasNew && !r.Informational {
+			n++
 		}
 	}
-	return true
+	return n
 }
 
 // Failed names the ratios that failed.
@@ -210,21 +248,27 @@ func (g GateReport) Failed() []string {
 }
 
 // Gate compares the new run's ratios with the baseline's. A ratio fails
-// when it is worse than the baseline by more than tolerance (0 or less
-// means DefaultTolerance) and, where both sides have enough per-repeat
+// when it is worse than the baseline by more than tolerance (0 means
+// DefaultTolerance; anything else outside (0, 1) is refused with
+// ErrTolerance) and, where both sides have enough per-repeat
 // samples for the U test, the difference is significant; a ceiling
 // fraction fails on the threshold alone. A ratio the baseline has and the
 // new run lacks fails; one only the new run has is reported. Any
 // correctness failure in the new run fails the gate. Absolute figures are
-// never compared, so a baseline from another machine is fine.
-func Gate(base, new *Run, tolerance float64) GateReport {
-	if tolerance <= 0 {
+// never compared, so a baseline from another machine is fine. A gate
+// that finds no gated ratio in both runs fails (GateReport.OK), whatever
+// else it finds.
+func Gate(base, new *Run, tolerance float64) (GateReport, error) {
+	if tolerance == 0 {
 		tolerance = DefaultTolerance
+	}
+	if err := CheckTolerance(tolerance); err != nil {
+		return GateReport{}, err
 	}
 	rep := GateReport{
 		Tolerance:  tolerance,
 		Alpha:      thresholds.CompareAlpha,
-		BaseCommit: base.Commit, NewCommit: new.Commit,
+		BaseCommit: base.Revision(), NewCommit: new.Revision(),
 		BaseHost: base.Host, NewHost: new.Host,
 		HostNote: hostDifference(base.Host, new.Host),
 	}
@@ -248,6 +292,7 @@ func Gate(base, new *Run, tolerance float64) GateReport {
 		}
 		row := gateRatio(b, n, tolerance)
 		if b.Informational {
+			row.Informational = true
 			row.Fail = false
 			row.Verdict = "info, not gated: " + strings.TrimPrefix(row.Verdict, "FAIL: ")
 		}
@@ -265,7 +310,7 @@ func Gate(base, new *Run, tolerance float64) GateReport {
 		})
 	}
 	rep.CorrectnessFailures = correctnessFailures(new)
-	return rep
+	return rep, nil
 }
 
 func gateRatio(b, n Ratio, tolerance float64) GateRow {
@@ -409,6 +454,9 @@ func (g GateReport) Write(w io.Writer) error {
 		}
 		if n := len(g.CorrectnessFailures); n > 0 {
 			why = append(why, fmt.Sprintf("%d correctness failure(s)", n))
+		}
+		if g.Compared() == 0 {
+			why = append(why, ErrNothingGated.Error())
 		}
 		ew.printf("gate: FAIL (%s)\n", strings.Join(why, "; "))
 	}

@@ -2,10 +2,14 @@ package lab
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func ratioMap(rs []Ratio) map[string]Ratio {
@@ -115,7 +119,7 @@ func TestRatiosScaleInvariant(t *testing.T) {
 				}
 			}
 		}
-		if rep := Gate(base, run, 0); !rep.OK() {
+		if rep := mustGate(t, base, run, 0); !rep.OK() {
 			var buf bytes.Buffer
 			rep.Write(&buf)
 			t.Errorf("×%g: gate failed a uniformly scaled run:\n%s", f, buf.String())
@@ -257,7 +261,7 @@ func TestGate(t *testing.T) {
 			}
 			new := clone(t, base)
 			tc.mutate(new)
-			rep := Gate(base, new, tc.tolerance)
+			rep := mustGate(t, base, new, tc.tolerance)
 			var buf bytes.Buffer
 			if err := rep.Write(&buf); err != nil {
 				t.Fatal(err)
@@ -292,18 +296,71 @@ func TestGate(t *testing.T) {
 	}
 }
 
+func mustGate(t *testing.T, base, new *Run, tol float64) GateReport {
+	t.Helper()
+	rep, err := Gate(base, new, tol)
+	require.NoError(t, err)
+	return rep
+}
+
 func TestGateDefaultTolerance(t *testing.T) {
 	run := testRun(6)
-	for _, tol := range []float64{0, -1} {
-		if got := Gate(run, run, tol).Tolerance; got != DefaultTolerance {
-			t.Errorf("Gate(tolerance %g).Tolerance = %g, want %g", tol, got, DefaultTolerance)
-		}
+	assert.Equal(t, DefaultTolerance, mustGate(t, run, run, 0).Tolerance)
+}
+
+// TestGateRefusesNonsenseTolerance: a tolerance that is not a fraction
+// would pass anything (NaN compares false with every floor; 1 or more
+// lets a ratio fall to zero), so Gate refuses it instead of passing.
+func TestGateRefusesNonsenseTolerance(t *testing.T) {
+	run := testRun(6)
+	for _, tol := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), -0.1, -1, 1, 1.5} {
+		_, err := Gate(run, run, tol)
+		assert.ErrorIs(t, err, ErrTolerance, "tolerance %v", tol)
+		assert.ErrorContains(t, err, fmt.Sprint(tol), "the error names the value")
 	}
+	for _, tol := range []float64{0.01, DefaultTolerance, 0.99} {
+		assert.NoError(t, CheckTolerance(tol), "tolerance %v", tol)
+	}
+}
+
+// TestGateFailsWhenNothingCompared: a baseline sharing no ratio with the
+// run (an empty {"schema":1} file, or one from another suite) leaves every
+// ratio "missing from base"; that is no evidence of anything, so the gate
+// fails and says why.
+func TestGateFailsWhenNothingCompared(t *testing.T) {
+	for name, base := range map[string]*Run{
+		"empty baseline":  {Schema: SchemaVersion},
+		"no shared ratio": func() *Run { r := testRun(6); r.Saturate = nil; return r }(),
+	} {
+		t.Run(name, func(t *testing.T) {
+			rep := mustGate(t, base, testRun(6), 0)
+			assert.Zero(t, rep.Compared())
+			assert.False(t, rep.OK())
+			assert.ErrorIs(t, rep.Err(), ErrNothingGated)
+			var buf bytes.Buffer
+			require.NoError(t, rep.Write(&buf))
+			assert.Contains(t, buf.String(), "gate: FAIL")
+			assert.Contains(t, buf.String(), "compared no ratio")
+		})
+	}
+	// Informational ratios alone do not make a comparison.
+	base, cur := testRun(6), testRun(6)
+	keep := func(r *Run) {
+		r.Saturate = slices.DeleteFunc(r.Saturate, func(s SatResult) bool {
+			return s.Subject != atomicMonotonic && s.Subject != mutexMonotonic || s.Goroutines == 1
+		})
+		r.Subjects = nil
+	}
+	keep(base)
+	keep(cur)
+	rep := mustGate(t, base, cur, 0)
+	require.NotEmpty(t, rep.Rows)
+	assert.False(t, rep.OK(), "only the informational ratio was in both runs")
 }
 
 func TestGateWriteError(t *testing.T) {
 	run := testRun(6)
-	if err := Gate(run, run, 0).Write(failWriter{}); err == nil {
+	if err := mustGate(t, run, run, 0).Write(failWriter{}); err == nil {
 		t.Fatal("Write to a failing writer returned nil")
 	}
 }

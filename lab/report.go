@@ -9,6 +9,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/snowlab/snowlab/lab/redact"
 )
 
 // WriteMarkdown writes a Markdown summary of run: where and how it ran,
@@ -95,8 +97,8 @@ func reportHeader(e *reportWriter, run *Run) {
 		elapsed = fmt.Sprintf(" (took %s)", d)
 	}
 	e.printf("- **Date:** %s%s\n", date, elapsed)
-	e.printf("- **Commit:** %s\n", mdCode(rptOrDash(run.Commit)))
-	e.printf("- **Command:** %s\n", mdCode(rptOrDash(rptShellJoin(run.Command))))
+	e.printf("- **Commit:** %s\n", mdCode(rptOrDash(run.Revision())))
+	e.printf("- **Command:** %s\n", mdCode(rptOrDash(rptShellJoin(redact.Args(run.Command)))))
 	e.printf("- **Schema:** %d\n", run.Schema)
 	if len(run.Failures) > 0 {
 		e.printf("- **Result:** %d correctness check(s) FAILED, see [Failures](#failures)\n", len(run.Failures))
@@ -196,7 +198,7 @@ func reportBurst(e *reportWriter, run *Run) {
 			fmt.Sprintf("%s [%s–%s]", humanMs(med), humanMs(lo), humanMs(hi)),
 			humanCount(rptMedianInts(b.Ticks)) + " / " + floor,
 			humanRate(b.IDsPerSec),
-			humanNs(float64(b.Latency.P50)), humanNs(float64(b.Latency.P99)), humanNs(float64(b.Latency.P999)),
+			latencyCell(b.Latency, b.Latency.P50), latencyCell(b.Latency, b.Latency.P99), latencyCell(b.Latency, b.Latency.P999),
 			signedNs(rptMedianInt64(b.LeadNs)),
 			humanCount(b.Contention.CASRetriesPerID),
 			humanCount(b.Contention.TickWaitsPerID),
@@ -209,6 +211,9 @@ func reportBurst(e *reportWriter, run *Run) {
 		rows = append(rows, row)
 	}
 	e.mdTable(header, rows)
+	if slices.ContainsFunc(run.Burst, func(b BurstResult) bool { return b.Latency.Capped > 0 }) {
+		e.text(cappedNote + "\n\n")
+	}
 	if len(missing) > 0 {
 		what := "Hardware counters"
 		if withCounters {
@@ -292,14 +297,19 @@ func reportSteady(e *reportWriter, run *Run) {
 	}
 	e.printf("## Steady\n\n")
 	var rows [][]string
+	anyCapped := false
 	for _, s := range run.Steady {
+		l := s.Latency
 		rows = append(rows, []string{s.Subject, humanRate(s.TargetRate), humanRate(s.Achieved),
 			humanNs(float64(s.Duration)),
-			humanNs(float64(s.Latency.P50)), humanNs(float64(s.Latency.P99)),
-			humanNs(float64(s.Latency.P999)), humanNs(float64(s.Latency.P9999)),
-			humanNs(float64(s.Latency.Max)), rptCheck(s.Check)})
+			latencyCell(l, l.P50), latencyCell(l, l.P99), latencyCell(l, l.P999), latencyCell(l, l.P9999),
+			latencyCell(l, l.Max), rptCheck(s.Check)})
+		anyCapped = anyCapped || l.Capped > 0
 	}
 	e.mdTable([]string{"Subject", "Target", "Achieved", "Duration", "p50", "p99", "p99.9", "p99.99", "Max", "Check"}, rows)
+	if anyCapped {
+		e.text(cappedNote + "\n\n")
+	}
 	e.text("**How to read this.** The subject is driven open-loop at the target rate and each " +
 		"call's latency is measured from when it was due, not when it started, so a stall shows " +
 		"up in the latency of every call queued behind it (no coordinated omission). *Achieved* " +
@@ -319,8 +329,21 @@ func reportFailures(e *reportWriter, run *Run) {
 	e.printf("\nA run with failures exits non-zero: the generator named issued IDs that broke what it promises.\n")
 }
 
-// PrintTable writes a compact plain-text summary of run's bursts and
-// saturate sweep for a terminal.
+// cappedNote explains a "≥" latency.
+const cappedNote = "A latency marked ≥ reached the top of the recorder's range (10s): some calls took at least that long, " +
+	"and how much longer is not known."
+
+// latencyCell formats v, one of l's percentiles, marking it "≥" when it
+// reached the recorder's cap and so is only a lower bound.
+func latencyCell(l Latency, v int64) string {
+	if l.IsCapped(v) {
+		return "≥" + humanNs(float64(l.CapNs))
+	}
+	return humanNs(float64(v))
+}
+
+// PrintTable writes a compact plain-text summary of run's bursts, saturate
+// sweep and steady runs for a terminal.
 func PrintTable(w io.Writer, run *Run) error {
 	ew := &reportWriter{w: w}
 	if run == nil {
@@ -328,7 +351,7 @@ func PrintTable(w io.Writer, run *Run) error {
 	}
 	host := rptOrDash(run.Host.CPU)
 	ew.printf("%s · GOMAXPROCS %d · %s · commit %s\n", host, run.Host.GOMAXPROCS,
-		rptOrDash(run.Host.GoVersion), rptOrDash(run.Commit))
+		rptOrDash(run.Host.GoVersion), rptOrDash(run.Revision()))
 	if len(run.Burst) > 0 {
 		ew.printf("\n")
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
@@ -341,8 +364,8 @@ func PrintTable(w io.Writer, run *Run) error {
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s/%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 				b.Subject, b.Via, b.Goroutines, b.IDs,
 				humanNs(rptMedianInt64(b.MakespanNs)), humanCount(rptMedianInts(b.Ticks)), floor,
-				humanRate(b.IDsPerSec), humanNs(float64(b.Latency.P50)),
-				humanNs(float64(b.Latency.P99)), humanNs(float64(b.Latency.P999)),
+				humanRate(b.IDsPerSec), latencyCell(b.Latency, b.Latency.P50),
+				latencyCell(b.Latency, b.Latency.P99), latencyCell(b.Latency, b.Latency.P999),
 				signedNs(rptMedianInt64(b.LeadNs)), rptCheckShort(b.Check))
 		}
 		if err := tw.Flush(); err != nil && ew.err == nil {
@@ -383,6 +406,26 @@ func PrintTable(w io.Writer, run *Run) error {
 		}
 		if err := tw.Flush(); err != nil && ew.err == nil {
 			ew.err = err
+		}
+	}
+	if len(run.Steady) > 0 {
+		ew.printf("\n")
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "STEADY\tTARGET\tACHIEVED\tP50\tP99\tP99.9\tP99.99\tMAX\tCHECK")
+		anyCapped := false
+		for _, s := range run.Steady {
+			l := s.Latency
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Subject,
+				humanRate(s.TargetRate), humanRate(s.Achieved),
+				latencyCell(l, l.P50), latencyCell(l, l.P99), latencyCell(l, l.P999),
+				latencyCell(l, l.P9999), latencyCell(l, l.Max), rptCheckShort(s.Check))
+			anyCapped = anyCapped || l.Capped > 0
+		}
+		if err := tw.Flush(); err != nil && ew.err == nil {
+			ew.err = err
+		}
+		if anyCapped {
+			ew.printf("%s\n", cappedNote)
 		}
 	}
 	if len(run.Failures) > 0 {

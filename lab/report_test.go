@@ -191,7 +191,10 @@ func TestPrintTable(t *testing.T) {
 	assert.Contains(t, out, "AMD EPYC 7B13 64-Core Processor · GOMAXPROCS 8")
 	assert.Contains(t, out, "FAIL: 37 order violations")
 	assert.Contains(t, out, "1 FAILURE(S):")
-	assert.NotContains(t, out, "STEADY", "steady is left to the report")
+	assert.Contains(t, out, "STEADY", "steady rows are printed too")
+	for _, s := range synthRun().Steady {
+		assert.Regexp(t, `(?m)^`+s.Subject+` +1\.00M/s`, out)
+	}
 
 	buf.Reset()
 	require.NoError(t, PrintTable(&buf, &Run{}))

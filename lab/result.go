@@ -1,10 +1,22 @@
 package lab
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // SchemaVersion is the version of the result file format. Bump it when a
-// field changes meaning; compare refuses files of another version.
-const SchemaVersion = 1
+// field changes meaning; ReadRun refuses files of another version, except
+// those listed in readableSchemas.
+//
+// Version 2 stores latency histograms compressed (Hist.Encoding, Data)
+// instead of as an array of bucket counts, records a dirty tree in Dirty
+// instead of a "+dirty" suffix on Commit, and marks capped latencies.
+const SchemaVersion = 2
+
+// readableSchemas are the versions ReadRun reads: version 1 differs from
+// 2 only in the histogram's form, which Hist.Histogram reads either way.
+var readableSchemas = []int{1, SchemaVersion}
 
 // Run is everything one invocation of the lab measured: the file
 // results/<date>-<host>-<sha>.json holds one.
@@ -13,7 +25,8 @@ type Run struct {
 	Started  time.Time      `json:"started"`
 	Elapsed  time.Duration  `json:"elapsed_ns"`
 	Command  []string       `json:"command"`
-	Commit   string         `json:"commit"` // short sha, "+dirty" when the tree had changes
+	Commit   string         `json:"commit"`          // short sha ("<sha>+dirty" in files of older labs)
+	Dirty    bool           `json:"dirty,omitempty"` // the tree had uncommitted changes
 	Host     Fingerprint    `json:"host"`
 	Subjects []SubjectInfo  `json:"subjects"`
 	Burst    []BurstResult  `json:"burst,omitempty"`
@@ -22,6 +35,15 @@ type Run struct {
 	// Failures lists every correctness check that failed, naming the
 	// generator. A run with failures exits non-zero.
 	Failures []string `json:"failures,omitempty"`
+}
+
+// Revision is the commit as reports print it: "<sha>+dirty" when the tree
+// had uncommitted changes.
+func (r *Run) Revision() string {
+	if r.Dirty && r.Commit != "" && !strings.HasSuffix(r.Commit, "+dirty") {
+		return r.Commit + "+dirty"
+	}
+	return r.Commit
 }
 
 // SubjectInfo records what was measured, with its promises and ceiling.
@@ -37,7 +59,7 @@ type SubjectInfo struct {
 }
 
 // Latency summarises a latency histogram in nanoseconds. Hist keeps the
-// raw HdrHistogram counts so a later tool can merge or re-read it.
+// raw HdrHistogram so a later tool can merge or re-read it.
 type Latency struct {
 	Count int64   `json:"count"`
 	Mean  float64 `json:"mean_ns"`
@@ -47,15 +69,30 @@ type Latency struct {
 	P999  int64   `json:"p99_9_ns"`
 	P9999 int64   `json:"p99_99_ns"`
 	Max   int64   `json:"max_ns"`
-	Hist  *Hist   `json:"hist,omitempty"`
+	// Capped counts the latencies longer than the recorder's range,
+	// recorded as CapNs: a percentile at or above CapNs is a lower bound
+	// ("≥10s" in the reports), not a measurement.
+	Capped int64 `json:"capped,omitempty"`
+	CapNs  int64 `json:"cap_ns,omitempty"`
+	Hist   *Hist `json:"hist,omitempty"`
 }
 
-// Hist is an HdrHistogram snapshot as stored in results.
+// IsCapped reports whether the value v (one of l's percentiles) reached
+// the recorder's cap and so is only a lower bound.
+func (l Latency) IsCapped(v int64) bool { return l.Capped > 0 && l.CapNs > 0 && v >= l.CapNs }
+
+// Hist is an HdrHistogram snapshot as stored in results: Encoding and
+// Data (see HistEncoding) in files of schema 2, the bucket counts in files
+// of schema 1. Histogram reads either.
 type Hist struct {
-	LowestTrackableValue  int64   `json:"lowest"`
-	HighestTrackableValue int64   `json:"highest"`
-	SignificantFigures    int64   `json:"sigfigs"`
-	Counts                []int64 `json:"counts"`
+	Encoding string `json:"encoding,omitempty"`
+	Data     string `json:"data,omitempty"`
+
+	// Schema 1 only.
+	LowestTrackableValue  int64   `json:"lowest,omitempty"`
+	HighestTrackableValue int64   `json:"highest,omitempty"`
+	SignificantFigures    int64   `json:"sigfigs,omitempty"`
+	Counts                []int64 `json:"counts,omitempty"`
 }
 
 // Contention is what slowed calls down, per ID issued.

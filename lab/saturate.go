@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
 	"sync"
@@ -14,14 +15,15 @@ import (
 // Duration, Repeats times, for each G in Goroutines.
 type SatConfig struct {
 	Goroutines []int         // nil is 1, 2, 4, … up to 2 x GOMAXPROCS
-	Duration   time.Duration // per repeat; 0 is 200 ms
-	Repeats    int           // 0 is 3
+	Duration   time.Duration // per repeat; 0 is DefaultSaturateDuration
+	Repeats    int           // 0 is DefaultSaturateRepeats
 	// MaxIDs bounds the IDs kept for the correctness check per repeat;
 	// a repeat that fills it ends early (its rate stays honest: IDs over
-	// the time actually taken). 0 is 8 million.
+	// the time actually taken). 0 is DefaultSaturateMaxIDs.
 	MaxIDs int
 	// SampleEvery times one call in SampleEvery, so that the two clock
-	// reads of timing do not halve the throughput being measured. 0 is 64.
+	// reads of timing do not halve the throughput being measured. 0 is
+	// DefaultSampleEvery.
 	SampleEvery int
 }
 
@@ -29,18 +31,10 @@ func (c SatConfig) withDefaults() SatConfig {
 	if len(c.Goroutines) == 0 {
 		c.Goroutines = Sweep(2 * runtime.GOMAXPROCS(0))
 	}
-	if c.Duration <= 0 {
-		c.Duration = 200 * time.Millisecond
-	}
-	if c.Repeats <= 0 {
-		c.Repeats = 3
-	}
-	if c.MaxIDs <= 0 {
-		c.MaxIDs = 8 << 20
-	}
-	if c.SampleEvery <= 0 {
-		c.SampleEvery = 64
-	}
+	c.Duration = cmp.Or(c.Duration, DefaultSaturateDuration)
+	c.Repeats = cmp.Or(c.Repeats, DefaultSaturateRepeats)
+	c.MaxIDs = cmp.Or(c.MaxIDs, DefaultSaturateMaxIDs)
+	c.SampleEvery = cmp.Or(c.SampleEvery, DefaultSampleEvery)
 	return c
 }
 
@@ -57,6 +51,12 @@ func Sweep(top int) []int {
 // Saturate runs s closed-loop with g goroutines and reports IDs/s per
 // repeat, sampled per-call latency, contention and the check.
 func Saturate(s Subject, g int, cfg SatConfig) (SatResult, error) {
+	if err := cfg.Validate(); err != nil {
+		return SatResult{Subject: s.Name, Goroutines: g}, err
+	}
+	if g < 1 || g > MaxGoroutines {
+		return SatResult{Subject: s.Name, Goroutines: g}, configErr("saturate goroutines %d: want 1 to %d", g, MaxGoroutines)
+	}
 	cfg = cfg.withDefaults()
 	res := SatResult{Subject: s.Name, Goroutines: g, Duration: cfg.Duration}
 	perG := max(cfg.MaxIDs/g, 1)

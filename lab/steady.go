@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
 	"sync"
@@ -13,21 +14,15 @@ import (
 // SteadyConfig shapes the open-loop workload: calls scheduled at Rate per
 // second for Duration, served by Workers goroutines.
 type SteadyConfig struct {
-	Rate     float64       // calls per second; 0 is 1,000,000
-	Duration time.Duration // 0 is 500 ms
+	Rate     float64       // calls per second; 0 is DefaultSteadyRate
+	Duration time.Duration // 0 is DefaultSteadyDuration
 	Workers  int           // 0 is GOMAXPROCS
 }
 
 func (c SteadyConfig) withDefaults() SteadyConfig {
-	if c.Rate <= 0 {
-		c.Rate = 1_000_000
-	}
-	if c.Duration <= 0 {
-		c.Duration = 500 * time.Millisecond
-	}
-	if c.Workers <= 0 {
-		c.Workers = runtime.GOMAXPROCS(0)
-	}
+	c.Rate = cmp.Or(c.Rate, DefaultSteadyRate)
+	c.Duration = cmp.Or(c.Duration, DefaultSteadyDuration)
+	c.Workers = cmp.Or(c.Workers, runtime.GOMAXPROCS(0))
 	return c
 }
 
@@ -38,12 +33,12 @@ func (c SteadyConfig) withDefaults() SteadyConfig {
 // instead of the one slow call a closed loop would record (coordinated
 // omission).
 func Steady(s Subject, cfg SteadyConfig) (SteadyResult, error) {
+	if err := cfg.Validate(); err != nil {
+		return SteadyResult{Subject: s.Name}, err
+	}
 	cfg = cfg.withDefaults()
 	res := SteadyResult{Subject: s.Name, TargetRate: cfg.Rate, Duration: cfg.Duration}
 	total := int64(cfg.Rate * cfg.Duration.Seconds())
-	if total < 1 {
-		return res, fmt.Errorf("steady: rate %v over %v schedules no call", cfg.Rate, cfg.Duration)
-	}
 	m, err := s.New()
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", s.Name, err)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/snowlab/snowlab/lab/redact"
 )
 
 // Workloads selects what a suite runs.
@@ -23,12 +25,34 @@ type Suite struct {
 	Steady    SteadyConfig
 	// Counters turns on hardware/software event counting around bursts.
 	Counters bool
-	// Command is recorded in the result (the command line that ran it).
+	// Command is recorded in the result (the command line that ran it),
+	// with any credential in it redacted.
 	Command []string
-	// Commit is the source revision, recorded in the result.
+	// Commit is the source revision, recorded in the result; Dirty says
+	// the tree had uncommitted changes.
 	Commit string
+	Dirty  bool
 	// Progress, when set, is told before each step.
 	Progress func(step, steps int, what string)
+}
+
+// Validate reports the first configuration out of range among the
+// selected workloads.
+func (s Suite) Validate() error {
+	if s.Workloads.Burst {
+		if err := s.Burst.Validate(); err != nil {
+			return err
+		}
+	}
+	if s.Workloads.Saturate {
+		if err := s.Saturate.Validate(); err != nil {
+			return err
+		}
+	}
+	if s.Workloads.Steady {
+		return s.Steady.Validate()
+	}
+	return nil
 }
 
 // Steps is how many progress steps Run reports.
@@ -56,8 +80,12 @@ func (s Suite) Steps() int {
 // (loadgen exits non-zero). An error is returned only when a generator
 // cannot be built at all.
 func (s Suite) Run() (*Run, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
 	started := time.Now()
-	run := &Run{Schema: SchemaVersion, Started: started.UTC(), Command: s.Command, Commit: s.Commit, Host: Host()}
+	run := &Run{Schema: SchemaVersion, Started: started.UTC(), Command: redact.Args(s.Command),
+		Commit: s.Commit, Dirty: s.Dirty, Host: Host()}
 	var ev *EventCounters
 	if s.Counters {
 		ev = OpenCounters()
@@ -129,7 +157,9 @@ func (s Suite) Run() (*Run, error) {
 	return run, nil
 }
 
-// Stem names a run's files: <date>-<host>-<short sha>.
+// Stem names a run's files: <date>-<host>-<short sha>. Whether the tree
+// was dirty is in the file, not its name (a commit recorded by an older
+// lab as "<sha>+dirty" is named "<sha>-dirty").
 func (r *Run) Stem() string {
 	sha := r.Commit
 	if sha == "" {

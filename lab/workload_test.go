@@ -2,6 +2,7 @@ package lab
 
 import (
 	"errors"
+	"math"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -172,4 +173,51 @@ func TestSweep(t *testing.T) {
 	assert.Equal(t, []int{1}, Sweep(1))
 	assert.Equal(t, []int{1, 2, 4}, Sweep(4))
 	assert.Equal(t, []int{1, 2, 4, 6}, Sweep(6))
+}
+
+// TestZeroConfigTakesDefaults: a Suite built with zero configurations runs
+// what loadgen's flags run by default (the exported Default constants).
+func TestZeroConfigTakesDefaults(t *testing.T) {
+	b := BurstConfig{}.withDefaults()
+	assert.Equal(t, BurstConfig{IDs: DefaultBurstIDs, Goroutines: DefaultBurstGoroutines,
+		Repeats: DefaultBurstRepeats, Pause: DefaultBurstPause}, b)
+	s := SatConfig{}.withDefaults()
+	assert.Equal(t, DefaultSaturateDuration, s.Duration)
+	assert.Equal(t, DefaultSaturateRepeats, s.Repeats)
+	st := SteadyConfig{}.withDefaults()
+	assert.Equal(t, DefaultSteadyRate, st.Rate)
+	assert.Equal(t, DefaultSteadyDuration, st.Duration)
+}
+
+// TestConfigOutOfRange: every workload refuses, before allocating, a
+// configuration that would not fit in memory or makes no sense, with an
+// error naming the value.
+func TestConfigOutOfRange(t *testing.T) {
+	s := ownSubject(t, "atomicgen/strict")
+	for _, tc := range []struct {
+		run  func() error
+		want string
+	}{
+		{func() error { _, err := Burst(s, BurstConfig{IDs: math.MaxInt}, nil); return err }, "9223372036854775807"},
+		{func() error { _, err := Burst(s, BurstConfig{IDs: -1}, nil); return err }, "-1"},
+		{func() error { _, err := Burst(s, BurstConfig{Goroutines: 1 << 40}, nil); return err }, "1099511627776"},
+		{func() error { _, err := Burst(s, BurstConfig{Pause: -time.Second}, nil); return err }, "-1s"},
+		{func() error { _, err := Saturate(s, 1, SatConfig{Duration: -time.Second}); return err }, "-1s"},
+		{func() error { _, err := Saturate(s, math.MaxInt, SatConfig{}); return err }, "9223372036854775807"},
+		{func() error { _, err := Saturate(s, 0, SatConfig{}); return err }, "goroutines 0"},
+		{func() error { _, err := Saturate(s, 1, SatConfig{Goroutines: []int{0}}); return err }, "goroutines 0"},
+		{func() error { _, err := Steady(s, SteadyConfig{Rate: math.NaN()}); return err }, "NaN"},
+		{func() error { _, err := Steady(s, SteadyConfig{Rate: math.Inf(1)}); return err }, "+Inf"},
+		{func() error { _, err := Steady(s, SteadyConfig{Rate: 1e9, Duration: time.Minute}); return err }, "6e+10 calls"},
+		{func() error { _, err := Steady(s, SteadyConfig{Rate: 1, Duration: time.Millisecond}); return err }, "schedules no call"},
+		{func() error {
+			_, err := Suite{Subjects: []Subject{s}, Workloads: Workloads{Steady: true},
+				Steady: SteadyConfig{Duration: -time.Second}}.Run()
+			return err
+		}, "-1s"},
+	} {
+		err := tc.run()
+		assert.ErrorIs(t, err, ErrConfig, tc.want)
+		assert.ErrorContains(t, err, tc.want)
+	}
 }

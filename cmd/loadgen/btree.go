@@ -10,28 +10,29 @@ import (
 	"strings"
 
 	"github.com/snowlab/snowlab/lab/btree"
+	"github.com/snowlab/snowlab/lab/redact"
 )
 
 // runBtree is `loadgen btree`: what the key costs a database's B-tree.
-func runBtree(args []string, stdout, stderr io.Writer) int {
+func runBtree(args, command []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("loadgen btree", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	rows := fs.Int("rows", btree.DefaultRows, "rows per key kind and engine")
-	tail := fs.Int("tail", 0, "rows inserted after a checkpoint into the loaded table, for the WAL they cost (0: rows/10, -1: none)")
-	batch := fs.Int("batch", btree.DefaultBatchRows, "rows per INSERT statement")
-	tx := fs.Int("tx", btree.DefaultTxRows, "rows per transaction")
-	payload := fs.Int("payload", btree.DefaultPayloadBytes, "bytes of payload beside the key in every row")
+	rows := fs.Int("rows", btree.DefaultRows, fmt.Sprintf("rows per key kind and engine (1 to %d)", btree.MaxRows))
+	tail := fs.Int("tail", 0, fmt.Sprintf("rows inserted after a checkpoint into the loaded table, for the WAL they cost (0: rows/10, -1: none, at most %d)", btree.MaxRows))
+	batch := fs.Int("batch", btree.DefaultBatchRows, fmt.Sprintf("rows per INSERT statement (1 to %d)", btree.MaxBatchRows))
+	tx := fs.Int("tx", btree.DefaultTxRows, fmt.Sprintf("rows per transaction (1 to %d)", btree.MaxRows))
+	payload := fs.Int("payload", btree.DefaultPayloadBytes, fmt.Sprintf("bytes of payload beside the key in every row (%d to %d)", btree.MinPayloadBytes, btree.MaxPayloadBytes))
 	keys := fs.String("keys", "all", "key kinds, a comma list of sequence, snowlab, uuidv7, ulid, uuidv4 (or all)")
 	engines := fs.String("engines", "", "engines, a comma list of sqlite, sqlite-clustered, postgresql (default: both SQLite ones, and postgresql when -pg is given)")
 	dsn := fs.String("pg", "", "PostgreSQL connection string (postgres://user@host:port/db); scripts/pg.sh start prints one for a throwaway server")
 	sqliteDir := fs.String("sqlite-dir", "", "folder for the SQLite files (default: a temporary folder, removed after)")
-	pageSize := fs.Int("sqlite-page-size", 0, "SQLite page size in bytes (0: SQLite's default, 4096)")
+	pageSize := fs.Int("sqlite-page-size", 0, "SQLite page size in bytes, a power of two from 512 to 65536 (0: SQLite's default, 4096)")
 	keep := fs.Bool("keep", false, "keep the SQLite files and the PostgreSQL schema after the run")
 	out := fs.String("out", "results", "folder for the result files (JSON, Markdown, SVG charts)")
 	noWrite := fs.Bool("no-write", false, "print the table only, write no files")
 	quiet := fs.Bool("q", false, "no progress lines")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "loadgen btree: unexpected argument %q\n", fs.Arg(0))
@@ -42,15 +43,8 @@ func runBtree(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loadgen btree: -keys: %v\n", err)
 		return exitUsage
 	}
-	switch {
-	case *rows < 1:
-		fmt.Fprintf(stderr, "loadgen btree: -rows %d: want at least 1 row\n", *rows)
-		return exitUsage
-	case *batch < 1 || *tx < 1 || *payload < 8:
-		fmt.Fprintln(stderr, "loadgen btree: -batch and -tx want at least 1 row, -payload at least 8 bytes")
-		return exitUsage
-	case *batch > 16_000:
-		fmt.Fprintln(stderr, "loadgen btree: -batch at most 16,000 rows (SQLite binds at most 32,766 parameters per statement)")
+	if err := checkBtreeFlags(*rows, *tail, *batch, *tx, *payload, *pageSize); err != nil {
+		fmt.Fprintf(stderr, "loadgen btree: %v\n", err)
 		return exitUsage
 	}
 	spec := *engines
@@ -89,17 +83,23 @@ func runBtree(args []string, stdout, stderr io.Writer) int {
 			e, err = btree.OpenPostgres(ctx, btree.PostgresOptions{DSN: *dsn, Keep: *keep})
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "loadgen btree: %v\n", err)
+			// The driver's message may quote the DSN it was given.
+			fmt.Fprintf(stderr, "loadgen btree: %s\n", redact.String(err.Error()))
 			return exitFailure
 		}
 		engs = append(engs, e)
 	}
 	o := btree.Options{Rows: *rows, TailRows: *tail, BatchRows: *batch, TxRows: *tx, PayloadBytes: *payload,
-		Keys: kinds, Engines: engs, Command: append([]string{"loadgen"}, os.Args[1:]...), Commit: commit()}
+		Keys: kinds, Engines: engs, Command: command}
+	o.Commit, o.Dirty = commit()
 	if !*quiet {
 		o.Progress = func(msg string) { fmt.Fprintln(stderr, msg) }
 	}
 	res, runErr := btree.Execute(ctx, o)
+	if res == nil {
+		fmt.Fprintf(stderr, "loadgen btree: %s\n", redact.String(runErr.Error()))
+		return exitUsage
+	}
 	if err := btree.PrintTable(stdout, res); err != nil {
 		fmt.Fprintf(stderr, "loadgen btree: %v\n", err)
 		return exitFailure
@@ -116,10 +116,34 @@ func runBtree(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if runErr != nil {
-		fmt.Fprintf(stderr, "loadgen btree: %v\n", runErr)
+		fmt.Fprintf(stderr, "loadgen btree: %s\n", redact.String(runErr.Error()))
 		return exitFailure
 	}
 	return exitOK
+}
+
+// checkBtreeFlags reports the first flag out of range, naming it, its
+// value and the range wanted.
+func checkBtreeFlags(rows, tail, batch, tx, payload, pageSize int) error {
+	for _, f := range []struct {
+		name      string
+		v, lo, hi int
+		what      string
+	}{
+		{"rows", rows, 1, btree.MaxRows, "rows"},
+		{"tail", tail, -1, btree.MaxRows, "rows (-1: none, 0: rows/10)"},
+		{"batch", batch, 1, btree.MaxBatchRows, "rows (SQLite binds at most 32,766 parameters per statement)"},
+		{"tx", tx, 1, btree.MaxRows, "rows"},
+		{"payload", payload, btree.MinPayloadBytes, btree.MaxPayloadBytes, "bytes"},
+	} {
+		if f.v < f.lo || f.v > f.hi {
+			return fmt.Errorf("-%s %d: want %d to %d %s", f.name, f.v, f.lo, f.hi, f.what)
+		}
+	}
+	if pageSize != 0 && (pageSize < 512 || pageSize > 65536 || pageSize&(pageSize-1) != 0) {
+		return fmt.Errorf("-sqlite-page-size %d: want 0 (SQLite's default) or a power of two from 512 to 65536", pageSize)
+	}
+	return nil
 }
 
 // parseEngines reads a comma list of engine names, in the order given.

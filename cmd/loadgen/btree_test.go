@@ -1,7 +1,9 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -27,9 +29,61 @@ func TestBtreeUsageErrors(t *testing.T) {
 		{"btree", "-engines", "postgresql"}, // no -pg
 		{"btree", "-batch", "20000"},
 		{"btree", "extra"},
+		{"btree", "-rows", "9223372036854775807"},
+		{"btree", "-rows", "100000000000000"},
+		{"btree", "-payload", "9223372036854775807"},
+		{"btree", "-payload", "4"},
+		{"btree", "-tail", "-2"},
+		{"btree", "-tail", "9223372036854775807"},
+		{"btree", "-tx", "0"},
+		{"btree", "-tx", "9223372036854775807"},
+		{"btree", "-batch", "0"},
+		{"btree", "-sqlite-page-size", "1000"},
+		{"btree", "-sqlite-page-size", "131072"},
 	} {
-		code, _, errs := runArgs(args...)
+		code, out, errs := runArgs(args...)
 		assert.Equal(t, exitUsage, code, "%v", args)
 		assert.NotEmpty(t, errs, "%v says why", args)
+		assert.NotContains(t, errs, "goroutine 1 [", "%v: no stack trace", args)
+		assert.Empty(t, out, "%v", args)
+		if len(args) == 3 && strings.Trim(args[2], "-0123456789") == "" {
+			assert.Equal(t, 1, strings.Count(strings.TrimSpace(errs), "\n")+1, "%v: one line: %s", args, errs)
+			assert.Contains(t, errs, args[1]+" "+args[2], "%v: the error names the flag and value", args)
+		}
+	}
+}
+
+// TestBtreeRedactsDSN: a password given on the command line (-pg, as a
+// URL or a key=value string, typed or expanded from an environment
+// variable such as PG_DSN) reaches neither the result files nor the
+// messages; the user name stays.
+func TestBtreeRedactsDSN(t *testing.T) {
+	t.Setenv("PG_DSN", "host=127.0.0.1 port=1 user=envuser password='Env S3cretPass' dbname=d")
+	for name, dsn := range map[string]string{
+		"url":         "postgres://urluser:S3cretPass@127.0.0.1:1/db",
+		"environment": os.Getenv("PG_DSN"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			code, out, errs := runArgs("btree", "-q", "-rows", "200", "-engines", "sqlite", "-keys", "sequence",
+				"-pg", dsn, "-out", dir)
+			require.Equal(t, exitOK, code, errs)
+			files, err := filepath.Glob(filepath.Join(dir, "*-btree.*"))
+			require.NoError(t, err)
+			require.Len(t, files, 2)
+			for _, f := range files {
+				data, err := os.ReadFile(f)
+				require.NoError(t, err)
+				assert.NotContains(t, string(data), "S3cretPass", f)
+				assert.Contains(t, string(data), "xxxxx", f)
+				assert.Regexp(t, "(urluser|envuser)", string(data), "%s keeps the user", f)
+			}
+			assert.NotContains(t, out+errs, "S3cretPass")
+
+			// A connection that fails prints the DSN's error redacted.
+			code, out, errs = runArgs("btree", "-q", "-rows", "200", "-engines", "postgresql", "-pg", dsn, "-no-write")
+			assert.Equal(t, exitFailure, code, errs)
+			assert.NotContains(t, out+errs, "S3cretPass")
+		})
 	}
 }

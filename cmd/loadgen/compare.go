@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"time"
@@ -16,8 +15,8 @@ import (
 func runCompare(args []string, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("loadgen compare", flag.ContinueOnError)
 	fset.SetOutput(stderr)
-	if err := fset.Parse(args); err != nil {
-		return exitUsage
+	if code := parseFlags(fset, args); code >= 0 {
+		return code
 	}
 	if fset.NArg() != 2 {
 		fmt.Fprintln(stderr, "usage: loadgen compare OLD.json NEW.json")
@@ -47,18 +46,27 @@ func checkSuite() suiteFlags {
 	return suiteFlags{
 		subjects: "own", workloads: "saturate", sweep: "1,2",
 		duration: 50 * time.Millisecond, satRepeats: 6,
-		ids: 1, goroutines: 1, repeats: 1, rate: 1,
+		// Not run; set so that the flags' range check passes.
+		ids: 1, goroutines: 1, repeats: 1, rate: lab.DefaultSteadyRate, steadyDur: lab.DefaultSteadyDuration,
 	}
 }
 
-func runCheck(args []string, stdout, stderr io.Writer) int {
+func runCheck(args, command []string, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("loadgen check", flag.ContinueOnError)
 	fset.SetOutput(stderr)
 	dir := fset.String("baseline", filepath.Join("results", "baseline"), "folder holding the baseline run (the newest .json in it)")
-	tol := fset.Float64("tolerance", lab.DefaultTolerance, "how much worse a ratio may get before the gate fails (0.15 = 15%)")
+	tol := fset.Float64("tolerance", lab.DefaultTolerance, "how much worse a ratio may get before the gate fails, more than 0 and less than 1 (0.15 = 15%)")
 	write := fset.Bool("write-baseline", false, "run the suite and store it as the new baseline instead of comparing")
 	quiet := fset.Bool("q", false, "no progress bar")
-	if err := fset.Parse(args); err != nil {
+	if code := parseFlags(fset, args); code >= 0 {
+		return code
+	}
+	if fset.NArg() > 0 {
+		fmt.Fprintf(stderr, "loadgen check: unexpected argument %q\n", fset.Arg(0))
+		return exitUsage
+	}
+	if err := lab.CheckTolerance(*tol); err != nil {
+		fmt.Fprintf(stderr, "loadgen check: -tolerance: %v\n", err)
 		return exitUsage
 	}
 	sf := checkSuite()
@@ -67,7 +75,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loadgen check: %v\n", err)
 		return exitFailure
 	}
-	suite.Command = append([]string{"loadgen"}, os.Args[1:]...)
+	suite.Command = command
 	var base *lab.Run
 	if !*write {
 		path, err := newestJSON(*dir)
@@ -104,7 +112,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
-	report := lab.Gate(base, cur, *tol)
+	report, err := lab.Gate(base, cur, *tol)
+	if err != nil {
+		fmt.Fprintf(stderr, "loadgen check: %v\n", err)
+		return exitUsage
+	}
 	if err := report.Write(stdout); err != nil {
 		fmt.Fprintf(stderr, "loadgen check: %v\n", err)
 		return exitFailure

@@ -64,10 +64,93 @@ func TestUsageErrors(t *testing.T) {
 		{"compare", "only-one.json"},
 		{"compare", "missing-a.json", "missing-b.json"},
 		{"check", "-baseline", "/nonexistent/dir"},
+		// Out of range: one line naming the value, never a panic.
+		{"run", "-n", "9223372036854775807"},
+		{"run", "-n", "10000001"},
+		{"run", "-g", "0"},
+		{"run", "-g", "1000000"},
+		{"run", "-repeats", "1000000000"},
+		{"run", "-sat-repeats", "0"},
+		{"run", "-sweep", "1,100000000"},
+		{"run", "-pause", "-1s"},
+		{"run", "-rate", "NaN"},
+		{"run", "-rate", "+Inf"},
+		{"run", "-rate", "-5"},
+		{"run", "-rate", "1e9", "-steady-duration", "1m"},
+		{"run", "-steady-duration", "0"},
+		{"run", "-steady-duration", "-1s"},
+		{"run", "-duration", "-1s"},
+		{"run", "-duration", "0"},
+		{"run", "-duration", "24h"},
+		{"check", "-tolerance", "NaN"},
+		{"check", "-tolerance", "-0.1"},
+		{"check", "-tolerance", "1"},
+		{"check", "-tolerance", "+Inf"},
+		{"check", "extra"},
 	} {
-		code, _, errs := runArgs(args...)
+		code, out, errs := runArgs(args...)
 		assert.Equal(t, exitUsage, code, "%v", args)
 		assert.NotEmpty(t, strings.TrimSpace(errs), "%v says why", args)
+		assert.NotContains(t, errs, "goroutine 1 [", "%v: no stack trace", args)
+		assert.Empty(t, out, "%v: nothing on stdout", args)
+		if len(args) == 3 && strings.ContainsAny(args[2], "0123456789NI") {
+			// A value out of range: one line naming the flag.
+			assert.Equal(t, 1, strings.Count(strings.TrimSpace(errs), "\n")+1, "%v: one line: %s", args, errs)
+			assert.Contains(t, errs, args[1], "%v: the error names the flag", args)
+		}
+	}
+}
+
+// TestHelp: -h lists the subcommands (or a subcommand's flags) and exits 0.
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"--help"}, {"help"}} {
+		code, out, _ := runArgs(args...)
+		assert.Equal(t, exitOK, code, "%v", args)
+		for _, sub := range []string{"run", "compare", "check", "btree", "list"} {
+			assert.Contains(t, out, "loadgen "+sub, "%v", args)
+		}
+	}
+	for _, args := range [][]string{{"run", "-h"}, {"check", "-h"}, {"btree", "-h"}, {"compare", "-h"}} {
+		code, _, errs := runArgs(args...)
+		assert.Equal(t, exitOK, code, "%v", args)
+		assert.Contains(t, errs, "Usage of loadgen "+args[0], "%v", args)
+	}
+}
+
+// TestListWriteError: list fails when its output cannot be written.
+func TestListWriteError(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skipf("no /dev/full: %v", err)
+	}
+	defer full.Close()
+	var errb bytes.Buffer
+	assert.Equal(t, exitFailure, run([]string{"list"}, full, &errb))
+	assert.Contains(t, errb.String(), "no space left")
+}
+
+// TestSteadyOnlyTable: a run of the steady workload alone prints its rows.
+func TestSteadyOnlyTable(t *testing.T) {
+	code, out, errs := runArgs(append([]string{"run", "-no-write", "-workloads", "steady", "-subjects", "atomicgen/strict"}, tiny...)...)
+	require.Equal(t, exitOK, code, errs)
+	assert.Contains(t, out, "STEADY")
+	assert.Regexp(t, `(?m)^atomicgen/strict +50\.0k/s`, out)
+}
+
+// TestRunRecordsCleanCommit: the file is named for the commit alone; a
+// dirty tree is recorded inside it.
+func TestRunRecordsCleanCommit(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errs := runArgs(append([]string{"run", "-subjects", "atomicgen/strict", "-workloads", "steady", "-out", dir}, tiny...)...)
+	require.Equal(t, exitOK, code, errs)
+	jsons, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	require.Len(t, jsons, 1)
+	assert.NotContains(t, filepath.Base(jsons[0]), "dirty")
+	data, err := os.ReadFile(jsons[0])
+	require.NoError(t, err)
+	assert.NotContains(t, string(data), "+dirty")
+	if _, dirty := commit(); dirty {
+		assert.Contains(t, string(data), `"dirty": true`)
 	}
 }
 

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"runtime"
@@ -19,6 +21,7 @@ import (
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/lab"
 	"github.com/snowlab/snowlab/lab/peers"
+	"github.com/snowlab/snowlab/lab/redact"
 	"github.com/snowlab/snowlab/nodeid"
 )
 
@@ -29,35 +32,63 @@ const (
 )
 
 func run(args []string, stdout, stderr io.Writer) int {
+	// command is the whole command line as typed, for the result files;
+	// they redact any credential in it.
+	command := append([]string{"loadgen"}, args...)
 	cmd := "run"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
+	} else if len(args) > 0 && isHelp(args[0]) {
+		cmd = "help"
 	}
 	switch cmd {
 	case "run":
-		return runSuite(args, stdout, stderr)
+		return runSuite(args, command, stdout, stderr)
 	case "compare":
 		return runCompare(args, stdout, stderr)
 	case "check":
-		return runCheck(args, stdout, stderr)
+		return runCheck(args, command, stdout, stderr)
 	case "btree":
-		return runBtree(args, stdout, stderr)
+		return runBtree(args, command, stdout, stderr)
 	case "list":
-		return runList(stdout)
+		return runList(stdout, stderr)
 	case "help":
-		fmt.Fprintln(stdout, usage)
+		if _, err := fmt.Fprintln(stdout, usage); err != nil {
+			return exitFailure
+		}
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "loadgen: unknown command %q\n%s\n", cmd, usage)
 	return exitUsage
 }
 
+func isHelp(arg string) bool {
+	switch arg {
+	case "-h", "-help", "--help":
+		return true
+	}
+	return false
+}
+
+// parseFlags parses args into fs. It returns the exit code to stop with,
+// or -1 to go on: -h prints the flags and exits 0, a bad flag exits 2.
+func parseFlags(fs *flag.FlagSet, args []string) int {
+	switch err := fs.Parse(args); {
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case err != nil:
+		return exitUsage
+	}
+	return -1
+}
+
 const usage = `usage:
   loadgen [run] [flags]             run the suite (loadgen run -h for flags)
   loadgen compare OLD.json NEW.json compare two runs
-  loadgen check [-baseline DIR]     the CI regression gate
-  loadgen btree [-rows N] [-pg DSN]  what the key costs a B-tree (loadgen btree -h)
-  loadgen list                      list the subjects`
+  loadgen check [-baseline DIR]     the CI regression gate (loadgen check -h)
+  loadgen btree [-rows N] [-pg DSN] what the key costs a B-tree (loadgen btree -h)
+  loadgen list                      list the subjects
+  loadgen help                      this text`
 
 // suiteFlags are the flags that shape a suite, shared by run and check.
 type suiteFlags struct {
@@ -76,21 +107,64 @@ type suiteFlags struct {
 }
 
 func (f *suiteFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.subjects, "subjects", "all", "what to measure: all, own, peers, or a comma list of names or name prefixes (see loadgen list)")
+	fs.StringVar(&f.subjects, "subjects", "all", "what to measure: all, own, peers, limit, or a comma list of names or name prefixes (see loadgen list)")
 	fs.StringVar(&f.workloads, "workloads", "burst,saturate,steady", "comma list of workloads to run")
-	fs.IntVar(&f.ids, "n", 100_000, "burst: IDs per fan-out burst")
-	fs.IntVar(&f.goroutines, "g", 32, "burst: goroutines released together per burst")
-	fs.IntVar(&f.repeats, "repeats", 3, "burst: bursts per subject (makespan samples)")
-	fs.DurationVar(&f.pause, "pause", 20*time.Millisecond, "burst: pause between bursts")
-	fs.StringVar(&f.sweep, "sweep", "", "saturate: comma list of goroutine counts (default 1,2,4,… up to 2 x GOMAXPROCS)")
-	fs.DurationVar(&f.duration, "duration", 100*time.Millisecond, "saturate: length of one repeat")
-	fs.IntVar(&f.satRepeats, "sat-repeats", 3, "saturate: repeats per goroutine count (IDs/s samples)")
-	fs.Float64Var(&f.rate, "rate", 1e6, "steady: target calls per second (open loop)")
-	fs.DurationVar(&f.steadyDur, "steady-duration", 300*time.Millisecond, "steady: length of the run")
+	fs.IntVar(&f.ids, "n", lab.DefaultBurstIDs, fmt.Sprintf("burst: IDs per fan-out burst (1 to %d)", lab.MaxBurstIDs))
+	fs.IntVar(&f.goroutines, "g", lab.DefaultBurstGoroutines, fmt.Sprintf("burst: goroutines released together per burst (1 to %d)", lab.MaxGoroutines))
+	fs.IntVar(&f.repeats, "repeats", lab.DefaultBurstRepeats, fmt.Sprintf("burst: bursts per subject, makespan samples (1 to %d)", lab.MaxRepeats))
+	fs.DurationVar(&f.pause, "pause", lab.DefaultBurstPause, fmt.Sprintf("burst: pause between bursts (0 to %v)", lab.MaxPause))
+	fs.StringVar(&f.sweep, "sweep", "", fmt.Sprintf("saturate: comma list of goroutine counts, each 1 to %d (default 1,2,4,… up to 2 x GOMAXPROCS)", lab.MaxGoroutines))
+	fs.DurationVar(&f.duration, "duration", lab.DefaultSaturateDuration, fmt.Sprintf("saturate: length of one repeat (more than 0, at most %v)", lab.MaxDuration))
+	fs.IntVar(&f.satRepeats, "sat-repeats", lab.DefaultSaturateRepeats, fmt.Sprintf("saturate: repeats per goroutine count, IDs/s samples (1 to %d)", lab.MaxRepeats))
+	fs.Float64Var(&f.rate, "rate", lab.DefaultSteadyRate, fmt.Sprintf("steady: target calls per second, open loop (more than 0, at most %g)", lab.MaxSteadyRate))
+	fs.DurationVar(&f.steadyDur, "steady-duration", lab.DefaultSteadyDuration, fmt.Sprintf("steady: length of the run (more than 0, at most %v; rate x duration at most %d calls)", lab.MaxDuration, lab.MaxSteadyCalls))
 	fs.BoolVar(&f.counters, "counters", true, "count hardware (or software) events around bursts")
 }
 
+// check reports the first flag out of range, naming it and its value. The
+// library would take a zero as its default; a flag set to zero is refused,
+// because its user asked for zero, not for the default.
+func (f *suiteFlags) check() error {
+	intRange := func(name string, v, lo, hi int, what string) error {
+		if v < lo || v > hi {
+			return fmt.Errorf("-%s %d: want %d to %d %s", name, v, lo, hi, what)
+		}
+		return nil
+	}
+	durRange := func(name string, v, hi time.Duration) error {
+		if v <= 0 || v > hi {
+			return fmt.Errorf("-%s %v: want more than 0, at most %v", name, v, hi)
+		}
+		return nil
+	}
+	for _, err := range []error{
+		intRange("n", f.ids, 1, lab.MaxBurstIDs, "IDs"),
+		intRange("g", f.goroutines, 1, lab.MaxGoroutines, "goroutines"),
+		intRange("repeats", f.repeats, 1, lab.MaxRepeats, "repeats"),
+		intRange("sat-repeats", f.satRepeats, 1, lab.MaxRepeats, "repeats"),
+		durRange("duration", f.duration, lab.MaxDuration),
+		durRange("steady-duration", f.steadyDur, lab.MaxDuration),
+	} {
+		if err != nil {
+			return err
+		}
+	}
+	switch {
+	case f.pause < 0 || f.pause > lab.MaxPause:
+		return fmt.Errorf("-pause %v: want 0 to %v", f.pause, lab.MaxPause)
+	case math.IsNaN(f.rate) || f.rate <= 0 || f.rate > lab.MaxSteadyRate:
+		return fmt.Errorf("-rate %v: want more than 0, at most %g calls/s", f.rate, lab.MaxSteadyRate)
+	}
+	if calls := f.rate * f.steadyDur.Seconds(); calls < 1 || calls > lab.MaxSteadyCalls {
+		return fmt.Errorf("-rate %v with -steady-duration %v schedules %.3g calls: want 1 to %d", f.rate, f.steadyDur, calls, lab.MaxSteadyCalls)
+	}
+	return nil
+}
+
 func (f *suiteFlags) suite(all []lab.Subject) (lab.Suite, error) {
+	if err := f.check(); err != nil {
+		return lab.Suite{}, err
+	}
 	subs, err := selectSubjects(f.subjects, all)
 	if err != nil {
 		return lab.Suite{}, err
@@ -112,31 +186,26 @@ func (f *suiteFlags) suite(all []lab.Subject) (lab.Suite, error) {
 	if f.sweep != "" {
 		for _, s := range strings.Split(f.sweep, ",") {
 			g, err := strconv.Atoi(strings.TrimSpace(s))
-			if err != nil || g < 1 {
-				return lab.Suite{}, fmt.Errorf("-sweep: %q is not a goroutine count", s)
+			if err != nil || g < 1 || g > lab.MaxGoroutines {
+				return lab.Suite{}, fmt.Errorf("-sweep: %q is not a goroutine count from 1 to %d", s, lab.MaxGoroutines)
 			}
 			sweep = append(sweep, g)
 		}
 	}
-	switch {
-	case f.ids < 1:
-		return lab.Suite{}, fmt.Errorf("-n %d: want at least 1 ID", f.ids)
-	case f.goroutines < 1:
-		return lab.Suite{}, fmt.Errorf("-g %d: want at least 1 goroutine", f.goroutines)
-	case f.repeats < 1 || f.satRepeats < 1:
-		return lab.Suite{}, errors.New("-repeats and -sat-repeats: want at least 1")
-	case f.rate <= 0:
-		return lab.Suite{}, fmt.Errorf("-rate %v: want a positive rate", f.rate)
-	}
-	return lab.Suite{
+	sha, dirty := commit()
+	suite := lab.Suite{
 		Subjects:  subs,
 		Workloads: w,
 		Burst:     lab.BurstConfig{IDs: f.ids, Goroutines: f.goroutines, Repeats: f.repeats, Pause: f.pause},
 		Saturate:  lab.SatConfig{Goroutines: sweep, Duration: f.duration, Repeats: f.satRepeats},
 		Steady:    lab.SteadyConfig{Rate: f.rate, Duration: f.steadyDur},
 		Counters:  f.counters,
-		Commit:    commit(),
-	}, nil
+		Commit:    sha,
+		Dirty:     dirty,
+	}
+	// The flags are checked above; this catches a limit the library
+	// adds later, still as a usage error.
+	return suite, suite.Validate()
 }
 
 func allSubjects() []lab.Subject { return append(lab.Own(1), peers.All()...) }
@@ -180,7 +249,7 @@ func seenAny(all []lab.Subject, want string, seen map[string]bool) bool {
 	return false
 }
 
-func runSuite(args []string, stdout, stderr io.Writer) int {
+func runSuite(args, command []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("loadgen run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var sf suiteFlags
@@ -189,8 +258,8 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 	noWrite := fs.Bool("no-write", false, "print the table only, write no files")
 	leaseSpec := fs.String("lease", "", "mint snowlab's generators under a nodeid lease on GOMAXPROCS node ids: dir:`PATH`")
 	quiet := fs.Bool("q", false, "no progress bar")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "loadgen run: unexpected argument %q\n", fs.Arg(0))
@@ -202,7 +271,7 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 		lease, err := nodeid.AcquireSpec(ctx, *leaseSpec, nil, nodeid.Options{Count: runtime.GOMAXPROCS(0)})
 		cancel()
 		if err != nil {
-			fmt.Fprintf(stderr, "loadgen run: -lease %q: %v\n", *leaseSpec, err)
+			fmt.Fprintf(stderr, "loadgen run: -lease %q: %s\n", redact.String(*leaseSpec), redact.String(err.Error()))
 			return exitUsage
 		}
 		defer lease.Release(context.Background())
@@ -213,7 +282,7 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loadgen run: %v\n", err)
 		return exitUsage
 	}
-	suite.Command = append([]string{"loadgen"}, os.Args[1:]...)
+	suite.Command = command
 	bar := newProgress(stderr, *quiet, suite.Steps())
 	suite.Progress = bar.step
 	res, err := suite.Run()
@@ -247,7 +316,11 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func runList(stdout io.Writer) int {
+// runList prints the subjects; it fails when stdout cannot be written (a
+// full disk, a closed pipe), so that a script never reads a short list as
+// the whole one.
+func runList(stdout, stderr io.Writer) int {
+	w := bufio.NewWriter(stdout)
 	for _, s := range allSubjects() {
 		kind := "snowlab"
 		if s.Peer {
@@ -259,23 +332,27 @@ func runList(stdout io.Writer) int {
 		} else if c > 0 {
 			ceiling = fmt.Sprintf("layout rate %.4g IDs/s (borrows past it)", c)
 		}
-		fmt.Fprintf(stdout, "%-42s %-8s %-8v %s\n", s.Name, kind, map[bool]string{true: "strict", false: "borrows"}[s.Strict], ceiling)
+		fmt.Fprintf(w, "%-42s %-8s %-8v %s\n", s.Name, kind, map[bool]string{true: "strict", false: "borrows"}[s.Strict], ceiling)
+	}
+	if err := w.Flush(); err != nil {
+		fmt.Fprintf(stderr, "loadgen list: %v\n", err)
+		return exitFailure
 	}
 	return exitOK
 }
 
-// commit is the short revision of the source tree loadgen runs from, with
-// "+dirty" when it has uncommitted changes, or "" outside a git checkout.
-func commit() string {
+// commit is the short revision of the source tree loadgen runs from (""
+// outside a git checkout), and whether the tree has uncommitted changes to
+// tracked files. Dirtiness is recorded in the result, not in its name, so
+// that a file named for a commit can be found by that commit.
+func commit() (sha string, dirty bool) {
 	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
 	if err != nil {
-		return ""
+		return "", false
 	}
-	sha := strings.TrimSpace(string(out))
-	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(strings.TrimSpace(string(st))) > 0 {
-		sha += "+dirty"
-	}
-	return sha
+	sha = strings.TrimSpace(string(out))
+	st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output()
+	return sha, err == nil && len(strings.TrimSpace(string(st))) > 0
 }
 
 // progress is a bar on stderr when stderr is a terminal, and nothing

@@ -208,3 +208,18 @@ func TestCompareCells(t *testing.T) {
 	assert.Equal(t, "67.1% (-2 pts)", fillCell(0.671, PredictedFillRandom))
 	assert.Equal(t, "90% (±0 pts)", fillCell(0.90, PredictedFillOrdered))
 }
+
+// TestExecuteRefusesOptionsOutOfRange: Execute refuses, before minting a
+// key, options that would not fit in memory, naming the value.
+func TestExecuteRefusesOptionsOutOfRange(t *testing.T) {
+	for _, o := range []Options{
+		{Rows: math.MaxInt}, {Rows: -5}, {TailRows: -2}, {BatchRows: MaxBatchRows + 1},
+		{TxRows: math.MaxInt}, {PayloadBytes: math.MaxInt}, {PayloadBytes: 4},
+	} {
+		run, err := Execute(context.Background(), o)
+		assert.Nil(t, run)
+		assert.ErrorIs(t, err, ErrOptions, "%+v", o)
+	}
+	_, err := Execute(context.Background(), Options{Rows: math.MaxInt})
+	assert.ErrorContains(t, err, "9223372036854775807")
+}

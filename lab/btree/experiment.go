@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab/lab"
+	"github.com/snowlab/snowlab/lab/redact"
 )
 
 // Defaults for Options.
@@ -18,6 +19,40 @@ const (
 	DefaultTxRows       = 20_000
 	DefaultPayloadBytes = 32
 )
+
+// Limits on Options. Execute mints every key of a kind before loading it
+// (16 bytes each for the wide kinds) and builds each INSERT's rows in
+// memory, so the limits keep one experiment within a few GiB.
+const (
+	MaxRows         = 50_000_000
+	MaxBatchRows    = 16_000 // SQLite binds at most 32,766 parameters per statement, two per row
+	MaxPayloadBytes = 4096
+	MinPayloadBytes = 8
+)
+
+// ErrOptions is wrapped by every error about Options out of range.
+var ErrOptions = errors.New("btree: option out of range")
+
+// Validate reports the first option out of range, naming it and its
+// value. Zero fields take their defaults and are valid.
+func (o Options) Validate() error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s", ErrOptions, fmt.Sprintf(format, a...))
+	}
+	switch {
+	case o.Rows < 0 || o.Rows > MaxRows:
+		return bad("rows %d: want 1 to %d", o.Rows, MaxRows)
+	case o.TailRows < -1 || o.TailRows > MaxRows:
+		return bad("tail rows %d: want -1 (none), 0 (rows/10) or up to %d", o.TailRows, MaxRows)
+	case o.BatchRows < 0 || o.BatchRows > MaxBatchRows:
+		return bad("batch rows %d: want 1 to %d", o.BatchRows, MaxBatchRows)
+	case o.TxRows < 0 || o.TxRows > MaxRows:
+		return bad("transaction rows %d: want 1 to %d", o.TxRows, MaxRows)
+	case o.PayloadBytes != 0 && (o.PayloadBytes < MinPayloadBytes || o.PayloadBytes > MaxPayloadBytes):
+		return bad("payload %d bytes: want %d to %d", o.PayloadBytes, MinPayloadBytes, MaxPayloadBytes)
+	}
+	return nil
+}
 
 // Options configure an experiment.
 type Options struct {
@@ -37,9 +72,11 @@ type Options struct {
 	Keys []KeyKind
 	// Engines are the engines to load them into, in order.
 	Engines []Engine
-	// Command and Commit are recorded in the result.
+	// Command, Commit and Dirty (uncommitted changes) are recorded in the
+	// result; any credential in Command is redacted first.
 	Command []string
 	Commit  string
+	Dirty   bool
 	// Host, when set, is recorded instead of lab.Host() (tests).
 	Host *lab.Fingerprint
 	// Progress, when set, is told what is about to happen and what
@@ -126,10 +163,13 @@ func (b *Batch) Len() int { return len(b.Payload) }
 // is recorded with its error; Execute returns the run with an error
 // joining every engine's failure.
 func Execute(ctx context.Context, o Options) (*Run, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
 	o = o.withDefaults()
 	started := time.Now()
 	run := &Run{Schema: SchemaVersion, Experiment: Experiment, Started: started.UTC(),
-		Command: o.Command, Commit: o.Commit,
+		Command: redact.Args(o.Command), Commit: o.Commit, Dirty: o.Dirty,
 		Config: Config{Rows: o.Rows, TailRows: o.TailRows, BatchRows: o.BatchRows, TxRows: o.TxRows, PayloadBytes: o.PayloadBytes,
 			Keys: o.Keys, SnowlabPolicy: SnowlabPolicy.String(), SequenceStart: SequenceStart}}
 	if o.Host != nil {

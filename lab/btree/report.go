@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab/lab"
+	"github.com/snowlab/snowlab/lab/redact"
 )
 
 // Bigint is the key the documents' "bigint" stands for in the ratios: the
@@ -158,8 +159,12 @@ func WriteMarkdown(w io.Writer, run *Run, charts string) error {
 	}
 	c := run.Config
 	fmt.Fprintf(&b, "- **Date:** %s%s\n", run.Started.UTC().Format("2006-01-02 15:04:05 UTC"), took)
-	fmt.Fprintf(&b, "- **Commit:** %s\n", lab.MarkdownCode(orDash(run.Commit)))
-	fmt.Fprintf(&b, "- **Command:** %s\n", lab.MarkdownCode(orDash(lab.ShellJoin(run.Command))))
+	commit := run.Commit
+	if run.Dirty && commit != "" {
+		commit += "+dirty"
+	}
+	fmt.Fprintf(&b, "- **Commit:** %s\n", lab.MarkdownCode(orDash(commit)))
+	fmt.Fprintf(&b, "- **Command:** %s\n", lab.MarkdownCode(orDash(lab.ShellJoin(redact.Args(run.Command)))))
 	fmt.Fprintf(&b, "- **Schema:** btree %d\n", run.Schema)
 	fmt.Fprintf(&b, "- **Load:** %s rows per key kind and engine, %s per INSERT statement, %s per transaction, "+
 		"a %d-byte payload beside the key in every row; then a tail of %s more rows after a checkpoint\n",

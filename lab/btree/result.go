@@ -25,6 +25,7 @@ type Run struct {
 	Elapsed    time.Duration   `json:"elapsed_ns"`
 	Command    []string        `json:"command"`
 	Commit     string          `json:"commit"`
+	Dirty      bool            `json:"dirty,omitempty"` // the tree had uncommitted changes
 	Host       lab.Fingerprint `json:"host"`
 	Config     Config          `json:"config"`
 	Engines    []EngineResult  `json:"engines"`
