@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab/internal/mono"
-	"golang.org/x/sys/unix"
 )
 
 // Report is what Audit measured of one clock source on this host.
@@ -16,7 +15,8 @@ type Report struct {
 	// reads: the finest time the source actually reports here.
 	Resolution time.Duration `json:"resolution_ns"`
 	// KernelResolution is clock_getres for the underlying kernel clock, or
-	// 0 where the source has none.
+	// 0 where the source has none or the system no clock_getres (only Linux
+	// reports it).
 	KernelResolution time.Duration `json:"kernel_resolution_ns"`
 }
 
@@ -28,11 +28,11 @@ func Audit(reads int) []Report {
 		reads = 100_000
 	}
 	return []Report{
-		measure("realtime (x/sys clock_gettime)", Realtime().UnixNano, reads, getres(unix.CLOCK_REALTIME)),
-		measure("monotonic (x/sys clock_gettime)", Monotonic().UnixNano, reads, getres(unix.CLOCK_MONOTONIC)),
-		measure("default (vDSO + anchor)", Default().UnixNano, reads, getres(unix.CLOCK_MONOTONIC)),
-		measure("vdso monotonic (runtime.nanotime)", mono.Now, reads, getres(unix.CLOCK_MONOTONIC)),
-		measure("time.Now", func() int64 { return time.Now().UnixNano() }, reads, getres(unix.CLOCK_REALTIME)),
+		measure("realtime ("+syscallSource+")", Realtime().UnixNano, reads, getresRealtime()),
+		measure("monotonic ("+syscallSource+")", Monotonic().UnixNano, reads, getresMonotonic()),
+		measure("default (vDSO + anchor)", Default().UnixNano, reads, getresMonotonic()),
+		measure("vdso monotonic (runtime.nanotime)", mono.Now, reads, getresMonotonic()),
+		measure("time.Now", func() int64 { return time.Now().UnixNano() }, reads, getresRealtime()),
 	}
 }
 
@@ -54,12 +54,4 @@ func measure(name string, read func() int64, reads int, kernel time.Duration) Re
 		Resolution:       time.Duration(minStep),
 		KernelResolution: kernel,
 	}
-}
-
-func getres(id int32) time.Duration {
-	var ts unix.Timespec
-	if unix.ClockGetres(id, &ts) != nil {
-		return 0
-	}
-	return time.Duration(ts.Nano())
 }

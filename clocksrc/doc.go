@@ -19,4 +19,9 @@
 // ScriptedMillis, FixedMillis and Func build clocks for tests: a rewind, a
 // freeze or a clock that retreats on every read is a scripted list, not a
 // sleep. Audit measures each real source's cost and resolution on this host.
+//
+// CLOCK_REALTIME and CLOCK_MONOTONIC are read through clock_gettime on Linux
+// and macOS. Elsewhere (Windows, the BSDs) Realtime reads time.Now's wall
+// clock and Monotonic the runtime's monotonic clock, the portable
+// equivalents, and Audit reports no kernel resolution.
 package clocksrc

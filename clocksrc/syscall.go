@@ -1,18 +1,19 @@
 package clocksrc
 
-import "golang.org/x/sys/unix"
-
 // Realtime reads CLOCK_REALTIME through a system call on every read. It
-// follows every correction of the wall clock, backwards included.
+// follows every correction of the wall clock, backwards included. Where
+// there is no clock_gettime (Windows, and the systems other than Linux and
+// macOS) it reads time.Now's wall clock instead.
 func Realtime() Clock { return realtime{} }
 
 type realtime struct{}
 
-func (realtime) UnixNano() int64 { return gettime(unix.CLOCK_REALTIME) }
+func (realtime) UnixNano() int64 { return realtimeNow() }
 
 // Monotonic reads CLOCK_MONOTONIC through a system call on every read and
 // maps it onto Unix time through one anchor taken now. It never goes back
-// and never follows a later correction of the wall clock.
+// and never follows a later correction of the wall clock. Where there is no
+// clock_gettime it reads the runtime's monotonic clock instead.
 func Monotonic() Clock {
 	a := sampleAnchor(syscallMonotonic, realtimeNow)
 	return monotonic{offset: a.offset}
@@ -22,26 +23,12 @@ type monotonic struct{ offset int64 }
 
 func (m monotonic) UnixNano() int64 { return syscallMonotonic() + m.offset }
 
-func syscallMonotonic() int64 { return gettime(unix.CLOCK_MONOTONIC) }
-
-func gettime(id int32) int64 {
-	var ts unix.Timespec
-	if err := unix.ClockGettime(id, &ts); err != nil {
-		// CLOCK_REALTIME and CLOCK_MONOTONIC exist on every Linux kernel
-		// Go supports; failing here means the process cannot tell time.
-		panic("clocksrc: clock_gettime: " + err.Error())
-	}
-	return ts.Nano()
-}
-
 // anchor pairs a monotonic reading with the wall clock: wall = mono + offset.
 type anchor struct {
 	mono   int64 // monotonic nanoseconds at the middle of the sample
 	offset int64 // CLOCK_REALTIME minus the monotonic reading
 	spread int64 // half the time the sample took: its uncertainty
 }
-
-func realtimeNow() int64 { return gettime(unix.CLOCK_REALTIME) }
 
 // sampleAnchor reads the wall clock between two monotonic reads and takes
 // the midpoint, so the error is at most half the bracket.

@@ -8,7 +8,6 @@ import (
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/internal/mono"
-	"golang.org/x/sys/unix"
 )
 
 // waiter bounds the waits of one call. The bound is MaxWait (plus one tick
@@ -70,8 +69,7 @@ func pause(d int64) {
 	case d > 2*timerSlop:
 		time.Sleep(time.Duration(d - timerSlop))
 	case d > 2*slack:
-		ts := unix.NsecToTimespec(d - slack)
-		_ = unix.Nanosleep(&ts, nil) // an interrupted sleep is just a shorter one
+		nanosleep(d - slack)
 	default:
 		runtime.Gosched()
 	}
