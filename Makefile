@@ -1,9 +1,8 @@
 # snowlab: build, test and benchmark targets. `make test` is the command CI runs.
 GO ?= go
-BENCHTIME ?= 1s
-COUNT ?= 6
+BENCHTIME ?= 300ms
 
-.PHONY: all test vet vet-etcd fmt race test-etcd bench bench-generators ci lab bench-check
+.PHONY: all test vet vet-etcd fmt race test-etcd bench bench-generators ladder ci lab bench-check
 
 all: test
 
@@ -34,13 +33,18 @@ test-etcd:
 		echo "test-etcd: no ETCD_ENDPOINTS and no etcd on PATH: the etcd tests will skip (scripts/etcd.sh start, or apt-get install etcd-server)"; fi
 	cd etcdlease && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 
-## bench: every benchmark of the library, COUNT times, for benchstat
+## bench: the library's benchmarks in ROUNDS interleaved rounds (scripts/bench.sh), for benchstat
+ROUNDS ?= 10
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -count $(COUNT) ./... | tee bench.txt
+	scripts/bench.sh -rounds $(ROUNDS) -benchtime $(BENCHTIME) -o bench.txt
 
-## bench-generators: the generator benchmarks only
+## bench-generators: the generator benchmarks only, interleaved
 bench-generators:
-	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -count $(COUNT) ./mutexgen ./atomicgen ./shardedgen | tee bench.txt
+	scripts/bench.sh -rounds $(ROUNDS) -benchtime $(BENCHTIME) -o bench.txt ./mutexgen ./atomicgen ./shardedgen
+
+## ladder: where NextID's time goes, step by step (atomicgen BenchmarkLadder), interleaved
+ladder:
+	scripts/bench.sh -rounds $(ROUNDS) -bench Ladder -benchtime 300ms -o ladder.txt ./atomicgen
 
 ci: test
 

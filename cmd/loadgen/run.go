@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -348,7 +349,9 @@ func runList(stdout, stderr io.Writer) int {
 func commit() (sha string, dirty bool) {
 	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
 	if err != nil {
-		return "", false
+		// Not in a checkout (a binary copied to another host): the
+		// revision the binary was built from, as go build stamped it.
+		return builtFrom()
 	}
 	sha = strings.TrimSpace(string(out))
 	st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output()
@@ -385,4 +388,22 @@ func (p *progress) finish() {
 	if p.bar != nil {
 		_ = p.bar.Finish()
 	}
+}
+
+// builtFrom is the short revision and dirtiness go build recorded in the
+// binary, or "" when it recorded none.
+func builtFrom() (sha string, dirty bool) {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "", false
+	}
+	for _, kv := range bi.Settings {
+		switch kv.Key {
+		case "vcs.revision":
+			sha = kv.Value[:min(len(kv.Value), 7)]
+		case "vcs.modified":
+			dirty = kv.Value == "true"
+		}
+	}
+	return sha, dirty
 }
