@@ -59,6 +59,9 @@ func TestWriteCharts(t *testing.T) {
 	for _, p := range paths {
 		text := svgText(t, p)
 		for _, s := range run.Subjects {
+			if s.Physical && filepath.Base(p) != "saturate.svg" {
+				continue // the fixture's limits have no burst
+			}
 			assert.Contains(t, text, s.Name, "%s names every subject", filepath.Base(p))
 		}
 		assert.Contains(t, text, run.Host.CPU, "%s: title names the host", filepath.Base(p))

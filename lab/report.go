@@ -280,6 +280,7 @@ func reportSaturate(e *reportWriter, run *Run) {
 	if anyFail {
 		e.printf("✗ marks a failed check; see [Failures](#failures).\n\n")
 	}
+	reportLimits(e, run, gs, names, cell)
 	e.text("**How to read this.** Each cell is the median IDs/s, in millions per second, of G " +
 		"goroutines calling the generator in a closed loop for a fixed time; in brackets, that as " +
 		"a percentage of the subject's strict ceiling (per-tick sequence space × nodes per tick " +
@@ -289,6 +290,56 @@ func reportSaturate(e *reportWriter, run *Run) {
 		"ceiling by running ahead of the clock (see the lead in the burst table), so it gets no " +
 		"percentage. Compare a row across columns for scaling and " +
 		"a column across rows for the cost of each design at that concurrency.\n\n")
+}
+
+// reportLimits writes each subject's cost per ID over its physical limit's
+// in the same run, at each goroutine count.
+func reportLimits(e *reportWriter, run *Run, gs []int, names []string, cell map[rptSatKey]SatResult) {
+	rows := limitRows(run, gs, names, cell, func(r float64) string { return trimSig(r, 3) + "×" }, "—")
+	if len(rows) == 0 {
+		return
+	}
+	header := []string{"Subject", "Limit"}
+	for _, g := range gs {
+		header = append(header, fmt.Sprintf("G=%d", g))
+	}
+	e.printf("### Cost over the physical limit\n\n")
+	e.mdTable(header, rows)
+	e.text("**How to read this.** Each cell is the subject's time per ID over its limit's at the same G, " +
+		"measured in this run: the limit's IDs/s divided by the subject's. The limit is the least any " +
+		"generator can do per ID on this host: `limit/clock+cas` reads the default clock and moves one shared " +
+		"word with a compare-and-swap (the limit for generators on one word or lock), `limit/per-p` does the same " +
+		"on the calling P's own word (the limit for sharded generators). 1× is the physics; a strict generator " +
+		"at its ceiling is bound by the layout, not by its code, and reads far above 1×.\n\n")
+}
+
+// limitRows are the rows of the cost-over-limit table: a subject, its
+// limit, and its ratio at each goroutine count (dash where either side
+// lacks the count). Subjects without a measured limit have no row.
+func limitRows(run *Run, gs []int, names []string, cell map[rptSatKey]SatResult, format func(float64) string, dash string) [][]string {
+	var rows [][]string
+	for _, name := range names {
+		info, _ := rptSubject(run, name)
+		if info.Limit == "" || info.Physical {
+			continue
+		}
+		row := []string{name, info.Limit}
+		any := false
+		for _, g := range gs {
+			r, ok1 := cell[rptSatKey{name, g}]
+			l, ok2 := cell[rptSatKey{info.Limit, g}]
+			if !ok1 || !ok2 || !(r.IDsPerSec > 0) || !(l.IDsPerSec > 0) {
+				row = append(row, dash)
+				continue
+			}
+			row = append(row, format(l.IDsPerSec/r.IDsPerSec))
+			any = true
+		}
+		if any {
+			rows = append(rows, row)
+		}
+	}
+	return rows
 }
 
 func reportSteady(e *reportWriter, run *Run) {
@@ -406,6 +457,25 @@ func PrintTable(w io.Writer, run *Run) error {
 		}
 		if err := tw.Flush(); err != nil && ew.err == nil {
 			ew.err = err
+		}
+	}
+	if len(run.Saturate) > 0 {
+		gs, names, cell := rptSatGrid(run)
+		rows := limitRows(run, gs, names, cell, func(r float64) string { return trimSig(r, 3) + "x" }, "-")
+		if len(rows) > 0 {
+			ew.printf("\n")
+			tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+			fmt.Fprint(tw, "NS/ID OVER LIMIT\tLIMIT")
+			for _, g := range gs {
+				fmt.Fprintf(tw, "\tG=%d", g)
+			}
+			fmt.Fprintln(tw)
+			for _, r := range rows {
+				fmt.Fprintln(tw, strings.Join(r, "\t"))
+			}
+			if err := tw.Flush(); err != nil && ew.err == nil {
+				ew.err = err
+			}
 		}
 	}
 	if len(run.Steady) > 0 {

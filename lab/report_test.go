@@ -90,10 +90,14 @@ func TestWriteMarkdown(t *testing.T) {
 		"| Subject | Target | Achieved | Duration | p50 | p99 | p99.9 | p99.99 | Max | Check |",
 		"| atomicgen/strict | 1.00M/s | 1.00M/s | 5s | 110ns | 1.9µs | 48µs | 410µs | 1.2ms | OK |",
 		"UUIDv7 \\| 128-bit", // a pipe in a cell is escaped
+		"### Cost over the physical limit",
+		"| Subject | Limit | G=1 | G=2 | G=4 |",
+		"| atomicgen/monotonic | limit/clock+cas | 1.37× | 1.28× | 1.31× |",
+		"| shardedgen/node-per-shard/strict | limit/per-p | 1.14× | 2.16× | 2.17× |",
 	} {
 		assert.Contains(t, md, want)
 	}
-	assert.Equal(t, 4, strings.Count(md, "**How to read this.**"), "clock audit, burst, saturate, steady")
+	assert.Equal(t, 5, strings.Count(md, "**How to read this.**"), "clock audit, burst, saturate, limits, steady")
 
 	// Counters unavailable: no column, the reason said once under the table.
 	burst := rptSection(md, "Burst")
