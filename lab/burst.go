@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab/internal/mono"
+
+	"github.com/snowlab/snowlab/lab/internal/stats"
 )
 
 // BurstConfig shapes a fan-out burst: Goroutines released together ask for
@@ -131,7 +133,7 @@ func Burst(s Subject, cfg BurstConfig, ev *EventCounters) (BurstResult, error) {
 	}
 	res.Contention = meter.finish(issued)
 	res.Latency = Merge(recs)
-	if med := median(res.MakespanNs); med > 0 {
+	if med := stats.Median(res.MakespanNs); med > 0 {
 		res.IDsPerSec = float64(cfg.IDs) / (float64(med) / 1e9)
 	}
 	return res, nil

@@ -18,6 +18,9 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/snowlab/snowlab/lab/internal/stats"
+	"github.com/snowlab/snowlab/lab/internal/units"
 )
 
 // WriteCharts draws run's charts as SVG files in dir and returns the paths
@@ -407,9 +410,9 @@ func chartScale(a *plot.Axis, lo, hi float64, format func(float64) string, force
 }
 
 // Tick labels: short SI numbers (20M, 2.5k) and durations (100ns, 1µs).
-func chartSI(v float64) string { return siFormat(v, 3, true) }
-func chartNs(v float64) string { return humanNs(v) }
-func chartMs(v float64) string { return trimSig(v, 3) }
+func chartSI(v float64) string { return units.SI(v, 3, true) }
+func chartNs(v float64) string { return units.Ns(v) }
+func chartMs(v float64) string { return units.TrimSig(v, 3) }
 
 // chartHLine is a horizontal reference line across the data area.
 type chartHLine struct {
@@ -546,7 +549,7 @@ func saturateChart(run *Run) *chartDoc {
 		if len(c.nodes) == 1 {
 			label += fmt.Sprintf(" %d node%s", c.nodes[0], chartPlural(c.nodes[0]))
 		}
-		label += ": " + siFormat(c.v, 4, true) + "/s"
+		label += ": " + units.SI(c.v, 4, true) + "/s"
 		if len(c.names) == 1 && len(ceilings) > 1 {
 			label += " (" + c.names[0] + ")"
 		}
@@ -674,7 +677,7 @@ func latencyChart(run *Run) *chartDoc {
 	if len(gs) == 1 {
 		what += fmt.Sprintf(" (%d goroutines", bursts[0].Goroutines)
 		if len(ids) == 1 {
-			what += fmt.Sprintf(", %s IDs × %d repeats", chartThousands(bursts[0].IDs), bursts[0].Repeats)
+			what += fmt.Sprintf(", %s IDs × %d repeats", units.Thousands(bursts[0].IDs), bursts[0].Repeats)
 		}
 		what += ")"
 	}
@@ -723,20 +726,6 @@ func chartKeys[V any](m map[string]V) map[string]bool {
 		out[k] = true
 	}
 	return out
-}
-
-// chartThousands writes n with comma separators: 20,000.
-func chartThousands(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	if neg {
-		s = "-" + s
-	}
-	return s
 }
 
 // Colours of the makespan bars by call style, and of the floor.
@@ -917,7 +906,7 @@ func makespanChart(run *Run) *chartDoc {
 	vias := make(map[string]bool)
 	anyFloor := false
 	for i, b := range bursts {
-		lo, med, hi := rptSpread(b.MakespanNs)
+		lo, med, hi := stats.Spread(b.MakespanNs)
 		r := chartBar{lo: lo / 1e6, med: med / 1e6, hi: hi / 1e6, color: chartOtherVia}
 		if c, ok := chartViaColor[b.Via]; ok {
 			r.color = c
@@ -949,7 +938,7 @@ func makespanChart(run *Run) *chartDoc {
 	if len(gs) == 1 {
 		what += fmt.Sprintf(" (%d goroutines", bursts[0].Goroutines)
 		if len(ids) == 1 {
-			what += fmt.Sprintf(", %s IDs × %d repeats", chartThousands(bursts[0].IDs), bursts[0].Repeats)
+			what += fmt.Sprintf(", %s IDs × %d repeats", units.Thousands(bursts[0].IDs), bursts[0].Repeats)
 		}
 		what += ")"
 	}

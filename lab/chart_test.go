@@ -256,13 +256,6 @@ func TestChartStyles(t *testing.T) {
 	assert.Equal(t, "bwmarrin/snowflake (peer)", chartLabel("bwmarrin/snowflake", st["bwmarrin/snowflake"]))
 }
 
-func TestChartThousands(t *testing.T) {
-	for in, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 20_000: "20,000",
-		1_234_567: "1,234,567", -4096: "-4,096"} {
-		assert.Equal(t, want, chartThousands(in))
-	}
-}
-
 func TestChartYErrs(t *testing.T) {
 	e := chartYErrs{{x: 1, y: 10, lo: 8, hi: 13}}
 	lo, hi := e.YError(0)

@@ -3,7 +3,6 @@ package lab
 import (
 	"image/color"
 	"io"
-	"math"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -11,6 +10,9 @@ import (
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/snowlab/snowlab/lab/internal/md"
+	"github.com/snowlab/snowlab/lab/internal/units"
 )
 
 // This file exports the pieces of the lab's result files, reports and
@@ -33,48 +35,43 @@ func WriteJSONFile(path string, v any) error { return writeJSON(path, v) }
 // MarkdownTable writes a Markdown table as the lab's reports do; cells are
 // escaped.
 func MarkdownTable(w io.Writer, header []string, rows [][]string) error {
-	e := &reportWriter{w: w}
-	e.mdTable(header, rows)
-	return e.err
+	e := md.NewWriter(w)
+	e.Table(header, rows)
+	return e.Err()
 }
 
 // MarkdownHost writes the "## Host" section of a run's report (and the
 // clock audit) for the fingerprint f.
 func MarkdownHost(w io.Writer, f Fingerprint) error {
-	e := &reportWriter{w: w}
+	e := md.NewWriter(w)
 	reportHost(e, &Run{Host: f})
-	return e.err
+	return e.Err()
 }
 
 // MarkdownCode writes s as a Markdown code span.
-func MarkdownCode(s string) string { return mdCode(s) }
+func MarkdownCode(s string) string { return md.Code(s) }
 
 // MarkdownEscape escapes s for running Markdown text.
-func MarkdownEscape(s string) string { return mdEscape(s) }
+func MarkdownEscape(s string) string { return md.Escape(s) }
 
 // ShellJoin joins a command line, quoting what a shell would split.
-func ShellJoin(args []string) string { return rptShellJoin(args) }
+func ShellJoin(args []string) string { return md.ShellJoin(args) }
 
 // HumanBytes formats a size with binary prefixes (64 B, 48 KiB, 2.1 MiB).
-func HumanBytes(n int64) string {
-	if n > math.MaxInt {
-		n = math.MaxInt
-	}
-	return humanBytes(int(n))
-}
+func HumanBytes(n int64) string { return units.Bytes(n) }
 
 // HumanRate formats a rate per second to three significant digits with an
 // SI prefix: 4.10M/s, 950/s.
-func HumanRate(perSec float64) string { return humanRate(perSec) }
+func HumanRate(perSec float64) string { return units.Rate(perSec) }
 
 // HumanNs formats nanoseconds to three significant digits with a unit.
-func HumanNs(ns float64) string { return humanNs(ns) }
+func HumanNs(ns float64) string { return units.Ns(ns) }
 
 // TrimSig formats v to sig significant digits without trailing zeros.
-func TrimSig(v float64, sig int) string { return trimSig(v, sig) }
+func TrimSig(v float64, sig int) string { return units.TrimSig(v, sig) }
 
 // Thousands writes n with comma separators: 20,000.
-func Thousands(n int) string { return chartThousands(n) }
+func Thousands(n int) string { return units.Thousands(n) }
 
 // Chart is a chart in the lab's house style: title across the page, the
 // host as subtitle, the legend in a column beside the data area, axis

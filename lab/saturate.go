@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab/internal/mono"
+
+	"github.com/snowlab/snowlab/lab/internal/stats"
 )
 
 // SatConfig shapes the saturate sweep: a closed loop of G goroutines for
@@ -141,7 +143,7 @@ func Saturate(s Subject, g int, cfg SatConfig) (SatResult, error) {
 	}
 	res.Contention = meter.finish(issued)
 	res.Latency = Merge(recs)
-	res.IDsPerSec = median(res.Samples)
+	res.IDsPerSec = stats.Median(res.Samples)
 	if c := s.Ceiling(); c > 0 {
 		res.CeilingPct = 100 * res.IDsPerSec / c
 	}

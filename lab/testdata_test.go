@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"github.com/snowlab/snowlab/lab/internal/stats"
 	"strings"
 	"time"
 )
@@ -138,7 +139,7 @@ func synthRun() *Run {
 			r.Ticks = append(r.Ticks, b.ticks[i])
 			r.LeadNs = append(r.LeadNs, int64(b.leadUs*1e3)+int64(i)*7_000-14_000)
 		}
-		r.IDsPerSec = synthIDs / (rptMedianInt64(r.MakespanNs) / 1e9)
+		r.IDsPerSec = synthIDs / (stats.Median(r.MakespanNs) / 1e9)
 		calls := int64(synthIDs * synthRepeats)
 		if b.via == "NextIDs" {
 			// One batch call per goroutine per repeat: its latency is
