@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -106,7 +107,7 @@ func Burst(s Subject, cfg BurstConfig, ev *EventCounters) (BurstResult, error) {
 		close(start)
 		done.Wait()
 		wall := time.Now()
-		res.MakespanNs = append(res.MakespanNs, maxOf(ends)-t0)
+		res.MakespanNs = append(res.MakespanNs, slices.Max(ends)-t0)
 
 		meter.add(m.Stats())
 
@@ -118,7 +119,7 @@ func Burst(s Subject, cfg BurstConfig, ev *EventCounters) (BurstResult, error) {
 		for _, e := range errs {
 			if e != nil {
 				nerr++
-				first = cmpOr(first, e)
+				first = cmp.Or(first, e)
 			}
 		}
 		c := checker{s, m}.check(streams, nerr, first)
@@ -179,19 +180,4 @@ func mergeChecks(a, b Check) Check {
 		a.FirstError = b.FirstError
 	}
 	return a
-}
-
-func cmpOr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
-}
-
-func maxOf(v []int64) int64 {
-	m := v[0]
-	for _, x := range v[1:] {
-		m = max(m, x)
-	}
-	return m
 }

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"math"
@@ -257,7 +258,7 @@ func saturateChart(run *Run) *plot.Chart {
 		}
 		c.names = append(c.names, name)
 	}
-	slices.SortFunc(ceilings, func(a, b *ceiling) int { return -chartCmp(a.v, b.v) })
+	slices.SortFunc(ceilings, func(a, b *ceiling) int { return cmp.Compare(b.v, a.v) })
 	for i, c := range ceilings {
 		see(c.v)
 		h := plot.HLine{Y: c.v, Style: draw.LineStyle{Color: color.Gray{0x55}, Width: vg.Points(1.1),
@@ -315,16 +316,6 @@ func chartGoroutines(run *Run) map[int]bool {
 		}
 	}
 	return out
-}
-
-func chartCmp(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func chartPlural(n int) string {

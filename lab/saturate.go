@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -119,7 +120,7 @@ func Saturate(s Subject, g int, cfg SatConfig) (SatResult, error) {
 		done.Wait()
 		timer.Stop()
 		wall := time.Now()
-		elapsed := maxOf(ends) - t0
+		elapsed := slices.Max(ends) - t0
 		n := 0
 		nerr, first := 0, error(nil)
 		for i := range streams {
@@ -127,7 +128,7 @@ func Saturate(s Subject, g int, cfg SatConfig) (SatResult, error) {
 			n += counts[i]
 			if errs[i] != nil {
 				nerr++
-				first = cmpOr(first, errs[i])
+				first = cmp.Or(first, errs[i])
 			}
 		}
 		res.Samples = append(res.Samples, float64(n)/(float64(elapsed)/1e9))
