@@ -4,10 +4,13 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/snowlab/snowlab/internal/mono"
+
+	"github.com/snowlab/snowlab/lab/internal/stats"
 )
 
 // BurstConfig shapes a fan-out burst: Goroutines released together ask for
@@ -104,7 +107,7 @@ func Burst(s Subject, cfg BurstConfig, ev *EventCounters) (BurstResult, error) {
 		close(start)
 		done.Wait()
 		wall := time.Now()
-		res.MakespanNs = append(res.MakespanNs, maxOf(ends)-t0)
+		res.MakespanNs = append(res.MakespanNs, slices.Max(ends)-t0)
 
 		meter.add(m.Stats())
 
@@ -116,7 +119,7 @@ func Burst(s Subject, cfg BurstConfig, ev *EventCounters) (BurstResult, error) {
 		for _, e := range errs {
 			if e != nil {
 				nerr++
-				first = cmpOr(first, e)
+				first = cmp.Or(first, e)
 			}
 		}
 		c := checker{s, m}.check(streams, nerr, first)
@@ -131,7 +134,7 @@ func Burst(s Subject, cfg BurstConfig, ev *EventCounters) (BurstResult, error) {
 	}
 	res.Contention = meter.finish(issued)
 	res.Latency = Merge(recs)
-	if med := median(res.MakespanNs); med > 0 {
+	if med := stats.Median(res.MakespanNs); med > 0 {
 		res.IDsPerSec = float64(cfg.IDs) / (float64(med) / 1e9)
 	}
 	return res, nil
@@ -177,19 +180,4 @@ func mergeChecks(a, b Check) Check {
 		a.FirstError = b.FirstError
 	}
 	return a
-}
-
-func cmpOr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
-}
-
-func maxOf(v []int64) int64 {
-	m := v[0]
-	for _, x := range v[1:] {
-		m = max(m, x)
-	}
-	return m
 }

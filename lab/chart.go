@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"math"
@@ -11,13 +12,14 @@ import (
 	"strings"
 	"time"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
+	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/snowlab/snowlab/lab/internal/plot"
+	"github.com/snowlab/snowlab/lab/internal/stats"
+	"github.com/snowlab/snowlab/lab/internal/units"
 )
 
 // WriteCharts draws run's charts as SVG files in dir and returns the paths
@@ -39,7 +41,7 @@ func WriteCharts(run *Run, dir string) ([]string, error) {
 	var paths []string
 	for _, c := range []struct {
 		name  string
-		build func(*Run) *chartDoc
+		build func(*Run) *plot.Chart
 	}{
 		{"saturate.svg", saturateChart},
 		{"latency.svg", latencyChart},
@@ -53,7 +55,7 @@ func WriteCharts(run *Run, dir string) ([]string, error) {
 			return paths, err
 		}
 		path := filepath.Join(dir, c.name)
-		if err := doc.save(path); err != nil {
+		if err := doc.Save(path); err != nil {
 			return paths, fmt.Errorf("lab: chart %s: %w", c.name, err)
 		}
 		paths = append(paths, path)
@@ -61,125 +63,10 @@ func WriteCharts(run *Run, dir string) ([]string, error) {
 	return paths, nil
 }
 
-// chartDoc is a plot with its titles, axis labels and legend, which save
-// lays out itself: the title across the whole page, the legend in a column
-// beside the data area rather than over it, and the axis labels centred on
-// the data area (gonum places an axis label's padding by the midpoint of
-// the axis range, which on a log axis reserves room at the far end).
-type chartDoc struct {
-	p               *plot.Plot
-	title, subtitle string
-	xlabel, ylabel  string
-	legend          plot.Legend
-	entries         int
-	w, h            vg.Length
-}
-
-func (d *chartDoc) add(label string, thumbs ...plot.Thumbnailer) {
-	d.legend.Add(label, thumbs...)
-	d.entries++
-}
-
-// save renders the chart to an SVG file.
-func (d *chartDoc) save(path string) (err error) {
-	c := vgsvg.New(d.w, d.h)
-	dc := draw.New(c)
-	dc.SetColor(color.White)
-	dc.Fill(dc.Rectangle.Path())
-	area := draw.Crop(dc, chartMargin, -chartMargin, chartMargin, -chartMargin)
-	for _, t := range []struct {
-		s    string
-		size vg.Length
-		col  color.Color
-	}{{d.title, 12.5, color.Black}, {d.subtitle, 10, color.Gray{0x40}}} {
-		if t.s == "" {
-			continue
-		}
-		sty := chartText(t.size, draw.XCenter, draw.YTop)
-		sty.Color = t.col
-		area.FillText(sty, vg.Point{X: area.Center().X, Y: area.Max.Y}, t.s)
-		area.Max.Y -= sty.Height(t.s) + 3
-	}
-	area.Max.Y -= 8
-
-	plotArea := area
-	if d.entries > 0 {
-		r := d.legend.Rectangle(area)
-		plotArea.Max.X -= r.Max.X - r.Min.X + chartLegendGap
-	}
-	lab := chartText(10.5, draw.XCenter, draw.YBottom)
-	lh := lab.Height("Mg")
-	descent := lab.FontExtents().Descent
-	inner := plotArea
-	if d.xlabel != "" {
-		inner.Min.Y += lh + chartLabelGap
-	}
-	if d.ylabel != "" {
-		inner.Min.X += lh + chartLabelGap
-	}
-	d.p.X.Label.Text, d.p.Y.Label.Text = "", ""
-	da := d.p.DataCanvas(inner)
-	d.p.Draw(inner)
-	if d.xlabel != "" {
-		plotArea.FillText(lab, vg.Point{X: da.Center().X, Y: plotArea.Min.Y + descent}, d.xlabel)
-	}
-	if d.ylabel != "" {
-		sty := lab
-		sty.Rotation = math.Pi / 2
-		plotArea.FillText(sty, vg.Point{X: plotArea.Min.X + lh - descent, Y: da.Center().Y}, d.ylabel)
-	}
-	if d.entries > 0 {
-		leg := area
-		leg.Min.X = plotArea.Max.X + chartLegendGap
-		leg.Max.Y = da.Max.Y
-		d.legend.Draw(leg)
-	}
-
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	_, err = c.WriteTo(f)
-	return err
-}
-
-const (
-	chartMargin    = vg.Length(8)
-	chartLegendGap = vg.Length(14)
-	chartLabelGap  = vg.Length(4)
-)
-
-// chartSans is the chart typeface: Liberation Sans, which gonum embeds for
-// measuring text and is metric-compatible with Arial.
-func chartSans(size vg.Length) font.Font {
-	return font.Font{Typeface: "Liberation", Variant: "Sans", Size: size}
-}
-
-func chartText(size vg.Length, xa draw.XAlignment, ya draw.YAlignment) text.Style {
-	return text.Style{Color: color.Black, Font: chartSans(size), XAlign: xa, YAlign: ya,
-		Handler: plot.DefaultTextHandler}
-}
-
-// chartNew returns a chart with the chart fonts, a title (what it shows),
-// a subtitle (the host), axis labels and an empty legend.
-func chartNew(run *Run, what, xlabel, ylabel string, w, h vg.Length) *chartDoc {
-	p := plot.New()
-	p.BackgroundColor = nil // save paints the whole page
-	for _, a := range []*plot.Axis{&p.X, &p.Y} {
-		a.Tick.Label.Font = chartSans(9)
-	}
-	leg := plot.NewLegend()
-	leg.TextStyle.Font = chartSans(9.5)
-	leg.Top, leg.Left = true, true
-	leg.ThumbnailWidth = vg.Points(26)
-	leg.Padding = vg.Points(3)
-	return &chartDoc{p: p, title: what, subtitle: chartHost(run), xlabel: xlabel, ylabel: ylabel,
-		legend: leg, w: w, h: h}
+// chartNew returns a chart in the house style titled what, with the
+// run's host as its subtitle.
+func chartNew(run *Run, what, xlabel, ylabel string, w, h vg.Length) *plot.Chart {
+	return plot.New(what, chartHost(run), xlabel, ylabel, w, h)
 }
 
 // chartHost names the host for a chart title.
@@ -205,17 +92,6 @@ func chartHost(run *Run) string {
 }
 
 // Subject styles: a colour each (Tableau 10, grey swapped for a dark blue
-// so that it is not confused with the grey ceiling lines), filled markers
-// for snowlab's generators and hollow ones for peers, so that a peer reads
-// as a peer without the legend.
-var chartPalette = []color.Color{
-	color.RGBA{0x1f, 0x77, 0xb4, 0xff}, color.RGBA{0xff, 0x7f, 0x0e, 0xff},
-	color.RGBA{0x2c, 0xa0, 0x2c, 0xff}, color.RGBA{0xd6, 0x27, 0x28, 0xff},
-	color.RGBA{0x94, 0x67, 0xbd, 0xff}, color.RGBA{0x8c, 0x56, 0x4b, 0xff},
-	color.RGBA{0xe3, 0x77, 0xc2, 0xff}, color.RGBA{0x17, 0xbe, 0xcf, 0xff},
-	color.RGBA{0xbc, 0xbd, 0x22, 0xff}, color.RGBA{0x39, 0x3b, 0x79, 0xff},
-}
-
 var (
 	chartOwnGlyphs  = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}}
 	chartPeerGlyphs = []draw.GlyphDrawer{draw.RingGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{}}
@@ -244,7 +120,7 @@ func chartStyles(run *Run) map[string]chartStyle {
 	own, peers := 0, 0
 	for i, name := range rptOrder(run, present) {
 		info, _ := rptSubject(run, name)
-		st := chartStyle{color: chartPalette[i%len(chartPalette)], peer: info.Peer}
+		st := chartStyle{color: plot.Palette[i%len(plot.Palette)], peer: info.Peer}
 		if info.Peer {
 			st.glyph = chartPeerGlyphs[peers%len(chartPeerGlyphs)]
 			peers++
@@ -277,166 +153,12 @@ func chartLine(st chartStyle, xys plotter.XYs) (*plotter.Line, *plotter.Scatter,
 	s.Radius = vg.Points(3.2)
 	return l, s, nil
 }
-
-func chartGrid() *plotter.Grid {
-	g := plotter.NewGrid()
-	g.Horizontal.Color = color.Gray{0xd8}
-	g.Horizontal.Width = vg.Points(0.5)
-	g.Vertical.Color = color.Gray{0xe8}
-	g.Vertical.Width = vg.Points(0.5)
-	return g
-}
-
-// chartUseLog decides an axis scale from the data: logarithmic when the
-// values span more than 100x, where a linear axis would flatten the small
-// ones against zero.
-func chartUseLog(lo, hi float64) bool {
-	return lo > 0 && hi/lo > 100
-}
-
-// chartLogBounds widens [lo, hi] to the nearest 1-2-5 steps outside it, so
-// that a log axis starts and ends on a labelled value.
-func chartLogBounds(lo, hi float64) (float64, float64) {
-	down := func(v float64) float64 {
-		d := math.Pow(10, math.Floor(math.Log10(v)))
-		for _, m := range []float64{5, 2, 1} {
-			if m*d <= v*(1+1e-9) {
-				return m * d
-			}
-		}
-		return d
-	}
-	up := func(v float64) float64 {
-		d := math.Pow(10, math.Floor(math.Log10(v)))
-		for _, m := range []float64{1, 2, 5, 10} {
-			if m*d >= v*(1-1e-9) {
-				return m * d
-			}
-		}
-		return 10 * d
-	}
-	lo, hi = down(lo), up(hi)
-	if lo == hi {
-		lo, hi = down(lo*0.99), up(hi*1.01)
-	}
-	return lo, hi
-}
-
-// chartLogTicks marks a log axis: every power of ten labelled, 2× and 5×
-// labelled too when the axis spans few decades, the rest as minor ticks.
-type chartLogTicks struct{ format func(float64) string }
-
-func (t chartLogTicks) Ticks(lo, hi float64) []plot.Tick {
-	if lo <= 0 || hi <= lo {
-		return nil
-	}
-	decades := math.Log10(hi / lo)
-	var ticks []plot.Tick
-	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
-		d := math.Pow(10, e)
-		for m := 1.0; m < 10; m++ {
-			v := m * d
-			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
-				continue
-			}
-			tk := plot.Tick{Value: v}
-			if m == 1 || decades <= 3.5 && (m == 2 || m == 5) {
-				tk.Label = t.format(v)
-			}
-			ticks = append(ticks, tk)
-		}
-	}
-	return ticks
-}
-
-// chartLinTicks marks a linear axis every 1, 2, 2.5 or 5 × 10^k, about six
-// labelled ticks with a minor tick between each two (gonum's default aims
-// at three, too few to read a value off).
-type chartLinTicks struct{ format func(float64) string }
-
-func (t chartLinTicks) Ticks(lo, hi float64) []plot.Tick {
-	if !(hi > lo) || math.IsInf(hi-lo, 0) {
-		return nil
-	}
-	raw := (hi - lo) / 6
-	mag := math.Pow(10, math.Floor(math.Log10(raw)))
-	step := 10 * mag
-	for _, m := range []float64{1, 2, 2.5, 5} {
-		if m*mag >= raw {
-			step = m * mag
-			break
-		}
-	}
-	var ticks []plot.Tick
-	first := math.Ceil(lo/step-1e-9) * step
-	for i := 0; ; i++ {
-		v := first + float64(i)*step
-		if v > hi+step*1e-9 {
-			break
-		}
-		if math.Abs(v) < step*1e-9 {
-			v = 0
-		}
-		ticks = append(ticks, plot.Tick{Value: v, Label: t.format(v)})
-		if m := v + step/2; m <= hi {
-			ticks = append(ticks, plot.Tick{Value: m})
-		}
-	}
-	if first-step/2 >= lo {
-		ticks = append(ticks, plot.Tick{Value: first - step/2})
-	}
-	return ticks
-}
-
-// chartScale sets a value axis to [lo, hi] of the data: log (lo > 0 and
-// wide ranges) or linear from zero. It reports whether it chose log.
-func chartScale(a *plot.Axis, lo, hi float64, format func(float64) string, forceLog bool) bool {
-	if (forceLog || chartUseLog(lo, hi)) && lo > 0 {
-		a.Scale = plot.LogScale{}
-		a.Min, a.Max = chartLogBounds(lo, hi)
-		a.Tick.Marker = chartLogTicks{format}
-		return true
-	}
-	a.Scale = plot.LinearScale{}
-	a.Min, a.Max = 0, hi*1.06
-	if a.Max <= 0 {
-		a.Max = 1
-	}
-	a.Tick.Marker = chartLinTicks{format}
-	return false
-}
-
-// Tick labels: short SI numbers (20M, 2.5k) and durations (100ns, 1µs).
-func chartSI(v float64) string { return siFormat(v, 3, true) }
-func chartNs(v float64) string { return humanNs(v) }
-func chartMs(v float64) string { return trimSig(v, 3) }
-
-// chartHLine is a horizontal reference line across the data area.
-type chartHLine struct {
-	y     float64
-	style draw.LineStyle
-}
-
-func (h chartHLine) Plot(c draw.Canvas, p *plot.Plot) {
-	_, trY := p.Transforms(&c)
-	y := trY(h.y)
-	c.StrokeLine2(h.style, c.Min.X, y, c.Max.X, y)
-}
-
-func (h chartHLine) DataRange() (xmin, xmax, ymin, ymax float64) {
-	return math.Inf(1), math.Inf(-1), h.y, h.y
-}
-
-func (h chartHLine) Thumbnail(c *draw.Canvas) {
-	y := c.Center().Y
-	c.StrokeLine2(h.style, c.Min.X, y, c.Max.X, y)
-}
-
-// chartCeilingStyles are the dash patterns of successive ceiling lines.
-var chartCeilingDashes = [][]vg.Length{{7, 3}, {2, 2.5}, {9, 3, 2, 3}, {4, 4}}
+func chartSI(v float64) string { return units.SI(v, 3, true) }
+func chartNs(v float64) string { return units.Ns(v) }
+func chartMs(v float64) string { return units.TrimSig(v, 3) }
 
 // saturateChart plots IDs/s against goroutines.
-func saturateChart(run *Run) *chartDoc {
+func saturateChart(run *Run) *plot.Chart {
 	bySubject := make(map[string][]SatResult)
 	var gmin, gmax = math.Inf(1), math.Inf(-1)
 	for _, r := range run.Saturate {
@@ -458,8 +180,8 @@ func saturateChart(run *Run) *chartDoc {
 	styles := chartStyles(run)
 	d := chartNew(run, "Saturate: IDs/s against goroutines (median of repeats, whiskers min–max; dashed lines: strict ceilings)",
 		"goroutines (log₂ scale)", "IDs per second", 10*vg.Inch, 6*vg.Inch)
-	p := d.p
-	p.Add(chartGrid())
+	p := d.P
+	p.Add(plot.Grid())
 
 	ylo, yhi := math.Inf(1), math.Inf(-1)
 	see := func(v float64) {
@@ -469,7 +191,7 @@ func saturateChart(run *Run) *chartDoc {
 	}
 	type entry struct {
 		label  string
-		thumbs []plot.Thumbnailer
+		thumbs []gplot.Thumbnailer
 	}
 	var entries []entry
 	// Subjects at the same rate (strict ones at their ceiling) would hide
@@ -486,14 +208,14 @@ func saturateChart(run *Run) *chartDoc {
 		rs := bySubject[name]
 		slices.SortFunc(rs, func(a, b SatResult) int { return a.Goroutines - b.Goroutines })
 		xys := make(plotter.XYs, len(rs))
-		var errs chartYErrs
+		var errs plot.YErrs
 		for i, r := range rs {
 			xys[i] = plotter.XY{X: float64(r.Goroutines) * dodge(k), Y: r.IDsPerSec}
 			see(r.IDsPerSec)
 			if len(r.Samples) > 1 {
 				lo, hi := slices.Min(r.Samples), slices.Max(r.Samples)
 				if lo > 0 && hi > lo {
-					errs = append(errs, chartYErr{x: xys[i].X, y: r.IDsPerSec, lo: lo, hi: hi})
+					errs = append(errs, plot.YErr{X: xys[i].X, Y: r.IDsPerSec, Lo: lo, Hi: hi})
 					see(lo)
 					see(hi)
 				}
@@ -505,10 +227,10 @@ func saturateChart(run *Run) *chartDoc {
 			continue
 		}
 		if len(errs) > 0 {
-			p.Add(errs.plotter(st.color))
+			p.Add(errs.Bars(st.color))
 		}
 		p.Add(l, s)
-		entries = append(entries, entry{chartLabel(name, st), []plot.Thumbnailer{l, s}})
+		entries = append(entries, entry{chartLabel(name, st), []gplot.Thumbnailer{l, s}})
 	}
 
 	// One dashed line per distinct strict ceiling among the plotted subjects.
@@ -536,53 +258,53 @@ func saturateChart(run *Run) *chartDoc {
 		}
 		c.names = append(c.names, name)
 	}
-	slices.SortFunc(ceilings, func(a, b *ceiling) int { return -chartCmp(a.v, b.v) })
+	slices.SortFunc(ceilings, func(a, b *ceiling) int { return cmp.Compare(b.v, a.v) })
 	for i, c := range ceilings {
 		see(c.v)
-		h := chartHLine{y: c.v, style: draw.LineStyle{Color: color.Gray{0x55}, Width: vg.Points(1.1),
-			Dashes: chartCeilingDashes[i%len(chartCeilingDashes)]}}
+		h := plot.HLine{Y: c.v, Style: draw.LineStyle{Color: color.Gray{0x55}, Width: vg.Points(1.1),
+			Dashes: plot.Dashes[i%len(plot.Dashes)]}}
 		p.Add(h)
 		label := "ceiling"
 		if len(c.nodes) == 1 {
 			label += fmt.Sprintf(" %d node%s", c.nodes[0], chartPlural(c.nodes[0]))
 		}
-		label += ": " + siFormat(c.v, 4, true) + "/s"
+		label += ": " + units.SI(c.v, 4, true) + "/s"
 		if len(c.names) == 1 && len(ceilings) > 1 {
 			label += " (" + c.names[0] + ")"
 		}
-		entries = append(entries, entry{label, []plot.Thumbnailer{h}})
+		entries = append(entries, entry{label, []gplot.Thumbnailer{h}})
 	}
 	for _, e := range entries {
-		d.add(e.label, e.thumbs...)
+		d.Add(e.label, e.thumbs...)
 	}
 
-	if chartScale(&p.Y, ylo, yhi, chartSI, false) {
-		d.ylabel += " (log scale)"
+	if plot.Scale(&p.Y, ylo, yhi, chartSI, false) {
+		d.YLabel += " (log scale)"
 	}
 	// Goroutines on a log2 axis with a tick at every power of two, and at
 	// any other count the sweep used where it has room.
-	p.X.Scale = plot.LogScale{}
+	p.X.Scale = gplot.LogScale{}
 	p.X.Min, p.X.Max = gmin/math.Pow(2, 0.3), gmax*math.Pow(2, 0.3)
-	var ticks []plot.Tick
+	var ticks []gplot.Tick
 	for e := math.Floor(math.Log2(p.X.Min)); math.Pow(2, e) <= p.X.Max; e++ {
 		if v := math.Pow(2, e); v >= p.X.Min && v >= 1 {
-			ticks = append(ticks, plot.Tick{Value: v, Label: strconv.Itoa(int(v))})
+			ticks = append(ticks, gplot.Tick{Value: v, Label: strconv.Itoa(int(v))})
 		}
 	}
 	for g := range chartGoroutines(run) {
 		v := float64(g)
-		near := slices.ContainsFunc(ticks, func(t plot.Tick) bool {
+		near := slices.ContainsFunc(ticks, func(t gplot.Tick) bool {
 			return t.Label != "" && math.Abs(math.Log2(t.Value/v)) < 0.3
 		})
 		if near {
-			if !slices.ContainsFunc(ticks, func(t plot.Tick) bool { return t.Value == v }) {
-				ticks = append(ticks, plot.Tick{Value: v})
+			if !slices.ContainsFunc(ticks, func(t gplot.Tick) bool { return t.Value == v }) {
+				ticks = append(ticks, gplot.Tick{Value: v})
 			}
 			continue
 		}
-		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.Itoa(g)})
+		ticks = append(ticks, gplot.Tick{Value: v, Label: strconv.Itoa(g)})
 	}
-	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	p.X.Tick.Marker = gplot.ConstantTicks(ticks)
 	return d
 }
 
@@ -596,16 +318,6 @@ func chartGoroutines(run *Run) map[int]bool {
 	return out
 }
 
-func chartCmp(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 func chartPlural(n int) string {
 	if n == 1 {
 		return ""
@@ -613,37 +325,11 @@ func chartPlural(n int) string {
 	return "s"
 }
 
-// chartYErr is one whisker from lo to hi at (x, y).
-type chartYErr struct{ x, y, lo, hi float64 }
-
-type chartYErrs []chartYErr
-
-func (e chartYErrs) Len() int                    { return len(e) }
-func (e chartYErrs) XY(i int) (float64, float64) { return e[i].x, e[i].y }
-func (e chartYErrs) YError(i int) (float64, float64) {
-	return e[i].y - e[i].lo, e[i].hi - e[i].y
-}
-
-func (e chartYErrs) plotter(c color.Color) plot.Plotter {
-	bars, err := plotter.NewYErrorBars(e)
-	if err != nil {
-		return chartNothing{}
-	}
-	bars.Color = c
-	bars.Width = vg.Points(1)
-	bars.CapWidth = vg.Points(6)
-	return bars
-}
-
-type chartNothing struct{}
-
-func (chartNothing) Plot(draw.Canvas, *plot.Plot) {}
-
 // chartPercentiles are the latency chart's x axis.
 var chartPercentiles = []string{"p50", "p90", "p99", "p99.9", "p99.99", "max"}
 
 // latencyChart plots each NextID burst's per-call latency percentiles.
-func latencyChart(run *Run) *chartDoc {
+func latencyChart(run *Run) *plot.Chart {
 	var bursts []BurstResult
 	gs := make(map[int]bool)
 	ids := make(map[[2]int]bool)
@@ -674,13 +360,13 @@ func latencyChart(run *Run) *chartDoc {
 	if len(gs) == 1 {
 		what += fmt.Sprintf(" (%d goroutines", bursts[0].Goroutines)
 		if len(ids) == 1 {
-			what += fmt.Sprintf(", %s IDs × %d repeats", chartThousands(bursts[0].IDs), bursts[0].Repeats)
+			what += fmt.Sprintf(", %s IDs × %d repeats", units.Thousands(bursts[0].IDs), bursts[0].Repeats)
 		}
 		what += ")"
 	}
 	d := chartNew(run, what, "percentile of calls", "latency per call (log scale)", 10*vg.Inch, 6*vg.Inch)
-	p := d.p
-	g := chartGrid()
+	p := d.P
+	g := plot.Grid()
 	g.Vertical.Color = nil
 	p.Add(g)
 	ylo, yhi := math.Inf(1), math.Inf(-1)
@@ -709,9 +395,9 @@ func latencyChart(run *Run) *chartDoc {
 		if len(gs) > 1 {
 			label += fmt.Sprintf(", %d goroutines", b.Goroutines)
 		}
-		d.add(label, line, sc)
+		d.Add(label, line, sc)
 	}
-	chartScale(&p.Y, ylo, yhi, chartNs, true)
+	plot.Scale(&p.Y, ylo, yhi, chartNs, true)
 	p.NominalX(chartPercentiles...)
 	p.X.Min, p.X.Max = -0.4, float64(len(chartPercentiles))-0.6
 	return d
@@ -723,20 +409,6 @@ func chartKeys[V any](m map[string]V) map[string]bool {
 		out[k] = true
 	}
 	return out
-}
-
-// chartThousands writes n with comma separators: 20,000.
-func chartThousands(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	if neg {
-		s = "-" + s
-	}
-	return s
 }
 
 // Colours of the makespan bars by call style, and of the floor.
@@ -766,7 +438,7 @@ type chartBars struct {
 	log  bool
 }
 
-func (b chartBars) Plot(c draw.Canvas, p *plot.Plot) {
+func (b chartBars) Plot(c draw.Canvas, p *gplot.Plot) {
 	trX, trY := p.Transforms(&c)
 	rowH := trY(1) - trY(0)
 	bh := rowH * 0.62 // bar
@@ -782,7 +454,7 @@ func (b chartBars) Plot(c draw.Canvas, p *plot.Plot) {
 		base = c.Min.X
 	}
 	black := draw.LineStyle{Color: color.Black, Width: vg.Points(0.9)}
-	label := chartText(8, draw.XLeft, draw.YCenter)
+	label := plot.Text(8, draw.XLeft, draw.YCenter)
 	for i, r := range b.rows {
 		y := trY(float64(i))
 		if r.floorHi > 0 {
@@ -810,18 +482,6 @@ func (b chartBars) Plot(c draw.Canvas, p *plot.Plot) {
 
 func (b chartBars) DataRange() (xmin, xmax, ymin, ymax float64) {
 	return math.Inf(1), math.Inf(-1), -0.5, float64(len(b.rows)) - 0.5
-}
-
-// chartSwatch is a legend thumbnail: a filled block.
-type chartSwatch struct{ color color.Color }
-
-func (s chartSwatch) Thumbnail(c *draw.Canvas) {
-	r := c.Rectangle
-	h := r.Max.Y - r.Min.Y
-	r.Min.Y += h * 0.15
-	r.Max.Y -= h * 0.15
-	c.SetColor(s.color)
-	c.Fill(r.Path())
 }
 
 // chartWhiskerThumb is the legend thumbnail of a min–max whisker.
@@ -864,7 +524,7 @@ func chartTick(run *Run, b BurstResult) time.Duration {
 }
 
 // makespanChart plots each burst's makespan as a horizontal bar.
-func makespanChart(run *Run) *chartDoc {
+func makespanChart(run *Run) *plot.Chart {
 	var bursts []BurstResult
 	gs := make(map[int]bool)
 	ids := make(map[[2]int]bool)
@@ -917,7 +577,7 @@ func makespanChart(run *Run) *chartDoc {
 	vias := make(map[string]bool)
 	anyFloor := false
 	for i, b := range bursts {
-		lo, med, hi := rptSpread(b.MakespanNs)
+		lo, med, hi := stats.Spread(b.MakespanNs)
 		r := chartBar{lo: lo / 1e6, med: med / 1e6, hi: hi / 1e6, color: chartOtherVia}
 		if c, ok := chartViaColor[b.Via]; ok {
 			r.color = c
@@ -949,20 +609,20 @@ func makespanChart(run *Run) *chartDoc {
 	if len(gs) == 1 {
 		what += fmt.Sprintf(" (%d goroutines", bursts[0].Goroutines)
 		if len(ids) == 1 {
-			what += fmt.Sprintf(", %s IDs × %d repeats", chartThousands(bursts[0].IDs), bursts[0].Repeats)
+			what += fmt.Sprintf(", %s IDs × %d repeats", units.Thousands(bursts[0].IDs), bursts[0].Repeats)
 		}
 		what += ")"
 	}
 	h := max(3.2*vg.Inch, 1.6*vg.Inch+vg.Length(n)*0.3*vg.Inch)
 	d := chartNew(run, what, "makespan, ms", "", 10*vg.Inch, h)
-	p := d.p
-	g := chartGrid()
+	p := d.P
+	g := plot.Grid()
 	g.Horizontal.Color = nil
 	g.Vertical.Color = color.Gray{0xd8}
 	p.Add(g)
-	logX := chartScale(&p.X, xlo, xhi, chartMs, false)
+	logX := plot.Scale(&p.X, xlo, xhi, chartMs, false)
 	if logX {
-		d.xlabel += " (log scale)"
+		d.XLabel += " (log scale)"
 		p.X.Max *= 2.5 // room for the value labels
 	} else {
 		p.X.Max = xhi * 1.16
@@ -977,16 +637,16 @@ func makespanChart(run *Run) *chartDoc {
 			if via == "NextIDs" {
 				what = "NextIDs: one batch per goroutine"
 			}
-			d.add(what, chartSwatch{chartViaColor[via]})
+			d.Add(what, plot.Swatch{Color: chartViaColor[via]})
 		}
 	}
 	if slices.ContainsFunc(bursts, func(b BurstResult) bool { return chartViaColor[b.Via] == nil }) {
-		d.add("other call style", chartSwatch{chartOtherVia})
+		d.Add("other call style", plot.Swatch{Color: chartOtherVia})
 	}
-	d.add("min–max of repeats", chartWhiskerThumb{})
+	d.Add("min–max of repeats", chartWhiskerThumb{})
 	if anyFloor {
-		d.add("layout floor: floor ticks × tick length", chartFloorThumb{})
-		d.add("within one tick of the floor", chartFloorThumb{band: true})
+		d.Add("layout floor: floor ticks × tick length", chartFloorThumb{})
+		d.Add("within one tick of the floor", chartFloorThumb{band: true})
 	}
 	return d
 }

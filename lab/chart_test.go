@@ -4,7 +4,6 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,6 +58,9 @@ func TestWriteCharts(t *testing.T) {
 	for _, p := range paths {
 		text := svgText(t, p)
 		for _, s := range run.Subjects {
+			if s.Physical && filepath.Base(p) != "saturate.svg" {
+				continue // the fixture's limits have no burst
+			}
 			assert.Contains(t, text, s.Name, "%s names every subject", filepath.Base(p))
 		}
 		assert.Contains(t, text, run.Host.CPU, "%s: title names the host", filepath.Base(p))
@@ -171,62 +173,6 @@ func TestWriteChartsError(t *testing.T) {
 	assert.Empty(t, paths)
 }
 
-func TestChartUseLog(t *testing.T) {
-	assert.False(t, chartUseLog(1e6, 50e6))
-	assert.False(t, chartUseLog(1, 100))
-	assert.True(t, chartUseLog(1, 100.1))
-	assert.True(t, chartUseLog(25_600, 48e6))
-	assert.False(t, chartUseLog(0, 1e6), "zero cannot go on a log axis")
-}
-
-func TestChartLogBounds(t *testing.T) {
-	for _, c := range []struct{ lo, hi, wlo, whi float64 }{
-		{25_400, 48.2e6, 20_000, 50e6},
-		{28, 41e6, 20, 50e6},
-		{100, 1000, 100, 1000},
-		{3, 3, 2, 5},
-		{0.09, 795, 0.05, 1000},
-	} {
-		lo, hi := chartLogBounds(c.lo, c.hi)
-		assert.InDelta(t, c.wlo, lo, c.wlo*1e-9, "lo of %v", c)
-		assert.InDelta(t, c.whi, hi, c.whi*1e-9, "hi of %v", c)
-	}
-}
-
-func TestChartLogTicks(t *testing.T) {
-	labels := func(lo, hi float64) []string {
-		var out []string
-		for _, tk := range (chartLogTicks{chartSI}).Ticks(lo, hi) {
-			if tk.Label != "" {
-				out = append(out, tk.Label)
-			}
-		}
-		return out
-	}
-	assert.Equal(t, []string{"20k", "50k", "100k", "200k", "500k", "1M", "2M", "5M", "10M", "20M", "50M"},
-		labels(20_000, 50e6), "few decades: 1-2-5")
-	assert.Equal(t, []string{"100", "1k", "10k", "100k", "1M", "10M"},
-		labels(20, 50e6), "many decades: powers of ten")
-	assert.Empty(t, (chartLogTicks{chartSI}).Ticks(0, 1))
-}
-
-func TestChartLinTicks(t *testing.T) {
-	labels := func(lo, hi float64) []string {
-		var out []string
-		for _, tk := range (chartLinTicks{chartSI}).Ticks(lo, hi) {
-			if tk.Label != "" {
-				out = append(out, tk.Label)
-			}
-		}
-		return out
-	}
-	assert.Equal(t, []string{"0", "10M", "20M", "30M", "40M", "50M"}, labels(0, 51e6))
-	assert.Equal(t, []string{"0", "1M", "2M", "3M", "4M"}, labels(0, 4.34e6))
-	assert.Equal(t, []string{"0", "0.5", "1", "1.5", "2", "2.5"}, labels(0, 2.6))
-	assert.Equal(t, []string{"20", "40", "60", "80", "100"}, labels(12, 110))
-	assert.Empty(t, (chartLinTicks{chartSI}).Ticks(1, 1))
-}
-
 func TestChartTick(t *testing.T) {
 	run := synthRun()
 	tick := func(subject string) time.Duration {
@@ -251,21 +197,4 @@ func TestChartStyles(t *testing.T) {
 	assert.True(t, st["bwmarrin/snowflake"].peer)
 	assert.False(t, st["atomicgen/strict"].peer)
 	assert.Equal(t, "bwmarrin/snowflake (peer)", chartLabel("bwmarrin/snowflake", st["bwmarrin/snowflake"]))
-}
-
-func TestChartThousands(t *testing.T) {
-	for in, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 20_000: "20,000",
-		1_234_567: "1,234,567", -4096: "-4,096"} {
-		assert.Equal(t, want, chartThousands(in))
-	}
-}
-
-func TestChartYErrs(t *testing.T) {
-	e := chartYErrs{{x: 1, y: 10, lo: 8, hi: 13}}
-	lo, hi := e.YError(0)
-	assert.Equal(t, 2.0, lo)
-	assert.Equal(t, 3.0, hi)
-	x, y := e.XY(0)
-	assert.Equal(t, [2]float64{1, 10}, [2]float64{x, y})
-	assert.False(t, math.IsNaN(lo))
 }

@@ -9,6 +9,9 @@ import (
 	"text/tabwriter"
 
 	"golang.org/x/perf/benchmath"
+
+	"github.com/snowlab/snowlab/lab/internal/md"
+	"github.com/snowlab/snowlab/lab/internal/units"
 )
 
 // ReadRun reads one result file. It refuses a file of a schema version it
@@ -154,7 +157,7 @@ func collect(run *Run) (order []string, byKey map[string]*series) {
 		if r.Latency.Count == 0 {
 			continue
 		}
-		name := fmt.Sprintf("%s @%s/s", r.Subject, siFormat(r.TargetRate, 4, true))
+		name := fmt.Sprintf("%s @%s/s", r.Subject, units.SI(r.TargetRate, 4, true))
 		add(series{metric: "steady p99 latency", name: name, unit: "ns", summary: true}, float64(r.Latency.P99))
 	}
 	return order, byKey
@@ -337,16 +340,16 @@ func describeHost(h Fingerprint) string {
 // Write prints the comparison as a benchstat-like table, one section per
 // metric.
 func (c Comparison) Write(w io.Writer) error {
-	ew := &errWriter{w: w}
-	ew.printf("old: commit %s, host %s\n", orUnknown(c.OldCommit), describeHost(c.OldHost))
-	ew.printf("new: commit %s, host %s\n", orUnknown(c.NewCommit), describeHost(c.NewHost))
+	ew := md.NewWriter(w)
+	ew.Printf("old: commit %s, host %s\n", md.OrDash(c.OldCommit), describeHost(c.OldHost))
+	ew.Printf("new: commit %s, host %s\n", md.OrDash(c.NewCommit), describeHost(c.NewHost))
 	if c.HostsDiffer {
-		ew.printf("NOTE: hosts differ (%s): absolute figures across hosts are not comparable; "+
+		ew.Printf("NOTE: hosts differ (%s): absolute figures across hosts are not comparable; "+
 			"they are printed anyway. The regression gate compares ratios instead.\n", c.HostNote)
 	}
-	ew.printf("median ± %g%% CI; Mann-Whitney U test, alpha=%g\n", 100*(1-c.Alpha), c.Alpha)
+	ew.Printf("median ± %g%% CI; Mann-Whitney U test, alpha=%g\n", 100*(1-c.Alpha), c.Alpha)
 	if len(c.Rows) == 0 {
-		ew.printf("\nno metric was measured by both runs\n")
+		ew.Printf("\nno metric was measured by both runs\n")
 	}
 	for i := 0; i < len(c.Rows); {
 		j := i
@@ -358,7 +361,7 @@ func (c Comparison) Write(w io.Writer) error {
 		if section[0].HigherIsBetter {
 			dir = "higher is better"
 		}
-		ew.printf("\n")
+		ew.Printf("\n")
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "%s (%s)\told\tnew\tvs old\n", section[0].Metric, dir)
 		for _, r := range section {
@@ -370,19 +373,12 @@ func (c Comparison) Write(w io.Writer) error {
 		i = j
 	}
 	if len(c.OnlyOld) > 0 {
-		ew.printf("\nonly in old (not compared): %s\n", strings.Join(c.OnlyOld, ", "))
+		ew.Printf("\nonly in old (not compared): %s\n", strings.Join(c.OnlyOld, ", "))
 	}
 	if len(c.OnlyNew) > 0 {
-		ew.printf("\nonly in new (not compared): %s\n", strings.Join(c.OnlyNew, ", "))
+		ew.Printf("\nonly in new (not compared): %s\n", strings.Join(c.OnlyNew, ", "))
 	}
-	return ew.err
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "unknown"
-	}
-	return s
+	return ew.Err()
 }
 
 func formatStat(s Stat, unit string) string {
@@ -397,27 +393,7 @@ func formatStat(s Stat, unit string) string {
 // when unit is "ns", else with an SI prefix.
 func formatValue(v float64, unit string) string {
 	if unit == "ns" {
-		return nsFormat(v, 4)
+		return units.NsDigits(v, 4)
 	}
-	return siFormat(v, 4, true)
-}
-
-// errWriter remembers the first write error so that a long report can be
-// written without checking every line.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
-}
-
-func (e *errWriter) printf(format string, args ...any) {
-	fmt.Fprintf(e, format, args...)
+	return units.SI(v, 4, true)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/snowlab/snowlab/lab/internal/stats"
 	"math"
 	"os"
 	"path/filepath"
@@ -69,7 +70,7 @@ func testRun(n int) *Run {
 			samples := noisy(satRate(s.Name, g), n, 3*si+gi)
 			r := SatResult{
 				Subject: s.Name, Goroutines: g, Duration: time.Second,
-				Samples: samples, IDsPerSec: median(samples),
+				Samples: samples, IDsPerSec: stats.Median(samples),
 				Check: Check{IDs: 1000},
 			}
 			run.Saturate = append(run.Saturate, r)
@@ -417,14 +418,6 @@ func TestFormat(t *testing.T) {
 	tests := []struct {
 		got, want string
 	}{
-		{siFormat(4096000, 4, true), "4.096M"},
-		{siFormat(12345678, 4, true), "12.35M"},
-		{siFormat(999, 4, true), "999"},
-		{siFormat(1.5e9, 4, true), "1.5G"},
-		{nsFormat(500, 4), "500ns"},
-		{nsFormat(2500, 4), "2.5µs"},
-		{nsFormat(2e6, 4), "2ms"},
-		{nsFormat(3.25e9, 4), "3.25s"},
 		{NoChange.String(), "~"},
 		{TooFewSamples.String(), "too few samples"},
 	}

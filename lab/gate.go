@@ -8,6 +8,10 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/snowlab/snowlab/lab/internal/md"
+	"github.com/snowlab/snowlab/lab/internal/stats"
+	"github.com/snowlab/snowlab/lab/internal/units"
 )
 
 // DefaultTolerance is how much worse a ratio may get before the gate
@@ -153,7 +157,7 @@ func satMedian(r *SatResult) float64 {
 	if len(r.Samples) == 0 {
 		return r.IDsPerSec
 	}
-	return median(r.Samples)
+	return stats.Median(r.Samples)
 }
 
 // divide builds num/den per repeat where both have the same number of
@@ -167,7 +171,7 @@ func divide(name string, num, den *SatResult) (Ratio, bool) {
 			}
 			r.Samples = append(r.Samples, num.Samples[i]/den.Samples[i])
 		}
-		r.Value = median(r.Samples)
+		r.Value = stats.Median(r.Samples)
 		return r, true
 	}
 	d := satMedian(den)
@@ -405,7 +409,7 @@ func correctnessFailures(run *Run) []string {
 		check(fmt.Sprintf("saturate %s G=%d", r.Subject, r.Goroutines), r.Check)
 	}
 	for _, r := range run.Steady {
-		check(fmt.Sprintf("steady %s @%s/s", r.Subject, siFormat(r.TargetRate, 4, true)), r.Check)
+		check(fmt.Sprintf("steady %s @%s/s", r.Subject, units.SI(r.TargetRate, 4, true)), r.Check)
 	}
 	return f
 }
@@ -413,14 +417,14 @@ func correctnessFailures(run *Run) []string {
 // Write prints the gate's report: every ratio with base, new, change and
 // verdict, the correctness findings, and the overall result.
 func (g GateReport) Write(w io.Writer) error {
-	ew := &errWriter{w: w}
-	ew.printf("regression gate: ratios only (never absolute figures); tolerance %.0f%%, alpha %g\n", 100*g.Tolerance, g.Alpha)
-	ew.printf("base: commit %s, host %s\n", orUnknown(g.BaseCommit), describeHost(g.BaseHost))
-	ew.printf("new:  commit %s, host %s\n", orUnknown(g.NewCommit), describeHost(g.NewHost))
+	ew := md.NewWriter(w)
+	ew.Printf("regression gate: ratios only (never absolute figures); tolerance %.0f%%, alpha %g\n", 100*g.Tolerance, g.Alpha)
+	ew.Printf("base: commit %s, host %s\n", md.OrDash(g.BaseCommit), describeHost(g.BaseHost))
+	ew.Printf("new:  commit %s, host %s\n", md.OrDash(g.NewCommit), describeHost(g.NewHost))
 	if g.HostNote != "" {
-		ew.printf("note: hosts differ (%s); the ratios are meant to hold across hosts\n", g.HostNote)
+		ew.Printf("note: hosts differ (%s); the ratios are meant to hold across hosts\n", g.HostNote)
 	}
-	ew.printf("\n")
+	ew.Printf("\n")
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "ratio\tbase\tnew\tchange\tverdict\n")
 	for _, r := range g.Rows {
@@ -436,17 +440,17 @@ func (g GateReport) Write(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	ew.printf("\n")
+	ew.Printf("\n")
 	if len(g.CorrectnessFailures) == 0 {
-		ew.printf("correctness: ok\n")
+		ew.Printf("correctness: ok\n")
 	} else {
-		ew.printf("correctness: FAIL (%d)\n", len(g.CorrectnessFailures))
+		ew.Printf("correctness: FAIL (%d)\n", len(g.CorrectnessFailures))
 		for _, f := range g.CorrectnessFailures {
-			ew.printf("  %s\n", f)
+			ew.Printf("  %s\n", f)
 		}
 	}
 	if g.OK() {
-		ew.printf("gate: PASS\n")
+		ew.Printf("gate: PASS\n")
 	} else {
 		var why []string
 		if n := len(g.Failed()); n > 0 {
@@ -458,9 +462,9 @@ func (g GateReport) Write(w io.Writer) error {
 		if g.Compared() == 0 {
 			why = append(why, ErrNothingGated.Error())
 		}
-		ew.printf("gate: FAIL (%s)\n", strings.Join(why, "; "))
+		ew.Printf("gate: FAIL (%s)\n", strings.Join(why, "; "))
 	}
-	return ew.err
+	return ew.Err()
 }
 
 func ratioText(v float64, ok bool) string {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/snowlab/snowlab/lab/internal/stats"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -370,7 +371,7 @@ func setSamples(r *Run, subject string, g int, samples []float64) {
 		s := &r.Saturate[i]
 		if s.Subject == subject && s.Goroutines == g {
 			s.Samples = slices.Clone(samples)
-			s.IDsPerSec = median(samples)
+			s.IDsPerSec = stats.Median(samples)
 		}
 	}
 }

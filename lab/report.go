@@ -3,7 +3,6 @@ package lab
 import (
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,16 +10,20 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab/lab/redact"
+
+	"github.com/snowlab/snowlab/lab/internal/md"
+	"github.com/snowlab/snowlab/lab/internal/stats"
+	"github.com/snowlab/snowlab/lab/internal/units"
 )
 
 // WriteMarkdown writes a Markdown summary of run: where and how it ran,
 // the host and its clocks, the subjects, one table per workload with a
 // note on how to read it, and the failures.
 func WriteMarkdown(w io.Writer, run *Run) error {
-	ew := &reportWriter{w: w}
+	ew := md.NewWriter(w)
 	if run == nil {
-		ew.printf("# snowlab lab run\n\nNo run.\n")
-		return ew.err
+		ew.Printf("# snowlab lab run\n\nNo run.\n")
+		return ew.Err()
 	}
 	reportHeader(ew, run)
 	reportHost(ew, run)
@@ -29,51 +32,10 @@ func WriteMarkdown(w io.Writer, run *Run) error {
 	reportSaturate(ew, run)
 	reportSteady(ew, run)
 	reportFailures(ew, run)
-	return ew.err
+	return ew.Err()
 }
 
-// reportWriter keeps the first write error so the report code can print
-// without checking each line.
-type reportWriter struct {
-	w   io.Writer
-	err error
-}
-
-// text writes s as it is.
-func (e *reportWriter) text(s string) {
-	if e.err == nil {
-		_, e.err = io.WriteString(e.w, s)
-	}
-}
-
-func (e *reportWriter) printf(format string, a ...any) {
-	if e.err == nil {
-		_, e.err = fmt.Fprintf(e.w, format, a...)
-	}
-}
-
-// mdTable writes a Markdown table; cells are escaped.
-func (e *reportWriter) mdTable(header []string, rows [][]string) {
-	line := func(cells []string) {
-		esc := make([]string, len(cells))
-		for i, c := range cells {
-			esc[i] = mdCell(c)
-		}
-		e.printf("| %s |\n", strings.Join(esc, " | "))
-	}
-	line(header)
-	sep := make([]string, len(header))
-	for i := range sep {
-		sep[i] = "---"
-	}
-	e.printf("|%s|\n", strings.Join(sep, "|"))
-	for _, r := range rows {
-		line(r)
-	}
-	e.printf("\n")
-}
-
-func reportHeader(e *reportWriter, run *Run) {
+func reportHeader(e *md.Writer, run *Run) {
 	date := "unknown"
 	if !run.Started.IsZero() {
 		date = run.Started.UTC().Format("2006-01-02 15:04:05 UTC")
@@ -85,7 +47,7 @@ func reportHeader(e *reportWriter, run *Run) {
 	if run.Host.Hostname != "" {
 		title += " on " + run.Host.Hostname
 	}
-	e.printf("# %s\n\n", title)
+	e.Printf("# %s\n\n", title)
 	elapsed := ""
 	if run.Elapsed > 0 {
 		d := run.Elapsed
@@ -96,50 +58,50 @@ func reportHeader(e *reportWriter, run *Run) {
 		}
 		elapsed = fmt.Sprintf(" (took %s)", d)
 	}
-	e.printf("- **Date:** %s%s\n", date, elapsed)
-	e.printf("- **Commit:** %s\n", mdCode(rptOrDash(run.Revision())))
-	e.printf("- **Command:** %s\n", mdCode(rptOrDash(rptShellJoin(redact.Args(run.Command)))))
-	e.printf("- **Schema:** %d\n", run.Schema)
+	e.Printf("- **Date:** %s%s\n", date, elapsed)
+	e.Printf("- **Commit:** %s\n", md.Code(md.OrDash(run.Revision())))
+	e.Printf("- **Command:** %s\n", md.Code(md.OrDash(md.ShellJoin(redact.Args(run.Command)))))
+	e.Printf("- **Schema:** %d\n", run.Schema)
 	if len(run.Failures) > 0 {
-		e.printf("- **Result:** %d correctness check(s) FAILED, see [Failures](#failures)\n", len(run.Failures))
+		e.Printf("- **Result:** %d correctness check(s) FAILED, see [Failures](#failures)\n", len(run.Failures))
 	} else {
-		e.printf("- **Result:** every correctness check passed\n")
+		e.Printf("- **Result:** every correctness check passed\n")
 	}
-	e.printf("\n")
+	e.Printf("\n")
 }
 
-func reportHost(e *reportWriter, run *Run) {
+func reportHost(e *md.Writer, run *Run) {
 	h := run.Host
-	e.printf("## Host\n\n")
+	e.Printf("## Host\n\n")
 	hyper := h.Hypervisor
 	if hyper == "" {
 		hyper = "none detected (bare metal)"
 	}
 	osArch := strings.Trim(h.OS+"/"+h.Arch, "/")
-	e.mdTable([]string{"Property", "Value"}, [][]string{
-		{"Hostname", rptOrDash(h.Hostname)},
-		{"CPU", rptOrDash(h.CPU)},
+	e.Table([]string{"Property", "Value"}, [][]string{
+		{"Hostname", md.OrDash(h.Hostname)},
+		{"CPU", md.OrDash(h.CPU)},
 		{"Cores", fmt.Sprintf("%d physical, %d logical", h.PhysicalCores, h.LogicalCores)},
 		{"Caches", fmt.Sprintf("line %s · L1d %s · L2 %s · L3 %s",
-			humanBytes(h.CacheLine), humanBytes(h.L1D), humanBytes(h.L2), humanBytes(h.L3))},
+			units.Bytes(int64(h.CacheLine)), units.Bytes(int64(h.L1D)), units.Bytes(int64(h.L2)), units.Bytes(int64(h.L3)))},
 		{"Hypervisor", hyper},
 		{"GOMAXPROCS", strconv.Itoa(h.GOMAXPROCS)},
 		{"Go", strings.TrimSpace(h.GoVersion + " " + osArch)},
-		{"Kernel", rptOrDash(h.Kernel)},
-		{"Clocksource", rptOrDash(h.Clocksource)},
-		{"PMU", rptOrDash(h.PMU)},
+		{"Kernel", md.OrDash(h.Kernel)},
+		{"Clocksource", md.OrDash(h.Clocksource)},
+		{"PMU", md.OrDash(h.PMU)},
 	})
 	if len(h.ClockAudit) == 0 {
 		return
 	}
-	e.printf("### Clock audit\n\n")
+	e.Printf("### Clock audit\n\n")
 	var rows [][]string
 	for _, c := range h.ClockAudit {
-		rows = append(rows, []string{c.Name, humanNs(c.NsPerRead),
-			humanNs(float64(c.ResolutionNs)), humanNs(float64(c.KernelResolution))})
+		rows = append(rows, []string{c.Name, units.Ns(c.NsPerRead),
+			units.Ns(float64(c.ResolutionNs)), units.Ns(float64(c.KernelResolution))})
 	}
-	e.mdTable([]string{"Source", "Cost per read", "Observed resolution", "Kernel resolution"}, rows)
-	e.text("**How to read this.** *Cost per read* is the mean time of one read in a tight loop: " +
+	e.Table([]string{"Source", "Cost per read", "Observed resolution", "Kernel resolution"}, rows)
+	e.Text("**How to read this.** *Cost per read* is the mean time of one read in a tight loop: " +
 		"every ID a generator issues pays it at least once. *Observed resolution* is the smallest " +
 		"non-zero step seen between consecutive reads; when it is much coarser than the kernel's " +
 		"stated resolution, the clock (or the virtualised TSC behind it) moves in steps, and a " +
@@ -147,28 +109,28 @@ func reportHost(e *reportWriter, run *Run) {
 		"than `tsc` (for example `hpet`, `xen`, `acpi_pm`) usually means a read costs a system call.\n\n")
 }
 
-func reportSubjects(e *reportWriter, run *Run) {
+func reportSubjects(e *md.Writer, run *Run) {
 	if len(run.Subjects) == 0 {
 		return
 	}
-	e.printf("## Subjects\n\n")
+	e.Printf("## Subjects\n\n")
 	var rows [][]string
 	for _, s := range run.Subjects {
 		ceiling := "—"
 		if s.CeilingIDs > 0 {
-			ceiling = humanRate(s.CeilingIDs)
+			ceiling = units.Rate(s.CeilingIDs)
 		}
-		rows = append(rows, []string{s.Name, rptOrDash(s.Library), rptYesNo(s.Peer), rptYesNo(s.Strict),
-			strconv.Itoa(s.Nodes), ceiling, rptOrDash(s.Note)})
+		rows = append(rows, []string{s.Name, md.OrDash(s.Library), rptYesNo(s.Peer), rptYesNo(s.Strict),
+			strconv.Itoa(s.Nodes), ceiling, md.OrDash(s.Note)})
 	}
-	e.mdTable([]string{"Subject", "Library", "Peer", "Strict", "Nodes", "Ceiling", "Note"}, rows)
+	e.Table([]string{"Subject", "Library", "Peer", "Strict", "Nodes", "Ceiling", "Note"}, rows)
 }
 
-func reportBurst(e *reportWriter, run *Run) {
+func reportBurst(e *md.Writer, run *Run) {
 	if len(run.Burst) == 0 {
 		return
 	}
-	e.printf("## Burst\n\n")
+	e.Printf("## Burst\n\n")
 	// Counters: a column only when some result has real counts; the
 	// reasons they are missing are said once, below the table.
 	withCounters := false
@@ -176,7 +138,7 @@ func reportBurst(e *reportWriter, run *Run) {
 	for _, b := range run.Burst {
 		if rptCountersReal(b.Counters) {
 			withCounters = true
-		} else if src := rptOrDash(b.Counters.Source); !slices.Contains(missing, src) {
+		} else if src := md.OrDash(b.Counters.Source); !slices.Contains(missing, src) {
 			missing = append(missing, src)
 		}
 	}
@@ -188,21 +150,21 @@ func reportBurst(e *reportWriter, run *Run) {
 	header = append(header, "Check")
 	var rows [][]string
 	for _, b := range run.Burst {
-		lo, med, hi := rptSpread(b.MakespanNs)
+		lo, med, hi := stats.Spread(b.MakespanNs)
 		floor := "—"
 		if b.FloorTicks > 0 {
 			floor = strconv.Itoa(b.FloorTicks)
 		}
 		row := []string{
-			b.Subject, b.Via, strconv.Itoa(b.Goroutines), chartThousands(b.IDs),
-			fmt.Sprintf("%s [%s–%s]", humanMs(med), humanMs(lo), humanMs(hi)),
-			humanCount(rptMedianInts(b.Ticks)) + " / " + floor,
-			humanRate(b.IDsPerSec),
+			b.Subject, b.Via, strconv.Itoa(b.Goroutines), units.Thousands(b.IDs),
+			fmt.Sprintf("%s [%s–%s]", units.Ms(med), units.Ms(lo), units.Ms(hi)),
+			units.Count(stats.Median(b.Ticks)) + " / " + floor,
+			units.Rate(b.IDsPerSec),
 			latencyCell(b.Latency, b.Latency.P50), latencyCell(b.Latency, b.Latency.P99), latencyCell(b.Latency, b.Latency.P999),
-			signedNs(rptMedianInt64(b.LeadNs)),
-			humanCount(b.Contention.CASRetriesPerID),
-			humanCount(b.Contention.TickWaitsPerID),
-			humanNs(b.Contention.MutexWaitNsPerID),
+			units.SignedNs(stats.Median(b.LeadNs)),
+			units.Count(b.Contention.CASRetriesPerID),
+			units.Count(b.Contention.TickWaitsPerID),
+			units.Ns(b.Contention.MutexWaitNsPerID),
 		}
 		if withCounters {
 			row = append(row, rptCountersCell(b.Counters))
@@ -210,18 +172,18 @@ func reportBurst(e *reportWriter, run *Run) {
 		row = append(row, rptCheck(b.Check))
 		rows = append(rows, row)
 	}
-	e.mdTable(header, rows)
+	e.Table(header, rows)
 	if slices.ContainsFunc(run.Burst, func(b BurstResult) bool { return b.Latency.Capped > 0 }) {
-		e.text(cappedNote + "\n\n")
+		e.Text(cappedNote + "\n\n")
 	}
 	if len(missing) > 0 {
 		what := "Hardware counters"
 		if withCounters {
 			what = "Hardware counters for the rows marked —"
 		}
-		e.printf("%s: %s.\n\n", what, strings.Join(missing, "; "))
+		e.Printf("%s: %s.\n\n", what, strings.Join(missing, "; "))
 	}
-	e.text("**How to read this.** G goroutines are released together and ask for IDs in all " +
+	e.Text("**How to read this.** G goroutines are released together and ask for IDs in all " +
 		"(one call per ID via `NextID`, one batch per goroutine via `NextIDs`), repeated; " +
 		"*makespan* is the time from the release to the last ID, and IDs/s is IDs over its median. " +
 		"For a strict generator the IDs cannot span fewer ticks than the *floor* (IDs over the " +
@@ -237,11 +199,11 @@ func reportBurst(e *reportWriter, run *Run) {
 		"unique, in the promised order and within the ceiling.\n\n")
 }
 
-func reportSaturate(e *reportWriter, run *Run) {
+func reportSaturate(e *md.Writer, run *Run) {
 	if len(run.Saturate) == 0 {
 		return
 	}
-	e.printf("## Saturate\n\n")
+	e.Printf("## Saturate\n\n")
 	gs, names, cell := rptSatGrid(run)
 	header := []string{"Subject", "Ceiling (M/s)"}
 	for _, g := range gs {
@@ -252,7 +214,7 @@ func reportSaturate(e *reportWriter, run *Run) {
 	for _, name := range names {
 		ceiling := "—"
 		if c := rptCeiling(run, name); c > 0 {
-			ceiling = trimSig(c/1e6, 4)
+			ceiling = units.TrimSig(c/1e6, 4)
 			if s, _ := rptSubject(run, name); !s.Strict {
 				ceiling += " (not strict)"
 			}
@@ -264,7 +226,7 @@ func reportSaturate(e *reportWriter, run *Run) {
 				row = append(row, "—")
 				continue
 			}
-			s := sigFig(r.IDsPerSec/1e6, 3)
+			s := units.SigFig(r.IDsPerSec/1e6, 3)
 			if pct := rptSatPct(run, r); pct > 0 {
 				s += fmt.Sprintf(" (%.1f%%)", pct)
 			}
@@ -276,11 +238,12 @@ func reportSaturate(e *reportWriter, run *Run) {
 		}
 		rows = append(rows, row)
 	}
-	e.mdTable(header, rows)
+	e.Table(header, rows)
 	if anyFail {
-		e.printf("✗ marks a failed check; see [Failures](#failures).\n\n")
+		e.Printf("✗ marks a failed check; see [Failures](#failures).\n\n")
 	}
-	e.text("**How to read this.** Each cell is the median IDs/s, in millions per second, of G " +
+	reportLimits(e, run, gs, names, cell)
+	e.Text("**How to read this.** Each cell is the median IDs/s, in millions per second, of G " +
 		"goroutines calling the generator in a closed loop for a fixed time; in brackets, that as " +
 		"a percentage of the subject's strict ceiling (per-tick sequence space × nodes per tick " +
 		"length). A strict generator cannot pass 100%, so a cell near 100% is as fast as the layout " +
@@ -291,26 +254,76 @@ func reportSaturate(e *reportWriter, run *Run) {
 		"a column across rows for the cost of each design at that concurrency.\n\n")
 }
 
-func reportSteady(e *reportWriter, run *Run) {
+// reportLimits writes each subject's cost per ID over its physical limit's
+// in the same run, at each goroutine count.
+func reportLimits(e *md.Writer, run *Run, gs []int, names []string, cell map[rptSatKey]SatResult) {
+	rows := limitRows(run, gs, names, cell, func(r float64) string { return units.TrimSig(r, 3) + "×" }, "—")
+	if len(rows) == 0 {
+		return
+	}
+	header := []string{"Subject", "Limit"}
+	for _, g := range gs {
+		header = append(header, fmt.Sprintf("G=%d", g))
+	}
+	e.Printf("### Cost over the physical limit\n\n")
+	e.Table(header, rows)
+	e.Text("**How to read this.** Each cell is the subject's time per ID over its limit's at the same G, " +
+		"measured in this run: the limit's IDs/s divided by the subject's. The limit is the least any " +
+		"generator can do per ID on this host: `limit/clock+cas` reads the default clock and moves one shared " +
+		"word with a compare-and-swap (the limit for generators on one word or lock), `limit/per-p` does the same " +
+		"on the calling P's own word (the limit for sharded generators). 1× is the physics; a strict generator " +
+		"at its ceiling is bound by the layout, not by its code, and reads far above 1×.\n\n")
+}
+
+// limitRows are the rows of the cost-over-limit table: a subject, its
+// limit, and its ratio at each goroutine count (dash where either side
+// lacks the count). Subjects without a measured limit have no row.
+func limitRows(run *Run, gs []int, names []string, cell map[rptSatKey]SatResult, format func(float64) string, dash string) [][]string {
+	var rows [][]string
+	for _, name := range names {
+		info, _ := rptSubject(run, name)
+		if info.Limit == "" || info.Physical {
+			continue
+		}
+		row := []string{name, info.Limit}
+		any := false
+		for _, g := range gs {
+			r, ok1 := cell[rptSatKey{name, g}]
+			l, ok2 := cell[rptSatKey{info.Limit, g}]
+			if !ok1 || !ok2 || !(r.IDsPerSec > 0) || !(l.IDsPerSec > 0) {
+				row = append(row, dash)
+				continue
+			}
+			row = append(row, format(l.IDsPerSec/r.IDsPerSec))
+			any = true
+		}
+		if any {
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
+
+func reportSteady(e *md.Writer, run *Run) {
 	if len(run.Steady) == 0 {
 		return
 	}
-	e.printf("## Steady\n\n")
+	e.Printf("## Steady\n\n")
 	var rows [][]string
 	anyCapped := false
 	for _, s := range run.Steady {
 		l := s.Latency
-		rows = append(rows, []string{s.Subject, humanRate(s.TargetRate), humanRate(s.Achieved),
-			humanNs(float64(s.Duration)),
+		rows = append(rows, []string{s.Subject, units.Rate(s.TargetRate), units.Rate(s.Achieved),
+			units.Ns(float64(s.Duration)),
 			latencyCell(l, l.P50), latencyCell(l, l.P99), latencyCell(l, l.P999), latencyCell(l, l.P9999),
 			latencyCell(l, l.Max), rptCheck(s.Check)})
 		anyCapped = anyCapped || l.Capped > 0
 	}
-	e.mdTable([]string{"Subject", "Target", "Achieved", "Duration", "p50", "p99", "p99.9", "p99.99", "Max", "Check"}, rows)
+	e.Table([]string{"Subject", "Target", "Achieved", "Duration", "p50", "p99", "p99.9", "p99.99", "Max", "Check"}, rows)
 	if anyCapped {
-		e.text(cappedNote + "\n\n")
+		e.Text(cappedNote + "\n\n")
 	}
-	e.text("**How to read this.** The subject is driven open-loop at the target rate and each " +
+	e.Text("**How to read this.** The subject is driven open-loop at the target rate and each " +
 		"call's latency is measured from when it was due, not when it started, so a stall shows " +
 		"up in the latency of every call queued behind it (no coordinated omission). *Achieved* " +
 		"below target means the generator (or the host) could not keep up; the tail percentiles " +
@@ -318,15 +331,15 @@ func reportSteady(e *reportWriter, run *Run) {
 		"wait for a tick, so a p99.99 of a tick length or more points at tick waits or the clock.\n\n")
 }
 
-func reportFailures(e *reportWriter, run *Run) {
+func reportFailures(e *md.Writer, run *Run) {
 	if len(run.Failures) == 0 {
 		return
 	}
-	e.printf("## Failures\n\n")
+	e.Printf("## Failures\n\n")
 	for _, f := range run.Failures {
-		e.printf("- %s\n", mdEscape(f))
+		e.Printf("- %s\n", md.Escape(f))
 	}
-	e.printf("\nA run with failures exits non-zero: the generator named issued IDs that broke what it promises.\n")
+	e.Printf("\nA run with failures exits non-zero: the generator named issued IDs that broke what it promises.\n")
 }
 
 // cappedNote explains a "≥" latency.
@@ -337,23 +350,23 @@ const cappedNote = "A latency marked ≥ reached the top of the recorder's range
 // reached the recorder's cap and so is only a lower bound.
 func latencyCell(l Latency, v int64) string {
 	if l.IsCapped(v) {
-		return "≥" + humanNs(float64(l.CapNs))
+		return "≥" + units.Ns(float64(l.CapNs))
 	}
-	return humanNs(float64(v))
+	return units.Ns(float64(v))
 }
 
 // PrintTable writes a compact plain-text summary of run's bursts, saturate
 // sweep and steady runs for a terminal.
 func PrintTable(w io.Writer, run *Run) error {
-	ew := &reportWriter{w: w}
+	ew := md.NewWriter(w)
 	if run == nil {
 		return nil
 	}
-	host := rptOrDash(run.Host.CPU)
-	ew.printf("%s · GOMAXPROCS %d · %s · commit %s\n", host, run.Host.GOMAXPROCS,
-		rptOrDash(run.Host.GoVersion), rptOrDash(run.Revision()))
+	host := md.OrDash(run.Host.CPU)
+	ew.Printf("%s · GOMAXPROCS %d · %s · commit %s\n", host, run.Host.GOMAXPROCS,
+		md.OrDash(run.Host.GoVersion), md.OrDash(run.Revision()))
 	if len(run.Burst) > 0 {
-		ew.printf("\n")
+		ew.Printf("\n")
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "BURST\tVIA\tG\tIDS\tMAKESPAN\tTICKS/FLOOR\tIDS/S\tP50\tP99\tP99.9\tLEAD\tCHECK")
 		for _, b := range run.Burst {
@@ -363,17 +376,15 @@ func PrintTable(w io.Writer, run *Run) error {
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s/%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 				b.Subject, b.Via, b.Goroutines, b.IDs,
-				humanNs(rptMedianInt64(b.MakespanNs)), humanCount(rptMedianInts(b.Ticks)), floor,
-				humanRate(b.IDsPerSec), latencyCell(b.Latency, b.Latency.P50),
+				units.Ns(stats.Median(b.MakespanNs)), units.Count(stats.Median(b.Ticks)), floor,
+				units.Rate(b.IDsPerSec), latencyCell(b.Latency, b.Latency.P50),
 				latencyCell(b.Latency, b.Latency.P99), latencyCell(b.Latency, b.Latency.P999),
-				signedNs(rptMedianInt64(b.LeadNs)), rptCheckShort(b.Check))
+				units.SignedNs(stats.Median(b.LeadNs)), rptCheckShort(b.Check))
 		}
-		if err := tw.Flush(); err != nil && ew.err == nil {
-			ew.err = err
-		}
+		tw.Flush() // a write error is kept by ew
 	}
 	if len(run.Saturate) > 0 {
-		ew.printf("\n")
+		ew.Printf("\n")
 		gs, names, cell := rptSatGrid(run)
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		fmt.Fprint(tw, "SATURATE\tCEILING")
@@ -384,7 +395,7 @@ func PrintTable(w io.Writer, run *Run) error {
 		for _, name := range names {
 			ceiling := "-"
 			if c := rptCeiling(run, name); c > 0 {
-				ceiling = humanRate(c)
+				ceiling = units.Rate(c)
 			}
 			fmt.Fprintf(tw, "%s\t%s", name, ceiling)
 			for _, g := range gs {
@@ -393,7 +404,7 @@ func PrintTable(w io.Writer, run *Run) error {
 					fmt.Fprint(tw, "\t-")
 					continue
 				}
-				s := humanRate(r.IDsPerSec)
+				s := units.Rate(r.IDsPerSec)
 				if pct := rptSatPct(run, r); pct > 0 {
 					s += fmt.Sprintf(" %.0f%%", pct)
 				}
@@ -404,47 +415,50 @@ func PrintTable(w io.Writer, run *Run) error {
 			}
 			fmt.Fprintln(tw)
 		}
-		if err := tw.Flush(); err != nil && ew.err == nil {
-			ew.err = err
+		tw.Flush() // a write error is kept by ew
+	}
+	if len(run.Saturate) > 0 {
+		gs, names, cell := rptSatGrid(run)
+		rows := limitRows(run, gs, names, cell, func(r float64) string { return units.TrimSig(r, 3) + "x" }, "-")
+		if len(rows) > 0 {
+			ew.Printf("\n")
+			tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+			fmt.Fprint(tw, "NS/ID OVER LIMIT\tLIMIT")
+			for _, g := range gs {
+				fmt.Fprintf(tw, "\tG=%d", g)
+			}
+			fmt.Fprintln(tw)
+			for _, r := range rows {
+				fmt.Fprintln(tw, strings.Join(r, "\t"))
+			}
+			tw.Flush() // a write error is kept by ew
 		}
 	}
 	if len(run.Steady) > 0 {
-		ew.printf("\n")
+		ew.Printf("\n")
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "STEADY\tTARGET\tACHIEVED\tP50\tP99\tP99.9\tP99.99\tMAX\tCHECK")
 		anyCapped := false
 		for _, s := range run.Steady {
 			l := s.Latency
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Subject,
-				humanRate(s.TargetRate), humanRate(s.Achieved),
+				units.Rate(s.TargetRate), units.Rate(s.Achieved),
 				latencyCell(l, l.P50), latencyCell(l, l.P99), latencyCell(l, l.P999),
 				latencyCell(l, l.P9999), latencyCell(l, l.Max), rptCheckShort(s.Check))
 			anyCapped = anyCapped || l.Capped > 0
 		}
-		if err := tw.Flush(); err != nil && ew.err == nil {
-			ew.err = err
-		}
+		tw.Flush() // a write error is kept by ew
 		if anyCapped {
-			ew.printf("%s\n", cappedNote)
+			ew.Printf("%s\n", cappedNote)
 		}
 	}
 	if len(run.Failures) > 0 {
-		ew.printf("\n%d FAILURE(S):\n", len(run.Failures))
+		ew.Printf("\n%d FAILURE(S):\n", len(run.Failures))
 		for _, f := range run.Failures {
-			ew.printf("  %s\n", f)
+			ew.Printf("  %s\n", f)
 		}
 	}
-	return ew.err
-}
-
-// Write lets tabwriter write through the error-keeping writer.
-func (e *reportWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
+	return ew.Err()
 }
 
 type rptSatKey struct {
@@ -538,7 +552,7 @@ func rptCountersCell(c Counters) string {
 	slices.Sort(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = k + " " + humanCount(c.PerID[k])
+		parts[i] = k + " " + units.Count(c.PerID[k])
 	}
 	s := strings.Join(parts, ", ")
 	if c.Source == "software" {
@@ -578,227 +592,6 @@ func rptCheckShort(c Check) string {
 	s := rptCheck(c)
 	if i := strings.Index(s, " (first: "); i >= 0 {
 		s = s[:i]
-	}
-	return s
-}
-
-// Formatting helpers.
-
-// humanNs formats a duration in nanoseconds to three significant digits
-// with a unit, trailing zeros dropped: 243ns, 1.2µs, 12.3ms, 4s.
-func humanNs(ns float64) string { return nsFormat(ns, 3) }
-
-// nsFormat is humanNs to sig significant digits.
-func nsFormat(ns float64, sig int) string {
-	if math.IsNaN(ns) || math.IsInf(ns, 0) {
-		return "—"
-	}
-	sign := ""
-	if ns < 0 {
-		sign, ns = "-", -ns
-	}
-	if ns == 0 {
-		return "0"
-	}
-	units := []struct {
-		scale float64
-		name  string
-	}{{1, "ns"}, {1e3, "µs"}, {1e6, "ms"}, {1e9, "s"}}
-	i := 0
-	for i+1 < len(units) && ns >= units[i+1].scale {
-		i++
-	}
-	s := trimSig(ns/units[i].scale, sig)
-	// Rounding can carry into the next unit: 999.7ns is 1µs.
-	if f, _ := strconv.ParseFloat(s, 64); f >= 1000 && i+1 < len(units) {
-		i++
-		s = trimSig(ns/units[i].scale, sig)
-	}
-	return sign + s + units[i].name
-}
-
-// signedNs is humanNs with a + on positive values, for leads.
-func signedNs(ns float64) string {
-	if ns > 0 {
-		return "+" + humanNs(ns)
-	}
-	return humanNs(ns)
-}
-
-// humanMs formats nanoseconds as milliseconds to three significant digits
-// without a unit: 2.41, 0.0512, 130.
-func humanMs(ns float64) string {
-	if math.IsNaN(ns) {
-		return "—"
-	}
-	return trimSig(ns/1e6, 3)
-}
-
-// humanRate formats a rate per second to three significant digits with an
-// SI prefix, trailing zeros kept so columns line up: 4.10M/s, 950/s.
-func humanRate(perSec float64) string {
-	return siFormat(perSec, 3, false) + "/s"
-}
-
-// siFormat writes v with an SI prefix (k, M, G, T) to sig significant
-// digits, trimming trailing zeros when trim is set.
-func siFormat(v float64, sig int, trim bool) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "—"
-	}
-	sign := ""
-	if v < 0 {
-		sign, v = "-", -v
-	}
-	if v == 0 {
-		return "0"
-	}
-	prefixes := []string{"", "k", "M", "G", "T"}
-	i := 0
-	for i+1 < len(prefixes) && v >= math.Pow(1000, float64(i+1)) {
-		i++
-	}
-	f := func(i int) string {
-		if trim {
-			return trimSig(v/math.Pow(1000, float64(i)), sig)
-		}
-		return sigFig(v/math.Pow(1000, float64(i)), sig)
-	}
-	s := f(i)
-	if n, err := strconv.ParseFloat(s, 64); err == nil && n >= 1000 && i+1 < len(prefixes) {
-		i++
-		s = f(i)
-	}
-	return sign + s + prefixes[i]
-}
-
-// sigFig formats v to sig significant digits in plain decimal notation,
-// keeping trailing zeros: sigFig(4.096, 3) is "4.10", sigFig(1234, 3) is
-// "1234" (integer digits are never dropped).
-func sigFig(v float64, sig int) string {
-	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	}
-	mag := int(math.Floor(math.Log10(math.Abs(v))))
-	dec := max(sig-1-mag, 0)
-	s := strconv.FormatFloat(v, 'f', dec, 64)
-	// Rounding up can add a digit (9.996 -> "10.00"): drop one decimal.
-	if r, _ := strconv.ParseFloat(s, 64); dec > 0 && math.Abs(r) >= math.Pow10(mag+1) {
-		s = strconv.FormatFloat(v, 'f', dec-1, 64)
-	}
-	return s
-}
-
-// trimSig is sigFig without trailing zeros: trimSig(4.10, 3) is "4.1".
-func trimSig(v float64, sig int) string {
-	s := sigFig(v, sig)
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	return s
-}
-
-// humanCount formats a count or ratio to three significant digits:
-// 0.0123, 2.5, 1234.
-func humanCount(v float64) string {
-	if math.IsNaN(v) {
-		return "—"
-	}
-	return trimSig(v, 3)
-}
-
-// humanBytes formats a size in bytes with binary prefixes: 64 B, 48 KiB,
-// 2 MiB; "?" when unknown (0).
-func humanBytes(n int) string {
-	if n <= 0 {
-		return "?"
-	}
-	units := []string{"B", "KiB", "MiB", "GiB"}
-	v := float64(n)
-	i := 0
-	for i+1 < len(units) && v >= 1024 {
-		v /= 1024
-		i++
-	}
-	return trimSig(v, 3) + " " + units[i]
-}
-
-// rptMedian returns the rptMedian of xs (the mean of the middle two for an even
-// count), NaN for none.
-func rptMedian(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
-func rptMedianInt64(xs []int64) float64 { return rptMedian(rptFloats(xs)) }
-
-func rptMedianInts(xs []int) float64 { return rptMedian(rptFloats(xs)) }
-
-func rptFloats[T int | int64](xs []T) []float64 {
-	out := make([]float64, len(xs))
-	for i, x := range xs {
-		out[i] = float64(x)
-	}
-	return out
-}
-
-// rptSpread returns the minimum, rptMedian and maximum of xs (NaN for none).
-func rptSpread(xs []int64) (lo, med, hi float64) {
-	if len(xs) == 0 {
-		return math.NaN(), math.NaN(), math.NaN()
-	}
-	return float64(slices.Min(xs)), rptMedianInt64(xs), float64(slices.Max(xs))
-}
-
-// Markdown helpers.
-
-// mdEscape escapes the characters that Markdown would read as markup in
-// running text.
-func mdEscape(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, "|", `\|`, "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", ">", "&gt;", "\n", " ")
-	return r.Replace(s)
-}
-
-// mdCell escapes a table cell: pipes and newlines would break the row.
-func mdCell(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ", "\r", "").Replace(s)
-}
-
-// mdCode writes s as a code span, with enough backticks around it.
-func mdCode(s string) string {
-	fence := "`"
-	for strings.Contains(s, fence) {
-		fence += "`"
-	}
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		s = " " + s + " "
-	}
-	return fence + s + fence
-}
-
-// rptShellJoin joins a command line, quoting arguments a shell would split.
-func rptShellJoin(args []string) string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`*?[]{}()<>|&;#~!") {
-			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-		out[i] = a
-	}
-	return strings.Join(out, " ")
-}
-
-func rptOrDash(s string) string {
-	if strings.TrimSpace(s) == "" {
-		return "—"
 	}
 	return s
 }

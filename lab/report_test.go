@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"flag"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,10 +89,14 @@ func TestWriteMarkdown(t *testing.T) {
 		"| Subject | Target | Achieved | Duration | p50 | p99 | p99.9 | p99.99 | Max | Check |",
 		"| atomicgen/strict | 1.00M/s | 1.00M/s | 5s | 110ns | 1.9µs | 48µs | 410µs | 1.2ms | OK |",
 		"UUIDv7 \\| 128-bit", // a pipe in a cell is escaped
+		"### Cost over the physical limit",
+		"| Subject | Limit | G=1 | G=2 | G=4 |",
+		"| atomicgen/monotonic | limit/clock+cas | 1.37× | 1.28× | 1.31× |",
+		"| shardedgen/node-per-shard/strict | limit/per-p | 1.14× | 2.16× | 2.17× |",
 	} {
 		assert.Contains(t, md, want)
 	}
-	assert.Equal(t, 4, strings.Count(md, "**How to read this.**"), "clock audit, burst, saturate, steady")
+	assert.Equal(t, 5, strings.Count(md, "**How to read this.**"), "clock audit, burst, saturate, limits, steady")
 
 	// Counters unavailable: no column, the reason said once under the table.
 	burst := rptSection(md, "Burst")
@@ -203,80 +206,6 @@ func TestPrintTable(t *testing.T) {
 	require.NoError(t, PrintTable(&buf, nil))
 }
 
-func TestHumanNs(t *testing.T) {
-	for _, c := range []struct {
-		ns   float64
-		want string
-	}{
-		{0, "0"}, {0.5, "0.5ns"}, {19.8, "19.8ns"}, {243, "243ns"}, {999.4, "999ns"}, {999.7, "1µs"},
-		{1_200, "1.2µs"}, {12_345, "12.3µs"}, {1.2e6, "1.2ms"}, {4.62e6, "4.62ms"}, {790e6, "790ms"},
-		{4e9, "4s"}, {1234e9, "1234s"}, {-1.2e6, "-1.2ms"}, {math.NaN(), "—"}, {math.Inf(1), "—"},
-	} {
-		assert.Equal(t, c.want, humanNs(c.ns), "humanNs(%v)", c.ns)
-	}
-	assert.Equal(t, "+2.91ms", signedNs(2.91e6))
-	assert.Equal(t, "-310µs", signedNs(-310e3))
-	assert.Equal(t, "0", signedNs(0))
-	assert.Equal(t, "4.62", humanMs(4.62e6))
-	assert.Equal(t, "0.09", humanMs(0.09e6))
-	assert.Equal(t, "—", humanMs(math.NaN()))
-}
-
-func TestHumanRate(t *testing.T) {
-	for _, c := range []struct {
-		v    float64
-		want string
-	}{
-		{0, "0/s"}, {12.5, "12.5/s"}, {950, "950/s"}, {25_540, "25.5k/s"}, {999_999, "1.00M/s"},
-		{4.096e6, "4.10M/s"}, {32.768e6, "32.8M/s"}, {222e6, "222M/s"}, {1.5e9, "1.50G/s"}, {-4e6, "-4.00M/s"},
-	} {
-		assert.Equal(t, c.want, humanRate(c.v), "humanRate(%v)", c.v)
-	}
-	assert.Equal(t, "4.096M", siFormat(4.096e6, 4, true))
-	assert.Equal(t, "25.6k", siFormat(25_600, 4, true))
-	assert.Equal(t, "20M", siFormat(20e6, 3, true))
-	assert.Equal(t, "—", siFormat(math.NaN(), 3, true))
-}
-
-func TestSigFig(t *testing.T) {
-	for _, c := range []struct {
-		v         float64
-		sig       int
-		fig, trim string
-	}{
-		{4.096, 3, "4.10", "4.1"}, {9.996, 3, "10.0", "10"}, {1234, 3, "1234", "1234"}, {0.0123, 3, "0.0123", "0.0123"},
-		{100, 3, "100", "100"}, {0, 3, "0", "0"}, {0.5, 2, "0.50", "0.5"}, {-2.5, 3, "-2.50", "-2.5"},
-	} {
-		assert.Equal(t, c.fig, sigFig(c.v, c.sig), "sigFig(%v, %d)", c.v, c.sig)
-		assert.Equal(t, c.trim, trimSig(c.v, c.sig), "trimSig(%v, %d)", c.v, c.sig)
-	}
-}
-
-func TestHumanCountBytes(t *testing.T) {
-	assert.Equal(t, "0.0123", humanCount(0.0123))
-	assert.Equal(t, "2.5", humanCount(2.5))
-	assert.Equal(t, "1234", humanCount(1234.4))
-	assert.Equal(t, "0", humanCount(0))
-	assert.Equal(t, "—", humanCount(math.NaN()))
-	for n, want := range map[int]string{0: "?", 64: "64 B", 1536: "1.5 KiB", 32 << 10: "32 KiB",
-		512 << 10: "512 KiB", 32 << 20: "32 MiB", 3 << 30: "3 GiB"} {
-		assert.Equal(t, want, humanBytes(n), "humanBytes(%d)", n)
-	}
-}
-
-func TestRptMedian(t *testing.T) {
-	assert.True(t, math.IsNaN(rptMedian(nil)))
-	assert.Equal(t, 2.0, rptMedian([]float64{3, 1, 2}))
-	assert.Equal(t, 2.5, rptMedian([]float64{4, 1, 3, 2}))
-	assert.Equal(t, 5.0, rptMedianInts([]int{5, 5, 6, 4, 5}))
-	in := []int64{9, 1, 5}
-	lo, med, hi := rptSpread(in)
-	assert.Equal(t, [3]float64{1, 5, 9}, [3]float64{lo, med, hi})
-	assert.Equal(t, []int64{9, 1, 5}, in, "the input is not sorted in place")
-	lo, _, _ = rptSpread(nil)
-	assert.True(t, math.IsNaN(lo))
-}
-
 func TestRptCheck(t *testing.T) {
 	assert.Equal(t, "OK", rptCheck(Check{IDs: 10}))
 	c := Check{Duplicates: 1, OrderViolations: 2, CeilingExceeded: true, MaxPerTickNode: 4100, Errors: 3,
@@ -285,16 +214,6 @@ func TestRptCheck(t *testing.T) {
 		"3 errors (first: clock moved back)", rptCheck(c))
 	assert.Equal(t, "FAIL: 1 duplicate, 2 order violations, ceiling exceeded (4100 in one tick on one node), 3 errors",
 		rptCheckShort(c))
-}
-
-func TestMarkdownHelpers(t *testing.T) {
-	assert.Equal(t, "`a b`", mdCode("a b"))
-	assert.Equal(t, "``a`b``", mdCode("a`b"))
-	assert.Equal(t, "`` `x ``", mdCode("`x"))
-	assert.Equal(t, `a\|b c`, mdCell("a|b\nc"))
-	assert.Equal(t, `a\_b \*c\* &lt;d&gt;`, mdEscape("a_b *c* <d>"))
-	assert.Equal(t, `lab run 'a b' 'it'\''s' ''`, rptShellJoin([]string{"lab", "run", "a b", "it's", ""}))
-	assert.Equal(t, "—", rptOrDash(" "))
 }
 
 func TestRptSatPct(t *testing.T) {

@@ -56,6 +56,8 @@ type SubjectInfo struct {
 	CeilingIDs float64 `json:"ceiling_ids_per_sec,omitempty"`
 	TickNs     int64   `json:"tick_ns,omitempty"` // length of the layout's tick; 0 where it has none
 	Note       string  `json:"note,omitempty"`
+	Limit      string  `json:"limit,omitempty"`    // the physical-limit subject it is read against
+	Physical   bool    `json:"physical,omitempty"` // a physical-limit subject itself
 }
 
 // Latency summarises a latency histogram in nanoseconds. Hist keeps the

@@ -3,6 +3,7 @@ package lab
 import (
 	"math"
 	"runtime/metrics"
+	"slices"
 )
 
 const (
@@ -67,7 +68,7 @@ func RuntimeDelta(a, b RuntimeSample, ids int) (mutexWaitNsPerID, schedLatencyP9
 // share a bucket layout, a is ignored.
 func histDelta(aBuckets []float64, aCounts []uint64, bBuckets []float64, bCounts []uint64) []uint64 {
 	d := append([]uint64(nil), bCounts...)
-	if !sameBuckets(aBuckets, bBuckets) || len(aCounts) != len(bCounts) {
+	if !slices.Equal(aBuckets, bBuckets) || len(aCounts) != len(bCounts) {
 		return d
 	}
 	for i := range d {
@@ -78,18 +79,6 @@ func histDelta(aBuckets []float64, aCounts []uint64, bBuckets []float64, bCounts
 		}
 	}
 	return d
-}
-
-func sameBuckets(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // histQuantile returns the q-quantile (0 < q <= 1) of a histogram in the

@@ -4,11 +4,14 @@ import (
 	"cmp"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/snowlab/snowlab/internal/mono"
+
+	"github.com/snowlab/snowlab/lab/internal/stats"
 )
 
 // SatConfig shapes the saturate sweep: a closed loop of G goroutines for
@@ -117,7 +120,7 @@ func Saturate(s Subject, g int, cfg SatConfig) (SatResult, error) {
 		done.Wait()
 		timer.Stop()
 		wall := time.Now()
-		elapsed := maxOf(ends) - t0
+		elapsed := slices.Max(ends) - t0
 		n := 0
 		nerr, first := 0, error(nil)
 		for i := range streams {
@@ -125,7 +128,7 @@ func Saturate(s Subject, g int, cfg SatConfig) (SatResult, error) {
 			n += counts[i]
 			if errs[i] != nil {
 				nerr++
-				first = cmpOr(first, errs[i])
+				first = cmp.Or(first, errs[i])
 			}
 		}
 		res.Samples = append(res.Samples, float64(n)/(float64(elapsed)/1e9))
@@ -141,7 +144,7 @@ func Saturate(s Subject, g int, cfg SatConfig) (SatResult, error) {
 	}
 	res.Contention = meter.finish(issued)
 	res.Latency = Merge(recs)
-	res.IDsPerSec = median(res.Samples)
+	res.IDsPerSec = stats.Median(res.Samples)
 	if c := s.Ceiling(); c > 0 {
 		res.CeilingPct = 100 * res.IDsPerSec / c
 	}

@@ -91,7 +91,7 @@ func Steady(s Subject, cfg SteadyConfig) (SteadyResult, error) {
 		n += len(streams[i])
 		if errs[i] != nil {
 			nerr++
-			first = cmpOr(first, errs[i])
+			first = cmp.Or(first, errs[i])
 		}
 	}
 	res.Achieved = float64(n) / (float64(elapsed) / 1e9)

@@ -36,7 +36,8 @@ const (
 	OrderNone Order = iota
 	// OrderCaller: each goroutine's IDs increase.
 	OrderCaller
-	// OrderShard: IDs increase within a shard (Subject.Shard says which).
+	// OrderShard: IDs increase within a shard (the minter's ShardOf says
+	// which).
 	OrderShard
 )
 
@@ -71,6 +72,13 @@ type Subject struct {
 	// Note says anything a reader of the results must know (a default
 	// changed to make the comparison fair, a known limit).
 	Note string
+	// Limit names the physical-limit subject (LimitClockCAS or
+	// LimitPerP) this subject's throughput is read against; "" for none.
+	Limit string
+	// Physical is true for the physical-limit subjects themselves
+	// (Limits): loops that do the least any generator must, not
+	// generators.
+	Physical bool
 }
 
 // Ceiling is the subject's strict ceiling in IDs per second, or 0 when it

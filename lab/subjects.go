@@ -32,6 +32,7 @@ func OwnWith(base snowlab.Config) []Subject {
 			Name: name, Library: "github.com/snowlab/snowlab",
 			Strict: p == snowlab.Strict, Order: OrderCaller,
 			Nodes: 1, PerTick: l.MaxSeq() + 1, Tick: l.Unit, Decode: decode, Batch: true,
+			Limit: LimitClockCAS,
 		}
 	}
 	var out []Subject
@@ -57,6 +58,7 @@ func OwnWith(base snowlab.Config) []Subject {
 			cfg.Policy = p
 			s := subject("shardedgen/"+m.String()+"/"+p.String(), p)
 			s.Order = OrderShard
+			s.Limit = LimitPerP
 			if m == shardedgen.NodePerShard {
 				s.Nodes = shards
 			}

@@ -100,7 +100,8 @@ func (s Suite) Run() (*Run, error) {
 	}
 	for _, sub := range s.Subjects {
 		run.Subjects = append(run.Subjects, SubjectInfo{Name: sub.Name, Library: sub.Library, Peer: sub.Peer,
-			Strict: sub.Strict, Nodes: max(sub.Nodes, 1), CeilingIDs: sub.Ceiling(), TickNs: sub.Tick.Nanoseconds(), Note: sub.Note})
+			Strict: sub.Strict, Nodes: max(sub.Nodes, 1), CeilingIDs: sub.Ceiling(), TickNs: sub.Tick.Nanoseconds(), Note: sub.Note,
+			Limit: sub.Limit, Physical: sub.Physical})
 	}
 	for _, sub := range s.Subjects {
 		if !s.Workloads.Burst {

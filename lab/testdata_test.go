@@ -2,6 +2,8 @@ package lab
 
 import (
 	"fmt"
+	"github.com/snowlab/snowlab/lab/internal/stats"
+	"strings"
 	"time"
 )
 
@@ -72,7 +74,18 @@ func synthRun() *Run {
 			{Name: synthFailure, Library: "github.com/google/uuid@v1.6.0", Peer: true, Nodes: 1,
 				Note: "UUIDv7 | 128-bit; order promised per caller"},
 			{Name: "oklog/ulid-monotonic", Library: "github.com/oklog/ulid/v2@v2.1.2", Peer: true, Nodes: 1},
+			{Name: LimitClockCAS, Library: "github.com/snowlab/snowlab/internal/benchgen/limit", Nodes: 1, Physical: true},
+			{Name: LimitPerP, Library: "github.com/snowlab/snowlab/internal/benchgen/limit", Nodes: 1, Physical: true},
 		},
+	}
+	for i := range run.Subjects {
+		switch s := &run.Subjects[i]; {
+		case s.Physical:
+		case strings.HasPrefix(s.Name, "shardedgen/"):
+			s.Limit = LimitPerP
+		default:
+			s.Limit = LimitClockCAS
+		}
 	}
 
 	type burst struct {
@@ -126,7 +139,7 @@ func synthRun() *Run {
 			r.Ticks = append(r.Ticks, b.ticks[i])
 			r.LeadNs = append(r.LeadNs, int64(b.leadUs*1e3)+int64(i)*7_000-14_000)
 		}
-		r.IDsPerSec = synthIDs / (rptMedianInt64(r.MakespanNs) / 1e9)
+		r.IDsPerSec = synthIDs / (stats.Median(r.MakespanNs) / 1e9)
 		calls := int64(synthIDs * synthRepeats)
 		if b.via == "NextIDs" {
 			// One batch call per goroutine per repeat: its latency is
@@ -154,6 +167,8 @@ func synthRun() *Run {
 		"sony/sonyflake":                   {25_540, 25_530, 25_410},
 		synthFailure:                       {9.8e6, 6.1e6, 4.4e6},
 		"oklog/ulid-monotonic":             {8.7e6, 5.2e6, 3.9e6},
+		LimitClockCAS:                      {66.1e6, 40.2e6, 29.9e6},
+		LimitPerP:                          {36.4e6, 70.5e6, 71.0e6},
 	}
 	for _, s := range run.Subjects {
 		for i, g := range []int{1, 2, 4} {

@@ -221,3 +221,36 @@ func TestConfigOutOfRange(t *testing.T) {
 		assert.ErrorContains(t, err, tc.want)
 	}
 }
+
+// TestLimitSubjects: the physical limits pass the same checks as any
+// generator in every workload (unique IDs, order per caller or per word),
+// and demand no tick ceiling.
+func TestLimitSubjects(t *testing.T) {
+	subs := Limits()
+	require.Len(t, subs, 2)
+	for _, s := range subs {
+		assert.True(t, s.Physical, s.Name)
+		assert.False(t, s.Strict, s.Name)
+		assert.Zero(t, s.Ceiling(), s.Name)
+		b, err := Burst(s, BurstConfig{IDs: 20_000, Goroutines: 8, Repeats: 2, Pause: time.Millisecond}, nil)
+		require.NoError(t, err)
+		assert.True(t, b.Check.OK(), "%s: %+v", s.Name, b.Check)
+		sat, err := Saturate(s, 4, SatConfig{Duration: 20 * time.Millisecond, Repeats: 1})
+		require.NoError(t, err)
+		assert.True(t, sat.Check.OK(), "%s: %+v", s.Name, sat.Check)
+		assert.Positive(t, sat.IDsPerSec)
+		st, err := Steady(s, SteadyConfig{Rate: 100_000, Duration: 20 * time.Millisecond})
+		require.NoError(t, err)
+		assert.True(t, st.Check.OK(), "%s: %+v", s.Name, st.Check)
+		// The embedded time is the clock's.
+		m, err := s.New()
+		require.NoError(t, err)
+		id, err := m.Next()
+		require.NoError(t, err)
+		tm, _ := s.Decode(id)
+		assert.WithinDuration(t, time.Now(), tm, time.Second, s.Name)
+	}
+	for _, s := range Own(1) {
+		assert.Contains(t, []string{LimitClockCAS, LimitPerP}, s.Limit, s.Name)
+	}
+}

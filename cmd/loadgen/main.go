@@ -3,8 +3,11 @@
 // With no arguments it runs the standard suite (about a minute on two
 // cores): a 100,000-ID fan-out burst, a saturate sweep over goroutine
 // counts and an open-loop steady run, against snowlab's generators (mutex
-// baseline, lock-free, sharded; both policies) and the Go ID libraries
-// people use today, all in one process on one host. It prints a table,
+// baseline, lock-free, sharded; both policies), the physical limits they
+// are read against (limit/clock+cas: a clock read and one compare-and-swap
+// on a shared word; limit/per-p: the same on the calling P's word) and the
+// Go ID libraries people use today, all in one process on one host; -gomaxprocs N
+// runs it on N cores. It prints a table,
 // and writes results/<date>-<host>-<sha>.json, a Markdown summary beside
 // it and SVG charts under results/<date>-<host>-<sha>/.
 //

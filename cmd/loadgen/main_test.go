@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/snowlab/snowlab/lab"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -87,6 +90,8 @@ func TestUsageErrors(t *testing.T) {
 		{"check", "-tolerance", "1"},
 		{"check", "-tolerance", "+Inf"},
 		{"check", "extra"},
+		{"run", "-gomaxprocs", "-1"},
+		{"run", "-gomaxprocs", "100000"},
 	} {
 		code, out, errs := runArgs(args...)
 		assert.Equal(t, exitUsage, code, "%v", args)
@@ -157,7 +162,8 @@ func TestRunRecordsCleanCommit(t *testing.T) {
 func TestList(t *testing.T) {
 	code, out, _ := runArgs("list")
 	require.Equal(t, exitOK, code)
-	for _, name := range []string{"mutexgen/strict", "atomicgen/monotonic", "shardedgen/split-sequence/strict", "bwmarrin/snowflake", "google/uuid-v7"} {
+	for _, name := range []string{"mutexgen/strict", "atomicgen/monotonic", "shardedgen/split-sequence/strict", "bwmarrin/snowflake", "google/uuid-v7",
+		"limit/clock+cas", "limit/per-p"} {
 		assert.Contains(t, out, name)
 	}
 }
@@ -180,4 +186,36 @@ func TestRunUnderLease(t *testing.T) {
 	code, _, errs = runArgs("run", "-lease", "bogus")
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errs, "bogus")
+}
+
+// TestRunLimits: -subjects limit selects the two physical limits (and
+// "own" does not), -gomaxprocs sets the run's GOMAXPROCS and the result
+// records it, and the table reads generators against their limit.
+func TestRunLimits(t *testing.T) {
+	dir := t.TempDir()
+	args := append([]string{"run", "-subjects", "limit,atomicgen/monotonic,shardedgen/node-per-shard/monotonic",
+		"-workloads", "saturate", "-gomaxprocs", "1", "-out", dir}, tiny...)
+	before := runtime.GOMAXPROCS(0)
+	code, out, errs := runArgs(args...)
+	require.Equal(t, exitOK, code, errs)
+	assert.Equal(t, before, runtime.GOMAXPROCS(0), "restored after the run")
+	assert.Contains(t, out, "GOMAXPROCS 1")
+	assert.Regexp(t, `(?m)^atomicgen/monotonic +limit/clock\+cas +[0-9.]+x`, out)
+	assert.Regexp(t, `(?m)^shardedgen/node-per-shard/monotonic +limit/per-p +[0-9.]+x`, out)
+	jsons, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	require.Len(t, jsons, 1)
+	res, err := lab.ReadRun(jsons[0])
+	require.NoError(t, err)
+	assert.Equal(t, 1, res.Host.GOMAXPROCS)
+	var names []string
+	for _, s := range res.Subjects {
+		names = append(names, s.Name)
+	}
+	assert.ElementsMatch(t, []string{"atomicgen/monotonic", "shardedgen/node-per-shard/monotonic", "limit/clock+cas", "limit/per-p"}, names)
+
+	subs, err := selectSubjects("own", allSubjects())
+	require.NoError(t, err)
+	for _, s := range subs {
+		assert.False(t, s.Physical, "own holds no limit: %s", s.Name)
+	}
 }

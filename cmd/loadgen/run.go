@@ -20,6 +20,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/internal/benchgen/limit"
 	"github.com/snowlab/snowlab/lab"
 	"github.com/snowlab/snowlab/lab/peers"
 	"github.com/snowlab/snowlab/lab/redact"
@@ -209,7 +210,15 @@ func (f *suiteFlags) suite(all []lab.Subject) (lab.Suite, error) {
 	return suite, suite.Validate()
 }
 
-func allSubjects() []lab.Subject { return append(lab.Own(1), peers.All()...) }
+// allSubjects is every subject in the order a run measures them:
+// snowlab's generators, the physical limits they are read against, then
+// the peers.
+func allSubjects() []lab.Subject { return withLimits(lab.Own(1)) }
+
+// withLimits appends the physical limits and the peers to own.
+func withLimits(own []lab.Subject) []lab.Subject {
+	return append(append(own, lab.Limits()...), peers.All()...)
+}
 
 // selectSubjects picks subjects from all by group, exact name or name
 // prefix.
@@ -228,7 +237,7 @@ func selectSubjects(spec string, all []lab.Subject) ([]lab.Subject, error) {
 		for _, s := range all {
 			switch {
 			case want == "all",
-				want == "own" && !s.Peer,
+				want == "own" && !s.Peer && !s.Physical,
 				want == "peers" && s.Peer,
 				s.Name == want, strings.HasPrefix(s.Name, want+"/"):
 				add(s)
@@ -259,12 +268,23 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 	noWrite := fs.Bool("no-write", false, "print the table only, write no files")
 	leaseSpec := fs.String("lease", "", "mint snowlab's generators under a nodeid lease on GOMAXPROCS node ids: dir:`PATH`")
 	quiet := fs.Bool("q", false, "no progress bar")
+	procs := fs.Int("gomaxprocs", 0, fmt.Sprintf("run with runtime.GOMAXPROCS set to N, 1 to %d (0: leave it; the result's host records it), "+
+		"so that one binary can sweep core counts", maxProcs))
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "loadgen run: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
+	}
+	if *procs < 0 || *procs > maxProcs {
+		fmt.Fprintf(stderr, "loadgen run: -gomaxprocs %d: want 1 to %d (0: leave it)\n", *procs, maxProcs)
+		return exitUsage
+	}
+	if *procs > 0 {
+		// Before the subjects are built: sharded ones size themselves
+		// by GOMAXPROCS.
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(*procs))
 	}
 	all := allSubjects()
 	if *leaseSpec != "" {
@@ -276,7 +296,7 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		defer lease.Release(context.Background())
-		all = append(lab.OwnWith(lease.Config(snowlab.Config{})), peers.All()...)
+		all = withLimits(lab.OwnWith(lease.Config(snowlab.Config{})))
 	}
 	suite, err := sf.suite(all)
 	if err != nil {
@@ -317,6 +337,10 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// maxProcs bounds -gomaxprocs: the per-P limit holds at most that many
+// words.
+const maxProcs = limit.MaxShards
+
 // runList prints the subjects; it fails when stdout cannot be written (a
 // full disk, a closed pipe), so that a script never reads a short list as
 // the whole one.
@@ -324,16 +348,26 @@ func runList(stdout, stderr io.Writer) int {
 	w := bufio.NewWriter(stdout)
 	for _, s := range allSubjects() {
 		kind := "snowlab"
-		if s.Peer {
+		switch {
+		case s.Peer:
 			kind = "peer"
+		case s.Physical:
+			kind = "limit"
 		}
 		ceiling := "no per-tick limit"
+		if s.Physical {
+			ceiling = "the least per ID: clock read + one CAS"
+		}
 		if c := s.Ceiling(); c > 0 && s.Strict {
 			ceiling = fmt.Sprintf("strict ceiling %.4g IDs/s", c)
 		} else if c > 0 {
 			ceiling = fmt.Sprintf("layout rate %.4g IDs/s (borrows past it)", c)
 		}
-		fmt.Fprintf(w, "%-42s %-8s %-8v %s\n", s.Name, kind, map[bool]string{true: "strict", false: "borrows"}[s.Strict], ceiling)
+		policy := map[bool]string{true: "strict", false: "borrows"}[s.Strict]
+		if s.Physical {
+			policy = "-"
+		}
+		fmt.Fprintf(w, "%-42s %-8s %-8s %s\n", s.Name, kind, policy, ceiling)
 	}
 	if err := w.Flush(); err != nil {
 		fmt.Fprintf(stderr, "loadgen list: %v\n", err)

@@ -11,10 +11,10 @@ import (
 	"runtime"
 	"sync/atomic"
 	"testing"
-	"unsafe"
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/clocksrc"
+	"github.com/snowlab/snowlab/internal/benchgen/limit"
 	"github.com/snowlab/snowlab/internal/mono"
 )
 
@@ -88,45 +88,47 @@ func BareClock(b *testing.B) {
 	runtime.KeepAlive(sink)
 }
 
-// BareCAS is one uncontended load and compare-and-swap.
+// BareCAS is one uncontended load and compare-and-swap: limit.Word's
+// Advance with no clock.
 func BareCAS(b *testing.B) {
-	var w atomic.Uint64
+	var w limit.Word
+	var sink uint64
 	for b.Loop() {
-		v := w.Load()
-		w.CompareAndSwap(v, v+1)
+		v, _ := w.Advance(0)
+		sink += v
 	}
+	runtime.KeepAlive(sink)
 }
 
 // BareClockCAS is one default clock read plus one load and
-// compare-and-swap: the least a lock-free generator that honours the clock
-// can do per ID.
+// compare-and-swap (limit.Word): the least a lock-free generator that
+// honours the clock can do per ID. The lab measures the same loop as its
+// limit/clock+cas subject.
 func BareClockCAS(b *testing.B) {
 	c := clocksrc.Default()
-	var w atomic.Uint64
+	var w limit.Word
+	var sink uint64
 	for b.Loop() {
-		v := w.Load()
-		w.CompareAndSwap(v, v+uint64(c.UnixNano()&1)+1)
+		v, _ := w.Advance(uint64(c.UnixNano()))
+		sink += v
 	}
+	runtime.KeepAlive(sink)
 }
 
-// paddedWord keeps each per-P word on its own pair of cache lines.
-type paddedWord struct {
-	atomic.Uint64
-	_ [128 - unsafe.Sizeof(atomic.Uint64{})]byte
-}
-
-// BarePerPClockCAS runs BareClockCAS from GOMAXPROCS goroutines, each on a
-// word of its own, as a sharded generator would: the floor for shardedgen.
+// BarePerPClockCAS runs BareClockCAS from GOMAXPROCS goroutines, each on
+// its P's word (limit.PerP, picked by procPin as shardedgen picks its
+// shard): the floor for shardedgen, and the lab's limit/per-p subject.
 func BarePerPClockCAS(b *testing.B) {
 	c := clocksrc.Default()
-	words := make([]paddedWord, runtime.GOMAXPROCS(0))
-	var next atomic.Int64
+	words := limit.NewPerP(runtime.GOMAXPROCS(0))
+	epoch := c.UnixNano() // PerP's values must fit in 54 bits
 	b.RunParallel(func(pb *testing.PB) {
-		w := &words[int(next.Add(1)-1)%len(words)]
+		var sink uint64
 		for pb.Next() {
-			v := w.Load()
-			w.CompareAndSwap(v, v+uint64(c.UnixNano()&1)+1)
+			v, _, _ := words.Advance(uint64(c.UnixNano() - epoch))
+			sink += v
 		}
+		runtime.KeepAlive(sink)
 	})
 }
 

@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 
-	"gonum.org/v1/plot"
+	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/snowlab/snowlab/lab"
+	"github.com/snowlab/snowlab/lab/internal/plot"
+	"github.com/snowlab/snowlab/lab/internal/units"
 )
 
 // WriteCharts draws the run's charts as SVG files in dir and returns the
@@ -28,7 +30,7 @@ func WriteCharts(run *Run, dir string) ([]string, error) {
 	var paths []string
 	for _, c := range []struct {
 		name  string
-		build func(*Run) *lab.Chart
+		build func(*Run) *plot.Chart
 	}{{"index-size.svg", sizeChart}, {"leaf-fill.svg", fillChart}} {
 		ch := c.build(run)
 		if ch == nil {
@@ -97,7 +99,7 @@ func engineLabel(e EngineResult) string {
 
 const mib = 1 << 20
 
-func sizeChart(run *Run) *lab.Chart {
+func sizeChart(run *Run) *plot.Chart {
 	engines, keys := chartEngines(run)
 	if len(engines) == 0 {
 		return nil
@@ -115,9 +117,9 @@ func sizeChart(run *Run) *lab.Chart {
 				continue
 			}
 			vals[i] = float64(r.Index.Bytes) / mib
-			labels[i] = lab.TrimSig(vals[i], 3)
+			labels[i] = units.TrimSig(vals[i], 3)
 			if ratio := e.Ratio(k, Bigint); !math.IsNaN(ratio) {
-				labels[i] += "\n" + lab.TrimSig(ratio, 3) + "×"
+				labels[i] += "\n" + units.TrimSig(ratio, 3) + "×"
 			}
 			hi = math.Max(hi, vals[i])
 			if hasBig && e.Engine != EngineSQLiteClustered && PredictedRatio(k) != 1 {
@@ -126,28 +128,28 @@ func sizeChart(run *Run) *lab.Chart {
 				anyMark = true
 			}
 		}
-		g.series = append(g.series, barSeries{values: vals, labels: labels, marks: marks, color: lab.ChartColor(s)})
+		g.series = append(g.series, barSeries{values: vals, labels: labels, marks: marks, color: plot.Color(s)})
 	}
-	what := fmt.Sprintf("Primary-key index size per key, %s rows (bar labels: MiB, and × the snowlab bigint's size)", lab.Thousands(run.Config.Rows))
-	ch := lab.NewChart(what, run.Host, run.Commit, chartXLabel, "index size, MiB", 12*vg.Inch, 6.5*vg.Inch)
-	p := ch.Plot()
-	grid := lab.ChartGrid()
+	what := fmt.Sprintf("Primary-key index size per key, %s rows (bar labels: MiB, and × the snowlab bigint's size)", units.Thousands(run.Config.Rows))
+	ch := newChart(what, run.Host, run.Commit, chartXLabel, "index size, MiB", 12*vg.Inch, 6.5*vg.Inch)
+	p := ch.P
+	grid := plot.Grid()
 	grid.Vertical.Color = nil
 	p.Add(grid, g)
 	for s, e := range engines {
-		ch.Legend(engineLabel(e), lab.ChartSwatch(g.series[s].color))
+		ch.Add(engineLabel(e), plot.Swatch{Color: g.series[s].color})
 	}
 	if anyMark {
-		ch.Legend("predicted: bigint × 1.4 or × 1.8", markThumb{})
+		ch.Add("predicted: bigint × 1.4 or × 1.8", markThumb{})
 	}
-	lab.ChartScale(&p.Y, 0, hi, lab.ChartSI, false)
+	plot.Scale(&p.Y, 0, hi, chartSI, false)
 	p.Y.Max = hi * 1.2 // room for the labels
 	p.NominalX(chartLabels(keys)...)
 	p.X.Min, p.X.Max = -0.5, float64(len(keys))-0.5
 	return ch
 }
 
-func fillChart(run *Run) *lab.Chart {
+func fillChart(run *Run) *plot.Chart {
 	engines, keys := chartEngines(run)
 	g := groupedBars{width: 0.8}
 	any := false
@@ -161,41 +163,41 @@ func fillChart(run *Run) *lab.Chart {
 				any = true
 			}
 		}
-		g.series = append(g.series, barSeries{values: vals, labels: labels, marks: marks, color: lab.ChartColor(s)})
+		g.series = append(g.series, barSeries{values: vals, labels: labels, marks: marks, color: plot.Color(s)})
 	}
 	if !any {
 		return nil
 	}
-	what := fmt.Sprintf("Leaf fill of the primary-key index per key, %s rows (dashed: the documents' prediction)", lab.Thousands(run.Config.Rows))
-	ch := lab.NewChart(what, run.Host, run.Commit, chartXLabel, "leaf fill, % of leaf page bytes in use", 12*vg.Inch, 6.5*vg.Inch)
-	p := ch.Plot()
-	grid := lab.ChartGrid()
+	what := fmt.Sprintf("Leaf fill of the primary-key index per key, %s rows (dashed: the documents' prediction)", units.Thousands(run.Config.Rows))
+	ch := newChart(what, run.Host, run.Commit, chartXLabel, "leaf fill, % of leaf page bytes in use", 12*vg.Inch, 6.5*vg.Inch)
+	p := ch.P
+	grid := plot.Grid()
 	grid.Vertical.Color = nil
 	p.Add(grid, g)
 	for s, e := range engines {
-		ch.Legend(engineLabel(e), lab.ChartSwatch(g.series[s].color))
+		ch.Add(engineLabel(e), plot.Swatch{Color: g.series[s].color})
 	}
 	for i, ref := range []struct {
 		y     float64
 		label string
 	}{{100 * PredictedFillOrdered, "predicted, appends: 90%"}, {100 * PredictedFillRandom, "predicted, random: ln 2 ≈ 69%"}} {
-		h := lab.ChartHLine{Y: ref.y, Style: draw.LineStyle{Color: color.Gray{0x40}, Width: vg.Points(1.1), Dashes: lab.ChartDashes(i)}}
+		h := plot.HLine{Y: ref.y, Style: draw.LineStyle{Color: color.Gray{0x40}, Width: vg.Points(1.1), Dashes: plot.Dashes[i%len(plot.Dashes)]}}
 		p.Add(h)
-		ch.Legend(ref.label, h)
+		ch.Add(ref.label, h)
 	}
 	p.Y.Min, p.Y.Max = 0, 112
-	p.Y.Tick.Marker = plot.ConstantTicks(percentTicks())
+	p.Y.Tick.Marker = gplot.ConstantTicks(percentTicks())
 	p.NominalX(chartLabels(keys)...)
 	p.X.Min, p.X.Max = -0.5, float64(len(keys))-0.5
 	return ch
 }
 
-func percentTicks() []plot.Tick {
-	var t []plot.Tick
+func percentTicks() []gplot.Tick {
+	var t []gplot.Tick
 	for v := 0; v <= 100; v += 10 {
-		t = append(t, plot.Tick{Value: float64(v), Label: fmt.Sprint(v)})
+		t = append(t, gplot.Tick{Value: float64(v), Label: fmt.Sprint(v)})
 		if v < 100 {
-			t = append(t, plot.Tick{Value: float64(v) + 5})
+			t = append(t, gplot.Tick{Value: float64(v) + 5})
 		}
 	}
 	return t
@@ -219,14 +221,14 @@ type groupedBars struct {
 
 var markStyle = draw.LineStyle{Color: color.Black, Width: vg.Points(1.6), Dashes: []vg.Length{vg.Points(4), vg.Points(2)}}
 
-func (g groupedBars) Plot(c draw.Canvas, p *plot.Plot) {
+func (g groupedBars) Plot(c draw.Canvas, p *gplot.Plot) {
 	trX, trY := p.Transforms(&c)
 	n := len(g.series)
 	if n == 0 {
 		return
 	}
 	bw := g.width / float64(n)
-	label := lab.ChartText(8.5, draw.XCenter, draw.YBottom)
+	label := plot.Text(8.5, draw.XCenter, draw.YBottom)
 	for s, ser := range g.series {
 		for i, v := range ser.values {
 			if math.IsNaN(v) {
@@ -262,3 +264,12 @@ func (markThumb) Thumbnail(c *draw.Canvas) {
 	y := c.Center().Y
 	c.StrokeLine2(markStyle, c.Min.X, y, c.Max.X, y)
 }
+
+// newChart is a chart in the lab's house style, its subtitle the host and
+// commit the run measured.
+func newChart(what string, host lab.Fingerprint, commit, xlabel, ylabel string, w, h vg.Length) *plot.Chart {
+	return plot.New(what, lab.ChartSubtitle(host, commit), xlabel, ylabel, w, h)
+}
+
+// chartSI labels a tick with a short SI number: 20M, 2.5k.
+func chartSI(v float64) string { return units.SI(v, 3, true) }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab/lab"
+	"github.com/snowlab/snowlab/lab/internal/units"
 	"github.com/snowlab/snowlab/lab/redact"
 )
 
@@ -186,7 +187,7 @@ func Execute(ctx context.Context, o Options) (*Run, error) {
 	for _, eng := range o.Engines {
 		er := EngineResult{EngineInfo: eng.Info()}
 		for _, k := range o.Keys {
-			say("%s %s: minting %s keys", er.Engine, k, lab.Thousands(o.Rows))
+			say("%s %s: minting %s keys", er.Engine, k, units.Thousands(o.Rows))
 			r, err := loadOne(ctx, eng, k, o)
 			if err != nil {
 				er.Error = fmt.Sprintf("%s: %v", k, err)
@@ -195,8 +196,8 @@ func Execute(ctx context.Context, o Options) (*Run, error) {
 			}
 			er.Keys = append(er.Keys, r)
 			say("%s %s: %s rows in %s (%s), index %s, leaf fill %s",
-				er.Engine, k, lab.Thousands(r.Rows), r.Load.Round(time.Millisecond), lab.HumanRate(r.InsertsPerSec),
-				lab.HumanBytes(r.Index.Bytes), fillText(r.Index))
+				er.Engine, k, units.Thousands(r.Rows), r.Load.Round(time.Millisecond), units.Rate(r.InsertsPerSec),
+				units.Bytes(r.Index.Bytes), fillText(r.Index))
 		}
 		// Info again: some engines learn settings only once connected.
 		info := eng.Info()
@@ -301,7 +302,7 @@ func fillText(s IndexStats) string {
 	if !s.FillKnown() {
 		return "unknown"
 	}
-	return lab.TrimSig(100*s.LeafFill, 3) + "%"
+	return units.TrimSig(100*s.LeafFill, 3) + "%"
 }
 
 // moduleVersion is path@version of a module linked into this binary, or

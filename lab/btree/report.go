@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab/lab"
+	"github.com/snowlab/snowlab/lab/internal/md"
+	"github.com/snowlab/snowlab/lab/internal/units"
 	"github.com/snowlab/snowlab/lab/redact"
 )
 
@@ -65,7 +67,7 @@ func Compare(run *Run) []Comparison {
 		if k == Bigint {
 			label = "bigint (snowlab)"
 		}
-		row("Index bytes per row, "+label, lab.TrimSig(p, 3)+" (= "+lab.TrimSig(p, 3)+" GB per 10⁹ rows)", func(e EngineResult) string {
+		row("Index bytes per row, "+label, units.TrimSig(p, 3)+" (= "+units.TrimSig(p, 3)+" GB per 10⁹ rows)", func(e EngineResult) string {
 			r, ok := e.Key(k)
 			if !ok {
 				return "—"
@@ -95,7 +97,7 @@ func Compare(run *Run) []Comparison {
 				return "n/a: holds whole rows"
 			}
 			mib := float64(r.Index.Bytes) / float64(r.Rows) * 1e6 / (1 << 20)
-			return fmt.Sprintf("%s MiB (%s)", lab.TrimSig(mib, 3), pctDiff(mib, PublishedPG1M(k)))
+			return fmt.Sprintf("%s MiB (%s)", units.TrimSig(mib, 3), pctDiff(mib, PublishedPG1M(k)))
 		})
 	}
 	return out
@@ -107,7 +109,7 @@ func ratioCell(v, predicted float64) string {
 	if math.IsNaN(v) {
 		return "—"
 	}
-	return fmt.Sprintf("%s× (%s)", lab.TrimSig(v, 3), pctDiff(v, predicted))
+	return fmt.Sprintf("%s× (%s)", units.TrimSig(v, 3), pctDiff(v, predicted))
 }
 
 // ratioFree is a measured value with its difference from the prediction.
@@ -115,7 +117,7 @@ func ratioFree(v, predicted float64) string {
 	if math.IsNaN(v) {
 		return "—"
 	}
-	return fmt.Sprintf("%s (%s)", lab.TrimSig(v, 3), pctDiff(v, predicted))
+	return fmt.Sprintf("%s (%s)", units.TrimSig(v, 3), pctDiff(v, predicted))
 }
 
 func pctDiff(v, predicted float64) string {
@@ -134,10 +136,10 @@ func fillCell(v, predicted float64) string {
 	if math.Abs(d) < 0.5 {
 		diff = "±0 pts"
 	}
-	return fmt.Sprintf("%s%% (%s)", lab.TrimSig(100*v, 3), diff)
+	return fmt.Sprintf("%s%% (%s)", units.TrimSig(100*v, 3), diff)
 }
 
-func pct(v float64) string { return lab.TrimSig(100*v, 3) + "%" }
+func pct(v float64) string { return units.TrimSig(100*v, 3) + "%" }
 
 // WriteMarkdown writes the run as Markdown: the setup, the measured-versus
 // -predicted table, one table per engine, the engines' settings, the host
@@ -163,19 +165,19 @@ func WriteMarkdown(w io.Writer, run *Run, charts string) error {
 	if run.Dirty && commit != "" {
 		commit += "+dirty"
 	}
-	fmt.Fprintf(&b, "- **Commit:** %s\n", lab.MarkdownCode(orDash(commit)))
-	fmt.Fprintf(&b, "- **Command:** %s\n", lab.MarkdownCode(orDash(lab.ShellJoin(redact.Args(run.Command)))))
+	fmt.Fprintf(&b, "- **Commit:** %s\n", md.Code(orDash(commit)))
+	fmt.Fprintf(&b, "- **Command:** %s\n", md.Code(orDash(md.ShellJoin(redact.Args(run.Command)))))
 	fmt.Fprintf(&b, "- **Schema:** btree %d\n", run.Schema)
 	fmt.Fprintf(&b, "- **Load:** %s rows per key kind and engine, %s per INSERT statement, %s per transaction, "+
 		"a %d-byte payload beside the key in every row; then a tail of %s more rows after a checkpoint\n",
-		lab.Thousands(c.Rows), lab.Thousands(c.BatchRows), lab.Thousands(c.TxRows), c.PayloadBytes, lab.Thousands(c.TailRows))
+		units.Thousands(c.Rows), units.Thousands(c.BatchRows), units.Thousands(c.TxRows), c.PayloadBytes, units.Thousands(c.TailRows))
 	fmt.Fprintf(&b, "- **Keys, in load order:** %s. The sequence starts at 2^62 (%d) so that it is stored at a "+
 		"snowlab ID's 8-byte width; snowlab IDs come from atomicgen under the %s policy; UUIDv7 and UUIDv4 from "+
 		"github.com/google/uuid, ULID from github.com/oklog/ulid/v2, all three stored as 16 bytes\n",
 		keyList(c.Keys), c.SequenceStart, c.SnowlabPolicy)
 	for _, e := range run.Engines {
 		if e.Error != "" {
-			fmt.Fprintf(&b, "- **%s stopped:** %s\n", e.Engine, lab.MarkdownEscape(e.Error))
+			fmt.Fprintf(&b, "- **%s stopped:** %s\n", e.Engine, md.Escape(e.Error))
 		}
 	}
 	b.WriteString("\n## Measured against the design documents\n\n")
@@ -198,7 +200,7 @@ func WriteMarkdown(w io.Writer, run *Run, charts string) error {
 	}
 	for _, e := range run.Engines {
 		fmt.Fprintf(&b, "## %s: %s\n\n", e.Engine, e.Version)
-		fmt.Fprintf(&b, "%s. Driver %s, %s-byte pages.\n\n", upperFirst(e.Layout), lab.MarkdownCode(e.Driver), lab.Thousands(e.PageSize))
+		fmt.Fprintf(&b, "%s. Driver %s, %s-byte pages.\n\n", upperFirst(e.Layout), md.Code(e.Driver), units.Thousands(e.PageSize))
 		pg := e.Engine == EnginePostgres
 		header := []string{"Key", "Key bytes", "Index", "Leaf / internal pages", "Levels", "Bytes per row",
 			"× bigint", "Leaf fill", "Leaf fragmentation", "Table", "Inserts/s"}
@@ -217,18 +219,18 @@ func WriteMarkdown(w io.Writer, run *Run, charts string) error {
 			}
 			table := "—"
 			if r.TableBytes > 0 {
-				table = lab.HumanBytes(r.TableBytes)
+				table = units.Bytes(r.TableBytes)
 			}
-			row := []string{r.Key.Label(), fmt.Sprint(r.KeyBytes), lab.HumanBytes(r.Index.Bytes),
-				fmt.Sprintf("%s / %s", lab.Thousands(int(r.Index.LeafPages)), lab.Thousands(int(r.Index.InternalPages))),
-				fmt.Sprint(r.Index.Levels), lab.TrimSig(r.BytesPerRow(), 3),
-				ratioOnly(e.Ratio(r.Key, Bigint)), fill, frag, table, lab.HumanRate(r.InsertsPerSec)}
+			row := []string{r.Key.Label(), fmt.Sprint(r.KeyBytes), units.Bytes(r.Index.Bytes),
+				fmt.Sprintf("%s / %s", units.Thousands(int(r.Index.LeafPages)), units.Thousands(int(r.Index.InternalPages))),
+				fmt.Sprint(r.Index.Levels), units.TrimSig(r.BytesPerRow(), 3),
+				ratioOnly(e.Ratio(r.Key, Bigint)), fill, frag, table, units.Rate(r.InsertsPerSec)}
 			if pg {
 				row = append(row, walBytes(r.WAL), walPerRow(r.WAL, r.Rows))
 			}
 			tailRate := "—"
 			if r.Tail != nil {
-				tailRate = lab.HumanRate(r.Tail.InsertsPerSec)
+				tailRate = units.Rate(r.Tail.InsertsPerSec)
 			}
 			row = append(row, tailRate)
 			if pg {
@@ -245,10 +247,10 @@ func WriteMarkdown(w io.Writer, run *Run, charts string) error {
 			return err
 		}
 		if len(e.Keys) > 0 && !e.Keys[0].Index.FillKnown() {
-			fmt.Fprintf(&b, "Leaf fill and fragmentation: %s.\n\n", lab.MarkdownEscape(e.Keys[0].Index.Source))
+			fmt.Fprintf(&b, "Leaf fill and fragmentation: %s.\n\n", md.Escape(e.Keys[0].Index.Source))
 		}
 		if pg && len(e.Keys) > 0 && e.Keys[0].WAL != nil && e.Keys[0].WAL.StatsSource != "pg_stat_wal" {
-			fmt.Fprintf(&b, "Full-page images: %s.\n\n", lab.MarkdownEscape(e.Keys[0].WAL.StatsSource))
+			fmt.Fprintf(&b, "Full-page images: %s.\n\n", md.Escape(e.Keys[0].WAL.StatsSource))
 		}
 	}
 	b.WriteString("## Engines\n\n")
@@ -258,7 +260,7 @@ func WriteMarkdown(w io.Writer, run *Run, charts string) error {
 		for _, k := range sortedKeys(e.Settings) {
 			set = append(set, k+" = "+e.Settings[k])
 		}
-		erows = append(erows, []string{e.Engine, e.Version, e.Driver, lab.Thousands(e.PageSize), strings.Join(set, "; ")})
+		erows = append(erows, []string{e.Engine, e.Version, e.Driver, units.Thousands(e.PageSize), strings.Join(set, "; ")})
 	}
 	if err := writeTable(&b, []string{"Engine", "Version", "Driver", "Page size", "Settings"}, erows); err != nil {
 		return err
@@ -299,35 +301,37 @@ documents' numbers are PostgreSQL's arithmetic, and the PostgreSQL column is the
 `
 
 func writeTable(b *strings.Builder, header []string, rows [][]string) error {
-	return lab.MarkdownTable(b, header, rows)
+	w := md.NewWriter(b)
+	w.Table(header, rows)
+	return w.Err()
 }
 
 func ratioOnly(v float64) string {
 	if math.IsNaN(v) {
 		return "—"
 	}
-	return lab.TrimSig(v, 3) + "×"
+	return units.TrimSig(v, 3) + "×"
 }
 
 func walBytes(w *WALStats) string {
 	if w == nil {
 		return "—"
 	}
-	return lab.HumanBytes(w.Bytes)
+	return units.Bytes(w.Bytes)
 }
 
 func walPerRow(w *WALStats, rows int) string {
 	if w == nil || rows == 0 {
 		return "—"
 	}
-	return lab.TrimSig(float64(w.Bytes)/float64(rows), 3) + " B"
+	return units.TrimSig(float64(w.Bytes)/float64(rows), 3) + " B"
 }
 
 func walFPI(w *WALStats) string {
 	if w == nil || w.StatsSource != "pg_stat_wal" {
 		return "—"
 	}
-	return lab.Thousands(int(w.FPI))
+	return units.Thousands(int(w.FPI))
 }
 
 func keyList(ks []KeyKind) string {
@@ -369,9 +373,9 @@ func PrintTable(w io.Writer, run *Run) error {
 			if r.Tail != nil && r.Tail.WAL != nil {
 				tw1, fpi = walPerRow(r.Tail.WAL, r.Tail.Rows), walFPI(r.Tail.WAL)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Engine, r.Key, lab.HumanBytes(r.Index.Bytes),
-				lab.TrimSig(r.BytesPerRow(), 3), ratioOnly(e.Ratio(r.Key, Bigint)), fill, frag,
-				lab.HumanRate(r.InsertsPerSec), strings.Replace(walPerRow(r.WAL, r.Rows), "—", "-", 1), tw1, fpi)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Engine, r.Key, units.Bytes(r.Index.Bytes),
+				units.TrimSig(r.BytesPerRow(), 3), ratioOnly(e.Ratio(r.Key, Bigint)), fill, frag,
+				units.Rate(r.InsertsPerSec), strings.Replace(walPerRow(r.WAL, r.Rows), "—", "-", 1), tw1, fpi)
 		}
 		if e.Error != "" {
 			fmt.Fprintf(tw, "%s\tSTOPPED: %s\n", e.Engine, e.Error)

@@ -5,9 +5,10 @@ import "github.com/snowlab/snowlab/lab"
 // All returns every peer subject, in a stable order: the 64-bit Snowflake
 // family first (bwmarrin, Sonyflake at 1 ms and at its 10 ms default,
 // InfluxDB), then the 128-bit formats (UUIDv7, ULID). Each call returns a
-// fresh slice.
+// fresh slice. Each is read against lab.LimitClockCAS: every peer mints
+// from one instance, on one word or under one lock.
 func All() []lab.Subject {
-	return []lab.Subject{
+	all := []lab.Subject{
 		bwmarrinSubject(),
 		sonyflakeSubject1ms(),
 		sonyflakeSubjectDefault(),
@@ -15,6 +16,10 @@ func All() []lab.Subject {
 		uuidV7Subject(),
 		ulidSubject(),
 	}
+	for i := range all {
+		all[i].Limit = lab.LimitClockCAS
+	}
+	return all
 }
 
 // ByName returns the peer subject called name.

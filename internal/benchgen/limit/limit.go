@@ -1,0 +1,72 @@
+package limit
+
+import (
+	"sync/atomic"
+	"unsafe"
+)
+
+// CacheLine is the span one word is padded to: two 64-byte lines, because
+// adjacent-line prefetching on x86 pairs them, and one 128-byte line on
+// Apple silicon.
+const CacheLine = 128
+
+// Word is one atomic word alone on its cache lines, so that nothing but
+// its own callers contends for it. The zero Word is ready to use.
+type Word struct {
+	_ [CacheLine]byte
+	v atomic.Uint64
+	_ [CacheLine - unsafe.Sizeof(atomic.Uint64{})]byte
+}
+
+// Advance moves w to max(old+1, now) with one load and one
+// compare-and-swap, retried only when another caller moved w in between,
+// and returns the value it installed and how many compare-and-swaps it
+// lost. Every value Advance returns from one Word is distinct, and each
+// caller's values increase.
+func (w *Word) Advance(now uint64) (v uint64, lost int) {
+	for {
+		old := w.v.Load()
+		v = max(old+1, now)
+		if w.v.CompareAndSwap(old, v) {
+			return v, lost
+		}
+		lost++
+	}
+}
+
+// ShardBits is how many low bits of a PerP value name its word, so that
+// the words' values fall in disjoint spaces. It bounds the words to 1,024.
+const ShardBits = 10
+
+// MaxShards is the most words a PerP holds.
+const MaxShards = 1 << ShardBits
+
+// PerP is one Word per P: the calling goroutine's P picks its word, as
+// shardedgen picks its shard.
+type PerP struct{ words []Word }
+
+// NewPerP returns n words, at most MaxShards (n is clamped to 1..MaxShards).
+func NewPerP(n int) *PerP { return &PerP{words: make([]Word, min(max(n, 1), MaxShards))} }
+
+// Shards is the number of words.
+func (p *PerP) Shards() int { return len(p.words) }
+
+// Advance advances the calling goroutine's P's word to max(old+1, now)
+// and returns the value shifted left by ShardBits with the word's index in
+// the low bits (unique across the words while now stays below 2^54), the
+// index, and the compare-and-swaps lost. now must fit in 64-ShardBits bits.
+func (p *PerP) Advance(now uint64) (v uint64, shard, lost int) {
+	shard = procPin()
+	procUnpin()
+	if shard >= len(p.words) {
+		shard %= len(p.words)
+	}
+	w, lost := p.words[shard].Advance(now)
+	return w<<ShardBits | uint64(shard), shard, lost
+}
+
+// Shard is the index of the word that returned v.
+func Shard(v uint64) int { return int(v & (MaxShards - 1)) }
+
+// Value is v without its word's index: the value its word held.
+func Value(v uint64) uint64 { return v >> ShardBits }

@@ -1,0 +1,78 @@
+package plot
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/snowlab/snowlab/lab/internal/units"
+)
+
+func si(v float64) string { return units.SI(v, 3, true) }
+
+func TestUseLog(t *testing.T) {
+	assert.False(t, UseLog(1e6, 50e6))
+	assert.False(t, UseLog(1, 100))
+	assert.True(t, UseLog(1, 100.1))
+	assert.True(t, UseLog(25_600, 48e6))
+	assert.False(t, UseLog(0, 1e6), "zero cannot go on a log axis")
+}
+
+func TestLogBounds(t *testing.T) {
+	for _, c := range []struct{ lo, hi, wlo, whi float64 }{
+		{25_400, 48.2e6, 20_000, 50e6},
+		{28, 41e6, 20, 50e6},
+		{100, 1000, 100, 1000},
+		{3, 3, 2, 5},
+		{0.09, 795, 0.05, 1000},
+	} {
+		lo, hi := LogBounds(c.lo, c.hi)
+		assert.InDelta(t, c.wlo, lo, c.wlo*1e-9, "lo of %v", c)
+		assert.InDelta(t, c.whi, hi, c.whi*1e-9, "hi of %v", c)
+	}
+}
+
+func TestLogTicks(t *testing.T) {
+	labels := func(lo, hi float64) []string {
+		var out []string
+		for _, tk := range (LogTicks{si}).Ticks(lo, hi) {
+			if tk.Label != "" {
+				out = append(out, tk.Label)
+			}
+		}
+		return out
+	}
+	assert.Equal(t, []string{"20k", "50k", "100k", "200k", "500k", "1M", "2M", "5M", "10M", "20M", "50M"},
+		labels(20_000, 50e6), "few decades: 1-2-5")
+	assert.Equal(t, []string{"100", "1k", "10k", "100k", "1M", "10M"},
+		labels(20, 50e6), "many decades: powers of ten")
+	assert.Empty(t, (LogTicks{si}).Ticks(0, 1))
+}
+
+func TestLinTicks(t *testing.T) {
+	labels := func(lo, hi float64) []string {
+		var out []string
+		for _, tk := range (LinTicks{si}).Ticks(lo, hi) {
+			if tk.Label != "" {
+				out = append(out, tk.Label)
+			}
+		}
+		return out
+	}
+	assert.Equal(t, []string{"0", "10M", "20M", "30M", "40M", "50M"}, labels(0, 51e6))
+	assert.Equal(t, []string{"0", "1M", "2M", "3M", "4M"}, labels(0, 4.34e6))
+	assert.Equal(t, []string{"0", "0.5", "1", "1.5", "2", "2.5"}, labels(0, 2.6))
+	assert.Equal(t, []string{"20", "40", "60", "80", "100"}, labels(12, 110))
+	assert.Empty(t, (LinTicks{si}).Ticks(1, 1))
+}
+
+func TestYErrs(t *testing.T) {
+	e := YErrs{{X: 1, Y: 10, Lo: 8, Hi: 13}}
+	lo, hi := e.YError(0)
+	assert.Equal(t, 2.0, lo)
+	assert.Equal(t, 3.0, hi)
+	x, y := e.XY(0)
+	assert.Equal(t, [2]float64{1, 10}, [2]float64{x, y})
+	assert.False(t, math.IsNaN(lo))
+}

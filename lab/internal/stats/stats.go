@@ -1,0 +1,35 @@
+package stats
+
+import (
+	"math"
+	"slices"
+)
+
+// Number is what the lab measures: counts, nanoseconds, rates.
+type Number interface{ ~int | ~int64 | ~float64 }
+
+// Median is the median of v (the mean of the middle two for an even
+// count), NaN for none: no value is a missing figure, never a zero one.
+func Median[T Number](v []T) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := make([]float64, len(v))
+	for i, x := range v {
+		s[i] = float64(x)
+	}
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// Spread is the minimum, median and maximum of v, NaN for none.
+func Spread[T Number](v []T) (lo, med, hi float64) {
+	if len(v) == 0 {
+		return math.NaN(), math.NaN(), math.NaN()
+	}
+	return float64(slices.Min(v)), Median(v), float64(slices.Max(v))
+}
