@@ -1,7 +1,9 @@
 package snowlab
 
 import (
+	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -173,10 +175,10 @@ func TestValidate(t *testing.T) {
 		{"only a unit", Layout{Unit: time.Millisecond}, []string{"time 0", "node 0", "seq 0"}},
 		{"only an epoch", Layout{Epoch: defaultEpoch}, []string{"time 0"}},
 		// Widths that sum to 63 only modulo 2^64.
-		{"NodeBits wraps the sum", at(31, math.MaxUint, 33, time.Second, defaultEpoch), []string{"node 18446744073709551615"}},
-		{"TimeBits wraps the sum", at(math.MaxUint, 32, 32, time.Millisecond, defaultEpoch), []string{"time 18446744073709551615"}},
-		{"SeqBits wraps the sum", at(2, 62, math.MaxUint, time.Millisecond, defaultEpoch), []string{"seq 18446744073709551615"}},
-		{"a 64-bit field", at(64, 1<<63, 1<<63-1, time.Millisecond, defaultEpoch), []string{"time 64"}},
+		{"NodeBits wraps the sum", at(31, math.MaxUint, 33, time.Second, defaultEpoch), []string{fmt.Sprint("node ", uint(math.MaxUint))}},
+		{"TimeBits wraps the sum", at(math.MaxUint, 32, 32, time.Millisecond, defaultEpoch), []string{fmt.Sprint("time ", uint(math.MaxUint))}},
+		{"SeqBits wraps the sum", at(2, 62, math.MaxUint, time.Millisecond, defaultEpoch), []string{fmt.Sprint("seq ", uint(math.MaxUint))}},
+		{"a 64-bit field", at(64, 1<<(bits.UintSize-1), 1<<(bits.UintSize-1)-1, time.Millisecond, defaultEpoch), []string{"time 64"}},
 		{"zero unit", at(41, 10, 12, 0, defaultEpoch), []string{"unit 0s"}},
 		{"negative unit", at(41, 10, 12, -time.Millisecond, defaultEpoch), []string{"unit -1ms"}},
 		{"most negative unit", at(41, 10, 12, math.MinInt64, defaultEpoch), []string{"unit -2562047h47m16.854775808s"}},

@@ -1,3 +1,7 @@
+//go:build !windows
+
+// The failure tests freeze and kill holder processes with Unix signals.
+
 package etcdlease
 
 import (

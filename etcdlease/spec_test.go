@@ -18,11 +18,8 @@ import (
 // both runs hold a node id in etcd, and the second, on the same id after the
 // first released it, continues past every ID the first minted.
 func TestSnowidGenEtcdLease(t *testing.T) {
-	var hosts []string
-	for _, ep := range endpoints(t) {
-		hosts = append(hosts, strings.TrimPrefix(strings.TrimPrefix(ep, "http://"), "https://"))
-	}
-	spec := fmt.Sprintf("etcd:%s%s", strings.Join(hosts, ","), prefix(t))
+	// The endpoints as scripts/etcd.sh prints them, http:// included.
+	spec := fmt.Sprintf("etcd:%s%s", strings.Join(endpoints(t), ","), prefix(t))
 	stores := map[string]nodeid.Opener{"etcd": Opener(MinTTL)}
 	gen := func(n int) []snowlab.ID {
 		var out, errs bytes.Buffer
@@ -52,4 +49,42 @@ func TestOpenerSpecs(t *testing.T) {
 	}
 	_, err := nodeid.OpenStore("etcd:", map[string]nodeid.Opener{"etcd": open})
 	assert.Error(t, err)
+}
+
+func TestParseSpec(t *testing.T) {
+	for _, tt := range []struct {
+		spec   string
+		eps    []string
+		prefix string
+	}{
+		{"127.0.0.1:2379", []string{"127.0.0.1:2379"}, DefaultPrefix},
+		{"127.0.0.1:2379/myapp", []string{"127.0.0.1:2379"}, "/myapp"},
+		{"127.0.0.1:2379/myapp/", []string{"127.0.0.1:2379"}, "/myapp"},
+		{"127.0.0.1:2379/a/b", []string{"127.0.0.1:2379"}, "/a/b"},
+		{"http://127.0.0.1:2379/myapp", []string{"http://127.0.0.1:2379"}, "/myapp"},
+		{"https://etcd.example:2379", []string{"https://etcd.example:2379"}, DefaultPrefix},
+		{"http://a:1,b:2,https://c:3/p", []string{"http://a:1", "b:2", "https://c:3"}, "/p"},
+		{"a:1, b:2/p", []string{"a:1", "b:2"}, "/p"},
+	} {
+		eps, prefix, err := parseSpec(tt.spec)
+		require.NoError(t, err, tt.spec)
+		assert.Equal(t, tt.eps, eps, tt.spec)
+		assert.Equal(t, tt.prefix, prefix, tt.spec)
+	}
+	for _, bad := range []string{"", "/prefix-only", "http://", "http:///p", "a:1,/p", "a:1,,b:2", "unix:///tmp/etcd.sock", "ftp://a:1/p"} {
+		_, _, err := parseSpec(bad)
+		assert.Error(t, err, "%q", bad)
+	}
+}
+
+// An etcd that is not there is one error line within a few seconds, not a
+// ten-second wait for a lease.
+func TestOpenerUnreachable(t *testing.T) {
+	start := time.Now()
+	_, err := nodeid.OpenStore("etcd:http://127.0.0.1:1/x", map[string]nodeid.Opener{"etcd": Opener(time.Second)})
+	require.Error(t, err)
+	assert.Less(t, time.Since(start), ReachTimeout+time.Second)
+	assert.Contains(t, err.Error(), "no etcd at http://127.0.0.1:1")
+	assert.Contains(t, err.Error(), "connection refused")
+	assert.NotContains(t, err.Error(), "\n")
 }

@@ -13,6 +13,7 @@ import (
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
 
@@ -78,18 +79,31 @@ func newStore(client *clientv3.Client, prefix string, ttl time.Duration) *Store 
 // Dial connects to the etcd cluster at endpoints and returns a Store on it
 // (as New) and the function that closes the connection. The connection
 // retries with a backoff capped at one second, so a holder resumes
-// soon after an etcd outage ends. Dial does not wait for the cluster: an
-// unreachable one shows as an error from Acquire.
+// soon after an etcd outage ends, and does not log. Dial does not wait for
+// the cluster: an unreachable one shows as an error from Acquire (Opener's
+// stores check first).
 func Dial(endpoints []string, prefix string, ttl time.Duration) (nodeid.Store, func() error, error) {
+	cli, err := newClient(endpoints)
+	if err != nil {
+		return nil, nil, err
+	}
+	return New(cli, prefix, ttl), cli.Close, nil
+}
+
+// newClient is Dial's client. Its log is silenced: the client would log each
+// retry of a request to an unreachable etcd as a JSON line on stderr,
+// while the request's error already says what failed.
+func newClient(endpoints []string) (*clientv3.Client, error) {
 	cli, err := clientv3.New(clientv3.Config{
 		Endpoints:   endpoints,
 		DialTimeout: 5 * time.Second,
 		DialOptions: DialOptions(),
+		Logger:      zap.NewNop(),
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("etcdlease: connect to %v: %w", endpoints, err)
+		return nil, fmt.Errorf("etcdlease: connect to %v: %w", endpoints, err)
 	}
-	return New(cli, prefix, ttl), cli.Close, nil
+	return cli, nil
 }
 
 // DialOptions are the gRPC options Dial adds to the client's: a reconnect

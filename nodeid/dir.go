@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
-	"golang.org/x/sys/unix"
 )
 
 // Dir is the store for the processes of one host: a folder (created 0o755
@@ -38,6 +36,12 @@ import (
 // to, but a holder whose file was deleted has nothing to show a newcomer.
 // Dir does not work across hosts, and is only as good as flock on the
 // folder's file system (local file systems; not every network one).
+//
+// On Windows the lock is LockFileEx's instead of flock's, with the same
+// properties (held per open handle, dropped when the process ends), and
+// the rename is written through instead of the folder fsynced. On systems
+// with neither (Solaris, AIX, Plan 9, WebAssembly) Acquire fails with an
+// error naming the system.
 func Dir(path string) Store { return dirStore{path: path} }
 
 type dirStore struct{ path string }
@@ -68,11 +72,11 @@ func (s dirStore) Acquire(ctx context.Context, count, maxNode int) (Claim, error
 	if err := os.MkdirAll(s.path, 0o755); err != nil {
 		return nil, fmt.Errorf("nodeid: dir store: %w", err)
 	}
-	dfd, err := unix.Open(s.path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	dfd, err := openDir(s.path)
 	if err != nil {
 		return nil, fmt.Errorf("nodeid: dir store: open %s: %w", s.path, err)
 	}
-	defer unix.Close(dfd)
+	defer closeDir(dfd)
 	for first := 0; first+count-1 <= maxNode; {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("nodeid: dir %s: %w", s.path, err)
@@ -112,68 +116,6 @@ func (s dirStore) lockRun(dfd, first, count int) (files []*os.File, busy int, er
 		files = append(files, f)
 	}
 	return files, -1, nil
-}
-
-// lockSlot opens and locks slot n's lock file in the folder open as dfd;
-// nil, nil when someone else holds it. It works on raw descriptors
-// relative to the folder because a scan tries every held slot below the
-// first free one: a busy slot costs an open, a flock and a close.
-func (s dirStore) lockSlot(dfd, n int) (*os.File, error) {
-	base := slotName(n, ".lock")
-	for range 10 {
-		// Without O_CREAT first: opening an existing name does not take
-		// the folder's lock, which a scan of a busy folder feels.
-		fd, err := unix.Openat(dfd, base, unix.O_RDWR|unix.O_CLOEXEC, 0)
-		if err == unix.ENOENT {
-			fd, err = unix.Openat(dfd, base, unix.O_RDWR|unix.O_CREAT|unix.O_CLOEXEC, 0o644)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("nodeid: dir store: open %s: %w", s.lockName(n), err)
-		}
-		if err := flockFd(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
-			unix.Close(fd)
-			if err == unix.EWOULDBLOCK {
-				return nil, nil
-			}
-			return nil, fmt.Errorf("nodeid: dir store: flock %s: %w", s.lockName(n), err)
-		}
-		// The file may have been unlinked (and the name given to a new
-		// file that someone else locks) between the open and the lock:
-		// hold the lock only on the file the name leads to now.
-		var held, named unix.Stat_t
-		err = unix.Fstat(fd, &held)
-		if err == nil {
-			err = unix.Fstatat(dfd, base, &named, 0)
-		}
-		if err == nil && held.Dev == named.Dev && held.Ino == named.Ino {
-			return os.NewFile(uintptr(fd), s.lockName(n)), nil
-		}
-		unix.Close(fd)
-		if err != nil && err != unix.ENOENT {
-			return nil, fmt.Errorf("nodeid: dir store: stat %s: %w", s.lockName(n), err)
-		}
-	}
-	return nil, fmt.Errorf("nodeid: dir store: %s keeps being replaced while it is locked", s.lockName(n))
-}
-
-func flockFd(fd, how int) error {
-	for {
-		err := unix.Flock(fd, how)
-		if err != unix.EINTR {
-			return err
-		}
-	}
-}
-
-// unlockAll unlocks and closes the lock files. Closing the last descriptor
-// of an open file description drops its flock anyway; the explicit unlock
-// makes the release not depend on descriptors the process may have
-// inherited or duplicated.
-func unlockAll(files []*os.File) {
-	for _, f := range files {
-		_ = flockFd(int(f.Fd()), unix.LOCK_UN)
-		_ = f.Close()
-	}
 }
 
 // claim reads the locked slots' reservations and records the new holder's
@@ -318,20 +260,12 @@ func (c *dirClaim) write(untils []int64) error {
 		if err := writeSync(tmp, fmt.Appendf(nil, "%d %d\n", u, c.token)); err != nil {
 			return fmt.Errorf("nodeid: dir store: %w", err)
 		}
-		if err := os.Rename(tmp, name); err != nil {
+		if err := replaceFile(tmp, name); err != nil {
 			return fmt.Errorf("nodeid: dir store: %w", err)
 		}
 	}
-	d, err := os.Open(c.store.path)
-	if err != nil {
-		return fmt.Errorf("nodeid: dir store: %w", err)
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("nodeid: dir store: fsync %s: %w", c.store.path, err)
+	if err := syncDir(c.store.path); err != nil {
+		return err
 	}
 	c.stored = untils
 	return nil

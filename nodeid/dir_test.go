@@ -13,7 +13,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/sys/unix"
 
 	"github.com/snowlab/snowlab/nodeid"
 )
@@ -46,20 +45,15 @@ func stored(t *testing.T, dir string, n int) (until, gen int64) {
 	return until, gen
 }
 
-// lockedElsewhere reports whether slot n's lock file is flocked by some
-// open file description other than a fresh one of ours.
+// lockedElsewhere reports whether slot n's lock file is locked (flock, or
+// LockFileEx on Windows) by some open file description other than a fresh
+// one of ours.
 func lockedElsewhere(t *testing.T, dir string, n int) bool {
 	t.Helper()
 	f, err := os.OpenFile(filepath.Join(dir, fmt.Sprintf("slot-%04d.lock", n)), os.O_RDWR|os.O_CREATE, 0o644)
 	require.NoError(t, err)
 	defer f.Close()
-	err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-	if err == unix.EWOULDBLOCK {
-		return true
-	}
-	require.NoError(t, err)
-	require.NoError(t, unix.Flock(int(f.Fd()), unix.LOCK_UN))
-	return false
+	return lockedByOther(t, f)
 }
 
 func TestDirCreatesFolder(t *testing.T) {

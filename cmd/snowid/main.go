@@ -3,7 +3,7 @@
 // Usage:
 //
 //	snowid decode [-json] [-layout T/N/S] [-unit D] [-epoch E] ID...
-//	snowid gen [-node N] [-n K] [-policy strict|monotonic] [-format dec|base32|json] [layout flags]
+//	snowid gen [-node N | -lease SPEC] [-n K] [-policy strict|monotonic] [-format dec|base32|json] [layout flags]
 //	snowid layout [-layout T/N/S] [-unit D] [-epoch E]
 //	snowid help [COMMAND]
 //
@@ -15,16 +15,17 @@
 // unix_ms, node and seq. An argument made only of digits is read as a decimal
 // ID, even when it is 13 characters long and so also valid base32; any other
 // 13-character argument is read as Crockford base32, and a "b32:" prefix
-// forces base32: 0000000000010 is ID 10, b32:0000000000010 is ID 32. A bad
-// argument is reported and the others are still decoded.
+// forces base32 of 1 to 13 characters (a shorter one is read as if padded
+// with leading zeros): 0000000000010 is ID 10, b32:0000000000010 and b32:10
+// are ID 32. A bad argument is reported and the others are still decoded.
 //
 // Gen mints K IDs for node N with an atomicgen generator on the default
 // clock and prints one per line, as decimal (the default), base32, or the
-// JSON objects decode -json prints. Node defaults to 0 and K to 1. With
-// -lease dir:PATH it takes its node id from a nodeid lock folder instead and
-// releases it on exit, so repeated runs never mint the same ID; the build in
-// the etcdlease module (etcdlease/cmd/snowid) also takes
-// -lease etcd:HOST:PORT/PREFIX.
+// JSON objects decode -json prints. Node defaults to 0 (said on stderr) and
+// K to 1. With -lease dir:PATH it takes its node id from a nodeid lock
+// folder instead (-node with -lease is refused) and releases it on exit, so
+// repeated runs never mint the same ID; the build in the etcdlease module
+// (etcdlease/cmd/snowid) also takes -lease etcd:[http://]HOST:PORT/PREFIX.
 //
 // Layout describes a layout: the bits and shift of each field, the largest
 // node and sequence, how many IDs one node can mint per tick and per second,

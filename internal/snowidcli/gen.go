@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -18,12 +19,12 @@ import (
 const genBatch = 4096
 
 func runGen(args []string, stdout, stderr io.Writer, stores map[string]nodeid.Opener) int {
-	fs := newFlagSet("gen", "[-node N] [-n K] [-policy strict|monotonic] [-format dec|base32|json] [layout flags]", stderr)
-	node := fs.Int("node", 0, "mint for node `N`, 0..max node of the layout (1023 by default)")
+	fs := newFlagSet("gen", "[-node N | -lease SPEC] [-n K] [-policy strict|monotonic] [-format dec|base32|json] [layout flags]", stderr)
+	node := fs.Int("node", 0, "mint for node `N`, 0..max node of the layout (1023 by default); without it (and -lease) node 0, said on stderr")
 	n := fs.Int("n", 1, "mint `K` IDs")
 	policyName := fs.String("policy", "strict", "`policy` when the clock gives no fresh tick: strict or monotonic")
 	format := fs.String("format", "dec", "output `format`: dec, base32 or json (the objects of decode -json)")
-	leaseSpec := fs.String("lease", "", "take the node id from a lease instead of -node: dir:`PATH` (a lock folder shared by the processes of one host), or etcd:HOST:PORT/PREFIX in the etcd-enabled build (etcdlease/cmd/snowid)")
+	leaseSpec := fs.String("lease", "", "take the node id from a lease instead of -node (not with it): dir:`PATH` (a lock folder shared by the processes of one host), or etcd:[http://]HOST:PORT/PREFIX in the etcd-enabled build (etcdlease/cmd/snowid)")
 	lf := addLayoutFlags(fs)
 	pos, code, ok := parse(fs, args)
 	if !ok {
@@ -69,6 +70,11 @@ func runGen(args []string, stdout, stderr io.Writer, stores map[string]nodeid.Op
 		return fail(stderr, "gen -format %q: want dec, base32 or json", *format)
 	}
 
+	nodeSet := false
+	fs.Visit(func(f *flag.Flag) { nodeSet = nodeSet || f.Name == "node" })
+	if nodeSet && *leaseSpec != "" {
+		return fail(stderr, "gen -node %d -lease %q: give one or the other: -lease takes its node id from the lease", *node, *leaseSpec)
+	}
 	cfg := snowlab.Config{Node: *node, Layout: l, Policy: policy}
 	if *leaseSpec != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -114,6 +120,13 @@ func runGen(args []string, stdout, stderr io.Writer, stores map[string]nodeid.Op
 	}
 	if err := out.Flush(); err != nil {
 		return writeFailed(stderr, err)
+	}
+	// Say which node minted, unless the caller chose it.
+	switch {
+	case *leaseSpec != "":
+		fmt.Fprintf(stderr, "snowid: gen: node %d, leased from %s\n", *node, *leaseSpec)
+	case !nodeSet:
+		fmt.Fprintf(stderr, "snowid: gen: node %d (the default: -node N picks one, -lease dir:PATH leases a free one)\n", *node)
 	}
 	return exitOK
 }

@@ -182,6 +182,26 @@ func TestDecodeBase32RoundTrip(t *testing.T) {
 	})
 }
 
+// A base32 ID shorter than 13 characters, after b32:, is read as if padded
+// with leading zeros; without the prefix the error says how to read one.
+func TestDecodeShortBase32(t *testing.T) {
+	stdout, stderr, code := snowid(t, "decode", "-json", "b32:123", "b32:ZZ", "b32:zz", "b32:0000000000ZZ", "123")
+	require.Equal(t, exitOK, code, stderr)
+	var ids []string
+	for _, r := range jsonRecords(t, stdout) {
+		ids = append(ids, r["id"].(string))
+	}
+	assert.Equal(t, []string{"1091", "1023", "1023", "1023", "123"}, ids)
+
+	_, stderr, code = snowid(t, "decode", "ZZ")
+	assert.Equal(t, exitUsage, code)
+	oneErrorLine(t, stderr, "b32:ZZ reads a shorter base32 ID")
+
+	_, stderr, code = snowid(t, "decode", "b32:12345678901234")
+	assert.Equal(t, exitUsage, code)
+	oneErrorLine(t, stderr, "14 characters, want 1 to 13")
+}
+
 func TestDecodeBadInput(t *testing.T) {
 	for _, arg := range []string{
 		"12x",
@@ -189,7 +209,8 @@ func TestDecodeBadInput(t *testing.T) {
 		"99999999999999999999", // above 2^63-1
 		"03XEZKD8NU015",        // 13 characters, U is not Crockford
 		"Z000000000000",        // base32 above 2^63-1
-		"b32:123",              // forced base32 of the wrong length
+		"b32:12345678901234",   // forced base32, too long
+		"b32:1u",               // forced base32, U is not Crockford
 		"",
 		"1.5",
 		" 1",
@@ -204,7 +225,9 @@ func TestDecodeBadInput(t *testing.T) {
 
 	t.Run("exact message", func(t *testing.T) {
 		_, stderr, _ := snowid(t, "decode", "12x")
-		assert.Equal(t, "snowid: decode \"12x\": snowlab: invalid ID: \"12x\" is not a decimal ID\n", stderr)
+		assert.Equal(t, "snowid: decode \"12x\": snowlab: invalid ID: \"12x\" is not a decimal ID (nor 13 characters of base32: b32:12x reads a shorter base32 ID)\n", stderr)
+		_, stderr, _ = snowid(t, "decode", "1.5")
+		assert.Equal(t, "snowid: decode \"1.5\": snowlab: invalid ID: \"1.5\" is not a decimal ID\n", stderr)
 	})
 
 	t.Run("good IDs still decoded", func(t *testing.T) {
@@ -470,6 +493,37 @@ func TestFlagPlacement(t *testing.T) {
 		assert.Equal(t, exitUsage, code)
 		oneErrorLine(t, stderr, `snowid: decode "-json": `)
 	})
+}
+
+// Without -node, gen says on stderr which node it minted for; -node with
+// -lease is refused, not ignored.
+func TestGenNodeChoice(t *testing.T) {
+	stdout, stderr, code := snowid(t, "gen")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Equal(t, 0, snowlab.DefaultLayout.Decode(mustParse(t, stdout)).Node)
+	oneErrorLine(t, stderr, "node 0", "-node N")
+
+	dir := t.TempDir()
+	stdout, stderr, code = snowid(t, "gen", "-lease", "dir:"+dir)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Equal(t, 0, snowlab.DefaultLayout.Decode(mustParse(t, stdout)).Node)
+	oneErrorLine(t, stderr, "node 0, leased from dir:"+dir)
+
+	stdout, stderr, code = snowid(t, "gen", "-node", "5", "-lease", "dir:"+dir)
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, stdout)
+	oneErrorLine(t, stderr, "-node 5", "-lease", "one or the other")
+	// -node 0 given explicitly is -node too.
+	_, stderr, code = snowid(t, "gen", "-lease", "dir:"+dir, "-node=0")
+	assert.Equal(t, exitUsage, code)
+	oneErrorLine(t, stderr, "one or the other")
+}
+
+func mustParse(t *testing.T, line string) snowlab.ID {
+	t.Helper()
+	id, err := snowlab.ParseID(strings.TrimSpace(line))
+	require.NoError(t, err)
+	return id
 }
 
 // TestGenLease: gen -lease takes its node id from a lock folder, and a

@@ -23,7 +23,7 @@ const (
 
 const usageText = `usage:
   snowid decode [-json] [-layout T/N/S] [-unit D] [-epoch E] ID...
-  snowid gen [-node N] [-n K] [-policy strict|monotonic] [-format dec|base32|json] [layout flags]
+  snowid gen [-node N | -lease SPEC] [-n K] [-policy strict|monotonic] [-format dec|base32|json] [layout flags]
   snowid layout [-layout T/N/S] [-unit D] [-epoch E]
 Layout flags (-layout, -unit, -epoch) default to 41/10/12, 1ms, 2024-01-01T00:00:00Z.
 Run "snowid help COMMAND" for a command's flags.

@@ -1,9 +1,11 @@
 // Snowid is the snowid command (see github.com/snowlab/snowlab/cmd/snowid)
 // built with etcd leases: besides dir:PATH, gen -lease takes
-// etcd:HOST:PORT[,HOST:PORT...][/PREFIX] and holds its node id in etcd for
-// as long as it mints.
+// etcd:ENDPOINT[,ENDPOINT...][/PREFIX] (ENDPOINT HOST:PORT, http://HOST:PORT
+// or https://HOST:PORT) and holds its node id in etcd for as long as it
+// mints.
 //
-//	cd etcdlease && go run ./cmd/snowid gen -lease etcd:127.0.0.1:2379/myapp -n 10
+//	eval "$(scripts/etcd.sh start)"   # export ETCD_ENDPOINTS=http://127.0.0.1:PORT
+//	cd etcdlease && go run ./cmd/snowid gen -lease "etcd:$ETCD_ENDPOINTS/myapp" -n 10
 package main
 
 import (

@@ -90,7 +90,7 @@ func (s *Server) Restart() error {
 	)
 	s.log = &tailBuffer{max: 64 << 10}
 	cmd.Stdout, cmd.Stderr = s.log, s.log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // never outlive the test
+	cmd.SysProcAttr = dieWithParent() // never outlive the test (Linux)
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("etcdtest: start %s: %w", s.bin, err)
 	}

@@ -1,0 +1,64 @@
+package nodeid_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/atomicgen"
+	"github.com/snowlab/snowlab/nodeid"
+)
+
+// A node id leased from a lock folder shared by the processes of one host,
+// a generator fenced by its reservation, and what to do when the lease is
+// lost.
+func ExampleAcquire() {
+	dir, err := os.MkdirTemp("", "nodeids") // e.g. /var/lib/myapp/nodeids
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	lease, err := nodeid.Acquire(ctx, nodeid.Dir(dir), nodeid.Options{})
+	if err != nil {
+		log.Fatal(err) // nodeid.ErrNoFreeSlot when all 1,024 ids are held
+	}
+	defer lease.Release(context.Background()) // frees the id; a successor waits only for time used
+
+	// lease.Config sets the node id and the reservation fence: the
+	// generator mints only inside the reservation the lease keeps durable.
+	gen, err := atomicgen.New(lease.Config(snowlab.Config{}))
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	go func() {
+		select {
+		case <-lease.Lost():
+			// The store says the id is someone else's now (an etcd lease
+			// that expired): gen has stopped. Acquire a new lease and
+			// build a new generator from it.
+			log.Printf("node id %d lost: %v", lease.Node(), lease.Err())
+		case <-ctx.Done():
+		}
+	}()
+
+	id, err := gen.NextID()
+	switch {
+	case errors.Is(err, snowlab.ErrNoReservation):
+		// The reservation could not be moved ahead in time (the store is
+		// unreachable), or the lease was lost: no ID past it is minted.
+		// Release the lease, Acquire again, and build a new generator.
+		log.Fatal(err)
+	case err != nil:
+		log.Fatal(err)
+	}
+	fmt.Println("node", lease.Node(), "minted for node", snowlab.DefaultLayout.Decode(id).Node)
+	// Output:
+	// node 0 minted for node 0
+}
