@@ -3,6 +3,7 @@ package shardedgen_test
 import (
 	"math"
 	"runtime"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -17,6 +18,7 @@ import (
 // wrapped), SplitSequence 1<<50 panicked, and 4,000,000 shards allocated
 // 488 MiB before refusing.
 func TestNewRefusesAbsurdShards(t *testing.T) {
+	huge := 1 << (strconv.IntSize - 14)
 	for _, tc := range []struct {
 		name string
 		cfg  shardedgen.Config
@@ -26,7 +28,7 @@ func TestNewRefusesAbsurdShards(t *testing.T) {
 		{"node-per-shard MaxInt", shardedgen.Config{Config: snowlab.Config{Node: 5}, Shards: math.MaxInt}, snowlab.ErrInvalidNode, "9223372036854775807"},
 		{"node-per-shard 4,000,000", shardedgen.Config{Shards: 4_000_000}, snowlab.ErrInvalidNode, "4000000"},
 		{"node-per-shard one too many", shardedgen.Config{Config: snowlab.Config{Node: 1000}, Shards: 25}, snowlab.ErrInvalidNode, "25"},
-		{"split 1<<50", shardedgen.Config{Shards: 1 << 50, Mode: shardedgen.SplitSequence}, snowlab.ErrInvalidConfig, "1125899906842624"},
+		{"split 1<<50 (1<<18 on 32 bits)", shardedgen.Config{Shards: huge, Mode: shardedgen.SplitSequence}, snowlab.ErrInvalidConfig, strconv.Itoa(huge)},
 		{"split 4,000,000", shardedgen.Config{Shards: 4_000_000, Mode: shardedgen.SplitSequence}, snowlab.ErrInvalidConfig, "4000000"},
 		{"split 4097", shardedgen.Config{Shards: 4097, Mode: shardedgen.SplitSequence}, snowlab.ErrInvalidConfig, "4097"},
 		{"negative", shardedgen.Config{Shards: -1}, snowlab.ErrInvalidConfig, "-1"},
