@@ -80,7 +80,7 @@ func (r *Rules) Next(c *atomic.Uint64, sp Space, ctr *Counters) (snowlab.ID, err
 	// Handed out only if the grant was not revoked after the tick was
 	// claimed: that is what lets Fence.LastEnd, read after a revocation,
 	// cover every ID ever handed out.
-	if r.grant != nil && r.grant.Revoked() {
+	if r.revoked() {
 		return 0, r.revokedErr(sp.node)
 	}
 	return id, nil
