@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 
 	gplot "gonum.org/v1/plot"
@@ -28,25 +26,8 @@ import (
 //   - leaf-fill.svg: the leaf fill per key kind and engine, with the
 //     documents' ~90% (appends) and ln 2 ≈ 69% (random inserts).
 func WriteCharts(run *Result, dir string) ([]string, error) {
-	var paths []string
-	for _, c := range []struct {
-		name  string
-		build func(*Result) *plot.Chart
-	}{{"index-size.svg", sizeChart}, {"leaf-fill.svg", fillChart}} {
-		ch := c.build(run)
-		if ch == nil {
-			continue
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return paths, err
-		}
-		path := filepath.Join(dir, c.name)
-		if err := ch.Save(path); err != nil {
-			return paths, fmt.Errorf("btree: chart %s: %w", c.name, err)
-		}
-		paths = append(paths, path)
-	}
-	return paths, nil
+	return plot.SaveAll(dir, []string{"index-size.svg", "leaf-fill.svg"},
+		map[string]*plot.Chart{"index-size.svg": sizeChart(run), "leaf-fill.svg": fillChart(run)})
 }
 
 // chartEngines are the engines with results, and the key kinds any of

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"time"
@@ -39,29 +37,8 @@ func WriteCharts(run *result.Run, dir string) ([]string, error) {
 	if run == nil {
 		return nil, nil
 	}
-	var paths []string
-	for _, c := range []struct {
-		name  string
-		build func(*result.Run) *plot.Chart
-	}{
-		{"saturate.svg", saturateChart},
-		{"latency.svg", latencyChart},
-		{"makespan.svg", makespanChart},
-	} {
-		doc := c.build(run)
-		if doc == nil {
-			continue
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return paths, err
-		}
-		path := filepath.Join(dir, c.name)
-		if err := doc.Save(path); err != nil {
-			return paths, fmt.Errorf("report: chart %s: %w", c.name, err)
-		}
-		paths = append(paths, path)
-	}
-	return paths, nil
+	return plot.SaveAll(dir, []string{"saturate.svg", "latency.svg", "makespan.svg"}, map[string]*plot.Chart{
+		"saturate.svg": saturateChart(run), "latency.svg": latencyChart(run), "makespan.svg": makespanChart(run)})
 }
 
 // newChart returns a chart in the house style titled what, with the
