@@ -108,7 +108,7 @@ type suiteFlags struct {
 	satRepeats int
 	rate       float64
 	steadyDur  time.Duration
-	counters   bool
+	events     bool
 }
 
 func (f *suiteFlags) register(fs *flag.FlagSet) {
@@ -123,7 +123,7 @@ func (f *suiteFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.satRepeats, "sat-repeats", workload.DefaultSaturateRepeats, fmt.Sprintf("saturate: repeats per goroutine count, IDs/s samples (1 to %d)", workload.MaxRepeats))
 	fs.Float64Var(&f.rate, "rate", workload.DefaultSteadyRate, fmt.Sprintf("steady: target calls per second, open loop (more than 0, at most %g)", workload.MaxSteadyRate))
 	fs.DurationVar(&f.steadyDur, "steady-duration", workload.DefaultSteadyDuration, fmt.Sprintf("steady: length of the run (more than 0, at most %v; rate x duration at most %d calls)", workload.MaxDuration, workload.MaxSteadyCalls))
-	fs.BoolVar(&f.counters, "counters", true, "count hardware (or software) events around bursts")
+	fs.BoolVar(&f.events, "events", true, "count hardware (or software) events around bursts")
 }
 
 // check reports the first flag out of range, naming it and its value. The
@@ -204,7 +204,7 @@ func (f *suiteFlags) suite(all []subject.Subject) (lab.Suite, error) {
 		Burst:       workload.BurstConfig{IDs: f.ids, Goroutines: f.goroutines, Repeats: f.repeats, Pause: f.pause},
 		Saturate:    workload.SaturateConfig{Goroutines: sweep, Duration: f.duration, Repeats: f.satRepeats},
 		Steady:      workload.SteadyConfig{Rate: f.rate, Duration: f.steadyDur},
-		CountEvents: f.counters,
+		CountEvents: f.events,
 		Commit:      sha,
 		Dirty:       dirty,
 	}
