@@ -1,7 +1,6 @@
 package peers
 
 import (
-	"encoding/binary"
 	"math/rand"
 	randv2 "math/rand/v2"
 	"sync"
@@ -36,7 +35,7 @@ func ulidSubject() subject.Subject {
 		Strict:  true, // the timestamp is always time.Now(); a spent ms is an error (ErrMonotonicOverflow), never a borrow
 		Order:   subject.OrderCaller,
 		Decode: func(id subject.ID) (time.Time, int) {
-			return ulid.Time(idToULID(id).Time()), -1
+			return ulid.Time(ulid.ULID(id.Bytes128()).Time()), -1
 		},
 		New: func() (subject.Minter, error) {
 			src := rand.New(rand.NewSource(randv2.Int64()))
@@ -46,16 +45,6 @@ func ulidSubject() subject.Subject {
 			"clock read and mint (MonotonicEntropy is not safe for concurrent use); not ulid.Make(), which reads the " +
 			"clock outside its lock and so breaks per-goroutine order under contention",
 	}
-}
-
-func idToULID(id subject.ID) (u ulid.ULID) {
-	binary.BigEndian.PutUint64(u[0:8], id.Hi)
-	binary.BigEndian.PutUint64(u[8:16], id.Lo)
-	return u
-}
-
-func ulidToID(u ulid.ULID) subject.ID {
-	return subject.ID{Hi: binary.BigEndian.Uint64(u[0:8]), Lo: binary.BigEndian.Uint64(u[8:16])}
 }
 
 type ulidMinter struct {
@@ -72,5 +61,5 @@ func (m *ulidMinter) Next() (subject.ID, error) {
 	if err != nil {
 		return subject.ID{}, err
 	}
-	return ulidToID(u), nil
+	return subject.ID128(u), nil
 }

@@ -1,7 +1,6 @@
 package peers
 
 import (
-	"encoding/binary"
 	"time"
 
 	"github.com/google/uuid"
@@ -37,14 +36,10 @@ func uuidV7Subject() subject.Subject {
 
 type uuidV7Minter struct{}
 
-func uuidToID(u uuid.UUID) subject.ID {
-	return subject.ID{Hi: binary.BigEndian.Uint64(u[0:8]), Lo: binary.BigEndian.Uint64(u[8:16])}
-}
-
 func (uuidV7Minter) Next() (subject.ID, error) {
 	u, err := uuid.NewV7()
 	if err != nil {
 		return subject.ID{}, err
 	}
-	return uuidToID(u), nil
+	return subject.ID128(u), nil
 }

@@ -1,6 +1,7 @@
 package subject
 
 import (
+	"encoding/binary"
 	"time"
 
 	"github.com/snowlab/snowlab"
@@ -14,6 +15,19 @@ type ID struct{ Hi, Lo uint64 }
 // Less orders IDs as unsigned 128-bit integers, which is the byte order of
 // a UUID or ULID and the numeric order of a positive int64.
 func (a ID) Less(b ID) bool { return a.Hi < b.Hi || a.Hi == b.Hi && a.Lo < b.Lo }
+
+// ID128 is the ID of a 16-byte identifier (a UUID, a ULID) read as one
+// big-endian number, so that Less is its byte order.
+func ID128(b [16]byte) ID {
+	return ID{Hi: binary.BigEndian.Uint64(b[0:8]), Lo: binary.BigEndian.Uint64(b[8:16])}
+}
+
+// Bytes128 is the inverse of ID128.
+func (a ID) Bytes128() (b [16]byte) {
+	binary.BigEndian.PutUint64(b[0:8], a.Hi)
+	binary.BigEndian.PutUint64(b[8:16], a.Lo)
+	return b
+}
 
 // Minter is one live generator instance: all a library must offer is one
 // ID per call. What more it offers it says by implementing Filler (a
