@@ -3,38 +3,22 @@ package lab
 import (
 	"os"
 	"path/filepath"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/snowlab/snowlab/lab/internal/fixture"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
 	"github.com/snowlab/snowlab/lab/workload"
 )
 
-// broken hands out the same ID twice in every hundred, the failure the
-// lab exists to catch.
-type broken struct{ n atomic.Uint64 }
-
-func (b *broken) Next() (subject.ID, error) {
-	v := b.n.Add(1)
-	if v%100 == 0 {
-		v--
-	}
-	return subject.ID{Lo: v << 22}, nil
-}
-
 // TestSuiteNamesFailures: a generator's duplicates do not stop the suite;
 // they are named among the run's failures.
 func TestSuiteNamesFailures(t *testing.T) {
-	s := subject.Subject{
-		Name: "broken", Order: subject.OrderNone,
-		Decode: func(id subject.ID) (time.Time, int) { return time.UnixMilli(int64(id.Lo >> 22)), 0 },
-		New:    func() (subject.Minter, error) { return &broken{}, nil },
-	}
+	s := fixture.Duplicating()
 	run, err := Suite{Subjects: []subject.Subject{s}, Workloads: Workloads{Burst: true},
 		Burst: workload.BurstConfig{IDs: 500, Goroutines: 2, Repeats: 1}}.Measure()
 	require.NoError(t, err)

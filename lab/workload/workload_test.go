@@ -3,13 +3,13 @@ package workload
 import (
 	"errors"
 	"math"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/snowlab/snowlab/lab/internal/fixture"
 	"github.com/snowlab/snowlab/lab/subject"
 )
 
@@ -22,26 +22,6 @@ func ownSubject(t *testing.T, name string) subject.Subject {
 	}
 	t.Fatalf("no subject %q", name)
 	return subject.Subject{}
-}
-
-// broken hands out the same ID twice in every hundred, the failure the
-// lab exists to catch.
-type broken struct{ n atomic.Uint64 }
-
-func (b *broken) Next() (subject.ID, error) {
-	v := b.n.Add(1)
-	if v%100 == 0 {
-		v--
-	}
-	return subject.ID{Lo: v << 22}, nil
-}
-
-func brokenSubject() subject.Subject {
-	return subject.Subject{
-		Name: "broken", Order: subject.OrderNone,
-		Decode: func(id subject.ID) (time.Time, int) { return time.UnixMilli(int64(id.Lo >> 22)), 0 },
-		New:    func() (subject.Minter, error) { return &broken{}, nil },
-	}
 }
 
 func TestBurstOwn(t *testing.T) {
@@ -93,7 +73,7 @@ func TestSteadyOwn(t *testing.T) {
 
 // TestChecksCatchDuplicates: every workload finds a generator's duplicates.
 func TestChecksCatchDuplicates(t *testing.T) {
-	s := brokenSubject()
+	s := fixture.Duplicating()
 	b, err := Burst(s, BurstConfig{IDs: 1000, Goroutines: 4, Repeats: 1}, nil)
 	require.NoError(t, err)
 	assert.Positive(t, b.Check.Duplicates)
