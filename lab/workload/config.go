@@ -45,7 +45,7 @@ const (
 
 // ErrConfig is wrapped by every error about a workload configuration out
 // of range.
-var ErrConfig = errors.New("lab: configuration out of range")
+var ErrConfig = errors.New("workload: configuration out of range")
 
 func configErr(format string, a ...any) error {
 	return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, a...))

@@ -88,7 +88,7 @@ func encodeHist(h *hdrhistogram.Histogram) *result.Hist {
 
 // ErrHist is wrapped by every error about a stored histogram that cannot
 // be read back.
-var ErrHist = errors.New("lab: unreadable histogram")
+var ErrHist = errors.New("workload: unreadable histogram")
 
 // Histogram reads a stored histogram back, from either form: the
 // compressed one this lab writes, or the counts array of files written
