@@ -6,13 +6,13 @@ package etcdlease
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/atomicgen"
@@ -28,9 +28,7 @@ func checkUnique(t *testing.T, sets ...[]snowlab.ID) int {
 	seen := make(map[snowlab.ID]bool)
 	for _, ids := range sets {
 		for _, id := range ids {
-			if seen[id] {
-				t.Fatalf("ID %d (%v) issued twice", id, snowlab.DefaultLayout.Decode(id))
-			}
+			require.False(t, seen[id], "ID %d (%v) issued twice", id, snowlab.DefaultLayout.Decode(id))
 			seen[id] = true
 		}
 	}
@@ -51,9 +49,7 @@ func TestTwoProcessesGetDifferentIDsAndTheRestFills(t *testing.T) {
 	b.waitIDs(0, 10*time.Second)
 	na, _, _ := a.snapshot()
 	nb, _, _ := b.snapshot()
-	if na == nb {
-		t.Fatalf("both processes hold node id %d", na)
-	}
+	require.NotEqual(t, na, nb, "both processes hold the same node id")
 	t.Logf("process A holds %d, process B holds %d", na, nb)
 
 	// Fill the other 1,022 ids, 64 per claim (one transaction each).
@@ -65,40 +61,28 @@ func TestTwoProcessesGetDifferentIDsAndTheRestFills(t *testing.T) {
 	}()
 	for held := 2; held < 1024; {
 		c, err := st.Acquire(ctxT(t), min(MaxCount, 1024-held), 1023)
-		if err != nil {
-			t.Fatalf("with %d ids held: %v", held, err)
-		}
+		require.NoError(t, err, "with %d ids held", held)
 		fill = append(fill, c)
 		held += c.Count()
 	}
 	_, err := st.Acquire(ctxT(t), 1, 1023)
-	if !errors.Is(err, nodeid.ErrNoFreeSlot) {
-		t.Fatalf("the 1,025th acquirer got %v, want ErrNoFreeSlot", err)
-	}
+	require.ErrorIs(t, err, nodeid.ErrNoFreeSlot, "the 1,025th acquirer")
 	t.Logf("the 1,025th acquirer: %v", err)
-	if _, err := nodeid.Acquire(ctxT(t), st, leaseOptions()); !errors.Is(err, nodeid.ErrNoFreeSlot) {
-		t.Fatalf("nodeid.Acquire with all ids held = %v, want ErrNoFreeSlot", err)
-	}
+	_, err = nodeid.Acquire(ctxT(t), st, leaseOptions())
+	require.ErrorIs(t, err, nodeid.ErrNoFreeSlot, "nodeid.Acquire with all ids held")
 
 	// B releases (stdin closed): its id is the only free one.
 	_ = b.in.Close()
-	if code := b.wait(10 * time.Second); code != exitOK {
-		t.Fatalf("holder B exited %d\n%s", code, b.tail())
-	}
+	b.requireExit(exitOK, 10*time.Second)
 	c, err := st.Acquire(ctxT(t), 1, 1023)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	fill = append(fill, c)
 	// B minted nothing, so its release left the reservation as B found
 	// it (never held: 0) instead of pushing it forward.
-	if c.First() != nb || c.Floor() != 0 || c.Token() <= b.token {
-		t.Fatalf("after B released: took %d floor %d token %d, want %d, floor 0 (B minted nothing), a token above B's %d", c.First(), c.Floor(), c.Token(), nb, b.token)
-	}
-	a.signal(syscall.SIGTERM)
-	if code := a.wait(10 * time.Second); code != exitOK {
-		t.Fatalf("holder A exited %d\n%s", code, a.tail())
-	}
+	require.Equal(t, nb, c.First(), "after B released: the id taken, want B's")
+	require.Zero(t, c.Floor(), "after B released: the floor, want 0 (B minted nothing)")
+	require.Greater(t, c.Token(), b.token, "after B released: the token, want one above B's")
+	a.stop()
 }
 
 // TestZombieFrozenPastTTL: a holder frozen (SIGSTOP) past its TTL while a
@@ -106,85 +90,77 @@ func TestTwoProcessesGetDifferentIDsAndTheRestFills(t *testing.T) {
 // refuses to mint (ErrNoReservation) and learns it lost the lease. No ID
 // repeats and the two holders' time ranges do not overlap.
 func TestZombieFrozenPastTTL(t *testing.T) {
-	eps := endpoints(t)
-	_, p := dial(t, eps)
-	a := startChild(t, "holder A", "mint", eps, p, 0, 0)
-	a.waitIDs(200, 15*time.Second)
-	a.signal(syscall.SIGSTOP)
-	stopped := time.Now()
-	defer func() { _ = a.cmd.Process.Signal(syscall.SIGCONT) }()
-
-	b := startChild(t, "holder B", "mint", eps, p, 0, 15*time.Second)
-	b.waitIDs(200, 20*time.Second)
+	var stopped time.Time
+	a, b := takeOver(t, 200, func(a *child) {
+		a.signal(syscall.SIGSTOP)
+		stopped = time.Now()
+		t.Cleanup(func() { _ = a.cmd.Process.Signal(syscall.SIGCONT) })
+	})
 	tookOver := time.Since(stopped)
 	a.signal(syscall.SIGCONT)
 	resumed := time.Now()
 	code := a.wait(10 * time.Second)
 	refusedAfter := time.Since(resumed)
-	b.signal(syscall.SIGTERM)
-	if code := b.wait(10 * time.Second); code != exitOK {
-		t.Fatalf("holder B exited %d\n%s", code, b.tail())
-	}
+	b.stop()
 
 	_, idsA, errsA := a.snapshot()
 	_, idsB, _ := b.snapshot()
 	t.Logf("B took node %d over %v after A froze (token %d > %d); A printed %d IDs, B %d; A refused %v after resuming: %v; %s",
 		b.node, tookOver.Round(time.Millisecond), b.token, a.token, len(idsA), len(idsB), refusedAfter.Round(time.Millisecond), errsA, a.lost)
-	if a.node != b.node || b.token <= a.token {
-		t.Fatalf("B holds node %d token %d, A held %d token %d: want the same id, a larger token", b.node, b.token, a.node, a.token)
-	}
-	if code != exitNoReservation || len(errsA) != 1 || !strings.Contains(errsA[0], snowlab.ErrNoReservation.Error()) {
-		t.Fatalf("resumed holder exited %d with %v, want %d and ErrNoReservation\n%s", code, errsA, exitNoReservation, a.tail())
-	}
-	if !strings.HasPrefix(a.lost, "LOST") {
-		t.Fatalf("resumed holder did not learn it lost the lease: %q", a.lost)
-	}
+	require.Equal(t, a.node, b.node, "B's node id, want A's")
+	require.Greater(t, b.token, a.token, "B's token, want one above A's")
+	require.Equal(t, exitNoReservation, code, "resumed holder's exit code, want ErrNoReservation's; errors %v\n%s", errsA, a.tail())
+	require.Len(t, errsA, 1, "resumed holder's errors\n%s", a.tail())
+	require.Contains(t, errsA[0], snowlab.ErrNoReservation.Error(), "resumed holder's error")
+	require.Regexp(t, "^LOST", a.lost, "resumed holder did not learn it lost the lease")
 	checkUnique(t, idsA, idsB)
 	lastA, firstB := slices.Max(idsA), slices.Min(idsB)
-	if !idTime(lastA).Before(idTime(firstB)) {
-		t.Fatalf("time ranges overlap: A's last ID at %v, B's first at %v", idTime(lastA), idTime(firstB))
-	}
+	require.True(t, idTime(lastA).Before(idTime(firstB)), "time ranges overlap: A's last ID at %v, B's first at %v", idTime(lastA), idTime(firstB))
 	// Nothing after resuming: A's last ID is from before it froze (give or
 	// take the signal's delivery and the two processes' clocks), seconds
 	// before it was resumed.
-	if idTime(lastA).After(stopped.Add(20 * time.Millisecond)) {
-		t.Fatalf("A minted an ID at %v: it was frozen at %v and resumed at %v", idTime(lastA), stopped, resumed)
-	}
-	if floor := time.Unix(0, b.floor); idTime(firstB).Before(floor) || idTime(lastA).Add(time.Millisecond).After(floor) {
-		t.Fatalf("B's floor %v (A's reservation) does not separate A's last ID %v from B's first %v", floor, idTime(lastA), idTime(firstB))
-	}
+	require.False(t, idTime(lastA).After(stopped.Add(20*time.Millisecond)), "A minted an ID at %v: it was frozen at %v and resumed at %v", idTime(lastA), stopped, resumed)
+	require.WithinRange(t, time.Unix(0, b.floor), idTime(lastA).Add(time.Millisecond), idTime(firstB),
+		"B's floor (A's reservation) must separate the end of A's last ID's tick from B's first ID")
 }
 
 // TestCrashAndRestart: a holder killed with SIGKILL while minting; a new
 // process on the same store takes the node id once the lease expires, and
 // every ID it mints is greater than every ID the dead one printed.
 func TestCrashAndRestart(t *testing.T) {
-	eps := endpoints(t)
-	_, p := dial(t, eps)
-	a := startChild(t, "holder A", "mint", eps, p, 0, 0)
-	a.waitIDs(300, 15*time.Second)
-	a.signal(syscall.SIGKILL)
-	killed := time.Now()
-	if code := a.wait(5 * time.Second); code != -1 {
-		t.Fatalf("killed holder exited with %d", code)
-	}
-	b := startChild(t, "holder B", "mint", eps, p, 0, 15*time.Second)
-	b.waitIDs(300, 20*time.Second)
-	b.signal(syscall.SIGTERM)
-	if code := b.wait(10 * time.Second); code != exitOK {
-		t.Fatalf("holder B exited %d\n%s", code, b.tail())
-	}
+	var killed time.Time
+	a, b := takeOver(t, 300, func(a *child) {
+		a.signal(syscall.SIGKILL)
+		killed = time.Now()
+		a.requireExit(-1, 5*time.Second) // -1: killed by a signal
+	})
+	b.stop()
 	_, idsA, _ := a.snapshot()
 	_, idsB, _ := b.snapshot()
 	t.Logf("A printed %d IDs before SIGKILL; B took node %d (floor %v, %v after A's last ID) %v after the kill and printed %d",
 		len(idsA), b.node, time.Unix(0, b.floor).UTC(), time.Unix(0, b.floor).Sub(idTime(slices.Max(idsA))), time.Since(killed).Round(time.Millisecond), len(idsB))
 	checkUnique(t, idsA, idsB)
-	if lastA, firstB := slices.Max(idsA), slices.Min(idsB); firstB <= lastA {
-		t.Fatalf("B's first ID %d (%v) is not above A's last %d (%v)", firstB, idTime(firstB), lastA, idTime(lastA))
-	}
-	if b.node != a.node || time.Unix(0, b.floor).Before(idTime(slices.Max(idsA)).Add(time.Millisecond)) {
-		t.Fatalf("B: node %d floor %v; want A's node %d and a floor after A's last ID", b.node, time.Unix(0, b.floor), a.node)
-	}
+	lastA, firstB := slices.Max(idsA), slices.Min(idsB)
+	require.Greater(t, firstB, lastA, "B's first ID (%v), want above A's last (%v)", idTime(firstB), idTime(lastA))
+	require.Equal(t, a.node, b.node, "B's node id, want A's")
+	floor, lastEnd := time.Unix(0, b.floor), idTime(lastA).Add(time.Millisecond)
+	require.False(t, floor.Before(lastEnd), "B's floor %v, want at or after the end of A's last ID's tick %v", floor, lastEnd)
+}
+
+// takeOver is the scene of the failure tests: holder A mints n IDs on a
+// store of the test's own, then the test does to it what it tests (freeze,
+// kill); holder B, on the same store, waits up to 15 s for a free node id
+// (A's, once A's lease expires) and mints n IDs.
+func takeOver(t *testing.T, n int, toA func(a *child)) (a, b *child) {
+	t.Helper()
+	eps := endpoints(t)
+	_, p := dial(t, eps)
+	a = startChild(t, "holder A", "mint", eps, p, 0, 0)
+	a.waitIDs(n, 15*time.Second)
+	toA(a)
+	b = startChild(t, "holder B", "mint", eps, p, 0, 15*time.Second)
+	b.waitIDs(n, 20*time.Second)
+	return a, b
 }
 
 // TestClockBehindReservation: the stored reserved-until of a node id is
@@ -196,48 +172,33 @@ func TestClockBehindReservation(t *testing.T) {
 	one := slotLimit{st, 0}
 
 	ahead := time.Now().Add(1500 * time.Millisecond).UnixNano()
-	if _, err := st.cli.Put(ctxT(t), st.reservedKey(0), itoa(ahead)); err != nil {
-		t.Fatal(err)
-	}
+	_, err := st.cli.Put(ctxT(t), st.reservedKey(0), itoa(ahead))
+	require.NoError(t, err)
 	lease, err := nodeid.Acquire(ctxT(t), one, leaseOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if lease.Fence().Floor() != ahead {
-		t.Fatalf("floor %d, want the stored reserved-until %d", lease.Fence().Floor(), ahead)
-	}
+	require.NoError(t, err)
+	require.Equal(t, ahead, lease.Fence().Floor(), "floor, want the stored reserved-until")
 	start := time.Now()
 	gen, err := atomicgen.New(lease.Config(snowlab.Config{MaxFloorWait: 5 * time.Second}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	waited := time.Since(start)
 	id, err := gen.NextID()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Logf("waited %v for the clock to pass the previous reservation; first ID at %v", waited.Round(time.Millisecond), idTime(id))
-	if idTime(id).Before(time.Unix(0, ahead)) || waited < time.Second {
-		t.Fatalf("first ID at %v after waiting %v; want at or after the floor %v", idTime(id), waited, time.Unix(0, ahead))
-	}
-	if err := lease.Release(ctxT(t)); err != nil {
-		t.Fatal(err)
-	}
+	require.False(t, idTime(id).Before(time.Unix(0, ahead)), "first ID at %v; want at or after the floor %v", idTime(id), time.Unix(0, ahead))
+	require.GreaterOrEqual(t, waited, time.Second, "the wait for the clock to pass the floor")
+	require.NoError(t, lease.Release(ctxT(t)))
 
 	far := time.Now().Add(time.Hour).UnixNano()
-	if _, err := st.cli.Put(ctxT(t), st.reservedKey(0), itoa(far)); err != nil {
-		t.Fatal(err)
-	}
+	_, err = st.cli.Put(ctxT(t), st.reservedKey(0), itoa(far))
+	require.NoError(t, err)
 	lease, err = nodeid.Acquire(ctxT(t), one, leaseOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer lease.Release(context.Background())
 	start = time.Now()
 	_, err = atomicgen.New(lease.Config(snowlab.Config{MaxFloorWait: 2 * time.Second}))
-	if !errors.Is(err, snowlab.ErrClockBackwards) || time.Since(start) > 500*time.Millisecond {
-		t.Fatalf("with the reservation an hour ahead: %v after %v, want ErrClockBackwards at once", err, time.Since(start))
-	}
+	refusedAfter := time.Since(start)
+	require.ErrorIs(t, err, snowlab.ErrClockBackwards, "with the reservation an hour ahead")
+	require.LessOrEqual(t, refusedAfter, 500*time.Millisecond, "with the reservation an hour ahead, the refusal came after; want at once")
 	t.Logf("an hour behind: %v", err)
 }
 
@@ -251,15 +212,11 @@ func TestStoreUnreachable(t *testing.T) {
 	st, _ := dial(t, srv.Endpoints())
 	rec := &recorder{Store: st}
 	lease, err := nodeid.Acquire(ctxT(t), rec, leaseOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer lease.Release(context.Background())
 	c := rec.claims[0]
 	gen, err := atomicgen.New(lease.Config(snowlab.Config{}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var ids []snowlab.ID
 	mint := func(d time.Duration) (stopErr error) {
 		end := time.Now().Add(d)
@@ -273,44 +230,34 @@ func TestStoreUnreachable(t *testing.T) {
 		}
 		return nil
 	}
-	if err := mint(500 * time.Millisecond); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, mint(500*time.Millisecond))
 	before := len(ids)
 
 	srv.Stop()
 	down := time.Now()
 	err = mint(5 * time.Second)
 	stoppedAt := time.Now()
-	if !errors.Is(err, snowlab.ErrNoReservation) {
-		t.Fatalf("with etcd down, minting ended with %v, want ErrNoReservation", err)
-	}
+	require.ErrorIs(t, err, snowlab.ErrNoReservation, "with etcd down, how minting ended")
 	// The last reservation etcd stored before it stopped: nothing can
 	// extend the fence while it is down.
 	durable := lease.Fence().Until()
 	last := ids[len(ids)-1]
-	if end := idTime(last).Add(time.Millisecond); end.After(time.Unix(0, durable)) {
-		t.Fatalf("an ID's tick ends at %v, after the last durable reservation %v", end, time.Unix(0, durable))
-	}
-	if !idTime(last).After(down) {
-		t.Fatalf("nothing was minted after etcd stopped (at %v; last ID at %v): the holder should mint up to its reservation", down, idTime(last))
-	}
+	end := idTime(last).Add(time.Millisecond)
+	require.False(t, end.After(time.Unix(0, durable)), "an ID's tick ends at %v, after the last durable reservation %v", end, time.Unix(0, durable))
+	require.True(t, idTime(last).After(down), "nothing was minted after etcd stopped (at %v; last ID at %v): the holder should mint up to its reservation", down, idTime(last))
 	// It stopped at the reservation's end: within the last tick before it,
 	// and not much after.
-	if late := stoppedAt.Sub(time.Unix(0, durable)); late < -time.Millisecond || late > 100*time.Millisecond {
-		t.Fatalf("minting stopped %v after the reservation's end", late)
-	}
+	late := stoppedAt.Sub(time.Unix(0, durable))
+	require.GreaterOrEqual(t, late, -time.Millisecond, "when minting stopped, after the reservation's end")
+	require.LessOrEqual(t, late, 100*time.Millisecond, "when minting stopped, after the reservation's end")
 	t.Logf("etcd down: minted %d more IDs for %v, up to the reservation's end (last ID at %v, reservation %v): %v",
 		len(ids)-before, stoppedAt.Sub(down).Round(time.Millisecond), idTime(last), time.Unix(0, durable).UTC(), err)
 
 	// Stay down past the TTL: the keep-alive channel closes.
 	time.Sleep(time.Until(down.Add(testTTL + 1500*time.Millisecond)))
-	if _, err := gen.NextID(); !errors.Is(err, snowlab.ErrNoReservation) {
-		t.Fatalf("still down: NextID = %v, want ErrNoReservation", err)
-	}
-	if err := srv.Restart(); err != nil {
-		t.Fatal(err)
-	}
+	_, stillDown := gen.NextID()
+	require.ErrorIs(t, stillDown, snowlab.ErrNoReservation, "still down: NextID")
+	require.NoError(t, srv.Restart())
 	up := time.Now()
 	resumed := time.Time{}
 	for deadline := up.Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
@@ -320,28 +267,15 @@ func TestStoreUnreachable(t *testing.T) {
 			break
 		}
 	}
-	if resumed.IsZero() {
-		t.Fatalf("minting did not resume within 10 s of etcd's restart: %v", lease.Err())
-	}
-	if err := mint(500 * time.Millisecond); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-lease.Lost():
-		t.Fatalf("the outage was taken for a loss: %v", lease.Err())
-	default:
-	}
-	if n := c.keepAlives.Load(); n < 2 {
-		t.Fatalf("the keep-alive was started %d times: the outage did not close its channel", n)
-	}
+	require.False(t, resumed.IsZero(), "minting did not resume within 10 s of etcd's restart: %v", lease.Err())
+	require.NoError(t, mint(500*time.Millisecond))
+	require.False(t, isLost(lease), "the outage was taken for a loss: %v", lease.Err())
+	require.GreaterOrEqual(t, c.keepAlives.Load(), int64(2), "keep-alive streams started: fewer than 2, and the outage did not close its channel")
 	_, rev, ok := stored(t, st, st.nodeKey(c.First()))
-	if !ok || rev != c.Token() {
-		t.Fatalf("after the outage the node key is present %v with create revision %d, want token %d", ok, rev, c.Token())
-	}
+	require.True(t, ok, "after the outage the node key is gone")
+	require.Equal(t, c.Token(), rev, "after the outage, the node key's create revision, want the token")
 	n := checkUnique(t, ids)
-	if !slices.IsSorted(ids) {
-		t.Fatal("IDs are not increasing across the outage")
-	}
+	require.IsNonDecreasing(t, ids, "IDs across the outage")
 	t.Logf("etcd down %v (keep-alive channel closed and restarted: %d keep-alives); minting resumed %v after its restart under the same lease; %d IDs, none repeated",
 		up.Sub(down).Round(time.Millisecond), c.keepAlives.Load(), resumed.Sub(up).Round(time.Millisecond), n)
 }

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/snowlab/snowlab"
@@ -104,7 +105,7 @@ func endpoints(t testing.TB) []string {
 	})
 	if shared.err != nil {
 		if os.Getenv("ETCD_ENDPOINTS") != "" {
-			t.Fatal(shared.err) // set, so meant to be used
+			require.NoError(t, shared.err, "ETCD_ENDPOINTS is set, so meant to be used")
 		}
 		needEtcd(t, shared.err.Error())
 	}
@@ -135,9 +136,7 @@ func ownServer(t *testing.T) *etcdtest.Server {
 		needEtcd(t, "this test stops and restarts its own etcd server, and "+err.Error())
 	}
 	srv, err := etcdtest.Start(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(srv.Stop)
 	return srv
 }
@@ -154,9 +153,7 @@ func dial(t testing.TB, eps []string) (*Store, string) {
 	t.Helper()
 	p := prefix(t)
 	st, closeFn, err := Dial(eps, p, testTTL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { _ = closeFn() })
 	return st.(*Store), p
 }
@@ -324,16 +321,10 @@ func startChild(t *testing.T, name, role string, eps []string, prefix string, ma
 	)
 	cmd.Stderr = &prefixWriter{t: t, name: name}
 	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start(), name)
 	c := &child{t: t, name: name, cmd: cmd, in: in, done: make(chan struct{}), node: -1}
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -422,11 +413,24 @@ func (c *child) wait(timeout time.Duration) int {
 	return 0
 }
 
+// requireExit waits for the child to exit and fails the test unless it
+// exits with code (-1: killed by a signal).
+func (c *child) requireExit(code int, timeout time.Duration) {
+	c.t.Helper()
+	require.Equal(c.t, code, c.wait(timeout), "%s's exit code\n%s", c.name, c.tail())
+}
+
+// stop sends SIGTERM, on which the child releases its lease and exits, and
+// fails the test unless it exits cleanly.
+func (c *child) stop() {
+	c.t.Helper()
+	c.signal(syscall.SIGTERM)
+	c.requireExit(exitOK, 10*time.Second)
+}
+
 func (c *child) signal(sig syscall.Signal) {
 	c.t.Helper()
-	if err := c.cmd.Process.Signal(sig); err != nil {
-		c.t.Fatalf("%s: %v: %v", c.name, sig, err)
-	}
+	require.NoError(c.t, c.cmd.Process.Signal(sig), "%s: %v", c.name, sig)
 }
 
 // tail is the last lines the child printed, for failure messages.

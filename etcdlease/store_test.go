@@ -2,12 +2,12 @@ package etcdlease
 
 import (
 	"context"
-	"errors"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/snowlab/snowlab"
@@ -23,25 +23,22 @@ func ctxT(t *testing.T) context.Context {
 func acquire(t *testing.T, st nodeid.Store, count, maxNode int) *claim {
 	t.Helper()
 	c, err := st.Acquire(ctxT(t), count, maxNode)
-	if err != nil {
-		t.Fatalf("Acquire(%d, %d): %v", count, maxNode, err)
-	}
+	require.NoError(t, err, "Acquire(%d, %d)", count, maxNode)
 	return c.(*claim)
 }
 
 func stored(t *testing.T, st *Store, key string) (value string, createRev int64, ok bool) {
 	t.Helper()
 	r, err := st.cli.Get(ctxT(t), key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if len(r.Kvs) == 0 {
 		return "", 0, false
 	}
 	return string(r.Kvs[0].Value), r.Kvs[0].CreateRevision, true
 }
 
-func isLost(c nodeid.Claim) bool {
+// isLost says whether a claim's or a lease's Lost channel is closed.
+func isLost(c interface{ Lost() <-chan struct{} }) bool {
 	select {
 	case <-c.Lost():
 		return true
@@ -69,9 +66,8 @@ func TestNewDefaults(t *testing.T) {
 		{"ids", "ids", 2500 * time.Millisecond, 3 * time.Second},
 	} {
 		s := newStore(nil, tc.prefix, tc.ttl)
-		if s.prefix != tc.wantPrefix || s.ttl != tc.wantTTL {
-			t.Errorf("New(%q, %v): prefix %q ttl %v, want %q %v", tc.prefix, tc.ttl, s.prefix, s.ttl, tc.wantPrefix, tc.wantTTL)
-		}
+		assert.Equal(t, tc.wantPrefix, s.prefix, "New(%q, %v): prefix", tc.prefix, tc.ttl)
+		assert.Equal(t, tc.wantTTL, s.ttl, "New(%q, %v): ttl", tc.prefix, tc.ttl)
 	}
 }
 
@@ -82,60 +78,47 @@ func TestNewDefaults(t *testing.T) {
 func TestAcquireKeysTokenFloor(t *testing.T) {
 	st, _ := dial(t, endpoints(t))
 	c := acquire(t, st, 3, 1023)
-	if c.First() != 0 || c.Count() != 3 || c.Floor() != 0 {
-		t.Fatalf("first claim: first %d count %d floor %d, want 0 3 0", c.First(), c.Count(), c.Floor())
-	}
+	requireClaim(t, c, 0, 0, "first claim")
+	require.Equal(t, 3, c.Count(), "first claim: count")
 	for n := range 3 {
 		_, rev, ok := stored(t, st, st.nodeKey(n))
-		if !ok || rev != c.Token() {
-			t.Fatalf("node key %d: present %v create revision %d, want the token %d", n, ok, rev, c.Token())
-		}
+		require.True(t, ok, "node key %d missing", n)
+		require.Equal(t, c.Token(), rev, "node key %d: create revision, want the token", n)
 	}
 	r, err := st.cli.Get(ctxT(t), st.nodeKey(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := clientv3.LeaseID(r.Kvs[0].Lease); got != c.lease {
-		t.Fatalf("node key on lease %x, want %x", got, c.lease)
-	}
+	require.NoError(t, err)
+	require.Equal(t, c.lease, clientv3.LeaseID(r.Kvs[0].Lease), "node key's lease")
 	until := time.Now().Add(time.Hour).UnixNano()
-	if err := c.Reserve(ctxT(t), until); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, c.Reserve(ctxT(t), until))
 	// Forward only: an earlier until leaves the stored value.
-	if err := c.Reserve(ctxT(t), until-int64(time.Minute)); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, c.Reserve(ctxT(t), until-int64(time.Minute)))
 	for n := range 3 {
 		v, _, _ := stored(t, st, st.reservedKey(n))
-		if v != strconv.FormatInt(until, 10) {
-			t.Fatalf("reserved/%d = %s, want %d", n, v, until)
-		}
+		require.Equal(t, strconv.FormatInt(until, 10), v, "reserved/%d", n)
 		r, _ := st.cli.Get(ctxT(t), st.reservedKey(n))
-		if r.Kvs[0].Lease != 0 {
-			t.Fatalf("reserved/%d is attached to a lease: it must outlive the holder", n)
-		}
+		require.Zero(t, r.Kvs[0].Lease, "reserved/%d is attached to a lease: it must outlive the holder", n)
 	}
 	final := time.Now().Add(time.Second).UnixNano()
-	if err := c.Release(ctxT(t), final); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, ok := stored(t, st, st.nodeKey(0)); ok {
-		t.Fatal("node key left after Release")
-	}
+	require.NoError(t, c.Release(ctxT(t), final))
+	_, _, ok := stored(t, st, st.nodeKey(0))
+	require.False(t, ok, "node key left after Release")
 	ttl, err := st.cli.TimeToLive(ctxT(t), c.lease)
-	if err != nil || ttl.TTL != -1 {
-		t.Fatalf("lease after Release: %v %v, want revoked (TTL -1)", ttl, err)
-	}
-	if isLost(c) {
-		t.Fatal("a release is not a loss")
-	}
+	require.NoError(t, err, "lease after Release")
+	require.Equal(t, int64(-1), ttl.TTL, "lease after Release: TTL, want revoked (-1)")
+	require.False(t, isLost(c), "a release is not a loss")
 
 	c2 := acquire(t, st, 1, 1023)
 	defer c2.Release(context.Background(), 0)
-	if c2.First() != 0 || c2.Floor() != final || c2.Token() <= c.Token() {
-		t.Fatalf("next holder: first %d floor %d token %d; want 0, the released %d, above %d", c2.First(), c2.Floor(), c2.Token(), final, c.Token())
-	}
+	requireClaim(t, c2, 0, final, "next holder (floor: the released reservation)")
+	require.Greater(t, c2.Token(), c.Token(), "next holder: token, want one above the first's")
+}
+
+// requireClaim fails the test unless c starts at node id first with the
+// given floor.
+func requireClaim(t *testing.T, c nodeid.Claim, first int, floor int64, what string) {
+	t.Helper()
+	require.Equal(t, first, c.First(), "%s: first node id", what)
+	require.Equal(t, floor, c.Floor(), "%s: floor", what)
 }
 
 // TestAcquireRanges checks the search for count consecutive free ids and
@@ -145,49 +128,33 @@ func TestAcquireRanges(t *testing.T) {
 	a := acquire(t, st, 1, 1023) // 0
 	b := acquire(t, st, 1, 1023) // 1
 	defer b.Release(context.Background(), 0)
-	if err := a.Reserve(ctxT(t), 500); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Release(ctxT(t), 700); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, a.Reserve(ctxT(t), 500))
+	require.NoError(t, a.Release(ctxT(t), 700))
 	// 0 is free but alone: two ids go to 2..3.
 	c := acquire(t, st, 2, 1023)
 	defer c.Release(context.Background(), 0)
-	if c.First() != 2 || c.Floor() != 0 {
-		t.Fatalf("two ids: first %d floor %d, want 2 0", c.First(), c.Floor())
-	}
+	requireClaim(t, c, 2, 0, "two ids")
 	d := acquire(t, st, 1, 1023)
 	defer d.Release(context.Background(), 0)
-	if d.First() != 0 || d.Floor() != 700 {
-		t.Fatalf("one id: first %d floor %d, want 0 700", d.First(), d.Floor())
-	}
+	requireClaim(t, d, 0, 700, "one id")
 	// The floor is the latest reserved-until over the range.
-	if _, err := st.cli.Put(ctxT(t), st.reservedKey(5), "900"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.cli.Put(ctxT(t), st.reservedKey(6), "800"); err != nil {
-		t.Fatal(err)
-	}
+	_, err := st.cli.Put(ctxT(t), st.reservedKey(5), "900")
+	require.NoError(t, err)
+	_, err = st.cli.Put(ctxT(t), st.reservedKey(6), "800")
+	require.NoError(t, err)
 	e := acquire(t, st, 3, 1023)
 	defer e.Release(context.Background(), 0)
-	if e.First() != 4 || e.Floor() != 900 {
-		t.Fatalf("three ids: first %d floor %d, want 4 900", e.First(), e.Floor())
-	}
+	requireClaim(t, e, 4, 900, "three ids")
 	for _, tc := range []struct{ count, maxNode int }{{0, 10}, {3, 1}, {MaxCount + 1, 1023}, {1, -1}} {
-		if _, err := st.Acquire(ctxT(t), tc.count, tc.maxNode); !errors.Is(err, snowlab.ErrInvalidNode) {
-			t.Errorf("Acquire(%d, %d) = %v, want ErrInvalidNode", tc.count, tc.maxNode, err)
-		}
+		_, err := st.Acquire(ctxT(t), tc.count, tc.maxNode)
+		assert.ErrorIs(t, err, snowlab.ErrInvalidNode, "Acquire(%d, %d)", tc.count, tc.maxNode)
 	}
-	if _, err := st.cli.Put(ctxT(t), st.reservedKey(20), "soon"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.Acquire(ctxT(t), 14, 20); err == nil {
-		t.Fatal("a malformed reserved-until was accepted as a floor")
-	}
-	if _, _, ok := stored(t, st, st.nodeKey(20)); ok {
-		t.Fatal("a failed Acquire left its node keys behind")
-	}
+	_, err = st.cli.Put(ctxT(t), st.reservedKey(20), "soon")
+	require.NoError(t, err)
+	_, err = st.Acquire(ctxT(t), 14, 20)
+	require.Error(t, err, "a malformed reserved-until was accepted as a floor")
+	_, _, ok := stored(t, st, st.nodeKey(20))
+	require.False(t, ok, "a failed Acquire left its node keys behind")
 }
 
 // TestLossSignals: the claim reports loss when its node key is deleted,
@@ -197,32 +164,23 @@ func TestLossSignals(t *testing.T) {
 	st, _ := dial(t, endpoints(t))
 	t.Run("key deleted", func(t *testing.T) {
 		c := acquire(t, st, 2, 1023)
-		if _, err := st.cli.Delete(ctxT(t), st.nodeKey(c.First()+1)); err != nil {
-			t.Fatal(err)
-		}
+		_, err := st.cli.Delete(ctxT(t), st.nodeKey(c.First()+1))
+		require.NoError(t, err)
 		waitLost(t, c, 2*time.Second)
-		if err := c.Reserve(ctxT(t), time.Now().UnixNano()); !errors.Is(err, nodeid.ErrLost) {
-			t.Fatalf("Reserve after loss = %v, want ErrLost", err)
-		}
-		if err := c.Release(ctxT(t), 1); !errors.Is(err, nodeid.ErrLost) {
-			t.Fatalf("Release after loss = %v, want ErrLost", err)
-		}
-		if v, _, _ := stored(t, st, st.reservedKey(c.First())); v == "1" {
-			t.Fatal("a lost claim's Release wrote reserved-until")
-		}
+		require.ErrorIs(t, c.Reserve(ctxT(t), time.Now().UnixNano()), nodeid.ErrLost, "Reserve after loss")
+		require.ErrorIs(t, c.Release(ctxT(t), 1), nodeid.ErrLost, "Release after loss")
+		v, _, _ := stored(t, st, st.reservedKey(c.First()))
+		require.NotEqual(t, "1", v, "a lost claim's Release wrote reserved-until")
 	})
 	t.Run("lease revoked", func(t *testing.T) {
 		c := acquire(t, st, 1, 1023)
 		// Only the keep-alive: its channel closes, TimeToLive says the
 		// lease is gone.
 		onlyMonitor(c, func(ctx context.Context) { c.keepAlive(ctx) })
-		if _, err := st.cli.Revoke(ctxT(t), c.lease); err != nil {
-			t.Fatal(err)
-		}
+		_, err := st.cli.Revoke(ctxT(t), c.lease)
+		require.NoError(t, err)
 		waitLost(t, c, 2*time.Second)
-		if err := c.Release(ctxT(t), 1); !errors.Is(err, nodeid.ErrLost) {
-			t.Fatalf("Release after loss = %v, want ErrLost", err)
-		}
+		require.ErrorIs(t, c.Release(ctxT(t), 1), nodeid.ErrLost, "Release after loss")
 	})
 	t.Run("guard fails", func(t *testing.T) {
 		c := acquire(t, st, 1, 1023)
@@ -230,22 +188,15 @@ func TestLossSignals(t *testing.T) {
 		c.monitors.Wait()
 		k := st.nodeKey(c.First())
 		// Another holder: the key deleted and created again.
-		if _, err := st.cli.Delete(ctxT(t), k); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := st.cli.Put(ctxT(t), k, "someone else"); err != nil {
-			t.Fatal(err)
-		}
-		if err := c.Reserve(ctxT(t), time.Now().UnixNano()); !errors.Is(err, nodeid.ErrLost) {
-			t.Fatalf("Reserve = %v, want ErrLost", err)
-		}
-		if !isLost(c) {
-			t.Fatal("a failed guard did not close Lost")
-		}
+		_, err := st.cli.Delete(ctxT(t), k)
+		require.NoError(t, err)
+		_, err = st.cli.Put(ctxT(t), k, "someone else")
+		require.NoError(t, err)
+		require.ErrorIs(t, c.Reserve(ctxT(t), time.Now().UnixNano()), nodeid.ErrLost, "Reserve")
+		require.True(t, isLost(c), "a failed guard did not close Lost")
 		_ = c.Release(ctxT(t), 0)
-		if v, _, _ := stored(t, st, k); v != "someone else" {
-			t.Fatalf("the lost claim's Release touched the new holder's key: %q", v)
-		}
+		v, _, _ := stored(t, st, k)
+		require.Equal(t, "someone else", v, "the lost claim's Release touched the new holder's key")
 	})
 	t.Run("expired", func(t *testing.T) {
 		c := acquire(t, st, 1, 1023)
@@ -268,20 +219,16 @@ func TestWatchAfterCompaction(t *testing.T) {
 		// there is refused, the claim reads the key instead, finds it
 		// still its own, and watches on from now.
 		r, err := st.cli.Put(ctxT(t), st.reservedKey(999), "1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := st.cli.Compact(ctxT(t), r.Header.Revision); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
+		_, err = st.cli.Compact(ctxT(t), r.Header.Revision)
+		require.NoError(t, err)
 		onlyMonitor(c, func(ctx context.Context) { c.watch(ctx, st.nodeKey(c.First())) })
 		time.Sleep(300 * time.Millisecond)
-		if isLost(c) {
-			t.Fatalf("lost after a compaction: %s", c.why)
+		if isLost(c) { // why is set before Lost closes: read it only then
+			require.FailNow(t, "lost after a compaction", c.why)
 		}
-		if _, err := st.cli.Delete(ctxT(t), st.nodeKey(c.First())); err != nil {
-			t.Fatal(err)
-		}
+		_, err = st.cli.Delete(ctxT(t), st.nodeKey(c.First()))
+		require.NoError(t, err)
 		waitLost(t, c, 2*time.Second)
 	})
 	t.Run("compacted and taken", func(t *testing.T) {
@@ -289,21 +236,15 @@ func TestWatchAfterCompaction(t *testing.T) {
 		c.stopMonitors()
 		c.monitors.Wait()
 		k := st.nodeKey(c.First())
-		if _, err := st.cli.Delete(ctxT(t), k); err != nil {
-			t.Fatal(err)
-		}
+		_, err := st.cli.Delete(ctxT(t), k)
+		require.NoError(t, err)
 		r, err := st.cli.Put(ctxT(t), k, "someone else")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := st.cli.Compact(ctxT(t), r.Header.Revision); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
+		_, err = st.cli.Compact(ctxT(t), r.Header.Revision)
+		require.NoError(t, err)
 		onlyMonitor(c, func(ctx context.Context) { c.watch(ctx, k) })
 		waitLost(t, c, 2*time.Second)
-		if !strings.Contains(c.why, "compaction") {
-			t.Fatalf("lost for %q, want the check after the compaction", c.why)
-		}
+		require.Contains(t, c.why, "compaction", "why the claim was lost, want the check after the compaction")
 	})
 }
 

@@ -125,9 +125,7 @@ func TestSequential(t *testing.T) {
 			assert.Equal(t, 0, dups(ids), "duplicates")
 			if s.Order == subject.OrderCaller {
 				for i := 1; i < n; i++ {
-					if !ids[i-1].Less(ids[i]) {
-						t.Fatalf("order: ids[%d]=%x:%x !< ids[%d]=%x:%x", i-1, ids[i-1].Hi, ids[i-1].Lo, i, ids[i].Hi, ids[i].Lo)
-					}
+					require.True(t, ids[i-1].Less(ids[i]), "order: ids[%d]=%x:%x !< ids[%d]=%x:%x", i-1, ids[i-1].Hi, ids[i-1].Lo, i, ids[i].Hi, ids[i].Lo)
 				}
 			}
 			assert.Equal(t, snowlab.Stats{}, subject.Stats(m), "peers keep no stats")
@@ -195,9 +193,7 @@ func TestConcurrentUnique(t *testing.T) {
 				for w := range g {
 					part := ids[w*per : (w+1)*per]
 					for i := 1; i < len(part); i++ {
-						if !part[i-1].Less(part[i]) {
-							t.Fatalf("goroutine %d: order broken at %d", w, i)
-						}
+						require.True(t, part[i-1].Less(part[i]), "goroutine %d: order broken at %d: %x:%x !< %x:%x", w, i, part[i-1].Hi, part[i-1].Lo, part[i].Hi, part[i].Lo)
 					}
 				}
 			}

@@ -9,7 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/snowlab/snowlab/lab/result"
 )
 
 // burn spins for about d of CPU time on the calling goroutine.
@@ -53,37 +57,29 @@ func TestEventCounter(t *testing.T) {
 
 	switch src := baseSource(got.Source); {
 	case src == "hardware":
-		if !(got.PerID["cycles"] > 0) {
-			t.Errorf("hardware counters: cycles per ID = %v, want > 0", got.PerID["cycles"])
-		}
+		assert.Positive(t, got.PerID["cycles"], "hardware counters: cycles per ID")
 	case src == "software":
 		// The task clock counts the CPU time the process got: at least
 		// half of what getrusage saw over the same stretch (the rest is
 		// the stretch outside Start..Stop and rounding).
-		if v := got.PerID["task-clock-ns"]; !(v > 0) {
-			t.Errorf("software counters: task-clock-ns per ID = %v, want > 0", v)
-		} else if want := 0.5 * float64(cpu.Nanoseconds()) / ids; v < want {
-			t.Errorf("task-clock-ns per ID = %v after the process used %v of CPU over %d IDs, want >= %v", v, cpu, ids, want)
+		if v := got.PerID["task-clock-ns"]; assert.Positive(t, v, "software counters: task-clock-ns per ID") {
+			want := 0.5 * float64(cpu.Nanoseconds()) / ids
+			assert.GreaterOrEqual(t, v, want, "task-clock-ns per ID after the process used %v of CPU over %d IDs", cpu, ids)
 		}
 	case strings.HasPrefix(src, "unavailable: "):
-		if strings.TrimSpace(strings.TrimPrefix(src, "unavailable: ")) == "" {
-			t.Errorf("Source %q gives no reason", got.Source)
-		}
-		if len(got.PerID) != 0 {
-			t.Errorf("unavailable counters report values: %v", got.PerID)
-		}
+		assert.NotEmpty(t, strings.TrimSpace(strings.TrimPrefix(src, "unavailable: ")), "Source %q gives no reason", got.Source)
+		assert.Empty(t, got.PerID, "unavailable counters report values")
 	default:
-		t.Errorf("Source = %q, want hardware, software or unavailable: <reason>", got.Source)
+		assert.Failf(t, "unknown source", "Source = %q, want hardware, software or unavailable: <reason>", got.Source)
 	}
 }
 
 // processCPU is the CPU time of every thread of the process, exited ones
 // included.
 func processCPU(t *testing.T) time.Duration {
+	t.Helper()
 	var ts unix.Timespec
-	if err := unix.ClockGettime(unix.CLOCK_PROCESS_CPUTIME_ID, &ts); err != nil {
-		t.Fatalf("CLOCK_PROCESS_CPUTIME_ID: %v", err)
-	}
+	require.NoError(t, unix.ClockGettime(unix.CLOCK_PROCESS_CPUTIME_ID, &ts), "CLOCK_PROCESS_CPUTIME_ID")
 	return time.Duration(ts.Nano())
 }
 
@@ -198,19 +194,14 @@ func TestEventCounterWholeProcess(t *testing.T) {
 	tc := time.Duration(got.PerID["task-clock-ns"])
 	t.Logf("source %q: task-clock %v, process CPU %v, CPU on threads created after open (lower bound) %v",
 		got.Source, tc, cpu, newCPU)
-	if newBurns < want {
-		t.Errorf("only %d of %d burners ran on a thread created after Open; inheritance not exercised", newBurns, want)
-	}
-	if float64(tc) < 0.8*float64(cpu) || float64(tc) > 1.05*float64(cpu)+float64(5*time.Millisecond) {
-		t.Errorf("task-clock %v, process CPU time %v: counters do not cover the whole process", tc, cpu)
-	}
+	assert.GreaterOrEqual(t, newBurns, want, "burners that ran on a thread created after Open (fewer than %d: inheritance not exercised)", want)
+	assert.GreaterOrEqual(t, float64(tc), 0.8*float64(cpu), "task-clock %v, process CPU time %v: counters do not cover the whole process", tc, cpu)
+	assert.LessOrEqual(t, float64(tc), 1.05*float64(cpu)+float64(5*time.Millisecond), "task-clock %v, process CPU time %v: counters count more than the process", tc, cpu)
 }
 
 func TestEventCounterLifecycle(t *testing.T) {
 	c := Open()
-	if got := c.Stop(1); !strings.HasPrefix(got.Source, "unavailable: ") || len(got.PerID) != 0 {
-		t.Errorf("Stop without Start = %+v, want unavailable with no values", got)
-	}
+	assertUnavailable(t, c.Stop(1), "Stop without Start")
 	for i := range 3 {
 		c.Start()
 		c.Start() // restarts: harmless
@@ -220,22 +211,24 @@ func TestEventCounterLifecycle(t *testing.T) {
 		switch baseSource(got.Source) {
 		case "hardware", "software":
 			for k, v := range got.PerID {
-				if v < 0 {
-					t.Errorf("round %d: %s = %v < 0", i, k, v)
-				}
+				assert.GreaterOrEqual(t, v, 0.0, "round %d: %s", i, k)
 			}
 		default:
-			if !strings.HasPrefix(got.Source, "unavailable: ") {
-				t.Errorf("round %d: Source %q", i, got.Source)
-			}
+			assert.Regexp(t, "^unavailable: ", got.Source, "round %d: Source", i)
 		}
 	}
 	c.Close()
 	c.Close()
 	c.Start()
-	if got := c.Stop(1); !strings.HasPrefix(got.Source, "unavailable: ") || len(got.PerID) != 0 {
-		t.Errorf("Stop after Close = %+v, want unavailable with no values", got)
-	}
+	assertUnavailable(t, c.Stop(1), "Stop after Close")
+}
+
+// assertUnavailable checks what a Stop that counted nothing returns: an
+// "unavailable: " source and no values.
+func assertUnavailable(t *testing.T, got result.Events, what string) {
+	t.Helper()
+	assert.Regexp(t, "^unavailable: ", got.Source, "%s = %+v, want unavailable", what, got)
+	assert.Empty(t, got.PerID, "%s = %+v, want no values", what, got)
 }
 
 func TestScaledDelta(t *testing.T) {
@@ -251,16 +244,12 @@ func TestScaledDelta(t *testing.T) {
 		{"unreadable before", perfValue{}, perfValue{50, 10, 10, true}, 0},
 		{"unreadable after", perfValue{1, 1, 1, true}, perfValue{}, 0},
 	} {
-		if got := scaledDelta(tc.a, tc.b); got != tc.want {
-			t.Errorf("%s: scaledDelta = %v, want %v", tc.name, got, tc.want)
-		}
+		assert.Equal(t, tc.want, scaledDelta(tc.a, tc.b), "%s: scaledDelta", tc.name)
 	}
 }
 
 func TestProbe(t *testing.T) {
 	pmu := Probe()
 	t.Logf("PMU: %s", pmu)
-	if !(pmu == "hardware" || strings.HasPrefix(pmu, "hardware (") || strings.HasPrefix(pmu, "software only") || strings.HasPrefix(pmu, "unavailable: ")) {
-		t.Errorf("Probe() = %q, want hardware, software only or unavailable: <reason>", pmu)
-	}
+	assert.Regexp(t, `^(hardware$|hardware \(|software only|unavailable: )`, pmu, "Probe(), want hardware, software only or unavailable: <reason>")
 }

@@ -1,6 +1,7 @@
 package subject
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -12,13 +13,10 @@ import (
 
 func byName(t *testing.T, name string) Subject {
 	t.Helper()
-	for _, s := range Own(1) {
-		if s.Name == name {
-			return s
-		}
-	}
-	t.Fatalf("no subject %q", name)
-	return Subject{}
+	own := Own(1)
+	i := slices.IndexFunc(own, func(s Subject) bool { return s.Name == name })
+	require.NotEqual(t, -1, i, "no subject %q", name)
+	return own[i]
 }
 
 func TestOwnSubjects(t *testing.T) {

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func TestRuntimeMetricsExist(t *testing.T) {
@@ -15,19 +17,14 @@ func TestRuntimeMetricsExist(t *testing.T) {
 	}
 	for _, d := range metrics.All() {
 		if k, ok := want[d.Name]; ok {
-			if d.Kind != k {
-				t.Errorf("%s has kind %v, want %v", d.Name, d.Kind, k)
-			}
+			assert.Equal(t, k, d.Kind, "kind of %s", d.Name)
 			delete(want, d.Name)
 		}
 	}
-	for name := range want {
-		t.Errorf("runtime/metrics has no %s", name)
-	}
+	assert.Empty(t, want, "metrics missing from runtime/metrics")
 	s := ReadRuntime()
-	if !s.HasMutexWait || len(s.SchedLatencyBuckets) != len(s.SchedLatencyCounts)+1 {
-		t.Errorf("ReadRuntime() = %d buckets, %d counts, mutex %v", len(s.SchedLatencyBuckets), len(s.SchedLatencyCounts), s.HasMutexWait)
-	}
+	assert.True(t, s.HasMutexWait, "ReadRuntime() has no mutex wait")
+	assert.Equal(t, len(s.SchedLatencyCounts)+1, len(s.SchedLatencyBuckets), "ReadRuntime(): scheduling latency buckets for %d counts", len(s.SchedLatencyCounts))
 }
 
 func TestRuntimeDeltaMutexContention(t *testing.T) {
@@ -51,21 +48,16 @@ func TestRuntimeDeltaMutexContention(t *testing.T) {
 	ids := goroutines * rounds
 	wait, p99 := RuntimeDelta(a, b, ids)
 	t.Logf("mutex wait %.0f ns/ID, sched latency p99 %.0f ns", wait, p99)
-	if !(wait > 0) {
-		t.Errorf("mutexWaitNsPerID = %v, want > 0 with %d goroutines contending", wait, goroutines)
-	}
-	if p99 < 0 || math.IsInf(p99, 0) || math.IsNaN(p99) {
-		t.Errorf("schedLatencyP99Ns = %v, want finite and >= 0", p99)
-	}
+	assert.Positive(t, wait, "mutexWaitNsPerID with %d goroutines contending", goroutines)
+	assert.False(t, math.IsInf(p99, 0) || math.IsNaN(p99), "schedLatencyP99Ns = %v, want finite", p99)
+	assert.GreaterOrEqual(t, p99, 0.0, "schedLatencyP99Ns")
 	// Per ID: the total divides by ids.
 	total, _ := RuntimeDelta(a, b, 0)
-	if math.Abs(total/float64(ids)-wait) > 1e-6*total {
-		t.Errorf("RuntimeDelta(ids=0) = %v, want %v * %d", total, wait, ids)
-	}
+	assert.InDelta(t, wait, total/float64(ids), 1e-6*total, "RuntimeDelta(ids=0) = %v, want %v * %d", total, wait, ids)
 	// Nothing between a sample and itself.
-	if w, p := RuntimeDelta(b, b, 1); w != 0 || p != 0 {
-		t.Errorf("RuntimeDelta(b, b) = %v, %v; want 0, 0", w, p)
-	}
+	w, p := RuntimeDelta(b, b, 1)
+	assert.Zero(t, w, "RuntimeDelta(b, b) mutex wait")
+	assert.Zero(t, p, "RuntimeDelta(b, b) p99")
 }
 
 func TestHistQuantile(t *testing.T) {
@@ -91,10 +83,7 @@ func TestHistQuantile(t *testing.T) {
 		{"only infinite bounds", []float64{math.Inf(-1), inf}, []uint64{3}, 0.99, 0},
 		{"leading zeros", []float64{0, 1e-9, 1e-8, 1e-7}, []uint64{0, 0, 7}, 0.99, 1e-7},
 	} {
-		got := histQuantile(tc.buckets, tc.counts, tc.q)
-		if got != tc.want {
-			t.Errorf("%s: histQuantile = %v, want %v", tc.name, got, tc.want)
-		}
+		assert.Equal(t, tc.want, histQuantile(tc.buckets, tc.counts, tc.q), "%s: histQuantile", tc.name)
 	}
 }
 
@@ -113,17 +102,14 @@ func TestRuntimeDeltaHistogram(t *testing.T) {
 		a := RuntimeSample{SchedLatencyBuckets: buckets, SchedLatencyCounts: tc.a}
 		b := RuntimeSample{SchedLatencyBuckets: buckets, SchedLatencyCounts: tc.b}
 		_, got := RuntimeDelta(a, b, 10)
-		if math.Abs(got-tc.want) > 1e-6 {
-			t.Errorf("%s: p99 = %v ns, want %v", tc.name, got, tc.want)
-		}
+		assert.InDelta(t, tc.want, got, 1e-6, "%s: p99 ns", tc.name)
 	}
 	// Mutex wait per ID, and a missing metric reads 0.
 	a := RuntimeSample{MutexWaitSeconds: 1, HasMutexWait: true}
 	b := RuntimeSample{MutexWaitSeconds: 1.5, HasMutexWait: true}
-	if w, _ := RuntimeDelta(a, b, 1000); math.Abs(w-5e5) > 1e-6 {
-		t.Errorf("mutex wait = %v ns/ID, want 5e5", w)
-	}
-	if w, p := RuntimeDelta(RuntimeSample{}, b, 1000); w != 0 || p != 0 {
-		t.Errorf("missing metrics: %v, %v; want 0, 0", w, p)
-	}
+	w, _ := RuntimeDelta(a, b, 1000)
+	assert.InDelta(t, 5e5, w, 1e-6, "mutex wait ns/ID")
+	w, p := RuntimeDelta(RuntimeSample{}, b, 1000)
+	assert.Zero(t, w, "missing metrics: mutex wait")
+	assert.Zero(t, p, "missing metrics: p99")
 }

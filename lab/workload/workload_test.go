@@ -3,6 +3,7 @@ package workload
 import (
 	"errors"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -15,13 +16,10 @@ import (
 
 func ownSubject(t *testing.T, name string) subject.Subject {
 	t.Helper()
-	for _, s := range subject.Own(1) {
-		if s.Name == name {
-			return s
-		}
-	}
-	t.Fatalf("no subject %q", name)
-	return subject.Subject{}
+	own := subject.Own(1)
+	i := slices.IndexFunc(own, func(s subject.Subject) bool { return s.Name == name })
+	require.NotEqual(t, -1, i, "no subject %q", name)
+	return own[i]
 }
 
 func TestBurstOwn(t *testing.T) {
