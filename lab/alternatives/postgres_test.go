@@ -84,6 +84,9 @@ func TestPostgres(t *testing.T) {
 func TestCrash(t *testing.T) {
 	pgDSN(t) // PostgreSQL is there to start
 	out, err := exec.Command("../../scripts/pg.sh", "start").Output()
+	if err != nil && os.Getenv("SNOWLAB_REQUIRE_PG") != "1" {
+		t.Skipf("scripts/pg.sh start: %v (PG_DSN's server may be remote; the crash needs one of its own)", err)
+	}
 	require.NoError(t, err)
 	dsn := strings.TrimSpace(string(out))
 	t.Cleanup(func() { assert.NoError(t, exec.Command("../../scripts/pg.sh", "stop", dsn).Run()) })

@@ -182,7 +182,7 @@ func Verdicts(f Findings, crash Crash) []Verdict {
 			v.Why = fmt.Sprintf("With %s the stride IDs are out of time order by up to %s, %s snowlab's skew bound of %s, and %s of neighbouring IDs were handed out in the other order: an ID's value says how many IDs its master had issued, not when.",
 				clients(s.Point.Clients), ns(d.Window), times(s.OverBound), ns(f.Bound), pct(d.AdjacentShare))
 		} else {
-			v.Why = fmt.Sprintf("The stride IDs stayed within snowlab's skew bound (%s against %s): the masters issued at equal rates in this run, so their counts tracked time.",
+			v.Why = fmt.Sprintf("The stride IDs stayed within snowlab's skew bound (%s against %s): in this run the masters' issue counts kept pace with time.",
 				ns(d.Window), ns(f.Bound))
 		}
 	}
