@@ -12,9 +12,9 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/snowlab/snowlab/lab"
 	"github.com/snowlab/snowlab/lab/internal/plot"
 	"github.com/snowlab/snowlab/lab/internal/units"
+	"github.com/snowlab/snowlab/lab/report"
 )
 
 // WriteCharts draws the run's charts as SVG files in dir and returns the
@@ -47,7 +47,7 @@ func WriteCharts(run *Run, dir string) ([]string, error) {
 }
 
 func newChart(run *Run, what, xlabel, ylabel string) *plot.Chart {
-	return plot.New(what, lab.ChartSubtitle(run.Host, run.Commit), xlabel, ylabel, 12*vg.Inch, 6.5*vg.Inch)
+	return plot.New(what, report.Subtitle(run.Host, revision(run)), xlabel, ylabel, 12*vg.Inch, 6.5*vg.Inch)
 }
 
 func refLine(y float64, i int) plot.HLine {

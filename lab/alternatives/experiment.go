@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/snowlab/snowlab/lab"
+	"github.com/snowlab/snowlab/lab/host"
 	"github.com/snowlab/snowlab/lab/internal/units"
 	"github.com/snowlab/snowlab/lab/redact"
 )
@@ -75,8 +75,8 @@ type Options struct {
 	Command []string
 	Commit  string
 	Dirty   bool
-	// Host, when set, is recorded instead of lab.Host() (tests).
-	Host *lab.Fingerprint
+	// Host, when set, is recorded instead of host.Probe() (tests).
+	Host *host.Fingerprint
 	// Progress, when set, is told what is about to happen and what
 	// finished.
 	Progress func(msg string)
@@ -173,7 +173,7 @@ func Execute(ctx context.Context, o Options) (*Run, error) {
 	if o.Host != nil {
 		run.Host = *o.Host
 	} else {
-		run.Host = lab.Host()
+		run.Host = host.Probe()
 	}
 	say := func(format string, a ...any) {
 		if o.Progress != nil {

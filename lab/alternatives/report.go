@@ -9,10 +9,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/snowlab/snowlab/lab"
 	"github.com/snowlab/snowlab/lab/internal/md"
 	"github.com/snowlab/snowlab/lab/internal/units"
 	"github.com/snowlab/snowlab/lab/redact"
+	"github.com/snowlab/snowlab/lab/report"
 )
 
 // Chart file names, under the run's stem.
@@ -55,10 +55,7 @@ func WriteMarkdown(w io.Writer, run *Run, charts string) error {
 		took = fmt.Sprintf(" (took %s)", run.Elapsed.Round(time.Second))
 	}
 	c := run.Config
-	commit := run.Commit
-	if run.Dirty && commit != "" {
-		commit += "+dirty"
-	}
+	commit := revision(run)
 	e.Printf("- **Date:** %s%s\n", run.Started.UTC().Format("2006-01-02 15:04:05 UTC"), took)
 	e.Printf("- **Commit:** %s\n", md.Code(md.OrDash(commit)))
 	e.Printf("- **Command:** %s\n", md.Code(md.OrDash(md.ShellJoin(redact.Args(run.Command)))))
@@ -162,11 +159,19 @@ func WriteMarkdown(w io.Writer, run *Run, charts string) error {
 	if err := e.Err(); err != nil {
 		return err
 	}
-	if err := lab.MarkdownHost(w, run.Host); err != nil {
+	if err := report.WriteHost(w, run.Host); err != nil {
 		return err
 	}
 	_, err := io.WriteString(w, howToRead)
 	return err
+}
+
+// revision is the run's commit, "<sha>+dirty" for a dirty tree.
+func revision(run *Run) string {
+	if run.Dirty && run.Commit != "" {
+		return run.Commit + "+dirty"
+	}
+	return run.Commit
 }
 
 func setting(s Server, name string) string { return md.Code(md.OrDash(s.Settings[name])) }

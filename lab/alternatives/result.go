@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/snowlab/snowlab/lab"
+	"github.com/snowlab/snowlab/lab/host"
+	"github.com/snowlab/snowlab/lab/result"
 )
 
 // SchemaVersion is the version of the alternatives result file format
-// (its own, apart from lab.SchemaVersion). Bump it when a field changes
+// (its own, apart from result.SchemaVersion). Bump it when a field changes
 // meaning.
 const SchemaVersion = 1
 
@@ -19,16 +20,16 @@ const Experiment = "alternatives"
 // Run is one alternatives experiment. The file
 // results/<date>-<host>-<sha>-alternatives.json holds one.
 type Run struct {
-	Schema     int             `json:"schema"`
-	Experiment string          `json:"experiment"`
-	Started    time.Time       `json:"started"`
-	Elapsed    time.Duration   `json:"elapsed_ns"`
-	Command    []string        `json:"command"`
-	Commit     string          `json:"commit"`
-	Dirty      bool            `json:"dirty,omitempty"`
-	Host       lab.Fingerprint `json:"host"`
-	Config     Config          `json:"config"`
-	Server     Server          `json:"server"`
+	Schema     int              `json:"schema"`
+	Experiment string           `json:"experiment"`
+	Started    time.Time        `json:"started"`
+	Elapsed    time.Duration    `json:"elapsed_ns"`
+	Command    []string         `json:"command"`
+	Commit     string           `json:"commit"`
+	Dirty      bool             `json:"dirty,omitempty"`
+	Host       host.Fingerprint `json:"host"`
+	Config     Config           `json:"config"`
+	Server     Server           `json:"server"`
 	// CommitLatency is the data folder's flush cost, beside which the
 	// ticket row's rate is read.
 	CommitLatency CommitLatency  `json:"commit_latency"`
@@ -63,7 +64,7 @@ type SchemeResult struct {
 }
 
 // Stem names the run's files: <date>-<host>-<sha>-alternatives.
-func (r *Run) Stem() string { return lab.Stem(r.Started, r.Host, r.Commit) + "-" + Experiment }
+func (r *Run) Stem() string { return result.Stem(r.Started, r.Host, r.Commit) + "-" + Experiment }
 
 // Scheme is the result of the scheme named name.
 func (r *Run) Scheme(name string) (SchemeResult, bool) {
@@ -79,7 +80,7 @@ func (r *Run) Scheme(name string) (SchemeResult, bool) {
 // experiment or schema.
 func ReadRun(path string) (*Run, error) {
 	var run Run
-	if err := lab.ReadJSONFile(path, "an alternatives result", &run); err != nil {
+	if err := result.ReadJSON(path, "an alternatives result", &run); err != nil {
 		return nil, err
 	}
 	if run.Experiment != Experiment {

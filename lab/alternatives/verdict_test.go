@@ -10,11 +10,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab"
+	"github.com/snowlab/snowlab/lab/host"
 )
 
-func testHost() *lab.Fingerprint {
-	return &lab.Fingerprint{Hostname: "test-host", CPU: "test cpu", GOMAXPROCS: 2, GoVersion: "go-test"}
+func testHost() *host.Fingerprint {
+	return &host.Fingerprint{Hostname: "test-host", CPU: "test cpu", GOMAXPROCS: 2, GoVersion: "go-test"}
 }
 
 func point(clients int, rate float64, window time.Duration, keptUp bool) Point {
