@@ -89,8 +89,9 @@ lab:
 bench-check:
 	$(GO) run ./cmd/loadgen check -q
 
-.PHONY: btree pg
+.PHONY: btree pg alternatives
 BTREE_FLAGS ?=
+ALTERNATIVES_FLAGS ?=
 
 ## btree: what the key costs a B-tree (lab/btree) on embedded SQLite; writes results/*-btree.*
 btree:
@@ -102,3 +103,14 @@ pg:
 	@dsn=$$(scripts/pg.sh start) || exit 1; \
 	trap 'scripts/pg.sh stop "$$dsn"' EXIT; \
 	$(GO) run ./cmd/loadgen btree -pg "$$dsn" $(BTREE_FLAGS)
+
+## alternatives: the ID schemes the design documents reject (ticket row, sequences,
+## blocks, stride) beside snowlab on a throwaway PostgreSQL (scripts/pg.sh, which
+## also crashes and restarts it for the crash experiment), stopped afterwards;
+## writes results/*-alternatives.*. Pass e.g. ALTERNATIVES_FLAGS='-duration 5s'.
+## Against a server of your own (no crash experiment, no commit latency unless local):
+## go run ./cmd/loadgen alternatives -pg postgres://user@host:port/db
+alternatives:
+	@dsn=$$(scripts/pg.sh start) || exit 1; \
+	trap 'scripts/pg.sh stop "$$dsn"' EXIT; \
+	$(GO) run ./cmd/loadgen alternatives -pg "$$dsn" -pg-control scripts/pg.sh $(ALTERNATIVES_FLAGS)

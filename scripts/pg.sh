@@ -3,6 +3,15 @@
 #
 #   scripts/pg.sh start        start one; prints its DSN on stdout (only that)
 #   scripts/pg.sh stop DSN     stop the one that DSN names and delete its files
+#   scripts/pg.sh crash DSN    stop it at once (pg_ctl stop -m immediate: no
+#                              checkpoint, what was not flushed is lost), keeping
+#                              its files, as a power cut would
+#   scripts/pg.sh restart DSN  start a crashed or stopped one again on the same
+#                              port and data folder; it recovers from its WAL
+#   scripts/pg.sh datadir DSN  print its data folder
+#
+# crash and restart are for lab/alternatives' crash experiment (loadgen
+# alternatives -pg-control scripts/pg.sh).
 #
 # start uses Debian's PostgreSQL (apt-get install -y postgresql when no initdb
 # is found, which needs root), runs initdb in a fresh folder under
@@ -52,9 +61,8 @@ state_dir() { echo "${TMPDIR:-/tmp}/snowlab-pg.$1"; }
 
 start() {
 	ensure_postgres
-	local initdb pg_ctl port dir
+	local initdb port dir
 	initdb=$(find_bin initdb)
-	pg_ctl=$(find_bin pg_ctl)
 	if [ "$(id -u)" = 0 ]; then
 		id postgres >/dev/null 2>&1 || useradd --system --home-dir /var/lib/postgresql --shell /bin/bash postgres
 	fi
@@ -72,28 +80,66 @@ start() {
 		cat "$dir/initdb.log" >&2
 		die "initdb failed"
 	fi
+	run_server "$dir" "$port"
+	echo "postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
+}
+
+# dsn_port is the port of a DSN pg.sh start printed (dies on any other).
+dsn_port() {
+	local dsn=$1 port
+	[ -n "$dsn" ] || die "usage: pg.sh $2 DSN (the line pg.sh start printed)"
+	port=$(echo "$dsn" | sed -n 's/.*127\.0\.0\.1:\([0-9]*\).*/\1/p')
+	[ -n "$port" ] || die "no 127.0.0.1:PORT in the DSN: not a server pg.sh started"
+	echo "$port"
+}
+
+# server_dir is the state folder of the server a DSN names.
+server_dir() {
+	local port dir
+	port=$(dsn_port "$1" "$2") || exit 1
+	dir=$(state_dir "$port")
+	[ -d "$dir/data" ] || die "$dir holds no server"
+	echo "$dir"
+}
+
+# run_server starts the server in folder $1 on port $2.
+run_server() {
+	local dir=$1 port=$2 pg_ctl
+	pg_ctl=$(find_bin pg_ctl) || die "no pg_ctl"
 	if ! as_owner "$pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
 		-o "-c listen_addresses=127.0.0.1 -p $port -k $dir" start >&2; then
 		cat "$dir/server.log" >&2 || true
 		die "the server did not start"
 	fi
-	echo "postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
 }
 
 stop() {
-	local dsn=${1:-} port dir pg_ctl
-	[ -n "$dsn" ] || die "usage: pg.sh stop DSN (the line pg.sh start printed)"
-	port=$(echo "$dsn" | sed -n 's/.*127\.0\.0\.1:\([0-9]*\).*/\1/p')
-	[ -n "$port" ] || die "no 127.0.0.1:PORT in $dsn: not a server pg.sh started"
-	dir=$(state_dir "$port")
-	[ -d "$dir/data" ] || die "$dir holds no server"
+	local dir pg_ctl
+	dir=$(server_dir "${1:-}" stop) || exit 1
 	pg_ctl=$(find_bin pg_ctl) || die "no pg_ctl"
 	as_owner "$pg_ctl" -D "$dir/data" -m fast -w stop >&2 || true
 	rm -rf "$dir"
 }
 
+crash() {
+	local dir pg_ctl
+	dir=$(server_dir "${1:-}" crash) || exit 1
+	pg_ctl=$(find_bin pg_ctl) || die "no pg_ctl"
+	as_owner "$pg_ctl" -D "$dir/data" -m immediate -w stop >&2
+}
+
+restart() {
+	local dir port
+	dir=$(server_dir "${1:-}" restart) || exit 1
+	port=$(dsn_port "$1" restart)
+	run_server "$dir" "$port"
+}
+
 case "${1:-}" in
 start) start ;;
 stop) stop "${2:-}" ;;
-*) die "usage: pg.sh start | pg.sh stop DSN" ;;
+crash) crash "${2:-}" ;;
+restart) restart "${2:-}" ;;
+datadir) d=$(server_dir "${2:-}" datadir) && echo "$d/data" ;;
+*) die "usage: pg.sh start | pg.sh stop|crash|restart|datadir DSN" ;;
 esac

@@ -23,6 +23,12 @@
 //	                               what the key costs a B-tree: snowlab vs
 //	                               UUIDv4/v7, ULID and a sequence on SQLite
 //	                               (and PostgreSQL); writes results/*-btree.*
+//	loadgen alternatives -pg DSN [-duration D] [-pg-control scripts/pg.sh]
+//	                               the ID schemes the design documents reject
+//	                               (ticket row, sequences, blocks, stride)
+//	                               beside snowlab on PostgreSQL: IDs/s,
+//	                               latency, disorder, a crash; writes
+//	                               results/*-alternatives.*
 //
 // Every run checks what it measured: a duplicate ID, an order a generator
 // promised and broke, or a strict generator above its per-tick ceiling is

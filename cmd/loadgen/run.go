@@ -55,6 +55,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runCheck(args, command, stdout, stderr)
 	case "btree":
 		return runBtree(args, command, stdout, stderr)
+	case "alternatives":
+		return runAlternatives(args, command, stdout, stderr)
 	case "list":
 		return runList(stdout, stderr)
 	case "help":
@@ -92,6 +94,8 @@ const usage = `usage:
   loadgen compare OLD.json NEW.json compare two runs
   loadgen check [-baseline DIR]     the CI regression gate (loadgen check -h)
   loadgen btree [-rows N] [-pg DSN] what the key costs a B-tree (loadgen btree -h)
+  loadgen alternatives -pg DSN      ticket server, sequences, blocks, stride and snowlab
+                                    on PostgreSQL (loadgen alternatives -h)
   loadgen list                      list the subjects
   loadgen help                      this text`
 

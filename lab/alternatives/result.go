@@ -1,0 +1,93 @@
+package alternatives
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/snowlab/snowlab/lab/host"
+	"github.com/snowlab/snowlab/lab/result"
+)
+
+// SchemaVersion is the version of the alternatives result file format
+// (its own, apart from result.SchemaVersion). Bump it when a field changes
+// meaning.
+const SchemaVersion = 1
+
+// Experiment is the value of Run.Experiment, which tells an alternatives
+// result file from the lab's other results.
+const Experiment = "alternatives"
+
+// Run is one alternatives experiment. The file
+// results/<date>-<host>-<sha>-alternatives.json holds one.
+type Run struct {
+	Schema     int              `json:"schema"`
+	Experiment string           `json:"experiment"`
+	Started    time.Time        `json:"started"`
+	Elapsed    time.Duration    `json:"elapsed_ns"`
+	Command    []string         `json:"command"`
+	Commit     string           `json:"commit"`
+	Dirty      bool             `json:"dirty,omitempty"`
+	Host       host.Fingerprint `json:"host"`
+	Config     Config           `json:"config"`
+	Server     Server           `json:"server"`
+	// CommitLatency is the data folder's flush cost, beside which the
+	// ticket row's rate is read.
+	CommitLatency CommitLatency  `json:"commit_latency"`
+	Schemes       []SchemeResult `json:"schemes"`
+	Crash         Crash          `json:"crash"`
+}
+
+// Config is what every scheme was asked to do.
+type Config struct {
+	Clients  []int         `json:"clients"`
+	Duration time.Duration `json:"duration_ns"`
+	// Demand is the fleet's IDs/s, shared evenly by the clients; 0: every
+	// client as fast as it can.
+	Demand float64 `json:"demand_per_sec"`
+	// MaxIDs caps the IDs recorded per run (a faster run stops early).
+	MaxIDs int `json:"max_ids"`
+	// Skew is the largest clock offset of a snowlab client: offsets are
+	// spread evenly over [-Skew, +Skew].
+	Skew          time.Duration `json:"skew_ns"`
+	PrefetchShare float64       `json:"prefetch_share"`
+	Schemes       []string      `json:"schemes"`
+	CrashClients  int           `json:"crash_clients"`
+	CrashAfter    time.Duration `json:"crash_after_ns"`
+	FsyncSeconds  int           `json:"fsync_seconds"`
+}
+
+// SchemeResult is one scheme at every number of clients.
+type SchemeResult struct {
+	Scheme Scheme  `json:"scheme"`
+	Name   string  `json:"name"`
+	Points []Point `json:"points"`
+}
+
+// Stem names the run's files: <date>-<host>-<sha>-alternatives.
+func (r *Run) Stem() string { return result.Stem(r.Started, r.Host, r.Commit) + "-" + Experiment }
+
+// Scheme is the result of the scheme named name.
+func (r *Run) Scheme(name string) (SchemeResult, bool) {
+	for _, s := range r.Schemes {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return SchemeResult{}, false
+}
+
+// ReadRun reads an alternatives result file, refusing one of another
+// experiment or schema.
+func ReadRun(path string) (*Run, error) {
+	var run Run
+	if err := result.ReadJSON(path, "an alternatives result", &run); err != nil {
+		return nil, err
+	}
+	if run.Experiment != Experiment {
+		return nil, fmt.Errorf("%s: not an alternatives result (experiment %q)", path, run.Experiment)
+	}
+	if run.Schema != SchemaVersion {
+		return nil, fmt.Errorf("%s: alternatives result schema %d, this lab reads %d", path, run.Schema, SchemaVersion)
+	}
+	return &run, nil
+}

@@ -1,0 +1,136 @@
+package alternatives
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Kind is a way of handing out IDs.
+type Kind string
+
+// The kinds the experiment measures.
+const (
+	// Ticket is the ticket server: one row, UPDATE ... SET n = n + 1
+	// RETURNING n, one ID per transaction.
+	Ticket Kind = "ticket"
+	// Sequence is one nextval per round trip on a sequence of CACHE Size:
+	// CACHE 1 asks the shared sequence every time, a larger cache gives each
+	// session (each client) a run of Size values of its own.
+	Sequence Kind = "sequence"
+	// Series is nextval over generate_series: Size IDs per round trip from
+	// a CACHE 1 sequence, handed out locally.
+	Series Kind = "series"
+	// Block is block (segment) allocation: one row per tag, max_id =
+	// max_id + Size per transaction, the block handed out locally, with
+	// Leaf's double buffer when DoubleBuffer is set.
+	Block Kind = "block"
+	// Stride is multi-master auto-increment: N sequences INCREMENT BY N
+	// START WITH i, one per client (master), for N clients.
+	Stride Kind = "stride"
+	// Snowlab is snowlab's atomicgen in process, one node id per client,
+	// each client's clock offset within ± the skew.
+	Snowlab Kind = "snowlab"
+)
+
+// Scheme is one kind with its size.
+type Scheme struct {
+	Kind Kind `json:"kind"`
+	// Size is the sequence's CACHE, the series' IDs per round trip or the
+	// block's step; 0 for the other kinds.
+	Size         int  `json:"size,omitempty"`
+	DoubleBuffer bool `json:"double_buffer,omitempty"`
+}
+
+// MaxSize bounds a scheme's size (and a block's step).
+const MaxSize = 100_000_000
+
+// Name is the scheme's name in flags, tables and charts: ticket,
+// sequence/cache-1, series/1000, block/24, block/24+double, stride,
+// snowlab.
+func (s Scheme) Name() string {
+	switch s.Kind {
+	case Sequence:
+		return fmt.Sprintf("sequence/cache-%d", s.Size)
+	case Series:
+		return fmt.Sprintf("series/%d", s.Size)
+	case Block:
+		n := fmt.Sprintf("block/%d", s.Size)
+		if s.DoubleBuffer {
+			n += "+double"
+		}
+		return n
+	}
+	return string(s.Kind)
+}
+
+// Database reports whether the scheme asks the database for its IDs.
+func (s Scheme) Database() bool { return s.Kind != Snowlab }
+
+// DefaultSchemes is every scheme the issue asks for, in report order.
+func DefaultSchemes() []Scheme {
+	return []Scheme{
+		{Kind: Ticket},
+		{Kind: Sequence, Size: 1}, {Kind: Sequence, Size: 1000}, {Kind: Series, Size: 1000},
+		{Kind: Block, Size: 24}, {Kind: Block, Size: 24, DoubleBuffer: true},
+		{Kind: Block, Size: 1000}, {Kind: Block, Size: 1000, DoubleBuffer: true},
+		{Kind: Block, Size: 100_000}, {Kind: Block, Size: 100_000, DoubleBuffer: true},
+		{Kind: Stride},
+		{Kind: Snowlab},
+	}
+}
+
+// ParseScheme reads a scheme's name as Name writes it.
+func ParseScheme(name string) (Scheme, error) {
+	name = strings.ToLower(strings.TrimSpace(name))
+	bad := func(why string) (Scheme, error) {
+		return Scheme{}, fmt.Errorf("%w: scheme %q: %s", ErrOptions, name, why)
+	}
+	kind, arg, hasArg := strings.Cut(name, "/")
+	s := Scheme{Kind: Kind(kind)}
+	switch s.Kind {
+	case Ticket, Stride, Snowlab:
+		if hasArg {
+			return bad("takes no size")
+		}
+		return s, nil
+	case Sequence:
+		arg, hasArg = strings.CutPrefix(arg, "cache-")
+		if !hasArg {
+			return bad("want sequence/cache-N")
+		}
+	case Block:
+		arg, s.DoubleBuffer = strings.CutSuffix(arg, "+double")
+	case Series:
+	default:
+		return bad("unknown (want ticket, sequence/cache-N, series/N, block/N, block/N+double, stride, snowlab)")
+	}
+	n, err := strconv.Atoi(arg)
+	if err != nil || n < 1 || n > MaxSize {
+		return bad(fmt.Sprintf("size %q: want 1 to %d", arg, MaxSize))
+	}
+	s.Size = n
+	return s, nil
+}
+
+// ParseSchemes reads a comma list of scheme names ("all" or "" is
+// DefaultSchemes), refusing one listed twice.
+func ParseSchemes(spec string) ([]Scheme, error) {
+	if s := strings.TrimSpace(spec); s == "" || s == "all" {
+		return DefaultSchemes(), nil
+	}
+	var out []Scheme
+	seen := map[string]bool{}
+	for _, part := range strings.Split(spec, ",") {
+		s, err := ParseScheme(part)
+		if err != nil {
+			return nil, err
+		}
+		if seen[s.Name()] {
+			return nil, fmt.Errorf("%w: scheme %q listed twice", ErrOptions, s.Name())
+		}
+		seen[s.Name()] = true
+		out = append(out, s)
+	}
+	return out, nil
+}

@@ -1,0 +1,162 @@
+package alternatives
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/atomicgen"
+	"github.com/snowlab/snowlab/clocksrc"
+)
+
+// source is one client's (one simulated node's) supply of IDs.
+type source interface {
+	// Next hands out one ID.
+	Next(ctx context.Context) (int64, error)
+	// Trips is the duration of every round trip to the database.
+	Trips() []time.Duration
+	// Close releases the source's connection.
+	Close(ctx context.Context) error
+}
+
+// newSource opens client i (0-based) of n for scheme sc. Connections are
+// opened here, before the run's clock starts.
+func newSource(ctx context.Context, srv *pgServer, sc Scheme, i, n int, skew time.Duration) (source, error) {
+	if sc.Kind == Snowlab {
+		return newSnowlabSource(i, n, skew)
+	}
+	conn, err := srv.connect(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	switch sc.Kind {
+	case Ticket:
+		return &rowSource{conn: conn, sql: "UPDATE ticket SET n = n + 1 WHERE id = 1 RETURNING n"}, nil
+	case Sequence:
+		return &rowSource{conn: conn, sql: "SELECT nextval('seq')"}, nil
+	case Stride:
+		return &rowSource{conn: conn, sql: fmt.Sprintf("SELECT nextval('stride_%d')", i+1)}, nil
+	case Series:
+		return &seriesSource{conn: conn, sql: fmt.Sprintf("SELECT nextval('seq') FROM generate_series(1, %d)", sc.Size)}, nil
+	case Block:
+		step := int64(sc.Size)
+		a, err := NewAllocator(step, sc.DoubleBuffer, func(ctx context.Context) (int64, error) {
+			var last int64
+			err := conn.QueryRow(ctx, "UPDATE alloc SET max_id = max_id + $1 WHERE tag = 'ids' RETURNING max_id", step).Scan(&last)
+			return last, err
+		})
+		if err != nil {
+			conn.Close(ctx)
+			return nil, err
+		}
+		return &blockSource{conn: conn, alloc: a}, nil
+	}
+	conn.Close(ctx)
+	return nil, fmt.Errorf("%w: no source for scheme %q", ErrOptions, sc.Name())
+}
+
+// rowSource asks the database for every ID: one statement, one round
+// trip, one transaction.
+type rowSource struct {
+	conn  *pgx.Conn
+	sql   string
+	trips []time.Duration
+}
+
+func (s *rowSource) Next(ctx context.Context) (int64, error) {
+	t0 := time.Now()
+	var id int64
+	err := s.conn.QueryRow(ctx, s.sql).Scan(&id)
+	s.trips = append(s.trips, time.Since(t0))
+	return id, pgError(err)
+}
+
+func (s *rowSource) Trips() []time.Duration          { return s.trips }
+func (s *rowSource) Close(ctx context.Context) error { return s.conn.Close(ctx) }
+
+// seriesSource fetches many IDs per round trip and hands them out one by
+// one.
+type seriesSource struct {
+	conn  *pgx.Conn
+	sql   string
+	buf   []int64
+	trips []time.Duration
+}
+
+func (s *seriesSource) Next(ctx context.Context) (int64, error) {
+	if len(s.buf) == 0 {
+		t0 := time.Now()
+		rows, err := s.conn.Query(ctx, s.sql)
+		if err != nil {
+			return 0, pgError(err)
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+		s.trips = append(s.trips, time.Since(t0))
+		if err != nil {
+			return 0, pgError(err)
+		}
+		if len(ids) == 0 {
+			return 0, fmt.Errorf("%s: no rows", s.sql)
+		}
+		s.buf = ids
+	}
+	id := s.buf[0]
+	s.buf = s.buf[1:]
+	return id, nil
+}
+
+func (s *seriesSource) Trips() []time.Duration          { return s.trips }
+func (s *seriesSource) Close(ctx context.Context) error { return s.conn.Close(ctx) }
+
+// blockSource hands out blocks from an Allocator over the client's
+// connection.
+type blockSource struct {
+	conn  *pgx.Conn
+	alloc *Allocator
+}
+
+func (s *blockSource) Next(ctx context.Context) (int64, error) {
+	id, err := s.alloc.Next(ctx)
+	return id, pgError(err)
+}
+
+func (s *blockSource) Trips() []time.Duration { return s.alloc.Trips() }
+func (s *blockSource) Close(ctx context.Context) error {
+	_ = s.alloc.Close()
+	return s.conn.Close(ctx)
+}
+
+// snowlabSource is atomicgen with node id i, reading the host's clock
+// shifted by the client's offset.
+type snowlabSource struct{ gen *atomicgen.Generator }
+
+// ClockOffset is client i's (0-based) clock offset among n: spread evenly
+// from -skew to +skew, 0 for a single client, so that two clients'
+// clocks differ by at most 2 × skew.
+func ClockOffset(i, n int, skew time.Duration) time.Duration {
+	if n < 2 {
+		return 0
+	}
+	return -skew + time.Duration(float64(2*skew)*float64(i)/float64(n-1))
+}
+
+func newSnowlabSource(i, n int, skew time.Duration) (source, error) {
+	base := clocksrc.Default()
+	offset := int64(ClockOffset(i, n, skew))
+	gen, err := atomicgen.New(snowlab.Config{Node: i, Clock: clocksrc.Func(func() int64 { return base.UnixNano() + offset })})
+	if err != nil {
+		return nil, err
+	}
+	return &snowlabSource{gen: gen}, nil
+}
+
+func (s *snowlabSource) Next(context.Context) (int64, error) {
+	id, err := s.gen.NextID()
+	return int64(id), err
+}
+
+func (s *snowlabSource) Trips() []time.Duration      { return nil }
+func (s *snowlabSource) Close(context.Context) error { return nil }
