@@ -93,26 +93,8 @@ func runAlternatives(args, command []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loadgen alternatives: %s\n", redact.String(runErr.Error()))
 		return exitFailure
 	}
-	if err := alternatives.PrintTable(stdout, res); err != nil {
-		fmt.Fprintf(stderr, "loadgen alternatives: %v\n", err)
-		return exitFailure
-	}
-	if !*noWrite {
-		paths, err := alternatives.WriteFiles(*out, res)
-		if err != nil {
-			fmt.Fprintf(stderr, "loadgen alternatives: writing results: %v\n", err)
-			return exitFailure
-		}
-		fmt.Fprintln(stdout)
-		for _, p := range paths {
-			fmt.Fprintln(stdout, "wrote", p)
-		}
-	}
-	if runErr != nil {
-		fmt.Fprintf(stderr, "loadgen alternatives: %s\n", redact.String(runErr.Error()))
-		return exitFailure
-	}
-	return exitOK
+	return finishExperiment("alternatives", stdout, stderr, func(w io.Writer) error { return alternatives.WriteTable(w, res) },
+		*noWrite, func() ([]string, error) { return alternatives.WriteFiles(*out, res) }, runErr)
 }
 
 func clientsText(ns []int) string {

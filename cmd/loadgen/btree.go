@@ -100,26 +100,8 @@ func runBtree(args, command []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loadgen btree: %s\n", redact.String(runErr.Error()))
 		return exitUsage
 	}
-	if err := btree.WriteTable(stdout, res); err != nil {
-		fmt.Fprintf(stderr, "loadgen btree: %v\n", err)
-		return exitFailure
-	}
-	if !*noWrite {
-		paths, err := btree.WriteFiles(*out, res)
-		if err != nil {
-			fmt.Fprintf(stderr, "loadgen btree: writing results: %v\n", err)
-			return exitFailure
-		}
-		fmt.Fprintln(stdout)
-		for _, p := range paths {
-			fmt.Fprintln(stdout, "wrote", p)
-		}
-	}
-	if runErr != nil {
-		fmt.Fprintf(stderr, "loadgen btree: %s\n", redact.String(runErr.Error()))
-		return exitFailure
-	}
-	return exitOK
+	return finishExperiment("btree", stdout, stderr, func(w io.Writer) error { return btree.WriteTable(w, res) },
+		*noWrite, func() ([]string, error) { return btree.WriteFiles(*out, res) }, runErr)
 }
 
 // checkBtreeFlags reports the first flag out of range, naming it, its

@@ -329,10 +329,7 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "loadgen: writing results: %v\n", err)
 			return exitFailure
 		}
-		fmt.Fprintln(stdout)
-		for _, p := range paths {
-			fmt.Fprintln(stdout, "wrote", p)
-		}
+		printWrote(stdout, paths)
 	}
 	if len(res.Failures) > 0 {
 		fmt.Fprintln(stderr, "loadgen: correctness failures:")

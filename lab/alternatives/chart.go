@@ -24,11 +24,11 @@ import (
 //     scale, with the demand and 1 / commit latency as reference lines;
 //   - inversion-window.svg: each scheme's widest inversion window (over
 //     its client counts), log scale, with snowlab's skew bound.
-func WriteCharts(run *Run, dir string) ([]string, error) {
+func WriteCharts(run *Result, dir string) ([]string, error) {
 	var paths []string
 	for _, c := range []struct {
 		name  string
-		build func(*Run) *plot.Chart
+		build func(*Result) *plot.Chart
 	}{{ChartRate, rateChart}, {ChartWindow, windowChart}} {
 		ch := c.build(run)
 		if ch == nil {
@@ -46,7 +46,7 @@ func WriteCharts(run *Run, dir string) ([]string, error) {
 	return paths, nil
 }
 
-func newChart(run *Run, what, xlabel, ylabel string) *plot.Chart {
+func newChart(run *Result, what, xlabel, ylabel string) *plot.Chart {
 	return plot.New(what, report.Subtitle(run.Host, revision(run)), xlabel, ylabel, 12*vg.Inch, 6.5*vg.Inch)
 }
 
@@ -56,7 +56,7 @@ func refLine(y float64, i int) plot.HLine {
 
 // rateChart plots IDs/s against clients on log-log axes (clients double
 // from point to point).
-func rateChart(run *Run) *plot.Chart {
+func rateChart(run *Result) *plot.Chart {
 	lo, hi := math.Inf(1), 0.0
 	type series struct {
 		name string
@@ -144,7 +144,7 @@ func markerShape(i int) draw.GlyphDrawer {
 // windowChart draws one bar per scheme: its widest inversion window, on
 // a log axis from 1 µs; a scheme whose IDs were in time order gets no bar
 // and the label "0".
-func windowChart(run *Run) *plot.Chart {
+func windowChart(run *Result) *plot.Chart {
 	var names []string
 	var vals []float64
 	var labels []string

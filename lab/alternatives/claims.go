@@ -106,7 +106,7 @@ type WindowFinding struct {
 }
 
 // Find computes the findings of a run.
-func Find(run *Run) Findings {
+func Find(run *Result) Findings {
 	f := Findings{Commit: run.CommitLatency, Skew: run.Config.Skew, Bound: SkewBound(run.Config.Skew), Duration: run.Config.Duration,
 		Demand: run.Config.Demand}
 	window := func(s SchemeResult) (WindowFinding, bool) {

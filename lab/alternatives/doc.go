@@ -28,7 +28,7 @@
 // The layers follow golang.org/x/perf's: block.go and source.go hand out
 // IDs, measure.go runs the clients, disorder.go and latency.go compute
 // from what they recorded, claims.go holds the findings against the
-// documents, and verdict.go, report.go and chart.go only format. A Run is
+// documents, and verdict.go, report.go and chart.go only format. A Result is
 // written as results/<date>-<host>-<sha>-alternatives.json with a
 // Markdown report and two SVG charts (WriteFiles).
 package alternatives

@@ -9,7 +9,7 @@ import (
 
 	"github.com/snowlab/snowlab/lab/host"
 	"github.com/snowlab/snowlab/lab/internal/units"
-	"github.com/snowlab/snowlab/lab/redact"
+	"github.com/snowlab/snowlab/lab/result"
 )
 
 // Defaults for Options.
@@ -157,23 +157,16 @@ func (o Options) withDefaults() Options {
 // recorded with its error and the experiment goes on; Execute returns the
 // run with an error joining every failure, or nil and the error when it
 // cannot start.
-func Execute(ctx context.Context, o Options) (*Run, error) {
+func Execute(ctx context.Context, o Options) (*Result, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
 	o = o.withDefaults()
-	started := time.Now()
-	run := &Run{Schema: SchemaVersion, Experiment: Experiment, Started: started.UTC(),
-		Command: redact.Args(o.Command), Commit: o.Commit, Dirty: o.Dirty,
+	run := &Result{Header: result.NewHeader(Experiment, SchemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
 		Config: Config{Clients: o.Clients, Duration: o.Duration, Demand: o.Demand, MaxIDs: o.MaxIDs, Skew: o.Skew,
 			PrefetchShare: PrefetchShare, CrashClients: o.CrashClients, CrashAfter: o.CrashAfter, FsyncSeconds: o.FsyncSeconds}}
 	for _, s := range o.Schemes {
 		run.Config.Schemes = append(run.Config.Schemes, s.Name())
-	}
-	if o.Host != nil {
-		run.Host = *o.Host
-	} else {
-		run.Host = host.Probe()
 	}
 	say := func(format string, a ...any) {
 		if o.Progress != nil {
@@ -248,7 +241,7 @@ func Execute(ctx context.Context, o Options) (*Run, error) {
 				units.Thousands(int(run.Crash.HandedOut)), run.Crash.RowAfter, units.Thousands(int(run.Crash.Reissued)))
 		}
 	}
-	run.Elapsed = time.Since(started)
+	run.Elapsed = time.Since(run.Started)
 	return run, errors.Join(errs...)
 }
 

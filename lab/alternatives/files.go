@@ -10,8 +10,8 @@ import (
 // WriteFiles writes the run into dir as the lab's other results are
 // written, under the stem <date>-<host>-<sha>-alternatives: <stem>.json,
 // <stem>.md and the charts under <stem>/. It returns the paths written.
-func WriteFiles(dir string, run *Run) ([]string, error) {
-	// Execute redacts the command already; a Run built or edited
+func WriteFiles(dir string, run *Result) ([]string, error) {
+	// Execute redacts the command already; a Result built or edited
 	// elsewhere is redacted here too, as a result file is committed.
 	cp := *run
 	cp.Command = redact.Args(run.Command)

@@ -40,7 +40,7 @@ func clientList(ns []int) string {
 // the measurements, the charts (from the folder charts, relative to the
 // Markdown file, when set), every scheme's figures, the commit latency,
 // the crash, the server, the host and how to read it all.
-func WriteMarkdown(w io.Writer, run *Run, charts string) error {
+func WriteMarkdown(w io.Writer, run *Result, charts string) error {
 	e := md.NewWriter(w)
 	title := "The alternatives to snowlab, measured on PostgreSQL"
 	if !run.Started.IsZero() {
@@ -167,7 +167,7 @@ func WriteMarkdown(w io.Writer, run *Run, charts string) error {
 }
 
 // revision is the run's commit, "<sha>+dirty" for a dirty tree.
-func revision(run *Run) string {
+func revision(run *Result) string {
 	if run.Dirty && run.Commit != "" {
 		return run.Commit + "+dirty"
 	}
@@ -214,9 +214,9 @@ until its commit's WAL flush returns, so the flush time measured by pg_test_fsyn
 not pay it per ID: nextval writes WAL only once per 32 values, and its commit waits for a flush only then.
 `
 
-// PrintTable writes a plain-text summary for a terminal: one line per
+// WriteTable writes a plain-text summary for a terminal: one line per
 // scheme and number of clients, then the claims.
-func PrintTable(w io.Writer, run *Run) error {
+func WriteTable(w io.Writer, run *Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCHEME\tCLIENTS\tIDS/S\tTRIP P50\tTRIP P99\tID P50\tID P99\tADJ INVERTED\tWINDOW\tERROR")
 	for _, s := range run.Schemes {

@@ -1,10 +1,8 @@
 package alternatives
 
 import (
-	"fmt"
 	"time"
 
-	"github.com/snowlab/snowlab/lab/host"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -13,23 +11,16 @@ import (
 // meaning.
 const SchemaVersion = 1
 
-// Experiment is the value of Run.Experiment, which tells an alternatives
+// Experiment is the value of Result.Experiment, which tells an alternatives
 // result file from the lab's other results.
 const Experiment = "alternatives"
 
-// Run is one alternatives experiment. The file
+// Result is one alternatives experiment. The file
 // results/<date>-<host>-<sha>-alternatives.json holds one.
-type Run struct {
-	Schema     int              `json:"schema"`
-	Experiment string           `json:"experiment"`
-	Started    time.Time        `json:"started"`
-	Elapsed    time.Duration    `json:"elapsed_ns"`
-	Command    []string         `json:"command"`
-	Commit     string           `json:"commit"`
-	Dirty      bool             `json:"dirty,omitempty"`
-	Host       host.Fingerprint `json:"host"`
-	Config     Config           `json:"config"`
-	Server     Server           `json:"server"`
+type Result struct {
+	result.Header
+	Config Config `json:"config"`
+	Server Server `json:"server"`
 	// CommitLatency is the data folder's flush cost, beside which the
 	// ticket row's rate is read.
 	CommitLatency CommitLatency  `json:"commit_latency"`
@@ -63,11 +54,8 @@ type SchemeResult struct {
 	Points []Point `json:"points"`
 }
 
-// Stem names the run's files: <date>-<host>-<sha>-alternatives.
-func (r *Run) Stem() string { return result.Stem(r.Started, r.Host, r.Commit) + "-" + Experiment }
-
 // Scheme is the result of the scheme named name.
-func (r *Run) Scheme(name string) (SchemeResult, bool) {
+func (r *Result) Scheme(name string) (SchemeResult, bool) {
 	for _, s := range r.Schemes {
 		if s.Name == name {
 			return s, true
@@ -76,18 +64,12 @@ func (r *Run) Scheme(name string) (SchemeResult, bool) {
 	return SchemeResult{}, false
 }
 
-// ReadRun reads an alternatives result file, refusing one of another
+// ReadResult reads an alternatives result file, refusing one of another
 // experiment or schema.
-func ReadRun(path string) (*Run, error) {
-	var run Run
-	if err := result.ReadJSON(path, "an alternatives result", &run); err != nil {
+func ReadResult(path string) (*Result, error) {
+	var run Result
+	if err := result.ReadExperiment(path, Experiment, SchemaVersion, &run); err != nil {
 		return nil, err
-	}
-	if run.Experiment != Experiment {
-		return nil, fmt.Errorf("%s: not an alternatives result (experiment %q)", path, run.Experiment)
-	}
-	if run.Schema != SchemaVersion {
-		return nil, fmt.Errorf("%s: alternatives result schema %d, this lab reads %d", path, run.Schema, SchemaVersion)
 	}
 	return &run, nil
 }

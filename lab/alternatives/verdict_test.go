@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/snowlab/snowlab/lab/host"
+	"github.com/snowlab/snowlab/lab/result"
 )
 
 func testHost() *host.Fingerprint {
@@ -25,9 +26,9 @@ func point(clients int, rate float64, window time.Duration, keptUp bool) Point {
 // syntheticRun is a run whose figures are made up for the test: a row at
 // rowRate against a flush of commit, blocks of 24 that fall short and of
 // 1,000 that keep up, a stride and snowlab.
-func syntheticRun(rowRate float64, commit time.Duration, snowWindow time.Duration) *Run {
-	return &Run{Schema: SchemaVersion, Experiment: Experiment, Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
-		Commit: "abc1234", Host: *testHost(),
+func syntheticRun(rowRate float64, commit time.Duration, snowWindow time.Duration) *Result {
+	return &Result{Header: result.Header{Schema: SchemaVersion, Experiment: Experiment, Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+		Commit: "abc1234", Host: *testHost()},
 		Config: Config{Clients: []int{1, 8}, Duration: time.Second, Demand: DocPeak, Skew: 5 * time.Millisecond, PrefetchShare: PrefetchShare},
 		Server: Server{Version: "15.0", Settings: map[string]string{"fsync": "on", "synchronous_commit": "on", "wal_sync_method": "fdatasync"}},
 		CommitLatency: CommitLatency{Command: "pg_test_fsync -s 1", Method: "fdatasync", PerOp: commit,
@@ -85,7 +86,7 @@ func TestVerdicts(t *testing.T) {
 	assert.Equal(t, doesNot, vs[0].Outcome)
 
 	// Nothing measured: every verdict says so rather than guess.
-	empty := &Run{Config: Config{Skew: DefaultSkew, Duration: time.Second, Demand: DocPeak},
+	empty := &Result{Config: Config{Skew: DefaultSkew, Duration: time.Second, Demand: DocPeak},
 		CommitLatency: CommitLatency{NotMeasured: "not measured: the server is not on this machine"}, Crash: Crash{Skipped: "remote"}}
 	for _, v := range Verdicts(Find(empty), empty.Crash) {
 		assert.Equal(t, notMeasured, v.Outcome, v.Claim)
@@ -107,7 +108,7 @@ func TestWriteFiles(t *testing.T) {
 	stem := filepath.Join(dir, run.Stem())
 	assert.True(t, strings.HasSuffix(stem, "-test-host-abc1234-alternatives"), stem)
 	assert.Equal(t, []string{stem + ".json", stem + ".md", filepath.Join(stem, ChartRate), filepath.Join(stem, ChartWindow)}, paths)
-	back, err := ReadRun(stem + ".json")
+	back, err := ReadResult(stem + ".json")
 	require.NoError(t, err)
 	assert.Equal(t, run.Config, back.Config)
 	assert.Equal(t, run.Schemes, back.Schemes)
@@ -128,6 +129,6 @@ func TestWriteFiles(t *testing.T) {
 		require.NoError(t, err)
 		assert.Contains(t, string(svg), "<svg")
 	}
-	_, err = ReadRun(filepath.Join(dir, "missing.json"))
+	_, err = ReadResult(filepath.Join(dir, "missing.json"))
 	assert.Error(t, err)
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/snowlab/snowlab/lab/host"
 	"github.com/snowlab/snowlab/lab/internal/units"
-	"github.com/snowlab/snowlab/lab/redact"
+	"github.com/snowlab/snowlab/lab/result"
 )
 
 // Defaults for Options.
@@ -168,16 +168,9 @@ func Execute(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	o = o.withDefaults()
-	started := time.Now()
-	run := &Result{Schema: SchemaVersion, Experiment: Experiment, Started: started.UTC(),
-		Command: redact.Args(o.Command), Commit: o.Commit, Dirty: o.Dirty,
+	run := &Result{Header: result.NewHeader(Experiment, SchemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
 		Config: Config{Rows: o.Rows, TailRows: o.TailRows, BatchRows: o.BatchRows, TxRows: o.TxRows, PayloadBytes: o.PayloadBytes,
 			Keys: o.Keys, SnowlabPolicy: SnowlabPolicy.String(), SequenceStart: SequenceStart}}
-	if o.Host != nil {
-		run.Host = *o.Host
-	} else {
-		run.Host = host.Probe()
-	}
 	say := func(format string, a ...any) {
 		if o.Progress != nil {
 			o.Progress(fmt.Sprintf(format, a...))
@@ -204,7 +197,7 @@ func Execute(ctx context.Context, o Options) (*Result, error) {
 		er.EngineInfo = info
 		run.Engines = append(run.Engines, er)
 	}
-	run.Elapsed = time.Since(started)
+	run.Elapsed = time.Since(run.Started)
 	return run, errors.Join(errs...)
 }
 

@@ -1,11 +1,9 @@
 package btree
 
 import (
-	"fmt"
 	"math"
 	"time"
 
-	"github.com/snowlab/snowlab/lab/host"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -20,16 +18,9 @@ const Experiment = "btree"
 // Result is one B-tree experiment: every key kind loaded into every engine.
 // The file results/<date>-<host>-<sha>-btree.json holds one.
 type Result struct {
-	Schema     int              `json:"schema"`
-	Experiment string           `json:"experiment"`
-	Started    time.Time        `json:"started"`
-	Elapsed    time.Duration    `json:"elapsed_ns"`
-	Command    []string         `json:"command"`
-	Commit     string           `json:"commit"`
-	Dirty      bool             `json:"dirty,omitempty"` // the tree had uncommitted changes
-	Host       host.Fingerprint `json:"host"`
-	Config     Config           `json:"config"`
-	Engines    []EngineResult   `json:"engines"`
+	result.Header
+	Config  Config         `json:"config"`
+	Engines []EngineResult `json:"engines"`
 }
 
 // Config is what every engine was asked to do, the same for each key.
@@ -166,20 +157,11 @@ func (e EngineResult) Ratio(a, b KeyKind) float64 {
 	return float64(ra.Index.Bytes) / float64(rb.Index.Bytes)
 }
 
-// Stem names the run's files: <date>-<host>-<sha>-btree.
-func (r *Result) Stem() string { return result.Stem(r.Started, r.Host, r.Commit) + "-" + Experiment }
-
 // ReadResult reads a B-tree result file, refusing one of another schema.
 func ReadResult(path string) (*Result, error) {
 	var run Result
-	if err := result.ReadJSON(path, "a B-tree result", &run); err != nil {
+	if err := result.ReadExperiment(path, Experiment, SchemaVersion, &run); err != nil {
 		return nil, err
-	}
-	if run.Experiment != Experiment {
-		return nil, fmt.Errorf("%s: not a B-tree result (experiment %q)", path, run.Experiment)
-	}
-	if run.Schema != SchemaVersion {
-		return nil, fmt.Errorf("%s: B-tree result schema %d, this lab reads %d", path, run.Schema, SchemaVersion)
 	}
 	return &run, nil
 }
