@@ -165,8 +165,8 @@ func WriteMarkdown(w io.Writer, run *Result, charts string) error {
 	if run.Dirty && commit != "" {
 		commit += "+dirty"
 	}
-	fmt.Fprintf(&b, "- **Commit:** %s\n", md.Code(orDash(commit)))
-	fmt.Fprintf(&b, "- **Command:** %s\n", md.Code(orDash(md.ShellJoin(redact.Args(run.Command)))))
+	fmt.Fprintf(&b, "- **Commit:** %s\n", md.Code(md.OrDash(commit)))
+	fmt.Fprintf(&b, "- **Command:** %s\n", md.Code(md.OrDash(md.ShellJoin(redact.Args(run.Command)))))
 	fmt.Fprintf(&b, "- **Schema:** btree %d\n", run.Schema)
 	fmt.Fprintf(&b, "- **Load:** %s rows per key kind and engine, %s per INSERT statement, %s per transaction, "+
 		"a %d-byte payload beside the key in every row; then a tail of %s more rows after a checkpoint\n",
@@ -340,13 +340,6 @@ func keyList(ks []KeyKind) string {
 		s = append(s, k.Label())
 	}
 	return strings.Join(s, ", ")
-}
-
-func orDash(s string) string {
-	if strings.TrimSpace(s) == "" {
-		return "—"
-	}
-	return s
 }
 
 func upperFirst(s string) string {
