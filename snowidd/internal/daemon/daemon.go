@@ -200,4 +200,3 @@ func hold(ctx context.Context, o options, srv *server.Server, log *slog.Logger) 
 func Main(ctx context.Context) int {
 	return Run(ctx, os.Args[1:], os.LookupEnv, os.Stderr)
 }
-
