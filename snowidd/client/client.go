@@ -73,6 +73,10 @@ type Config struct {
 	// Backoff is the pause after every replica refused in a row; it
 	// doubles up to 1 s. 0 is 50 ms.
 	Backoff time.Duration
+	// AttemptTimeout bounds one attempt on one replica, so that a replica
+	// that hangs (frozen, or cut off) costs a caller this long, not its
+	// whole deadline; 0 is no bound but the caller's context.
+	AttemptTimeout time.Duration
 }
 
 // Client calls a fleet of snowidd replicas. It is safe for concurrent use.
@@ -87,8 +91,8 @@ func New(cfg Config) (*Client, error) {
 	if len(cfg.Targets) == 0 {
 		return nil, errors.New("snowidd client: no targets")
 	}
-	if cfg.Rounds < 0 || cfg.Backoff < 0 {
-		return nil, fmt.Errorf("snowidd client: Rounds %d and Backoff %v must not be negative", cfg.Rounds, cfg.Backoff)
+	if cfg.Rounds < 0 || cfg.Backoff < 0 || cfg.AttemptTimeout < 0 {
+		return nil, fmt.Errorf("snowidd client: Rounds %d, Backoff %v and AttemptTimeout %v must not be negative", cfg.Rounds, cfg.Backoff, cfg.AttemptTimeout)
 	}
 	if cfg.Rounds == 0 {
 		cfg.Rounds = 3
@@ -129,14 +133,25 @@ func H2CClient() *http.Client {
 	return &http.Client{Transport: &http.Transport{Protocols: &p, MaxIdleConnsPerHost: 64}}
 }
 
-// retryable reports whether another replica may serve a call refused with
-// err: Unavailable is a replica's "not me, not now" (and what a refused
-// connection becomes).
-func retryable(err error) bool { return connect.CodeOf(err) == connect.CodeUnavailable }
+// retryable reports whether another replica may serve a call that failed
+// with err: Unavailable is a replica's "not me, not now" (and what a
+// refused connection becomes); the others are a connection torn down or
+// an attempt timed out, the caller's own context being still alive. A
+// retried mint is safe: an ID minted for a lost answer is a gap. What
+// every replica would refuse the same way (InvalidArgument,
+// FailedPrecondition, ...) is not retried.
+func retryable(err error) bool {
+	switch connect.CodeOf(err) {
+	case connect.CodeUnavailable, connect.CodeCanceled, connect.CodeDeadlineExceeded,
+		connect.CodeUnknown, connect.CodeAborted, connect.CodeInternal:
+		return true
+	}
+	return false
+}
 
 // call runs f on one replica after another, starting at the next in
 // turn, until one answers or every round was refused.
-func call[T any](ctx context.Context, c *Client, f func(snowlabv1connect.IDServiceClient) (T, error)) (T, error) {
+func call[T any](ctx context.Context, c *Client, f func(context.Context, snowlabv1connect.IDServiceClient) (T, error)) (T, error) {
 	n := uint64(len(c.replicas))
 	start := c.next.Add(1) - 1
 	wait := c.cfg.Backoff
@@ -153,7 +168,12 @@ func call[T any](ctx context.Context, c *Client, f func(snowlabv1connect.IDServi
 			}
 			wait = min(2*wait, time.Second)
 		}
-		r, err := f(c.replicas[(start+attempt)%n])
+		actx, cancel := ctx, context.CancelFunc(func() {})
+		if c.cfg.AttemptTimeout > 0 {
+			actx, cancel = context.WithTimeout(ctx, c.cfg.AttemptTimeout)
+		}
+		r, err := f(actx, c.replicas[(start+attempt)%n])
+		cancel()
 		if err == nil {
 			return r, nil
 		}
@@ -167,7 +187,7 @@ func call[T any](ctx context.Context, c *Client, f func(snowlabv1connect.IDServi
 
 // NextID returns a new ID.
 func (c *Client) NextID(ctx context.Context) (snowlab.ID, error) {
-	return call(ctx, c, func(r snowlabv1connect.IDServiceClient) (snowlab.ID, error) {
+	return call(ctx, c, func(ctx context.Context, r snowlabv1connect.IDServiceClient) (snowlab.ID, error) {
 		resp, err := r.NextID(ctx, connect.NewRequest(&snowlabv1.NextIDRequest{}))
 		if err != nil {
 			return 0, err
@@ -182,7 +202,7 @@ func (c *Client) NextIDs(ctx context.Context, n int) ([]snowlab.ID, error) {
 	if n < 1 || n > MaxBatch {
 		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("snowidd client: count %d is out of range: want 1..%d", n, MaxBatch))
 	}
-	return call(ctx, c, func(r snowlabv1connect.IDServiceClient) ([]snowlab.ID, error) {
+	return call(ctx, c, func(ctx context.Context, r snowlabv1connect.IDServiceClient) ([]snowlab.ID, error) {
 		resp, err := r.NextIDs(ctx, connect.NewRequest(&snowlabv1.NextIDsRequest{Count: uint32(n)}))
 		if err != nil {
 			return nil, err
@@ -201,7 +221,7 @@ func (c *Client) NextIDs(ctx context.Context, n int) ([]snowlab.ID, error) {
 
 // Decode asks a replica to split id into its parts under its layout.
 func (c *Client) Decode(ctx context.Context, id snowlab.ID) (snowlab.Parts, error) {
-	return call(ctx, c, func(r snowlabv1connect.IDServiceClient) (snowlab.Parts, error) {
+	return call(ctx, c, func(ctx context.Context, r snowlabv1connect.IDServiceClient) (snowlab.Parts, error) {
 		resp, err := r.Decode(ctx, connect.NewRequest(&snowlabv1.DecodeRequest{Id: uint64(id)}))
 		if err != nil {
 			return snowlab.Parts{}, err

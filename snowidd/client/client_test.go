@@ -228,3 +228,25 @@ func TestBufferConcurrentCallersGetDistinctIDs(t *testing.T) {
 	}
 	assert.Len(t, seen, callers*each)
 }
+
+// A replica that hangs (frozen) costs one AttemptTimeout, then the call
+// moves on.
+func TestAttemptTimeoutPassesAHungReplica(t *testing.T) {
+	release := make(chan struct{})
+	hung := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	hung.Config.Protocols = server.NewHTTPServer("", nil).Protocols
+	hung.Start()
+	t.Cleanup(hung.Close)
+	t.Cleanup(func() { close(release) })
+	good := newReplica(t, 8, snowlab.Config{})
+	c, err := client.New(client.Config{Targets: []string{hung.URL, good.url}, AttemptTimeout: 50 * time.Millisecond})
+	require.NoError(t, err)
+	id, err := c.NextID(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 8, snowlab.DefaultLayout.Decode(id).Node)
+}

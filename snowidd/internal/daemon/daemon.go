@@ -190,7 +190,11 @@ func hold(ctx context.Context, o options, srv *server.Server, log *slog.Logger) 
 		}
 		srv.Unuse(fmt.Sprintf("the lease on node ids %d..%d was lost (%v): acquiring another", first, first+count-1, lease.Err()))
 		log.Warn("lease lost: minting stopped, acquiring another", "first", first, "count", count, "err", lease.Err())
-		release(lease, log)
+		// Stops the refresher; the store refuses the release itself (the
+		// claim is gone), which says nothing new.
+		rctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_ = lease.Release(rctx)
+		cancel()
 	}
 	return nil
 }
