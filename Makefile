@@ -2,7 +2,7 @@
 GO ?= go
 BENCHTIME ?= 300ms
 
-.PHONY: all test vet vet-etcd fmt race test-etcd bench bench-generators ladder ci lab bench-check cross test-386
+.PHONY: all test vet vet-etcd vet-snowidd fmt race test-etcd test-snowidd snowidd proto bench bench-generators ladder ci lab bench-check cross test-386
 
 ## The library: what a consumer imports, and what must build on every platform.
 LIB_PKGS = . ./clocksrc ./mutexgen ./atomicgen ./shardedgen ./nodeid ./internal/...
@@ -14,9 +14,10 @@ CROSS_BUILD_ALL ?= linux
 
 all: test
 
-## test: vet (both modules), gofmt check, and the race-enabled test suite.
-## The etcdlease module's tests need etcd: `make test-etcd`.
-test: vet vet-etcd fmt race
+## test: vet (every module), gofmt check, and the race-enabled test suite.
+## The etcdlease module's tests need etcd: `make test-etcd`; snowidd's:
+## `make test-snowidd`.
+test: vet vet-etcd vet-snowidd fmt race
 
 vet:
 	$(GO) vet ./...
@@ -31,6 +32,29 @@ fmt:
 
 race:
 	$(GO) test -race -count=1 ./...
+
+## vet-snowidd: go vet the nested snowidd module (the service)
+vet-snowidd:
+	cd snowidd && $(GO) vet ./...
+
+## snowidd: build the service to bin/snowidd
+snowidd:
+	cd snowidd && $(GO) build -o ../bin/snowidd ./cmd/snowidd
+
+## proto: lint snowidd/proto and regenerate snowidd/gen with buf, protoc-gen-go
+## and protoc-gen-connect-go, all run as Go tools of snowidd/tools.mod (the
+## first run compiles buf: a few minutes).
+proto:
+	cd snowidd && $(GO) tool -modfile=tools.mod buf lint && $(GO) tool -modfile=tools.mod buf generate
+
+## test-snowidd: the service's tests, race-enabled: the server on scripted
+## clocks, the Go client, real clients (curl, grpcurl from tools.mod, Python's
+## grpcio from Debian: scripts/snowidd-clients.sh installs it) and the fleet
+## test, which runs its own etcd from the etcd binary on PATH. Missing tools
+## skip their tests unless SNOWLAB_REQUIRE_CLIENTS=1 / SNOWLAB_REQUIRE_ETCD=1
+## (as .ci/run sets).
+test-snowidd:
+	cd snowidd && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 
 ## test-etcd: the etcdlease module against a real etcd: $$ETCD_ENDPOINTS when set,
 ## else a throwaway server the tests start from the etcd binary on PATH
@@ -57,7 +81,7 @@ ladder:
 
 ci: test cross test-386
 
-## cross: go vet the library, snowid and the etcdlease module for each of
+## cross: go vet the library, snowid and the etcdlease and snowidd modules for each of
 ## CROSS_PLATFORMS (GOOS/GOARCH, no cgo), and go build the whole module for those
 ## whose GOOS is in CROSS_BUILD_ALL.
 cross:
@@ -65,6 +89,7 @@ cross:
 		os=$${p%/*}; arch=$${p#*/}; echo "cross: $$p"; \
 		GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) vet $(LIB_PKGS) ./cmd/snowid; \
 		(cd etcdlease && GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) vet ./...); \
+		(cd snowidd && GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) vet ./...); \
 		case " $(CROSS_BUILD_ALL) " in *" $$os "*) GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) build ./... ;; esac; \
 	done
 
