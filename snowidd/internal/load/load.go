@@ -57,19 +57,19 @@ func Caller(url string, p client.Protocol, batch, conns int) (func(i int) Call, 
 	}
 	return func(i int) Call {
 		c := cs[i%conns]
+		// A connect.Request is written to by the call that sends it: each
+		// call gets its own.
 		if batch == 0 {
-			req := connect.NewRequest(&snowlabv1.NextIDRequest{})
 			return func(ctx context.Context) (int, error) {
-				_, err := c.NextID(ctx, req)
+				_, err := c.NextID(ctx, connect.NewRequest(&snowlabv1.NextIDRequest{}))
 				if err != nil {
 					return 0, err
 				}
 				return 1, nil
 			}
 		}
-		req := connect.NewRequest(&snowlabv1.NextIDsRequest{Count: uint32(batch)})
 		return func(ctx context.Context) (int, error) {
-			resp, err := c.NextIDs(ctx, req)
+			resp, err := c.NextIDs(ctx, connect.NewRequest(&snowlabv1.NextIDsRequest{Count: uint32(batch)}))
 			if err != nil {
 				return 0, err
 			}
