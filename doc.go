@@ -9,10 +9,13 @@
 // 10 bits of node and 12 bits of sequence, so one node mints at most 4,096
 // IDs per millisecond and the time field lasts until 2093.
 //
-// This package holds only types and arithmetic. The generators live in their
-// own packages (mutexgen, atomicgen, shardedgen) and are configured with a
-// [Config]; there is no package-level generator and no global layout, so two
-// layouts can live in one process without stepping on each other.
+// This package holds the contract and mints nothing: the ID and its
+// [Layout], the [Config] a generator is built from, the errors callers test
+// with errors.Is, and the [Fence] through which a node-id lease bounds what
+// generators may hand out. The generators live in their own packages
+// (mutexgen, atomicgen, shardedgen); there is no package-level generator and
+// no global layout, so two layouts can live in one process without stepping
+// on each other.
 //
 // Uniqueness rests on two assumptions the caller must keep: one live holder
 // per node id, and a clock that does not go backwards on one node. The

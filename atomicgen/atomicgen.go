@@ -10,19 +10,14 @@
 package atomicgen
 
 import (
-	"sync/atomic"
-
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/internal/engine"
 )
 
 // Generator is a lock-free generator. It is safe for concurrent use.
 type Generator struct {
-	state atomic.Uint64
-	_     [56]byte // keep the hot word alone on its cache line
+	slot  engine.Slot // the state word, on cache lines of its own
 	rules *engine.Rules
-	space engine.Space
-	ctr   engine.Counters
 }
 
 var _ snowlab.Generator = (*Generator)(nil)
@@ -34,22 +29,22 @@ func New(cfg snowlab.Config) (*Generator, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Generator{rules: r, space: r.Space(cfg.Node, 0, r.SeqCap())}
-	g.state.Store(r.InitialState())
+	g := &Generator{rules: r}
+	g.slot.Init(r, r.Space(cfg.Node, 0, r.SeqCap()))
 	return g, nil
 }
 
 // NextID returns a new ID.
 func (g *Generator) NextID() (snowlab.ID, error) {
-	return g.rules.Next(&g.state, g.space, &g.ctr)
+	return g.slot.Next(g.rules)
 }
 
 // NextIDs fills dst with new IDs. A Monotonic generator reserves the whole
 // batch with one compare-and-swap; a Strict one reserves the rest of the
 // current tick per compare-and-swap and waits for the next tick in between.
 func (g *Generator) NextIDs(dst []snowlab.ID) (int, error) {
-	return g.rules.Take(&g.state, g.space, &g.ctr, dst)
+	return g.slot.Take(g.rules, dst)
 }
 
 // Stats reports the slow paths taken so far.
-func (g *Generator) Stats() snowlab.Stats { return g.ctr.Stats() }
+func (g *Generator) Stats() snowlab.Stats { return g.slot.Stats() }

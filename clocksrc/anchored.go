@@ -41,24 +41,25 @@ type Anchored struct {
 	mono      func() int64 // nil: mono.Now, called directly
 	wall      func() int64
 	every     int64 // resync interval, ns
-	seg       atomic.Pointer[segment]
+	seg       atomic.Pointer[Segment]
 	resyncing atomic.Bool
 }
 
-// segment maps monotonic time m >= m0 to wall time:
+// Segment is one immutable mapping of an Anchored clock: it maps monotonic
+// time m >= m0 to wall time
 //
 //	wall(m) = m + off0 - min((m-m0)/slewDiv, debt)
 //
-// The slew term grows by at most 1 ns every slewDiv ns, so wall(m) never
-// decreases as m grows.
-type segment struct {
+// until the next resync is due. The slew term grows by at most 1 ns every
+// slewDiv ns, so wall(m) never decreases as m grows.
+type Segment struct {
 	m0, off0, debt int64
 	next           int64 // monotonic time of the next resync
 }
 
 const slewDiv = 1_000_000 / MaxSlewPPM
 
-func (s *segment) offsetAt(m int64) int64 {
+func (s *Segment) offsetAt(m int64) int64 {
 	if s.debt == 0 {
 		return s.off0
 	}
@@ -72,7 +73,7 @@ func (s *segment) offsetAt(m int64) int64 {
 func newAnchored(monoNow, wallNow func() int64, resync time.Duration) *Anchored {
 	c := &Anchored{mono: monoNow, wall: wallNow, every: int64(resync)}
 	a := sampleAnchor(c.monoNow, c.wall)
-	c.seg.Store(&segment{m0: a.mono, off0: a.offset, next: a.mono + c.every})
+	c.seg.Store(&Segment{m0: a.mono, off0: a.offset, next: a.mono + c.every})
 	return c
 }
 
@@ -90,33 +91,66 @@ func (c *Anchored) UnixNano() int64 {
 	for {
 		s := c.seg.Load()
 		m := c.monoNow()
-		off := s.offsetAt(m)
-		if m >= s.next {
-			if c.resync(s) {
-				continue
-			}
-			// Another caller is resyncing. Its new segment starts at a
-			// monotonic reading it took before installing it, possibly
-			// before m, and may start slewing there; mapping m through s
-			// alone could then hand out a time the new segment undercuts a
-			// moment later. Slewing from s.next, which that reading cannot
-			// precede, keeps this read at or below anything the new segment
-			// gives for m or later.
-			off -= (m - s.next) / slewDiv
+		if ns, ok := c.Map(s, m); ok {
+			return ns
 		}
-		// A reader that took the old segment and then read the clock
-		// after a resync installed a new one would map a late reading
-		// through a stale offset; reading the pointer again closes that.
+		if m < s.next {
+			continue // s was replaced after it was loaded: map afresh
+		}
+		if c.resync(s) {
+			continue
+		}
+		// Another caller is resyncing. Its new segment starts at a
+		// monotonic reading it took before installing it, possibly before
+		// m, and may start slewing there; mapping m through s alone could
+		// then hand out a time the new segment undercuts a moment later.
+		// Slewing from s.next, which that reading cannot precede, keeps
+		// this read at or below anything the new segment gives for m or
+		// later.
+		off := s.offsetAt(m) - (m-s.next)/slewDiv
 		if c.seg.Load() == s {
 			return m + off
 		}
 	}
 }
 
+// Current and Map split UnixNano around its monotonic reading, so that a
+// caller on a path that costs tens of nanoseconds can make the vDSO read
+// itself and have the rest inlined, instead of paying for UnixNano's call
+// and its loop:
+//
+//	seg := c.Current()
+//	ns, ok := c.Map(seg, mono.Now())
+//	if !ok {
+//		ns = c.UnixNano()
+//	}
+//
+// Current returns nil when the clock's monotonic source is not mono.Now
+// (a test's script); Map then reports false.
+func (c *Anchored) Current() *Segment {
+	if c.mono != nil {
+		return nil
+	}
+	return c.seg.Load()
+}
+
+// Map maps the monotonic reading m, taken after s was loaded, through s.
+// It reports false, leaving the work to UnixNano, when s is nil, when a
+// resync is due, or when s was replaced in the meantime: a reader that
+// took the old segment and then read the clock after a resync installed a
+// new one would map a late reading through a stale offset, and reading
+// the pointer again closes that.
+func (c *Anchored) Map(s *Segment, m int64) (ns int64, ok bool) {
+	if s == nil || m >= s.next || c.seg.Load() != s {
+		return 0, false
+	}
+	return m + s.offsetAt(m), true
+}
+
 // resync lets one caller compare the clock with the wall clock and install
 // the next segment, reporting whether it did; the others carry on with the
 // current segment meanwhile.
-func (c *Anchored) resync(s *segment) bool {
+func (c *Anchored) resync(s *Segment) bool {
 	if !c.resyncing.CompareAndSwap(false, true) {
 		return false
 	}
@@ -132,9 +166,9 @@ func (c *Anchored) resync(s *segment) bool {
 // nextSegment decides how the clock follows the wall clock. now is a
 // monotonic reading taken after the sample; the new segment starts there so
 // that it continues the old one without a jump backwards.
-func nextSegment(s *segment, a anchor, now, resync int64) *segment {
+func nextSegment(s *Segment, a anchor, now, resync int64) *Segment {
 	cur := s.offsetAt(now)
-	next := &segment{m0: now, off0: cur, next: now + resync}
+	next := &Segment{m0: now, off0: cur, next: now + resync}
 	switch {
 	case a.offset > cur+a.spread:
 		// Wall clock ahead of us: follow at once. Jumping forward never

@@ -64,7 +64,7 @@ type sim struct {
 	last    int64 // last clock reading
 	lastM   int64 // monotonic reading it was mapped from
 	lastOff int64 // last - lastM
-	lastSeg *segment
+	lastSeg *Segment
 	resyncs int // segments installed since the sim began
 }
 
@@ -492,15 +492,15 @@ func TestNextSegment(t *testing.T) {
 		off    = 1_000_000
 		spread = 300
 	)
-	steady := &segment{m0: now - every, off0: off, next: now}
+	steady := &Segment{m0: now - every, off0: off, next: now}
 	// Slewing 4000 ns, 1000 ns of it done by now: offsetAt(now) == off-1000.
-	slewing := &segment{m0: now - 1000*slewDiv, off0: off, debt: 4000, next: now}
+	slewing := &Segment{m0: now - 1000*slewDiv, off0: off, debt: 4000, next: now}
 	// Slewed 500 ns, all of it done long ago: offsetAt(now) == off-500.
-	slewed := &segment{m0: now - 1000*slewDiv, off0: off, debt: 500, next: now}
+	slewed := &Segment{m0: now - 1000*slewDiv, off0: off, debt: 500, next: now}
 
 	tests := []struct {
 		name     string
-		s        *segment
+		s        *Segment
 		wall     int64 // sampled offset
 		wantOff  int64
 		wantDebt int64
@@ -527,7 +527,7 @@ func TestNextSegment(t *testing.T) {
 			a := anchor{mono: now - 2*spread, offset: tt.wall, spread: spread}
 			got := nextSegment(tt.s, a, now, every)
 			assert.Equal(t, before, *tt.s, "the old segment must not change")
-			assert.Equal(t, &segment{m0: now, off0: tt.wantOff, debt: tt.wantDebt, next: now + every}, got)
+			assert.Equal(t, &Segment{m0: now, off0: tt.wantOff, debt: tt.wantDebt, next: now + every}, got)
 			// The new segment continues the old one without a step back.
 			assert.GreaterOrEqual(t, got.offsetAt(now), tt.s.offsetAt(now))
 		})
@@ -535,7 +535,7 @@ func TestNextSegment(t *testing.T) {
 }
 
 func TestSegmentOffsetAt(t *testing.T) {
-	s := &segment{m0: 1000, off0: 5000, debt: 3}
+	s := &Segment{m0: 1000, off0: 5000, debt: 3}
 	tests := []struct{ m, want int64 }{
 		{1000, 5000},
 		{1000 + slewDiv - 1, 5000},
@@ -547,7 +547,7 @@ func TestSegmentOffsetAt(t *testing.T) {
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, s.offsetAt(tt.m), "offsetAt(%d)", tt.m)
 	}
-	assert.Equal(t, int64(5000), (&segment{m0: 0, off0: 5000}).offsetAt(1<<40))
+	assert.Equal(t, int64(5000), (&Segment{m0: 0, off0: 5000}).offsetAt(1<<40))
 	assert.EqualValues(t, 2000, slewDiv, "500 ppm is 1 ns per 2 µs")
 
 	// m + offsetAt(m) never decreases, ns by ns, across the slew and its end.
@@ -557,4 +557,33 @@ func TestSegmentOffsetAt(t *testing.T) {
 		require.GreaterOrEqual(t, v, prev, "at m=%d", m)
 		prev = v
 	}
+}
+
+// Current and Map are UnixNano's fast case, split for the engine's hot
+// path: they map a reading through the current segment and hand every
+// other case (a scripted source, a resync due, a replaced segment) back.
+func TestAnchoredCurrentMap(t *testing.T) {
+	f := newFakeTime(0)
+	scripted := newAnchored(f.monoNow, f.wallNow, DefaultResync)
+	assert.Nil(t, scripted.Current(), "a scripted monotonic source has no fast read")
+	_, ok := scripted.Map(nil, 0)
+	assert.False(t, ok)
+
+	c := newAnchored(nil, realtimeNow, DefaultResync)
+	seg := c.Current()
+	require.NotNil(t, seg)
+	m := seg.m0 + 1000
+	ns, ok := c.Map(seg, m)
+	require.True(t, ok)
+	assert.Equal(t, m+seg.offsetAt(m), ns)
+
+	_, ok = c.Map(seg, seg.next)
+	assert.False(t, ok, "a resync is due: UnixNano's work")
+
+	c.seg.Store(&Segment{m0: seg.m0, off0: seg.off0 + 1, next: seg.next})
+	_, ok = c.Map(seg, m)
+	assert.False(t, ok, "the segment was replaced after it was loaded")
+	ns, ok = c.Map(c.Current(), m)
+	require.True(t, ok)
+	assert.Equal(t, m+seg.off0+1, ns)
 }

@@ -2,12 +2,16 @@ package lab
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
+	"io"
 	"time"
 
+	"github.com/snowlab/snowlab/lab/host"
+	"github.com/snowlab/snowlab/lab/perfevent"
 	"github.com/snowlab/snowlab/lab/redact"
+	"github.com/snowlab/snowlab/lab/report"
+	"github.com/snowlab/snowlab/lab/result"
+	"github.com/snowlab/snowlab/lab/subject"
+	"github.com/snowlab/snowlab/lab/workload"
 )
 
 // Workloads selects what a suite runs.
@@ -18,13 +22,15 @@ type Workloads struct {
 // Suite is one lab run: every selected workload against every subject, in
 // one process on one host, so the figures can be compared side by side.
 type Suite struct {
-	Subjects  []Subject
+	Subjects  []subject.Subject
 	Workloads Workloads
-	Burst     BurstConfig
-	Saturate  SatConfig
-	Steady    SteadyConfig
-	// Counters turns on hardware/software event counting around bursts.
-	Counters bool
+	Burst     workload.BurstConfig
+	Saturate  workload.SaturateConfig
+	Steady    workload.SteadyConfig
+	// CountEvents turns on hardware (or software) event counting around
+	// bursts (lab/perfevent), and records in the host's PMU what can be
+	// counted.
+	CountEvents bool
 	// Command is recorded in the result (the command line that ran it),
 	// with any credential in it redacted.
 	Command []string
@@ -55,7 +61,7 @@ func (s Suite) Validate() error {
 	return nil
 }
 
-// Steps is how many progress steps Run reports.
+// Steps is how many progress steps Measure reports.
 func (s Suite) Steps() int {
 	n := 0
 	for _, sub := range s.Subjects {
@@ -66,7 +72,7 @@ func (s Suite) Steps() int {
 			}
 		}
 		if s.Workloads.Saturate {
-			n += len(s.Saturate.withDefaults().Goroutines)
+			n += len(s.Saturate.Sweep())
 		}
 		if s.Workloads.Steady {
 			n++
@@ -75,20 +81,22 @@ func (s Suite) Steps() int {
 	return n
 }
 
-// Run measures everything. A correctness failure does not stop the run: it
-// is recorded in Run.Failures, naming the generator, and the caller decides
-// (loadgen exits non-zero). An error is returned only when a generator
-// cannot be built at all.
-func (s Suite) Run() (*Run, error) {
+// Measure runs every selected workload against every subject. A
+// correctness failure does not stop it: it is recorded in the result's
+// Failures, naming the generator, and the caller decides (loadgen exits
+// non-zero). An error is returned only for a configuration out of range or
+// a generator that cannot be built at all.
+func (s Suite) Measure() (*result.Run, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
 	started := time.Now()
-	run := &Run{Schema: SchemaVersion, Started: started.UTC(), Command: redact.Args(s.Command),
-		Commit: s.Commit, Dirty: s.Dirty, Host: Host()}
-	var ev *EventCounters
-	if s.Counters {
-		ev = OpenCounters()
+	run := &result.Run{Schema: result.SchemaVersion, Started: started.UTC(), Command: redact.Args(s.Command),
+		Commit: s.Commit, Dirty: s.Dirty, Host: host.Probe()}
+	var ev *perfevent.Counter
+	if s.CountEvents {
+		run.Host.PMU = perfevent.Probe()
+		ev = perfevent.Open()
 		defer ev.Close()
 	}
 	step, steps := 0, s.Steps()
@@ -99,7 +107,7 @@ func (s Suite) Run() (*Run, error) {
 		step++
 	}
 	for _, sub := range s.Subjects {
-		run.Subjects = append(run.Subjects, SubjectInfo{Name: sub.Name, Library: sub.Library, Peer: sub.Peer,
+		run.Subjects = append(run.Subjects, result.SubjectInfo{Name: sub.Name, Library: sub.Library, Peer: sub.Peer,
 			Strict: sub.Strict, Nodes: max(sub.Nodes, 1), CeilingIDs: sub.Ceiling(), TickNs: sub.Tick.Nanoseconds(), Note: sub.Note,
 			Limit: sub.Limit, Physical: sub.Physical})
 	}
@@ -114,13 +122,13 @@ func (s Suite) Run() (*Run, error) {
 			cfg := s.Burst
 			cfg.Batch = batch
 			progress("burst " + sub.Name)
-			r, err := Burst(sub, cfg, ev)
+			r, err := workload.Burst(sub, cfg, ev)
 			if err != nil {
 				return run, err
 			}
 			run.Burst = append(run.Burst, r)
 			if !r.Check.OK() {
-				run.Failures = append(run.Failures, r.Check.describe(sub.Name, "burst via "+r.Via))
+				run.Failures = append(run.Failures, r.Check.Failure(sub.Name, "burst via "+r.Via))
 			}
 		}
 	}
@@ -128,15 +136,15 @@ func (s Suite) Run() (*Run, error) {
 		if !s.Workloads.Saturate {
 			break
 		}
-		for _, g := range s.Saturate.withDefaults().Goroutines {
+		for _, g := range s.Saturate.Sweep() {
 			progress(fmt.Sprintf("saturate %s x%d", sub.Name, g))
-			r, err := Saturate(sub, g, s.Saturate)
+			r, err := workload.Saturate(sub, g, s.Saturate)
 			if err != nil {
 				return run, err
 			}
 			run.Saturate = append(run.Saturate, r)
 			if !r.Check.OK() {
-				run.Failures = append(run.Failures, r.Check.describe(sub.Name, fmt.Sprintf("saturate x%d", g)))
+				run.Failures = append(run.Failures, r.Check.Failure(sub.Name, fmt.Sprintf("saturate x%d", g)))
 			}
 		}
 	}
@@ -145,58 +153,24 @@ func (s Suite) Run() (*Run, error) {
 			break
 		}
 		progress("steady " + sub.Name)
-		r, err := Steady(sub, s.Steady)
+		r, err := workload.Steady(sub, s.Steady)
 		if err != nil {
 			return run, err
 		}
 		run.Steady = append(run.Steady, r)
 		if !r.Check.OK() {
-			run.Failures = append(run.Failures, r.Check.describe(sub.Name, "steady"))
+			run.Failures = append(run.Failures, r.Check.Failure(sub.Name, "steady"))
 		}
 	}
 	run.Elapsed = time.Since(started)
 	return run, nil
 }
 
-// Stem names a run's files: <date>-<host>-<short sha>. Whether the tree
-// was dirty is in the file, not its name (a commit recorded by an older
-// lab as "<sha>+dirty" is named "<sha>-dirty").
-func (r *Run) Stem() string {
-	sha := r.Commit
-	if sha == "" {
-		sha = "nosha"
-	}
-	sha = strings.NewReplacer("+", "-", "/", "-").Replace(sha)
-	return fmt.Sprintf("%s-%s-%s", r.Started.UTC().Format("20060102T150405Z"), r.Host.Slug(), sha)
-}
-
-// WriteFiles writes the run into dir: <stem>.json, <stem>.md and the
-// charts under <stem>/. It returns the paths written.
-func WriteFiles(dir string, r *Run) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	stem := filepath.Join(dir, r.Stem())
-	var paths []string
-	if err := writeJSON(stem+".json", r); err != nil {
-		return nil, err
-	}
-	paths = append(paths, stem+".json")
-	f, err := os.Create(stem + ".md")
-	if err != nil {
-		return paths, err
-	}
-	err = WriteMarkdown(f, r)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return paths, err
-	}
-	paths = append(paths, stem+".md")
-	if err := os.MkdirAll(stem, 0o755); err != nil {
-		return paths, err
-	}
-	charts, err := WriteCharts(r, stem)
-	return append(paths, charts...), err
+// WriteFiles writes the run into dir: <stem>.json, the Markdown report
+// <stem>.md and the charts under <stem>/ (see result.Stem). It returns the
+// paths written.
+func WriteFiles(dir string, run *result.Run) ([]string, error) {
+	return result.WriteFiles(dir, run.Stem(), run,
+		func(w io.Writer) error { return report.WriteMarkdown(w, run) },
+		func(dir string) ([]string, error) { return report.WriteCharts(run, dir) })
 }

@@ -17,10 +17,8 @@ import (
 // Generator is a mutex-guarded generator. It is safe for concurrent use.
 type Generator struct {
 	mu    sync.Mutex
-	state lockedWord
+	slot  engine.LockedSlot
 	rules *engine.Rules
-	space engine.Space
-	ctr   engine.Counters
 }
 
 var _ snowlab.Generator = (*Generator)(nil)
@@ -32,8 +30,8 @@ func New(cfg snowlab.Config) (*Generator, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Generator{rules: r, space: r.Space(cfg.Node, 0, r.SeqCap())}
-	g.state.v = r.InitialState()
+	g := &Generator{rules: r}
+	g.slot.Init(r, r.Space(cfg.Node, 0, r.SeqCap()))
 	return g, nil
 }
 
@@ -41,7 +39,7 @@ func New(cfg snowlab.Config) (*Generator, error) {
 func (g *Generator) NextID() (snowlab.ID, error) {
 	var one [1]snowlab.ID
 	g.mu.Lock()
-	_, err := g.rules.Take(&g.state, g.space, &g.ctr, one[:])
+	_, err := g.slot.Take(g.rules, one[:])
 	g.mu.Unlock()
 	return one[0], err
 }
@@ -50,19 +48,8 @@ func (g *Generator) NextID() (snowlab.ID, error) {
 func (g *Generator) NextIDs(dst []snowlab.ID) (int, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.rules.Take(&g.state, g.space, &g.ctr, dst)
+	return g.slot.Take(g.rules, dst)
 }
 
 // Stats reports the slow paths taken so far. CASRetries is always 0.
-func (g *Generator) Stats() snowlab.Stats { return g.ctr.Stats() }
-
-// lockedWord is a state word only touched with the mutex held, so its
-// compare-and-swap cannot fail.
-type lockedWord struct{ v uint64 }
-
-func (w *lockedWord) Load() uint64 { return w.v }
-
-func (w *lockedWord) CompareAndSwap(old, new uint64) bool {
-	w.v = new
-	return true
-}
+func (g *Generator) Stats() snowlab.Stats { return g.slot.Stats() }

@@ -3,8 +3,6 @@ package shardedgen
 import (
 	"fmt"
 	"runtime"
-	"sync/atomic"
-	"unsafe"
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/internal/engine"
@@ -45,21 +43,14 @@ type Config struct {
 	Mode Mode
 }
 
-// shard is one state word with its space and counters, padded to a
-// 128-byte stride: neighbouring state words are then never on one cache
-// line (nor on the pair the adjacent-line prefetcher fetches together),
-// whatever the slice's alignment.
-type shard struct {
-	state atomic.Uint64
-	space engine.Space
-	ctr   engine.Counters
-	_     [128 - (8+unsafe.Sizeof(engine.Space{})+unsafe.Sizeof(engine.Counters{}))%128]byte
-}
-
 // Generator is a sharded generator. It is safe for concurrent use.
 type Generator struct {
-	rules  *engine.Rules
-	shards []shard
+	rules *engine.Rules
+	// shards are engine.Slots, which fill whole engine.CacheLines:
+	// neighbouring state words are then never on one cache line (nor on
+	// the pair the adjacent-line prefetcher fetches together), whatever
+	// the slice's alignment.
+	shards []engine.Slot
 	mode   Mode
 }
 
@@ -94,11 +85,11 @@ func New(cfg Config) (*Generator, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Generator{rules: r, shards: make([]shard, n), mode: cfg.Mode}
+	g := &Generator{rules: r, shards: make([]engine.Slot, n), mode: cfg.Mode}
 	c := r.SeqCap()
 	if cfg.Mode == NodePerShard {
 		for i := range g.shards {
-			g.shards[i].space = r.Space(cfg.Node+i, 0, c)
+			g.shards[i].Init(r, r.Space(cfg.Node+i, 0, c))
 		}
 	} else {
 		q, rem := c/uint64(n), c%uint64(n)
@@ -108,12 +99,9 @@ func New(cfg Config) (*Generator, error) {
 			if uint64(i) < rem {
 				w++
 			}
-			g.shards[i].space = r.Space(cfg.Node, lo, w)
+			g.shards[i].Init(r, r.Space(cfg.Node, lo, w))
 			lo += w
 		}
-	}
-	for i := range g.shards {
-		g.shards[i].state.Store(r.InitialState())
 	}
 	return g, nil
 }
@@ -136,8 +124,7 @@ func (g *Generator) local() int {
 
 // NextID returns a new ID from the shard of the calling goroutine's P.
 func (g *Generator) NextID() (snowlab.ID, error) {
-	s := &g.shards[g.local()]
-	return g.rules.Next(&s.state, s.space, &s.ctr)
+	return g.shards[g.local()].Next(g.rules)
 }
 
 // NextIDs fills dst with new IDs. Under Monotonic the calling goroutine's
@@ -150,22 +137,19 @@ func (g *Generator) NextID() (snowlab.ID, error) {
 func (g *Generator) NextIDs(dst []snowlab.ID) (int, error) {
 	own := g.local()
 	if g.rules.Monotonic() || len(g.shards) == 1 {
-		s := &g.shards[own]
-		return g.rules.Take(&s.state, s.space, &s.ctr, dst)
+		return g.shards[own].Take(g.rules, dst)
 	}
 	done := 0
 	for done < len(dst) {
 		for k := range g.shards {
-			s := &g.shards[(own+k)%len(g.shards)]
-			n, err := g.rules.TakeAvailable(&s.state, s.space, &s.ctr, dst[done:])
+			n, err := g.shards[(own+k)%len(g.shards)].TakeAvailable(g.rules, dst[done:])
 			if done += n; err != nil || done == len(dst) {
 				return done, err
 			}
 		}
 		// Every shard's tick is spent (or the clock went back): wait on
 		// the own shard, with all the bounds a single ID has.
-		s := &g.shards[own]
-		n, err := g.rules.Take(&s.state, s.space, &s.ctr, dst[done:done+1])
+		n, err := g.shards[own].Take(g.rules, dst[done:done+1])
 		if done += n; err != nil {
 			return done, err
 		}
@@ -177,13 +161,13 @@ func (g *Generator) NextIDs(dst []snowlab.ID) (int, error) {
 func (g *Generator) Stats() snowlab.Stats {
 	var st snowlab.Stats
 	for i := range g.shards {
-		st = st.Add(g.shards[i].ctr.Stats())
+		st = st.Add(g.shards[i].Stats())
 	}
 	return st
 }
 
 // ShardStats reports shard i's counts.
-func (g *Generator) ShardStats(i int) snowlab.Stats { return g.shards[i].ctr.Stats() }
+func (g *Generator) ShardStats(i int) snowlab.Stats { return g.shards[i].Stats() }
 
 // ShardOf returns the index of the shard that issued id, or -1 when no
 // shard of g could have issued it. Order is promised within a shard, so
@@ -191,7 +175,7 @@ func (g *Generator) ShardStats(i int) snowlab.Stats { return g.shards[i].ctr.Sta
 func (g *Generator) ShardOf(id snowlab.ID) int {
 	p := g.rules.Layout().Decode(id)
 	for i := range g.shards {
-		if g.shards[i].space.Contains(p.Node, uint64(p.Seq)) {
+		if g.shards[i].Space().Contains(p.Node, uint64(p.Seq)) {
 			return i
 		}
 	}

@@ -100,7 +100,7 @@ func runBtree(args, command []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loadgen btree: %s\n", redact.String(runErr.Error()))
 		return exitUsage
 	}
-	if err := btree.PrintTable(stdout, res); err != nil {
+	if err := btree.WriteTable(stdout, res); err != nil {
 		fmt.Fprintf(stderr, "loadgen btree: %v\n", err)
 		return exitFailure
 	}

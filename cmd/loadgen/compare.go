@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab/lab"
+	"github.com/snowlab/snowlab/lab/compare"
+	"github.com/snowlab/snowlab/lab/result"
+	"github.com/snowlab/snowlab/lab/workload"
 )
 
 func runCompare(args []string, stdout, stderr io.Writer) int {
@@ -22,17 +25,17 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: loadgen compare OLD.json NEW.json")
 		return exitUsage
 	}
-	old, err := lab.ReadRun(fset.Arg(0))
+	old, err := result.Read(fset.Arg(0))
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen compare: %v\n", err)
 		return exitUsage
 	}
-	cur, err := lab.ReadRun(fset.Arg(1))
+	cur, err := result.Read(fset.Arg(1))
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen compare: %v\n", err)
 		return exitUsage
 	}
-	if err := lab.Compare(old, cur).Write(stdout); err != nil {
+	if err := compare.Runs(old, cur).Write(stdout); err != nil {
 		fmt.Fprintf(stderr, "loadgen compare: %v\n", err)
 		return exitFailure
 	}
@@ -47,7 +50,7 @@ func checkSuite() suiteFlags {
 		subjects: "own", workloads: "saturate", sweep: "1,2",
 		duration: 50 * time.Millisecond, satRepeats: 6,
 		// Not run; set so that the flags' range check passes.
-		ids: 1, goroutines: 1, repeats: 1, rate: lab.DefaultSteadyRate, steadyDur: lab.DefaultSteadyDuration,
+		ids: 1, goroutines: 1, repeats: 1, rate: workload.DefaultSteadyRate, steadyDur: workload.DefaultSteadyDuration,
 	}
 }
 
@@ -55,7 +58,7 @@ func runCheck(args, command []string, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("loadgen check", flag.ContinueOnError)
 	fset.SetOutput(stderr)
 	dir := fset.String("baseline", filepath.Join("results", "baseline"), "folder holding the baseline run (the newest .json in it)")
-	tol := fset.Float64("tolerance", lab.DefaultTolerance, "how much worse a ratio may get before the gate fails, more than 0 and less than 1 (0.15 = 15%)")
+	tol := fset.Float64("tolerance", compare.DefaultTolerance, "how much worse a ratio may get before the gate fails, more than 0 and less than 1 (0.15 = 15%)")
 	write := fset.Bool("write-baseline", false, "run the suite and store it as the new baseline instead of comparing")
 	quiet := fset.Bool("q", false, "no progress bar")
 	if code := parseFlags(fset, args); code >= 0 {
@@ -65,7 +68,7 @@ func runCheck(args, command []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loadgen check: unexpected argument %q\n", fset.Arg(0))
 		return exitUsage
 	}
-	if err := lab.CheckTolerance(*tol); err != nil {
+	if err := compare.CheckTolerance(*tol); err != nil {
 		fmt.Fprintf(stderr, "loadgen check: -tolerance: %v\n", err)
 		return exitUsage
 	}
@@ -76,14 +79,14 @@ func runCheck(args, command []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	suite.Command = command
-	var base *lab.Run
+	var base *result.Run
 	if !*write {
 		path, err := newestJSON(*dir)
 		if err != nil {
 			fmt.Fprintf(stderr, "loadgen check: baseline: %v (record one with: loadgen check -write-baseline)\n", err)
 			return exitUsage
 		}
-		if base, err = lab.ReadRun(path); err != nil {
+		if base, err = result.Read(path); err != nil {
 			fmt.Fprintf(stderr, "loadgen check: %v\n", err)
 			return exitUsage
 		}
@@ -91,7 +94,7 @@ func runCheck(args, command []string, stdout, stderr io.Writer) int {
 	}
 	bar := newProgress(stderr, *quiet, suite.Steps())
 	suite.Progress = bar.step
-	cur, err := suite.Run()
+	cur, err := suite.Measure()
 	bar.finish()
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen check: %v\n", err)
@@ -112,16 +115,16 @@ func runCheck(args, command []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
-	report, err := lab.Gate(base, cur, *tol)
+	gate, err := compare.Gate(base, cur, *tol)
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen check: %v\n", err)
 		return exitUsage
 	}
-	if err := report.Write(stdout); err != nil {
+	if err := gate.Write(stdout); err != nil {
 		fmt.Fprintf(stderr, "loadgen check: %v\n", err)
 		return exitFailure
 	}
-	if !report.OK() {
+	if !gate.OK() {
 		return exitFailure
 	}
 	return exitOK

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/snowlab/snowlab/lab"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/snowlab/snowlab/lab/result"
 )
 
 // tiny keeps a suite to a fraction of a second.
@@ -204,7 +204,7 @@ func TestRunLimits(t *testing.T) {
 	assert.Regexp(t, `(?m)^shardedgen/node-per-shard/monotonic +limit/per-p +[0-9.]+x`, out)
 	jsons, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	require.Len(t, jsons, 1)
-	res, err := lab.ReadRun(jsons[0])
+	res, err := result.Read(jsons[0])
 	require.NoError(t, err)
 	assert.Equal(t, 1, res.Host.GOMAXPROCS)
 	var names []string

@@ -24,6 +24,9 @@ import (
 	"github.com/snowlab/snowlab/lab"
 	"github.com/snowlab/snowlab/lab/peers"
 	"github.com/snowlab/snowlab/lab/redact"
+	"github.com/snowlab/snowlab/lab/report"
+	"github.com/snowlab/snowlab/lab/subject"
+	"github.com/snowlab/snowlab/lab/workload"
 	"github.com/snowlab/snowlab/nodeid"
 )
 
@@ -105,22 +108,22 @@ type suiteFlags struct {
 	satRepeats int
 	rate       float64
 	steadyDur  time.Duration
-	counters   bool
+	events     bool
 }
 
 func (f *suiteFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.subjects, "subjects", "all", "what to measure: all, own, peers, limit, or a comma list of names or name prefixes (see loadgen list)")
 	fs.StringVar(&f.workloads, "workloads", "burst,saturate,steady", "comma list of workloads to run")
-	fs.IntVar(&f.ids, "n", lab.DefaultBurstIDs, fmt.Sprintf("burst: IDs per fan-out burst (1 to %d)", lab.MaxBurstIDs))
-	fs.IntVar(&f.goroutines, "g", lab.DefaultBurstGoroutines, fmt.Sprintf("burst: goroutines released together per burst (1 to %d)", lab.MaxGoroutines))
-	fs.IntVar(&f.repeats, "repeats", lab.DefaultBurstRepeats, fmt.Sprintf("burst: bursts per subject, makespan samples (1 to %d)", lab.MaxRepeats))
-	fs.DurationVar(&f.pause, "pause", lab.DefaultBurstPause, fmt.Sprintf("burst: pause between bursts (0 to %v)", lab.MaxPause))
-	fs.StringVar(&f.sweep, "sweep", "", fmt.Sprintf("saturate: comma list of goroutine counts, each 1 to %d (default 1,2,4,… up to 2 x GOMAXPROCS)", lab.MaxGoroutines))
-	fs.DurationVar(&f.duration, "duration", lab.DefaultSaturateDuration, fmt.Sprintf("saturate: length of one repeat (more than 0, at most %v)", lab.MaxDuration))
-	fs.IntVar(&f.satRepeats, "sat-repeats", lab.DefaultSaturateRepeats, fmt.Sprintf("saturate: repeats per goroutine count, IDs/s samples (1 to %d)", lab.MaxRepeats))
-	fs.Float64Var(&f.rate, "rate", lab.DefaultSteadyRate, fmt.Sprintf("steady: target calls per second, open loop (more than 0, at most %g)", lab.MaxSteadyRate))
-	fs.DurationVar(&f.steadyDur, "steady-duration", lab.DefaultSteadyDuration, fmt.Sprintf("steady: length of the run (more than 0, at most %v; rate x duration at most %d calls)", lab.MaxDuration, lab.MaxSteadyCalls))
-	fs.BoolVar(&f.counters, "counters", true, "count hardware (or software) events around bursts")
+	fs.IntVar(&f.ids, "n", workload.DefaultBurstIDs, fmt.Sprintf("burst: IDs per fan-out burst (1 to %d)", workload.MaxBurstIDs))
+	fs.IntVar(&f.goroutines, "g", workload.DefaultBurstGoroutines, fmt.Sprintf("burst: goroutines released together per burst (1 to %d)", workload.MaxGoroutines))
+	fs.IntVar(&f.repeats, "repeats", workload.DefaultBurstRepeats, fmt.Sprintf("burst: bursts per subject, makespan samples (1 to %d)", workload.MaxRepeats))
+	fs.DurationVar(&f.pause, "pause", workload.DefaultBurstPause, fmt.Sprintf("burst: pause between bursts (0 to %v)", workload.MaxPause))
+	fs.StringVar(&f.sweep, "sweep", "", fmt.Sprintf("saturate: comma list of goroutine counts, each 1 to %d (default 1,2,4,… up to 2 x GOMAXPROCS)", workload.MaxGoroutines))
+	fs.DurationVar(&f.duration, "duration", workload.DefaultSaturateDuration, fmt.Sprintf("saturate: length of one repeat (more than 0, at most %v)", workload.MaxDuration))
+	fs.IntVar(&f.satRepeats, "sat-repeats", workload.DefaultSaturateRepeats, fmt.Sprintf("saturate: repeats per goroutine count, IDs/s samples (1 to %d)", workload.MaxRepeats))
+	fs.Float64Var(&f.rate, "rate", workload.DefaultSteadyRate, fmt.Sprintf("steady: target calls per second, open loop (more than 0, at most %g)", workload.MaxSteadyRate))
+	fs.DurationVar(&f.steadyDur, "steady-duration", workload.DefaultSteadyDuration, fmt.Sprintf("steady: length of the run (more than 0, at most %v; rate x duration at most %d calls)", workload.MaxDuration, workload.MaxSteadyCalls))
+	fs.BoolVar(&f.events, "events", true, "count hardware (or software) events around bursts")
 }
 
 // check reports the first flag out of range, naming it and its value. The
@@ -140,30 +143,30 @@ func (f *suiteFlags) check() error {
 		return nil
 	}
 	for _, err := range []error{
-		intRange("n", f.ids, 1, lab.MaxBurstIDs, "IDs"),
-		intRange("g", f.goroutines, 1, lab.MaxGoroutines, "goroutines"),
-		intRange("repeats", f.repeats, 1, lab.MaxRepeats, "repeats"),
-		intRange("sat-repeats", f.satRepeats, 1, lab.MaxRepeats, "repeats"),
-		durRange("duration", f.duration, lab.MaxDuration),
-		durRange("steady-duration", f.steadyDur, lab.MaxDuration),
+		intRange("n", f.ids, 1, workload.MaxBurstIDs, "IDs"),
+		intRange("g", f.goroutines, 1, workload.MaxGoroutines, "goroutines"),
+		intRange("repeats", f.repeats, 1, workload.MaxRepeats, "repeats"),
+		intRange("sat-repeats", f.satRepeats, 1, workload.MaxRepeats, "repeats"),
+		durRange("duration", f.duration, workload.MaxDuration),
+		durRange("steady-duration", f.steadyDur, workload.MaxDuration),
 	} {
 		if err != nil {
 			return err
 		}
 	}
 	switch {
-	case f.pause < 0 || f.pause > lab.MaxPause:
-		return fmt.Errorf("-pause %v: want 0 to %v", f.pause, lab.MaxPause)
-	case math.IsNaN(f.rate) || f.rate <= 0 || f.rate > lab.MaxSteadyRate:
-		return fmt.Errorf("-rate %v: want more than 0, at most %g calls/s", f.rate, lab.MaxSteadyRate)
+	case f.pause < 0 || f.pause > workload.MaxPause:
+		return fmt.Errorf("-pause %v: want 0 to %v", f.pause, workload.MaxPause)
+	case math.IsNaN(f.rate) || f.rate <= 0 || f.rate > workload.MaxSteadyRate:
+		return fmt.Errorf("-rate %v: want more than 0, at most %g calls/s", f.rate, workload.MaxSteadyRate)
 	}
-	if calls := f.rate * f.steadyDur.Seconds(); calls < 1 || calls > lab.MaxSteadyCalls {
-		return fmt.Errorf("-rate %v with -steady-duration %v schedules %.3g calls: want 1 to %d", f.rate, f.steadyDur, calls, lab.MaxSteadyCalls)
+	if calls := f.rate * f.steadyDur.Seconds(); calls < 1 || calls > workload.MaxSteadyCalls {
+		return fmt.Errorf("-rate %v with -steady-duration %v schedules %.3g calls: want 1 to %d", f.rate, f.steadyDur, calls, workload.MaxSteadyCalls)
 	}
 	return nil
 }
 
-func (f *suiteFlags) suite(all []lab.Subject) (lab.Suite, error) {
+func (f *suiteFlags) suite(all []subject.Subject) (lab.Suite, error) {
 	if err := f.check(); err != nil {
 		return lab.Suite{}, err
 	}
@@ -188,22 +191,22 @@ func (f *suiteFlags) suite(all []lab.Subject) (lab.Suite, error) {
 	if f.sweep != "" {
 		for _, s := range strings.Split(f.sweep, ",") {
 			g, err := strconv.Atoi(strings.TrimSpace(s))
-			if err != nil || g < 1 || g > lab.MaxGoroutines {
-				return lab.Suite{}, fmt.Errorf("-sweep: %q is not a goroutine count from 1 to %d", s, lab.MaxGoroutines)
+			if err != nil || g < 1 || g > workload.MaxGoroutines {
+				return lab.Suite{}, fmt.Errorf("-sweep: %q is not a goroutine count from 1 to %d", s, workload.MaxGoroutines)
 			}
 			sweep = append(sweep, g)
 		}
 	}
 	sha, dirty := commit()
 	suite := lab.Suite{
-		Subjects:  subs,
-		Workloads: w,
-		Burst:     lab.BurstConfig{IDs: f.ids, Goroutines: f.goroutines, Repeats: f.repeats, Pause: f.pause},
-		Saturate:  lab.SatConfig{Goroutines: sweep, Duration: f.duration, Repeats: f.satRepeats},
-		Steady:    lab.SteadyConfig{Rate: f.rate, Duration: f.steadyDur},
-		Counters:  f.counters,
-		Commit:    sha,
-		Dirty:     dirty,
+		Subjects:    subs,
+		Workloads:   w,
+		Burst:       workload.BurstConfig{IDs: f.ids, Goroutines: f.goroutines, Repeats: f.repeats, Pause: f.pause},
+		Saturate:    workload.SaturateConfig{Goroutines: sweep, Duration: f.duration, Repeats: f.satRepeats},
+		Steady:      workload.SteadyConfig{Rate: f.rate, Duration: f.steadyDur},
+		CountEvents: f.events,
+		Commit:      sha,
+		Dirty:       dirty,
 	}
 	// The flags are checked above; this catches a limit the library
 	// adds later, still as a usage error.
@@ -213,19 +216,19 @@ func (f *suiteFlags) suite(all []lab.Subject) (lab.Suite, error) {
 // allSubjects is every subject in the order a run measures them:
 // snowlab's generators, the physical limits they are read against, then
 // the peers.
-func allSubjects() []lab.Subject { return withLimits(lab.Own(1)) }
+func allSubjects() []subject.Subject { return withLimits(subject.Own(1)) }
 
 // withLimits appends the physical limits and the peers to own.
-func withLimits(own []lab.Subject) []lab.Subject {
-	return append(append(own, lab.Limits()...), peers.All()...)
+func withLimits(own []subject.Subject) []subject.Subject {
+	return append(append(own, subject.Limits()...), peers.All()...)
 }
 
 // selectSubjects picks subjects from all by group, exact name or name
 // prefix.
-func selectSubjects(spec string, all []lab.Subject) ([]lab.Subject, error) {
-	var out []lab.Subject
+func selectSubjects(spec string, all []subject.Subject) ([]subject.Subject, error) {
+	var out []subject.Subject
 	seen := map[string]bool{}
-	add := func(s lab.Subject) {
+	add := func(s subject.Subject) {
 		if !seen[s.Name] {
 			seen[s.Name] = true
 			out = append(out, s)
@@ -250,7 +253,7 @@ func selectSubjects(spec string, all []lab.Subject) ([]lab.Subject, error) {
 	return out, nil
 }
 
-func seenAny(all []lab.Subject, want string, seen map[string]bool) bool {
+func seenAny(all []subject.Subject, want string, seen map[string]bool) bool {
 	for _, s := range all {
 		if seen[s.Name] && (s.Name == want || strings.HasPrefix(s.Name, want+"/")) {
 			return true
@@ -296,7 +299,7 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		defer lease.Release(context.Background())
-		all = withLimits(lab.OwnWith(lease.Config(snowlab.Config{})))
+		all = withLimits(subject.OwnWith(lease.Config(snowlab.Config{})))
 	}
 	suite, err := sf.suite(all)
 	if err != nil {
@@ -306,13 +309,13 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 	suite.Command = command
 	bar := newProgress(stderr, *quiet, suite.Steps())
 	suite.Progress = bar.step
-	res, err := suite.Run()
+	res, err := suite.Measure()
 	bar.finish()
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen: %v\n", err)
 		return exitFailure
 	}
-	if err := lab.PrintTable(stdout, res); err != nil {
+	if err := report.WriteTable(stdout, res); err != nil {
 		fmt.Fprintf(stderr, "loadgen: %v\n", err)
 		return exitFailure
 	}

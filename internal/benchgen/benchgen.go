@@ -9,6 +9,7 @@ package benchgen
 
 import (
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"testing"
 
@@ -148,7 +149,82 @@ func BareNanotime(b *testing.B) {
 func BareNanotimeCAS(b *testing.B) {
 	var w atomic.Uint64
 	for b.Loop() {
-		v := w.Load()
-		w.CompareAndSwap(v, v+uint64(mono.Now()&1)+1)
+		nanotimeCAS(&w)
+	}
+}
+
+// Paired measures subject against base on one goroutine, alternating
+// short slices of calls (each slice runs its func with n = PairSlice
+// calls; the order flips every pair), and reports the median over pairs
+// of subject's time over base's as the metric "x-base", with each side's
+// median ns per call. A slice lasts tens of microseconds, so whatever else
+// the host does (another process, a frequency change) lands on both sides
+// of a pair alike: on a busy host the ratio holds where two separately
+// timed benchmarks drift apart.
+func Paired(b *testing.B, base, subject func(n int)) {
+	var ratios, baseNs, subjNs []float64
+	timed := func(f func(int)) float64 {
+		t0 := mono.Now()
+		f(PairSlice)
+		return float64(mono.Now()-t0) / PairSlice
+	}
+	i := 0
+	for b.Loop() {
+		var bt, st float64
+		if i%2 == 0 {
+			bt = timed(base)
+			st = timed(subject)
+		} else {
+			st = timed(subject)
+			bt = timed(base)
+		}
+		i++
+		ratios, baseNs, subjNs = append(ratios, st/bt), append(baseNs, bt), append(subjNs, st)
+	}
+	b.ReportMetric(median(ratios), "x-base")
+	b.ReportMetric(median(baseNs), "base-ns/op")
+	b.ReportMetric(median(subjNs), "subject-ns/op")
+}
+
+// PairSlice is how many calls one slice of Paired makes.
+const PairSlice = 1000
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	slices.Sort(v)
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
+
+// NanotimeCAS is BareNanotimeCAS as a Paired side: n rounds of its body.
+func NanotimeCAS() func(n int) {
+	var w atomic.Uint64
+	return func(n int) {
+		for range n {
+			nanotimeCAS(&w)
+		}
+	}
+}
+
+// nanotimeCAS is one vDSO clock read and one load and compare-and-swap of
+// w: the physical limit's body, shared by BareNanotimeCAS and NanotimeCAS.
+func nanotimeCAS(w *atomic.Uint64) {
+	v := w.Load()
+	w.CompareAndSwap(v, v+uint64(mono.Now()&1)+1)
+}
+
+// NextIDs is a Paired side minting n IDs one at a time from g, through the
+// snowlab.Generator interface as Single does.
+func NextIDs(b *testing.B, g snowlab.Generator) func(n int) {
+	return func(n int) {
+		for range n {
+			if _, err := g.NextID(); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
 }

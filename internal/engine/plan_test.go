@@ -18,7 +18,28 @@ func compile(t *testing.T, cfg snowlab.Config) *Rules {
 	return r
 }
 
-// TestPlan walks the decision table: one row per branch of plan.
+// Next's fast cases, as TestPlan's fast column names them.
+const (
+	slow  = ""      // neither: Next goes through take
+	reuse = "reuse" // Rules.reuses: the word's tick, its next count
+	claim = "claim" // Rules.claims: a newer tick, count 0
+)
+
+// fastCase is the fast case Next takes for state word w and clock reading
+// ns, in Unix nanoseconds.
+func fastCase(r *Rules, w uint64, ns int64, cap uint64) string {
+	if r.reuses(w, ns, cap) {
+		return reuse
+	}
+	if _, ok := r.claims(w, ns); ok {
+		return claim
+	}
+	return slow
+}
+
+// TestPlan walks the decision table: one row per branch of plan. The fast
+// column is the case Next takes without consulting plan, checked at both
+// ends of the tick: whenever it takes one, plan must issue the same ID.
 func TestPlan(t *testing.T) {
 	const capN = 4096
 	strict := snowlab.Config{MaxWait: 5 * time.Millisecond}
@@ -41,10 +62,11 @@ func TestPlan(t *testing.T) {
 		count      int
 		next       state
 		skipIssued bool
+		fast       string
 	}{
-		{name: "strict fresh tick", cfg: strict, s: state{10, 7}, now: 11, want: 1, act: issue, tick: 11, n: 0, count: 1, next: state{11, 1}},
-		{name: "strict same tick", cfg: strict, s: state{10, 7}, now: 10, want: 1, act: issue, tick: 10, n: 7, count: 1, next: state{10, 8}},
-		{name: "strict batch capped by tick", cfg: strict, s: state{10, 4000}, now: 10, want: 500, act: issue, tick: 10, n: 4000, count: 96, next: state{10, capN}},
+		{name: "strict fresh tick", cfg: strict, s: state{10, 7}, now: 11, want: 1, act: issue, tick: 11, n: 0, count: 1, next: state{11, 1}, fast: claim},
+		{name: "strict same tick", cfg: strict, s: state{10, 7}, now: 10, want: 1, act: issue, tick: 10, n: 7, count: 1, next: state{10, 8}, fast: reuse},
+		{name: "strict batch capped by tick", cfg: strict, s: state{10, 4000}, now: 10, want: 500, act: issue, tick: 10, n: 4000, count: 96, next: state{10, capN}, fast: reuse},
 		{name: "strict spent waits next tick", cfg: strict, s: state{10, capN}, now: 10, want: 1, act: waitTick, tick: 11},
 		{name: "strict overshot count is spent", cfg: strict, s: state{10, capN + 5}, now: 10, want: 1, act: waitTick, tick: 11},
 		{name: "strict small rewind waits", cfg: strict, s: state{10, 1}, now: 8, want: 1, act: waitRewind, tick: 10},
@@ -54,15 +76,16 @@ func TestPlan(t *testing.T) {
 		{name: "before epoch", cfg: strict, s: state{0, 0}, now: -1, want: 1, act: overflow, tick: -1},
 		{name: "past horizon", cfg: mono, s: state{5, 0}, now: last + 1, want: 1, act: overflow, tick: last + 1},
 		{name: "strict last tick spent", cfg: strict, s: state{last, capN}, now: last, want: 1, act: overflow, tick: last + 1},
-		{name: "mono same tick", cfg: mono, s: state{10, 7}, now: 10, want: 1, act: issue, tick: 10, n: 7, count: 1, next: state{10, 8}},
+		{name: "mono same tick", cfg: mono, s: state{10, 7}, now: 10, want: 1, act: issue, tick: 10, n: 7, count: 1, next: state{10, 8}, fast: reuse},
 		{name: "mono borrows next tick", cfg: mono, s: state{10, capN}, now: 10, want: 1, act: issue, tick: 11, n: 0, count: 1, next: state{11, 1}},
-		{name: "mono absorbs rewind", cfg: mono, s: state{10, 5}, now: 2, want: 1, act: issue, tick: 10, n: 5, count: 1, next: state{10, 6}},
-		{name: "mono batch spans ticks", cfg: mono, s: state{10, 4000}, now: 10, want: 10000, act: issue, tick: 10, n: 4000, count: 10000, next: state{13, 10000 - 96 - 2*capN}},
-		{name: "mono batch ends on a tick edge", cfg: mono, s: state{10, 0}, now: 10, want: 2 * capN, act: issue, tick: 10, n: 0, count: 2 * capN, next: state{11, capN}},
-		{name: "mono stops at the window", cfg: mono, s: state{last, 4000}, now: last, want: 500, act: issue, tick: last, n: 4000, count: 96, next: state{last, capN}},
+		{name: "mono absorbs rewind", cfg: mono, s: state{10, 5}, now: 2, want: 1, act: issue, tick: 10, n: 5, count: 1, next: state{10, 6}, fast: reuse},
+		{name: "mono batch spans ticks", cfg: mono, s: state{10, 4000}, now: 10, want: 10000, act: issue, tick: 10, n: 4000, count: 10000, next: state{13, 10000 - 96 - 2*capN}, fast: reuse},
+		{name: "mono batch ends on a tick edge", cfg: mono, s: state{10, 0}, now: 10, want: 2 * capN, act: issue, tick: 10, n: 0, count: 2 * capN, next: state{11, capN}, fast: reuse},
+		{name: "mono stops at the window", cfg: mono, s: state{last, 4000}, now: last, want: 500, act: issue, tick: last, n: 4000, count: 96, next: state{last, capN}, fast: reuse},
 		{name: "mono past the window", cfg: mono, s: state{last, capN}, now: last, want: 1, act: overflow, tick: last + 1},
 		{name: "lead allows borrowing", cfg: lead, s: state{11, capN}, now: 10, want: 1, act: issue, tick: 12, n: 0, count: 1, next: state{12, 1}},
-		{name: "lead caps a batch", cfg: lead, s: state{10, 0}, now: 10, want: 5 * capN, act: issue, tick: 10, n: 0, count: 3 * capN, next: state{12, capN}},
+		{name: "lead caps a batch", cfg: lead, s: state{10, 0}, now: 10, want: 5 * capN, act: issue, tick: 10, n: 0, count: 3 * capN, next: state{12, capN}, fast: reuse},
+		{name: "lead within reach reuses", cfg: lead, s: state{12, 3}, now: 10, want: 1, act: issue, tick: 12, n: 3, count: 1, next: state{12, 4}, fast: reuse},
 		{name: "lead reached waits", cfg: lead, s: state{12, capN}, now: 10, want: 1, act: waitTick, tick: 11},
 		{name: "rewind past lead within MaxWait waits", cfg: lead, s: state{15, 3}, now: 10, want: 1, act: waitTick, tick: 13},
 		{name: "rewind past lead beyond MaxWait refused", cfg: lead, s: state{20, 3}, now: 10, want: 1, act: refuse, tick: 20},
@@ -71,7 +94,18 @@ func TestPlan(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := compile(t, tc.cfg)
-			p := r.plan(r.pack(tc.s.tick, tc.s.n), tc.now, tc.want, capN)
+			w := r.pack(tc.s.tick, tc.s.n)
+			p := r.plan(w, tc.now, tc.want, capN)
+			for _, ns := range []int64{r.tickStart(tc.now), r.tickStart(tc.now+1) - 1} {
+				require.Equal(t, tc.now, r.tickOf(ns))
+				assert.Equal(t, tc.fast, fastCase(r, w, ns, capN), "fast case at %d ns into the tick", ns-r.tickStart(tc.now))
+			}
+			switch tc.fast {
+			case reuse:
+				assert.Equal(t, plan{act: issue, tick: tc.s.tick, n: tc.s.n}, plan{act: p.act, tick: p.tick, n: p.n}, "plan disagrees with reuses")
+			case claim:
+				assert.Equal(t, plan{act: issue, tick: tc.now}, plan{act: p.act, tick: p.tick, n: p.n}, "plan disagrees with claims")
+			}
 			require.Equal(t, tc.act, p.act, "action")
 			assert.Equal(t, tc.tick, p.tick, "tick")
 			if tc.act == issue {

@@ -11,22 +11,27 @@ import (
 // Rules is a validated Config compiled to the shifts and bounds the hot
 // path needs. It is immutable and shared by all of a generator's cells.
 type Rules struct {
+	// The fields Next reads come first, so that they share a cache line.
+	anchored *clocksrc.Anchored // clock, when it is Default's: read inline
+	epochNs  int64
+	unitNs   int64
+	// backNs is how far before the start of a state word's tick the clock
+	// may read and the tick still be used: 0 for Strict, MaxLead for a
+	// bounded Monotonic, the whole window for an unbounded one.
+	backNs    int64
+	nShift    uint           // where the tick sits in a state word
+	nMask     uint64         // the count bits of a state word
+	tsShift   uint           // where the tick sits in an ID
+	grant     *snowlab.Grant // the generator's right to mint under fence; set by Prepare
+	maxTick   int64
 	layout    snowlab.Layout
 	clock     clocksrc.Clock
-	anchored  *clocksrc.Anchored // clock, when it is Default's: called directly
-	epochNs   int64
-	unitNs    int64
-	maxTick   int64
-	tsShift   uint   // where the tick sits in an ID
-	nShift    uint   // where the tick sits in a state word
-	nMask     uint64 // the count bits of a state word
 	seqCap    uint64 // sequence values per tick for one node
 	monotonic bool
 	maxWaitNs int64 // largest rewind waited out; negative refuses all
 	leadBound bool
 	leadTicks int64
 	fence     *snowlab.Fence // nil: no reservation
-	grant     *snowlab.Grant // the generator's right to mint under fence; set by Prepare
 	floorNs   int64          // no ID starts before it: the fence's LastEnd when granted
 	floorWait time.Duration  // how long New waits for the clock to pass floorNs
 	// addOK says fetch-add may be used on a state word: an add that lands
@@ -81,6 +86,13 @@ func Compile(cfg snowlab.Config) (*Rules, error) {
 		r.floorWait = snowlab.DefaultMaxFloorWait
 	}
 	r.anchored, _ = clock.(*clocksrc.Anchored)
+	switch {
+	case !r.monotonic:
+	case r.leadBound:
+		r.backNs = r.leadTicks * r.unitNs
+	default:
+		r.backNs = (r.maxTick + 1) * r.unitNs
+	}
 	r.nMask = 1<<r.nShift - 1
 	r.addOK = r.nMask+1-r.seqCap >= 1<<20
 	return r, nil
@@ -122,38 +134,39 @@ func (r *Rules) Space(node int, lo, width uint64) Space {
 	return Space{base: uint64(node)<<r.layout.SeqBits | lo, cap: width, lo: lo, node: node}
 }
 
-// now reads the clock as a tick and as nanoseconds. A reading before the
-// epoch is tick -1, which plan treats as outside the window.
-func (r *Rules) now() (tick, ns int64) {
+// read reads the clock in Unix nanoseconds. Next writes the same read out
+// inline (see there); everything else calls this.
+func (r *Rules) read() int64 {
 	if r.anchored != nil {
-		ns = r.anchored.UnixNano() // a direct call: no interface dispatch on the hot path
-	} else {
-		ns = r.clock.UnixNano()
+		return r.anchored.UnixNano() // a direct call: no interface dispatch
 	}
-	if d := ns - r.epochNs; d >= 0 && r.unitNs == int64(time.Millisecond) {
-		return d / int64(time.Millisecond), ns // a constant divisor compiles to a multiply
-	}
-	return r.tickOf(ns), ns
+	return r.clock.UnixNano()
 }
 
-// tickOf is the tick of Unix time ns for any unit; before the epoch it is
-// -1, which plan treats as outside the window.
+// tickOf is the tick of Unix time ns; before the epoch it is -1, which
+// plan treats as outside the window.
 func (r *Rules) tickOf(ns int64) int64 {
 	d := ns - r.epochNs
-	if d < 0 {
+	switch {
+	case d < 0:
 		return -1
+	case r.unitNs == int64(time.Millisecond):
+		return d / int64(time.Millisecond) // a constant divisor compiles to a multiply
 	}
 	return d / r.unitNs
 }
 
+// The shifts are masked to 63, which they never exceed, so that the
+// compiler emits a bare shift instead of handling counts of 64 and more.
+
 func (r *Rules) compose(tick int64, n uint64, sp Space) snowlab.ID {
-	return snowlab.ID(uint64(tick)<<r.tsShift | (sp.base + n))
+	return snowlab.ID(uint64(tick)<<(r.tsShift&63) | (sp.base + n))
 }
 
-func (r *Rules) pack(tick int64, n uint64) uint64 { return uint64(tick)<<r.nShift | n }
+func (r *Rules) pack(tick int64, n uint64) uint64 { return uint64(tick)<<(r.nShift&63) | n }
 
 func (r *Rules) unpack(s uint64) (tick int64, n uint64) {
-	return int64(s >> r.nShift), s & r.nMask
+	return int64(s >> (r.nShift & 63)), s & r.nMask
 }
 
 // tickStart is the Unix nanosecond at which tick begins.
@@ -161,8 +174,12 @@ func (r *Rules) tickStart(tick int64) int64 { return r.epochNs + tick*r.unitNs }
 
 // fenced reports whether tick reaches past the reservation: an ID may carry
 // tick only when the whole tick ends at or before the grant's Until.
-func (r *Rules) fenced(tick int64) bool {
-	return r.grant != nil && r.tickStart(tick+1) > r.grant.Until()
+func (r *Rules) fenced(tick int64) bool { return r.endsPastUntil(r.tickStart(tick + 1)) }
+
+// endsPastUntil reports whether a tick ending at Unix time end reaches
+// past the reservation. Without a fence it is one compare with nil.
+func (r *Rules) endsPastUntil(end int64) bool {
+	return r.grant != nil && end > r.grant.Until()
 }
 
 // use records, before a tick ending at end is installed in a state word,

@@ -2,167 +2,192 @@ package engine
 
 import (
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/internal/mono"
 )
 
-// Cell holds a state word. *atomic.Uint64 is the lock-free cell; a
-// generator behind a lock may use a plain word whose CompareAndSwap always
-// succeeds.
-type Cell interface {
+// cell holds a state word for take: Slot's *atomic.Uint64, or
+// LockedSlot's plain word whose CompareAndSwap always succeeds.
+type cell interface {
 	Load() uint64
 	CompareAndSwap(old, new uint64) bool
 }
 
-// Next is the single-ID fast path for an atomic cell. When the word's tick
-// may still be used (the clock is in it, or, for Monotonic, behind it
-// within MaxLead) it reserves one sequence value with a fetch-add, which
-// cannot fail and so cannot retry (or with a compare-and-swap where the
-// layout leaves no room for fetch-add's overshoot); when the clock has
-// moved to a new tick it claims that tick with one compare-and-swap.
-// Everything else (a spent tick, a rewind, the window's end or the
-// reservation's, a lost race) goes through take.
-func (r *Rules) Next(c *atomic.Uint64, sp Space, ctr *Counters) (snowlab.ID, error) {
-	s := c.Load()
-	// The clock read and the tick are written out here rather than
-	// called through now: this is the path every ID takes, and each
-	// call that does not inline is a measurable share of it.
+// Next is the single-ID fast path. When the word's tick may still be used
+// (the clock is in it, or, for Monotonic, behind it within MaxLead) it
+// reserves one sequence value with a fetch-add, which cannot fail and so
+// cannot retry (or with a compare-and-swap where the layout leaves no room
+// for fetch-add's overshoot); when the clock has moved to a new tick it
+// claims that tick with one compare-and-swap. Everything else (a spent
+// tick, a rewind, the window's end or the reservation's, a lost race)
+// goes through take.
+func (s *Slot) Next(r *Rules) (snowlab.ID, error) {
+	w := s.word.Load() // state first, clock after: a stale reading is never a rewind
+	// The clock read is written out here rather than called through
+	// r.read: this is the path every ID takes, and each call level is a
+	// measurable share of it. The default clock's segment is loaded, the
+	// vDSO read, and the mapping inlined; anything unusual (a resync due,
+	// a segment replaced meanwhile, another clock) takes the full read.
 	var ns int64
-	if r.anchored != nil {
-		ns = r.anchored.UnixNano()
+	if a := r.anchored; a != nil {
+		seg := a.Current()
+		var ok bool
+		if ns, ok = a.Map(seg, mono.Now()); !ok {
+			ns = a.UnixNano()
+		}
 	} else {
 		ns = r.clock.UnixNano()
 	}
-	var now int64
-	if d := ns - r.epochNs; d >= 0 && r.unitNs == int64(time.Millisecond) {
-		now = d / int64(time.Millisecond)
-	} else {
-		now = r.tickOf(ns)
-	}
-	t := int64(s >> r.nShift)
-	var id snowlab.ID
-	switch {
-	case now <= t && s&r.nMask < sp.cap && (now == t || r.reusable(t, now)) && !r.fenced(t):
-		// The tick in the word may still be used: reserve one value.
+	if r.reuses(w, ns, s.space.cap) {
 		if r.addOK {
-			old := c.Add(1) - 1
+			old := s.word.Add(1) - 1
 			// The word may have moved on since the load. Whatever tick it
 			// holds was installed by a caller whose clock had reached it
 			// (or, for Monotonic, came within its lead) before this add,
-			// so an unspent count there is as good an ID as the one
-			// aimed at.
-			if n := old & r.nMask; n < sp.cap {
-				id = r.compose(int64(old>>r.nShift), n, sp)
-				break
+			// so an unspent count there is as good an ID as the one aimed
+			// at.
+			if t, n := r.unpack(old); n < s.space.cap {
+				return r.handOut(r.compose(t, n, s.space), s.space.node)
 			}
-		} else if c.CompareAndSwap(s, s+1) {
-			id = r.compose(t, s&r.nMask, sp)
-			break
+		} else if s.word.CompareAndSwap(w, w+1) {
+			t, n := r.unpack(w)
+			return r.handOut(r.compose(t, n, s.space), s.space.node)
 		} else {
-			ctr.casRetries.Add(1)
+			s.ctr.casRetries.Add(1)
 		}
-		return r.nextSlow(c, sp, ctr)
-	case now > t && now <= r.maxTick && !r.fenced(now):
-		// The clock reached a new tick: claim it.
-		r.use(now)
-		if !c.CompareAndSwap(s, r.pack(now, 1)) {
-			ctr.casRetries.Add(1)
-			return r.nextSlow(c, sp, ctr)
-		}
-		id = r.compose(now, 0, sp)
-	default:
-		var one [1]snowlab.ID
-		_, err := r.take(c, sp, ctr, one[:], s, now, ns, true)
-		return one[0], err
+		return s.nextSlow(r)
 	}
-	// Handed out only if the grant was not revoked after the tick was
-	// claimed: that is what lets Fence.LastEnd, read after a revocation,
-	// cover every ID ever handed out.
-	if r.revoked() {
-		return 0, r.revokedErr(sp.node)
+	if now, ok := r.claims(w, ns); ok {
+		r.use(now)
+		if !s.word.CompareAndSwap(w, r.pack(now, 1)) {
+			s.ctr.casRetries.Add(1)
+			return s.nextSlow(r)
+		}
+		return r.handOut(r.compose(now, 0, s.space), s.space.node)
+	}
+	var one [1]snowlab.ID
+	_, err := r.take(&s.word, &s.ledger, one[:], sample{w, r.tickOf(ns), ns}, waitForIDs)
+	return one[0], err
+}
+
+// nextSlow is Next after a lost race: the plan, read afresh.
+func (s *Slot) nextSlow(r *Rules) (snowlab.ID, error) {
+	var one [1]snowlab.ID
+	_, err := s.Take(r, one[:])
+	return one[0], err
+}
+
+// reuses is Next's first fast case: the clock, ns in Unix nanoseconds,
+// lets a call take the next count of the state word w's tick t, and the
+// count is not spent. It is plan's issue from (t, count) written in
+// nanoseconds, so that it needs a multiply and no division: the clock is
+// in tick t, or, for Monotonic, past the epoch and behind t by at most
+// MaxLead (backNs), and tick t ends within the reservation.
+func (r *Rules) reuses(w uint64, ns int64, cap uint64) bool {
+	start := r.tickStart(int64(w >> (r.nShift & 63)))
+	end := start + r.unitNs
+	if ns >= end || ns < max(start-r.backNs, r.epochNs) || w&r.nMask >= cap || r.endsPastUntil(end) {
+		return false
+	}
+	return true
+}
+
+// claims is Next's second fast case: the clock has reached a tick after
+// the state word w's, inside the window and the reservation. It returns
+// that tick, which plan would issue from with count 0.
+func (r *Rules) claims(w uint64, ns int64) (now int64, ok bool) {
+	now = r.tickOf(ns)
+	t, _ := r.unpack(w)
+	return now, now > t && now <= r.maxTick && !r.fenced(now)
+}
+
+// handOut returns id unless the grant was revoked after its tick was
+// claimed: that is what lets Fence.LastEnd, read after a revocation,
+// cover every ID ever handed out. Without a fence it is one compare with
+// nil and inlines into Next; the check and the error are out of line.
+func (r *Rules) handOut(id snowlab.ID, node int) (snowlab.ID, error) {
+	if r.grant == nil {
+		return id, nil
+	}
+	return r.handOutFenced(id, node)
+}
+
+// handOutFenced is handOut under a fence. It is kept out of line: inlined
+// into handOut, it would take handOut over the inlining budget.
+//
+//go:noinline
+func (r *Rules) handOutFenced(id snowlab.ID, node int) (snowlab.ID, error) {
+	if r.grant.Revoked() {
+		return 0, r.revokedErr(node)
 	}
 	return id, nil
 }
 
-// nextSlow is Next after a lost race: the plan, read afresh.
-func (r *Rules) nextSlow(c *atomic.Uint64, sp Space, ctr *Counters) (snowlab.ID, error) {
-	var one [1]snowlab.ID
-	_, err := r.Take(c, sp, ctr, one[:])
-	return one[0], err
+// sample is a state word and a clock reading taken after it, as a tick and
+// in Unix nanoseconds.
+type sample struct {
+	word     uint64
+	tick, ns int64
 }
 
-// reusable reports whether a Monotonic generator whose clock reads now may
-// keep issuing from tick t > now: the logical clock is ahead, within the
-// lead.
-func (r *Rules) reusable(t, now int64) bool {
-	return r.monotonic && now >= 0 && (!r.leadBound || t-now <= r.leadTicks)
+// sample loads c and then reads the clock: in that order, a stale reading
+// is never a rewind.
+func (r *Rules) sample(c cell) sample {
+	w := c.Load()
+	ns := r.read()
+	return sample{w, r.tickOf(ns), ns}
 }
 
-// Take fills dst with IDs from space sp, whose state word is c. Each
-// round reserves as many IDs as the plan allows with one CompareAndSwap:
-// for Monotonic a whole batch at once, for Strict the rest of the current
-// tick. It returns how many IDs it wrote; fewer than len(dst) comes with an
-// error.
-func (r *Rules) Take(c Cell, sp Space, ctr *Counters, dst []snowlab.ID) (int, error) {
-	s := c.Load() // state first, clock after: a stale reading is never a rewind
-	now, ns := r.now()
-	return r.take(c, sp, ctr, dst, s, now, ns, true)
-}
+// onWait is what take does when the plan is to wait.
+type onWait bool
 
-// TakeAvailable is Take without waiting: it fills dst with what the space
-// can give now (for Strict, the rest of the current tick) and returns as
-// soon as the next ID would need a wait, with no error. A sharded generator
-// uses it to drain every shard's current tick before it waits on one.
-func (r *Rules) TakeAvailable(c Cell, sp Space, ctr *Counters, dst []snowlab.ID) (int, error) {
-	s := c.Load()
-	now, ns := r.now()
-	return r.take(c, sp, ctr, dst, s, now, ns, false)
-}
+const (
+	waitForIDs onWait = true  // wait, within the bounds, and carry on
+	stopAtWait onWait = false // return what was taken so far, with no error
+)
 
-// take is Take with the first state word and the clock reading taken after
-// it already in hand, so a call that falls off the fast path does not read
-// the clock twice.
-func (r *Rules) take(c Cell, sp Space, ctr *Counters, dst []snowlab.ID, s uint64, now, ns int64, wait bool) (int, error) {
+// take fills dst from the state word c and the ledger l, starting from the
+// sample at, which the caller already took. Each round reserves as many
+// IDs as the plan allows with one CompareAndSwap: for Monotonic a whole
+// batch at once, for Strict the rest of the current tick.
+func (r *Rules) take(c cell, l *ledger, dst []snowlab.ID, at sample, mode onWait) (int, error) {
 	var w waiter
 	done := 0
 	for round := 0; done < len(dst); round++ {
 		if round > 0 {
-			s = c.Load()
-			now, ns = r.now()
+			at = r.sample(c)
 		}
-		p := r.plan(s, now, len(dst)-done, sp.cap)
+		p := r.plan(at.word, at.tick, len(dst)-done, l.space.cap)
 		switch p.act {
 		case issue:
-			if t, _ := r.unpack(p.next); t > int64(s>>r.nShift) {
+			if t, _ := r.unpack(p.next); t > int64(at.word>>(r.nShift&63)) {
 				r.use(t)
 			}
-			if c.CompareAndSwap(s, p.next) {
-				if r.revoked() {
-					return done, r.revokedErr(sp.node)
-				}
-				r.fill(dst[done:done+p.count], p.tick, p.n, sp)
-				done += p.count
-			} else {
-				ctr.casRetries.Add(1)
+			if !c.CompareAndSwap(at.word, p.next) {
+				l.ctr.casRetries.Add(1)
+				continue
 			}
+			if r.revoked() {
+				return done, r.revokedErr(l.space.node)
+			}
+			r.fill(dst[done:done+p.count], p.tick, p.n, l.space)
+			done += p.count
 		case waitTick, waitRewind:
-			if !wait {
+			if mode == stopAtWait {
 				return done, nil
 			}
-			if err := w.wait(r, p, now, ns, sp, ctr); err != nil {
+			if err := w.wait(r, p, at.tick, at.ns, l); err != nil {
 				return done, err
 			}
 		case refuse:
-			ctr.refusals.Add(1)
-			return done, r.refuseErr(s, now, sp)
+			l.ctr.refusals.Add(1)
+			return done, r.refuseErr(at.word, at.tick, l.space.node)
 		case unreserved:
-			return done, fmt.Errorf("%w: node %d: tick %d (%v) ends after the reservation's end %v",
-				snowlab.ErrNoReservation, sp.node, p.tick, time.Unix(0, r.tickStart(p.tick)).UTC(), r.reservationEnd())
+			return done, r.unreservedErr(p.tick, l.space.node)
 		case overflow:
-			return done, fmt.Errorf("%w: node %d: tick %d (%v) is outside the layout's window [%v, %v)",
-				snowlab.ErrOverflow, sp.node, p.tick, time.Unix(0, ns).UTC(), r.layout.Epoch, r.layout.Horizon())
+			return done, r.overflowErr(at.ns, p.tick, l.space.node)
 		}
 	}
 	return done, nil
@@ -170,21 +195,34 @@ func (r *Rules) take(c Cell, sp Space, ctr *Counters, dst []snowlab.ID, s uint64
 
 func (r *Rules) revoked() bool { return r.grant != nil && r.grant.Revoked() }
 
+// The errors are built in functions of their own, out of the paths that
+// may return them, so that those paths stay small enough to inline.
+
 func (r *Rules) revokedErr(node int) error {
 	return fmt.Errorf("%w: node %d: %s", snowlab.ErrNoReservation, node, r.grant.Why())
+}
+
+func (r *Rules) unreservedErr(tick int64, node int) error {
+	return fmt.Errorf("%w: node %d: tick %d (%v) ends after the reservation's end %v",
+		snowlab.ErrNoReservation, node, tick, time.Unix(0, r.tickStart(tick)).UTC(), r.reservationEnd())
+}
+
+func (r *Rules) overflowErr(ns, tick int64, node int) error {
+	return fmt.Errorf("%w: node %d: tick %d (%v) is outside the layout's window [%v, %v)",
+		snowlab.ErrOverflow, node, tick, time.Unix(0, ns).UTC(), r.layout.Epoch, r.layout.Horizon())
 }
 
 // refuseErr describes a refusal: a Strict clock that went back further
 // than MaxWait, or a Monotonic logical clock that runs ahead of the clock
 // by more than MaxLead plus MaxWait (the clock went back under it).
-func (r *Rules) refuseErr(s uint64, now int64, sp Space) error {
+func (r *Rules) refuseErr(s uint64, now int64, node int) error {
 	t, _ := r.unpack(s)
 	if r.monotonic {
 		return fmt.Errorf("%w: node %d: the clock is %v behind the last tick issued (tick %d after %d): more than MaxLead %v plus MaxWait %v",
-			snowlab.ErrClockBackwards, sp.node, time.Duration((t-now)*r.unitNs), now, t, time.Duration(r.leadTicks*r.unitNs), r.maxWait())
+			snowlab.ErrClockBackwards, node, time.Duration((t-now)*r.unitNs), now, t, time.Duration(r.leadTicks*r.unitNs), r.maxWait())
 	}
 	return fmt.Errorf("%w: node %d: clock went back %v (tick %d after %d), more than MaxWait %v",
-		snowlab.ErrClockBackwards, sp.node, time.Duration((t-now)*r.unitNs), now, t, r.maxWait())
+		snowlab.ErrClockBackwards, node, time.Duration((t-now)*r.unitNs), now, t, r.maxWait())
 }
 
 // reservationEnd describes Fence.Until for an error message.

@@ -22,7 +22,7 @@ type waiter struct {
 	expired  bool  // the bound passed; the next wait without progress refuses
 }
 
-func (w *waiter) wait(r *Rules, p plan, now, ns int64, sp Space, ctr *Counters) error {
+func (w *waiter) wait(r *Rules, p plan, now, ns int64, l *ledger) error {
 	m := mono.Now()
 	budget := r.maxWait().Nanoseconds()
 	if p.act == waitTick {
@@ -33,9 +33,9 @@ func (w *waiter) wait(r *Rules, p plan, now, ns int64, sp Space, ctr *Counters) 
 	case first || now > w.seen:
 		w.deadline, w.seen, w.expired = addSat(m, budget), now, false
 	case m >= w.deadline && w.expired:
-		ctr.refusals.Add(1)
+		l.ctr.refusals.Add(1)
 		return fmt.Errorf("%w: node %d: clock stuck at tick %d for %v, waiting for tick %d",
-			snowlab.ErrClockBackwards, sp.node, now, time.Duration(budget), p.tick)
+			snowlab.ErrClockBackwards, l.space.node, now, time.Duration(budget), p.tick)
 	case m >= w.deadline:
 		// Read the clock once more before refusing: a caller that was
 		// descheduled past its deadline should not blame the clock.
@@ -45,9 +45,9 @@ func (w *waiter) wait(r *Rules, p plan, now, ns int64, sp Space, ctr *Counters) 
 	if first || w.target != p.tick {
 		w.target = p.tick
 		if p.act == waitTick {
-			ctr.tickWaits.Add(1)
+			l.ctr.tickWaits.Add(1)
 		} else {
-			ctr.rewindWaits.Add(1)
+			l.ctr.rewindWaits.Add(1)
 		}
 	}
 	pause(min(r.tickStart(p.tick)-ns, w.deadline-m))

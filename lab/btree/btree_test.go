@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab"
+	"github.com/snowlab/snowlab/lab/host"
 )
 
 // testRows is small enough for the race detector and big enough for a
@@ -19,11 +19,11 @@ import (
 // any size.
 const testRows = 20_000
 
-func testHost() *lab.Fingerprint {
-	return &lab.Fingerprint{Hostname: "test-host", CPU: "test cpu", GOMAXPROCS: 2, GoVersion: "go-test"}
+func testHost() *host.Fingerprint {
+	return &host.Fingerprint{Hostname: "test-host", CPU: "test cpu", GOMAXPROCS: 2, GoVersion: "go-test"}
 }
 
-func execute(t *testing.T, engines ...Engine) *Run {
+func execute(t *testing.T, engines ...Engine) *Result {
 	t.Helper()
 	t.Cleanup(func() {
 		for _, e := range engines {
@@ -111,7 +111,7 @@ func TestSQLite(t *testing.T) {
 	stem := filepath.Join(dir, run.Stem())
 	assert.True(t, strings.HasSuffix(stem, "-test-host-abc1234-btree"), stem)
 	assert.Equal(t, []string{stem + ".json", stem + ".md", filepath.Join(stem, "index-size.svg"), filepath.Join(stem, "leaf-fill.svg")}, paths)
-	back, err := ReadRun(stem + ".json")
+	back, err := ReadResult(stem + ".json")
 	require.NoError(t, err)
 	assert.Equal(t, run.Config, back.Config)
 	assert.Equal(t, key(t, run.Engines[0], UUIDv4).Index, key(t, back.Engines[0], UUIDv4).Index)
@@ -202,7 +202,7 @@ func TestKeysAreWhatTheySay(t *testing.T) {
 	assert.Equal(t, []int64{SequenceStart, SequenceStart + 1, SequenceStart + 2}, s.ints)
 }
 
-func TestCompareCells(t *testing.T) {
+func TestPredictionCells(t *testing.T) {
 	assert.Equal(t, "1.84× (+2%)", ratioCell(1.84, 1.8))
 	assert.Equal(t, "—", ratioCell(math.NaN(), 1.8))
 	assert.Equal(t, "67.1% (-2 pts)", fillCell(0.671, PredictedFillRandom))

@@ -4,17 +4,16 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/snowlab/snowlab/lab"
+	"github.com/snowlab/snowlab/lab/host"
 	"github.com/snowlab/snowlab/lab/internal/plot"
 	"github.com/snowlab/snowlab/lab/internal/units"
+	"github.com/snowlab/snowlab/lab/report"
 )
 
 // WriteCharts draws the run's charts as SVG files in dir and returns the
@@ -26,31 +25,14 @@ import (
 //     the engine's own bigint index (index layouts only);
 //   - leaf-fill.svg: the leaf fill per key kind and engine, with the
 //     documents' ~90% (appends) and ln 2 ≈ 69% (random inserts).
-func WriteCharts(run *Run, dir string) ([]string, error) {
-	var paths []string
-	for _, c := range []struct {
-		name  string
-		build func(*Run) *plot.Chart
-	}{{"index-size.svg", sizeChart}, {"leaf-fill.svg", fillChart}} {
-		ch := c.build(run)
-		if ch == nil {
-			continue
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return paths, err
-		}
-		path := filepath.Join(dir, c.name)
-		if err := ch.Save(path); err != nil {
-			return paths, fmt.Errorf("btree: chart %s: %w", c.name, err)
-		}
-		paths = append(paths, path)
-	}
-	return paths, nil
+func WriteCharts(run *Result, dir string) ([]string, error) {
+	return plot.SaveAll(dir, []string{"index-size.svg", "leaf-fill.svg"},
+		map[string]*plot.Chart{"index-size.svg": sizeChart(run), "leaf-fill.svg": fillChart(run)})
 }
 
 // chartEngines are the engines with results, and the key kinds any of
 // them measured, in load order.
-func chartEngines(run *Run) ([]EngineResult, []KeyKind) {
+func chartEngines(run *Result) ([]EngineResult, []KeyKind) {
 	var engines []EngineResult
 	seen := map[KeyKind]bool{}
 	for _, e := range run.Engines {
@@ -99,7 +81,7 @@ func engineLabel(e EngineResult) string {
 
 const mib = 1 << 20
 
-func sizeChart(run *Run) *plot.Chart {
+func sizeChart(run *Result) *plot.Chart {
 	engines, keys := chartEngines(run)
 	if len(engines) == 0 {
 		return nil
@@ -149,7 +131,7 @@ func sizeChart(run *Run) *plot.Chart {
 	return ch
 }
 
-func fillChart(run *Run) *plot.Chart {
+func fillChart(run *Result) *plot.Chart {
 	engines, keys := chartEngines(run)
 	g := groupedBars{width: 0.8}
 	any := false
@@ -267,8 +249,8 @@ func (markThumb) Thumbnail(c *draw.Canvas) {
 
 // newChart is a chart in the lab's house style, its subtitle the host and
 // commit the run measured.
-func newChart(what string, host lab.Fingerprint, commit, xlabel, ylabel string, w, h vg.Length) *plot.Chart {
-	return plot.New(what, lab.ChartSubtitle(host, commit), xlabel, ylabel, w, h)
+func newChart(what string, on host.Fingerprint, commit, xlabel, ylabel string, w, h vg.Length) *plot.Chart {
+	return plot.New(what, report.Subtitle(on, commit), xlabel, ylabel, w, h)
 }
 
 // chartSI labels a tick with a short SI number: 20M, 2.5k.

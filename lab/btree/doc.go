@@ -31,7 +31,7 @@
 //     pg_current_wal_lsn and pg_stat_wal. scripts/pg.sh starts a throwaway
 //     server.
 //
-// A Run is written as results/<date>-<host>-<sha>-btree.json (its own
+// A Result is written as results/<date>-<host>-<sha>-btree.json (its own
 // SchemaVersion), a Markdown report whose first table puts every measured
 // ratio and leaf fill beside the documents' prediction, and two SVG charts
 // drawn with the lab's chart helpers. The core library packages never

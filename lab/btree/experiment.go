@@ -8,7 +8,7 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/snowlab/snowlab/lab"
+	"github.com/snowlab/snowlab/lab/host"
 	"github.com/snowlab/snowlab/lab/internal/units"
 	"github.com/snowlab/snowlab/lab/redact"
 )
@@ -78,8 +78,8 @@ type Options struct {
 	Command []string
 	Commit  string
 	Dirty   bool
-	// Host, when set, is recorded instead of lab.Host() (tests).
-	Host *lab.Fingerprint
+	// Host, when set, is recorded instead of host.Probe() (tests).
+	Host *host.Fingerprint
 	// Progress, when set, is told what is about to happen and what
 	// finished.
 	Progress func(msg string)
@@ -163,20 +163,20 @@ func (b *Batch) Len() int { return len(b.Payload) }
 // primary-key index. An engine that fails stops its remaining kinds and
 // is recorded with its error; Execute returns the run with an error
 // joining every engine's failure.
-func Execute(ctx context.Context, o Options) (*Run, error) {
+func Execute(ctx context.Context, o Options) (*Result, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
 	o = o.withDefaults()
 	started := time.Now()
-	run := &Run{Schema: SchemaVersion, Experiment: Experiment, Started: started.UTC(),
+	run := &Result{Schema: SchemaVersion, Experiment: Experiment, Started: started.UTC(),
 		Command: redact.Args(o.Command), Commit: o.Commit, Dirty: o.Dirty,
 		Config: Config{Rows: o.Rows, TailRows: o.TailRows, BatchRows: o.BatchRows, TxRows: o.TxRows, PayloadBytes: o.PayloadBytes,
 			Keys: o.Keys, SnowlabPolicy: SnowlabPolicy.String(), SequenceStart: SequenceStart}}
 	if o.Host != nil {
 		run.Host = *o.Host
 	} else {
-		run.Host = lab.Host()
+		run.Host = host.Probe()
 	}
 	say := func(format string, a ...any) {
 		if o.Progress != nil {

@@ -1,37 +1,17 @@
 package btree
 
 import (
-	"os"
-	"path/filepath"
+	"io"
 
-	"github.com/snowlab/snowlab/lab"
+	"github.com/snowlab/snowlab/lab/result"
 )
 
 // WriteFiles writes the run into dir as a suite run's files are written,
 // under the stem <date>-<host>-<sha>-btree: <stem>.json, <stem>.md and the
 // charts under <stem>/. It returns the paths written.
-func WriteFiles(dir string, run *Run) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	stem := filepath.Join(dir, run.Stem())
-	var paths []string
-	if err := lab.WriteJSONFile(stem+".json", run); err != nil {
-		return nil, err
-	}
-	paths = append(paths, stem+".json")
-	f, err := os.Create(stem + ".md")
-	if err != nil {
-		return paths, err
-	}
-	err = WriteMarkdown(f, run, run.Stem())
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return paths, err
-	}
-	paths = append(paths, stem+".md")
-	charts, err := WriteCharts(run, stem)
-	return append(paths, charts...), err
+func WriteFiles(dir string, run *Result) ([]string, error) {
+	stem := run.Stem()
+	return result.WriteFiles(dir, stem, run,
+		func(w io.Writer) error { return WriteMarkdown(w, run, stem) },
+		func(dir string) ([]string, error) { return WriteCharts(run, dir) })
 }

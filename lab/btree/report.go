@@ -10,10 +10,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/snowlab/snowlab/lab"
 	"github.com/snowlab/snowlab/lab/internal/md"
 	"github.com/snowlab/snowlab/lab/internal/units"
 	"github.com/snowlab/snowlab/lab/redact"
+	"github.com/snowlab/snowlab/lab/report"
 )
 
 // Bigint is the key the documents' "bigint" stands for in the ratios: the
@@ -21,20 +21,20 @@ import (
 // is held against.
 const Bigint = Snowlab
 
-// Comparison is one line of the measured-versus-predicted table.
-type Comparison struct {
+// Prediction is one line of the measured-versus-predicted table.
+type Prediction struct {
 	What      string
 	Predicted string
 	// Measured is one cell per engine, in the run's engine order.
 	Measured []string
 }
 
-// Compare builds the measured-versus-predicted table: each ratio and leaf
+// Predictions builds the measured-versus-predicted table: each ratio and leaf
 // fill the design documents predict, beside what each engine measured.
-func Compare(run *Run) []Comparison {
-	var out []Comparison
+func Predictions(run *Result) []Prediction {
+	var out []Prediction
 	row := func(what, predicted string, cell func(e EngineResult) string) {
-		c := Comparison{What: what, Predicted: predicted}
+		c := Prediction{What: what, Predicted: predicted}
 		for _, e := range run.Engines {
 			c.Measured = append(c.Measured, cell(e))
 		}
@@ -145,7 +145,7 @@ func pct(v float64) string { return units.TrimSig(100*v, 3) + "%" }
 // -predicted table, one table per engine, the engines' settings, the host
 // and how to read it all. charts, when set, is the folder (relative to the
 // Markdown file) the charts are in.
-func WriteMarkdown(w io.Writer, run *Run, charts string) error {
+func WriteMarkdown(w io.Writer, run *Result, charts string) error {
 	var b strings.Builder
 	title := "What the key costs a B-tree"
 	if !run.Started.IsZero() {
@@ -186,7 +186,7 @@ func WriteMarkdown(w io.Writer, run *Run, charts string) error {
 		header = append(header, e.Engine)
 	}
 	var rows [][]string
-	for _, cmp := range Compare(run) {
+	for _, cmp := range Predictions(run) {
 		rows = append(rows, append([]string{cmp.What, cmp.Predicted}, cmp.Measured...))
 	}
 	if err := writeTable(&b, header, rows); err != nil {
@@ -268,7 +268,7 @@ func WriteMarkdown(w io.Writer, run *Run, charts string) error {
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}
-	if err := lab.MarkdownHost(w, run.Host); err != nil {
+	if err := report.WriteHost(w, run.Host); err != nil {
 		return err
 	}
 	_, err := io.WriteString(w, howToRead)
@@ -358,9 +358,9 @@ func upperFirst(s string) string {
 
 func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
 
-// PrintTable writes a plain-text summary for a terminal: one line per
+// WriteTable writes a plain-text summary for a terminal: one line per
 // engine and key, then the measured-versus-predicted table.
-func PrintTable(w io.Writer, run *Run) error {
+func WriteTable(w io.Writer, run *Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ENGINE\tKEY\tINDEX\tB/ROW\t×BIGINT\tLEAF FILL\tFRAG\tINSERTS/S\tWAL/ROW\tTAIL WAL/ROW\tTAIL FPI")
 	for _, e := range run.Engines {
@@ -391,7 +391,7 @@ func PrintTable(w io.Writer, run *Run) error {
 		fmt.Fprintf(tw, "\t%s", strings.ToUpper(e.Engine))
 	}
 	fmt.Fprintln(tw)
-	for _, c := range Compare(run) {
+	for _, c := range Predictions(run) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.What, c.Predicted, strings.Join(c.Measured, "\t"))
 	}
 	return tw.Flush()

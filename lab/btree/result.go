@@ -5,30 +5,31 @@ import (
 	"math"
 	"time"
 
-	"github.com/snowlab/snowlab/lab"
+	"github.com/snowlab/snowlab/lab/host"
+	"github.com/snowlab/snowlab/lab/result"
 )
 
 // SchemaVersion is the version of the B-tree result file format (its own,
-// apart from lab.SchemaVersion). Bump it when a field changes meaning.
+// apart from result.SchemaVersion). Bump it when a field changes meaning.
 const SchemaVersion = 1
 
-// Experiment is the value of Run.Experiment, which tells a B-tree result
+// Experiment is the value of Result.Experiment, which tells a B-tree result
 // file from a suite run's.
 const Experiment = "btree"
 
-// Run is one B-tree experiment: every key kind loaded into every engine.
+// Result is one B-tree experiment: every key kind loaded into every engine.
 // The file results/<date>-<host>-<sha>-btree.json holds one.
-type Run struct {
-	Schema     int             `json:"schema"`
-	Experiment string          `json:"experiment"`
-	Started    time.Time       `json:"started"`
-	Elapsed    time.Duration   `json:"elapsed_ns"`
-	Command    []string        `json:"command"`
-	Commit     string          `json:"commit"`
-	Dirty      bool            `json:"dirty,omitempty"` // the tree had uncommitted changes
-	Host       lab.Fingerprint `json:"host"`
-	Config     Config          `json:"config"`
-	Engines    []EngineResult  `json:"engines"`
+type Result struct {
+	Schema     int              `json:"schema"`
+	Experiment string           `json:"experiment"`
+	Started    time.Time        `json:"started"`
+	Elapsed    time.Duration    `json:"elapsed_ns"`
+	Command    []string         `json:"command"`
+	Commit     string           `json:"commit"`
+	Dirty      bool             `json:"dirty,omitempty"` // the tree had uncommitted changes
+	Host       host.Fingerprint `json:"host"`
+	Config     Config           `json:"config"`
+	Engines    []EngineResult   `json:"engines"`
 }
 
 // Config is what every engine was asked to do, the same for each key.
@@ -166,12 +167,12 @@ func (e EngineResult) Ratio(a, b KeyKind) float64 {
 }
 
 // Stem names the run's files: <date>-<host>-<sha>-btree.
-func (r *Run) Stem() string { return lab.Stem(r.Started, r.Host, r.Commit) + "-" + Experiment }
+func (r *Result) Stem() string { return result.Stem(r.Started, r.Host, r.Commit) + "-" + Experiment }
 
-// ReadRun reads a B-tree result file, refusing one of another schema.
-func ReadRun(path string) (*Run, error) {
-	var run Run
-	if err := lab.ReadJSONFile(path, "a B-tree result", &run); err != nil {
+// ReadResult reads a B-tree result file, refusing one of another schema.
+func ReadResult(path string) (*Result, error) {
+	var run Result
+	if err := result.ReadJSON(path, "a B-tree result", &run); err != nil {
 		return nil, err
 	}
 	if run.Experiment != Experiment {

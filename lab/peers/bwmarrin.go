@@ -5,8 +5,7 @@ import (
 
 	"github.com/bwmarrin/snowflake"
 
-	"github.com/snowlab/snowlab"
-	"github.com/snowlab/snowlab/lab"
+	"github.com/snowlab/snowlab/lab/subject"
 )
 
 // bwmarrinNode is the node id every bwmarrin/snowflake instance holds.
@@ -19,21 +18,21 @@ const bwmarrinNode = 1
 // the documented default layout by hand rather than through ID.Time and
 // ID.Node, which read deprecated package globals that NewNode rewrites
 // (a data race when a node is built while another goroutine decodes).
-func bwmarrinSubject() lab.Subject {
-	return lab.Subject{
+func bwmarrinSubject() subject.Subject {
+	return subject.Subject{
 		Name:    "bwmarrin/snowflake",
 		Library: "github.com/bwmarrin/snowflake@v0.3.0",
 		Peer:    true,
 		Strict:  true, // a spent millisecond is waited out (by spinning, under the node's mutex)
-		Order:   lab.OrderCaller,
+		Order:   subject.OrderCaller,
 		Nodes:   1,
 		PerTick: 4096,
 		Tick:    time.Millisecond,
-		Decode: func(id lab.ID) (time.Time, int) {
+		Decode: func(id subject.ID) (time.Time, int) {
 			ms := snowflake.Epoch + int64(id.Lo>>22)
 			return time.UnixMilli(ms), int(id.Lo>>12) & 1023
 		},
-		New: func() (lab.Minter, error) {
+		New: func() (subject.Minter, error) {
 			n, err := snowflake.NewNode(bwmarrinNode)
 			if err != nil {
 				return nil, err
@@ -48,16 +47,6 @@ func bwmarrinSubject() lab.Subject {
 
 type bwmarrinMinter struct{ n *snowflake.Node }
 
-func (m bwmarrinMinter) Next() (lab.ID, error) {
-	return lab.ID{Lo: uint64(m.n.Generate())}, nil
+func (m bwmarrinMinter) Next() (subject.ID, error) {
+	return subject.ID{Lo: uint64(m.n.Generate())}, nil
 }
-
-// Fill loops Next: the library has no batch call.
-func (m bwmarrinMinter) Fill(dst []lab.ID) (int, error) {
-	for i := range dst {
-		dst[i] = lab.ID{Lo: uint64(m.n.Generate())}
-	}
-	return len(dst), nil
-}
-
-func (bwmarrinMinter) Stats() snowlab.Stats { return snowlab.Stats{} }

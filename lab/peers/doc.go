@@ -1,5 +1,5 @@
 // Package peers puts the Go ID libraries people use today behind
-// lab.Subject, so that the lab drives them with the same loops, the same
+// subject.Subject, so that the lab drives them with the same loops, the same
 // uniqueness and order checks and the same recorders as snowlab's own
 // generators, and a result file compares like with like.
 //
@@ -17,5 +17,5 @@
 // project builds from refuses it (403 "This module version is not
 // available" for every version), so it cannot be required in go.mod, and
 // a peer that cannot be built reproducibly from a fresh clone has no place
-// in the lab.
+// in the subject.
 package peers

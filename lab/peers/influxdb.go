@@ -5,8 +5,7 @@ import (
 
 	"github.com/influxdata/influxdb/pkg/snowflake"
 
-	"github.com/snowlab/snowlab"
-	"github.com/snowlab/snowlab/lab"
+	"github.com/snowlab/snowlab/lab/subject"
 )
 
 // influxMachine is the machine id every InfluxDB generator holds.
@@ -24,21 +23,21 @@ const (
 // CAS loop on a state word that takes max(clock, state) and, when a
 // millisecond's 4,096 sequence values are spent, simply moves on to the
 // next millisecond. Nothing bounds how far that runs ahead of the clock.
-func influxSubject() lab.Subject {
-	return lab.Subject{
+func influxSubject() subject.Subject {
+	return subject.Subject{
 		Name:    "influxdata/influxdb-snowflake",
 		Library: "github.com/influxdata/influxdb@v1.13.2",
 		Peer:    true,
 		Strict:  false,
-		Order:   lab.OrderCaller,
+		Order:   subject.OrderCaller,
 		Nodes:   1,
 		PerTick: 4096,
 		Tick:    time.Millisecond,
-		Decode: func(id lab.ID) (time.Time, int) {
+		Decode: func(id subject.ID) (time.Time, int) {
 			ms := int64(id.Lo>>22&influxTimeMax) + influxEpochMs
 			return time.UnixMilli(ms), int(id.Lo>>12) & 1023
 		},
-		New: func() (lab.Minter, error) {
+		New: func() (subject.Minter, error) {
 			return influxMinter{snowflake.New(influxMachine)}, nil
 		},
 		Note: "borrows without limit: a spent millisecond moves on to the next, so timestamps may run ahead of the clock; " +
@@ -49,16 +48,6 @@ func influxSubject() lab.Subject {
 
 type influxMinter struct{ g *snowflake.Generator }
 
-func (m influxMinter) Next() (lab.ID, error) {
-	return lab.ID{Lo: m.g.Next()}, nil
+func (m influxMinter) Next() (subject.ID, error) {
+	return subject.ID{Lo: m.g.Next()}, nil
 }
-
-// Fill loops Next: the library has no batch call.
-func (m influxMinter) Fill(dst []lab.ID) (int, error) {
-	for i := range dst {
-		dst[i] = lab.ID{Lo: m.g.Next()}
-	}
-	return len(dst), nil
-}
-
-func (influxMinter) Stats() snowlab.Stats { return snowlab.Stats{} }

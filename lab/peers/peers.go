@@ -1,14 +1,14 @@
 package peers
 
-import "github.com/snowlab/snowlab/lab"
+import "github.com/snowlab/snowlab/lab/subject"
 
 // All returns every peer subject, in a stable order: the 64-bit Snowflake
 // family first (bwmarrin, Sonyflake at 1 ms and at its 10 ms default,
 // InfluxDB), then the 128-bit formats (UUIDv7, ULID). Each call returns a
-// fresh slice. Each is read against lab.LimitClockCAS: every peer mints
+// fresh slice. Each is read against subject.LimitClockCAS: every peer mints
 // from one instance, on one word or under one lock.
-func All() []lab.Subject {
-	all := []lab.Subject{
+func All() []subject.Subject {
+	all := []subject.Subject{
 		bwmarrinSubject(),
 		sonyflakeSubject1ms(),
 		sonyflakeSubjectDefault(),
@@ -17,17 +17,17 @@ func All() []lab.Subject {
 		ulidSubject(),
 	}
 	for i := range all {
-		all[i].Limit = lab.LimitClockCAS
+		all[i].Limit = subject.LimitClockCAS
 	}
 	return all
 }
 
 // ByName returns the peer subject called name.
-func ByName(name string) (lab.Subject, bool) {
+func ByName(name string) (subject.Subject, bool) {
 	for _, s := range All() {
 		if s.Name == name {
 			return s, true
 		}
 	}
-	return lab.Subject{}, false
+	return subject.Subject{}, false
 }

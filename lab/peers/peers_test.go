@@ -17,8 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/snowlab/snowlab"
-	"github.com/snowlab/snowlab/lab"
 	"github.com/snowlab/snowlab/lab/peers"
+	"github.com/snowlab/snowlab/lab/subject"
 )
 
 // wantNames is the stable order All promises.
@@ -78,7 +78,7 @@ func TestSubjectFields(t *testing.T) {
 			assert.NotNil(t, s.New)
 			assert.NotNil(t, s.Decode)
 			assert.NotEmpty(t, s.Note)
-			assert.NotEqual(t, lab.OrderShard, s.Order, "no peer shards")
+			assert.NotEqual(t, subject.OrderShard, s.Order, "no peer shards")
 			assert.Equal(t, s.PerTick == 0, s.Tick == 0, "PerTick and Tick come together")
 			if s.PerTick > 0 {
 				assert.Equal(t, 1, s.Nodes)
@@ -101,7 +101,7 @@ func TestSubjectFields(t *testing.T) {
 	for _, s := range peers.All() {
 		assert.InDelta(t, ceil[s.Name], s.Ceiling(), 1e-6, s.Name)
 		assert.Equal(t, strict[s.Name], s.Strict, s.Name)
-		assert.Equal(t, lab.OrderCaller, s.Order, s.Name)
+		assert.Equal(t, subject.OrderCaller, s.Order, s.Name)
 	}
 }
 
@@ -114,23 +114,23 @@ func TestSequential(t *testing.T) {
 			t.Parallel()
 			m, err := s.New()
 			require.NoError(t, err)
-			ids := make([]lab.ID, n)
+			ids := make([]subject.ID, n)
 			for i := range n / 2 {
 				ids[i], err = m.Next()
 				require.NoError(t, err)
 			}
-			k, err := m.Fill(ids[n/2:])
+			k, err := subject.Fill(m, ids[n/2:])
 			require.NoError(t, err)
 			require.Equal(t, n-n/2, k)
 			assert.Equal(t, 0, dups(ids), "duplicates")
-			if s.Order == lab.OrderCaller {
+			if s.Order == subject.OrderCaller {
 				for i := 1; i < n; i++ {
 					if !ids[i-1].Less(ids[i]) {
 						t.Fatalf("order: ids[%d]=%x:%x !< ids[%d]=%x:%x", i-1, ids[i-1].Hi, ids[i-1].Lo, i, ids[i].Hi, ids[i].Lo)
 					}
 				}
 			}
-			assert.Equal(t, snowlab.Stats{}, m.Stats(), "peers keep no stats")
+			assert.Equal(t, snowlab.Stats{}, subject.Stats(m), "peers keep no stats")
 		})
 	}
 }
@@ -144,8 +144,8 @@ func TestDecodeFresh(t *testing.T) {
 			m, err := s.New()
 			require.NoError(t, err)
 			// Warm up a little, so a generator that borrows has had the chance.
-			dst := make([]lab.ID, 1000)
-			_, err = m.Fill(dst)
+			dst := make([]subject.ID, 1000)
+			_, err = subject.Fill(m, dst)
 			require.NoError(t, err)
 			before := time.Now()
 			id, err := m.Next()
@@ -173,7 +173,7 @@ func TestConcurrentUnique(t *testing.T) {
 			t.Parallel()
 			m, err := s.New()
 			require.NoError(t, err)
-			ids := make([]lab.ID, g*per)
+			ids := make([]subject.ID, g*per)
 			errs := make([]error, g)
 			var wg sync.WaitGroup
 			for w := range g {
@@ -191,7 +191,7 @@ func TestConcurrentUnique(t *testing.T) {
 				require.NoError(t, err)
 			}
 			assert.Equal(t, 0, dups(ids), "duplicates")
-			if s.Order == lab.OrderCaller {
+			if s.Order == subject.OrderCaller {
 				for w := range g {
 					part := ids[w*per : (w+1)*per]
 					for i := 1; i < len(part); i++ {
@@ -220,31 +220,31 @@ func TestDecodeKnown(t *testing.T) {
 
 	tests := []struct {
 		subject  string
-		id       lab.ID
+		id       subject.ID
 		wantTime time.Time
 		wantNode int
-		library  func(lab.ID) (time.Time, int) // the library's own parse, where it has one
+		library  func(subject.ID) (time.Time, int) // the library's own parse, where it has one
 	}{
-		{"bwmarrin/snowflake", lab.ID{Lo: uint64(ms-snowflake.Epoch)<<22 | 5<<12 | 7}, at, 5,
-			func(id lab.ID) (time.Time, int) {
+		{"bwmarrin/snowflake", subject.ID{Lo: uint64(ms-snowflake.Epoch)<<22 | 5<<12 | 7}, at, 5,
+			func(id subject.ID) (time.Time, int) {
 				f := snowflake.ParseInt64(int64(id.Lo))
 				return time.UnixMilli(f.Time()), int(f.Node())
 			}},
-		{"bwmarrin/snowflake", lab.ID{Lo: 0}, time.UnixMilli(1288834974657), 0, nil},
-		{"bwmarrin/snowflake", lab.ID{Lo: 1<<63 - 1}, time.UnixMilli(1288834974657 + 1<<41 - 1), 1023, nil},
-		{"sony/sonyflake-1ms", lab.ID{Lo: el1<<22 | 4095<<10 | 1023}, at25, 1023, sonyCompose(t, 12, 10, time.Millisecond, at25, 4095, 1023)},
-		{"sony/sonyflake-1ms", lab.ID{Lo: 0}, sfStart, 0, nil},
-		{"sony/sonyflake", lab.ID{Lo: el10<<24 | 17<<16 | 0xBEEF}, at25.Truncate(10 * time.Millisecond), 0xBEEF, sonyCompose(t, 0, 0, 0, at25, 17, 0xBEEF)},
-		{"influxdata/influxdb-snowflake", lab.ID{Lo: 0}, time.Date(2017, 4, 9, 0, 0, 0, 0, time.UTC), 0, nil},
-		{"influxdata/influxdb-snowflake", lab.ID{Lo: uint64(ms-1491696000000)<<22 | 999<<12 | 4095}, at, 999, nil},
-		{"influxdata/influxdb-snowflake", lab.ID{Lo: 1<<64 - 1}, time.UnixMilli(1491696000000 + 1<<42 - 1), 1023, nil},
+		{"bwmarrin/snowflake", subject.ID{Lo: 0}, time.UnixMilli(1288834974657), 0, nil},
+		{"bwmarrin/snowflake", subject.ID{Lo: 1<<63 - 1}, time.UnixMilli(1288834974657 + 1<<41 - 1), 1023, nil},
+		{"sony/sonyflake-1ms", subject.ID{Lo: el1<<22 | 4095<<10 | 1023}, at25, 1023, sonyCompose(t, 12, 10, time.Millisecond, at25, 4095, 1023)},
+		{"sony/sonyflake-1ms", subject.ID{Lo: 0}, sfStart, 0, nil},
+		{"sony/sonyflake", subject.ID{Lo: el10<<24 | 17<<16 | 0xBEEF}, at25.Truncate(10 * time.Millisecond), 0xBEEF, sonyCompose(t, 0, 0, 0, at25, 17, 0xBEEF)},
+		{"influxdata/influxdb-snowflake", subject.ID{Lo: 0}, time.Date(2017, 4, 9, 0, 0, 0, 0, time.UTC), 0, nil},
+		{"influxdata/influxdb-snowflake", subject.ID{Lo: uint64(ms-1491696000000)<<22 | 999<<12 | 4095}, at, 999, nil},
+		{"influxdata/influxdb-snowflake", subject.ID{Lo: 1<<64 - 1}, time.UnixMilli(1491696000000 + 1<<42 - 1), 1023, nil},
 		{"google/uuid-v7", uuidID(rfc), time.Date(2022, 2, 22, 19, 22, 22, 0, time.UTC), -1,
-			func(id lab.ID) (time.Time, int) {
+			func(id subject.ID) (time.Time, int) {
 				sec, nsec := rfc.Time().UnixTime()
 				return time.Unix(sec, nsec), -1
 			}},
 		{"oklog/ulid-monotonic", ulidID(ul), time.UnixMilli(1469918176385), -1,
-			func(lab.ID) (time.Time, int) { return ul.Timestamp(), -1 }},
+			func(subject.ID) (time.Time, int) { return ul.Timestamp(), -1 }},
 	}
 	for i, tc := range tests {
 		t.Run(fmt.Sprintf("%s/%d", tc.subject, i), func(t *testing.T) {
@@ -264,7 +264,7 @@ func TestDecodeKnown(t *testing.T) {
 
 // sonyCompose checks the hand-composed ID against the library's Compose
 // and returns its decoding through the library's ToTime and Decompose.
-func sonyCompose(t *testing.T, bitsSeq, bitsMachine int, unit time.Duration, at time.Time, seq, machine int) func(lab.ID) (time.Time, int) {
+func sonyCompose(t *testing.T, bitsSeq, bitsMachine int, unit time.Duration, at time.Time, seq, machine int) func(subject.ID) (time.Time, int) {
 	sf, err := sonyflake.New(sonyflake.Settings{
 		BitsSequence: bitsSeq, BitsMachineID: bitsMachine, TimeUnit: unit,
 		MachineID: func() (int, error) { return 1, nil },
@@ -272,18 +272,18 @@ func sonyCompose(t *testing.T, bitsSeq, bitsMachine int, unit time.Duration, at 
 	require.NoError(t, err)
 	want, err := sf.Compose(at, seq, machine)
 	require.NoError(t, err)
-	return func(id lab.ID) (time.Time, int) {
+	return func(id subject.ID) (time.Time, int) {
 		assert.Equal(t, uint64(want), id.Lo, "hand-composed ID differs from sonyflake.Compose")
 		return sf.ToTime(int64(id.Lo)), int(sf.Decompose(int64(id.Lo))["machine"])
 	}
 }
 
-func uuidID(u uuid.UUID) lab.ID {
-	return lab.ID{Hi: binary.BigEndian.Uint64(u[:8]), Lo: binary.BigEndian.Uint64(u[8:])}
+func uuidID(u uuid.UUID) subject.ID {
+	return subject.ID{Hi: binary.BigEndian.Uint64(u[:8]), Lo: binary.BigEndian.Uint64(u[8:])}
 }
 
-func ulidID(u ulid.ULID) lab.ID {
-	return lab.ID{Hi: binary.BigEndian.Uint64(u[:8]), Lo: binary.BigEndian.Uint64(u[8:])}
+func ulidID(u ulid.ULID) subject.ID {
+	return subject.ID{Hi: binary.BigEndian.Uint64(u[:8]), Lo: binary.BigEndian.Uint64(u[8:])}
 }
 
 // Test128BitByteOrder: Less on the adapted IDs agrees with the byte order
@@ -343,8 +343,8 @@ func TestAllocs(t *testing.T) {
 			}
 			lib := testing.AllocsPerRun(runs, direct[s.Name])
 			next := testing.AllocsPerRun(runs, func() { _, _ = m.Next() })
-			dst := make([]lab.ID, 64)
-			fill := testing.AllocsPerRun(runs/64+1, func() { _, _ = m.Fill(dst) }) / float64(len(dst))
+			dst := make([]subject.ID, 64)
+			fill := testing.AllocsPerRun(runs/64+1, func() { _, _ = subject.Fill(m, dst) }) / float64(len(dst))
 			t.Logf("allocs/ID: library %.2f, Next %.2f, Fill %.2f", lib, next, fill)
 			assert.LessOrEqual(t, next, lib, "Next allocates beyond the library")
 			assert.LessOrEqual(t, fill, lib+0.02, "Fill allocates beyond the library")
@@ -367,8 +367,8 @@ func BenchmarkNext(b *testing.B) {
 	}
 }
 
-func dups(ids []lab.ID) int {
-	seen := make(map[lab.ID]struct{}, len(ids))
+func dups(ids []subject.ID) int {
+	seen := make(map[subject.ID]struct{}, len(ids))
 	d := 0
 	for _, id := range ids {
 		if _, ok := seen[id]; ok {

@@ -6,8 +6,7 @@ import (
 
 	"github.com/sony/sonyflake/v2"
 
-	"github.com/snowlab/snowlab"
-	"github.com/snowlab/snowlab/lab"
+	"github.com/snowlab/snowlab/lab/subject"
 )
 
 // sonyflakeMachine is the machine id every Sonyflake instance holds. It is
@@ -35,14 +34,14 @@ var sonyflakeDefault = sonyflake.Settings{
 	MachineID: sonyflakeMachineID,
 }
 
-func sonyflakeSubject1ms() lab.Subject {
+func sonyflakeSubject1ms() subject.Subject {
 	s := sonyflakeSubject("sony/sonyflake-1ms", sonyflake1ms, 4096, time.Millisecond)
 	s.Note = "settings changed for a fair comparison: TimeUnit 1ms, BitsSequence 12, BitsMachineID 10 " +
 		"(41 time bits); MachineID fixed to 1 instead of the private-IP lookup; " + sonyflakeNote
 	return s
 }
 
-func sonyflakeSubjectDefault() lab.Subject {
+func sonyflakeSubjectDefault() subject.Subject {
 	s := sonyflakeSubject("sony/sonyflake", sonyflakeDefault, 256, 10*time.Millisecond)
 	s.Note = "library defaults (10ms unit, 8 sequence bits, 16 machine bits, 39 time bits, start 2025-01-01); " +
 		"MachineID fixed to 1 instead of the private-IP lookup; " + sonyflakeNote
@@ -51,7 +50,7 @@ func sonyflakeSubjectDefault() lab.Subject {
 
 const sonyflakeNote = "one sync.Mutex per instance, and a spent tick is waited out with time.Sleep while holding it"
 
-func sonyflakeSubject(name string, st sonyflake.Settings, perTick int, tick time.Duration) lab.Subject {
+func sonyflakeSubject(name string, st sonyflake.Settings, perTick int, tick time.Duration) subject.Subject {
 	// The decoder is an instance with the same settings: ToTime and
 	// Decompose read only fields fixed by New, so one instance serves
 	// every goroutine.
@@ -59,20 +58,20 @@ func sonyflakeSubject(name string, st sonyflake.Settings, perTick int, tick time
 	if err != nil {
 		panic(fmt.Sprintf("peers: %s: static settings rejected: %v", name, err))
 	}
-	return lab.Subject{
+	return subject.Subject{
 		Name:    name,
 		Library: "github.com/sony/sonyflake/v2@v2.2.0",
 		Peer:    true,
 		Strict:  true,
-		Order:   lab.OrderCaller,
+		Order:   subject.OrderCaller,
 		Nodes:   1,
 		PerTick: perTick,
 		Tick:    tick,
-		Decode: func(id lab.ID) (time.Time, int) {
+		Decode: func(id subject.ID) (time.Time, int) {
 			v := int64(id.Lo)
 			return dec.ToTime(v), int(dec.Decompose(v)["machine"])
 		},
-		New: func() (lab.Minter, error) {
+		New: func() (subject.Minter, error) {
 			sf, err := sonyflake.New(st)
 			if err != nil {
 				return nil, err
@@ -84,21 +83,7 @@ func sonyflakeSubject(name string, st sonyflake.Settings, perTick int, tick time
 
 type sonyflakeMinter struct{ sf *sonyflake.Sonyflake }
 
-func (m sonyflakeMinter) Next() (lab.ID, error) {
+func (m sonyflakeMinter) Next() (subject.ID, error) {
 	v, err := m.sf.NextID()
-	return lab.ID{Lo: uint64(v)}, err
+	return subject.ID{Lo: uint64(v)}, err
 }
-
-// Fill loops Next: the library has no batch call.
-func (m sonyflakeMinter) Fill(dst []lab.ID) (int, error) {
-	for i := range dst {
-		v, err := m.sf.NextID()
-		if err != nil {
-			return i, err
-		}
-		dst[i] = lab.ID{Lo: uint64(v)}
-	}
-	return len(dst), nil
-}
-
-func (sonyflakeMinter) Stats() snowlab.Stats { return snowlab.Stats{} }

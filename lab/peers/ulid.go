@@ -1,7 +1,6 @@
 package peers
 
 import (
-	"encoding/binary"
 	"math/rand"
 	randv2 "math/rand/v2"
 	"sync"
@@ -9,8 +8,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
-	"github.com/snowlab/snowlab"
-	"github.com/snowlab/snowlab/lab"
+	"github.com/snowlab/snowlab/lab/subject"
 )
 
 // ulidSubject is github.com/oklog/ulid/v2 with monotonic entropy:
@@ -29,17 +27,17 @@ import (
 // 240 per-goroutine inversions in 1.6 M IDs (8 goroutines, 2 CPUs). With
 // the clock read under the lock, every instance's IDs increase in the
 // order the lock hands them out, so OrderCaller holds.
-func ulidSubject() lab.Subject {
-	return lab.Subject{
+func ulidSubject() subject.Subject {
+	return subject.Subject{
 		Name:    "oklog/ulid-monotonic",
 		Library: "github.com/oklog/ulid/v2@v2.1.2",
 		Peer:    true,
 		Strict:  true, // the timestamp is always time.Now(); a spent ms is an error (ErrMonotonicOverflow), never a borrow
-		Order:   lab.OrderCaller,
-		Decode: func(id lab.ID) (time.Time, int) {
-			return ulid.Time(idToULID(id).Time()), -1
+		Order:   subject.OrderCaller,
+		Decode: func(id subject.ID) (time.Time, int) {
+			return ulid.Time(ulid.ULID(id.Bytes128()).Time()), -1
 		},
-		New: func() (lab.Minter, error) {
+		New: func() (subject.Minter, error) {
 			src := rand.New(rand.NewSource(randv2.Int64()))
 			return &ulidMinter{entropy: ulid.Monotonic(src, 0)}, nil
 		},
@@ -49,16 +47,6 @@ func ulidSubject() lab.Subject {
 	}
 }
 
-func idToULID(id lab.ID) (u ulid.ULID) {
-	binary.BigEndian.PutUint64(u[0:8], id.Hi)
-	binary.BigEndian.PutUint64(u[8:16], id.Lo)
-	return u
-}
-
-func ulidToID(u ulid.ULID) lab.ID {
-	return lab.ID{Hi: binary.BigEndian.Uint64(u[0:8]), Lo: binary.BigEndian.Uint64(u[8:16])}
-}
-
 type ulidMinter struct {
 	mu      sync.Mutex
 	entropy *ulid.MonotonicEntropy
@@ -66,26 +54,12 @@ type ulidMinter struct {
 
 // Next returns ulid.New's error, ErrMonotonicOverflow in practice: 80 bits
 // from a random start, increments below 2^32, so practically never.
-func (m *ulidMinter) Next() (lab.ID, error) {
+func (m *ulidMinter) Next() (subject.ID, error) {
 	m.mu.Lock()
 	u, err := ulid.New(ulid.Timestamp(time.Now()), m.entropy)
 	m.mu.Unlock()
 	if err != nil {
-		return lab.ID{}, err
+		return subject.ID{}, err
 	}
-	return ulidToID(u), nil
+	return subject.ID128(u), nil
 }
-
-// Fill loops Next: the library has no batch call.
-func (m *ulidMinter) Fill(dst []lab.ID) (int, error) {
-	for i := range dst {
-		id, err := m.Next()
-		if err != nil {
-			return i, err
-		}
-		dst[i] = id
-	}
-	return len(dst), nil
-}
-
-func (*ulidMinter) Stats() snowlab.Stats { return snowlab.Stats{} }

@@ -1,13 +1,11 @@
 package peers
 
 import (
-	"encoding/binary"
 	"time"
 
 	"github.com/google/uuid"
 
-	"github.com/snowlab/snowlab"
-	"github.com/snowlab/snowlab/lab"
+	"github.com/snowlab/snowlab/lab/subject"
 )
 
 // uuidV7Subject is github.com/google/uuid's NewV7. In v1.6.0 the 48-bit
@@ -19,17 +17,17 @@ import (
 // so under a sustained rate above ~3.9 M/s the timestamp runs ahead of the
 // clock: Strict is false, and there is no per-tick ceiling (PerTick 0).
 // The remaining 62 bits are read from crypto/rand on every call.
-func uuidV7Subject() lab.Subject {
-	return lab.Subject{
+func uuidV7Subject() subject.Subject {
+	return subject.Subject{
 		Name:    "google/uuid-v7",
 		Library: "github.com/google/uuid@v1.6.0",
 		Peer:    true,
 		Strict:  false,
-		Order:   lab.OrderCaller,
-		Decode: func(id lab.ID) (time.Time, int) {
+		Order:   subject.OrderCaller,
+		Decode: func(id subject.ID) (time.Time, int) {
 			return time.UnixMilli(int64(id.Hi >> 16)), -1
 		},
-		New: func() (lab.Minter, error) { return uuidV7Minter{}, nil },
+		New: func() (subject.Minter, error) { return uuidV7Minter{}, nil },
 		Note: "OrderCaller because v1.6.0's getV7Time returns ms<<12|seq strictly increasing under a process-wide mutex " +
 			"(global state: every instance shares it); a seq overflow carries into the ms, so time may run ahead under load; " +
 			"random bits come from crypto/rand per call (EnableRandPool not used, library default)",
@@ -38,28 +36,10 @@ func uuidV7Subject() lab.Subject {
 
 type uuidV7Minter struct{}
 
-func uuidToID(u uuid.UUID) lab.ID {
-	return lab.ID{Hi: binary.BigEndian.Uint64(u[0:8]), Lo: binary.BigEndian.Uint64(u[8:16])}
-}
-
-func (uuidV7Minter) Next() (lab.ID, error) {
+func (uuidV7Minter) Next() (subject.ID, error) {
 	u, err := uuid.NewV7()
 	if err != nil {
-		return lab.ID{}, err
+		return subject.ID{}, err
 	}
-	return uuidToID(u), nil
+	return subject.ID128(u), nil
 }
-
-// Fill loops Next: the library has no batch call.
-func (m uuidV7Minter) Fill(dst []lab.ID) (int, error) {
-	for i := range dst {
-		id, err := m.Next()
-		if err != nil {
-			return i, err
-		}
-		dst[i] = id
-	}
-	return len(dst), nil
-}
-
-func (uuidV7Minter) Stats() snowlab.Stats { return snowlab.Stats{} }

@@ -3,12 +3,13 @@ package limit
 import (
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/snowlab/snowlab/internal/engine"
 )
 
-// CacheLine is the span one word is padded to: two 64-byte lines, because
-// adjacent-line prefetching on x86 pairs them, and one 128-byte line on
-// Apple silicon.
-const CacheLine = 128
+// CacheLine is the span one word is padded to: the generators' own
+// (engine.CacheLine), so that the limit is laid out as they are.
+const CacheLine = engine.CacheLine
 
 // Word is one atomic word alone on its cache lines, so that nothing but
 // its own callers contends for it. The zero Word is ready to use.

@@ -1,9 +1,11 @@
 package plot
 
 import (
+	"fmt"
 	"image/color"
 	"math"
 	"os"
+	"path/filepath"
 
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -339,4 +341,26 @@ func (s Swatch) Thumbnail(c *draw.Canvas) {
 	r.Max.Y -= h * 0.15
 	c.SetColor(s.Color)
 	c.Fill(r.Path())
+}
+
+// SaveAll saves each chart as dir/<name>, in the order of names, skipping
+// the nil ones (a chart the run has no data for), and returns the paths
+// written. dir is created when there is something to write.
+func SaveAll(dir string, names []string, charts map[string]*Chart) ([]string, error) {
+	var paths []string
+	for _, name := range names {
+		c := charts[name]
+		if c == nil {
+			continue
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return paths, err
+		}
+		path := filepath.Join(dir, name)
+		if err := c.Save(path); err != nil {
+			return paths, fmt.Errorf("chart %s: %w", name, err)
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
 }

@@ -2,9 +2,12 @@ package plot
 
 import (
 	"math"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/plot/vg"
 
 	"github.com/snowlab/snowlab/lab/internal/units"
 )
@@ -75,4 +78,20 @@ func TestYErrs(t *testing.T) {
 	x, y := e.XY(0)
 	assert.Equal(t, [2]float64{1, 10}, [2]float64{x, y})
 	assert.False(t, math.IsNaN(lo))
+}
+
+// TestSaveAll: charts are saved in the order named, nil ones skipped, and
+// no folder is made when there is nothing to draw.
+func TestSaveAll(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "charts")
+	paths, err := SaveAll(dir, []string{"a.svg", "b.svg"}, map[string]*Chart{"a.svg": nil})
+	require.NoError(t, err)
+	assert.Empty(t, paths)
+	assert.NoDirExists(t, dir)
+
+	c := New("t", "s", "x", "y", 4*vg.Inch, 3*vg.Inch)
+	paths, err = SaveAll(dir, []string{"b.svg", "a.svg"}, map[string]*Chart{"a.svg": c, "b.svg": c})
+	require.NoError(t, err)
+	assert.Equal(t, []string{filepath.Join(dir, "b.svg"), filepath.Join(dir, "a.svg")}, paths)
+	assert.FileExists(t, paths[0])
 }

@@ -1,0 +1,376 @@
+package compare
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"golang.org/x/perf/benchmath"
+
+	"github.com/snowlab/snowlab/lab/host"
+	"github.com/snowlab/snowlab/lab/internal/md"
+	"github.com/snowlab/snowlab/lab/internal/units"
+	"github.com/snowlab/snowlab/lab/result"
+)
+
+// Outcome classifies one row of a comparison.
+type Outcome int
+
+const (
+	// NoChange: the test found no significant difference.
+	NoChange Outcome = iota
+	// Better: a significant change in the good direction.
+	Better
+	// Worse: a significant change in the bad direction.
+	Worse
+	// TooFewSamples: there are repeats, but too few for the test to
+	// reach significance at the chosen alpha whatever they hold.
+	TooFewSamples
+	// NoSamples: one value per side (a summary such as a percentile),
+	// so the change is reported without a test.
+	NoSamples
+)
+
+func (o Outcome) String() string {
+	switch o {
+	case NoChange:
+		return "~"
+	case Better:
+		return "better"
+	case Worse:
+		return "worse"
+	case TooFewSamples:
+		return "too few samples"
+	case NoSamples:
+		return "no samples"
+	}
+	return fmt.Sprintf("Outcome(%d)", int(o))
+}
+
+// Stat is one side of a row: the center (median) of its values and the
+// confidence interval around it.
+type Stat struct {
+	Center float64
+	Lo, Hi float64 // ±Inf when there are too few values for an interval
+	N      int
+	// CI is the interval's half-width as a percentage of the center,
+	// benchstat style ("3%", "∞").
+	CI string
+}
+
+// Row is one metric present in both runs.
+type Row struct {
+	Metric         string // e.g. "saturate IDs/s"
+	Name           string // e.g. "atomicgen/strict G=8"
+	Unit           string // "IDs/s" or "ns"
+	HigherIsBetter bool
+	Old, New       Stat
+	Change         float64 // percent, (new/old - 1) * 100
+	P              float64 // NaN where no test was run
+	Outcome        Outcome
+	Verdict        string // what the table prints, e.g. "-50.0% worse (p=0.002 n=6+6)"
+}
+
+// Comparison is the metric-by-metric comparison of two runs.
+type Comparison struct {
+	OldCommit, NewCommit string
+	OldHost, NewHost     host.Fingerprint
+	// HostsDiffer is true when the CPU or GOMAXPROCS differ; HostNote
+	// says how. Absolute figures across hosts are not comparable.
+	HostsDiffer bool
+	HostNote    string
+	Alpha       float64
+	Rows        []Row
+	// OnlyOld and OnlyNew name the metrics measured by one run only;
+	// they are not compared.
+	OnlyOld, OnlyNew []string
+}
+
+// thresholds are benchmath's defaults (alpha 0.05); statistics are
+// computed under benchmath.AssumeNothing (median, Mann-Whitney U).
+var thresholds = benchmath.DefaultThresholds
+
+// series is one metric of one run: the values it measured.
+type series struct {
+	metric, name, unit string
+	higherIsBetter     bool
+	// summary is true when each result contributes one value (a
+	// percentile), false when it contributes its repeats.
+	summary bool
+	values  []float64
+}
+
+func (s *series) key() string { return s.metric + "\x00" + s.name }
+
+// collect lists a run's metrics in the order the run measured them.
+func collect(run *result.Run) (order []string, byKey map[string]*series) {
+	byKey = map[string]*series{}
+	add := func(s series, vals ...float64) {
+		k := s.key()
+		if old, ok := byKey[k]; ok {
+			old.values = append(old.values, vals...)
+			return
+		}
+		s.values = append([]float64(nil), vals...)
+		byKey[k] = &s
+		order = append(order, k)
+	}
+	for _, r := range run.Saturate {
+		s := series{metric: "saturate IDs/s", name: fmt.Sprintf("%s G=%d", r.Subject, r.Goroutines), unit: "IDs/s", higherIsBetter: true}
+		if len(r.Samples) > 0 {
+			add(s, r.Samples...)
+		} else {
+			s.summary = true
+			add(s, r.IDsPerSec)
+		}
+	}
+	for _, r := range run.Burst {
+		name := fmt.Sprintf("%s %s G=%d N=%d", r.Subject, r.Via, r.Goroutines, r.IDs)
+		ms := make([]float64, len(r.MakespanNs))
+		for i, v := range r.MakespanNs {
+			ms[i] = float64(v)
+		}
+		if len(ms) > 0 {
+			add(series{metric: "burst makespan", name: name, unit: "ns"}, ms...)
+		}
+		if r.Latency.Count > 0 {
+			add(series{metric: "burst p99 latency", name: name, unit: "ns", summary: true}, float64(r.Latency.P99))
+			add(series{metric: "burst p99.9 latency", name: name, unit: "ns", summary: true}, float64(r.Latency.P999))
+		}
+	}
+	for _, r := range run.Steady {
+		if r.Latency.Count == 0 {
+			continue
+		}
+		name := fmt.Sprintf("%s @%s/s", r.Subject, units.SI(r.TargetRate, 4, true))
+		add(series{metric: "steady p99 latency", name: name, unit: "ns", summary: true}, float64(r.Latency.P99))
+	}
+	return order, byKey
+}
+
+// minP is the smallest p-value a two-sided Mann-Whitney U test can give
+// samples of sizes n1 and n2 (no ties): 2 / C(n1+n2, n1).
+func minP(n1, n2 int) float64 {
+	if n1 < 1 || n2 < 1 {
+		return 1
+	}
+	c := 1.0
+	for i := 1; i <= n1; i++ {
+		c = c * float64(n2+i) / float64(i)
+	}
+	return math.Min(1, 2/c)
+}
+
+// minSamples is the fewest samples per side (equal sizes) for which the U
+// test can reach alpha; benchmath warns below it.
+func minSamples(alpha float64) int {
+	for n := 1; n <= 50; n++ {
+		if minP(n, n) <= alpha {
+			return n
+		}
+	}
+	return 51
+}
+
+// test is the benchmath analysis of two sets of values.
+type test struct {
+	old, new benchmath.Summary
+	cmp      benchmath.Comparison
+	tooFew   bool // the test cannot reach alpha at these sizes
+}
+
+func analyse(oldVals, newVals []float64) test {
+	t := thresholds
+	so := benchmath.NewSample(append([]float64(nil), oldVals...), &t)
+	sn := benchmath.NewSample(append([]float64(nil), newVals...), &t)
+	conf := 1 - t.CompareAlpha
+	a := benchmath.AssumeNothing
+	res := test{old: a.Summary(so, conf), new: a.Summary(sn, conf)}
+	if len(oldVals) > 0 && len(newVals) > 0 {
+		res.cmp = a.Compare(so, sn)
+	} else {
+		res.cmp = benchmath.Comparison{P: 1, N1: len(oldVals), N2: len(newVals), Alpha: t.CompareAlpha}
+	}
+	res.tooFew = minP(len(oldVals), len(newVals)) > t.CompareAlpha
+	return res
+}
+
+// significant follows benchmath's FormatDelta: a change is reported
+// unless P > Alpha.
+func (t test) significant() bool { return !t.tooFew && !(t.cmp.P > t.cmp.Alpha) }
+
+func stat(s benchmath.Summary, n int) Stat {
+	ci := s.PctRangeString()
+	if n < 2 {
+		ci = ""
+	}
+	return Stat{Center: s.Center, Lo: s.Lo, Hi: s.Hi, N: n, CI: ci}
+}
+
+func pctChange(old, new float64) float64 {
+	if old == new {
+		return 0
+	}
+	return (new/old - 1) * 100
+}
+
+// Runs compares every metric present in both runs.
+func Runs(old, new *result.Run) Comparison {
+	c := Comparison{
+		OldCommit: old.Revision(), NewCommit: new.Revision(),
+		OldHost: old.Host, NewHost: new.Host,
+		Alpha: thresholds.CompareAlpha,
+	}
+	c.HostNote = hostDifference(old.Host, new.Host)
+	c.HostsDiffer = c.HostNote != ""
+
+	oldOrder, oldSeries := collect(old)
+	newOrder, newSeries := collect(new)
+	for _, k := range oldOrder {
+		o := oldSeries[k]
+		n, ok := newSeries[k]
+		if !ok {
+			c.OnlyOld = append(c.OnlyOld, o.metric+" "+o.name)
+			continue
+		}
+		c.Rows = append(c.Rows, compareSeries(o, n))
+	}
+	for _, k := range newOrder {
+		if _, ok := oldSeries[k]; !ok {
+			n := newSeries[k]
+			c.OnlyNew = append(c.OnlyNew, n.metric+" "+n.name)
+		}
+	}
+	// One section per metric, in a fixed order, each in run order.
+	slices.SortStableFunc(c.Rows, func(a, b Row) int {
+		return slices.Index(metricOrder, a.Metric) - slices.Index(metricOrder, b.Metric)
+	})
+	return c
+}
+
+// metricOrder is the order of the sections of a comparison.
+var metricOrder = []string{
+	"saturate IDs/s",
+	"burst makespan",
+	"burst p99 latency",
+	"burst p99.9 latency",
+	"steady p99 latency",
+}
+
+func compareSeries(o, n *series) Row {
+	t := analyse(o.values, n.values)
+	row := Row{
+		Metric: o.metric, Name: o.name, Unit: o.unit, HigherIsBetter: o.higherIsBetter,
+		Old: stat(t.old, len(o.values)), New: stat(t.new, len(n.values)),
+		Change: pctChange(t.old.Center, t.new.Center),
+		P:      t.cmp.P,
+	}
+	delta := fmt.Sprintf("%+.1f%%", row.Change)
+	if math.IsInf(row.Change, 0) || math.IsNaN(row.Change) {
+		delta = "?"
+	}
+	ptext := fmt.Sprintf("p=%.3f n=%d+%d", t.cmp.P, len(o.values), len(n.values))
+	switch {
+	case len(o.values) == 1 && len(n.values) == 1 && o.summary && n.summary:
+		row.P = math.NaN()
+		row.Outcome = NoSamples
+		row.Verdict = fmt.Sprintf("%s (no samples)", delta)
+	case t.tooFew:
+		row.Outcome = TooFewSamples
+		row.Verdict = fmt.Sprintf("~ (%s: too few samples, need >=%d per side for alpha %g)",
+			ptext, minSamples(t.cmp.Alpha), t.cmp.Alpha)
+	case !t.significant() || row.Change == 0:
+		row.Outcome = NoChange
+		row.Verdict = fmt.Sprintf("~ (%s)", ptext)
+	default:
+		if (row.Change > 0) == row.HigherIsBetter {
+			row.Outcome = Better
+		} else {
+			row.Outcome = Worse
+		}
+		row.Verdict = fmt.Sprintf("%s %s (%s)", delta, row.Outcome, ptext)
+	}
+	return row
+}
+
+// hostDifference says how two hosts differ in ways that make absolute
+// figures incomparable, or "" when they do not.
+func hostDifference(a, b host.Fingerprint) string {
+	var d []string
+	if a.CPU != b.CPU {
+		d = append(d, fmt.Sprintf("CPU %q vs %q", a.CPU, b.CPU))
+	}
+	if a.GOMAXPROCS != b.GOMAXPROCS {
+		d = append(d, fmt.Sprintf("GOMAXPROCS %d vs %d", a.GOMAXPROCS, b.GOMAXPROCS))
+	}
+	return strings.Join(d, "; ")
+}
+
+// hostLine names a host in a comparison: its hostname, then its one line.
+func hostLine(h host.Fingerprint) string {
+	return md.OrDash(h.Hostname) + ", " + h.String()
+}
+
+// Write prints the comparison as a benchstat-like table, one section per
+// metric.
+func (c Comparison) Write(w io.Writer) error {
+	ew := md.NewWriter(w)
+	ew.Printf("old: commit %s, host %s\n", md.OrDash(c.OldCommit), hostLine(c.OldHost))
+	ew.Printf("new: commit %s, host %s\n", md.OrDash(c.NewCommit), hostLine(c.NewHost))
+	if c.HostsDiffer {
+		ew.Printf("NOTE: hosts differ (%s): absolute figures across hosts are not comparable; "+
+			"they are printed anyway. The regression gate compares ratios instead.\n", c.HostNote)
+	}
+	ew.Printf("median ± %g%% CI; Mann-Whitney U test, alpha=%g\n", 100*(1-c.Alpha), c.Alpha)
+	if len(c.Rows) == 0 {
+		ew.Printf("\nno metric was measured by both runs\n")
+	}
+	for i := 0; i < len(c.Rows); {
+		j := i
+		for j < len(c.Rows) && c.Rows[j].Metric == c.Rows[i].Metric {
+			j++
+		}
+		section := c.Rows[i:j]
+		dir := "lower is better"
+		if section[0].HigherIsBetter {
+			dir = "higher is better"
+		}
+		ew.Printf("\n")
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "%s (%s)\told\tnew\tvs old\n", section[0].Metric, dir)
+		for _, r := range section {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Name, formatStat(r.Old, r.Unit), formatStat(r.New, r.Unit), r.Verdict)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		i = j
+	}
+	if len(c.OnlyOld) > 0 {
+		ew.Printf("\nonly in old (not compared): %s\n", strings.Join(c.OnlyOld, ", "))
+	}
+	if len(c.OnlyNew) > 0 {
+		ew.Printf("\nonly in new (not compared): %s\n", strings.Join(c.OnlyNew, ", "))
+	}
+	return ew.Err()
+}
+
+func formatStat(s Stat, unit string) string {
+	v := formatValue(s.Center, unit)
+	if s.CI == "" {
+		return v
+	}
+	return v + " ± " + s.CI
+}
+
+// formatValue prints a figure to four significant digits: a duration
+// when unit is "ns", else with an SI prefix.
+func formatValue(v float64, unit string) string {
+	if unit == "ns" {
+		return units.NsDigits(v, 4)
+	}
+	return units.SI(v, 4, true)
+}

@@ -1,0 +1,128 @@
+package host
+
+import (
+	"cmp"
+	"fmt"
+	"net"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/klauspost/cpuid/v2"
+
+	"github.com/snowlab/snowlab/clocksrc"
+)
+
+// auditReads is how many reads Probe times per clock source: enough for
+// a stable mean, few enough that Probe stays well under a second even where
+// clock_gettime is a real system call.
+const auditReads = 20_000
+
+// clocksourcePath names the kernel's current clocksource.
+const clocksourcePath = "/sys/devices/system/clocksource/clocksource0/current_clocksource"
+
+// Probe describes the machine the lab runs on: CPU and caches (from CPUID;
+// sizes are 0 where undetected), Go runtime, kernel, the kernel's
+// clocksource and a short audit of the clock sources. It leaves PMU empty:
+// whether hardware counters open is for the code that counts them to say
+// (lab/perfevent), so that reading the host links no perf events.
+func Probe() Fingerprint {
+	c := cpuid.CPU
+	f := Fingerprint{
+		CPU:           c.BrandName,
+		PhysicalCores: c.PhysicalCores,
+		LogicalCores:  c.LogicalCores,
+		CacheLine:     c.CacheLine,
+		L1D:           max(c.Cache.L1D, 0),
+		L2:            max(c.Cache.L2, 0),
+		L3:            max(c.Cache.L3, 0),
+		Hypervisor:    c.HypervisorVendorString,
+		GOMAXPROCS:    runtime.GOMAXPROCS(0),
+		GoVersion:     runtime.Version(),
+		OS:            runtime.GOOS,
+		Arch:          runtime.GOARCH,
+	}
+	if f.CPU == "" {
+		f.CPU = c.VendorString
+	}
+	if f.CPU == "" {
+		f.CPU = "unknown"
+	}
+	if f.LogicalCores <= 0 {
+		f.LogicalCores = runtime.NumCPU()
+	}
+	if f.PhysicalCores <= 0 {
+		f.PhysicalCores = max(f.LogicalCores/max(c.ThreadsPerCore, 1), 1)
+	}
+	if f.Hypervisor == "" && c.HypervisorVendorID != cpuid.VendorUnknown {
+		f.Hypervisor = c.HypervisorVendorID.String()
+	}
+	if h, err := os.Hostname(); err == nil {
+		f.Hostname = h
+	}
+
+	f.Kernel = kernel()
+
+	if b, err := os.ReadFile(clocksourcePath); err != nil {
+		f.Clocksource = "unknown: " + err.Error()
+	} else if s := strings.TrimSpace(string(b)); s != "" {
+		f.Clocksource = s
+	} else {
+		f.Clocksource = "unknown: empty " + clocksourcePath
+	}
+
+	for _, r := range clocksrc.Audit(auditReads) {
+		f.ClockAudit = append(f.ClockAudit, ClockReport{
+			Name:             r.Name,
+			NsPerRead:        r.NsPerRead,
+			ResolutionNs:     r.Resolution.Nanoseconds(),
+			KernelResolution: r.KernelResolution.Nanoseconds(),
+		})
+	}
+	return f
+}
+
+// Slug is a short, filesystem-safe name for the host, for result file
+// names: the lowercased first label of the hostname (the whole name if it is
+// an IP address), with every run of characters outside [a-z0-9-] turned
+// into one '-', at most 32 characters, "host" if nothing is left.
+func (f Fingerprint) Slug() string {
+	h := strings.ToLower(strings.TrimSpace(f.Hostname))
+	if net.ParseIP(h) == nil {
+		if i := strings.IndexByte(h, '.'); i > 0 {
+			h = h[:i]
+		}
+	}
+	var b strings.Builder
+	dash := false
+	for _, r := range h {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+			dash = false
+		case !dash:
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	s := strings.Trim(b.String(), "-")
+	if len(s) > 32 {
+		s = strings.TrimRight(s[:32], "-")
+	}
+	if s == "" {
+		return "host"
+	}
+	return s
+}
+
+// String is the host in one line, as every table, chart and comparison
+// names it: the CPU (the hostname where the CPU is unknown), GOMAXPROCS
+// and the Go version, joined by " · ". The hostname, hypervisor and the
+// rest are in the Markdown report's host section.
+func (f Fingerprint) String() string {
+	parts := []string{cmp.Or(f.CPU, f.Hostname, "unknown CPU"), fmt.Sprintf("GOMAXPROCS %d", f.GOMAXPROCS)}
+	if f.GoVersion != "" {
+		parts = append(parts, f.GoVersion)
+	}
+	return strings.Join(parts, " · ")
+}

@@ -1,0 +1,619 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"image/color"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+
+	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/snowlab/snowlab/lab/host"
+	"github.com/snowlab/snowlab/lab/internal/plot"
+	"github.com/snowlab/snowlab/lab/internal/stats"
+	"github.com/snowlab/snowlab/lab/internal/units"
+	"github.com/snowlab/snowlab/lab/result"
+)
+
+// WriteCharts draws run's charts as SVG files in dir and returns the paths
+// written:
+//
+//   - saturate.svg: IDs/s against goroutines, one line per subject, with a
+//     dashed line at each strict ceiling;
+//   - latency.svg: per-call latency percentiles of the bursts via NextID,
+//     one line per subject over the percentile axis;
+//   - makespan.svg: burst makespans (median bar, min–max whisker) with the
+//     layout's floor.
+//
+// A chart the run has no data for is skipped: no file and no error. dir is
+// created when there is something to write.
+func WriteCharts(run *result.Run, dir string) ([]string, error) {
+	if run == nil {
+		return nil, nil
+	}
+	return plot.SaveAll(dir, []string{"saturate.svg", "latency.svg", "makespan.svg"}, map[string]*plot.Chart{
+		"saturate.svg": saturateChart(run), "latency.svg": latencyChart(run), "makespan.svg": makespanChart(run)})
+}
+
+// newChart returns a chart in the house style titled what, with the
+// run's host and commit as its subtitle.
+func newChart(run *result.Run, what, xlabel, ylabel string, w, h vg.Length) *plot.Chart {
+	return plot.New(what, Subtitle(run.Host, run.Revision()), xlabel, ylabel, w, h)
+}
+
+// Subtitle is the subtitle of a chart of a run on h at revision (the
+// commit, "<sha>+dirty" for a dirty tree; "" for none): the host's one
+// line and the commit. Experiments with charts of their own (lab/btree)
+// use it so that every chart names its run alike.
+func Subtitle(h host.Fingerprint, revision string) string {
+	if revision == "" {
+		return h.String()
+	}
+	return h.String() + " · commit " + revision
+}
+
+// Subject styles: a colour each (Tableau 10, grey swapped for a dark blue
+var (
+	ownGlyphs  = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}}
+	peerGlyphs = []draw.GlyphDrawer{draw.RingGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{}}
+)
+
+type style struct {
+	color color.Color
+	glyph draw.GlyphDrawer
+	peer  bool
+}
+
+// styles gives every subject in the run one style, the same in every
+// chart, in the order of run.Subjects.
+func styles(run *result.Run) map[string]style {
+	present := make(map[string]bool)
+	for _, s := range run.Subjects {
+		present[s.Name] = true
+	}
+	for _, r := range run.Saturate {
+		present[r.Subject] = true
+	}
+	for _, r := range run.Burst {
+		present[r.Subject] = true
+	}
+	out := make(map[string]style)
+	own, peers := 0, 0
+	for i, name := range subjectOrder(run, present) {
+		info, _ := subjectInfo(run, name)
+		st := style{color: plot.Palette[i%len(plot.Palette)], peer: info.Peer}
+		if info.Peer {
+			st.glyph = peerGlyphs[peers%len(peerGlyphs)]
+			peers++
+		} else {
+			st.glyph = ownGlyphs[own%len(ownGlyphs)]
+			own++
+		}
+		out[name] = st
+	}
+	return out
+}
+
+// legendLabel is a subject's legend entry: its name, marked when a peer.
+func legendLabel(name string, st style) string {
+	if st.peer {
+		return name + " (peer)"
+	}
+	return name
+}
+
+func styledLine(st style, xys plotter.XYs) (*plotter.Line, *plotter.Scatter, error) {
+	l, s, err := plotter.NewLinePoints(xys)
+	if err != nil {
+		return nil, nil, err
+	}
+	l.Color = st.color
+	l.Width = vg.Points(1.6)
+	s.Color = st.color
+	s.Shape = st.glyph
+	s.Radius = vg.Points(3.2)
+	return l, s, nil
+}
+func siTick(v float64) string { return units.SI(v, 3, true) }
+func nsTick(v float64) string { return units.Ns(v) }
+func msTick(v float64) string { return units.TrimSig(v, 3) }
+
+// saturateChart plots IDs/s against goroutines.
+func saturateChart(run *result.Run) *plot.Chart {
+	bySubject := make(map[string][]result.SaturateResult)
+	var gmin, gmax = math.Inf(1), math.Inf(-1)
+	for _, r := range run.Saturate {
+		if r.Goroutines <= 0 || !(r.IDsPerSec > 0) {
+			continue // a log axis cannot show it; the tables do
+		}
+		bySubject[r.Subject] = append(bySubject[r.Subject], r)
+		gmin = math.Min(gmin, float64(r.Goroutines))
+		gmax = math.Max(gmax, float64(r.Goroutines))
+	}
+	if len(bySubject) == 0 {
+		return nil
+	}
+	present := make(map[string]bool)
+	for n := range bySubject {
+		present[n] = true
+	}
+	names := subjectOrder(run, present)
+	styles := styles(run)
+	d := newChart(run, "Saturate: IDs/s against goroutines (median of repeats, whiskers min–max; dashed lines: strict ceilings)",
+		"goroutines (log₂ scale)", "IDs per second", 10*vg.Inch, 6*vg.Inch)
+	p := d.P
+	p.Add(plot.Grid())
+
+	ylo, yhi := math.Inf(1), math.Inf(-1)
+	see := func(v float64) {
+		if v > 0 {
+			ylo, yhi = math.Min(ylo, v), math.Max(yhi, v)
+		}
+	}
+	type entry struct {
+		label  string
+		thumbs []gplot.Thumbnailer
+	}
+	var entries []entry
+	// Subjects at the same rate (strict ones at their ceiling) would hide
+	// each other's markers: shift each a little along x, at most ±0.06
+	// of an octave.
+	dodge := func(k int) float64 {
+		if len(names) < 2 {
+			return 1
+		}
+		step := math.Min(0.12/float64(len(names)-1), 0.02)
+		return math.Pow(2, (float64(k)-float64(len(names)-1)/2)*step)
+	}
+	for k, name := range names {
+		rs := bySubject[name]
+		slices.SortFunc(rs, func(a, b result.SaturateResult) int { return a.Goroutines - b.Goroutines })
+		xys := make(plotter.XYs, len(rs))
+		var errs plot.YErrs
+		for i, r := range rs {
+			xys[i] = plotter.XY{X: float64(r.Goroutines) * dodge(k), Y: r.IDsPerSec}
+			see(r.IDsPerSec)
+			if len(r.Samples) > 1 {
+				lo, hi := slices.Min(r.Samples), slices.Max(r.Samples)
+				if lo > 0 && hi > lo {
+					errs = append(errs, plot.YErr{X: xys[i].X, Y: r.IDsPerSec, Lo: lo, Hi: hi})
+					see(lo)
+					see(hi)
+				}
+			}
+		}
+		st := styles[name]
+		l, s, err := styledLine(st, xys)
+		if err != nil {
+			continue
+		}
+		if len(errs) > 0 {
+			p.Add(errs.Bars(st.color))
+		}
+		p.Add(l, s)
+		entries = append(entries, entry{legendLabel(name, st), []gplot.Thumbnailer{l, s}})
+	}
+
+	// One dashed line per distinct strict ceiling among the plotted subjects.
+	type ceiling struct {
+		v     float64
+		nodes []int
+		names []string
+	}
+	var ceilings []*ceiling
+	for _, name := range names {
+		info, ok := subjectInfo(run, name)
+		if !ok || !info.Strict || info.CeilingIDs <= 0 {
+			continue
+		}
+		i := slices.IndexFunc(ceilings, func(c *ceiling) bool {
+			return math.Abs(c.v-info.CeilingIDs) <= 1e-9*c.v
+		})
+		if i < 0 {
+			ceilings = append(ceilings, &ceiling{v: info.CeilingIDs})
+			i = len(ceilings) - 1
+		}
+		c := ceilings[i]
+		if !slices.Contains(c.nodes, info.Nodes) {
+			c.nodes = append(c.nodes, info.Nodes)
+		}
+		c.names = append(c.names, name)
+	}
+	slices.SortFunc(ceilings, func(a, b *ceiling) int { return cmp.Compare(b.v, a.v) })
+	for i, c := range ceilings {
+		see(c.v)
+		h := plot.HLine{Y: c.v, Style: draw.LineStyle{Color: color.Gray{0x55}, Width: vg.Points(1.1),
+			Dashes: plot.Dashes[i%len(plot.Dashes)]}}
+		p.Add(h)
+		label := "ceiling"
+		if len(c.nodes) == 1 {
+			label += fmt.Sprintf(" %d node%s", c.nodes[0], plural(c.nodes[0]))
+		}
+		label += ": " + units.SI(c.v, 4, true) + "/s"
+		if len(c.names) == 1 && len(ceilings) > 1 {
+			label += " (" + c.names[0] + ")"
+		}
+		entries = append(entries, entry{label, []gplot.Thumbnailer{h}})
+	}
+	for _, e := range entries {
+		d.Add(e.label, e.thumbs...)
+	}
+
+	if plot.Scale(&p.Y, ylo, yhi, siTick, false) {
+		d.YLabel += " (log scale)"
+	}
+	// Goroutines on a log2 axis with a tick at every power of two, and at
+	// any other count the sweep used where it has room.
+	p.X.Scale = gplot.LogScale{}
+	p.X.Min, p.X.Max = gmin/math.Pow(2, 0.3), gmax*math.Pow(2, 0.3)
+	var ticks []gplot.Tick
+	for e := math.Floor(math.Log2(p.X.Min)); math.Pow(2, e) <= p.X.Max; e++ {
+		if v := math.Pow(2, e); v >= p.X.Min && v >= 1 {
+			ticks = append(ticks, gplot.Tick{Value: v, Label: strconv.Itoa(int(v))})
+		}
+	}
+	for g := range goroutineCounts(run) {
+		v := float64(g)
+		near := slices.ContainsFunc(ticks, func(t gplot.Tick) bool {
+			return t.Label != "" && math.Abs(math.Log2(t.Value/v)) < 0.3
+		})
+		if near {
+			if !slices.ContainsFunc(ticks, func(t gplot.Tick) bool { return t.Value == v }) {
+				ticks = append(ticks, gplot.Tick{Value: v})
+			}
+			continue
+		}
+		ticks = append(ticks, gplot.Tick{Value: v, Label: strconv.Itoa(g)})
+	}
+	p.X.Tick.Marker = gplot.ConstantTicks(ticks)
+	return d
+}
+
+func goroutineCounts(run *result.Run) map[int]bool {
+	out := make(map[int]bool)
+	for _, r := range run.Saturate {
+		if r.Goroutines > 0 {
+			out[r.Goroutines] = true
+		}
+	}
+	return out
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// percentiles are the latency chart's x axis.
+var percentiles = []string{"p50", "p90", "p99", "p99.9", "p99.99", "max"}
+
+// latencyChart plots each NextID burst's per-call latency percentiles.
+func latencyChart(run *result.Run) *plot.Chart {
+	var bursts []result.BurstResult
+	gs := make(map[int]bool)
+	ids := make(map[[2]int]bool)
+	for _, b := range run.Burst {
+		l := b.Latency
+		if b.Via != "NextID" || l.Max <= 0 && l.P50 <= 0 {
+			continue
+		}
+		bursts = append(bursts, b)
+		gs[b.Goroutines] = true
+		ids[[2]int{b.IDs, b.Repeats}] = true
+	}
+	if len(bursts) == 0 {
+		return nil
+	}
+	styles := styles(run)
+	order := make(map[string]int)
+	for i, s := range subjectOrder(run, keySet(styles)) {
+		order[s] = i
+	}
+	slices.SortStableFunc(bursts, func(a, b result.BurstResult) int {
+		if d := order[a.Subject] - order[b.Subject]; d != 0 {
+			return d
+		}
+		return a.Goroutines - b.Goroutines
+	})
+	what := "Per-call latency, burst via NextID"
+	if len(gs) == 1 {
+		what += fmt.Sprintf(" (%d goroutines", bursts[0].Goroutines)
+		if len(ids) == 1 {
+			what += fmt.Sprintf(", %s IDs × %d repeats", units.Thousands(bursts[0].IDs), bursts[0].Repeats)
+		}
+		what += ")"
+	}
+	d := newChart(run, what, "percentile of calls", "latency per call (log scale)", 10*vg.Inch, 6*vg.Inch)
+	p := d.P
+	g := plot.Grid()
+	g.Vertical.Color = nil
+	p.Add(g)
+	ylo, yhi := math.Inf(1), math.Inf(-1)
+	n := len(bursts)
+	step := 0.0
+	if n > 1 {
+		step = math.Min(0.3/float64(n-1), 0.04)
+	}
+	for k, b := range bursts {
+		l := b.Latency
+		vals := []int64{l.P50, l.P90, l.P99, l.P999, l.P9999, l.Max}
+		dx := (float64(k) - float64(n-1)/2) * step
+		xys := make(plotter.XYs, len(vals))
+		for i, v := range vals {
+			y := math.Max(float64(v), 1) // a log axis has no zero
+			xys[i] = plotter.XY{X: float64(i) + dx, Y: y}
+			ylo, yhi = math.Min(ylo, y), math.Max(yhi, y)
+		}
+		st := styles[b.Subject]
+		line, sc, err := styledLine(st, xys)
+		if err != nil {
+			continue
+		}
+		p.Add(line, sc)
+		label := legendLabel(b.Subject, st)
+		if len(gs) > 1 {
+			label += fmt.Sprintf(", %d goroutines", b.Goroutines)
+		}
+		d.Add(label, line, sc)
+	}
+	plot.Scale(&p.Y, ylo, yhi, nsTick, true)
+	p.NominalX(percentiles...)
+	p.X.Min, p.X.Max = -0.4, float64(len(percentiles))-0.6
+	return d
+}
+
+func keySet[V any](m map[string]V) map[string]bool {
+	out := make(map[string]bool, len(m))
+	for k := range m {
+		out[k] = true
+	}
+	return out
+}
+
+// Colours of the makespan bars by call style, and of the floor.
+var (
+	viaColor = map[string]color.Color{
+		"NextID":  color.RGBA{0x4c, 0x78, 0xa8, 0xff},
+		"NextIDs": color.RGBA{0xf5, 0x85, 0x18, 0xff},
+	}
+	otherVia  = color.RGBA{0x8c, 0x8c, 0x8c, 0xff}
+	floorFill = color.NRGBA{0xd6, 0x27, 0x28, 0x40}
+	floorLine = color.RGBA{0xb0, 0x1a, 0x1a, 0xff}
+)
+
+// bar is one row of the makespan chart, in milliseconds.
+type bar struct {
+	lo, med, hi float64
+	floorLo     float64 // the floor band, (FloorTicks-1)..FloorTicks ticks;
+	floorHi     float64 // floorHi 0 when the subject has no floor
+	color       color.Color
+}
+
+// bars draws horizontal bars at y = 0..n-1 from the bottom: the
+// median as a bar, min–max as a whisker, the floor as a shaded band ending
+// in a line, and the median's value at the right.
+type bars struct {
+	rows []bar
+	log  bool
+}
+
+func (b bars) Plot(c draw.Canvas, p *gplot.Plot) {
+	trX, trY := p.Transforms(&c)
+	rowH := trY(1) - trY(0)
+	bh := rowH * 0.62 // bar
+	fh := rowH * 0.84 // floor band and line, apart from the next row's
+	x := func(v float64) vg.Length {
+		if b.log && v <= p.X.Min {
+			return c.Min.X
+		}
+		return trX(v)
+	}
+	base := x(0)
+	if b.log {
+		base = c.Min.X
+	}
+	black := draw.LineStyle{Color: color.Black, Width: vg.Points(0.9)}
+	label := plot.Text(8, draw.XLeft, draw.YCenter)
+	for i, r := range b.rows {
+		y := trY(float64(i))
+		if r.floorHi > 0 {
+			band := vg.Rectangle{Min: vg.Point{X: x(r.floorLo), Y: y - fh/2}, Max: vg.Point{X: x(r.floorHi), Y: y + fh/2}}
+			c.SetColor(floorFill)
+			c.Fill(band.Path())
+		}
+		c.SetColor(r.color)
+		bar := vg.Rectangle{Min: vg.Point{X: base, Y: y - bh/2}, Max: vg.Point{X: x(r.med), Y: y + bh/2}}
+		c.Fill(bar.Path())
+		if r.hi > r.lo {
+			c.StrokeLine2(black, x(r.lo), y, x(r.hi), y)
+			c.StrokeLine2(black, x(r.lo), y-bh/4, x(r.lo), y+bh/4)
+			c.StrokeLine2(black, x(r.hi), y-bh/4, x(r.hi), y+bh/4)
+		}
+		right := x(r.hi)
+		if r.floorHi > 0 {
+			xf := x(r.floorHi)
+			c.StrokeLine2(draw.LineStyle{Color: floorLine, Width: vg.Points(1.6)}, xf, y-fh/2, xf, y+fh/2)
+			right = max(right, xf)
+		}
+		c.FillText(label, vg.Point{X: right + vg.Points(4), Y: y}, msTick(r.med)+" ms")
+	}
+}
+
+func (b bars) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return math.Inf(1), math.Inf(-1), -0.5, float64(len(b.rows)) - 0.5
+}
+
+// whiskerThumb is the legend thumbnail of a min–max whisker.
+type whiskerThumb struct{}
+
+func (whiskerThumb) Thumbnail(c *draw.Canvas) {
+	st := draw.LineStyle{Color: color.Black, Width: vg.Points(0.9)}
+	y := c.Center().Y
+	h := (c.Max.Y - c.Min.Y) / 4
+	c.StrokeLine2(st, c.Min.X+2, y, c.Max.X-2, y)
+	c.StrokeLine2(st, c.Min.X+2, y-h, c.Min.X+2, y+h)
+	c.StrokeLine2(st, c.Max.X-2, y-h, c.Max.X-2, y+h)
+}
+
+// floorThumb is the legend thumbnail of the floor line, or with band
+// set of the band below it.
+type floorThumb struct{ band bool }
+
+func (t floorThumb) Thumbnail(c *draw.Canvas) {
+	r := c.Rectangle
+	if t.band {
+		h := r.Max.Y - r.Min.Y
+		r.Min.Y += h * 0.1
+		r.Max.Y -= h * 0.1
+		c.SetColor(floorFill)
+		c.Fill(r.Path())
+		return
+	}
+	x := (r.Min.X + r.Max.X) / 2
+	c.StrokeLine2(draw.LineStyle{Color: floorLine, Width: vg.Points(1.6)}, x, r.Min.Y, x, r.Max.Y)
+}
+
+// tickOf is the tick length of b's subject, as the run recorded it; a
+// subject without a tick (UUID, ULID) has no floor to draw and gets 1 ms.
+func tickOf(run *result.Run, b result.BurstResult) time.Duration {
+	if info, ok := subjectInfo(run, b.Subject); ok && info.TickNs > 0 {
+		return time.Duration(info.TickNs)
+	}
+	return time.Millisecond
+}
+
+// makespanChart plots each burst's makespan as a horizontal bar.
+func makespanChart(run *result.Run) *plot.Chart {
+	var bursts []result.BurstResult
+	gs := make(map[int]bool)
+	ids := make(map[[2]int]bool)
+	for _, b := range run.Burst {
+		if len(b.MakespanNs) > 0 {
+			bursts = append(bursts, b)
+			gs[b.Goroutines] = true
+			ids[[2]int{b.IDs, b.Repeats}] = true
+		}
+	}
+	if len(bursts) == 0 {
+		return nil
+	}
+	present := make(map[string]bool)
+	for _, b := range bursts {
+		present[b.Subject] = true
+	}
+	order := make(map[string]int)
+	for i, s := range subjectOrder(run, present) {
+		order[s] = i
+	}
+	viaRank := func(v string) int {
+		switch v {
+		case "NextID":
+			return 0
+		case "NextIDs":
+			return 1
+		}
+		return 2
+	}
+	slices.SortStableFunc(bursts, func(a, b result.BurstResult) int {
+		if d := order[a.Subject] - order[b.Subject]; d != 0 {
+			return d
+		}
+		if d := viaRank(a.Via) - viaRank(b.Via); d != 0 {
+			return d
+		}
+		return a.Goroutines - b.Goroutines
+	})
+
+	n := len(bursts)
+	rows := make([]bar, n)
+	labels := make([]string, n)
+	xlo, xhi := math.Inf(1), math.Inf(-1)
+	see := func(v float64) {
+		if v > 0 {
+			xlo, xhi = math.Min(xlo, v), math.Max(xhi, v)
+		}
+	}
+	vias := make(map[string]bool)
+	anyFloor := false
+	for i, b := range bursts {
+		lo, med, hi := stats.Spread(b.MakespanNs)
+		r := bar{lo: lo / 1e6, med: med / 1e6, hi: hi / 1e6, color: otherVia}
+		if c, ok := viaColor[b.Via]; ok {
+			r.color = c
+		}
+		vias[b.Via] = true
+		see(r.lo)
+		see(r.med)
+		see(r.hi)
+		if b.FloorTicks > 0 {
+			tick := float64(tickOf(run, b)) / 1e6
+			r.floorLo, r.floorHi = float64(b.FloorTicks-1)*tick, float64(b.FloorTicks)*tick
+			see(r.floorLo)
+			see(r.floorHi)
+			anyFloor = true
+		}
+		// Row 0 is at the bottom: the first burst goes on top.
+		rows[n-1-i] = r
+		label := b.Subject + " · " + b.Via
+		if len(gs) > 1 {
+			label += fmt.Sprintf(" · %d goroutines", b.Goroutines)
+		}
+		labels[n-1-i] = label
+	}
+
+	what := "Burst makespan: median bar, min–max whisker"
+	if anyFloor {
+		what += ", layout floor"
+	}
+	if len(gs) == 1 {
+		what += fmt.Sprintf(" (%d goroutines", bursts[0].Goroutines)
+		if len(ids) == 1 {
+			what += fmt.Sprintf(", %s IDs × %d repeats", units.Thousands(bursts[0].IDs), bursts[0].Repeats)
+		}
+		what += ")"
+	}
+	h := max(3.2*vg.Inch, 1.6*vg.Inch+vg.Length(n)*0.3*vg.Inch)
+	d := newChart(run, what, "makespan, ms", "", 10*vg.Inch, h)
+	p := d.P
+	g := plot.Grid()
+	g.Horizontal.Color = nil
+	g.Vertical.Color = color.Gray{0xd8}
+	p.Add(g)
+	logX := plot.Scale(&p.X, xlo, xhi, msTick, false)
+	if logX {
+		d.XLabel += " (log scale)"
+		p.X.Max *= 2.5 // room for the value labels
+	} else {
+		p.X.Max = xhi * 1.16
+	}
+	p.Add(bars{rows: rows, log: logX})
+	p.NominalY(labels...)
+	p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4
+
+	for _, via := range []string{"NextID", "NextIDs"} {
+		if vias[via] {
+			what := "NextID: one call per ID"
+			if via == "NextIDs" {
+				what = "NextIDs: one batch per goroutine"
+			}
+			d.Add(what, plot.Swatch{Color: viaColor[via]})
+		}
+	}
+	if slices.ContainsFunc(bursts, func(b result.BurstResult) bool { return viaColor[b.Via] == nil }) {
+		d.Add("other call style", plot.Swatch{Color: otherVia})
+	}
+	d.Add("min–max of repeats", whiskerThumb{})
+	if anyFloor {
+		d.Add("layout floor: floor ticks × tick length", floorThumb{})
+		d.Add("within one tick of the floor", floorThumb{band: true})
+	}
+	return d
+}

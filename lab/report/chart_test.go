@@ -1,0 +1,203 @@
+package report
+
+import (
+	"encoding/xml"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/snowlab/snowlab/lab/internal/fixture"
+	"github.com/snowlab/snowlab/lab/result"
+)
+
+// svgText parses path as XML, requires the root element to be svg, and
+// returns all its character data, joined by newlines.
+func svgText(t *testing.T, path string) string {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	dec := xml.NewDecoder(f)
+	var texts []string
+	root := ""
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err, "%s is not well-formed XML", path)
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			if root == "" {
+				root = tok.Name.Local
+			}
+		case xml.CharData:
+			if s := strings.TrimSpace(string(tok)); s != "" {
+				texts = append(texts, s)
+			}
+		}
+	}
+	require.Equal(t, "svg", root, "%s: root element", path)
+	return strings.Join(texts, "\n")
+}
+
+func TestWriteCharts(t *testing.T) {
+	run := fixture.Run()
+	dir := t.TempDir()
+	paths, err := WriteCharts(run, dir)
+	require.NoError(t, err)
+	require.Equal(t, []string{
+		filepath.Join(dir, "saturate.svg"),
+		filepath.Join(dir, "latency.svg"),
+		filepath.Join(dir, "makespan.svg"),
+	}, paths)
+	for _, p := range paths {
+		text := svgText(t, p)
+		for _, s := range run.Subjects {
+			if s.Physical && filepath.Base(p) != "saturate.svg" {
+				continue // the fixture's limits have no burst
+			}
+			assert.Contains(t, text, s.Name, "%s names every subject", filepath.Base(p))
+		}
+		assert.Contains(t, text, run.Host.CPU, "%s: title names the host", filepath.Base(p))
+		assert.Contains(t, text, "GOMAXPROCS 8", "%s: title names GOMAXPROCS", filepath.Base(p))
+	}
+
+	sat := svgText(t, paths[0])
+	assert.Contains(t, sat, "ceiling 1 node: 4.096M/s")
+	assert.Contains(t, sat, "ceiling 8 nodes: 32.77M/s")
+	assert.Contains(t, sat, "ceiling 1 node: 25.6k/s (sony/sonyflake)")
+	assert.Equal(t, 3, strings.Count(sat, "ceiling "), "three distinct ceilings")
+	assert.Contains(t, sat, "(log scale)", "25.6k/s to 48M/s spans more than 100x")
+	assert.Contains(t, sat, "bwmarrin/snowflake (peer)")
+
+	lat := svgText(t, paths[1])
+	for _, p := range percentiles {
+		assert.Contains(t, lat, p)
+	}
+	assert.Contains(t, lat, "1ms", "latency ticks carry units")
+
+	mk := svgText(t, paths[2])
+	assert.Contains(t, mk, "mutexgen/strict · NextIDs")
+	assert.Contains(t, mk, "atomicgen/strict · NextID")
+	assert.Contains(t, mk, "layout floor")
+	assert.Contains(t, mk, "790 ms", "the median is labelled")
+}
+
+func TestWriteChartsNoData(t *testing.T) {
+	for name, run := range map[string]*result.Run{
+		"nil":         nil,
+		"empty":       {},
+		"no results":  {Subjects: fixture.Run().Subjects, Host: fixture.Run().Host},
+		"zero values": {Saturate: []result.SaturateResult{{Subject: "x", Goroutines: 0}}, Burst: []result.BurstResult{{Subject: "x", Via: "NextID"}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "charts")
+			paths, err := WriteCharts(run, dir)
+			require.NoError(t, err)
+			assert.Empty(t, paths)
+			_, err = os.Stat(dir)
+			assert.True(t, os.IsNotExist(err), "nothing to draw creates no directory")
+		})
+	}
+}
+
+func TestWriteChartsPartial(t *testing.T) {
+	full := fixture.Run()
+
+	satOnly := &result.Run{Host: full.Host, Subjects: full.Subjects, Saturate: full.Saturate}
+	paths, err := WriteCharts(satOnly, t.TempDir())
+	require.NoError(t, err)
+	require.Len(t, paths, 1)
+	assert.Equal(t, "saturate.svg", filepath.Base(paths[0]))
+
+	// Batches only: no per-call latency to draw, but makespans.
+	batch := &result.Run{Host: full.Host, Subjects: full.Subjects}
+	for _, b := range full.Burst {
+		if b.Via == "NextIDs" {
+			batch.Burst = append(batch.Burst, b)
+		}
+	}
+	paths, err = WriteCharts(batch, t.TempDir())
+	require.NoError(t, err)
+	require.Len(t, paths, 1)
+	assert.Equal(t, "makespan.svg", filepath.Base(paths[0]))
+	mk := svgText(t, paths[0])
+	assert.NotContains(t, mk, "one call per ID", "legend lists only the call styles drawn")
+	assert.Contains(t, mk, "one batch per goroutine")
+}
+
+func TestWriteChartsLinear(t *testing.T) {
+	// Own strict generators only: 3.9M to 32.8M/s is under 100x, so the
+	// axis is linear from zero.
+	full := fixture.Run()
+	run := &result.Run{Host: full.Host, Subjects: full.Subjects}
+	for _, r := range full.Saturate {
+		if r.Subject == "atomicgen/strict" || r.Subject == "shardedgen/node-per-shard/strict" {
+			run.Saturate = append(run.Saturate, r)
+		}
+	}
+	paths, err := WriteCharts(run, t.TempDir())
+	require.NoError(t, err)
+	require.Len(t, paths, 1)
+	text := svgText(t, paths[0])
+	assert.NotContains(t, text, "(log scale)")
+	assert.Contains(t, text, "IDs per second")
+	assert.NotContains(t, text, "sony/sonyflake", "only subjects with data are drawn")
+	assert.NotContains(t, text, "25.6k/s", "only ceilings of drawn subjects")
+}
+
+func TestWriteChartsVaryingGoroutines(t *testing.T) {
+	run := fixture.Run()
+	extra := run.Burst[0]
+	extra.Goroutines = 64
+	run.Burst = append(run.Burst, extra)
+	run.Saturate = append(run.Saturate, result.SaturateResult{Subject: "atomicgen/strict", Goroutines: 6, IDsPerSec: 4e6})
+	paths, err := WriteCharts(run, t.TempDir())
+	require.NoError(t, err)
+	require.Len(t, paths, 3)
+	assert.Contains(t, svgText(t, paths[0]), "\n6\n", "a non-power-of-two count with room gets a label")
+	assert.Contains(t, svgText(t, paths[1]), "mutexgen/strict, 64 goroutines")
+	assert.Contains(t, svgText(t, paths[2]), "mutexgen/strict · NextID · 64 goroutines")
+}
+
+func TestWriteChartsError(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	paths, err := WriteCharts(fixture.Run(), file)
+	assert.Error(t, err, "dir is a file")
+	assert.Empty(t, paths)
+}
+
+func TestChartTick(t *testing.T) {
+	run := fixture.Run()
+	tick := func(subject string) time.Duration {
+		return tickOf(run, result.BurstResult{Subject: subject, IDs: 20_000, FloorTicks: 5})
+	}
+	assert.Equal(t, time.Millisecond, tick("mutexgen/strict"))
+	assert.Equal(t, 10*time.Millisecond, tick("sony/sonyflake"))
+	assert.Equal(t, time.Millisecond, tick("google/uuid-v7"), "no tick recorded")
+	assert.Equal(t, time.Millisecond, tick("unknown"), "unknown subject")
+}
+
+func TestChartStyles(t *testing.T) {
+	run := fixture.Run()
+	st := styles(run)
+	require.Len(t, st, len(run.Subjects))
+	seen := map[[2]any]string{}
+	for name, s := range st {
+		key := [2]any{s.color, s.glyph}
+		assert.Empty(t, seen[key], "%s and %s look alike", name, seen[key])
+		seen[key] = name
+	}
+	assert.True(t, st["bwmarrin/snowflake"].peer)
+	assert.False(t, st["atomicgen/strict"].peer)
+	assert.Equal(t, "bwmarrin/snowflake (peer)", legendLabel("bwmarrin/snowflake", st["bwmarrin/snowflake"]))
+}

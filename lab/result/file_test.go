@@ -1,0 +1,97 @@
+package result_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/snowlab/snowlab/lab/host"
+	"github.com/snowlab/snowlab/lab/internal/fixture"
+	"github.com/snowlab/snowlab/lab/result"
+)
+
+func TestRead(t *testing.T) {
+	dir := t.TempDir()
+	good, err := json.Marshal(fixture.Run())
+	require.NoError(t, err)
+	future := fixture.Run()
+	future.Schema = result.SchemaVersion + 1
+	futureJSON, err := json.Marshal(future)
+	require.NoError(t, err)
+
+	for _, tc := range []struct {
+		name    string
+		content []byte // nil: no file
+		wantErr []string
+	}{
+		{name: "ok.json", content: good},
+		{name: "future.json", content: futureJSON, wantErr: []string{"future.json", fmt.Sprint(result.SchemaVersion + 1), fmt.Sprintf("version %d", result.SchemaVersion)}},
+		{name: "noschema.json", content: []byte(`{"commit":"x"}`), wantErr: []string{"noschema.json", "version 0", fmt.Sprintf("version %d", result.SchemaVersion)}},
+		{name: "garbage.json", content: []byte(`{"schema":`), wantErr: []string{"garbage.json", "not a lab result"}},
+		{name: "absent.json", wantErr: []string{"absent.json"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, tc.name)
+			if tc.content != nil {
+				require.NoError(t, os.WriteFile(path, tc.content, 0o644))
+			}
+			run, err := result.Read(path)
+			if tc.wantErr == nil {
+				require.NoError(t, err)
+				assert.Equal(t, fixture.Run(), run)
+				return
+			}
+			require.Error(t, err)
+			for _, w := range tc.wantErr {
+				assert.ErrorContains(t, err, w)
+			}
+		})
+	}
+}
+
+func TestStem(t *testing.T) {
+	at := time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC)
+	h := host.Fingerprint{Hostname: "Lab-VM-3.example.org"}
+	for _, tc := range []struct{ commit, want string }{
+		{"6bc4800", "20260314T092653Z-lab-vm-3-6bc4800"},
+		{"6bc4800+dirty", "20260314T092653Z-lab-vm-3-6bc4800-dirty"},
+		{"", "20260314T092653Z-lab-vm-3-nosha"},
+	} {
+		assert.Equal(t, tc.want, result.Stem(at, h, tc.commit))
+		assert.Equal(t, tc.want, (&result.Run{Started: at, Host: h, Commit: tc.commit}).Stem())
+	}
+}
+
+func TestCheckDescribe(t *testing.T) {
+	assert.Equal(t, "OK", result.Check{IDs: 10}.String())
+	c := result.Check{IDs: 100, Duplicates: 1, OrderViolations: 2, CeilingExceeded: true, MaxPerTickNode: 4100, Errors: 3,
+		FirstError: "clock moved back"}
+	assert.Equal(t, "FAIL: 1 duplicate, 2 order violations, ceiling exceeded (4100 in one tick on one node), "+
+		"3 errors (first: clock moved back)", c.String())
+	assert.Equal(t, "x (burst via NextID): 100 IDs: "+c.String(), c.Failure("x", "burst via NextID"))
+}
+
+func TestWriteFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	run := fixture.Run()
+	paths, err := result.WriteFiles(dir, run.Stem(), run,
+		func(w io.Writer) error { _, err := io.WriteString(w, "# run\n"); return err },
+		func(d string) ([]string, error) {
+			require.NoError(t, os.MkdirAll(d, 0o755))
+			p := filepath.Join(d, "a.svg")
+			return []string{p}, os.WriteFile(p, []byte("<svg/>"), 0o644)
+		})
+	require.NoError(t, err)
+	stem := filepath.Join(dir, run.Stem())
+	assert.Equal(t, []string{stem + ".json", stem + ".md", filepath.Join(stem, "a.svg")}, paths)
+	back, err := result.Read(stem + ".json")
+	require.NoError(t, err)
+	assert.Equal(t, run, back)
+}

@@ -1,0 +1,229 @@
+package result
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/snowlab/snowlab/lab/host"
+)
+
+// SchemaVersion is the version of the result file format. Bump it when a
+// field changes meaning; Read refuses files of another version, except
+// those listed in readableSchemas.
+//
+// Version 2 stores latency histograms compressed (Hist.Encoding, Data)
+// instead of as an array of bucket counts, records a dirty tree in Dirty
+// instead of a "+dirty" suffix on Commit, and marks capped latencies.
+const SchemaVersion = 2
+
+// readableSchemas are the versions Read reads: version 1 differs from
+// 2 only in the histogram's form, which Hist.Histogram reads either way.
+var readableSchemas = []int{1, SchemaVersion}
+
+// Run is everything one invocation of the lab measured: the file
+// results/<date>-<host>-<sha>.json holds one.
+type Run struct {
+	Schema   int              `json:"schema"`
+	Started  time.Time        `json:"started"`
+	Elapsed  time.Duration    `json:"elapsed_ns"`
+	Command  []string         `json:"command"`
+	Commit   string           `json:"commit"`          // short sha ("<sha>+dirty" in files of older labs)
+	Dirty    bool             `json:"dirty,omitempty"` // the tree had uncommitted changes
+	Host     host.Fingerprint `json:"host"`
+	Subjects []SubjectInfo    `json:"subjects"`
+	Burst    []BurstResult    `json:"burst,omitempty"`
+	Saturate []SaturateResult `json:"saturate,omitempty"`
+	Steady   []SteadyResult   `json:"steady,omitempty"`
+	// Failures lists every correctness check that failed, naming the
+	// generator. A run with failures exits non-zero.
+	Failures []string `json:"failures,omitempty"`
+}
+
+// Revision is the commit as reports print it: "<sha>+dirty" when the tree
+// had uncommitted changes.
+func (r *Run) Revision() string {
+	if r.Dirty && r.Commit != "" && !strings.HasSuffix(r.Commit, "+dirty") {
+		return r.Commit + "+dirty"
+	}
+	return r.Commit
+}
+
+// SubjectInfo records what was measured, with its promises and ceiling.
+type SubjectInfo struct {
+	Name       string  `json:"name"`
+	Library    string  `json:"library"`
+	Peer       bool    `json:"peer"`
+	Strict     bool    `json:"strict"`
+	Nodes      int     `json:"nodes"`
+	CeilingIDs float64 `json:"ceiling_ids_per_sec,omitempty"`
+	TickNs     int64   `json:"tick_ns,omitempty"` // length of the layout's tick; 0 where it has none
+	Note       string  `json:"note,omitempty"`
+	Limit      string  `json:"limit,omitempty"`    // the physical-limit subject it is read against
+	Physical   bool    `json:"physical,omitempty"` // a physical-limit subject itself
+}
+
+// Latency summarises a latency histogram in nanoseconds. Hist keeps the
+// raw HdrHistogram so a later tool can merge or re-read it.
+type Latency struct {
+	Count int64   `json:"count"`
+	Mean  float64 `json:"mean_ns"`
+	P50   int64   `json:"p50_ns"`
+	P90   int64   `json:"p90_ns"`
+	P99   int64   `json:"p99_ns"`
+	P999  int64   `json:"p99_9_ns"`
+	P9999 int64   `json:"p99_99_ns"`
+	Max   int64   `json:"max_ns"`
+	// Capped counts the latencies longer than the recorder's range,
+	// recorded as CapNs: a percentile at or above CapNs is a lower bound
+	// ("≥10s" in the reports), not a measurement.
+	Capped int64 `json:"capped,omitempty"`
+	CapNs  int64 `json:"cap_ns,omitempty"`
+	Hist   *Hist `json:"hist,omitempty"`
+}
+
+// IsCapped reports whether the value v (one of l's percentiles) reached
+// the recorder's cap and so is only a lower bound.
+func (l Latency) IsCapped(v int64) bool { return l.Capped > 0 && l.CapNs > 0 && v >= l.CapNs }
+
+// HistEncoding names the form of Hist.Data: HdrHistogram's V2 compressed
+// encoding (the form its Java, C and Go implementations all read), in
+// base64. A 10 s histogram at 3 significant figures holds 30,000-odd
+// buckets; stored as a JSON array of counts that was ~100 KiB per result
+// and 14 MB per suite run, compressed it is a few hundred bytes.
+const HistEncoding = "hdr-v2-compressed-base64"
+
+// Hist is an HdrHistogram snapshot as stored in results: Encoding and
+// Data (see HistEncoding) in files of schema 2, the bucket counts in files
+// of schema 1. lab/workload.Histogram reads either.
+type Hist struct {
+	Encoding string `json:"encoding,omitempty"`
+	Data     string `json:"data,omitempty"`
+
+	// Schema 1 only.
+	LowestTrackableValue  int64   `json:"lowest,omitempty"`
+	HighestTrackableValue int64   `json:"highest,omitempty"`
+	SignificantFigures    int64   `json:"sigfigs,omitempty"`
+	Counts                []int64 `json:"counts,omitempty"`
+}
+
+// Contention is what slowed calls down, per ID issued.
+type Contention struct {
+	CASRetriesPerID  float64 `json:"cas_retries_per_id"`
+	TickWaitsPerID   float64 `json:"tick_waits_per_id"`
+	RewindWaitsPerID float64 `json:"rewind_waits_per_id"`
+	// MutexWaitNsPerID is /sync/mutex/wait/total:seconds over the run,
+	// per ID: time goroutines spent blocked on any sync.Mutex.
+	MutexWaitNsPerID float64 `json:"mutex_wait_ns_per_id"`
+	// SchedLatencyP99Ns is the p99 of /sched/latencies:seconds over the
+	// run: how long runnable goroutines waited for a P.
+	SchedLatencyP99Ns float64 `json:"sched_latency_p99_ns"`
+}
+
+// Events are hardware (or software) event counts per ID, from
+// lab/perfevent. Source says where they came from: "hardware", "software",
+// or "unavailable: <reason>", never a silent zero.
+type Events struct {
+	Source string             `json:"source"`
+	PerID  map[string]float64 `json:"per_id,omitempty"`
+}
+
+// Check is the correctness verdict on the IDs a run issued.
+type Check struct {
+	IDs             int    `json:"ids"`
+	Duplicates      int    `json:"duplicates"`
+	OrderViolations int    `json:"order_violations"` // where the generator promises order
+	MaxPerTickNode  int    `json:"max_per_tick_node,omitempty"`
+	CeilingExceeded bool   `json:"ceiling_exceeded,omitempty"` // strict generators only
+	Errors          int    `json:"errors"`
+	FirstError      string `json:"first_error,omitempty"`
+}
+
+// OK reports whether the check found nothing wrong.
+func (c Check) OK() bool {
+	return c.Duplicates == 0 && c.OrderViolations == 0 && !c.CeilingExceeded && c.Errors == 0
+}
+
+// String is "OK", or "FAIL: " and what the check found wrong, with the
+// first error: the one description of a check every report and gate uses.
+func (c Check) String() string {
+	if c.OK() {
+		return "OK"
+	}
+	var parts []string
+	plural := func(n int, one string) {
+		if n == 1 {
+			parts = append(parts, "1 "+one)
+		} else if n > 1 {
+			parts = append(parts, fmt.Sprintf("%d %ss", n, one))
+		}
+	}
+	plural(c.Duplicates, "duplicate")
+	plural(c.OrderViolations, "order violation")
+	if c.CeilingExceeded {
+		parts = append(parts, fmt.Sprintf("ceiling exceeded (%d in one tick on one node)", c.MaxPerTickNode))
+	}
+	plural(c.Errors, "error")
+	s := "FAIL: " + strings.Join(parts, ", ")
+	if c.FirstError != "" {
+		s += " (first: " + c.FirstError + ")"
+	}
+	return s
+}
+
+// Failure names a failed check for Run.Failures: the subject, where in
+// the run it failed (e.g. "burst via NextID", "saturate x4"), out of how
+// many IDs, and the check itself.
+func (c Check) Failure(subject, where string) string {
+	return fmt.Sprintf("%s (%s): %d IDs: %s", subject, where, c.IDs, c)
+}
+
+// BurstResult is one subject's fan-out bursts: G goroutines released
+// together ask for N IDs in all, R times.
+type BurstResult struct {
+	Subject    string `json:"subject"`
+	Via        string `json:"via"` // "NextID" (one call per ID) or "NextIDs" (one batch per goroutine)
+	Goroutines int    `json:"goroutines"`
+	IDs        int    `json:"ids"`
+	Repeats    int    `json:"repeats"`
+	// MakespanNs is each repeat's time from the release to the last ID.
+	MakespanNs []int64 `json:"makespan_ns"`
+	// Ticks is each repeat's count of distinct ticks its IDs carry;
+	// FloorTicks the fewest the layout allows (0 where it has no ceiling).
+	Ticks      []int `json:"ticks"`
+	FloorTicks int   `json:"floor_ticks,omitempty"`
+	// LeadNs is each repeat's lead at the end: the newest embedded
+	// timestamp minus the wall clock (positive when IDs run ahead).
+	LeadNs     []int64    `json:"lead_ns"`
+	IDsPerSec  float64    `json:"ids_per_sec"` // N / median makespan
+	Latency    Latency    `json:"latency"`     // per call
+	Contention Contention `json:"contention"`
+	Events     Events     `json:"counters"`
+	Check      Check      `json:"check"`
+}
+
+// SaturateResult is one subject at one goroutine count of the saturate sweep.
+type SaturateResult struct {
+	Subject    string        `json:"subject"`
+	Goroutines int           `json:"goroutines"`
+	Duration   time.Duration `json:"duration_ns"`
+	// Samples is IDs/s per repeat; IDsPerSec their median.
+	Samples    []float64  `json:"samples"`
+	IDsPerSec  float64    `json:"ids_per_sec"`
+	CeilingPct float64    `json:"ceiling_pct,omitempty"`
+	LeadNs     int64      `json:"lead_ns"`
+	Latency    Latency    `json:"latency"`
+	Contention Contention `json:"contention"`
+	Check      Check      `json:"check"`
+}
+
+// SteadyResult is one subject driven open-loop at a target rate, latency
+// measured from each call's intended start so that a stall is not hidden.
+type SteadyResult struct {
+	Subject    string        `json:"subject"`
+	TargetRate float64       `json:"target_per_sec"`
+	Achieved   float64       `json:"achieved_per_sec"`
+	Duration   time.Duration `json:"duration_ns"`
+	Latency    Latency       `json:"latency"`
+	Check      Check         `json:"check"`
+}

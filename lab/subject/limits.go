@@ -1,0 +1,98 @@
+package subject
+
+import (
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/clocksrc"
+	"github.com/snowlab/snowlab/internal/benchgen/limit"
+)
+
+// The physical-limit subjects' names. Every other subject names the one
+// it is read against in Subject.Limit.
+const (
+	// LimitClockCAS reads the default clock and moves one shared word
+	// with a compare-and-swap: the least a generator on one word can do.
+	LimitClockCAS = "limit/clock+cas"
+	// LimitPerP does the same on the calling P's own word: the least a
+	// sharded generator can do.
+	LimitPerP = "limit/per-p"
+)
+
+// Limits returns the physical-limit subjects: the loop bodies of
+// internal/benchgen/limit (a clock read, then one compare-and-swap moving
+// a padded word to max(old+1, now)) run as subjects, so that each
+// generator's figures in a run can be read as a ratio to what the host
+// can do at all. Their IDs are nanoseconds since Limits was called
+// (shifted left by limit.ShardBits, the word's index in the low bits, for
+// limit/per-p): unique and increasing per word, so the lab's checks hold
+// for them; they promise no tick ceiling.
+func Limits() []Subject {
+	clock := clocksrc.Default()
+	epoch := clock.UnixNano()
+	now := func() uint64 { return uint64(max(clock.UnixNano()-epoch, 0)) }
+	at := func(ns uint64) time.Time { return time.Unix(0, epoch+int64(ns)) }
+	subject := func(name, note string) Subject {
+		return Subject{Name: name, Library: "github.com/snowlab/snowlab/internal/benchgen/limit",
+			Physical: true, Nodes: 1, Note: note}
+	}
+
+	word := subject(LimitClockCAS, "not a generator: the default clock read and one compare-and-swap on one padded word per ID, "+
+		"with no sequence logic; every single-word generator's saturate IDs/s is read against it")
+	word.Order = OrderCaller
+	word.Decode = func(id ID) (time.Time, int) { return at(id.Lo), -1 }
+	word.New = func() (Minter, error) {
+		m := &limitMinter{w: new(limit.Word)}
+		m.next = func() uint64 {
+			v, lost := m.w.Advance(now())
+			m.count(lost)
+			return v
+		}
+		return m, nil
+	}
+
+	perP := subject(LimitPerP, "not a generator: the default clock read and one compare-and-swap on the calling P's padded word "+
+		"(picked by procPin) per ID; every sharded generator's saturate IDs/s is read against it")
+	perP.Order = OrderShard
+	perP.Decode = func(id ID) (time.Time, int) { return at(limit.Value(id.Lo)), limit.Shard(id.Lo) }
+	perP.New = func() (Minter, error) {
+		m := &limitMinter{p: limit.NewPerP(runtime.GOMAXPROCS(0))}
+		m.next = func() uint64 {
+			v, _, lost := m.p.Advance(now())
+			m.count(lost)
+			return v
+		}
+		return m, nil
+	}
+	return []Subject{word, perP}
+}
+
+// limitMinter is one instance of a limit subject. Lost compare-and-swaps
+// are counted on a word of their own, and only when there are any, so
+// that counting adds nothing to the uncontended loop.
+type limitMinter struct {
+	w    *limit.Word
+	p    *limit.PerP
+	next func() uint64
+	lost struct {
+		_ [limit.CacheLine]byte
+		n atomic.Uint64
+		_ [limit.CacheLine]byte
+	}
+}
+
+func (m *limitMinter) count(lost int) {
+	if lost > 0 {
+		m.lost.n.Add(uint64(lost))
+	}
+}
+
+func (m *limitMinter) Next() (ID, error) { return ID{Lo: m.next()}, nil }
+
+// ShardOf names the word an ID of limit/per-p came from.
+func (m *limitMinter) ShardOf(id ID) int { return limit.Shard(id.Lo) }
+
+// Stats reports the compare-and-swaps lost, as CASRetries.
+func (m *limitMinter) Stats() snowlab.Stats { return snowlab.Stats{CASRetries: m.lost.n.Load()} }

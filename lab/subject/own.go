@@ -1,0 +1,109 @@
+package subject
+
+import (
+	"runtime"
+	"time"
+	"unsafe"
+
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/atomicgen"
+	"github.com/snowlab/snowlab/mutexgen"
+	"github.com/snowlab/snowlab/shardedgen"
+)
+
+// Own returns snowlab's generators as subjects: mutexgen and atomicgen
+// under both policies, and shardedgen in both modes under both policies,
+// sharded over GOMAXPROCS as it is now. node is the first node id used.
+func Own(node int) []Subject { return OwnWith(snowlab.Config{Node: node}) }
+
+// OwnWith is Own with every generator built from base (its Node, Fence and
+// Clock; Policy is set per subject): the way to measure generators minting
+// under a nodeid lease, whose range must hold GOMAXPROCS ids for the
+// node-per-shard subjects.
+func OwnWith(base snowlab.Config) []Subject {
+	l := snowlab.DefaultLayout
+	shards := runtime.GOMAXPROCS(0)
+	decode := func(id ID) (time.Time, int) {
+		p := l.Decode(snowlab.ID(id.Lo))
+		return p.Time, p.Node
+	}
+	subject := func(name string, p snowlab.Policy) Subject {
+		return Subject{
+			Name: name, Library: "github.com/snowlab/snowlab",
+			Strict: p == snowlab.Strict, Order: OrderCaller,
+			Nodes: 1, PerTick: l.MaxSeq() + 1, Tick: l.Unit, Decode: decode, Batch: true,
+			Limit: LimitClockCAS,
+		}
+	}
+	var out []Subject
+	for _, p := range []snowlab.Policy{snowlab.Strict, snowlab.Monotonic} {
+		cfg := base
+		cfg.Policy = p
+		s := subject("mutexgen/"+p.String(), p)
+		s.New = func() (Minter, error) {
+			g, err := mutexgen.New(cfg)
+			return own{g}, err
+		}
+		out = append(out, s)
+		s = subject("atomicgen/"+p.String(), p)
+		s.New = func() (Minter, error) {
+			g, err := atomicgen.New(cfg)
+			return own{g}, err
+		}
+		out = append(out, s)
+	}
+	for _, m := range []shardedgen.Mode{shardedgen.NodePerShard, shardedgen.SplitSequence} {
+		for _, p := range []snowlab.Policy{snowlab.Strict, snowlab.Monotonic} {
+			cfg := shardedgen.Config{Config: base, Shards: shards, Mode: m}
+			cfg.Policy = p
+			s := subject("shardedgen/"+m.String()+"/"+p.String(), p)
+			s.Order = OrderShard
+			s.Limit = LimitPerP
+			if m == shardedgen.NodePerShard {
+				s.Nodes = shards
+			}
+			s.New = func() (Minter, error) {
+				g, err := shardedgen.New(cfg)
+				return sharded{own{g}, g}, err
+			}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// own adapts a snowlab.Generator to Minter.
+type own struct{ g snowlab.Generator }
+
+func (o own) Next() (ID, error) {
+	id, err := o.g.NextID()
+	return ID{Lo: uint64(id)}, err
+}
+
+// Fill asks the generator for the whole batch in one NextIDs call, written
+// into the first half of dst's memory and then widened in place, back to
+// front, so the batch costs no allocation and no extra calls.
+func (o own) Fill(dst []ID) (int, error) {
+	if len(dst) == 0 {
+		return 0, nil
+	}
+	raw := unsafe.Slice((*snowlab.ID)(unsafe.Pointer(&dst[0])), len(dst))
+	n, err := o.g.NextIDs(raw)
+	// dst[i] covers raw[2i] and raw[2i+1]: going down from the end, those
+	// have always been read already (2i >= i), and raw[i] is read before
+	// dst[i] is written.
+	for i := n - 1; i >= 0; i-- {
+		v := raw[i]
+		dst[i] = ID{Lo: uint64(v)}
+	}
+	return n, err
+}
+
+func (o own) Stats() snowlab.Stats { return o.g.Stats() }
+
+type sharded struct {
+	own
+	g *shardedgen.Generator
+}
+
+func (s sharded) ShardOf(id ID) int { return s.g.ShardOf(snowlab.ID(id.Lo)) }

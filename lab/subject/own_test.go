@@ -1,0 +1,83 @@
+package subject
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/snowlab/snowlab"
+)
+
+func byName(t *testing.T, name string) Subject {
+	t.Helper()
+	for _, s := range Own(1) {
+		if s.Name == name {
+			return s
+		}
+	}
+	t.Fatalf("no subject %q", name)
+	return Subject{}
+}
+
+func TestOwnSubjects(t *testing.T) {
+	subs := Own(1)
+	require.Len(t, subs, 8)
+	names := map[string]bool{}
+	for _, s := range subs {
+		assert.False(t, names[s.Name], "duplicate name %s", s.Name)
+		names[s.Name] = true
+		m, err := s.New()
+		require.NoError(t, err, s.Name)
+		id, err := m.Next()
+		require.NoError(t, err, s.Name)
+		tm, node := s.Decode(id)
+		assert.WithinDuration(t, time.Now(), tm, 2*time.Second, s.Name)
+		assert.GreaterOrEqual(t, node, 1, s.Name)
+	}
+}
+
+// TestFillWidensInPlace: the batch path's in-place widening keeps every ID
+// and its order, for sizes around the edges of the trick.
+func TestFillWidensInPlace(t *testing.T) {
+	s := byName(t, "atomicgen/monotonic")
+	m, err := s.New()
+	require.NoError(t, err)
+	for _, n := range []int{0, 1, 2, 3, 4096, 10_001} {
+		dst := make([]ID, n)
+		got, err := Fill(m, dst)
+		require.NoError(t, err)
+		require.Equal(t, n, got)
+		for i := 1; i < n; i++ {
+			require.True(t, dst[i-1].Less(dst[i]), "n=%d i=%d", n, i)
+			require.Zero(t, dst[i].Hi)
+		}
+	}
+}
+
+// counting is a Minter with only Next: Fill loops it, Stats is zero.
+type counting struct{ n uint64 }
+
+func (c *counting) Next() (ID, error) { c.n++; return ID{Lo: c.n}, nil }
+
+// TestOptionalInterfaces: Fill and Stats use a minter's batch call and
+// counts where it has them, and fall back where it does not.
+func TestOptionalInterfaces(t *testing.T) {
+	c := &counting{}
+	dst := make([]ID, 5)
+	n, err := Fill(c, dst)
+	require.NoError(t, err)
+	assert.Equal(t, 5, n)
+	assert.Equal(t, []ID{{Lo: 1}, {Lo: 2}, {Lo: 3}, {Lo: 4}, {Lo: 5}}, dst)
+	assert.Equal(t, snowlab.Stats{}, Stats(c))
+
+	s := byName(t, "atomicgen/strict")
+	m, err := s.New()
+	require.NoError(t, err)
+	_, ok := m.(Filler)
+	assert.True(t, ok, "own generators have a batch call")
+	assert.True(t, s.Batch)
+	_, ok = m.(StatsReporter)
+	assert.True(t, ok, "own generators count their slow paths")
+}

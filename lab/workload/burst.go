@@ -1,0 +1,165 @@
+package workload
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/snowlab/snowlab/internal/mono"
+	"github.com/snowlab/snowlab/lab/internal/stats"
+	"github.com/snowlab/snowlab/lab/perfevent"
+	"github.com/snowlab/snowlab/lab/result"
+	"github.com/snowlab/snowlab/lab/subject"
+)
+
+// BurstConfig shapes a fan-out burst: Goroutines released together ask for
+// IDs in all, Repeats times with Pause between.
+type BurstConfig struct {
+	IDs        int           // IDs per burst; 0 is DefaultBurstIDs
+	Goroutines int           // 0 is DefaultBurstGoroutines
+	Repeats    int           // 0 is DefaultBurstRepeats
+	Pause      time.Duration // 0 is DefaultBurstPause
+	// Batch asks for each goroutine's share with one Fill (NextIDs) call
+	// instead of one Next call per ID.
+	Batch bool
+}
+
+func (c BurstConfig) withDefaults() BurstConfig {
+	c.IDs = cmp.Or(c.IDs, DefaultBurstIDs)
+	c.Goroutines = min(cmp.Or(c.Goroutines, DefaultBurstGoroutines), c.IDs)
+	c.Repeats = cmp.Or(c.Repeats, DefaultBurstRepeats)
+	c.Pause = cmp.Or(c.Pause, DefaultBurstPause)
+	return c
+}
+
+// Burst fires cfg.Repeats bursts at a fresh instance of s each time and
+// reports makespan, ticks spanned, lead, per-call latency, contention and
+// event counts, and the correctness check over every ID issued.
+func Burst(s subject.Subject, cfg BurstConfig, ev *perfevent.Counter) (result.BurstResult, error) {
+	if err := cfg.Validate(); err != nil {
+		return result.BurstResult{Subject: s.Name}, err
+	}
+	cfg = cfg.withDefaults()
+	via := "NextID"
+	if cfg.Batch {
+		via = "NextIDs"
+	}
+	res := result.BurstResult{Subject: s.Name, Via: via, Goroutines: cfg.Goroutines, IDs: cfg.IDs, Repeats: cfg.Repeats}
+	if s.Strict && s.PerTick > 0 {
+		res.FloorTicks = int(math.Ceil(float64(cfg.IDs) / float64(s.PerTick*max(s.Nodes, 1))))
+	}
+	streams := make([][]subject.ID, cfg.Goroutines)
+	for i := range streams {
+		streams[i] = make([]subject.ID, share(cfg.IDs, cfg.Goroutines, i))
+	}
+	recs := make([]*Recorder, cfg.Goroutines)
+	for i := range recs {
+		recs[i] = NewRecorder()
+	}
+	var issued int
+	meter := startContention()
+	if ev != nil {
+		ev.Start()
+	}
+	for r := 0; r < cfg.Repeats; r++ {
+		if r > 0 {
+			time.Sleep(cfg.Pause)
+		}
+		m, err := s.New()
+		if err != nil {
+			return res, fmt.Errorf("%s: %w", s.Name, err)
+		}
+		ends := make([]int64, cfg.Goroutines)
+		errs := make([]error, cfg.Goroutines)
+		t0 := fanOut(cfg.Goroutines, nil, func(i int, _ int64) {
+			ids, rec := streams[i], recs[i]
+			if cfg.Batch {
+				t := mono.Now()
+				n, err := subject.Fill(m, ids)
+				rec.Record(mono.Now() - t)
+				streams[i], errs[i] = ids[:n], err
+			} else {
+				for k := range ids {
+					t := mono.Now()
+					id, err := m.Next()
+					rec.Record(mono.Now() - t)
+					if err != nil {
+						streams[i], errs[i] = ids[:k], err
+						break
+					}
+					ids[k] = id
+				}
+			}
+			ends[i] = mono.Now()
+		})
+		wall := time.Now()
+		res.MakespanNs = append(res.MakespanNs, slices.Max(ends)-t0)
+
+		meter.add(subject.Stats(m))
+
+		newest, ticks := timeSpan(streams, s)
+		res.Ticks = append(res.Ticks, ticks)
+		res.LeadNs = append(res.LeadNs, newest.Sub(wall).Nanoseconds())
+
+		nerr, first := failures(errs)
+		c := checker{s, m}.check(streams, nerr, first)
+		issued += c.IDs
+		res.Check = mergeChecks(res.Check, c)
+		for i := range streams {
+			streams[i] = streams[i][:cap(streams[i])]
+		}
+	}
+	if ev != nil {
+		res.Events = ev.Stop(issued)
+	}
+	res.Contention = meter.finish(issued)
+	res.Latency = Merge(recs)
+	if med := stats.Median(res.MakespanNs); med > 0 {
+		res.IDsPerSec = float64(cfg.IDs) / (float64(med) / 1e9)
+	}
+	return res, nil
+}
+
+// share is goroutine i's part of n split g ways.
+func share(n, g, i int) int {
+	s := n / g
+	if i < n%g {
+		s++
+	}
+	return s
+}
+
+// timeSpan returns the newest embedded time among the IDs and how many
+// distinct ticks they carry (1 ms ticks for formats without a tick).
+func timeSpan(streams [][]subject.ID, s subject.Subject) (newest time.Time, ticks int) {
+	tick := s.Tick
+	if tick <= 0 {
+		tick = time.Millisecond
+	}
+	seen := map[int64]struct{}{}
+	for _, ids := range streams {
+		for _, id := range ids {
+			t, _ := s.Decode(id)
+			if t.After(newest) {
+				newest = t
+			}
+			seen[t.UnixNano()/int64(tick)] = struct{}{}
+		}
+	}
+	return newest, len(seen)
+}
+
+func mergeChecks(a, b result.Check) result.Check {
+	a.IDs += b.IDs
+	a.Duplicates += b.Duplicates
+	a.OrderViolations += b.OrderViolations
+	a.MaxPerTickNode = max(a.MaxPerTickNode, b.MaxPerTickNode)
+	a.CeilingExceeded = a.CeilingExceeded || b.CeilingExceeded
+	a.Errors += b.Errors
+	if a.FirstError == "" {
+		a.FirstError = b.FirstError
+	}
+	return a
+}

@@ -1,0 +1,159 @@
+package workload
+
+import (
+	"container/heap"
+	"slices"
+	"time"
+
+	"github.com/snowlab/snowlab/lab/result"
+	"github.com/snowlab/snowlab/lab/subject"
+)
+
+// checker verifies what a subject promised about the IDs one run issued:
+// every ID unique; each goroutine's IDs increasing (per shard, for sharded
+// generators) where the subject promises order; and, for strict
+// generators, no more IDs in one tick for one node than the layout's
+// sequence space.
+type checker struct {
+	s subject.Subject
+	m subject.Minter
+}
+
+// check examines streams, one per goroutine in the order it received them.
+// errs counts calls that failed and first is the first failure.
+func (c checker) check(streams [][]subject.ID, errs int, first error) result.Check {
+	res := result.Check{Errors: errs}
+	if first != nil {
+		res.FirstError = first.Error()
+	}
+	sorted := true
+	for _, ids := range streams {
+		res.IDs += len(ids)
+		res.OrderViolations += c.orderViolations(ids)
+		if !isIncreasing(ids) {
+			sorted = false
+		}
+	}
+	var merged []subject.ID
+	if sorted {
+		merged = mergeSorted(streams, res.IDs)
+	} else {
+		merged = make([]subject.ID, 0, res.IDs)
+		for _, ids := range streams {
+			merged = append(merged, ids...)
+		}
+		slices.SortFunc(merged, func(a, b subject.ID) int {
+			switch {
+			case a.Less(b):
+				return -1
+			case b.Less(a):
+				return 1
+			}
+			return 0
+		})
+	}
+	for i := 1; i < len(merged); i++ {
+		if merged[i] == merged[i-1] {
+			res.Duplicates++
+		}
+	}
+	if c.s.Strict && c.s.PerTick > 0 {
+		res.MaxPerTickNode = maxPerTickNode(merged, c.s.Decode, c.s.Tick)
+		res.CeilingExceeded = res.MaxPerTickNode > c.s.PerTick
+	}
+	return res
+}
+
+func (c checker) orderViolations(ids []subject.ID) int {
+	switch c.s.Order {
+	case subject.OrderCaller:
+		n := 0
+		for i := 1; i < len(ids); i++ {
+			if !ids[i-1].Less(ids[i]) {
+				n++
+			}
+		}
+		return n
+	case subject.OrderShard:
+		sh, ok := c.m.(subject.Sharder)
+		if !ok {
+			return 0
+		}
+		last := map[int]subject.ID{}
+		n := 0
+		for _, id := range ids {
+			k := sh.ShardOf(id)
+			if prev, seen := last[k]; seen && !prev.Less(id) {
+				n++
+			}
+			last[k] = id
+		}
+		return n
+	}
+	return 0
+}
+
+func isIncreasing(ids []subject.ID) bool {
+	for i := 1; i < len(ids); i++ {
+		if !ids[i-1].Less(ids[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// mergeSorted merges increasing streams into one sorted slice in
+// O(n log k), far cheaper than sorting millions of IDs again.
+func mergeSorted(streams [][]subject.ID, total int) []subject.ID {
+	out := make([]subject.ID, 0, total)
+	h := &streamHeap{}
+	for _, s := range streams {
+		if len(s) > 0 {
+			*h = append(*h, s)
+		}
+	}
+	heap.Init(h)
+	for h.Len() > 0 {
+		s := (*h)[0]
+		out = append(out, s[0])
+		if len(s) == 1 {
+			heap.Pop(h)
+			continue
+		}
+		(*h)[0] = s[1:]
+		heap.Fix(h, 0)
+	}
+	return out
+}
+
+type streamHeap [][]subject.ID
+
+func (h streamHeap) Len() int           { return len(h) }
+func (h streamHeap) Less(i, j int) bool { return h[i][0].Less(h[j][0]) }
+func (h streamHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *streamHeap) Push(x any)        { *h = append(*h, x.([]subject.ID)) }
+func (h *streamHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// maxPerTickNode counts IDs per (tick, node) over sorted IDs, where a
+// Snowflake layout puts each (tick, node) in one contiguous run.
+func maxPerTickNode(sorted []subject.ID, decode func(subject.ID) (time.Time, int), tick time.Duration) int {
+	best, run := 0, 0
+	var lastT time.Time
+	lastN := -2
+	for _, id := range sorted {
+		t, n := decode(id)
+		t = t.Truncate(tick)
+		if n == lastN && t.Equal(lastT) {
+			run++
+		} else {
+			run, lastT, lastN = 1, t, n
+		}
+		best = max(best, run)
+	}
+	return best
+}

@@ -1,0 +1,102 @@
+package workload
+
+import (
+	"cmp"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"github.com/snowlab/snowlab/internal/mono"
+	"github.com/snowlab/snowlab/lab/result"
+	"github.com/snowlab/snowlab/lab/subject"
+)
+
+// SteadyConfig shapes the open-loop workload: calls scheduled at Rate per
+// second for Duration, served by Workers goroutines.
+type SteadyConfig struct {
+	Rate     float64       // calls per second; 0 is DefaultSteadyRate
+	Duration time.Duration // 0 is DefaultSteadyDuration
+	Workers  int           // 0 is GOMAXPROCS
+}
+
+func (c SteadyConfig) withDefaults() SteadyConfig {
+	c.Rate = cmp.Or(c.Rate, DefaultSteadyRate)
+	c.Duration = cmp.Or(c.Duration, DefaultSteadyDuration)
+	c.Workers = cmp.Or(c.Workers, runtime.GOMAXPROCS(0))
+	return c
+}
+
+// Steady drives s open-loop: call i is due at start + i/Rate whether or not
+// earlier calls have returned, and its latency is measured from when it was
+// due, not from when a worker got to it. A generator that stalls for a
+// millisecond therefore shows the whole backlog it caused in the tail,
+// instead of the one slow call a closed loop would record (coordinated
+// omission).
+func Steady(s subject.Subject, cfg SteadyConfig) (result.SteadyResult, error) {
+	if err := cfg.Validate(); err != nil {
+		return result.SteadyResult{Subject: s.Name}, err
+	}
+	cfg = cfg.withDefaults()
+	res := result.SteadyResult{Subject: s.Name, TargetRate: cfg.Rate, Duration: cfg.Duration}
+	total := int64(cfg.Rate * cfg.Duration.Seconds())
+	m, err := s.New()
+	if err != nil {
+		return res, fmt.Errorf("%s: %w", s.Name, err)
+	}
+	interval := float64(time.Second) / cfg.Rate
+	streams := make([][]subject.ID, cfg.Workers)
+	recs := make([]*Recorder, cfg.Workers)
+	errs := make([]error, cfg.Workers)
+	for i := range streams {
+		streams[i] = make([]subject.ID, 0, total/int64(cfg.Workers)+1)
+		recs[i] = NewRecorder()
+	}
+	var nextCall atomic.Int64
+	t0 := fanOut(cfg.Workers, nil, func(w int, t0 int64) {
+		ids, rec := streams[w], recs[w]
+		for {
+			i := nextCall.Add(1) - 1
+			if i >= total {
+				break
+			}
+			due := t0 + int64(float64(i)*interval)
+			waitUntil(due)
+			id, err := m.Next()
+			rec.Record(mono.Now() - due)
+			if err != nil {
+				errs[w] = err
+				break
+			}
+			ids = append(ids, id)
+		}
+		streams[w] = ids
+	})
+	elapsed := mono.Now() - t0
+	n := 0
+	for i := range streams {
+		n += len(streams[i])
+	}
+	nerr, first := failures(errs)
+	res.Achieved = float64(n) / (float64(elapsed) / 1e9)
+	res.Latency = Merge(recs)
+	res.Check = checker{s, m}.check(streams, nerr, first)
+	return res, nil
+}
+
+// waitUntil returns at monotonic time due: sleeping while it is far, then
+// yielding, so a worker neither oversleeps a due call nor burns a core
+// waiting for one long in the future.
+func waitUntil(due int64) {
+	for {
+		d := due - mono.Now()
+		switch {
+		case d <= 0:
+			return
+		case d > 2*int64(time.Millisecond):
+			time.Sleep(time.Duration(d) - time.Millisecond)
+		default:
+			runtime.Gosched()
+		}
+	}
+}

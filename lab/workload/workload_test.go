@@ -1,0 +1,181 @@
+package workload
+
+import (
+	"errors"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/snowlab/snowlab/lab/internal/fixture"
+	"github.com/snowlab/snowlab/lab/subject"
+)
+
+func ownSubject(t *testing.T, name string) subject.Subject {
+	t.Helper()
+	for _, s := range subject.Own(1) {
+		if s.Name == name {
+			return s
+		}
+	}
+	t.Fatalf("no subject %q", name)
+	return subject.Subject{}
+}
+
+func TestBurstOwn(t *testing.T) {
+	for _, name := range []string{"mutexgen/strict", "atomicgen/monotonic", "shardedgen/node-per-shard/strict"} {
+		for _, batch := range []bool{false, true} {
+			s := ownSubject(t, name)
+			r, err := Burst(s, BurstConfig{IDs: 20_000, Goroutines: 8, Repeats: 2, Pause: time.Millisecond, Batch: batch}, nil)
+			require.NoError(t, err)
+			assert.True(t, r.Check.OK(), "%s: %+v", name, r.Check)
+			assert.Equal(t, 40_000, r.Check.IDs)
+			assert.Len(t, r.MakespanNs, 2)
+			assert.Len(t, r.Ticks, 2)
+			assert.Positive(t, r.IDsPerSec)
+			if s.Strict {
+				assert.Equal(t, (20_000+4096*s.Nodes-1)/(4096*s.Nodes), r.FloorTicks)
+				for _, ticks := range r.Ticks {
+					assert.GreaterOrEqual(t, ticks, r.FloorTicks, "a strict generator cannot beat the floor")
+				}
+				assert.LessOrEqual(t, r.Check.MaxPerTickNode, 4096)
+			}
+			if batch {
+				assert.Equal(t, int64(16), r.Latency.Count, "one latency per batch call")
+			} else {
+				assert.Equal(t, int64(40_000), r.Latency.Count)
+			}
+		}
+	}
+}
+
+func TestSaturateOwn(t *testing.T) {
+	s := ownSubject(t, "atomicgen/strict")
+	r, err := Saturate(s, 2, SaturateConfig{Duration: 20 * time.Millisecond, Repeats: 2})
+	require.NoError(t, err)
+	assert.True(t, r.Check.OK(), "%+v", r.Check)
+	assert.Len(t, r.Samples, 2)
+	assert.Positive(t, r.IDsPerSec)
+	assert.Positive(t, r.CeilingPct)
+	assert.Positive(t, r.Latency.Count)
+}
+
+func TestSteadyOwn(t *testing.T) {
+	s := ownSubject(t, "shardedgen/split-sequence/monotonic")
+	r, err := Steady(s, SteadyConfig{Rate: 100_000, Duration: 50 * time.Millisecond, Workers: 2})
+	require.NoError(t, err)
+	assert.True(t, r.Check.OK(), "%+v", r.Check)
+	assert.Equal(t, 5000, r.Check.IDs)
+	assert.Positive(t, r.Achieved)
+}
+
+// TestChecksCatchDuplicates: every workload finds a generator's duplicates.
+func TestChecksCatchDuplicates(t *testing.T) {
+	s := fixture.Duplicating()
+	b, err := Burst(s, BurstConfig{IDs: 1000, Goroutines: 4, Repeats: 1}, nil)
+	require.NoError(t, err)
+	assert.Positive(t, b.Check.Duplicates)
+	sat, err := Saturate(s, 2, SaturateConfig{Duration: 5 * time.Millisecond, Repeats: 1})
+	require.NoError(t, err)
+	assert.Positive(t, sat.Check.Duplicates)
+
+}
+
+func TestCheckOrderAndCeiling(t *testing.T) {
+	s := subject.Subject{Name: "x", Strict: true, Order: subject.OrderCaller, PerTick: 2, Tick: time.Millisecond,
+		Decode: func(id subject.ID) (time.Time, int) { return time.UnixMilli(int64(id.Lo >> 8)), int(id.Lo>>4) & 15 }}
+	c := checker{s: s}.check([][]subject.ID{
+		{{Lo: 1<<8 | 1<<4 | 0}, {Lo: 1<<8 | 1<<4 | 1}, {Lo: 1<<8 | 1<<4 | 2}}, // 3 in one tick: over 2
+		{{Lo: 5 << 8}, {Lo: 4 << 8}},                                          // decreasing
+	}, 1, errors.New("boom"))
+	assert.Equal(t, 5, c.IDs)
+	assert.Equal(t, 1, c.OrderViolations)
+	assert.Zero(t, c.Duplicates)
+	assert.Equal(t, 3, c.MaxPerTickNode)
+	assert.True(t, c.CeilingExceeded)
+	assert.Equal(t, "boom", c.FirstError)
+	assert.False(t, c.OK())
+}
+
+func TestSweep(t *testing.T) {
+	assert.Equal(t, []int{1}, Sweep(1))
+	assert.Equal(t, []int{1, 2, 4}, Sweep(4))
+	assert.Equal(t, []int{1, 2, 4, 6}, Sweep(6))
+}
+
+// TestZeroConfigTakesDefaults: a Suite built with zero configurations runs
+// what loadgen's flags run by default (the exported Default constants).
+func TestZeroConfigTakesDefaults(t *testing.T) {
+	b := BurstConfig{}.withDefaults()
+	assert.Equal(t, BurstConfig{IDs: DefaultBurstIDs, Goroutines: DefaultBurstGoroutines,
+		Repeats: DefaultBurstRepeats, Pause: DefaultBurstPause}, b)
+	s := SaturateConfig{}.withDefaults()
+	assert.Equal(t, DefaultSaturateDuration, s.Duration)
+	assert.Equal(t, DefaultSaturateRepeats, s.Repeats)
+	st := SteadyConfig{}.withDefaults()
+	assert.Equal(t, DefaultSteadyRate, st.Rate)
+	assert.Equal(t, DefaultSteadyDuration, st.Duration)
+}
+
+// TestConfigOutOfRange: every workload refuses, before allocating, a
+// configuration that would not fit in memory or makes no sense, with an
+// error naming the value.
+func TestConfigOutOfRange(t *testing.T) {
+	s := ownSubject(t, "atomicgen/strict")
+	for _, tc := range []struct {
+		run  func() error
+		want string
+	}{
+		{func() error { _, err := Burst(s, BurstConfig{IDs: math.MaxInt}, nil); return err }, "9223372036854775807"},
+		{func() error { _, err := Burst(s, BurstConfig{IDs: -1}, nil); return err }, "-1"},
+		{func() error { _, err := Burst(s, BurstConfig{Goroutines: 1 << 40}, nil); return err }, "1099511627776"},
+		{func() error { _, err := Burst(s, BurstConfig{Pause: -time.Second}, nil); return err }, "-1s"},
+		{func() error { _, err := Saturate(s, 1, SaturateConfig{Duration: -time.Second}); return err }, "-1s"},
+		{func() error { _, err := Saturate(s, math.MaxInt, SaturateConfig{}); return err }, "9223372036854775807"},
+		{func() error { _, err := Saturate(s, 0, SaturateConfig{}); return err }, "goroutines 0"},
+		{func() error { _, err := Saturate(s, 1, SaturateConfig{Goroutines: []int{0}}); return err }, "goroutines 0"},
+		{func() error { _, err := Steady(s, SteadyConfig{Rate: math.NaN()}); return err }, "NaN"},
+		{func() error { _, err := Steady(s, SteadyConfig{Rate: math.Inf(1)}); return err }, "+Inf"},
+		{func() error { _, err := Steady(s, SteadyConfig{Rate: 1e9, Duration: time.Minute}); return err }, "6e+10 calls"},
+		{func() error { _, err := Steady(s, SteadyConfig{Rate: 1, Duration: time.Millisecond}); return err }, "schedules no call"},
+	} {
+		err := tc.run()
+		assert.ErrorIs(t, err, ErrConfig, tc.want)
+		assert.ErrorContains(t, err, tc.want)
+	}
+}
+
+// TestLimitSubjects: the physical limits pass the same checks as any
+// generator in every workload (unique IDs, order per caller or per word),
+// and demand no tick ceiling.
+func TestLimitSubjects(t *testing.T) {
+	subs := subject.Limits()
+	require.Len(t, subs, 2)
+	for _, s := range subs {
+		assert.True(t, s.Physical, s.Name)
+		assert.False(t, s.Strict, s.Name)
+		assert.Zero(t, s.Ceiling(), s.Name)
+		b, err := Burst(s, BurstConfig{IDs: 20_000, Goroutines: 8, Repeats: 2, Pause: time.Millisecond}, nil)
+		require.NoError(t, err)
+		assert.True(t, b.Check.OK(), "%s: %+v", s.Name, b.Check)
+		sat, err := Saturate(s, 4, SaturateConfig{Duration: 20 * time.Millisecond, Repeats: 1})
+		require.NoError(t, err)
+		assert.True(t, sat.Check.OK(), "%s: %+v", s.Name, sat.Check)
+		assert.Positive(t, sat.IDsPerSec)
+		st, err := Steady(s, SteadyConfig{Rate: 100_000, Duration: 20 * time.Millisecond})
+		require.NoError(t, err)
+		assert.True(t, st.Check.OK(), "%s: %+v", s.Name, st.Check)
+		// The embedded time is the clock's.
+		m, err := s.New()
+		require.NoError(t, err)
+		id, err := m.Next()
+		require.NoError(t, err)
+		tm, _ := s.Decode(id)
+		assert.WithinDuration(t, time.Now(), tm, time.Second, s.Name)
+	}
+	for _, s := range subject.Own(1) {
+		assert.Contains(t, []string{subject.LimitClockCAS, subject.LimitPerP}, s.Limit, s.Name)
+	}
+}
