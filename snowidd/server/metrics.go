@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/snowidd/gen/snowlab/v1/snowlabv1connect"
 )
 
 // metrics are the server's Prometheus series. The generator's slow paths
@@ -101,25 +101,43 @@ func newMetrics(s *Server) *metrics {
 }
 
 // interceptor counts and times every IDService call that reached its
-// method.
+// method. The series of each method's answered calls are looked up once,
+// not per call.
 func (m *metrics) interceptor() connect.UnaryInterceptorFunc {
+	type series struct {
+		ok      prometheus.Counter
+		latency prometheus.Observer
+	}
+	known := map[string]series{}
+	for _, proc := range []string{
+		snowlabv1connect.IDServiceNextIDProcedure,
+		snowlabv1connect.IDServiceNextIDsProcedure,
+		snowlabv1connect.IDServiceDecodeProcedure,
+	} {
+		method := methodName(proc)
+		known[proc] = series{m.requests.WithLabelValues(method, "ok"), m.latency.WithLabelValues(method)}
+	}
 	return func(next connect.UnaryFunc) connect.UnaryFunc {
 		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
 			start := time.Now()
 			resp, err := next(ctx, req)
-			method := req.Spec().Procedure
-			method = method[strings.LastIndexByte(method, '/')+1:]
-			m.latency.WithLabelValues(method).Observe(time.Since(start).Seconds())
-			code := "ok"
-			if err != nil {
-				code = connect.CodeOf(err).String()
-				var ce *connect.Error
-				if !errors.As(err, &ce) {
-					code = connect.CodeUnknown.String()
-				}
+			proc := req.Spec().Procedure
+			s, ok := known[proc]
+			if !ok { // a method added to the proto but not to the list above
+				s = series{m.requests.WithLabelValues(methodName(proc), "ok"), m.latency.WithLabelValues(methodName(proc))}
 			}
-			m.requests.WithLabelValues(method, code).Inc()
+			s.latency.Observe(time.Since(start).Seconds())
+			if err == nil {
+				s.ok.Inc()
+			} else {
+				m.requests.WithLabelValues(methodName(proc), connect.CodeOf(err).String()).Inc()
+			}
 			return resp, err
 		}
 	}
+}
+
+// methodName is the last element of a procedure, "/snowlab.v1.IDService/NextID".
+func methodName(procedure string) string {
+	return procedure[strings.LastIndexByte(procedure, '/')+1:]
 }
