@@ -170,6 +170,11 @@ func (s *Server) routes() {
 	path, h := snowlabv1connect.NewIDServiceHandler(&idService{s},
 		connect.WithInterceptors(s.met.interceptor()),
 		connect.WithReadMaxBytes(s.cfg.MaxBodyBytes),
+		// Answers go uncompressed whatever the client accepts: gzip of a
+		// batch costs several times what minting and framing it does,
+		// and an ID service answers over a LAN. (A gzipped request is
+		// still read.)
+		connect.WithCompressMinBytes(math.MaxInt32),
 	)
 	s.mux.Handle(path, contentTypeGuard(h, s.met))
 	checker := &healthChecker{s}

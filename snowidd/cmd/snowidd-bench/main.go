@@ -42,8 +42,10 @@ func main() {
 	flag.Parse()
 
 	ctx := context.Background()
+	serverPID := 0
 	if *serverBin != "" {
-		url, stop, err := startServer(*serverBin, *serverCPUs, *serverProcs, *shards)
+		url, pid, stop, err := startServer(*serverBin, *serverCPUs, *serverProcs, *shards)
+		serverPID = pid
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "snowidd-bench:", err)
 			os.Exit(1)
@@ -68,8 +70,10 @@ func main() {
 			os.Exit(2)
 		}
 		load.Closed(ctx, calls, *callers, time.Second/2) // warm up connections and the server
+		cpu0 := cpuTime(serverPID)
 		r := load.Closed(ctx, calls, *callers, *d)
-		fmt.Printf("%-34s %12.0f req/s %14.0f IDs/s  errors %d%s\n", name, r.CallsPerSec(), r.IDsPerSec(), r.Errors, firstErr(r))
+		cpu := cpuTime(serverPID) - cpu0
+		fmt.Printf("%-34s %12.0f req/s %14.0f IDs/s  errors %d%s%s\n", name, r.CallsPerSec(), r.IDsPerSec(), r.Errors, perCore(cpu, r), firstErr(r))
 		return r
 	}
 	maxGRPC := run("grpc NextID (closed)", client.GRPC, 0)
@@ -100,8 +104,39 @@ func firstErr(r load.Result) string {
 
 var urlLine = regexp.MustCompile(`url=(http://\S+)`)
 
-// startServer runs bin on a free loopback port and returns its URL.
-func startServer(bin, cpus string, procs, shards int) (string, func(), error) {
+// perCore is the server's CPU time per call and what that makes per core:
+// a figure a host busy with other work disturbs far less than the rate.
+func perCore(cpu time.Duration, r load.Result) string {
+	if cpu <= 0 || r.Calls == 0 {
+		return ""
+	}
+	per := cpu / time.Duration(r.Calls)
+	return fmt.Sprintf("  server CPU %v/call = %.0f req/s, %.0f IDs/s per core", per,
+		float64(r.Calls)/cpu.Seconds(), float64(r.IDs)/cpu.Seconds())
+}
+
+// cpuTime is the user+system CPU time of process pid (0: none) from
+// /proc, in clock ticks of 10 ms.
+func cpuTime(pid int) time.Duration {
+	if pid == 0 {
+		return 0
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name (which may hold spaces), from field 3.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
+
+// startServer runs bin on a free loopback port and returns its URL and pid.
+func startServer(bin, cpus string, procs, shards int) (string, int, func(), error) {
 	args := []string{bin, "-listen", "127.0.0.1:0", "-lease", "static:1", "-shards", strconv.Itoa(shards)}
 	if cpus != "" {
 		args = append([]string{"taskset", "-c", cpus}, args...)
@@ -110,21 +145,21 @@ func startServer(bin, cpus string, procs, shards int) (string, func(), error) {
 	cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(procs))
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
-		return "", nil, err
+		return "", 0, nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return "", nil, err
+		return "", 0, nil, err
 	}
 	stop := func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }
 	sc := bufio.NewScanner(stderr)
 	for sc.Scan() {
 		if m := urlLine.FindStringSubmatch(sc.Text()); m != nil {
 			go func() { _, _ = io.Copy(io.Discard, stderr) }()
-			return m[1], stop, nil
+			return m[1], cmd.Process.Pid, stop, nil
 		}
 	}
 	stop()
-	return "", nil, fmt.Errorf("%s exited before serving", bin)
+	return "", 0, nil, fmt.Errorf("%s exited before serving", bin)
 }
 
 func cpuModel() string {
