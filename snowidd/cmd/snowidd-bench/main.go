@@ -1,8 +1,9 @@
 // Snowidd-bench measures a snowidd replica against the service's goals:
 // unbatched NextID req/s over gRPC and over Connect JSON (closed loops),
-// IDs/s for NextIDs batches, and open-loop p50/p99/p99.9 latency at half
-// the measured unbatched maximum. It prints what it measured with the host
-// it ran on; it asserts nothing.
+// IDs/s for NextIDs batches, one caller's rate beside its round trip, the
+// in-process generator for comparison, and open-loop p50/p99/p99.9
+// latency at half the measured unbatched maximum. It prints what it
+// measured with the host it ran on; it asserts nothing.
 //
 // With -server it starts the replica itself, held to the CPUs -server-cpus
 // names (taskset) and GOMAXPROCS=1 by default, on a static node id:
@@ -25,6 +26,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/atomicgen"
 	"github.com/snowlab/snowlab/snowidd/client"
 	"github.com/snowlab/snowlab/snowidd/internal/load"
 )
@@ -85,6 +88,28 @@ func main() {
 			os.Exit(2)
 		}
 		run(fmt.Sprintf("grpc NextIDs(%d) (closed)", b), client.GRPC, b)
+	}
+
+	// One caller, one call at a time: it cannot beat one call per round
+	// trip, whatever the server could do.
+	one, _ := load.Caller(*target, client.GRPC, 0, 1)
+	r1 := load.Closed(ctx, one, 1, *d)
+	fmt.Printf("%-34s %12.0f req/s = 1 / its mean round trip of %v\n", "grpc NextID, one caller (closed)",
+		r1.CallsPerSec(), (*d / time.Duration(max(r1.Calls, 1))).Round(time.Microsecond))
+
+	// The in-process generator beside the service, in this process.
+	gen, err := atomicgen.New(snowlab.Config{Node: 2})
+	if err == nil {
+		buf := make([]snowlab.ID, 1000)
+		start, ids := time.Now(), 0
+		for time.Since(start) < *d {
+			n, err := gen.NextIDs(buf)
+			if err != nil {
+				break
+			}
+			ids += n
+		}
+		fmt.Printf("%-34s %27.0f IDs/s\n", "in-process atomicgen NextIDs(1000)", float64(ids)/time.Since(start).Seconds())
 	}
 
 	rate := maxGRPC.CallsPerSec() / 2
