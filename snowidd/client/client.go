@@ -48,6 +48,21 @@ func (p Protocol) String() string {
 	return fmt.Sprintf("Protocol(%d)", int(p))
 }
 
+// Options are the connect client options that select p.
+func (p Protocol) Options() ([]connect.ClientOption, error) {
+	switch p {
+	case GRPC:
+		return []connect.ClientOption{connect.WithGRPC()}, nil
+	case Connect:
+		return nil, nil
+	case ConnectJSON:
+		return []connect.ClientOption{connect.WithProtoJSON()}, nil
+	case GRPCWeb:
+		return []connect.ClientOption{connect.WithGRPCWeb()}, nil
+	}
+	return nil, fmt.Errorf("snowidd client: unknown protocol %d", int(p))
+}
+
 // ParseProtocol reads a Protocol's String.
 func ParseProtocol(s string) (Protocol, error) {
 	for p := GRPC; p <= GRPCWeb; p++ {
@@ -103,17 +118,9 @@ func New(cfg Config) (*Client, error) {
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = H2CClient()
 	}
-	var opts []connect.ClientOption
-	switch cfg.Protocol {
-	case GRPC:
-		opts = append(opts, connect.WithGRPC())
-	case Connect:
-	case ConnectJSON:
-		opts = append(opts, connect.WithProtoJSON())
-	case GRPCWeb:
-		opts = append(opts, connect.WithGRPCWeb())
-	default:
-		return nil, fmt.Errorf("snowidd client: unknown protocol %d", int(cfg.Protocol))
+	opts, err := cfg.Protocol.Options()
+	if err != nil {
+		return nil, err
 	}
 	c := &Client{cfg: cfg}
 	for _, t := range cfg.Targets {

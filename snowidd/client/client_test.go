@@ -43,7 +43,7 @@ func newReplica(t *testing.T, node int, cfg snowlab.Config) *replica {
 		r.calls.Add(1)
 		srv.Handler().ServeHTTP(w, req)
 	}))
-	ts.Config.Protocols = server.NewHTTPServer("", nil).Protocols
+	ts.Config.Protocols = server.Protocols()
 	ts.Start()
 	t.Cleanup(ts.Close)
 	r.url = ts.URL
@@ -239,7 +239,7 @@ func TestAttemptTimeoutPassesAHungReplica(t *testing.T) {
 		case <-r.Context().Done():
 		}
 	}))
-	hung.Config.Protocols = server.NewHTTPServer("", nil).Protocols
+	hung.Config.Protocols = server.Protocols()
 	hung.Start()
 	t.Cleanup(hung.Close)
 	t.Cleanup(func() { close(release) })

@@ -19,7 +19,7 @@ func Example() {
 	gen, _ := atomicgen.New(snowlab.Config{Node: 42})
 	srv.Use(gen, nil, 42, 1)
 	ts := httptest.NewUnstartedServer(srv.Handler())
-	ts.Config.Protocols = server.NewHTTPServer("", nil).Protocols
+	ts.Config.Protocols = server.Protocols()
 	ts.Start()
 	defer ts.Close()
 

@@ -24,7 +24,7 @@ func TestBurstAgainstAReplica(t *testing.T) {
 	require.NoError(t, err)
 	srv.Use(g, nil, 3, 1)
 	ts := httptest.NewUnstartedServer(srv.Handler())
-	ts.Config.Protocols = server.NewHTTPServer("", nil).Protocols
+	ts.Config.Protocols = server.Protocols()
 	ts.Start()
 	defer ts.Close()
 

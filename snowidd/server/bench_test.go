@@ -13,7 +13,7 @@ import (
 // server share the CPUs): for profiles; snowidd-bench measures a separate
 // server process.
 func BenchmarkGRPC(b *testing.B) {
-	r := newRig(&testing.T{}, rigOpts{})
+	r := newRig(b, rigOpts{})
 	b.Run("NextID", func(b *testing.B) {
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {

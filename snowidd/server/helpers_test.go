@@ -16,6 +16,7 @@ import (
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/atomicgen"
 	"github.com/snowlab/snowlab/clocksrc"
+	"github.com/snowlab/snowlab/snowidd/client"
 	"github.com/snowlab/snowlab/snowidd/gen/snowlab/v1/snowlabv1connect"
 	"github.com/snowlab/snowlab/snowidd/server"
 )
@@ -81,7 +82,7 @@ func (l *fakeLease) Err() error {
 // rig is a server on a scripted clock with an atomicgen on node 7, served
 // over HTTP/1.1 and unencrypted HTTP/2.
 type rig struct {
-	t     *testing.T
+	t     testing.TB
 	clock *testClock
 	srv   *server.Server
 	gen   *countingGen
@@ -96,7 +97,7 @@ type rigOpts struct {
 	config func(*snowlab.Config)
 }
 
-func newRig(t *testing.T, o rigOpts) *rig {
+func newRig(t testing.TB, o rigOpts) *rig {
 	t.Helper()
 	clock := newTestClock()
 	srv, err := server.New(server.Config{Now: clock.Now, RewindHold: 5 * time.Second})
@@ -110,23 +111,14 @@ func newRig(t *testing.T, o rigOpts) *rig {
 	cg := &countingGen{Generator: g}
 	srv.Use(cg, o.lease, 7, 1)
 	ts := httptest.NewUnstartedServer(srv.Handler())
-	var p http.Protocols
-	p.SetHTTP1(true)
-	p.SetUnencryptedHTTP2(true)
-	ts.Config.Protocols = &p
+	ts.Config.Protocols = server.Protocols()
 	ts.Start()
 	t.Cleanup(ts.Close)
 	return &rig{
 		t: t, clock: clock, srv: srv, gen: cg, url: ts.URL,
-		grpc: snowlabv1connect.NewIDServiceClient(h2cClient(), ts.URL, connect.WithGRPC()),
+		grpc: snowlabv1connect.NewIDServiceClient(client.H2CClient(), ts.URL, connect.WithGRPC()),
 		json: snowlabv1connect.NewIDServiceClient(http.DefaultClient, ts.URL, connect.WithProtoJSON()),
 	}
-}
-
-func h2cClient() *http.Client {
-	var p http.Protocols
-	p.SetUnencryptedHTTP2(true)
-	return &http.Client{Transport: &http.Transport{Protocols: &p}}
 }
 
 // get fetches path and returns its status and body.

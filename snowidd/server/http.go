@@ -12,16 +12,22 @@ import (
 // and unencrypted HTTP/2 (prior knowledge, as gRPC clients use it) on the
 // one port: gRPC needs HTTP/2, curl and browsers use either.
 func NewHTTPServer(addr string, h http.Handler) *http.Server {
-	var p http.Protocols
-	p.SetHTTP1(true)
-	p.SetUnencryptedHTTP2(true)
 	return &http.Server{
 		Addr:              addr,
 		Handler:           h,
-		Protocols:         &p,
+		Protocols:         Protocols(),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 	}
+}
+
+// Protocols are HTTP/1.1 and unencrypted HTTP/2, the protocols a server
+// for every client of the service speaks (httptest servers in tests too).
+func Protocols() *http.Protocols {
+	var p http.Protocols
+	p.SetHTTP1(true)
+	p.SetUnencryptedHTTP2(true)
+	return &p
 }
 
 // acceptedTypes are the media types connect-go's handler reads for the

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/snowidd/client"
 	snowlabv1 "github.com/snowlab/snowlab/snowidd/gen/snowlab/v1"
 	"github.com/snowlab/snowlab/snowidd/server"
 )
@@ -141,7 +142,7 @@ func TestMalformedRequests(t *testing.T) {
 // ready for RewindHold after the last refusal; liveness never fails.
 func TestReadinessAfterClockBackwards(t *testing.T) {
 	r := newRig(t, rigOpts{})
-	health := grpchealth.NewClient(h2cClient(), r.url)
+	health := grpchealth.NewClient(client.H2CClient(), r.url)
 	requireReady := func(ready bool, msg string) {
 		t.Helper()
 		code, body := r.get("/readyz")

@@ -29,17 +29,9 @@ type Call func(ctx context.Context) (int, error)
 // connection) when conns > 1: call i uses connection i%conns. batch 0 is
 // NextID; above 0, NextIDs(batch).
 func Caller(url string, p client.Protocol, batch, conns int) (func(i int) Call, error) {
-	var opts []connect.ClientOption
-	switch p {
-	case client.GRPC:
-		opts = append(opts, connect.WithGRPC())
-	case client.Connect:
-	case client.ConnectJSON:
-		opts = append(opts, connect.WithProtoJSON())
-	case client.GRPCWeb:
-		opts = append(opts, connect.WithGRPCWeb())
-	default:
-		return nil, fmt.Errorf("load: unknown protocol %v", p)
+	opts, err := p.Options()
+	if err != nil {
+		return nil, err
 	}
 	if batch < 0 || batch > client.MaxBatch {
 		return nil, fmt.Errorf("load: batch %d: want 0 (NextID) or 1..%d", batch, client.MaxBatch)

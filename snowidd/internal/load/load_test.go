@@ -32,7 +32,7 @@ func TestLoopsAgainstAReplica(t *testing.T) {
 	require.NoError(t, err)
 	srv.Use(g, nil, 2, 1)
 	ts := httptest.NewUnstartedServer(srv.Handler())
-	ts.Config.Protocols = server.NewHTTPServer("", nil).Protocols
+	ts.Config.Protocols = server.Protocols()
 	ts.Start()
 	defer ts.Close()
 
