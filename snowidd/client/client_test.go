@@ -4,7 +4,6 @@ import (
 	"context"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,9 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/snowlab/snowlab"
-	"github.com/snowlab/snowlab/atomicgen"
 	"github.com/snowlab/snowlab/clocksrc"
 	"github.com/snowlab/snowlab/snowidd/client"
+	"github.com/snowlab/snowlab/snowidd/internal/replicatest"
 	"github.com/snowlab/snowlab/snowidd/server"
 )
 
@@ -32,21 +31,12 @@ type replica struct {
 
 func newReplica(t *testing.T, node int, cfg snowlab.Config) *replica {
 	t.Helper()
-	srv, err := server.New(server.Config{Layout: cfg.Layout})
-	require.NoError(t, err)
 	cfg.Node = node
-	g, err := atomicgen.New(cfg)
-	require.NoError(t, err)
-	srv.Use(g, nil, node, 1)
-	r := &replica{srv: srv}
-	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	r := &replica{srv: replicatest.Static(t, cfg)}
+	r.url = replicatest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.calls.Add(1)
-		srv.Handler().ServeHTTP(w, req)
+		r.srv.Handler().ServeHTTP(w, req)
 	}))
-	ts.Config.Protocols = server.Protocols()
-	ts.Start()
-	t.Cleanup(ts.Close)
-	r.url = ts.URL
 	return r
 }
 
@@ -233,18 +223,15 @@ func TestBufferConcurrentCallersGetDistinctIDs(t *testing.T) {
 // moves on.
 func TestAttemptTimeoutPassesAHungReplica(t *testing.T) {
 	release := make(chan struct{})
-	hung := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	hung := replicatest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-release:
 		case <-r.Context().Done():
 		}
 	}))
-	hung.Config.Protocols = server.Protocols()
-	hung.Start()
-	t.Cleanup(hung.Close)
 	t.Cleanup(func() { close(release) })
 	good := newReplica(t, 8, snowlab.Config{})
-	c, err := client.New(client.Config{Targets: []string{hung.URL, good.url}, AttemptTimeout: 50 * time.Millisecond})
+	c, err := client.New(client.Config{Targets: []string{hung, good.url}, AttemptTimeout: 50 * time.Millisecond})
 	require.NoError(t, err)
 	id, err := c.NextID(ctx)
 	require.NoError(t, err)

@@ -3,7 +3,6 @@ package load
 import (
 	"context"
 	"errors"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -11,9 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/snowlab/snowlab"
-	"github.com/snowlab/snowlab/atomicgen"
 	"github.com/snowlab/snowlab/snowidd/client"
-	"github.com/snowlab/snowlab/snowidd/server"
+	"github.com/snowlab/snowlab/snowidd/internal/replicatest"
 )
 
 func TestQuantile(t *testing.T) {
@@ -26,25 +24,18 @@ func TestQuantile(t *testing.T) {
 
 // The loops count what the server answered, on every protocol.
 func TestLoopsAgainstAReplica(t *testing.T) {
-	srv, err := server.New(server.Config{})
-	require.NoError(t, err)
-	g, err := atomicgen.New(snowlab.Config{Node: 2})
-	require.NoError(t, err)
-	srv.Use(g, nil, 2, 1)
-	ts := httptest.NewUnstartedServer(srv.Handler())
-	ts.Config.Protocols = server.Protocols()
-	ts.Start()
-	defer ts.Close()
+	srv := replicatest.Static(t, snowlab.Config{Node: 2})
+	url := replicatest.Serve(t, srv.Handler())
 
 	for p := client.GRPC; p <= client.GRPCWeb; p++ {
-		calls, err := Caller(ts.URL, p, 10, 2)
+		calls, err := Caller(url, p, 10, 2)
 		require.NoError(t, err)
 		r := Closed(context.Background(), calls, 4, 300*time.Millisecond)
 		require.Zero(t, r.Errors, "%v: %v", p, r.FirstErr)
 		require.Positive(t, r.Calls, p)
 		assert.Equal(t, 10*r.Calls, r.IDs, p)
 	}
-	calls, err := Caller(ts.URL, client.GRPC, 0, 1)
+	calls, err := Caller(url, client.GRPC, 0, 1)
 	require.NoError(t, err)
 	r := Open(context.Background(), calls, 1, 200, 100*time.Millisecond)
 	require.Zero(t, r.Errors, "%v", r.FirstErr)
@@ -59,6 +50,6 @@ func TestLoopsAgainstAReplica(t *testing.T) {
 	assert.Error(t, r.FirstErr)
 	assert.False(t, errors.Is(r.FirstErr, context.Canceled))
 
-	_, err = Caller(ts.URL, client.GRPC, client.MaxBatch+1, 1)
+	_, err = Caller(url, client.GRPC, client.MaxBatch+1, 1)
 	assert.Error(t, err)
 }
