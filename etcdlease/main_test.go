@@ -21,7 +21,7 @@ import (
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/atomicgen"
-	"github.com/snowlab/snowlab/etcdlease/internal/etcdtest"
+	"github.com/snowlab/snowlab/etcdlease/etcdtest"
 	"github.com/snowlab/snowlab/nodeid"
 )
 

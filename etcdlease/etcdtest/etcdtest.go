@@ -1,6 +1,7 @@
 // Package etcdtest runs a throwaway single-member etcd server for tests: the
 // etcd binary from PATH (Debian's etcd-server package), loopback ports
-// picked free, a data directory the caller owns.
+// picked free, a data directory the caller owns. The etcdlease tests and
+// snowidd's fleet test use it; it is no part of the lease store.
 package etcdtest
 
 import (

@@ -1,0 +1,137 @@
+package daemon
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/internal/snowidcli"
+	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/snowidd/server"
+)
+
+// EnvPrefix starts the environment variable of each flag: -rewind-hold is
+// SNOWIDD_REWIND_HOLD. A flag on the command line wins over its variable.
+const EnvPrefix = "SNOWIDD_"
+
+// MaxShards is the most node ids one replica holds: an etcd claim holds
+// at most 64 (etcdlease.MaxCount), and more shards than cores buy nothing.
+const MaxShards = 64
+
+// options are the parsed command line.
+type options struct {
+	listen     string
+	leaseSpec  string
+	policy     snowlab.Policy
+	layout     snowlab.Layout
+	shards     int
+	maxWait    time.Duration
+	window     time.Duration
+	ttl        time.Duration
+	rewindHold time.Duration
+	grace      time.Duration
+}
+
+// envName is the variable that sets flag name.
+func envName(name string) string {
+	return EnvPrefix + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+}
+
+// errHelp is what parseOptions returns after printing the usage for -h.
+var errHelp = flag.ErrHelp
+
+// parseOptions reads the flags from args and, for those not given there,
+// from the SNOWIDD_* variables getenv returns.
+func parseOptions(args []string, getenv func(string) (string, bool), stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("snowidd", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "`address` to serve gRPC, gRPC-Web, Connect and HTTP on (one port)")
+	fs.StringVar(&o.leaseSpec, "lease", "", "where the node ids come from (required): dir:`PATH` (a lock folder shared by the replicas of one host), etcd:HOST:PORT/PREFIX (etcd:http://HOST:PORT,.../PREFIX for several endpoints) or static:N (node ids N.. assigned by hand: nothing stops two replicas from sharing them)")
+	policy := fs.String("policy", "strict", "`policy` when the clock gives no fresh tick: strict (refuse a rewind past -max-wait, never stamp a time ahead of the clock) or monotonic (carry on from the last tick)")
+	lf := snowidcli.AddLayoutFlags(fs)
+	fs.IntVar(&o.shards, "shards", 1, fmt.Sprintf("node ids to hold and mint on, one per shard (1..%d): above 1, a node-per-shard generator passes one node id's 4,096 IDs per ms", MaxShards))
+	fs.DurationVar(&o.maxWait, "max-wait", snowlab.DefaultMaxWait, "largest clock rewind a strict generator waits out before refusing (Unavailable); negative refuses every rewind")
+	fs.DurationVar(&o.window, "window", nodeid.DefaultWindow, "lease reservation kept ahead of the clock: a replica cut off from its store mints for at most this long, a successor after a crash waits at most this long")
+	fs.DurationVar(&o.ttl, "ttl", 10*time.Second, "etcd lease TTL: how long a crashed or frozen replica keeps its node ids from others")
+	fs.DurationVar(&o.rewindHold, "rewind-hold", server.DefaultRewindHold, "how long the replica reports not ready after refusing a clock rewind")
+	fs.DurationVar(&o.grace, "grace", 10*time.Second, "on SIGTERM, how long calls in flight get to finish before the lease is released")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: snowidd -lease SPEC [flags]\n\nEach flag can also be set with %sNAME (-rewind-hold: %s).\n\n", EnvPrefix, envName("rewind-hold"))
+		fs.PrintDefaults()
+	}
+
+	var envErr error
+	fs.VisitAll(func(f *flag.Flag) {
+		if v, ok := getenv(envName(f.Name)); ok && envErr == nil {
+			if err := fs.Set(f.Name, v); err != nil {
+				envErr = fmt.Errorf("$%s=%q: %v", envName(f.Name), v, err)
+			}
+		}
+	})
+	if envErr != nil {
+		return o, envErr
+	}
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	var err error
+	if o.layout, err = lf.Layout(); err != nil {
+		return o, err
+	}
+	switch *policy {
+	case "strict":
+		o.policy = snowlab.Strict
+	case "monotonic":
+		o.policy = snowlab.Monotonic
+	default:
+		return o, fmt.Errorf("-policy %q: want strict or monotonic", *policy)
+	}
+	switch {
+	case o.leaseSpec == "":
+		return o, errors.New("-lease is required: dir:PATH, etcd:HOST:PORT/PREFIX or static:N")
+	case o.shards < 1 || o.shards > MaxShards:
+		return o, fmt.Errorf("-shards %d: want 1..%d", o.shards, MaxShards)
+	case o.shards > o.layout.MaxNode()+1:
+		return o, fmt.Errorf("-shards %d: the layout has %d node ids", o.shards, o.layout.MaxNode()+1)
+	case o.rewindHold < 0:
+		return o, fmt.Errorf("-rewind-hold %v: want 0 or more", o.rewindHold)
+	case o.grace < 0:
+		return o, fmt.Errorf("-grace %v: want 0 or more", o.grace)
+	case o.window < nodeid.MinWindow:
+		return o, fmt.Errorf("-window %v: want at least %v", o.window, nodeid.MinWindow)
+	case o.ttl <= 0:
+		return o, fmt.Errorf("-ttl %v: want more than 0", o.ttl)
+	}
+	if rest, ok := strings.CutPrefix(o.leaseSpec, "static:"); ok {
+		n, err := strconv.Atoi(rest)
+		if err != nil {
+			return o, fmt.Errorf("-lease %q: static:N wants a node id, got %q", o.leaseSpec, rest)
+		}
+		if _, err := nodeid.Static(n, o.layout); err != nil {
+			return o, fmt.Errorf("-lease %q: %w", o.leaseSpec, err)
+		}
+		if _, err := nodeid.Static(n+o.shards-1, o.layout); err != nil {
+			return o, fmt.Errorf("-lease %q -shards %d: the last shard's %w", o.leaseSpec, o.shards, err)
+		}
+	}
+	return o, nil
+}
+
+// staticNode is the N of a static:N lease spec (checked by parseOptions).
+func (o options) staticNode() (int, bool) {
+	rest, ok := strings.CutPrefix(o.leaseSpec, "static:")
+	if !ok {
+		return 0, false
+	}
+	n, _ := strconv.Atoi(rest)
+	return n, true
+}

@@ -1,0 +1,206 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"time"
+
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/atomicgen"
+	"github.com/snowlab/snowlab/etcdlease"
+	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/shardedgen"
+	"github.com/snowlab/snowlab/snowidd/server"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitFail  = 1
+	exitUsage = 2
+)
+
+// Run runs snowidd with the command line args (without the program name)
+// until ctx ends (the command cancels it on SIGTERM or SIGINT), then
+// drains and returns the exit code. getenv reads the SNOWIDD_* variables
+// (os.LookupEnv); the log goes to stderr.
+func Run(ctx context.Context, args []string, getenv func(string) (string, bool), stderr io.Writer) int {
+	o, err := parseOptions(args, getenv, stderr)
+	if errors.Is(err, errHelp) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "snowidd: %v\n", err)
+		return exitUsage
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+
+	srv, err := server.New(server.Config{Layout: o.layout, RewindHold: o.rewindHold})
+	if err != nil {
+		fmt.Fprintf(stderr, "snowidd: %v\n", err)
+		return exitUsage
+	}
+	ln, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		fmt.Fprintf(stderr, "snowidd: -listen %q: %v\n", o.listen, err)
+		return exitFail
+	}
+	hs := server.NewHTTPServer(o.listen, srv.Handler())
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	// Tests and scripts read this line for the port.
+	log.Info("serving gRPC, gRPC-Web and Connect", "url", "http://"+ln.Addr().String(), "lease", o.leaseSpec)
+
+	holdCtx, stopHolding := context.WithCancel(context.Background())
+	held := make(chan *nodeid.Lease, 1)
+	if n, ok := o.staticNode(); ok {
+		gen, err := newGenerator(o, snowlab.Config{Node: n})
+		if err != nil {
+			fmt.Fprintf(stderr, "snowidd: -lease %q: %v\n", o.leaseSpec, err)
+			_ = hs.Close()
+			stopHolding()
+			return exitUsage
+		}
+		srv.Use(gen, nil, n, o.shards)
+		log.Warn("static node ids: nothing stops another process from minting on them", "first", n, "count", o.shards)
+		held <- nil
+	} else {
+		go func() { held <- hold(holdCtx, o, srv, log) }()
+	}
+
+	select {
+	case <-ctx.Done():
+	case err := <-served:
+		log.Error("serving stopped", "err", err)
+		stopHolding()
+		release(<-held, log)
+		return exitFail
+	}
+
+	// Drain: not ready and no new mints at once, the calls in flight
+	// finish, then the lease goes back with the end of the last tick used.
+	srv.Drain()
+	log.Info("draining", "grace", o.grace)
+	sctx, cancel := context.WithTimeout(context.Background(), o.grace)
+	err = hs.Shutdown(sctx)
+	cancel()
+	code := exitOK
+	if err != nil {
+		log.Error("calls still in flight after the grace period", "err", err)
+		_ = hs.Close()
+		code = exitFail
+	}
+	stopHolding()
+	if !release(<-held, log) {
+		code = exitFail
+	}
+	return code
+}
+
+// release gives the lease back (nil: none held) and says whether that went
+// well.
+func release(l *nodeid.Lease, log *slog.Logger) bool {
+	if l == nil {
+		return true
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	first, count := l.Nodes()
+	if err := l.Release(ctx); err != nil {
+		log.Error("lease release failed: the successor waits for the whole reservation", "first", first, "count", count, "err", err)
+		return false
+	}
+	log.Info("lease released", "first", first, "count", count, "last_tick_end", time.Unix(0, l.Fence().LastEnd()).UTC())
+	return true
+}
+
+// newGenerator builds the generator for cfg: atomicgen for one node id, a
+// node-per-shard shardedgen for more.
+func newGenerator(o options, cfg snowlab.Config) (snowlab.Generator, error) {
+	cfg.Layout, cfg.Policy, cfg.MaxWait = o.layout, o.policy, o.maxWait
+	if o.shards == 1 {
+		return atomicgen.New(cfg)
+	}
+	return shardedgen.New(shardedgen.Config{Config: cfg, Shards: o.shards, Mode: shardedgen.NodePerShard})
+}
+
+// hold keeps the server supplied with a lease and a generator on it until
+// ctx ends, and returns the lease then held (nil if none). A lost lease is
+// replaced: the server is not ready meanwhile and its calls are refused.
+func hold(ctx context.Context, o options, srv *server.Server, log *slog.Logger) *nodeid.Lease {
+	stores := map[string]nodeid.Opener{"etcd": etcdlease.Opener(o.ttl)}
+	opts := nodeid.Options{Count: o.shards, Layout: o.layout, Window: o.window}
+	var store nodeid.Store
+	wait := 100 * time.Millisecond
+	retry := func(why string, err error) bool {
+		srv.Unuse(fmt.Sprintf("%s: %v", why, err))
+		log.Warn(why, "err", err, "retry_in", wait)
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		wait = min(2*wait, 2*time.Second)
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+			return true
+		}
+	}
+	for ctx.Err() == nil {
+		if store == nil {
+			s, err := nodeid.OpenStore(o.leaseSpec, stores)
+			if err != nil {
+				if !retry("opening the lease store", err) {
+					return nil
+				}
+				continue
+			}
+			store = s
+		}
+		actx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		lease, err := nodeid.Acquire(actx, store, opts)
+		cancel()
+		if err != nil {
+			if ctx.Err() != nil || !retry("acquiring a lease", err) {
+				return nil
+			}
+			continue
+		}
+		first, count := lease.Nodes()
+		gen, err := newGenerator(o, lease.Config(snowlab.Config{}))
+		if err != nil {
+			release(lease, log)
+			if !retry("building a generator on the lease", err) {
+				return nil
+			}
+			continue
+		}
+		srv.Use(gen, lease, first, count)
+		wait = 100 * time.Millisecond
+		log.Info("lease acquired", "first", first, "count", count, "token", lease.Token(),
+			"reserved_until", lease.ReservedUntil().UTC())
+		select {
+		case <-ctx.Done():
+			return lease
+		case <-lease.Lost():
+		}
+		srv.Unuse(fmt.Sprintf("the lease on node ids %d..%d was lost (%v): acquiring another", first, first+count-1, lease.Err()))
+		log.Warn("lease lost: minting stopped, acquiring another", "first", first, "count", count, "err", lease.Err())
+		// Stops the refresher; the store refuses the release itself (the
+		// claim is gone), which says nothing new.
+		rctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_ = lease.Release(rctx)
+		cancel()
+	}
+	return nil
+}
+
+// Main is cmd/snowidd's main: Run with the process's arguments and
+// environment, cancelled by SIGTERM or SIGINT.
+func Main(ctx context.Context) int {
+	return Run(ctx, os.Args[1:], os.LookupEnv, os.Stderr)
+}

@@ -1,0 +1,352 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"connectrpc.com/connect"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/etcdlease/etcdtest"
+	"github.com/snowlab/snowlab/snowidd/client"
+)
+
+// The fleet's timing: the shortest etcd lease, a reservation shorter than
+// it (refreshed three times per window), so that every failure below plays
+// out in seconds.
+const (
+	fleetTTL    = 2 * time.Second
+	fleetWindow = time.Second
+)
+
+// needEtcd skips the test, or fails it when SNOWLAB_REQUIRE_ETCD=1 (.ci/run
+// sets it after installing etcd).
+func needEtcd(t *testing.T, err error) {
+	t.Helper()
+	if os.Getenv("SNOWLAB_REQUIRE_ETCD") == "1" {
+		t.Fatalf("etcd is required when SNOWLAB_REQUIRE_ETCD=1: %v", err)
+	}
+	t.Skipf("skipped: %v (apt-get install etcd-server, or make test-snowidd after scripts/etcd.sh start)", err)
+}
+
+// replicaProc is one snowidd process: this test binary run as the command.
+type replicaProc struct {
+	t      *testing.T
+	args   []string
+	addr   string // host:port, kept across restarts
+	cmd    *exec.Cmd
+	exited chan struct{} // closed once cmd.Wait returned
+	log    *logWriter
+	logs   []string // of earlier runs
+}
+
+func startReplica(t *testing.T, listen string, args ...string) *replicaProc {
+	r := &replicaProc{t: t, args: args, addr: listen}
+	r.start()
+	return r
+}
+
+func (r *replicaProc) start() {
+	t := r.t
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{"-listen", r.addr}, r.args...)...)
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	lw := newLogWriter()
+	cmd.Stderr = lw
+	served := lw.match(urlLine)
+	require.NoError(t, cmd.Start())
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	select {
+	case line := <-served:
+		r.addr = strings.TrimPrefix(urlLine.FindStringSubmatch(line)[1], "http://")
+	case <-exited:
+		t.Fatalf("replica exited before serving (%v):\n%s", cmd.ProcessState, lw)
+	case <-time.After(20 * time.Second):
+		t.Fatalf("replica did not serve within 20 s:\n%s", lw)
+	}
+	r.cmd, r.exited, r.log = cmd, exited, lw
+	t.Cleanup(func() {
+		if r.cmd == cmd {
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	})
+}
+
+func (r *replicaProc) url() string { return "http://" + r.addr }
+
+func (r *replicaProc) signal(sig syscall.Signal) { require.NoError(r.t, r.cmd.Process.Signal(sig)) }
+
+// kill SIGKILLs the replica and waits for it to be gone.
+func (r *replicaProc) kill() {
+	r.signal(syscall.SIGKILL)
+	<-r.exited
+	r.logs = append(r.logs, r.log.String())
+	r.cmd = nil
+}
+
+// terminate sends SIGTERM and returns the exit status.
+func (r *replicaProc) terminate() error {
+	r.signal(syscall.SIGTERM)
+	select {
+	case <-r.exited:
+	case <-time.After(20 * time.Second):
+		_ = r.cmd.Process.Kill()
+		<-r.exited
+		return fmt.Errorf("replica %s did not exit within 20 s of SIGTERM", r.addr)
+	}
+	state := r.cmd.ProcessState
+	r.logs = append(r.logs, r.log.String())
+	r.cmd = nil
+	if state == nil || !state.Success() {
+		return fmt.Errorf("exit status %v", state)
+	}
+	return nil
+}
+
+// readyz returns the replica's /readyz status and body.
+func readyz(url string) (int, string) {
+	c := http.Client{Timeout: 2 * time.Second}
+	resp, err := c.Get(url + "/readyz")
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// waitFor polls cond every 20 ms until it holds or within passes.
+func waitFor(t *testing.T, within time.Duration, what string, cond func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		ok, state := cond()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v (%s)", what, within, state)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func allReady(reps []*replicaProc) func() (bool, string) {
+	return func() (bool, string) {
+		var states []string
+		ok := true
+		for _, r := range reps {
+			code, body := readyz(r.url())
+			ok = ok && code == http.StatusOK
+			states = append(states, fmt.Sprintf("%s: %d %s", r.addr, code, strings.TrimSpace(body)))
+		}
+		return ok, strings.Join(states, "; ")
+	}
+}
+
+// reservedUntil reads a node id's reserved-until from etcd.
+func reservedUntil(t *testing.T, endpoints []string, key string) time.Time {
+	t.Helper()
+	cli, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: 5 * time.Second})
+	require.NoError(t, err)
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	resp, err := cli.Get(ctx, key)
+	require.NoError(t, err)
+	require.Len(t, resp.Kvs, 1, "no %s in etcd", key)
+	ns, err := strconv.ParseInt(string(resp.Kvs[0].Value), 10, 64)
+	require.NoError(t, err)
+	return time.Unix(0, ns)
+}
+
+var readyNode = regexp.MustCompile(`^ready: node ids? (\d+)`)
+
+// Three replicas on etcd leases serve clients that spread their calls
+// over them, while one replica is SIGKILLed and restarted, one is frozen
+// (SIGSTOP) past its lease's TTL and continued, and etcd is down for
+// longer than the TTL. Every ID any client got is unique, and the IDs a
+// client got from one node id increase.
+func TestFleetFailures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the fleet test runs for about 30 s")
+	}
+	if _, err := etcdtest.Binary(); err != nil {
+		needEtcd(t, err)
+	}
+	etcd, err := etcdtest.Start(t.TempDir())
+	require.NoError(t, err)
+	t.Cleanup(etcd.Stop)
+	spec := "etcd:" + etcd.Endpoints()[0] + "/fleet"
+	args := []string{"-lease", spec, "-ttl", fleetTTL.String(), "-window", fleetWindow.String(), "-grace", "5s"}
+
+	reps := make([]*replicaProc, 3)
+	for i := range reps {
+		reps[i] = startReplica(t, "127.0.0.1:0", args...)
+	}
+	defer func() {
+		if t.Failed() {
+			for _, r := range reps {
+				logs := r.logs
+				if r.cmd != nil {
+					logs = append(logs, r.log.String())
+				}
+				t.Logf("replica %s:\n%s", r.addr, strings.Join(logs, "--- restarted ---\n"))
+			}
+		}
+	}()
+	waitFor(t, 15*time.Second, "all replicas ready", allReady(reps))
+	urls := []string{reps[0].url(), reps[1].url(), reps[2].url()}
+
+	// Clients: each calls in turn, unbatched and in batches, until stopped.
+	const clients = 4
+	got := make([][]snowlab.ID, clients)
+	failures := make([]map[connect.Code]int, clients)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range clients {
+		failures[i] = map[connect.Code]int{}
+		c, err := client.New(client.Config{Targets: urls, Protocol: client.Protocol(i % 2), Rounds: 1, Backoff: 10 * time.Millisecond, AttemptTimeout: 500 * time.Millisecond})
+		require.NoError(t, err)
+		wg.Go(func() {
+			for n := 0; ; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+				var ids []snowlab.ID
+				var err error
+				if n%2 == 0 {
+					var id snowlab.ID
+					id, err = c.NextID(ctx)
+					ids = []snowlab.ID{id}
+				} else {
+					ids, err = c.NextIDs(ctx, 100)
+				}
+				cancel()
+				if err != nil {
+					failures[i][connect.CodeOf(err)]++
+					time.Sleep(5 * time.Millisecond) // every replica refused: let the fleet recover
+					continue
+				}
+				got[i] = append(got[i], ids...)
+			}
+		})
+	}
+	pause := func(d time.Duration) { time.Sleep(d) }
+
+	// 1. SIGKILL replica 0 and restart it on the same port: it takes a
+	//    free node id (its old one stays held until the TTL runs out).
+	pause(time.Second)
+	reps[0].kill()
+	pause(300 * time.Millisecond)
+	reps[0].start()
+	waitFor(t, 15*time.Second, "the restarted replica is ready", allReady(reps[:1]))
+
+	// 2. Freeze replica 1 past its lease's TTL, then let it go on. It must
+	//    not mint inside the reservation it held when it froze: it refuses
+	//    (and is not ready) until it holds a new lease, whose floor is that
+	//    reservation (the same node id or another).
+	code, body := readyz(reps[1].url())
+	require.Equal(t, http.StatusOK, code, body)
+	oldNode := readyNode.FindStringSubmatch(body)[1]
+	lostLine := reps[1].log.match(regexp.MustCompile(`lease lost`))
+	reps[1].signal(syscall.SIGSTOP)
+	pause(fleetTTL + 1500*time.Millisecond)
+	// Frozen, it cannot have moved its reservation since: read it.
+	oldUntil := reservedUntil(t, etcd.Endpoints(), "/fleet/reserved/"+oldNode)
+	reps[1].signal(syscall.SIGCONT)
+	one, err := client.New(client.Config{Targets: urls[1:2], Rounds: 1})
+	require.NoError(t, err)
+	id, err := one.NextID(context.Background())
+	if err == nil {
+		p := snowlab.DefaultLayout.Decode(id)
+		assert.True(t, fmt.Sprint(p.Node) != oldNode || p.Time.After(oldUntil.Add(-time.Millisecond)),
+			"the frozen replica minted %d (%+v) inside the reservation it lost (until %v)", id, p, oldUntil)
+	} else {
+		assert.Equal(t, connect.CodeUnavailable, connect.CodeOf(err), "%v", err)
+	}
+	select {
+	case <-lostLine:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the frozen replica did not report its lease lost")
+	}
+	waitFor(t, 15*time.Second, "the frozen replica is ready on a new lease", allReady(reps[1:2]))
+
+	// 3. etcd down for longer than the TTL: once the reservations run out
+	//    every replica refuses and is not ready; after etcd is back they
+	//    serve again (the same leases, renewed by etcd, or new ones).
+	etcd.Stop()
+	pause(fleetWindow + 500*time.Millisecond)
+	for _, r := range reps {
+		code, body := readyz(r.url())
+		assert.Equal(t, http.StatusServiceUnavailable, code, "replica %s with etcd down: %s", r.addr, body)
+		_, err := one.NextIDs(context.Background(), 10)
+		assert.Equal(t, connect.CodeUnavailable, connect.CodeOf(err), "%v", err)
+	}
+	pause(fleetTTL + time.Second - fleetWindow - 500*time.Millisecond)
+	require.NoError(t, etcd.Restart())
+	waitFor(t, 20*time.Second, "every replica ready after etcd came back", allReady(reps))
+	pause(500 * time.Millisecond)
+
+	close(stop)
+	wg.Wait()
+	for _, r := range reps {
+		assert.NoError(t, r.terminate(), "replica %s on SIGTERM", r.addr)
+	}
+
+	// Every ID unique; per client and node id, increasing.
+	seen := make(map[snowlab.ID]int)
+	total := 0
+	for i, ids := range got {
+		last := map[int]snowlab.ID{}
+		for _, id := range ids {
+			if c, dup := seen[id]; dup {
+				t.Fatalf("ID %d (%+v) handed out twice: to client %d and client %d", id, snowlab.DefaultLayout.Decode(id), c, i)
+			}
+			seen[id] = i
+			node := snowlab.DefaultLayout.Decode(id).Node
+			if prev, ok := last[node]; ok && id <= prev {
+				t.Fatalf("client %d: node %d's ID %d came after %d", i, node, id, prev)
+			}
+			last[node] = id
+		}
+		total += len(ids)
+	}
+	nodes := map[int]int{}
+	for id := range seen {
+		nodes[snowlab.DefaultLayout.Decode(id).Node]++
+	}
+	keys := slices.Sorted(func(yield func(int) bool) {
+		for k := range nodes {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	t.Logf("%d IDs, no duplicate; by node id: %v (%v); refusals by client: %v", total, nodes, keys, failures)
+	require.Positive(t, total)
+	for _, r := range reps {
+		assert.Contains(t, strings.Join(r.logs, ""), "lease released", "replica %s released its lease on SIGTERM", r.addr)
+	}
+}

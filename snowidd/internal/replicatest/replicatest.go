@@ -1,0 +1,41 @@
+// Package replicatest starts in-process snowidd replicas for tests: a
+// server minting on a static node id, served over HTTP/1.1 and unencrypted
+// HTTP/2 like the command serves it, closed when the test ends.
+package replicatest
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/atomicgen"
+	"github.com/snowlab/snowlab/snowidd/server"
+)
+
+// Serve serves h for the test's duration and returns its base URL.
+func Serve(t testing.TB, h http.Handler) string {
+	t.Helper()
+	ts := httptest.NewUnstartedServer(h)
+	ts.Config.Protocols = server.Protocols()
+	ts.Start()
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// Static returns a server minting with an atomicgen built from cfg (its
+// Node is the node id) and not yet served: a test wraps or serves its
+// Handler.
+func Static(t testing.TB, cfg snowlab.Config) *server.Server {
+	t.Helper()
+	srv, err := server.New(server.Config{Layout: cfg.Layout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := atomicgen.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Use(g, nil, cfg.Node, 1)
+	return srv
+}

@@ -1,0 +1,20 @@
+// Package server is snowidd's request handling: the snowlab.v1.IDService
+// methods over one http.Handler that answers gRPC, gRPC-Web and the
+// Connect protocol (JSON or binary) on one port, with the health endpoints
+// a load balancer reads and the metrics an operator scrapes.
+//
+// The idea is that a replica which cannot mint safely says so before a
+// caller asks: it reports not ready (GET /readyz, grpc.health.v1) while it
+// holds no lease, after its lease was lost or its reservation ran out,
+// for a while after its clock moved backwards, and while it drains, so
+// that traffic goes to the other replicas. Liveness (GET /healthz) never
+// fails for those reasons: restarting a replica whose clock is behind is
+// how other ID services re-issue IDs. A request the replica refuses gets a
+// status code the caller can act on (Unavailable: try another replica;
+// InvalidArgument: fix the request; FailedPrecondition: the layout's time
+// window is spent) and no ID: a NextIDs call is all or nothing.
+//
+// The Server does not choose its node ids: the snowidd command acquires a
+// lease, builds a generator on it and hands both to Server.Use, and takes
+// them away with Server.Unuse when the lease is lost.
+package server

@@ -1,0 +1,167 @@
+package server_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"connectrpc.com/connect"
+	"github.com/stretchr/testify/require"
+
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/atomicgen"
+	"github.com/snowlab/snowlab/clocksrc"
+	"github.com/snowlab/snowlab/snowidd/client"
+	"github.com/snowlab/snowlab/snowidd/gen/snowlab/v1/snowlabv1connect"
+	"github.com/snowlab/snowlab/snowidd/server"
+)
+
+// testClock is a scripted clock: a fixed instant plus the real time
+// elapsed since the test made it (so a generator waiting for the next tick
+// sees it come), plus the jumps the test scripts with Add. The generators
+// and the server's readiness share it, so a test moves readiness past a
+// hold of seconds without waiting for it.
+type testClock struct {
+	start  time.Time // read for its monotonic reading only
+	base   int64
+	offset atomic.Int64
+}
+
+func newTestClock() *testClock {
+	return &testClock{start: time.Now(), base: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC).UnixNano()}
+}
+
+func (c *testClock) UnixNano() int64 {
+	return c.base + int64(time.Since(c.start)) + c.offset.Load()
+}
+func (c *testClock) Now() time.Time        { return time.Unix(0, c.UnixNano()) }
+func (c *testClock) Add(d time.Duration)   { c.offset.Add(int64(d)) }
+func (c *testClock) Clock() clocksrc.Clock { return clocksrc.Func(c.UnixNano) }
+
+// countingGen counts the calls that reach a generator, so a test can show
+// that a refused request minted nothing.
+type countingGen struct {
+	snowlab.Generator
+	calls atomic.Int64
+}
+
+func (g *countingGen) NextID() (snowlab.ID, error) { g.calls.Add(1); return g.Generator.NextID() }
+func (g *countingGen) NextIDs(dst []snowlab.ID) (int, error) {
+	g.calls.Add(1)
+	return g.Generator.NextIDs(dst)
+}
+
+// fakeLease is a server.Lease a test controls.
+type fakeLease struct {
+	lost  chan struct{}
+	until atomic.Int64
+	err   atomic.Pointer[error]
+}
+
+func newFakeLease(until time.Time) *fakeLease {
+	l := &fakeLease{lost: make(chan struct{})}
+	l.until.Store(until.UnixNano())
+	return l
+}
+
+func (l *fakeLease) Lost() <-chan struct{}    { return l.lost }
+func (l *fakeLease) ReservedUntil() time.Time { return time.Unix(0, l.until.Load()) }
+func (l *fakeLease) Nodes() (int, int)        { return 7, 1 }
+func (l *fakeLease) Err() error {
+	if p := l.err.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// rig is a server on a scripted clock with an atomicgen on node 7, served
+// over HTTP/1.1 and unencrypted HTTP/2.
+type rig struct {
+	t     testing.TB
+	clock *testClock
+	srv   *server.Server
+	gen   *countingGen
+	url   string
+	grpc  snowlabv1connect.IDServiceClient // gRPC over HTTP/2
+	json  snowlabv1connect.IDServiceClient // Connect JSON over HTTP/1.1
+}
+
+type rigOpts struct {
+	fence  *snowlab.Fence
+	lease  server.Lease
+	config func(*snowlab.Config)
+}
+
+func newRig(t testing.TB, o rigOpts) *rig {
+	t.Helper()
+	clock := newTestClock()
+	srv, err := server.New(server.Config{Now: clock.Now, RewindHold: 5 * time.Second})
+	require.NoError(t, err)
+	cfg := snowlab.Config{Node: 7, Clock: clock.Clock(), Fence: o.fence}
+	if o.config != nil {
+		o.config(&cfg)
+	}
+	g, err := atomicgen.New(cfg)
+	require.NoError(t, err)
+	cg := &countingGen{Generator: g}
+	srv.Use(cg, o.lease, 7, 1)
+	ts := httptest.NewUnstartedServer(srv.Handler())
+	ts.Config.Protocols = server.Protocols()
+	ts.Start()
+	t.Cleanup(ts.Close)
+	return &rig{
+		t: t, clock: clock, srv: srv, gen: cg, url: ts.URL,
+		grpc: snowlabv1connect.NewIDServiceClient(client.H2CClient(), ts.URL, connect.WithGRPC()),
+		json: snowlabv1connect.NewIDServiceClient(http.DefaultClient, ts.URL, connect.WithProtoJSON()),
+	}
+}
+
+// get fetches path and returns its status and body.
+func (r *rig) get(path string) (int, string) {
+	r.t.Helper()
+	return r.do(http.MethodGet, path, "", "")
+}
+
+func (r *rig) do(method, path, contentType, body string) (int, string) {
+	r.t.Helper()
+	req, err := http.NewRequestWithContext(context.Background(), method, r.url+path, strings.NewReader(body))
+	require.NoError(r.t, err)
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(r.t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(r.t, err)
+	return resp.StatusCode, string(b)
+}
+
+// issued reads snowidd_ids_issued_total from the server's registry.
+func (r *rig) metric(name string) float64 {
+	r.t.Helper()
+	mfs, err := r.srv.Registry().Gather()
+	require.NoError(r.t, err)
+	total := 0.0
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			switch {
+			case m.Counter != nil:
+				total += m.Counter.GetValue()
+			case m.Gauge != nil:
+				total += m.Gauge.GetValue()
+			}
+		}
+		return total
+	}
+	r.t.Fatalf("no metric %s", name)
+	return 0
+}

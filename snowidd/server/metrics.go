@@ -1,0 +1,143 @@
+package server
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"connectrpc.com/connect"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/snowidd/gen/snowlab/v1/snowlabv1connect"
+)
+
+// metrics are the server's Prometheus series. The generator's slow paths
+// and the lease state are read at scrape time, so a call pays only for
+// the counters it moves.
+type metrics struct {
+	issued        prometheus.Counter
+	requests      *prometheus.CounterVec
+	latency       *prometheus.HistogramVec
+	clockRefusals prometheus.Counter
+	rejected      *prometheus.CounterVec
+}
+
+func newMetrics(s *Server) *metrics {
+	m := &metrics{
+		issued: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "snowidd_ids_issued_total",
+			Help: "IDs handed out to callers.",
+		}),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "snowidd_requests_total",
+			Help: "IDService calls that reached their method, by method and status code (refusals before decoding count in snowidd_rejected_requests_total or not at all).",
+		}, []string{"method", "code"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "snowidd_request_duration_seconds",
+			Help:    "Time spent in IDService methods, by method.",
+			Buckets: []float64{25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3, 50e-3, 100e-3},
+		}, []string{"method"}),
+		clockRefusals: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "snowidd_clock_refusals_total",
+			Help: "Calls refused because the clock moved backwards past the generator's MaxWait.",
+		}),
+		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "snowidd_rejected_requests_total",
+			Help: "Requests refused before reaching a method, by reason.",
+		}, []string{"reason"}),
+	}
+	stat := func(name, help string, f func(snowlab.Stats) uint64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help},
+			func() float64 { return float64(f(s.Stats())) })
+	}
+	gauge := func(name, help string, f func() float64) prometheus.Collector {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f)
+	}
+	s.reg.MustRegister(
+		m.issued, m.requests, m.latency, m.clockRefusals, m.rejected,
+		stat("snowidd_generator_tick_waits_total", "Waits for a new tick (sequence spent, or MaxLead reached).",
+			func(st snowlab.Stats) uint64 { return st.TickWaits }),
+		stat("snowidd_generator_cas_retries_total", "Compare-and-swaps lost to another caller.",
+			func(st snowlab.Stats) uint64 { return st.CASRetries }),
+		stat("snowidd_generator_rewind_waits_total", "Clock rewinds waited out (or waited on until refused).",
+			func(st snowlab.Stats) uint64 { return st.RewindWaits }),
+		stat("snowidd_generator_rewind_refusals_total", "Generator calls that returned ErrClockBackwards.",
+			func(st snowlab.Stats) uint64 { return st.RewindRefusals }),
+		gauge("snowidd_lease_held", "1 while the replica holds node ids to mint with (a lease, or static ids), else 0.",
+			func() float64 {
+				m := s.cur.Load()
+				if m.gen == nil {
+					return 0
+				}
+				if m.lease != nil {
+					select {
+					case <-m.lease.Lost():
+						return 0
+					default:
+					}
+				}
+				return 1
+			}),
+		gauge("snowidd_lease_reserved_until_seconds", "End of the lease's durable reservation, Unix seconds (0 without a lease).",
+			func() float64 {
+				if l := s.cur.Load().lease; l != nil {
+					return float64(l.ReservedUntil().UnixNano()) / 1e9
+				}
+				return 0
+			}),
+		gauge("snowidd_ready", "1 while /readyz answers 200, else 0.",
+			func() float64 {
+				if s.NotReady() == "" {
+					return 1
+				}
+				return 0
+			}),
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	)
+	return m
+}
+
+// interceptor counts and times every IDService call that reached its
+// method. The series of each method's answered calls are looked up once,
+// not per call.
+func (m *metrics) interceptor() connect.UnaryInterceptorFunc {
+	type series struct {
+		ok      prometheus.Counter
+		latency prometheus.Observer
+	}
+	known := map[string]series{}
+	for _, proc := range []string{
+		snowlabv1connect.IDServiceNextIDProcedure,
+		snowlabv1connect.IDServiceNextIDsProcedure,
+		snowlabv1connect.IDServiceDecodeProcedure,
+	} {
+		method := methodName(proc)
+		known[proc] = series{m.requests.WithLabelValues(method, "ok"), m.latency.WithLabelValues(method)}
+	}
+	return func(next connect.UnaryFunc) connect.UnaryFunc {
+		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
+			start := time.Now()
+			resp, err := next(ctx, req)
+			proc := req.Spec().Procedure
+			s, ok := known[proc]
+			if !ok { // a method added to the proto but not to the list above
+				s = series{m.requests.WithLabelValues(methodName(proc), "ok"), m.latency.WithLabelValues(methodName(proc))}
+			}
+			s.latency.Observe(time.Since(start).Seconds())
+			if err == nil {
+				s.ok.Inc()
+			} else {
+				m.requests.WithLabelValues(methodName(proc), connect.CodeOf(err).String()).Inc()
+			}
+			return resp, err
+		}
+	}
+}
+
+// methodName is the last element of a procedure, "/snowlab.v1.IDService/NextID".
+func methodName(procedure string) string {
+	return procedure[strings.LastIndexByte(procedure, '/')+1:]
+}
