@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -57,6 +58,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runBtree(args, command, stdout, stderr)
 	case "list":
 		return runList(stdout, stderr)
+	case "history":
+		return runHistory(args, stdout, stderr)
 	case "help":
 		if _, err := fmt.Fprintln(stdout, usage); err != nil {
 			return exitFailure
@@ -92,6 +95,8 @@ const usage = `usage:
   loadgen compare OLD.json NEW.json compare two runs
   loadgen check [-baseline DIR]     the CI regression gate (loadgen check -h)
   loadgen btree [-rows N] [-pg DSN] what the key costs a B-tree (loadgen btree -h)
+  loadgen history [-o FILE] [DIR|FILE.json ...]
+                                    the history page of the results (index.html)
   loadgen list                      list the subjects
   loadgen help                      this text`
 
@@ -328,6 +333,14 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout)
 		for _, p := range paths {
 			fmt.Fprintln(stdout, "wrote", p)
+		}
+		// The history page follows the folder: a result it cannot read
+		// is said, and costs the run nothing.
+		index := filepath.Join(*out, report.IndexName)
+		if n, err := writeHistory(index, []string{*out}); err != nil {
+			fmt.Fprintf(stderr, "loadgen: the history page was not refreshed: %v\n", err)
+		} else {
+			fmt.Fprintf(stdout, "wrote %s (%d runs)\n", index, n)
 		}
 	}
 	if len(res.Failures) > 0 {

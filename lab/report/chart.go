@@ -34,11 +34,39 @@ import (
 // A chart the run has no data for is skipped: no file and no error. dir is
 // created when there is something to write.
 func WriteCharts(run *result.Run, dir string) ([]string, error) {
-	if run == nil {
-		return nil, nil
+	specs := chartsOf(run)
+	names := make([]string, len(specs))
+	charts := make(map[string]*plot.Chart, len(specs))
+	for i, c := range specs {
+		names[i], charts[c.name] = c.name, c.chart
 	}
-	return plot.SaveAll(dir, []string{"saturate.svg", "latency.svg", "makespan.svg"}, map[string]*plot.Chart{
-		"saturate.svg": saturateChart(run), "latency.svg": latencyChart(run), "makespan.svg": makespanChart(run)})
+	return plot.SaveAll(dir, names, charts)
+}
+
+// chartSpec is one chart of a run: its file name, the report section it
+// illustrates, a text alternative, and the chart.
+type chartSpec struct {
+	name, section, alt string
+	chart              *plot.Chart
+}
+
+// chartsOf draws the charts run has data for, in the order the reports
+// show them.
+func chartsOf(run *result.Run) []chartSpec {
+	if run == nil {
+		return nil
+	}
+	var out []chartSpec
+	for _, c := range []chartSpec{
+		{"saturate.svg", "Saturate", "IDs/s against goroutines", saturateChart(run)},
+		{"latency.svg", "Burst", "per-call latency percentiles of the bursts", latencyChart(run)},
+		{"makespan.svg", "Burst", "burst makespans", makespanChart(run)},
+	} {
+		if c.chart != nil {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // newChart returns a chart in the house style titled what, with the
