@@ -57,20 +57,29 @@ type pageCheck struct {
 	Remote   []string `json:"remote"`   // attributes naming another host
 	Loaded   []string `json:"loaded"`   // resources the page fetched
 	Cut      []string `json:"cut"`      // chart texts reaching outside their svg
+	Overlap  []string `json:"overlap"`  // chart texts on one line running into each other
 	Sections []string `json:"sections"` // the ids of the sections
 }
 
 const inspect = `(() => {
-  const out = {h1: document.querySelectorAll('h1').length, svgs: 0, drawn: 0, tables: 0, remote: [], loaded: [], cut: [], sections: []};
+  const out = {h1: document.querySelectorAll('h1').length, svgs: 0, drawn: 0, tables: 0, remote: [], loaded: [], cut: [], overlap: [], sections: []};
   const svgs = [...document.querySelectorAll('svg')];
   out.svgs = svgs.length;
   for (const svg of svgs) {
     const box = svg.getBoundingClientRect();
     if (box.width > 0 && box.height > 0) out.drawn++;
+    const rows = {};
     for (const t of svg.querySelectorAll('text')) {
       const r = t.getBoundingClientRect();
       if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1)
         out.cut.push(t.textContent);
+      (rows[Math.round(r.top)] ||= []).push({r, s: t.textContent});
+    }
+    // Labels on one line (an axis's ticks) must not run into each other.
+    for (const row of Object.values(rows)) {
+      row.sort((a, b) => a.r.left - b.r.left);
+      for (let i = 1; i < row.length; i++)
+        if (row[i].r.left < row[i-1].r.right - 0.5) out.overlap.push(row[i-1].s + ' / ' + row[i].s);
     }
   }
   out.tables = [...document.querySelectorAll('table')].filter(t => t.querySelector('tbody tr td')).length;
@@ -94,7 +103,20 @@ func TestPagesInBrowser(t *testing.T) {
 	run := fixture.Run()
 	runPage := filepath.Join(dir, "run.html")
 	writeFile(t, runPage, func(b *bytes.Buffer) error { return WriteHTML(b, run) })
-	h := NewHistory(historyRuns(t, dir))
+	// Three times the history's runs, on a third host too: more commits
+	// than the axis has room to label.
+	var runs []HistoryRun
+	for k, host := range []string{"", "", "build-box-12"} {
+		for _, hr := range historyRuns(t, dir) {
+			hr.Run.Started = hr.Run.Started.Add(time.Duration(k) * 7 * 24 * time.Hour)
+			hr.Run.Commit = fmt.Sprintf("%d%s", k, hr.Run.Commit[1:])
+			if host != "" {
+				hr.Run.Host.Hostname = host
+			}
+			runs = append(runs, hr)
+		}
+	}
+	h := NewHistory(runs)
 	indexPage := filepath.Join(dir, IndexName)
 	writeFile(t, indexPage, func(b *bytes.Buffer) error { return WriteIndex(b, h) })
 
@@ -162,6 +184,7 @@ func TestPagesInBrowser(t *testing.T) {
 			assert.Empty(t, got.Remote, "no reference to another host")
 			assert.Empty(t, got.Loaded, "nothing fetched")
 			assert.Empty(t, got.Cut, "chart text cut at the edge of its svg")
+			assert.Empty(t, got.Overlap, "chart labels overlapping")
 			mu.Lock()
 			defer mu.Unlock()
 			assert.Empty(t, problems, "no script error, exception or error logged")

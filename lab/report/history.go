@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/snowlab/snowlab/lab/compare"
 	"github.com/snowlab/snowlab/lab/result"
@@ -48,11 +49,31 @@ type Point struct {
 	Value float64
 }
 
-// HostKey names the machine a run's figures belong to: the host's slug
-// and GOMAXPROCS, since the same host run with fewer Ps is another machine
-// as far as its throughput goes.
+// HostKey names the machine a run's figures belong to: the host's slug,
+// GOMAXPROCS (the same host run with fewer Ps is another machine as far as
+// its throughput goes) and the CPU model, short (a host name is reused by
+// machines of other kinds: "vm" named an Intel and an AMD guest here).
 func HostKey(run *result.Run) string {
-	return fmt.Sprintf("%s ×%d", run.Host.Slug(), run.Host.GOMAXPROCS)
+	key := fmt.Sprintf("%s ×%d", run.Host.Slug(), run.Host.GOMAXPROCS)
+	if cpu := shortCPU(run.Host.CPU); cpu != "" {
+		key += " · " + cpu
+	}
+	return key
+}
+
+// shortCPU is a CPU model without its trademarks, clock and the words
+// every model has.
+func shortCPU(model string) string {
+	if i := strings.Index(model, "@"); i >= 0 {
+		model = model[:i]
+	}
+	var words []string
+	for _, w := range strings.Fields(strings.NewReplacer("(R)", "", "(r)", "", "(TM)", "", "(tm)", "").Replace(model)) {
+		if w != "Processor" && w != "CPU" {
+			words = append(words, w)
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 // NewHistory orders runs by start time (then commit) and collects their

@@ -57,10 +57,10 @@ func TestNewHistory(t *testing.T) {
 		hosts[s.Host] = s.Points
 	}
 	assert.Len(t, hosts, 4)
-	require.Len(t, hosts["lab-vm-3 ×8 G=1"], 3)
-	require.Len(t, hosts["ci-runner-7 ×2 G=max (4)"], 2)
-	assert.Equal(t, []int{0, 1, 3}, []int{hosts["lab-vm-3 ×8 G=1"][0].Run, hosts["lab-vm-3 ×8 G=1"][1].Run, hosts["lab-vm-3 ×8 G=1"][2].Run})
-	assert.InDelta(t, 1.04*hosts["lab-vm-3 ×8 G=1"][0].Value, hosts["lab-vm-3 ×8 G=1"][1].Value, 1e-6)
+	require.Len(t, hosts["lab-vm-3 ×8 · AMD EPYC 7B13 64-Core G=1"], 3)
+	require.Len(t, hosts["ci-runner-7 ×2 · AMD EPYC 7B13 64-Core G=max (4)"], 2)
+	assert.Equal(t, []int{0, 1, 3}, []int{hosts["lab-vm-3 ×8 · AMD EPYC 7B13 64-Core G=1"][0].Run, hosts["lab-vm-3 ×8 · AMD EPYC 7B13 64-Core G=1"][1].Run, hosts["lab-vm-3 ×8 · AMD EPYC 7B13 64-Core G=1"][2].Run})
+	assert.InDelta(t, 1.04*hosts["lab-vm-3 ×8 · AMD EPYC 7B13 64-Core G=1"][0].Value, hosts["lab-vm-3 ×8 · AMD EPYC 7B13 64-Core G=1"][1].Value, 1e-6)
 	assert.Equal(t, "mutexgen/strict", h.Rates[0].Name, "subjects in the run's order")
 }
 
@@ -97,6 +97,15 @@ func TestWriteIndex(t *testing.T) {
 	for _, ref := range []string{"http://", "https://", "<script", "<link", "url("} {
 		assert.False(t, strings.Contains(page, ref), "self-contained: %q", ref)
 	}
+}
+
+func TestHostKey(t *testing.T) {
+	run := fixture.Run()
+	assert.Equal(t, "lab-vm-3 ×8 · AMD EPYC 7B13 64-Core", HostKey(run))
+	run.Host.CPU = "Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz"
+	assert.Equal(t, "lab-vm-3 ×8 · Intel Xeon E5-2680 v4", HostKey(run))
+	run.Host.CPU = ""
+	assert.Equal(t, "lab-vm-3 ×8", HostKey(run))
 }
 
 func TestShortRevision(t *testing.T) {
@@ -150,4 +159,19 @@ func writeFile(t *testing.T, path string, write func(*bytes.Buffer) error) {
 	var buf bytes.Buffer
 	require.NoError(t, write(&buf))
 	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
+}
+
+// TestNewHistoryHostsApart: one host name, two kinds of machine (as "vm"
+// was here): two series, never one line.
+func TestNewHistoryHostsApart(t *testing.T) {
+	a, b := fixture.Run(), fixture.Run()
+	b.Started = a.Started.Add(time.Hour)
+	b.Host.CPU = "Oxide Virtual Turin-like Processor"
+	h := NewHistory([]HistoryRun{{Run: a}, {Run: b}})
+	require.NotEmpty(t, h.Ratios)
+	for _, tr := range h.Ratios {
+		require.Len(t, tr.Series, 2, tr.Name)
+		assert.Len(t, tr.Series[0].Points, 1)
+		assert.Len(t, tr.Series[1].Points, 1)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/snowlab/snowlab/lab/internal/plot"
 	"github.com/snowlab/snowlab/lab/internal/units"
@@ -41,11 +42,23 @@ func trendChart(h History, t Trend, ylabel string, format func(float64) string, 
 	}
 	n := len(h.Runs)
 	p.X.Min, p.X.Max = -0.5, float64(n)-0.5
-	every := max(1, (n+9)/10) // at most ten labels
+	// Label every run whose label has room beside the last one labelled,
+	// measured in the tick font: the data area is the page less the
+	// legend's column and the y axis.
+	lay := c.Layout()
+	width := lay.Legend.Min.X - yAxisRoom
+	if lay.Legend.Max.X == 0 {
+		width = lay.Page.Max.X - yAxisRoom
+	}
+	font := plot.Text(9, draw.XCenter, draw.YTop)
+	every := 1
+	for n > 0 && width/vg.Length(n)*vg.Length(every) < font.Width("0000000+")+6 && every < n {
+		every++
+	}
 	var ticks []gplot.Tick
 	for i, r := range h.Runs {
 		tk := gplot.Tick{Value: float64(i)}
-		if i%every == 0 || i == n-1 {
+		if i%every == 0 {
 			tk.Label = shortRevision(r.Run.Revision())
 		}
 		ticks = append(ticks, tk)
@@ -53,6 +66,10 @@ func trendChart(h History, t Trend, ylabel string, format func(float64) string, 
 	p.X.Tick.Marker = gplot.ConstantTicks(ticks)
 	return c
 }
+
+// yAxisRoom is what a trend chart's y axis, its label and the page margin
+// take of the width, at most.
+const yAxisRoom = vg.Length(80)
 
 // shortRevision is a commit for an axis: its first seven characters,
 // marked + when the tree was dirty, "?" for none.
