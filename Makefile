@@ -2,7 +2,7 @@
 GO ?= go
 BENCHTIME ?= 300ms
 
-.PHONY: all test vet vet-etcd vet-snowidd fmt race test-etcd test-snowidd snowidd proto bench bench-generators ladder ci lab bench-check cross test-386
+.PHONY: all test vet vet-etcd vet-snowidd fmt race test-etcd test-snowidd snowidd proto bench bench-generators ladder ci lab history bench-check cross test-386
 
 ## The library: what a consumer imports, and what must build on every platform.
 LIB_PKGS = . ./clocksrc ./mutexgen ./atomicgen ./shardedgen ./nodeid ./internal/...
@@ -116,6 +116,12 @@ test-386:
 ## lab: the performance lab's standard suite; writes results/
 lab:
 	$(GO) run ./cmd/loadgen
+
+## history: results/index.html, one page with every run in results/ by date and
+## commit and the trends of the ratios and IDs/s, a line per host (make lab
+## refreshes it too)
+history:
+	$(GO) run ./cmd/loadgen history -o results/index.html results
 
 ## bench-check: the regression gate against results/baseline
 bench-check:

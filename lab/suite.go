@@ -3,6 +3,7 @@ package lab
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"time"
 
 	"github.com/snowlab/snowlab/lab/host"
@@ -167,10 +168,19 @@ func (s Suite) Measure() (*result.Run, error) {
 }
 
 // WriteFiles writes the run into dir: <stem>.json, the Markdown report
-// <stem>.md and the charts under <stem>/ (see result.Stem). It returns the
-// paths written.
+// <stem>.md, the charts under <stem>/ (see result.Stem) and the same
+// report as one self-contained page, <stem>.html. It returns the paths
+// written.
 func WriteFiles(dir string, run *result.Run) ([]string, error) {
-	return result.WriteFiles(dir, run.Stem(), run,
+	paths, err := result.WriteFiles(dir, run.Stem(), run,
 		func(w io.Writer) error { return report.WriteMarkdown(w, run) },
 		func(dir string) ([]string, error) { return report.WriteCharts(run, dir) })
+	if err != nil {
+		return paths, err
+	}
+	page := filepath.Join(dir, run.Stem()+".html")
+	if err := result.WriteFile(page, func(w io.Writer) error { return report.WriteHTML(w, run) }); err != nil {
+		return paths, err
+	}
+	return append(paths, page), nil
 }

@@ -65,6 +65,7 @@ func TestSuiteWritesFiles(t *testing.T) {
 	assert.Contains(t, paths, stem+".json")
 	assert.Contains(t, paths, stem+".md")
 	assert.Contains(t, paths, filepath.Join(stem, "saturate.svg"))
+	assert.Contains(t, paths, stem+".html")
 	for _, p := range paths {
 		_, err := os.Stat(p)
 		require.NoError(t, err)

@@ -8,8 +8,10 @@
 // on a shared word; limit/per-p: the same on the calling P's word) and the
 // Go ID libraries people use today, all in one process on one host; -gomaxprocs N
 // runs it on N cores. It prints a table,
-// and writes results/<date>-<host>-<sha>.json, a Markdown summary beside
-// it and SVG charts under results/<date>-<host>-<sha>/.
+// and writes results/<date>-<host>-<sha>.json, a Markdown summary and a
+// self-contained HTML page (.html) beside it, SVG charts under
+// results/<date>-<host>-<sha>/, and refreshes results/index.html, the
+// history of every run in the folder.
 //
 // Usage:
 //
@@ -18,6 +20,11 @@
 //	                               per-metric change with a noise-aware verdict
 //	loadgen check [-baseline DIR]  the CI gate: a short fixed suite compared
 //	                               on cross-machine ratios with a baseline
+//	loadgen history [-o FILE] [DIR|FILE.json ...]
+//	                               one HTML page with the history of the
+//	                               results (results/index.html): runs by date
+//	                               and commit, trends of the ratios and of
+//	                               IDs/s, a line per host
 //	loadgen list                   the subjects that can be measured
 //	loadgen btree [-rows N] [-pg DSN]
 //	                               what the key costs a B-tree: snowlab vs

@@ -33,9 +33,13 @@ func TestRunWritesResults(t *testing.T) {
 	jsons, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	mds, _ := filepath.Glob(filepath.Join(dir, "*.md"))
 	svgs, _ := filepath.Glob(filepath.Join(dir, "*", "*.svg"))
+	htmls, _ := filepath.Glob(filepath.Join(dir, "*.html"))
 	assert.Len(t, jsons, 1)
 	assert.Len(t, mds, 1)
 	assert.NotEmpty(t, svgs)
+	assert.ElementsMatch(t, []string{strings.TrimSuffix(jsons[0], ".json") + ".html", filepath.Join(dir, "index.html")}, htmls,
+		"the run's page and the history page")
+	assert.Contains(t, out, "index.html (1 runs)")
 
 	// compare a run with itself: every row present, nothing "worse".
 	code, out, errs = runArgs("compare", jsons[0], jsons[0])

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -59,6 +60,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runAlternatives(args, command, stdout, stderr)
 	case "list":
 		return runList(stdout, stderr)
+	case "history":
+		return runHistory(args, stdout, stderr)
 	case "help":
 		if _, err := fmt.Fprintln(stdout, usage); err != nil {
 			return exitFailure
@@ -96,6 +99,8 @@ const usage = `usage:
   loadgen btree [-rows N] [-pg DSN] what the key costs a B-tree (loadgen btree -h)
   loadgen alternatives -pg DSN      ticket server, sequences, blocks, stride and snowlab
                                     on PostgreSQL (loadgen alternatives -h)
+  loadgen history [-o FILE] [DIR|FILE.json ...]
+                                    the history page of the results (index.html)
   loadgen list                      list the subjects
   loadgen help                      this text`
 
@@ -330,6 +335,14 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 			return exitFailure
 		}
 		printWrote(stdout, paths)
+		// The history page follows the folder: a result it cannot read
+		// is said, and costs the run nothing.
+		index := filepath.Join(*out, report.IndexName)
+		if n, err := writeHistory(index, []string{*out}); err != nil {
+			fmt.Fprintf(stderr, "loadgen: the history page was not refreshed: %v\n", err)
+		} else {
+			fmt.Fprintf(stdout, "wrote %s (%d runs)\n", index, n)
+		}
 	}
 	if len(res.Failures) > 0 {
 		fmt.Fprintln(stderr, "loadgen: correctness failures:")

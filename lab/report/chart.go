@@ -34,11 +34,39 @@ import (
 // A chart the run has no data for is skipped: no file and no error. dir is
 // created when there is something to write.
 func WriteCharts(run *result.Run, dir string) ([]string, error) {
-	if run == nil {
-		return nil, nil
+	specs := chartsOf(run)
+	names := make([]string, len(specs))
+	charts := make(map[string]*plot.Chart, len(specs))
+	for i, c := range specs {
+		names[i], charts[c.name] = c.name, c.chart
 	}
-	return plot.SaveAll(dir, []string{"saturate.svg", "latency.svg", "makespan.svg"}, map[string]*plot.Chart{
-		"saturate.svg": saturateChart(run), "latency.svg": latencyChart(run), "makespan.svg": makespanChart(run)})
+	return plot.SaveAll(dir, names, charts)
+}
+
+// chartSpec is one chart of a run: its file name, the report section it
+// illustrates, a text alternative, and the chart.
+type chartSpec struct {
+	name, section, alt string
+	chart              *plot.Chart
+}
+
+// chartsOf draws the charts run has data for, in the order the reports
+// show them.
+func chartsOf(run *result.Run) []chartSpec {
+	if run == nil {
+		return nil
+	}
+	var out []chartSpec
+	for _, c := range []chartSpec{
+		{"saturate.svg", "Saturate", "IDs/s against goroutines", saturateChart(run)},
+		{"latency.svg", "Burst", "per-call latency percentiles of the bursts", latencyChart(run)},
+		{"makespan.svg", "Burst", "burst makespans", makespanChart(run)},
+	} {
+		if c.chart != nil {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // newChart returns a chart in the house style titled what, with the
@@ -58,20 +86,14 @@ func Subtitle(h host.Fingerprint, revision string) string {
 	return h.String() + " · commit " + revision
 }
 
-// Subject styles: a colour each (Tableau 10, grey swapped for a dark blue
-var (
-	ownGlyphs  = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}}
-	peerGlyphs = []draw.GlyphDrawer{draw.RingGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{}}
-)
-
 type style struct {
-	color color.Color
-	glyph draw.GlyphDrawer
-	peer  bool
+	plot.SeriesStyle
+	peer bool
 }
 
 // styles gives every subject in the run one style, the same in every
-// chart, in the order of run.Subjects.
+// chart, in the order of run.Subjects: no two alike in colour, marker and
+// line pattern, nor in marker and pattern alone (see plot.Series).
 func styles(run *result.Run) map[string]style {
 	present := make(map[string]bool)
 	for _, s := range run.Subjects {
@@ -84,18 +106,9 @@ func styles(run *result.Run) map[string]style {
 		present[r.Subject] = true
 	}
 	out := make(map[string]style)
-	own, peers := 0, 0
 	for i, name := range subjectOrder(run, present) {
 		info, _ := subjectInfo(run, name)
-		st := style{color: plot.Palette[i%len(plot.Palette)], peer: info.Peer}
-		if info.Peer {
-			st.glyph = peerGlyphs[peers%len(peerGlyphs)]
-			peers++
-		} else {
-			st.glyph = ownGlyphs[own%len(ownGlyphs)]
-			own++
-		}
-		out[name] = st
+		out[name] = style{SeriesStyle: plot.Series(i), peer: info.Peer}
 	}
 	return out
 }
@@ -108,18 +121,6 @@ func legendLabel(name string, st style) string {
 	return name
 }
 
-func styledLine(st style, xys plotter.XYs) (*plotter.Line, *plotter.Scatter, error) {
-	l, s, err := plotter.NewLinePoints(xys)
-	if err != nil {
-		return nil, nil, err
-	}
-	l.Color = st.color
-	l.Width = vg.Points(1.6)
-	s.Color = st.color
-	s.Shape = st.glyph
-	s.Radius = vg.Points(3.2)
-	return l, s, nil
-}
 func siTick(v float64) string { return units.SI(v, 3, true) }
 func nsTick(v float64) string { return units.Ns(v) }
 func msTick(v float64) string { return units.TrimSig(v, 3) }
@@ -189,12 +190,12 @@ func saturateChart(run *result.Run) *plot.Chart {
 			}
 		}
 		st := styles[name]
-		l, s, err := styledLine(st, xys)
+		l, s, err := st.Lines(xys)
 		if err != nil {
 			continue
 		}
 		if len(errs) > 0 {
-			p.Add(errs.Bars(st.color))
+			p.Add(errs.Bars(st.Color))
 		}
 		p.Add(l, s)
 		entries = append(entries, entry{legendLabel(name, st), []gplot.Thumbnailer{l, s}})
@@ -353,7 +354,7 @@ func latencyChart(run *result.Run) *plot.Chart {
 			ylo, yhi = math.Min(ylo, y), math.Max(yhi, y)
 		}
 		st := styles[b.Subject]
-		line, sc, err := styledLine(st, xys)
+		line, sc, err := st.Lines(xys)
 		if err != nil {
 			continue
 		}

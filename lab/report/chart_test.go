@@ -1,20 +1,27 @@
 package report
 
 import (
+	"bytes"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/snowlab/snowlab/lab/internal/fixture"
+	"github.com/snowlab/snowlab/lab/internal/plot"
+	"github.com/snowlab/snowlab/lab/peers"
 	"github.com/snowlab/snowlab/lab/result"
+	"github.com/snowlab/snowlab/lab/subject"
 )
 
 // svgText parses path as XML, requires the root element to be svg, and
@@ -191,13 +198,90 @@ func TestChartStyles(t *testing.T) {
 	run := fixture.Run()
 	st := styles(run)
 	require.Len(t, st, len(run.Subjects))
-	seen := map[[2]any]string{}
-	for name, s := range st {
-		key := [2]any{s.color, s.glyph}
-		assert.Empty(t, seen[key], "%s and %s look alike", name, seen[key])
-		seen[key] = name
-	}
 	assert.True(t, st["bwmarrin/snowflake"].peer)
 	assert.False(t, st["atomicgen/strict"].peer)
 	assert.Equal(t, "bwmarrin/snowflake (peer)", legendLabel("bwmarrin/snowflake", st["bwmarrin/snowflake"]))
+}
+
+// standardRun is the fixture with every subject of the standard suite
+// (snowlab's own, the physical limits and the peers: the most series and
+// the longest names a default run draws) measured at 1, 2 and 4
+// goroutines and in a NextID burst.
+func standardRun() *result.Run {
+	run := fixture.Run()
+	all := append(subject.Own(1), peers.All()...)
+	run.Subjects = run.Subjects[:0]
+	run.Saturate, run.Burst = nil, nil
+	for i, s := range all {
+		run.Subjects = append(run.Subjects, result.SubjectInfo{Name: s.Name, Peer: s.Peer, Strict: s.Strict, Nodes: 1,
+			CeilingIDs: 4.096e6, TickNs: 1e6})
+		for _, g := range []int{1, 2, 4} {
+			v := float64(1+i) * 1e6 * float64(g)
+			run.Saturate = append(run.Saturate, result.SaturateResult{Subject: s.Name, Goroutines: g, IDsPerSec: v,
+				Samples: []float64{v * 0.9, v, v * 1.1}})
+		}
+		run.Burst = append(run.Burst, result.BurstResult{Subject: s.Name, Via: "NextID", Goroutines: 32, IDs: 100_000,
+			Repeats: 3, MakespanNs: []int64{int64(i+1) * 1e6, int64(i+2) * 1e6, int64(i+3) * 1e6}, FloorTicks: 25,
+			Latency: result.Latency{P50: 100, P90: 200, P99: 1000, P999: 5000, P9999: 9000, Max: int64(1e5 + i)}})
+	}
+	for _, name := range []string{subject.LimitClockCAS, subject.LimitPerP} {
+		run.Subjects = append(run.Subjects, result.SubjectInfo{Name: name, Nodes: 1, Physical: true})
+		for _, g := range []int{1, 2, 4} {
+			run.Saturate = append(run.Saturate, result.SaturateResult{Subject: name, Goroutines: g, IDsPerSec: 5e7})
+		}
+	}
+	return run
+}
+
+// TestChartsReadable draws the standard suite's charts and checks what
+// makes a chart unreadable: two series drawn alike (in colour, or printed
+// in grey), a legend entry wider than its column or a legend running off
+// the page.
+func TestChartsReadable(t *testing.T) {
+	run := standardRun()
+	require.GreaterOrEqual(t, len(run.Subjects), 16)
+
+	st := styles(run)
+	require.Len(t, st, len(run.Subjects))
+	seen := map[string]string{}
+	grey := map[string]string{}
+	for name, s := range st {
+		key := fmt.Sprint(s.Color, reflect.TypeOf(s.Glyph), s.Dashes)
+		assert.Empty(t, seen[key], "%s and %s look alike", name, seen[key])
+		seen[key] = name
+		gkey := fmt.Sprint(reflect.TypeOf(s.Glyph), s.Dashes)
+		assert.Empty(t, grey[gkey], "%s and %s look alike in grey", name, grey[gkey])
+		grey[gkey] = name
+	}
+
+	longest := ""
+	for _, s := range run.Subjects {
+		if l := legendLabel(s.Name, st[s.Name]); len(l) > len(longest) {
+			longest = l
+		}
+	}
+	legendFont := plot.Text(9.5, draw.XLeft, draw.YCenter)
+	for name, c := range map[string]*plot.Chart{"saturate": saturateChart(run), "latency": latencyChart(run),
+		"makespan": makespanChart(run)} {
+		require.NotNil(t, c, name)
+		lay := c.Layout()
+		assert.True(t, lay.Legend.Min.X >= 0 && lay.Legend.Min.Y >= 0 &&
+			lay.Legend.Max.X <= lay.Page.Max.X && lay.Legend.Max.Y <= lay.Page.Max.Y,
+			"%s: legend %v outside the page %v", name, lay.Legend, lay.Page)
+		if name != "makespan" { // its legend names the call styles, not subjects
+			assert.Greater(t, lay.Legend.Max.X-lay.Legend.Min.X, legendFont.Width(longest),
+				"%s: legend column narrower than %q", name, longest)
+		}
+		var buf bytes.Buffer
+		_, err := c.WriteTo(&buf)
+		require.NoError(t, err)
+		svg := buf.String()
+		for _, s := range run.Subjects {
+			if name == "saturate" || !s.Physical {
+				assert.Contains(t, svg, s.Name, "%s names every subject it draws", name)
+			}
+		}
+		assert.Contains(t, svg, "Arial", "%s: a fallback with the same metrics", name)
+		assert.NotContains(t, svg, "font-family:Liberation Sans;", name)
+	}
 }

@@ -1,7 +1,12 @@
-// Package report turns one lab result (lab/result) into what people read:
-// a Markdown report with a note under each table on how to read it
-// (WriteMarkdown), a compact table for the terminal (WriteTable), and SVG
-// charts (WriteCharts) in the house style of lab/internal/plot. It
-// formats; it measures and compares nothing. WriteHost and Subtitle let an
+// Package report turns lab results (lab/result) into what people read: a
+// Markdown report with a note under each table on how to read it
+// (WriteMarkdown), the same report as one self-contained HTML page with
+// its charts inline (WriteHTML), a compact table for the terminal
+// (WriteTable), SVG charts (WriteCharts) in the house style of
+// lab/internal/plot, and the history of many runs as one HTML page
+// (NewHistory groups the runs' ratios and rates by host, WriteIndex draws
+// them). The Markdown and HTML reports render one document (sections.go
+// lays it out), so they never say different things. It formats; it
+// measures and compares nothing. WriteHost and Subtitle let an
 // experiment's report (lab/btree) name its host as a suite run's does.
 package report

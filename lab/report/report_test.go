@@ -25,9 +25,9 @@ func markdownOf(t *testing.T, run *result.Run) string {
 	return buf.String()
 }
 
-// section returns the Markdown from the heading "## name" to the next
+// mdSection returns the Markdown from the heading "## name" to the next
 // level-2 heading.
-func section(md, name string) string {
+func mdSection(md, name string) string {
 	i := strings.Index(md, "\n## "+name+"\n")
 	if i < 0 {
 		return ""
@@ -96,16 +96,18 @@ func TestWriteMarkdown(t *testing.T) {
 		"| Subject | Limit | G=1 | G=2 | G=4 |",
 		"| atomicgen/monotonic | limit/clock+cas | 1.37× | 1.28× | 1.31× |",
 		"| shardedgen/node-per-shard/strict | limit/per-p | 1.14× | 2.16× | 2.17× |",
+		"![IDs/s against goroutines](20260314T092653Z-lab-vm-3-6bc4800-dirty/saturate.svg)",
+		"![burst makespans](20260314T092653Z-lab-vm-3-6bc4800-dirty/makespan.svg)",
 	} {
 		assert.Contains(t, md, want)
 	}
 	assert.Equal(t, 5, strings.Count(md, "**How to read this.**"), "clock audit, burst, saturate, limits, steady")
 
 	// Counters unavailable: no column, the reason said once under the table.
-	burst := section(md, "Burst")
+	burst := mdSection(md, "Burst")
 	assert.NotContains(t, burst, "Counters/ID")
 	assert.Equal(t, 1, strings.Count(burst, fixture.EventsSource))
-	assert.NotContains(t, section(md, "Saturate"), "✗", "saturate checks all passed")
+	assert.NotContains(t, mdSection(md, "Saturate"), "✗", "saturate checks all passed")
 
 	// Every table is rectangular.
 	var width int
@@ -127,7 +129,7 @@ func TestWriteMarkdownCounters(t *testing.T) {
 	run.Burst[0].Events = result.Events{Source: "hardware",
 		PerID: map[string]float64{"instructions": 981.4, "cycles": 412.25, "cache-misses": 0.031}}
 	run.Burst[2].Events = result.Events{Source: "software", PerID: map[string]float64{"task-clock-ns": 97}}
-	burst := section(markdownOf(t, run), "Burst")
+	burst := mdSection(markdownOf(t, run), "Burst")
 	assert.Contains(t, burst, "| Counters/ID | Check |")
 	assert.Contains(t, burst, "| cache-misses 0.031, cycles 412, instructions 981 | OK |")
 	assert.Contains(t, burst, "| task-clock-ns 97 (software) | OK |")
@@ -150,7 +152,7 @@ func TestWriteMarkdownMinimal(t *testing.T) {
 func TestWriteMarkdownSaturateFailure(t *testing.T) {
 	run := fixture.Run()
 	run.Saturate[0].Check.Duplicates = 2
-	sat := section(markdownOf(t, run), "Saturate")
+	sat := mdSection(markdownOf(t, run), "Saturate")
 	assert.Contains(t, sat, "4.09 (99.9%) ✗")
 	assert.Contains(t, sat, "✗ marks a failed check")
 }

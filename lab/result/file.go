@@ -54,6 +54,27 @@ func WriteJSON(path string, v any) error {
 	return os.Rename(tmp, path)
 }
 
+// WriteFile writes what write writes to path, through a temporary file
+// renamed into place, as WriteJSON does.
+func WriteFile(path string, write func(io.Writer) error) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	err = write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
 // Stem names a run's files: <date>-<host>-<short sha>. Whether the tree
 // was dirty is in the file, not its name (a commit recorded by an older
 // lab as "<sha>+dirty" is named "<sha>-dirty", no sha "nosha"). An
@@ -85,15 +106,7 @@ func WriteFiles(dir, stem string, v any, markdown func(io.Writer) error, charts 
 		return nil, err
 	}
 	paths = append(paths, base+".json")
-	f, err := os.Create(base + ".md")
-	if err != nil {
-		return paths, err
-	}
-	err = markdown(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := WriteFile(base+".md", markdown); err != nil {
 		return paths, err
 	}
 	paths = append(paths, base+".md")

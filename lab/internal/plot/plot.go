@@ -1,8 +1,10 @@
 package plot
 
 import (
+	"bytes"
 	"fmt"
 	"image/color"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -55,13 +57,21 @@ func (d *Chart) Add(label string, thumbs ...gplot.Thumbnailer) {
 	d.entries++
 }
 
-// Save renders the chart to an SVG file at path.
-func (d *Chart) Save(path string) (err error) {
-	c := vgsvg.New(d.w, d.h)
-	dc := draw.New(c)
-	dc.SetColor(color.White)
-	dc.Fill(dc.Rectangle.Path())
-	area := draw.Crop(dc, margin, -margin, margin, -margin)
+// Layout is where Render puts a chart's parts, in points from the lower
+// left corner: the page, and the legend's box (empty without a legend).
+type Layout struct {
+	Page, Legend vg.Rectangle
+}
+
+// titleLine is a line of the chart's heading in its style.
+type titleLine struct {
+	s   string
+	sty text.Style
+}
+
+// titleLines are the chart's title and subtitle, those it has.
+func (d *Chart) titleLines() []titleLine {
+	var out []titleLine
 	for _, t := range []struct {
 		s    string
 		size vg.Length
@@ -72,15 +82,76 @@ func (d *Chart) Save(path string) (err error) {
 		}
 		sty := Text(t.size, draw.XCenter, draw.YTop)
 		sty.Color = t.col
-		area.FillText(sty, vg.Point{X: area.Center().X, Y: area.Max.Y}, t.s)
-		area.Max.Y -= sty.Height(t.s) + 3
+		out = append(out, titleLine{t.s, sty})
+	}
+	return out
+}
+
+// Layout measures the chart with the typeface's own metrics (the ones
+// gonum embeds, which browsers get through the font stack Render names):
+// the page is made taller than asked when the legend would not fit beside
+// the data, and the legend's column is as wide as its longest entry.
+func (d *Chart) Layout() Layout {
+	top := margin + 8
+	for _, t := range d.titleLines() {
+		top += t.sty.Height(t.s) + 3
+	}
+	w, h := d.w, d.h
+	var legend vg.Rectangle
+	if d.entries > 0 {
+		// The legend's size does not depend on the canvas it is given.
+		r := d.legend.Rectangle(draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: w, Y: h}}})
+		lw, lh := r.Max.X-r.Min.X, r.Max.Y-r.Min.Y
+		h = max(h, top+lh+margin+underLegend)
+		legend = vg.Rectangle{
+			Min: vg.Point{X: w - margin - lw, Y: h - top - lh},
+			Max: vg.Point{X: w - margin, Y: h - top},
+		}
+	}
+	return Layout{Page: vg.Rectangle{Max: vg.Point{X: w, Y: h}}, Legend: legend}
+}
+
+// Save renders the chart to an SVG file at path.
+func (d *Chart) Save(path string) (err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	_, err = d.WriteTo(f)
+	return err
+}
+
+// WriteTo renders the chart as an SVG document to w.
+func (d *Chart) WriteTo(w io.Writer) (int64, error) {
+	var buf bytes.Buffer
+	if err := d.render(&buf); err != nil {
+		return 0, err
+	}
+	n, err := w.Write(fontStack(buf.Bytes()))
+	return int64(n), err
+}
+
+func (d *Chart) render(w io.Writer) error {
+	lay := d.Layout()
+	c := vgsvg.New(lay.Page.Max.X, lay.Page.Max.Y)
+	dc := draw.New(c)
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+	area := draw.Crop(dc, margin, -margin, margin, -margin)
+	for _, t := range d.titleLines() {
+		area.FillText(t.sty, vg.Point{X: area.Center().X, Y: area.Max.Y}, t.s)
+		area.Max.Y -= t.sty.Height(t.s) + 3
 	}
 	area.Max.Y -= 8
 
 	plotArea := area
 	if d.entries > 0 {
-		r := d.legend.Rectangle(area)
-		plotArea.Max.X -= r.Max.X - r.Min.X + legendGap
+		plotArea.Max.X = lay.Legend.Min.X - legendGap
 	}
 	lab := Text(10.5, draw.XCenter, draw.YBottom)
 	lh := lab.Height("Mg")
@@ -105,28 +176,29 @@ func (d *Chart) Save(path string) (err error) {
 	}
 	if d.entries > 0 {
 		leg := area
-		leg.Min.X = plotArea.Max.X + legendGap
-		leg.Max.Y = da.Max.Y
+		leg.Min.X, leg.Max.X = lay.Legend.Min.X, lay.Legend.Max.X
 		d.legend.Draw(leg)
 	}
-
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	_, err = c.WriteTo(f)
+	_, err := c.WriteTo(w)
 	return err
+}
+
+// fontStack names, after the typeface the charts are measured in, the
+// faces with the same metrics (Arimo, Arial) and then Helvetica: a viewer
+// without Liberation Sans would otherwise fall back to its default face,
+// often a wider one, and cut the legend and axis labels measured for it.
+func fontStack(svg []byte) []byte {
+	return bytes.ReplaceAll(svg, []byte("font-family:Liberation Sans;"),
+		[]byte("font-family:'Liberation Sans',Arimo,Arial,Helvetica,sans-serif;"))
 }
 
 const (
 	margin    = vg.Length(8)
 	legendGap = vg.Length(14)
 	labelGap  = vg.Length(4)
+	// underLegend is the room kept below a legend taller than the data
+	// area: the x axis and its label.
+	underLegend = vg.Length(40)
 )
 
 // Sans is the chart typeface: Liberation Sans, which gonum embeds for
@@ -142,13 +214,64 @@ func Text(size vg.Length, xa draw.XAlignment, ya draw.YAlignment) text.Style {
 }
 
 // Palette is the series colours: Tableau 10, its grey swapped for a dark
-// blue so that no series is confused with the grey reference lines.
+// blue so that no series is confused with the grey reference lines, then
+// six darker or duller hues, so that the standard suite's sixteen subjects
+// each get a colour of their own.
 var Palette = []color.Color{
 	color.RGBA{0x1f, 0x77, 0xb4, 0xff}, color.RGBA{0xff, 0x7f, 0x0e, 0xff},
 	color.RGBA{0x2c, 0xa0, 0x2c, 0xff}, color.RGBA{0xd6, 0x27, 0x28, 0xff},
 	color.RGBA{0x94, 0x67, 0xbd, 0xff}, color.RGBA{0x8c, 0x56, 0x4b, 0xff},
 	color.RGBA{0xe3, 0x77, 0xc2, 0xff}, color.RGBA{0x17, 0xbe, 0xcf, 0xff},
 	color.RGBA{0xbc, 0xbd, 0x22, 0xff}, color.RGBA{0x39, 0x3b, 0x79, 0xff},
+	color.RGBA{0x00, 0x00, 0x00, 0xff}, color.RGBA{0x00, 0x5a, 0x32, 0xff},
+	color.RGBA{0x7f, 0x3b, 0x08, 0xff}, color.RGBA{0x6a, 0x3d, 0x9a, 0xff},
+	color.RGBA{0xa6, 0x76, 0x1d, 0xff}, color.RGBA{0x66, 0x99, 0xff, 0xff},
+}
+
+// Glyphs are the series markers, filled and hollow in turn.
+var Glyphs = []draw.GlyphDrawer{
+	draw.CircleGlyph{}, draw.SquareGlyph{}, draw.PyramidGlyph{}, draw.RingGlyph{},
+	draw.BoxGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{},
+}
+
+// LineDashes are the series line patterns: solid, then dashed, dotted and
+// dash-dotted for the series past each len(Glyphs).
+var LineDashes = [][]vg.Length{nil, {6, 2.5}, {1.5, 2}, {7, 2.5, 1.5, 2.5}}
+
+// SeriesStyle is how one series is drawn: colour, marker and line pattern.
+type SeriesStyle struct {
+	Color  color.Color
+	Glyph  draw.GlyphDrawer
+	Dashes []vg.Length
+}
+
+// Series is the style of the i-th series of a chart. The marker and line
+// pattern alone tell the first len(Glyphs)×len(LineDashes) (32) series
+// apart, so that a chart stays readable printed in grey; the colour tells
+// the first len(Palette) (16) apart at a glance.
+func Series(i int) SeriesStyle {
+	i = max(i, 0)
+	return SeriesStyle{
+		Color:  Palette[i%len(Palette)],
+		Glyph:  Glyphs[i%len(Glyphs)],
+		Dashes: LineDashes[(i/len(Glyphs))%len(LineDashes)],
+	}
+}
+
+// Lines returns a line with markers through xys in style st, for a plot
+// and its legend.
+func (st SeriesStyle) Lines(xys plotter.XYs) (*plotter.Line, *plotter.Scatter, error) {
+	l, s, err := plotter.NewLinePoints(xys)
+	if err != nil {
+		return nil, nil, err
+	}
+	l.Color = st.Color
+	l.Width = vg.Points(1.6)
+	l.Dashes = st.Dashes
+	s.Color = st.Color
+	s.Shape = st.Glyph
+	s.Radius = vg.Points(3.2)
+	return l, s, nil
 }
 
 // Grid is the light grid behind the data.

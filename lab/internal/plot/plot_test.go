@@ -1,12 +1,17 @@
 package plot
 
 import (
+	"bytes"
+	"fmt"
+	"image/color"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/snowlab/snowlab/lab/internal/units"
@@ -94,4 +99,48 @@ func TestSaveAll(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{filepath.Join(dir, "b.svg"), filepath.Join(dir, "a.svg")}, paths)
 	assert.FileExists(t, paths[0])
+}
+
+// TestLayoutTallLegend: a legend taller than the page asked for makes the
+// page taller, never runs off it.
+func TestLayoutTallLegend(t *testing.T) {
+	c := New("t", "s", "x", "y", 6*vg.Inch, 2*vg.Inch)
+	for i := range 40 {
+		st := Series(i)
+		l, s, err := st.Lines([]plotter.XY{{X: 1, Y: 1}, {X: 2, Y: 2}})
+		require.NoError(t, err)
+		c.P.Add(l, s)
+		c.Add(fmt.Sprintf("shardedgen/node-per-shard/strict %d", i), l, s)
+	}
+	lay := c.Layout()
+	assert.Greater(t, lay.Page.Max.Y, 2*vg.Inch, "grown")
+	assert.GreaterOrEqual(t, lay.Legend.Min.Y, vg.Length(0))
+	assert.LessOrEqual(t, lay.Legend.Max.Y, lay.Page.Max.Y)
+	assert.LessOrEqual(t, lay.Legend.Max.X, lay.Page.Max.X)
+	assert.Greater(t, lay.Legend.Max.X-lay.Legend.Min.X, Text(9.5, 0, 0).Width("shardedgen/node-per-shard/strict 39"))
+
+	var buf bytes.Buffer
+	_, err := c.WriteTo(&buf)
+	require.NoError(t, err)
+	assert.True(t, strings.Contains(buf.String(), fmt.Sprintf(`viewBox="0 0 432 %.5g"`, lay.Page.Max.Y.Points())),
+		"the page is drawn at the height laid out, %v", lay.Page.Max.Y)
+}
+
+// TestSeriesDistinct: the first 32 series differ in marker and line
+// pattern (grey print), the first 16 in colour too.
+func TestSeriesDistinct(t *testing.T) {
+	grey := map[string]int{}
+	colour := map[color.Color]int{}
+	for i := range 32 {
+		st := Series(i)
+		k := fmt.Sprintf("%T %v", st.Glyph, st.Dashes)
+		_, dup := grey[k]
+		assert.False(t, dup, "series %d and %d alike in grey", i, grey[k])
+		grey[k] = i
+		if i < len(Palette) {
+			_, dup := colour[st.Color]
+			assert.False(t, dup, "series %d and %d share a colour", i, colour[st.Color])
+			colour[st.Color] = i
+		}
+	}
 }

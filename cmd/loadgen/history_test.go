@@ -1,0 +1,94 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/snowlab/snowlab/lab/host"
+	"github.com/snowlab/snowlab/lab/result"
+)
+
+// resultsDir is a results folder with two suite runs (one with its page),
+// an experiment's result and a file that is no JSON result.
+func resultsDir(t *testing.T) (dir string, stems []string) {
+	dir = t.TempDir()
+	for i, commit := range []string{"aaaaaaa", "bbbbbbb"} {
+		run := &result.Run{Schema: result.SchemaVersion, Commit: commit,
+			Started: time.Date(2026, 3, 14, 9+i, 0, 0, 0, time.UTC), Host: host.Fingerprint{Hostname: "lab-vm-3", GOMAXPROCS: 2},
+			Subjects: []result.SubjectInfo{{Name: "atomicgen/strict", Strict: true, Nodes: 1, CeilingIDs: 4.096e6}},
+			Saturate: []result.SaturateResult{{Subject: "atomicgen/strict", Goroutines: 1, IDsPerSec: 4e6}}}
+		require.NoError(t, result.WriteJSON(filepath.Join(dir, run.Stem()+".json"), run))
+		stems = append(stems, run.Stem())
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, stems[0]+".html"), []byte("<!DOCTYPE html>"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "x-btree.json"), []byte(`{"schema":1,"experiment":"btree"}`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not a result"), 0o644))
+	return dir, stems
+}
+
+func TestHistory(t *testing.T) {
+	dir, stems := resultsDir(t)
+	code, out, errs := runArgs("history", dir)
+	require.Equal(t, exitOK, code, errs)
+	index := filepath.Join(dir, "index.html")
+	assert.Equal(t, "wrote "+index+" (2 runs)\n", out)
+	page, err := os.ReadFile(index)
+	require.NoError(t, err)
+	assert.True(t, strings.Contains(string(page), `<a href="`+stems[0]+`.html">page</a>`), "links the run's page")
+	assert.Equal(t, 1, strings.Count(string(page), ">page</a>"), "only the run with a page")
+	assert.True(t, strings.Contains(string(page), "<code>bbbbbbb</code>"))
+
+	// Files named, the page elsewhere: links relative to it.
+	other := filepath.Join(t.TempDir(), "site", "h.html")
+	require.NoError(t, os.MkdirAll(filepath.Dir(other), 0o755))
+	code, out, errs = runArgs("history", "-o", other, filepath.Join(dir, stems[0]+".json"), filepath.Join(dir, stems[0]+".json"))
+	require.Equal(t, exitOK, code, errs)
+	assert.Contains(t, out, "(1 runs)", "a file named twice is read once")
+	page, err = os.ReadFile(other)
+	require.NoError(t, err)
+	rel, err := filepath.Rel(filepath.Dir(other), filepath.Join(dir, stems[0]+".html"))
+	require.NoError(t, err)
+	assert.True(t, strings.Contains(string(page), `<a href="`+filepath.ToSlash(rel)+`">`), "link %s", rel)
+}
+
+func TestHistoryErrors(t *testing.T) {
+	dir, _ := resultsDir(t)
+	bad := filepath.Join(dir, "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"schema":`), 0o644))
+	code, _, errs := runArgs("history", dir)
+	assert.Equal(t, exitFailure, code)
+	assert.Contains(t, errs, "bad.json")
+	assert.NoFileExists(t, filepath.Join(dir, "index.html"), "no page from half the results")
+
+	code, _, errs = runArgs("history", filepath.Join(dir, "absent"))
+	assert.Equal(t, exitFailure, code)
+	assert.Contains(t, errs, "absent")
+
+	code, _, errs = runArgs("history", "-o", filepath.Join(t.TempDir(), "i.html"), filepath.Join(dir, "x-btree.json"))
+	assert.Equal(t, exitFailure, code, "an experiment's file named is an error: it is no suite run")
+	assert.Contains(t, errs, "x-btree.json: the result of the btree experiment")
+
+	code, _, errs = runArgs("history", "-o", filepath.Join(dir, "no", "such", "i.html"), filepath.Join(dir, "aaaa.json"))
+	assert.Equal(t, exitFailure, code)
+	assert.Contains(t, errs, "aaaa.json")
+
+	code, _, _ = runArgs("history", "-bogus")
+	assert.Equal(t, exitUsage, code)
+}
+
+// TestRunRefreshesHistory: a run whose folder holds a result the lab
+// cannot read still succeeds, and says the history was not refreshed.
+func TestRunRefreshesHistory(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "bad.json"), []byte(`{"schema":`), 0o644))
+	code, _, errs := runArgs(append([]string{"run", "-subjects", "atomicgen/strict", "-workloads", "saturate", "-out", dir}, tiny...)...)
+	require.Equal(t, exitOK, code, errs)
+	assert.Contains(t, errs, "history page was not refreshed")
+	assert.Contains(t, errs, "bad.json")
+}

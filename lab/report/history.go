@@ -1,0 +1,188 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/snowlab/snowlab/lab/compare"
+	"github.com/snowlab/snowlab/lab/result"
+)
+
+// HistoryRun is one run of a history: the run, and the address of its
+// page relative to the index ("" when it has none).
+type HistoryRun struct {
+	Run  *result.Run
+	Page string
+}
+
+// History is the runs of a results folder in the order they ran, with the
+// trends the index draws: each cross-machine ratio (compare.Ratios) and
+// each subject's IDs/s, one series per host so that runs from different
+// machines are never joined by a line.
+type History struct {
+	Runs   []HistoryRun
+	Ratios []Trend // in the order compare.Ratios gives them
+	Rates  []Trend // one per subject, in the order of the newest run's subjects
+}
+
+// Trend is one figure across runs.
+type Trend struct {
+	Name string
+	// Informational is set for a ratio the gate reports but does not
+	// check (compare.Ratio.Informational in any run).
+	Informational bool
+	Series        []Series
+}
+
+// Series is a trend's points from one host, in run order.
+type Series struct {
+	Host   string // HostKey of the runs
+	Points []Point
+}
+
+// Point is one run's value: Run indexes History.Runs.
+type Point struct {
+	Run   int
+	Value float64
+}
+
+// HostKey names the machine a run's figures belong to: the host's slug,
+// GOMAXPROCS (the same host run with fewer Ps is another machine as far as
+// its throughput goes) and the CPU model, short (a host name is reused by
+// machines of other kinds: "vm" named an Intel and an AMD guest here).
+func HostKey(run *result.Run) string {
+	key := fmt.Sprintf("%s ×%d", run.Host.Slug(), run.Host.GOMAXPROCS)
+	if cpu := shortCPU(run.Host.CPU); cpu != "" {
+		key += " · " + cpu
+	}
+	return key
+}
+
+// shortCPU is a CPU model without its trademarks, clock and the words
+// every model has.
+func shortCPU(model string) string {
+	if i := strings.Index(model, "@"); i >= 0 {
+		model = model[:i]
+	}
+	var words []string
+	for _, w := range strings.Fields(strings.NewReplacer("(R)", "", "(r)", "", "(TM)", "", "(tm)", "").Replace(model)) {
+		if w != "Processor" && w != "CPU" {
+			words = append(words, w)
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// NewHistory orders runs by start time (then commit) and collects their
+// trends. IDs/s is taken from the saturate sweep at one goroutine and at
+// the largest count the run measured for the subject, as two series per
+// host ("<host> G=1", "<host> G=max (n)"): a sweep that changed its
+// largest count starts a new series.
+func NewHistory(runs []HistoryRun) History {
+	h := History{Runs: slices.Clone(runs)}
+	slices.SortStableFunc(h.Runs, func(a, b HistoryRun) int {
+		return cmp.Or(a.Run.Started.Compare(b.Run.Started), cmp.Compare(a.Run.Commit, b.Run.Commit))
+	})
+	ratios := newTrends()
+	rates := newTrends()
+	for i, hr := range h.Runs {
+		host := HostKey(hr.Run)
+		for _, r := range compare.Ratios(hr.Run) {
+			t := ratios.get(r.Name)
+			t.Informational = t.Informational || r.Informational
+			t.add(host, i, r.Value)
+		}
+		for name, byG := range saturateByG(hr.Run) {
+			gmax := slices.Max(slices.Collect(maps.Keys(byG)))
+			t := rates.get(name)
+			if v, ok := byG[1]; ok {
+				t.add(host+" G=1", i, v)
+			}
+			if gmax > 1 {
+				t.add(fmt.Sprintf("%s G=max (%d)", host, gmax), i, byG[gmax])
+			}
+		}
+	}
+	h.Ratios = ratios.list()
+	// Subjects in the order of the newest run that names them, then the
+	// rest by name.
+	order := map[string]int{}
+	for i := len(h.Runs) - 1; i >= 0; i-- {
+		for _, s := range h.Runs[i].Run.Subjects {
+			if _, ok := order[s.Name]; !ok {
+				order[s.Name] = len(order)
+			}
+		}
+	}
+	h.Rates = rates.list()
+	slices.SortStableFunc(h.Rates, func(a, b Trend) int {
+		oa, okA := order[a.Name]
+		ob, okB := order[b.Name]
+		switch {
+		case okA && okB:
+			return oa - ob
+		case okA != okB:
+			if okA {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(a.Name, b.Name)
+	})
+	return h
+}
+
+// saturateByG is each subject's median IDs/s by goroutine count.
+func saturateByG(run *result.Run) map[string]map[int]float64 {
+	out := map[string]map[int]float64{}
+	for _, r := range run.Saturate {
+		if r.Goroutines <= 0 || !(r.IDsPerSec > 0) {
+			continue
+		}
+		if out[r.Subject] == nil {
+			out[r.Subject] = map[int]float64{}
+		}
+		out[r.Subject][r.Goroutines] = r.IDsPerSec
+	}
+	return out
+}
+
+// trends collects trends by name in the order first seen.
+type trends struct {
+	order []string
+	by    map[string]*Trend
+}
+
+func newTrends() *trends { return &trends{by: map[string]*Trend{}} }
+
+func (ts *trends) get(name string) *Trend {
+	t := ts.by[name]
+	if t == nil {
+		t = &Trend{Name: name}
+		ts.by[name] = t
+		ts.order = append(ts.order, name)
+	}
+	return t
+}
+
+func (ts *trends) list() []Trend {
+	out := make([]Trend, len(ts.order))
+	for i, n := range ts.order {
+		out[i] = *ts.by[n]
+	}
+	return out
+}
+
+// add appends run i's value to the host's series, a new series for a host
+// not seen before.
+func (t *Trend) add(host string, i int, v float64) {
+	k := slices.IndexFunc(t.Series, func(s Series) bool { return s.Host == host })
+	if k < 0 {
+		t.Series = append(t.Series, Series{Host: host})
+		k = len(t.Series) - 1
+	}
+	t.Series[k].Points = append(t.Series[k].Points, Point{Run: i, Value: v})
+}

@@ -1,0 +1,42 @@
+package report
+
+import (
+	_ "embed"
+	"fmt"
+	"strings"
+)
+
+// notesText holds the "how to read this" note of each table of a run's
+// reports, prose kept apart from the code that lays the tables out.
+//
+//go:embed notes.md
+var notesText string
+
+// notes parses notesText: a note per "## key" heading, its lines joined
+// with spaces; lines starting "# " are comments.
+func notes() map[string]string {
+	out := map[string]string{}
+	key := ""
+	for _, line := range strings.Split(notesText, "\n") {
+		switch {
+		case strings.HasPrefix(line, "## "):
+			key = strings.TrimSpace(line[3:])
+		case strings.HasPrefix(line, "# "), strings.TrimSpace(line) == "", key == "":
+		case out[key] == "":
+			out[key] = strings.TrimSpace(line)
+		default:
+			out[key] += " " + strings.TrimSpace(line)
+		}
+	}
+	return out
+}
+
+// note is the note keyed key in notes.md. A key it lacks is a mistake in
+// this package, which the tests of every section catch.
+func note(key string) string {
+	n, ok := notes()[key]
+	if !ok {
+		panic(fmt.Sprintf("report: no note %q in notes.md", key))
+	}
+	return n
+}
