@@ -137,6 +137,10 @@ type Check struct {
 	CeilingExceeded bool   `json:"ceiling_exceeded,omitempty"` // strict generators only
 	Errors          int    `json:"errors"`
 	FirstError      string `json:"first_error,omitempty"`
+	// TickSlots counts the (tick, shard) pairs the IDs were minted in,
+	// strict generators only: the per-tick sequence spaces the host let
+	// the generator use (a tick it was not running in has none).
+	TickSlots int `json:"tick_slots,omitempty"`
 }
 
 // OK reports whether the check found nothing wrong.
@@ -208,9 +212,16 @@ type SaturateResult struct {
 	Goroutines int           `json:"goroutines"`
 	Duration   time.Duration `json:"duration_ns"`
 	// Samples is IDs/s per repeat; IDsPerSec their median.
-	Samples    []float64  `json:"samples"`
-	IDsPerSec  float64    `json:"ids_per_sec"`
-	CeilingPct float64    `json:"ceiling_pct,omitempty"`
+	Samples    []float64 `json:"samples"`
+	IDsPerSec  float64   `json:"ids_per_sec"`
+	CeilingPct float64   `json:"ceiling_pct,omitempty"`
+	// TickFill is per repeat, for strict generators: the IDs over the
+	// sequence space of the (tick, shard) slots they were minted in
+	// (Check.TickSlots × Subject.SlotCapacity). It is the ceiling
+	// fraction counting only the ticks the host let the generator run
+	// in, so a loaded host or fewer cores do not lower it; a generator
+	// too slow to use up a tick does.
+	TickFill   []float64  `json:"tick_fill,omitempty"`
 	LeadNs     int64      `json:"lead_ns"`
 	Latency    Latency    `json:"latency"`
 	Contention Contention `json:"contention"`

@@ -59,6 +59,7 @@ func OwnWith(base snowlab.Config) []Subject {
 			s := subject("shardedgen/"+m.String()+"/"+p.String(), p)
 			s.Order = OrderShard
 			s.Limit = LimitPerP
+			s.Shards = shards
 			if m == shardedgen.NodePerShard {
 				s.Nodes = shards
 			}

@@ -60,8 +60,27 @@ func (c checker) check(streams [][]subject.ID, errs int, first error) result.Che
 	if c.s.Strict && c.s.PerTick > 0 {
 		res.MaxPerTickNode = maxPerTickNode(merged, c.s.Decode, c.s.Tick)
 		res.CeilingExceeded = res.MaxPerTickNode > c.s.PerTick
+		res.TickSlots = c.tickSlots(merged)
 	}
 	return res
+}
+
+// tickSlots counts the (tick, shard) pairs the IDs were minted in: the
+// per-tick sequence spaces the subject got to use, one per tick the host
+// let it run in. A Sharder names the shard; otherwise the node is the
+// shard.
+func (c checker) tickSlots(ids []subject.ID) int {
+	sh, _ := c.m.(subject.Sharder)
+	type slot struct{ tick, shard int64 }
+	seen := map[slot]struct{}{}
+	for _, id := range ids {
+		t, n := c.s.Decode(id)
+		if sh != nil {
+			n = sh.ShardOf(id)
+		}
+		seen[slot{t.UnixNano() / int64(c.s.Tick), int64(n)}] = struct{}{}
+	}
+	return len(seen)
 }
 
 func (c checker) orderViolations(ids []subject.ID) int {
