@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -44,6 +45,43 @@ func TestRunWritesResults(t *testing.T) {
 	assert.NotContains(t, out, "worse")
 }
 
+// TestCompareExitAndJSON: compare exits 1 on a significant regression
+// only when asked to, and -json is one JSON object on stdout.
+func TestCompareExitAndJSON(t *testing.T) {
+	dir := t.TempDir()
+	sweep := func(v float64) *result.Run {
+		r := &result.Run{Schema: result.SchemaVersion, Commit: "abc1234"}
+		for _, g := range []int{1, 2} {
+			r.Saturate = append(r.Saturate, result.SaturateResult{Subject: "atomicgen/monotonic", Goroutines: g,
+				Samples: []float64{v, v * 1.01, v * 0.99, v * 1.02, v * 0.98, v * 1.005}, IDsPerSec: v})
+		}
+		return r
+	}
+	old, cur := sweep(20e6), sweep(10e6)
+	oldPath, curPath := filepath.Join(dir, "old.json"), filepath.Join(dir, "new.json")
+	require.NoError(t, result.WriteJSON(oldPath, old))
+	require.NoError(t, result.WriteJSON(curPath, cur))
+
+	code, out, _ := runArgs("compare", oldPath, curPath)
+	assert.Equal(t, exitOK, code, "without -fail-on-regression a comparison is a report")
+	assert.Contains(t, out, "worse")
+	code, _, errs := runArgs("compare", "-fail-on-regression", oldPath, curPath)
+	assert.Equal(t, exitFailure, code)
+	assert.Contains(t, errs, "significantly worse")
+	code, _, _ = runArgs("compare", "-fail-on-regression", oldPath, oldPath)
+	assert.Equal(t, exitOK, code)
+
+	code, out, errs = runArgs("compare", "-json", oldPath, curPath)
+	require.Equal(t, exitOK, code, errs)
+	var got struct {
+		Regressions int               `json:"regressions"`
+		Rows        []json.RawMessage `json:"rows"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &got), out)
+	assert.Equal(t, 2, got.Regressions, "both saturate rows halved")
+	assert.NotEmpty(t, got.Rows)
+}
+
 func TestCheckAgainstOwnBaseline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the check suite twice")
@@ -51,9 +89,18 @@ func TestCheckAgainstOwnBaseline(t *testing.T) {
 	dir := t.TempDir()
 	code, _, errs := runArgs("check", "-q", "-write-baseline", "-baseline", dir)
 	require.Equal(t, exitOK, code, errs)
-	code, out, errs := runArgs("check", "-q", "-baseline", dir, "-tolerance", "0.9")
+	code, out, errs := runArgs("check", "-q", "-baseline", dir, "-tolerance", "0.9", "-json")
 	assert.Equal(t, exitOK, code, "%s\n%s", out, errs)
-	assert.Contains(t, out, "atomic/mutex")
+	var gate struct {
+		Pass bool `json:"pass"`
+		Rows []struct {
+			Name string `json:"name"`
+		} `json:"rows"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &gate), out)
+	assert.True(t, gate.Pass)
+	assert.Contains(t, out, "atomicgen/monotonic over limit/clock+cas @G=1")
+	assert.Contains(t, out, "tick fill atomicgen/strict @G=2")
 }
 
 func TestUsageErrors(t *testing.T) {
@@ -67,6 +114,7 @@ func TestUsageErrors(t *testing.T) {
 		{"compare", "only-one.json"},
 		{"compare", "missing-a.json", "missing-b.json"},
 		{"check", "-baseline", "/nonexistent/dir"},
+		{"check", "-" + injectFlag, "-write-baseline"},
 		// Out of range: one line naming the value, never a panic.
 		{"run", "-n", "9223372036854775807"},
 		{"run", "-n", "10000001"},
@@ -120,6 +168,9 @@ func TestHelp(t *testing.T) {
 		assert.Equal(t, exitOK, code, "%v", args)
 		assert.Contains(t, errs, "Usage of loadgen "+args[0], "%v", args)
 	}
+	_, _, errs := runArgs("check", "-h")
+	assert.Contains(t, errs, "-tolerance")
+	assert.NotContains(t, errs, injectFlag, "the regression switch is not offered")
 }
 
 // TestListWriteError: list fails when its output cannot be written.

@@ -215,6 +215,11 @@ type SaturateResult struct {
 	Samples    []float64 `json:"samples"`
 	IDsPerSec  float64   `json:"ids_per_sec"`
 	CeilingPct float64   `json:"ceiling_pct,omitempty"`
+	// CPUSamples is per repeat the IDs over the CPU time the whole
+	// process used (user and system), in IDs per CPU-second, where the
+	// system reports it: what the subject minted with what the host gave
+	// it, so a repeat the host took half a core from reads the same.
+	CPUSamples []float64 `json:"cpu_samples,omitempty"`
 	// TickFill is per repeat, for strict generators: the IDs over the
 	// sequence space of the (tick, shard) slots they were minted in
 	// (Check.TickSlots × Subject.SlotCapacity). It is the ceiling

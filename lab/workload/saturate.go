@@ -180,6 +180,7 @@ func (p *saturation) repeat(buf streamBuf) error {
 	errs := make([]error, g)
 	ends := make([]int64, g)
 	p.meter.begin()
+	cpu0, cpuOK := processCPU()
 	t0 := fanOut(g, func() { timer = time.AfterFunc(cfg.Duration, func() { stop.Store(true) }) }, func(i int, _ int64) {
 		ids, rec, every := streams[i], p.recs[i], cfg.SampleEvery
 		k := 0
@@ -202,6 +203,7 @@ func (p *saturation) repeat(buf streamBuf) error {
 		ends[i] = mono.Now()
 		counts[i] = k
 	})
+	cpu1, cpuOK1 := processCPU()
 	p.meter.end()
 	timer.Stop()
 	wall := time.Now()
@@ -213,6 +215,11 @@ func (p *saturation) repeat(buf streamBuf) error {
 	}
 	nerr, first := failures(errs)
 	p.res.Samples = append(p.res.Samples, float64(n)/(float64(elapsed)/1e9))
+	// All repeats or none: a gap would pair one repeat's figure with
+	// another's.
+	if cpuOK && cpuOK1 && cpu1 > cpu0 && len(p.res.CPUSamples) == len(p.res.Samples)-1 {
+		p.res.CPUSamples = append(p.res.CPUSamples, float64(n)/(float64(cpu1-cpu0)/1e9))
+	}
 	if lead := newestTime(streams, s).Sub(wall).Nanoseconds(); len(p.res.Samples) == 1 || lead > p.res.LeadNs {
 		p.res.LeadNs = lead
 	}
