@@ -38,6 +38,17 @@ func TestRunWritesResults(t *testing.T) {
 	assert.Len(t, mds, 1)
 	assert.NotEmpty(t, svgs)
 
+	// export it for benchstat and for github-action-benchmark.
+	code, out, errs = runArgs("export", jsons[0])
+	require.Equal(t, exitOK, code, errs)
+	assert.Contains(t, out, "BenchmarkSaturate/subject=atomicgen:strict/G=1-")
+	assert.Contains(t, out, " IDs/s\n")
+	code, out, errs = runArgs("export", "-format", "benchmark-action", jsons[0])
+	require.Equal(t, exitOK, code, errs)
+	var entries []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &entries), out)
+	assert.NotEmpty(t, entries)
+
 	// compare a run with itself: every row present, nothing "worse".
 	code, out, errs = runArgs("compare", jsons[0], jsons[0])
 	require.Equal(t, exitOK, code, errs)
@@ -115,6 +126,9 @@ func TestUsageErrors(t *testing.T) {
 		{"compare", "missing-a.json", "missing-b.json"},
 		{"check", "-baseline", "/nonexistent/dir"},
 		{"check", "-" + injectFlag, "-write-baseline"},
+		{"export"},
+		{"export", "-format", "csv", "x.json"},
+		{"export", "missing.json"},
 		// Out of range: one line naming the value, never a panic.
 		{"run", "-n", "9223372036854775807"},
 		{"run", "-n", "10000001"},

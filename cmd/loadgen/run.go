@@ -53,6 +53,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runCompare(args, stdout, stderr)
 	case "check":
 		return runCheck(args, command, stdout, stderr)
+	case "export":
+		return runExport(args, stdout, stderr)
 	case "btree":
 		return runBtree(args, command, stdout, stderr)
 	case "list":
@@ -91,6 +93,9 @@ const usage = `usage:
   loadgen [run] [flags]             run the suite (loadgen run -h for flags)
   loadgen compare OLD.json NEW.json compare two runs
   loadgen check [-baseline DIR]     the CI regression gate (loadgen check -h)
+  loadgen export [-format F] RUN.json
+                                    a run for benchstat (gobench) or
+                                    github-action-benchmark (benchmark-action)
   loadgen btree [-rows N] [-pg DSN] what the key costs a B-tree (loadgen btree -h)
   loadgen list                      list the subjects
   loadgen help                      this text`

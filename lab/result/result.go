@@ -137,10 +137,6 @@ type Check struct {
 	CeilingExceeded bool   `json:"ceiling_exceeded,omitempty"` // strict generators only
 	Errors          int    `json:"errors"`
 	FirstError      string `json:"first_error,omitempty"`
-	// TickSlots counts the (tick, shard) pairs the IDs were minted in,
-	// strict generators only: the per-tick sequence spaces the host let
-	// the generator use (a tick it was not running in has none).
-	TickSlots int `json:"tick_slots,omitempty"`
 }
 
 // OK reports whether the check found nothing wrong.
@@ -220,9 +216,9 @@ type SaturateResult struct {
 	// system reports it: what the subject minted with what the host gave
 	// it, so a repeat the host took half a core from reads the same.
 	CPUSamples []float64 `json:"cpu_samples,omitempty"`
-	// TickFill is per repeat, for strict generators: the IDs over the
-	// sequence space of the (tick, shard) slots they were minted in
-	// (Check.TickSlots × Subject.SlotCapacity). It is the ceiling
+	// TickFill is per repeat, for strict generators: of the (tick,
+	// shard) slots the IDs were minted in, the median slot's count over
+	// its sequence space (Subject.SlotCapacity). It is the ceiling
 	// fraction counting only the ticks the host let the generator run
 	// in, so a loaded host or fewer cores do not lower it; a generator
 	// too slow to use up a tick does.

@@ -157,7 +157,6 @@ func mergeChecks(a, b result.Check) result.Check {
 	a.OrderViolations += b.OrderViolations
 	a.MaxPerTickNode = max(a.MaxPerTickNode, b.MaxPerTickNode)
 	a.CeilingExceeded = a.CeilingExceeded || b.CeilingExceeded
-	a.TickSlots += b.TickSlots
 	a.Errors += b.Errors
 	if a.FirstError == "" {
 		a.FirstError = b.FirstError

@@ -225,11 +225,11 @@ func (p *saturation) repeat(buf streamBuf) error {
 	}
 	p.meter.add(subject.Stats(m))
 	p.issued += n
-	c := checker{s, m}.check(streams, nerr, first)
-	if slot := s.SlotCapacity(); slot > 0 && c.TickSlots > 0 {
-		p.res.TickFill = append(p.res.TickFill, float64(c.IDs)/(float64(c.TickSlots)*slot))
+	ck := checker{s, m}
+	if fill, ok := ck.tickFill(streams); ok {
+		p.res.TickFill = append(p.res.TickFill, fill)
 	}
-	p.res.Check = mergeChecks(p.res.Check, c)
+	p.res.Check = mergeChecks(p.res.Check, ck.check(streams, nerr, first))
 	return nil
 }
 

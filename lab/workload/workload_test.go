@@ -155,7 +155,29 @@ func TestCheckOrderAndCeiling(t *testing.T) {
 	assert.True(t, c.CeilingExceeded)
 	assert.Equal(t, "boom", c.FirstError)
 	assert.False(t, c.OK())
-	assert.Equal(t, 3, c.TickSlots, "tick 1 on node 1, ticks 4 and 5 on node 0")
+}
+
+func TestTickFill(t *testing.T) {
+	// IDs: tick in the high bits, node in bits 4-7, 4 per tick per node.
+	s := subject.Subject{Name: "x", Strict: true, PerTick: 4, Tick: time.Millisecond,
+		Decode: func(id subject.ID) (time.Time, int) { return time.UnixMilli(int64(id.Lo >> 8)), int(id.Lo>>4) & 15 }}
+	id := func(tick, node, seq uint64) subject.ID { return subject.ID{Lo: tick<<8 | node<<4 | seq} }
+	// Ticks 1-3 on node 0 full, tick 4 cut short (the host took the core
+	// away after one ID), tick 1 on node 1 half: median slot full.
+	fill, ok := checker{s: s}.tickFill([][]subject.ID{
+		{id(1, 0, 0), id(1, 0, 1), id(1, 0, 2), id(1, 0, 3), id(2, 0, 0), id(2, 0, 1), id(2, 0, 2), id(2, 0, 3)},
+		{id(3, 0, 0), id(3, 0, 1), id(3, 0, 2), id(3, 0, 3), id(4, 0, 0), id(1, 1, 0), id(1, 1, 1)},
+	})
+	require.True(t, ok)
+	assert.Equal(t, 1.0, fill)
+	// Too slow to fill any tick: every slot half full.
+	fill, ok = checker{s: s}.tickFill([][]subject.ID{{id(1, 0, 0), id(1, 0, 1), id(2, 0, 0), id(2, 0, 1), id(3, 0, 0), id(3, 0, 1)}})
+	require.True(t, ok)
+	assert.Equal(t, 0.5, fill)
+	_, ok = checker{s: subject.Subject{Decode: s.Decode}}.tickFill([][]subject.ID{{id(1, 0, 0)}})
+	assert.False(t, ok, "no strict ceiling, no fill")
+	_, ok = checker{s: s}.tickFill(nil)
+	assert.False(t, ok, "no IDs, no fill")
 }
 
 func TestSweep(t *testing.T) {
