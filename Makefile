@@ -2,7 +2,7 @@
 GO ?= go
 BENCHTIME ?= 300ms
 
-.PHONY: all test vet vet-etcd fmt race test-etcd bench bench-generators ladder ci lab bench-check cross test-386
+.PHONY: all test vet vet-etcd fmt race lint-actions test-etcd bench bench-generators ladder ci lab bench-check cross test-386
 
 ## The library: what a consumer imports, and what must build on every platform.
 LIB_PKGS = . ./clocksrc ./mutexgen ./atomicgen ./shardedgen ./nodeid ./internal/...
@@ -14,9 +14,9 @@ CROSS_BUILD_ALL ?= linux darwin windows
 
 all: test
 
-## test: vet (both modules), gofmt check, and the race-enabled test suite.
-## The etcdlease module's tests need etcd: `make test-etcd`.
-test: vet vet-etcd fmt race
+## test: vet (both modules), gofmt check, the workflows' lint, and the
+## race-enabled test suite. The etcdlease module's tests need etcd: `make test-etcd`.
+test: vet vet-etcd fmt lint-actions race
 
 vet:
 	$(GO) vet ./...
@@ -31,6 +31,11 @@ fmt:
 
 race:
 	$(GO) test -race -count=1 ./...
+
+## lint-actions: actionlint on the GitHub Actions workflows, run as a Go tool of
+## the tools/ module (tools/go.mod), so the root go.mod gains nothing.
+lint-actions:
+	cd tools && $(GO) tool actionlint ../.github/workflows/*.yml
 
 ## test-etcd: the etcdlease module against a real etcd: $$ETCD_ENDPOINTS when set,
 ## else a throwaway server the tests start from the etcd binary on PATH
