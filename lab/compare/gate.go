@@ -20,8 +20,11 @@ import (
 )
 
 // DefaultTolerance is how much worse a ratio may get before the gate
-// fails: 15%.
-const DefaultTolerance = 0.15
+// fails: 25%. At 15% the gate failed one run in ten with no code change
+// on a 2-core VM with a CPU hog beside it and a load average of 10
+// (atomicgen over its limit moved -16.0%, p=0.041); the slowdown
+// `loadgen check -inject-regression` injects moves that ratio about -48%.
+const DefaultTolerance = 0.25
 
 // ErrTolerance is wrapped by the error about a tolerance that is not a
 // fraction: NaN, infinite, negative, 1 or more. A NaN tolerance would pass

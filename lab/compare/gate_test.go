@@ -172,7 +172,7 @@ func TestGate(t *testing.T) {
 	}{
 		{
 			name: "identical", n: 6, mutate: func(*result.Run) {}, ok: true,
-			text: []string{"ok ~ (p=1.000 n=6+6)", "correctness: ok", "gate: PASS", "tolerance 15%"},
+			text: []string{"ok ~ (p=1.000 n=6+6)", "correctness: ok", "gate: PASS", "tolerance 25%"},
 		},
 		{
 			// Twice as fast, on another CPU with more Ps: the monotonic
@@ -200,7 +200,7 @@ func TestGate(t *testing.T) {
 			name: "atomic monotonic -30% over its limit", n: 6,
 			mutate: func(r *result.Run) { scaleSat(r, 0.7, only(atomicMonotonic, 1)) },
 			failed: []string{overLimit},
-			text:   []string{"FAIL: -30.0%, worse than -15% and significant (p=0.002 n=6+6)", "gate: FAIL (1 ratio(s): " + overLimit + ")"},
+			text:   []string{"FAIL: -30.0%, worse than -25% and significant (p=0.002 n=6+6)", "gate: FAIL (1 ratio(s): " + overLimit + ")"},
 		},
 		{
 			name: "contended monotonic -30% is reported, not gated", n: 6,
@@ -212,7 +212,7 @@ func TestGate(t *testing.T) {
 			name: "atomic monotonic -10% is within tolerance", n: 6,
 			mutate: func(r *result.Run) { scaleSat(r, 0.9, only(atomicMonotonic, 1)) },
 			ok:     true,
-			text:   []string{"ok -10.0% worse, within 15% (p=0.002 n=6+6)"},
+			text:   []string{"ok -10.0% worse, within 25% (p=0.002 n=6+6)"},
 		},
 		{
 			name: "atomic monotonic -10% fails a 5% tolerance", n: 6, tolerance: 0.05,
@@ -243,7 +243,7 @@ func TestGate(t *testing.T) {
 			name: "atomic strict fills 30% less of its ticks at G=8", n: 6,
 			mutate: func(r *result.Run) { scaleFill(r, 0.7, atomicStrict, 8) },
 			failed: []string{"tick fill atomicgen/strict @G=8"},
-			text:   []string{"FAIL: -30.0%, worse than -15% and significant"},
+			text:   []string{"FAIL: -30.0%, worse than -25% and significant"},
 		},
 		{
 			name: "-30% but not significant", n: 6,
