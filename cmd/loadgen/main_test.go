@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/snowlab/snowlab/lab/host"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -126,6 +127,10 @@ func TestUsageErrors(t *testing.T) {
 		{"compare", "missing-a.json", "missing-b.json"},
 		{"check", "-baseline", "/nonexistent/dir"},
 		{"check", "-" + injectFlag, "-write-baseline"},
+		{"run", "-cpus", "x"},
+		{"run", "-cpus", "3-1"},
+		{"run", "-cpus", "-1"},
+		{"run", "-cpus", "100000"},
 		{"export"},
 		{"export", "-format", "csv", "x.json"},
 		{"export", "missing.json"},
@@ -283,4 +288,46 @@ func TestRunLimits(t *testing.T) {
 	for _, s := range subs {
 		assert.False(t, s.Physical, "own holds no limit: %s", s.Name)
 	}
+}
+
+func TestParseCPUs(t *testing.T) {
+	for _, tc := range []struct {
+		spec string
+		want []int
+	}{
+		{"0", []int{0}},
+		{"0,1", []int{0, 1}},
+		{"0-3", []int{0, 1, 2, 3}},
+		{" 2, 0-1 ,1", []int{2, 0, 1}},
+	} {
+		got, err := parseCPUs(tc.spec)
+		require.NoError(t, err, tc.spec)
+		assert.Equal(t, tc.want, got, tc.spec)
+	}
+	for _, bad := range []string{"", "x", "1-", "3-1", "-1", "0,,1", "0-99999999"} {
+		_, err := parseCPUs(bad)
+		assert.Error(t, err, bad)
+	}
+}
+
+// TestRunRecordsCPUsAndGOMAXPROCS: -cpus and -gomaxprocs are recorded in
+// the result's host (on Linux, which alone sets an affinity).
+func TestRunRecordsCPUsAndGOMAXPROCS(t *testing.T) {
+	dir := t.TempDir()
+	args := append([]string{"run", "-subjects", "atomicgen/strict", "-workloads", "saturate", "-gomaxprocs", "1", "-cpus", "0", "-out", dir}, tiny...)
+	code, _, errs := runArgs(args...)
+	if runtime.GOOS != "linux" {
+		assert.Equal(t, exitUsage, code)
+		assert.Contains(t, errs, "Linux only")
+		return
+	}
+	require.Equal(t, exitOK, code, errs)
+	jsons, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	require.Len(t, jsons, 1)
+	res, err := result.Read(jsons[0])
+	require.NoError(t, err)
+	assert.Equal(t, 1, res.Host.GOMAXPROCS)
+	assert.Equal(t, []int{0}, res.Host.Affinity)
+	assert.Contains(t, res.Command, "-cpus")
+	assert.Len(t, host.Affinity(), runtime.NumCPU(), "the affinity is put back")
 }
