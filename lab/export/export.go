@@ -24,15 +24,16 @@ func benchName(r result.SaturateResult, procs int) string {
 }
 
 // GoBench writes run's saturate results in Go's benchmark format: the
-// configuration lines (goos, goarch, cpu, pkg, and the run's commit and
-// host) and one line per repeat with the IDs minted as the iteration
-// count, wall-clock ns/op per ID and IDs/s as a custom unit.
+// configuration lines go test writes (goos, goarch, pkg, cpu) and one line
+// per repeat with the IDs minted as the iteration count, wall-clock ns/op
+// per ID and IDs/s as a custom unit. The commit is left out, as go test
+// leaves it out: benchstat splits its tables by every configuration key,
+// and two runs to compare are of two commits.
 func GoBench(w io.Writer, run *result.Run) error {
 	bw := bufio.NewWriter(w)
 	h := run.Host
 	for _, kv := range [][2]string{
 		{"goos", h.OS}, {"goarch", h.Arch}, {"pkg", "github.com/snowlab/snowlab/lab"}, {"cpu", h.CPU},
-		{"commit", run.Revision()}, {"host", h.Hostname}, {"go", h.GoVersion},
 	} {
 		if kv[1] != "" {
 			fmt.Fprintf(bw, "%s: %s\n", kv[0], kv[1])

@@ -36,7 +36,7 @@ func TestGoBenchParses(t *testing.T) {
 		ids, ok2 := res.Value("IDs/s")
 		require.True(t, ok1 && ok2, "%s: units %+v", res.Name, res.Values)
 		assert.InEpsilon(t, 1/ids, ns, 1e-3, "%s: ns/op is the inverse of IDs/s", res.Name)
-		assert.Equal(t, "abc1234", res.GetConfig("commit"))
+		assert.Empty(t, res.GetConfig("commit"), "benchstat would split two commits into two tables")
 	}
 	require.NoError(t, r.Err())
 	assert.Equal(t, 6*len(run.Saturate), n, "one line per repeat")
