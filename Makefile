@@ -2,7 +2,7 @@
 GO ?= go
 BENCHTIME ?= 300ms
 
-.PHONY: all test vet vet-etcd vet-snowidd fmt race test-etcd test-snowidd snowidd proto bench bench-generators ladder ci lab history bench-check cross test-386
+.PHONY: all test vet vet-etcd vet-snowidd fmt race lint-actions test-etcd test-snowidd snowidd proto bench bench-generators ladder ci lab history bench-check cross test-386
 
 ## The library: what a consumer imports, and what must build on every platform.
 LIB_PKGS = . ./clocksrc ./mutexgen ./atomicgen ./shardedgen ./nodeid ./internal/...
@@ -20,10 +20,10 @@ CROSS_BUILD_ALL ?= linux/amd64 darwin/arm64 windows/amd64
 
 all: test
 
-## test: vet (every module), gofmt check, and the race-enabled test suite.
-## The etcdlease module's tests need etcd: `make test-etcd`; snowidd's:
-## `make test-snowidd`.
-test: vet vet-etcd vet-snowidd fmt race
+## test: vet (every module), gofmt check, the workflows' lint, and the
+## race-enabled test suite. The etcdlease module's tests need etcd: `make
+## test-etcd`; snowidd's: `make test-snowidd`.
+test: vet vet-etcd vet-snowidd fmt lint-actions race
 
 vet:
 	$(GO) vet ./...
@@ -61,6 +61,11 @@ proto:
 ## (as .ci/run sets).
 test-snowidd:
 	cd snowidd && $(GO) vet ./... && $(GO) test -race -count=1 ./...
+
+## lint-actions: actionlint on the GitHub Actions workflows, run as a Go tool of
+## the tools/ module (tools/go.mod), so the root go.mod gains nothing.
+lint-actions:
+	cd tools && $(GO) tool actionlint ../.github/workflows/*.yml
 
 ## test-etcd: the etcdlease module against a real etcd: $$ETCD_ENDPOINTS when set,
 ## else a throwaway server the tests start from the etcd binary on PATH

@@ -73,7 +73,7 @@ func (s Suite) Steps() int {
 			}
 		}
 		if s.Workloads.Saturate {
-			n += len(s.Saturate.Sweep())
+			n += len(s.Saturate.Sweep()) * s.Saturate.RepeatCount()
 		}
 		if s.Workloads.Steady {
 			n++
@@ -133,19 +133,22 @@ func (s Suite) Measure() (*result.Run, error) {
 			}
 		}
 	}
-	for _, sub := range s.Subjects {
-		if !s.Workloads.Saturate {
-			break
+	if s.Workloads.Saturate {
+		// Interleaved: each round measures every subject at every
+		// goroutine count, so the ratios the gate reads (a generator over
+		// its physical limit, scaling over the limit's scaling) compare
+		// repeats that ran a moment apart on the same host.
+		reps := s.Saturate.RepeatCount()
+		sat, err := workload.SaturateSweep(s.Subjects, s.Saturate, func(sub subject.Subject, g, r int) {
+			progress(fmt.Sprintf("saturate %s x%d (%d/%d)", sub.Name, g, r+1, reps))
+		})
+		if err != nil {
+			return run, err
 		}
-		for _, g := range s.Saturate.Sweep() {
-			progress(fmt.Sprintf("saturate %s x%d", sub.Name, g))
-			r, err := workload.Saturate(sub, g, s.Saturate)
-			if err != nil {
-				return run, err
-			}
+		for _, r := range sat {
 			run.Saturate = append(run.Saturate, r)
 			if !r.Check.OK() {
-				run.Failures = append(run.Failures, r.Check.Failure(sub.Name, fmt.Sprintf("saturate x%d", g)))
+				run.Failures = append(run.Failures, r.Check.Failure(r.Subject, fmt.Sprintf("saturate x%d", r.Goroutines)))
 			}
 		}
 	}

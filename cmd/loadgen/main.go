@@ -16,7 +16,7 @@
 // Usage:
 //
 //	loadgen [run] [flags]          run the suite (flags: loadgen run -h)
-//	loadgen compare OLD.json NEW.json
+//	loadgen compare [-fail-on-regression] [-json] OLD.json NEW.json
 //	                               per-metric change with a noise-aware verdict
 //	loadgen check [-baseline DIR]  the CI gate: a short fixed suite compared
 //	                               on cross-machine ratios with a baseline
@@ -25,6 +25,9 @@
 //	                               results (results/index.html): runs by date
 //	                               and commit, trends of the ratios and of
 //	                               IDs/s, a line per host
+//	loadgen export [-format gobench|benchmark-action] RUN.json
+//	                               a run in Go's benchmark format (for
+//	                               benchstat) or github-action-benchmark's JSON
 //	loadgen list                   the subjects that can be measured
 //	loadgen btree [-rows N] [-pg DSN]
 //	                               what the key costs a B-tree: snowlab vs

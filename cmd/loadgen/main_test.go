@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/snowlab/snowlab/lab/host"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -41,11 +43,59 @@ func TestRunWritesResults(t *testing.T) {
 		"the run's page and the history page")
 	assert.Contains(t, out, "index.html (1 runs)")
 
+	// export it for benchstat and for github-action-benchmark.
+	code, out, errs = runArgs("export", jsons[0])
+	require.Equal(t, exitOK, code, errs)
+	assert.Contains(t, out, "BenchmarkSaturate/subject=atomicgen:strict/G=1-")
+	assert.Contains(t, out, " IDs/s\n")
+	code, out, errs = runArgs("export", "-format", "benchmark-action", jsons[0])
+	require.Equal(t, exitOK, code, errs)
+	var entries []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &entries), out)
+	assert.NotEmpty(t, entries)
+
 	// compare a run with itself: every row present, nothing "worse".
 	code, out, errs = runArgs("compare", jsons[0], jsons[0])
 	require.Equal(t, exitOK, code, errs)
 	assert.Contains(t, out, "atomicgen/strict")
 	assert.NotContains(t, out, "worse")
+}
+
+// TestCompareExitAndJSON: compare exits 1 on a significant regression
+// only when asked to, and -json is one JSON object on stdout.
+func TestCompareExitAndJSON(t *testing.T) {
+	dir := t.TempDir()
+	sweep := func(v float64) *result.Run {
+		r := &result.Run{Schema: result.SchemaVersion, Commit: "abc1234"}
+		for _, g := range []int{1, 2} {
+			r.Saturate = append(r.Saturate, result.SaturateResult{Subject: "atomicgen/monotonic", Goroutines: g,
+				Samples: []float64{v, v * 1.01, v * 0.99, v * 1.02, v * 0.98, v * 1.005}, IDsPerSec: v})
+		}
+		return r
+	}
+	old, cur := sweep(20e6), sweep(10e6)
+	oldPath, curPath := filepath.Join(dir, "old.json"), filepath.Join(dir, "new.json")
+	require.NoError(t, result.WriteJSON(oldPath, old))
+	require.NoError(t, result.WriteJSON(curPath, cur))
+
+	code, out, _ := runArgs("compare", oldPath, curPath)
+	assert.Equal(t, exitOK, code, "without -fail-on-regression a comparison is a report")
+	assert.Contains(t, out, "worse")
+	code, _, errs := runArgs("compare", "-fail-on-regression", oldPath, curPath)
+	assert.Equal(t, exitFailure, code)
+	assert.Contains(t, errs, "significantly worse")
+	code, _, _ = runArgs("compare", "-fail-on-regression", oldPath, oldPath)
+	assert.Equal(t, exitOK, code)
+
+	code, out, errs = runArgs("compare", "-json", oldPath, curPath)
+	require.Equal(t, exitOK, code, errs)
+	var got struct {
+		Regressions int               `json:"regressions"`
+		Rows        []json.RawMessage `json:"rows"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &got), out)
+	assert.Equal(t, 2, got.Regressions, "both saturate rows halved")
+	assert.NotEmpty(t, got.Rows)
 }
 
 func TestCheckAgainstOwnBaseline(t *testing.T) {
@@ -55,9 +105,18 @@ func TestCheckAgainstOwnBaseline(t *testing.T) {
 	dir := t.TempDir()
 	code, _, errs := runArgs("check", "-q", "-write-baseline", "-baseline", dir)
 	require.Equal(t, exitOK, code, errs)
-	code, out, errs := runArgs("check", "-q", "-baseline", dir, "-tolerance", "0.9")
+	code, out, errs := runArgs("check", "-q", "-baseline", dir, "-tolerance", "0.9", "-json")
 	assert.Equal(t, exitOK, code, "%s\n%s", out, errs)
-	assert.Contains(t, out, "atomic/mutex")
+	var gate struct {
+		Pass bool `json:"pass"`
+		Rows []struct {
+			Name string `json:"name"`
+		} `json:"rows"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &gate), out)
+	assert.True(t, gate.Pass)
+	assert.Contains(t, out, "atomicgen/monotonic over limit/clock+cas @G=1")
+	assert.Contains(t, out, "tick fill atomicgen/strict @G=2")
 }
 
 func TestUsageErrors(t *testing.T) {
@@ -71,6 +130,14 @@ func TestUsageErrors(t *testing.T) {
 		{"compare", "only-one.json"},
 		{"compare", "missing-a.json", "missing-b.json"},
 		{"check", "-baseline", "/nonexistent/dir"},
+		{"check", "-" + injectFlag, "-write-baseline"},
+		{"run", "-cpus", "x"},
+		{"run", "-cpus", "3-1"},
+		{"run", "-cpus", "-1"},
+		{"run", "-cpus", "100000"},
+		{"export"},
+		{"export", "-format", "csv", "x.json"},
+		{"export", "missing.json"},
 		// Out of range: one line naming the value, never a panic.
 		{"run", "-n", "9223372036854775807"},
 		{"run", "-n", "10000001"},
@@ -124,6 +191,9 @@ func TestHelp(t *testing.T) {
 		assert.Equal(t, exitOK, code, "%v", args)
 		assert.Contains(t, errs, "Usage of loadgen "+args[0], "%v", args)
 	}
+	_, _, errs := runArgs("check", "-h")
+	assert.Contains(t, errs, "-tolerance")
+	assert.NotContains(t, errs, injectFlag, "the regression switch is not offered")
 }
 
 // TestListWriteError: list fails when its output cannot be written.
@@ -222,4 +292,46 @@ func TestRunLimits(t *testing.T) {
 	for _, s := range subs {
 		assert.False(t, s.Physical, "own holds no limit: %s", s.Name)
 	}
+}
+
+func TestParseCPUs(t *testing.T) {
+	for _, tc := range []struct {
+		spec string
+		want []int
+	}{
+		{"0", []int{0}},
+		{"0,1", []int{0, 1}},
+		{"0-3", []int{0, 1, 2, 3}},
+		{" 2, 0-1 ,1", []int{2, 0, 1}},
+	} {
+		got, err := parseCPUs(tc.spec)
+		require.NoError(t, err, tc.spec)
+		assert.Equal(t, tc.want, got, tc.spec)
+	}
+	for _, bad := range []string{"", "x", "1-", "3-1", "-1", "0,,1", "0-99999999"} {
+		_, err := parseCPUs(bad)
+		assert.Error(t, err, bad)
+	}
+}
+
+// TestRunRecordsCPUsAndGOMAXPROCS: -cpus and -gomaxprocs are recorded in
+// the result's host (on Linux, which alone sets an affinity).
+func TestRunRecordsCPUsAndGOMAXPROCS(t *testing.T) {
+	dir := t.TempDir()
+	args := append([]string{"run", "-subjects", "atomicgen/strict", "-workloads", "saturate", "-gomaxprocs", "1", "-cpus", "0", "-out", dir}, tiny...)
+	code, _, errs := runArgs(args...)
+	if runtime.GOOS != "linux" {
+		assert.Equal(t, exitUsage, code)
+		assert.Contains(t, errs, "Linux only")
+		return
+	}
+	require.Equal(t, exitOK, code, errs)
+	jsons, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	require.Len(t, jsons, 1)
+	res, err := result.Read(jsons[0])
+	require.NoError(t, err)
+	assert.Equal(t, 1, res.Host.GOMAXPROCS)
+	assert.Equal(t, []int{0}, res.Host.Affinity)
+	assert.Contains(t, res.Command, "-cpus")
+	assert.Len(t, host.Affinity(), runtime.NumCPU(), "the affinity is put back")
 }

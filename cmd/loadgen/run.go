@@ -23,6 +23,7 @@ import (
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/internal/benchgen/limit"
 	"github.com/snowlab/snowlab/lab"
+	"github.com/snowlab/snowlab/lab/host"
 	"github.com/snowlab/snowlab/lab/peers"
 	"github.com/snowlab/snowlab/lab/redact"
 	"github.com/snowlab/snowlab/lab/report"
@@ -54,6 +55,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runCompare(args, stdout, stderr)
 	case "check":
 		return runCheck(args, command, stdout, stderr)
+	case "export":
+		return runExport(args, stdout, stderr)
 	case "btree":
 		return runBtree(args, command, stdout, stderr)
 	case "alternatives":
@@ -96,6 +99,9 @@ const usage = `usage:
   loadgen [run] [flags]             run the suite (loadgen run -h for flags)
   loadgen compare OLD.json NEW.json compare two runs
   loadgen check [-baseline DIR]     the CI regression gate (loadgen check -h)
+  loadgen export [-format F] RUN.json
+                                    a run for benchstat (gobench) or
+                                    github-action-benchmark (benchmark-action)
   loadgen btree [-rows N] [-pg DSN] what the key costs a B-tree (loadgen btree -h)
   loadgen alternatives -pg DSN      ticket server, sequences, blocks, stride and snowlab
                                     on PostgreSQL (loadgen alternatives -h)
@@ -282,6 +288,8 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 	quiet := fs.Bool("q", false, "no progress bar")
 	procs := fs.Int("gomaxprocs", 0, fmt.Sprintf("run with runtime.GOMAXPROCS set to N, 1 to %d (0: leave it; the result's host records it), "+
 		"so that one binary can sweep core counts", maxProcs))
+	cpuSpec := fs.String("cpus", "", "run on these CPUs only, e.g. 0,1 or 0-3 (Linux; the result's host records them as affinity); "+
+		"GOMAXPROCS follows their count unless -gomaxprocs is set")
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
 	}
@@ -292,6 +300,25 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 	if *procs < 0 || *procs > maxProcs {
 		fmt.Fprintf(stderr, "loadgen run: -gomaxprocs %d: want 1 to %d (0: leave it)\n", *procs, maxProcs)
 		return exitUsage
+	}
+	if *cpuSpec != "" {
+		cpus, err := parseCPUs(*cpuSpec)
+		if err == nil {
+			if was := host.Affinity(); len(was) > 0 {
+				// Put back for a caller that goes on (a test binary).
+				defer func() { _ = host.SetAffinity(was) }()
+			}
+			err = host.SetAffinity(cpus)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "loadgen run: -cpus %q: %v\n", *cpuSpec, err)
+			return exitUsage
+		}
+		if *procs == 0 {
+			// Set, not left to the runtime, which would follow the
+			// new affinity at a moment of its choosing, mid-run.
+			*procs = min(len(cpus), maxProcs)
+		}
 	}
 	if *procs > 0 {
 		// Before the subjects are built: sharded ones size themselves
@@ -352,6 +379,33 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	return exitOK
+}
+
+// parseCPUs reads a CPU list: comma-separated numbers and ranges, as
+// taskset -c and /sys/devices/system/cpu/online write them ("0,2-3").
+func parseCPUs(spec string) ([]int, error) {
+	var cpus []int
+	seen := map[int]bool{}
+	for _, part := range strings.Split(spec, ",") {
+		part = strings.TrimSpace(part)
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, errA := strconv.Atoi(lo)
+		b := a
+		var errB error
+		if isRange {
+			b, errB = strconv.Atoi(hi)
+		}
+		if errA != nil || errB != nil || a < 0 || b < a || b-a >= 1<<16 {
+			return nil, fmt.Errorf("%q is not a CPU number or range (want e.g. 0,1 or 0-3)", part)
+		}
+		for c := a; c <= b; c++ {
+			if !seen[c] {
+				seen[c] = true
+				cpus = append(cpus, c)
+			}
+		}
+	}
+	return cpus, nil
 }
 
 // maxProcs bounds -gomaxprocs: the per-P limit holds at most that many

@@ -251,6 +251,17 @@ func Runs(old, new *result.Run) Comparison {
 	return c
 }
 
+// Regressions are the rows that got significantly worse.
+func (c Comparison) Regressions() []Row {
+	var out []Row
+	for _, r := range c.Rows {
+		if r.Outcome == Worse {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // metricOrder is the order of the sections of a comparison.
 var metricOrder = []string{
 	"saturate IDs/s",
@@ -275,9 +286,14 @@ func compareSeries(o, n *series) Row {
 	ptext := fmt.Sprintf("p=%.3f n=%d+%d", t.cmp.P, len(o.values), len(n.values))
 	switch {
 	case len(o.values) == 1 && len(n.values) == 1 && o.summary && n.summary:
+		// One percentile per side: no test, and a tail that moved from
+		// 1 µs to 1 ms is not "+99900%" of anything; say how many times.
 		row.P = math.NaN()
 		row.Outcome = NoSamples
-		row.Verdict = fmt.Sprintf("%s (no samples)", delta)
+		row.Verdict = "not tested (one value per side)"
+		if q := t.new.Center / t.old.Center; row.Change != 0 && q > 0 && !math.IsInf(q, 0) {
+			row.Verdict = fmt.Sprintf("%s, not tested (one value per side)", times(q))
+		}
 	case t.tooFew:
 		row.Outcome = TooFewSamples
 		row.Verdict = fmt.Sprintf("~ (%s: too few samples, need >=%d per side for alpha %g)",
@@ -294,6 +310,19 @@ func compareSeries(o, n *series) Row {
 		row.Verdict = fmt.Sprintf("%s %s (%s)", delta, row.Outcome, ptext)
 	}
 	return row
+}
+
+// times says how many times larger or smaller new is than old (q =
+// new/old): "×1.25", "×0.50"; "×1404" where it moved by orders of
+// magnitude.
+func times(q float64) string {
+	switch {
+	case q >= 100:
+		return fmt.Sprintf("×%.0f", q)
+	case q <= 0.01:
+		return fmt.Sprintf("×%.2g", q)
+	}
+	return fmt.Sprintf("×%.2f", q)
 }
 
 // hostDifference says how two hosts differ in ways that make absolute

@@ -5,108 +5,31 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/snowlab/snowlab/lab/host"
-	"github.com/snowlab/snowlab/lab/internal/stats"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/snowlab/snowlab/lab/internal/fixture"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-// Synthetic runs for the compare and gate tests.
-
-const testCeiling = 4.096e6 // 4096 IDs per ms, one node
-
-var testGs = []int{1, 2, 4, 8}
-
-// jitter is the per-repeat noise; each series starts at its own offset so
-// that per-repeat ratios vary too.
-var jitter = []float64{-0.02, 0.013, -0.007, 0.004, 0.018, -0.011, 0.009, -0.015}
-
-func noisy(v float64, n, offset int) []float64 {
-	s := make([]float64, n)
-	for i := range s {
-		s[i] = v * (1 + jitter[(i+offset)%len(jitter)])
-	}
-	return s
-}
-
-// satRate is the synthetic IDs/s of a subject at G goroutines: strict
-// subjects sit just under the ceiling at every G (as on a real host, where
-// one goroutine already reaches it), monotonic ones do not have one.
-func satRate(subject string, g int) float64 {
-	switch subject {
-	case atomicStrict:
-		return 0.99 * testCeiling
-	case mutexStrict:
-		return 0.985 * testCeiling
-	case atomicMonotonic:
-		return 20e6
-	case mutexMonotonic:
-		return 10e6
-	case shardedScaling:
-		return 15e6 * float64(g)
-	}
-	panic(subject)
-}
-
-// testRun builds a run with n repeats per saturate point and per burst.
-func testRun(n int) *result.Run {
-	run := &result.Run{
-		Schema:  result.SchemaVersion,
-		Started: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC),
-		Commit:  "abc1234",
-		Host:    host.Fingerprint{Hostname: "ci-1", CPU: "Test CPU 8-core", GOMAXPROCS: 8, GoVersion: "go1.26.8"},
-		Subjects: []result.SubjectInfo{
-			{Name: atomicStrict, Library: "github.com/snowlab/snowlab", Strict: true, Nodes: 1, CeilingIDs: testCeiling},
-			{Name: mutexStrict, Library: "github.com/snowlab/snowlab", Strict: true, Nodes: 1, CeilingIDs: testCeiling},
-			{Name: atomicMonotonic, Library: "github.com/snowlab/snowlab", Nodes: 1},
-			{Name: mutexMonotonic, Library: "github.com/snowlab/snowlab", Nodes: 1},
-			{Name: shardedScaling, Library: "github.com/snowlab/snowlab", Nodes: 8},
-		},
-	}
-	for si, s := range run.Subjects {
-		for gi, g := range testGs {
-			samples := noisy(satRate(s.Name, g), n, 3*si+gi)
-			r := result.SaturateResult{
-				Subject: s.Name, Goroutines: g, Duration: time.Second,
-				Samples: samples, IDsPerSec: stats.Median(samples),
-				Check: result.Check{IDs: 1000},
-			}
-			run.Saturate = append(run.Saturate, r)
-		}
-	}
-	for i, via := range []string{"NextID", "NextIDs"} {
-		ms := noisy(2e6*float64(i+1), n, i)
-		b := result.BurstResult{
-			Subject: atomicStrict, Via: via, Goroutines: 8, IDs: 65536, Repeats: n,
-			Latency: result.Latency{Count: 65536, P99: 2000, P999: 8000},
-			Check:   result.Check{IDs: 65536},
-		}
-		for _, v := range ms {
-			b.MakespanNs = append(b.MakespanNs, int64(v))
-		}
-		run.Burst = append(run.Burst, b)
-	}
-	run.Steady = []result.SteadyResult{{
-		Subject: atomicStrict, TargetRate: 1e6, Achieved: 1e6, Duration: time.Second,
-		Latency: result.Latency{Count: 1e6, P99: 500}, Check: result.Check{IDs: 1e6},
-	}}
-	return run
-}
+// The compare and gate tests run on fixture.Sweep: snowlab's generators
+// and the limit subjects at fixture.SweepGs, n repeats each.
+var (
+	testRun = fixture.Sweep
+	noisy   = fixture.Noisy
+)
 
 // clone deep-copies a run through its JSON form.
 func clone(t *testing.T, r *result.Run) *result.Run {
 	t.Helper()
 	data, err := json.Marshal(r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var c result.Run
-	if err := json.Unmarshal(data, &c); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(data, &c))
 	return &c
 }
 
@@ -140,9 +63,7 @@ func rowsOf(c Comparison, metric string) []Row {
 }
 
 func TestMinSamplesAgreesWithBenchmath(t *testing.T) {
-	if got := minSamples(0.05); got != 4 {
-		t.Errorf("minSamples(0.05) = %d, want 4 (benchmath's table)", got)
-	}
+	assert.Equal(t, 4, minSamples(0.05), "benchmath's table")
 	// benchmath warns "need >= N samples" exactly when our tooFew says so
 	// (equal sizes, samples maximally apart).
 	for n := 1; n <= 8; n++ {
@@ -151,13 +72,10 @@ func TestMinSamplesAgreesWithBenchmath(t *testing.T) {
 			a[i], b[i] = float64(i), float64(100+i)
 		}
 		res := analyse(a, b)
-		warned := len(res.cmp.Warnings) > 0
-		if n > 1 && warned != res.tooFew {
-			t.Errorf("n=%d: benchmath warned %v (%v), tooFew %v", n, warned, res.cmp.Warnings, res.tooFew)
+		if n > 1 {
+			assert.Equal(t, res.tooFew, len(res.cmp.Warnings) > 0, "n=%d: benchmath warned %v", n, res.cmp.Warnings)
 		}
-		if wantSig := n >= 4; res.significant() != wantSig {
-			t.Errorf("n=%d: significant %v, want %v (p=%v)", n, res.significant(), wantSig, res.cmp.P)
-		}
+		assert.Equal(t, n >= 4, res.significant(), "n=%d (p=%v)", n, res.cmp.P)
 	}
 }
 
@@ -184,9 +102,9 @@ func TestRuns(t *testing.T) {
 			want: []want{
 				{"saturate IDs/s", NoChange, 0, "~ (p=1.000 n=6+6)"},
 				{"burst makespan", NoChange, 0, "~ (p="},
-				{"burst p99 latency", NoSamples, 0, "no samples"},
-				{"burst p99.9 latency", NoSamples, 0, "no samples"},
-				{"steady p99 latency", NoSamples, 0, "no samples"},
+				{"burst p99 latency", NoSamples, 0, "not tested (one value per side)"},
+				{"burst p99.9 latency", NoSamples, 0, "not tested (one value per side)"},
+				{"steady p99 latency", NoSamples, 0, "not tested (one value per side)"},
 			},
 			wantText: []string{"saturate IDs/s (higher is better)", "burst makespan (lower is better)", "atomicgen/strict G=8", "shardedgen/node-per-shard/monotonic G=8"},
 		},
@@ -215,10 +133,26 @@ func TestRuns(t *testing.T) {
 			},
 			want: []want{
 				{"burst makespan", Worse, 100, "+100.0% worse"},
-				{"burst p99 latency", NoSamples, 100, "+100.0% (no samples)"},
-				{"burst p99.9 latency", NoSamples, 100, "+100.0% (no samples)"},
+				{"burst p99 latency", NoSamples, 100, "×2.00, not tested (one value per side)"},
+				{"burst p99.9 latency", NoSamples, 100, "×2.00, not tested (one value per side)"},
 				{"saturate IDs/s", NoChange, 0, "~"},
 			},
+		},
+		{
+			// A tail that moved by orders of magnitude reads as how many
+			// times, not as "+140370.4%".
+			name: "p99 latency ×1404", n: 6,
+			mutate: func(r *result.Run) {
+				for i := range r.Burst {
+					r.Burst[i].Latency.P99 *= 1404
+					r.Burst[i].Latency.P999 /= 1600
+				}
+			},
+			want: []want{
+				{"burst p99 latency", NoSamples, nan, "×1404, not tested"},
+				{"burst p99.9 latency", NoSamples, nan, "×0.0006"},
+			},
+			wantText: []string{"×1404, not tested"},
 		},
 		{
 			name: "makespan shortened", n: 6,
@@ -291,42 +225,27 @@ func TestRuns(t *testing.T) {
 			new := clone(t, old)
 			tc.mutate(new)
 			c := Runs(old, new)
-			if c.HostsDiffer != tc.hosts {
-				t.Errorf("HostsDiffer = %v (%q), want %v", c.HostsDiffer, c.HostNote, tc.hosts)
-			}
-			if len(c.OnlyNew) != tc.onlyNew || len(c.OnlyOld) != 0 {
-				t.Errorf("OnlyOld %q, OnlyNew %q", c.OnlyOld, c.OnlyNew)
-			}
+			assert.Equal(t, tc.hosts, c.HostsDiffer, c.HostNote)
+			assert.Len(t, c.OnlyNew, tc.onlyNew)
+			assert.Empty(t, c.OnlyOld)
 			for _, w := range tc.want {
 				rows := rowsOf(c, w.metric)
-				if len(rows) == 0 {
-					t.Errorf("no %s rows", w.metric)
-				}
+				assert.NotEmpty(t, rows, "no %s rows", w.metric)
 				for _, r := range rows {
-					if r.Outcome != w.outcome {
-						t.Errorf("%s %s: outcome %v, want %v (verdict %q)", r.Metric, r.Name, r.Outcome, w.outcome, r.Verdict)
+					assert.Equal(t, w.outcome, r.Outcome, "%s %s (verdict %q)", r.Metric, r.Name, r.Verdict)
+					if !math.IsNaN(w.change) {
+						assert.InDelta(t, w.change, r.Change, 1e-3, "%s %s: change", r.Metric, r.Name)
 					}
-					if !math.IsNaN(w.change) && math.Abs(r.Change-w.change) > 1e-3 {
-						t.Errorf("%s %s: change %.3f%%, want %.3f%%", r.Metric, r.Name, r.Change, w.change)
-					}
-					if !strings.Contains(r.Verdict, w.verdict) {
-						t.Errorf("%s %s: verdict %q, want it to contain %q", r.Metric, r.Name, r.Verdict, w.verdict)
-					}
+					assert.Contains(t, r.Verdict, w.verdict, "%s %s", r.Metric, r.Name)
 				}
 			}
 			var buf bytes.Buffer
-			if err := c.Write(&buf); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, c.Write(&buf))
 			out := buf.String()
 			for _, w := range tc.wantText {
-				if !strings.Contains(out, w) {
-					t.Errorf("output lacks %q:\n%s", w, out)
-				}
+				assert.Contains(t, out, w)
 			}
-			if tc.hosts != strings.Contains(out, "hosts differ") {
-				t.Errorf("host note printed %v, want %v:\n%s", !tc.hosts, tc.hosts, out)
-			}
+			assert.Equal(t, tc.hosts, strings.Contains(out, "hosts differ"), out)
 		})
 	}
 }
@@ -334,30 +253,20 @@ func TestRuns(t *testing.T) {
 func TestRunsRowCount(t *testing.T) {
 	run := testRun(6)
 	c := Runs(run, clone(t, run))
-	// 5 subjects × 4 G, 2 bursts × (makespan, p99, p99.9), 1 steady.
-	if got, want := len(c.Rows), 20+6+1; got != want {
-		t.Fatalf("%d rows, want %d", got, want)
-	}
+	// 7 subjects × 4 G, 2 bursts × (makespan, p99, p99.9), 1 steady.
+	require.Len(t, c.Rows, 7*len(fixture.SweepGs)+6+1)
 	// Sections are contiguous and in metricOrder.
 	last := -1
 	for _, r := range c.Rows {
-		i := 0
-		for metricOrder[i] != r.Metric {
-			i++
-		}
-		if i < last {
-			t.Fatalf("row %s %s out of section order", r.Metric, r.Name)
-		}
+		i := slices.Index(metricOrder, r.Metric)
+		require.GreaterOrEqual(t, i, last, "row %s %s out of section order", r.Metric, r.Name)
 		last = i
 	}
 }
 
 func TestRunsWriteError(t *testing.T) {
 	run := testRun(6)
-	err := Runs(run, run).Write(failWriter{})
-	if err == nil {
-		t.Fatal("Write to a failing writer returned nil")
-	}
+	require.Error(t, Runs(run, run).Write(failWriter{}))
 }
 
 type failWriter struct{}
@@ -365,15 +274,42 @@ type failWriter struct{}
 func (failWriter) Write([]byte) (int, error) { return 0, fmt.Errorf("disk full") }
 
 func TestFormat(t *testing.T) {
-	tests := []struct {
-		got, want string
-	}{
-		{NoChange.String(), "~"},
-		{TooFewSamples.String(), "too few samples"},
+	assert.Equal(t, "~", NoChange.String())
+	assert.Equal(t, "too few samples", TooFewSamples.String())
+	assert.Equal(t, "Outcome(9)", Outcome(9).String())
+}
+
+func TestRegressionsAndJSON(t *testing.T) {
+	old := testRun(6)
+	cur := clone(t, old)
+	scaleSat(cur, 0.5, only(atomicMonotonic, 0))
+	c := Runs(old, cur)
+	reg := c.Regressions()
+	require.Len(t, reg, len(fixture.SweepGs))
+	for _, r := range reg {
+		assert.Contains(t, r.Name, atomicMonotonic)
 	}
-	for _, tc := range tests {
-		if tc.got != tc.want {
-			t.Errorf("got %q, want %q", tc.got, tc.want)
-		}
+	assert.Empty(t, Runs(old, old).Regressions())
+
+	var buf bytes.Buffer
+	require.NoError(t, c.WriteJSON(&buf))
+	var got struct {
+		Regressions int `json:"regressions"`
+		Rows        []struct {
+			Name    string   `json:"name"`
+			Outcome string   `json:"outcome"`
+			P       *float64 `json:"p"`
+			Old     struct {
+				Center float64 `json:"center"`
+			} `json:"old"`
+		} `json:"rows"`
+	}
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &got), buf.String())
+	assert.Equal(t, len(fixture.SweepGs), got.Regressions)
+	require.Len(t, got.Rows, len(c.Rows))
+	for i, r := range got.Rows {
+		assert.Equal(t, c.Rows[i].Name, r.Name)
+		assert.Equal(t, c.Rows[i].Outcome.String(), r.Outcome)
+		assert.Equal(t, math.IsNaN(c.Rows[i].P), r.P == nil, "NaN p is null: %s", r.Name)
 	}
 }

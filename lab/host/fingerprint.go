@@ -2,22 +2,25 @@ package host
 
 // Fingerprint describes the host a run measured. It is filled by Probe.
 type Fingerprint struct {
-	Hostname      string        `json:"hostname"`
-	CPU           string        `json:"cpu"`
-	PhysicalCores int           `json:"physical_cores"`
-	LogicalCores  int           `json:"logical_cores"`
-	CacheLine     int           `json:"cache_line"`
-	L1D           int           `json:"l1d_bytes"`
-	L2            int           `json:"l2_bytes"`
-	L3            int           `json:"l3_bytes"`
-	Hypervisor    string        `json:"hypervisor,omitempty"`
-	GOMAXPROCS    int           `json:"gomaxprocs"`
-	GoVersion     string        `json:"go_version"`
-	OS            string        `json:"os"`
-	Arch          string        `json:"arch"`
-	Kernel        string        `json:"kernel"`
-	Clocksource   string        `json:"clocksource"`
-	ClockAudit    []ClockReport `json:"clock_audit"`
+	Hostname      string `json:"hostname"`
+	CPU           string `json:"cpu"`
+	PhysicalCores int    `json:"physical_cores"`
+	LogicalCores  int    `json:"logical_cores"`
+	CacheLine     int    `json:"cache_line"`
+	L1D           int    `json:"l1d_bytes"`
+	L2            int    `json:"l2_bytes"`
+	L3            int    `json:"l3_bytes"`
+	Hypervisor    string `json:"hypervisor,omitempty"`
+	GOMAXPROCS    int    `json:"gomaxprocs"`
+	// Affinity lists the CPUs the process may run on, where the system
+	// says (Linux); loadgen run -cpus narrows it.
+	Affinity    []int         `json:"affinity,omitempty"`
+	GoVersion   string        `json:"go_version"`
+	OS          string        `json:"os"`
+	Arch        string        `json:"arch"`
+	Kernel      string        `json:"kernel"`
+	Clocksource string        `json:"clocksource"`
+	ClockAudit  []ClockReport `json:"clock_audit"`
 	// PMU is what hardware counters can be read, or why not; set by the
 	// code that counts them (lab/perfevent.Probe), empty where none did.
 	PMU string `json:"pmu"`

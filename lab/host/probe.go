@@ -38,6 +38,7 @@ func Probe() Fingerprint {
 		L3:            max(c.Cache.L3, 0),
 		Hypervisor:    c.HypervisorVendorString,
 		GOMAXPROCS:    runtime.GOMAXPROCS(0),
+		Affinity:      Affinity(),
 		GoVersion:     runtime.Version(),
 		OS:            runtime.GOOS,
 		Arch:          runtime.GOARCH,

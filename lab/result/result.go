@@ -208,9 +208,21 @@ type SaturateResult struct {
 	Goroutines int           `json:"goroutines"`
 	Duration   time.Duration `json:"duration_ns"`
 	// Samples is IDs/s per repeat; IDsPerSec their median.
-	Samples    []float64  `json:"samples"`
-	IDsPerSec  float64    `json:"ids_per_sec"`
-	CeilingPct float64    `json:"ceiling_pct,omitempty"`
+	Samples    []float64 `json:"samples"`
+	IDsPerSec  float64   `json:"ids_per_sec"`
+	CeilingPct float64   `json:"ceiling_pct,omitempty"`
+	// CPUSamples is per repeat the IDs over the CPU time the whole
+	// process used (user and system), in IDs per CPU-second, where the
+	// system reports it: what the subject minted with what the host gave
+	// it, so a repeat the host took half a core from reads the same.
+	CPUSamples []float64 `json:"cpu_samples,omitempty"`
+	// TickFill is per repeat, for strict generators: of the (tick,
+	// shard) slots the IDs were minted in, the median slot's count over
+	// its sequence space (Subject.SlotCapacity). It is the ceiling
+	// fraction counting only the ticks the host let the generator run
+	// in, so a loaded host or fewer cores do not lower it; a generator
+	// too slow to use up a tick does.
+	TickFill   []float64  `json:"tick_fill,omitempty"`
 	LeadNs     int64      `json:"lead_ns"`
 	Latency    Latency    `json:"latency"`
 	Contention Contention `json:"contention"`

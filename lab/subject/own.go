@@ -59,6 +59,7 @@ func OwnWith(base snowlab.Config) []Subject {
 			s := subject("shardedgen/"+m.String()+"/"+p.String(), p)
 			s.Order = OrderShard
 			s.Limit = LimitPerP
+			s.Shards = shards
 			if m == shardedgen.NodePerShard {
 				s.Nodes = shards
 			}
@@ -80,15 +81,19 @@ func (o own) Next() (ID, error) {
 	return ID{Lo: uint64(id)}, err
 }
 
-// Fill asks the generator for the whole batch in one NextIDs call, written
-// into the first half of dst's memory and then widened in place, back to
-// front, so the batch costs no allocation and no extra calls.
-func (o own) Fill(dst []ID) (int, error) {
+// Fill asks the generator for the whole batch in one NextIDs call.
+func (o own) Fill(dst []ID) (int, error) { return fillWide(dst, o.g.NextIDs) }
+
+// fillWide runs a batch call that writes 64-bit IDs into the first half of
+// dst's memory and then widens them in place, back to front, so that the
+// batch costs no allocation and no extra calls.
+func fillWide[T ~uint64 | ~int64](dst []ID, fill func([]T) (int, error)) (int, error) {
 	if len(dst) == 0 {
 		return 0, nil
 	}
-	raw := unsafe.Slice((*snowlab.ID)(unsafe.Pointer(&dst[0])), len(dst))
-	n, err := o.g.NextIDs(raw)
+	raw := unsafe.Slice((*T)(unsafe.Pointer(&dst[0])), len(dst))
+	n, err := fill(raw)
+	n = min(max(n, 0), len(dst))
 	// dst[i] covers raw[2i] and raw[2i+1]: going down from the end, those
 	// have always been read already (2i >= i), and raw[i] is read before
 	// dst[i] is written.

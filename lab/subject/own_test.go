@@ -79,3 +79,22 @@ func TestOptionalInterfaces(t *testing.T) {
 	_, ok = m.(StatsReporter)
 	assert.True(t, ok, "own generators count their slow paths")
 }
+func TestSlotCapacity(t *testing.T) {
+	for _, tc := range []struct {
+		s    Subject
+		want float64
+	}{
+		{Subject{Strict: true, PerTick: 4096, Tick: time.Millisecond}, 4096},
+		{Subject{Strict: true, PerTick: 4096, Tick: time.Millisecond, Nodes: 4, Shards: 4}, 4096},
+		{Subject{Strict: true, PerTick: 4096, Tick: time.Millisecond, Nodes: 1, Shards: 4}, 1024},
+		{Subject{PerTick: 4096, Tick: time.Millisecond}, 0}, // not strict
+		{Subject{Strict: true}, 0},
+	} {
+		assert.Equal(t, tc.want, tc.s.SlotCapacity(), "%+v", tc.s)
+	}
+	// snowlab's sharded subjects: a node per shard holds a whole node's
+	// sequence space per tick, a split sequence a share of one node's.
+	assert.Equal(t, 4096.0, byName(t, "shardedgen/node-per-shard/strict").SlotCapacity())
+	split := byName(t, "shardedgen/split-sequence/strict")
+	assert.InDelta(t, 4096.0/float64(split.Shards), split.SlotCapacity(), 1e-9)
+}

@@ -117,6 +117,10 @@ type Subject struct {
 	Nodes   int
 	PerTick int
 	Tick    time.Duration
+	// Shards is how many independent sequence spaces an instance splits
+	// its ceiling among, one per shard of a Sharder (0 is 1): shardedgen's
+	// split-sequence mode gives each shard PerTick/Shards of the node's.
+	Shards int
 	// Decode returns an ID's embedded time and node (node -1 where the
 	// format has none).
 	Decode func(ID) (t time.Time, node int)
@@ -135,6 +139,16 @@ type Subject struct {
 	// (Limits): loops that do the least any generator must, not
 	// generators.
 	Physical bool
+}
+
+// SlotCapacity is how many IDs one shard may mint in one tick under the
+// strict ceiling (PerTick × Nodes / Shards), or 0 for a subject with no
+// strict ceiling.
+func (s Subject) SlotCapacity() float64 {
+	if !s.Strict || s.PerTick == 0 || s.Tick == 0 {
+		return 0
+	}
+	return float64(s.PerTick*max(s.Nodes, 1)) / float64(max(s.Shards, 1))
 }
 
 // Ceiling is the subject's strict ceiling in IDs per second, or 0 when it

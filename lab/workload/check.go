@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/snowlab/snowlab/lab/internal/stats"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
 )
@@ -62,6 +63,41 @@ func (c checker) check(streams [][]subject.ID, errs int, first error) result.Che
 		res.CeilingExceeded = res.MaxPerTickNode > c.s.PerTick
 	}
 	return res
+}
+
+// tickFill is the median (tick, shard) slot's fill: of the slots the IDs
+// were minted in, the median count over the slot's sequence space
+// (Subject.SlotCapacity). A tick the host did not let the generator run
+// in has no slot; one it was descheduled in part of the way through is
+// one partial slot among many full ones, which the median passes over; a
+// generator too slow to fill its ticks lowers every slot. ok is false for
+// a subject without a strict ceiling, or no IDs. A Sharder names the
+// shard; otherwise the node is the shard.
+func (c checker) tickFill(streams [][]subject.ID) (fill float64, ok bool) {
+	capacity := c.s.SlotCapacity()
+	if capacity <= 0 {
+		return 0, false
+	}
+	sh, _ := c.m.(subject.Sharder)
+	type slot struct{ tick, shard int64 }
+	counts := map[slot]int{}
+	for _, ids := range streams {
+		for _, id := range ids {
+			t, n := c.s.Decode(id)
+			if sh != nil {
+				n = sh.ShardOf(id)
+			}
+			counts[slot{t.UnixNano() / int64(c.s.Tick), int64(n)}]++
+		}
+	}
+	if len(counts) == 0 {
+		return 0, false
+	}
+	per := make([]float64, 0, len(counts))
+	for _, n := range counts {
+		per = append(per, float64(n))
+	}
+	return stats.Median(per) / capacity, true
 }
 
 func (c checker) orderViolations(ids []subject.ID) int {

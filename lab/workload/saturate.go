@@ -45,6 +45,10 @@ func (c SaturateConfig) withDefaults() SaturateConfig {
 // default when nil.
 func (c SaturateConfig) Sweep() []int { return c.withDefaults().Goroutines }
 
+// RepeatCount is the repeats per goroutine count: Repeats, or its default
+// when 0.
+func (c SaturateConfig) RepeatCount() int { return c.withDefaults().Repeats }
+
 // Sweep returns 1, 2, 4, … up to and including top (top itself is added
 // when it is not a power of two).
 func Sweep(top int) []int {
@@ -58,84 +62,187 @@ func Sweep(top int) []int {
 // Saturate runs s closed-loop with g goroutines and reports IDs/s per
 // repeat, sampled per-call latency, contention and the check.
 func Saturate(s subject.Subject, g int, cfg SaturateConfig) (result.SaturateResult, error) {
-	if err := cfg.Validate(); err != nil {
-		return result.SaturateResult{Subject: s.Name, Goroutines: g}, err
+	p, err := newSaturation(s, g, cfg)
+	if err != nil {
+		return p.res, err
 	}
-	if g < 1 || g > MaxGoroutines {
-		return result.SaturateResult{Subject: s.Name, Goroutines: g}, configErr("saturate goroutines %d: want 1 to %d", g, MaxGoroutines)
+	buf := newStreams(p.cfg.MaxIDs)
+	for range p.cfg.Repeats {
+		if err := p.repeat(buf); err != nil {
+			return p.res, err
+		}
+	}
+	return p.finish(), nil
+}
+
+// SaturateSweep runs the saturate sweep over subs, every goroutine count
+// of cfg for each, with the repeats interleaved: round r measures every
+// subject at every count once before round r+1 starts. What the host gives
+// then changes alike for all of them (another process's load, a frequency
+// step), so that the per-repeat ratio of two subjects, or of one subject
+// at two goroutine counts, compares like with like. progress, when not
+// nil, is told before each repeat. The results come in subs order, then
+// goroutine count.
+func SaturateSweep(subs []subject.Subject, cfg SaturateConfig, progress func(s subject.Subject, g, repeat int)) ([]result.SaturateResult, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	res := result.SaturateResult{Subject: s.Name, Goroutines: g, Duration: cfg.Duration}
-	perG := max(cfg.MaxIDs/g, 1)
+	points := make([]*saturation, 0, len(subs)*len(cfg.Goroutines))
+	for _, s := range subs {
+		for _, g := range cfg.Goroutines {
+			p, err := newSaturation(s, g, cfg)
+			if err != nil {
+				return nil, err
+			}
+			points = append(points, p)
+		}
+	}
+	buf := newStreams(cfg.MaxIDs)
+	for r := range cfg.Repeats {
+		for _, p := range points {
+			if progress != nil {
+				progress(p.s, p.g, r)
+			}
+			if err := p.repeat(buf); err != nil {
+				return nil, err
+			}
+		}
+	}
+	out := make([]result.SaturateResult, len(points))
+	for i, p := range points {
+		out[i] = p.finish()
+	}
+	return out, nil
+}
+
+// streamBuf is the memory the IDs of one repeat are kept in for the
+// check, shared by every point of a sweep (one repeat runs at a time).
+type streamBuf []subject.ID
+
+func newStreams(maxIDs int) streamBuf { return make(streamBuf, maxIDs) }
+
+// split cuts the buffer into g streams of equal capacity.
+func (b streamBuf) split(g int) [][]subject.ID {
+	per := max(len(b)/g, 1)
+	if per*g > len(b) {
+		b = make(streamBuf, per*g)
+	}
 	streams := make([][]subject.ID, g)
 	for i := range streams {
-		streams[i] = make([]subject.ID, perG)
+		streams[i] = b[i*per : (i+1)*per : (i+1)*per]
 	}
-	recs := make([]*Recorder, g)
-	for i := range recs {
-		recs[i] = NewRecorder()
+	return streams
+}
+
+// saturation is one point of a sweep, a subject at a goroutine count,
+// across its repeats.
+type saturation struct {
+	s      subject.Subject
+	g      int
+	cfg    SaturateConfig
+	res    result.SaturateResult
+	recs   []*Recorder
+	meter  *contentionMeter
+	issued int
+}
+
+func newSaturation(s subject.Subject, g int, cfg SaturateConfig) (*saturation, error) {
+	p := &saturation{s: s, g: g, res: result.SaturateResult{Subject: s.Name, Goroutines: g}}
+	if err := cfg.Validate(); err != nil {
+		return p, err
 	}
-	var issued int
-	meter := startContention()
-	for r := 0; r < cfg.Repeats; r++ {
-		m, err := s.New()
-		if err != nil {
-			return res, fmt.Errorf("%s: %w", s.Name, err)
-		}
-		var stop atomic.Bool
-		var timer *time.Timer
-		counts := make([]int, g)
-		errs := make([]error, g)
-		ends := make([]int64, g)
-		t0 := fanOut(g, func() { timer = time.AfterFunc(cfg.Duration, func() { stop.Store(true) }) }, func(i int, _ int64) {
-			ids, rec, every := streams[i], recs[i], cfg.SampleEvery
-			k := 0
-			for ; k < len(ids) && !stop.Load(); k++ {
-				var id subject.ID
-				var err error
-				if k%every == 0 {
-					t := mono.Now()
-					id, err = m.Next()
-					rec.Record(mono.Now() - t)
-				} else {
-					id, err = m.Next()
-				}
-				if err != nil {
-					errs[i] = err
-					break
-				}
-				ids[k] = id
+	if g < 1 || g > MaxGoroutines {
+		return p, configErr("saturate goroutines %d: want 1 to %d", g, MaxGoroutines)
+	}
+	p.cfg = cfg.withDefaults()
+	p.res.Duration = p.cfg.Duration
+	p.recs = make([]*Recorder, g)
+	for i := range p.recs {
+		p.recs[i] = NewRecorder()
+	}
+	p.meter = newContention()
+	return p, nil
+}
+
+// repeat runs one repeat into the streams of buf and adds it to the
+// point's result.
+func (p *saturation) repeat(buf streamBuf) error {
+	s, g, cfg := p.s, p.g, p.cfg
+	m, err := s.New()
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.Name, err)
+	}
+	streams := buf.split(g)
+	var stop atomic.Bool
+	var timer *time.Timer
+	counts := make([]int, g)
+	errs := make([]error, g)
+	ends := make([]int64, g)
+	p.meter.begin()
+	cpu0, cpuOK := processCPU()
+	t0 := fanOut(g, func() { timer = time.AfterFunc(cfg.Duration, func() { stop.Store(true) }) }, func(i int, _ int64) {
+		ids, rec, every := streams[i], p.recs[i], cfg.SampleEvery
+		k := 0
+		for ; k < len(ids) && !stop.Load(); k++ {
+			var id subject.ID
+			var err error
+			if k%every == 0 {
+				t := mono.Now()
+				id, err = m.Next()
+				rec.Record(mono.Now() - t)
+			} else {
+				id, err = m.Next()
 			}
-			ends[i] = mono.Now()
-			counts[i] = k
-		})
-		timer.Stop()
-		wall := time.Now()
-		elapsed := slices.Max(ends) - t0
-		n := 0
-		for i := range streams {
-			streams[i] = streams[i][:counts[i]]
-			n += counts[i]
+			if err != nil {
+				errs[i] = err
+				break
+			}
+			ids[k] = id
 		}
-		nerr, first := failures(errs)
-		res.Samples = append(res.Samples, float64(n)/(float64(elapsed)/1e9))
-		if lead := newestTime(streams, s).Sub(wall).Nanoseconds(); r == 0 || lead > res.LeadNs {
-			res.LeadNs = lead
-		}
-		meter.add(subject.Stats(m))
-		issued += n
-		res.Check = mergeChecks(res.Check, checker{s, m}.check(streams, nerr, first))
-		for i := range streams {
-			streams[i] = streams[i][:perG]
-		}
+		ends[i] = mono.Now()
+		counts[i] = k
+	})
+	cpu1, cpuOK1 := processCPU()
+	p.meter.end()
+	timer.Stop()
+	wall := time.Now()
+	elapsed := slices.Max(ends) - t0
+	n := 0
+	for i := range streams {
+		streams[i] = streams[i][:counts[i]]
+		n += counts[i]
 	}
-	res.Contention = meter.finish(issued)
-	res.Latency = Merge(recs)
+	nerr, first := failures(errs)
+	p.res.Samples = append(p.res.Samples, float64(n)/(float64(elapsed)/1e9))
+	// All repeats or none: a gap would pair one repeat's figure with
+	// another's.
+	if cpuOK && cpuOK1 && cpu1 > cpu0 && len(p.res.CPUSamples) == len(p.res.Samples)-1 {
+		p.res.CPUSamples = append(p.res.CPUSamples, float64(n)/(float64(cpu1-cpu0)/1e9))
+	}
+	if lead := newestTime(streams, s).Sub(wall).Nanoseconds(); len(p.res.Samples) == 1 || lead > p.res.LeadNs {
+		p.res.LeadNs = lead
+	}
+	p.meter.add(subject.Stats(m))
+	p.issued += n
+	ck := checker{s, m}
+	if fill, ok := ck.tickFill(streams); ok {
+		p.res.TickFill = append(p.res.TickFill, fill)
+	}
+	p.res.Check = mergeChecks(p.res.Check, ck.check(streams, nerr, first))
+	return nil
+}
+
+// finish returns the point's result over the repeats run.
+func (p *saturation) finish() result.SaturateResult {
+	res := p.res
+	res.Contention = p.meter.finish(p.issued)
+	res.Latency = Merge(p.recs)
 	res.IDsPerSec = stats.Median(res.Samples)
-	if c := s.Ceiling(); c > 0 {
+	if c := p.s.Ceiling(); c > 0 {
 		res.CeilingPct = 100 * res.IDsPerSec / c
 	}
-	return res, nil
+	return res
 }
 
 // newestTime is the newest embedded time among the IDs: the last of each

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -58,6 +59,43 @@ func TestSaturateOwn(t *testing.T) {
 	assert.Positive(t, r.IDsPerSec)
 	assert.Positive(t, r.CeilingPct)
 	assert.Positive(t, r.Latency.Count)
+	// One fill per repeat; a strict generator never mints more than its
+	// slots hold.
+	require.Len(t, r.TickFill, 2)
+	for _, f := range r.TickFill {
+		assert.Greater(t, f, 0.0)
+		assert.LessOrEqual(t, f, 1.0)
+	}
+}
+
+// TestSaturateSweepInterleaves: round r measures every point once before
+// round r+1 starts, and the results come back per subject, then per G.
+func TestSaturateSweepInterleaves(t *testing.T) {
+	subs := []subject.Subject{ownSubject(t, "atomicgen/monotonic"), ownSubject(t, "shardedgen/split-sequence/strict")}
+	var order []string
+	res, err := SaturateSweep(subs, SaturateConfig{Goroutines: []int{1, 2}, Duration: 2 * time.Millisecond, Repeats: 2},
+		func(s subject.Subject, g, r int) { order = append(order, fmt.Sprintf("%s x%d #%d", s.Name, g, r)) })
+	require.NoError(t, err)
+	assert.Equal(t, []string{
+		"atomicgen/monotonic x1 #0", "atomicgen/monotonic x2 #0",
+		"shardedgen/split-sequence/strict x1 #0", "shardedgen/split-sequence/strict x2 #0",
+		"atomicgen/monotonic x1 #1", "atomicgen/monotonic x2 #1",
+		"shardedgen/split-sequence/strict x1 #1", "shardedgen/split-sequence/strict x2 #1",
+	}, order)
+	require.Len(t, res, 4)
+	for i, want := range []struct {
+		name string
+		g    int
+	}{{subs[0].Name, 1}, {subs[0].Name, 2}, {subs[1].Name, 1}, {subs[1].Name, 2}} {
+		assert.Equal(t, want.name, res[i].Subject)
+		assert.Equal(t, want.g, res[i].Goroutines)
+		assert.Len(t, res[i].Samples, 2)
+		assert.True(t, res[i].Check.OK(), "%+v", res[i].Check)
+	}
+	assert.Empty(t, res[0].TickFill, "a monotonic generator has no strict slots")
+	assert.Len(t, res[2].TickFill, 2)
+	_, err = SaturateSweep(subs, SaturateConfig{Goroutines: []int{0}}, nil)
+	require.ErrorIs(t, err, ErrConfig)
 }
 
 func TestSteadyOwn(t *testing.T) {
@@ -95,6 +133,29 @@ func TestCheckOrderAndCeiling(t *testing.T) {
 	assert.True(t, c.CeilingExceeded)
 	assert.Equal(t, "boom", c.FirstError)
 	assert.False(t, c.OK())
+}
+
+func TestTickFill(t *testing.T) {
+	// IDs: tick in the high bits, node in bits 4-7, 4 per tick per node.
+	s := subject.Subject{Name: "x", Strict: true, PerTick: 4, Tick: time.Millisecond,
+		Decode: func(id subject.ID) (time.Time, int) { return time.UnixMilli(int64(id.Lo >> 8)), int(id.Lo>>4) & 15 }}
+	id := func(tick, node, seq uint64) subject.ID { return subject.ID{Lo: tick<<8 | node<<4 | seq} }
+	// Ticks 1-3 on node 0 full, tick 4 cut short (the host took the core
+	// away after one ID), tick 1 on node 1 half: median slot full.
+	fill, ok := checker{s: s}.tickFill([][]subject.ID{
+		{id(1, 0, 0), id(1, 0, 1), id(1, 0, 2), id(1, 0, 3), id(2, 0, 0), id(2, 0, 1), id(2, 0, 2), id(2, 0, 3)},
+		{id(3, 0, 0), id(3, 0, 1), id(3, 0, 2), id(3, 0, 3), id(4, 0, 0), id(1, 1, 0), id(1, 1, 1)},
+	})
+	require.True(t, ok)
+	assert.Equal(t, 1.0, fill)
+	// Too slow to fill any tick: every slot half full.
+	fill, ok = checker{s: s}.tickFill([][]subject.ID{{id(1, 0, 0), id(1, 0, 1), id(2, 0, 0), id(2, 0, 1), id(3, 0, 0), id(3, 0, 1)}})
+	require.True(t, ok)
+	assert.Equal(t, 0.5, fill)
+	_, ok = checker{s: subject.Subject{Decode: s.Decode}}.tickFill([][]subject.ID{{id(1, 0, 0)}})
+	assert.False(t, ok, "no strict ceiling, no fill")
+	_, ok = checker{s: s}.tickFill(nil)
+	assert.False(t, ok, "no IDs, no fill")
 }
 
 func TestSweep(t *testing.T) {

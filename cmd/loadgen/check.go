@@ -1,0 +1,194 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/snowlab/snowlab/clocksrc"
+	"github.com/snowlab/snowlab/internal/benchgen/limit"
+	"github.com/snowlab/snowlab/lab"
+	"github.com/snowlab/snowlab/lab/compare"
+	"github.com/snowlab/snowlab/lab/result"
+	"github.com/snowlab/snowlab/lab/subject"
+	"github.com/snowlab/snowlab/lab/workload"
+)
+
+// checkSuite is the fixed short suite the CI gate runs: snowlab's own
+// generators (peers are not ours to gate) and the two physical-limit
+// subjects its ratios are read against, saturate at 1 and 2 goroutines,
+// six short interleaved repeats each so the significance test has samples
+// and every ratio compares repeats that ran a moment apart.
+func checkSuite() suiteFlags {
+	return suiteFlags{
+		subjects: "own,limit", workloads: "saturate", sweep: "1,2",
+		duration: 50 * time.Millisecond, satRepeats: 6,
+		// Not run; set so that the flags' range check passes.
+		ids: 1, goroutines: 1, repeats: 1, rate: workload.DefaultSteadyRate, steadyDur: workload.DefaultSteadyDuration,
+	}
+}
+
+// injectFlag is the hidden flag that proves the gate catches a real
+// regression: it is left out of -h.
+const injectFlag = "inject-regression"
+
+func runCheck(args, command []string, stdout, stderr io.Writer) int {
+	fset := flag.NewFlagSet("loadgen check", flag.ContinueOnError)
+	fset.SetOutput(stderr)
+	dir := fset.String("baseline", filepath.Join("results", "baseline"), "folder holding the baseline run (the newest .json in it)")
+	tol := fset.Float64("tolerance", compare.DefaultTolerance, "how much worse a ratio may get before the gate fails, more than 0 and less than 1 (0.25 = 25%)")
+	write := fset.Bool("write-baseline", false, "run the suite and store it as the new baseline instead of comparing")
+	out := fset.String("out", "", "also write the checked run's files (JSON, Markdown, charts) into this folder, for a CI artifact")
+	asJSON := fset.Bool("json", false, "write the gate's finding as JSON instead of a table")
+	quiet := fset.Bool("q", false, "no progress bar")
+	inject := fset.Bool(injectFlag, false, "slow atomicgen down on purpose (an extra clock read and compare-and-swap on a shared word per ID) to show the gate fails")
+	fset.Usage = func() {
+		shown := flag.NewFlagSet(fset.Name(), flag.ContinueOnError)
+		shown.SetOutput(stderr)
+		fset.VisitAll(func(f *flag.Flag) {
+			if f.Name != injectFlag {
+				shown.Var(f.Value, f.Name, f.Usage)
+			}
+		})
+		fmt.Fprintf(stderr, "Usage of %s:\n", fset.Name())
+		shown.PrintDefaults()
+	}
+	if code := parseFlags(fset, args); code >= 0 {
+		return code
+	}
+	if fset.NArg() > 0 {
+		fmt.Fprintf(stderr, "loadgen check: unexpected argument %q\n", fset.Arg(0))
+		return exitUsage
+	}
+	if err := compare.CheckTolerance(*tol); err != nil {
+		fmt.Fprintf(stderr, "loadgen check: -tolerance: %v\n", err)
+		return exitUsage
+	}
+	if *inject && *write {
+		fmt.Fprintf(stderr, "loadgen check: -%s with -write-baseline would record the regression as the baseline\n", injectFlag)
+		return exitUsage
+	}
+	all := allSubjects()
+	if *inject {
+		for i, s := range all {
+			if strings.HasPrefix(s.Name, "atomicgen/") {
+				all[i] = slowed(s)
+			}
+		}
+	}
+	sf := checkSuite()
+	suite, err := sf.suite(all)
+	if err != nil {
+		fmt.Fprintf(stderr, "loadgen check: %v\n", err)
+		return exitFailure
+	}
+	suite.Command = command
+	var base *result.Run
+	if !*write {
+		path, err := newestJSON(*dir)
+		if err != nil {
+			fmt.Fprintf(stderr, "loadgen check: baseline: %v (record one with: loadgen check -write-baseline)\n", err)
+			return exitUsage
+		}
+		if base, err = result.Read(path); err != nil {
+			fmt.Fprintf(stderr, "loadgen check: %v\n", err)
+			return exitUsage
+		}
+		fmt.Fprintf(stderr, "baseline: %s\n", path)
+	}
+	bar := newProgress(stderr, *quiet, suite.Steps())
+	suite.Progress = bar.step
+	cur, err := suite.Measure()
+	bar.finish()
+	if err != nil {
+		fmt.Fprintf(stderr, "loadgen check: %v\n", err)
+		return exitFailure
+	}
+	if *write || *out != "" {
+		to := *out
+		if *write {
+			to = *dir
+		}
+		paths, err := lab.WriteFiles(to, cur)
+		if err != nil {
+			fmt.Fprintf(stderr, "loadgen check: %v\n", err)
+			return exitFailure
+		}
+		for _, p := range paths {
+			fmt.Fprintln(stderr, "wrote", p)
+		}
+	}
+	if *write {
+		if len(cur.Failures) > 0 {
+			fmt.Fprintln(stderr, "loadgen check: the run that was to become the baseline has correctness failures")
+			return exitFailure
+		}
+		return exitOK
+	}
+	gate, err := compare.Gate(base, cur, *tol)
+	if err != nil {
+		fmt.Fprintf(stderr, "loadgen check: %v\n", err)
+		return exitUsage
+	}
+	report := gate.Write
+	if *asJSON {
+		report = gate.WriteJSON
+	}
+	if err := report(stdout); err != nil {
+		fmt.Fprintf(stderr, "loadgen check: %v\n", err)
+		return exitFailure
+	}
+	if !gate.OK() {
+		return exitFailure
+	}
+	return exitOK
+}
+
+// slowed is s with a deliberate regression in front of every call: the
+// physical limit's whole loop body once more (a clock read and a
+// compare-and-swap on a padded word every instance shares), as if NextID
+// did its work twice. The library is not touched; only `loadgen check
+// -inject-regression` builds it, to show that the gate fails a real
+// slowdown of the atomic path.
+func slowed(s subject.Subject) subject.Subject {
+	clock := clocksrc.Default()
+	word := new(limit.Word)
+	inner := s.New
+	s.New = func() (subject.Minter, error) {
+		m, err := inner()
+		return slowMinter{m, word, clock}, err
+	}
+	s.Batch = false
+	s.Note = "REGRESSION INJECTED (loadgen check -inject-regression): an extra clock read and compare-and-swap on a shared word per ID"
+	return s
+}
+
+type slowMinter struct {
+	m     subject.Minter
+	w     *limit.Word
+	clock clocksrc.Clock
+}
+
+func (s slowMinter) Next() (subject.ID, error) {
+	s.w.Advance(uint64(s.clock.UnixNano()))
+	return s.m.Next()
+}
+
+// newestJSON is the most recently named .json file in dir (result names
+// start with a UTC timestamp, so name order is time order).
+func newestJSON(dir string) (string, error) {
+	matches, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return "", err
+	}
+	if len(matches) == 0 {
+		return "", fmt.Errorf("no .json run in %s: %w", dir, fs.ErrNotExist)
+	}
+	sort.Strings(matches)
+	return matches[len(matches)-1], nil
+}

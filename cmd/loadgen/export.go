@@ -1,0 +1,50 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/snowlab/snowlab/lab/export"
+	"github.com/snowlab/snowlab/lab/result"
+)
+
+// The formats loadgen export writes.
+const (
+	formatGoBench         = "gobench"
+	formatActionBenchmark = "benchmark-action"
+)
+
+func runExport(args []string, stdout, stderr io.Writer) int {
+	fset := flag.NewFlagSet("loadgen export", flag.ContinueOnError)
+	fset.SetOutput(stderr)
+	format := fset.String("format", formatGoBench, fmt.Sprintf("%s: Go's benchmark format, one line per saturate repeat, for benchstat; "+
+		"%s: github-action-benchmark's customBiggerIsBetter JSON (IDs/s and the gate's ratios)", formatGoBench, formatActionBenchmark))
+	if code := parseFlags(fset, args); code >= 0 {
+		return code
+	}
+	if fset.NArg() != 1 {
+		fmt.Fprintln(stderr, "usage: loadgen export [-format gobench|benchmark-action] RUN.json")
+		return exitUsage
+	}
+	var write func(io.Writer, *result.Run) error
+	switch *format {
+	case formatGoBench:
+		write = export.GoBench
+	case formatActionBenchmark:
+		write = export.WriteActionBenchmark
+	default:
+		fmt.Fprintf(stderr, "loadgen export: -format %q: want %s or %s\n", *format, formatGoBench, formatActionBenchmark)
+		return exitUsage
+	}
+	run, err := result.Read(fset.Arg(0))
+	if err != nil {
+		fmt.Fprintf(stderr, "loadgen export: %v\n", err)
+		return exitUsage
+	}
+	if err := write(stdout, run); err != nil {
+		fmt.Fprintf(stderr, "loadgen export: %v\n", err)
+		return exitFailure
+	}
+	return exitOK
+}

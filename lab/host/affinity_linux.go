@@ -1,0 +1,61 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// Affinity is the CPUs the calling thread may run on, which is the
+// process's unless something set one thread's alone; nil where it cannot
+// be read.
+func Affinity() []int {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return nil
+	}
+	var cpus []int
+	for i := range maxCPUs {
+		if set.IsSet(i) {
+			cpus = append(cpus, i)
+		}
+	}
+	return cpus
+}
+
+// maxCPUs is how many CPUs a unix.CPUSet holds.
+const maxCPUs = len(unix.CPUSet{}) * strconv.IntSize
+
+// SetAffinity binds every thread of the process to cpus (threads started
+// later inherit it from the one that starts them). It fails naming the
+// CPUs when the kernel refuses them, for example when none of them is
+// online or allowed.
+func SetAffinity(cpus []int) error {
+	if len(cpus) == 0 {
+		return errors.New("no CPU given")
+	}
+	var set unix.CPUSet
+	for _, c := range cpus {
+		if c < 0 || c >= maxCPUs {
+			return fmt.Errorf("CPU %d: want 0 to %d", c, maxCPUs-1)
+		}
+		set.Set(c)
+	}
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return err
+	}
+	for _, t := range tasks {
+		tid, err := strconv.Atoi(t.Name())
+		if err != nil {
+			continue
+		}
+		if err := unix.SchedSetaffinity(tid, &set); err != nil && !errors.Is(err, unix.ESRCH) {
+			return fmt.Errorf("CPUs %v: %w (this process may run on %v)", cpus, err, Affinity())
+		}
+	}
+	return nil
+}
