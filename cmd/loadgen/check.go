@@ -43,7 +43,7 @@ func runCheck(args, command []string, stdout, stderr io.Writer) int {
 	dir := fset.String("baseline", filepath.Join("results", "baseline"), "folder holding the baseline run (the newest .json in it)")
 	tol := fset.Float64("tolerance", compare.DefaultTolerance, "how much worse a ratio may get before the gate fails, more than 0 and less than 1 (0.25 = 25%)")
 	write := fset.Bool("write-baseline", false, "run the suite and store it as the new baseline instead of comparing")
-	out := fset.String("out", "", "also write the checked run's files (JSON, Markdown, charts) into this folder, for a CI artifact")
+	out := fset.String("out", "", "also write the checked run's files (JSON, Markdown, charts, HTML page) into this folder, for a CI artifact")
 	asJSON := fset.Bool("json", false, "write the gate's finding as JSON instead of a table")
 	quiet := fset.Bool("q", false, "no progress bar")
 	inject := fset.Bool(injectFlag, false, "slow atomicgen down on purpose (an extra clock read and compare-and-swap on a shared word per ID) to show the gate fails")
