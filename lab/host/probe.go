@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/klauspost/cpuid/v2"
@@ -49,10 +50,12 @@ func Probe() Fingerprint {
 	if f.CPU == "" {
 		f.CPU = "unknown"
 	}
-	if f.LogicalCores <= 0 {
-		f.LogicalCores = runtime.NumCPU()
+	// CPUID describes the package the hypervisor advertises (a 2-vCPU
+	// guest has read as 254 cores); the machine is what the OS runs on.
+	if n := onlineCPUs(); f.LogicalCores <= 0 || f.LogicalCores > n {
+		f.LogicalCores = n
 	}
-	if f.PhysicalCores <= 0 {
+	if f.PhysicalCores <= 0 || f.PhysicalCores > f.LogicalCores {
 		f.PhysicalCores = max(f.LogicalCores/max(c.ThreadsPerCore, 1), 1)
 	}
 	if f.Hypervisor == "" && c.HypervisorVendorID != cpuid.VendorUnknown {
@@ -126,4 +129,41 @@ func (f Fingerprint) String() string {
 		parts = append(parts, f.GoVersion)
 	}
 	return strings.Join(parts, " · ")
+}
+
+// onlinePath lists the CPUs the kernel has online, as ranges ("0-3,6").
+const onlinePath = "/sys/devices/system/cpu/online"
+
+// onlineCPUs is how many CPUs the OS runs: Linux's online list, else the
+// runtime's count (which an affinity mask set at start can lower).
+func onlineCPUs() int {
+	if b, err := os.ReadFile(onlinePath); err == nil {
+		if n, ok := countCPUList(strings.TrimSpace(string(b))); ok {
+			return n
+		}
+	}
+	return runtime.NumCPU()
+}
+
+// countCPUList counts the CPUs in a kernel CPU list such as "0-3,6,8-9";
+// ok is false for anything else.
+func countCPUList(list string) (n int, ok bool) {
+	if list == "" {
+		return 0, false
+	}
+	for _, part := range strings.Split(list, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil || a < 0 {
+			return 0, false
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil || b < a {
+				return 0, false
+			}
+		}
+		n += b - a + 1
+	}
+	return n, true
 }

@@ -70,3 +70,30 @@ func TestSlug(t *testing.T) {
 		assert.Empty(t, strings.Trim(got, "abcdefghijklmnopqrstuvwxyz0123456789-"), "Slug(%q) = %q is not [a-z0-9-]{1,32}", tc.host, got)
 	}
 }
+
+func TestCountCPUList(t *testing.T) {
+	tests := []struct {
+		list string
+		n    int
+		ok   bool
+	}{
+		{"0", 1, true},
+		{"0-1", 2, true},
+		{"0-3,6,8-9", 7, true},
+		{"", 0, false},
+		{"0-", 0, false},
+		{"3-1", 0, false},
+		{"a", 0, false},
+		{"-1", 0, false},
+	}
+	for _, tt := range tests {
+		n, ok := countCPUList(tt.list)
+		assert.Equal(t, tt.ok, ok, "%q", tt.list)
+		assert.Equal(t, tt.n, n, "%q", tt.list)
+	}
+}
+
+func TestProbeCountsTheCPUsTheOSRuns(t *testing.T) {
+	f := Probe()
+	assert.LessOrEqual(t, f.LogicalCores, onlineCPUs(), "no more cores than the OS has online")
+}
