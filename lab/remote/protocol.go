@@ -1,0 +1,262 @@
+package remote
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Protocol is a wire protocol a snowidd replica answers on its one port.
+type Protocol int
+
+const (
+	// GRPC is gRPC over unencrypted HTTP/2 (the zero value).
+	GRPC Protocol = iota
+	// ConnectProto is the Connect protocol with binary protobuf.
+	ConnectProto
+	// ConnectJSON is the Connect protocol with JSON, as curl speaks it.
+	ConnectJSON
+)
+
+// Protocols is every protocol, in the order a run measures them.
+var Protocols = []Protocol{GRPC, ConnectProto, ConnectJSON}
+
+func (p Protocol) String() string {
+	switch p {
+	case GRPC:
+		return "grpc"
+	case ConnectProto:
+		return "connect+proto"
+	case ConnectJSON:
+		return "connect+json"
+	}
+	return fmt.Sprintf("Protocol(%d)", int(p))
+}
+
+// ErrProtocol is wrapped by the error for a protocol name or number this
+// package does not speak.
+var ErrProtocol = errors.New("remote: unknown protocol")
+
+// ParseProtocol reads a Protocol's String.
+func ParseProtocol(s string) (Protocol, error) {
+	for _, p := range Protocols {
+		if p.String() == s {
+			return p, nil
+		}
+	}
+	return 0, fmt.Errorf("%w %q (want grpc, connect+proto or connect+json)", ErrProtocol, s)
+}
+
+// ErrCall is wrapped by every error a replica answered with or a call that
+// failed on the wire.
+var ErrCall = errors.New("remote: call failed")
+
+// maxResponse bounds a response body: 100,000 IDs are 800 KB as protobuf,
+// about 2.1 MB as JSON strings.
+const maxResponse = 8 << 20
+
+const servicePath = "/snowlab.v1.IDService/"
+
+// conn calls one replica over one protocol.
+type conn struct {
+	base  string
+	proto Protocol
+	hc    *http.Client
+}
+
+// newConn makes the client for base. Every protocol goes over unencrypted
+// HTTP/2 (h2c, prior knowledge), which gRPC needs and Connect accepts: one
+// connection carries many callers' calls, as a real client's would.
+func newConn(base string, p Protocol) (*conn, error) {
+	u, err := url.Parse(base)
+	if err != nil || u.Scheme != "http" || u.Host == "" {
+		return nil, fmt.Errorf("remote: base URL %q: want http://HOST:PORT", base)
+	}
+	if p < GRPC || p > ConnectJSON {
+		return nil, fmt.Errorf("%w %d", ErrProtocol, int(p))
+	}
+	var protos http.Protocols
+	protos.SetUnencryptedHTTP2(true)
+	tr := &http.Transport{Protocols: &protos, IdleConnTimeout: 30 * time.Second}
+	return &conn{base: strings.TrimSuffix(base, "/"), proto: p, hc: &http.Client{Transport: tr}}, nil
+}
+
+// nextID calls NextID.
+func (c *conn) nextID() (uint64, error) {
+	if c.proto == ConnectJSON {
+		var r struct {
+			ID string `json:"id"`
+		}
+		if err := c.callJSON("NextID", `{}`, &r); err != nil {
+			return 0, err
+		}
+		return parseID(r.ID)
+	}
+	msg, err := c.callProto("NextID", nil)
+	if err != nil {
+		return 0, err
+	}
+	id, err := decodeNextIDResponse(msg)
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("%w: NextID: %w", ErrCall, err)
+	case id == 0:
+		return 0, fmt.Errorf("%w: NextID answered no id", ErrCall)
+	}
+	return id, nil
+}
+
+// nextIDs calls NextIDs for n IDs and checks that n came back.
+func (c *conn) nextIDs(n int) ([]uint64, error) {
+	var ids []uint64
+	if c.proto == ConnectJSON {
+		var r struct {
+			IDs []string `json:"ids"`
+		}
+		if err := c.callJSON("NextIDs", `{"count":`+strconv.Itoa(n)+`}`, &r); err != nil {
+			return nil, err
+		}
+		ids = make([]uint64, len(r.IDs))
+		for i, s := range r.IDs {
+			id, err := parseID(s)
+			if err != nil {
+				return nil, err
+			}
+			ids[i] = id
+		}
+	} else {
+		msg, err := c.callProto("NextIDs", nextIDsRequest(uint32(n)))
+		if err != nil {
+			return nil, err
+		}
+		if ids, err = decodeNextIDsResponse(msg, n); err != nil {
+			return nil, fmt.Errorf("%w: NextIDs: %w", ErrCall, err)
+		}
+	}
+	if len(ids) != n {
+		return nil, fmt.Errorf("%w: NextIDs(%d) answered %d IDs", ErrCall, n, len(ids))
+	}
+	return ids, nil
+}
+
+// parseID reads a 64-bit ID as Protobuf's JSON writes it: a decimal string.
+func parseID(s string) (uint64, error) {
+	id, err := strconv.ParseUint(s, 10, 64)
+	if err != nil || id == 0 {
+		return 0, fmt.Errorf("%w: id %q is not a decimal 64-bit ID", ErrCall, s)
+	}
+	return id, nil
+}
+
+// post sends body to method and returns the response with its body read.
+func (c *conn) post(method, contentType string, body []byte, header http.Header) (*http.Response, []byte, error) {
+	req, err := http.NewRequest(http.MethodPost, c.base+servicePath+method, bytes.NewReader(body))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %s: %v", ErrCall, method, err)
+	}
+	req.Header = header
+	req.Header.Set("Content-Type", contentType)
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %s: %v", ErrCall, method, err)
+	}
+	defer resp.Body.Close()
+	// Read to the end, which is also when HTTP/2 trailers arrive.
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse+1))
+	if err == nil && len(data) > maxResponse {
+		err = fmt.Errorf("response body over %d bytes", maxResponse)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %s: %v", ErrCall, method, err)
+	}
+	return resp, data, nil
+}
+
+// callJSON is a Connect unary call with JSON.
+func (c *conn) callJSON(method, body string, out any) error {
+	resp, data, err := c.post(method, "application/json", []byte(body), http.Header{})
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return connectError(method, resp.StatusCode, data)
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("%w: %s: response: %v", ErrCall, method, err)
+	}
+	return nil
+}
+
+// callProto is a unary call with binary protobuf over gRPC or Connect; it
+// returns the response message.
+func (c *conn) callProto(method string, msg []byte) ([]byte, error) {
+	if c.proto == ConnectProto {
+		resp, data, err := c.post(method, "application/proto", msg, http.Header{})
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode != http.StatusOK {
+			return nil, connectError(method, resp.StatusCode, data)
+		}
+		return data, nil
+	}
+	frame := make([]byte, 5, 5+len(msg))
+	binary.BigEndian.PutUint32(frame[1:], uint32(len(msg)))
+	resp, data, err := c.post(method, "application/grpc", append(frame, msg...), http.Header{"Te": {"trailers"}})
+	if err != nil {
+		return nil, err
+	}
+	return grpcMessage(method, resp, data)
+}
+
+// connectError is the error for a Connect call answered with a status
+// other than 200: the body is {"code": …, "message": …} when the server
+// got as far as Connect.
+func connectError(method string, status int, body []byte) error {
+	var e struct{ Code, Message string }
+	if json.Unmarshal(body, &e) != nil || e.Code == "" {
+		return fmt.Errorf("%w: %s: HTTP %d", ErrCall, method, status)
+	}
+	return fmt.Errorf("%w: %s: %s: %s", ErrCall, method, e.Code, e.Message)
+}
+
+// grpcMessage reads a gRPC unary response: its status from the trailers
+// (or the headers, for a trailers-only error), then its one
+// length-prefixed message.
+func grpcMessage(method string, resp *http.Response, body []byte) ([]byte, error) {
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%w: %s: HTTP %d", ErrCall, method, resp.StatusCode)
+	}
+	status, message := resp.Trailer.Get("Grpc-Status"), resp.Trailer.Get("Grpc-Message")
+	if status == "" {
+		status, message = resp.Header.Get("Grpc-Status"), resp.Header.Get("Grpc-Message")
+	}
+	switch status {
+	case "0":
+	case "":
+		return nil, fmt.Errorf("%w: %s: no grpc-status", ErrCall, method)
+	default:
+		if m, err := url.PathUnescape(message); err == nil {
+			message = m
+		}
+		return nil, fmt.Errorf("%w: %s: grpc-status %s: %s", ErrCall, method, status, message)
+	}
+	if len(body) < 5 {
+		return nil, fmt.Errorf("%w: %s: gRPC frame truncated (%d bytes)", ErrCall, method, len(body))
+	}
+	if body[0] != 0 {
+		return nil, fmt.Errorf("%w: %s: compressed gRPC message (flag %d), not asked for", ErrCall, method, body[0])
+	}
+	if n := binary.BigEndian.Uint32(body[1:5]); uint64(n) != uint64(len(body)-5) {
+		return nil, fmt.Errorf("%w: %s: gRPC frame of %d bytes, %d follow", ErrCall, method, n, len(body)-5)
+	}
+	return body[5:], nil
+}

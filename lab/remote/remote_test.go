@@ -1,0 +1,244 @@
+package remote
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/lab/subject"
+)
+
+// serveH2C serves h on a loopback server that speaks HTTP/1.1 and
+// unencrypted HTTP/2, as snowidd does.
+func serveH2C(t *testing.T, h http.HandlerFunc) string {
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.Protocols = new(http.Protocols)
+	srv.Config.Protocols.SetHTTP1(true)
+	srv.Config.Protocols.SetUnencryptedHTTP2(true)
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func grpcFrame(msg []byte) []byte {
+	return append(binary.BigEndian.AppendUint32([]byte{0}, uint32(len(msg))), msg...)
+}
+
+// answer is what a hand-served replica writes back.
+type answer struct {
+	status  int
+	header  map[string]string
+	body    []byte
+	trailer map[string]string
+}
+
+func (a answer) write(w http.ResponseWriter) {
+	for k, v := range a.header {
+		w.Header().Set(k, v)
+	}
+	w.WriteHeader(a.status)
+	_, _ = w.Write(a.body)
+	for k, v := range a.trailer {
+		w.Header().Set(http.TrailerPrefix+k, v)
+	}
+}
+
+func grpcOK(msg []byte) answer {
+	return answer{status: 200, header: map[string]string{"Content-Type": "application/grpc"}, body: grpcFrame(msg),
+		trailer: map[string]string{"Grpc-Status": "0"}}
+}
+
+// TestProtocols: each protocol sends the request its spec asks for and
+// reads good answers; a bad answer is an error wrapping ErrCall.
+func TestProtocols(t *testing.T) {
+	idMsg := cat([]byte{0x09}, fixed(42))
+	idsMsg := cat([]byte{0x0a, 24}, fixed(1), fixed(2), fixed(3))
+	for _, tc := range []struct {
+		name  string
+		proto Protocol
+		count int // 0: NextID
+		ans   answer
+		want  []uint64
+		err   string // "" for success
+	}{
+		{"grpc NextID", GRPC, 0, grpcOK(idMsg), []uint64{42}, ""},
+		{"grpc NextIDs", GRPC, 3, grpcOK(idsMsg), []uint64{1, 2, 3}, ""},
+		{"grpc error trailer", GRPC, 3, answer{status: 200, header: map[string]string{"Content-Type": "application/grpc"},
+			trailer: map[string]string{"Grpc-Status": "3", "Grpc-Message": "count%200%3A%20want%201..100000"}}, nil,
+			"grpc-status 3: count 0: want 1..100000"},
+		{"grpc trailers-only", GRPC, 0, answer{status: 200, header: map[string]string{"Content-Type": "application/grpc",
+			"Grpc-Status": "14", "Grpc-Message": "clock moved backwards"}}, nil, "grpc-status 14: clock moved backwards"},
+		{"grpc no status", GRPC, 0, answer{status: 200, body: grpcFrame(idMsg)}, nil, "no grpc-status"},
+		{"grpc HTTP error", GRPC, 0, answer{status: 503}, nil, "HTTP 503"},
+		{"grpc short frame", GRPC, 0, answer{status: 200, body: []byte{0, 0}, trailer: map[string]string{"Grpc-Status": "0"}}, nil, "truncated"},
+		{"grpc frame length", GRPC, 0, answer{status: 200, body: grpcFrame(idMsg)[:10], trailer: map[string]string{"Grpc-Status": "0"}}, nil, "frame of 9 bytes, 5 follow"},
+		{"grpc compressed", GRPC, 0, answer{status: 200, body: append([]byte{1}, grpcFrame(idMsg)[1:]...), trailer: map[string]string{"Grpc-Status": "0"}}, nil, "compressed"},
+		{"grpc malformed message", GRPC, 0, grpcOK([]byte{0x09, 1, 2}), nil, "fixed64 truncated"},
+		{"grpc too few IDs", GRPC, 3, grpcOK(cat([]byte{0x09}, fixed(1))), nil, "NextIDs(3) answered 1 IDs"},
+		{"connect+proto NextID", ConnectProto, 0, answer{status: 200, body: idMsg}, []uint64{42}, ""},
+		{"connect+proto NextIDs unpacked", ConnectProto, 3, answer{status: 200,
+			body: cat([]byte{0x09}, fixed(7), []byte{0x09}, fixed(8), []byte{0x09}, fixed(9))}, []uint64{7, 8, 9}, ""},
+		{"connect+proto error", ConnectProto, 3, answer{status: 400, body: []byte(`{"code":"invalid_argument","message":"count 0"}`)}, nil,
+			"invalid_argument: count 0"},
+		{"connect+proto no id", ConnectProto, 0, answer{status: 200}, nil, "answered no id"},
+		{"connect+proto length past the end", ConnectProto, 3, answer{status: 200, body: []byte{0x0a, 24, 1}}, nil, "past the end"},
+		{"connect+json NextID", ConnectJSON, 0, answer{status: 200, body: []byte(`{"id":"18446744073709551615"}`)}, []uint64{1<<64 - 1}, ""},
+		{"connect+json NextIDs", ConnectJSON, 3, answer{status: 200, body: []byte(`{"ids":["1","2","3"]}`)}, []uint64{1, 2, 3}, ""},
+		{"connect+json error", ConnectJSON, 0, answer{status: 503, body: []byte(`{"code":"unavailable","message":"lease lost"}`)}, nil,
+			"unavailable: lease lost"},
+		{"connect+json not JSON", ConnectJSON, 0, answer{status: 502, body: []byte(`<html>`)}, nil, "HTTP 502"},
+		{"connect+json number", ConnectJSON, 0, answer{status: 200, body: []byte(`{"id":42}`)}, nil, "response"},
+		{"connect+json not decimal", ConnectJSON, 3, answer{status: 200, body: []byte(`{"ids":["1","x","3"]}`)}, nil, `id "x"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got http.Header
+			var gotBody []byte
+			url := serveH2C(t, func(w http.ResponseWriter, r *http.Request) {
+				got = r.Header.Clone()
+				gotBody, _ = io.ReadAll(r.Body)
+				method := "NextID"
+				if tc.count > 0 {
+					method = "NextIDs"
+				}
+				assert.Equal(t, "/snowlab.v1.IDService/"+method, r.URL.Path)
+				assert.Equal(t, http.MethodPost, r.Method)
+				if tc.proto == GRPC {
+					assert.Equal(t, 2, r.ProtoMajor, "gRPC goes over HTTP/2")
+				}
+				tc.ans.write(w)
+			})
+			c, err := newConn(url, tc.proto)
+			require.NoError(t, err)
+			var ids []uint64
+			if tc.count == 0 {
+				var id uint64
+				id, err = c.nextID()
+				ids = []uint64{id}
+			} else {
+				ids, err = c.nextIDs(tc.count)
+			}
+			if tc.err != "" {
+				require.ErrorIs(t, err, ErrCall)
+				assert.Contains(t, err.Error(), tc.err)
+			} else {
+				require.NoError(t, err)
+				assert.Equal(t, tc.want, ids)
+			}
+			var req []byte
+			if tc.count > 0 {
+				req = nextIDsRequest(uint32(tc.count))
+			}
+			switch tc.proto {
+			case GRPC:
+				assert.Equal(t, "application/grpc", got.Get("Content-Type"))
+				assert.Equal(t, "trailers", got.Get("Te"))
+				assert.Equal(t, grpcFrame(req), gotBody)
+			case ConnectProto:
+				assert.Equal(t, "application/proto", got.Get("Content-Type"))
+				assert.Equal(t, string(req), string(gotBody), "request")
+			case ConnectJSON:
+				assert.Equal(t, "application/json", got.Get("Content-Type"))
+				want := `{}`
+				if tc.count > 0 {
+					want = fmt.Sprintf(`{"count":%d}`, tc.count)
+				}
+				assert.JSONEq(t, want, string(gotBody))
+			}
+		})
+	}
+}
+
+func TestParseProtocol(t *testing.T) {
+	for _, p := range Protocols {
+		got, err := ParseProtocol(p.String())
+		require.NoError(t, err)
+		assert.Equal(t, p, got)
+	}
+	_, err := ParseProtocol("grpc-web")
+	require.ErrorIs(t, err, ErrProtocol)
+	assert.Contains(t, err.Error(), `"grpc-web"`)
+}
+
+// counter is a hand-served Connect JSON replica minting 1, 2, 3, … and
+// counting calls by the count asked for.
+type counter struct {
+	mu    sync.Mutex
+	next  uint64
+	calls []int
+}
+
+func (c *counter) serve(w http.ResponseWriter, r *http.Request) {
+	var req struct{ Count int }
+	_ = json.NewDecoder(r.Body).Decode(&req)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls = append(c.calls, req.Count)
+	if !strings.HasSuffix(r.URL.Path, "/NextIDs") {
+		c.next++
+		fmt.Fprintf(w, `{"id":"%d"}`, c.next)
+		return
+	}
+	ids := make([]string, req.Count)
+	for i := range ids {
+		c.next++
+		ids[i] = strconv.FormatUint(c.next, 10)
+	}
+	_ = json.NewEncoder(w).Encode(map[string][]string{"ids": ids})
+}
+
+func TestSubject(t *testing.T) {
+	var c counter
+	url := serveH2C(t, c.serve)
+
+	s, err := Subject(url, ConnectJSON, 10, snowlab.Layout{})
+	require.NoError(t, err)
+	assert.Equal(t, "snowidd/connect+json/NextIDs(10)", s.Name)
+	assert.True(t, s.Strict)
+	assert.Equal(t, subject.OrderCaller, s.Order)
+	assert.InDelta(t, 4_096_000, s.Ceiling(), 1, "one node id's ceiling under the default layout")
+	m, err := s.New()
+	require.NoError(t, err)
+	for want := uint64(1); want <= 25; want++ {
+		id, err := m.Next()
+		require.NoError(t, err)
+		assert.Equal(t, want, id.Lo)
+	}
+	assert.Equal(t, []int{10, 10, 10}, c.calls, "Next refills a batch of 10 at a time")
+
+	c.calls = nil
+	dst := make([]subject.ID, 250_000)
+	n, err := subject.Fill(m, dst)
+	require.NoError(t, err)
+	assert.Equal(t, len(dst), n)
+	assert.Equal(t, []int{MaxBatch, MaxBatch, 50_000}, c.calls, "Fill asks in calls of at most MaxBatch")
+	assert.Equal(t, uint64(31), dst[0].Lo, "after the 30 the batches took")
+
+	s, err = Subject(url, GRPC, 0, snowlab.Layout{})
+	require.NoError(t, err)
+	assert.Equal(t, "snowidd/grpc/NextID", s.Name)
+}
+
+func TestSubjectRefusesBadInput(t *testing.T) {
+	for _, batch := range []int{-1, MaxBatch + 1} {
+		_, err := Subject("http://127.0.0.1:1", GRPC, batch, snowlab.Layout{})
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), fmt.Sprintf("batch %d", batch))
+	}
+	_, err := Subject("127.0.0.1:8080", GRPC, 0, snowlab.Layout{})
+	assert.ErrorContains(t, err, `"127.0.0.1:8080"`)
+	_, err = Subject("http://127.0.0.1:1", Protocol(9), 0, snowlab.Layout{})
+	assert.ErrorIs(t, err, ErrProtocol)
+	_, err = Subject("http://127.0.0.1:1", GRPC, 0, snowlab.Layout{NodeBits: 30})
+	assert.Error(t, err, "a layout that does not fit")
+}
