@@ -2,7 +2,7 @@
 GO ?= go
 BENCHTIME ?= 300ms
 
-.PHONY: all test vet vet-etcd vet-snowidd fmt race lint-actions test-etcd test-snowidd snowidd proto bench bench-generators ladder ci lab history bench-check cross test-386
+.PHONY: all test vet vet-etcd vet-snowidd fmt race lint-actions test-etcd test-snowidd snowidd service proto bench bench-generators ladder ci lab history bench-check cross test-386
 
 ## The library: what a consumer imports, and what must build on every platform.
 LIB_PKGS = . ./clocksrc ./mutexgen ./atomicgen ./shardedgen ./nodeid ./internal/...
@@ -46,6 +46,14 @@ vet-snowidd:
 ## snowidd: build the service to bin/snowidd
 snowidd:
 	cd snowidd && $(GO) build -o ../bin/snowidd ./cmd/snowidd
+
+## service: build bin/snowidd, start it on a free loopback port and measure
+## it with the lab (loadgen service): NextID per protocol, NextIDs per batch
+## size, open-loop latency at half the maximum, beside the in-process
+## generator. SERVICE_FLAGS='-duration 1s' (loadgen service -h for the rest).
+SERVICE_FLAGS ?=
+service: snowidd
+	$(GO) run ./cmd/loadgen service $(SERVICE_FLAGS)
 
 ## proto: lint snowidd/proto and regenerate snowidd/gen with buf, protoc-gen-go
 ## and protoc-gen-connect-go, all run as Go tools of snowidd/tools.mod (the

@@ -39,6 +39,15 @@
 //	                               beside snowlab on PostgreSQL: IDs/s,
 //	                               latency, disorder, a crash; writes
 //	                               results/*-alternatives.*
+//	loadgen service [-snowidd bin/snowidd] [-duration D]
+//	                               a local snowidd (started on a free
+//	                               loopback port, one static node id,
+//	                               GOMAXPROCS 1) measured by the lab: req/s
+//	                               of NextID over gRPC, Connect proto and
+//	                               Connect JSON, IDs/s of NextIDs per batch
+//	                               size, the one-caller limit (1/round trip)
+//	                               and open-loop latency at half the
+//	                               maximum, beside atomicgen/strict
 //
 // Every run checks what it measured: a duplicate ID, an order a generator
 // promised and broke, or a strict generator above its per-tick ceiling is

@@ -61,6 +61,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runBtree(args, command, stdout, stderr)
 	case "alternatives":
 		return runAlternatives(args, command, stdout, stderr)
+	case "service":
+		return runService(args, command, stdout, stderr)
 	case "list":
 		return runList(stdout, stderr)
 	case "history":
@@ -105,6 +107,9 @@ const usage = `usage:
   loadgen btree [-rows N] [-pg DSN] what the key costs a B-tree (loadgen btree -h)
   loadgen alternatives -pg DSN      ticket server, sequences, blocks, stride and snowlab
                                     on PostgreSQL (loadgen alternatives -h)
+  loadgen service [-snowidd bin/snowidd]
+                                    a local snowidd over gRPC and Connect beside
+                                    the in-process generator (loadgen service -h)
   loadgen history [-o FILE] [DIR|FILE.json ...]
                                     the history page of the results (index.html)
   loadgen list                      list the subjects

@@ -1,0 +1,419 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/lab"
+	"github.com/snowlab/snowlab/lab/remote"
+	"github.com/snowlab/snowlab/lab/report"
+	"github.com/snowlab/snowlab/lab/result"
+	"github.com/snowlab/snowlab/lab/subject"
+	"github.com/snowlab/snowlab/lab/workload"
+)
+
+// serviceOptions are `loadgen service`'s flags, checked.
+type serviceOptions struct {
+	bin         string
+	protocols   []remote.Protocol
+	batches     []int
+	serverProcs int
+	sweep       []int
+	duration    time.Duration
+	satRepeats  int
+	steadyDur   time.Duration
+	out         string
+	noWrite     bool
+	quiet       bool
+}
+
+// serviceFlags are `loadgen service`'s flags as typed.
+type serviceFlags struct {
+	bin, protocols, batches, sweep string
+	serverProcs, satRepeats        int
+	duration, steadyDur            time.Duration
+}
+
+// maxServerProcs bounds -server-gomaxprocs.
+const maxServerProcs = 1024
+
+// parseServiceFlags reads args; it returns the exit code to stop with, or
+// -1 to go on.
+func parseServiceFlags(args []string, stderr io.Writer) (serviceOptions, int) {
+	fs := flag.NewFlagSet("loadgen service", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f serviceFlags
+	fs.StringVar(&f.bin, "snowidd", filepath.Join("bin", "snowidd"), "the snowidd binary to start (make snowidd builds it)")
+	fs.StringVar(&f.protocols, "protocols", "grpc,connect+proto,connect+json", "comma list of protocols to measure NextID over")
+	fs.StringVar(&f.batches, "batches", "1,10,100,1000,10000", fmt.Sprintf("comma list of NextIDs batch sizes measured over gRPC, each 1 to %d", remote.MaxBatch))
+	fs.IntVar(&f.serverProcs, "server-gomaxprocs", 1, fmt.Sprintf("GOMAXPROCS of the snowidd process, 1 to %d", maxServerProcs))
+	fs.StringVar(&f.sweep, "sweep", "1,64", fmt.Sprintf("saturate: comma list of caller goroutine counts, each 1 to %d (1 is the one-caller limit)", workload.MaxGoroutines))
+	fs.DurationVar(&f.duration, "duration", time.Second, fmt.Sprintf("saturate: length of one repeat (more than 0, at most %v)", workload.MaxDuration))
+	fs.IntVar(&f.satRepeats, "sat-repeats", 3, fmt.Sprintf("saturate: repeats per goroutine count (1 to %d)", workload.MaxRepeats))
+	fs.DurationVar(&f.steadyDur, "steady-duration", 0, fmt.Sprintf("steady: length of each open-loop run at half the measured maximum (0: -duration; at most %v)", workload.MaxDuration))
+	out := fs.String("out", "results", "folder for the result files (JSON, Markdown, SVG charts, HTML)")
+	noWrite := fs.Bool("no-write", false, "print the table only, write no files")
+	quiet := fs.Bool("q", false, "no progress bar")
+	if code := parseFlags(fs, args); code >= 0 {
+		return serviceOptions{}, code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "loadgen service: unexpected argument %q\n", fs.Arg(0))
+		return serviceOptions{}, exitUsage
+	}
+	o, err := f.options()
+	if err != nil {
+		fmt.Fprintf(stderr, "loadgen service: %v\n", err)
+		return o, exitUsage
+	}
+	o.out, o.noWrite, o.quiet = *out, *noWrite, *quiet
+	return o, -1
+}
+
+// options checks the flags, naming the first one out of range.
+func (f serviceFlags) options() (serviceOptions, error) {
+	o := serviceOptions{bin: f.bin, serverProcs: f.serverProcs, duration: f.duration, satRepeats: f.satRepeats, steadyDur: f.steadyDur}
+	for _, s := range strings.Split(f.protocols, ",") {
+		p, err := remote.ParseProtocol(strings.TrimSpace(s))
+		if err != nil {
+			return o, fmt.Errorf("-protocols: %v", err)
+		}
+		if !slices.Contains(o.protocols, p) {
+			o.protocols = append(o.protocols, p)
+		}
+	}
+	var err error
+	if o.batches, err = intList("batches", f.batches, 1, remote.MaxBatch); err != nil {
+		return o, err
+	}
+	if o.sweep, err = intList("sweep", f.sweep, 1, workload.MaxGoroutines); err != nil {
+		return o, err
+	}
+	if o.steadyDur == 0 {
+		o.steadyDur = o.duration
+	}
+	switch {
+	case f.serverProcs < 1 || f.serverProcs > maxServerProcs:
+		return o, fmt.Errorf("-server-gomaxprocs %d: want 1 to %d", f.serverProcs, maxServerProcs)
+	case f.duration <= 0 || f.duration > workload.MaxDuration:
+		return o, fmt.Errorf("-duration %v: want more than 0, at most %v", f.duration, workload.MaxDuration)
+	case o.steadyDur < 0 || o.steadyDur > workload.MaxDuration:
+		return o, fmt.Errorf("-steady-duration %v: want more than 0, at most %v", f.steadyDur, workload.MaxDuration)
+	case f.satRepeats < 1 || f.satRepeats > workload.MaxRepeats:
+		return o, fmt.Errorf("-sat-repeats %d: want 1 to %d", f.satRepeats, workload.MaxRepeats)
+	}
+	if st, err := os.Stat(f.bin); err != nil || st.IsDir() {
+		return o, fmt.Errorf("-snowidd %s: no snowidd binary there (make snowidd builds it to bin/snowidd)", f.bin)
+	}
+	return o, nil
+}
+
+// intList reads a comma list of integers from lo to hi.
+func intList(name, spec string, lo, hi int) ([]int, error) {
+	var out []int
+	for _, s := range strings.Split(spec, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || v < lo || v > hi {
+			return nil, fmt.Errorf("-%s: %q is not a number from %d to %d", name, s, lo, hi)
+		}
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// runService is `loadgen service`: a local snowidd measured by the lab's
+// own loops and checks, beside the in-process generator.
+func runService(args, command []string, stdout, stderr io.Writer) int {
+	o, code := parseServiceFlags(args, stderr)
+	if code >= 0 {
+		return code
+	}
+	rep, err := startReplica(o.bin, o.serverProcs)
+	if err != nil {
+		fmt.Fprintf(stderr, "loadgen service: %v\n", err)
+		return exitFailure
+	}
+	res, err := measureService(rep.base, o, command, stderr)
+	if stopErr := rep.stop(); err == nil && stopErr != nil {
+		err = stopErr
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "loadgen service: %v\n", err)
+		return exitFailure
+	}
+	if err := report.WriteTable(stdout, res); err != nil {
+		fmt.Fprintf(stderr, "loadgen service: %v\n", err)
+		return exitFailure
+	}
+	writeServiceSummary(stdout, summarizeService(res, o))
+	if !o.noWrite {
+		paths, err := lab.WriteFiles(o.out, res)
+		if err != nil {
+			fmt.Fprintf(stderr, "loadgen service: writing results: %v\n", err)
+			return exitFailure
+		}
+		printWrote(stdout, paths)
+		index := filepath.Join(o.out, report.IndexName)
+		if n, err := writeHistory(index, []string{o.out}); err != nil {
+			fmt.Fprintf(stderr, "loadgen service: the history page was not refreshed: %v\n", err)
+		} else {
+			fmt.Fprintf(stdout, "wrote %s (%d runs)\n", index, n)
+		}
+	}
+	if len(res.Failures) > 0 {
+		fmt.Fprintln(stderr, "loadgen service: correctness failures:")
+		for _, f := range res.Failures {
+			fmt.Fprintln(stderr, "  FAIL", f)
+		}
+		return exitFailure
+	}
+	return exitOK
+}
+
+// replica is a snowidd process loadgen started.
+type replica struct {
+	base   string
+	cmd    *exec.Cmd
+	done   chan struct{}
+	err    error // Wait's, once done is closed
+	stderr *syncBuffer
+}
+
+// syncBuffer is a bytes.Buffer the process writes while loadgen reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.TrimSpace(s.b.String())
+}
+
+// startReplica starts bin on a free loopback port with one static node id
+// and GOMAXPROCS procs, and waits until it reports ready.
+func startReplica(bin string, procs int) (*replica, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("finding a free port: %v", err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	r := &replica{base: "http://" + addr, done: make(chan struct{}), stderr: new(syncBuffer)}
+	r.cmd = exec.Command(bin, "-listen", addr, "-lease", "static:1", "-grace", "2s")
+	r.cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(procs))
+	r.cmd.Stdout, r.cmd.Stderr = r.stderr, r.stderr
+	if err := r.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %v", bin, err)
+	}
+	go func() { r.err = r.cmd.Wait(); close(r.done) }()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, r.base+"/readyz", nil)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return r, nil
+			}
+		}
+		select {
+		case <-r.done:
+			return nil, fmt.Errorf("%s exited before it was ready (%v): %s", bin, r.err, r.stderr)
+		case <-ctx.Done():
+			_ = r.stop()
+			return nil, fmt.Errorf("%s at %s not ready after 15s: %s", bin, addr, r.stderr)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// stop sends SIGTERM (a kill where the system has none) and waits for the
+// drain; an exit other than 0 is an error.
+func (r *replica) stop() error {
+	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		_ = r.cmd.Process.Kill()
+	}
+	select {
+	case <-r.done:
+	case <-time.After(15 * time.Second):
+		_ = r.cmd.Process.Kill()
+		<-r.done
+		return fmt.Errorf("snowidd did not stop within 15s of SIGTERM: %s", r.stderr)
+	}
+	if r.err != nil {
+		return fmt.Errorf("snowidd: %v: %s", r.err, r.stderr)
+	}
+	return nil
+}
+
+// serviceSubjects are the remote subjects (NextID per protocol, NextIDs
+// per batch size over gRPC) and the in-process generator they stand
+// beside.
+func serviceSubjects(base string, o serviceOptions) (unbatched, all []subject.Subject, err error) {
+	note := fmt.Sprintf("; snowidd on loopback, GOMAXPROCS=%d", o.serverProcs)
+	add := func(p remote.Protocol, batch int) error {
+		s, err := remote.Subject(base, p, batch, snowlab.Layout{})
+		if err != nil {
+			return err
+		}
+		s.Note += note
+		all = append(all, s)
+		if batch == 0 {
+			unbatched = append(unbatched, s)
+		}
+		return nil
+	}
+	for _, p := range o.protocols {
+		if err := add(p, 0); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, b := range o.batches {
+		if err := add(remote.GRPC, b); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, s := range subject.Own(1) {
+		if s.Name == inProcessSubject {
+			all = append(all, s)
+		}
+	}
+	return unbatched, all, nil
+}
+
+// inProcessSubject is the generator the service stands beside.
+const inProcessSubject = "atomicgen/strict"
+
+// measureService runs the saturate sweep over every subject, then each
+// unbatched remote subject open-loop at half the maximum it reached, into
+// one result.
+func measureService(base string, o serviceOptions, command []string, stderr io.Writer) (*result.Run, error) {
+	unbatched, all, err := serviceSubjects(base, o)
+	if err != nil {
+		return nil, err
+	}
+	sha, dirty := commit()
+	suite := lab.Suite{Subjects: all, Workloads: lab.Workloads{Saturate: true},
+		Saturate: workload.SaturateConfig{Goroutines: o.sweep, Duration: o.duration, Repeats: o.satRepeats},
+		Command:  command, Commit: sha, Dirty: dirty}
+	bar := newProgress(stderr, o.quiet, suite.Steps()+len(unbatched))
+	suite.Progress = bar.step
+	defer bar.finish()
+	run, err := suite.Measure()
+	if err != nil {
+		return nil, err
+	}
+	for i, s := range unbatched {
+		peak := maxIDsPerSec(run, s.Name)
+		if peak <= 0 {
+			return nil, fmt.Errorf("%s: no saturate figure to take half of", s.Name)
+		}
+		steady := lab.Suite{Subjects: []subject.Subject{s}, Workloads: lab.Workloads{Steady: true},
+			Steady: workload.SteadyConfig{Rate: peak / 2, Duration: o.steadyDur, Workers: slices.Max(o.sweep)}}
+		n := suite.Steps() + i
+		steady.Progress = func(int, int, string) { bar.step(n, 0, "steady "+s.Name) }
+		r, err := steady.Measure()
+		if err != nil {
+			return nil, err
+		}
+		run.Steady = append(run.Steady, r.Steady...)
+		run.Failures = append(run.Failures, r.Failures...)
+	}
+	run.Elapsed = time.Since(run.Started)
+	return run, nil
+}
+
+// maxIDsPerSec is the highest saturate figure of name over the sweep.
+func maxIDsPerSec(run *result.Run, name string) float64 {
+	peak := 0.0
+	for _, r := range run.Saturate {
+		if r.Subject == name {
+			peak = max(peak, r.IDsPerSec)
+		}
+	}
+	return peak
+}
+
+// serviceSummary is what the issue asks the service run to show, read
+// from the result.
+type serviceSummary struct {
+	serverProcs int
+	unbatched   []summaryRow // req/s per protocol: the sweep's maximum
+	batches     []summaryRow // IDs/s per batch size over gRPC
+	inProcess   summaryRow
+	oneCaller   float64 // gRPC NextID at G=1, req/s
+	oneCallerRT float64 // 1 / the open-loop p50 of gRPC NextID, calls/s
+	steady      []result.SteadyResult
+}
+
+type summaryRow struct {
+	name  string
+	value float64
+}
+
+func summarizeService(run *result.Run, o serviceOptions) serviceSummary {
+	s := serviceSummary{serverProcs: o.serverProcs, steady: run.Steady}
+	for _, p := range o.protocols {
+		name := fmt.Sprintf("snowidd/%s/NextID", p)
+		s.unbatched = append(s.unbatched, summaryRow{p.String(), maxIDsPerSec(run, name)})
+	}
+	for _, b := range o.batches {
+		s.batches = append(s.batches, summaryRow{strconv.Itoa(b), maxIDsPerSec(run, fmt.Sprintf("snowidd/grpc/NextIDs(%d)", b))})
+	}
+	s.inProcess = summaryRow{inProcessSubject, maxIDsPerSec(run, inProcessSubject)}
+	grpcName := "snowidd/" + remote.GRPC.String() + "/NextID"
+	for _, r := range run.Saturate {
+		if r.Subject == grpcName && r.Goroutines == 1 {
+			s.oneCaller = r.IDsPerSec
+		}
+	}
+	for _, r := range run.Steady {
+		if r.Subject == grpcName && r.Latency.P50 > 0 {
+			s.oneCallerRT = 1e9 / float64(r.Latency.P50)
+		}
+	}
+	return s
+}
+
+func writeServiceSummary(w io.Writer, s serviceSummary) {
+	fmt.Fprintf(w, "\nsnowidd on loopback, GOMAXPROCS=%d (the sweep's maximum):\n", s.serverProcs)
+	for _, r := range s.unbatched {
+		fmt.Fprintf(w, "  NextID over %-14s %12.0f req/s\n", r.name, r.value)
+	}
+	for _, r := range s.batches {
+		fmt.Fprintf(w, "  NextIDs(%s) over grpc %*s %12.0f IDs/s\n", r.name, max(0, 6-len(r.name)), "", r.value)
+	}
+	fmt.Fprintf(w, "  in process, %-15s %12.0f IDs/s\n", s.inProcess.name, s.inProcess.value)
+	if s.oneCaller > 0 && s.oneCallerRT > 0 {
+		fmt.Fprintf(w, "  one caller, grpc NextID: %.0f req/s; 1 / round trip (open-loop p50) = %.0f/s\n", s.oneCaller, s.oneCallerRT)
+	}
+	for _, r := range s.steady {
+		fmt.Fprintf(w, "  open loop %s at %.0f/s (achieved %.0f/s): p50 %v  p99 %v  p99.9 %v\n", r.Subject, r.TargetRate, r.Achieved,
+			time.Duration(r.Latency.P50), time.Duration(r.Latency.P99), time.Duration(r.Latency.P999))
+	}
+}
