@@ -366,8 +366,8 @@ type serviceSummary struct {
 	unbatched   []summaryRow // req/s per protocol: the sweep's maximum
 	batches     []summaryRow // IDs/s per batch size over gRPC
 	inProcess   summaryRow
-	oneCaller   float64 // gRPC NextID at G=1, req/s
-	oneCallerRT float64 // 1 / the open-loop p50 of gRPC NextID, calls/s
+	oneCaller   float64       // gRPC NextID at G=1, req/s
+	roundTrip   time.Duration // its sampled call latency at G=1, median
 	steady      []result.SteadyResult
 }
 
@@ -389,12 +389,7 @@ func summarizeService(run *result.Run, o serviceOptions) serviceSummary {
 	grpcName := "snowidd/" + remote.GRPC.String() + "/NextID"
 	for _, r := range run.Saturate {
 		if r.Subject == grpcName && r.Goroutines == 1 {
-			s.oneCaller = r.IDsPerSec
-		}
-	}
-	for _, r := range run.Steady {
-		if r.Subject == grpcName && r.Latency.P50 > 0 {
-			s.oneCallerRT = 1e9 / float64(r.Latency.P50)
+			s.oneCaller, s.roundTrip = r.IDsPerSec, time.Duration(r.Latency.P50)
 		}
 	}
 	return s
@@ -409,8 +404,9 @@ func writeServiceSummary(w io.Writer, s serviceSummary) {
 		fmt.Fprintf(w, "  NextIDs(%s) over grpc %*s %12.0f IDs/s\n", r.name, max(0, 6-len(r.name)), "", r.value)
 	}
 	fmt.Fprintf(w, "  in process, %-15s %12.0f IDs/s\n", s.inProcess.name, s.inProcess.value)
-	if s.oneCaller > 0 && s.oneCallerRT > 0 {
-		fmt.Fprintf(w, "  one caller, grpc NextID: %.0f req/s; 1 / round trip (open-loop p50) = %.0f/s\n", s.oneCaller, s.oneCallerRT)
+	if s.oneCaller > 0 && s.roundTrip > 0 {
+		fmt.Fprintf(w, "  one caller, grpc NextID: %.0f req/s; round trip (p50 of its sampled calls) %v, 1 / round trip = %.0f/s\n",
+			s.oneCaller, s.roundTrip, 1/s.roundTrip.Seconds())
 	}
 	for _, r := range s.steady {
 		fmt.Fprintf(w, "  open loop %s at %.0f/s (achieved %.0f/s): p50 %v  p99 %v  p99.9 %v\n", r.Subject, r.TargetRate, r.Achieved,

@@ -3,12 +3,15 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/snowlab/snowlab/lab/remote"
+	"github.com/snowlab/snowlab/lab/result"
 )
 
 // TestServiceFlags: every bad flag is a usage error (exit 2) naming the
@@ -68,4 +71,31 @@ func TestServiceDefaults(t *testing.T) {
 		"snowidd/grpc/NextIDs(10000)", "atomicgen/strict"}, names)
 	assert.Len(t, unbatched, 3)
 	assert.Contains(t, all[0].Note, "GOMAXPROCS=1")
+}
+
+// TestServiceSummary: the summary reads the sweep's maximum per subject,
+// the one caller's rate and round trip at G=1, and the steady runs.
+func TestServiceSummary(t *testing.T) {
+	o := serviceOptions{protocols: []remote.Protocol{remote.GRPC}, batches: []int{10}, serverProcs: 1}
+	sat := func(name string, g int, v float64, p50 int64) result.SaturateResult {
+		return result.SaturateResult{Subject: name, Goroutines: g, IDsPerSec: v, Latency: result.Latency{P50: p50}}
+	}
+	run := &result.Run{
+		Saturate: []result.SaturateResult{sat("snowidd/grpc/NextID", 1, 2000, 500_000), sat("snowidd/grpc/NextID", 64, 9000, 0),
+			sat("snowidd/grpc/NextIDs(10)", 1, 30_000, 0), sat("snowidd/grpc/NextIDs(10)", 64, 20_000, 0),
+			sat("atomicgen/strict", 64, 4e6, 0)},
+		Steady: []result.SteadyResult{{Subject: "snowidd/grpc/NextID", TargetRate: 4500, Achieved: 4499,
+			Latency: result.Latency{P50: 200_000, P99: 900_000, P999: 2_000_000}}},
+	}
+	s := summarizeService(run, o)
+	assert.Equal(t, []summaryRow{{"grpc", 9000}}, s.unbatched)
+	assert.Equal(t, []summaryRow{{"10", 30_000}}, s.batches)
+	assert.Equal(t, summaryRow{"atomicgen/strict", 4e6}, s.inProcess)
+	assert.InDelta(t, 2000, s.oneCaller, 0)
+	assert.Equal(t, 500*time.Microsecond, s.roundTrip)
+
+	var b strings.Builder
+	writeServiceSummary(&b, s)
+	assert.Contains(t, b.String(), "one caller, grpc NextID: 2000 req/s; round trip (p50 of its sampled calls) 500µs, 1 / round trip = 2000/s")
+	assert.Contains(t, b.String(), "p50 200µs  p99 900µs  p99.9 2ms")
 }
