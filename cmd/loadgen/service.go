@@ -37,6 +37,7 @@ type serviceOptions struct {
 	duration    time.Duration
 	satRepeats  int
 	steadyDur   time.Duration
+	workers     int
 	out         string
 	noWrite     bool
 	quiet       bool
@@ -46,6 +47,7 @@ type serviceOptions struct {
 type serviceFlags struct {
 	bin, protocols, batches, sweep string
 	serverProcs, satRepeats        int
+	workers                        int
 	duration, steadyDur            time.Duration
 }
 
@@ -66,6 +68,8 @@ func parseServiceFlags(args []string, stderr io.Writer) (serviceOptions, int) {
 	fs.DurationVar(&f.duration, "duration", time.Second, fmt.Sprintf("saturate: length of one repeat (more than 0, at most %v)", workload.MaxDuration))
 	fs.IntVar(&f.satRepeats, "sat-repeats", 3, fmt.Sprintf("saturate: repeats per goroutine count (1 to %d)", workload.MaxRepeats))
 	fs.DurationVar(&f.steadyDur, "steady-duration", 0, fmt.Sprintf("steady: length of each open-loop run at half the measured maximum (0: -duration; at most %v)", workload.MaxDuration))
+	fs.IntVar(&f.workers, "steady-workers", 8, fmt.Sprintf("steady: goroutines issuing the open-loop calls, 1 to %d (each waits for its call's due time "+
+		"yielding the last 2ms, so more of them take CPU from a server on the same cores)", workload.MaxGoroutines))
 	out := fs.String("out", "results", "folder for the result files (JSON, Markdown, SVG charts, HTML)")
 	noWrite := fs.Bool("no-write", false, "print the table only, write no files")
 	quiet := fs.Bool("q", false, "no progress bar")
@@ -87,7 +91,8 @@ func parseServiceFlags(args []string, stderr io.Writer) (serviceOptions, int) {
 
 // options checks the flags, naming the first one out of range.
 func (f serviceFlags) options() (serviceOptions, error) {
-	o := serviceOptions{bin: f.bin, serverProcs: f.serverProcs, duration: f.duration, satRepeats: f.satRepeats, steadyDur: f.steadyDur}
+	o := serviceOptions{bin: f.bin, serverProcs: f.serverProcs, duration: f.duration, satRepeats: f.satRepeats, steadyDur: f.steadyDur,
+		workers: f.workers}
 	for _, s := range strings.Split(f.protocols, ",") {
 		p, err := remote.ParseProtocol(strings.TrimSpace(s))
 		if err != nil {
@@ -116,6 +121,8 @@ func (f serviceFlags) options() (serviceOptions, error) {
 		return o, fmt.Errorf("-steady-duration %v: want more than 0, at most %v", f.steadyDur, workload.MaxDuration)
 	case f.satRepeats < 1 || f.satRepeats > workload.MaxRepeats:
 		return o, fmt.Errorf("-sat-repeats %d: want 1 to %d", f.satRepeats, workload.MaxRepeats)
+	case f.workers < 1 || f.workers > workload.MaxGoroutines:
+		return o, fmt.Errorf("-steady-workers %d: want 1 to %d", f.workers, workload.MaxGoroutines)
 	}
 	if st, err := os.Stat(f.bin); err != nil || st.IsDir() {
 		return o, fmt.Errorf("-snowidd %s: no snowidd binary there (make snowidd builds it to bin/snowidd)", f.bin)
@@ -275,7 +282,7 @@ func (r *replica) stop() error {
 // per batch size over gRPC) and the in-process generator they stand
 // beside.
 func serviceSubjects(base string, o serviceOptions) (unbatched, all []subject.Subject, err error) {
-	note := fmt.Sprintf("; snowidd on loopback, GOMAXPROCS=%d", o.serverProcs)
+	note := fmt.Sprintf("; snowidd on loopback, GOMAXPROCS=%d; open loop from %d workers", o.serverProcs, o.workers)
 	add := func(p remote.Protocol, batch int) error {
 		s, err := remote.Subject(base, p, batch, snowlab.Layout{})
 		if err != nil {
@@ -334,7 +341,7 @@ func measureService(base string, o serviceOptions, command []string, stderr io.W
 			return nil, fmt.Errorf("%s: no saturate figure to take half of", s.Name)
 		}
 		steady := lab.Suite{Subjects: []subject.Subject{s}, Workloads: lab.Workloads{Steady: true},
-			Steady: workload.SteadyConfig{Rate: peak / 2, Duration: o.steadyDur, Workers: slices.Max(o.sweep)}}
+			Steady: workload.SteadyConfig{Rate: peak / 2, Duration: o.steadyDur, Workers: o.workers}}
 		n := suite.Steps() + i
 		steady.Progress = func(int, int, string) { bar.step(n, 0, "steady "+s.Name) }
 		r, err := steady.Measure()

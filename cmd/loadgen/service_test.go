@@ -36,6 +36,7 @@ func TestServiceFlags(t *testing.T) {
 		{[]string{"-snowidd", bin, "-duration", "0s"}, "-duration 0s"},
 		{[]string{"-snowidd", bin, "-steady-duration", "-1s"}, "-steady-duration -1s"},
 		{[]string{"-snowidd", bin, "-sat-repeats", "0"}, "-sat-repeats 0"},
+		{[]string{"-snowidd", bin, "-steady-workers", "0"}, "-steady-workers 0"},
 		{[]string{"-snowidd", bin, "extra"}, `unexpected argument "extra"`},
 	} {
 		code, _, errs := runArgs(append([]string{"service"}, tc.args...)...)
@@ -59,6 +60,7 @@ func TestServiceDefaults(t *testing.T) {
 	assert.Equal(t, []int{1, 64}, o.sweep)
 	assert.Equal(t, 1, o.serverProcs)
 	assert.Equal(t, o.duration, o.steadyDur)
+	assert.Equal(t, 8, o.workers)
 
 	unbatched, all, err := serviceSubjects("http://127.0.0.1:1", o)
 	require.NoError(t, err)
@@ -70,7 +72,7 @@ func TestServiceDefaults(t *testing.T) {
 		"snowidd/grpc/NextIDs(1)", "snowidd/grpc/NextIDs(10)", "snowidd/grpc/NextIDs(100)", "snowidd/grpc/NextIDs(1000)",
 		"snowidd/grpc/NextIDs(10000)", "atomicgen/strict"}, names)
 	assert.Len(t, unbatched, 3)
-	assert.Contains(t, all[0].Note, "GOMAXPROCS=1")
+	assert.Contains(t, all[0].Note, "GOMAXPROCS=1; open loop from 8 workers")
 }
 
 // TestServiceSummary: the summary reads the sweep's maximum per subject,
