@@ -304,12 +304,12 @@ func TestParseCPUs(t *testing.T) {
 		{"0-3", []int{0, 1, 2, 3}},
 		{" 2, 0-1 ,1", []int{2, 0, 1}},
 	} {
-		got, err := parseCPUs(tc.spec)
+		got, err := host.ParseCPUList(tc.spec)
 		require.NoError(t, err, tc.spec)
 		assert.Equal(t, tc.want, got, tc.spec)
 	}
 	for _, bad := range []string{"", "x", "1-", "3-1", "-1", "0,,1", "0-99999999"} {
-		_, err := parseCPUs(bad)
+		_, err := host.ParseCPUList(bad)
 		assert.Error(t, err, bad)
 	}
 }

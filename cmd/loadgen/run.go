@@ -307,7 +307,7 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if *cpuSpec != "" {
-		cpus, err := parseCPUs(*cpuSpec)
+		cpus, err := host.ParseCPUList(*cpuSpec)
 		if err == nil {
 			if was := host.Affinity(); len(was) > 0 {
 				// Put back for a caller that goes on (a test binary).
@@ -384,33 +384,6 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	return exitOK
-}
-
-// parseCPUs reads a CPU list: comma-separated numbers and ranges, as
-// taskset -c and /sys/devices/system/cpu/online write them ("0,2-3").
-func parseCPUs(spec string) ([]int, error) {
-	var cpus []int
-	seen := map[int]bool{}
-	for _, part := range strings.Split(spec, ",") {
-		part = strings.TrimSpace(part)
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, errA := strconv.Atoi(lo)
-		b := a
-		var errB error
-		if isRange {
-			b, errB = strconv.Atoi(hi)
-		}
-		if errA != nil || errB != nil || a < 0 || b < a || b-a >= 1<<16 {
-			return nil, fmt.Errorf("%q is not a CPU number or range (want e.g. 0,1 or 0-3)", part)
-		}
-		for c := a; c <= b; c++ {
-			if !seen[c] {
-				seen[c] = true
-				cpus = append(cpus, c)
-			}
-		}
-	}
-	return cpus, nil
 }
 
 // maxProcs bounds -gomaxprocs: the per-P limit holds at most that many

@@ -6,7 +6,6 @@ import (
 	"net"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 
 	"github.com/klauspost/cpuid/v2"
@@ -138,32 +137,9 @@ const onlinePath = "/sys/devices/system/cpu/online"
 // runtime's count (which an affinity mask set at start can lower).
 func onlineCPUs() int {
 	if b, err := os.ReadFile(onlinePath); err == nil {
-		if n, ok := countCPUList(strings.TrimSpace(string(b))); ok {
-			return n
+		if cpus, err := ParseCPUList(strings.TrimSpace(string(b))); err == nil {
+			return len(cpus)
 		}
 	}
 	return runtime.NumCPU()
-}
-
-// countCPUList counts the CPUs in a kernel CPU list such as "0-3,6,8-9";
-// ok is false for anything else.
-func countCPUList(list string) (n int, ok bool) {
-	if list == "" {
-		return 0, false
-	}
-	for _, part := range strings.Split(list, ",") {
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil || a < 0 {
-			return 0, false
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil || b < a {
-				return 0, false
-			}
-		}
-		n += b - a + 1
-	}
-	return n, true
 }

@@ -71,7 +71,7 @@ func TestSlug(t *testing.T) {
 	}
 }
 
-func TestCountCPUList(t *testing.T) {
+func TestParseCPUListCounts(t *testing.T) {
 	tests := []struct {
 		list string
 		n    int
@@ -87,9 +87,9 @@ func TestCountCPUList(t *testing.T) {
 		{"-1", 0, false},
 	}
 	for _, tt := range tests {
-		n, ok := countCPUList(tt.list)
-		assert.Equal(t, tt.ok, ok, "%q", tt.list)
-		assert.Equal(t, tt.n, n, "%q", tt.list)
+		cpus, err := ParseCPUList(tt.list)
+		assert.Equal(t, tt.ok, err == nil, "%q", tt.list)
+		assert.Equal(t, tt.n, len(cpus), "%q", tt.list)
 	}
 }
 
