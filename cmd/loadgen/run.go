@@ -27,6 +27,7 @@ import (
 	"github.com/snowlab/snowlab/lab/peers"
 	"github.com/snowlab/snowlab/lab/redact"
 	"github.com/snowlab/snowlab/lab/report"
+	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
 	"github.com/snowlab/snowlab/lab/workload"
 	"github.com/snowlab/snowlab/nodeid"
@@ -360,24 +361,32 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loadgen: %v\n", err)
 		return exitFailure
 	}
-	if !*noWrite {
-		paths, err := lab.WriteFiles(*out, res)
+	return finishSuiteRun("loadgen", *out, *noWrite, res, stdout, stderr)
+}
+
+// finishSuiteRun ends a subcommand that ran the suite (run, service): the
+// result files unless noWrite, the history page of the folder refreshed
+// beside them, and exit 1 when a check failed. what names the command in
+// its messages.
+func finishSuiteRun(what, out string, noWrite bool, res *result.Run, stdout, stderr io.Writer) int {
+	if !noWrite {
+		paths, err := lab.WriteFiles(out, res)
 		if err != nil {
-			fmt.Fprintf(stderr, "loadgen: writing results: %v\n", err)
+			fmt.Fprintf(stderr, "%s: writing results: %v\n", what, err)
 			return exitFailure
 		}
 		printWrote(stdout, paths)
 		// The history page follows the folder: a result it cannot read
 		// is said, and costs the run nothing.
-		index := filepath.Join(*out, report.IndexName)
-		if n, err := writeHistory(index, []string{*out}); err != nil {
-			fmt.Fprintf(stderr, "loadgen: the history page was not refreshed: %v\n", err)
+		index := filepath.Join(out, report.IndexName)
+		if n, err := writeHistory(index, []string{out}); err != nil {
+			fmt.Fprintf(stderr, "%s: the history page was not refreshed: %v\n", what, err)
 		} else {
 			fmt.Fprintf(stdout, "wrote %s (%d runs)\n", index, n)
 		}
 	}
 	if len(res.Failures) > 0 {
-		fmt.Fprintln(stderr, "loadgen: correctness failures:")
+		fmt.Fprintf(stderr, "%s: correctness failures:\n", what)
 		for _, f := range res.Failures {
 			fmt.Fprintln(stderr, "  FAIL", f)
 		}

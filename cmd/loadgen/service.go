@@ -170,28 +170,7 @@ func runService(args, command []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	writeServiceSummary(stdout, summarizeService(res, o))
-	if !o.noWrite {
-		paths, err := lab.WriteFiles(o.out, res)
-		if err != nil {
-			fmt.Fprintf(stderr, "loadgen service: writing results: %v\n", err)
-			return exitFailure
-		}
-		printWrote(stdout, paths)
-		index := filepath.Join(o.out, report.IndexName)
-		if n, err := writeHistory(index, []string{o.out}); err != nil {
-			fmt.Fprintf(stderr, "loadgen service: the history page was not refreshed: %v\n", err)
-		} else {
-			fmt.Fprintf(stdout, "wrote %s (%d runs)\n", index, n)
-		}
-	}
-	if len(res.Failures) > 0 {
-		fmt.Fprintln(stderr, "loadgen service: correctness failures:")
-		for _, f := range res.Failures {
-			fmt.Fprintln(stderr, "  FAIL", f)
-		}
-		return exitFailure
-	}
-	return exitOK
+	return finishSuiteRun("loadgen service", o.out, o.noWrite, res, stdout, stderr)
 }
 
 // replica is a snowidd process loadgen started.
