@@ -43,48 +43,63 @@ func clients(n int) string {
 	return fmt.Sprintf("%d clients", n)
 }
 
-// Verdicts writes a sentence for each claim from the findings.
+// Verdicts writes a sentence for each claim from the findings, in the
+// order the report lists the claims.
 func Verdicts(f Findings, crash Crash) []Verdict {
-	var out []Verdict
-	rowRate := func() string {
-		return fmt.Sprintf("%s at %s", units.Rate(f.Row.IDsPerSec), clients(f.Row.Clients))
+	return []Verdict{
+		rowAtCommitLatency(f),
+		rowAt4000(f),
+		blocksForPeak(f),
+		blocksReorder(f),
+		strideByCount(f),
+		snowlabWithinSkew(f),
+		asyncCommitSafe(crash),
 	}
+}
 
-	// 1. One row ≈ 1 / commit latency.
+// rowRate is the ticket row's best rate and where it was reached.
+func rowRate(f Findings) string {
+	return fmt.Sprintf("%s at %s", units.Rate(f.Row.IDsPerSec), clients(f.Row.Clients))
+}
+
+// rowAtCommitLatency judges the claim that one row does about 1 / commit latency.
+func rowAtCommitLatency(f Findings) Verdict {
 	v := Verdict{Claim: "One row does about 1 / commit latency: its updates are serial and each holds the row through its commit's flush",
 		Documents: "~240 µs per commit → ~4,000 IDs/s"}
 	switch {
 	case !f.HasRow:
 		v.Outcome, v.Why = notMeasured, "The ticket scheme did not run."
 	case !f.Commit.Measured():
-		v.Measured = "row: " + rowRate()
-		v.Outcome, v.Why = notMeasured, "The row peaked at "+rowRate()+", but the commit latency was "+strings.TrimPrefix(f.Commit.NotMeasured, "not measured: ")+"."
+		v.Measured = "row: " + rowRate(f)
+		v.Outcome, v.Why = notMeasured, "The row peaked at "+rowRate(f)+", but the commit latency was "+strings.TrimPrefix(f.Commit.NotMeasured, "not measured: ")+"."
 	default:
 		ok := Within(f.RowOverCeiling, 1, CeilingTolerance)
-		v.Measured = fmt.Sprintf("row: %s; 1 / commit latency: %s (%s per %s)", rowRate(), units.Rate(f.Ceiling), ns(f.Commit.PerOp), f.Commit.Method)
+		v.Measured = fmt.Sprintf("row: %s; 1 / commit latency: %s (%s per %s)", rowRate(f), units.Rate(f.Ceiling), ns(f.Commit.PerOp), f.Commit.Method)
 		v.Outcome = outcome(ok)
 		if ok {
 			v.Why = fmt.Sprintf("The row peaked at %s, %s the %s that one %s flush per ID allows (within the %s tolerance): the flush is what serialises it.",
-				rowRate(), times(f.RowOverCeiling), units.Rate(f.Ceiling), f.Commit.Method, times(CeilingTolerance))
+				rowRate(f), times(f.RowOverCeiling), units.Rate(f.Ceiling), f.Commit.Method, times(CeilingTolerance))
 		} else if f.RowOverCeiling > 1 {
 			v.Why = fmt.Sprintf("The row peaked at %s, %s the %s that one %s flush per ID allows at pg_test_fsync's figure: the server's commits cost less than the tool's flush did (on a shared disk the two were measured at different moments), so the flush as measured does not bound the row here.",
-				rowRate(), times(f.RowOverCeiling), units.Rate(f.Ceiling), f.Commit.Method)
+				rowRate(f), times(f.RowOverCeiling), units.Rate(f.Ceiling), f.Commit.Method)
 		} else {
 			v.Why = fmt.Sprintf("The row peaked at %s, only %s the %s one %s flush per ID allows: something besides the flush (round trips, lock hand-over, the host's CPU) costs more than the flush here.",
-				rowRate(), times(f.RowOverCeiling), units.Rate(f.Ceiling), f.Commit.Method)
+				rowRate(f), times(f.RowOverCeiling), units.Rate(f.Ceiling), f.Commit.Method)
 		}
 	}
-	out = append(out, v)
+	return v
+}
 
-	// 2. ... ≈ 4,000/s.
-	v = Verdict{Claim: "One row does about 4,000 IDs/s", Documents: "~4,000 IDs/s"}
+// rowAt4000 judges the claim that one row does about 4,000 IDs/s.
+func rowAt4000(f Findings) Verdict {
+	v := Verdict{Claim: "One row does about 4,000 IDs/s", Documents: "~4,000 IDs/s"}
 	if !f.HasRow {
 		v.Outcome, v.Why = notMeasured, "The ticket scheme did not run."
 	} else {
 		ok := Within(f.RowOverDoc, 1, FigureTolerance)
-		v.Measured = rowRate()
+		v.Measured = rowRate(f)
 		v.Outcome = outcome(ok)
-		why := fmt.Sprintf("The row peaked at %s, %s the documents' 4,000/s", rowRate(), times(f.RowOverDoc))
+		why := fmt.Sprintf("The row peaked at %s, %s the documents' 4,000/s", rowRate(f), times(f.RowOverDoc))
 		if f.Commit.Measured() {
 			why += fmt.Sprintf(", on a disk whose flush takes %s, not the documents' %s", ns(f.Commit.PerOp), ns(DocCommitLatency))
 		}
@@ -94,10 +109,12 @@ func Verdicts(f Findings, crash Crash) []Verdict {
 			v.Why = why + ": the ceiling is the disk's flush rate, so the documents' figure is one disk's, not a constant."
 		}
 	}
-	out = append(out, v)
+	return v
+}
 
-	// 3. A 100,000/s peak forces blocks of about 24.
-	v = Verdict{Claim: "A 100,000 IDs/s peak forces blocks of about 24", Documents: "100,000 / 4,000 ≈ 24 (25)"}
+// blocksForPeak judges the claim that a 100,000/s peak forces blocks of about 24.
+func blocksForPeak(f Findings) Verdict {
+	v := Verdict{Claim: "A 100,000 IDs/s peak forces blocks of about 24", Documents: "100,000 / 4,000 ≈ 24 (25)"}
 	if !f.HasRow {
 		v.Outcome, v.Why = notMeasured, "The ticket scheme did not run, so the row's rate is unknown."
 	} else {
@@ -123,10 +140,12 @@ func Verdicts(f Findings, crash Crash) []Verdict {
 		}
 		v.Why = why + "."
 	}
-	out = append(out, v)
+	return v
+}
 
-	// 4. Blocks reorder time, far beyond snowlab's skew bound.
-	v = Verdict{Claim: "The blocks a peak forces reorder time: a node holding [1000, 1999] can emit 1500 long after another emits 2000",
+// blocksReorder judges the claim that blocks reorder time, far beyond snowlab's skew bound.
+func blocksReorder(f Findings) Verdict {
+	v := Verdict{Claim: "The blocks a peak forces reorder time: a node holding [1000, 1999] can emit 1500 long after another emits 2000",
 		Documents: "hours (a block lasts as long as its node takes to spend it)"}
 	if len(f.Blocks) == 0 {
 		v.Outcome, v.Why = notMeasured, "No block scheme ran."
@@ -166,10 +185,12 @@ func Verdicts(f Findings, crash Crash) []Verdict {
 				ns(f.Bound), strings.Join(parts, ", "))
 		}
 	}
-	out = append(out, v)
+	return v
+}
 
-	// 5. Stride interleaves by count, not time.
-	v = Verdict{Claim: "Multi-master stride: masters interleave by issue count, not by time",
+// strideByCount judges the claim that stride interleaves by count, not time.
+func strideByCount(f Findings) Verdict {
+	v := Verdict{Claim: "Multi-master stride: masters interleave by issue count, not by time",
 		Documents: "disorder grows with the masters' rate difference"}
 	if !f.HasStride {
 		v.Outcome, v.Why = notMeasured, "The stride scheme did not run."
@@ -186,10 +207,12 @@ func Verdicts(f Findings, crash Crash) []Verdict {
 				ns(d.Window), ns(f.Bound))
 		}
 	}
-	out = append(out, v)
+	return v
+}
 
-	// 6. Snowflake's disorder is bounded by the clock skew.
-	v = Verdict{Claim: "Snowflake's disorder is bounded by the clock skew between nodes",
+// snowlabWithinSkew judges the claim that Snowflake's disorder is bounded by the clock skew.
+func snowlabWithinSkew(f Findings) Verdict {
+	v := Verdict{Claim: "Snowflake's disorder is bounded by the clock skew between nodes",
 		Documents: "milliseconds (NTP keeps a datacenter within ~10 ms)"}
 	if !f.HasSnowlab {
 		v.Outcome, v.Why = notMeasured, "The snowlab scheme did not run."
@@ -210,10 +233,12 @@ func Verdicts(f Findings, crash Crash) []Verdict {
 				ns(s.Point.Disorder.Window), ns(f.Bound), ns(late))
 		}
 	}
-	out = append(out, v)
+	return v
+}
 
-	// 7. The first fix people reach for.
-	v = Verdict{Claim: "synchronous_commit = off lifts the row's ceiling safely",
+// asyncCommitSafe judges the first fix people reach for: synchronous_commit = off.
+func asyncCommitSafe(crash Crash) Verdict {
+	v := Verdict{Claim: "synchronous_commit = off lifts the row's ceiling safely",
 		Documents: "(not in the documents: the first fix people reach for)"}
 	switch {
 	case crash.Skipped != "":
@@ -230,7 +255,7 @@ func Verdicts(f Findings, crash Crash) []Verdict {
 			v.Why = "No ID was issued twice in this crash: the WAL writer had flushed every acknowledged commit before the stop. That is luck of the timing (up to three wal_writer_delay of commits can be lost), not a guarantee."
 		}
 	}
-	return append(out, v)
+	return v
 }
 
 func pct(v float64) string { return units.TrimSig(100*v, 3) + "%" }
