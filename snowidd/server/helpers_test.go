@@ -112,6 +112,7 @@ func newRig(t testing.TB, o rigOpts) *rig {
 	srv.Use(cg, o.lease, 7, 1)
 	ts := httptest.NewUnstartedServer(srv.Handler())
 	ts.Config.Protocols = server.Protocols()
+	ts.Listener = server.NewListener(ts.Listener)
 	ts.Start()
 	t.Cleanup(ts.Close)
 	return &rig{

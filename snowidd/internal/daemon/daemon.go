@@ -52,7 +52,7 @@ func Run(ctx context.Context, args []string, getenv func(string) (string, bool),
 	}
 	hs := server.NewHTTPServer(o.listen, srv.Handler())
 	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
+	go func() { served <- hs.Serve(server.NewListener(ln)) }()
 	// Tests and scripts read this line for the port.
 	log.Info("serving gRPC, gRPC-Web and Connect", "url", "http://"+ln.Addr().String(), "lease", o.leaseSpec)
 

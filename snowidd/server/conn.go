@@ -1,0 +1,166 @@
+package server
+
+import (
+	"bufio"
+	"errors"
+	"net"
+	"sync"
+	"time"
+)
+
+// Why wrap the connections: Go's HTTP/2 server reads each frame with two
+// unbuffered reads (header, then payload) and flushes its write buffer
+// whenever its queue runs empty, which for a unary gRPC call is after each
+// of the three frames of the answer. An unbatched NextID then costs seven
+// system calls, and on loopback each write also pays for the peer's
+// receive. Reading through a buffer takes every frame the socket holds in
+// one call; handing writes to a goroutine of the connection lets the
+// answers of every call the server finishes meanwhile leave in one write.
+// When the connection is idle the writer runs at once, so an answer is
+// not held back waiting for company.
+
+// readBufferSize holds a full default HTTP/2 frame (16 KiB) and its header.
+const readBufferSize = 16<<10 + 9
+
+// closeFlushTimeout bounds how long Close waits to send what is pending
+// to a peer that does not read.
+const closeFlushTimeout = time.Second
+
+// maxPending bounds the bytes a connection holds unwritten: a Write past it
+// waits for the writer, as a full socket buffer would.
+const maxPending = 256 << 10
+
+// keepBuffer is the largest write buffer a connection keeps for reuse:
+// a big batch's buffer is left to the collector rather than held by an
+// idle connection.
+const keepBuffer = 64 << 10
+
+// NewListener returns ln with each accepted connection read through a
+// buffer and written by a goroutine of its own that coalesces the writes
+// made while it was busy. Serve snowidd's HTTP server on it.
+func NewListener(ln net.Listener) net.Listener { return listener{ln} }
+
+type listener struct{ net.Listener }
+
+func (l listener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return newConn(c), nil
+}
+
+// conn is a net.Conn whose Write copies into a pending buffer that its
+// writer goroutine sends. A write error is returned by the next Write (as
+// a socket's is, for data the kernel had accepted) and closes the
+// connection, since the stream is cut whatever comes next.
+type conn struct {
+	net.Conn
+	r *bufio.Reader
+
+	mu      sync.Mutex
+	wake    sync.Cond // signalled on pending data, close, and a finished write
+	pending []byte
+	spare   []byte
+	writing bool
+	closed  bool
+	err     error
+}
+
+func newConn(c net.Conn) *conn {
+	w := &conn{Conn: c, r: bufio.NewReaderSize(c, readBufferSize)}
+	w.wake.L = &w.mu
+	go w.writeLoop()
+	return w
+}
+
+func (c *conn) Read(p []byte) (int, error) { return c.r.Read(p) }
+
+func (c *conn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for len(c.pending) > 0 && len(c.pending)+len(p) > maxPending && c.err == nil && !c.closed {
+		c.wake.Wait()
+	}
+	if c.err != nil {
+		return 0, c.err
+	}
+	if c.closed {
+		return 0, net.ErrClosed
+	}
+	c.pending = append(c.pending, p...)
+	c.wake.Broadcast()
+	return len(p), nil
+}
+
+func (c *conn) writeLoop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for {
+		for len(c.pending) == 0 && !c.closed {
+			c.wake.Wait()
+		}
+		if len(c.pending) == 0 { // closed, all sent
+			return
+		}
+		out := c.pending
+		c.pending, c.spare = c.spare[:0], nil
+		c.writing = true
+		c.mu.Unlock()
+		_, err := c.Conn.Write(out)
+		c.mu.Lock()
+		c.writing = false
+		if cap(out) <= keepBuffer {
+			c.spare = out[:0]
+		}
+		if err != nil {
+			c.err = err
+			c.pending = nil
+			c.wake.Broadcast()
+			_ = c.Conn.Close()
+			return
+		}
+		c.wake.Broadcast()
+	}
+}
+
+// flush waits until everything written has been sent or failed.
+func (c *conn) flush() error {
+	for (len(c.pending) > 0 || c.writing) && c.err == nil {
+		c.wake.Wait()
+	}
+	return c.err
+}
+
+// Close sends what is pending (for closeFlushTimeout at most), then closes: a GOAWAY written just before Close still leaves.
+func (c *conn) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return net.ErrClosed
+	}
+	if len(c.pending) > 0 || c.writing {
+		_ = c.Conn.SetWriteDeadline(time.Now().Add(closeFlushTimeout))
+		_ = c.flush()
+	}
+	c.closed = true
+	c.wake.Broadcast()
+	c.mu.Unlock()
+	return c.Conn.Close()
+}
+
+// CloseWrite sends what is pending, then shuts the write side, which an
+// HTTP/1 server does before closing a connection it answered with an
+// error.
+func (c *conn) CloseWrite() error {
+	c.mu.Lock()
+	err := c.flush()
+	c.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return errors.ErrUnsupported
+}
