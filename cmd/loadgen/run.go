@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -307,30 +308,14 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loadgen run: -gomaxprocs %d: want 1 to %d (0: leave it)\n", *procs, maxProcs)
 		return exitUsage
 	}
-	if *cpuSpec != "" {
-		cpus, err := host.ParseCPUList(*cpuSpec)
-		if err == nil {
-			if was := host.Affinity(); len(was) > 0 {
-				// Put back for a caller that goes on (a test binary).
-				defer func() { _ = host.SetAffinity(was) }()
-			}
-			err = host.SetAffinity(cpus)
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "loadgen run: -cpus %q: %v\n", *cpuSpec, err)
-			return exitUsage
-		}
-		if *procs == 0 {
-			// Set, not left to the runtime, which would follow the
-			// new affinity at a moment of its choosing, mid-run.
-			*procs = min(len(cpus), maxProcs)
-		}
+	// Before the subjects are built: sharded ones size themselves by
+	// GOMAXPROCS.
+	restore, err := bindCPUs(*cpuSpec, *procs)
+	if err != nil {
+		fmt.Fprintf(stderr, "loadgen run: %v\n", err)
+		return exitUsage
 	}
-	if *procs > 0 {
-		// Before the subjects are built: sharded ones size themselves
-		// by GOMAXPROCS.
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(*procs))
-	}
+	defer restore()
 	all := allSubjects()
 	if *leaseSpec != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -393,6 +378,41 @@ func finishSuiteRun(what, out string, noWrite bool, res *result.Run, stdout, std
 		return exitFailure
 	}
 	return exitOK
+}
+
+// bindCPUs binds this process to the CPUs of spec ("" leaves them) and
+// sets GOMAXPROCS to procs, or to their count when procs is 0; restore
+// puts both back, for a caller that goes on (a test binary).
+func bindCPUs(spec string, procs int) (restore func(), err error) {
+	var undo []func()
+	restore = func() {
+		for _, f := range slices.Backward(undo) {
+			f()
+		}
+	}
+	if spec != "" {
+		cpus, err := host.ParseCPUList(spec)
+		if err == nil {
+			if was := host.Affinity(); len(was) > 0 {
+				undo = append(undo, func() { _ = host.SetAffinity(was) })
+			}
+			err = host.SetAffinity(cpus)
+		}
+		if err != nil {
+			restore()
+			return nil, fmt.Errorf("-cpus %q: %v", spec, err)
+		}
+		if procs == 0 {
+			// Set, not left to the runtime, which would follow the
+			// new affinity at a moment of its choosing, mid-run.
+			procs = min(len(cpus), maxProcs)
+		}
+	}
+	if procs > 0 {
+		was := runtime.GOMAXPROCS(procs)
+		undo = append(undo, func() { runtime.GOMAXPROCS(was) })
+	}
+	return restore, nil
 }
 
 // maxProcs bounds -gomaxprocs: the per-P limit holds at most that many

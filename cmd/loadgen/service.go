@@ -20,6 +20,7 @@ import (
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/lab"
+	"github.com/snowlab/snowlab/lab/host"
 	"github.com/snowlab/snowlab/lab/remote"
 	"github.com/snowlab/snowlab/lab/report"
 	"github.com/snowlab/snowlab/lab/result"
@@ -33,6 +34,8 @@ type serviceOptions struct {
 	protocols   []remote.Protocol
 	batches     []int
 	serverProcs int
+	serverCPUs  []int
+	cpus        string
 	sweep       []int
 	duration    time.Duration
 	satRepeats  int
@@ -46,6 +49,7 @@ type serviceOptions struct {
 // serviceFlags are `loadgen service`'s flags as typed.
 type serviceFlags struct {
 	bin, protocols, batches, sweep string
+	serverCPUs, cpus               string
 	serverProcs, satRepeats        int
 	workers                        int
 	duration, steadyDur            time.Duration
@@ -64,6 +68,9 @@ func parseServiceFlags(args []string, stderr io.Writer) (serviceOptions, int) {
 	fs.StringVar(&f.protocols, "protocols", "grpc,connect+proto,connect+json", "comma list of protocols to measure NextID over")
 	fs.StringVar(&f.batches, "batches", "1,10,100,1000,10000", fmt.Sprintf("comma list of NextIDs batch sizes measured over gRPC, each 1 to %d", remote.MaxBatch))
 	fs.IntVar(&f.serverProcs, "server-gomaxprocs", 1, fmt.Sprintf("GOMAXPROCS of the snowidd process, 1 to %d", maxServerProcs))
+	fs.StringVar(&f.serverCPUs, "server-cpus", "", "run snowidd on these CPUs only, e.g. 0 or 0-3 (Linux, as taskset does); empty: wherever the system puts it")
+	fs.StringVar(&f.cpus, "cpus", "", "run the lab on these CPUs only, e.g. 1 (Linux; the result's host records them); "+
+		"give the server and the lab separate CPUs so that each figure is the server's, not the two fighting for cores")
 	fs.StringVar(&f.sweep, "sweep", "1,64", fmt.Sprintf("saturate: comma list of caller goroutine counts, each 1 to %d (1 is the one-caller limit)", workload.MaxGoroutines))
 	fs.DurationVar(&f.duration, "duration", time.Second, fmt.Sprintf("saturate: length of one repeat (more than 0, at most %v)", workload.MaxDuration))
 	fs.IntVar(&f.satRepeats, "sat-repeats", 3, fmt.Sprintf("saturate: repeats per goroutine count (1 to %d)", workload.MaxRepeats))
@@ -92,7 +99,14 @@ func parseServiceFlags(args []string, stderr io.Writer) (serviceOptions, int) {
 // options checks the flags, naming the first one out of range.
 func (f serviceFlags) options() (serviceOptions, error) {
 	o := serviceOptions{bin: f.bin, serverProcs: f.serverProcs, duration: f.duration, satRepeats: f.satRepeats, steadyDur: f.steadyDur,
-		workers: f.workers}
+		workers: f.workers, cpus: f.cpus}
+	if f.serverCPUs != "" {
+		cpus, err := host.ParseCPUList(f.serverCPUs)
+		if err != nil {
+			return o, fmt.Errorf("-server-cpus %q: %v", f.serverCPUs, err)
+		}
+		o.serverCPUs = cpus
+	}
 	for _, s := range strings.Split(f.protocols, ",") {
 		p, err := remote.ParseProtocol(strings.TrimSpace(s))
 		if err != nil {
@@ -152,12 +166,18 @@ func runService(args, command []string, stdout, stderr io.Writer) int {
 	if code >= 0 {
 		return code
 	}
-	rep, err := startReplica(o.bin, o.serverProcs)
+	restore, err := bindCPUs(o.cpus, 0)
+	if err != nil {
+		fmt.Fprintf(stderr, "loadgen service: %v\n", err)
+		return exitUsage
+	}
+	defer restore()
+	rep, err := startReplica(o.bin, o.serverProcs, o.serverCPUs)
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen service: %v\n", err)
 		return exitFailure
 	}
-	res, err := measureService(rep.base, o, command, stderr)
+	res, err := measureService(rep, o, command, stderr)
 	if stopErr := rep.stop(); err == nil && stopErr != nil {
 		err = stopErr
 	}
@@ -201,8 +221,9 @@ func (s *syncBuffer) String() string {
 }
 
 // startReplica starts bin on a free loopback port with one static node id
-// and GOMAXPROCS procs, and waits until it reports ready.
-func startReplica(bin string, procs int) (*replica, error) {
+// and GOMAXPROCS procs, on cpus (nil: any), and waits until it reports
+// ready.
+func startReplica(bin string, procs int, cpus []int) (*replica, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("finding a free port: %v", err)
@@ -213,7 +234,11 @@ func startReplica(bin string, procs int) (*replica, error) {
 	r.cmd = exec.Command(bin, "-listen", addr, "-lease", "static:1", "-grace", "2s")
 	r.cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(procs))
 	r.cmd.Stdout, r.cmd.Stderr = r.stderr, r.stderr
-	if err := r.cmd.Start(); err != nil {
+	start := r.cmd.Start
+	if cpus != nil {
+		start = func() error { return host.StartOn(r.cmd, cpus) }
+	}
+	if err := start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %v", bin, err)
 	}
 	go func() { r.err = r.cmd.Wait(); close(r.done) }()
@@ -238,6 +263,18 @@ func startReplica(bin string, procs int) (*replica, error) {
 	}
 }
 
+// cpu is the CPU time the replica has used, user and system, where the
+// system says (Linux's /proc).
+func (r *replica) cpu() (time.Duration, bool) { return host.ProcessCPU(r.cmd.Process.Pid) }
+
+// onCPUs says which CPUs a process was held to, if any.
+func onCPUs(cpus []int) string {
+	if cpus == nil {
+		return ""
+	}
+	return fmt.Sprintf(" on CPUs %v", cpus)
+}
+
 // stop sends SIGTERM (a kill where the system has none) and waits for the
 // drain; an exit other than 0 is an error.
 func (r *replica) stop() error {
@@ -260,14 +297,15 @@ func (r *replica) stop() error {
 // serviceSubjects are the remote subjects (NextID per protocol, NextIDs
 // per batch size over gRPC) and the in-process generator they stand
 // beside.
-func serviceSubjects(base string, o serviceOptions) (unbatched, all []subject.Subject, err error) {
-	note := fmt.Sprintf("; snowidd on loopback, GOMAXPROCS=%d; open loop from %d workers", o.serverProcs, o.workers)
+func serviceSubjects(rep *replica, o serviceOptions) (unbatched, all []subject.Subject, err error) {
+	note := fmt.Sprintf("; snowidd on loopback, GOMAXPROCS=%d%s; open loop from %d workers", o.serverProcs, onCPUs(o.serverCPUs), o.workers)
 	add := func(p remote.Protocol, batch int) error {
-		s, err := remote.Subject(base, p, batch, snowlab.Layout{})
+		s, err := remote.Subject(rep.base, p, batch, snowlab.Layout{})
 		if err != nil {
 			return err
 		}
 		s.Note += note
+		s.ServerCPU = rep.cpu
 		all = append(all, s)
 		if batch == 0 {
 			unbatched = append(unbatched, s)
@@ -298,8 +336,8 @@ const inProcessSubject = "atomicgen/strict"
 // measureService runs the saturate sweep over every subject, then each
 // unbatched remote subject open-loop at half the maximum it reached, into
 // one result.
-func measureService(base string, o serviceOptions, command []string, stderr io.Writer) (*result.Run, error) {
-	unbatched, all, err := serviceSubjects(base, o)
+func measureService(rep *replica, o serviceOptions, command []string, stderr io.Writer) (*result.Run, error) {
+	unbatched, all, err := serviceSubjects(rep, o)
 	if err != nil {
 		return nil, err
 	}
@@ -335,11 +373,14 @@ func measureService(base string, o serviceOptions, command []string, stderr io.W
 }
 
 // maxIDsPerSec is the highest saturate figure of name over the sweep.
-func maxIDsPerSec(run *result.Run, name string) float64 {
-	peak := 0.0
+func maxIDsPerSec(run *result.Run, name string) float64 { return peakOf(run, name).IDsPerSec }
+
+// peakOf is name's saturate result with the highest figure of the sweep.
+func peakOf(run *result.Run, name string) result.SaturateResult {
+	var peak result.SaturateResult
 	for _, r := range run.Saturate {
-		if r.Subject == name {
-			peak = max(peak, r.IDsPerSec)
+		if r.Subject == name && r.IDsPerSec > peak.IDsPerSec {
+			peak = r
 		}
 	}
 	return peak
@@ -349,6 +390,7 @@ func maxIDsPerSec(run *result.Run, name string) float64 {
 // from the result.
 type serviceSummary struct {
 	serverProcs int
+	serverCPUs  []int
 	unbatched   []summaryRow // req/s per protocol: the sweep's maximum
 	batches     []summaryRow // IDs/s per batch size over gRPC
 	inProcess   summaryRow
@@ -360,18 +402,26 @@ type serviceSummary struct {
 type summaryRow struct {
 	name  string
 	value float64
+	// perCore is IDs per second of the server's CPU at that point of
+	// the sweep (the median repeat), 0 where not read.
+	perCore float64
+}
+
+func row(run *result.Run, label, name string) summaryRow {
+	p := peakOf(run, name)
+	return summaryRow{name: label, value: p.IDsPerSec, perCore: p.ServerPerCPUSec}
 }
 
 func summarizeService(run *result.Run, o serviceOptions) serviceSummary {
-	s := serviceSummary{serverProcs: o.serverProcs, steady: run.Steady}
+	s := serviceSummary{serverProcs: o.serverProcs, serverCPUs: o.serverCPUs, steady: run.Steady}
 	for _, p := range o.protocols {
 		name := fmt.Sprintf("snowidd/%s/NextID", p)
-		s.unbatched = append(s.unbatched, summaryRow{p.String(), maxIDsPerSec(run, name)})
+		s.unbatched = append(s.unbatched, row(run, p.String(), name))
 	}
 	for _, b := range o.batches {
-		s.batches = append(s.batches, summaryRow{strconv.Itoa(b), maxIDsPerSec(run, fmt.Sprintf("snowidd/grpc/NextIDs(%d)", b))})
+		s.batches = append(s.batches, row(run, strconv.Itoa(b), fmt.Sprintf("snowidd/grpc/NextIDs(%d)", b)))
 	}
-	s.inProcess = summaryRow{inProcessSubject, maxIDsPerSec(run, inProcessSubject)}
+	s.inProcess = row(run, inProcessSubject, inProcessSubject)
 	grpcName := "snowidd/" + remote.GRPC.String() + "/NextID"
 	for _, r := range run.Saturate {
 		if r.Subject == grpcName && r.Goroutines == 1 {
@@ -381,13 +431,22 @@ func summarizeService(run *result.Run, o serviceOptions) serviceSummary {
 	return s
 }
 
+// perCoreText is what a server core gives, where it was read.
+func (r summaryRow) perCoreText(unit string) string {
+	if r.perCore <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("   (%.0f %s per server core: %v of its CPU each)", r.perCore, unit,
+		time.Duration(float64(time.Second)/r.perCore).Round(100*time.Nanosecond))
+}
+
 func writeServiceSummary(w io.Writer, s serviceSummary) {
-	fmt.Fprintf(w, "\nsnowidd on loopback, GOMAXPROCS=%d (the sweep's maximum):\n", s.serverProcs)
+	fmt.Fprintf(w, "\nsnowidd on loopback, GOMAXPROCS=%d%s (the sweep's maximum):\n", s.serverProcs, onCPUs(s.serverCPUs))
 	for _, r := range s.unbatched {
-		fmt.Fprintf(w, "  NextID over %-14s %12.0f req/s\n", r.name, r.value)
+		fmt.Fprintf(w, "  NextID over %-14s %12.0f req/s%s\n", r.name, r.value, r.perCoreText("req/s"))
 	}
 	for _, r := range s.batches {
-		fmt.Fprintf(w, "  NextIDs(%s) over grpc %*s %12.0f IDs/s\n", r.name, max(0, 6-len(r.name)), "", r.value)
+		fmt.Fprintf(w, "  NextIDs(%s) over grpc %*s %12.0f IDs/s%s\n", r.name, max(0, 6-len(r.name)), "", r.value, r.perCoreText("IDs/s"))
 	}
 	fmt.Fprintf(w, "  in process, %-15s %12.0f IDs/s\n", s.inProcess.name, s.inProcess.value)
 	if s.oneCaller > 0 && s.roundTrip > 0 {
@@ -397,5 +456,8 @@ func writeServiceSummary(w io.Writer, s serviceSummary) {
 	for _, r := range s.steady {
 		fmt.Fprintf(w, "  open loop %s at %.0f/s (achieved %.0f/s): p50 %v  p99 %v  p99.9 %v\n", r.Subject, r.TargetRate, r.Achieved,
 			time.Duration(r.Latency.P50), time.Duration(r.Latency.P99), time.Duration(r.Latency.P999))
+		if r.ServerCPUPerID > 0 {
+			fmt.Fprintf(w, "    server CPU %v per call at this rate\n", r.ServerCPUPerID.Round(100*time.Nanosecond))
+		}
 	}
 }

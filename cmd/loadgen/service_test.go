@@ -32,6 +32,8 @@ func TestServiceFlags(t *testing.T) {
 		{[]string{"-snowidd", bin, "-batches", "ten"}, `"ten"`},
 		{[]string{"-snowidd", bin, "-protocols", "grpc,grpc-web"}, `-protocols: remote: unknown protocol "grpc-web"`},
 		{[]string{"-snowidd", bin, "-server-gomaxprocs", "0"}, "-server-gomaxprocs 0: want 1 to"},
+		{[]string{"-snowidd", bin, "-server-cpus", "0-x"}, `-server-cpus "0-x"`},
+		{[]string{"-snowidd", bin, "-cpus", "z"}, `-cpus "z"`},
 		{[]string{"-snowidd", bin, "-sweep", "1,0"}, `-sweep: "0"`},
 		{[]string{"-snowidd", bin, "-duration", "0s"}, "-duration 0s"},
 		{[]string{"-snowidd", bin, "-steady-duration", "-1s"}, "-steady-duration -1s"},
@@ -62,7 +64,7 @@ func TestServiceDefaults(t *testing.T) {
 	assert.Equal(t, o.duration, o.steadyDur)
 	assert.Equal(t, 8, o.workers)
 
-	unbatched, all, err := serviceSubjects("http://127.0.0.1:1", o)
+	unbatched, all, err := serviceSubjects(&replica{base: "http://127.0.0.1:1"}, o)
 	require.NoError(t, err)
 	var names []string
 	for _, s := range all {
@@ -72,6 +74,10 @@ func TestServiceDefaults(t *testing.T) {
 		"snowidd/grpc/NextIDs(1)", "snowidd/grpc/NextIDs(10)", "snowidd/grpc/NextIDs(100)", "snowidd/grpc/NextIDs(1000)",
 		"snowidd/grpc/NextIDs(10000)", "atomicgen/strict"}, names)
 	assert.Len(t, unbatched, 3)
+	for _, s := range all {
+		// The server's CPU is read for what the server serves only.
+		assert.Equal(t, s.Name != inProcessSubject, s.ServerCPU != nil, s.Name)
+	}
 	assert.Contains(t, all[0].Note, "GOMAXPROCS=1; open loop from 8 workers")
 }
 
@@ -82,17 +88,19 @@ func TestServiceSummary(t *testing.T) {
 	sat := func(name string, g int, v float64, p50 int64) result.SaturateResult {
 		return result.SaturateResult{Subject: name, Goroutines: g, IDsPerSec: v, Latency: result.Latency{P50: p50}}
 	}
+	peak := sat("snowidd/grpc/NextID", 64, 9000, 0)
+	peak.ServerPerCPUSec = 20_000
 	run := &result.Run{
-		Saturate: []result.SaturateResult{sat("snowidd/grpc/NextID", 1, 2000, 500_000), sat("snowidd/grpc/NextID", 64, 9000, 0),
+		Saturate: []result.SaturateResult{sat("snowidd/grpc/NextID", 1, 2000, 500_000), peak,
 			sat("snowidd/grpc/NextIDs(10)", 1, 30_000, 0), sat("snowidd/grpc/NextIDs(10)", 64, 20_000, 0),
 			sat("atomicgen/strict", 64, 4e6, 0)},
 		Steady: []result.SteadyResult{{Subject: "snowidd/grpc/NextID", TargetRate: 4500, Achieved: 4499,
-			Latency: result.Latency{P50: 200_000, P99: 900_000, P999: 2_000_000}}},
+			Latency: result.Latency{P50: 200_000, P99: 900_000, P999: 2_000_000}, ServerCPUPerID: 70 * time.Microsecond}},
 	}
 	s := summarizeService(run, o)
-	assert.Equal(t, []summaryRow{{"grpc", 9000}}, s.unbatched)
-	assert.Equal(t, []summaryRow{{"10", 30_000}}, s.batches)
-	assert.Equal(t, summaryRow{"atomicgen/strict", 4e6}, s.inProcess)
+	assert.Equal(t, []summaryRow{{"grpc", 9000, 20_000}}, s.unbatched)
+	assert.Equal(t, []summaryRow{{"10", 30_000, 0}}, s.batches)
+	assert.Equal(t, summaryRow{"atomicgen/strict", 4e6, 0}, s.inProcess)
 	assert.InDelta(t, 2000, s.oneCaller, 0)
 	assert.Equal(t, 500*time.Microsecond, s.roundTrip)
 
@@ -100,4 +108,6 @@ func TestServiceSummary(t *testing.T) {
 	writeServiceSummary(&b, s)
 	assert.Contains(t, b.String(), "one caller, grpc NextID: 2000 req/s; round trip (p50 of its sampled calls) 500µs, 1 / round trip = 2000/s")
 	assert.Contains(t, b.String(), "p50 200µs  p99 900µs  p99.9 2ms")
+	assert.Contains(t, b.String(), "9000 req/s   (20000 req/s per server core: 50µs of its CPU each)")
+	assert.Contains(t, b.String(), "server CPU 70µs per call at this rate")
 }

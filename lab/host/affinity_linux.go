@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"runtime"
 	"strconv"
 
 	"golang.org/x/sys/unix"
@@ -34,15 +36,9 @@ const maxCPUs = len(unix.CPUSet{}) * strconv.IntSize
 // CPUs when the kernel refuses them, for example when none of them is
 // online or allowed.
 func SetAffinity(cpus []int) error {
-	if len(cpus) == 0 {
-		return errors.New("no CPU given")
-	}
-	var set unix.CPUSet
-	for _, c := range cpus {
-		if c < 0 || c >= maxCPUs {
-			return fmt.Errorf("CPU %d: want 0 to %d", c, maxCPUs-1)
-		}
-		set.Set(c)
+	set, err := cpuSet(cpus)
+	if err != nil {
+		return err
 	}
 	tasks, err := os.ReadDir("/proc/self/task")
 	if err != nil {
@@ -53,9 +49,51 @@ func SetAffinity(cpus []int) error {
 		if err != nil {
 			continue
 		}
-		if err := unix.SchedSetaffinity(tid, &set); err != nil && !errors.Is(err, unix.ESRCH) {
+		if err := unix.SchedSetaffinity(tid, set); err != nil && !errors.Is(err, unix.ESRCH) {
 			return fmt.Errorf("CPUs %v: %w (this process may run on %v)", cpus, err, Affinity())
 		}
 	}
 	return nil
+}
+
+func cpuSet(cpus []int) (*unix.CPUSet, error) {
+	if len(cpus) == 0 {
+		return nil, errors.New("no CPU given")
+	}
+	var set unix.CPUSet
+	for _, c := range cpus {
+		if c < 0 || c >= maxCPUs {
+			return nil, fmt.Errorf("CPU %d: want 0 to %d", c, maxCPUs-1)
+		}
+		set.Set(c)
+	}
+	return &set, nil
+}
+
+// StartOn starts cmd bound to cpus, as taskset would: the child is forked
+// from a thread bound to them, so every thread it ever starts inherits
+// the binding (binding a started process's threads one by one races with
+// the threads its runtime is starting). This process's own binding is
+// unchanged.
+func StartOn(cmd *exec.Cmd, cpus []int) error {
+	set, err := cpuSet(cpus)
+	if err != nil {
+		return err
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var was unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &was); err != nil {
+		return err
+	}
+	if err := unix.SchedSetaffinity(0, set); err != nil {
+		return fmt.Errorf("CPUs %v: %w (this process may run on %v)", cpus, err, Affinity())
+	}
+	startErr := cmd.Start()
+	if err := unix.SchedSetaffinity(0, &was); err != nil && startErr == nil {
+		// The thread stays locked and is dropped with the binding.
+		runtime.LockOSThread()
+		return fmt.Errorf("restoring this thread's CPUs after starting %s: %w", cmd.Path, err)
+	}
+	return startErr
 }

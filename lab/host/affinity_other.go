@@ -5,6 +5,7 @@ package host
 import (
 	"errors"
 	"fmt"
+	"os/exec"
 	"runtime"
 )
 
@@ -16,5 +17,10 @@ func Affinity() []int { return nil }
 
 // SetAffinity refuses: only Linux binds a whole process to CPUs here.
 func SetAffinity(cpus []int) error {
+	return fmt.Errorf("CPUs %v: %w (this is %s)", cpus, errNoAffinity, runtime.GOOS)
+}
+
+// StartOn refuses, as SetAffinity does.
+func StartOn(_ *exec.Cmd, cpus []int) error {
 	return fmt.Errorf("CPUs %v: %w (this is %s)", cpus, errNoAffinity, runtime.GOOS)
 }

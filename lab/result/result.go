@@ -216,6 +216,13 @@ type SaturateResult struct {
 	// system reports it: what the subject minted with what the host gave
 	// it, so a repeat the host took half a core from reads the same.
 	CPUSamples []float64 `json:"cpu_samples,omitempty"`
+	// ServerCPUSamples is per repeat the IDs over the CPU time the
+	// server process of a remote subject used, where the lab could read
+	// it (Subject.ServerCPU): what one core of the server gives,
+	// whatever the client's side of the host did. ServerPerCPUSec is
+	// their median.
+	ServerCPUSamples []float64 `json:"server_cpu_samples,omitempty"`
+	ServerPerCPUSec  float64   `json:"server_ids_per_cpu_sec,omitempty"`
 	// TickFill is per repeat, for strict generators: of the (tick,
 	// shard) slots the IDs were minted in, the median slot's count over
 	// its sequence space (Subject.SlotCapacity). It is the ceiling
@@ -238,4 +245,9 @@ type SteadyResult struct {
 	Duration   time.Duration `json:"duration_ns"`
 	Latency    Latency       `json:"latency"`
 	Check      Check         `json:"check"`
+	// ServerCPUPerID is the CPU time the server process of a remote
+	// subject spent per ID during the run, where the lab could read it
+	// (Subject.ServerCPU; 0: not measured). At a rate below the
+	// server's most it includes what waking for each call costs.
+	ServerCPUPerID time.Duration `json:"server_cpu_per_id_ns,omitempty"`
 }

@@ -139,6 +139,11 @@ type Subject struct {
 	// (Limits): loops that do the least any generator must, not
 	// generators.
 	Physical bool
+	// ServerCPU, for a subject another process serves, reads the CPU
+	// time that process has used, where the lab can (nil: it cannot),
+	// so that the saturate workload reports what one core of the server
+	// gives beside what the whole host did.
+	ServerCPU func() (time.Duration, bool)
 }
 
 // SlotCapacity is how many IDs one shard may mint in one tick under the

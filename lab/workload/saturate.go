@@ -181,6 +181,7 @@ func (p *saturation) repeat(buf streamBuf) error {
 	ends := make([]int64, g)
 	p.meter.begin()
 	cpu0, cpuOK := processCPU()
+	srv0, srvOK := serverCPU(s.ServerCPU)
 	t0 := fanOut(g, func() { timer = time.AfterFunc(cfg.Duration, func() { stop.Store(true) }) }, func(i int, _ int64) {
 		ids, rec, every := streams[i], p.recs[i], cfg.SampleEvery
 		k := 0
@@ -204,6 +205,7 @@ func (p *saturation) repeat(buf streamBuf) error {
 		counts[i] = k
 	})
 	cpu1, cpuOK1 := processCPU()
+	srv1, srvOK1 := serverCPU(s.ServerCPU)
 	p.meter.end()
 	timer.Stop()
 	wall := time.Now()
@@ -220,6 +222,9 @@ func (p *saturation) repeat(buf streamBuf) error {
 	if cpuOK && cpuOK1 && cpu1 > cpu0 && len(p.res.CPUSamples) == len(p.res.Samples)-1 {
 		p.res.CPUSamples = append(p.res.CPUSamples, float64(n)/(float64(cpu1-cpu0)/1e9))
 	}
+	if srvOK && srvOK1 && srv1 > srv0 && len(p.res.ServerCPUSamples) == len(p.res.Samples)-1 {
+		p.res.ServerCPUSamples = append(p.res.ServerCPUSamples, float64(n)/(srv1-srv0).Seconds())
+	}
 	if lead := newestTime(streams, s).Sub(wall).Nanoseconds(); len(p.res.Samples) == 1 || lead > p.res.LeadNs {
 		p.res.LeadNs = lead
 	}
@@ -233,12 +238,23 @@ func (p *saturation) repeat(buf streamBuf) error {
 	return nil
 }
 
+// serverCPU reads f where there is one.
+func serverCPU(f func() (time.Duration, bool)) (time.Duration, bool) {
+	if f == nil {
+		return 0, false
+	}
+	return f()
+}
+
 // finish returns the point's result over the repeats run.
 func (p *saturation) finish() result.SaturateResult {
 	res := p.res
 	res.Contention = p.meter.finish(p.issued)
 	res.Latency = Merge(p.recs)
 	res.IDsPerSec = stats.Median(res.Samples)
+	if len(res.ServerCPUSamples) > 0 {
+		res.ServerPerCPUSec = stats.Median(res.ServerCPUSamples)
+	}
 	if c := p.s.Ceiling(); c > 0 {
 		res.CeilingPct = 100 * res.IDsPerSec / c
 	}

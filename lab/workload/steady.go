@@ -53,6 +53,7 @@ func Steady(s subject.Subject, cfg SteadyConfig) (result.SteadyResult, error) {
 		recs[i] = NewRecorder()
 	}
 	var nextCall atomic.Int64
+	srv0, srvOK := serverCPU(s.ServerCPU)
 	t0 := fanOut(cfg.Workers, nil, func(w int, t0 int64) {
 		ids, rec := streams[w], recs[w]
 		for {
@@ -73,9 +74,13 @@ func Steady(s subject.Subject, cfg SteadyConfig) (result.SteadyResult, error) {
 		streams[w] = ids
 	})
 	elapsed := mono.Now() - t0
+	srv1, srvOK1 := serverCPU(s.ServerCPU)
 	n := 0
 	for i := range streams {
 		n += len(streams[i])
+	}
+	if srvOK && srvOK1 && n > 0 {
+		res.ServerCPUPerID = (srv1 - srv0) / time.Duration(n)
 	}
 	nerr, first := failures(errs)
 	res.Achieved = float64(n) / (float64(elapsed) / 1e9)

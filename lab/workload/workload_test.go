@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -237,4 +238,45 @@ func TestLimitSubjects(t *testing.T) {
 	for _, s := range subject.Own(1) {
 		assert.Contains(t, []string{subject.LimitClockCAS, subject.LimitPerP}, s.Limit, s.Name)
 	}
+}
+
+// countingMinter counts the IDs its minter hands out.
+type countingMinter struct {
+	subject.Minter
+	n *atomic.Int64
+}
+
+func (c countingMinter) Next() (subject.ID, error) {
+	c.n.Add(1)
+	return c.Minter.Next()
+}
+
+// TestServerCPU: a subject served by another process gets the IDs per
+// second of that process's CPU per saturate repeat, and the CPU per ID of
+// a steady run; a subject without the reader gets neither.
+func TestServerCPU(t *testing.T) {
+	s := ownSubject(t, "atomicgen/strict")
+	var minted atomic.Int64
+	newMinter := s.New
+	s.New = func() (subject.Minter, error) {
+		m, err := newMinter()
+		return countingMinter{m, &minted}, err
+	}
+	// A server that spends 2 µs of CPU per ID it serves.
+	s.ServerCPU = func() (time.Duration, bool) { return time.Duration(minted.Load()) * 2 * time.Microsecond, true }
+	r, err := Saturate(s, 2, SaturateConfig{Duration: 10 * time.Millisecond, Repeats: 3})
+	require.NoError(t, err)
+	assert.InEpsilonSlice(t, []float64{500_000, 500_000, 500_000}, r.ServerCPUSamples, 1e-9, "IDs per server CPU-second")
+	assert.InEpsilon(t, 500_000, r.ServerPerCPUSec, 1e-9)
+	st, err := Steady(s, SteadyConfig{Rate: 100_000, Duration: 20 * time.Millisecond, Workers: 2})
+	require.NoError(t, err)
+	assert.Equal(t, 2*time.Microsecond, st.ServerCPUPerID)
+
+	s.ServerCPU = func() (time.Duration, bool) { return 0, false }
+	r, err = Saturate(s, 1, SaturateConfig{Duration: 5 * time.Millisecond, Repeats: 1})
+	require.NoError(t, err)
+	assert.Empty(t, r.ServerCPUSamples)
+	st, err = Steady(s, SteadyConfig{Rate: 100_000, Duration: 10 * time.Millisecond, Workers: 1})
+	require.NoError(t, err)
+	assert.Zero(t, st.ServerCPUPerID)
 }

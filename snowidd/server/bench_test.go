@@ -10,8 +10,8 @@ import (
 )
 
 // The cost of a call through the whole stack in one process (client and
-// server share the CPUs): for profiles; snowidd-bench measures a separate
-// server process.
+// server share the CPUs): for profiles. `loadgen service` measures a
+// separate server process, on CPUs of its own.
 func BenchmarkGRPC(b *testing.B) {
 	r := newRig(b, rigOpts{})
 	b.Run("NextID", func(b *testing.B) {
