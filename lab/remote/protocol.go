@@ -2,16 +2,20 @@ package remote
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/snowlab/snowlab/internal/coalesce"
 )
 
 // Protocol is a wire protocol a snowidd replica answers on its one port.
@@ -85,7 +89,17 @@ func newConn(base string, p Protocol) (*conn, error) {
 	}
 	var protos http.Protocols
 	protos.SetUnencryptedHTTP2(true)
-	tr := &http.Transport{Protocols: &protos, IdleConnTimeout: 30 * time.Second}
+	var d net.Dialer
+	tr := &http.Transport{Protocols: &protos, IdleConnTimeout: 30 * time.Second,
+		// Coalesced as the server's are: the lab measures the server, and
+		// a client that spends a system call per frame caps it first.
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := d.DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return coalesce.Conn(c), nil
+		}}
 	return &conn{base: strings.TrimSuffix(base, "/"), proto: p, hc: &http.Client{Transport: tr}}, nil
 }
 

@@ -1,4 +1,4 @@
-package server
+package coalesce
 
 import (
 	"bufio"
@@ -7,17 +7,6 @@ import (
 	"sync"
 	"time"
 )
-
-// Why wrap the connections: Go's HTTP/2 server reads each frame with two
-// unbuffered reads (header, then payload) and flushes its write buffer
-// whenever its queue runs empty, which for a unary gRPC call is after each
-// of the three frames of the answer. An unbatched NextID then costs seven
-// system calls, and on loopback each write also pays for the peer's
-// receive. Reading through a buffer takes every frame the socket holds in
-// one call; handing writes to a goroutine of the connection lets the
-// answers of every call the server finishes meanwhile leave in one write.
-// When the connection is idle the writer runs at once, so an answer is
-// not held back waiting for company.
 
 // readBufferSize holds a full default HTTP/2 frame (16 KiB) and its header.
 const readBufferSize = 16<<10 + 9
@@ -35,10 +24,8 @@ const maxPending = 256 << 10
 // idle connection.
 const keepBuffer = 64 << 10
 
-// NewListener returns ln with each accepted connection read through a
-// buffer and written by a goroutine of its own that coalesces the writes
-// made while it was busy. Serve snowidd's HTTP server on it.
-func NewListener(ln net.Listener) net.Listener { return listener{ln} }
+// Listener returns ln with each accepted connection wrapped by Conn.
+func Listener(ln net.Listener) net.Listener { return listener{ln} }
 
 type listener struct{ net.Listener }
 
@@ -47,8 +34,13 @@ func (l listener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newConn(c), nil
+	return Conn(c), nil
 }
+
+// Conn returns c read through a buffer and written by a goroutine of its
+// own, which sends in one system call whatever was written while its last
+// one was in flight.
+func Conn(c net.Conn) net.Conn { return newConn(c) }
 
 // conn is a net.Conn whose Write copies into a pending buffer that its
 // writer goroutine sends. A write error is returned by the next Write (as

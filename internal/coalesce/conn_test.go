@@ -1,4 +1,4 @@
-package server
+package coalesce
 
 import (
 	"bytes"
@@ -197,7 +197,7 @@ func TestConnOverTCP(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = ln.Close() })
-	wrapped := NewListener(ln)
+	wrapped := Listener(ln)
 	peerDone := make(chan []byte, 1)
 	var peer net.Conn
 	go func() {
