@@ -56,13 +56,15 @@ func Steady(s subject.Subject, cfg SteadyConfig) (result.SteadyResult, error) {
 	srv0, srvOK := serverCPU(s.ServerCPU)
 	t0 := fanOut(cfg.Workers, nil, func(w int, t0 int64) {
 		ids, rec := streams[w], recs[w]
+		wt := newWaiter()
+		defer wt.close()
 		for {
 			i := nextCall.Add(1) - 1
 			if i >= total {
 				break
 			}
 			due := t0 + int64(float64(i)*interval)
-			waitUntil(due)
+			waitUntil(wt, due)
 			id, err := m.Next()
 			rec.Record(mono.Now() - due)
 			if err != nil {
@@ -89,17 +91,25 @@ func Steady(s subject.Subject, cfg SteadyConfig) (result.SteadyResult, error) {
 	return res, nil
 }
 
-// waitUntil returns at monotonic time due: sleeping while it is far, then
-// yielding, so a worker neither oversleeps a due call nor burns a core
-// waiting for one long in the future.
-func waitUntil(due int64) {
+// spinWindow is how long before a due call a waiter stops sleeping and
+// yields until it is due: a wake from sleep can be this late.
+const spinWindow = 50 * time.Microsecond
+
+// waitUntil returns at monotonic time due: asleep while it is far, then
+// yielding, so that a worker neither oversleeps a due call nor burns a
+// core waiting for one long in the future. The sleep is the waiter's
+// (a timer the network poller wakes for, where the system has one): the
+// runtime rounds a sleep under a millisecond up to one when nothing else
+// wakes it, and goroutines that yield for long starve the poller, so a
+// remote subject's answers would wait for the runtime's 10 ms backstop.
+func waitUntil(w *waiter, due int64) {
 	for {
 		d := due - mono.Now()
 		switch {
 		case d <= 0:
 			return
-		case d > 2*int64(time.Millisecond):
-			time.Sleep(time.Duration(d) - time.Millisecond)
+		case d > int64(spinWindow):
+			w.sleepUntil(due - int64(spinWindow))
 		default:
 			runtime.Gosched()
 		}

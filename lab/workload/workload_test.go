@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/snowlab/snowlab/internal/mono"
 	"github.com/snowlab/snowlab/lab/internal/fixture"
 	"github.com/snowlab/snowlab/lab/subject"
 )
@@ -279,4 +280,16 @@ func TestServerCPU(t *testing.T) {
 	st, err = Steady(s, SteadyConfig{Rate: 100_000, Duration: 10 * time.Millisecond, Workers: 1})
 	require.NoError(t, err)
 	assert.Zero(t, st.ServerCPUPerID)
+}
+
+// TestWaitUntil: a wait returns at or after its due time, for a time in
+// the past, just ahead (yielding) and further ahead (asleep).
+func TestWaitUntil(t *testing.T) {
+	w := newWaiter()
+	defer w.close()
+	for _, ahead := range []time.Duration{-time.Millisecond, 0, 10 * time.Microsecond, 300 * time.Microsecond, 3 * time.Millisecond} {
+		due := mono.Now() + int64(ahead)
+		waitUntil(w, due)
+		assert.GreaterOrEqual(t, mono.Now(), due, "waiting %v", ahead)
+	}
 }
