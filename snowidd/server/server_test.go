@@ -136,6 +136,12 @@ func TestMalformedRequests(t *testing.T) {
 	assert.Zero(t, r.gen.calls.Load())
 	assert.Zero(t, r.metric("snowidd_ids_issued_total"))
 	assert.Equal(t, 3.0, r.metric("snowidd_rejected_requests_total"))
+
+	// A type written otherwise than the table has it still passes the
+	// guard.
+	code, body := r.do(http.MethodPost, path, "Application/JSON; charset=utf-8", `{"count":1}`)
+	assert.Equal(t, http.StatusOK, code, body)
+	assert.Equal(t, 1.0, r.metric("snowidd_ids_issued_total"))
 }
 
 // A rewind past MaxWait is refused (Unavailable) and makes the replica not
