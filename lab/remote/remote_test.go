@@ -11,12 +11,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/lab/subject"
+	"github.com/snowlab/snowlab/lab/workload"
 )
 
 // serveH2C serves h on a loopback server that speaks HTTP/1.1 and
@@ -275,4 +277,52 @@ func TestSubjectRefusesBadInput(t *testing.T) {
 	assert.ErrorIs(t, err, ErrProtocol)
 	_, err = Subject("http://127.0.0.1:1", GRPC, 0, snowlab.Layout{NodeBits: 30})
 	assert.Error(t, err, "a layout that does not fit")
+}
+
+// TestBatchCallersCallAtOnce: G goroutines taking IDs one at a time from a
+// batch subject keep G NextIDs calls in flight, each goroutine refilling
+// its own batch, and each goroutine's IDs still increase. The replica
+// answers no call until G are in flight: one shared batch, refilled by
+// one caller at a time, would leave the first call waiting for the rest,
+// which it answers as an error after a timeout instead of hanging.
+func TestBatchCallersCallAtOnce(t *testing.T) {
+	const g, batch = 4, 10
+	var c counter
+	var mu sync.Mutex
+	inFlight, maxInFlight := 0, 0
+	all := make(chan struct{})     // closed when g calls were in flight at once
+	timeout := make(chan struct{}) // closed 10s on: every call, waiting or not, fails
+	stop := time.AfterFunc(10*time.Second, func() { close(timeout) })
+	t.Cleanup(func() { stop.Stop() })
+	url := serveH2C(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		inFlight++
+		maxInFlight = max(maxInFlight, inFlight)
+		if inFlight == g {
+			select {
+			case <-all:
+			default:
+				close(all)
+			}
+		}
+		mu.Unlock()
+		defer func() { mu.Lock(); inFlight--; mu.Unlock() }()
+		select {
+		case <-all:
+			c.serve(w, r)
+		case <-timeout:
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintf(w, `{"code":"unavailable","message":"test replica: fewer than %d calls in flight after 10s"}`, g)
+		}
+	})
+	s, err := Subject(url, ConnectJSON, batch, snowlab.Layout{})
+	require.NoError(t, err)
+	res, err := workload.Burst(s, workload.BurstConfig{IDs: g * batch * 3, Goroutines: g, Repeats: 1}, nil)
+	require.NoError(t, err)
+	assert.Zero(t, res.Check.Errors, res.Check.FirstError)
+	assert.Equal(t, g*batch*3, res.Check.IDs)
+	assert.Zero(t, res.Check.Duplicates)
+	assert.Zero(t, res.Check.OrderViolations, "each goroutine's IDs increase")
+	assert.Equal(t, g, maxInFlight)
+	assert.Len(t, c.calls, g*3, "each goroutine refilled its batch 3 times")
 }
