@@ -223,8 +223,7 @@ func (c *conn) callJSON(method, body string, out any) error {
 // callProto is a unary call with binary protobuf over gRPC, gRPC-Web or
 // Connect; it returns the response message.
 func (c *conn) callProto(method string, msg []byte) ([]byte, error) {
-	switch c.proto {
-	case ConnectProto:
+	if c.proto == ConnectProto {
 		resp, data, err := c.post(method, "application/proto", msg, http.Header{})
 		if err != nil {
 			return nil, err
@@ -233,23 +232,18 @@ func (c *conn) callProto(method string, msg []byte) ([]byte, error) {
 			return nil, connectError(method, resp.StatusCode, data)
 		}
 		return data, nil
-	case GRPCWeb:
+	}
+	contentType, header, read := "application/grpc", http.Header{"Te": {"trailers"}}, grpcMessage
+	if c.proto == GRPCWeb {
 		// X-Grpc-Web is what the browsers' clients send; TE: trailers
 		// is not, HTTP/1.1 having no trailers a browser can read.
-		resp, data, err := c.post(method, "application/grpc-web+proto", grpcFrame(msg), http.Header{"X-Grpc-Web": {"1"}})
-		if err != nil {
-			return nil, err
-		}
-		if msg, err = grpcWebMessage(resp, data); err != nil {
-			return nil, fmt.Errorf("%w: %s: %w", ErrCall, method, err)
-		}
-		return msg, nil
+		contentType, header, read = "application/grpc-web+proto", http.Header{"X-Grpc-Web": {"1"}}, grpcWebMessage
 	}
-	resp, data, err := c.post(method, "application/grpc", grpcFrame(msg), http.Header{"Te": {"trailers"}})
+	resp, data, err := c.post(method, contentType, grpcFrame(msg), header)
 	if err != nil {
 		return nil, err
 	}
-	if msg, err = grpcMessage(resp, data); err != nil {
+	if msg, err = read(resp, data); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrCall, method, err)
 	}
 	return msg, nil
