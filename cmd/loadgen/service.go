@@ -65,7 +65,7 @@ func parseServiceFlags(args []string, stderr io.Writer) (serviceOptions, int) {
 	fs.SetOutput(stderr)
 	var f serviceFlags
 	fs.StringVar(&f.bin, "snowidd", filepath.Join("bin", "snowidd"), "the snowidd binary to start (make snowidd builds it)")
-	fs.StringVar(&f.protocols, "protocols", "grpc,connect+proto,connect+json", "comma list of protocols to measure NextID over")
+	fs.StringVar(&f.protocols, "protocols", remote.JoinProtocols(remote.Protocols, ","), "comma list of protocols to measure NextID over")
 	fs.StringVar(&f.batches, "batches", "1,10,100,1000,10000", fmt.Sprintf("comma list of NextIDs batch sizes measured over gRPC, each 1 to %d", remote.MaxBatch))
 	fs.IntVar(&f.serverProcs, "server-gomaxprocs", 1, fmt.Sprintf("GOMAXPROCS of the snowidd process, 1 to %d", maxServerProcs))
 	fs.StringVar(&f.serverCPUs, "server-cpus", "", "run snowidd on these CPUs only, e.g. 0 or 0-3 (Linux, as taskset does); empty: wherever the system puts it")

@@ -30,7 +30,7 @@ func TestServiceFlags(t *testing.T) {
 		{[]string{"-snowidd", bin, "-batches", "1,0"}, `-batches: "0" is not a number from 1 to 100000`},
 		{[]string{"-snowidd", bin, "-batches", "100001"}, `"100001"`},
 		{[]string{"-snowidd", bin, "-batches", "ten"}, `"ten"`},
-		{[]string{"-snowidd", bin, "-protocols", "grpc,grpc-web"}, `-protocols: remote: unknown protocol "grpc-web"`},
+		{[]string{"-snowidd", bin, "-protocols", "grpc,grpc-web+json"}, `-protocols: remote: unknown protocol "grpc-web+json"`},
 		{[]string{"-snowidd", bin, "-server-gomaxprocs", "0"}, "-server-gomaxprocs 0: want 1 to"},
 		{[]string{"-snowidd", bin, "-server-cpus", "0-x"}, `-server-cpus "0-x"`},
 		{[]string{"-snowidd", bin, "-cpus", "z"}, `-cpus "z"`},
@@ -70,10 +70,10 @@ func TestServiceDefaults(t *testing.T) {
 	for _, s := range all {
 		names = append(names, s.Name)
 	}
-	assert.Equal(t, []string{"snowidd/grpc/NextID", "snowidd/connect+proto/NextID", "snowidd/connect+json/NextID",
+	assert.Equal(t, []string{"snowidd/grpc/NextID", "snowidd/grpc-web/NextID", "snowidd/connect+proto/NextID", "snowidd/connect+json/NextID",
 		"snowidd/grpc/NextIDs(1)", "snowidd/grpc/NextIDs(10)", "snowidd/grpc/NextIDs(100)", "snowidd/grpc/NextIDs(1000)",
 		"snowidd/grpc/NextIDs(10000)", "atomicgen/strict"}, names)
-	assert.Len(t, unbatched, 3)
+	assert.Len(t, unbatched, 4)
 	for _, s := range all {
 		// The server's CPU is read for what the server serves only.
 		assert.Equal(t, s.Name != inProcessSubject, s.ServerCPU != nil, s.Name)

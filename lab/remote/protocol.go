@@ -3,7 +3,6 @@ package remote
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,10 +27,14 @@ const (
 	ConnectProto
 	// ConnectJSON is the Connect protocol with JSON, as curl speaks it.
 	ConnectJSON
+	// GRPCWeb is gRPC-Web with binary protobuf over HTTP/1.1, as a
+	// browser's client speaks it to a server with no proxy in front: the
+	// status comes in a trailer frame at the end of the body.
+	GRPCWeb
 )
 
 // Protocols is every protocol, in the order a run measures them.
-var Protocols = []Protocol{GRPC, ConnectProto, ConnectJSON}
+var Protocols = []Protocol{GRPC, GRPCWeb, ConnectProto, ConnectJSON}
 
 func (p Protocol) String() string {
 	switch p {
@@ -41,6 +44,8 @@ func (p Protocol) String() string {
 		return "connect+proto"
 	case ConnectJSON:
 		return "connect+json"
+	case GRPCWeb:
+		return "grpc-web"
 	}
 	return fmt.Sprintf("Protocol(%d)", int(p))
 }
@@ -56,7 +61,16 @@ func ParseProtocol(s string) (Protocol, error) {
 			return p, nil
 		}
 	}
-	return 0, fmt.Errorf("%w %q (want grpc, connect+proto or connect+json)", ErrProtocol, s)
+	return 0, fmt.Errorf("%w %q (want one of %s)", ErrProtocol, s, JoinProtocols(Protocols, ", "))
+}
+
+// JoinProtocols is the names of ps separated by sep.
+func JoinProtocols(ps []Protocol, sep string) string {
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = p.String()
+	}
+	return strings.Join(names, sep)
 }
 
 // ErrCall is wrapped by every error a replica answered with or a call that
@@ -76,21 +90,32 @@ type conn struct {
 	hc    *http.Client
 }
 
-// newConn makes the client for base. Every protocol goes over unencrypted
+// maxIdleConns is how many idle HTTP/1.1 connections a conn keeps: as
+// many as the lab may run callers, so that each caller's next call finds
+// its connection open and a run measures calls, not TCP handshakes (the
+// Transport's default keeps two).
+const maxIdleConns = 10_000
+
+// newConn makes the client for base. gRPC and Connect go over unencrypted
 // HTTP/2 (h2c, prior knowledge), which gRPC needs and Connect accepts: one
 // connection carries many callers' calls, as a real client's would.
+// gRPC-Web goes over HTTP/1.1, one connection per call in flight.
 func newConn(base string, p Protocol) (*conn, error) {
 	u, err := url.Parse(base)
 	if err != nil || u.Scheme != "http" || u.Host == "" {
 		return nil, fmt.Errorf("remote: base URL %q: want http://HOST:PORT", base)
 	}
-	if p < GRPC || p > ConnectJSON {
+	if p < GRPC || p > GRPCWeb {
 		return nil, fmt.Errorf("%w %d", ErrProtocol, int(p))
 	}
 	var protos http.Protocols
-	protos.SetUnencryptedHTTP2(true)
+	if p == GRPCWeb {
+		protos.SetHTTP1(true)
+	} else {
+		protos.SetUnencryptedHTTP2(true)
+	}
 	var d net.Dialer
-	tr := &http.Transport{Protocols: &protos, IdleConnTimeout: 30 * time.Second,
+	tr := &http.Transport{Protocols: &protos, IdleConnTimeout: 30 * time.Second, MaxIdleConnsPerHost: maxIdleConns,
 		// Coalesced as the server's are: the lab measures the server, and
 		// a client that spends a system call per frame caps it first.
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -209,8 +234,8 @@ func (c *conn) callJSON(method, body string, out any) error {
 	return nil
 }
 
-// callProto is a unary call with binary protobuf over gRPC or Connect; it
-// returns the response message.
+// callProto is a unary call with binary protobuf over gRPC, gRPC-Web or
+// Connect; it returns the response message.
 func (c *conn) callProto(method string, msg []byte) ([]byte, error) {
 	if c.proto == ConnectProto {
 		resp, data, err := c.post(method, "application/proto", msg, http.Header{})
@@ -222,13 +247,20 @@ func (c *conn) callProto(method string, msg []byte) ([]byte, error) {
 		}
 		return data, nil
 	}
-	frame := make([]byte, 5, 5+len(msg))
-	binary.BigEndian.PutUint32(frame[1:], uint32(len(msg)))
-	resp, data, err := c.post(method, "application/grpc", append(frame, msg...), http.Header{"Te": {"trailers"}})
+	contentType, header, read := "application/grpc", http.Header{"Te": {"trailers"}}, grpcMessage
+	if c.proto == GRPCWeb {
+		// X-Grpc-Web is what the browsers' clients send; TE: trailers
+		// is not, HTTP/1.1 having no trailers a browser can read.
+		contentType, header, read = "application/grpc-web+proto", http.Header{"X-Grpc-Web": {"1"}}, grpcWebMessage
+	}
+	resp, data, err := c.post(method, contentType, grpcFrame(msg), header)
 	if err != nil {
 		return nil, err
 	}
-	return grpcMessage(method, resp, data)
+	if msg, err = read(resp, data); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrCall, method, err)
+	}
+	return msg, nil
 }
 
 // connectError is the error for a Connect call answered with a status
@@ -240,37 +272,4 @@ func connectError(method string, status int, body []byte) error {
 		return fmt.Errorf("%w: %s: HTTP %d", ErrCall, method, status)
 	}
 	return fmt.Errorf("%w: %s: %s: %s", ErrCall, method, e.Code, e.Message)
-}
-
-// grpcMessage reads a gRPC unary response: its status from the trailers
-// (or the headers, for a trailers-only error), then its one
-// length-prefixed message.
-func grpcMessage(method string, resp *http.Response, body []byte) ([]byte, error) {
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%w: %s: HTTP %d", ErrCall, method, resp.StatusCode)
-	}
-	status, message := resp.Trailer.Get("Grpc-Status"), resp.Trailer.Get("Grpc-Message")
-	if status == "" {
-		status, message = resp.Header.Get("Grpc-Status"), resp.Header.Get("Grpc-Message")
-	}
-	switch status {
-	case "0":
-	case "":
-		return nil, fmt.Errorf("%w: %s: no grpc-status", ErrCall, method)
-	default:
-		if m, err := url.PathUnescape(message); err == nil {
-			message = m
-		}
-		return nil, fmt.Errorf("%w: %s: grpc-status %s: %s", ErrCall, method, status, message)
-	}
-	if len(body) < 5 {
-		return nil, fmt.Errorf("%w: %s: gRPC frame truncated (%d bytes)", ErrCall, method, len(body))
-	}
-	if body[0] != 0 {
-		return nil, fmt.Errorf("%w: %s: compressed gRPC message (flag %d), not asked for", ErrCall, method, body[0])
-	}
-	if n := binary.BigEndian.Uint32(body[1:5]); uint64(n) != uint64(len(body)-5) {
-		return nil, fmt.Errorf("%w: %s: gRPC frame of %d bytes, %d follow", ErrCall, method, n, len(body)-5)
-	}
-	return body[5:], nil
 }

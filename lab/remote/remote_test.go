@@ -11,12 +11,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/lab/subject"
+	"github.com/snowlab/snowlab/lab/workload"
 )
 
 // serveH2C serves h on a loopback server that speaks HTTP/1.1 and
@@ -31,8 +33,9 @@ func serveH2C(t *testing.T, h http.HandlerFunc) string {
 	return srv.URL
 }
 
-func grpcFrame(msg []byte) []byte {
-	return append(binary.BigEndian.AppendUint32([]byte{0}, uint32(len(msg))), msg...)
+// webTrailer is a gRPC-Web trailer frame holding lines.
+func webTrailer(lines string) []byte {
+	return append(binary.BigEndian.AppendUint32([]byte{0x80}, uint32(len(lines))), lines...)
 }
 
 // answer is what a hand-served replica writes back.
@@ -57,6 +60,16 @@ func (a answer) write(w http.ResponseWriter) {
 func grpcOK(msg []byte) answer {
 	return answer{status: 200, header: map[string]string{"Content-Type": "application/grpc"}, body: grpcFrame(msg),
 		trailer: map[string]string{"Grpc-Status": "0"}}
+}
+
+// webOK is a gRPC-Web answer with msg and a trailer frame of status 0, its
+// lines as connect-go writes them (lower case, each ended by CRLF).
+func webOK(msg []byte) answer {
+	return webAnswer(cat(grpcFrame(msg), webTrailer("grpc-status: 0\r\n")))
+}
+
+func webAnswer(body []byte) answer {
+	return answer{status: 200, header: map[string]string{"Content-Type": "application/grpc-web+proto"}, body: body}
 }
 
 // TestProtocols: each protocol sends the request its spec asks for and
@@ -86,6 +99,20 @@ func TestProtocols(t *testing.T) {
 		{"grpc compressed", GRPC, 0, answer{status: 200, body: append([]byte{1}, grpcFrame(idMsg)[1:]...), trailer: map[string]string{"Grpc-Status": "0"}}, nil, "compressed"},
 		{"grpc malformed message", GRPC, 0, grpcOK([]byte{0x09, 1, 2}), nil, "fixed64 truncated"},
 		{"grpc too few IDs", GRPC, 3, grpcOK(cat([]byte{0x09}, fixed(1))), nil, "NextIDs(3) answered 1 IDs"},
+		{"grpc-web NextID", GRPCWeb, 0, webOK(idMsg), []uint64{42}, ""},
+		{"grpc-web NextIDs", GRPCWeb, 3, webOK(idsMsg), []uint64{1, 2, 3}, ""},
+		{"grpc-web trailer unterminated, mixed case", GRPCWeb, 3, webAnswer(cat(grpcFrame(idsMsg), webTrailer("Grpc-Status: 0\r\nx-extra: 1"))),
+			[]uint64{1, 2, 3}, ""},
+		{"grpc-web error trailer", GRPCWeb, 3, webAnswer(cat(grpcFrame(nil)[:0], webTrailer("grpc-status: 3\r\ngrpc-message: count%200\r\n"))), nil,
+			"grpc-status 3: count 0"},
+		{"grpc-web error after a message", GRPCWeb, 0, webAnswer(cat(grpcFrame(idMsg), webTrailer("grpc-status: 14\r\ngrpc-message: lease lost\r\n"))), nil,
+			"grpc-status 14: lease lost"},
+		{"grpc-web trailers-only", GRPCWeb, 0, answer{status: 200, header: map[string]string{"Content-Type": "application/grpc-web+proto",
+			"Grpc-Status": "14", "Grpc-Message": "clock moved backwards"}}, nil, "grpc-status 14: clock moved backwards"},
+		{"grpc-web missing trailer", GRPCWeb, 0, webAnswer(grpcFrame(idMsg)), nil, "no gRPC-Web trailer frame"},
+		{"grpc-web empty body", GRPCWeb, 0, webAnswer(nil), nil, "no grpc-status"},
+		{"grpc-web HTTP error", GRPCWeb, 0, answer{status: 415}, nil, "HTTP 415"},
+		{"grpc-web malformed frame", GRPCWeb, 0, webAnswer(cat(grpcFrame(idMsg), []byte{0x80, 0, 0})), nil, "truncated (3 bytes)"},
 		{"connect+proto NextID", ConnectProto, 0, answer{status: 200, body: idMsg}, []uint64{42}, ""},
 		{"connect+proto NextIDs unpacked", ConnectProto, 3, answer{status: 200,
 			body: cat([]byte{0x09}, fixed(7), []byte{0x09}, fixed(8), []byte{0x09}, fixed(9))}, []uint64{7, 8, 9}, ""},
@@ -113,8 +140,11 @@ func TestProtocols(t *testing.T) {
 				}
 				assert.Equal(t, "/snowlab.v1.IDService/"+method, r.URL.Path)
 				assert.Equal(t, http.MethodPost, r.Method)
-				if tc.proto == GRPC {
+				switch tc.proto {
+				case GRPC:
 					assert.Equal(t, 2, r.ProtoMajor, "gRPC goes over HTTP/2")
+				case GRPCWeb:
+					assert.Equal(t, 1, r.ProtoMajor, "gRPC-Web goes over HTTP/1.1")
 				}
 				tc.ans.write(w)
 			})
@@ -144,6 +174,11 @@ func TestProtocols(t *testing.T) {
 				assert.Equal(t, "application/grpc", got.Get("Content-Type"))
 				assert.Equal(t, "trailers", got.Get("Te"))
 				assert.Equal(t, grpcFrame(req), gotBody)
+			case GRPCWeb:
+				assert.Equal(t, "application/grpc-web+proto", got.Get("Content-Type"))
+				assert.Equal(t, "1", got.Get("X-Grpc-Web"))
+				assert.Empty(t, got.Get("Te"), "HTTP/1.1 has no trailers a browser can read")
+				assert.Equal(t, grpcFrame(req), gotBody)
 			case ConnectProto:
 				assert.Equal(t, "application/proto", got.Get("Content-Type"))
 				assert.Equal(t, string(req), string(gotBody), "request")
@@ -165,9 +200,10 @@ func TestParseProtocol(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, p, got)
 	}
-	_, err := ParseProtocol("grpc-web")
+	_, err := ParseProtocol("grpc-web+json")
 	require.ErrorIs(t, err, ErrProtocol)
-	assert.Contains(t, err.Error(), `"grpc-web"`)
+	assert.Contains(t, err.Error(), `"grpc-web+json" (want one of grpc, grpc-web, connect+proto, connect+json)`)
+	assert.Equal(t, "Protocol(9)", Protocol(9).String())
 }
 
 // counter is a hand-served Connect JSON replica minting 1, 2, 3, … and
@@ -241,4 +277,52 @@ func TestSubjectRefusesBadInput(t *testing.T) {
 	assert.ErrorIs(t, err, ErrProtocol)
 	_, err = Subject("http://127.0.0.1:1", GRPC, 0, snowlab.Layout{NodeBits: 30})
 	assert.Error(t, err, "a layout that does not fit")
+}
+
+// TestBatchCallersCallAtOnce: G goroutines taking IDs one at a time from a
+// batch subject keep G NextIDs calls in flight, each goroutine refilling
+// its own batch, and each goroutine's IDs still increase. The replica
+// answers no call until G are in flight: one shared batch, refilled by
+// one caller at a time, would leave the first call waiting for the rest,
+// which it answers as an error after a timeout instead of hanging.
+func TestBatchCallersCallAtOnce(t *testing.T) {
+	const g, batch = 4, 10
+	var c counter
+	var mu sync.Mutex
+	inFlight, maxInFlight := 0, 0
+	all := make(chan struct{})     // closed when g calls were in flight at once
+	timeout := make(chan struct{}) // closed 10s on: every call, waiting or not, fails
+	stop := time.AfterFunc(10*time.Second, func() { close(timeout) })
+	t.Cleanup(func() { stop.Stop() })
+	url := serveH2C(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		inFlight++
+		maxInFlight = max(maxInFlight, inFlight)
+		if inFlight == g {
+			select {
+			case <-all:
+			default:
+				close(all)
+			}
+		}
+		mu.Unlock()
+		defer func() { mu.Lock(); inFlight--; mu.Unlock() }()
+		select {
+		case <-all:
+			c.serve(w, r)
+		case <-timeout:
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintf(w, `{"code":"unavailable","message":"test replica: fewer than %d calls in flight after 10s"}`, g)
+		}
+	})
+	s, err := Subject(url, ConnectJSON, batch, snowlab.Layout{})
+	require.NoError(t, err)
+	res, err := workload.Burst(s, workload.BurstConfig{IDs: g * batch * 3, Goroutines: g, Repeats: 1}, nil)
+	require.NoError(t, err)
+	assert.Zero(t, res.Check.Errors, res.Check.FirstError)
+	assert.Equal(t, g*batch*3, res.Check.IDs)
+	assert.Zero(t, res.Check.Duplicates)
+	assert.Zero(t, res.Check.OrderViolations, "each goroutine's IDs increase")
+	assert.Equal(t, g, maxInFlight)
+	assert.Len(t, c.calls, g*3, "each goroutine refilled its batch 3 times")
 }

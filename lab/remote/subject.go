@@ -14,9 +14,10 @@ const MaxBatch = 100_000
 
 // Subject is the lab subject for the replica at base (http://HOST:PORT)
 // over protocol p. batch 0 calls NextID once per ID; above 0, Next takes
-// IDs from a batch of that many fetched with NextIDs (one caller at a time
-// refills it, so each goroutine still gets increasing IDs), and Fill asks
-// for what it needs in calls of at most MaxBatch. The replica must mint
+// IDs from a batch of that many fetched with NextIDs, each goroutine from
+// batches of its own (subject.PerCaller), so that its IDs increase while
+// the others' calls are in flight; Fill asks for what it needs in calls of
+// at most MaxBatch. The replica must mint
 // with layout (the zero Layout is the default) on one node id, under the
 // strict policy, for the lab's ceiling check to hold.
 func Subject(base string, p Protocol, batch int, layout snowlab.Layout) (subject.Subject, error) {
@@ -47,42 +48,67 @@ func Subject(base string, p Protocol, batch int, layout snowlab.Layout) (subject
 		Note:  "a snowidd replica over " + p.String() + ": every ID is a network round trip, or a share of one",
 		// The instances share the connection: it is the client's, not
 		// the generator's state.
-		New: func() (subject.Minter, error) { return &minter{c: c, batch: batch}, nil },
+		New: func() (subject.Minter, error) { return &minter{shared: caller{c: c, batch: batch}}, nil },
 	}, nil
 }
 
-// minter is a subject.Minter and subject.Filler over one replica.
+// minter is a subject.Minter, subject.Filler and subject.PerCaller over
+// one replica: the run's instance. The workloads call NewCaller once per
+// goroutine, so that each holds its own batch and G goroutines keep up to G
+// NextIDs calls in flight; Next on the instance itself serves any number
+// of goroutines through one shared batch, one refill at a time.
 type minter struct {
-	c     *conn
-	batch int
-
-	mu  sync.Mutex
-	buf []uint64
+	mu     sync.Mutex
+	shared caller
 }
 
 func (m *minter) Next() (subject.ID, error) {
-	if m.batch == 0 {
-		id, err := m.c.nextID()
-		return subject.ID{Lo: id}, err
+	if m.shared.batch == 0 {
+		return m.shared.Next() // no batch to share
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if len(m.buf) == 0 {
-		ids, err := m.c.nextIDs(m.batch)
+	return m.shared.Next()
+}
+
+func (m *minter) Fill(dst []subject.ID) (int, error) { return fill(m.shared.c, dst) }
+
+func (m *minter) NewCaller() subject.Minter { return &caller{c: m.shared.c, batch: m.shared.batch} }
+
+// caller is one goroutine's minter: its IDs come from batches only it
+// fetched, so they increase however the other goroutines' calls
+// interleave with its own on the server.
+type caller struct {
+	c     *conn
+	batch int
+	buf   []uint64
+}
+
+func (k *caller) Next() (subject.ID, error) {
+	if k.batch == 0 {
+		id, err := k.c.nextID()
+		return subject.ID{Lo: id}, err
+	}
+	if len(k.buf) == 0 {
+		ids, err := k.c.nextIDs(k.batch)
 		if err != nil {
 			return subject.ID{}, err
 		}
-		m.buf = ids
+		k.buf = ids
 	}
-	id := m.buf[0]
-	m.buf = m.buf[1:]
+	id := k.buf[0]
+	k.buf = k.buf[1:]
 	return subject.ID{Lo: id}, nil
 }
 
-func (m *minter) Fill(dst []subject.ID) (int, error) {
+func (k *caller) Fill(dst []subject.ID) (int, error) { return fill(k.c, dst) }
+
+// fill is Fill: NextIDs calls of at most MaxBatch, in order, so that the
+// IDs written increase.
+func fill(c *conn, dst []subject.ID) (int, error) {
 	n := 0
 	for n < len(dst) {
-		ids, err := m.c.nextIDs(min(len(dst)-n, MaxBatch))
+		ids, err := c.nextIDs(min(len(dst)-n, MaxBatch))
 		if err != nil {
 			return n, err
 		}

@@ -4,6 +4,7 @@
 // snowlab's own generators (Own), the physical-limit loops they are read
 // against (Limits) and other libraries (lab/peers) are driven by the same
 // workloads. A Minter needs only Next; a batch call (Filler), slow-path
-// counts (StatsReporter) and per-shard order (Sharder) are optional
-// interfaces that Fill and Stats look for.
+// counts (StatsReporter), per-shard order (Sharder) and per-goroutine
+// state (PerCaller) are optional interfaces that Fill, Stats and Callers
+// look for.
 package subject

@@ -79,6 +79,35 @@ func TestOptionalInterfaces(t *testing.T) {
 	_, ok = m.(StatsReporter)
 	assert.True(t, ok, "own generators count their slow paths")
 }
+
+// perCaller is a PerCaller counting the callers it made.
+type perCaller struct {
+	counting
+	made int
+}
+
+func (p *perCaller) NewCaller() Minter { p.made++; return &counting{n: uint64(p.made) << 32} }
+
+// TestCallers: a PerCaller gives each goroutine a minter of its own; any
+// other minter is every goroutine's.
+func TestCallers(t *testing.T) {
+	p := &perCaller{}
+	got := Callers(p, 3)
+	require.Len(t, got, 3)
+	assert.Equal(t, 3, p.made)
+	for i, m := range got {
+		assert.NotSame(t, p, m)
+		id, err := m.Next()
+		require.NoError(t, err)
+		assert.Equal(t, uint64(i+1)<<32+1, id.Lo, "caller %d draws on its own state", i)
+	}
+	c := &counting{}
+	for _, m := range Callers(c, 2) {
+		assert.Same(t, c, m)
+	}
+	assert.Empty(t, Callers(c, 0))
+}
+
 func TestSlotCapacity(t *testing.T) {
 	for _, tc := range []struct {
 		s    Subject

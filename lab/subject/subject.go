@@ -31,9 +31,10 @@ func (a ID) Bytes128() (b [16]byte) {
 
 // Minter is one live generator instance: all a library must offer is one
 // ID per call. What more it offers it says by implementing Filler (a
-// batch call), StatsReporter (slow-path counts) or Sharder (order per
-// shard), as a Writer says it can do more by implementing io.WriterTo;
-// the functions Fill and Stats use them where they are there.
+// batch call), StatsReporter (slow-path counts), Sharder (order per
+// shard) or PerCaller (state of its own for each goroutine), as a Writer
+// says it can do more by implementing io.WriterTo; the functions Fill,
+// Stats and Callers use them where they are there.
 type Minter interface {
 	// Next returns one ID.
 	Next() (ID, error)
@@ -55,6 +56,34 @@ type StatsReporter interface {
 // (OrderShard): it names the shard an ID came from.
 type Sharder interface {
 	ShardOf(ID) int
+}
+
+// PerCaller is implemented by a Minter whose callers each need state of
+// their own: a client that fetches IDs in batches and hands them out one
+// at a time must give each goroutine IDs from batches that goroutine
+// fetched, for that goroutine's IDs to increase (OrderCaller) while the
+// other goroutines' fetches are in flight. The workloads take one per
+// goroutine from the run's instance before they release the goroutines
+// (Callers); the instance still answers Stats and ShardOf for the run.
+type PerCaller interface {
+	// NewCaller returns a Minter for one goroutine's calls, drawing on
+	// the instance's generator. It need not be safe for concurrent use.
+	NewCaller() Minter
+}
+
+// Callers returns the Minter each of n goroutines calls: a NewCaller of m
+// each where m is a PerCaller, else m itself, which every goroutine shares.
+func Callers(m Minter, n int) []Minter {
+	out := make([]Minter, n)
+	pc, ok := m.(PerCaller)
+	for i := range out {
+		if ok {
+			out[i] = pc.NewCaller()
+		} else {
+			out[i] = m
+		}
+	}
+	return out
 }
 
 // Fill writes len(dst) IDs from m: through its batch call where m is a

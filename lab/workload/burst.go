@@ -71,19 +71,20 @@ func Burst(s subject.Subject, cfg BurstConfig, ev *perfevent.Counter) (result.Bu
 		if err != nil {
 			return res, fmt.Errorf("%s: %w", s.Name, err)
 		}
+		callers := subject.Callers(m, cfg.Goroutines)
 		ends := make([]int64, cfg.Goroutines)
 		errs := make([]error, cfg.Goroutines)
 		t0 := fanOut(cfg.Goroutines, nil, func(i int, _ int64) {
-			ids, rec := streams[i], recs[i]
+			ids, rec, caller := streams[i], recs[i], callers[i]
 			if cfg.Batch {
 				t := mono.Now()
-				n, err := subject.Fill(m, ids)
+				n, err := subject.Fill(caller, ids)
 				rec.Record(mono.Now() - t)
 				streams[i], errs[i] = ids[:n], err
 			} else {
 				for k := range ids {
 					t := mono.Now()
-					id, err := m.Next()
+					id, err := caller.Next()
 					rec.Record(mono.Now() - t)
 					if err != nil {
 						streams[i], errs[i] = ids[:k], err

@@ -173,6 +173,7 @@ func (p *saturation) repeat(buf streamBuf) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.Name, err)
 	}
+	callers := subject.Callers(m, g)
 	streams := buf.split(g)
 	var stop atomic.Bool
 	var timer *time.Timer
@@ -183,17 +184,17 @@ func (p *saturation) repeat(buf streamBuf) error {
 	cpu0, cpuOK := processCPU()
 	srv0, srvOK := serverCPU(s.ServerCPU)
 	t0 := fanOut(g, func() { timer = time.AfterFunc(cfg.Duration, func() { stop.Store(true) }) }, func(i int, _ int64) {
-		ids, rec, every := streams[i], p.recs[i], cfg.SampleEvery
+		ids, rec, every, caller := streams[i], p.recs[i], cfg.SampleEvery, callers[i]
 		k := 0
 		for ; k < len(ids) && !stop.Load(); k++ {
 			var id subject.ID
 			var err error
 			if k%every == 0 {
 				t := mono.Now()
-				id, err = m.Next()
+				id, err = caller.Next()
 				rec.Record(mono.Now() - t)
 			} else {
-				id, err = m.Next()
+				id, err = caller.Next()
 			}
 			if err != nil {
 				errs[i] = err

@@ -44,6 +44,7 @@ func Steady(s subject.Subject, cfg SteadyConfig) (result.SteadyResult, error) {
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", s.Name, err)
 	}
+	callers := subject.Callers(m, cfg.Workers)
 	interval := float64(time.Second) / cfg.Rate
 	streams := make([][]subject.ID, cfg.Workers)
 	recs := make([]*Recorder, cfg.Workers)
@@ -55,7 +56,7 @@ func Steady(s subject.Subject, cfg SteadyConfig) (result.SteadyResult, error) {
 	var nextCall atomic.Int64
 	srv0, srvOK := serverCPU(s.ServerCPU)
 	t0 := fanOut(cfg.Workers, nil, func(w int, t0 int64) {
-		ids, rec := streams[w], recs[w]
+		ids, rec, caller := streams[w], recs[w], callers[w]
 		wt := newWaiter()
 		defer wt.close()
 		for {
@@ -65,7 +66,7 @@ func Steady(s subject.Subject, cfg SteadyConfig) (result.SteadyResult, error) {
 			}
 			due := t0 + int64(float64(i)*interval)
 			waitUntil(wt, due)
-			id, err := m.Next()
+			id, err := caller.Next()
 			rec.Record(mono.Now() - due)
 			if err != nil {
 				errs[w] = err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -292,4 +293,67 @@ func TestWaitUntil(t *testing.T) {
 		waitUntil(w, due)
 		assert.GreaterOrEqual(t, mono.Now(), due, "waiting %v", ahead)
 	}
+}
+
+// errShared is what perCallerMinter's instance answers: a goroutine
+// called the run's instance instead of its own caller.
+var errShared = errors.New("the run's instance was called: its goroutines were not given callers of their own")
+
+// perCallerMinter is a subject.PerCaller whose instance refuses Next and
+// Fill; caller k mints k<<32+1, k<<32+2, …, unsynchronized, so the race
+// detector sees two goroutines sharing one.
+type perCallerMinter struct {
+	mu   sync.Mutex
+	made int
+}
+
+func (p *perCallerMinter) Next() (subject.ID, error)          { return subject.ID{}, errShared }
+func (p *perCallerMinter) Fill(dst []subject.ID) (int, error) { return 0, errShared }
+func (p *perCallerMinter) NewCaller() subject.Minter {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.made++
+	return &rangeCaller{next: uint64(p.made) << 32}
+}
+
+type rangeCaller struct{ next uint64 }
+
+func (c *rangeCaller) Next() (subject.ID, error) { c.next++; return subject.ID{Lo: c.next}, nil }
+
+// TestWorkloadsGiveEachGoroutineACaller: every workload calls a
+// PerCaller's instance through one caller per goroutine, made for the run.
+func TestWorkloadsGiveEachGoroutineACaller(t *testing.T) {
+	var made []*perCallerMinter
+	s := subject.Subject{Name: "per-caller", Order: subject.OrderCaller, Batch: true,
+		Decode: func(subject.ID) (time.Time, int) { return time.Now(), -1 },
+		New: func() (subject.Minter, error) {
+			m := &perCallerMinter{}
+			made = append(made, m)
+			return m, nil
+		}}
+	for _, batch := range []bool{false, true} {
+		made = nil
+		b, err := Burst(s, BurstConfig{IDs: 1000, Goroutines: 4, Repeats: 2, Pause: time.Millisecond, Batch: batch}, nil)
+		require.NoError(t, err)
+		assert.True(t, b.Check.OK(), "burst (batch %v): %+v", batch, b.Check)
+		assert.Equal(t, 2000, b.Check.IDs)
+		require.Len(t, made, 2, "one instance per repeat")
+		assert.Equal(t, 4, made[0].made)
+		assert.Equal(t, 4, made[1].made)
+	}
+
+	made = nil
+	sat, err := Saturate(s, 3, SaturateConfig{Duration: 5 * time.Millisecond, Repeats: 1})
+	require.NoError(t, err)
+	assert.True(t, sat.Check.OK(), "saturate: %+v", sat.Check)
+	require.Len(t, made, 1)
+	assert.Equal(t, 3, made[0].made)
+
+	made = nil
+	st, err := Steady(s, SteadyConfig{Rate: 100_000, Duration: 10 * time.Millisecond, Workers: 2})
+	require.NoError(t, err)
+	assert.True(t, st.Check.OK(), "steady: %+v", st.Check)
+	assert.Equal(t, 1000, st.Check.IDs)
+	require.Len(t, made, 1)
+	assert.Equal(t, 2, made[0].made)
 }
