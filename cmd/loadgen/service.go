@@ -35,6 +35,7 @@ type serviceOptions struct {
 	batches     []int
 	serverProcs int
 	serverCPUs  []int
+	shards      int
 	cpus        string
 	sweep       []int
 	duration    time.Duration
@@ -51,12 +52,17 @@ type serviceFlags struct {
 	bin, protocols, batches, sweep string
 	serverCPUs, cpus               string
 	serverProcs, satRepeats        int
+	shards                         int
 	workers                        int
 	duration, steadyDur            time.Duration
 }
 
 // maxServerProcs bounds -server-gomaxprocs.
 const maxServerProcs = 1024
+
+// maxServerShards bounds -server-shards: snowidd holds at most 64 node
+// ids (its -shards).
+const maxServerShards = 64
 
 // parseServiceFlags reads args; it returns the exit code to stop with, or
 // -1 to go on.
@@ -68,6 +74,7 @@ func parseServiceFlags(args []string, stderr io.Writer) (serviceOptions, int) {
 	fs.StringVar(&f.protocols, "protocols", remote.JoinProtocols(remote.Protocols, ","), "comma list of protocols to measure NextID over")
 	fs.StringVar(&f.batches, "batches", "1,10,100,1000,10000", fmt.Sprintf("comma list of NextIDs batch sizes measured over gRPC, each 1 to %d", remote.MaxBatch))
 	fs.IntVar(&f.serverProcs, "server-gomaxprocs", 1, fmt.Sprintf("GOMAXPROCS of the snowidd process, 1 to %d", maxServerProcs))
+	fs.IntVar(&f.shards, "server-shards", 1, fmt.Sprintf("node ids snowidd mints on (its -shards: a node-per-shard generator above 1), 1 to %d", maxServerShards))
 	fs.StringVar(&f.serverCPUs, "server-cpus", "", "run snowidd on these CPUs only, e.g. 0 or 0-3 (Linux, as taskset does); empty: wherever the system puts it")
 	fs.StringVar(&f.cpus, "cpus", "", "run the lab on these CPUs only, e.g. 1 (Linux; the result's host records them); "+
 		"give the server and the lab separate CPUs so that each figure is the server's, not the two fighting for cores")
@@ -98,7 +105,7 @@ func parseServiceFlags(args []string, stderr io.Writer) (serviceOptions, int) {
 
 // options checks the flags, naming the first one out of range.
 func (f serviceFlags) options() (serviceOptions, error) {
-	o := serviceOptions{bin: f.bin, serverProcs: f.serverProcs, duration: f.duration, satRepeats: f.satRepeats, steadyDur: f.steadyDur,
+	o := serviceOptions{bin: f.bin, serverProcs: f.serverProcs, shards: f.shards, duration: f.duration, satRepeats: f.satRepeats, steadyDur: f.steadyDur,
 		workers: f.workers, cpus: f.cpus}
 	if f.serverCPUs != "" {
 		cpus, err := host.ParseCPUList(f.serverCPUs)
@@ -129,6 +136,8 @@ func (f serviceFlags) options() (serviceOptions, error) {
 	switch {
 	case f.serverProcs < 1 || f.serverProcs > maxServerProcs:
 		return o, fmt.Errorf("-server-gomaxprocs %d: want 1 to %d", f.serverProcs, maxServerProcs)
+	case f.shards < 1 || f.shards > maxServerShards:
+		return o, fmt.Errorf("-server-shards %d: want 1 to %d", f.shards, maxServerShards)
 	case f.duration <= 0 || f.duration > workload.MaxDuration:
 		return o, fmt.Errorf("-duration %v: want more than 0, at most %v", f.duration, workload.MaxDuration)
 	case o.steadyDur < 0 || o.steadyDur > workload.MaxDuration:
@@ -172,7 +181,7 @@ func runService(args, command []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer restore()
-	rep, err := startReplica(o.bin, o.serverProcs, o.serverCPUs)
+	rep, err := startReplica(o.bin, o.serverProcs, o.shards, o.serverCPUs)
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen service: %v\n", err)
 		return exitFailure
@@ -220,10 +229,10 @@ func (s *syncBuffer) String() string {
 	return strings.TrimSpace(s.b.String())
 }
 
-// startReplica starts bin on a free loopback port with one static node id
-// and GOMAXPROCS procs, on cpus (nil: any), and waits until it reports
-// ready.
-func startReplica(bin string, procs int, cpus []int) (*replica, error) {
+// startReplica starts bin on a free loopback port with shards static node
+// ids from 1 and GOMAXPROCS procs, on cpus (nil: any), and waits until it
+// reports ready.
+func startReplica(bin string, procs, shards int, cpus []int) (*replica, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("finding a free port: %v", err)
@@ -231,7 +240,7 @@ func startReplica(bin string, procs int, cpus []int) (*replica, error) {
 	addr := l.Addr().String()
 	_ = l.Close()
 	r := &replica{base: "http://" + addr, done: make(chan struct{}), stderr: new(syncBuffer)}
-	r.cmd = exec.Command(bin, "-listen", addr, "-lease", "static:1", "-grace", "2s")
+	r.cmd = exec.Command(bin, "-listen", addr, "-lease", "static:1", "-shards", strconv.Itoa(shards), "-grace", "2s")
 	r.cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(procs))
 	r.cmd.Stdout, r.cmd.Stderr = r.stderr, r.stderr
 	start := r.cmd.Start
@@ -267,6 +276,14 @@ func startReplica(bin string, procs int, cpus []int) (*replica, error) {
 // system says (Linux's /proc).
 func (r *replica) cpu() (time.Duration, bool) { return host.ProcessCPU(r.cmd.Process.Pid) }
 
+// onShards says how many node ids a replica mints on, if more than one.
+func onShards(n int) string {
+	if n <= 1 {
+		return ""
+	}
+	return fmt.Sprintf(", %d node ids (-shards %d)", n, n)
+}
+
 // onCPUs says which CPUs a process was held to, if any.
 func onCPUs(cpus []int) string {
 	if cpus == nil {
@@ -298,12 +315,13 @@ func (r *replica) stop() error {
 // per batch size over gRPC) and the in-process generator they stand
 // beside.
 func serviceSubjects(rep *replica, o serviceOptions) (unbatched, all []subject.Subject, err error) {
-	note := fmt.Sprintf("; snowidd on loopback, GOMAXPROCS=%d%s; open loop from %d workers", o.serverProcs, onCPUs(o.serverCPUs), o.workers)
+	note := fmt.Sprintf("; snowidd on loopback, GOMAXPROCS=%d%s%s; open loop from %d workers", o.serverProcs, onCPUs(o.serverCPUs), onShards(o.shards), o.workers)
 	add := func(p remote.Protocol, batch int) error {
 		s, err := remote.Subject(rep.base, p, batch, snowlab.Layout{})
 		if err != nil {
 			return err
 		}
+		s = remote.OnNodes(s, o.shards)
 		s.Note += note
 		s.ServerCPU = rep.cpu
 		all = append(all, s)
@@ -391,6 +409,7 @@ func peakOf(run *result.Run, name string) result.SaturateResult {
 type serviceSummary struct {
 	serverProcs int
 	serverCPUs  []int
+	shards      int
 	unbatched   []summaryRow // req/s per protocol: the sweep's maximum
 	batches     []summaryRow // IDs/s per batch size over gRPC
 	inProcess   summaryRow
@@ -413,7 +432,7 @@ func row(run *result.Run, label, name string) summaryRow {
 }
 
 func summarizeService(run *result.Run, o serviceOptions) serviceSummary {
-	s := serviceSummary{serverProcs: o.serverProcs, serverCPUs: o.serverCPUs, steady: run.Steady}
+	s := serviceSummary{serverProcs: o.serverProcs, serverCPUs: o.serverCPUs, shards: o.shards, steady: run.Steady}
 	for _, p := range o.protocols {
 		name := fmt.Sprintf("snowidd/%s/NextID", p)
 		s.unbatched = append(s.unbatched, row(run, p.String(), name))
@@ -431,6 +450,17 @@ func summarizeService(run *result.Run, o serviceOptions) serviceSummary {
 	return s
 }
 
+// overOneNode compares a rate to one node id's ceiling, for a replica
+// minting on several.
+func (s serviceSummary) overOneNode(v float64) string {
+	if s.shards <= 1 {
+		return ""
+	}
+	l := snowlab.Layout{}.OrDefault()
+	one := float64(l.MaxSeq()+1) / l.Unit.Seconds()
+	return fmt.Sprintf(" = %.2f× one node id's ceiling", v/one)
+}
+
 // perCoreText is what a server core gives, where it was read.
 func (r summaryRow) perCoreText(unit string) string {
 	if r.perCore <= 0 {
@@ -441,12 +471,12 @@ func (r summaryRow) perCoreText(unit string) string {
 }
 
 func writeServiceSummary(w io.Writer, s serviceSummary) {
-	fmt.Fprintf(w, "\nsnowidd on loopback, GOMAXPROCS=%d%s (the sweep's maximum):\n", s.serverProcs, onCPUs(s.serverCPUs))
+	fmt.Fprintf(w, "\nsnowidd on loopback, GOMAXPROCS=%d%s%s (the sweep's maximum):\n", s.serverProcs, onCPUs(s.serverCPUs), onShards(s.shards))
 	for _, r := range s.unbatched {
 		fmt.Fprintf(w, "  NextID over %-14s %12.0f req/s%s\n", r.name, r.value, r.perCoreText("req/s"))
 	}
 	for _, r := range s.batches {
-		fmt.Fprintf(w, "  NextIDs(%s) over grpc %*s %12.0f IDs/s%s\n", r.name, max(0, 6-len(r.name)), "", r.value, r.perCoreText("IDs/s"))
+		fmt.Fprintf(w, "  NextIDs(%s) over grpc %*s %12.0f IDs/s%s%s\n", r.name, max(0, 6-len(r.name)), "", r.value, r.perCoreText("IDs/s"), s.overOneNode(r.value))
 	}
 	fmt.Fprintf(w, "  in process, %-15s %12.0f IDs/s\n", s.inProcess.name, s.inProcess.value)
 	if s.oneCaller > 0 && s.roundTrip > 0 {

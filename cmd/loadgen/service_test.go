@@ -33,6 +33,8 @@ func TestServiceFlags(t *testing.T) {
 		{[]string{"-snowidd", bin, "-protocols", "grpc,grpc-web+json"}, `-protocols: remote: unknown protocol "grpc-web+json"`},
 		{[]string{"-snowidd", bin, "-server-gomaxprocs", "0"}, "-server-gomaxprocs 0: want 1 to"},
 		{[]string{"-snowidd", bin, "-server-cpus", "0-x"}, `-server-cpus "0-x"`},
+		{[]string{"-snowidd", bin, "-server-shards", "0"}, "-server-shards 0: want 1 to 64"},
+		{[]string{"-snowidd", bin, "-server-shards", "65"}, "-server-shards 65"},
 		{[]string{"-snowidd", bin, "-cpus", "z"}, `-cpus "z"`},
 		{[]string{"-snowidd", bin, "-sweep", "1,0"}, `-sweep: "0"`},
 		{[]string{"-snowidd", bin, "-duration", "0s"}, "-duration 0s"},
@@ -110,4 +112,11 @@ func TestServiceSummary(t *testing.T) {
 	assert.Contains(t, b.String(), "p50 200µs  p99 900µs  p99.9 2ms")
 	assert.Contains(t, b.String(), "9000 req/s   (20000 req/s per server core: 50µs of its CPU each)")
 	assert.Contains(t, b.String(), "server CPU 70µs per call at this rate")
+	assert.NotContains(t, b.String(), "ceiling")
+
+	s.shards = 2
+	b.Reset()
+	writeServiceSummary(&b, s)
+	assert.Contains(t, b.String(), "GOMAXPROCS=1, 2 node ids (-shards 2)")
+	assert.Contains(t, b.String(), "30000 IDs/s = 0.01× one node id's ceiling")
 }

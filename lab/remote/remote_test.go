@@ -263,6 +263,22 @@ func TestSubject(t *testing.T) {
 	s, err = Subject(url, GRPC, 0, snowlab.Layout{})
 	require.NoError(t, err)
 	assert.Equal(t, "snowidd/grpc/NextID", s.Name)
+
+	// On three node ids: three ceilings, and order per node id, which
+	// the minter names.
+	s1 := OnNodes(s, 1)
+	assert.Equal(t, subject.OrderCaller, s1.Order)
+	assert.Equal(t, 1, s1.Nodes)
+	s3 := OnNodes(s, 3)
+	assert.InDelta(t, 3*4_096_000, s3.Ceiling(), 1)
+	assert.Equal(t, subject.OrderShard, s3.Order)
+	m, err = s3.New()
+	require.NoError(t, err)
+	sh, ok := m.(subject.Sharder)
+	require.True(t, ok, "the minter names an ID's shard")
+	id, err := snowlab.Layout{}.OrDefault().Compose(time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), 2, 5)
+	require.NoError(t, err)
+	assert.Equal(t, 2, sh.ShardOf(subject.ID{Lo: uint64(id)}))
 }
 
 func TestSubjectRefusesBadInput(t *testing.T) {

@@ -17,9 +17,9 @@ const MaxBatch = 100_000
 // IDs from a batch of that many fetched with NextIDs, each goroutine from
 // batches of its own (subject.PerCaller), so that its IDs increase while
 // the others' calls are in flight; Fill asks for what it needs in calls of
-// at most MaxBatch. The replica must mint
-// with layout (the zero Layout is the default) on one node id, under the
-// strict policy, for the lab's ceiling check to hold.
+// at most MaxBatch. The replica must mint with layout (the zero Layout is
+// the default) under the strict policy, for the lab's ceiling check to
+// hold, and on one node id (OnNodes says how many otherwise).
 func Subject(base string, p Protocol, batch int, layout snowlab.Layout) (subject.Subject, error) {
 	if batch < 0 || batch > MaxBatch {
 		return subject.Subject{}, fmt.Errorf("remote: batch %d: want 0 (NextID) or 1 to %d", batch, MaxBatch)
@@ -48,8 +48,19 @@ func Subject(base string, p Protocol, batch int, layout snowlab.Layout) (subject
 		Note:  "a snowidd replica over " + p.String() + ": every ID is a network round trip, or a share of one",
 		// The instances share the connection: it is the client's, not
 		// the generator's state.
-		New: func() (subject.Minter, error) { return &minter{shared: caller{c: c, batch: batch}}, nil },
+		New: func() (subject.Minter, error) { return &minter{shared: caller{c: c, batch: batch}, layout: l}, nil },
 	}, nil
+}
+
+// OnNodes is s, a Subject, for a replica minting on n node ids (snowidd
+// -shards n, a node-per-shard generator): its ceiling is n node ids', and
+// a caller's IDs increase per node id only, since consecutive calls may be
+// answered from different ones.
+func OnNodes(s subject.Subject, n int) subject.Subject {
+	if n > 1 {
+		s.Nodes, s.Order = n, subject.OrderShard
+	}
+	return s
 }
 
 // minter is a subject.Minter, subject.Filler and subject.PerCaller over
@@ -60,7 +71,11 @@ func Subject(base string, p Protocol, batch int, layout snowlab.Layout) (subject
 type minter struct {
 	mu     sync.Mutex
 	shared caller
+	layout snowlab.Layout
 }
+
+// ShardOf is an ID's node id: a replica's shards are its node ids.
+func (m *minter) ShardOf(id subject.ID) int { return m.layout.Decode(snowlab.ID(id.Lo)).Node }
 
 func (m *minter) Next() (subject.ID, error) {
 	if m.shared.batch == 0 {
