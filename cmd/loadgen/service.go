@@ -41,6 +41,7 @@ type serviceOptions struct {
 	duration    time.Duration
 	satRepeats  int
 	steadyDur   time.Duration
+	steadyShare float64
 	workers     int
 	out         string
 	noWrite     bool
@@ -55,6 +56,7 @@ type serviceFlags struct {
 	shards                         int
 	workers                        int
 	duration, steadyDur            time.Duration
+	steadyShare                    float64
 }
 
 // maxServerProcs bounds -server-gomaxprocs.
@@ -81,7 +83,8 @@ func parseServiceFlags(args []string, stderr io.Writer) (serviceOptions, int) {
 	fs.StringVar(&f.sweep, "sweep", "1,64", fmt.Sprintf("saturate: comma list of caller goroutine counts, each 1 to %d (1 is the one-caller limit)", workload.MaxGoroutines))
 	fs.DurationVar(&f.duration, "duration", time.Second, fmt.Sprintf("saturate: length of one repeat (more than 0, at most %v)", workload.MaxDuration))
 	fs.IntVar(&f.satRepeats, "sat-repeats", 3, fmt.Sprintf("saturate: repeats per goroutine count (1 to %d)", workload.MaxRepeats))
-	fs.DurationVar(&f.steadyDur, "steady-duration", 0, fmt.Sprintf("steady: length of each open-loop run at half the measured maximum (0: -duration; at most %v)", workload.MaxDuration))
+	fs.DurationVar(&f.steadyDur, "steady-duration", 0, fmt.Sprintf("steady: length of each open-loop run (0: -duration; at most %v)", workload.MaxDuration))
+	fs.Float64Var(&f.steadyShare, "steady-share", 0.5, "steady: the open loop's rate as a share of the subject's measured maximum, more than 0, at most 1 (the goals are read at half)")
 	fs.IntVar(&f.workers, "steady-workers", 8, fmt.Sprintf("steady: goroutines issuing the open-loop calls, 1 to %d (each waits for its call's due time "+
 		"yielding the last 2ms, so more of them take CPU from a server on the same cores)", workload.MaxGoroutines))
 	out := fs.String("out", "results", "folder for the result files (JSON, Markdown, SVG charts, HTML)")
@@ -105,7 +108,7 @@ func parseServiceFlags(args []string, stderr io.Writer) (serviceOptions, int) {
 
 // options checks the flags, naming the first one out of range.
 func (f serviceFlags) options() (serviceOptions, error) {
-	o := serviceOptions{bin: f.bin, serverProcs: f.serverProcs, shards: f.shards, duration: f.duration, satRepeats: f.satRepeats, steadyDur: f.steadyDur,
+	o := serviceOptions{bin: f.bin, serverProcs: f.serverProcs, shards: f.shards, duration: f.duration, satRepeats: f.satRepeats, steadyDur: f.steadyDur, steadyShare: f.steadyShare,
 		workers: f.workers, cpus: f.cpus}
 	if f.serverCPUs != "" {
 		cpus, err := host.ParseCPUList(f.serverCPUs)
@@ -140,6 +143,8 @@ func (f serviceFlags) options() (serviceOptions, error) {
 		return o, fmt.Errorf("-server-shards %d: want 1 to %d", f.shards, maxServerShards)
 	case f.duration <= 0 || f.duration > workload.MaxDuration:
 		return o, fmt.Errorf("-duration %v: want more than 0, at most %v", f.duration, workload.MaxDuration)
+	case !(f.steadyShare > 0 && f.steadyShare <= 1):
+		return o, fmt.Errorf("-steady-share %v: want more than 0, at most 1", f.steadyShare)
 	case o.steadyDur < 0 || o.steadyDur > workload.MaxDuration:
 		return o, fmt.Errorf("-steady-duration %v: want more than 0, at most %v", f.steadyDur, workload.MaxDuration)
 	case f.satRepeats < 1 || f.satRepeats > workload.MaxRepeats:
@@ -352,7 +357,7 @@ func serviceSubjects(rep *replica, o serviceOptions) (unbatched, all []subject.S
 const inProcessSubject = "atomicgen/strict"
 
 // measureService runs the saturate sweep over every subject, then each
-// unbatched remote subject open-loop at half the maximum it reached, into
+// unbatched remote subject open-loop at -steady-share (half) of the maximum it reached, into
 // one result.
 func measureService(rep *replica, o serviceOptions, command []string, stderr io.Writer) (*result.Run, error) {
 	unbatched, all, err := serviceSubjects(rep, o)
@@ -373,10 +378,10 @@ func measureService(rep *replica, o serviceOptions, command []string, stderr io.
 	for i, s := range unbatched {
 		peak := maxIDsPerSec(run, s.Name)
 		if peak <= 0 {
-			return nil, fmt.Errorf("%s: no saturate figure to take half of", s.Name)
+			return nil, fmt.Errorf("%s: no saturate figure to take a share of", s.Name)
 		}
 		steady := lab.Suite{Subjects: []subject.Subject{s}, Workloads: lab.Workloads{Steady: true},
-			Steady: workload.SteadyConfig{Rate: peak / 2, Duration: o.steadyDur, Workers: o.workers}}
+			Steady: workload.SteadyConfig{Rate: peak * o.steadyShare, Duration: o.steadyDur, Workers: o.workers}}
 		n := suite.Steps() + i
 		steady.Progress = func(int, int, string) { bar.step(n, 0, "steady "+s.Name) }
 		r, err := steady.Measure()
