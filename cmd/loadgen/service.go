@@ -141,10 +141,15 @@ func (f serviceFlags) options() (serviceOptions, error) {
 	case f.workers < 1 || f.workers > workload.MaxGoroutines:
 		return o, fmt.Errorf("-steady-workers %d: want 1 to %d", f.workers, workload.MaxGoroutines)
 	}
-	if st, err := os.Stat(f.bin); err != nil || st.IsDir() {
-		return o, fmt.Errorf("-snowidd %s: no snowidd binary there (make snowidd builds it to bin/snowidd)", f.bin)
+	return o, snowiddBinary("-snowidd", f.bin)
+}
+
+// snowiddBinary checks that the flag named flag names a file to start.
+func snowiddBinary(flag, bin string) error {
+	if st, err := os.Stat(bin); err != nil || st.IsDir() {
+		return fmt.Errorf("%s %s: no snowidd binary there (make snowidd builds it to bin/snowidd)", flag, bin)
 	}
-	return o, nil
+	return nil
 }
 
 // intList reads a comma list of integers from lo to hi.

@@ -339,7 +339,7 @@ func serviceBatchesReorder(f Findings) Verdict {
 		}
 		lift := ""
 		if hasOne && one.Best.IDsPerSec > 0 {
-			lift = fmt.Sprintf(", %s NextID's best", times(b.Best.IDsPerSec/one.Best.IDsPerSec))
+			lift = fmt.Sprintf(" (%s NextID's best)", times(b.Best.IDsPerSec/one.Best.IDsPerSec))
 		}
 		cells = append(cells, fmt.Sprintf("%s: %s, window %s%s", b.Name, units.Rate(b.Best.IDsPerSec), ns(w), capped))
 		parts = append(parts, fmt.Sprintf("%s delivered up to %s%s and reordered by %s%s (%s the bound, %s)", b.Name,

@@ -82,7 +82,7 @@ func TestVerdicts(t *testing.T) {
 	assert.Contains(t, vs[7].Why, "0.9× the 10.0k/s its median round trip (100µs) allows")
 	assert.Contains(t, vs[7].Why, "0.2× the documents' 0.5 ms")
 	assert.Contains(t, vs[7].Why, "took 200µs at the median (4.50k/s): the service's hop costs 0.5× a database round trip")
-	assert.Contains(t, vs[8].Why, "snowidd/1000 delivered up to 100k/s, 2.5× NextID's best and reordered by 80ms")
+	assert.Contains(t, vs[8].Why, "snowidd/1000 delivered up to 100k/s (2.5× NextID's best) and reordered by 80ms")
 	assert.Contains(t, vs[8].Why, "at most 300µs, within the longest call (400µs)")
 
 	// A slow disk: 2 ms per flush, the row at 450/s. The ceiling holds,
