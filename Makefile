@@ -21,8 +21,10 @@ CROSS_BUILD_ALL ?= linux/amd64 darwin/arm64 windows/amd64
 all: test
 
 ## test: vet (every module), gofmt check, the workflows' lint, and the
-## race-enabled test suite. The etcdlease module's tests need etcd: `make
-## test-etcd`; snowidd's: `make test-snowidd`.
+## race-enabled test suite, which builds bin/snowidd first for the lab's
+## tests that call a replica (lab/replica/replicatest starts it). The
+## etcdlease module's tests need etcd: `make test-etcd`; snowidd's: `make
+## test-snowidd`.
 test: vet vet-etcd vet-snowidd fmt lint-actions race
 
 vet:
@@ -36,7 +38,7 @@ fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-race:
+race: snowidd
 	$(GO) test -race -count=1 ./...
 
 ## vet-snowidd: go vet the nested snowidd module (the service)
@@ -156,12 +158,13 @@ pg:
 	$(GO) run ./cmd/loadgen btree -pg "$$dsn" $(BTREE_FLAGS)
 
 ## alternatives: the ID schemes the design documents reject (ticket row, sequences,
-## blocks, stride) beside snowlab on a throwaway PostgreSQL (scripts/pg.sh, which
+## blocks, stride) beside snowlab, in process and through a snowidd replica (bin/snowidd,
+## started on loopback for the run), on a throwaway PostgreSQL (scripts/pg.sh, which
 ## also crashes and restarts it for the crash experiment), stopped afterwards;
 ## writes results/*-alternatives.*. Pass e.g. ALTERNATIVES_FLAGS='-duration 5s'.
 ## Against a server of your own (no crash experiment, no commit latency unless local):
-## go run ./cmd/loadgen alternatives -pg postgres://user@host:port/db
-alternatives:
+## go run ./cmd/loadgen alternatives -pg postgres://user@host:port/db [-snowidd http://HOST:PORT]
+alternatives: snowidd
 	@dsn=$$(scripts/pg.sh start) || exit 1; \
 	trap 'scripts/pg.sh stop "$$dsn"' EXIT; \
-	$(GO) run ./cmd/loadgen alternatives -pg "$$dsn" -pg-control scripts/pg.sh $(ALTERNATIVES_FLAGS)
+	$(GO) run ./cmd/loadgen alternatives -pg "$$dsn" -pg-control scripts/pg.sh -snowidd-bin bin/snowidd $(ALTERNATIVES_FLAGS)

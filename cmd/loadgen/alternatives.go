@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/snowlab/snowlab/lab/alternatives"
 	"github.com/snowlab/snowlab/lab/redact"
+	"github.com/snowlab/snowlab/lab/replica"
 )
 
 // runAlternatives is `loadgen alternatives`: the ID schemes the design
@@ -25,7 +27,10 @@ func runAlternatives(args, command []string, stdout, stderr io.Writer) int {
 	demand := fs.Float64("demand", alternatives.DefaultDemand, fmt.Sprintf("the fleet's IDs/s, shared by the clients (more than 0, at most %g; -1: as fast as they go)", float64(alternatives.MaxDemand)))
 	maxIDs := fs.Int("max-ids", alternatives.DefaultMaxIDs, fmt.Sprintf("most IDs recorded per run (1 to %d)", alternatives.MaxIDs))
 	skew := fs.Duration("skew", alternatives.DefaultSkew, fmt.Sprintf("snowlab clients' clock offsets spread over ±skew (0 to %v)", alternatives.MaxSkew))
-	schemes := fs.String("schemes", "all", "comma list of ticket, sequence/cache-N, series/N, block/N, block/N+double, stride, snowlab (or all)")
+	schemes := fs.String("schemes", "all", "comma list of ticket, sequence/cache-N, series/N, block/N, block/N+double, stride, snowlab, snowidd, snowidd/N (or all)")
+	snowiddURL := fs.String("snowidd", "", "base URL (http://HOST:PORT) of a running snowidd replica for the snowidd schemes")
+	snowiddBin := fs.String("snowidd-bin", "", "a snowidd binary to start on loopback for the run's snowidd schemes (make snowidd builds bin/snowidd); "+
+		"without this or -snowidd those schemes are skipped, and the report says so")
 	control := fs.String("pg-control", "", "script that crashes and restarts the server (scripts/pg.sh, for a server it started): runs the crash experiment")
 	crashClients := fs.Int("crash-clients", alternatives.DefaultCrashClients, fmt.Sprintf("crash experiment: clients on the row (1 to %d)", alternatives.MaxClients))
 	crashAfter := fs.Duration("crash-after", alternatives.DefaultCrashAfter, fmt.Sprintf("crash experiment: how long the clients run before the stop (more than 0, at most %v)", alternatives.MaxDuration))
@@ -53,6 +58,18 @@ func runAlternatives(args, command []string, stdout, stderr io.Writer) int {
 	sc, err := alternatives.ParseSchemes(*schemes)
 	if err != nil {
 		return fail("-schemes: %v", err)
+	}
+	switch {
+	case *snowiddURL != "" && *snowiddBin != "":
+		return fail("-snowidd %s and -snowidd-bin %s: name a running replica or a binary to start, not both", *snowiddURL, *snowiddBin)
+	case *snowiddURL != "":
+		if err := (alternatives.Options{Snowidd: *snowiddURL}).Validate(); err != nil {
+			return fail("-snowidd: %v", err)
+		}
+	case *snowiddBin != "":
+		if err := snowiddBinary("-snowidd-bin", *snowiddBin); err != nil {
+			return fail("%v", err)
+		}
 	}
 	switch {
 	case *duration <= 0 || *duration > alternatives.MaxDuration:
@@ -86,15 +103,43 @@ func runAlternatives(args, command []string, stdout, stderr io.Writer) int {
 	if !*quiet {
 		o.Progress = func(msg string) { fmt.Fprintln(stderr, redact.String(msg)) }
 	}
+	var rep *replica.Replica
+	if callsSnowidd(sc) {
+		switch {
+		case *snowiddBin != "":
+			if rep, err = replica.Start(*snowiddBin, replica.Config{}); err != nil {
+				fmt.Fprintf(stderr, "loadgen alternatives: %v\n", err)
+				return exitFailure
+			}
+			o.Snowidd = rep.URL
+			o.SnowiddNote = fmt.Sprintf("%s started for the run on loopback, static node id %d, every core", *snowiddBin, replica.Node)
+		case *snowiddURL != "":
+			o.Snowidd, o.SnowiddNote = *snowiddURL, "a running replica (-snowidd)"
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	res, runErr := alternatives.Execute(ctx, o)
+	if rep != nil {
+		runErr = errors.Join(runErr, rep.Stop())
+	}
 	if res == nil {
 		fmt.Fprintf(stderr, "loadgen alternatives: %s\n", redact.String(runErr.Error()))
 		return exitFailure
 	}
 	return finishExperiment("alternatives", stdout, stderr, func(w io.Writer) error { return alternatives.WriteTable(w, res) },
 		*noWrite, func() ([]string, error) { return alternatives.WriteFiles(*out, res) }, runErr)
+}
+
+// callsSnowidd reports whether any of the schemes calls a snowidd
+// replica, so that one is started only for a run that uses it.
+func callsSnowidd(schemes []alternatives.Scheme) bool {
+	for _, s := range schemes {
+		if s.Kind == alternatives.Snowidd {
+			return true
+		}
+	}
+	return false
 }
 
 func clientsText(ns []int) string {

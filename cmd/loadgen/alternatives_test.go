@@ -8,10 +8,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/snowlab/snowlab/lab/replica/replicatest"
 )
 
 func TestAlternativesUsageErrors(t *testing.T) {
 	pg := []string{"alternatives", "-pg", "postgres://u@127.0.0.1:1/db"}
+	bin := filepath.Join(t.TempDir(), "snowidd")
+	require.NoError(t, os.WriteFile(bin, nil, 0o755))
 	for _, extra := range [][]string{
 		{"-clients", "0"},
 		{"-clients", "1,1"},
@@ -28,6 +32,12 @@ func TestAlternativesUsageErrors(t *testing.T) {
 		{"-crash-after", "0s"},
 		{"-fsync-seconds", "0"},
 		{"-pg-control", "/no/such/script"},
+		{"-snowidd", "grpc://127.0.0.1:1"},
+		{"-snowidd", "127.0.0.1:8080"},
+		{"-snowidd-bin", "/no/such/snowidd"},
+		{"-snowidd-bin", t.TempDir()},
+		{"-snowidd", "http://127.0.0.1:1", "-snowidd-bin", bin},
+		{"-schemes", "snowidd/0"},
 		{"extra"},
 	} {
 		args := append(append([]string{}, pg...), extra...)
@@ -63,10 +73,26 @@ func TestAlternativesWritesResults(t *testing.T) {
 		t.Skip("PG_DSN not set (the experiment itself is tested in lab/alternatives, which SNOWLAB_REQUIRE_PG makes required)")
 	}
 	dir := t.TempDir()
-	code, out, errs := runArgs("alternatives", "-q", "-pg", dsn, "-clients", "2", "-duration", "100ms",
-		"-schemes", "ticket,block/24,snowlab", "-fsync-seconds", "-1", "-out", dir)
+	args := []string{"alternatives", "-q", "-pg", dsn, "-clients", "2", "-duration", "100ms",
+		"-schemes", "ticket,block/24,snowlab,snowidd,snowidd/100", "-fsync-seconds", "-1", "-out", dir}
+	// The snowidd schemes run on a replica started from the binary
+	// replicatest finds (CI builds one and requires it), and are skipped
+	// with the reason printed without one.
+	bin, _ := replicatest.Binary()
+	if bin != "" {
+		args = append(args, "-snowidd-bin", bin)
+	} else if os.Getenv("SNOWLAB_REQUIRE_SNOWIDD") == "1" {
+		t.Fatal("SNOWLAB_REQUIRE_SNOWIDD=1 but no snowidd binary (make snowidd)")
+	}
+	code, out, errs := runArgs(args...)
 	require.Equal(t, exitOK, code, errs)
 	assert.Contains(t, out, "One row does about 4,000 IDs/s")
+	if bin != "" {
+		assert.Regexp(t, `(?m)^snowidd/100 +2 `, out, "the batched service scheme ran")
+		assert.NotContains(t, out, "snowidd skipped")
+	} else {
+		assert.Contains(t, out, "snowidd skipped: no snowidd replica")
+	}
 	for _, pattern := range []string{"*-alternatives.json", "*-alternatives.md", filepath.Join("*-alternatives", "ids-per-sec.svg"),
 		filepath.Join("*-alternatives", "inversion-window.svg")} {
 		m, _ := filepath.Glob(filepath.Join(dir, pattern))

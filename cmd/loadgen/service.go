@@ -1,27 +1,21 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"flag"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/lab"
 	"github.com/snowlab/snowlab/lab/host"
 	"github.com/snowlab/snowlab/lab/remote"
+	"github.com/snowlab/snowlab/lab/replica"
 	"github.com/snowlab/snowlab/lab/report"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
@@ -152,10 +146,15 @@ func (f serviceFlags) options() (serviceOptions, error) {
 	case f.workers < 1 || f.workers > workload.MaxGoroutines:
 		return o, fmt.Errorf("-steady-workers %d: want 1 to %d", f.workers, workload.MaxGoroutines)
 	}
-	if st, err := os.Stat(f.bin); err != nil || st.IsDir() {
-		return o, fmt.Errorf("-snowidd %s: no snowidd binary there (make snowidd builds it to bin/snowidd)", f.bin)
+	return o, snowiddBinary("-snowidd", f.bin)
+}
+
+// snowiddBinary checks that the flag named flag names a file to start.
+func snowiddBinary(flag, bin string) error {
+	if st, err := os.Stat(bin); err != nil || st.IsDir() {
+		return fmt.Errorf("%s %s: no snowidd binary there (make snowidd builds it to bin/snowidd)", flag, bin)
 	}
-	return o, nil
+	return nil
 }
 
 // intList reads a comma list of integers from lo to hi.
@@ -186,13 +185,13 @@ func runService(args, command []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer restore()
-	rep, err := startReplica(o.bin, o.serverProcs, o.shards, o.serverCPUs)
+	rep, err := replica.Start(o.bin, replica.Config{Procs: o.serverProcs, Shards: o.shards, CPUs: o.serverCPUs})
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen service: %v\n", err)
 		return exitFailure
 	}
 	res, err := measureService(rep, o, command, stderr)
-	if stopErr := rep.stop(); err == nil && stopErr != nil {
+	if stopErr := rep.Stop(); err == nil && stopErr != nil {
 		err = stopErr
 	}
 	if err != nil {
@@ -206,80 +205,6 @@ func runService(args, command []string, stdout, stderr io.Writer) int {
 	writeServiceSummary(stdout, summarizeService(res, o))
 	return finishSuiteRun("loadgen service", o.out, o.noWrite, res, stdout, stderr)
 }
-
-// replica is a snowidd process loadgen started.
-type replica struct {
-	base   string
-	cmd    *exec.Cmd
-	done   chan struct{}
-	err    error // Wait's, once done is closed
-	stderr *syncBuffer
-}
-
-// syncBuffer is a bytes.Buffer the process writes while loadgen reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return strings.TrimSpace(s.b.String())
-}
-
-// startReplica starts bin on a free loopback port with shards static node
-// ids from 1 and GOMAXPROCS procs, on cpus (nil: any), and waits until it
-// reports ready.
-func startReplica(bin string, procs, shards int, cpus []int) (*replica, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("finding a free port: %v", err)
-	}
-	addr := l.Addr().String()
-	_ = l.Close()
-	r := &replica{base: "http://" + addr, done: make(chan struct{}), stderr: new(syncBuffer)}
-	r.cmd = exec.Command(bin, "-listen", addr, "-lease", "static:1", "-shards", strconv.Itoa(shards), "-grace", "2s")
-	r.cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(procs))
-	r.cmd.Stdout, r.cmd.Stderr = r.stderr, r.stderr
-	start := r.cmd.Start
-	if cpus != nil {
-		start = func() error { return host.StartOn(r.cmd, cpus) }
-	}
-	if err := start(); err != nil {
-		return nil, fmt.Errorf("starting %s: %v", bin, err)
-	}
-	go func() { r.err = r.cmd.Wait(); close(r.done) }()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, r.base+"/readyz", nil)
-		if resp, err := http.DefaultClient.Do(req); err == nil {
-			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return r, nil
-			}
-		}
-		select {
-		case <-r.done:
-			return nil, fmt.Errorf("%s exited before it was ready (%v): %s", bin, r.err, r.stderr)
-		case <-ctx.Done():
-			_ = r.stop()
-			return nil, fmt.Errorf("%s at %s not ready after 15s: %s", bin, addr, r.stderr)
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-}
-
-// cpu is the CPU time the replica has used, user and system, where the
-// system says (Linux's /proc).
-func (r *replica) cpu() (time.Duration, bool) { return host.ProcessCPU(r.cmd.Process.Pid) }
 
 // onShards says how many node ids a replica mints on, if more than one.
 func onShards(n int) string {
@@ -297,38 +222,19 @@ func onCPUs(cpus []int) string {
 	return fmt.Sprintf(" on CPUs %v", cpus)
 }
 
-// stop sends SIGTERM (a kill where the system has none) and waits for the
-// drain; an exit other than 0 is an error.
-func (r *replica) stop() error {
-	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		_ = r.cmd.Process.Kill()
-	}
-	select {
-	case <-r.done:
-	case <-time.After(15 * time.Second):
-		_ = r.cmd.Process.Kill()
-		<-r.done
-		return fmt.Errorf("snowidd did not stop within 15s of SIGTERM: %s", r.stderr)
-	}
-	if r.err != nil {
-		return fmt.Errorf("snowidd: %v: %s", r.err, r.stderr)
-	}
-	return nil
-}
-
 // serviceSubjects are the remote subjects (NextID per protocol, NextIDs
 // per batch size over gRPC) and the in-process generator they stand
 // beside.
-func serviceSubjects(rep *replica, o serviceOptions) (unbatched, all []subject.Subject, err error) {
+func serviceSubjects(rep *replica.Replica, o serviceOptions) (unbatched, all []subject.Subject, err error) {
 	note := fmt.Sprintf("; snowidd on loopback, GOMAXPROCS=%d%s%s; open loop from %d workers", o.serverProcs, onCPUs(o.serverCPUs), onShards(o.shards), o.workers)
 	add := func(p remote.Protocol, batch int) error {
-		s, err := remote.Subject(rep.base, p, batch, snowlab.Layout{})
+		s, err := remote.Subject(rep.URL, p, batch, snowlab.Layout{})
 		if err != nil {
 			return err
 		}
 		s = remote.OnNodes(s, o.shards)
 		s.Note += note
-		s.ServerCPU = rep.cpu
+		s.ServerCPU = rep.CPU
 		all = append(all, s)
 		if batch == 0 {
 			unbatched = append(unbatched, s)
@@ -359,7 +265,7 @@ const inProcessSubject = "atomicgen/strict"
 // measureService runs the saturate sweep over every subject, then each
 // unbatched remote subject open-loop at -steady-share (half) of the maximum it reached, into
 // one result.
-func measureService(rep *replica, o serviceOptions, command []string, stderr io.Writer) (*result.Run, error) {
+func measureService(rep *replica.Replica, o serviceOptions, command []string, stderr io.Writer) (*result.Run, error) {
 	unbatched, all, err := serviceSubjects(rep, o)
 	if err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/snowlab/snowlab/lab/remote"
+	"github.com/snowlab/snowlab/lab/replica"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -69,7 +70,7 @@ func TestServiceDefaults(t *testing.T) {
 	assert.Equal(t, o.duration, o.steadyDur)
 	assert.Equal(t, 8, o.workers)
 
-	unbatched, all, err := serviceSubjects(&replica{base: "http://127.0.0.1:1"}, o)
+	unbatched, all, err := serviceSubjects(&replica.Replica{URL: "http://127.0.0.1:1"}, o)
 	require.NoError(t, err)
 	var names []string
 	for _, s := range all {

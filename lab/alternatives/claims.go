@@ -12,11 +12,15 @@ import (
 // skew between nodes): a commit's flush costs about 240 µs, so one row
 // does about 4,000 IDs/s; a 100,000/s peak then forces blocks of about 24;
 // blocks and strides reorder time, Snowflake only by the clock skew.
+// "Library or service": at 0.5 ms per round trip one caller making one
+// call at a time cannot exceed 2,000 IDs/s, so a service's callers must
+// batch, and a batch issues IDs out of time order.
 const (
 	DocCommitLatency = 240 * time.Microsecond
 	DocRowRate       = 4_000
 	DocPeak          = 100_000
 	DocBlock         = 24
+	DocRoundTrip     = 500 * time.Microsecond
 )
 
 // Tolerances of the verdicts: a measured figure "holds" a claim of
@@ -36,6 +40,16 @@ func (s SchemeResult) Best() (Point, bool) {
 		}
 	}
 	return best, found
+}
+
+// point is the scheme's run with n clients, if it ran without error.
+func (s SchemeResult) point(n int) (Point, bool) {
+	for _, p := range s.Points {
+		if p.Clients == n && p.Error == "" && p.IDs > 0 {
+			return p, true
+		}
+	}
+	return Point{}, false
 }
 
 // WidestWindow is the point of a scheme with the largest inversion
@@ -84,6 +98,14 @@ type Findings struct {
 	HasStride  bool
 	Snowlab    WindowFinding
 	HasSnowlab bool
+	// Service are the snowidd schemes that ran, in the run's order;
+	// ServiceSkipped why they did not, when they were skipped.
+	Service        []ServiceFinding
+	ServiceSkipped string
+	// Nextval is sequence/cache-1 with one client: one database round
+	// trip per ID, beside which the service's round trip is read.
+	Nextval    Point
+	HasNextval bool
 	// Skew is the snowlab clients' largest clock offset, Bound snowlab's
 	// skew bound for it.
 	Skew, Bound time.Duration
@@ -103,6 +125,18 @@ type WindowFinding struct {
 	OverBound float64
 	// KeptUp is whether any of the scheme's runs kept up with the demand.
 	KeptUp bool
+}
+
+// ServiceFinding is one snowidd scheme: Batch is its NextIDs count (0:
+// NextID per ID), Best its best point, OneCaller its point with one
+// client, Window its widest inversion window.
+type ServiceFinding struct {
+	Name         string
+	Batch        int
+	Best         Point
+	OneCaller    Point
+	HasOneCaller bool
+	Window       WindowFinding
 }
 
 // Find computes the findings of a run.
@@ -138,6 +172,23 @@ func Find(run *Result) Findings {
 			f.Stride, f.HasStride = window(s)
 		case Snowlab:
 			f.Snowlab, f.HasSnowlab = window(s)
+		case Sequence:
+			if s.Scheme.Size == 1 {
+				f.Nextval, f.HasNextval = s.point(1)
+			}
+		case Snowidd:
+			if s.Skipped != "" {
+				f.ServiceSkipped = s.Skipped
+				continue
+			}
+			best, ok := s.Best()
+			if !ok {
+				continue
+			}
+			sf := ServiceFinding{Name: s.Name, Batch: s.Scheme.Size, Best: best}
+			sf.Window, _ = window(s)
+			sf.OneCaller, sf.HasOneCaller = s.point(1)
+			f.Service = append(f.Service, sf)
 		}
 	}
 	if f.Commit.Measured() {

@@ -6,8 +6,13 @@
 // round trip), block or segment allocation (one row per tag, max_id =
 // max_id + step, the block handed out by the client, optionally with
 // Meituan Leaf's double buffer), multi-master stride (N sequences
-// INCREMENT BY N START WITH i), and snowlab's atomicgen in process with
-// each client's clock offset by up to a configurable skew.
+// INCREMENT BY N START WITH i), snowlab's atomicgen in process with
+// each client's clock offset by up to a configurable skew, and snowlab as
+// a service: each client calling a snowidd replica over gRPC (through
+// lab/remote, on a connection of its own), NextID per ID or NextIDs for a
+// batch, so that the network hop stands beside the database's round trip.
+// Without a replica (Options.Snowidd) those schemes are skipped and the
+// result says why.
 //
 // The documents argue with numbers nobody here had measured: a commit's
 // flush costs ~240 µs, so one row does ~4,000 IDs/s; a 100,000/s peak then

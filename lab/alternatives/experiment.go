@@ -7,8 +7,11 @@ import (
 	"slices"
 	"time"
 
+	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/lab/host"
 	"github.com/snowlab/snowlab/lab/internal/units"
+	"github.com/snowlab/snowlab/lab/redact"
+	"github.com/snowlab/snowlab/lab/remote"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -63,6 +66,12 @@ type Options struct {
 	Skew time.Duration
 	// Schemes to run, in order (DefaultSchemes when empty).
 	Schemes []Scheme
+	// Snowidd is the base URL (http://HOST:PORT) of a running snowidd
+	// replica for the snowidd schemes; without one they are skipped, and
+	// the result says why. SnowiddNote, recorded beside it, says what the
+	// replica is (how it was started, where it runs).
+	Snowidd     string
+	SnowiddNote string
 	// Control, when set, runs the crash experiment on a local server.
 	Control      Control
 	CrashClients int
@@ -110,8 +119,13 @@ func (o Options) Validate() error {
 		return bad("fsync seconds %d: want at most %d (negative: not measured)", o.FsyncSeconds, MaxFsyncSecond)
 	}
 	for _, s := range o.Schemes {
-		if s.Size < 0 || s.Size > MaxSize {
-			return bad("scheme %s: size %d: want 1 to %d", s.Name(), s.Size, MaxSize)
+		if s.Size < 0 || s.Size > s.maxSize() {
+			return bad("scheme %s: size %d: want 1 to %d", s.Name(), s.Size, s.maxSize())
+		}
+	}
+	if o.Snowidd != "" {
+		if _, err := remote.Subject(o.Snowidd, remote.GRPC, 0, snowlab.Layout{}); err != nil {
+			return bad("snowidd: %v", err)
 		}
 	}
 	return nil
@@ -164,7 +178,8 @@ func Execute(ctx context.Context, o Options) (*Result, error) {
 	o = o.withDefaults()
 	run := &Result{Header: result.NewHeader(Experiment, SchemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
 		Config: Config{Clients: o.Clients, Duration: o.Duration, Demand: o.Demand, MaxIDs: o.MaxIDs, Skew: o.Skew,
-			PrefetchShare: PrefetchShare, CrashClients: o.CrashClients, CrashAfter: o.CrashAfter, FsyncSeconds: o.FsyncSeconds}}
+			PrefetchShare: PrefetchShare, CrashClients: o.CrashClients, CrashAfter: o.CrashAfter, FsyncSeconds: o.FsyncSeconds,
+			Snowidd: redact.String(o.Snowidd), SnowiddNote: o.SnowiddNote}}
 	for _, s := range o.Schemes {
 		run.Config.Schemes = append(run.Config.Schemes, s.Name())
 	}
@@ -195,11 +210,18 @@ func Execute(ctx context.Context, o Options) (*Result, error) {
 	}
 
 	p := pace{duration: o.Duration, demand: o.Demand}
+	clients := fleet{srv: srv, snowidd: o.Snowidd, skew: o.Skew}
 	for _, sc := range o.Schemes {
 		res := SchemeResult{Scheme: sc, Name: sc.Name()}
+		if sc.Kind == Snowidd && o.Snowidd == "" {
+			res.Skipped = noReplica
+			say("%-22s skipped: %s", sc.Name(), res.Skipped)
+			run.Schemes = append(run.Schemes, res)
+			continue
+		}
 		for _, n := range o.Clients {
 			p.perCap = max(o.MaxIDs/n, 1)
-			pt, err := runPoint(ctx, srv, sc, n, o.Skew, p)
+			pt, err := runPoint(ctx, clients, sc, n, p)
 			if err != nil {
 				pt.Error = err.Error()
 			}
@@ -247,14 +269,16 @@ func Execute(ctx context.Context, o Options) (*Result, error) {
 
 // runPoint prepares fresh objects for the scheme, opens its n clients and
 // measures them.
-func runPoint(ctx context.Context, srv *pgServer, sc Scheme, n int, skew time.Duration, p pace) (Point, error) {
+func runPoint(ctx context.Context, f fleet, sc Scheme, n int, p pace) (Point, error) {
 	pt := Point{Clients: n, Demand: p.demand}
-	if err := srv.prepare(ctx, sc, n); err != nil {
-		return pt, err
+	if sc.Database() {
+		if err := f.srv.prepare(ctx, sc, n); err != nil {
+			return pt, err
+		}
 	}
 	sources := make([]source, 0, n)
 	for i := range n {
-		s, err := newSource(ctx, srv, sc, i, n, skew)
+		s, err := newSource(ctx, f, sc, i, n)
 		if err != nil {
 			for _, s := range sources {
 				_ = s.Close(ctx)

@@ -11,6 +11,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/snowlab/snowlab/lab/replica/replicatest"
 )
 
 // pgDSN is the server PG_DSN names. The project's .ci/run starts one with
@@ -44,6 +46,13 @@ func TestPostgres(t *testing.T) {
 	assert.Contains(t, run.Crash.Skipped, "no control")
 	bound := SkewBound(run.Config.Skew)
 	for _, s := range run.Schemes {
+		if s.Scheme.Kind == Snowidd {
+			// No replica was named: skipped, and the result says why
+			// (TestSnowidd and TestPostgresBesideSnowidd measure it).
+			assert.Empty(t, s.Points, s.Name)
+			assert.Contains(t, s.Skipped, "no snowidd replica", s.Name)
+			continue
+		}
 		require.Len(t, s.Points, 2, s.Name)
 		for _, p := range s.Points {
 			what := s.Name + ", " + clients(p.Clients)
@@ -76,6 +85,36 @@ func TestPostgres(t *testing.T) {
 	var n int
 	require.NoError(t, conn.QueryRow(context.Background(), "SELECT count(*) FROM pg_namespace WHERE nspname = $1", run.Server.Schema).Scan(&n))
 	assert.Zero(t, n, "schema %s dropped", run.Server.Schema)
+}
+
+// TestPostgresBesideSnowidd runs nextval and both snowidd schemes on the
+// server PG_DSN names and a replica of its own: the replica is recorded,
+// and the service's two verdicts are generated from the run.
+func TestPostgresBesideSnowidd(t *testing.T) {
+	dsn := pgDSN(t)
+	base := replicatest.Start(t)
+	run, err := Execute(context.Background(), Options{DSN: dsn, Clients: []int{1, 2}, Duration: 150 * time.Millisecond,
+		Demand: 5_000, FsyncSeconds: -1, Host: testHost(), Snowidd: base, SnowiddNote: "replicatest",
+		Schemes: []Scheme{{Kind: Sequence, Size: 1}, {Kind: Snowidd}, {Kind: Snowidd, Size: 100}}})
+	require.NoError(t, err)
+	assert.Equal(t, base, run.Config.Snowidd)
+	assert.Equal(t, "replicatest", run.Config.SnowiddNote)
+	for _, s := range run.Schemes {
+		assert.Empty(t, s.Skipped, s.Name)
+		require.Len(t, s.Points, 2, s.Name)
+	}
+	f := Find(run)
+	require.Len(t, f.Service, 2)
+	assert.True(t, f.HasNextval)
+	vs := Verdicts(f, run.Crash)
+	for _, v := range vs[len(vs)-2:] {
+		assert.NotEqual(t, notMeasured, v.Outcome, "%s: %s", v.Claim, v.Why)
+		assert.NotEmpty(t, v.Measured, v.Claim)
+	}
+	assert.Contains(t, vs[len(vs)-2].Why, "A nextval round trip to PostgreSQL")
+	var md strings.Builder
+	require.NoError(t, WriteMarkdown(&md, run, ""))
+	assert.Contains(t, md.String(), "**snowidd:** a replica at "+base+" (replicatest), called over gRPC")
 }
 
 // TestCrash runs the crash experiment on a throwaway server of its own

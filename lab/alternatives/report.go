@@ -67,6 +67,9 @@ func WriteMarkdown(w io.Writer, run *Result, charts string) error {
 	e.Printf("- **Demand:** %s\n", demandText(c.Demand))
 	e.Printf("- **snowlab clocks:** offset evenly over ±%s, so two clients differ by up to %s; its skew bound (the spread plus one 1 ms tick) is %s\n",
 		ns(c.Skew), ns(2*c.Skew), ns(SkewBound(c.Skew)))
+	if line := snowiddSetup(run); line != "" {
+		e.Printf("- **snowidd:** %s\n", md.Escape(line))
+	}
 	e.Printf("- **Double buffer:** the next block is fetched in the background once %s of the current one is handed out (Leaf's segment mode)\n\n", pct(c.PrefetchShare))
 
 	e.Printf("## Measured against the design documents\n\n")
@@ -112,6 +115,16 @@ func WriteMarkdown(w io.Writer, run *Result, charts string) error {
 	}
 	e.Table([]string{"Scheme", "Clients", "IDs/s", "Kept up", "IDs", "Round trips", "Trip p50", "Trip p99",
 		"Per-ID p50", "Per-ID p99", "Adjacent pairs inverted (estimate)", "All pairs inverted", "Inversion window", "Errors"}, rows)
+	skipped := false
+	for _, s := range run.Schemes {
+		if s.Skipped != "" {
+			e.Printf("- **%s** skipped: %s.\n", md.Escape(s.Name), md.Escape(s.Skipped))
+			skipped = true
+		}
+	}
+	if skipped {
+		e.Printf("\n")
+	}
 
 	e.Printf("## Commit latency\n\n")
 	cl := run.CommitLatency
@@ -166,6 +179,29 @@ func WriteMarkdown(w io.Writer, run *Result, charts string) error {
 	return err
 }
 
+// snowiddSetup says which replica the snowidd schemes called, or why they
+// were skipped; "" when none was asked for.
+func snowiddSetup(run *Result) string {
+	asked := false
+	for _, s := range run.Schemes {
+		if s.Scheme.Kind != Snowidd {
+			continue
+		}
+		if s.Skipped != "" {
+			return "not measured: " + s.Skipped
+		}
+		asked = true
+	}
+	if !asked {
+		return ""
+	}
+	line := "a replica at " + md.OrDash(run.Config.Snowidd)
+	if run.Config.SnowiddNote != "" {
+		line += " (" + run.Config.SnowiddNote + ")"
+	}
+	return line + ", called over gRPC, each client on a connection of its own"
+}
+
 // revision is the run's commit, "<sha>+dirty" for a dirty tree.
 func revision(run *Result) string {
 	if run.Dirty && run.Commit != "" {
@@ -209,6 +245,12 @@ A block (or a per-session sequence cache) reorders by up to its lifetime, the ti
 it, so a window as long as the run is a lower bound. Round trips and responses reorder the database's own
 IDs a little too: a value issued first can reach its client after a later one.
 
+The *snowidd* schemes are snowlab as a service: each client calls a snowidd replica over gRPC on a
+connection of its own, NextID per ID (*snowidd*) or NextIDs for a batch handed out locally (*snowidd/N*), so
+a round trip there is a network call, not a statement. The replica mints on one node id, so its IDs
+increase in the order it mints them: unbatched, only the responses' travel can reorder them (by up to the
+longest call), while a batch reorders like a block, by up to its lifetime.
+
 The ticket row's *ceiling* is 1 / commit latency: updates of one row are serial, and each holds the row
 until its commit's WAL flush returns, so the flush time measured by pg_test_fsync bounds it. A sequence does
 not pay it per ID: nextval writes WAL only once per 32 values, and its commit waits for a flush only then.
@@ -229,6 +271,11 @@ func WriteTable(w io.Writer, run *Result) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	for _, s := range run.Schemes {
+		if s.Skipped != "" {
+			fmt.Fprintf(w, "%s skipped: %s\n", s.Name, s.Skipped)
+		}
 	}
 	fmt.Fprintln(w)
 	for _, v := range Verdicts(Find(run), run.Crash) {

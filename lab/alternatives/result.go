@@ -45,6 +45,10 @@ type Config struct {
 	CrashClients  int           `json:"crash_clients"`
 	CrashAfter    time.Duration `json:"crash_after_ns"`
 	FsyncSeconds  int           `json:"fsync_seconds"`
+	// Snowidd is the base URL of the replica the snowidd schemes called
+	// ("" when there was none), SnowiddNote what it was.
+	Snowidd     string `json:"snowidd,omitempty"`
+	SnowiddNote string `json:"snowidd_note,omitempty"`
 }
 
 // SchemeResult is one scheme at every number of clients.
@@ -52,6 +56,8 @@ type SchemeResult struct {
 	Scheme Scheme  `json:"scheme"`
 	Name   string  `json:"name"`
 	Points []Point `json:"points"`
+	// Skipped says why the scheme did not run (it has no points then).
+	Skipped string `json:"skipped,omitempty"`
 }
 
 // Scheme is the result of the scheme named name.

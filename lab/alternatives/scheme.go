@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/snowlab/snowlab/lab/remote"
 )
 
 // Kind is a way of handing out IDs.
@@ -31,13 +33,18 @@ const (
 	// Snowlab is snowlab's atomicgen in process, one node id per client,
 	// each client's clock offset within ± the skew.
 	Snowlab Kind = "snowlab"
+	// Snowidd is snowlab as a service: each client asks a snowidd replica
+	// over gRPC on a connection of its own, one NextID call per ID (Size
+	// 0) or one NextIDs call for Size IDs, handed out locally.
+	Snowidd Kind = "snowidd"
 )
 
 // Scheme is one kind with its size.
 type Scheme struct {
 	Kind Kind `json:"kind"`
-	// Size is the sequence's CACHE, the series' IDs per round trip or the
-	// block's step; 0 for the other kinds.
+	// Size is the sequence's CACHE, the series' IDs per round trip, the
+	// block's step or snowidd's NextIDs count (0: NextID per ID); 0 for
+	// the other kinds.
 	Size         int  `json:"size,omitempty"`
 	DoubleBuffer bool `json:"double_buffer,omitempty"`
 }
@@ -47,9 +54,13 @@ const MaxSize = 100_000_000
 
 // Name is the scheme's name in flags, tables and charts: ticket,
 // sequence/cache-1, series/1000, block/24, block/24+double, stride,
-// snowlab.
+// snowlab, snowidd, snowidd/1000.
 func (s Scheme) Name() string {
 	switch s.Kind {
+	case Snowidd:
+		if s.Size > 0 {
+			return fmt.Sprintf("snowidd/%d", s.Size)
+		}
 	case Sequence:
 		return fmt.Sprintf("sequence/cache-%d", s.Size)
 	case Series:
@@ -65,7 +76,16 @@ func (s Scheme) Name() string {
 }
 
 // Database reports whether the scheme asks the database for its IDs.
-func (s Scheme) Database() bool { return s.Kind != Snowlab }
+func (s Scheme) Database() bool { return s.Kind != Snowlab && s.Kind != Snowidd }
+
+// maxSize is the largest size of the scheme's kind: a NextIDs call asks
+// for at most remote.MaxBatch.
+func (s Scheme) maxSize() int {
+	if s.Kind == Snowidd {
+		return remote.MaxBatch
+	}
+	return MaxSize
+}
 
 // DefaultSchemes is every scheme the issue asks for, in report order.
 func DefaultSchemes() []Scheme {
@@ -77,6 +97,7 @@ func DefaultSchemes() []Scheme {
 		{Kind: Block, Size: 100_000}, {Kind: Block, Size: 100_000, DoubleBuffer: true},
 		{Kind: Stride},
 		{Kind: Snowlab},
+		{Kind: Snowidd}, {Kind: Snowidd, Size: 1000},
 	}
 }
 
@@ -101,13 +122,17 @@ func ParseScheme(name string) (Scheme, error) {
 		}
 	case Block:
 		arg, s.DoubleBuffer = strings.CutSuffix(arg, "+double")
+	case Snowidd:
+		if !hasArg {
+			return s, nil
+		}
 	case Series:
 	default:
-		return bad("unknown (want ticket, sequence/cache-N, series/N, block/N, block/N+double, stride, snowlab)")
+		return bad("unknown (want ticket, sequence/cache-N, series/N, block/N, block/N+double, stride, snowlab, snowidd, snowidd/N)")
 	}
 	n, err := strconv.Atoi(arg)
-	if err != nil || n < 1 || n > MaxSize {
-		return bad(fmt.Sprintf("size %q: want 1 to %d", arg, MaxSize))
+	if err != nil || n < 1 || n > s.maxSize() {
+		return bad(fmt.Sprintf("size %q: want 1 to %d", arg, s.maxSize()))
 	}
 	s.Size = n
 	return s, nil

@@ -17,19 +17,25 @@ func TestSchemeNamesRoundTrip(t *testing.T) {
 	all, err := ParseSchemes("all")
 	require.NoError(t, err)
 	assert.Equal(t, DefaultSchemes(), all)
-	got, err := ParseSchemes("snowlab, block/500+double,sequence/cache-10")
+	got, err := ParseSchemes("snowlab, block/500+double,sequence/cache-10,snowidd,snowidd/100000")
 	require.NoError(t, err)
-	assert.Equal(t, []Scheme{{Kind: Snowlab}, {Kind: Block, Size: 500, DoubleBuffer: true}, {Kind: Sequence, Size: 10}}, got)
+	assert.Equal(t, []Scheme{{Kind: Snowlab}, {Kind: Block, Size: 500, DoubleBuffer: true}, {Kind: Sequence, Size: 10},
+		{Kind: Snowidd}, {Kind: Snowidd, Size: 100_000}}, got)
+	assert.False(t, Scheme{Kind: Snowidd}.Database())
+	assert.True(t, Scheme{Kind: Stride}.Database())
 }
 
 func TestParseSchemeRefuses(t *testing.T) {
 	for _, spec := range []string{"uuid", "ticket/5", "block", "block/0", "block/-3", "block/x", "sequence/10",
-		"series/1000000000", "ticket,ticket", "stride,", "block/24+single"} {
+		"series/1000000000", "ticket,ticket", "stride,", "block/24+single", "snowidd/0", "snowidd/100001", "snowidd/x",
+		"snowidd,snowidd"} {
 		_, err := ParseSchemes(spec)
 		assert.ErrorIs(t, err, ErrOptions, spec)
 	}
 	_, err := ParseSchemes("block/0")
 	assert.ErrorContains(t, err, `"0"`, "the error names the bad value")
+	_, err = ParseSchemes("snowidd/100001")
+	assert.ErrorContains(t, err, `size "100001": want 1 to 100000`, "a NextIDs call asks for at most remote.MaxBatch")
 }
 
 func TestClockOffset(t *testing.T) {
@@ -47,9 +53,12 @@ func TestValidate(t *testing.T) {
 	for _, o := range []Options{
 		{Clients: []int{0}}, {Clients: []int{MaxClients + 1}}, {Duration: -time.Second}, {Duration: MaxDuration + 1},
 		{Demand: 2 * MaxDemand}, {MaxIDs: -1}, {Skew: 2 * MaxSkew}, {CrashClients: -1}, {FsyncSeconds: MaxFsyncSecond + 1},
-		{Schemes: []Scheme{{Kind: Block, Size: -1}}},
+		{Schemes: []Scheme{{Kind: Block, Size: -1}}}, {Schemes: []Scheme{{Kind: Snowidd, Size: 100_001}}},
+		{Snowidd: "127.0.0.1:8080"}, {Snowidd: "grpc://127.0.0.1:8080"},
 	} {
 		assert.ErrorIs(t, o.Validate(), ErrOptions, "%+v", o)
 	}
 	assert.ErrorContains(t, Options{Clients: []int{1, 999}}.Validate(), "999")
+	assert.ErrorContains(t, Options{Snowidd: "grpc://h:1"}.Validate(), `"grpc://h:1"`)
+	assert.NoError(t, Options{Snowidd: "http://127.0.0.1:8080"}.Validate())
 }

@@ -22,25 +22,59 @@ type source interface {
 	Close(ctx context.Context) error
 }
 
+// fleet is what a run's clients are built from: the database, the
+// snowidd replica's base URL ("" when there is none) and the in-process
+// clocks' skew.
+type fleet struct {
+	srv     *pgServer
+	snowidd string
+	skew    time.Duration
+}
+
 // newSource opens client i (0-based) of n for scheme sc. Connections are
 // opened here, before the run's clock starts.
-func newSource(ctx context.Context, srv *pgServer, sc Scheme, i, n int, skew time.Duration) (source, error) {
-	if sc.Kind == Snowlab {
-		return newSnowlabSource(i, n, skew)
+func newSource(ctx context.Context, f fleet, sc Scheme, i, n int) (source, error) {
+	switch sc.Kind {
+	case Snowlab:
+		return newSnowlabSource(i, n, f.skew)
+	case Snowidd:
+		return newSnowiddSource(f.snowidd, sc.Size)
 	}
-	conn, err := srv.connect(ctx, nil)
+	conn, err := f.srv.connect(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
+	closeConn := conn.Close
+	one := func(sql string) func(context.Context) (int64, error) {
+		return func(ctx context.Context) (int64, error) {
+			var id int64
+			err := conn.QueryRow(ctx, sql).Scan(&id)
+			return id, pgError(err)
+		}
+	}
 	switch sc.Kind {
 	case Ticket:
-		return &rowSource{conn: conn, sql: "UPDATE ticket SET n = n + 1 WHERE id = 1 RETURNING n"}, nil
+		return &rowSource{fetch: one("UPDATE ticket SET n = n + 1 WHERE id = 1 RETURNING n"), close: closeConn}, nil
 	case Sequence:
-		return &rowSource{conn: conn, sql: "SELECT nextval('seq')"}, nil
+		return &rowSource{fetch: one("SELECT nextval('seq')"), close: closeConn}, nil
 	case Stride:
-		return &rowSource{conn: conn, sql: fmt.Sprintf("SELECT nextval('stride_%d')", i+1)}, nil
+		return &rowSource{fetch: one(fmt.Sprintf("SELECT nextval('stride_%d')", i+1)), close: closeConn}, nil
 	case Series:
-		return &seriesSource{conn: conn, sql: fmt.Sprintf("SELECT nextval('seq') FROM generate_series(1, %d)", sc.Size)}, nil
+		sql := fmt.Sprintf("SELECT nextval('seq') FROM generate_series(1, %d)", sc.Size)
+		return &seriesSource{close: closeConn, fetch: func(ctx context.Context) ([]int64, error) {
+			rows, err := conn.Query(ctx, sql)
+			if err != nil {
+				return nil, pgError(err)
+			}
+			ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+			if err != nil {
+				return nil, pgError(err)
+			}
+			if len(ids) == 0 {
+				return nil, fmt.Errorf("%s: no rows", sql)
+			}
+			return ids, nil
+		}}, nil
 	case Block:
 		step := int64(sc.Size)
 		a, err := NewAllocator(step, sc.DoubleBuffer, func(ctx context.Context) (int64, error) {
@@ -58,30 +92,29 @@ func newSource(ctx context.Context, srv *pgServer, sc Scheme, i, n int, skew tim
 	return nil, fmt.Errorf("%w: no source for scheme %q", ErrOptions, sc.Name())
 }
 
-// rowSource asks the database for every ID: one statement, one round
-// trip, one transaction.
+// rowSource asks its server for every ID: one round trip each (for the
+// database one statement, one transaction).
 type rowSource struct {
-	conn  *pgx.Conn
-	sql   string
+	fetch func(context.Context) (int64, error)
+	close func(context.Context) error
 	trips []time.Duration
 }
 
 func (s *rowSource) Next(ctx context.Context) (int64, error) {
 	t0 := time.Now()
-	var id int64
-	err := s.conn.QueryRow(ctx, s.sql).Scan(&id)
+	id, err := s.fetch(ctx)
 	s.trips = append(s.trips, time.Since(t0))
-	return id, pgError(err)
+	return id, err
 }
 
 func (s *rowSource) Trips() []time.Duration          { return s.trips }
-func (s *rowSource) Close(ctx context.Context) error { return s.conn.Close(ctx) }
+func (s *rowSource) Close(ctx context.Context) error { return s.close(ctx) }
 
 // seriesSource fetches many IDs per round trip and hands them out one by
 // one.
 type seriesSource struct {
-	conn  *pgx.Conn
-	sql   string
+	fetch func(context.Context) ([]int64, error)
+	close func(context.Context) error
 	buf   []int64
 	trips []time.Duration
 }
@@ -89,17 +122,10 @@ type seriesSource struct {
 func (s *seriesSource) Next(ctx context.Context) (int64, error) {
 	if len(s.buf) == 0 {
 		t0 := time.Now()
-		rows, err := s.conn.Query(ctx, s.sql)
-		if err != nil {
-			return 0, pgError(err)
-		}
-		ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+		ids, err := s.fetch(ctx)
 		s.trips = append(s.trips, time.Since(t0))
 		if err != nil {
-			return 0, pgError(err)
-		}
-		if len(ids) == 0 {
-			return 0, fmt.Errorf("%s: no rows", s.sql)
+			return 0, err
 		}
 		s.buf = ids
 	}
@@ -109,7 +135,7 @@ func (s *seriesSource) Next(ctx context.Context) (int64, error) {
 }
 
 func (s *seriesSource) Trips() []time.Duration          { return s.trips }
-func (s *seriesSource) Close(ctx context.Context) error { return s.conn.Close(ctx) }
+func (s *seriesSource) Close(ctx context.Context) error { return s.close(ctx) }
 
 // blockSource hands out blocks from an Allocator over the client's
 // connection.

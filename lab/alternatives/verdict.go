@@ -54,6 +54,8 @@ func Verdicts(f Findings, crash Crash) []Verdict {
 		strideByCount(f),
 		snowlabWithinSkew(f),
 		asyncCommitSafe(crash),
+		serviceOneCaller(f),
+		serviceBatchesReorder(f),
 	}
 }
 
@@ -259,3 +261,113 @@ func asyncCommitSafe(crash Crash) Verdict {
 }
 
 func pct(v float64) string { return units.TrimSig(100*v, 3) + "%" }
+
+// unbatchedService is the snowidd scheme that calls NextID per ID, if it
+// ran.
+func (f Findings) unbatchedService() (ServiceFinding, bool) {
+	for _, s := range f.Service {
+		if s.Batch == 0 {
+			return s, true
+		}
+	}
+	return ServiceFinding{}, false
+}
+
+// serviceSkipped is the verdict's reason when the snowidd schemes were
+// skipped, else what did not run.
+func serviceSkipped(f Findings, what string) string {
+	if f.ServiceSkipped != "" {
+		return "The snowidd schemes were skipped: " + f.ServiceSkipped + "."
+	}
+	return what
+}
+
+// serviceOneCaller judges the claim that one caller of a service cannot
+// exceed 1 / round trip, and holds the service's round trip beside the
+// database's.
+func serviceOneCaller(f Findings) Verdict {
+	v := Verdict{Claim: "One caller asking a service for one ID at a time cannot exceed 1 / round trip",
+		Documents: "0.5 ms per round trip → 2,000 IDs/s per caller"}
+	one, ok := f.unbatchedService()
+	if !ok || !one.HasOneCaller || one.OneCaller.Trip.P50 <= 0 {
+		v.Outcome, v.Why = notMeasured, serviceSkipped(f, "snowidd (NextID per ID) did not run with one client.")
+		return v
+	}
+	p := one.OneCaller
+	trip := p.Trip.P50
+	ceiling := float64(time.Second) / float64(trip)
+	ok = p.IDsPerSec <= ceiling*CeilingTolerance
+	v.Measured = fmt.Sprintf("1 client: %s; round trip p50 %s, so 1 / round trip = %s", units.Rate(p.IDsPerSec), ns(trip), units.Rate(ceiling))
+	v.Outcome = outcome(ok)
+	switch {
+	case !ok:
+		v.Why = fmt.Sprintf("One client calling NextID got %s, %s the %s its median round trip (%s) allows, beyond the %s tolerance: its calls did not each wait for a round trip.",
+			units.Rate(p.IDsPerSec), times(p.IDsPerSec/ceiling), units.Rate(ceiling), ns(trip), times(CeilingTolerance))
+	case p.KeptUp:
+		v.Why = fmt.Sprintf("One client calling NextID kept up with its %s share of the demand, below the %s its median round trip (%s) allows, so it stayed under the bound rather than meet it.",
+			units.Rate(p.Demand), units.Rate(ceiling), ns(trip))
+	default:
+		v.Why = fmt.Sprintf("One client calling NextID got %s, %s the %s its median round trip (%s) allows: each ID waits for its call.",
+			units.Rate(p.IDsPerSec), times(p.IDsPerSec/ceiling), units.Rate(ceiling), ns(trip))
+	}
+	v.Why += fmt.Sprintf(" That round trip is %s the documents' 0.5 ms, so here the bound is %s, not 2,000/s.", times(float64(trip)/float64(DocRoundTrip)), units.Rate(ceiling))
+	if f.HasNextval && f.Nextval.Trip.P50 > 0 {
+		v.Why += fmt.Sprintf(" A nextval round trip to PostgreSQL (sequence/cache-1, 1 client) took %s at the median (%s): the service's hop costs %s a database round trip here.",
+			ns(f.Nextval.Trip.P50), units.Rate(f.Nextval.IDsPerSec), times(float64(trip)/float64(f.Nextval.Trip.P50)))
+	}
+	return v
+}
+
+// serviceBatchesReorder judges the claim that the batches a service's
+// callers must take issue IDs out of time order, against snowlab's skew
+// bound, and says how far the unbatched calls reordered them.
+func serviceBatchesReorder(f Findings) Verdict {
+	v := Verdict{Claim: "Above 1 / round trip a service's callers must batch, and a batch issues IDs out of time order",
+		Documents: "batches hold unused IDs and hand them out late"}
+	one, hasOne := f.unbatchedService()
+	var cells, parts []string
+	beyond, batches := 0, 0
+	for _, b := range f.Service {
+		if b.Batch == 0 {
+			continue
+		}
+		batches++
+		w := b.Window.Point.Disorder.Window
+		capped := ""
+		if b.Window.Capped {
+			capped = " (≥: the run's length)"
+		}
+		lift := ""
+		if hasOne && one.Best.IDsPerSec > 0 {
+			lift = fmt.Sprintf(" (%s NextID's best)", times(b.Best.IDsPerSec/one.Best.IDsPerSec))
+		}
+		cells = append(cells, fmt.Sprintf("%s: %s, window %s%s", b.Name, units.Rate(b.Best.IDsPerSec), ns(w), capped))
+		parts = append(parts, fmt.Sprintf("%s delivered up to %s%s and reordered by %s%s (%s the bound, %s)", b.Name,
+			units.Rate(b.Best.IDsPerSec), lift, ns(w), capped, times(b.Window.OverBound), clients(b.Window.Point.Clients)))
+		if w > f.Bound {
+			beyond++
+		}
+	}
+	if batches == 0 {
+		v.Outcome, v.Why = notMeasured, serviceSkipped(f, "No batched snowidd scheme (snowidd/N) ran.")
+		return v
+	}
+	v.Measured = strings.Join(cells, "; ")
+	v.Outcome = outcome(beyond == batches)
+	if beyond == batches {
+		v.Why = fmt.Sprintf("Every batch size reordered IDs by more than snowlab's skew bound of %s: %s. A batch is a block the replica hands out: its IDs were minted together and are handed out over the batch's lifetime (size ÷ one client's rate).",
+			ns(f.Bound), strings.Join(parts, ", "))
+	} else {
+		v.Why = fmt.Sprintf("Not every batch size reordered beyond snowlab's skew bound of %s: %s. A batch's window is its lifetime (size ÷ one client's rate), and a small batch at a high rate lives only milliseconds.",
+			ns(f.Bound), strings.Join(parts, ", "))
+	}
+	if hasOne {
+		w, longest := one.Window.Point.Disorder.Window, one.Window.Point.PerID.Max
+		if w <= longest {
+			v.Why += fmt.Sprintf(" Unbatched, the replica's IDs were out of time order by at most %s, within the longest call (%s): one node mints them in order, and only the responses' travel reorders them.", ns(w), ns(longest))
+		} else {
+			v.Why += fmt.Sprintf(" Unbatched, the replica's IDs were out of time order by %s, beyond the longest call (%s): something besides the responses' travel reordered them.", ns(w), ns(longest))
+		}
+	}
+	return v
+}

@@ -23,9 +23,18 @@ func point(clients int, rate float64, window time.Duration, keptUp bool) Point {
 		Disorder: Disorder{IDs: int64(rate), Window: window}, PerID: Latency{Count: int64(rate), Max: 200 * time.Microsecond}}
 }
 
+// tripPoint is a point whose every ID waited for one round trip of trip.
+func tripPoint(clients int, rate float64, trip, window time.Duration) Point {
+	p := point(clients, rate, window, false)
+	p.Trip = Latency{Count: p.IDs, P50: trip, P99: 2 * trip, Max: 4 * trip}
+	p.PerID = p.Trip
+	return p
+}
+
 // syntheticRun is a run whose figures are made up for the test: a row at
 // rowRate against a flush of commit, blocks of 24 that fall short and of
-// 1,000 that keep up, a stride and snowlab.
+// 1,000 that keep up, a stride, snowlab, nextval at 200 µs a round trip,
+// and snowidd at 100 µs a round trip (unbatched) and in batches of 1,000.
 func syntheticRun(rowRate float64, commit time.Duration, snowWindow time.Duration) *Result {
 	return &Result{Header: result.Header{Schema: SchemaVersion, Experiment: Experiment, Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
 		Commit: "abc1234", Host: *testHost()},
@@ -40,6 +49,10 @@ func syntheticRun(rowRate float64, commit time.Duration, snowWindow time.Duratio
 			{Scheme: Scheme{Kind: Block, Size: 100_000}, Name: "block/100000", Points: []Point{point(8, DocPeak, 950*time.Millisecond, true)}},
 			{Scheme: Scheme{Kind: Stride}, Name: "stride", Points: []Point{point(8, 20_000, 200*time.Millisecond, false)}},
 			{Scheme: Scheme{Kind: Snowlab}, Name: "snowlab", Points: []Point{point(1, DocPeak, 0, true), point(8, DocPeak, snowWindow, true)}},
+			{Scheme: Scheme{Kind: Sequence, Size: 1}, Name: "sequence/cache-1", Points: []Point{tripPoint(1, 4500, 200*time.Microsecond, 0)}},
+			{Scheme: Scheme{Kind: Snowidd}, Name: "snowidd", Points: []Point{tripPoint(1, 9000, 100*time.Microsecond, 0),
+				tripPoint(8, 40_000, 100*time.Microsecond, 300*time.Microsecond)}},
+			{Scheme: Scheme{Kind: Snowidd, Size: 1000}, Name: "snowidd/1000", Points: []Point{point(8, DocPeak, 80*time.Millisecond, true)}},
 		},
 		Crash: Crash{Clients: 4, HandedOut: 1000, MaxBefore: 1000, RowAfter: 960, Reissued: 40},
 	}
@@ -61,10 +74,16 @@ func TestVerdicts(t *testing.T) {
 	assert.Equal(t, 25, f.ForcedBlock)
 	assert.InDelta(t, 0.96, f.RowOverCeiling, 0.001)
 	vs := Verdicts(f, run.Crash)
-	assert.Equal(t, []string{holds, holds, holds, holds, holds, holds, doesNot}, outcomes(vs))
+	assert.Equal(t, []string{holds, holds, holds, holds, holds, holds, doesNot, holds, holds}, outcomes(vs))
 	assert.Contains(t, vs[3].Why, "block/100000 by 950ms (≥: the run's length)")
 	assert.Contains(t, vs[3].Why, "did not keep up", "block/24 fell short of the demand")
 	assert.Contains(t, vs[6].Why, "issued 40 of those IDs a second time")
+	assert.Equal(t, "1 client: 9.00k/s; round trip p50 100µs, so 1 / round trip = 10.0k/s", vs[7].Measured)
+	assert.Contains(t, vs[7].Why, "0.9× the 10.0k/s its median round trip (100µs) allows")
+	assert.Contains(t, vs[7].Why, "0.2× the documents' 0.5 ms")
+	assert.Contains(t, vs[7].Why, "took 200µs at the median (4.50k/s): the service's hop costs 0.5× a database round trip")
+	assert.Contains(t, vs[8].Why, "snowidd/1000 delivered up to 100k/s (2.5× NextID's best) and reordered by 80ms")
+	assert.Contains(t, vs[8].Why, "at most 300µs, within the longest call (400µs)")
 
 	// A slow disk: 2 ms per flush, the row at 450/s. The ceiling holds,
 	// the documents' figures do not; snowlab beyond its bound does not.
@@ -72,7 +91,7 @@ func TestVerdicts(t *testing.T) {
 	f = Find(run)
 	assert.Equal(t, 223, f.ForcedBlock, "100,000 / 450, rounded up")
 	vs = Verdicts(f, run.Crash)
-	assert.Equal(t, []string{holds, doesNot, doesNot, holds, holds, doesNot, doesNot}, outcomes(vs))
+	assert.Equal(t, []string{holds, doesNot, doesNot, holds, holds, doesNot, doesNot, holds, holds}, outcomes(vs))
 	assert.Contains(t, vs[1].Why, "0.11×")
 	assert.Contains(t, vs[2].Why, "at least 223")
 
@@ -80,6 +99,31 @@ func TestVerdicts(t *testing.T) {
 	// hand-out is timed when NextID returns), and no more.
 	assert.Equal(t, holds, Verdicts(Find(syntheticRun(450, 2*time.Millisecond, 11200*time.Microsecond)), run.Crash)[5].Outcome)
 	assert.Equal(t, doesNot, Verdicts(Find(syntheticRun(450, 2*time.Millisecond, 11300*time.Microsecond)), run.Crash)[5].Outcome)
+
+	// One caller beyond 1 / round trip, a batch within the skew bound and
+	// unbatched IDs reordered beyond the longest call: none holds.
+	run = syntheticRun(4000, 240*time.Microsecond, time.Millisecond)
+	sv := run.Schemes[len(run.Schemes)-2:]
+	sv[0].Points[0].IDsPerSec = 16_000
+	sv[0].Points[1].Disorder.Window = 500 * time.Microsecond
+	sv[1].Points[0].Disorder.Window = 5 * time.Millisecond
+	vs = Verdicts(Find(run), run.Crash)
+	assert.Equal(t, []string{doesNot, doesNot}, outcomes(vs[7:]))
+	assert.Contains(t, vs[7].Why, "1.6× the 10.0k/s")
+	assert.Contains(t, vs[8].Why, "Not every batch size")
+	assert.Contains(t, vs[8].Why, "beyond the longest call (400µs)")
+
+	// Without a replica the snowidd schemes are skipped, and both verdicts
+	// say why.
+	run = syntheticRun(4000, 240*time.Microsecond, time.Millisecond)
+	for i := len(run.Schemes) - 2; i < len(run.Schemes); i++ {
+		run.Schemes[i].Points, run.Schemes[i].Skipped = nil, noReplica
+	}
+	vs = Verdicts(Find(run), run.Crash)
+	for _, v := range vs[7:] {
+		assert.Equal(t, notMeasured, v.Outcome, v.Claim)
+		assert.Contains(t, v.Why, "skipped: no snowidd replica", v.Claim)
+	}
 
 	// A row far above its flush: not each commit waits for one.
 	vs = Verdicts(Find(syntheticRun(5000, 2*time.Millisecond, time.Millisecond)), run.Crash)
