@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"net"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -95,6 +96,13 @@ func (c *conn) writeLoop() {
 		if len(c.pending) == 0 { // closed, all sent
 			return
 		}
+		// Let whatever else can run first: the goroutine that woke the
+		// writer is often about to write again (an answer's data and
+		// trailers follow its headers), and on one P the writer would
+		// otherwise send each part alone.
+		c.mu.Unlock()
+		runtime.Gosched()
+		c.mu.Lock()
 		out := c.pending
 		c.pending, c.spare = c.spare[:0], nil
 		c.writing = true
