@@ -378,7 +378,7 @@ func (r summaryRow) perCoreText(unit string) string {
 		return ""
 	}
 	return fmt.Sprintf("   (%.0f %s per server core: %v of its CPU each)", r.perCore, unit,
-		time.Duration(float64(time.Second)/r.perCore).Round(100*time.Nanosecond))
+		threeFigures(time.Duration(float64(time.Second)/r.perCore)))
 }
 
 func writeServiceSummary(w io.Writer, s serviceSummary) {
@@ -398,7 +398,17 @@ func writeServiceSummary(w io.Writer, s serviceSummary) {
 		fmt.Fprintf(w, "  open loop %s at %.0f/s (achieved %.0f/s): p50 %v  p99 %v  p99.9 %v\n", r.Subject, r.TargetRate, r.Achieved,
 			time.Duration(r.Latency.P50), time.Duration(r.Latency.P99), time.Duration(r.Latency.P999))
 		if r.ServerCPUPerID > 0 {
-			fmt.Fprintf(w, "    server CPU %v per call at this rate\n", r.ServerCPUPerID.Round(100*time.Nanosecond))
+			fmt.Fprintf(w, "    server CPU %v per call at this rate\n", threeFigures(r.ServerCPUPerID))
 		}
 	}
+}
+
+// threeFigures rounds d to about three significant figures: a batch's CPU
+// per ID is tens of nanoseconds, an unbatched call's tens of microseconds.
+func threeFigures(d time.Duration) time.Duration {
+	unit := time.Duration(1)
+	for v := d; v >= 1000; v /= 10 {
+		unit *= 10
+	}
+	return d.Round(unit)
 }

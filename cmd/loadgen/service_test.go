@@ -116,6 +116,10 @@ func TestServiceSummary(t *testing.T) {
 	assert.Contains(t, b.String(), "p50 200µs  p99 900µs  p99.9 2ms")
 	assert.Contains(t, b.String(), "9000 req/s   (20000 req/s per server core: 50µs of its CPU each)")
 	assert.Contains(t, b.String(), "server CPU 70µs per call at this rate")
+	for d, want := range map[time.Duration]time.Duration{33 * time.Nanosecond: 33 * time.Nanosecond, 1234 * time.Nanosecond: 1230 * time.Nanosecond,
+		41_638 * time.Nanosecond: 41_600 * time.Nanosecond, 7 * time.Millisecond: 7 * time.Millisecond} {
+		assert.Equal(t, want, threeFigures(d), d)
+	}
 	assert.NotContains(t, b.String(), "ceiling")
 
 	s.shards = 2
