@@ -128,11 +128,12 @@ type WindowFinding struct {
 }
 
 // ServiceFinding is one snowidd scheme: Batch is its NextIDs count (0:
-// NextID per ID), Best its best point, OneCaller its point with one
+// NextID per ID) and MaxAge its age bound, Best its best point, OneCaller its point with one
 // client, Window its widest inversion window.
 type ServiceFinding struct {
 	Name         string
 	Batch        int
+	MaxAge       time.Duration // the batch's age bound (0: none)
 	Best         Point
 	OneCaller    Point
 	HasOneCaller bool
@@ -185,7 +186,7 @@ func Find(run *Result) Findings {
 			if !ok {
 				continue
 			}
-			sf := ServiceFinding{Name: s.Name, Batch: s.Scheme.Size, Best: best}
+			sf := ServiceFinding{Name: s.Name, Batch: s.Scheme.Size, MaxAge: s.Scheme.MaxAge, Best: best}
 			sf.Window, _ = window(s)
 			sf.OneCaller, sf.HasOneCaller = s.point(1)
 			f.Service = append(f.Service, sf)

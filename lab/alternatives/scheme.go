@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/snowlab/snowlab/lab/remote"
 )
@@ -47,17 +48,28 @@ type Scheme struct {
 	// the other kinds.
 	Size         int  `json:"size,omitempty"`
 	DoubleBuffer bool `json:"double_buffer,omitempty"`
+	// MaxAge, for a batched snowidd scheme, drops what is left of a batch
+	// asked for longer ago than this and asks again, as the snowidd
+	// client's Buffer does (BufferConfig.MaxAge): the bound on how much
+	// older than its neighbours a handed-out ID can be. 0: no bound.
+	MaxAge time.Duration `json:"max_age_ns,omitempty"`
 }
+
+// MaxAgeLimit bounds a scheme's MaxAge.
+const MaxAgeLimit = time.Minute
 
 // MaxSize bounds a scheme's size (and a block's step).
 const MaxSize = 100_000_000
 
 // Name is the scheme's name in flags, tables and charts: ticket,
 // sequence/cache-1, series/1000, block/24, block/24+double, stride,
-// snowlab, snowidd, snowidd/1000.
+// snowlab, snowidd, snowidd/1000, snowidd/1000@10ms.
 func (s Scheme) Name() string {
 	switch s.Kind {
 	case Snowidd:
+		if s.Size > 0 && s.MaxAge > 0 {
+			return fmt.Sprintf("snowidd/%d@%v", s.Size, s.MaxAge)
+		}
 		if s.Size > 0 {
 			return fmt.Sprintf("snowidd/%d", s.Size)
 		}
@@ -87,6 +99,11 @@ func (s Scheme) maxSize() int {
 	return MaxSize
 }
 
+// DefaultMaxAge is the age bound of the default age-bounded batch scheme:
+// about the skew bound, so that a batch reorders no more than the clocks
+// of a fleet of nodes do.
+const DefaultMaxAge = 10 * time.Millisecond
+
 // DefaultSchemes is every scheme the issue asks for, in report order.
 func DefaultSchemes() []Scheme {
 	return []Scheme{
@@ -97,7 +114,7 @@ func DefaultSchemes() []Scheme {
 		{Kind: Block, Size: 100_000}, {Kind: Block, Size: 100_000, DoubleBuffer: true},
 		{Kind: Stride},
 		{Kind: Snowlab},
-		{Kind: Snowidd}, {Kind: Snowidd, Size: 1000},
+		{Kind: Snowidd}, {Kind: Snowidd, Size: 1000}, {Kind: Snowidd, Size: 1000, MaxAge: DefaultMaxAge},
 	}
 }
 
@@ -126,9 +143,16 @@ func ParseScheme(name string) (Scheme, error) {
 		if !hasArg {
 			return s, nil
 		}
+		if size, age, ok := strings.Cut(arg, "@"); ok {
+			d, err := time.ParseDuration(age)
+			if err != nil || d <= 0 || d > MaxAgeLimit {
+				return bad(fmt.Sprintf("age %q: want a duration above 0, at most %v", age, MaxAgeLimit))
+			}
+			arg, s.MaxAge = size, d
+		}
 	case Series:
 	default:
-		return bad("unknown (want ticket, sequence/cache-N, series/N, block/N, block/N+double, stride, snowlab, snowidd, snowidd/N)")
+		return bad("unknown (want ticket, sequence/cache-N, series/N, block/N, block/N+double, stride, snowlab, snowidd, snowidd/N, snowidd/N@AGE)")
 	}
 	n, err := strconv.Atoi(arg)
 	if err != nil || n < 1 || n > s.maxSize() {

@@ -17,10 +17,11 @@ func TestSchemeNamesRoundTrip(t *testing.T) {
 	all, err := ParseSchemes("all")
 	require.NoError(t, err)
 	assert.Equal(t, DefaultSchemes(), all)
-	got, err := ParseSchemes("snowlab, block/500+double,sequence/cache-10,snowidd,snowidd/100000")
+	got, err := ParseSchemes("snowlab, block/500+double,sequence/cache-10,snowidd,snowidd/100000,snowidd/100@2.5ms")
 	require.NoError(t, err)
 	assert.Equal(t, []Scheme{{Kind: Snowlab}, {Kind: Block, Size: 500, DoubleBuffer: true}, {Kind: Sequence, Size: 10},
-		{Kind: Snowidd}, {Kind: Snowidd, Size: 100_000}}, got)
+		{Kind: Snowidd}, {Kind: Snowidd, Size: 100_000}, {Kind: Snowidd, Size: 100, MaxAge: 2500 * time.Microsecond}}, got)
+	assert.Equal(t, "snowidd/1000@10ms", Scheme{Kind: Snowidd, Size: 1000, MaxAge: DefaultMaxAge}.Name())
 	assert.False(t, Scheme{Kind: Snowidd}.Database())
 	assert.True(t, Scheme{Kind: Stride}.Database())
 }
@@ -28,7 +29,7 @@ func TestSchemeNamesRoundTrip(t *testing.T) {
 func TestParseSchemeRefuses(t *testing.T) {
 	for _, spec := range []string{"uuid", "ticket/5", "block", "block/0", "block/-3", "block/x", "sequence/10",
 		"series/1000000000", "ticket,ticket", "stride,", "block/24+single", "snowidd/0", "snowidd/100001", "snowidd/x",
-		"snowidd,snowidd"} {
+		"snowidd,snowidd", "snowidd/10@", "snowidd/10@0s", "snowidd/10@-1ms", "snowidd/10@2m", "snowidd/10@soon", "snowidd@1ms"} {
 		_, err := ParseSchemes(spec)
 		assert.ErrorIs(t, err, ErrOptions, spec)
 	}
@@ -36,6 +37,8 @@ func TestParseSchemeRefuses(t *testing.T) {
 	assert.ErrorContains(t, err, `"0"`, "the error names the bad value")
 	_, err = ParseSchemes("snowidd/100001")
 	assert.ErrorContains(t, err, `size "100001": want 1 to 100000`, "a NextIDs call asks for at most remote.MaxBatch")
+	_, err = ParseSchemes("snowidd/10@2m")
+	assert.ErrorContains(t, err, `age "2m": want a duration above 0, at most 1m0s`)
 }
 
 func TestClockOffset(t *testing.T) {

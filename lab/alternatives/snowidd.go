@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/lab/remote"
@@ -18,8 +19,9 @@ const noReplica = "no snowidd replica to call (loadgen alternatives -snowidd-bin
 // and makes one NextID call on it, so that the connection is open before
 // the run's clock starts and a replica that does not answer fails here.
 // batch 0 calls NextID per ID; above 0, NextIDs for batch IDs per round
-// trip, handed out locally.
-func newSnowiddSource(base string, batch int) (source, error) {
+// trip, handed out locally, and when maxAge is above 0 dropped once asked
+// for longer ago than that.
+func newSnowiddSource(base string, batch int, maxAge time.Duration) (source, error) {
 	if base == "" {
 		return nil, fmt.Errorf("%w: %s", ErrOptions, noReplica)
 	}
@@ -45,7 +47,7 @@ func newSnowiddSource(base string, batch int) (source, error) {
 		}}, nil
 	}
 	buf := make([]subject.ID, batch)
-	return &seriesSource{close: noClose, fetch: func(context.Context) ([]int64, error) {
+	return &seriesSource{close: noClose, maxAge: maxAge, fetch: func(context.Context) ([]int64, error) {
 		n, err := subject.Fill(m, buf)
 		if err != nil {
 			return nil, err

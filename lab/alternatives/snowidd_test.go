@@ -19,7 +19,8 @@ import (
 func TestSnowidd(t *testing.T) {
 	f := fleet{snowidd: replicatest.Start(t)}
 	const batch = 50
-	for _, sc := range []Scheme{{Kind: Snowidd}, {Kind: Snowidd, Size: batch}} {
+	const age = 2 * time.Millisecond
+	for _, sc := range []Scheme{{Kind: Snowidd}, {Kind: Snowidd, Size: batch}, {Kind: Snowidd, Size: batch, MaxAge: age}} {
 		for _, n := range []int{1, 3} {
 			what := sc.Name() + ", " + clients(n)
 			p, err := runPoint(context.Background(), f, sc, n, pace{duration: 150 * time.Millisecond, demand: 6_000, perCap: 10_000})
@@ -33,7 +34,14 @@ func TestSnowidd(t *testing.T) {
 				assert.LessOrEqual(t, p.Disorder.Window, p.PerID.Max, "%s: within the longest call", what)
 			} else {
 				assert.GreaterOrEqual(t, p.Trip.Count*batch, p.IDs, "%s: a round trip per %d IDs", what, batch)
+			}
+			if sc.Size > 0 && sc.MaxAge == 0 {
 				assert.LessOrEqual(t, p.Trip.Count, p.IDs/batch+int64(n), "%s: no more round trips than batches", what)
+			}
+			if sc.MaxAge > 0 {
+				// An ID leaves at most the age after its batch was asked
+				// for, and every larger ID was minted after that.
+				assert.LessOrEqual(t, p.Disorder.Window, sc.MaxAge+p.PerID.Max, "%s: within the age bound", what)
 			}
 			if n == 1 {
 				assert.Zero(t, p.Disorder.AdjacentInverted, "%s: one client is in order", what)
@@ -46,12 +54,41 @@ func TestSnowidd(t *testing.T) {
 // TestSnowiddSourceRefuses: no replica, a bad URL or one that does not
 // answer is an error before the run's clock starts, naming what is wrong.
 func TestSnowiddSourceRefuses(t *testing.T) {
-	_, err := newSnowiddSource("", 0)
+	_, err := newSnowiddSource("", 0, 0)
 	assert.ErrorIs(t, err, ErrOptions)
 	assert.ErrorContains(t, err, "no snowidd replica")
-	_, err = newSnowiddSource("grpc://127.0.0.1:1", 0)
+	_, err = newSnowiddSource("grpc://127.0.0.1:1", 0, 0)
 	assert.ErrorIs(t, err, ErrOptions)
 	assert.ErrorContains(t, err, "grpc://127.0.0.1:1")
-	_, err = newSnowiddSource("http://127.0.0.1:1", 10)
+	_, err = newSnowiddSource("http://127.0.0.1:1", 10, 0)
 	assert.ErrorContains(t, err, "snowidd at http://127.0.0.1:1")
+}
+
+// TestSeriesSourceMaxAge: what is left of a batch asked for longer ago
+// than the age bound is dropped, never handed out; without a bound it is.
+func TestSeriesSourceMaxAge(t *testing.T) {
+	next := int64(0)
+	fetch := func(context.Context) ([]int64, error) {
+		ids := make([]int64, 5)
+		for i := range ids {
+			next++
+			ids[i] = next
+		}
+		return ids, nil
+	}
+	for _, tc := range []struct {
+		maxAge time.Duration
+		want   int64 // after one ID and an hour
+	}{{time.Minute, 6}, {0, 2}} {
+		next = 0
+		s := &seriesSource{fetch: fetch, close: func(context.Context) error { return nil }, maxAge: tc.maxAge}
+		id, err := s.Next(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, int64(1), id)
+		s.fetched = s.fetched.Add(-time.Hour) // the batch was asked for an hour ago
+		id, err = s.Next(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, id, "max age %v", tc.maxAge)
+		assert.Len(t, s.Trips(), int(tc.want/5)+1, "max age %v: round trips", tc.maxAge)
+	}
 }

@@ -38,7 +38,7 @@ func newSource(ctx context.Context, f fleet, sc Scheme, i, n int) (source, error
 	case Snowlab:
 		return newSnowlabSource(i, n, f.skew)
 	case Snowidd:
-		return newSnowiddSource(f.snowidd, sc.Size)
+		return newSnowiddSource(f.snowidd, sc.Size, sc.MaxAge)
 	}
 	conn, err := f.srv.connect(ctx, nil)
 	if err != nil {
@@ -117,9 +117,16 @@ type seriesSource struct {
 	close func(context.Context) error
 	buf   []int64
 	trips []time.Duration
+	// maxAge, when above 0, drops what is left of a batch asked for
+	// longer ago than that (fetched: when it was asked for).
+	maxAge  time.Duration
+	fetched time.Time
 }
 
 func (s *seriesSource) Next(ctx context.Context) (int64, error) {
+	if s.maxAge > 0 && len(s.buf) > 0 && time.Since(s.fetched) > s.maxAge {
+		s.buf = nil // a gap in the IDs, never an old one handed out
+	}
 	if len(s.buf) == 0 {
 		t0 := time.Now()
 		ids, err := s.fetch(ctx)
@@ -127,7 +134,7 @@ func (s *seriesSource) Next(ctx context.Context) (int64, error) {
 		if err != nil {
 			return 0, err
 		}
-		s.buf = ids
+		s.buf, s.fetched = ids, t0
 	}
 	id := s.buf[0]
 	s.buf = s.buf[1:]

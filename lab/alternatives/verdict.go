@@ -56,6 +56,7 @@ func Verdicts(f Findings, crash Crash) []Verdict {
 		asyncCommitSafe(crash),
 		serviceOneCaller(f),
 		serviceBatchesReorder(f),
+		serviceAgeBound(f),
 	}
 }
 
@@ -328,8 +329,8 @@ func serviceBatchesReorder(f Findings) Verdict {
 	var cells, parts []string
 	beyond, batches := 0, 0
 	for _, b := range f.Service {
-		if b.Batch == 0 {
-			continue
+		if b.Batch == 0 || b.MaxAge > 0 {
+			continue // unbatched, or bounded by age (serviceAgeBound)
 		}
 		batches++
 		w := b.Window.Point.Disorder.Window
@@ -368,6 +369,46 @@ func serviceBatchesReorder(f Findings) Verdict {
 		} else {
 			v.Why += fmt.Sprintf(" Unbatched, the replica's IDs were out of time order by %s, beyond the longest call (%s): something besides the responses' travel reordered them.", ns(w), ns(longest))
 		}
+	}
+	return v
+}
+
+// serviceAgeBound judges the claim that a client buffer's age bound bounds
+// the disorder its batches add. An ID handed out at most MaxAge after its
+// batch was asked for sorts before no ID handed out more than MaxAge
+// earlier: any later ID was minted after that request was sent. The
+// allowance is the longest wait for an ID, for a client descheduled
+// between its age check and its hand-out.
+func serviceAgeBound(f Findings) Verdict {
+	v := Verdict{Claim: "An age bound on a client's prefetched batch bounds the disorder batching adds: no ID is handed out more than the bound after its batch was asked for",
+		Documents: "the service's client buffer (snowidd/client BufferConfig.MaxAge)"}
+	var cells, parts []string
+	within, bounded := 0, 0
+	for _, b := range f.Service {
+		if b.Batch == 0 || b.MaxAge <= 0 {
+			continue
+		}
+		bounded++
+		w, slack := b.Window.Point.Disorder.Window, b.Window.Point.PerID.Max
+		cells = append(cells, fmt.Sprintf("%s: %s, window %s", b.Name, units.Rate(b.Best.IDsPerSec), ns(w)))
+		verdict := "within"
+		if time.Duration(w) <= b.MaxAge+time.Duration(slack) {
+			within++
+		} else {
+			verdict = "beyond"
+		}
+		parts = append(parts, fmt.Sprintf("%s reordered IDs by at most %s (%s), %s its bound of %s plus the longest wait for an ID (%s)",
+			b.Name, ns(w), clients(b.Window.Point.Clients), verdict, b.MaxAge, ns(slack)))
+	}
+	if bounded == 0 {
+		v.Outcome, v.Why = notMeasured, serviceSkipped(f, "No age-bounded snowidd scheme (snowidd/N@AGE) ran.")
+		return v
+	}
+	v.Measured = strings.Join(cells, "; ")
+	v.Outcome = outcome(within == bounded)
+	v.Why = strings.Join(parts, "; ") + "."
+	if within == bounded {
+		v.Why += " A batch costs a round trip per batch, and the bound costs the IDs dropped unused when a batch ages out (gaps, never duplicates)."
 	}
 	return v
 }

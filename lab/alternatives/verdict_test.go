@@ -34,7 +34,8 @@ func tripPoint(clients int, rate float64, trip, window time.Duration) Point {
 // syntheticRun is a run whose figures are made up for the test: a row at
 // rowRate against a flush of commit, blocks of 24 that fall short and of
 // 1,000 that keep up, a stride, snowlab, nextval at 200 µs a round trip,
-// and snowidd at 100 µs a round trip (unbatched) and in batches of 1,000.
+// and snowidd at 100 µs a round trip (unbatched) and in batches of 1,000,
+// bare and bounded to 10 ms.
 func syntheticRun(rowRate float64, commit time.Duration, snowWindow time.Duration) *Result {
 	return &Result{Header: result.Header{Schema: SchemaVersion, Experiment: Experiment, Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
 		Commit: "abc1234", Host: *testHost()},
@@ -53,6 +54,8 @@ func syntheticRun(rowRate float64, commit time.Duration, snowWindow time.Duratio
 			{Scheme: Scheme{Kind: Snowidd}, Name: "snowidd", Points: []Point{tripPoint(1, 9000, 100*time.Microsecond, 0),
 				tripPoint(8, 40_000, 100*time.Microsecond, 300*time.Microsecond)}},
 			{Scheme: Scheme{Kind: Snowidd, Size: 1000}, Name: "snowidd/1000", Points: []Point{point(8, DocPeak, 80*time.Millisecond, true)}},
+			{Scheme: Scheme{Kind: Snowidd, Size: 1000, MaxAge: 10 * time.Millisecond}, Name: "snowidd/1000@10ms",
+				Points: []Point{point(8, 90_000, 10100*time.Microsecond, false)}},
 		},
 		Crash: Crash{Clients: 4, HandedOut: 1000, MaxBefore: 1000, RowAfter: 960, Reissued: 40},
 	}
@@ -74,7 +77,7 @@ func TestVerdicts(t *testing.T) {
 	assert.Equal(t, 25, f.ForcedBlock)
 	assert.InDelta(t, 0.96, f.RowOverCeiling, 0.001)
 	vs := Verdicts(f, run.Crash)
-	assert.Equal(t, []string{holds, holds, holds, holds, holds, holds, doesNot, holds, holds}, outcomes(vs))
+	assert.Equal(t, []string{holds, holds, holds, holds, holds, holds, doesNot, holds, holds, holds}, outcomes(vs))
 	assert.Contains(t, vs[3].Why, "block/100000 by 950ms (≥: the run's length)")
 	assert.Contains(t, vs[3].Why, "did not keep up", "block/24 fell short of the demand")
 	assert.Contains(t, vs[6].Why, "issued 40 of those IDs a second time")
@@ -84,6 +87,9 @@ func TestVerdicts(t *testing.T) {
 	assert.Contains(t, vs[7].Why, "took 200µs at the median (4.50k/s): the service's hop costs 0.5× a database round trip")
 	assert.Contains(t, vs[8].Why, "snowidd/1000 delivered up to 100k/s (2.5× NextID's best) and reordered by 80ms")
 	assert.Contains(t, vs[8].Why, "at most 300µs, within the longest call (400µs)")
+	assert.NotContains(t, vs[8].Why, "@", "the age-bounded batch has a claim of its own")
+	assert.Equal(t, "snowidd/1000@10ms: 90.0k/s, window 10.1ms", vs[9].Measured)
+	assert.Contains(t, vs[9].Why, "snowidd/1000@10ms reordered IDs by at most 10.1ms (8 clients), within its bound of 10ms plus the longest wait for an ID (200µs)")
 
 	// A slow disk: 2 ms per flush, the row at 450/s. The ceiling holds,
 	// the documents' figures do not; snowlab beyond its bound does not.
@@ -91,7 +97,7 @@ func TestVerdicts(t *testing.T) {
 	f = Find(run)
 	assert.Equal(t, 223, f.ForcedBlock, "100,000 / 450, rounded up")
 	vs = Verdicts(f, run.Crash)
-	assert.Equal(t, []string{holds, doesNot, doesNot, holds, holds, doesNot, doesNot, holds, holds}, outcomes(vs))
+	assert.Equal(t, []string{holds, doesNot, doesNot, holds, holds, doesNot, doesNot, holds, holds, holds}, outcomes(vs))
 	assert.Contains(t, vs[1].Why, "0.11×")
 	assert.Contains(t, vs[2].Why, "at least 223")
 
@@ -103,12 +109,14 @@ func TestVerdicts(t *testing.T) {
 	// One caller beyond 1 / round trip, a batch within the skew bound and
 	// unbatched IDs reordered beyond the longest call: none holds.
 	run = syntheticRun(4000, 240*time.Microsecond, time.Millisecond)
-	sv := run.Schemes[len(run.Schemes)-2:]
+	sv := run.Schemes[len(run.Schemes)-3:]
 	sv[0].Points[0].IDsPerSec = 16_000
 	sv[0].Points[1].Disorder.Window = 500 * time.Microsecond
 	sv[1].Points[0].Disorder.Window = 5 * time.Millisecond
+	sv[2].Points[0].Disorder.Window = 10201 * time.Microsecond // 1 µs past the bound and the longest wait
 	vs = Verdicts(Find(run), run.Crash)
-	assert.Equal(t, []string{doesNot, doesNot}, outcomes(vs[7:]))
+	assert.Equal(t, []string{doesNot, doesNot, doesNot}, outcomes(vs[7:]))
+	assert.Contains(t, vs[9].Why, "beyond its bound of 10ms")
 	assert.Contains(t, vs[7].Why, "1.6× the 10.0k/s")
 	assert.Contains(t, vs[8].Why, "Not every batch size")
 	assert.Contains(t, vs[8].Why, "beyond the longest call (400µs)")
@@ -116,7 +124,7 @@ func TestVerdicts(t *testing.T) {
 	// Without a replica the snowidd schemes are skipped, and both verdicts
 	// say why.
 	run = syntheticRun(4000, 240*time.Microsecond, time.Millisecond)
-	for i := len(run.Schemes) - 2; i < len(run.Schemes); i++ {
+	for i := len(run.Schemes) - 3; i < len(run.Schemes); i++ {
 		run.Schemes[i].Points, run.Schemes[i].Skipped = nil, noReplica
 	}
 	vs = Verdicts(Find(run), run.Crash)
