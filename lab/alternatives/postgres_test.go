@@ -87,15 +87,15 @@ func TestPostgres(t *testing.T) {
 	assert.Zero(t, n, "schema %s dropped", run.Server.Schema)
 }
 
-// TestPostgresBesideSnowidd runs nextval and both snowidd schemes on the
+// TestPostgresBesideSnowidd runs nextval and the snowidd schemes on the
 // server PG_DSN names and a replica of its own: the replica is recorded,
-// and the service's two verdicts are generated from the run.
+// and the service's three verdicts are generated from the run.
 func TestPostgresBesideSnowidd(t *testing.T) {
 	dsn := pgDSN(t)
 	base := replicatest.Start(t)
 	run, err := Execute(context.Background(), Options{DSN: dsn, Clients: []int{1, 2}, Duration: 150 * time.Millisecond,
 		Demand: 5_000, FsyncSeconds: -1, Host: testHost(), Snowidd: base, SnowiddNote: "replicatest",
-		Schemes: []Scheme{{Kind: Sequence, Size: 1}, {Kind: Snowidd}, {Kind: Snowidd, Size: 100}}})
+		Schemes: []Scheme{{Kind: Sequence, Size: 1}, {Kind: Snowidd}, {Kind: Snowidd, Size: 100}, {Kind: Snowidd, Size: 100, MaxAge: 5 * time.Millisecond}}})
 	require.NoError(t, err)
 	assert.Equal(t, base, run.Config.Snowidd)
 	assert.Equal(t, "replicatest", run.Config.SnowiddNote)
@@ -104,14 +104,15 @@ func TestPostgresBesideSnowidd(t *testing.T) {
 		require.Len(t, s.Points, 2, s.Name)
 	}
 	f := Find(run)
-	require.Len(t, f.Service, 2)
+	require.Len(t, f.Service, 3)
 	assert.True(t, f.HasNextval)
 	vs := Verdicts(f, run.Crash)
-	for _, v := range vs[len(vs)-2:] {
+	for _, v := range vs[len(vs)-3:] {
 		assert.NotEqual(t, notMeasured, v.Outcome, "%s: %s", v.Claim, v.Why)
 		assert.NotEmpty(t, v.Measured, v.Claim)
 	}
-	assert.Contains(t, vs[len(vs)-2].Why, "A nextval round trip to PostgreSQL")
+	assert.Contains(t, vs[len(vs)-3].Why, "A nextval round trip to PostgreSQL")
+	assert.Contains(t, vs[len(vs)-1].Why, "snowidd/100@5ms reordered IDs by at most")
 	var md strings.Builder
 	require.NoError(t, WriteMarkdown(&md, run, ""))
 	assert.Contains(t, md.String(), "**snowidd:** a replica at "+base+" (replicatest), called over gRPC")
