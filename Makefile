@@ -52,7 +52,9 @@ snowidd:
 ## service: build bin/snowidd, start it on a free loopback port and measure
 ## it with the lab (loadgen service): NextID per protocol, NextIDs per batch
 ## size, open-loop latency at half the maximum, beside the in-process
-## generator. SERVICE_FLAGS='-duration 1s' (loadgen service -h for the rest).
+## generator. On Linux give each its CPUs, or the figures are the two
+## fighting for cores: SERVICE_FLAGS='-server-cpus 0 -cpus 1 -duration 1s'
+## (loadgen service -h for the rest: -server-shards, -steady-share, ...).
 SERVICE_FLAGS ?=
 service: snowidd
 	$(GO) run ./cmd/loadgen service $(SERVICE_FLAGS)
