@@ -27,6 +27,8 @@ const MaxShards = 64
 type options struct {
 	listen     string
 	leaseSpec  string
+	static     bool // leaseSpec is static:N, N being staticNode
+	staticNode int
 	policy     snowlab.Policy
 	layout     snowlab.Layout
 	shards     int
@@ -122,16 +124,7 @@ func parseOptions(args []string, getenv func(string) (string, bool), stderr io.W
 		if _, err := nodeid.Static(n+o.shards-1, o.layout); err != nil {
 			return o, fmt.Errorf("-lease %q -shards %d: the last shard's %w", o.leaseSpec, o.shards, err)
 		}
+		o.static, o.staticNode = true, n
 	}
 	return o, nil
-}
-
-// staticNode is the N of a static:N lease spec (checked by parseOptions).
-func (o options) staticNode() (int, bool) {
-	rest, ok := strings.CutPrefix(o.leaseSpec, "static:")
-	if !ok {
-		return 0, false
-	}
-	n, _ := strconv.Atoi(rest)
-	return n, true
 }

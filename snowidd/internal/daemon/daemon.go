@@ -58,16 +58,16 @@ func Run(ctx context.Context, args []string, getenv func(string) (string, bool),
 
 	holdCtx, stopHolding := context.WithCancel(context.Background())
 	held := make(chan *nodeid.Lease, 1)
-	if n, ok := o.staticNode(); ok {
-		gen, err := newGenerator(o, snowlab.Config{Node: n})
+	if o.static {
+		gen, err := newGenerator(o, snowlab.Config{Node: o.staticNode})
 		if err != nil {
 			fmt.Fprintf(stderr, "snowidd: -lease %q: %v\n", o.leaseSpec, err)
 			_ = hs.Close()
 			stopHolding()
 			return exitUsage
 		}
-		srv.Use(gen, nil, n, o.shards)
-		log.Warn("static node ids: nothing stops another process from minting on them", "first", n, "count", o.shards)
+		srv.Use(gen, nil, o.staticNode, o.shards)
+		log.Warn("static node ids: nothing stops another process from minting on them", "first", o.staticNode, "count", o.shards)
 		held <- nil
 	} else {
 		go func() { held <- hold(holdCtx, o, srv, log) }()
