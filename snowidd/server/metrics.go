@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/snowlab/snowlab"
+	snowlabv1 "github.com/snowlab/snowlab/snowidd/gen/snowlab/v1"
 	"github.com/snowlab/snowlab/snowidd/gen/snowlab/v1/snowlabv1connect"
 )
 
@@ -102,20 +103,20 @@ func newMetrics(s *Server) *metrics {
 
 // interceptor counts and times every IDService call that reached its
 // method. The series of each method's answered calls are looked up once,
-// not per call.
+// for every method the service descriptor lists, not per call.
 func (m *metrics) interceptor() connect.UnaryInterceptorFunc {
 	type series struct {
 		ok      prometheus.Counter
 		latency prometheus.Observer
 	}
+	seriesOf := func(method string) series {
+		return series{m.requests.WithLabelValues(method, "ok"), m.latency.WithLabelValues(method)}
+	}
 	known := map[string]series{}
-	for _, proc := range []string{
-		snowlabv1connect.IDServiceNextIDProcedure,
-		snowlabv1connect.IDServiceNextIDsProcedure,
-		snowlabv1connect.IDServiceDecodeProcedure,
-	} {
-		method := methodName(proc)
-		known[proc] = series{m.requests.WithLabelValues(method, "ok"), m.latency.WithLabelValues(method)}
+	methods := snowlabv1.File_snowlab_v1_id_proto.Services().ByName("IDService").Methods()
+	for i := range methods.Len() {
+		method := string(methods.Get(i).Name())
+		known["/"+snowlabv1connect.IDServiceName+"/"+method] = seriesOf(method)
 	}
 	return func(next connect.UnaryFunc) connect.UnaryFunc {
 		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
@@ -123,8 +124,8 @@ func (m *metrics) interceptor() connect.UnaryInterceptorFunc {
 			resp, err := next(ctx, req)
 			proc := req.Spec().Procedure
 			s, ok := known[proc]
-			if !ok { // a method added to the proto but not to the list above
-				s = series{m.requests.WithLabelValues(methodName(proc), "ok"), m.latency.WithLabelValues(methodName(proc))}
+			if !ok { // another service's call, were one given this interceptor
+				s = seriesOf(methodName(proc))
 			}
 			s.latency.Observe(time.Since(start).Seconds())
 			if err == nil {
