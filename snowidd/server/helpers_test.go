@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -18,6 +17,7 @@ import (
 	"github.com/snowlab/snowlab/clocksrc"
 	"github.com/snowlab/snowlab/snowidd/client"
 	"github.com/snowlab/snowlab/snowidd/gen/snowlab/v1/snowlabv1connect"
+	"github.com/snowlab/snowlab/snowidd/internal/replicatest"
 	"github.com/snowlab/snowlab/snowidd/server"
 )
 
@@ -80,7 +80,7 @@ func (l *fakeLease) Err() error {
 }
 
 // rig is a server on a scripted clock with an atomicgen on node 7, served
-// over HTTP/1.1 and unencrypted HTTP/2.
+// as replicatest serves a replica (HTTP/1.1 and unencrypted HTTP/2).
 type rig struct {
 	t     testing.TB
 	clock *testClock
@@ -110,15 +110,11 @@ func newRig(t testing.TB, o rigOpts) *rig {
 	require.NoError(t, err)
 	cg := &countingGen{Generator: g}
 	srv.Use(cg, o.lease, 7, 1)
-	ts := httptest.NewUnstartedServer(srv.Handler())
-	ts.Config.Protocols = server.Protocols()
-	ts.Listener = server.NewListener(ts.Listener)
-	ts.Start()
-	t.Cleanup(ts.Close)
+	url := replicatest.Serve(t, srv.Handler())
 	return &rig{
-		t: t, clock: clock, srv: srv, gen: cg, url: ts.URL,
-		grpc: snowlabv1connect.NewIDServiceClient(client.H2CClient(), ts.URL, connect.WithGRPC()),
-		json: snowlabv1connect.NewIDServiceClient(http.DefaultClient, ts.URL, connect.WithProtoJSON()),
+		t: t, clock: clock, srv: srv, gen: cg, url: url,
+		grpc: snowlabv1connect.NewIDServiceClient(client.H2CClient(), url, connect.WithGRPC()),
+		json: snowlabv1connect.NewIDServiceClient(http.DefaultClient, url, connect.WithProtoJSON()),
 	}
 }
 

@@ -1,6 +1,7 @@
 // Package replicatest starts in-process snowidd replicas for tests: a
 // server minting on a static node id, served over HTTP/1.1 and unencrypted
-// HTTP/2 like the command serves it, closed when the test ends.
+// HTTP/2 on the server's coalescing listener, as the command serves it,
+// closed when the test ends.
 package replicatest
 
 import (
@@ -18,6 +19,7 @@ func Serve(t testing.TB, h http.Handler) string {
 	t.Helper()
 	ts := httptest.NewUnstartedServer(h)
 	ts.Config.Protocols = server.Protocols()
+	ts.Listener = server.NewListener(ts.Listener)
 	ts.Start()
 	t.Cleanup(ts.Close)
 	return ts.URL
