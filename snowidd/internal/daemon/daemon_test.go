@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -80,7 +79,7 @@ func TestDirLeaseReleaseStoresLastEnd(t *testing.T) {
 	d := startDaemon(t, "-lease", "dir:"+dir, "-shards", "2")
 	c, err := client.New(client.Config{Targets: []string{d.url}})
 	require.NoError(t, err)
-	waitReady(t, d.url)
+	waitFor(t, 15*time.Second, "the replica is ready", ready(d.url))
 	ids, err := c.NextIDs(context.Background(), 5000)
 	require.NoError(t, err)
 	last := ids[0]
@@ -99,31 +98,10 @@ func TestDirLeaseReleaseStoresLastEnd(t *testing.T) {
 	assert.True(t, floor.Before(time.Now().Add(time.Second)), "floor %v: the whole reservation was stored, not the last tick", floor)
 }
 
-// waitReady polls /readyz until it answers 200: acquiring a lease takes a
-// moment after the port is open.
-func waitReady(t *testing.T, url string) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		resp, err := http.Get(url + "/readyz")
-		if err == nil {
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("not ready after 15 s: %s", body)
-			}
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // curl, the JSON path as a person would use it.
 func TestCurl(t *testing.T) {
 	_, missing := exec.LookPath("curl")
-	needTool(t, missing, "curl")
+	needTool(t, requireClients, missing, "curl")
 	d := startDaemon(t, "-lease", "static:9")
 	curl := func(args ...string) string {
 		t.Helper()
@@ -165,7 +143,7 @@ func TestCurl(t *testing.T) {
 // reflection tells it.
 func TestGrpcurl(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
-		needTool(t, err, "go (to run grpcurl from tools.mod)")
+		needTool(t, requireClients, err, "go (to run grpcurl from tools.mod)")
 	}
 	d := startDaemon(t, "-lease", "static:11")
 	addr := strings.TrimPrefix(d.url, "http://")
@@ -173,7 +151,7 @@ func TestGrpcurl(t *testing.T) {
 		t.Helper()
 		out, err := goTool(t, "grpcurl", append([]string{"-plaintext"}, args...)...)
 		if err != nil && strings.Contains(out, "go: ") {
-			needTool(t, fmt.Errorf("%v: %s", err, out), "grpcurl")
+			needTool(t, requireClients, fmt.Errorf("%v: %s", err, out), "grpcurl")
 		}
 		return out
 	}
@@ -207,7 +185,7 @@ func TestGrpcurl(t *testing.T) {
 func TestPythonGrpcio(t *testing.T) {
 	python := "/usr/bin/python3"
 	err := exec.Command(python, "-c", "import grpc").Run()
-	needTool(t, err, "Debian's python3-grpcio ("+python+" -c 'import grpc'; apt-get install python3-grpcio)")
+	needTool(t, requireClients, err, "Debian's python3-grpcio ("+python+" -c 'import grpc'; apt-get install python3-grpcio)")
 	d := startDaemon(t, "-lease", "static:13")
 	cmd := exec.Command(python, "testdata/client.py", strings.TrimPrefix(d.url, "http://"))
 	cmd.Stderr = os.Stderr

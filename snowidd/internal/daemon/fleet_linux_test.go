@@ -3,7 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
-	"io"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -34,16 +34,6 @@ const (
 	fleetWindow = time.Second
 )
 
-// needEtcd skips the test, or fails it when SNOWLAB_REQUIRE_ETCD=1 (.ci/run
-// sets it after installing etcd).
-func needEtcd(t *testing.T, err error) {
-	t.Helper()
-	if os.Getenv("SNOWLAB_REQUIRE_ETCD") == "1" {
-		t.Fatalf("etcd is required when SNOWLAB_REQUIRE_ETCD=1: %v", err)
-	}
-	t.Skipf("skipped: %v (apt-get install etcd-server, or make test-snowidd after scripts/etcd.sh start)", err)
-}
-
 // replicaProc is one snowidd process: this test binary run as the command.
 type replicaProc struct {
 	t      *testing.T
@@ -73,14 +63,7 @@ func (r *replicaProc) start() {
 	require.NoError(t, cmd.Start())
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
-	select {
-	case line := <-served:
-		r.addr = strings.TrimPrefix(urlLine.FindStringSubmatch(line)[1], "http://")
-	case <-exited:
-		t.Fatalf("replica exited before serving (%v):\n%s", cmd.ProcessState, lw)
-	case <-time.After(20 * time.Second):
-		t.Fatalf("replica did not serve within 20 s:\n%s", lw)
-	}
+	r.addr = strings.TrimPrefix(servedURL(t, lw, served, exited, func() any { return cmd.ProcessState }, 20*time.Second), "http://")
 	r.cmd, r.exited, r.log = cmd, exited, lw
 	t.Cleanup(func() {
 		if r.cmd == cmd {
@@ -121,42 +104,14 @@ func (r *replicaProc) terminate() error {
 	return nil
 }
 
-// readyz returns the replica's /readyz status and body.
-func readyz(url string) (int, string) {
-	c := http.Client{Timeout: 2 * time.Second}
-	resp, err := c.Get(url + "/readyz")
-	if err != nil {
-		return 0, err.Error()
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
-}
-
-// waitFor polls cond every 20 ms until it holds or within passes.
-func waitFor(t *testing.T, within time.Duration, what string, cond func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		ok, state := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v (%s)", what, within, state)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func allReady(reps []*replicaProc) func() (bool, string) {
 	return func() (bool, string) {
 		var states []string
 		ok := true
 		for _, r := range reps {
-			code, body := readyz(r.url())
-			ok = ok && code == http.StatusOK
-			states = append(states, fmt.Sprintf("%s: %d %s", r.addr, code, strings.TrimSpace(body)))
+			up, state := ready(r.url())()
+			ok = ok && up
+			states = append(states, r.addr+": "+state)
 		}
 		return ok, strings.Join(states, "; ")
 	}
@@ -189,9 +144,8 @@ func TestFleetFailures(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the fleet test runs for about 30 s")
 	}
-	if _, err := etcdtest.Binary(); err != nil {
-		needEtcd(t, err)
-	}
+	_, err := etcdtest.Binary()
+	needTool(t, requireEtcd, err, "etcd (apt-get install etcd-server, or make test-snowidd after scripts/etcd.sh start)")
 	etcd, err := etcdtest.Start(t.TempDir())
 	require.NoError(t, err)
 	t.Cleanup(etcd.Stop)
@@ -337,13 +291,7 @@ func TestFleetFailures(t *testing.T) {
 	for id := range seen {
 		nodes[snowlab.DefaultLayout.Decode(id).Node]++
 	}
-	keys := slices.Sorted(func(yield func(int) bool) {
-		for k := range nodes {
-			if !yield(k) {
-				return
-			}
-		}
-	})
+	keys := slices.Sorted(maps.Keys(nodes))
 	t.Logf("%d IDs, no duplicate; by node id: %v (%v); refusals by client: %v", total, nodes, keys, failures)
 	require.Positive(t, total)
 	for _, r := range reps {

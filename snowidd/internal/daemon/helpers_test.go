@@ -2,6 +2,9 @@ package daemon
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"regexp"
@@ -13,21 +16,24 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// requireClients makes a missing client tool fail the test instead of
-// skipping it (.ci/run sets it, having installed them).
-const requireClients = "SNOWLAB_REQUIRE_CLIENTS"
+// The variables that make a missing client tool or etcd fail the test
+// instead of skipping it (.ci/run sets them, having installed both).
+const (
+	requireClients = "SNOWLAB_REQUIRE_CLIENTS"
+	requireEtcd    = "SNOWLAB_REQUIRE_ETCD"
+)
 
-// needTool skips (or, with SNOWLAB_REQUIRE_CLIENTS=1, fails) the test when
-// what says a client is missing.
-func needTool(t *testing.T, missing error, what string) {
+// needTool skips (or, with the variable env set to 1, fails) the test
+// when what says a tool is missing.
+func needTool(t *testing.T, env string, missing error, what string) {
 	t.Helper()
 	if missing == nil {
 		return
 	}
-	if os.Getenv(requireClients) == "1" {
-		t.Fatalf("%s is required when %s=1: %v", what, requireClients, missing)
+	if os.Getenv(env) == "1" {
+		t.Fatalf("%s is required when %s=1: %v", what, env, missing)
 	}
-	t.Skipf("skipped: %s: %v (set %s=1 to make this fail)", what, missing, requireClients)
+	t.Skipf("skipped: %s: %v (set %s=1 to make this fail)", what, missing, env)
 }
 
 // daemon is a snowidd run in-process by Run.
@@ -53,16 +59,62 @@ func startDaemon(t *testing.T, args ...string) *daemon {
 		defer close(d.exited)
 		d.code = Run(ctx, append([]string{"-listen", "127.0.0.1:0"}, args...), func(string) (string, bool) { return "", false }, lw)
 	}()
-	select {
-	case line := <-served:
-		d.url = urlLine.FindStringSubmatch(line)[1]
-	case <-d.exited:
-		t.Fatalf("snowidd exited with %d before serving:\n%s", d.code, lw)
-	case <-time.After(30 * time.Second):
-		t.Fatalf("snowidd did not start within 30 s:\n%s", lw)
-	}
+	d.url = servedURL(t, lw, served, d.exited, func() any { return d.code }, 30*time.Second)
 	t.Cleanup(func() { d.stop(t) })
 	return d
+}
+
+// servedURL waits for the line in which snowidd names its URL (served is
+// lw.match(urlLine), taken before it started) and returns the URL, failing
+// t when exited closes first (exitStatus says how it ended) or within
+// passes.
+func servedURL(t *testing.T, lw *logWriter, served <-chan string, exited <-chan struct{}, exitStatus func() any, within time.Duration) string {
+	t.Helper()
+	select {
+	case line := <-served:
+		return urlLine.FindStringSubmatch(line)[1]
+	case <-exited:
+		t.Fatalf("snowidd exited (%v) before serving:\n%s", exitStatus(), lw)
+	case <-time.After(within):
+		t.Fatalf("snowidd did not serve within %v:\n%s", within, lw)
+	}
+	return ""
+}
+
+// readyz returns the replica's /readyz status and body.
+func readyz(url string) (int, string) {
+	c := http.Client{Timeout: 2 * time.Second}
+	resp, err := c.Get(url + "/readyz")
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// ready is a waitFor condition: the replica at url answers /readyz with 200.
+func ready(url string) func() (bool, string) {
+	return func() (bool, string) {
+		code, body := readyz(url)
+		return code == http.StatusOK, fmt.Sprintf("%d %s", code, strings.TrimSpace(body))
+	}
+}
+
+// waitFor polls cond every 20 ms until it holds or within passes.
+func waitFor(t *testing.T, within time.Duration, what string, cond func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		ok, state := cond()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v (%s)", what, within, state)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // stop cancels the daemon as SIGTERM would and returns its exit code.
