@@ -20,11 +20,8 @@
 package main
 
 import (
-	"context"
 	"os"
-	"os/signal"
 	"runtime/debug"
-	"syscall"
 
 	"github.com/snowlab/snowlab/snowidd/internal/daemon"
 )
@@ -36,8 +33,5 @@ func main() {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(gcPercent)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	code := daemon.Main(ctx)
-	stop()
-	os.Exit(code)
+	os.Exit(daemon.Main())
 }

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/snowlab/snowlab"
@@ -199,8 +201,10 @@ func hold(ctx context.Context, o options, srv *server.Server, log *slog.Logger) 
 	return nil
 }
 
-// Main is cmd/snowidd's main: Run with the process's arguments and
-// environment, cancelled by SIGTERM or SIGINT.
-func Main(ctx context.Context) int {
+// Main is cmd/snowidd's main (and the fleet test's replicas'): Run with
+// the process's arguments and environment until SIGTERM or SIGINT.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
 	return Run(ctx, os.Args[1:], os.LookupEnv, os.Stderr)
 }

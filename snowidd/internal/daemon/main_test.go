@@ -1,10 +1,7 @@
 package daemon
 
 import (
-	"context"
 	"os"
-	"os/signal"
-	"syscall"
 	"testing"
 )
 
@@ -14,10 +11,7 @@ const childEnv = "SNOWIDD_TEST_CHILD"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
-		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-		code := Main(ctx)
-		stop()
-		os.Exit(code)
+		os.Exit(Main())
 	}
 	os.Exit(m.Run())
 }
