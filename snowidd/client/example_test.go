@@ -20,6 +20,7 @@ func Example() {
 	srv.Use(gen, nil, 42, 1)
 	ts := httptest.NewUnstartedServer(srv.Handler())
 	ts.Config.Protocols = server.Protocols()
+	ts.Listener = server.NewListener(ts.Listener) // as the server's doc says
 	ts.Start()
 	defer ts.Close()
 
