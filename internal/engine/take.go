@@ -68,15 +68,18 @@ func (s *Slot) Next(r *Rules) (snowlab.ID, error) {
 		}
 		return r.handOut(r.compose(now, 0, s.space), s.space.node)
 	}
-	var one [1]snowlab.ID
-	_, err := r.take(&s.word, &s.ledger, one[:], sample{w, now, ns}, waitForIDs)
-	return one[0], err
+	return s.takeOne(r, sample{w, now, ns})
 }
 
 // nextSlow is Next after a lost race: the plan, read afresh.
 func (s *Slot) nextSlow(r *Rules) (snowlab.ID, error) {
+	return s.takeOne(r, r.sample(&s.word))
+}
+
+// takeOne is take for one ID from the sample at.
+func (s *Slot) takeOne(r *Rules, at sample) (snowlab.ID, error) {
 	var one [1]snowlab.ID
-	_, err := s.Take(r, one[:])
+	_, err := r.take(&s.word, &s.ledger, one[:], at, waitForIDs)
 	return one[0], err
 }
 
