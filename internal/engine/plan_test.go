@@ -31,7 +31,7 @@ func fastCase(r *Rules, w uint64, ns int64, cap uint64) string {
 	if r.reuses(w, ns, cap) {
 		return reuse
 	}
-	if _, ok := r.claims(w, ns); ok {
+	if r.claims(w, r.tickOf(ns)) {
 		return claim
 	}
 	return slow

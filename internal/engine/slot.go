@@ -21,6 +21,12 @@ type ledger struct {
 	ctr   Counters
 }
 
+// Space is the part of the ID space the slot issues from.
+func (l *ledger) Space() Space { return l.space }
+
+// Stats returns the slot's slow-path counts.
+func (l *ledger) Stats() snowlab.Stats { return l.ctr.Stats() }
+
 // Slot is one lock-free state word with the space it issues from and its
 // counters: atomicgen has one, shardedgen one per shard. The word and the
 // space Next reads share the first cache line, and a Slot fills whole
@@ -37,12 +43,6 @@ func (s *Slot) Init(r *Rules, sp Space) {
 	s.space = sp
 	s.word.Store(r.InitialState())
 }
-
-// Space is the part of the ID space the slot issues from.
-func (s *Slot) Space() Space { return s.space }
-
-// Stats returns the slot's slow-path counts.
-func (s *Slot) Stats() snowlab.Stats { return s.ctr.Stats() }
 
 // Take fills dst with IDs: see Rules.take. It returns how many IDs it
 // wrote; fewer than len(dst) comes with an error.
@@ -72,9 +72,6 @@ func (s *LockedSlot) Init(r *Rules, sp Space) {
 	s.space = sp
 	s.word.v = r.InitialState()
 }
-
-// Stats returns the slot's slow-path counts.
-func (s *LockedSlot) Stats() snowlab.Stats { return s.ctr.Stats() }
 
 // Take is Slot.Take; the caller must hold its lock.
 func (s *LockedSlot) Take(r *Rules, dst []snowlab.ID) (int, error) {

@@ -59,7 +59,8 @@ func (s *Slot) Next(r *Rules) (snowlab.ID, error) {
 		}
 		return s.nextSlow(r)
 	}
-	if now, ok := r.claims(w, ns); ok {
+	now := r.tickOf(ns) // once: claims and, past it, take read the same tick
+	if r.claims(w, now) {
 		r.use(now)
 		if !s.word.CompareAndSwap(w, r.pack(now, 1)) {
 			s.ctr.casRetries.Add(1)
@@ -67,15 +68,18 @@ func (s *Slot) Next(r *Rules) (snowlab.ID, error) {
 		}
 		return r.handOut(r.compose(now, 0, s.space), s.space.node)
 	}
-	var one [1]snowlab.ID
-	_, err := r.take(&s.word, &s.ledger, one[:], sample{w, r.tickOf(ns), ns}, waitForIDs)
-	return one[0], err
+	return s.takeOne(r, sample{w, now, ns})
 }
 
 // nextSlow is Next after a lost race: the plan, read afresh.
 func (s *Slot) nextSlow(r *Rules) (snowlab.ID, error) {
+	return s.takeOne(r, r.sample(&s.word))
+}
+
+// takeOne is take for one ID from the sample at.
+func (s *Slot) takeOne(r *Rules, at sample) (snowlab.ID, error) {
 	var one [1]snowlab.ID
-	_, err := s.Take(r, one[:])
+	_, err := r.take(&s.word, &s.ledger, one[:], at, waitForIDs)
 	return one[0], err
 }
 
@@ -94,13 +98,12 @@ func (r *Rules) reuses(w uint64, ns int64, cap uint64) bool {
 	return true
 }
 
-// claims is Next's second fast case: the clock has reached a tick after
-// the state word w's, inside the window and the reservation. It returns
-// that tick, which plan would issue from with count 0.
-func (r *Rules) claims(w uint64, ns int64) (now int64, ok bool) {
-	now = r.tickOf(ns)
+// claims is Next's second fast case: the clock's tick now is after the
+// state word w's, inside the window and the reservation, so plan would
+// issue from now with count 0.
+func (r *Rules) claims(w uint64, now int64) bool {
 	t, _ := r.unpack(w)
-	return now, now > t && now <= r.maxTick && !r.fenced(now)
+	return now > t && now <= r.maxTick && !r.fenced(now)
 }
 
 // handOut returns id unless the grant was revoked after its tick was

@@ -117,7 +117,7 @@ func allDigits(s string) bool {
 func runDecode(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("decode", "[-json] [-layout T/N/S] [-unit D] [-epoch E] ID...", stderr)
 	asJSON := fs.Bool("json", false, "print one JSON object per ID")
-	lf := addLayoutFlags(fs)
+	lf := AddLayoutFlags(fs)
 	ids, code, ok := parse(fs, args)
 	if !ok {
 		return code
@@ -125,7 +125,7 @@ func runDecode(args []string, stdout, stderr io.Writer) int {
 	if len(ids) == 0 {
 		return usageError(fs, "no IDs given")
 	}
-	l, err := lf.layout()
+	l, err := lf.Layout()
 	if err != nil {
 		return fail(stderr, "decode %v", err)
 	}

@@ -25,7 +25,7 @@ func runGen(args []string, stdout, stderr io.Writer, stores map[string]nodeid.Op
 	policyName := fs.String("policy", "strict", "`policy` when the clock gives no fresh tick: strict or monotonic")
 	format := fs.String("format", "dec", "output `format`: dec, base32 or json (the objects of decode -json)")
 	leaseSpec := fs.String("lease", "", "take the node id from a lease instead of -node (not with it): dir:`PATH` (a lock folder shared by the processes of one host), or etcd:[http://]HOST:PORT/PREFIX in the etcd-enabled build (etcdlease/cmd/snowid)")
-	lf := addLayoutFlags(fs)
+	lf := AddLayoutFlags(fs)
 	pos, code, ok := parse(fs, args)
 	if !ok {
 		return code
@@ -34,7 +34,7 @@ func runGen(args []string, stdout, stderr io.Writer, stores map[string]nodeid.Op
 		return usageError(fs, "unexpected argument %q", pos[0])
 	}
 
-	l, err := lf.layout()
+	l, err := lf.Layout()
 	if err != nil {
 		return fail(stderr, "gen %v", err)
 	}

@@ -14,7 +14,7 @@ var now = time.Now
 
 func runLayout(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("layout", "[-layout T/N/S] [-unit D] [-epoch E]", stderr)
-	lf := addLayoutFlags(fs)
+	lf := AddLayoutFlags(fs)
 	pos, code, ok := parse(fs, args)
 	if !ok {
 		return code
@@ -22,7 +22,7 @@ func runLayout(args []string, stdout, stderr io.Writer) int {
 	if len(pos) > 0 {
 		return usageError(fs, "unexpected argument %q", pos[0])
 	}
-	l, err := lf.layout()
+	l, err := lf.Layout()
 	if err != nil {
 		return fail(stderr, "layout %v", err)
 	}

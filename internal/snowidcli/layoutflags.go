@@ -11,17 +11,20 @@ import (
 	"github.com/snowlab/snowlab"
 )
 
-// layoutFlags are the -layout, -unit and -epoch flags every command takes.
-// They are read as strings and checked after parsing, so that a bad value
-// is one error line naming it rather than the flag package's usage dump.
-type layoutFlags struct {
+// LayoutFlags are the -layout, -unit and -epoch flags every command takes,
+// snowid's and the project's other commands' (snowidd), with the same
+// checks and messages. They are read as strings and checked after parsing,
+// so that a bad value is one error line naming it rather than the flag
+// package's usage dump.
+type LayoutFlags struct {
 	fs                *flag.FlagSet
 	bits, unit, epoch string
 }
 
-func addLayoutFlags(fs *flag.FlagSet) *layoutFlags {
+// AddLayoutFlags defines -layout, -unit and -epoch on fs.
+func AddLayoutFlags(fs *flag.FlagSet) *LayoutFlags {
 	d := snowlab.DefaultLayout
-	lf := &layoutFlags{fs: fs}
+	lf := &LayoutFlags{fs: fs}
 	fs.StringVar(&lf.bits, "layout", formatBits(d), "`time/node/seq` bits of the layout, 63 in all")
 	fs.StringVar(&lf.unit, "unit", d.Unit.String(), "`duration` of one tick of the time field")
 	fs.StringVar(&lf.epoch, "epoch", d.Epoch.Format(time.RFC3339Nano),
@@ -29,10 +32,10 @@ func addLayoutFlags(fs *flag.FlagSet) *layoutFlags {
 	return lf
 }
 
-// layout returns the layout the flags describe, validated. Its error names
+// Layout returns the layout the flags describe, validated. Its error names
 // the flag at fault (or the layout flags set, when Validate refuses their
 // combination).
-func (lf *layoutFlags) layout() (snowlab.Layout, error) {
+func (lf *LayoutFlags) Layout() (snowlab.Layout, error) {
 	l := snowlab.DefaultLayout
 	var err error
 	if l.TimeBits, l.NodeBits, l.SeqBits, err = parseBits(lf.bits); err != nil {
@@ -52,7 +55,7 @@ func (lf *layoutFlags) layout() (snowlab.Layout, error) {
 
 // setFlags names the layout flags given on the command line, with their
 // values.
-func (lf *layoutFlags) setFlags() string {
+func (lf *LayoutFlags) setFlags() string {
 	var set []string
 	lf.fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
