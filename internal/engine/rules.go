@@ -11,17 +11,24 @@ import (
 // Rules is a validated Config compiled to the shifts and bounds the hot
 // path needs. It is immutable and shared by all of a generator's cells.
 type Rules struct {
-	// The fields Next reads come first, so that they share a cache line.
+	// The fields Next reads on every call come first, together (through
+	// grant), so that a call touches one or two cache lines of the struct,
+	// not fields strewn over all four; the rest serve the slow paths.
 	anchored *clocksrc.Anchored // clock, when it is Default's: read inline
 	epochNs  int64
 	unitNs   int64
 	// backNs is how far before the start of a state word's tick the clock
 	// may read and the tick still be used: 0 for Strict, MaxLead for a
 	// bounded Monotonic, the whole window for an unbounded one.
-	backNs    int64
-	nShift    uint           // where the tick sits in a state word
-	nMask     uint64         // the count bits of a state word
-	tsShift   uint           // where the tick sits in an ID
+	backNs  int64
+	nShift  uint   // where the tick sits in a state word
+	nMask   uint64 // the count bits of a state word
+	tsShift uint   // where the tick sits in an ID
+	// addOK says fetch-add may be used on a state word: an add that lands
+	// on a spent tick overshoots the count by one, and every caller
+	// overshoots at most once per tick, so the count bits need room for
+	// more concurrent callers than a process can hold. 2^20 is that room.
+	addOK     bool
 	grant     *snowlab.Grant // the generator's right to mint under fence; set by Prepare
 	maxTick   int64
 	layout    snowlab.Layout
@@ -34,11 +41,6 @@ type Rules struct {
 	fence     *snowlab.Fence // nil: no reservation
 	floorNs   int64          // no ID starts before it: the fence's LastEnd when granted
 	floorWait time.Duration  // how long New waits for the clock to pass floorNs
-	// addOK says fetch-add may be used on a state word: an add that lands
-	// on a spent tick overshoots the count by one, and every caller
-	// overshoots at most once per tick, so the count bits need room for
-	// more concurrent callers than a process can hold. 2^20 is that room.
-	addOK bool
 }
 
 // Compile validates cfg and compiles it. It does not check cfg.Node: a
