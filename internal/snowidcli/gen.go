@@ -41,13 +41,8 @@ func runGen(args []string, stdout, stderr io.Writer, stores map[string]nodeid.Op
 	if *n < 1 {
 		return fail(stderr, "gen -n %d: want at least 1", *n)
 	}
-	var policy snowlab.Policy
-	switch *policyName {
-	case "strict":
-		policy = snowlab.Strict
-	case "monotonic":
-		policy = snowlab.Monotonic
-	default:
+	policy, ok := ParsePolicy(*policyName)
+	if !ok {
 		return fail(stderr, "gen -policy %q: want strict or monotonic", *policyName)
 	}
 	var write func(w *bufio.Writer, id snowlab.ID) error

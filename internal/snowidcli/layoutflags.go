@@ -118,3 +118,14 @@ func timeFormat(l snowlab.Layout) string {
 	}
 	return "2006-01-02T15:04:05.000000000Z07:00"
 }
+
+// ParsePolicy reads a -policy flag's value, the name Policy.String gives:
+// strict or monotonic.
+func ParsePolicy(name string) (snowlab.Policy, bool) {
+	for _, p := range []snowlab.Policy{snowlab.Strict, snowlab.Monotonic} {
+		if name == p.String() {
+			return p, true
+		}
+	}
+	return 0, false
+}

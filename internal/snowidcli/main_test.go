@@ -558,3 +558,15 @@ func TestGenLease(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, "etcdlease")
 }
+
+func TestParsePolicy(t *testing.T) {
+	for _, p := range []snowlab.Policy{snowlab.Strict, snowlab.Monotonic} {
+		got, ok := ParsePolicy(p.String())
+		assert.True(t, ok, p.String())
+		assert.Equal(t, p, got)
+	}
+	for _, bad := range []string{"", "Strict", "lenient", "Policy(2)"} {
+		_, ok := ParsePolicy(bad)
+		assert.False(t, ok, bad)
+	}
+}

@@ -89,12 +89,8 @@ func parseOptions(args []string, getenv func(string) (string, bool), stderr io.W
 	if o.layout, err = lf.Layout(); err != nil {
 		return o, err
 	}
-	switch *policy {
-	case "strict":
-		o.policy = snowlab.Strict
-	case "monotonic":
-		o.policy = snowlab.Monotonic
-	default:
+	var ok bool
+	if o.policy, ok = snowidcli.ParsePolicy(*policy); !ok {
 		return o, fmt.Errorf("-policy %q: want strict or monotonic", *policy)
 	}
 	switch {
