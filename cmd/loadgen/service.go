@@ -345,14 +345,13 @@ func row(run *result.Run, label, name string) summaryRow {
 func summarizeService(run *result.Run, o serviceOptions) serviceSummary {
 	s := serviceSummary{serverProcs: o.serverProcs, serverCPUs: o.serverCPUs, shards: o.shards, steady: run.Steady}
 	for _, p := range o.protocols {
-		name := fmt.Sprintf("snowidd/%s/NextID", p)
-		s.unbatched = append(s.unbatched, row(run, p.String(), name))
+		s.unbatched = append(s.unbatched, row(run, p.String(), remote.Name(p, 0)))
 	}
 	for _, b := range o.batches {
-		s.batches = append(s.batches, row(run, strconv.Itoa(b), fmt.Sprintf("snowidd/grpc/NextIDs(%d)", b)))
+		s.batches = append(s.batches, row(run, strconv.Itoa(b), remote.Name(remote.GRPC, b)))
 	}
 	s.inProcess = row(run, inProcessSubject, inProcessSubject)
-	grpcName := "snowidd/" + remote.GRPC.String() + "/NextID"
+	grpcName := remote.Name(remote.GRPC, 0)
 	for _, r := range run.Saturate {
 		if r.Subject == grpcName && r.Goroutines == 1 {
 			s.oneCaller, s.roundTrip = r.IDsPerSec, time.Duration(r.Latency.P50)

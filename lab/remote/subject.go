@@ -32,12 +32,8 @@ func Subject(base string, p Protocol, batch int, layout snowlab.Layout) (subject
 	if err != nil {
 		return subject.Subject{}, err
 	}
-	name := fmt.Sprintf("snowidd/%s/NextID", p)
-	if batch > 0 {
-		name = fmt.Sprintf("snowidd/%s/NextIDs(%d)", p, batch)
-	}
 	return subject.Subject{
-		Name: name, Library: "github.com/snowlab/snowlab/snowidd",
+		Name: Name(p, batch), Library: "github.com/snowlab/snowlab/snowidd",
 		Strict: true, Order: subject.OrderCaller,
 		Nodes: 1, PerTick: l.MaxSeq() + 1, Tick: l.Unit,
 		Decode: func(id subject.ID) (time.Time, int) {
@@ -50,6 +46,15 @@ func Subject(base string, p Protocol, batch int, layout snowlab.Layout) (subject
 		// the generator's state.
 		New: func() (subject.Minter, error) { return &minter{shared: caller{c: c, batch: batch}, layout: l}, nil },
 	}, nil
+}
+
+// Name is the name of Subject(base, p, batch, …) in results, which is
+// how a run's figures for it are found again.
+func Name(p Protocol, batch int) string {
+	if batch > 0 {
+		return fmt.Sprintf("snowidd/%s/NextIDs(%d)", p, batch)
+	}
+	return fmt.Sprintf("snowidd/%s/NextID", p)
 }
 
 // OnNodes is s, a Subject, for a replica minting on n node ids (snowidd
