@@ -127,6 +127,11 @@ type WindowFinding struct {
 	KeptUp bool
 }
 
+// capped reports whether a window is as long as the run that measured it
+// (90% or more), and so only a lower bound: the scheme would reorder by
+// more in a longer run.
+func capped(window, run time.Duration) bool { return window >= run*9/10 }
+
 // ServiceFinding is one snowidd scheme: Batch is its NextIDs count (0:
 // NextID per ID) and MaxAge its age bound, Best its best point, OneCaller its point with one
 // client, Window its widest inversion window.
@@ -149,7 +154,7 @@ func Find(run *Result) Findings {
 		if !ok {
 			return WindowFinding{}, false
 		}
-		w := WindowFinding{Name: s.Name, Point: p, Capped: p.Disorder.Window >= run.Config.Duration*9/10,
+		w := WindowFinding{Name: s.Name, Point: p, Capped: capped(p.Disorder.Window, run.Config.Duration),
 			OverBound: float64(p.Disorder.Window) / float64(f.Bound)}
 		for _, q := range s.Points {
 			w.KeptUp = w.KeptUp || q.KeptUp
