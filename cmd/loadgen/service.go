@@ -366,8 +366,7 @@ func (s serviceSummary) overOneNode(v float64) string {
 	if s.shards <= 1 {
 		return ""
 	}
-	l := snowlab.Layout{}.OrDefault()
-	one := float64(l.MaxSeq()+1) / l.Unit.Seconds()
+	one := subject.FromLayout(snowlab.Layout{}.OrDefault()).Ceiling()
 	return fmt.Sprintf(" = %.2f× one node id's ceiling", v/one)
 }
 
