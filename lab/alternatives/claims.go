@@ -132,13 +132,13 @@ type WindowFinding struct {
 // more in a longer run.
 func capped(window, run time.Duration) bool { return window >= run*9/10 }
 
-// ServiceFinding is one snowidd scheme: Batch is its NextIDs count (0:
-// NextID per ID) and MaxAge its age bound, Best its best point, OneCaller its point with one
-// client, Window its widest inversion window.
+// ServiceFinding is one snowidd scheme (its Size the NextIDs count, 0
+// for NextID per ID, and MaxAge the batch's age bound, 0 for none): Best
+// its best point, OneCaller its point with one client, Window its widest
+// inversion window.
 type ServiceFinding struct {
 	Name         string
-	Batch        int
-	MaxAge       time.Duration // the batch's age bound (0: none)
+	Scheme       Scheme
 	Best         Point
 	OneCaller    Point
 	HasOneCaller bool
@@ -191,7 +191,7 @@ func Find(run *Result) Findings {
 			if !ok {
 				continue
 			}
-			sf := ServiceFinding{Name: s.Name, Batch: s.Scheme.Size, MaxAge: s.Scheme.MaxAge, Best: best}
+			sf := ServiceFinding{Name: s.Name, Scheme: s.Scheme, Best: best}
 			sf.Window, _ = window(s)
 			sf.OneCaller, sf.HasOneCaller = s.point(1)
 			f.Service = append(f.Service, sf)
