@@ -79,8 +79,8 @@ func parseServiceFlags(args []string, stderr io.Writer) (serviceOptions, int) {
 	fs.IntVar(&f.satRepeats, "sat-repeats", 3, fmt.Sprintf("saturate: repeats per goroutine count (1 to %d)", workload.MaxRepeats))
 	fs.DurationVar(&f.steadyDur, "steady-duration", 0, fmt.Sprintf("steady: length of each open-loop run (0: -duration; at most %v)", workload.MaxDuration))
 	fs.Float64Var(&f.steadyShare, "steady-share", 0.5, "steady: the open loop's rate as a share of the subject's measured maximum, more than 0, at most 1 (the goals are read at half)")
-	fs.IntVar(&f.workers, "steady-workers", 8, fmt.Sprintf("steady: goroutines issuing the open-loop calls, 1 to %d (each waits for its call's due time "+
-		"yielding the last 2ms, so more of them take CPU from a server on the same cores)", workload.MaxGoroutines))
+	fs.IntVar(&f.workers, "steady-workers", 8, fmt.Sprintf("steady: goroutines issuing the open-loop calls, 1 to %d (each sleeps until just before its call's due time "+
+		"and yields from there, so more of them take CPU from a server on the same cores)", workload.MaxGoroutines))
 	out := fs.String("out", "results", "folder for the result files (JSON, Markdown, SVG charts, HTML)")
 	noWrite := fs.Bool("no-write", false, "print the table only, write no files")
 	quiet := fs.Bool("q", false, "no progress bar")
@@ -345,14 +345,13 @@ func row(run *result.Run, label, name string) summaryRow {
 func summarizeService(run *result.Run, o serviceOptions) serviceSummary {
 	s := serviceSummary{serverProcs: o.serverProcs, serverCPUs: o.serverCPUs, shards: o.shards, steady: run.Steady}
 	for _, p := range o.protocols {
-		name := fmt.Sprintf("snowidd/%s/NextID", p)
-		s.unbatched = append(s.unbatched, row(run, p.String(), name))
+		s.unbatched = append(s.unbatched, row(run, p.String(), remote.Name(p, 0)))
 	}
 	for _, b := range o.batches {
-		s.batches = append(s.batches, row(run, strconv.Itoa(b), fmt.Sprintf("snowidd/grpc/NextIDs(%d)", b)))
+		s.batches = append(s.batches, row(run, strconv.Itoa(b), remote.Name(remote.GRPC, b)))
 	}
 	s.inProcess = row(run, inProcessSubject, inProcessSubject)
-	grpcName := "snowidd/" + remote.GRPC.String() + "/NextID"
+	grpcName := remote.Name(remote.GRPC, 0)
 	for _, r := range run.Saturate {
 		if r.Subject == grpcName && r.Goroutines == 1 {
 			s.oneCaller, s.roundTrip = r.IDsPerSec, time.Duration(r.Latency.P50)
@@ -367,8 +366,7 @@ func (s serviceSummary) overOneNode(v float64) string {
 	if s.shards <= 1 {
 		return ""
 	}
-	l := snowlab.Layout{}.OrDefault()
-	one := float64(l.MaxSeq()+1) / l.Unit.Seconds()
+	one := subject.FromLayout(snowlab.Layout{}.OrDefault()).Ceiling()
 	return fmt.Sprintf(" = %.2f× one node id's ceiling", v/one)
 }
 

@@ -157,7 +157,7 @@ func windowChart(run *Result) *plot.Chart {
 		names = append(names, s.Name)
 		w := float64(p.Disorder.Window)
 		label := ns(p.Disorder.Window)
-		if p.Disorder.Window >= run.Config.Duration*9/10 {
+		if capped(p.Disorder.Window, run.Config.Duration) {
 			label = "≥ " + label
 		}
 		if w <= 0 {

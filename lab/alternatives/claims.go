@@ -127,13 +127,18 @@ type WindowFinding struct {
 	KeptUp bool
 }
 
-// ServiceFinding is one snowidd scheme: Batch is its NextIDs count (0:
-// NextID per ID) and MaxAge its age bound, Best its best point, OneCaller its point with one
-// client, Window its widest inversion window.
+// capped reports whether a window is as long as the run that measured it
+// (90% or more), and so only a lower bound: the scheme would reorder by
+// more in a longer run.
+func capped(window, run time.Duration) bool { return window >= run*9/10 }
+
+// ServiceFinding is one snowidd scheme (its Size the NextIDs count, 0
+// for NextID per ID, and MaxAge the batch's age bound, 0 for none): Best
+// its best point, OneCaller its point with one client, Window its widest
+// inversion window.
 type ServiceFinding struct {
 	Name         string
-	Batch        int
-	MaxAge       time.Duration // the batch's age bound (0: none)
+	Scheme       Scheme
 	Best         Point
 	OneCaller    Point
 	HasOneCaller bool
@@ -149,7 +154,7 @@ func Find(run *Result) Findings {
 		if !ok {
 			return WindowFinding{}, false
 		}
-		w := WindowFinding{Name: s.Name, Point: p, Capped: p.Disorder.Window >= run.Config.Duration*9/10,
+		w := WindowFinding{Name: s.Name, Point: p, Capped: capped(p.Disorder.Window, run.Config.Duration),
 			OverBound: float64(p.Disorder.Window) / float64(f.Bound)}
 		for _, q := range s.Points {
 			w.KeptUp = w.KeptUp || q.KeptUp
@@ -186,7 +191,7 @@ func Find(run *Result) Findings {
 			if !ok {
 				continue
 			}
-			sf := ServiceFinding{Name: s.Name, Batch: s.Scheme.Size, MaxAge: s.Scheme.MaxAge, Best: best}
+			sf := ServiceFinding{Name: s.Name, Scheme: s.Scheme, Best: best}
 			sf.Window, _ = window(s)
 			sf.OneCaller, sf.HasOneCaller = s.point(1)
 			f.Service = append(f.Service, sf)

@@ -267,7 +267,7 @@ func pct(v float64) string { return units.TrimSig(100*v, 3) + "%" }
 // ran.
 func (f Findings) unbatchedService() (ServiceFinding, bool) {
 	for _, s := range f.Service {
-		if s.Batch == 0 {
+		if s.Scheme.Size == 0 {
 			return s, true
 		}
 	}
@@ -329,7 +329,7 @@ func serviceBatchesReorder(f Findings) Verdict {
 	var cells, parts []string
 	beyond, batches := 0, 0
 	for _, b := range f.Service {
-		if b.Batch == 0 || b.MaxAge > 0 {
+		if b.Scheme.Size == 0 || b.Scheme.MaxAge > 0 {
 			continue // unbatched, or bounded by age (serviceAgeBound)
 		}
 		batches++
@@ -385,20 +385,20 @@ func serviceAgeBound(f Findings) Verdict {
 	var cells, parts []string
 	within, bounded := 0, 0
 	for _, b := range f.Service {
-		if b.Batch == 0 || b.MaxAge <= 0 {
+		if b.Scheme.Size == 0 || b.Scheme.MaxAge <= 0 {
 			continue
 		}
 		bounded++
 		w, slack := b.Window.Point.Disorder.Window, b.Window.Point.PerID.Max
 		cells = append(cells, fmt.Sprintf("%s: %s, window %s", b.Name, units.Rate(b.Best.IDsPerSec), ns(w)))
 		verdict := "within"
-		if time.Duration(w) <= b.MaxAge+time.Duration(slack) {
+		if w <= b.Scheme.MaxAge+slack {
 			within++
 		} else {
 			verdict = "beyond"
 		}
 		parts = append(parts, fmt.Sprintf("%s reordered IDs by at most %s (%s), %s its bound of %s plus the longest wait for an ID (%s)",
-			b.Name, ns(w), clients(b.Window.Point.Clients), verdict, b.MaxAge, ns(slack)))
+			b.Name, ns(w), clients(b.Window.Point.Clients), verdict, b.Scheme.MaxAge, ns(slack)))
 	}
 	if bounded == 0 {
 		v.Outcome, v.Why = notMeasured, serviceSkipped(f, "No age-bounded snowidd scheme (snowidd/N@AGE) ran.")

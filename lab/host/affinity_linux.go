@@ -74,26 +74,38 @@ func cpuSet(cpus []int) (*unix.CPUSet, error) {
 // from a thread bound to them, so every thread it ever starts inherits
 // the binding (binding a started process's threads one by one races with
 // the threads its runtime is starting). This process's own binding is
-// unchanged.
+// unchanged: the thread is a goroutine's of its own, and when its binding
+// cannot be put back that goroutine exits still locked to it, which ends
+// the thread rather than hand it back to the scheduler on cpus.
 func StartOn(cmd *exec.Cmd, cpus []int) error {
 	set, err := cpuSet(cpus)
 	if err != nil {
 		return err
 	}
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	var was unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &was); err != nil {
-		return err
-	}
-	if err := unix.SchedSetaffinity(0, set); err != nil {
-		return fmt.Errorf("CPUs %v: %w (this process may run on %v)", cpus, err, Affinity())
-	}
-	startErr := cmd.Start()
-	if err := unix.SchedSetaffinity(0, &was); err != nil && startErr == nil {
-		// The thread stays locked and is dropped with the binding.
+	done := make(chan error, 1)
+	go func() {
 		runtime.LockOSThread()
-		return fmt.Errorf("restoring this thread's CPUs after starting %s: %w", cmd.Path, err)
-	}
-	return startErr
+		var was unix.CPUSet
+		if err := unix.SchedGetaffinity(0, &was); err != nil {
+			runtime.UnlockOSThread()
+			done <- err
+			return
+		}
+		if err := unix.SchedSetaffinity(0, set); err != nil {
+			runtime.UnlockOSThread()
+			done <- fmt.Errorf("CPUs %v: %w (this process may run on %v)", cpus, err, Affinity())
+			return
+		}
+		startErr := cmd.Start()
+		if err := unix.SchedSetaffinity(0, &was); err != nil {
+			if startErr == nil {
+				startErr = fmt.Errorf("restoring this thread's CPUs after starting %s: %w", cmd.Path, err)
+			}
+			done <- startErr // still locked: the thread ends with the goroutine
+			return
+		}
+		runtime.UnlockOSThread()
+		done <- startErr
+	}()
+	return <-done
 }

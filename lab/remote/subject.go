@@ -3,7 +3,6 @@ package remote
 import (
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/lab/subject"
@@ -32,24 +31,23 @@ func Subject(base string, p Protocol, batch int, layout snowlab.Layout) (subject
 	if err != nil {
 		return subject.Subject{}, err
 	}
-	name := fmt.Sprintf("snowidd/%s/NextID", p)
+	s := subject.FromLayout(l)
+	s.Name, s.Library = Name(p, batch), "github.com/snowlab/snowlab/snowidd"
+	s.Strict, s.Order, s.Batch = true, subject.OrderCaller, true
+	s.Note = "a snowidd replica over " + p.String() + ": every ID is a network round trip, or a share of one"
+	// The instances share the connection: it is the client's, not the
+	// generator's state.
+	s.New = func() (subject.Minter, error) { return &minter{shared: caller{c: c, batch: batch}, layout: l}, nil }
+	return s, nil
+}
+
+// Name is the name of Subject(base, p, batch, …) in results, which is
+// how a run's figures for it are found again.
+func Name(p Protocol, batch int) string {
 	if batch > 0 {
-		name = fmt.Sprintf("snowidd/%s/NextIDs(%d)", p, batch)
+		return fmt.Sprintf("snowidd/%s/NextIDs(%d)", p, batch)
 	}
-	return subject.Subject{
-		Name: name, Library: "github.com/snowlab/snowlab/snowidd",
-		Strict: true, Order: subject.OrderCaller,
-		Nodes: 1, PerTick: l.MaxSeq() + 1, Tick: l.Unit,
-		Decode: func(id subject.ID) (time.Time, int) {
-			parts := l.Decode(snowlab.ID(id.Lo))
-			return parts.Time, parts.Node
-		},
-		Batch: true,
-		Note:  "a snowidd replica over " + p.String() + ": every ID is a network round trip, or a share of one",
-		// The instances share the connection: it is the client's, not
-		// the generator's state.
-		New: func() (subject.Minter, error) { return &minter{shared: caller{c: c, batch: batch}, layout: l}, nil },
-	}, nil
+	return fmt.Sprintf("snowidd/%s/NextID", p)
 }
 
 // OnNodes is s, a Subject, for a replica minting on n node ids (snowidd

@@ -1,8 +1,6 @@
 package subject
 
 import (
-	"time"
-
 	"github.com/snowlab/snowlab"
 )
 
@@ -21,14 +19,10 @@ import (
 // another layout, Limit (subject.LimitClockCAS to read it against the
 // physical limit), Library and Note for the report.
 func Func(name string, next func() (uint64, error), fill func(dst []uint64) (int, error)) Subject {
-	l := snowlab.DefaultLayout
 	m := funcMinter{next: next, fill: fill}
 	s := Subject{
 		Name: name, Nodes: 1, Order: OrderNone, Batch: fill != nil,
-		Decode: func(id ID) (time.Time, int) {
-			p := l.Decode(snowlab.ID(id.Lo))
-			return p.Time, p.Node
-		},
+		Decode: layoutDecoder(snowlab.DefaultLayout),
 		New: func() (Minter, error) {
 			if fill != nil {
 				return funcFiller{m}, nil

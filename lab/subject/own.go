@@ -16,24 +16,33 @@ import (
 // sharded over GOMAXPROCS as it is now. node is the first node id used.
 func Own(node int) []Subject { return OwnWith(snowlab.Config{Node: node}) }
 
+// FromLayout is what a snowlab layout decides of a subject minting with
+// it: one node id's ceiling (the sequence space per tick) and Decode. The
+// caller adds the rest.
+func FromLayout(l snowlab.Layout) Subject {
+	return Subject{Nodes: 1, PerTick: l.MaxSeq() + 1, Tick: l.Unit, Decode: layoutDecoder(l)}
+}
+
+// layoutDecoder is Subject.Decode for IDs of layout l.
+func layoutDecoder(l snowlab.Layout) func(ID) (time.Time, int) {
+	return func(id ID) (time.Time, int) {
+		p := l.Decode(snowlab.ID(id.Lo))
+		return p.Time, p.Node
+	}
+}
+
 // OwnWith is Own with every generator built from base (its Node, Fence and
 // Clock; Policy is set per subject): the way to measure generators minting
 // under a nodeid lease, whose range must hold GOMAXPROCS ids for the
 // node-per-shard subjects.
 func OwnWith(base snowlab.Config) []Subject {
-	l := snowlab.DefaultLayout
 	shards := runtime.GOMAXPROCS(0)
-	decode := func(id ID) (time.Time, int) {
-		p := l.Decode(snowlab.ID(id.Lo))
-		return p.Time, p.Node
-	}
 	subject := func(name string, p snowlab.Policy) Subject {
-		return Subject{
-			Name: name, Library: "github.com/snowlab/snowlab",
-			Strict: p == snowlab.Strict, Order: OrderCaller,
-			Nodes: 1, PerTick: l.MaxSeq() + 1, Tick: l.Unit, Decode: decode, Batch: true,
-			Limit: LimitClockCAS,
-		}
+		s := FromLayout(snowlab.DefaultLayout)
+		s.Name, s.Library = name, "github.com/snowlab/snowlab"
+		s.Strict, s.Order, s.Batch = p == snowlab.Strict, OrderCaller, true
+		s.Limit = LimitClockCAS
+		return s
 	}
 	var out []Subject
 	for _, p := range []snowlab.Policy{snowlab.Strict, snowlab.Monotonic} {
