@@ -140,7 +140,7 @@ func (f serviceFlags) options() (serviceOptions, error) {
 	case !(f.steadyShare > 0 && f.steadyShare <= 1):
 		return o, fmt.Errorf("-steady-share %v: want more than 0, at most 1", f.steadyShare)
 	case o.steadyDur < 0 || o.steadyDur > workload.MaxDuration:
-		return o, fmt.Errorf("-steady-duration %v: want more than 0, at most %v", f.steadyDur, workload.MaxDuration)
+		return o, fmt.Errorf("-steady-duration %v: want 0 (the -duration) up to %v", f.steadyDur, workload.MaxDuration)
 	case f.satRepeats < 1 || f.satRepeats > workload.MaxRepeats:
 		return o, fmt.Errorf("-sat-repeats %d: want 1 to %d", f.satRepeats, workload.MaxRepeats)
 	case f.workers < 1 || f.workers > workload.MaxGoroutines:
