@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -38,42 +37,42 @@ func requireNoDuplicates(t *testing.T, ids []snowlab.ID) {
 // Two leases on one folder hold node ids 0 and 1. A node-per-shard
 // generator with two shards over either would mint on an id the lease does
 // not hold (the review saw 127,968 duplicates in 600,000 IDs): it is
-// refused. Asking the lease for as many ids as shards works, and the two
-// leases' generators then share nothing.
+// refused. Shards 0 takes what the lease holds: one shard on a lease of
+// one id, two on a lease of two, and the two leases' generators then share
+// nothing.
 func TestLeaseShardsMustBeHeld(t *testing.T) {
 	ctx := context.Background()
 	store := nodeid.Dir(t.TempDir())
-	for _, shards := range []int{2, 0} { // 0 is GOMAXPROCS
-		if shards == 0 && runtimeProcs() < 2 {
-			continue
-		}
-		a, err := nodeid.Acquire(ctx, store, nodeid.Options{})
-		require.NoError(t, err)
-		b, err := nodeid.Acquire(ctx, store, nodeid.Options{})
-		require.NoError(t, err)
-		for _, l := range []*nodeid.Lease{a, b} {
-			_, err := shardedgen.New(shardedgen.Config{Config: l.Config(snowlab.Config{}), Shards: shards})
-			require.ErrorIs(t, err, snowlab.ErrInvalidNode, "shards %d over a lease of one id", shards)
-			assert.Contains(t, err.Error(), "not held")
-			// Moving the node past the lease's range is refused too.
-			cfg := l.Config(snowlab.Config{})
-			cfg.Node++
-			_, err = atomicgen.New(cfg)
-			require.ErrorIs(t, err, snowlab.ErrInvalidNode)
-			_, err = shardedgen.New(shardedgen.Config{Config: cfg, Shards: 1, Mode: shardedgen.SplitSequence})
-			require.ErrorIs(t, err, snowlab.ErrInvalidNode)
-		}
-		require.NoError(t, a.Release(ctx))
-		require.NoError(t, b.Release(ctx))
+	a, err := nodeid.Acquire(ctx, store, nodeid.Options{})
+	require.NoError(t, err)
+	b, err := nodeid.Acquire(ctx, store, nodeid.Options{})
+	require.NoError(t, err)
+	for _, l := range []*nodeid.Lease{a, b} {
+		_, err := shardedgen.New(shardedgen.Config{Config: l.Config(snowlab.Config{}), Shards: 2})
+		require.ErrorIs(t, err, snowlab.ErrInvalidNode, "2 shards over a lease of one id")
+		assert.Contains(t, err.Error(), "not held")
+		g, err := shardedgen.New(shardedgen.Config{Config: l.Config(snowlab.Config{})})
+		require.NoError(t, err, "Shards 0 takes the lease's one id")
+		assert.Equal(t, 1, g.Shards())
+		// Moving the node past the lease's range is refused too.
+		cfg := l.Config(snowlab.Config{})
+		cfg.Node++
+		_, err = atomicgen.New(cfg)
+		require.ErrorIs(t, err, snowlab.ErrInvalidNode)
+		_, err = shardedgen.New(shardedgen.Config{Config: cfg, Shards: 1, Mode: shardedgen.SplitSequence})
+		require.ErrorIs(t, err, snowlab.ErrInvalidNode)
 	}
+	require.NoError(t, a.Release(ctx))
+	require.NoError(t, b.Release(ctx))
 
 	var ids []snowlab.ID
-	for range 2 {
+	for _, shards := range []int{2, 0} {
 		l, err := nodeid.Acquire(ctx, store, nodeid.Options{Count: 2})
 		require.NoError(t, err)
 		defer l.Release(ctx)
-		g, err := shardedgen.New(shardedgen.Config{Config: l.Config(snowlab.Config{Policy: snowlab.Monotonic}), Shards: 2})
+		g, err := shardedgen.New(shardedgen.Config{Config: l.Config(snowlab.Config{Policy: snowlab.Monotonic}), Shards: shards})
 		require.NoError(t, err)
+		assert.Equal(t, 2, g.Shards(), "Shards %d over a lease of two ids", shards)
 		dst := make([]snowlab.ID, 100_000)
 		for range 3 {
 			n, err := g.NextIDs(dst)
@@ -213,5 +212,3 @@ func TestLeaseConfigCarriesLayout(t *testing.T) {
 	defer l.Release(ctx)
 	assert.Equal(t, small, l.Config(snowlab.Config{}).Layout)
 }
-
-func runtimeProcs() int { return runtime.GOMAXPROCS(0) }

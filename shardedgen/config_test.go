@@ -25,7 +25,7 @@ func TestNewRefusesAbsurdShards(t *testing.T) {
 		want error
 		msg  string
 	}{
-		{"node-per-shard MaxInt", shardedgen.Config{Config: snowlab.Config{Node: 5}, Shards: math.MaxInt}, snowlab.ErrInvalidNode, "9223372036854775807"},
+		{"node-per-shard MaxInt", shardedgen.Config{Config: snowlab.Config{Node: 5}, Shards: math.MaxInt}, snowlab.ErrInvalidNode, strconv.Itoa(math.MaxInt)},
 		{"node-per-shard 4,000,000", shardedgen.Config{Shards: 4_000_000}, snowlab.ErrInvalidNode, "4000000"},
 		{"node-per-shard one too many", shardedgen.Config{Config: snowlab.Config{Node: 1000}, Shards: 25}, snowlab.ErrInvalidNode, "25"},
 		{"split 1<<50 (1<<18 on 32 bits)", shardedgen.Config{Shards: huge, Mode: shardedgen.SplitSequence}, snowlab.ErrInvalidConfig, strconv.Itoa(huge)},
@@ -47,4 +47,48 @@ func TestNewRefusesAbsurdShards(t *testing.T) {
 	g, err := shardedgen.New(shardedgen.Config{Shards: 4096, Mode: shardedgen.SplitSequence})
 	require.NoError(t, err, "one sequence value per shard is the most that splits")
 	assert.Equal(t, 4096, g.Shards())
+}
+
+// Shards 0 in NodePerShard takes the node ids the Config names, never one
+// per P: two processes given adjacent node ids (0 and 1) with otherwise
+// zero Configs minted 169,638 duplicates among 630k IDs on a 2-core host
+// when the default followed GOMAXPROCS. GOMAXPROCS is raised here so that
+// a count following it would show.
+func TestDefaultShardsNameTheirNodes(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8))
+	fence := func(first, count int) *snowlab.Fence { return snowlab.NewFenceFor(first, count, 0, math.MaxInt64) }
+	for _, tc := range []struct {
+		name       string
+		cfg        shardedgen.Config
+		wantShards int
+		wantNodes  []int
+	}{
+		{"no lease: node alone", shardedgen.Config{Config: snowlab.Config{Node: 8}}, 1, []int{8}},
+		{"no lease, node 0", shardedgen.Config{}, 1, []int{0}},
+		{"lease of 3 from its first node", shardedgen.Config{Config: snowlab.Config{Node: 40, Fence: fence(40, 3)}}, 3, []int{40, 41, 42}},
+		{"lease of 4 from its third node", shardedgen.Config{Config: snowlab.Config{Node: 42, Fence: fence(40, 4)}}, 2, []int{42, 43}},
+		{"fence without a range", shardedgen.Config{Config: snowlab.Config{Node: 7, Fence: snowlab.NewFence(0, math.MaxInt64)}}, 1, []int{7}},
+		{"given count", shardedgen.Config{Config: snowlab.Config{Node: 8}, Shards: 3}, 3, []int{8, 9, 10}},
+		{"split sequence follows GOMAXPROCS on one node", shardedgen.Config{Config: snowlab.Config{Node: 8}, Mode: shardedgen.SplitSequence}, 8, []int{8}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g, err := shardedgen.New(tc.cfg)
+			require.NoError(t, err)
+			assert.Equal(t, tc.wantShards, g.Shards())
+			// Draw from every shard: NextIDs under Strict takes what each
+			// shard has left of its tick before it waits.
+			dst := make([]snowlab.ID, 4096*g.Shards()+1)
+			n, err := g.NextIDs(dst)
+			require.NoError(t, err)
+			nodes := map[int]bool{}
+			for _, id := range dst[:n] {
+				nodes[snowlab.DefaultLayout.Decode(id).Node] = true
+			}
+			for _, want := range tc.wantNodes {
+				assert.True(t, nodes[want], "node %d unused", want)
+				delete(nodes, want)
+			}
+			assert.Empty(t, nodes, "node ids the config does not name")
+		})
+	}
 }

@@ -35,9 +35,18 @@ func (m Mode) String() string {
 // Config configures a sharded generator.
 type Config struct {
 	snowlab.Config
-	// Shards is the number of shards, fixed for the generator's life;
-	// 0 is GOMAXPROCS when New runs. A P whose index is past the count
-	// (GOMAXPROCS raised later) uses shard index modulo Shards.
+	// Shards is the number of shards, fixed for the generator's life. A
+	// P whose index is past the count uses shard index modulo Shards.
+	//
+	// 0 depends on the mode and never, in NodePerShard, on the host:
+	// NodePerShard mints on node ids Node..Node+Shards-1, so 0 takes the
+	// node ids the Config names and no more — the rest of the fence's
+	// range from Node when Config.Fence covers a range of node ids (a
+	// nodeid.Lease's Config does), otherwise one shard, on Node alone. (A
+	// count that followed GOMAXPROCS would mint on node ids nobody
+	// assigned: Node 8 on a 64-core host would take 8..71, colliding with
+	// the process given node 9.) SplitSequence holds the one node id
+	// Node whatever the count, so 0 there is GOMAXPROCS when New runs.
 	Shards int
 	// Mode is NodePerShard (the zero value) or SplitSequence.
 	Mode Mode
@@ -65,7 +74,7 @@ func New(cfg Config) (*Generator, error) {
 	case n < 0:
 		return nil, fmt.Errorf("%w: shardedgen: %d shards is negative", snowlab.ErrInvalidConfig, n)
 	case n == 0:
-		n = runtime.GOMAXPROCS(0)
+		n = defaultShards(cfg)
 	}
 	// Every bound is checked before the shards are allocated, so an absurd
 	// count is an error, not an allocation of gigabytes.
@@ -104,6 +113,19 @@ func New(cfg Config) (*Generator, error) {
 		}
 	}
 	return g, nil
+}
+
+// defaultShards is what Shards 0 means for cfg (see Config.Shards).
+func defaultShards(cfg Config) int {
+	if cfg.Mode == SplitSequence {
+		return runtime.GOMAXPROCS(0)
+	}
+	if cfg.Fence != nil {
+		if first, count, ok := cfg.Fence.Nodes(); ok && cfg.Node >= first && cfg.Node < first+count {
+			return first + count - cfg.Node
+		}
+	}
+	return 1
 }
 
 // Shards is the number of shards.

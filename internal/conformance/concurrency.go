@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -112,6 +113,56 @@ func testConcurrent(t *testing.T, s Suite) {
 			})
 		})
 	}
+}
+
+// testAdjacentNodes: two generators built on adjacent node ranges, as two
+// processes given consecutive node ids by a deployment are, each drawn on
+// by goroutines on every P, mint only on the node ids their Config names
+// and never the same ID. A default that took more node ids than the
+// Config names (one per P) made the two overlap.
+func testAdjacentNodes(t *testing.T, s Suite) {
+	const goroutines, perG = 8, 3000
+	l := snowlab.DefaultLayout
+	forPolicies(t, func(t *testing.T, p snowlab.Policy) {
+		start := int64(epochMs)*int64(time.Millisecond) + 1e12
+		first := 4
+		gens := []snowlab.Generator{
+			s.gen(t, snowlab.Config{Node: first, Policy: p, Clock: stepClock(start, 50_000)}),
+			s.gen(t, snowlab.Config{Node: first + s.nodesUsed(), Policy: p, Clock: stepClock(start, 50_000)}),
+		}
+		out := make([][]snowlab.ID, 2*goroutines)
+		errs := make([]error, 2*goroutines)
+		var wg sync.WaitGroup
+		for i := range out {
+			wg.Go(func() {
+				g := gens[i%2]
+				ids := make([]snowlab.ID, 0, perG)
+				for len(ids) < perG && errs[i] == nil {
+					var id snowlab.ID
+					if id, errs[i] = g.NextID(); errs[i] == nil {
+						ids = append(ids, id)
+					}
+					if len(ids)%64 == 0 {
+						runtime.Gosched() // move between Ps, and so between shards
+					}
+				}
+				out[i] = ids
+			})
+		}
+		wg.Wait()
+		var all []snowlab.ID
+		for i, ids := range out {
+			require.NoError(t, errs[i], "goroutine %d", i)
+			lo := first + (i%2)*s.nodesUsed()
+			for _, id := range ids {
+				if n := l.Decode(id).Node; n < lo || n >= lo+s.nodesUsed() {
+					t.Fatalf("generator %d, built for node ids %d..%d, minted id %d on node %d", i%2, lo, lo+s.nodesUsed()-1, id, n)
+				}
+			}
+			all = append(all, ids...)
+		}
+		requireUnique(t, all)
+	})
 }
 
 // testZeroAllocs: the hot path allocates nothing.

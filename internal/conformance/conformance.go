@@ -72,6 +72,7 @@ func allCases() []testCase {
 		{name: "MonotonicAbsorbsRewind", run: testMonotonicRewind},
 		{name: "MonotonicMaxLead", run: testMaxLead},
 		{name: "TwoNodesSameInstant", run: testTwoNodes},
+		{name: "AdjacentNodesShareNothing", run: testAdjacentNodes},
 		{name: "WindowEnd", run: testWindowEnd},
 		{name: "BadConfig", run: testBadConfig},
 		{name: "NextIDsBatches", run: testBatches},
