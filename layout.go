@@ -3,6 +3,7 @@ package snowlab
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 )
 
@@ -51,8 +52,21 @@ func (l Layout) OrDefault() Layout {
 // each, Unit must be positive, Epoch must be set, and the whole window
 // (2^TimeBits ticks) must fit in a time.Duration and in Unix nanoseconds, so
 // that every instant the layout can encode is also one a clock can report.
+// The node and sequence fields must also leave their count of values
+// (MaxNode()+1, MaxSeq()+1) within an int: at most 62 bits where int has 64
+// bits, which the sum already implies, and at most 30 where int has 32, so
+// that a 32-bit program refuses a layout it would otherwise truncate.
 // The zero Layout is valid (it is the default).
-func (l Layout) Validate() error {
+func (l Layout) Validate() error { return l.validate(strconv.IntSize) }
+
+// maxFieldBits is the widest node or sequence field Validate accepts in a
+// program whose int has intBits bits: the field's count of values,
+// 2^bits, must be an int.
+func maxFieldBits(intBits int) uint { return uint(intBits) - 2 }
+
+// validate is Validate for a program whose int has intBits bits, so that
+// the 32-bit rule is tested on 64-bit machines too.
+func (l Layout) validate(intBits int) error {
 	l = l.OrDefault()
 	switch {
 	case l.TimeBits == 0 || l.NodeBits == 0 || l.SeqBits == 0:
@@ -65,6 +79,12 @@ func (l Layout) Validate() error {
 	case l.TimeBits+l.NodeBits+l.SeqBits != 63:
 		return fmt.Errorf("%w: time %d + node %d + seq %d = %d bits, want 63",
 			ErrInvalidLayout, l.TimeBits, l.NodeBits, l.SeqBits, l.TimeBits+l.NodeBits+l.SeqBits)
+	case l.NodeBits > maxFieldBits(intBits):
+		return fmt.Errorf("%w: node field of %d bits: its %d node ids do not fit a %d-bit int (at most %d bits)",
+			ErrInvalidLayout, l.NodeBits, uint64(1)<<l.NodeBits, intBits, maxFieldBits(intBits))
+	case l.SeqBits > maxFieldBits(intBits):
+		return fmt.Errorf("%w: seq field of %d bits: its %d sequence values do not fit a %d-bit int (at most %d bits)",
+			ErrInvalidLayout, l.SeqBits, uint64(1)<<l.SeqBits, intBits, maxFieldBits(intBits))
 	case l.Unit <= 0:
 		return fmt.Errorf("%w: unit %v is not positive", ErrInvalidLayout, l.Unit)
 	case l.Epoch.IsZero():

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 	"time"
 
@@ -132,30 +133,40 @@ func TestValidate(t *testing.T) {
 		return Layout{TimeBits: tb, NodeBits: nb, SeqBits: sb, Unit: unit, Epoch: epoch}
 	}
 
+	// wide marks layouts with a node or sequence field over 30 bits: valid
+	// only where int has 64 bits (see TestValidateIntSize).
 	valid := []struct {
 		name string
 		l    Layout
+		wide bool
 	}{
-		{"zero layout", Layout{}},
-		{"default", DefaultLayout},
-		{"39/12/12 ms", at(39, 12, 12, time.Millisecond, defaultEpoch)},
-		{"31/16/16 second", at(31, 16, 16, time.Second, defaultEpoch)},
-		{"42/9/12 ms", at(42, 9, 12, time.Millisecond, defaultEpoch)},
-		{"41/10/12 100µs", at(41, 10, 12, 100*time.Microsecond, defaultEpoch)},
-		{"61/1/1 ns", at(61, 1, 1, time.Nanosecond, defaultEpoch)},
-		{"61/1/1 2ns from 1970 (2^62 ns window)", at(61, 1, 1, 2*time.Nanosecond, time.Unix(0, 0))},
-		{"61/1/1 3ns from 1970 (just fits a Duration)", at(61, 1, 1, 3*time.Nanosecond, time.Unix(0, 0))},
-		{"1/1/61 hour", at(1, 1, 61, time.Hour, defaultEpoch)},
-		{"1/61/1 ms", at(1, 61, 1, time.Millisecond, defaultEpoch)},
-		{"Unix epoch", at(41, 10, 12, time.Millisecond, time.Unix(0, 0))},
-		{"epoch before 1970", at(41, 10, 12, time.Millisecond, time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC))},
-		{"earliest Unix nanosecond as epoch", at(41, 10, 12, time.Millisecond, time.Unix(0, math.MinInt64))},
-		{"epoch in another zone", at(41, 10, 12, time.Millisecond, time.Date(2024, 1, 1, 0, 0, 0, 0, time.FixedZone("X", 5*3600)))},
-		{"window ends exactly at the last Unix nanosecond", at(41, 10, 12, time.Millisecond, maxNs.Add(-defaultWindow))},
+		{"zero layout", Layout{}, false},
+		{"default", DefaultLayout, false},
+		{"39/12/12 ms", at(39, 12, 12, time.Millisecond, defaultEpoch), false},
+		{"31/16/16 second", at(31, 16, 16, time.Second, defaultEpoch), false},
+		{"42/9/12 ms", at(42, 9, 12, time.Millisecond, defaultEpoch), false},
+		{"41/10/12 100µs", at(41, 10, 12, 100*time.Microsecond, defaultEpoch), false},
+		{"61/1/1 ns", at(61, 1, 1, time.Nanosecond, defaultEpoch), false},
+		{"61/1/1 2ns from 1970 (2^62 ns window)", at(61, 1, 1, 2*time.Nanosecond, time.Unix(0, 0)), false},
+		{"61/1/1 3ns from 1970 (just fits a Duration)", at(61, 1, 1, 3*time.Nanosecond, time.Unix(0, 0)), false},
+		{"1/1/61 hour", at(1, 1, 61, time.Hour, defaultEpoch), true},
+		{"1/61/1 ms", at(1, 61, 1, time.Millisecond, defaultEpoch), true},
+		{"3/30/30 hour (the widest fields a 32-bit int takes)", at(3, 30, 30, time.Hour, defaultEpoch), false},
+		{"Unix epoch", at(41, 10, 12, time.Millisecond, time.Unix(0, 0)), false},
+		{"epoch before 1970", at(41, 10, 12, time.Millisecond, time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC)), false},
+		{"earliest Unix nanosecond as epoch", at(41, 10, 12, time.Millisecond, time.Unix(0, math.MinInt64)), false},
+		{"epoch in another zone", at(41, 10, 12, time.Millisecond, time.Date(2024, 1, 1, 0, 0, 0, 0, time.FixedZone("X", 5*3600))), false},
+		{"window ends exactly at the last Unix nanosecond", at(41, 10, 12, time.Millisecond, maxNs.Add(-defaultWindow)), false},
 	}
 	for _, tt := range valid {
 		t.Run("valid/"+tt.name, func(t *testing.T) {
-			assert.NoError(t, tt.l.Validate())
+			assert.NoError(t, tt.l.validate(64))
+			if err := tt.l.validate(32); tt.wide {
+				assert.ErrorIs(t, err, ErrInvalidLayout, "a 32-bit int cannot count this layout's field")
+			} else {
+				assert.NoError(t, err)
+			}
+			assert.Equal(t, tt.l.validate(strconv.IntSize), tt.l.Validate(), "Validate follows this program's int size")
 		})
 	}
 
@@ -355,18 +366,81 @@ func TestDecodeVectors(t *testing.T) {
 	})
 }
 
-// layoutsUnderTest are valid layouts the property tests run over.
+// TestValidateIntSize holds the rule that keeps 32-bit programs correct:
+// a node or sequence field whose count of values is not an int is refused,
+// naming the field, rather than MaxNode or MaxSeq wrapping to -1. It runs
+// the 32-bit rule wherever the tests run, and the 64-bit one too.
+func TestValidateIntSize(t *testing.T) {
+	at := func(tb, nb, sb uint) Layout {
+		return Layout{TimeBits: tb, NodeBits: nb, SeqBits: sb, Unit: time.Hour, Epoch: defaultEpoch}
+	}
+	tests := []struct {
+		l       Layout
+		intBits int
+		msg     string // "" when valid
+		maxNode int64  // what MaxNode must be where the layout is valid
+		maxSeq  int64
+	}{
+		{at(1, 1, 61), 32, "seq field of 61 bits", 0, 0},
+		{at(1, 61, 1), 32, "node field of 61 bits", 0, 0},
+		{at(20, 11, 32), 32, "seq field of 32 bits", 0, 0},
+		{at(1, 31, 31), 32, "node field of 31 bits", 0, 0},
+		{at(2, 30, 31), 32, "seq field of 31 bits: its 2147483648 sequence values do not fit a 32-bit int", 0, 0},
+		{at(3, 30, 30), 32, "", 1<<30 - 1, 1<<30 - 1},
+		{at(1, 1, 61), 64, "", 1, 1<<61 - 1},
+		{at(1, 61, 1), 64, "", 1<<61 - 1, 1},
+	}
+	for _, tt := range tests {
+		name := fmt.Sprintf("%d-bit/%d/%d/%d", tt.intBits, tt.l.TimeBits, tt.l.NodeBits, tt.l.SeqBits)
+		t.Run(name, func(t *testing.T) {
+			err := tt.l.validate(tt.intBits)
+			if tt.msg != "" {
+				require.ErrorIs(t, err, ErrInvalidLayout)
+				assert.Contains(t, err.Error(), tt.msg, "the message names the field and its width")
+				return
+			}
+			require.NoError(t, err)
+			if tt.intBits <= strconv.IntSize {
+				// The values the program computes are the field's real
+				// maximum, not a wrapped one.
+				assert.Equal(t, tt.maxNode, int64(tt.l.MaxNode()))
+				assert.Equal(t, tt.maxSeq, int64(tt.l.MaxSeq()))
+				_, err := tt.l.Compose(defaultEpoch, tt.l.MaxNode(), tt.l.MaxSeq())
+				assert.NoError(t, err)
+			}
+		})
+	}
+}
+
+// layoutsUnderTest are valid layouts the property tests run over. A wide
+// one (a field over 30 bits) is valid only where int has 64 bits; on a
+// 32-bit program the tests check that it is refused instead.
 var layoutsUnderTest = []struct {
 	name string
 	l    Layout
+	wide bool
 }{
-	{"default", DefaultLayout},
-	{"39/12/12 ms", Layout{TimeBits: 39, NodeBits: 12, SeqBits: 12, Unit: time.Millisecond, Epoch: defaultEpoch}},
-	{"31/16/16 second", Layout{TimeBits: 31, NodeBits: 16, SeqBits: 16, Unit: time.Second, Epoch: defaultEpoch}},
-	{"61/1/1 ns", Layout{TimeBits: 61, NodeBits: 1, SeqBits: 1, Unit: time.Nanosecond, Epoch: defaultEpoch}},
+	{"default", DefaultLayout, false},
+	{"39/12/12 ms", Layout{TimeBits: 39, NodeBits: 12, SeqBits: 12, Unit: time.Millisecond, Epoch: defaultEpoch}, false},
+	{"31/16/16 second", Layout{TimeBits: 31, NodeBits: 16, SeqBits: 16, Unit: time.Second, Epoch: defaultEpoch}, false},
+	{"61/1/1 ns", Layout{TimeBits: 61, NodeBits: 1, SeqBits: 1, Unit: time.Nanosecond, Epoch: defaultEpoch}, false},
 	{"40/13/10 7ms, epoch before 1970, other zone", Layout{TimeBits: 40, NodeBits: 13, SeqBits: 10, Unit: 7 * time.Millisecond,
-		Epoch: time.Date(1960, 6, 15, 12, 30, 0, 123456789, time.FixedZone("W", -3*3600-1800))}},
-	{"1/1/61 hour", Layout{TimeBits: 1, NodeBits: 1, SeqBits: 61, Unit: time.Hour, Epoch: defaultEpoch}},
+		Epoch: time.Date(1960, 6, 15, 12, 30, 0, 123456789, time.FixedZone("W", -3*3600-1800))}, false},
+	{"3/30/30 hour", Layout{TimeBits: 3, NodeBits: 30, SeqBits: 30, Unit: time.Hour, Epoch: defaultEpoch}, false},
+	{"1/1/61 hour", Layout{TimeBits: 1, NodeBits: 1, SeqBits: 61, Unit: time.Hour, Epoch: defaultEpoch}, true},
+}
+
+// usableLayout fails the test unless l is valid in this program, except for
+// a wide layout in a 32-bit one, which must be refused: it reports whether
+// the property test goes on.
+func usableLayout(t *testing.T, l Layout, wide bool) bool {
+	t.Helper()
+	if wide && strconv.IntSize < 64 {
+		require.ErrorIs(t, l.Validate(), ErrInvalidLayout, "a %d-bit int cannot count this layout's fields", strconv.IntSize)
+		return false
+	}
+	require.NoError(t, l.Validate())
+	return true
 }
 
 func TestComposeDecodeInverse(t *testing.T) {
@@ -374,7 +448,9 @@ func TestComposeDecodeInverse(t *testing.T) {
 	for _, lt := range layoutsUnderTest {
 		t.Run(lt.name, func(t *testing.T) {
 			l := lt.l
-			require.NoError(t, l.Validate())
+			if !usableLayout(t, l, lt.wide) {
+				return
+			}
 			r := rand.New(rand.NewPCG(1, uint64(l.TimeBits)))
 
 			// Random and extreme parts.
@@ -439,6 +515,9 @@ func TestComposeTimeOrder(t *testing.T) {
 	for _, lt := range layoutsUnderTest {
 		t.Run(lt.name, func(t *testing.T) {
 			l := lt.l
+			if !usableLayout(t, l, lt.wide) {
+				return
+			}
 			r := rand.New(rand.NewPCG(2, uint64(l.NodeBits)))
 			compose := func(tick int64, node, seq int) ID {
 				id, err := l.Compose(l.Epoch.Add(time.Duration(tick)*l.Unit), node, seq)
