@@ -58,6 +58,24 @@ func codeFor(err error) connect.Code {
 	return connect.CodeInternal
 }
 
+// wireCode is the code connect-go answers a call that returned err
+// with. It is connect.CodeOf but for a bare context error, which
+// connect.CodeOf calls Unknown: connect-go returns the context's error
+// as it is for a call whose caller went away before its method ran, and
+// sends it as Canceled or DeadlineExceeded.
+func wireCode(err error) connect.Code {
+	if ce := new(connect.Error); errors.As(err, &ce) {
+		return ce.Code()
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		return connect.CodeCanceled
+	case errors.Is(err, context.DeadlineExceeded):
+		return connect.CodeDeadlineExceeded
+	}
+	return connect.CodeUnknown
+}
+
 // refusal wraps err for the wire with its code. The library's messages
 // name the values at fault (how far the clock moved, the reservation's
 // end) and carry no secrets, so they go to the caller as they are.

@@ -43,3 +43,25 @@ func TestCodeFor(t *testing.T) {
 		assert.Contains(t, ce.Message(), "atomicgen: node 3", "the message reaches the caller")
 	}
 }
+
+// wireCode is the code connect-go sends: a connect error's own, and a
+// bare context error (connect-go returns the context's error as it is
+// when the caller went away before the method ran) as Canceled or
+// DeadlineExceeded, where connect.CodeOf says Unknown.
+func TestWireCode(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want connect.Code
+	}{
+		{context.Canceled, connect.CodeCanceled},
+		{fmt.Errorf("read: %w", context.Canceled), connect.CodeCanceled},
+		{context.DeadlineExceeded, connect.CodeDeadlineExceeded},
+		{connect.NewError(connect.CodeUnavailable, context.Canceled), connect.CodeUnavailable},
+		{refusal(snowlab.ErrClockBackwards), connect.CodeUnavailable},
+		{badCount(0), connect.CodeInvalidArgument},
+		{errors.New("something else"), connect.CodeUnknown},
+	} {
+		assert.Equal(t, tc.want, wireCode(tc.err), "%v", tc.err)
+	}
+	assert.Equal(t, connect.CodeUnknown, connect.CodeOf(context.Canceled), "what the interceptor read before")
+}

@@ -44,16 +44,29 @@ func (c *testClock) Add(d time.Duration)   { c.offset.Add(int64(d)) }
 func (c *testClock) Clock() clocksrc.Clock { return clocksrc.Func(c.UnixNano) }
 
 // countingGen counts the calls that reach a generator, so a test can show
-// that a refused request minted nothing.
+// that a refused request minted nothing. A non-nil hold is called before
+// each mints, so a test can keep a call in its method.
 type countingGen struct {
 	snowlab.Generator
 	calls atomic.Int64
+	hold  func()
 }
 
-func (g *countingGen) NextID() (snowlab.ID, error) { g.calls.Add(1); return g.Generator.NextID() }
+func (g *countingGen) NextID() (snowlab.ID, error) {
+	g.enter()
+	return g.Generator.NextID()
+}
+
 func (g *countingGen) NextIDs(dst []snowlab.ID) (int, error) {
-	g.calls.Add(1)
+	g.enter()
 	return g.Generator.NextIDs(dst)
+}
+
+func (g *countingGen) enter() {
+	g.calls.Add(1)
+	if g.hold != nil {
+		g.hold()
+	}
 }
 
 // fakeLease is a server.Lease a test controls.
@@ -95,6 +108,8 @@ type rigOpts struct {
 	fence  *snowlab.Fence
 	lease  server.Lease
 	config func(*snowlab.Config)
+	hold   func()                          // countingGen.hold
+	wrap   func(http.Handler) http.Handler // around the server's handler
 }
 
 func newRig(t testing.TB, o rigOpts) *rig {
@@ -108,9 +123,13 @@ func newRig(t testing.TB, o rigOpts) *rig {
 	}
 	g, err := atomicgen.New(cfg)
 	require.NoError(t, err)
-	cg := &countingGen{Generator: g}
+	cg := &countingGen{Generator: g, hold: o.hold}
 	srv.Use(cg, o.lease, 7, 1)
-	url := replicatest.Serve(t, srv.Handler())
+	h := srv.Handler()
+	if o.wrap != nil {
+		h = o.wrap(h)
+	}
+	url := replicatest.Serve(t, h)
 	return &rig{
 		t: t, clock: clock, srv: srv, gen: cg, url: url,
 		grpc: snowlabv1connect.NewIDServiceClient(client.H2CClient(), url, connect.WithGRPC()),
@@ -131,6 +150,12 @@ func (r *rig) do(method, path, contentType, body string) (int, string) {
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
+	return r.send(req)
+}
+
+// send sends req and returns the answer's status and body.
+func (r *rig) send(req *http.Request) (int, string) {
+	r.t.Helper()
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(r.t, err)
 	defer resp.Body.Close()
@@ -139,7 +164,8 @@ func (r *rig) do(method, path, contentType, body string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
-// issued reads snowidd_ids_issued_total from the server's registry.
+// metric reads a counter or a gauge from the server's registry, the sum
+// of its series.
 func (r *rig) metric(name string) float64 {
 	r.t.Helper()
 	mfs, err := r.srv.Registry().Gather()
@@ -160,5 +186,36 @@ func (r *rig) metric(name string) float64 {
 		return total
 	}
 	r.t.Fatalf("no metric %s", name)
+	return 0
+}
+
+// series reads one series of a counter from the server's registry, the
+// one whose labels are labels (name, value, name, value…); 0 while it
+// has none.
+func (r *rig) series(name string, labels ...string) float64 {
+	r.t.Helper()
+	want := map[string]string{}
+	for i := 0; i+1 < len(labels); i += 2 {
+		want[labels[i]] = labels[i+1]
+	}
+	mfs, err := r.srv.Registry().Gather()
+	require.NoError(r.t, err)
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+	series:
+		for _, m := range mf.GetMetric() {
+			if len(m.GetLabel()) != len(want) {
+				continue
+			}
+			for _, l := range m.GetLabel() {
+				if want[l.GetName()] != l.GetValue() {
+					continue series
+				}
+			}
+			return m.GetCounter().GetValue()
+		}
+	}
 	return 0
 }

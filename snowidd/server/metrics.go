@@ -23,6 +23,9 @@ type metrics struct {
 	latency       *prometheus.HistogramVec
 	clockRefusals prometheus.Counter
 	rejected      *prometheus.CounterVec
+
+	badContentType prometheus.Counter // rejected{reason="content_type"}
+	bodyTooLarge   prometheus.Counter // rejected{reason="body_too_large"}
 }
 
 func newMetrics(s *Server) *metrics {
@@ -33,7 +36,7 @@ func newMetrics(s *Server) *metrics {
 		}),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "snowidd_requests_total",
-			Help: "IDService calls that reached their method, by method and status code (refusals before decoding count in snowidd_rejected_requests_total or not at all).",
+			Help: "IDService calls answered, by method and status code: those that reached their method, and bodies that could not be decoded (invalid_argument). Requests refused before decoding count in snowidd_rejected_requests_total.",
 		}, []string{"method", "code"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "snowidd_request_duration_seconds",
@@ -46,9 +49,11 @@ func newMetrics(s *Server) *metrics {
 		}),
 		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "snowidd_rejected_requests_total",
-			Help: "Requests refused before reaching a method, by reason.",
+			Help: "Requests refused before their body was decoded, by reason: content_type (415), body_too_large (413, to Connect protocol calls; a gRPC or gRPC-Web call over the limit is answered ResourceExhausted, counted nowhere).",
 		}, []string{"reason"}),
 	}
+	m.badContentType = m.rejected.WithLabelValues("content_type")
+	m.bodyTooLarge = m.rejected.WithLabelValues("body_too_large")
 	stat := func(name, help string, f func(snowlab.Stats) uint64) prometheus.Collector {
 		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help},
 			func() float64 { return float64(f(s.Stats())) })
@@ -131,7 +136,7 @@ func (m *metrics) interceptor() connect.UnaryInterceptorFunc {
 			if err == nil {
 				s.ok.Inc()
 			} else {
-				m.requests.WithLabelValues(methodName(proc), connect.CodeOf(err).String()).Inc()
+				m.requests.WithLabelValues(methodName(proc), wireCode(err).String()).Inc()
 			}
 			return resp, err
 		}

@@ -56,7 +56,8 @@ type Config struct {
 	// was refused with snowlab.ErrClockBackwards: 0 is DefaultRewindHold.
 	RewindHold time.Duration
 	// MaxBodyBytes bounds a request message; 0 is DefaultMaxBodyBytes.
-	// Every valid request is a few bytes.
+	// Every valid request is a few bytes. A larger one is answered HTTP
+	// 413 in the Connect protocol, ResourceExhausted in gRPC and gRPC-Web.
 	MaxBodyBytes int
 	// Now is the time readiness is judged by (rewind hold, reservation);
 	// nil is time.Now. Tests script it.
@@ -169,6 +170,7 @@ func (s *Server) routes() {
 	s.mux = http.NewServeMux()
 	path, h := snowlabv1connect.NewIDServiceHandler(&idService{s},
 		connect.WithInterceptors(s.met.interceptor()),
+		connect.WithConditionalHandlerOptions(s.met.codecOptions),
 		connect.WithReadMaxBytes(s.cfg.MaxBodyBytes),
 		// Answers go uncompressed whatever the client accepts: gzip of a
 		// batch costs several times what minting and framing it does,
@@ -176,7 +178,7 @@ func (s *Server) routes() {
 		// still read.)
 		connect.WithCompressMinBytes(math.MaxInt32),
 	)
-	s.mux.Handle(path, contentTypeGuard(h, s.met))
+	s.mux.Handle(path, guard(h, s.met, s.cfg.MaxBodyBytes))
 	checker := &healthChecker{s}
 	s.mux.Handle(grpchealth.NewHandler(checker))
 	reflector := grpcreflect.NewStaticReflector(snowlabv1connect.IDServiceName, grpchealth.HealthV1ServiceName)
@@ -224,7 +226,18 @@ func (s *Server) refuse(err error) error {
 	return refusal(err)
 }
 
-func (i *idService) NextID(_ context.Context, _ *connect.Request[snowlabv1.NextIDRequest]) (*connect.Response[snowlabv1.NextIDResponse], error) {
+// gone is the refusal of a call whose caller went away while it minted
+// (a generator waits out a tick or a short rewind): its IDs are dropped,
+// a gap, not counted as issued, and the call counts as Canceled or
+// DeadlineExceeded rather than ok.
+func gone(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return refusal(err)
+	}
+	return nil
+}
+
+func (i *idService) NextID(ctx context.Context, _ *connect.Request[snowlabv1.NextIDRequest]) (*connect.Response[snowlabv1.NextIDResponse], error) {
 	g, err := i.s.generator()
 	if err != nil {
 		return nil, refusal(err)
@@ -233,11 +246,14 @@ func (i *idService) NextID(_ context.Context, _ *connect.Request[snowlabv1.NextI
 	if err != nil {
 		return nil, i.s.refuse(err)
 	}
+	if err := gone(ctx); err != nil {
+		return nil, err
+	}
 	i.s.met.issued.Inc()
 	return connect.NewResponse(&snowlabv1.NextIDResponse{Id: uint64(id)}), nil
 }
 
-func (i *idService) NextIDs(_ context.Context, req *connect.Request[snowlabv1.NextIDsRequest]) (*connect.Response[snowlabv1.NextIDsResponse], error) {
+func (i *idService) NextIDs(ctx context.Context, req *connect.Request[snowlabv1.NextIDsRequest]) (*connect.Response[snowlabv1.NextIDsResponse], error) {
 	n := req.Msg.GetCount()
 	if n < 1 || n > MaxBatch {
 		return nil, badCount(n)
@@ -257,6 +273,9 @@ func (i *idService) NextIDs(_ context.Context, req *connect.Request[snowlabv1.Ne
 		_ = got
 		return nil, i.s.refuse(err)
 	}
+	if err := gone(ctx); err != nil {
+		return nil, err
+	}
 	i.s.met.issued.Add(float64(n))
 	return connect.NewResponse(&snowlabv1.NextIDsResponse{Ids: ids}), nil
 }
@@ -266,10 +285,13 @@ func (i *idService) Decode(_ context.Context, req *connect.Request[snowlabv1.Dec
 	if v > math.MaxInt64 {
 		return nil, refusal(fmt.Errorf("%w: %d is above 2^63-1, the largest ID", snowlab.ErrInvalidID, v))
 	}
-	p := i.s.layout.Decode(snowlab.ID(v))
+	id := snowlab.ID(v)
+	p := i.s.layout.Decode(id)
 	return connect.NewResponse(&snowlabv1.DecodeResponse{
 		Time:     timestamppb.New(p.Time),
 		Node:     uint32(p.Node),
 		Sequence: uint32(p.Seq),
+		Id:       v,
+		Base32:   id.Base32(),
 	}), nil
 }

@@ -65,11 +65,19 @@ func TestDecode(t *testing.T) {
 	r := newRig(t, rigOpts{})
 	id, err := snowlab.DefaultLayout.Compose(time.Date(2025, 1, 2, 3, 4, 5, 6e6, time.UTC), 513, 42)
 	require.NoError(t, err)
-	resp, err := r.grpc.Decode(ctx, connect.NewRequest(&snowlabv1.DecodeRequest{Id: uint64(id)}))
-	require.NoError(t, err)
-	assert.Equal(t, time.Date(2025, 1, 2, 3, 4, 5, 6e6, time.UTC), resp.Msg.GetTime().AsTime())
-	assert.EqualValues(t, 513, resp.Msg.GetNode())
-	assert.EqualValues(t, 42, resp.Msg.GetSequence())
+	// The JSON client reads the JSON names ("seq") into the proto's
+	// fields (Sequence).
+	for name, c := range map[string]interface {
+		Decode(context.Context, *connect.Request[snowlabv1.DecodeRequest]) (*connect.Response[snowlabv1.DecodeResponse], error)
+	}{"grpc": r.grpc, "connect-json": r.json} {
+		resp, err := c.Decode(ctx, connect.NewRequest(&snowlabv1.DecodeRequest{Id: uint64(id)}))
+		require.NoError(t, err, name)
+		assert.Equal(t, time.Date(2025, 1, 2, 3, 4, 5, 6e6, time.UTC), resp.Msg.GetTime().AsTime(), name)
+		assert.EqualValues(t, 513, resp.Msg.GetNode(), name)
+		assert.EqualValues(t, 42, resp.Msg.GetSequence(), name)
+		assert.Equal(t, uint64(id), resp.Msg.GetId(), name)
+		assert.Equal(t, id.Base32(), resp.Msg.GetBase32(), name)
+	}
 
 	_, err = r.grpc.Decode(ctx, connect.NewRequest(&snowlabv1.DecodeRequest{Id: math.MaxUint64}))
 	require.Equal(t, connect.CodeInvalidArgument, connect.CodeOf(err))
@@ -124,7 +132,7 @@ func TestMalformedRequests(t *testing.T) {
 		{"wrong content type", "text/plain", `{"count":3}`, http.StatusUnsupportedMediaType, `Content-Type "text/plain" is not served`},
 		{"form content type", "application/x-www-form-urlencoded", `count=3`, http.StatusUnsupportedMediaType, "application/json"},
 		{"no content type", "", `{"count":3}`, http.StatusUnsupportedMediaType, `Content-Type "" is not served`},
-		{"oversize body", "application/json", `{"count":3,"pad":"` + strings.Repeat("x", 1<<20) + `"}`, http.StatusTooManyRequests, "resource_exhausted"},
+		{"oversize body", "application/json", `{"count":3,"pad":"` + strings.Repeat("x", 1<<20) + `"}`, http.StatusRequestEntityTooLarge, "resource_exhausted"},
 		{"malformed proto", "application/proto", "\xff\xff\xff", http.StatusBadRequest, "invalid_argument"},
 	} {
 		code, body := r.do(http.MethodPost, path, tc.contentType, tc.body)
@@ -135,7 +143,7 @@ func TestMalformedRequests(t *testing.T) {
 	assert.Equal(t, http.StatusMethodNotAllowed, code, "GET: no method is side-effect free, so none may be cached")
 	assert.Zero(t, r.gen.calls.Load())
 	assert.Zero(t, r.metric("snowidd_ids_issued_total"))
-	assert.Equal(t, 3.0, r.metric("snowidd_rejected_requests_total"))
+	assert.Equal(t, 4.0, r.metric("snowidd_rejected_requests_total"))
 
 	// A type written otherwise than the table has it still passes the
 	// guard.

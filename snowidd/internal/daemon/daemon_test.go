@@ -121,15 +121,22 @@ func TestCurl(t *testing.T) {
 		assert.Equal(t, 9, snowlab.DefaultLayout.Decode(id).Node)
 	}
 	out = curl("-H", "Content-Type: application/json", "-d", `{"id":"`+got.IDs[0]+`"}`, d.url+"/snowlab.v1.IDService/Decode")
-	assert.Contains(t, out, `"node":9`)
+	body, code, _ = strings.Cut(out, "\n")
+	require.Equal(t, "200", code, out)
+	var parts map[string]any
+	require.NoError(t, json.Unmarshal([]byte(body), &parts), body)
+	assert.Equal(t, float64(9), parts["node"], body)
+	assert.Contains(t, parts, "seq", "every field, zero ones too: %s", body)
+	assert.Equal(t, got.IDs[0], parts["id"], body)
 
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"-H", "Content-Type: application/json", "-d", `{"count":100001}`}, "count 100001 is out of range: want 1..100000\"}\n400"},
-		{[]string{"-H", "Content-Type: application/json", "-d", `{"count":-1}`}, "invalid value for uint32 field count: -1"},
-		{[]string{"-H", "Content-Type: application/json", "-d", `{"count":`}, "invalid_argument"},
+		{[]string{"-H", "Content-Type: application/json", "-d", `{"count":-1}`}, "count: -1 is not an integer in 0..4294967295"},
+		{[]string{"-H", "Content-Type: application/json", "-d", `{"count":`}, "count: the body ends before its value\"}\n400"},
+		{[]string{"-H", "Content-Type: application/json", "-d", `{"count":3,"pad":"` + strings.Repeat("x", 5<<10) + `"}`}, "over the limit of 4096\"}\n413"},
 		{[]string{"-d", `{"count":3}`}, "Content-Type \"application/x-www-form-urlencoded\" is not served"},
 	} {
 		assert.Contains(t, curl(append(tc.args, d.url+"/snowlab.v1.IDService/NextIDs")...), tc.want)

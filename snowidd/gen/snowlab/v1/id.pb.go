@@ -246,14 +246,26 @@ func (x *DecodeRequest) GetId() uint64 {
 	return 0
 }
 
+// In the Connect JSON form every field is present, zero ones too, and
+// the keys are those `snowid decode -json` prints for the same parts:
+// {"time":…,"node":…,"seq":…,"id":"…","base32":"…"}. time is the instant
+// snowid prints as time_utc, in RFC 3339; snowid's time_local has no
+// counterpart (the replica's zone is not the caller's), nor its unix_ms,
+// which protojson would write as a string where snowid writes a number.
 type DecodeResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The start of the tick the ID was minted in.
 	Time *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=time,proto3" json:"time,omitempty"`
 	// The node id that minted it.
 	Node uint32 `protobuf:"varint,2,opt,name=node,proto3" json:"node,omitempty"`
-	// Its sequence number within the tick.
-	Sequence      uint32 `protobuf:"varint,3,opt,name=sequence,proto3" json:"sequence,omitempty"`
+	// Its sequence number within the tick. Its JSON name is snowid's and
+	// the library's (Parts.Seq); a JSON reader generated from this file
+	// also accepts "sequence".
+	Sequence uint32 `protobuf:"varint,3,opt,name=sequence,json=seq,proto3" json:"sequence,omitempty"`
+	// The ID itself, as the request gave it.
+	Id uint64 `protobuf:"fixed64,4,opt,name=id,proto3" json:"id,omitempty"`
+	// The ID in Crockford base32, 13 characters (snowlab.ID.Base32).
+	Base32        string `protobuf:"bytes,5,opt,name=base32,proto3" json:"base32,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -309,6 +321,20 @@ func (x *DecodeResponse) GetSequence() uint32 {
 	return 0
 }
 
+func (x *DecodeResponse) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *DecodeResponse) GetBase32() string {
+	if x != nil {
+		return x.Base32
+	}
+	return ""
+}
+
 var File_snowlab_v1_id_proto protoreflect.FileDescriptor
 
 const file_snowlab_v1_id_proto_rawDesc = "" +
@@ -323,11 +349,13 @@ const file_snowlab_v1_id_proto_rawDesc = "" +
 	"\x0fNextIDsResponse\x12\x10\n" +
 	"\x03ids\x18\x01 \x03(\x06R\x03ids\"\x1f\n" +
 	"\rDecodeRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\x06R\x02id\"p\n" +
+	"\x02id\x18\x01 \x01(\x06R\x02id\"\x93\x01\n" +
 	"\x0eDecodeResponse\x12.\n" +
 	"\x04time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12\x12\n" +
-	"\x04node\x18\x02 \x01(\rR\x04node\x12\x1a\n" +
-	"\bsequence\x18\x03 \x01(\rR\bsequence2\xd1\x01\n" +
+	"\x04node\x18\x02 \x01(\rR\x04node\x12\x15\n" +
+	"\bsequence\x18\x03 \x01(\rR\x03seq\x12\x0e\n" +
+	"\x02id\x18\x04 \x01(\x06R\x02id\x12\x16\n" +
+	"\x06base32\x18\x05 \x01(\tR\x06base322\xd1\x01\n" +
 	"\tIDService\x12?\n" +
 	"\x06NextID\x12\x19.snowlab.v1.NextIDRequest\x1a\x1a.snowlab.v1.NextIDResponse\x12B\n" +
 	"\aNextIDs\x12\x1a.snowlab.v1.NextIDsRequest\x1a\x1b.snowlab.v1.NextIDsResponse\x12?\n" +

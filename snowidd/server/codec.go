@@ -1,0 +1,239 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"connectrpc.com/connect"
+	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// codecOptions are the codecs a method's handler reads and writes with,
+// in place of connect-go's. Connect's write JSON without the fields that
+// hold their zero value (a Decode of node 0 lost its "node" key, which a
+// client in another language then has to default), and their read errors
+// name the Go type the body was read into ("unmarshal into
+// *snowlabv1.NextIDsRequest"), which means nothing to a caller. These
+// write every field and say what is wrong in the caller's terms: the
+// field and the value it sent. A body that cannot be read is answered
+// InvalidArgument before the interceptor sees the call, so they count it
+// themselves, under the method's invalid_argument series.
+func (m *metrics) codecOptions(spec connect.Spec) []connect.HandlerOption {
+	refused := m.requests.WithLabelValues(methodName(spec.Procedure), connect.CodeInvalidArgument.String())
+	return []connect.HandlerOption{
+		connect.WithCodec(&protoCodec{refused: refused}),
+		// Connect registers JSON under both names a Content-Type may
+		// carry; each must be replaced.
+		connect.WithCodec(&jsonCodec{name: "json", refused: refused}),
+		connect.WithCodec(&jsonCodec{name: "json; charset=utf-8", refused: refused}),
+	}
+}
+
+// errNotMessage is what a codec answers for a value that is not a
+// protobuf message, which no handler of the service hands it.
+var errNotMessage = errors.New("snowidd: codec given a value that is not a protobuf message")
+
+// protoCodec is protobuf binary, as connect-go's, with errors that name
+// the message by its protobuf name.
+type protoCodec struct{ refused prometheus.Counter }
+
+func (*protoCodec) Name() string { return "proto" }
+
+func (c *protoCodec) Marshal(v any) ([]byte, error) { return c.MarshalAppend(nil, v) }
+
+// MarshalAppend lets connect-go marshal into its pooled buffers.
+func (*protoCodec) MarshalAppend(dst []byte, v any) ([]byte, error) {
+	m, ok := v.(proto.Message)
+	if !ok {
+		return nil, errNotMessage
+	}
+	return proto.MarshalOptions{}.MarshalAppend(dst, m)
+}
+
+func (c *protoCodec) Unmarshal(data []byte, v any) error {
+	m, ok := v.(proto.Message)
+	if !ok {
+		return errNotMessage
+	}
+	if err := proto.Unmarshal(data, m); err != nil {
+		c.refused.Inc()
+		return fmt.Errorf("snowidd: the body is not a %s in protobuf binary: %w", m.ProtoReflect().Descriptor().FullName(), err)
+	}
+	return nil
+}
+
+// jsonCodec is protojson with every field written, zero ones too, and
+// read errors that name the field and the value at fault.
+type jsonCodec struct {
+	name    string
+	refused prometheus.Counter
+}
+
+// jsonWrite writes every scalar and list field, zero ones too: a client
+// in another language reads the key it expects whatever the value.
+// (EmitUnpopulated would also write an unset message field as null.)
+var jsonWrite = protojson.MarshalOptions{EmitDefaultValues: true}
+
+// jsonRead ignores fields it does not know, as connect-go's codec does,
+// so that a client built from a newer contract is still served.
+var jsonRead = protojson.UnmarshalOptions{DiscardUnknown: true}
+
+func (c *jsonCodec) Name() string { return c.name }
+
+func (c *jsonCodec) Marshal(v any) ([]byte, error) { return c.MarshalAppend(nil, v) }
+
+// MarshalAppend lets connect-go marshal into its pooled buffers.
+func (*jsonCodec) MarshalAppend(dst []byte, v any) ([]byte, error) {
+	m, ok := v.(proto.Message)
+	if !ok {
+		return nil, errNotMessage
+	}
+	return jsonWrite.MarshalAppend(dst, m)
+}
+
+func (c *jsonCodec) Unmarshal(data []byte, v any) error {
+	m, ok := v.(proto.Message)
+	if !ok {
+		return errNotMessage
+	}
+	if err := jsonRead.Unmarshal(data, m); err != nil {
+		c.refused.Inc()
+		return jsonProblem(data, m.ProtoReflect().Type(), err)
+	}
+	return nil
+}
+
+// jsonProblem says what is wrong with body, which protojson refused to
+// read as a t (its error was err): the field and its value as the
+// caller wrote them, or where the JSON breaks. It reads the body again
+// with encoding/json, one field at a time, rather than parse protojson's
+// messages, whose words are not its API.
+func jsonProblem(body []byte, t protoreflect.MessageType, err error) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return errors.New("snowidd: the body is empty: want a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	tok, terr := dec.Token()
+	if terr != nil {
+		return fmt.Errorf("snowidd: the body is not JSON: %s", jsonSyntax(terr))
+	}
+	if tok != json.Delim('{') {
+		return fmt.Errorf("snowidd: the body is not a JSON object: it starts %s", clip(body))
+	}
+	fields := t.Descriptor().Fields()
+	seen := map[protoreflect.FieldNumber]string{}
+	for dec.More() {
+		tok, terr := dec.Token()
+		if terr != nil {
+			return fmt.Errorf("snowidd: the body is not JSON: %s", jsonSyntax(terr))
+		}
+		key, _ := tok.(string) // an object's key is a string or a syntax error
+		var value json.RawMessage
+		if terr := dec.Decode(&value); terr != nil {
+			if errors.Is(terr, io.EOF) || errors.Is(terr, io.ErrUnexpectedEOF) {
+				return fmt.Errorf("snowidd: %s: the body ends before its value", key)
+			}
+			return fmt.Errorf("snowidd: %s: the value is not JSON: %s", key, jsonSyntax(terr))
+		}
+		// The names protojson reads a field by: its JSON name, then its
+		// name in the .proto file.
+		fd := fields.ByJSONName(key)
+		if fd == nil {
+			fd = fields.ByTextName(key)
+		}
+		if fd == nil {
+			continue // ignored, as jsonRead ignores it
+		}
+		if prev, dup := seen[fd.Number()]; dup {
+			return fmt.Errorf("snowidd: %s: given twice (as %q and %q)", key, prev, key)
+		}
+		seen[fd.Number()] = key
+		quoted, _ := json.Marshal(key)
+		one := bytes.Join([][]byte{[]byte("{"), quoted, []byte(":"), value, []byte("}")}, nil)
+		if jsonRead.Unmarshal(one, t.New().Interface()) != nil {
+			return fmt.Errorf("snowidd: %s: %s is not %s", key, clip(value), wantJSON(fd))
+		}
+	}
+	if _, terr := dec.Token(); terr != nil { // the closing brace
+		if errors.Is(terr, io.EOF) || errors.Is(terr, io.ErrUnexpectedEOF) {
+			return errors.New("snowidd: the body ends before its JSON object's closing brace")
+		}
+		return fmt.Errorf("snowidd: the body is not JSON: %s", jsonSyntax(terr))
+	}
+	if _, terr := dec.Token(); !errors.Is(terr, io.EOF) {
+		return errors.New("snowidd: the body goes on after its JSON object")
+	}
+	// Every field reads alone: a rule between fields (two members of a
+	// oneof) was broken. protojson's words then, which name no Go type.
+	return fmt.Errorf("snowidd: the body is not a %s: %w", t.Descriptor().FullName(), err)
+}
+
+// jsonSyntax is a syntax error of encoding/json in words. (Its offsets
+// are not given: Token and Decode count them differently, and a body is
+// at most a few KiB.)
+func jsonSyntax(err error) string {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return "it ends too soon"
+	}
+	return err.Error()
+}
+
+// clip is a value as the caller wrote it, cut short: an error repeats
+// what was sent, not a whole body.
+func clip(b []byte) string {
+	const most = 40
+	s := strings.TrimSpace(string(b))
+	if len(s) > most {
+		return s[:most] + "…"
+	}
+	return s
+}
+
+// wantJSON says, in JSON's terms, what protojson reads for fd.
+func wantJSON(fd protoreflect.FieldDescriptor) string {
+	switch {
+	case fd.IsMap():
+		return "a JSON object (a map)"
+	case fd.IsList():
+		return "a JSON array, each element " + wantScalar(fd)
+	}
+	return wantScalar(fd)
+}
+
+func wantScalar(fd protoreflect.FieldDescriptor) string {
+	switch fd.Kind() {
+	case protoreflect.BoolKind:
+		return "true or false"
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		return fmt.Sprintf("an integer in %d..%d", math.MinInt32, math.MaxInt32)
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		return fmt.Sprintf("an integer in 0..%d", uint32(math.MaxUint32))
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		return fmt.Sprintf("an integer in %d..%d (a number or a decimal string)", math.MinInt64, math.MaxInt64)
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return fmt.Sprintf("an integer in 0..%d (a number or a decimal string)", uint64(math.MaxUint64))
+	case protoreflect.FloatKind, protoreflect.DoubleKind:
+		return "a number"
+	case protoreflect.StringKind:
+		return "a JSON string"
+	case protoreflect.BytesKind:
+		return "a JSON string of base64"
+	case protoreflect.EnumKind:
+		vals := fd.Enum().Values()
+		names := make([]string, vals.Len())
+		for i := range names {
+			names[i] = string(vals.Get(i).Name())
+		}
+		return "one of " + strings.Join(names, ", ")
+	}
+	return "a JSON object (" + string(fd.Message().FullName()) + ")"
+}
