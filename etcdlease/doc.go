@@ -99,6 +99,13 @@
 //
 // # When etcd is unreachable
 //
+// Acquire asks etcd for its status before it grants anything: when no
+// endpoint answers it fails with ErrUnreachable, naming the endpoints, at
+// once when nothing listens on them and within ReachTimeout otherwise, even
+// under a long context (the client would otherwise retry until the context
+// ends and say only "context deadline exceeded"). The same store works once
+// etcd is up: a caller that must wait for it retries Acquire.
+//
 // Reserve returns the plain error (a timeout, an unavailable cluster), not
 // ErrLost. The nodeid.Lease keeps its fence where it is: generators go on
 // minting until the last reservation that was stored, at most

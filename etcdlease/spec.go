@@ -1,51 +1,39 @@
 package etcdlease
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"time"
-
-	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/snowlab/snowlab/nodeid"
 )
 
-// ReachTimeout is how long Opener's store waits for the first answer from
-// etcd before it gives up on the endpoints.
-const ReachTimeout = 3 * time.Second
-
 // Opener returns the nodeid.Opener for "etcd:" lease specs:
 // "etcd:ENDPOINT[,ENDPOINT...][/PREFIX]", each ENDPOINT HOST:PORT,
 // http://HOST:PORT or https://HOST:PORT (TLS with the system's roots), as
-// scripts/etcd.sh prints it: etcd:http://127.0.0.1:2379/myapp. The store's
-// leases last ttl. Pass it to nodeid.OpenStore as extra["etcd"]. It asks
-// etcd for its status before it returns, so that an etcd that is not there
-// is one error within ReachTimeout, not a lease that never comes. The
-// connection stays open for the life of the process.
+// scripts/etcd.sh prints it: etcd:http://127.0.0.1:2379/myapp. The store
+// is Dial's, and its leases last ttl. Pass it to nodeid.OpenStore as
+// extra["etcd"]. It does not reach etcd: its error is a spec that does not
+// parse, and an etcd that is not there is the store's Acquire's error
+// (ErrUnreachable, within ReachTimeout). The connection stays open for the
+// life of the process.
 func Opener(ttl time.Duration) nodeid.Opener {
 	return func(rest string) (nodeid.Store, error) {
 		eps, prefix, err := parseSpec(rest)
 		if err != nil {
 			return nil, err
 		}
-		cli, err := newClient(eps)
-		if err != nil {
-			return nil, err
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), ReachTimeout)
-		defer cancel()
-		if err := reach(ctx, cli, eps); err != nil {
-			_ = cli.Close()
-			return nil, err
-		}
-		return New(cli, prefix, ttl), nil
+		st, _, err := Dial(eps, prefix, ttl)
+		return st, err
 	}
 }
 
 // parseSpec splits "ENDPOINT[,ENDPOINT...][/PREFIX]" into its endpoints and
-// the key prefix ("/PREFIX", DefaultPrefix when there is none).
+// the key prefix ("/PREFIX", DefaultPrefix when there is none). Its errors
+// name the part at fault, not the whole spec, which the caller names.
 func parseSpec(rest string) (eps []string, prefix string, err error) {
 	const want = "want HOST:PORT, http://HOST:PORT or https://HOST:PORT, comma-separated, then /PREFIX"
 	s := rest
@@ -54,7 +42,7 @@ func parseSpec(rest string) (eps []string, prefix string, err error) {
 		if i := strings.Index(s, "://"); i >= 0 && i < strings.IndexAny(s+"/", ",/") {
 			scheme, s = s[:i], s[i+3:]
 			if scheme != "http" && scheme != "https" {
-				return nil, "", fmt.Errorf("etcdlease: %q: scheme %q (%s)", rest, scheme+"://", want)
+				return nil, "", fmt.Errorf("etcdlease: scheme %q (%s)", scheme+"://", want)
 			}
 		}
 		end := strings.IndexAny(s, ",/")
@@ -62,8 +50,8 @@ func parseSpec(rest string) (eps []string, prefix string, err error) {
 			end = len(s)
 		}
 		host := strings.TrimSpace(s[:end])
-		if host == "" {
-			return nil, "", fmt.Errorf("etcdlease: %q names no endpoint (%s)", rest, want)
+		if err := checkHostPort(host); err != nil {
+			return nil, "", fmt.Errorf("etcdlease: endpoint %d: %w (%s)", len(eps)+1, err, want)
 		}
 		if scheme != "" {
 			host = scheme + "://" + host
@@ -81,40 +69,26 @@ func parseSpec(rest string) (eps []string, prefix string, err error) {
 	return eps, prefix, nil
 }
 
-// reach returns nil once one of the endpoints answers a status request,
-// or one line saying why none did: none accepts a TCP connection (known at
-// once), or none answered before ctx ended.
-func reach(ctx context.Context, cli *clientv3.Client, eps []string) error {
-	var dialErr error
-	var open []string // the endpoints that accept a connection
-	for _, ep := range eps {
-		host := ep
-		if _, h, ok := strings.Cut(ep, "://"); ok {
-			host = h
-		}
-		var d net.Dialer
-		c, err := d.DialContext(ctx, "tcp", host)
-		if err != nil {
-			dialErr = err
-			continue
-		}
-		_ = c.Close()
-		open = append(open, ep)
+// checkHostPort accepts HOST:PORT with a host and a port number. An
+// endpoint with user information is refused without being echoed: etcd
+// takes credentials apart from its endpoints, and an error line is no
+// place for a password.
+func checkHostPort(hp string) error {
+	if hp == "" {
+		return errors.New("empty")
 	}
-	const hint = "is it running? scripts/etcd.sh start prints an endpoint"
-	if len(open) == 0 {
-		return fmt.Errorf("etcdlease: no etcd at %s: %v (%s)", strings.Join(eps, ","), dialErr, hint)
+	if strings.Contains(hp, "@") {
+		return errors.New("holds user information (user:password@), which etcd does not take there")
 	}
-	var last error
-	for _, ep := range open {
-		_, err := cli.Status(ctx, ep)
-		if err == nil {
-			return nil
-		}
-		last = err
-		if ctx.Err() != nil {
-			break
-		}
+	host, port, err := net.SplitHostPort(hp)
+	if err != nil {
+		return fmt.Errorf("%q is not HOST:PORT", hp)
 	}
-	return fmt.Errorf("etcdlease: no etcd answered at %s within %v: %v (%s)", strings.Join(eps, ","), ReachTimeout, last, hint)
+	if host == "" {
+		return fmt.Errorf("%q names no host", hp)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return fmt.Errorf("%q: port %q is not a number in 1..65535", hp, port)
+	}
+	return nil
 }

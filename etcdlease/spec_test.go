@@ -2,8 +2,11 @@ package etcdlease
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -41,14 +44,35 @@ func TestSnowidGenEtcdLease(t *testing.T) {
 		"the released id is taken again")
 }
 
+// TestOpenerSpecs: an etcd spec that does not parse is nodeid.ErrInvalidSpec,
+// one line naming it (and never a password put in an endpoint); one that
+// parses opens at once, without asking etcd anything.
 func TestOpenerSpecs(t *testing.T) {
-	open := Opener(time.Second)
-	for _, bad := range []string{"", "/prefix-only"} {
-		_, err := open(bad)
-		assert.Error(t, err, "%q", bad)
+	stores := map[string]nodeid.Opener{"etcd": Opener(time.Second)}
+	for _, tt := range []struct{ spec, want string }{
+		{"etcd:", "want scheme:location"},
+		{"etcd:/prefix-only", "endpoint 1: empty"},
+		{"etcd:127.0.0.1", "not HOST:PORT"},
+		{"etcd:127.0.0.1:http/x", "not a number"},
+		{"etcd::2379/x", "names no host"},
+		{"etcd:a:1,,b:2", "endpoint 2: empty"},
+		{"etcd:ftp://a:1/p", `scheme "ftp://"`},
+	} {
+		_, err := nodeid.OpenStore(tt.spec, stores)
+		require.ErrorIs(t, err, nodeid.ErrInvalidSpec, tt.spec)
+		assert.Contains(t, err.Error(), fmt.Sprintf("%q", tt.spec))
+		assert.Contains(t, err.Error(), tt.want, tt.spec)
+		assert.NotContains(t, err.Error(), "\n", tt.spec)
 	}
-	_, err := nodeid.OpenStore("etcd:", map[string]nodeid.Opener{"etcd": open})
-	assert.Error(t, err)
+
+	_, err := Opener(time.Second)("http://user:s3cret@127.0.0.1:2379/x")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "user information")
+	assert.NotContains(t, err.Error(), "s3cret")
+
+	st, err := nodeid.OpenStore("etcd:http://"+closedPort(t)+"/x", stores)
+	require.NoError(t, err, "opening does not reach etcd")
+	assert.NotNil(t, st)
 }
 
 func TestParseSpec(t *testing.T) {
@@ -77,14 +101,146 @@ func TestParseSpec(t *testing.T) {
 	}
 }
 
-// An etcd that is not there is one error line within a few seconds, not a
-// ten-second wait for a lease.
-func TestOpenerUnreachable(t *testing.T) {
+// closedPort is a loopback HOST:PORT that nothing listens on: a port the
+// kernel handed out a moment ago and that is closed again.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	return addr
+}
+
+// silentPort is a loopback HOST:PORT that accepts connections and never
+// answers on them, as a host does whose etcd is hung; they are closed when
+// the test ends.
+func silentPort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	var mu sync.Mutex
+	var conns []net.Conn
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		_ = ln.Close()
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	return ln.Addr().String()
+}
+
+// longWait is the caller's context in the unreachable tests: far longer
+// than any of them may take, so that finishing well within it shows the
+// store gave up by itself.
+const longWait = time.Minute
+
+// TestAcquireUnreachable: the README's snippet (Dial, then nodeid.Acquire
+// with a long context) against a port nothing listens on fails at once
+// with ErrUnreachable naming the endpoint, and so do the lease spec and the
+// etcd-enabled snowid gen (exit 1: the spec is right, etcd is down).
+func TestAcquireUnreachable(t *testing.T) {
+	addr := closedPort(t)
+	check := func(t *testing.T, err error, start time.Time) {
+		t.Helper()
+		require.ErrorIs(t, err, ErrUnreachable)
+		msg := err.Error()
+		assert.Contains(t, msg, "no etcd at http://"+addr)
+		assert.Contains(t, msg, "connection refused")
+		assert.NotContains(t, msg, "\n")
+		assert.Less(t, time.Since(start), longWait/2, "waited for the caller's context")
+	}
+	t.Run("Dial", func(t *testing.T) {
+		store, closeStore, err := Dial([]string{"http://" + addr}, "/myapp", DefaultTTL)
+		require.NoError(t, err)
+		defer closeStore()
+		ctx, cancel := context.WithTimeout(context.Background(), longWait)
+		defer cancel()
+		start := time.Now()
+		_, err = nodeid.Acquire(ctx, store, nodeid.Options{})
+		check(t, err, start)
+	})
+	t.Run("spec", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), longWait)
+		defer cancel()
+		start := time.Now()
+		_, err := nodeid.AcquireSpec(ctx, "etcd:http://"+addr+"/myapp", map[string]nodeid.Opener{"etcd": Opener(DefaultTTL)}, nodeid.Options{})
+		check(t, err, start)
+		assert.NotErrorIs(t, err, nodeid.ErrInvalidSpec, "the spec is right")
+	})
+	t.Run("snowid gen", func(t *testing.T) {
+		var out, errs bytes.Buffer
+		code := snowidcli.Run([]string{"gen", "-lease", "etcd:http://" + addr + "/myapp"}, &out, &errs,
+			map[string]nodeid.Opener{"etcd": Opener(DefaultTTL)})
+		assert.Equal(t, 1, code, errs.String())
+		assert.Empty(t, out.String())
+		assert.Equal(t, 1, strings.Count(errs.String(), "\n"), errs.String())
+		assert.Contains(t, errs.String(), "no etcd at http://"+addr)
+	})
+}
+
+// TestAcquireSilent: an endpoint that accepts connections but never
+// answers is ErrUnreachable after the store's reach timeout, not after the
+// caller's minute; several endpoints are all named.
+func TestAcquireSilent(t *testing.T) {
+	silent, closed := silentPort(t), closedPort(t)
+	store, closeStore, err := Dial([]string{closed, "http://" + silent}, "/myapp", DefaultTTL)
+	require.NoError(t, err)
+	defer closeStore()
+	const short = 200 * time.Millisecond
+	store.(*Store).reachTimeout = short
+	ctx, cancel := context.WithTimeout(context.Background(), longWait)
+	defer cancel()
 	start := time.Now()
-	_, err := nodeid.OpenStore("etcd:http://127.0.0.1:1/x", map[string]nodeid.Opener{"etcd": Opener(time.Second)})
-	require.Error(t, err)
-	assert.Less(t, time.Since(start), ReachTimeout+time.Second)
-	assert.Contains(t, err.Error(), "no etcd at http://127.0.0.1:1")
-	assert.Contains(t, err.Error(), "connection refused")
+	_, err = nodeid.Acquire(ctx, store, nodeid.Options{})
+	require.ErrorIs(t, err, ErrUnreachable)
+	assert.Contains(t, err.Error(), "no etcd answered at "+closed+",http://"+silent+" within "+short.String())
 	assert.NotContains(t, err.Error(), "\n")
+	assert.Less(t, time.Since(start), longWait/2, "waited for the caller's context")
+}
+
+// TestAcquireCallerGaveUp: when the caller's context ends first, the error
+// is the context's, not ErrUnreachable: nothing was learnt about etcd.
+func TestAcquireCallerGaveUp(t *testing.T) {
+	store, closeStore, err := Dial([]string{silentPort(t)}, "/myapp", DefaultTTL)
+	require.NoError(t, err)
+	defer closeStore()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = store.Acquire(ctx, 1, 1023)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.NotErrorIs(t, err, ErrUnreachable)
+}
+
+// TestEndpointNames: an error names an endpoint by scheme and address,
+// whatever user information a client was given in it.
+func TestEndpointNames(t *testing.T) {
+	for _, tt := range []struct{ ep, network, addr, name string }{
+		{"127.0.0.1:2379", "tcp", "127.0.0.1:2379", "127.0.0.1:2379"},
+		{"http://127.0.0.1:2379", "tcp", "127.0.0.1:2379", "http://127.0.0.1:2379"},
+		{"https://u:s3cret@etcd.example:2379/", "tcp", "etcd.example:2379", "https://etcd.example:2379"},
+		{"[::1]:2379", "tcp", "[::1]:2379", "[::1]:2379"},
+		{"unix:///run/etcd.sock", "unix", "/run/etcd.sock", "unix:///run/etcd.sock"},
+	} {
+		network, addr := endpointAddr(tt.ep)
+		assert.Equal(t, tt.network, network, tt.ep)
+		assert.Equal(t, tt.addr, addr, tt.ep)
+		assert.Equal(t, tt.name, endpointName(tt.ep), tt.ep)
+	}
 }

@@ -43,6 +43,9 @@ type Store struct {
 	cli    *clientv3.Client
 	prefix string
 	ttl    time.Duration
+	// reachTimeout bounds Acquire's first question to etcd: ReachTimeout,
+	// shorter in tests of an etcd that does not answer.
+	reachTimeout time.Duration
 }
 
 var _ nodeid.Store = (*Store)(nil)
@@ -73,15 +76,16 @@ func newStore(client *clientv3.Client, prefix string, ttl time.Duration) *Store 
 	}
 	ttl = max(ttl, MinTTL)
 	ttl = (ttl + time.Second - 1).Truncate(time.Second)
-	return &Store{cli: client, prefix: prefix, ttl: ttl}
+	return &Store{cli: client, prefix: prefix, ttl: ttl, reachTimeout: ReachTimeout}
 }
 
 // Dial connects to the etcd cluster at endpoints and returns a Store on it
 // (as New) and the function that closes the connection. The connection
 // retries with a backoff capped at one second, so a holder resumes
 // soon after an etcd outage ends, and does not log. Dial does not wait for
-// the cluster: an unreachable one shows as an error from Acquire (Opener's
-// stores check first).
+// the cluster: the store's Acquire asks it for its status first, so that
+// an etcd that is not there is one error wrapping ErrUnreachable, naming
+// the endpoints, within ReachTimeout whatever the caller's context.
 func Dial(endpoints []string, prefix string, ttl time.Duration) (nodeid.Store, func() error, error) {
 	cli, err := newClient(endpoints)
 	if err != nil {
@@ -125,13 +129,20 @@ func (s *Store) reservedKey(n int) string { return s.prefix + "/reserved/" + str
 // none of them exists, and reads their <prefix>/reserved/N in the same
 // transaction. The transaction's revision (the node keys' create revision)
 // is the claim's fencing token. When every range is held it fails with
-// nodeid.ErrNoFreeSlot.
+// nodeid.ErrNoFreeSlot. Before all that it asks etcd for its status: when
+// no endpoint answers within ReachTimeout it fails with ErrUnreachable,
+// naming them, rather than waiting out ctx on requests that cannot be
+// answered (the etcd client retries an unavailable cluster until the
+// context ends, and then says only "context deadline exceeded").
 func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, error) {
 	if count < 1 || maxNode < 0 || count > maxNode+1 {
 		return nil, fmt.Errorf("%w: etcdlease: %d node ids asked for among 0..%d", snowlab.ErrInvalidNode, count, maxNode)
 	}
 	if count > MaxCount {
 		return nil, fmt.Errorf("%w: etcdlease: %d node ids asked for, one claim holds at most %d", snowlab.ErrInvalidNode, count, MaxCount)
+	}
+	if err := reach(ctx, s.cli, s.reachTimeout); err != nil {
+		return nil, err
 	}
 	grant, err := s.cli.Grant(ctx, int64(s.ttl/time.Second))
 	if err != nil {

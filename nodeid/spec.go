@@ -2,37 +2,66 @@ package nodeid
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"slices"
 	"strings"
 )
 
+// ErrInvalidSpec: a lease spec that can never work, whatever the state of
+// its store: no scheme, a scheme this program does not know, a location
+// that does not parse, a lock folder that cannot be created. A command
+// reports it as a usage error instead of retrying.
+var ErrInvalidSpec = errors.New("nodeid: invalid lease spec")
+
 // Opener builds a Store from the part of a lease spec after "scheme:".
+// It does not reach the store: its error means the location can never
+// work (OpenStore wraps it in ErrInvalidSpec), and a store that is down is
+// for the Store's Acquire to report.
 type Opener func(rest string) (Store, error)
 
 // OpenStore builds the Store a lease spec names: "dir:/var/lib/app/ids" is
 // Dir, and any other "scheme:rest" is looked up in extra, which is how a
 // program that links the etcdlease module adds "etcd:host:port/prefix"
-// without this package importing the etcd client.
+// without this package importing the etcd client. Every error it returns
+// wraps ErrInvalidSpec and names spec. It creates a dir: folder (0o755)
+// when missing, so that a path that cannot be one (under a regular file,
+// on a read-only file system) is this error now rather than a lease that
+// never comes.
 func OpenStore(spec string, extra map[string]Opener) (Store, error) {
 	scheme, rest, ok := strings.Cut(spec, ":")
-	if !ok || rest == "" {
-		return nil, fmt.Errorf("nodeid: lease %q: want scheme:location, e.g. dir:/var/lib/app/nodeids", spec)
+	if !ok || scheme == "" || rest == "" {
+		return nil, fmt.Errorf("%w %q: want scheme:location, e.g. dir:/var/lib/app/nodeids", ErrInvalidSpec, spec)
 	}
 	if scheme == "dir" {
+		if err := os.MkdirAll(rest, 0o755); err != nil {
+			return nil, fmt.Errorf("%w %q: the lock folder cannot be created: %w", ErrInvalidSpec, spec, err)
+		}
 		return Dir(rest), nil
 	}
 	if open, ok := extra[scheme]; ok {
-		return open(rest)
+		s, err := open(rest)
+		if err != nil {
+			return nil, fmt.Errorf("%w %q: %w", ErrInvalidSpec, spec, err)
+		}
+		return s, nil
 	}
 	if scheme == "etcd" {
-		return nil, fmt.Errorf("nodeid: lease %q: etcd leases live in the github.com/snowlab/snowlab/etcdlease module; this program was built without it", spec)
+		return nil, fmt.Errorf("%w %q: etcd leases live in the github.com/snowlab/snowlab/etcdlease module; this program was built without it", ErrInvalidSpec, spec)
 	}
-	return nil, fmt.Errorf("nodeid: lease %q: unknown scheme %q (want dir or etcd)", spec, scheme)
+	known := []string{"dir"}
+	for s := range extra {
+		known = append(known, s)
+	}
+	slices.Sort(known[1:])
+	return nil, fmt.Errorf("%w %q: unknown scheme %q (lease stores here: %s)", ErrInvalidSpec, spec, scheme, strings.Join(known, ", "))
 }
 
 // AcquireSpec opens the store spec names (see OpenStore) and acquires a
 // lease on it, giving up after ctx's deadline: the one call a command line
-// needs for a -lease flag.
+// needs for a -lease flag. An error wrapping ErrInvalidSpec is the spec's
+// fault (a usage error); any other is the store's or the options'.
 func AcquireSpec(ctx context.Context, spec string, extra map[string]Opener, opts Options) (*Lease, error) {
 	store, err := OpenStore(spec, extra)
 	if err != nil {

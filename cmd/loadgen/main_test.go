@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -256,10 +257,32 @@ func TestRunUnderLease(t *testing.T) {
 	code, out, errs := runArgs(args...)
 	require.Equal(t, exitOK, code, errs)
 	assert.Contains(t, out, "shardedgen/node-per-shard/strict")
+}
 
-	code, _, errs = runArgs("run", "-lease", "bogus")
-	assert.Equal(t, exitUsage, code)
-	assert.Contains(t, errs, "bogus")
+// TestRunLeaseSpecs: a lease spec that can never work is a usage error (exit
+// 2) before anything runs, one line naming it.
+func TestRunLeaseSpecs(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "plain-file")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	for _, tt := range []struct {
+		name, spec, want string
+	}{
+		{"no scheme", "bogus", "want scheme:location"},
+		{"empty", "", "want scheme:location"},
+		{"unknown scheme", "bogus:x", `unknown scheme "bogus"`},
+		{"dir under a regular file", "dir:" + filepath.Join(file, "ids"), "not a directory"},
+		{"etcd, which loadgen does not link", "etcd:127.0.0.1:2379/x", "etcdlease"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := runArgs("run", "-no-write", "-lease", tt.spec)
+			assert.Equal(t, exitUsage, code)
+			assert.Empty(t, out)
+			assert.Equal(t, 1, strings.Count(errs, "\n"), errs)
+			assert.True(t, strings.HasPrefix(errs, "loadgen run: -lease: "), errs)
+			assert.Contains(t, errs, fmt.Sprintf("%q", tt.spec))
+			assert.Contains(t, errs, tt.want)
+		})
+	}
 }
 
 // TestRunLimits: -subjects limit selects the two physical limits (and

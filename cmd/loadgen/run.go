@@ -317,13 +317,23 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 	}
 	defer restore()
 	all := allSubjects()
-	if *leaseSpec != "" {
+	leaseSet := false
+	fs.Visit(func(f *flag.Flag) { leaseSet = leaseSet || f.Name == "lease" })
+	if leaseSet {
+		// An empty -lease is a spec like any other: refused, not read as
+		// no lease.
+		store, err := nodeid.OpenStore(*leaseSpec, nil)
+		if err != nil {
+			fmt.Fprintf(stderr, "loadgen run: -lease: %s\n", redact.String(err.Error()))
+			return exitUsage
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		lease, err := nodeid.AcquireSpec(ctx, *leaseSpec, nil, nodeid.Options{Count: runtime.GOMAXPROCS(0)})
+		lease, err := nodeid.Acquire(ctx, store, nodeid.Options{Count: runtime.GOMAXPROCS(0)})
 		cancel()
 		if err != nil {
+			// The spec is right: the store failed (or has no free ids).
 			fmt.Fprintf(stderr, "loadgen run: -lease %q: %s\n", redact.String(*leaseSpec), redact.String(err.Error()))
-			return exitUsage
+			return exitFailure
 		}
 		defer lease.Release(context.Background())
 		all = withLimits(subject.OwnWith(lease.Config(snowlab.Config{})))

@@ -40,8 +40,9 @@
 // before or after the IDs; "--" ends the flags.
 //
 // Snowid exits 0 on success, 2 on a bad argument or a usage error (one line
-// on stderr naming the argument, or a short usage), and 1 when a valid
-// request fails while running (the clock refused a generator, or writing the
+// on stderr naming the argument, or a short usage; a lease spec that can
+// never work is one), and 1 when a valid request fails while running (the
+// clock refused a generator, the lease store is down or full, or writing the
 // output failed).
 package main
 

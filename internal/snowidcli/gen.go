@@ -65,18 +65,29 @@ func runGen(args []string, stdout, stderr io.Writer, stores map[string]nodeid.Op
 		return fail(stderr, "gen -format %q: want dec, base32 or json", *format)
 	}
 
-	nodeSet := false
-	fs.Visit(func(f *flag.Flag) { nodeSet = nodeSet || f.Name == "node" })
-	if nodeSet && *leaseSpec != "" {
+	nodeSet, leaseSet := false, false
+	fs.Visit(func(f *flag.Flag) {
+		nodeSet = nodeSet || f.Name == "node"
+		leaseSet = leaseSet || f.Name == "lease"
+	})
+	if nodeSet && leaseSet {
 		return fail(stderr, "gen -node %d -lease %q: give one or the other: -lease takes its node id from the lease", *node, *leaseSpec)
 	}
 	cfg := snowlab.Config{Node: *node, Layout: l, Policy: policy}
-	if *leaseSpec != "" {
+	if leaseSet {
+		// An empty -lease is a spec like any other: refused, not read as
+		// no lease (which would mint on node 0).
+		store, err := nodeid.OpenStore(*leaseSpec, stores)
+		if err != nil {
+			return fail(stderr, "gen -lease: %v", err)
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		lease, err := nodeid.AcquireSpec(ctx, *leaseSpec, stores, nodeid.Options{Layout: l})
+		lease, err := nodeid.Acquire(ctx, store, nodeid.Options{Layout: l})
 		cancel()
 		if err != nil {
-			return fail(stderr, "gen -lease %q: %v", *leaseSpec, err)
+			// The spec is right: the store is down, or full.
+			fmt.Fprintf(stderr, "snowid: gen -lease %q: %v\n", *leaseSpec, err)
+			return exitFail
 		}
 		defer lease.Release(context.Background())
 		cfg = lease.Config(cfg)
@@ -118,7 +129,7 @@ func runGen(args []string, stdout, stderr io.Writer, stores map[string]nodeid.Op
 	}
 	// Say which node minted, unless the caller chose it.
 	switch {
-	case *leaseSpec != "":
+	case leaseSet:
 		fmt.Fprintf(stderr, "snowid: gen: node %d, leased from %s\n", *node, *leaseSpec)
 	case !nodeSet:
 		fmt.Fprintf(stderr, "snowid: gen: node %d (the default: -node N picks one, -lease dir:PATH leases a free one)\n", *node)

@@ -3,6 +3,9 @@ package snowidcli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -550,13 +553,29 @@ func TestGenLease(t *testing.T) {
 	require.Len(t, second, 10)
 	assert.Greater(t, second[0], first[len(first)-1], "the successor starts after the predecessor's last ID")
 	assert.Equal(t, 0, snowlab.DefaultLayout.Decode(second[0]).Node)
+}
 
-	_, errs, code = snowid(t, "gen", "-lease", "nowhere")
-	assert.Equal(t, 2, code)
-	assert.Contains(t, errs, "nowhere")
-	_, errs, code = snowid(t, "gen", "-lease", "etcd:127.0.0.1:2379/x")
-	assert.Equal(t, 2, code)
-	assert.Contains(t, errs, "etcdlease")
+// TestGenLeaseSpecs: a lease spec that can never work is a usage error (exit
+// 2), one line naming it, and nothing is minted.
+func TestGenLeaseSpecs(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "plain-file")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	for _, tt := range []struct {
+		name, spec, want string
+	}{
+		{"no scheme", "nowhere", "want scheme:location"},
+		{"empty", "", "want scheme:location"},
+		{"unknown scheme", "bogus:x", `unknown scheme "bogus"`},
+		{"dir under a regular file", "dir:" + filepath.Join(file, "ids"), "not a directory"},
+		{"etcd without the etcd build", "etcd:127.0.0.1:2379/x", "etcdlease"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, code := snowid(t, "gen", "-lease", tt.spec)
+			assert.Equal(t, exitUsage, code)
+			assert.Empty(t, stdout)
+			oneErrorLine(t, stderr, "-lease", fmt.Sprintf("%q", tt.spec), tt.want)
+		})
+	}
 }
 
 func TestParsePolicy(t *testing.T) {

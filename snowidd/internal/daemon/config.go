@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -93,6 +94,9 @@ func parseOptions(args []string, getenv func(string) (string, bool), stderr io.W
 	if o.policy, ok = snowidcli.ParsePolicy(*policy); !ok {
 		return o, fmt.Errorf("-policy %q: want strict or monotonic", *policy)
 	}
+	if err := checkListen(o.listen); err != nil {
+		return o, fmt.Errorf("-listen %q: %v", o.listen, err)
+	}
 	switch {
 	case o.leaseSpec == "":
 		return o, errors.New("-lease is required: dir:PATH, etcd:HOST:PORT/PREFIX or static:N")
@@ -123,4 +127,19 @@ func parseOptions(args []string, getenv func(string) (string, bool), stderr io.W
 		o.static, o.staticNode = true, n
 	}
 	return o, nil
+}
+
+// checkListen accepts what net.Listen("tcp", addr) can parse: HOST:PORT,
+// the host possibly empty (every interface) and the port a number or a
+// service name. Whether the host resolves and the port is free is for
+// Listen to say: those can change, a malformed address cannot.
+func checkListen(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return errors.New("want HOST:PORT, e.g. 127.0.0.1:8080 (:PORT for every interface)")
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return fmt.Errorf("port %q: want a number in 0..65535 or a service name", port)
+	}
+	return nil
 }

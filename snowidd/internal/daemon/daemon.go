@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -39,6 +40,22 @@ func Run(ctx context.Context, args []string, getenv func(string) (string, bool),
 	if err != nil {
 		fmt.Fprintf(stderr, "snowidd: %v\n", err)
 		return exitUsage
+	}
+	// A lease spec that can never work is refused before serving: a
+	// replica retrying it would be a silent outage. Opening a store asks
+	// it nothing, so a store that is merely down is found, and retried,
+	// by hold.
+	var store nodeid.Store
+	if !o.static {
+		stores := map[string]nodeid.Opener{"etcd": etcdlease.Opener(o.ttl)}
+		if store, err = nodeid.OpenStore(o.leaseSpec, stores); err != nil {
+			hint := ""
+			if scheme, _, _ := strings.Cut(o.leaseSpec, ":"); scheme != "dir" && stores[scheme] == nil {
+				hint = "; snowidd also takes static:N (node ids assigned by hand)"
+			}
+			fmt.Fprintf(stderr, "snowidd: -lease: %v%s\n", err, hint)
+			return exitUsage
+		}
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 
@@ -72,7 +89,7 @@ func Run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		log.Warn("static node ids: nothing stops another process from minting on them", "first", o.staticNode, "count", o.shards)
 		held <- nil
 	} else {
-		go func() { held <- hold(holdCtx, o, srv, log) }()
+		go func() { held <- hold(holdCtx, o, store, srv, log) }()
 	}
 
 	select {
@@ -131,13 +148,13 @@ func newGenerator(o options, cfg snowlab.Config) (snowlab.Generator, error) {
 	return shardedgen.New(shardedgen.Config{Config: cfg, Shards: o.shards, Mode: shardedgen.NodePerShard})
 }
 
-// hold keeps the server supplied with a lease and a generator on it until
-// ctx ends, and returns the lease then held (nil if none). A lost lease is
-// replaced: the server is not ready meanwhile and its calls are refused.
-func hold(ctx context.Context, o options, srv *server.Server, log *slog.Logger) *nodeid.Lease {
-	stores := map[string]nodeid.Opener{"etcd": etcdlease.Opener(o.ttl)}
+// hold keeps the server supplied with a lease on store and a generator on
+// it until ctx ends, and returns the lease then held (nil if none). A
+// store that fails (down, or every node id held) is asked again; a lost
+// lease is replaced. The server is not ready meanwhile and its calls are
+// refused.
+func hold(ctx context.Context, o options, store nodeid.Store, srv *server.Server, log *slog.Logger) *nodeid.Lease {
 	opts := nodeid.Options{Count: o.shards, Layout: o.layout, Window: o.window}
-	var store nodeid.Store
 	wait := 100 * time.Millisecond
 	retry := func(why string, err error) bool {
 		srv.Unuse(fmt.Sprintf("%s: %v", why, err))
@@ -153,16 +170,6 @@ func hold(ctx context.Context, o options, srv *server.Server, log *slog.Logger) 
 		}
 	}
 	for ctx.Err() == nil {
-		if store == nil {
-			s, err := nodeid.OpenStore(o.leaseSpec, stores)
-			if err != nil {
-				if !retry("opening the lease store", err) {
-					return nil
-				}
-				continue
-			}
-			store = s
-		}
 		actx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		lease, err := nodeid.Acquire(actx, store, opts)
 		cancel()

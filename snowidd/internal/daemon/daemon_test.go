@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -48,6 +52,10 @@ func TestOptions(t *testing.T) {
 		{[]string{"-lease", "static:0", "-layout", "41/10/11"}, env(), "-layout"},
 		{[]string{"-lease", "static:0", "-window", "1ms"}, env(), "-window 1ms"},
 		{[]string{"-lease", "static:0", "extra"}, env(), `unexpected argument "extra"`},
+		{[]string{"-lease", "static:0", "-listen", "nonsense"}, env(), `-listen "nonsense": want HOST:PORT`},
+		{[]string{"-lease", "static:0"}, env("SNOWIDD_LISTEN", "127.0.0.1:99999"), `-listen "127.0.0.1:99999": port "99999"`},
+		{[]string{"-lease", "static:0", "-listen", ":0"}, env(), ""},
+		{[]string{"-lease", "static:0", "-listen", "[::1]:http"}, env(), ""},
 	} {
 		o, err := parseOptions(tc.args, tc.env, io.Discard)
 		if tc.want == "" {
@@ -65,11 +73,91 @@ func TestOptions(t *testing.T) {
 	assert.Equal(t, "SNOWIDD_MAX_WAIT", envName("max-wait"))
 }
 
+// TestRunRefusesBadUsage: a command line, lease spec or listen address that
+// can never work ends Run before it serves: exit 2, one line naming the
+// value. Without that, a mistyped lease is a replica that serves, never
+// ready, forever.
 func TestRunRefusesBadUsage(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "plain-file")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	underFile := filepath.Join(file, "ids")
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  []string
+		want []string
+	}{
+		{"shards with a bad lease", []string{"-lease", "nope:x", "-shards", "99"}, nil, []string{"-shards 99"}},
+		{"no scheme", []string{"-lease", "bogus"}, nil, []string{`"bogus"`, "want scheme:location"}},
+		{"unknown scheme", []string{"-lease", "bogus:x"}, nil, []string{`"bogus:x"`, `unknown scheme "bogus"`, "dir, etcd", "also takes static:N"}},
+		{"unknown scheme from the environment", nil, []string{"SNOWIDD_LEASE", "dri:/tmp/x"}, []string{`"dri:/tmp/x"`, `unknown scheme "dri"`}},
+		{"empty spec", nil, []string{"SNOWIDD_LEASE", ""}, []string{"-lease is required"}},
+		{"dir under a regular file", []string{"-lease", "dir:" + underFile}, nil, []string{`"dir:` + underFile + `"`, "not a directory"}},
+		{"dir without a path", []string{"-lease", "dir:"}, nil, []string{`"dir:"`}},
+		{"etcd without a port", []string{"-lease", "etcd:127.0.0.1/x"}, nil, []string{`"etcd:127.0.0.1/x"`, "not HOST:PORT"}},
+		{"etcd with another scheme", []string{"-lease", "etcd:ftp://127.0.0.1:2379/x"}, nil, []string{`scheme "ftp://"`}},
+		{"listen without a port", []string{"-lease", "static:1", "-listen", "nonsense"}, nil, []string{`-listen "nonsense"`}},
+		{"listen on a port past 65535", []string{"-lease", "dir:" + t.TempDir(), "-listen", "127.0.0.1:70000"}, nil, []string{`-listen "127.0.0.1:70000"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			getenv := func(k string) (string, bool) {
+				for i := 0; i < len(tc.env); i += 2 {
+					if tc.env[i] == k {
+						return tc.env[i+1], true
+					}
+				}
+				return "", false
+			}
+			args := append([]string{"-listen", "127.0.0.1:0"}, tc.args...)
+			// A replica that serves instead would run until this ends.
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			var log strings.Builder
+			code := Run(ctx, args, getenv, &log)
+			assert.Equal(t, exitUsage, code, log.String())
+			assert.Equal(t, 1, strings.Count(log.String(), "\n"), log.String())
+			assert.True(t, strings.HasPrefix(log.String(), "snowidd: "), log.String())
+			for _, w := range tc.want {
+				assert.Contains(t, log.String(), w)
+			}
+		})
+	}
+}
+
+// TestListenPortTaken: a well-formed address whose port is taken is a
+// failure at run time (exit 1), not a usage error.
+func TestListenPortTaken(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
 	var log strings.Builder
-	code := Run(context.Background(), []string{"-lease", "nope:x", "-listen", "127.0.0.1:0", "-shards", "99"}, func(string) (string, bool) { return "", false }, &log)
-	assert.Equal(t, exitUsage, code)
-	assert.Contains(t, log.String(), "-shards 99")
+	code := Run(context.Background(), []string{"-lease", "static:1", "-listen", ln.Addr().String()}, func(string) (string, bool) { return "", false }, &log)
+	assert.Equal(t, exitFail, code, log.String())
+	assert.Contains(t, log.String(), fmt.Sprintf("-listen %q", ln.Addr().String()))
+	assert.Contains(t, log.String(), "address already in use")
+}
+
+// TestEtcdDownIsRetried: an etcd spec that parses, with nothing listening
+// on its port, is a store that is down, not a mistake: the replica serves,
+// not ready, says which endpoint did not answer, and keeps asking.
+func TestEtcdDownIsRetried(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	d := startDaemon(t, "-lease", "etcd:http://"+addr+"/x")
+	retried := regexp.MustCompile(`acquiring a lease.*no etcd at http://` + regexp.QuoteMeta(addr))
+	for range 2 { // the first attempt, and one after it: a retry
+		select {
+		case <-d.log.match(retried):
+		case <-time.After(20 * time.Second):
+			t.Fatalf("no attempt at the lease logged within 20 s:\n%s", d.log)
+		}
+	}
+	code, body := readyz(d.url)
+	assert.Equal(t, http.StatusServiceUnavailable, code)
+	assert.Contains(t, body, "no etcd at http://"+addr)
+	assert.Equal(t, 0, d.stop(t), d.log.String())
 }
 
 // A replica on a dir lease serves, and on SIGTERM releases the lease with
