@@ -63,17 +63,18 @@ func (l *Load) Taken() float64 {
 }
 
 // String is the load in one line, as reports and comparisons print it:
-// "other processes 3% · steal 0% · this run 95% of 2 CPUs over 12s ·
+// "load: other processes 3% · steal 0% · this run 95% of 2 CPUs over 12s ·
 // load average 0.12 at start, 2.05 at end"; "load not recorded" for nil,
-// Unknown for a load that could not be read.
+// "load " and Unknown ("load unknown: why") for a load that could not be
+// read.
 func (l *Load) String() string {
 	switch {
 	case l == nil:
 		return "load not recorded"
 	case l.Unknown != "":
-		return l.Unknown
+		return "load " + l.Unknown
 	}
-	s := fmt.Sprintf("other processes %s · steal %s · this run %s of %d CPU%s", Percent(l.Other), Percent(l.Steal),
+	s := fmt.Sprintf("load: other processes %s · steal %s · this run %s of %d CPU%s", Percent(l.Other), Percent(l.Steal),
 		Percent(l.Own), l.CPUs, plural(l.CPUs))
 	if l.Seconds > 0 {
 		s += fmt.Sprintf(" over %.3gs", l.Seconds)
@@ -107,9 +108,10 @@ func Percent(share float64) string {
 // less IDs/s. 10 points is over twice the spread of repeats on a quiet
 // host (in the committed runs 0f6f2b1, 9ae50bd, f912d6f and f298ad4 the
 // median subject's saturate repeats at G=1 lie within 1.1% to 4.2% of
-// their median; in the runs of busy hours that day, 18% to 66%) and
-// under the gate's 25% tolerance: a warning marks a difference the
-// figures can show and the repeats' own noise cannot explain.
+// their median; in the other eight, 18% to 78%, with no load recorded to
+// say why) and under the gate's 25% tolerance: a warning marks a
+// difference the figures can show and the repeats' own noise cannot
+// explain.
 const LoadShareDiff = 0.10
 
 // BusyShare is the share taken from a run (Load.Taken) past which the

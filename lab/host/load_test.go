@@ -146,7 +146,7 @@ func TestLoadMeterUnreadable(t *testing.T) {
 			assert.True(t, len(got.Unknown) > 0 && got.Unknown[:8] == "unknown:", "%q", got.Unknown)
 			assert.False(t, got.Recorded())
 			assert.Zero(t, got.Taken())
-			assert.Equal(t, got.Unknown, got.String())
+			assert.Equal(t, "load "+got.Unknown, got.String())
 		})
 	}
 	// A reading that fails only at the end.
@@ -212,11 +212,11 @@ func TestLoadBusyAndString(t *testing.T) {
 		s    string
 	}{
 		{nil, false, "load not recorded"},
-		{&Load{Unknown: "unknown: no /proc to read on darwin"}, false, "unknown: no /proc to read on darwin"},
+		{&Load{Unknown: "unknown: no /proc to read on darwin"}, false, "load unknown: no /proc to read on darwin"},
 		{&Load{CPUs: 2, Seconds: 72, Own: 0.96, Other: 0.003, Start: LoadAvg{One: 0.12}, End: LoadAvg{One: 2.05}}, false,
-			"other processes <1% · steal 0% · this run 96% of 2 CPUs over 72s · load average 0.12 at start, 2.05 at end"},
+			"load: other processes <1% · steal 0% · this run 96% of 2 CPUs over 72s · load average 0.12 at start, 2.05 at end"},
 		{&Load{CPUs: 1, Other: 0.08, Steal: 0.03}, true,
-			"other processes 8% · steal 3% · this run 0% of 1 CPU · load average 0.00 at start, 0.00 at end"},
+			"load: other processes 8% · steal 3% · this run 0% of 1 CPU · load average 0.00 at start, 0.00 at end"},
 	} {
 		assert.Equal(t, tc.busy, tc.l.Busy(), tc.s)
 		assert.Equal(t, tc.s, tc.l.String())
