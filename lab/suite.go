@@ -82,7 +82,8 @@ func (s Suite) Steps() int {
 	return n
 }
 
-// Measure runs every selected workload against every subject. A
+// Measure runs every selected workload against every subject, recording
+// the host and the load it was under (host.LoadMeter). A
 // correctness failure does not stop it: it is recorded in the result's
 // Failures, naming the generator, and the caller decides (loadgen exits
 // non-zero). An error is returned only for a configuration out of range or
@@ -94,6 +95,10 @@ func (s Suite) Measure() (*result.Run, error) {
 	started := time.Now()
 	run := &result.Run{Schema: result.SchemaVersion, Started: started.UTC(), Command: redact.Args(s.Command),
 		Commit: s.Commit, Dirty: s.Dirty, Host: host.Probe()}
+	// The load is read over the whole run, the failed part of one
+	// included: a figure is read against what else the host was doing.
+	load := host.StartLoad()
+	defer func() { run.Host.Load = load.Stop() }()
 	var ev *perfevent.Counter
 	if s.CountEvents {
 		run.Host.PMU = perfevent.Probe()

@@ -57,6 +57,7 @@ func TestSuiteWritesFiles(t *testing.T) {
 	assert.Len(t, run.Saturate, 2)
 	assert.Len(t, run.Steady, 1)
 	assert.Empty(t, run.Host.PMU, "no event counting asked for")
+	require.NotNil(t, run.Host.Load, "the load over the run, or why it is unknown")
 
 	dir := t.TempDir()
 	paths, err := WriteFiles(dir, run)
@@ -73,4 +74,5 @@ func TestSuiteWritesFiles(t *testing.T) {
 	back, err := result.Read(stem + ".json")
 	require.NoError(t, err)
 	assert.Equal(t, run.Saturate, back.Saturate)
+	assert.Equal(t, run.Host.Load, back.Host.Load)
 }

@@ -20,11 +20,15 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("loadgen history", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("o", "", "the page to write (default: "+report.IndexName+" in the one folder read, else results/"+report.IndexName+")")
+	defaultBase := filepath.Join("results", "baseline")
+	base := fs.String("baseline", defaultBase, "the baseline loadgen check compares against, a .json file or a folder (its newest .json): "+
+		"the page leads with the ratios it gates (none at the default path: every ratio the gate would check)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: loadgen history [-o FILE] [DIR|FILE.json ...]\n\n"+
+		fmt.Fprintf(stderr, "usage: loadgen history [-o FILE] [-baseline FILE.json|DIR] [DIR|FILE.json ...]\n\n"+
 			"Writes one self-contained HTML page with every suite result in the folders (results/ by default)\n"+
-			"and files named: the runs by date and commit, and trend charts of the cross-machine ratios and of\n"+
-			"IDs/s per subject, a line per host.\n\n")
+			"and files named: trend charts of the ratios the gate checks against the baseline, the runs by date\n"+
+			"and commit with the load each ran under, then the ratios only reported and IDs/s per subject, a\n"+
+			"line per host.\n\n")
 		fs.PrintDefaults()
 	}
 	if code := parseFlags(fs, args); code >= 0 {
@@ -40,7 +44,15 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 			*out = filepath.Join(sources[0], report.IndexName)
 		}
 	}
-	n, err := writeHistory(*out, sources)
+	var baseline *result.Run
+	if _, err := os.Stat(*base); err == nil || *base != defaultBase {
+		var err error
+		if baseline, err = readBaseline(*base); err != nil {
+			fmt.Fprintf(stderr, "loadgen history: -baseline: %v\n", err)
+			return exitUsage
+		}
+	}
+	n, err := writeHistory(*out, sources, baseline)
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen history: %v\n", err)
 		return exitFailure
@@ -49,15 +61,31 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// readBaseline reads the baseline run at path: a result file, or the
+// newest .json in a folder.
+func readBaseline(path string) (*result.Run, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi.IsDir() {
+		if path, err = newestJSON(path); err != nil {
+			return nil, err
+		}
+	}
+	return result.Read(path)
+}
+
 // writeHistory reads the suite results in sources (folders, whose *.json
-// files are read, or files) and writes their history page to out. It
-// returns how many runs the page shows.
-func writeHistory(out string, sources []string) (int, error) {
+// files are read, or files) and writes their history page to out, the
+// ratios baseline gates (every gated ratio when nil) first. It returns
+// how many runs the page shows.
+func writeHistory(out string, sources []string, baseline *result.Run) (int, error) {
 	runs, err := readHistory(sources, filepath.Dir(out))
 	if err != nil {
 		return 0, err
 	}
-	h := report.NewHistory(runs)
+	h := report.NewHistory(runs, baseline)
 	return len(runs), result.WriteFile(out, func(w io.Writer) error { return report.WriteIndex(w, h) })
 }
 

@@ -92,3 +92,31 @@ func TestRunRefreshesHistory(t *testing.T) {
 	assert.Contains(t, errs, "history page was not refreshed")
 	assert.Contains(t, errs, "bad.json")
 }
+
+// TestHistoryBaseline: -baseline takes a file or a folder (its newest
+// run); a path named that cannot be read is a usage error naming it.
+func TestHistoryBaseline(t *testing.T) {
+	dir, stems := resultsDir(t)
+	base := filepath.Join(t.TempDir(), "baseline")
+	require.NoError(t, os.MkdirAll(base, 0o755))
+	data, err := os.ReadFile(filepath.Join(dir, stems[0]+".json"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(base, stems[0]+".json"), data, 0o644))
+	for _, b := range []string{base, filepath.Join(base, stems[0]+".json")} {
+		code, out, errs := runArgs("history", "-baseline", b, dir)
+		require.Equal(t, exitOK, code, errs)
+		assert.Contains(t, out, "(2 runs)")
+		page, err := os.ReadFile(filepath.Join(dir, "index.html"))
+		require.NoError(t, err)
+		assert.Contains(t, string(page), `<section id="gated">`)
+	}
+
+	missing := filepath.Join(t.TempDir(), "none")
+	code, _, errs := runArgs("history", "-baseline", missing, dir)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errs, "-baseline")
+	assert.Contains(t, errs, missing)
+	code, _, errs = runArgs("history", "-baseline", t.TempDir(), dir)
+	assert.Equal(t, exitUsage, code, "a folder without a run")
+	assert.Contains(t, errs, "no .json run")
+}

@@ -20,11 +20,12 @@
 //	                               per-metric change with a noise-aware verdict
 //	loadgen check [-baseline DIR]  the CI gate: a short fixed suite compared
 //	                               on cross-machine ratios with a baseline
-//	loadgen history [-o FILE] [DIR|FILE.json ...]
+//	loadgen history [-o FILE] [-baseline FILE.json|DIR] [DIR|FILE.json ...]
 //	                               one HTML page with the history of the
-//	                               results (results/index.html): runs by date
-//	                               and commit, trends of the ratios and of
-//	                               IDs/s, a line per host
+//	                               results (results/index.html): trends of
+//	                               the ratios the gate checks first, runs by
+//	                               date and commit with their load, then the
+//	                               other ratios and IDs/s, a line per host
 //	loadgen export [-format gobench|benchmark-action] RUN.json
 //	                               a run in Go's benchmark format (for
 //	                               benchstat) or github-action-benchmark's JSON

@@ -374,7 +374,8 @@ func finishSuiteRun(what, out string, noWrite bool, res *result.Run, stdout, std
 		// The history page follows the folder: a result it cannot read
 		// is said, and costs the run nothing.
 		index := filepath.Join(out, report.IndexName)
-		if n, err := writeHistory(index, []string{out}); err != nil {
+		base, _ := readBaseline(filepath.Join(out, "baseline")) // none beside it: every gated ratio leads
+		if n, err := writeHistory(index, []string{out}, base); err != nil {
 			fmt.Fprintf(stderr, "%s: the history page was not refreshed: %v\n", what, err)
 		} else {
 			fmt.Fprintf(stdout, "wrote %s (%d runs)\n", index, n)

@@ -277,6 +277,7 @@ func measureService(rep *replica.Replica, o serviceOptions, command []string, st
 	bar := newProgress(stderr, o.quiet, suite.Steps()+len(unbatched))
 	suite.Progress = bar.step
 	defer bar.finish()
+	load := host.StartLoad() // over the steady runs too, which Measure apart
 	run, err := suite.Measure()
 	if err != nil {
 		return nil, err
@@ -298,6 +299,7 @@ func measureService(rep *replica.Replica, o serviceOptions, command []string, st
 		run.Failures = append(run.Failures, r.Failures...)
 	}
 	run.Elapsed = time.Since(run.Started)
+	run.Host.Load = load.Stop()
 	return run, nil
 }
 

@@ -84,6 +84,9 @@ type Comparison struct {
 	HostNote    string
 	Alpha       float64
 	Rows        []Row
+	// LoadNote says how the loads the hosts were under differ
+	// (host.LoadDifference), "" when they do not or either is not known.
+	LoadNote string
 	// OnlyOld and OnlyNew name the metrics measured by one run only;
 	// they are not compared.
 	OnlyOld, OnlyNew []string
@@ -226,6 +229,7 @@ func Runs(old, new *result.Run) Comparison {
 	}
 	c.HostNote = hostDifference(old.Host, new.Host)
 	c.HostsDiffer = c.HostNote != ""
+	c.LoadNote = loadNote(old.Host, new.Host)
 
 	oldOrder, oldSeries := collect(old)
 	newOrder, newSeries := collect(new)
@@ -348,7 +352,10 @@ func hostLine(h host.Fingerprint) string {
 func (c Comparison) Write(w io.Writer) error {
 	ew := md.NewWriter(w)
 	ew.Printf("old: commit %s, host %s\n", md.OrDash(c.OldCommit), hostLine(c.OldHost))
+	writeLoad(ew, "old: ", c.OldHost)
 	ew.Printf("new: commit %s, host %s\n", md.OrDash(c.NewCommit), hostLine(c.NewHost))
+	writeLoad(ew, "new: ", c.NewHost)
+	writeLoadNote(ew, c.LoadNote)
 	if c.HostsDiffer {
 		ew.Printf("NOTE: hosts differ (%s): absolute figures across hosts are not comparable; "+
 			"they are printed anyway. The regression gate compares ratios instead.\n", c.HostNote)

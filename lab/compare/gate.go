@@ -274,6 +274,7 @@ type GateReport struct {
 	NewCommit           string
 	BaseHost, NewHost   host.Fingerprint
 	HostNote            string // how the hosts differ, "" when they do not
+	LoadNote            string // how their loads differ (host.LoadDifference), "" when they do not
 	Rows                []GateRow
 	CorrectnessFailures []string // what the new run got wrong
 }
@@ -344,6 +345,7 @@ func Gate(base, new *result.Run, tolerance float64) (GateReport, error) {
 		BaseCommit: base.Revision(), NewCommit: new.Revision(),
 		BaseHost: base.Host, NewHost: new.Host,
 		HostNote: hostDifference(base.Host, new.Host),
+		LoadNote: loadNote(base.Host, new.Host),
 	}
 	baseRatios, newRatios := Ratios(base), Ratios(new)
 	newByName := map[string]Ratio{}
@@ -469,7 +471,10 @@ func (g GateReport) Write(w io.Writer) error {
 	ew := md.NewWriter(w)
 	ew.Printf("regression gate: ratios only (never absolute figures); tolerance %.0f%%, alpha %g\n", 100*g.Tolerance, g.Alpha)
 	ew.Printf("base: commit %s, host %s\n", md.OrDash(g.BaseCommit), hostLine(g.BaseHost))
+	writeLoad(ew, "base: ", g.BaseHost)
 	ew.Printf("new:  commit %s, host %s\n", md.OrDash(g.NewCommit), hostLine(g.NewHost))
+	writeLoad(ew, "new:  ", g.NewHost)
+	writeLoadNote(ew, g.LoadNote)
 	if g.HostNote != "" {
 		ew.Printf("note: hosts differ (%s); the ratios are meant to hold across hosts\n", g.HostNote)
 	}

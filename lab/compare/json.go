@@ -49,6 +49,7 @@ type jsonComparison struct {
 	NewHost     host.Fingerprint `json:"new_host"`
 	HostsDiffer bool             `json:"hosts_differ"`
 	HostNote    string           `json:"host_note,omitempty"`
+	LoadNote    string           `json:"load_note,omitempty"`
 	Alpha       float64          `json:"alpha"`
 	Regressions int              `json:"regressions"`
 	Rows        []jsonRow        `json:"rows"`
@@ -63,7 +64,7 @@ type jsonComparison struct {
 func (c Comparison) WriteJSON(w io.Writer) error {
 	out := jsonComparison{
 		OldCommit: c.OldCommit, NewCommit: c.NewCommit, OldHost: c.OldHost, NewHost: c.NewHost,
-		HostsDiffer: c.HostsDiffer, HostNote: c.HostNote, Alpha: c.Alpha,
+		HostsDiffer: c.HostsDiffer, HostNote: c.HostNote, LoadNote: c.LoadNote, Alpha: c.Alpha,
 		Regressions: len(c.Regressions()), Rows: []jsonRow{}, OnlyOld: c.OnlyOld, OnlyNew: c.OnlyNew,
 	}
 	stat := func(s Stat) jsonStat { return jsonStat{number(s.Center), number(s.Lo), number(s.Hi), s.N} }
@@ -104,6 +105,7 @@ type jsonGate struct {
 	BaseHost            host.Fingerprint `json:"base_host"`
 	NewHost             host.Fingerprint `json:"new_host"`
 	HostNote            string           `json:"host_note,omitempty"`
+	LoadNote            string           `json:"load_note,omitempty"`
 	Compared            int              `json:"compared"`
 	Failed              []string         `json:"failed"`
 	Rows                []jsonGateRow    `json:"rows"`
@@ -116,7 +118,7 @@ func (g GateReport) WriteJSON(w io.Writer) error {
 	out := jsonGate{
 		Pass: g.OK(), Tolerance: g.Tolerance, Alpha: g.Alpha,
 		BaseCommit: g.BaseCommit, NewCommit: g.NewCommit, BaseHost: g.BaseHost, NewHost: g.NewHost,
-		HostNote: g.HostNote, Compared: g.Compared(), Failed: g.Failed(), Rows: []jsonGateRow{},
+		HostNote: g.HostNote, LoadNote: g.LoadNote, Compared: g.Compared(), Failed: g.Failed(), Rows: []jsonGateRow{},
 		CorrectnessFailures: g.CorrectnessFailures,
 	}
 	if err := g.Err(); err != nil {

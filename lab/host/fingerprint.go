@@ -24,6 +24,10 @@ type Fingerprint struct {
 	// PMU is what hardware counters can be read, or why not; set by the
 	// code that counts them (lab/perfevent.Probe), empty where none did.
 	PMU string `json:"pmu"`
+	// Load is what else the host did during the run, set by the code
+	// that runs it (StartLoad, LoadMeter.Stop); nil in files of labs that
+	// did not record it, which reports print as "load not recorded".
+	Load *Load `json:"load,omitempty"`
 }
 
 // ClockReport is clocksrc.Audit's finding for one source.

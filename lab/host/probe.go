@@ -36,7 +36,7 @@ func Probe() Fingerprint {
 		L1D:           max(c.Cache.L1D, 0),
 		L2:            max(c.Cache.L2, 0),
 		L3:            max(c.Cache.L3, 0),
-		Hypervisor:    c.HypervisorVendorString,
+		Hypervisor:    vendorName(c.HypervisorVendorString),
 		GOMAXPROCS:    runtime.GOMAXPROCS(0),
 		Affinity:      Affinity(),
 		GoVersion:     runtime.Version(),

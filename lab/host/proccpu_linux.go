@@ -4,13 +4,8 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 )
-
-// clockTick is the unit of /proc's CPU times: USER_HZ, 100 on every Linux
-// architecture Go runs on.
-const clockTick = 10 * time.Millisecond
 
 // ProcessCPU is the CPU time process pid has used, user and system, read
 // from /proc in clock ticks of 10 ms; ok is false when it cannot be read.
@@ -25,15 +20,10 @@ func ProcessCPU(pid int) (cpu time.Duration, ok bool) {
 }
 
 // parseStatCPU reads utime and stime, fields 14 and 15 of a
-// /proc/PID/stat line; the command name, field 2, is in parentheses and
-// may hold spaces and parentheses itself.
+// /proc/PID/stat line.
 func parseStatCPU(stat string) (time.Duration, bool) {
-	i := strings.LastIndexByte(stat, ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := strings.Fields(stat[i+1:]) // from field 3, the state
-	if len(f) < 13 {
+	_, f, ok := statFields(stat)
+	if !ok || len(f) < 13 {
 		return 0, false
 	}
 	utime, err1 := strconv.ParseInt(f[11], 10, 64)

@@ -59,6 +59,16 @@ type pageCheck struct {
 	Cut      []string `json:"cut"`      // chart texts reaching outside their svg
 	Overlap  []string `json:"overlap"`  // chart texts on one line running into each other
 	Sections []string `json:"sections"` // the ids of the sections
+	// Wide names the tables wider than their box, which then scrolls
+	// sideways inside it; Loose those whose first column does not stay in
+	// view as it scrolls; PageWide is set when the page itself is wider
+	// than the window (something cut off at its side).
+	Wide     []string `json:"wide"`
+	Loose    []string `json:"loose"`
+	PageWide bool     `json:"pageWide"`
+	// SummaryTop is where the summary's table begins, in pixels from the
+	// top of the page (-1 where there is none).
+	SummaryTop float64 `json:"summaryTop"`
 }
 
 const inspect = `(() => {
@@ -88,13 +98,26 @@ const inspect = `(() => {
       if (/(^|url\(\s*['"]?)\s*(https?:)?\/\//i.test(a.value)) out.remote.push(el.tagName + ' ' + a.name + '=' + a.value);
   out.loaded = performance.getEntriesByType('resource').map(e => e.name);
   out.sections = [...document.querySelectorAll('section[id]')].map(s => s.id);
+  out.wide = []; out.loose = [];
+  for (const t of document.querySelectorAll('table')) {
+    const name = (t.querySelector('th') || {}).textContent + ' (' + (t.closest('section[id]') || {}).id + ')';
+    if (t.scrollWidth > t.parentElement.clientWidth + 1) out.wide.push(name);
+    const first = t.querySelector('td');
+    if (first && getComputedStyle(first).position !== 'sticky') out.loose.push(name);
+  }
+  out.pageWide = document.documentElement.scrollWidth > document.documentElement.clientWidth + 1;
+  const sum = document.querySelector('#summary table');
+  out.summaryTop = sum ? sum.getBoundingClientRect().top + window.scrollY : -1;
   return out;
 })()`
 
-// TestPagesInBrowser renders a run's page and the history page in
-// headless Chromium: every chart drawn and no label cut (in the browser's
-// own fonts), the tables there, nothing loaded from anywhere, no script
-// error; a screenshot of each is kept.
+// TestPagesInBrowser renders a run's page (the fixture's, and the newest
+// committed run's as an older lab wrote it) and the history page in
+// headless Chromium at 1400×900: every chart drawn and no label cut (in the
+// browser's own fonts), the tables there and none cut or scrolling
+// sideways, the summary on the first screen, nothing loaded from
+// anywhere, no script error; a screenshot of each page and of its first
+// screen is kept.
 func TestPagesInBrowser(t *testing.T) {
 	exe := browser(t)
 	dir := t.TempDir()
@@ -116,12 +139,20 @@ func TestPagesInBrowser(t *testing.T) {
 			runs = append(runs, hr)
 		}
 	}
-	h := NewHistory(runs)
+	h := NewHistory(runs, nil)
 	indexPage := filepath.Join(dir, IndexName)
 	writeFile(t, indexPage, func(b *bytes.Buffer) error { return WriteIndex(b, h) })
 
+	// The newest committed run with every workload, as the lab wrote it
+	// (an older lab: no load recorded).
+	committed := newestFullRun(t)
+	committedPage := filepath.Join(dir, "committed.html")
+	writeFile(t, committedPage, func(b *bytes.Buffer) error { return WriteHTML(b, committed) })
+
+	// 1400 px: the width at which no table may be cut or scroll.
+	const width, height = 1400, 900
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.DisableGPU,
-		chromedp.WindowSize(1280, 900))
+		chromedp.WindowSize(width, height))
 	if runtime.GOOS == "linux" && os.Geteuid() == 0 {
 		opts = append(opts, chromedp.NoSandbox) // Chromium refuses to run as root with its sandbox
 	}
@@ -137,9 +168,13 @@ func TestPagesInBrowser(t *testing.T) {
 		tables     int
 		sections   []string
 	}{
-		{"run", runPage, len(chartsOf(run)), 7,
-			[]string{"snowlab-lab-run-2026-03-14-on-lab-vm-3", "host", "clock-audit", "subjects", "burst", "saturate", "cost-over-the-physical-limit", "steady", "failures"}},
-		{"index", indexPage, len(h.Ratios) + len(h.Rates), 1, []string{"runs", "ratios", "rates"}},
+		// Tables: summary, host, clock audit, subjects, burst and where its
+		// time went, saturate, cost over the limit, steady.
+		{"run", runPage, len(chartsOf(run)), 9,
+			[]string{"snowlab-lab-run-2026-03-14-on-lab-vm-3", "summary", "host", "clock-audit", "subjects", "burst", "saturate",
+				"cost-over-the-physical-limit", "steady", "failures"}},
+		{"committed", committedPage, len(chartsOf(committed)), tablesOf(committed), sectionsOf(committed)},
+		{"index", indexPage, len(h.Ratios) + len(h.Rates), 1, []string{"gated", "runs", "ungated", "rates"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(bctx, 30*time.Second)
@@ -169,11 +204,15 @@ func TestPagesInBrowser(t *testing.T) {
 				chromedp.WaitReady(chromedp.CSS("body"))))
 			got, err := chromedp.Run(ctx, chromedp.Evaluate[pageCheck](inspect))
 			require.NoError(t, err)
+			first, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+			require.NoError(t, err)
 			shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 			require.NoError(t, err)
-			path := filepath.Join(out, "report-"+tc.name+".png")
-			require.NoError(t, os.WriteFile(path, shot, 0o644))
-			t.Logf("screenshot: %s", path)
+			for name, png := range map[string][]byte{"report-" + tc.name + ".png": shot, "report-" + tc.name + "-first-screen.png": first} {
+				path := filepath.Join(out, name)
+				require.NoError(t, os.WriteFile(path, png, 0o644))
+				t.Logf("screenshot: %s", path)
+			}
 
 			assert.Equal(t, 1, got.H1, "one h1")
 			assert.Positive(t, tc.svgs)
@@ -185,6 +224,13 @@ func TestPagesInBrowser(t *testing.T) {
 			assert.Empty(t, got.Loaded, "nothing fetched")
 			assert.Empty(t, got.Cut, "chart text cut at the edge of its svg")
 			assert.Empty(t, got.Overlap, "chart labels overlapping")
+			assert.Empty(t, got.Wide, "tables wider than the page at %d px", width)
+			assert.Empty(t, got.Loose, "tables whose first column scrolls away")
+			assert.False(t, got.PageWide, "the page wider than the window at %d px", width)
+			if tc.name != "index" {
+				assert.True(t, got.SummaryTop >= 0 && got.SummaryTop < height/2,
+					"the summary's table begins in the top half of the first screen (at %.0f px)", got.SummaryTop)
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			assert.Empty(t, problems, "no script error, exception or error logged")

@@ -25,9 +25,15 @@ import (
 // written:
 //
 //   - saturate.svg: IDs/s against goroutines, one line per subject, with a
-//     dashed line at each strict ceiling;
+//     thin dashed line beneath them at each strict ceiling; when the run
+//     has more subjects than one panel draws (plot.MaxSeries), small
+//     multiples instead, one per group of subjects (saturate-strict.svg,
+//     saturate-not-strict.svg, saturate-peers.svg), and the subjects far
+//     slower or faster than the rest (plot.Outliers) on an axis of their
+//     own (saturate-far.svg);
 //   - latency.svg: per-call latency percentiles of the bursts via NextID,
-//     one line per subject over the percentile axis;
+//     one line per subject over the percentile axis, in the same groups
+//     (latency-strict.svg, ...) when there are more than a panel draws;
 //   - makespan.svg: burst makespans (median bar, min–max whisker) with the
 //     layout's floor.
 //
@@ -56,17 +62,95 @@ func chartsOf(run *result.Run) []chartSpec {
 	if run == nil {
 		return nil
 	}
-	var out []chartSpec
-	for _, c := range []chartSpec{
-		{"saturate.svg", "Saturate", "IDs/s against goroutines", saturateChart(run)},
-		{"latency.svg", "Burst", "per-call latency percentiles of the bursts", latencyChart(run)},
-		{"makespan.svg", "Burst", "burst makespans", makespanChart(run)},
-	} {
-		if c.chart != nil {
-			out = append(out, c)
-		}
+	out := saturateCharts(run)
+	out = append(out, latencyCharts(run)...)
+	if c := makespanChart(run); c != nil {
+		out = append(out, chartSpec{"makespan.svg", "Burst", "burst makespans", c})
 	}
 	return out
+}
+
+// The groups of subjects the charts draw apart when there are more than
+// one panel holds.
+const (
+	groupStrict    = "strict"
+	groupNotStrict = "not-strict"
+	groupPeers     = "peers"
+	groupFar       = "far"
+)
+
+// groupTitles name each group in a panel's title.
+var groupTitles = map[string]string{
+	groupStrict:    "strict generators",
+	groupNotStrict: "generators that are not strict, and the physical limits",
+	groupPeers:     "peers",
+	groupFar:       "far from the rest, on an axis of their own",
+}
+
+// groupOf is the group a subject is drawn in: peers, snowlab's strict
+// generators, and the rest of its own with the physical limits they are
+// read against.
+func groupOf(run *result.Run, name string) string {
+	info, _ := subjectInfo(run, name)
+	switch {
+	case info.Peer:
+		return groupPeers
+	case info.Strict && !info.Physical:
+		return groupStrict
+	}
+	return groupNotStrict
+}
+
+// chartPanel is one panel of a chart: its file name, what its title adds
+// ("" for a chart of one panel) and the subjects it draws.
+type chartPanel struct {
+	file, what string
+	names      []string
+}
+
+// panelsOf lays the subjects names out as the panels of the chart base
+// (its file name without .svg): all on one when they fit on one and none
+// is an outlier, else by group (groupOf), the outliers by value (nil: no
+// outlier rule) on a panel of their own.
+func panelsOf(run *result.Run, base string, names []string, value func(string) float64) []chartPanel {
+	items := make([]plot.PanelItem, len(names))
+	for i, n := range names {
+		items[i] = plot.PanelItem{Name: n}
+		if value != nil {
+			items[i].Value = value(n)
+		}
+	}
+	if one := plot.Panels(items, len(items)); len(names) <= plot.MaxSeries && len(one) == 1 {
+		return []chartPanel{{file: base + ".svg", names: names}}
+	}
+	for i := range items {
+		items[i].Group = groupOf(run, items[i].Name)
+	}
+	panels := plot.Panels(items, plot.MaxSeries)
+	count := map[string]int{}
+	for _, p := range panels {
+		count[groupName(p)]++
+	}
+	var out []chartPanel
+	seen := map[string]int{}
+	for _, p := range panels {
+		g := groupName(p)
+		seen[g]++
+		file, what := base+"-"+g, groupTitles[g]
+		if count[g] > 1 {
+			file += fmt.Sprintf("-%d", seen[g])
+			what += fmt.Sprintf(" (%d of %d)", seen[g], count[g])
+		}
+		out = append(out, chartPanel{file: file + ".svg", what: what, names: p.Names})
+	}
+	return out
+}
+
+func groupName(p plot.Panel) string {
+	if p.Outliers {
+		return groupFar
+	}
+	return p.Group
 }
 
 // newChart returns a chart in the house style titled what, with the
@@ -125,29 +209,53 @@ func siTick(v float64) string { return units.SI(v, 3, true) }
 func nsTick(v float64) string { return units.Ns(v) }
 func msTick(v float64) string { return units.TrimSig(v, 3) }
 
-// saturateChart plots IDs/s against goroutines.
-func saturateChart(run *result.Run) *plot.Chart {
+// saturateCharts plots IDs/s against goroutines, on the panels panelsOf
+// lays out: a subject's value for the outlier rule is its best median.
+func saturateCharts(run *result.Run) []chartSpec {
 	bySubject := make(map[string][]result.SaturateResult)
-	var gmin, gmax = math.Inf(1), math.Inf(-1)
+	best := make(map[string]float64)
 	for _, r := range run.Saturate {
 		if r.Goroutines <= 0 || !(r.IDsPerSec > 0) {
 			continue // a log axis cannot show it; the tables do
 		}
 		bySubject[r.Subject] = append(bySubject[r.Subject], r)
-		gmin = math.Min(gmin, float64(r.Goroutines))
-		gmax = math.Max(gmax, float64(r.Goroutines))
+		best[r.Subject] = math.Max(best[r.Subject], r.IDsPerSec)
 	}
 	if len(bySubject) == 0 {
 		return nil
 	}
-	present := make(map[string]bool)
-	for n := range bySubject {
-		present[n] = true
+	names := subjectOrder(run, keySet(bySubject))
+	var out []chartSpec
+	for _, p := range panelsOf(run, "saturate", names, func(n string) float64 { return best[n] }) {
+		alt := "IDs/s against goroutines"
+		if p.what != "" {
+			alt += ": " + p.what
+		}
+		out = append(out, chartSpec{p.file, "Saturate", alt, saturatePanel(run, p, bySubject)})
 	}
-	names := subjectOrder(run, present)
+	return out
+}
+
+// saturatePanel draws the subjects of one panel: the strict ceilings
+// first, thin and dashed, so that a series on its ceiling is drawn over it
+// and shows; then each subject's medians with min–max whiskers, its
+// markers shifted a little along x so that subjects at the same rate do
+// not hide each other.
+func saturatePanel(run *result.Run, panel chartPanel, bySubject map[string][]result.SaturateResult) *plot.Chart {
+	names := panel.names
+	gmin, gmax := math.Inf(1), math.Inf(-1)
+	for _, name := range names {
+		for _, r := range bySubject[name] {
+			gmin = math.Min(gmin, float64(r.Goroutines))
+			gmax = math.Max(gmax, float64(r.Goroutines))
+		}
+	}
 	styles := styles(run)
-	d := newChart(run, "Saturate: IDs/s against goroutines (median of repeats, whiskers min–max; dashed lines: strict ceilings)",
-		"goroutines (log₂ scale)", "IDs per second", 10*vg.Inch, 6*vg.Inch)
+	what := "Saturate: IDs/s against goroutines (median of repeats, whiskers min–max)"
+	if panel.what != "" {
+		what = "Saturate, " + panel.what + ": IDs/s against goroutines (median, whiskers min–max)"
+	}
+	d := newChart(run, what, "goroutines (log₂ scale)", "IDs per second", 10*vg.Inch, 4.4*vg.Inch)
 	p := d.P
 	p.Add(plot.Grid())
 
@@ -162,46 +270,9 @@ func saturateChart(run *result.Run) *plot.Chart {
 		thumbs []gplot.Thumbnailer
 	}
 	var entries []entry
-	// Subjects at the same rate (strict ones at their ceiling) would hide
-	// each other's markers: shift each a little along x, at most ±0.06
-	// of an octave.
-	dodge := func(k int) float64 {
-		if len(names) < 2 {
-			return 1
-		}
-		step := math.Min(0.12/float64(len(names)-1), 0.02)
-		return math.Pow(2, (float64(k)-float64(len(names)-1)/2)*step)
-	}
-	for k, name := range names {
-		rs := bySubject[name]
-		slices.SortFunc(rs, func(a, b result.SaturateResult) int { return a.Goroutines - b.Goroutines })
-		xys := make(plotter.XYs, len(rs))
-		var errs plot.YErrs
-		for i, r := range rs {
-			xys[i] = plotter.XY{X: float64(r.Goroutines) * dodge(k), Y: r.IDsPerSec}
-			see(r.IDsPerSec)
-			if len(r.Samples) > 1 {
-				lo, hi := slices.Min(r.Samples), slices.Max(r.Samples)
-				if lo > 0 && hi > lo {
-					errs = append(errs, plot.YErr{X: xys[i].X, Y: r.IDsPerSec, Lo: lo, Hi: hi})
-					see(lo)
-					see(hi)
-				}
-			}
-		}
-		st := styles[name]
-		l, s, err := st.Lines(xys)
-		if err != nil {
-			continue
-		}
-		if len(errs) > 0 {
-			p.Add(errs.Bars(st.Color))
-		}
-		p.Add(l, s)
-		entries = append(entries, entry{legendLabel(name, st), []gplot.Thumbnailer{l, s}})
-	}
 
-	// One dashed line per distinct strict ceiling among the plotted subjects.
+	// One line per distinct strict ceiling among the panel's subjects,
+	// added before the series so that they are drawn beneath them.
 	type ceiling struct {
 		v     float64
 		nodes []int
@@ -227,9 +298,10 @@ func saturateChart(run *result.Run) *plot.Chart {
 		c.names = append(c.names, name)
 	}
 	slices.SortFunc(ceilings, func(a, b *ceiling) int { return cmp.Compare(b.v, a.v) })
+	var ceilingEntries []entry
 	for i, c := range ceilings {
 		see(c.v)
-		h := plot.HLine{Y: c.v, Style: draw.LineStyle{Color: color.Gray{0x55}, Width: vg.Points(1.1),
+		h := plot.HLine{Y: c.v, Style: draw.LineStyle{Color: color.Gray{0x80}, Width: vg.Points(0.8),
 			Dashes: plot.Dashes[i%len(plot.Dashes)]}}
 		p.Add(h)
 		label := "ceiling"
@@ -240,9 +312,49 @@ func saturateChart(run *result.Run) *plot.Chart {
 		if len(c.names) == 1 && len(ceilings) > 1 {
 			label += " (" + c.names[0] + ")"
 		}
-		entries = append(entries, entry{label, []gplot.Thumbnailer{h}})
+		ceilingEntries = append(ceilingEntries, entry{label, []gplot.Thumbnailer{h}})
 	}
-	for _, e := range entries {
+
+	// Subjects at the same rate (strict ones at their ceiling) would hide
+	// each other's markers: shift each along x, 0.06 of an octave apart
+	// (more than a marker's width on a panel this size), at most ±0.2
+	// of an octave in all.
+	dodge := func(k int) float64 {
+		if len(names) < 2 {
+			return 1
+		}
+		step := math.Min(0.4/float64(len(names)-1), 0.06)
+		return math.Pow(2, (float64(k)-float64(len(names)-1)/2)*step)
+	}
+	for k, name := range names {
+		rs := slices.Clone(bySubject[name])
+		slices.SortFunc(rs, func(a, b result.SaturateResult) int { return a.Goroutines - b.Goroutines })
+		xys := make(plotter.XYs, len(rs))
+		var errs plot.YErrs
+		for i, r := range rs {
+			xys[i] = plotter.XY{X: float64(r.Goroutines) * dodge(k), Y: r.IDsPerSec}
+			see(r.IDsPerSec)
+			if len(r.Samples) > 1 {
+				lo, hi := slices.Min(r.Samples), slices.Max(r.Samples)
+				if lo > 0 && hi > lo {
+					errs = append(errs, plot.YErr{X: xys[i].X, Y: r.IDsPerSec, Lo: lo, Hi: hi})
+					see(lo)
+					see(hi)
+				}
+			}
+		}
+		st := styles[name]
+		l, sc, err := st.Lines(xys)
+		if err != nil {
+			continue
+		}
+		if len(errs) > 0 {
+			p.Add(errs.Bars(st.Color))
+		}
+		p.Add(l, sc)
+		entries = append(entries, entry{legendLabel(name, st), []gplot.Thumbnailer{l, sc}})
+	}
+	for _, e := range append(entries, ceilingEntries...) {
 		d.Add(e.label, e.thumbs...)
 	}
 
@@ -261,6 +373,9 @@ func saturateChart(run *result.Run) *plot.Chart {
 	}
 	for g := range goroutineCounts(run) {
 		v := float64(g)
+		if v < p.X.Min || v > p.X.Max {
+			continue
+		}
 		near := slices.ContainsFunc(ticks, func(t gplot.Tick) bool {
 			return t.Label != "" && math.Abs(math.Log2(t.Value/v)) < 0.3
 		})
@@ -296,14 +411,46 @@ func plural(n int) string {
 // percentiles are the latency chart's x axis.
 var percentiles = []string{"p50", "p90", "p99", "p99.9", "p99.99", "max"}
 
-// latencyChart plots each NextID burst's per-call latency percentiles.
-func latencyChart(run *result.Run) *plot.Chart {
+// latencyCharts plots each NextID burst's per-call latency percentiles,
+// on the panels panelsOf lays out (no outlier rule: the latency axis is
+// logarithmic whatever it holds, and a subject's tail is read against the
+// others').
+func latencyCharts(run *result.Run) []chartSpec {
+	present := make(map[string]bool)
+	for _, b := range run.Burst {
+		if latencyDrawn(b) {
+			present[b.Subject] = true
+		}
+	}
+	if len(present) == 0 {
+		return nil
+	}
+	var out []chartSpec
+	for _, p := range panelsOf(run, "latency", subjectOrder(run, present), nil) {
+		alt := "per-call latency percentiles of the bursts"
+		if p.what != "" {
+			alt += ": " + p.what
+		}
+		if c := latencyPanel(run, p); c != nil {
+			out = append(out, chartSpec{p.file, "Burst", alt, c})
+		}
+	}
+	return out
+}
+
+// latencyDrawn reports whether the latency chart draws burst b: one call
+// per ID, with latencies recorded.
+func latencyDrawn(b result.BurstResult) bool {
+	return b.Via == "NextID" && (b.Latency.Max > 0 || b.Latency.P50 > 0)
+}
+
+// latencyPanel plots the NextID bursts of the panel's subjects.
+func latencyPanel(run *result.Run, panel chartPanel) *plot.Chart {
 	var bursts []result.BurstResult
 	gs := make(map[int]bool)
 	ids := make(map[[2]int]bool)
 	for _, b := range run.Burst {
-		l := b.Latency
-		if b.Via != "NextID" || l.Max <= 0 && l.P50 <= 0 {
+		if !latencyDrawn(b) || !slices.Contains(panel.names, b.Subject) {
 			continue
 		}
 		bursts = append(bursts, b)
@@ -325,6 +472,9 @@ func latencyChart(run *result.Run) *plot.Chart {
 		return a.Goroutines - b.Goroutines
 	})
 	what := "Per-call latency, burst via NextID"
+	if panel.what != "" {
+		what += ", " + panel.what
+	}
 	if len(gs) == 1 {
 		what += fmt.Sprintf(" (%d goroutines", bursts[0].Goroutines)
 		if len(ids) == 1 {
@@ -332,7 +482,7 @@ func latencyChart(run *result.Run) *plot.Chart {
 		}
 		what += ")"
 	}
-	d := newChart(run, what, "percentile of calls", "latency per call (log scale)", 10*vg.Inch, 6*vg.Inch)
+	d := newChart(run, what, "percentile of calls", "latency per call (log scale)", 10*vg.Inch, 4.4*vg.Inch)
 	p := d.P
 	g := plot.Grid()
 	g.Vertical.Color = nil

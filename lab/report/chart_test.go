@@ -60,42 +60,103 @@ func TestWriteCharts(t *testing.T) {
 	dir := t.TempDir()
 	paths, err := WriteCharts(run, dir)
 	require.NoError(t, err)
-	require.Equal(t, []string{
-		filepath.Join(dir, "saturate.svg"),
-		filepath.Join(dir, "latency.svg"),
-		filepath.Join(dir, "makespan.svg"),
-	}, paths)
+	// Eleven subjects are more than a panel draws: the saturate sweep in
+	// small multiples by group, Sonyflake's defaults (25.6k/s under 4M/s
+	// to 71M/s) on their own; eight NextID bursts fit one latency panel.
+	names := []string{"saturate-strict.svg", "saturate-not-strict.svg", "saturate-peers.svg", "saturate-far.svg",
+		"latency.svg", "makespan.svg"}
+	var want []string
+	for _, n := range names {
+		want = append(want, filepath.Join(dir, n))
+	}
+	require.Equal(t, want, paths)
+	text := map[string]string{}
 	for _, p := range paths {
-		text := svgText(t, p)
-		for _, s := range run.Subjects {
-			if s.Physical && filepath.Base(p) != "saturate.svg" {
-				continue // the fixture's limits have no burst
+		text[filepath.Base(p)] = svgText(t, p)
+		assert.Contains(t, text[filepath.Base(p)], run.Host.CPU, "%s: title names the host", filepath.Base(p))
+		assert.Contains(t, text[filepath.Base(p)], "GOMAXPROCS 8", "%s: title names GOMAXPROCS", filepath.Base(p))
+	}
+	for _, s := range run.Subjects {
+		var in []string
+		for _, n := range names[:4] {
+			if strings.Contains(text[n], s.Name) {
+				in = append(in, n)
 			}
-			assert.Contains(t, text, s.Name, "%s names every subject", filepath.Base(p))
 		}
-		assert.Contains(t, text, run.Host.CPU, "%s: title names the host", filepath.Base(p))
-		assert.Contains(t, text, "GOMAXPROCS 8", "%s: title names GOMAXPROCS", filepath.Base(p))
+		assert.Len(t, in, 1, "%s on one saturate panel", s.Name)
+		if !s.Physical { // the fixture's limits have no burst
+			assert.Contains(t, text["latency.svg"], s.Name)
+			assert.Contains(t, text["makespan.svg"], s.Name)
+		}
+	}
+	strict, far := text["saturate-strict.svg"], text["saturate-far.svg"]
+	assert.Contains(t, strict, "Saturate, strict generators")
+	assert.Contains(t, strict, "ceiling 1 node: 4.096M/s")
+	assert.Contains(t, strict, "ceiling 8 nodes: 32.77M/s (shardedgen/node-per-shard/strict)")
+	assert.Contains(t, text["saturate-not-strict.svg"], "limit/per-p")
+	assert.Contains(t, text["saturate-peers.svg"], "bwmarrin/snowflake (peer)")
+	assert.Contains(t, far, "sony/sonyflake (peer)")
+	assert.Contains(t, far, "far from the rest")
+	assert.Contains(t, far, "ceiling 1 node: 25.6k/s")
+	for _, n := range names[:4] {
+		assert.NotContains(t, text[n], "(log scale)", "%s: with the outlier apart, no panel spans 100x", n)
 	}
 
-	sat := svgText(t, paths[0])
-	assert.Contains(t, sat, "ceiling 1 node: 4.096M/s")
-	assert.Contains(t, sat, "ceiling 8 nodes: 32.77M/s")
-	assert.Contains(t, sat, "ceiling 1 node: 25.6k/s (sony/sonyflake)")
-	assert.Equal(t, 3, strings.Count(sat, "ceiling "), "three distinct ceilings")
-	assert.Contains(t, sat, "(log scale)", "25.6k/s to 48M/s spans more than 100x")
-	assert.Contains(t, sat, "bwmarrin/snowflake (peer)")
-
-	lat := svgText(t, paths[1])
+	lat := text["latency.svg"]
 	for _, p := range percentiles {
 		assert.Contains(t, lat, p)
 	}
 	assert.Contains(t, lat, "1ms", "latency ticks carry units")
 
-	mk := svgText(t, paths[2])
+	mk := text["makespan.svg"]
 	assert.Contains(t, mk, "mutexgen/strict · NextIDs")
 	assert.Contains(t, mk, "atomicgen/strict · NextID")
 	assert.Contains(t, mk, "layout floor")
 	assert.Contains(t, mk, "790 ms", "the median is labelled")
+}
+
+// TestSaturatePanels: the standard suite's sixteen subjects and two
+// limits on panels of at most eight, none twice, none left out.
+func TestSaturatePanels(t *testing.T) {
+	run := standardRun()
+	specs := saturateCharts(run)
+	require.Greater(t, len(specs), 1)
+	seen := map[string]string{}
+	for _, c := range specs {
+		var buf bytes.Buffer
+		_, err := c.chart.WriteTo(&buf)
+		require.NoError(t, err)
+		n := 0
+		for _, s := range run.Subjects {
+			if strings.Contains(buf.String(), ">"+legendLabel(s.Name, styles(run)[s.Name])+"<") {
+				assert.Empty(t, seen[s.Name], "%s on %s and %s", s.Name, seen[s.Name], c.name)
+				seen[s.Name] = c.name
+				n++
+			}
+		}
+		assert.LessOrEqual(t, n, plot.MaxSeries, "%s draws %d series", c.name, n)
+		assert.Positive(t, n, c.name)
+	}
+	assert.Len(t, seen, len(run.Subjects), "every subject drawn")
+}
+
+// TestCeilingBeneath: the strict ceilings are drawn before any series,
+// so a series on its ceiling is drawn over it and shows.
+func TestCeilingBeneath(t *testing.T) {
+	run := fixture.Run()
+	specs := saturateCharts(run)
+	require.NotEmpty(t, specs)
+	c := specs[0] // the strict generators: two ceilings
+	require.Equal(t, "saturate-strict.svg", c.name)
+	var buf bytes.Buffer
+	_, err := c.chart.WriteTo(&buf)
+	require.NoError(t, err)
+	svg := buf.String()
+	series := strings.Index(svg, fmt.Sprintf("stroke:#%02X%02X%02X", 0x1f, 0x77, 0xb4)) // mutexgen/strict's colour
+	require.Positive(t, series)
+	ceiling := "stroke:#808080;stroke-width:0.8"
+	assert.Equal(t, 2, strings.Count(svg[:series], ceiling), "both ceilings drawn before the first series")
+	assert.Equal(t, 4, strings.Count(svg, ceiling), "and once more each in the legend, after the data")
 }
 
 func TestWriteChartsNoData(t *testing.T) {
@@ -122,8 +183,10 @@ func TestWriteChartsPartial(t *testing.T) {
 	satOnly := &result.Run{Host: full.Host, Subjects: full.Subjects, Saturate: full.Saturate}
 	paths, err := WriteCharts(satOnly, t.TempDir())
 	require.NoError(t, err)
-	require.Len(t, paths, 1)
-	assert.Equal(t, "saturate.svg", filepath.Base(paths[0]))
+	require.Len(t, paths, 4)
+	for _, p := range paths {
+		assert.True(t, strings.HasPrefix(filepath.Base(p), "saturate-"), p)
+	}
 
 	// Batches only: no per-call latency to draw, but makespans.
 	batch := &result.Run{Host: full.Host, Subjects: full.Subjects}
@@ -167,12 +230,12 @@ func TestWriteChartsVaryingGoroutines(t *testing.T) {
 	extra.Goroutines = 64
 	run.Burst = append(run.Burst, extra)
 	run.Saturate = append(run.Saturate, result.SaturateResult{Subject: "atomicgen/strict", Goroutines: 6, IDsPerSec: 4e6})
-	paths, err := WriteCharts(run, t.TempDir())
+	dir := t.TempDir()
+	_, err := WriteCharts(run, dir)
 	require.NoError(t, err)
-	require.Len(t, paths, 3)
-	assert.Contains(t, svgText(t, paths[0]), "\n6\n", "a non-power-of-two count with room gets a label")
-	assert.Contains(t, svgText(t, paths[1]), "mutexgen/strict, 64 goroutines")
-	assert.Contains(t, svgText(t, paths[2]), "mutexgen/strict · NextID · 64 goroutines")
+	assert.Contains(t, svgText(t, filepath.Join(dir, "saturate-strict.svg")), "\n6\n", "a non-power-of-two count with room gets a label")
+	assert.Contains(t, svgText(t, filepath.Join(dir, "latency.svg")), "mutexgen/strict, 64 goroutines")
+	assert.Contains(t, svgText(t, filepath.Join(dir, "makespan.svg")), "mutexgen/strict · NextID · 64 goroutines")
 }
 
 func TestWriteChartsError(t *testing.T) {
@@ -254,34 +317,41 @@ func TestChartsReadable(t *testing.T) {
 		grey[gkey] = name
 	}
 
-	longest := ""
-	for _, s := range run.Subjects {
-		if l := legendLabel(s.Name, st[s.Name]); len(l) > len(longest) {
-			longest = l
-		}
-	}
 	legendFont := plot.Text(9.5, draw.XLeft, draw.YCenter)
-	for name, c := range map[string]*plot.Chart{"saturate": saturateChart(run), "latency": latencyChart(run),
-		"makespan": makespanChart(run)} {
+	drawn := map[string]bool{}
+	for _, spec := range chartsOf(run) {
+		name, c := spec.name, spec.chart
 		require.NotNil(t, c, name)
 		lay := c.Layout()
 		assert.True(t, lay.Legend.Min.X >= 0 && lay.Legend.Min.Y >= 0 &&
 			lay.Legend.Max.X <= lay.Page.Max.X && lay.Legend.Max.Y <= lay.Page.Max.Y,
 			"%s: legend %v outside the page %v", name, lay.Legend, lay.Page)
-		if name != "makespan" { // its legend names the call styles, not subjects
-			assert.Greater(t, lay.Legend.Max.X-lay.Legend.Min.X, legendFont.Width(longest),
-				"%s: legend column narrower than %q", name, longest)
-		}
 		var buf bytes.Buffer
 		_, err := c.WriteTo(&buf)
 		require.NoError(t, err)
 		svg := buf.String()
+		if name != "makespan.svg" { // its legend names the call styles, not subjects
+			longest := ""
+			for _, s := range run.Subjects {
+				if l := legendLabel(s.Name, st[s.Name]); strings.Contains(svg, ">"+l+"<") && len(l) > len(longest) {
+					longest = l
+				}
+			}
+			assert.Greater(t, lay.Legend.Max.X-lay.Legend.Min.X, legendFont.Width(longest),
+				"%s: legend column narrower than %q", name, longest)
+		}
 		for _, s := range run.Subjects {
-			if name == "saturate" || !s.Physical {
-				assert.Contains(t, svg, s.Name, "%s names every subject it draws", name)
+			if strings.Contains(svg, s.Name) {
+				drawn[strings.SplitN(name, "-", 2)[0]+" "+s.Name] = true
 			}
 		}
 		assert.Contains(t, svg, "Arial", "%s: a fallback with the same metrics", name)
 		assert.NotContains(t, svg, "font-family:Liberation Sans;", name)
+	}
+	for _, s := range run.Subjects {
+		assert.True(t, drawn["saturate "+s.Name] || drawn["saturate.svg "+s.Name], "a saturate panel draws %s", s.Name)
+		if !s.Physical {
+			assert.True(t, drawn["latency "+s.Name] || drawn["latency.svg "+s.Name], "a latency panel draws %s", s.Name)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/snowlab/snowlab/lab/compare"
+	"github.com/snowlab/snowlab/lab/host"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -23,9 +24,24 @@ type HistoryRun struct {
 // each subject's IDs/s, one series per host so that runs from different
 // machines are never joined by a line.
 type History struct {
-	Runs   []HistoryRun
-	Ratios []Trend // in the order compare.Ratios gives them
+	Runs []HistoryRun
+	// Ratios are the gated ones first (those loadgen check fails on),
+	// then those it reports only, each in the order compare.Ratios gives
+	// them.
+	Ratios []Trend
 	Rates  []Trend // one per subject, in the order of the newest run's subjects
+	// LoadChanges are the runs whose host's load differs from that of the
+	// run before them on the same host (host.LoadDifference): a step
+	// between the two in a trend may be the host's.
+	LoadChanges []LoadChange
+}
+
+// LoadChange is a run whose load differs from the previous run's on the
+// same host: both index History.Runs.
+type LoadChange struct {
+	Run, Previous int
+	Host          string // HostKey of both
+	Difference    string // host.LoadDifference of the previous run's and this one's
 }
 
 // Trend is one figure across runs.
@@ -34,7 +50,11 @@ type Trend struct {
 	// Informational is set for a ratio the gate reports but does not
 	// check (compare.Ratio.Informational in any run).
 	Informational bool
-	Series        []Series
+	// Gated is set for a ratio loadgen check fails on: not
+	// Informational, and gated in the baseline where the history has one
+	// (a ratio the baseline lacks is reported, not gated).
+	Gated  bool
+	Series []Series
 }
 
 // Series is a trend's points from one host, in run order.
@@ -80,8 +100,9 @@ func shortCPU(model string) string {
 // trends. IDs/s is taken from the saturate sweep at one goroutine and at
 // the largest count the run measured for the subject, as two series per
 // host ("<host> G=1", "<host> G=max (n)"): a sweep that changed its
-// largest count starts a new series.
-func NewHistory(runs []HistoryRun) History {
+// largest count starts a new series. baseline, when not nil, is the run
+// loadgen check compares against: only the ratios it gates are Gated.
+func NewHistory(runs []HistoryRun, baseline *result.Run) History {
 	h := History{Runs: slices.Clone(runs)}
 	slices.SortStableFunc(h.Runs, func(a, b HistoryRun) int {
 		return cmp.Or(a.Run.Started.Compare(b.Run.Started), cmp.Compare(a.Run.Commit, b.Run.Commit))
@@ -107,6 +128,20 @@ func NewHistory(runs []HistoryRun) History {
 		}
 	}
 	h.Ratios = ratios.list()
+	var inBase map[string]bool
+	if baseline != nil {
+		inBase = map[string]bool{}
+		for _, r := range compare.Ratios(baseline) {
+			inBase[r.Name] = !r.Informational
+		}
+	}
+	for i := range h.Ratios {
+		t := &h.Ratios[i]
+		t.Gated = !t.Informational && (inBase == nil || inBase[t.Name])
+	}
+	// The gated ratios lead: they are what a regression fails on.
+	slices.SortStableFunc(h.Ratios, func(a, b Trend) int { return cmp.Compare(btoi(!a.Gated), btoi(!b.Gated)) })
+	h.LoadChanges = loadChanges(h.Runs)
 	// Subjects in the order of the newest run that names them, then the
 	// rest by name.
 	order := map[string]int{}
@@ -133,6 +168,30 @@ func NewHistory(runs []HistoryRun) History {
 		return cmp.Compare(a.Name, b.Name)
 	})
 	return h
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// loadChanges are the runs whose load differs from the previous run's on
+// the same host.
+func loadChanges(runs []HistoryRun) []LoadChange {
+	var out []LoadChange
+	last := map[string]int{}
+	for i, hr := range runs {
+		key := HostKey(hr.Run)
+		if prev, ok := last[key]; ok {
+			if d := host.LoadDifference(runs[prev].Run.Host.Load, hr.Run.Host.Load); d != "" {
+				out = append(out, LoadChange{Run: i, Previous: prev, Host: key, Difference: d})
+			}
+		}
+		last[key] = i
+	}
+	return out
 }
 
 // saturateByG is each subject's median IDs/s by goroutine count.

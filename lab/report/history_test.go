@@ -12,7 +12,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/snowlab/snowlab/lab/compare"
+	"github.com/snowlab/snowlab/lab/host"
 	"github.com/snowlab/snowlab/lab/internal/fixture"
+	"github.com/snowlab/snowlab/lab/result"
+	"github.com/snowlab/snowlab/lab/subject"
 )
 
 func TestNewHistory(t *testing.T) {
@@ -22,7 +25,7 @@ func TestNewHistory(t *testing.T) {
 	for i, j := 0, len(runs)-1; i < j; i, j = i+1, j-1 {
 		runs[i], runs[j] = runs[j], runs[i]
 	}
-	h := NewHistory(runs)
+	h := NewHistory(runs, nil)
 	require.Len(t, h.Runs, 5)
 	for i := 1; i < len(h.Runs); i++ {
 		assert.True(t, h.Runs[i-1].Run.Started.Before(h.Runs[i].Run.Started), "run %d after run %d", i, i-1)
@@ -65,7 +68,7 @@ func TestNewHistory(t *testing.T) {
 }
 
 func TestNewHistoryEmpty(t *testing.T) {
-	h := NewHistory(nil)
+	h := NewHistory(nil, nil)
 	assert.Empty(t, h.Runs)
 	var buf bytes.Buffer
 	require.NoError(t, WriteIndex(&buf, h))
@@ -78,7 +81,7 @@ func TestWriteIndex(t *testing.T) {
 	runs[2].Page = ""
 	runs[4].Run.Failures = []string{"x"}
 	runs[4].Run.Started = time.Time{}
-	h := NewHistory(runs)
+	h := NewHistory(runs, nil)
 	var buf bytes.Buffer
 	require.NoError(t, WriteIndex(&buf, h))
 	page := buf.String()
@@ -167,11 +170,103 @@ func TestNewHistoryHostsApart(t *testing.T) {
 	a, b := fixture.Run(), fixture.Run()
 	b.Started = a.Started.Add(time.Hour)
 	b.Host.CPU = "Oxide Virtual Turin-like Processor"
-	h := NewHistory([]HistoryRun{{Run: a}, {Run: b}})
+	h := NewHistory([]HistoryRun{{Run: a}, {Run: b}}, nil)
 	require.NotEmpty(t, h.Ratios)
 	for _, tr := range h.Ratios {
 		require.Len(t, tr.Series, 2, tr.Name)
 		assert.Len(t, tr.Series[0].Points, 1)
 		assert.Len(t, tr.Series[1].Points, 1)
 	}
+}
+
+// TestHistoryGatedFirst: the ratios the gate checks lead the history,
+// whatever order compare.Ratios gives; with a baseline, only those it
+// gates.
+func TestHistoryGatedFirst(t *testing.T) {
+	run := fixture.Run()
+	// mutexgen/monotonic first: its ratio over the limit is reported,
+	// not gated, and compare.Ratios lists it before atomicgen's.
+	run.Subjects = append([]result.SubjectInfo{{Name: "mutexgen/monotonic", Nodes: 1, CeilingIDs: fixture.Ceil1,
+		Limit: subject.LimitClockCAS}}, run.Subjects...)
+	for _, r := range run.Saturate {
+		if r.Subject == "atomicgen/monotonic" {
+			r.Subject = "mutexgen/monotonic"
+			run.Saturate = append(run.Saturate, r)
+		}
+	}
+	ratios := compare.Ratios(run)
+	require.True(t, ratios[0].Informational, "the fixture leads with a reported ratio: %s", ratios[0].Name)
+
+	for _, tc := range []struct {
+		name  string
+		base  *result.Run
+		gated []string
+	}{
+		{"no baseline: every ratio the gate would check", nil, []string{"atomicgen/monotonic over limit/clock+cas @G=1"}},
+		{"a baseline with it", fixture.Run(), []string{"atomicgen/monotonic over limit/clock+cas @G=1"}},
+		{"a baseline without it", &result.Run{Subjects: fixture.Run().Subjects}, nil},
+	} {
+		h := NewHistory([]HistoryRun{{Run: run}}, tc.base)
+		require.Len(t, h.Ratios, len(ratios), tc.name)
+		var gated []string
+		for i, tr := range h.Ratios {
+			if tr.Gated {
+				gated = append(gated, tr.Name)
+				assert.False(t, tr.Informational, "%s: %s", tc.name, tr.Name)
+				assert.Len(t, gated, i+1, "%s: %s after a ratio not gated", tc.name, tr.Name)
+			}
+		}
+		assert.Equal(t, tc.gated, gated, tc.name)
+
+		var buf bytes.Buffer
+		require.NoError(t, WriteIndex(&buf, h))
+		page := buf.String()
+		gatedAt, ungatedAt, runsAt := strings.Index(page, `<section id="gated">`), strings.Index(page, `<section id="ungated">`),
+			strings.Index(page, `<section id="runs">`)
+		assert.True(t, 0 < gatedAt && gatedAt < runsAt && runsAt < ungatedAt, "%s: gated, runs, then the rest", tc.name)
+		assert.Equal(t, len(gated), strings.Count(page[gatedAt:runsAt], "<svg "), tc.name)
+		if len(gated) == 0 {
+			has(t, page, "No run here measured the saturate sweep the gated ratios come from.")
+		}
+	}
+}
+
+// TestHistoryLoadChanges: a run whose host was loaded differently from
+// the run before it on the same host is named at the top of the page;
+// the load of every run is in the table, "not recorded" for older files.
+func TestHistoryLoadChanges(t *testing.T) {
+	quiet := &host.Load{CPUs: 8, Own: 0.9, Other: 0.03}
+	busy := &host.Load{CPUs: 8, Own: 0.5, Other: 0.41, Steal: 0.02}
+	runs := historyRuns(t, t.TempDir())
+	// lab-vm-3: runs 0, 1 and 3; ci-runner-7: 2 and 4.
+	runs[0].Run.Host.Load = quiet
+	runs[1].Run.Host.Load = busy  // after a quiet run on its host: a change
+	runs[2].Run.Host.Load = busy  // the first on its host
+	runs[3].Run.Host.Load = nil   // not recorded: no rule either way
+	runs[4].Run.Host.Load = quiet // after a busy run on ci-runner-7
+	h := NewHistory(runs, nil)
+	require.Len(t, h.LoadChanges, 2)
+	assert.Equal(t, LoadChange{Run: 1, Previous: 0, Host: "lab-vm-3 ×8 · AMD EPYC 7B13 64-Core",
+		Difference: "other processes and steal took 3% vs 43% of the CPU time; steal 0% vs 2%"}, h.LoadChanges[0])
+	assert.Equal(t, 4, h.LoadChanges[1].Run)
+	assert.Equal(t, 2, h.LoadChanges[1].Previous)
+
+	var buf bytes.Buffer
+	require.NoError(t, WriteIndex(&buf, h))
+	page := buf.String()
+	has(t, page, `<section id="load-changes">`)
+	has(t, page, "<li>#1 (2222222) after #0 (1111111) on lab-vm-3 ×8 · AMD EPYC 7B13 64-Core: other processes and steal took 3% vs 43% of the CPU time; steal 0% vs 2%</li>")
+	has(t, page, `<span class="fail">others 41% · steal 2% (busy)</span>`)
+	has(t, page, "<td>others 3%</td>")
+	has(t, page, "<td>not recorded</td>")
+	assert.Less(t, strings.Index(page, `id="load-changes"`), strings.Index(page, `id="gated"`), "the warning first")
+
+	for i := range runs {
+		runs[i].Run.Host.Load = nil
+	}
+	h = NewHistory(runs, nil)
+	assert.Empty(t, h.LoadChanges, "older files: nothing to compare")
+	buf.Reset()
+	require.NoError(t, WriteIndex(&buf, h))
+	assert.NotContains(t, buf.String(), "load-changes")
 }

@@ -17,7 +17,7 @@ import (
 // style in every trend chart of the page (styleOf).
 func trendChart(h History, t Trend, ylabel string, format func(float64) string, styleOf func(string) plot.SeriesStyle) *plot.Chart {
 	title := t.Name
-	if t.Informational {
+	if !t.Gated {
 		title += " (reported, not gated)"
 	}
 	c := plot.New(title, "", "run (commit)", ylabel, 6.4*vg.Inch, 2.9*vg.Inch)

@@ -3,10 +3,12 @@ package report
 import (
 	"bytes"
 	"embed"
+	"fmt"
 	"html/template"
 	"io"
 	"regexp"
 
+	"github.com/snowlab/snowlab/lab/host"
 	"github.com/snowlab/snowlab/lab/internal/md"
 	"github.com/snowlab/snowlab/lab/internal/plot"
 	"github.com/snowlab/snowlab/lab/result"
@@ -79,20 +81,42 @@ type indexRun struct {
 	Date, Commit, HostKey, Host string
 	Page                        string
 	Failures                    int
+	Load                        string // the CPU others took, or why it is not known
+	Busy                        bool   // host.Load.Busy
 }
 
 // indexPage is what index.html.tmpl renders.
 type indexPage struct {
-	Title         string
-	Runs          []indexRun
-	Hosts         int
-	Ratios, Rates []figure
+	Title          string
+	Runs           []indexRun
+	Hosts          int
+	Gated, Ungated []figure
+	Rates          []figure
+	LoadChanges    []string
 }
 
-// WriteIndex writes the history h as one self-contained HTML page: a
-// table of the runs (date, commit, host, link to each run's page) and the
-// trend charts, one per cross-machine ratio and one per subject's IDs/s,
-// with a line per host.
+// loadCell is a run's load in the index's table: the share of the CPU
+// time others took, or why there is none.
+func loadCell(l *host.Load) string {
+	switch {
+	case l == nil:
+		return "not recorded"
+	case !l.Recorded():
+		return "unknown"
+	}
+	s := "others " + host.Percent(l.Other)
+	if l.Steal > 0 {
+		s += " · steal " + host.Percent(l.Steal)
+	}
+	return s
+}
+
+// WriteIndex writes the history h as one self-contained HTML page: the
+// trends of the ratios the gate checks first, then a table of the runs
+// (date, commit, host, the load it was under, link to each run's page),
+// then the ratios the gate only reports and the IDs/s of each subject,
+// with a line per host; runs whose load differs from the previous run's
+// on their host are listed at the top.
 func WriteIndex(w io.Writer, h History) error {
 	p := indexPage{Title: "snowlab lab: history of runs"}
 	hosts := map[string]bool{}
@@ -104,9 +128,14 @@ func WriteIndex(w io.Writer, h History) error {
 		}
 		hosts[HostKey(r)] = true
 		p.Runs = append(p.Runs, indexRun{N: i, Date: date, Commit: md.OrDash(r.Revision()), HostKey: HostKey(r),
-			Host: r.Host.String(), Page: hr.Page, Failures: len(r.Failures)})
+			Host: r.Host.String(), Page: hr.Page, Failures: len(r.Failures), Load: loadCell(r.Host.Load), Busy: r.Host.Load.Busy()})
 	}
 	p.Hosts = len(hosts)
+	for _, c := range h.LoadChanges {
+		p.LoadChanges = append(p.LoadChanges, fmt.Sprintf("#%d (%s) after #%d (%s) on %s: %s",
+			c.Run, shortRevision(h.Runs[c.Run].Run.Revision()), c.Previous, shortRevision(h.Runs[c.Previous].Run.Revision()),
+			c.Host, c.Difference))
+	}
 	// One style per series name across the page: a host looks the same in
 	// every chart.
 	styles := map[string]int{}
@@ -123,7 +152,11 @@ func WriteIndex(w io.Writer, h History) error {
 		if err != nil {
 			return err
 		}
-		p.Ratios = append(p.Ratios, f)
+		if t.Gated {
+			p.Gated = append(p.Gated, f)
+		} else {
+			p.Ungated = append(p.Ungated, f)
+		}
 	}
 	for _, t := range h.Rates {
 		t.Name += ": IDs/s"

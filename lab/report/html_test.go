@@ -24,7 +24,8 @@ func TestWriteHTML(t *testing.T) {
 	page := htmlOf(t, run)
 	assert.True(t, strings.HasPrefix(page, "<!DOCTYPE html>"))
 	has(t, page, "<title>snowlab lab run 2026-03-14 on lab-vm-3</title>")
-	assert.Equal(t, 3, strings.Count(page, "<svg "), "saturate, latency and makespan inline")
+	assert.Equal(t, len(chartsOf(run)), strings.Count(page, "<svg "), "every chart inline")
+	assert.Equal(t, 6, len(chartsOf(run)), "four saturate panels, latency and makespan")
 	assert.False(t, strings.Contains(page, "<?xml"))
 	for _, s := range run.Subjects {
 		has(t, page, s.Name)
@@ -36,13 +37,15 @@ func TestWriteHTML(t *testing.T) {
 		"<strong>How to read this.</strong> <em>Cost per read</em>",
 		"<code>6bc4800+dirty</code>",
 		`see <a href="#failures">Failures</a>`,
-		"<td>UUIDv7 | 128-bit; order promised per caller</td>",
+		`<td class="wrap">UUIDv7 | 128-bit; order promised per caller</td>`,
 		`<a href="index.html">`,
-		"<figcaption>IDs/s against goroutines</figcaption>",
+		"<figcaption>IDs/s against goroutines: strict generators</figcaption>",
+		`<section id="summary">`,
+		`<div class="table"><table>`,
 	} {
 		has(t, page, want)
 	}
-	assert.Equal(t, 5, strings.Count(page, "How to read this."), "as many notes as the Markdown")
+	assert.Equal(t, 6, strings.Count(page, "How to read this."), "as many notes as the Markdown")
 	for _, ref := range []string{"http://", "https://", "<script", "<link", "@import", "url("} {
 		assert.False(t, strings.Contains(page, ref), "self-contained: %q", ref)
 	}

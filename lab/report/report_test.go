@@ -71,18 +71,21 @@ func TestWriteMarkdown(t *testing.T) {
 	assert.Contains(t, md, run.Failures[0])
 	for _, want := range []string{
 		"# snowlab lab run 2026-03-14 on lab-vm-3",
-		"2026-03-14 09:26:53 UTC (took 3m41s)",
+		"**Date:** 2026-03-14 09:26:53 UTC (took 3m41s) · **Commit:** `6bc4800+dirty` · **Schema:** 2",
 		"`6bc4800+dirty`",
 		"`snowlab-lab run -burst -saturate -steady -out results/`",
 		"## Host", "### Clock audit", "## Subjects", "## Burst", "## Saturate", "## Steady", "## Failures",
 		"| Property | Value |",
 		"| Caches | line 64 B · L1d 32 KiB · L2 512 KiB · L3 32 MiB |",
 		"| Hypervisor | KVM |",
+		"| Load | not recorded (not measured by the lab or experiment that wrote this file) |",
 		"| Clocksource | kvm-clock |",
 		"| Source | Cost per read | Observed resolution | Kernel resolution |",
 		"| default (vDSO + anchor) | 21.7ns | 20ns | 1ns |",
-		"| Subject | Via | G | IDs | Makespan ms median [min–max] | Ticks median / floor | IDs/s | p50 | p99 | p99.9 | Lead median | CAS retries/ID | Tick waits/ID | Mutex wait/ID | Check |",
-		"| mutexgen/strict | NextID | 8 | 20,000 | 4.62 [4.51–4.98] | 5 / 5 | 4.33M/s | 210ns | 48µs | 640µs | -310µs | 0 | 0.0009 | 1.18µs | OK |",
+		"| Subject | Via | G | IDs | Makespan ms median [min–max] | Ticks median / floor | IDs/s | p50 | p99 | p99.9 | Lead median | Check |",
+		"| mutexgen/strict | NextID | 8 | 20,000 | 4.62 [4.51–4.98] | 5 / 5 | 4.33M/s | 210ns | 48µs | 640µs | -310µs | OK |",
+		"| Subject | Via | CAS retries/ID | Tick waits/ID | Mutex wait/ID |",
+		"| mutexgen/strict | NextID | 0 | 0.0009 | 1.18µs |",
 		"| sony/sonyflake | NextID | 8 | 20,000 | 790 [786–795] | 80 / 79 |",
 		"| google/uuid-v7 | NextID |", "FAIL: 37 order violations |",
 		"| Subject | Ceiling (M/s) | G=1 (M/s) | G=2 (M/s) | G=4 (M/s) |",
@@ -96,12 +99,15 @@ func TestWriteMarkdown(t *testing.T) {
 		"| Subject | Limit | G=1 | G=2 | G=4 |",
 		"| atomicgen/monotonic | limit/clock+cas | 1.37× | 1.28× | 1.31× |",
 		"| shardedgen/node-per-shard/strict | limit/per-p | 1.14× | 2.16× | 2.17× |",
-		"![IDs/s against goroutines](20260314T092653Z-lab-vm-3-6bc4800-dirty/saturate.svg)",
+		"![IDs/s against goroutines: strict generators](20260314T092653Z-lab-vm-3-6bc4800-dirty/saturate-strict.svg)",
+		"![IDs/s against goroutines: far from the rest, on an axis of their own](20260314T092653Z-lab-vm-3-6bc4800-dirty/saturate-far.svg)",
+		"![per-call latency percentiles of the bursts](20260314T092653Z-lab-vm-3-6bc4800-dirty/latency.svg)",
 		"![burst makespans](20260314T092653Z-lab-vm-3-6bc4800-dirty/makespan.svg)",
 	} {
 		assert.Contains(t, md, want)
 	}
-	assert.Equal(t, 5, strings.Count(md, "**How to read this.**"), "clock audit, burst, saturate, limits, steady")
+	assert.Equal(t, 6, strings.Count(md, "**How to read this.**"), "summary, clock audit, burst, saturate, limits, steady")
+	assert.Less(t, strings.Index(md, "## Summary"), strings.Index(md, "## Host"), "the answer first")
 
 	// Counters unavailable: no column, the reason said once under the table.
 	burst := mdSection(md, "Burst")
@@ -130,9 +136,9 @@ func TestWriteMarkdownCounters(t *testing.T) {
 		PerID: map[string]float64{"instructions": 981.4, "cycles": 412.25, "cache-misses": 0.031}}
 	run.Burst[2].Events = result.Events{Source: "software", PerID: map[string]float64{"task-clock-ns": 97}}
 	burst := mdSection(markdownOf(t, run), "Burst")
-	assert.Contains(t, burst, "| Counters/ID | Check |")
-	assert.Contains(t, burst, "| cache-misses 0.031, cycles 412, instructions 981 | OK |")
-	assert.Contains(t, burst, "| task-clock-ns 97 (software) | OK |")
+	assert.Contains(t, burst, "| Mutex wait/ID | Counters/ID |")
+	assert.Contains(t, burst, "| 1.18µs | cache-misses 0.031, cycles 412, instructions 981 |")
+	assert.Contains(t, burst, "| 0 | task-clock-ns 97 (software) |")
 	assert.Contains(t, burst, "Hardware counters for the rows marked —: "+fixture.EventsSource)
 }
 

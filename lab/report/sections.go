@@ -17,7 +17,8 @@ import (
 )
 
 // newDocument lays run out as the reports show it: where and how it ran,
-// the host and its clocks, the subjects, one table per workload with a
+// the summary (the answer: each generator against its ceiling, its limit
+// and the fastest peer, and every check), the host with its load and clocks, the subjects, one table per workload with a
 // note on how to read it, and the failures. Each section names the charts
 // drawn for it.
 func newDocument(run *result.Run) *document {
@@ -27,6 +28,7 @@ func newDocument(run *result.Run) *document {
 		return d
 	}
 	writeHeader(d, run)
+	writeSummary(d, run)
 	writeHost(d, run.Host)
 	writeSubjects(d, run)
 	writeBurst(d, run)
@@ -64,16 +66,8 @@ func writeHeader(d *document, run *result.Run) {
 		}
 		elapsed = fmt.Sprintf(" (took %s)", took)
 	}
-	result := "every correctness check passed"
-	if len(run.Failures) > 0 {
-		result = fmt.Sprintf("%d correctness check(s) FAILED, see [Failures](#failures)", len(run.Failures))
-	}
-	s.list(
-		fmt.Sprintf("**Date:** %s%s", date, elapsed),
-		"**Commit:** "+md.Code(md.OrDash(run.Revision())),
-		"**Command:** "+md.Code(md.OrDash(md.ShellJoin(redact.Args(run.Command)))),
-		fmt.Sprintf("**Schema:** %d", run.Schema),
-		"**Result:** "+result)
+	s.text(fmt.Sprintf("**Date:** %s%s · **Commit:** %s · **Schema:** %d", date, elapsed, md.Code(md.OrDash(run.Revision())), run.Schema))
+	s.text("**Command:** " + md.Code(md.OrDash(md.ShellJoin(redact.Args(run.Command)))))
 }
 
 // WriteHost writes the "## Host" section of a report, with the clock
@@ -87,12 +81,12 @@ func WriteHost(w io.Writer, h host.Fingerprint) error {
 
 func writeHost(d *document, h host.Fingerprint) {
 	s := d.section(2, "Host")
-	hyper := h.Hypervisor
+	hyper := h.HypervisorName()
 	if hyper == "" {
 		hyper = "none detected (bare metal)"
 	}
 	osArch := strings.Trim(h.OS+"/"+h.Arch, "/")
-	s.table([]string{"Property", "Value"}, [][]string{
+	s.table([]string{"Property", "Value"}, append([][]string{
 		{"Hostname", md.OrDash(h.Hostname)},
 		{"CPU", md.OrDash(h.CPU)},
 		{"Cores", fmt.Sprintf("%d physical, %d logical", h.PhysicalCores, h.LogicalCores)},
@@ -104,7 +98,7 @@ func writeHost(d *document, h host.Fingerprint) {
 		{"Kernel", md.OrDash(h.Kernel)},
 		{"Clocksource", md.OrDash(h.Clocksource)},
 		{"PMU", md.OrDash(h.PMU)},
-	})
+	}, loadRows(h.Load)...))
 	if len(h.ClockAudit) == 0 {
 		return
 	}
@@ -116,6 +110,29 @@ func writeHost(d *document, h host.Fingerprint) {
 	}
 	s.table([]string{"Source", "Cost per read", "Observed resolution", "Kernel resolution"}, rows)
 	s.text(note("clock-audit"))
+}
+
+// loadRows are the host table's rows on the load the host was under.
+func loadRows(l *host.Load) [][]string {
+	switch {
+	case l == nil:
+		return [][]string{{"Load", "not recorded (not measured by the lab or experiment that wrote this file)"}}
+	case !l.Recorded():
+		return [][]string{{"Load", l.Unknown}}
+	}
+	cpu := fmt.Sprintf("this run %s · other processes %s · steal %s, of %d CPU%s", host.Percent(l.Own),
+		host.Percent(l.Other), host.Percent(l.Steal), l.CPUs, plural(l.CPUs))
+	if l.Seconds > 0 {
+		cpu += " over " + units.Ns(l.Seconds*1e9)
+	}
+	if l.Busy() {
+		cpu += " (busy: others took more than " + host.Percent(host.BusyShare) + ")"
+	}
+	avg := func(a host.LoadAvg) string { return fmt.Sprintf("%.2f, %.2f, %.2f", a.One, a.Five, a.Fifteen) }
+	return [][]string{
+		{"CPU time during the run", cpu},
+		{"Load average (1, 5, 15 min)", fmt.Sprintf("%s at start; %s at end, this run's threads counted", avg(l.Start), avg(l.End))},
+	}
 }
 
 func writeSubjects(d *document, run *result.Run) {
@@ -151,26 +168,31 @@ func writeBurst(d *document, run *result.Run) {
 			missing = append(missing, src)
 		}
 	}
+	// Two tables, so that neither is wider than a page: what each burst
+	// did, then where its time went.
 	header := []string{"Subject", "Via", "G", "IDs", "Makespan ms median [min–max]", "Ticks median / floor",
-		"IDs/s", "p50", "p99", "p99.9", "Lead median", "CAS retries/ID", "Tick waits/ID", "Mutex wait/ID"}
+		"IDs/s", "p50", "p99", "p99.9", "Lead median", "Check"}
+	where := []string{"Subject", "Via", "CAS retries/ID", "Tick waits/ID", "Mutex wait/ID"}
 	if withCounters {
-		header = append(header, "Counters/ID")
+		where = append(where, "Counters/ID")
 	}
-	header = append(header, "Check")
-	var rows [][]string
+	var rows, whereRows [][]string
 	for _, b := range run.Burst {
 		lo, med, hi := stats.Spread(b.MakespanNs)
 		floor := "—"
 		if b.FloorTicks > 0 {
 			floor = strconv.Itoa(b.FloorTicks)
 		}
-		row := []string{
+		rows = append(rows, []string{
 			b.Subject, b.Via, strconv.Itoa(b.Goroutines), units.Thousands(b.IDs),
 			fmt.Sprintf("%s [%s–%s]", units.Ms(med), units.Ms(lo), units.Ms(hi)),
 			units.Count(stats.Median(b.Ticks)) + " / " + floor,
 			units.Rate(b.IDsPerSec),
 			latencyCell(b.Latency, b.Latency.P50), latencyCell(b.Latency, b.Latency.P99), latencyCell(b.Latency, b.Latency.P999),
 			units.SignedNs(stats.Median(b.LeadNs)),
+			b.Check.String(),
+		})
+		row := []string{b.Subject, b.Via,
 			units.Count(b.Contention.CASRetriesPerID),
 			units.Count(b.Contention.TickWaitsPerID),
 			units.Ns(b.Contention.MutexWaitNsPerID),
@@ -178,10 +200,10 @@ func writeBurst(d *document, run *result.Run) {
 		if withCounters {
 			row = append(row, eventsCell(b.Events))
 		}
-		row = append(row, b.Check.String())
-		rows = append(rows, row)
+		whereRows = append(whereRows, row)
 	}
 	s.table(header, rows)
+	s.table(where, whereRows)
 	if slices.ContainsFunc(run.Burst, func(b result.BurstResult) bool { return b.Latency.Capped > 0 }) {
 		s.text(cappedNote)
 	}

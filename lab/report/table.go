@@ -21,6 +21,11 @@ func WriteTable(w io.Writer, run *result.Run) error {
 		return nil
 	}
 	ew.Printf("%s · commit %s\n", run.Host, md.OrDash(run.Revision()))
+	busy := ""
+	if run.Host.Load.Busy() {
+		busy = " (BUSY HOST: absolute figures are partly the host's)"
+	}
+	ew.Printf("%s%s\n", run.Host.Load, busy)
 	if len(run.Burst) > 0 {
 		ew.Printf("\n")
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
