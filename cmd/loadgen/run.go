@@ -3,16 +3,13 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,6 +20,7 @@ import (
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/internal/benchgen/limit"
+	"github.com/snowlab/snowlab/internal/cliflag"
 	"github.com/snowlab/snowlab/lab"
 	"github.com/snowlab/snowlab/lab/host"
 	"github.com/snowlab/snowlab/lab/peers"
@@ -75,7 +73,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "loadgen: unknown command %q\n%s\n", cmd, usage)
+	fmt.Fprintf(stderr, "loadgen: unknown command %q (run 'loadgen help' for the commands)\n", cmd)
 	return exitUsage
 }
 
@@ -88,12 +86,13 @@ func isHelp(arg string) bool {
 }
 
 // parseFlags parses args into fs. It returns the exit code to stop with,
-// or -1 to go on: -h prints the flags and exits 0, a bad flag exits 2.
+// or -1 to go on: -h prints the flags and exits 0, a bad flag is one line
+// naming it (cliflag.Parse, as snowid reports one) and exits 2.
 func parseFlags(fs *flag.FlagSet, args []string) int {
-	switch err := fs.Parse(args); {
-	case errors.Is(err, flag.ErrHelp):
+	switch stop, ok := cliflag.Parse(fs, args); {
+	case stop && ok:
 		return exitOK
-	case err != nil:
+	case stop:
 		return exitUsage
 	}
 	return -1
@@ -454,22 +453,6 @@ func runList(stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// commit is the short revision of the source tree loadgen runs from (""
-// outside a git checkout), and whether the tree has uncommitted changes to
-// tracked files. Dirtiness is recorded in the result, not in its name, so
-// that a file named for a commit can be found by that commit.
-func commit() (sha string, dirty bool) {
-	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
-	if err != nil {
-		// Not in a checkout (a binary copied to another host): the
-		// revision the binary was built from, as go build stamped it.
-		return builtFrom()
-	}
-	sha = strings.TrimSpace(string(out))
-	st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output()
-	return sha, err == nil && len(strings.TrimSpace(string(st))) > 0
-}
-
 // progress is a bar on stderr when stderr is a terminal, and nothing
 // otherwise (CI logs, pipes, -q).
 type progress struct{ bar *progressbar.ProgressBar }
@@ -500,22 +483,4 @@ func (p *progress) finish() {
 	if p.bar != nil {
 		_ = p.bar.Finish()
 	}
-}
-
-// builtFrom is the short revision and dirtiness go build recorded in the
-// binary, or "" when it recorded none.
-func builtFrom() (sha string, dirty bool) {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "", false
-	}
-	for _, kv := range bi.Settings {
-		switch kv.Key {
-		case "vcs.revision":
-			sha = kv.Value[:min(len(kv.Value), 7)]
-		case "vcs.modified":
-			dirty = kv.Value == "true"
-		}
-	}
-	return sha, dirty
 }
