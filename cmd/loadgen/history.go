@@ -1,7 +1,7 @@
 package main
 
 import (
-	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -43,6 +43,13 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 	n, err := writeHistory(*out, sources)
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen history: %v\n", err)
+		// What was named is at fault (a folder that is not there, a
+		// file that is no suite run) unless the page could not be
+		// written.
+		var bad *badSource
+		if errors.As(err, &bad) {
+			return exitUsage
+		}
 		return exitFailure
 	}
 	fmt.Fprintf(stdout, "wrote %s (%d runs)\n", *out, n)
@@ -51,7 +58,8 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 
 // writeHistory reads the suite results in sources (folders, whose *.json
 // files are read, or files) and writes their history page to out. It
-// returns how many runs the page shows.
+// returns how many runs the page shows. An error about a source is a
+// *badSource.
 func writeHistory(out string, sources []string) (int, error) {
 	runs, err := readHistory(sources, filepath.Dir(out))
 	if err != nil {
@@ -60,6 +68,13 @@ func writeHistory(out string, sources []string) (int, error) {
 	h := report.NewHistory(runs)
 	return len(runs), result.WriteFile(out, func(w io.Writer) error { return report.WriteIndex(w, h) })
 }
+
+// badSource is an error about one of the history's sources: missing, or
+// not a suite result.
+type badSource struct{ err error }
+
+func (e *badSource) Error() string { return e.err.Error() }
+func (e *badSource) Unwrap() error { return e.err }
 
 // readHistory reads the suite results in sources. A folder's files of an
 // experiment (lab/btree's, which name it in "experiment") are not suite
@@ -72,12 +87,12 @@ func readHistory(sources []string, pageDir string) ([]report.HistoryRun, error) 
 	for _, src := range sources {
 		fi, err := os.Stat(src)
 		if err != nil {
-			return nil, err
+			return nil, &badSource{err}
 		}
 		files := []string{src}
 		if fi.IsDir() {
 			if files, err = filepath.Glob(filepath.Join(src, "*.json")); err != nil {
-				return nil, err
+				return nil, &badSource{err}
 			}
 			slices.Sort(files)
 		}
@@ -87,15 +102,12 @@ func readHistory(sources []string, pageDir string) ([]report.HistoryRun, error) 
 				continue
 			}
 			seen[abs] = true
-			if exp := experiment(f); exp != "" {
-				if fi.IsDir() {
-					continue
-				}
-				return nil, fmt.Errorf("%s: the result of the %s experiment, not of a suite run", f, exp)
-			}
 			run, err := result.Read(f)
+			if errors.Is(err, result.ErrExperiment) && fi.IsDir() {
+				continue
+			}
 			if err != nil {
-				return nil, err
+				return nil, &badSource{err}
 			}
 			hr := report.HistoryRun{Run: run}
 			page := strings.TrimSuffix(f, ".json") + ".html"
@@ -108,18 +120,4 @@ func readHistory(sources []string, pageDir string) ([]report.HistoryRun, error) 
 		}
 	}
 	return runs, nil
-}
-
-// experiment is the experiment the JSON file at path is the result of
-// (lab/btree's name one in "experiment"), "" for a suite run's or a file
-// that is not JSON (result.Read says what is wrong with that).
-func experiment(path string) string {
-	var head struct {
-		Experiment string `json:"experiment"`
-	}
-	data, err := os.ReadFile(path)
-	if err != nil || json.Unmarshal(data, &head) != nil {
-		return ""
-	}
-	return head.Experiment
 }
