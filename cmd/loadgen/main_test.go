@@ -98,6 +98,49 @@ func TestCompareExitAndJSON(t *testing.T) {
 	assert.NotEmpty(t, got.Rows)
 }
 
+// TestCompareNothingInCommon: an experiment's file, or two runs of
+// different workloads, share no metric: one line saying what each file
+// is, exit 2, or 1 under -fail-on-regression; never a pass.
+func TestCompareNothingInCommon(t *testing.T) {
+	dir := t.TempDir()
+	suite := &result.Run{Schema: result.SchemaVersion, Commit: "abc1234",
+		Subjects: []result.SubjectInfo{{Name: "atomicgen/monotonic"}},
+		Saturate: []result.SaturateResult{{Subject: "atomicgen/monotonic", Goroutines: 1, Samples: []float64{1, 2, 3, 4, 5}, IDsPerSec: 3}}}
+	steady := &result.Run{Schema: result.SchemaVersion, Commit: "def5678",
+		Steady: []result.SteadyResult{{Subject: "atomicgen/monotonic", TargetRate: 1e6, Latency: result.Latency{Count: 10, P99: 100}}}}
+	suitePath, steadyPath := filepath.Join(dir, "suite.json"), filepath.Join(dir, "steady.json")
+	btreePath := filepath.Join(dir, "x-btree.json")
+	require.NoError(t, result.WriteJSON(suitePath, suite))
+	require.NoError(t, result.WriteJSON(steadyPath, steady))
+	require.NoError(t, os.WriteFile(btreePath, []byte(`{"schema":1,"experiment":"btree","commit":"abc1234"}`), 0o644))
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		says []string
+	}{
+		{"experiment vs suite", []string{btreePath, suitePath}, exitUsage,
+			[]string{`x-btree.json: the result of an experiment, not of a suite run (experiment "btree")`, "suite.json: a suite run (commit abc1234, 1 subjects)"}},
+		{"experiment vs suite, gating", []string{"-fail-on-regression", btreePath, suitePath}, exitFailure,
+			[]string{`(experiment "btree")`}},
+		{"suite vs experiment, JSON", []string{"-json", suitePath, btreePath}, exitUsage, []string{`(experiment "btree")`}},
+		{"other workloads", []string{suitePath, steadyPath}, exitUsage,
+			[]string{"the runs share no metric: old (commit abc1234) measured saturate IDs/s ×1; new (commit def5678) measured steady p99 latency ×1"}},
+		{"other workloads, gating", []string{"-fail-on-regression", suitePath, steadyPath}, exitFailure, []string{"share no metric"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runArgs(append([]string{"compare"}, tc.args...)...)
+			assert.Equal(t, tc.code, code)
+			assert.Empty(t, out)
+			assert.Equal(t, 1, strings.Count(errs, "\n"), "one line: %q", errs)
+			for _, w := range tc.says {
+				assert.Contains(t, errs, w)
+			}
+		})
+	}
+}
+
 func TestCheckAgainstOwnBaseline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the check suite twice")
