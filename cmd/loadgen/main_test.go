@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -148,8 +149,12 @@ func TestCheckAgainstOwnBaseline(t *testing.T) {
 	dir := t.TempDir()
 	code, _, errs := runArgs("check", "-q", "-write-baseline", "-baseline", dir)
 	require.Equal(t, exitOK, code, errs)
-	code, out, errs := runArgs("check", "-q", "-baseline", dir, "-tolerance", "0.9", "-json")
+	// -baseline takes the file as well as its folder.
+	file, err := baselineFile(dir)
+	require.NoError(t, err)
+	code, out, errs := runArgs("check", "-q", "-baseline", file, "-tolerance", "0.9", "-json")
 	assert.Equal(t, exitOK, code, "%s\n%s", out, errs)
+	assert.Contains(t, errs, "baseline: "+file)
 	var gate struct {
 		Pass bool `json:"pass"`
 		Rows []struct {
@@ -160,6 +165,52 @@ func TestCheckAgainstOwnBaseline(t *testing.T) {
 	assert.True(t, gate.Pass)
 	assert.Contains(t, out, "atomicgen/monotonic over limit/clock+cas @G=1")
 	assert.Contains(t, out, "tick fill atomicgen/strict @G=2")
+}
+
+// TestCheckBaselineArgument: -baseline names a file or a folder (its
+// newest .json); a baseline the gate cannot use is refused in one line
+// before the suite runs, exit 2.
+func TestCheckBaselineArgument(t *testing.T) {
+	dir := t.TempDir()
+	older := filepath.Join(dir, "20260101T000000Z-vm-aaaaaaa.json")
+	newer := filepath.Join(dir, "20260102T000000Z-vm-bbbbbbb.json")
+	steadyOnly := &result.Run{Schema: result.SchemaVersion, Commit: "bbbbbbb",
+		Steady: []result.SteadyResult{{Subject: "atomicgen/monotonic", TargetRate: 1e6, Latency: result.Latency{Count: 10, P99: 100}}}}
+	require.NoError(t, result.WriteJSON(older, steadyOnly))
+	require.NoError(t, result.WriteJSON(newer, steadyOnly))
+	btree := filepath.Join(dir, "x-btree.json.d")
+	require.NoError(t, os.MkdirAll(btree, 0o755))
+	btreeFile := filepath.Join(btree, "x-btree.json")
+	require.NoError(t, os.WriteFile(btreeFile, []byte(`{"schema":1,"experiment":"btree"}`), 0o644))
+
+	got, err := baselineFile(dir)
+	require.NoError(t, err)
+	assert.Equal(t, newer, got, "a folder: its newest run")
+	got, err = baselineFile(older)
+	require.NoError(t, err)
+	assert.Equal(t, older, got, "a file: itself")
+	_, err = baselineFile(t.TempDir())
+	assert.ErrorIs(t, err, fs.ErrNotExist, "an empty folder")
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		says string
+	}{
+		{"no gated ratio", []string{"-baseline", older},
+			"-baseline " + older + ": compare: the run holds no ratio the gate checks (commit bbbbbbb measured steady p99 latency ×1)"},
+		{"an experiment's file", []string{"-baseline", btreeFile}, `the result of an experiment, not of a suite run (experiment "btree")`},
+		{"a folder with no run", []string{"-baseline", t.TempDir()}, "no .json run in"},
+		{"write into a file", []string{"-write-baseline", "-baseline", older}, "want a folder to write the baseline into, not a file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runArgs(append([]string{"check", "-q"}, tc.args...)...)
+			assert.Equal(t, exitUsage, code)
+			assert.Empty(t, out)
+			assert.Contains(t, errs, tc.says)
+			assert.Equal(t, 1, strings.Count(errs, "\n"), "one line, before any suite ran: %q", errs)
+		})
+	}
 }
 
 func TestUsageErrors(t *testing.T) {

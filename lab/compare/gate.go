@@ -36,6 +36,28 @@ var ErrTolerance = errors.New("compare: tolerance must be a number more than 0 a
 // in both runs: a gate that compared nothing must not pass.
 var ErrNothingGated = errors.New("compare: the gate compared no ratio (the baseline and the run share none)")
 
+// ErrNoGatedRatio is wrapped by CheckBaseline's error about a run that
+// holds no ratio the gate checks: every comparison with it would fail
+// with ErrNothingGated, so it is refused before the gate's suite runs.
+var ErrNoGatedRatio = errors.New("compare: the run holds no ratio the gate checks")
+
+// CheckBaseline reports whether base can be gated against: it must hold
+// at least one gated ratio (see Ratios); the error says what it measured
+// instead.
+func CheckBaseline(base *result.Run) error {
+	for _, r := range Ratios(base) {
+		if !r.Informational {
+			return nil
+		}
+	}
+	order, _ := collect(base)
+	names := make([]string, len(order))
+	for i, k := range order {
+		names[i] = strings.Replace(k, "\x00", " ", 1)
+	}
+	return fmt.Errorf("%w (commit %s measured %s)", ErrNoGatedRatio, md.OrDash(base.Revision()), measured(names))
+}
+
 // CheckTolerance reports whether tol is a usable tolerance: more than 0
 // and less than 1.
 func CheckTolerance(tol float64) error {
