@@ -54,6 +54,9 @@ func TestRunWritesResults(t *testing.T) {
 	var entries []map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &entries), out)
 	assert.NotEmpty(t, entries)
+	code, out, errs = runArgs("export", "-format", "benchmark-action-costs", jsons[0])
+	require.Equal(t, exitOK, code, errs)
+	require.NoError(t, json.Unmarshal([]byte(out), &entries), out)
 
 	// compare a run with itself: every row present, nothing "worse".
 	code, out, errs = runArgs("compare", jsons[0], jsons[0])
@@ -163,7 +166,7 @@ func TestCheckAgainstOwnBaseline(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &gate), out)
 	assert.True(t, gate.Pass)
-	assert.Contains(t, out, "atomicgen/monotonic over limit/clock+cas @G=1")
+	assert.Contains(t, out, "atomicgen/monotonic ns/ID over limit/clock+cas @G=1")
 	assert.Contains(t, out, "tick fill atomicgen/strict @G=2")
 }
 

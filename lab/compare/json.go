@@ -84,6 +84,7 @@ func (c Comparison) WriteJSON(w io.Writer) error {
 
 type jsonGateRow struct {
 	Name          string `json:"name"`
+	LowerIsBetter bool   `json:"lower_is_better"`
 	Base          number `json:"base"`
 	New           number `json:"new"`
 	ChangePct     number `json:"change_pct"`
@@ -135,7 +136,7 @@ func (g GateReport) WriteJSON(w io.Writer) error {
 	}
 	for _, r := range g.Rows {
 		out.Rows = append(out.Rows, jsonGateRow{
-			Name: r.Name, Base: number(r.Base), New: number(r.New), ChangePct: number(r.Change), P: number(r.P),
+			Name: r.Name, LowerIsBetter: r.LowerIsBetter, Base: number(r.Base), New: number(r.New), ChangePct: number(r.Change), P: number(r.P),
 			NBase: r.NBase, NNew: r.NNew, Gated: !r.Informational && r.HasBase && r.HasNew, Why: r.Why,
 			Fail: r.Fail, Verdict: r.Verdict, Significance: r.SignificanceUsed,
 			MissingInBase: !r.HasBase, MissingInNew: !r.HasNew,
