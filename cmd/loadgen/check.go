@@ -41,7 +41,7 @@ const injectFlag = "inject-regression"
 func runCheck(args, command []string, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("loadgen check", flag.ContinueOnError)
 	fset.SetOutput(stderr)
-	dir := fset.String("baseline", filepath.Join("results", "baseline"), "the baseline run: a result `FILE`.json, or a folder whose newest .json is used (-write-baseline: the folder to write into)")
+	dir := fset.String("baseline", filepath.FromSlash(baselineDir), "the baseline run: a result `FILE`.json, or a folder whose newest .json is used (-write-baseline: the folder to write into)")
 	tol := fset.Float64("tolerance", compare.DefaultTolerance, "how much worse a ratio may get before the gate fails, more than 0 and less than 1 (0.25 = 25%)")
 	write := fset.Bool("write-baseline", false, "run the suite and store it as the new baseline instead of comparing")
 	out := fset.String("out", "", "also write the checked run's files (JSON, Markdown, charts, HTML page) into this folder, for a CI artifact")

@@ -15,16 +15,18 @@ import (
 )
 
 // runHistory writes the history page of the result files named or found
-// in the folders named (results/ by default).
+// in the folders named: by default the published runs (results/) and the
+// local ones (results/local/), onto results/local/index.html, which git
+// ignores; loadgen publish refreshes the published page.
 func runHistory(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("loadgen history", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	out := fs.String("o", "", "the page to write (default: "+report.IndexName+" in the one folder read, else results/"+report.IndexName+")")
+	out := fs.String("o", "", "the page to write (default: "+report.IndexName+" in the one folder named, else in "+localDir+")")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: loadgen history [-o FILE] [DIR|FILE.json ...]\n\n"+
-			"Writes one self-contained HTML page with every suite result in the folders (results/ by default)\n"+
-			"and files named: the runs by date and commit, and trend charts of the cross-machine ratios and of\n"+
-			"IDs/s per subject, a line per host.\n\n")
+			"Writes one self-contained HTML page with every suite result in the folders (by default "+publishedDir+"/, the\n"+
+			"published runs, and "+localDir+"/, the lab's own) and files named: the runs by date and commit, and\n"+
+			"trend charts of the cross-machine ratios and of IDs/s per subject, a line per host.\n\n")
 		fs.PrintDefaults()
 	}
 	if code := parseFlags(fs, args); code >= 0 {
@@ -32,13 +34,20 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 	}
 	sources := fs.Args()
 	if len(sources) == 0 {
-		sources = []string{"results"}
+		for _, dir := range []string{publishedDir, defaultOut()} {
+			if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+				sources = append(sources, dir)
+			}
+		}
+		if len(sources) == 0 {
+			fmt.Fprintf(stderr, "loadgen history: no %s/ or %s/ folder here: name the folders or files to read\n", publishedDir, localDir)
+			return exitUsage
+		}
+	} else if fi, err := os.Stat(sources[0]); *out == "" && len(sources) == 1 && err == nil && fi.IsDir() {
+		*out = filepath.Join(sources[0], report.IndexName)
 	}
 	if *out == "" {
-		*out = filepath.Join("results", report.IndexName)
-		if fi, err := os.Stat(sources[0]); len(sources) == 1 && err == nil && fi.IsDir() {
-			*out = filepath.Join(sources[0], report.IndexName)
-		}
+		*out = filepath.Join(defaultOut(), report.IndexName)
 	}
 	n, err := writeHistory(*out, sources)
 	if err != nil {
@@ -64,6 +73,13 @@ func writeHistory(out string, sources []string) (int, error) {
 	runs, err := readHistory(sources, filepath.Dir(out))
 	if err != nil {
 		return 0, err
+	}
+	if filepath.Dir(out) == defaultOut() {
+		// The lab's own folder may not be there yet when only published
+		// runs are; any other folder named must be.
+		if err := os.MkdirAll(defaultOut(), 0o755); err != nil {
+			return 0, err
+		}
 	}
 	h := report.NewHistory(runs)
 	return len(runs), result.WriteFile(out, func(w io.Writer) error { return report.WriteIndex(w, h) })

@@ -67,6 +67,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runList(stdout, stderr)
 	case "history":
 		return runHistory(args, stdout, stderr)
+	case "publish":
+		return runPublish(args, stdout, stderr)
 	case "help":
 		if _, err := fmt.Fprintln(stdout, usage); err != nil {
 			return exitFailure
@@ -99,12 +101,15 @@ func parseFlags(fs *flag.FlagSet, args []string) int {
 }
 
 const usage = `usage:
-  loadgen [run] [flags]             run the suite (loadgen run -h for flags)
+  loadgen [run] [flags]             run the suite (loadgen run -h for flags); writes
+                                    results/local/, which git ignores
   loadgen compare OLD.json NEW.json compare two runs
-  loadgen check [-baseline DIR]     the CI regression gate (loadgen check -h)
+  loadgen check [-baseline DIR|FILE.json]
+                                    the CI regression gate (loadgen check -h)
   loadgen export [-format F] RUN.json
                                     a run for benchstat (gobench) or
-                                    github-action-benchmark (benchmark-action)
+                                    github-action-benchmark (benchmark-action,
+                                    benchmark-action-costs)
   loadgen btree [-rows N] [-pg DSN] what the key costs a B-tree (loadgen btree -h)
   loadgen alternatives -pg DSN      ticket server, sequences, blocks, stride and snowlab
                                     on PostgreSQL (loadgen alternatives -h)
@@ -113,6 +118,8 @@ const usage = `usage:
                                     the in-process generator (loadgen service -h)
   loadgen history [-o FILE] [DIR|FILE.json ...]
                                     the history page of the results (index.html)
+  loadgen publish [RUN.json ...]    copy runs (default: the newest in results/local)
+                                    into results/, to commit, and refresh its index.html
   loadgen list                      list the subjects
   loadgen help                      this text`
 
@@ -288,7 +295,7 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var sf suiteFlags
 	sf.register(fs)
-	out := fs.String("out", "results", "folder for the result files (JSON, Markdown, SVG charts)")
+	out := fs.String("out", defaultOut(), "folder for the result files (JSON, Markdown, SVG charts); git ignores the default: loadgen publish commits a run")
 	noWrite := fs.Bool("no-write", false, "print the table only, write no files")
 	leaseSpec := fs.String("lease", "", "mint snowlab's generators under a nodeid lease on GOMAXPROCS node ids: dir:`PATH`")
 	quiet := fs.Bool("q", false, "no progress bar")
@@ -363,7 +370,7 @@ func finishSuiteRun(what, out string, noWrite bool, res *result.Run, stdout, std
 		// The history page follows the folder: a result it cannot read
 		// is said, and costs the run nothing.
 		index := filepath.Join(out, report.IndexName)
-		if n, err := writeHistory(index, []string{out}); err != nil {
+		if n, err := writeHistory(index, historySources(out)); err != nil {
 			fmt.Fprintf(stderr, "%s: the history page was not refreshed: %v\n", what, err)
 		} else {
 			fmt.Fprintf(stdout, "wrote %s (%d runs)\n", index, n)
