@@ -167,6 +167,7 @@ func (s Suite) Measure() (*result.Run, error) {
 			run.Failures = append(run.Failures, r.Check.Failure(sub.Name, "steady"))
 		}
 	}
+	noteCuts(run)
 	run.Elapsed = time.Since(started)
 	return run, nil
 }

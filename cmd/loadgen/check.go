@@ -31,6 +31,7 @@ func checkSuite() suiteFlags {
 		duration: 50 * time.Millisecond, satRepeats: 6,
 		// Not run; set so that the flags' range check passes.
 		ids: 1, goroutines: 1, repeats: 1, rate: workload.DefaultSteadyRate, steadyDur: workload.DefaultSteadyDuration,
+		budget: workload.DefaultCeilingBudget,
 	}
 }
 

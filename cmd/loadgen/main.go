@@ -1,7 +1,8 @@
 // Command loadgen is snowlab's performance lab.
 //
 // With no arguments it runs the standard suite (about a minute on two
-// cores): a 100,000-ID fan-out burst, a saturate sweep over goroutine
+// cores, a strict peer far below its ceiling asked for what it serves in
+// 500 ms: -ceiling-budget): a 100,000-ID fan-out burst, a saturate sweep over goroutine
 // counts and an open-loop steady run, against snowlab's generators (mutex
 // baseline, lock-free, sharded; both policies), the physical limits they
 // are read against (limit/clock+cas: a clock read and one compare-and-swap

@@ -258,6 +258,10 @@ func TestUsageErrors(t *testing.T) {
 		{"check", "-tolerance", "1"},
 		{"check", "-tolerance", "+Inf"},
 		{"check", "extra"},
+		{"run", "-ceiling-budget", "0"},
+		{"run", "-ceiling-budget", "-1s"},
+		{"run", "-ceiling-budget", "11m"},
+		{"run", "-n", "abc"},
 		{"run", "-gomaxprocs", "-1"},
 		{"run", "-gomaxprocs", "100000"},
 	} {

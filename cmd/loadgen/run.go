@@ -136,6 +136,7 @@ type suiteFlags struct {
 	satRepeats int
 	rate       float64
 	steadyDur  time.Duration
+	budget     time.Duration
 	events     bool
 }
 
@@ -151,6 +152,8 @@ func (f *suiteFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.satRepeats, "sat-repeats", workload.DefaultSaturateRepeats, fmt.Sprintf("saturate: repeats per goroutine count, IDs/s samples (1 to %d)", workload.MaxRepeats))
 	fs.Float64Var(&f.rate, "rate", workload.DefaultSteadyRate, fmt.Sprintf("steady: target calls per second, open loop (more than 0, at most %g)", workload.MaxSteadyRate))
 	fs.DurationVar(&f.steadyDur, "steady-duration", workload.DefaultSteadyDuration, fmt.Sprintf("steady: length of the run (more than 0, at most %v; rate x duration at most %d calls)", workload.MaxDuration, workload.MaxSteadyCalls))
+	fs.DurationVar(&f.budget, "ceiling-budget", workload.DefaultCeilingBudget, fmt.Sprintf("burst and steady: a strict subject whose ceiling is far below the workload's demand "+
+		"is asked for no more than its ceiling serves in this long (fewer IDs, said in its note; more than 0, at most %v)", workload.MaxDuration))
 	fs.BoolVar(&f.events, "events", true, "count hardware (or software) events around bursts")
 }
 
@@ -177,6 +180,7 @@ func (f *suiteFlags) check() error {
 		intRange("sat-repeats", f.satRepeats, 1, workload.MaxRepeats, "repeats"),
 		durRange("duration", f.duration, workload.MaxDuration),
 		durRange("steady-duration", f.steadyDur, workload.MaxDuration),
+		durRange("ceiling-budget", f.budget, workload.MaxDuration),
 	} {
 		if err != nil {
 			return err
@@ -229,9 +233,9 @@ func (f *suiteFlags) suite(all []subject.Subject) (lab.Suite, error) {
 	suite := lab.Suite{
 		Subjects:    subs,
 		Workloads:   w,
-		Burst:       workload.BurstConfig{IDs: f.ids, Goroutines: f.goroutines, Repeats: f.repeats, Pause: f.pause},
+		Burst:       workload.BurstConfig{IDs: f.ids, Goroutines: f.goroutines, Repeats: f.repeats, Pause: f.pause, CeilingBudget: f.budget},
 		Saturate:    workload.SaturateConfig{Goroutines: sweep, Duration: f.duration, Repeats: f.satRepeats},
-		Steady:      workload.SteadyConfig{Rate: f.rate, Duration: f.steadyDur},
+		Steady:      workload.SteadyConfig{Rate: f.rate, Duration: f.steadyDur, CeilingBudget: f.budget},
 		CountEvents: f.events,
 		Commit:      sha,
 		Dirty:       dirty,
@@ -351,6 +355,12 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 	if err := report.WriteTable(stdout, res); err != nil {
 		fmt.Fprintf(stderr, "loadgen: %v\n", err)
 		return exitFailure
+	}
+	if cuts := lab.Cuts(res); len(cuts) > 0 {
+		fmt.Fprintln(stdout)
+		for _, c := range cuts {
+			fmt.Fprintln(stdout, c)
+		}
 	}
 	return finishSuiteRun("loadgen", *out, *noWrite, res, stdout, stderr)
 }
