@@ -71,9 +71,9 @@ func CheckTolerance(tol float64) error {
 }
 
 // Ratio is a figure of a run normalised by what the host gave in the same
-// run: a quotient of two throughputs measured side by side (a generator
-// over the physical limit it is built on, its scaling over the limit's
-// scaling), or a strict generator's fill of the tick slots it got to run
+// run: a quotient of two throughputs measured side by side (a generator's
+// cost per ID over that of the physical limit it is built on, its scaling
+// over the limit's scaling), or a strict generator's fill of the tick slots it got to run
 // in. A faster, slower or busier machine changes both sides alike, so the
 // ratio holds where absolute figures do not. A cost ("ns/ID over" a
 // limit: 1× is the limit, 1.08× costs 8% more) is LowerIsBetter, as the
