@@ -2,7 +2,7 @@
 GO ?= go
 BENCHTIME ?= 300ms
 
-.PHONY: all test vet vet-etcd vet-snowidd fmt race lint-actions test-etcd test-snowidd snowidd service proto bench bench-generators ladder ci lab history bench-check cross test-386
+.PHONY: all test vet vet-etcd vet-snowidd fmt race lint-actions test-etcd test-snowidd snowidd service proto bench bench-generators ladder ci lab history publish bench-check cross test-386
 
 ## The library: what a consumer imports, and what must build on every platform.
 LIB_PKGS = . ./clocksrc ./mutexgen ./atomicgen ./shardedgen ./nodeid ./internal/...
@@ -52,7 +52,7 @@ snowidd:
 ## service: build bin/snowidd, start it on a free loopback port and measure
 ## it with the lab (loadgen service): NextID per protocol, NextIDs per batch
 ## size, open-loop latency at half the maximum, beside the in-process
-## generator. On Linux give each its CPUs, or the figures are the two
+## generator; writes results/local/ (git ignores it; make publish commits a run). On Linux give each its CPUs, or the figures are the two
 ## fighting for cores: SERVICE_FLAGS='-server-cpus 0 -cpus 1 -duration 1s'
 ## (loadgen service -h for the rest: -server-shards, -steady-share, ...).
 SERVICE_FLAGS ?=
@@ -130,15 +130,23 @@ test-386:
 		GOARCH=386 CGO_ENABLED=0 $(GO) vet $(LIB_PKGS) && GOARCH=386 CGO_ENABLED=0 $(GO) test -count=1 -exec true $(LIB_PKGS) >/dev/null; \
 	fi
 
-## lab: the performance lab's standard suite; writes results/
+## lab: the performance lab's standard suite; writes results/local/, which git
+## ignores, so that running the lab never dirties the checkout
 lab:
 	$(GO) run ./cmd/loadgen
 
-## history: results/index.html, one page with every run in results/ by date and
-## commit and the trends of the ratios and IDs/s, a line per host (make lab
-## refreshes it too)
+## history: results/local/index.html, one page with every run, published
+## (results/) and local (results/local/), by date and commit and the trends of
+## the ratios and IDs/s, a line per host (make lab refreshes it too)
 history:
-	$(GO) run ./cmd/loadgen history -o results/index.html results
+	$(GO) run ./cmd/loadgen history
+
+## publish: the deliberate step that commits a run: copy the newest run in
+## results/local/ (or RUN=results/local/<stem>.json) with its page and charts
+## into results/ and refresh results/index.html, the published history
+RUN ?=
+publish:
+	$(GO) run ./cmd/loadgen publish $(RUN)
 
 ## bench-check: the regression gate against results/baseline
 bench-check:
@@ -148,7 +156,8 @@ bench-check:
 BTREE_FLAGS ?=
 ALTERNATIVES_FLAGS ?=
 
-## btree: what the key costs a B-tree (lab/btree) on embedded SQLite; writes results/*-btree.*
+## btree: what the key costs a B-tree (lab/btree) on embedded SQLite; writes
+## results/local/*-btree.* (make publish RUN=... commits one)
 btree:
 	$(GO) run ./cmd/loadgen btree $(BTREE_FLAGS)
 
@@ -163,7 +172,7 @@ pg:
 ## blocks, stride) beside snowlab, in process and through a snowidd replica (bin/snowidd,
 ## started on loopback for the run), on a throwaway PostgreSQL (scripts/pg.sh, which
 ## also crashes and restarts it for the crash experiment), stopped afterwards;
-## writes results/*-alternatives.*. Pass e.g. ALTERNATIVES_FLAGS='-duration 5s'.
+## writes results/local/*-alternatives.*. Pass e.g. ALTERNATIVES_FLAGS='-duration 5s'.
 ## Against a server of your own (no crash experiment, no commit latency unless local):
 ## go run ./cmd/loadgen alternatives -pg postgres://user@host:port/db [-snowidd http://HOST:PORT]
 alternatives: snowidd

@@ -61,5 +61,5 @@ func Example() {
 	// measured: mine/counter
 	// measured: limit/clock+cas
 	// measured: limit/per-p
-	// ratio: mine/counter over limit/clock+cas @G=1
+	// ratio: mine/counter ns/ID over limit/clock+cas @G=1
 }

@@ -140,8 +140,9 @@ func (s Suite) Measure() (*result.Run, error) {
 	}
 	if s.Workloads.Saturate {
 		// Interleaved: each round measures every subject at every
-		// goroutine count, so the ratios the gate reads (a generator over
-		// its physical limit, scaling over the limit's scaling) compare
+		// goroutine count, so the ratios the gate reads (a generator's
+		// cost over its physical limit's, scaling over the limit's
+		// scaling) compare
 		// repeats that ran a moment apart on the same host.
 		reps := s.Saturate.RepeatCount()
 		sat, err := workload.SaturateSweep(s.Subjects, s.Saturate, func(sub subject.Subject, g, r int) {
@@ -171,6 +172,7 @@ func (s Suite) Measure() (*result.Run, error) {
 			run.Failures = append(run.Failures, r.Check.Failure(sub.Name, "steady"))
 		}
 	}
+	noteCuts(run)
 	run.Elapsed = time.Since(started)
 	return run, nil
 }

@@ -3,6 +3,7 @@ package lab
 import (
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -75,4 +76,56 @@ func TestSuiteWritesFiles(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, run.Saturate, back.Saturate)
 	assert.Equal(t, run.Host.Load, back.Host.Load)
+}
+
+// TestSuiteCutsASlowStrictSubject: a strict subject whose ceiling is far
+// below what the workloads ask is asked for what it serves in the ceiling
+// budget, and the run says so in its note and in Cuts; a fast one is not
+// cut.
+func TestSuiteCutsASlowStrictSubject(t *testing.T) {
+	slow := counterSubject("slow/strict", 10) // 10 per 1 ms tick: 10k IDs/s
+	fast := counterSubject("fast/strict", 1<<20)
+	suite := Suite{
+		Subjects:  []subject.Subject{slow, fast},
+		Workloads: Workloads{Burst: true, Steady: true},
+		Burst:     workload.BurstConfig{IDs: 20_000, Goroutines: 4, Repeats: 1, CeilingBudget: 100 * time.Millisecond},
+		Steady:    workload.SteadyConfig{Rate: 1e6, Duration: 20 * time.Millisecond, Workers: 2, CeilingBudget: 100 * time.Millisecond},
+	}
+	run, err := suite.Measure()
+	require.NoError(t, err)
+	require.Len(t, run.Burst, 2)
+	require.Len(t, run.Steady, 2)
+
+	// 10k IDs/s × 100 ms.
+	assert.Equal(t, 1000, run.Burst[0].IDs)
+	assert.Equal(t, 20_000, run.Burst[0].RequestedIDs)
+	assert.Equal(t, 1000, run.Burst[0].Check.IDs, "every ID asked for was checked")
+	assert.Equal(t, 1000*time.Microsecond, run.Steady[0].Duration, "1,000 calls at 1M/s")
+	assert.Equal(t, 20*time.Millisecond, run.Steady[0].RequestedDuration)
+	assert.Equal(t, 1000, run.Steady[0].Check.IDs)
+
+	assert.Equal(t, 20_000, run.Burst[1].IDs)
+	assert.Zero(t, run.Burst[1].RequestedIDs)
+	assert.Equal(t, 20*time.Millisecond, run.Steady[1].Duration)
+	assert.Zero(t, run.Steady[1].RequestedDuration)
+
+	want := "cut to 100ms at its ceiling of 10.0k/s (loadgen -ceiling-budget): bursts of 1,000 IDs, not 20,000; " +
+		"a steady schedule of 1ms at 1.00M/s (1,000 calls), not 20ms"
+	assert.Equal(t, "a counter; "+want, run.Subjects[0].Note)
+	assert.Equal(t, "a counter", run.Subjects[1].Note)
+	assert.Equal(t, []string{"slow/strict: " + want}, Cuts(run))
+}
+
+// counterSubject is a strict subject of perTick IDs per 1 ms tick whose
+// IDs count up, each decoding to a tick of its own: the checks pass
+// however fast it runs.
+func counterSubject(name string, perTick int) subject.Subject {
+	return subject.Subject{
+		Name: name, Strict: true, Order: subject.OrderNone, Nodes: 1, PerTick: perTick, Tick: time.Millisecond, Note: "a counter",
+		Decode: func(id subject.ID) (time.Time, int) { return time.UnixMilli(int64(id.Lo)), 0 },
+		New: func() (subject.Minter, error) {
+			var n atomic.Uint64
+			return subject.Func(name, func() (uint64, error) { return n.Add(1), nil }, nil).New()
+		},
+	}
 }

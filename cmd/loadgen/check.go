@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -30,6 +31,7 @@ func checkSuite() suiteFlags {
 		duration: 50 * time.Millisecond, satRepeats: 6,
 		// Not run; set so that the flags' range check passes.
 		ids: 1, goroutines: 1, repeats: 1, rate: workload.DefaultSteadyRate, steadyDur: workload.DefaultSteadyDuration,
+		budget: workload.DefaultCeilingBudget,
 	}
 }
 
@@ -40,7 +42,7 @@ const injectFlag = "inject-regression"
 func runCheck(args, command []string, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("loadgen check", flag.ContinueOnError)
 	fset.SetOutput(stderr)
-	dir := fset.String("baseline", filepath.Join("results", "baseline"), "folder holding the baseline run (the newest .json in it)")
+	dir := fset.String("baseline", filepath.FromSlash(baselineDir), "the baseline run: a result `FILE`.json, or a folder whose newest .json is used (-write-baseline: the folder to write into)")
 	tol := fset.Float64("tolerance", compare.DefaultTolerance, "how much worse a ratio may get before the gate fails, more than 0 and less than 1 (0.25 = 25%)")
 	write := fset.Bool("write-baseline", false, "run the suite and store it as the new baseline instead of comparing")
 	out := fset.String("out", "", "also write the checked run's files (JSON, Markdown, charts, HTML page) into this folder, for a CI artifact")
@@ -73,6 +75,28 @@ func runCheck(args, command []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loadgen check: -%s with -write-baseline would record the regression as the baseline\n", injectFlag)
 		return exitUsage
 	}
+	var base *result.Run
+	if !*write {
+		path, err := baselineFile(*dir)
+		if err != nil {
+			fmt.Fprintf(stderr, "loadgen check: -baseline: %v (record one with: loadgen check -write-baseline)\n", err)
+			return exitUsage
+		}
+		if base, err = result.Read(path); err != nil {
+			fmt.Fprintf(stderr, "loadgen check: -baseline: %v\n", err)
+			return exitUsage
+		}
+		// Refused before the suite runs: a baseline with no gated
+		// ratio would fail the gate after it, having compared nothing.
+		if err := compare.CheckBaseline(base); err != nil {
+			fmt.Fprintf(stderr, "loadgen check: -baseline %s: %v\n", path, err)
+			return exitUsage
+		}
+		fmt.Fprintf(stderr, "baseline: %s\n", path)
+	} else if fi, err := os.Stat(*dir); err == nil && !fi.IsDir() {
+		fmt.Fprintf(stderr, "loadgen check: -write-baseline -baseline %s: want a folder to write the baseline into, not a file\n", *dir)
+		return exitUsage
+	}
 	all := allSubjects()
 	if *inject {
 		for i, s := range all {
@@ -88,19 +112,6 @@ func runCheck(args, command []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	suite.Command = command
-	var base *result.Run
-	if !*write {
-		path, err := newestJSON(*dir)
-		if err != nil {
-			fmt.Fprintf(stderr, "loadgen check: baseline: %v (record one with: loadgen check -write-baseline)\n", err)
-			return exitUsage
-		}
-		if base, err = result.Read(path); err != nil {
-			fmt.Fprintf(stderr, "loadgen check: %v\n", err)
-			return exitUsage
-		}
-		fmt.Fprintf(stderr, "baseline: %s\n", path)
-	}
 	bar := newProgress(stderr, *quiet, suite.Steps())
 	suite.Progress = bar.step
 	cur, err := suite.Measure()
@@ -177,6 +188,19 @@ type slowMinter struct {
 func (s slowMinter) Next() (subject.ID, error) {
 	s.w.Advance(uint64(s.clock.UnixNano()))
 	return s.m.Next()
+}
+
+// baselineFile is the baseline run -baseline names: the file itself, or
+// the newest .json in the folder.
+func baselineFile(spec string) (string, error) {
+	fi, err := os.Stat(spec)
+	if err != nil {
+		return "", err
+	}
+	if !fi.IsDir() {
+		return spec, nil
+	}
+	return newestJSON(spec)
 }
 
 // newestJSON is the most recently named .json file in dir (result names

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,7 +13,7 @@ import (
 func runCompare(args []string, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("loadgen compare", flag.ContinueOnError)
 	fset.SetOutput(stderr)
-	failOn := fset.Bool("fail-on-regression", false, "exit 1 when any metric got significantly worse")
+	failOn := fset.Bool("fail-on-regression", false, "exit 1 when any metric got significantly worse, or when the runs share no metric")
 	asJSON := fset.Bool("json", false, "write the comparison as JSON instead of a table")
 	if code := parseFlags(fset, args); code >= 0 {
 		return code
@@ -21,17 +22,42 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: loadgen compare [-fail-on-regression] [-json] OLD.json NEW.json")
 		return exitUsage
 	}
-	old, err := result.Read(fset.Arg(0))
-	if err != nil {
-		fmt.Fprintf(stderr, "loadgen compare: %v\n", err)
-		return exitUsage
+	// Runs that share nothing (an experiment's file, a run of other
+	// workloads) are no comparison: a usage error, or under
+	// -fail-on-regression a failure, as a gate must not pass on nothing.
+	nothing := exitUsage
+	if *failOn {
+		nothing = exitFailure
 	}
-	cur, err := result.Read(fset.Arg(1))
-	if err != nil {
-		fmt.Fprintf(stderr, "loadgen compare: %v\n", err)
-		return exitUsage
+	var runs [2]*result.Run
+	var errs [2]error
+	for i := range runs {
+		runs[i], errs[i] = result.Read(fset.Arg(i))
 	}
-	c := compare.Runs(old, cur)
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, result.ErrExperiment) {
+			fmt.Fprintf(stderr, "loadgen compare: %v\n", err)
+			return exitUsage
+		}
+	}
+	if errs[0] != nil || errs[1] != nil {
+		// Say what each file is, the one that is a suite run too.
+		var what [2]string
+		for i, err := range errs {
+			if err != nil {
+				what[i] = err.Error()
+			} else {
+				what[i] = fmt.Sprintf("%s: a suite run (commit %s, %d subjects)", fset.Arg(i), runs[i].Revision(), len(runs[i].Subjects))
+			}
+		}
+		fmt.Fprintf(stderr, "loadgen compare: nothing to compare: %s; %s\n", what[0], what[1])
+		return nothing
+	}
+	c := compare.Runs(runs[0], runs[1])
+	if err := c.Err(); err != nil {
+		fmt.Fprintf(stderr, "loadgen compare: %s vs %s: %v\n", fset.Arg(0), fset.Arg(1), err)
+		return nothing
+	}
 	write := c.Write
 	if *asJSON {
 		write = c.WriteJSON

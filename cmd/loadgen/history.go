@@ -1,7 +1,7 @@
 package main
 
 import (
-	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -15,20 +15,22 @@ import (
 )
 
 // runHistory writes the history page of the result files named or found
-// in the folders named (results/ by default).
+// in the folders named: by default the published runs (results/) and the
+// local ones (results/local/), onto results/local/index.html, which git
+// ignores; loadgen publish refreshes the published page.
 func runHistory(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("loadgen history", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	out := fs.String("o", "", "the page to write (default: "+report.IndexName+" in the one folder read, else results/"+report.IndexName+")")
+	out := fs.String("o", "", "the page to write (default: "+report.IndexName+" in the one folder named, else in "+localDir+")")
 	defaultBase := filepath.Join("results", "baseline")
 	base := fs.String("baseline", defaultBase, "the baseline loadgen check compares against, a .json file or a folder (its newest .json): "+
 		"the page leads with the ratios it gates (none at the default path: every ratio the gate would check)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: loadgen history [-o FILE] [-baseline FILE.json|DIR] [DIR|FILE.json ...]\n\n"+
-			"Writes one self-contained HTML page with every suite result in the folders (results/ by default)\n"+
-			"and files named: trend charts of the ratios the gate checks against the baseline, the runs by date\n"+
-			"and commit with the load each ran under, then the ratios only reported and IDs/s per subject, a\n"+
-			"line per host.\n\n")
+			"Writes one self-contained HTML page with every suite result in the folders (by default "+publishedDir+"/, the\n"+
+			"published runs, and "+localDir+"/, the lab's own) and files named: trend charts of the ratios the gate\n"+
+			"checks against the baseline, the runs by date and commit with the load each ran under, then the ratios\n"+
+			"only reported and IDs/s per subject, a line per host.\n\n")
 		fs.PrintDefaults()
 	}
 	if code := parseFlags(fs, args); code >= 0 {
@@ -36,13 +38,20 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 	}
 	sources := fs.Args()
 	if len(sources) == 0 {
-		sources = []string{"results"}
+		for _, dir := range []string{publishedDir, defaultOut()} {
+			if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+				sources = append(sources, dir)
+			}
+		}
+		if len(sources) == 0 {
+			fmt.Fprintf(stderr, "loadgen history: no %s/ or %s/ folder here: name the folders or files to read\n", publishedDir, localDir)
+			return exitUsage
+		}
+	} else if fi, err := os.Stat(sources[0]); *out == "" && len(sources) == 1 && err == nil && fi.IsDir() {
+		*out = filepath.Join(sources[0], report.IndexName)
 	}
 	if *out == "" {
-		*out = filepath.Join("results", report.IndexName)
-		if fi, err := os.Stat(sources[0]); len(sources) == 1 && err == nil && fi.IsDir() {
-			*out = filepath.Join(sources[0], report.IndexName)
-		}
+		*out = filepath.Join(defaultOut(), report.IndexName)
 	}
 	var baseline *result.Run
 	if _, err := os.Stat(*base); err == nil || *base != defaultBase {
@@ -55,6 +64,13 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 	n, err := writeHistory(*out, sources, baseline)
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen history: %v\n", err)
+		// What was named is at fault (a folder that is not there, a
+		// file that is no suite run) unless the page could not be
+		// written.
+		var bad *badSource
+		if errors.As(err, &bad) {
+			return exitUsage
+		}
 		return exitFailure
 	}
 	fmt.Fprintf(stdout, "wrote %s (%d runs)\n", *out, n)
@@ -62,32 +78,41 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 }
 
 // readBaseline reads the baseline run at path: a result file, or the
-// newest .json in a folder.
+// newest .json in a folder (baselineFile, as loadgen check reads it).
 func readBaseline(path string) (*result.Run, error) {
-	fi, err := os.Stat(path)
+	file, err := baselineFile(path)
 	if err != nil {
 		return nil, err
 	}
-	if fi.IsDir() {
-		if path, err = newestJSON(path); err != nil {
-			return nil, err
-		}
-	}
-	return result.Read(path)
+	return result.Read(file)
 }
 
 // writeHistory reads the suite results in sources (folders, whose *.json
 // files are read, or files) and writes their history page to out, the
 // ratios baseline gates (every gated ratio when nil) first. It returns
-// how many runs the page shows.
+// how many runs the page shows. An error about a source is a *badSource.
 func writeHistory(out string, sources []string, baseline *result.Run) (int, error) {
 	runs, err := readHistory(sources, filepath.Dir(out))
 	if err != nil {
 		return 0, err
 	}
+	if filepath.Dir(out) == defaultOut() {
+		// The lab's own folder may not be there yet when only published
+		// runs are; any other folder named must be.
+		if err := os.MkdirAll(defaultOut(), 0o755); err != nil {
+			return 0, err
+		}
+	}
 	h := report.NewHistory(runs, baseline)
 	return len(runs), result.WriteFile(out, func(w io.Writer) error { return report.WriteIndex(w, h) })
 }
+
+// badSource is an error about one of the history's sources: missing, or
+// not a suite result.
+type badSource struct{ err error }
+
+func (e *badSource) Error() string { return e.err.Error() }
+func (e *badSource) Unwrap() error { return e.err }
 
 // readHistory reads the suite results in sources. A folder's files of an
 // experiment (lab/btree's, which name it in "experiment") are not suite
@@ -100,12 +125,12 @@ func readHistory(sources []string, pageDir string) ([]report.HistoryRun, error) 
 	for _, src := range sources {
 		fi, err := os.Stat(src)
 		if err != nil {
-			return nil, err
+			return nil, &badSource{err}
 		}
 		files := []string{src}
 		if fi.IsDir() {
 			if files, err = filepath.Glob(filepath.Join(src, "*.json")); err != nil {
-				return nil, err
+				return nil, &badSource{err}
 			}
 			slices.Sort(files)
 		}
@@ -115,15 +140,12 @@ func readHistory(sources []string, pageDir string) ([]report.HistoryRun, error) 
 				continue
 			}
 			seen[abs] = true
-			if exp := experiment(f); exp != "" {
-				if fi.IsDir() {
-					continue
-				}
-				return nil, fmt.Errorf("%s: the result of the %s experiment, not of a suite run", f, exp)
-			}
 			run, err := result.Read(f)
+			if errors.Is(err, result.ErrExperiment) && fi.IsDir() {
+				continue
+			}
 			if err != nil {
-				return nil, err
+				return nil, &badSource{err}
 			}
 			hr := report.HistoryRun{Run: run}
 			page := strings.TrimSuffix(f, ".json") + ".html"
@@ -136,18 +158,4 @@ func readHistory(sources []string, pageDir string) ([]report.HistoryRun, error) 
 		}
 	}
 	return runs, nil
-}
-
-// experiment is the experiment the JSON file at path is the result of
-// (lab/btree's name one in "experiment"), "" for a suite run's or a file
-// that is not JSON (result.Read says what is wrong with that).
-func experiment(path string) string {
-	var head struct {
-		Experiment string `json:"experiment"`
-	}
-	data, err := os.ReadFile(path)
-	if err != nil || json.Unmarshal(data, &head) != nil {
-		return ""
-	}
-	return head.Experiment
 }

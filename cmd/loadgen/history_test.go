@@ -61,25 +61,35 @@ func TestHistoryErrors(t *testing.T) {
 	dir, _ := resultsDir(t)
 	bad := filepath.Join(dir, "bad.json")
 	require.NoError(t, os.WriteFile(bad, []byte(`{"schema":`), 0o644))
-	code, _, errs := runArgs("history", dir)
-	assert.Equal(t, exitFailure, code)
-	assert.Contains(t, errs, "bad.json")
+	// A source that is not there or holds what is no suite result is a
+	// usage error: one line naming it, exit 2.
+	for _, tc := range []struct {
+		name string
+		args []string
+		says string
+	}{
+		{"a bad file in the folder", []string{dir}, "bad.json"},
+		{"a folder that is not there", []string{filepath.Join(dir, "absent")}, "absent: no such file or directory"},
+		{"/nonexistent", []string{"/nonexistent"}, "/nonexistent"},
+		{"an experiment's file named", []string{"-o", filepath.Join(t.TempDir(), "i.html"), filepath.Join(dir, "x-btree.json")},
+			`x-btree.json: the result of an experiment, not of a suite run (experiment "btree")`},
+		{"a bad flag", []string{"-bogus"}, "flag provided but not defined: -bogus"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runArgs(append([]string{"history"}, tc.args...)...)
+			assert.Equal(t, exitUsage, code)
+			assert.Empty(t, out)
+			assert.Contains(t, errs, tc.says)
+			assert.Equal(t, 1, strings.Count(errs, "\n"), "one line: %q", errs)
+		})
+	}
 	assert.NoFileExists(t, filepath.Join(dir, "index.html"), "no page from half the results")
 
-	code, _, errs = runArgs("history", filepath.Join(dir, "absent"))
+	// A page that cannot be written is a failure, not a usage error.
+	require.NoError(t, os.Remove(filepath.Join(dir, "bad.json")))
+	code, _, errs := runArgs("history", "-o", filepath.Join(dir, "no", "such", "i.html"), dir)
 	assert.Equal(t, exitFailure, code)
-	assert.Contains(t, errs, "absent")
-
-	code, _, errs = runArgs("history", "-o", filepath.Join(t.TempDir(), "i.html"), filepath.Join(dir, "x-btree.json"))
-	assert.Equal(t, exitFailure, code, "an experiment's file named is an error: it is no suite run")
-	assert.Contains(t, errs, "x-btree.json: the result of the btree experiment")
-
-	code, _, errs = runArgs("history", "-o", filepath.Join(dir, "no", "such", "i.html"), filepath.Join(dir, "aaaa.json"))
-	assert.Equal(t, exitFailure, code)
-	assert.Contains(t, errs, "aaaa.json")
-
-	code, _, _ = runArgs("history", "-bogus")
-	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errs, filepath.Join(dir, "no", "such"))
 }
 
 // TestRunRefreshesHistory: a run whose folder holds a result the lab

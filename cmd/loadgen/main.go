@@ -1,31 +1,42 @@
 // Command loadgen is snowlab's performance lab.
 //
 // With no arguments it runs the standard suite (about a minute on two
-// cores): a 100,000-ID fan-out burst, a saturate sweep over goroutine
+// cores, a strict peer far below its ceiling asked for what it serves in
+// 500 ms: -ceiling-budget): a 100,000-ID fan-out burst, a saturate sweep over goroutine
 // counts and an open-loop steady run, against snowlab's generators (mutex
 // baseline, lock-free, sharded; both policies), the physical limits they
 // are read against (limit/clock+cas: a clock read and one compare-and-swap
 // on a shared word; limit/per-p: the same on the calling P's word) and the
 // Go ID libraries people use today, all in one process on one host; -gomaxprocs N
 // runs it on N cores. It prints a table,
-// and writes results/<date>-<host>-<sha>.json, a Markdown summary and a
-// self-contained HTML page (.html) beside it, SVG charts under
-// results/<date>-<host>-<sha>/, and refreshes results/index.html, the
-// history of every run in the folder.
+// and writes results/local/<date>-<host>-<sha>.json, a Markdown summary
+// and a self-contained HTML page (.html) beside it, SVG charts under
+// results/local/<date>-<host>-<sha>/, and refreshes results/local/index.html,
+// the history of the published runs and its own. Git ignores results/local/,
+// so a run never dirties the checkout; loadgen publish is the deliberate
+// step that copies one into results/ to be committed.
 //
 // Usage:
 //
 //	loadgen [run] [flags]          run the suite (flags: loadgen run -h)
 //	loadgen compare [-fail-on-regression] [-json] OLD.json NEW.json
 //	                               per-metric change with a noise-aware verdict
-//	loadgen check [-baseline DIR]  the CI gate: a short fixed suite compared
+//	loadgen check [-baseline DIR|FILE.json]
+//	                               the CI gate: a short fixed suite compared
 //	                               on cross-machine ratios with a baseline
 //	loadgen history [-o FILE] [-baseline FILE.json|DIR] [DIR|FILE.json ...]
 //	                               one HTML page with the history of the
-//	                               results (results/index.html): trends of
-//	                               the ratios the gate checks first, runs by
-//	                               date and commit with their load, then the
-//	                               other ratios and IDs/s, a line per host
+//	                               results (by default results/ and
+//	                               results/local/ onto results/local/index.html):
+//	                               trends of the ratios the gate checks
+//	                               first, runs by date and commit with their
+//	                               load, then the other ratios and IDs/s, a
+//	                               line per host
+//	loadgen publish [-to DIR] [RUN.json ...]
+//	                               copy runs (by default the newest in
+//	                               results/local/) with their pages and
+//	                               charts into results/, to be committed,
+//	                               and refresh results/index.html
 //	loadgen export [-format gobench|benchmark-action] RUN.json
 //	                               a run in Go's benchmark format (for
 //	                               benchstat) or github-action-benchmark's JSON
@@ -33,13 +44,13 @@
 //	loadgen btree [-rows N] [-pg DSN]
 //	                               what the key costs a B-tree: snowlab vs
 //	                               UUIDv4/v7, ULID and a sequence on SQLite
-//	                               (and PostgreSQL); writes results/*-btree.*
+//	                               (and PostgreSQL); writes results/local/*-btree.*
 //	loadgen alternatives -pg DSN [-duration D] [-pg-control scripts/pg.sh]
 //	                               the ID schemes the design documents reject
 //	                               (ticket row, sequences, blocks, stride)
 //	                               beside snowlab on PostgreSQL: IDs/s,
 //	                               latency, disorder, a crash; writes
-//	                               results/*-alternatives.*
+//	                               results/local/*-alternatives.*
 //	loadgen service [-snowidd bin/snowidd] [-duration D]
 //	                               a local snowidd (started on a free
 //	                               loopback port, one static node id,

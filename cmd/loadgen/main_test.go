@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -54,6 +55,9 @@ func TestRunWritesResults(t *testing.T) {
 	var entries []map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &entries), out)
 	assert.NotEmpty(t, entries)
+	code, out, errs = runArgs("export", "-format", "benchmark-action-costs", jsons[0])
+	require.Equal(t, exitOK, code, errs)
+	require.NoError(t, json.Unmarshal([]byte(out), &entries), out)
 
 	// compare a run with itself: every row present, nothing "worse".
 	code, out, errs = runArgs("compare", jsons[0], jsons[0])
@@ -99,6 +103,49 @@ func TestCompareExitAndJSON(t *testing.T) {
 	assert.NotEmpty(t, got.Rows)
 }
 
+// TestCompareNothingInCommon: an experiment's file, or two runs of
+// different workloads, share no metric: one line saying what each file
+// is, exit 2, or 1 under -fail-on-regression; never a pass.
+func TestCompareNothingInCommon(t *testing.T) {
+	dir := t.TempDir()
+	suite := &result.Run{Schema: result.SchemaVersion, Commit: "abc1234",
+		Subjects: []result.SubjectInfo{{Name: "atomicgen/monotonic"}},
+		Saturate: []result.SaturateResult{{Subject: "atomicgen/monotonic", Goroutines: 1, Samples: []float64{1, 2, 3, 4, 5}, IDsPerSec: 3}}}
+	steady := &result.Run{Schema: result.SchemaVersion, Commit: "def5678",
+		Steady: []result.SteadyResult{{Subject: "atomicgen/monotonic", TargetRate: 1e6, Latency: result.Latency{Count: 10, P99: 100}}}}
+	suitePath, steadyPath := filepath.Join(dir, "suite.json"), filepath.Join(dir, "steady.json")
+	btreePath := filepath.Join(dir, "x-btree.json")
+	require.NoError(t, result.WriteJSON(suitePath, suite))
+	require.NoError(t, result.WriteJSON(steadyPath, steady))
+	require.NoError(t, os.WriteFile(btreePath, []byte(`{"schema":1,"experiment":"btree","commit":"abc1234"}`), 0o644))
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		says []string
+	}{
+		{"experiment vs suite", []string{btreePath, suitePath}, exitUsage,
+			[]string{`x-btree.json: the result of an experiment, not of a suite run (experiment "btree")`, "suite.json: a suite run (commit abc1234, 1 subjects)"}},
+		{"experiment vs suite, gating", []string{"-fail-on-regression", btreePath, suitePath}, exitFailure,
+			[]string{`(experiment "btree")`}},
+		{"suite vs experiment, JSON", []string{"-json", suitePath, btreePath}, exitUsage, []string{`(experiment "btree")`}},
+		{"other workloads", []string{suitePath, steadyPath}, exitUsage,
+			[]string{"the runs share no metric: old (commit abc1234) measured saturate IDs/s ×1; new (commit def5678) measured steady p99 latency ×1"}},
+		{"other workloads, gating", []string{"-fail-on-regression", suitePath, steadyPath}, exitFailure, []string{"share no metric"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runArgs(append([]string{"compare"}, tc.args...)...)
+			assert.Equal(t, tc.code, code)
+			assert.Empty(t, out)
+			assert.Equal(t, 1, strings.Count(errs, "\n"), "one line: %q", errs)
+			for _, w := range tc.says {
+				assert.Contains(t, errs, w)
+			}
+		})
+	}
+}
+
 func TestCheckAgainstOwnBaseline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the check suite twice")
@@ -106,8 +153,12 @@ func TestCheckAgainstOwnBaseline(t *testing.T) {
 	dir := t.TempDir()
 	code, _, errs := runArgs("check", "-q", "-write-baseline", "-baseline", dir)
 	require.Equal(t, exitOK, code, errs)
-	code, out, errs := runArgs("check", "-q", "-baseline", dir, "-tolerance", "0.9", "-json")
+	// -baseline takes the file as well as its folder.
+	file, err := baselineFile(dir)
+	require.NoError(t, err)
+	code, out, errs := runArgs("check", "-q", "-baseline", file, "-tolerance", "0.9", "-json")
 	assert.Equal(t, exitOK, code, "%s\n%s", out, errs)
+	assert.Contains(t, errs, "baseline: "+file)
 	var gate struct {
 		Pass bool `json:"pass"`
 		Rows []struct {
@@ -116,8 +167,54 @@ func TestCheckAgainstOwnBaseline(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &gate), out)
 	assert.True(t, gate.Pass)
-	assert.Contains(t, out, "atomicgen/monotonic over limit/clock+cas @G=1")
+	assert.Contains(t, out, "atomicgen/monotonic ns/ID over limit/clock+cas @G=1")
 	assert.Contains(t, out, "tick fill atomicgen/strict @G=2")
+}
+
+// TestCheckBaselineArgument: -baseline names a file or a folder (its
+// newest .json); a baseline the gate cannot use is refused in one line
+// before the suite runs, exit 2.
+func TestCheckBaselineArgument(t *testing.T) {
+	dir := t.TempDir()
+	older := filepath.Join(dir, "20260101T000000Z-vm-aaaaaaa.json")
+	newer := filepath.Join(dir, "20260102T000000Z-vm-bbbbbbb.json")
+	steadyOnly := &result.Run{Schema: result.SchemaVersion, Commit: "bbbbbbb",
+		Steady: []result.SteadyResult{{Subject: "atomicgen/monotonic", TargetRate: 1e6, Latency: result.Latency{Count: 10, P99: 100}}}}
+	require.NoError(t, result.WriteJSON(older, steadyOnly))
+	require.NoError(t, result.WriteJSON(newer, steadyOnly))
+	btree := filepath.Join(dir, "x-btree.json.d")
+	require.NoError(t, os.MkdirAll(btree, 0o755))
+	btreeFile := filepath.Join(btree, "x-btree.json")
+	require.NoError(t, os.WriteFile(btreeFile, []byte(`{"schema":1,"experiment":"btree"}`), 0o644))
+
+	got, err := baselineFile(dir)
+	require.NoError(t, err)
+	assert.Equal(t, newer, got, "a folder: its newest run")
+	got, err = baselineFile(older)
+	require.NoError(t, err)
+	assert.Equal(t, older, got, "a file: itself")
+	_, err = baselineFile(t.TempDir())
+	assert.ErrorIs(t, err, fs.ErrNotExist, "an empty folder")
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		says string
+	}{
+		{"no gated ratio", []string{"-baseline", older},
+			"-baseline " + older + ": compare: the run holds no ratio the gate checks (commit bbbbbbb measured steady p99 latency ×1)"},
+		{"an experiment's file", []string{"-baseline", btreeFile}, `the result of an experiment, not of a suite run (experiment "btree")`},
+		{"a folder with no run", []string{"-baseline", t.TempDir()}, "no .json run in"},
+		{"write into a file", []string{"-write-baseline", "-baseline", older}, "want a folder to write the baseline into, not a file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runArgs(append([]string{"check", "-q"}, tc.args...)...)
+			assert.Equal(t, exitUsage, code)
+			assert.Empty(t, out)
+			assert.Contains(t, errs, tc.says)
+			assert.Equal(t, 1, strings.Count(errs, "\n"), "one line, before any suite ran: %q", errs)
+		})
+	}
 }
 
 func TestUsageErrors(t *testing.T) {
@@ -162,6 +259,10 @@ func TestUsageErrors(t *testing.T) {
 		{"check", "-tolerance", "1"},
 		{"check", "-tolerance", "+Inf"},
 		{"check", "extra"},
+		{"run", "-ceiling-budget", "0"},
+		{"run", "-ceiling-budget", "-1s"},
+		{"run", "-ceiling-budget", "11m"},
+		{"run", "-n", "abc"},
 		{"run", "-gomaxprocs", "-1"},
 		{"run", "-gomaxprocs", "100000"},
 	} {

@@ -3,16 +3,13 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,6 +20,7 @@ import (
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/internal/benchgen/limit"
+	"github.com/snowlab/snowlab/internal/cliflag"
 	"github.com/snowlab/snowlab/lab"
 	"github.com/snowlab/snowlab/lab/host"
 	"github.com/snowlab/snowlab/lab/peers"
@@ -69,13 +67,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runList(stdout, stderr)
 	case "history":
 		return runHistory(args, stdout, stderr)
+	case "publish":
+		return runPublish(args, stdout, stderr)
 	case "help":
 		if _, err := fmt.Fprintln(stdout, usage); err != nil {
 			return exitFailure
 		}
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "loadgen: unknown command %q\n%s\n", cmd, usage)
+	fmt.Fprintf(stderr, "loadgen: unknown command %q (run 'loadgen help' for the commands)\n", cmd)
 	return exitUsage
 }
 
@@ -88,24 +88,28 @@ func isHelp(arg string) bool {
 }
 
 // parseFlags parses args into fs. It returns the exit code to stop with,
-// or -1 to go on: -h prints the flags and exits 0, a bad flag exits 2.
+// or -1 to go on: -h prints the flags and exits 0, a bad flag is one line
+// naming it (cliflag.Parse, as snowid reports one) and exits 2.
 func parseFlags(fs *flag.FlagSet, args []string) int {
-	switch err := fs.Parse(args); {
-	case errors.Is(err, flag.ErrHelp):
+	switch stop, ok := cliflag.Parse(fs, args); {
+	case stop && ok:
 		return exitOK
-	case err != nil:
+	case stop:
 		return exitUsage
 	}
 	return -1
 }
 
 const usage = `usage:
-  loadgen [run] [flags]             run the suite (loadgen run -h for flags)
+  loadgen [run] [flags]             run the suite (loadgen run -h for flags); writes
+                                    results/local/, which git ignores
   loadgen compare OLD.json NEW.json compare two runs
-  loadgen check [-baseline DIR]     the CI regression gate (loadgen check -h)
+  loadgen check [-baseline DIR|FILE.json]
+                                    the CI regression gate (loadgen check -h)
   loadgen export [-format F] RUN.json
                                     a run for benchstat (gobench) or
-                                    github-action-benchmark (benchmark-action)
+                                    github-action-benchmark (benchmark-action,
+                                    benchmark-action-costs)
   loadgen btree [-rows N] [-pg DSN] what the key costs a B-tree (loadgen btree -h)
   loadgen alternatives -pg DSN      ticket server, sequences, blocks, stride and snowlab
                                     on PostgreSQL (loadgen alternatives -h)
@@ -114,6 +118,8 @@ const usage = `usage:
                                     the in-process generator (loadgen service -h)
   loadgen history [-o FILE] [DIR|FILE.json ...]
                                     the history page of the results (index.html)
+  loadgen publish [RUN.json ...]    copy runs (default: the newest in results/local)
+                                    into results/, to commit, and refresh its index.html
   loadgen list                      list the subjects
   loadgen help                      this text`
 
@@ -130,6 +136,7 @@ type suiteFlags struct {
 	satRepeats int
 	rate       float64
 	steadyDur  time.Duration
+	budget     time.Duration
 	events     bool
 }
 
@@ -145,6 +152,8 @@ func (f *suiteFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.satRepeats, "sat-repeats", workload.DefaultSaturateRepeats, fmt.Sprintf("saturate: repeats per goroutine count, IDs/s samples (1 to %d)", workload.MaxRepeats))
 	fs.Float64Var(&f.rate, "rate", workload.DefaultSteadyRate, fmt.Sprintf("steady: target calls per second, open loop (more than 0, at most %g)", workload.MaxSteadyRate))
 	fs.DurationVar(&f.steadyDur, "steady-duration", workload.DefaultSteadyDuration, fmt.Sprintf("steady: length of the run (more than 0, at most %v; rate x duration at most %d calls)", workload.MaxDuration, workload.MaxSteadyCalls))
+	fs.DurationVar(&f.budget, "ceiling-budget", workload.DefaultCeilingBudget, fmt.Sprintf("burst and steady: a strict subject whose ceiling is far below the workload's demand "+
+		"is asked for no more than its ceiling serves in this long (fewer IDs, said in its note; more than 0, at most %v)", workload.MaxDuration))
 	fs.BoolVar(&f.events, "events", true, "count hardware (or software) events around bursts")
 }
 
@@ -171,6 +180,7 @@ func (f *suiteFlags) check() error {
 		intRange("sat-repeats", f.satRepeats, 1, workload.MaxRepeats, "repeats"),
 		durRange("duration", f.duration, workload.MaxDuration),
 		durRange("steady-duration", f.steadyDur, workload.MaxDuration),
+		durRange("ceiling-budget", f.budget, workload.MaxDuration),
 	} {
 		if err != nil {
 			return err
@@ -223,9 +233,9 @@ func (f *suiteFlags) suite(all []subject.Subject) (lab.Suite, error) {
 	suite := lab.Suite{
 		Subjects:    subs,
 		Workloads:   w,
-		Burst:       workload.BurstConfig{IDs: f.ids, Goroutines: f.goroutines, Repeats: f.repeats, Pause: f.pause},
+		Burst:       workload.BurstConfig{IDs: f.ids, Goroutines: f.goroutines, Repeats: f.repeats, Pause: f.pause, CeilingBudget: f.budget},
 		Saturate:    workload.SaturateConfig{Goroutines: sweep, Duration: f.duration, Repeats: f.satRepeats},
-		Steady:      workload.SteadyConfig{Rate: f.rate, Duration: f.steadyDur},
+		Steady:      workload.SteadyConfig{Rate: f.rate, Duration: f.steadyDur, CeilingBudget: f.budget},
 		CountEvents: f.events,
 		Commit:      sha,
 		Dirty:       dirty,
@@ -289,7 +299,7 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var sf suiteFlags
 	sf.register(fs)
-	out := fs.String("out", "results", "folder for the result files (JSON, Markdown, SVG charts)")
+	out := fs.String("out", defaultOut(), "folder for the result files (JSON, Markdown, SVG charts); git ignores the default: loadgen publish commits a run")
 	noWrite := fs.Bool("no-write", false, "print the table only, write no files")
 	leaseSpec := fs.String("lease", "", "mint snowlab's generators under a nodeid lease on GOMAXPROCS node ids: dir:`PATH`")
 	quiet := fs.Bool("q", false, "no progress bar")
@@ -356,6 +366,12 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loadgen: %v\n", err)
 		return exitFailure
 	}
+	if cuts := lab.Cuts(res); len(cuts) > 0 {
+		fmt.Fprintln(stdout)
+		for _, c := range cuts {
+			fmt.Fprintln(stdout, c)
+		}
+	}
 	return finishSuiteRun("loadgen", *out, *noWrite, res, stdout, stderr)
 }
 
@@ -374,8 +390,8 @@ func finishSuiteRun(what, out string, noWrite bool, res *result.Run, stdout, std
 		// The history page follows the folder: a result it cannot read
 		// is said, and costs the run nothing.
 		index := filepath.Join(out, report.IndexName)
-		base, _ := readBaseline(filepath.Join(out, "baseline")) // none beside it: every gated ratio leads
-		if n, err := writeHistory(index, []string{out}, base); err != nil {
+		base, _ := readBaseline(filepath.FromSlash(baselineDir)) // none here: every gated ratio leads
+		if n, err := writeHistory(index, historySources(out), base); err != nil {
 			fmt.Fprintf(stderr, "%s: the history page was not refreshed: %v\n", what, err)
 		} else {
 			fmt.Fprintf(stdout, "wrote %s (%d runs)\n", index, n)
@@ -465,22 +481,6 @@ func runList(stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// commit is the short revision of the source tree loadgen runs from (""
-// outside a git checkout), and whether the tree has uncommitted changes to
-// tracked files. Dirtiness is recorded in the result, not in its name, so
-// that a file named for a commit can be found by that commit.
-func commit() (sha string, dirty bool) {
-	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
-	if err != nil {
-		// Not in a checkout (a binary copied to another host): the
-		// revision the binary was built from, as go build stamped it.
-		return builtFrom()
-	}
-	sha = strings.TrimSpace(string(out))
-	st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output()
-	return sha, err == nil && len(strings.TrimSpace(string(st))) > 0
-}
-
 // progress is a bar on stderr when stderr is a terminal, and nothing
 // otherwise (CI logs, pipes, -q).
 type progress struct{ bar *progressbar.ProgressBar }
@@ -511,22 +511,4 @@ func (p *progress) finish() {
 	if p.bar != nil {
 		_ = p.bar.Finish()
 	}
-}
-
-// builtFrom is the short revision and dirtiness go build recorded in the
-// binary, or "" when it recorded none.
-func builtFrom() (sha string, dirty bool) {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "", false
-	}
-	for _, kv := range bi.Settings {
-		switch kv.Key {
-		case "vcs.revision":
-			sha = kv.Value[:min(len(kv.Value), 7)]
-		case "vcs.modified":
-			dirty = kv.Value == "true"
-		}
-	}
-	return sha, dirty
 }

@@ -81,7 +81,7 @@ func parseServiceFlags(args []string, stderr io.Writer) (serviceOptions, int) {
 	fs.Float64Var(&f.steadyShare, "steady-share", 0.5, "steady: the open loop's rate as a share of the subject's measured maximum, more than 0, at most 1 (the goals are read at half)")
 	fs.IntVar(&f.workers, "steady-workers", 8, fmt.Sprintf("steady: goroutines issuing the open-loop calls, 1 to %d (each sleeps until just before its call's due time "+
 		"and yields from there, so more of them take CPU from a server on the same cores)", workload.MaxGoroutines))
-	out := fs.String("out", "results", "folder for the result files (JSON, Markdown, SVG charts, HTML)")
+	out := fs.String("out", defaultOut(), "folder for the result files (JSON, Markdown, SVG charts, HTML); git ignores the default: loadgen publish commits a run")
 	noWrite := fs.Bool("no-write", false, "print the table only, write no files")
 	quiet := fs.Bool("q", false, "no progress bar")
 	if code := parseFlags(fs, args); code >= 0 {

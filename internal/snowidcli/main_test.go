@@ -434,37 +434,46 @@ func TestLayout(t *testing.T) {
 	})
 }
 
+// TestUsage: a usage error is one line naming the bad command, argument,
+// flag or value and where to read the usage (never the flag package's line
+// followed by every flag), exit 2; a bare snowid prints the usage; -h and
+// help print it and exit 0.
 func TestUsage(t *testing.T) {
 	for _, tc := range []struct {
-		name       string
-		args       []string
-		code       int
-		stdout     string // substring of stdout
-		stderr     string // substring of stderr
-		usageLines bool   // stderr holds a usage after the error
+		name   string
+		args   []string
+		code   int
+		stdout string // substring of stdout
+		stderr string // substring of stderr
+		// oneLine: stderr is one line ending with how to read the usage.
+		oneLine bool
 	}{
-		{"no command", nil, exitUsage, "", "snowid: no command given", true},
-		{"unknown command", []string{"frob"}, exitUsage, "", `snowid: unknown command "frob"`, true},
+		{"unknown command", []string{"frob"}, exitUsage, "", `snowid: unknown command "frob" (run 'snowid help' for the commands)`, true},
 		{"decode without IDs", []string{"decode"}, exitUsage, "", "snowid decode: no IDs given", true},
 		{"decode only flags", []string{"decode", "-json"}, exitUsage, "", "no IDs given", true},
-		{"unknown flag", []string{"decode", "-x", "1"}, exitUsage, "", "flag provided but not defined: -x", true},
+		{"unknown flag", []string{"decode", "-x", "1"}, exitUsage, "", "snowid decode: flag provided but not defined: -x", true},
 		{"flag without value", []string{"gen", "-node"}, exitUsage, "", "flag needs an argument: -node", true},
-		{"bad int", []string{"gen", "-node", "five"}, exitUsage, "", `invalid value "five" for flag -node`, true},
+		{"bad int", []string{"gen", "-node", "five"}, exitUsage, "", `snowid gen: invalid value "five" for flag -node`, true},
+		{"bad count", []string{"gen", "-n", "abc"}, exitUsage, "", `snowid gen: invalid value "abc" for flag -n: parse error (run 'snowid gen -h' for usage)`, true},
+		{"bad bool", []string{"decode", "-json=maybe", "1"}, exitUsage, "", `snowid decode: invalid boolean value "maybe" for -json`, true},
 		{"gen takes no arguments", []string{"gen", "7"}, exitUsage, "", `snowid gen: unexpected argument "7"`, true},
 		{"layout takes no arguments", []string{"layout", "x"}, exitUsage, "", `snowid layout: unexpected argument "x"`, true},
+		{"help unknown", []string{"help", "frob"}, exitUsage, "", `unknown command "frob"`, true},
+		{"no command", nil, exitUsage, "", "snowid: no command given\nusage:", false},
 		{"help", []string{"help"}, exitOK, "snowid decode", "", false},
 		{"-h", []string{"-h"}, exitOK, "snowid gen", "", false},
 		{"help command", []string{"help", "decode"}, exitOK, "", "usage: snowid decode", false},
 		{"command -h", []string{"layout", "-h"}, exitOK, "", "usage: snowid layout", false},
-		{"help unknown", []string{"help", "frob"}, exitUsage, "", `unknown command "frob"`, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			stdout, stderr, code := snowid(t, tc.args...)
 			assert.Equal(t, tc.code, code)
 			assert.Contains(t, stdout, tc.stdout)
 			assert.Contains(t, stderr, tc.stderr)
-			if tc.usageLines {
-				assert.Contains(t, stderr, "usage:")
+			if tc.oneLine {
+				assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)
+				assert.Regexp(t, `\(run 'snowid( help|( [a-z]+ -h))' for (usage|the commands)\)\n$`, stderr)
+				assert.NotContains(t, stderr, "usage:")
 				assert.Empty(t, stdout)
 			}
 		})

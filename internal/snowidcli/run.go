@@ -5,12 +5,12 @@
 package snowidcli
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/snowlab/snowlab/internal/cliflag"
 	"github.com/snowlab/snowlab/nodeid"
 )
 
@@ -57,7 +57,7 @@ func Run(args []string, stdout, stderr io.Writer, stores map[string]nodeid.Opene
 	case "layout":
 		return runLayout(rest, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "snowid: unknown command %q\n%s", name, usageText)
+	fmt.Fprintf(stderr, "snowid: unknown command %q (run 'snowid help' for the commands)\n", name)
 	return exitUsage
 }
 
@@ -83,7 +83,8 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 // looks like a negative number ("-5") is positional unless it is a flag's
 // value, so that decode reports it as a bad ID rather than an unknown flag.
 // When parsing ends the command, parse returns ok false and the exit code:
-// 0 after -h, 2 after a bad flag (the flag package has reported it).
+// 0 after -h (the usage printed), 2 after a bad flag (reported in one line
+// by cliflag.Parse).
 func parse(fs *flag.FlagSet, args []string) (pos []string, code int, ok bool) {
 	for len(args) > 0 {
 		a := args[0]
@@ -103,8 +104,8 @@ func parse(fs *flag.FlagSet, args []string) (pos []string, code int, ok bool) {
 				n = 2
 			}
 		}
-		if err := fs.Parse(args[:n]); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
+		if stop, good := cliflag.Parse(fs, args[:n]); stop {
+			if good {
 				return nil, exitOK, false
 			}
 			return nil, exitUsage, false
@@ -121,10 +122,9 @@ func isBoolFlag(f *flag.Flag) bool {
 	return ok && b.IsBoolFlag()
 }
 
-// usageError reports a usage error of fs's command: one line, then the
-// command's usage.
+// usageError reports a usage error of fs's command in one line, saying
+// where to read the usage.
 func usageError(fs *flag.FlagSet, format string, a ...any) int {
-	fmt.Fprintf(fs.Output(), "%s: %s\n", fs.Name(), fmt.Sprintf(format, a...))
-	fs.Usage()
+	cliflag.Fail(fs, format, a...)
 	return exitUsage
 }

@@ -1,10 +1,13 @@
 package compare
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -12,6 +15,7 @@ import (
 
 	"github.com/snowlab/snowlab/lab/host"
 	"github.com/snowlab/snowlab/lab/internal/md"
+	"github.com/snowlab/snowlab/lab/internal/stats"
 	"github.com/snowlab/snowlab/lab/internal/units"
 	"github.com/snowlab/snowlab/lab/result"
 )
@@ -50,14 +54,49 @@ func (o Outcome) String() string {
 	return fmt.Sprintf("Outcome(%d)", int(o))
 }
 
+// Interval says what the interval of a Stat is.
+type Interval int
+
+const (
+	// NoInterval: one value (a percentile, a single repeat); Lo and Hi
+	// are NaN.
+	NoInterval Interval = iota
+	// MedianCI: the distribution-free confidence interval of the median
+	// at the comparison's level (95%), from order statistics of the
+	// values (benchmath's): at least 6 values.
+	MedianCI
+	// Range: the values' minimum to maximum, where 2 to 5 are too few
+	// for a 95% interval of the median. It holds the median with
+	// Stat.Confidence (stats.RangeConfidence: 50% for 2 values, 93.75%
+	// for the lab's default 5 repeats): a real interval, said for what
+	// it is, where benchstat prints "±∞".
+	Range
+)
+
+func (i Interval) String() string {
+	switch i {
+	case NoInterval:
+		return "none"
+	case MedianCI:
+		return "median CI"
+	case Range:
+		return "range"
+	}
+	return fmt.Sprintf("Interval(%d)", int(i))
+}
+
 // Stat is one side of a row: the center (median) of its values and the
-// confidence interval around it.
+// interval around it.
 type Stat struct {
 	Center float64
-	Lo, Hi float64 // ±Inf when there are too few values for an interval
+	Lo, Hi float64 // NaN for NoInterval
 	N      int
+	// Interval says what Lo and Hi are; Confidence is the probability
+	// that they hold the median (0 for NoInterval).
+	Interval   Interval
+	Confidence float64
 	// CI is the interval's half-width as a percentage of the center,
-	// benchstat style ("3%", "∞").
+	// benchstat style ("3%"); "" for NoInterval.
 	CI string
 }
 
@@ -205,12 +244,20 @@ func analyse(oldVals, newVals []float64) test {
 // unless P > Alpha.
 func (t test) significant() bool { return !t.tooFew && !(t.cmp.P > t.cmp.Alpha) }
 
-func stat(s benchmath.Summary, n int) Stat {
-	ci := s.PctRangeString()
-	if n < 2 {
-		ci = ""
+// stat is one side's figure: the median with its 95% interval where the
+// values allow one, else the range of the values with the confidence it
+// gives, else (one value) none.
+func stat(s benchmath.Summary, vals []float64) Stat {
+	st := Stat{Center: s.Center, Lo: s.Lo, Hi: s.Hi, N: len(vals), Interval: MedianCI, Confidence: s.Confidence}
+	switch {
+	case len(vals) < 2:
+		return Stat{Center: s.Center, Lo: math.NaN(), Hi: math.NaN(), N: len(vals)}
+	case math.IsInf(s.Lo, 0) || math.IsInf(s.Hi, 0):
+		st.Lo, _, st.Hi = stats.Spread(vals)
+		st.Interval, st.Confidence = Range, stats.RangeConfidence(len(vals))
 	}
-	return Stat{Center: s.Center, Lo: s.Lo, Hi: s.Hi, N: n, CI: ci}
+	st.CI = benchmath.Summary{Center: st.Center, Lo: st.Lo, Hi: st.Hi}.PctRangeString()
+	return st
 }
 
 func pctChange(old, new float64) float64 {
@@ -255,6 +302,41 @@ func Runs(old, new *result.Run) Comparison {
 	return c
 }
 
+// ErrNothingInCommon is wrapped by Comparison.Err when the two runs share
+// no metric: a comparison of nothing must not read as "no regression".
+var ErrNothingInCommon = errors.New("compare: the runs share no metric")
+
+// Err is nil when the runs share a metric, else ErrNothingInCommon,
+// saying what each run measured.
+func (c Comparison) Err() error {
+	if len(c.Rows) > 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: old (commit %s) measured %s; new (commit %s) measured %s", ErrNothingInCommon,
+		md.OrDash(c.OldCommit), measured(c.OnlyOld), md.OrDash(c.NewCommit), measured(c.OnlyNew))
+}
+
+// measured sums up a run's metrics ("metric name" each) by metric:
+// "saturate IDs/s ×12, steady p99 latency ×3", or "nothing".
+func measured(metrics []string) string {
+	var parts []string
+	for _, m := range metricOrder {
+		n := 0
+		for _, name := range metrics {
+			if strings.HasPrefix(name, m+" ") {
+				n++
+			}
+		}
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%s ×%d", m, n))
+		}
+	}
+	if len(parts) == 0 {
+		return "nothing (no burst, saturate or steady result)"
+	}
+	return strings.Join(parts, ", ")
+}
+
 // Regressions are the rows that got significantly worse.
 func (c Comparison) Regressions() []Row {
 	var out []Row
@@ -279,7 +361,7 @@ func compareSeries(o, n *series) Row {
 	t := analyse(o.values, n.values)
 	row := Row{
 		Metric: o.metric, Name: o.name, Unit: o.unit, HigherIsBetter: o.higherIsBetter,
-		Old: stat(t.old, len(o.values)), New: stat(t.new, len(n.values)),
+		Old: stat(t.old, o.values), New: stat(t.new, n.values),
 		Change: pctChange(t.old.Center, t.new.Center),
 		P:      t.cmp.P,
 	}
@@ -360,7 +442,9 @@ func (c Comparison) Write(w io.Writer) error {
 		ew.Printf("NOTE: hosts differ (%s): absolute figures across hosts are not comparable; "+
 			"they are printed anyway. The regression gate compares ratios instead.\n", c.HostNote)
 	}
-	ew.Printf("median ± %g%% CI; Mann-Whitney U test, alpha=%g\n", 100*(1-c.Alpha), c.Alpha)
+	for _, l := range c.legend() {
+		ew.Printf("%s\n", l)
+	}
 	if len(c.Rows) == 0 {
 		ew.Printf("\nno metric was measured by both runs\n")
 	}
@@ -394,12 +478,47 @@ func (c Comparison) Write(w io.Writer) error {
 	return ew.Err()
 }
 
+// legend says what the table's figures are, a line each: the median and
+// its interval, the test, and what the other kinds of interval its rows
+// use mean.
+func (c Comparison) legend() []string {
+	lines := []string{fmt.Sprintf("median ± its %g%% confidence interval; Mann-Whitney U test, alpha=%g", 100*(1-c.Alpha), c.Alpha)}
+	ranges := map[int]bool{}
+	single := false
+	for _, r := range c.Rows {
+		for _, s := range []Stat{r.Old, r.New} {
+			switch s.Interval {
+			case Range:
+				ranges[s.N] = true
+			case NoInterval:
+				single = true
+			}
+		}
+	}
+	if len(ranges) > 0 {
+		var ns, held []string
+		for _, n := range slices.Backward(slices.Sorted(maps.Keys(ranges))) {
+			ns = append(ns, strconv.Itoa(n))
+			held = append(held, fmt.Sprintf("%.4g%% at n=%d", 100*stats.RangeConfidence(n), n))
+		}
+		lines = append(lines, fmt.Sprintf("(range): %s repeats are too few for a %g%% interval: ± spans them, min to max, "+
+			"which holds the median with confidence %s", strings.Join(ns, " or "), 100*(1-c.Alpha), strings.Join(held, ", ")))
+	}
+	if single {
+		lines = append(lines, "no ±: one value per side (a percentile), no interval")
+	}
+	return lines
+}
+
 func formatStat(s Stat, unit string) string {
 	v := formatValue(s.Center, unit)
-	if s.CI == "" {
-		return v
+	switch s.Interval {
+	case MedianCI:
+		return v + " ± " + s.CI
+	case Range:
+		return v + " ± " + s.CI + " (range)"
 	}
-	return v + " ± " + s.CI
+	return v
 }
 
 // formatValue prints a figure to four significant digits: a duration

@@ -313,3 +313,119 @@ func TestRegressionsAndJSON(t *testing.T) {
 		assert.Equal(t, math.IsNaN(c.Rows[i].P), r.P == nil, "NaN p is null: %s", r.Name)
 	}
 }
+
+// TestIntervals: every side shows an interval that is finite and says
+// what it is: the 95% CI of the median from 6 repeats on, the range of 2
+// to 5 (the lab's default is 5) with the confidence it gives, none for one
+// value; never "∞".
+func TestIntervals(t *testing.T) {
+	for _, tc := range []struct {
+		n          int
+		interval   Interval
+		confidence float64
+		text       string // in the cell
+	}{
+		{1, NoInterval, 0, ""},
+		{2, Range, 0.5, " (range)"},
+		{3, Range, 0.75, " (range)"},
+		{5, Range, 0.9375, " (range)"},
+		// At 6 the 95% interval of the median is the range too, at
+		// 96.875%: the same figure benchmath gives.
+		{6, MedianCI, 0.96875, ""},
+		{12, MedianCI, 0, ""},
+	} {
+		t.Run(fmt.Sprint(tc.n), func(t *testing.T) {
+			vals := make([]float64, tc.n)
+			for i := range vals {
+				vals[i] = 100 + float64(i) // 100 … 100+n-1
+			}
+			res := analyse(vals, vals)
+			st := stat(res.old, vals)
+			assert.Equal(t, tc.interval, st.Interval)
+			assert.Equal(t, tc.n, st.N)
+			cell := formatStat(st, "IDs/s")
+			assert.NotContains(t, cell, "∞")
+			if tc.interval == NoInterval {
+				assert.True(t, math.IsNaN(st.Lo) && math.IsNaN(st.Hi))
+				assert.Zero(t, st.Confidence)
+				assert.NotContains(t, cell, "±")
+				return
+			}
+			assert.False(t, math.IsInf(st.Lo, 0) || math.IsInf(st.Hi, 0), "finite: %v..%v", st.Lo, st.Hi)
+			assert.LessOrEqual(t, st.Lo, st.Center)
+			assert.GreaterOrEqual(t, st.Hi, st.Center)
+			if tc.confidence > 0 {
+				assert.InDelta(t, tc.confidence, st.Confidence, 1e-12)
+			} else {
+				assert.GreaterOrEqual(t, st.Confidence, 0.95)
+			}
+			if tc.interval == Range {
+				assert.Equal(t, [2]float64{100, 100 + float64(tc.n-1)}, [2]float64{st.Lo, st.Hi}, "min to max")
+			}
+			assert.Contains(t, cell, " ± "+st.CI+tc.text)
+		})
+	}
+}
+
+// TestDefaultRepeatsShowRanges: a comparison at the lab's default five
+// repeats prints a finite spread on every repeated row and a legend that
+// says what it is.
+func TestDefaultRepeatsShowRanges(t *testing.T) {
+	run := testRun(5)
+	c := Runs(run, clone(t, run))
+	var buf bytes.Buffer
+	require.NoError(t, c.Write(&buf))
+	out := buf.String()
+	assert.NotContains(t, out, "∞")
+	assert.Contains(t, out, "median ± its 95% confidence interval; Mann-Whitney U test, alpha=0.05\n"+
+		"(range): 5 repeats are too few for a 95% interval: ± spans them, min to max, which holds the median with confidence 93.75% at n=5\n"+
+		"no ±: one value per side (a percentile), no interval\n")
+	for _, r := range rowsOf(c, "saturate IDs/s") {
+		assert.Equal(t, Range, r.Old.Interval, r.Name)
+		assert.Contains(t, out, formatStat(r.Old, r.Unit), r.Name)
+	}
+
+	buf.Reset()
+	require.NoError(t, c.WriteJSON(&buf))
+	var got struct {
+		Rows []struct {
+			Old struct {
+				Lo, Hi     *float64
+				Interval   string
+				Confidence float64
+			} `json:"old"`
+			Metric string `json:"metric"`
+		} `json:"rows"`
+	}
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &got))
+	for _, r := range got.Rows {
+		if r.Metric != "saturate IDs/s" {
+			continue
+		}
+		assert.Equal(t, "range", r.Old.Interval)
+		assert.Equal(t, 0.9375, r.Old.Confidence)
+		assert.NotNil(t, r.Old.Lo)
+		assert.NotNil(t, r.Old.Hi)
+	}
+}
+
+// TestNothingInCommon: runs that share no metric are an error that says
+// what each measured, never an empty comparison that passes.
+func TestNothingInCommon(t *testing.T) {
+	sat := testRun(6)
+	sat.Burst, sat.Steady = nil, nil
+	steady := testRun(6)
+	steady.Burst, steady.Saturate = nil, nil
+	steady.Commit = "fedcba9"
+
+	c := Runs(sat, steady)
+	err := c.Err()
+	require.ErrorIs(t, err, ErrNothingInCommon)
+	assert.Regexp(t, `old \(commit abc1234\) measured saturate IDs/s ×\d+; new \(commit fedcba9\) measured steady p99 latency ×\d+$`, err.Error())
+
+	empty := &result.Run{Schema: result.SchemaVersion}
+	require.ErrorIs(t, Runs(empty, sat).Err(), ErrNothingInCommon)
+	assert.ErrorContains(t, Runs(empty, sat).Err(), "old (commit —) measured nothing (no burst, saturate or steady result)")
+
+	assert.NoError(t, Runs(sat, sat).Err())
+}

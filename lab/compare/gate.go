@@ -20,10 +20,13 @@ import (
 )
 
 // DefaultTolerance is how much worse a ratio may get before the gate
-// fails: 25%. At 15% the gate failed one run in ten with no code change
+// fails: 25% of what it stands for, so a tick fill or a scaling may fall
+// to 0.75× the baseline's and a cost (ns/ID over a limit) may rise to
+// 1/0.75 = 1.33× it, both a quarter fewer IDs for the same work. At 15%
+// (a cost up 1.18×) the gate failed one run in ten with no code change
 // on a 2-core VM with a CPU hog beside it and a load average of 10
-// (atomicgen over its limit moved -16.0%, p=0.041); the slowdown
-// `loadgen check -inject-regression` injects moves that ratio about -48%.
+// (atomicgen's ns/ID over its limit rose 1.19×, p=0.041); the slowdown
+// `loadgen check -inject-regression` injects raises that cost about 1.9×.
 const DefaultTolerance = 0.25
 
 // ErrTolerance is wrapped by the error about a tolerance that is not a
@@ -36,6 +39,28 @@ var ErrTolerance = errors.New("compare: tolerance must be a number more than 0 a
 // in both runs: a gate that compared nothing must not pass.
 var ErrNothingGated = errors.New("compare: the gate compared no ratio (the baseline and the run share none)")
 
+// ErrNoGatedRatio is wrapped by CheckBaseline's error about a run that
+// holds no ratio the gate checks: every comparison with it would fail
+// with ErrNothingGated, so it is refused before the gate's suite runs.
+var ErrNoGatedRatio = errors.New("compare: the run holds no ratio the gate checks")
+
+// CheckBaseline reports whether base can be gated against: it must hold
+// at least one gated ratio (see Ratios); the error says what it measured
+// instead.
+func CheckBaseline(base *result.Run) error {
+	for _, r := range Ratios(base) {
+		if !r.Informational {
+			return nil
+		}
+	}
+	order, _ := collect(base)
+	names := make([]string, len(order))
+	for i, k := range order {
+		names[i] = strings.Replace(k, "\x00", " ", 1)
+	}
+	return fmt.Errorf("%w (commit %s measured %s)", ErrNoGatedRatio, md.OrDash(base.Revision()), measured(names))
+}
+
 // CheckTolerance reports whether tol is a usable tolerance: more than 0
 // and less than 1.
 func CheckTolerance(tol float64) error {
@@ -46,18 +71,21 @@ func CheckTolerance(tol float64) error {
 }
 
 // Ratio is a figure of a run normalised by what the host gave in the same
-// run: a quotient of two throughputs measured side by side (a generator
-// over the physical limit it is built on, its scaling over the limit's
-// scaling), or a strict generator's fill of the tick slots it got to run
+// run: a quotient of two throughputs measured side by side (a generator's
+// cost per ID over that of the physical limit it is built on, its scaling
+// over the limit's scaling), or a strict generator's fill of the tick slots it got to run
 // in. A faster, slower or busier machine changes both sides alike, so the
-// ratio holds where absolute figures do not. Higher is better for every
-// ratio. Samples holds the per-repeat ratios where both sides had the
+// ratio holds where absolute figures do not. A cost ("ns/ID over" a
+// limit: 1× is the limit, 1.08× costs 8% more) is LowerIsBetter, as the
+// reports and the README print it; for every other ratio higher is
+// better. Samples holds the per-repeat ratios where both sides had the
 // same number of repeats (nil otherwise); Value is their median, or the
 // ratio of the medians when there are no per-repeat ratios.
 type Ratio struct {
-	Name    string
-	Value   float64
-	Samples []float64
+	Name          string
+	Value         float64
+	LowerIsBetter bool
+	Samples       []float64
 	// Informational ratios are reported beside the gated ones but never
 	// fail the gate; Why says what makes them depend on the host.
 	Informational bool
@@ -86,12 +114,13 @@ const (
 // Ratios computes a run's host-normalised ratios from its saturate
 // results. Gated:
 //
-//   - "<generator> over <limit> @G=1": the IDs/s of each of snowlab's
-//     non-strict generators whose work per ID is its limit's (one clock
-//     read and one compare-and-swap: atomicgen on the shared word,
-//     shardedgen on the calling P's) over that limit subject's
-//     (Subject.Limit), per interleaved repeat: what NextID adds to the
-//     least any such generator must do.
+//   - "<generator> ns/ID over <limit> @G=1": the cost per ID of each of
+//     snowlab's non-strict generators whose work per ID is its limit's
+//     (one clock read and one compare-and-swap: atomicgen on the shared
+//     word, shardedgen on the calling P's) over that limit subject's
+//     (Subject.Limit), per interleaved repeat: the limit's IDs over the
+//     generator's, so 1× is the limit and 1.08× is NextID adding 8% to
+//     the least any such generator must do (LowerIsBetter).
 //   - "sharded scaling @G=n": shardedgen/node-per-shard/monotonic's IDs/s
 //     at the largest goroutine count over G=1, divided by the same scaling
 //     of limit/per-p: a host that gives fewer cores, or lends one to
@@ -101,8 +130,8 @@ const (
 //     sequence space of the (tick, shard) slots they were minted in, so
 //     that a tick the host took away counts for nothing.
 //
-// Reported, not gated (Informational, with Why): mutexgen over its limit
-// and atomic over mutex (a mutex's cost relative to a CAS depends on the
+// Reported, not gated (Informational, with Why): mutexgen's ns/ID over
+// its limit and atomic over mutex (a mutex's cost relative to a CAS depends on the
 // CPU), the contended atomic/mutex pair at the largest G, and each strict
 // generator's raw ceiling fraction (IDs/s over the ceiling, which counts
 // the ticks the host took away). A ratio whose inputs the run lacks (or
@@ -144,7 +173,10 @@ func Ratios(run *result.Run) []Ratio {
 		if strings.HasPrefix(s.Name, "mutexgen/") {
 			why = whyMutexVsCAS
 		}
-		r, ok := divide(fmt.Sprintf("%s over %s @G=1", s.Name, s.Limit), sat[s.Name][1], sat[s.Limit][1])
+		// The limit's IDs over the generator's: its time per ID over
+		// the limit's.
+		r, ok := divide(fmt.Sprintf("%s ns/ID over %s @G=1", s.Name, s.Limit), sat[s.Limit][1], sat[s.Name][1])
+		r.LowerIsBetter = true
 		add(r, ok, why)
 	}
 	if g := maxG(shardedScaling, subject.LimitPerP); g > 1 && sat[shardedScaling][1] != nil && sat[subject.LimitPerP][1] != nil {
@@ -256,6 +288,7 @@ type GateRow struct {
 	Name             string
 	Base, New        float64 // NaN where the side lacks the ratio
 	HasBase, HasNew  bool
+	LowerIsBetter    bool    // a cost (Ratio.LowerIsBetter)
 	Change           float64 // percent
 	P                float64 // NaN where no test was run
 	NBase, NNew      int     // per-repeat samples
@@ -358,7 +391,7 @@ func Gate(base, new *result.Run, tolerance float64) (GateReport, error) {
 		n, ok := newByName[b.Name]
 		if !ok {
 			rep.Rows = append(rep.Rows, GateRow{
-				Name: b.Name, Base: b.Value, New: math.NaN(), HasBase: true,
+				Name: b.Name, Base: b.Value, New: math.NaN(), HasBase: true, LowerIsBetter: b.LowerIsBetter,
 				Change: math.NaN(), P: math.NaN(), NBase: len(b.Samples),
 				Informational: b.Informational, Why: b.Why,
 				Verdict: "FAIL: missing from new run", Fail: !b.Informational,
@@ -381,7 +414,7 @@ func Gate(base, new *result.Run, tolerance float64) (GateReport, error) {
 			continue
 		}
 		rep.Rows = append(rep.Rows, GateRow{
-			Name: n.Name, Base: math.NaN(), New: n.Value, HasNew: true,
+			Name: n.Name, Base: math.NaN(), New: n.Value, HasNew: true, LowerIsBetter: n.LowerIsBetter,
 			Change: math.NaN(), P: math.NaN(), NNew: len(n.Samples),
 			Informational: n.Informational, Why: n.Why,
 			Verdict: "missing from base (not gated)",
@@ -394,12 +427,20 @@ func Gate(base, new *result.Run, tolerance float64) (GateReport, error) {
 func gateRatio(b, n Ratio, tolerance float64) GateRow {
 	row := GateRow{
 		Name: b.Name, Base: b.Value, New: n.Value, HasBase: true, HasNew: true,
-		Change: pctChange(b.Value, n.Value), P: math.NaN(),
+		LowerIsBetter: b.LowerIsBetter,
+		Change:        pctChange(b.Value, n.Value), P: math.NaN(),
 		NBase: len(b.Samples), NNew: len(n.Samples),
 	}
-	floor := b.Value * (1 - tolerance)
-	beyond := n.Value < floor
+	// A quarter (tolerance) fewer IDs for the same work: a fill or a
+	// scaling at 0.75× the baseline's, a cost at 1/0.75×.
+	bound := b.Value * (1 - tolerance)
+	beyond := n.Value < bound
+	if b.LowerIsBetter {
+		bound = b.Value / (1 - tolerance)
+		beyond = n.Value > bound
+	}
 	delta := fmt.Sprintf("%+.1f%%", row.Change)
+	limit := fmt.Sprintf("%+.0f%%", pctChange(b.Value, bound))
 
 	// The U test decides where both sides have per-repeat samples enough
 	// to reach alpha; elsewhere the threshold alone does.
@@ -412,7 +453,6 @@ func gateRatio(b, n Ratio, tolerance float64) GateRow {
 		row.P = t.cmp.P
 		ptext = fmt.Sprintf(" (p=%.3f n=%d+%d)", t.cmp.P, len(b.Samples), len(n.Samples))
 	}
-	limit := fmt.Sprintf("%.0f%%", 100*tolerance)
 	switch {
 	case !beyond:
 		// Not a failure; say whether the move is real where the samples
@@ -421,7 +461,7 @@ func gateRatio(b, n Ratio, tolerance float64) GateRow {
 		switch {
 		case testable && (!t.significant() || row.Change == 0):
 			row.Verdict = "ok ~"
-		case testable && row.Change > 0:
+		case testable && (row.Change > 0) != b.LowerIsBetter:
 			row.Verdict = "ok " + delta + " better"
 		case testable:
 			row.Verdict = "ok " + delta + " worse, within " + limit
@@ -433,13 +473,13 @@ func gateRatio(b, n Ratio, tolerance float64) GateRow {
 		row.SignificanceUsed = true
 		if t.significant() {
 			row.Fail = true
-			row.Verdict = fmt.Sprintf("FAIL: %s, worse than -%s and significant%s", delta, limit, ptext)
+			row.Verdict = fmt.Sprintf("FAIL: %s, worse than %s and significant%s", delta, limit, ptext)
 		} else {
 			row.Verdict = fmt.Sprintf("ok: %s but not significant%s", delta, ptext)
 		}
 	default:
 		row.Fail = true
-		row.Verdict = fmt.Sprintf("FAIL: %s, worse than -%s; too few samples to test, threshold alone decides%s", delta, limit, ptext)
+		row.Verdict = fmt.Sprintf("FAIL: %s, worse than %s; too few samples to test, threshold alone decides%s", delta, limit, ptext)
 	}
 	return row
 }
@@ -470,6 +510,8 @@ func correctnessFailures(run *result.Run) []string {
 func (g GateReport) Write(w io.Writer) error {
 	ew := md.NewWriter(w)
 	ew.Printf("regression gate: ratios only (never absolute figures); tolerance %.0f%%, alpha %g\n", 100*g.Tolerance, g.Alpha)
+	ew.Printf("ns/ID over a limit: the generator's time per ID over the limit's, 1× is the limit, lower is better (fails above %.2f× the base); "+
+		"every other ratio: higher is better (fails below %.2f× the base)\n", 1/(1-g.Tolerance), 1-g.Tolerance)
 	ew.Printf("base: commit %s, host %s\n", md.OrDash(g.BaseCommit), hostLine(g.BaseHost))
 	writeLoad(ew, "base: ", g.BaseHost)
 	ew.Printf("new:  commit %s, host %s\n", md.OrDash(g.NewCommit), hostLine(g.NewHost))
@@ -486,7 +528,8 @@ func (g GateReport) Write(w io.Writer) error {
 		if !math.IsNaN(r.Change) && !math.IsInf(r.Change, 0) {
 			change = fmt.Sprintf("%+.1f%%", r.Change)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Name, ratioText(r.Base, r.HasBase), ratioText(r.New, r.HasNew), change, r.Verdict)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Name, ratioText(r.Base, r.HasBase, r.LowerIsBetter),
+			ratioText(r.New, r.HasNew, r.LowerIsBetter), change, r.Verdict)
 	}
 	if len(g.Rows) == 0 {
 		fmt.Fprintf(tw, "(no ratios: neither run has the saturate results they need)\t\t\t\t\n")
@@ -534,9 +577,13 @@ func (g GateReport) Write(w io.Writer) error {
 	return ew.Err()
 }
 
-func ratioText(v float64, ok bool) string {
-	if !ok {
+// ratioText prints a ratio, a cost as so many times its limit ("1.077×").
+func ratioText(v float64, ok, cost bool) string {
+	switch {
+	case !ok:
 		return "missing"
+	case cost:
+		return fmt.Sprintf("%.4g×", v)
 	}
 	return fmt.Sprintf("%.4g", v)
 }

@@ -27,8 +27,8 @@ func ratioMap(rs []Ratio) map[string]Ratio {
 }
 
 const (
-	overLimit   = "atomicgen/monotonic over limit/clock+cas @G=1"
-	shardedOver = "shardedgen/node-per-shard/monotonic over limit/per-p @G=1"
+	overLimit   = "atomicgen/monotonic ns/ID over limit/clock+cas @G=1"
+	shardedOver = "shardedgen/node-per-shard/monotonic ns/ID over limit/per-p @G=1"
 	scaling8    = "sharded scaling @G=8"
 )
 
@@ -39,10 +39,12 @@ func TestRatios(t *testing.T) {
 		want float64
 		info bool
 	}{
-		{overLimit, 0.8, false},
-		{shardedOver, 0.8, false},
+		// The fixture's generators mint 0.8× (mutexgen 0.4×) their
+		// limit's IDs/s: 1.25× (2.5×) its time per ID.
+		{overLimit, 1.25, false},
+		{shardedOver, 1.25, false},
 		{scaling8, 1, false},
-		{"mutexgen/monotonic over limit/clock+cas @G=1", 0.4, true},
+		{"mutexgen/monotonic ns/ID over limit/clock+cas @G=1", 2.5, true},
 		{"atomic/mutex monotonic @G=1", 2, true},
 		{"atomic/mutex monotonic @G=8", 2, true},
 		{"tick fill atomicgen/strict @G=1", fixture.SweepFill, false},
@@ -62,6 +64,7 @@ func TestRatios(t *testing.T) {
 		assert.Len(t, r.Samples, 6, tc.name)
 		assert.Equal(t, tc.info, r.Informational, tc.name)
 		assert.Equal(t, tc.info, r.Why != "", "%s: an informational ratio says why", tc.name)
+		assert.Equal(t, strings.Contains(tc.name, " ns/ID over "), r.LowerIsBetter, "%s: a cost is lower-is-better, and only a cost", tc.name)
 	}
 	// 3 gated quotients + 2 strict subjects × 4 G × (tick fill, ceiling
 	// fraction) + 3 informational quotients; nothing for the limits
@@ -197,10 +200,27 @@ func TestGate(t *testing.T) {
 			text: []string{"info, not gated: -50.0%", "gate: PASS", "not gated: ceiling fraction"},
 		},
 		{
-			name: "atomic monotonic -30% over its limit", n: 6,
+			// 0.7× the IDs/s: 1/0.7 = 1.429× the time per ID, past the
+			// 1/0.75 = 1.333× a 25% tolerance allows.
+			name: "atomic monotonic 30% slower: its cost over its limit up 42.9%", n: 6,
 			mutate: func(r *result.Run) { scaleSat(r, 0.7, only(atomicMonotonic, 1)) },
 			failed: []string{overLimit},
-			text:   []string{"FAIL: -30.0%, worse than -25% and significant (p=0.002 n=6+6)", "gate: FAIL (1 ratio(s): " + overLimit + ")"},
+			text: []string{"1.254×  1.791×  +42.9%  FAIL: +42.9%, worse than +33% and significant (p=0.002 n=6+6)",
+				"gate: FAIL (1 ratio(s): " + overLimit + ")",
+				"ns/ID over a limit: the generator's time per ID over the limit's, 1× is the limit, lower is better (fails above 1.33× the base)"},
+		},
+		{
+			// 0.76× the IDs/s: a cost 1.316× the base's, under 1.333×.
+			name: "atomic monotonic 24% slower is within tolerance", n: 6,
+			mutate: func(r *result.Run) { scaleSat(r, 0.76, only(atomicMonotonic, 1)) },
+			ok:     true,
+			text:   []string{"ok +31.6% worse, within +33% (p=0.002 n=6+6)"},
+		},
+		{
+			name: "atomic monotonic faster: its cost down", n: 6,
+			mutate: func(r *result.Run) { scaleSat(r, 1.25, only(atomicMonotonic, 1)) },
+			ok:     true,
+			text:   []string{"ok -20.0% better (p=0.002 n=6+6)"},
 		},
 		{
 			name: "contended monotonic -30% is reported, not gated", n: 6,
@@ -209,13 +229,13 @@ func TestGate(t *testing.T) {
 			text:   []string{"info, not gated: -30.0%", "gate: PASS"},
 		},
 		{
-			name: "atomic monotonic -10% is within tolerance", n: 6,
+			name: "atomic monotonic 10% slower is within tolerance", n: 6,
 			mutate: func(r *result.Run) { scaleSat(r, 0.9, only(atomicMonotonic, 1)) },
 			ok:     true,
-			text:   []string{"ok -10.0% worse, within 25% (p=0.002 n=6+6)"},
+			text:   []string{"ok +11.1% worse, within +33% (p=0.002 n=6+6)"},
 		},
 		{
-			name: "atomic monotonic -10% fails a 5% tolerance", n: 6, tolerance: 0.05,
+			name: "atomic monotonic 10% slower fails a 5% tolerance", n: 6, tolerance: 0.05,
 			mutate: func(r *result.Run) { scaleSat(r, 0.9, only(atomicMonotonic, 1)) },
 			failed: []string{overLimit},
 			text:   []string{"tolerance 5%"},
@@ -435,6 +455,7 @@ func TestGateJSON(t *testing.T) {
 		Rows   []struct {
 			Name  string   `json:"name"`
 			New   *float64 `json:"new"`
+			Lower bool     `json:"lower_is_better"`
 			Gated bool     `json:"gated"`
 			Why   string   `json:"why_not_gated"`
 			Fail  bool     `json:"fail"`
@@ -451,5 +472,19 @@ func TestGateJSON(t *testing.T) {
 		assert.Equal(t, row.Fail, r.Fail, r.Name)
 		assert.Equal(t, !row.HasNew, r.New == nil, "a missing side is null: %s", r.Name)
 		assert.Equal(t, row.Informational, r.Why != "", r.Name)
+		assert.Equal(t, row.LowerIsBetter, r.Lower, r.Name)
 	}
+	assert.True(t, rep.Rows[0].LowerIsBetter, "%s is a cost", rep.Rows[0].Name)
+}
+
+// TestCheckBaseline: a run the gate can read passes; one with no gated
+// ratio is refused, saying what it measured.
+func TestCheckBaseline(t *testing.T) {
+	assert.NoError(t, CheckBaseline(testRun(6)))
+	run := testRun(6)
+	run.Saturate = nil
+	err := CheckBaseline(run)
+	require.ErrorIs(t, err, ErrNoGatedRatio)
+	assert.Regexp(t, `\(commit abc1234 measured burst makespan ×\d+, burst p99 latency ×\d+, burst p99.9 latency ×\d+, steady p99 latency ×\d+\)$`, err.Error())
+	assert.ErrorContains(t, CheckBaseline(&result.Run{}), "measured nothing")
 }

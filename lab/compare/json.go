@@ -23,10 +23,12 @@ func (n number) MarshalJSON() ([]byte, error) {
 }
 
 type jsonStat struct {
-	Center number `json:"center"`
-	Lo     number `json:"lo"`
-	Hi     number `json:"hi"`
-	N      int    `json:"n"`
+	Center     number `json:"center"`
+	Lo         number `json:"lo"`
+	Hi         number `json:"hi"`
+	N          int    `json:"n"`
+	Interval   string `json:"interval"`   // "median CI", "range" or "none" (Interval)
+	Confidence number `json:"confidence"` // that lo..hi holds the median; 0 for none
 }
 
 type jsonRow struct {
@@ -58,7 +60,8 @@ type jsonComparison struct {
 }
 
 // WriteJSON writes the comparison as one JSON object: the hosts, every row
-// with both sides' median and interval, the change, p and the outcome
+// with both sides' median and interval (which kind, and its confidence),
+// the change, p and the outcome
 // ("~", "better", "worse", "too few samples", "no samples"), and the count
 // of significant regressions.
 func (c Comparison) WriteJSON(w io.Writer) error {
@@ -67,7 +70,9 @@ func (c Comparison) WriteJSON(w io.Writer) error {
 		HostsDiffer: c.HostsDiffer, HostNote: c.HostNote, LoadNote: c.LoadNote, Alpha: c.Alpha,
 		Regressions: len(c.Regressions()), Rows: []jsonRow{}, OnlyOld: c.OnlyOld, OnlyNew: c.OnlyNew,
 	}
-	stat := func(s Stat) jsonStat { return jsonStat{number(s.Center), number(s.Lo), number(s.Hi), s.N} }
+	stat := func(s Stat) jsonStat {
+		return jsonStat{number(s.Center), number(s.Lo), number(s.Hi), s.N, s.Interval.String(), number(s.Confidence)}
+	}
 	for _, r := range c.Rows {
 		out.Rows = append(out.Rows, jsonRow{
 			Metric: r.Metric, Name: r.Name, Unit: r.Unit, HigherIsBetter: r.HigherIsBetter,
@@ -80,6 +85,7 @@ func (c Comparison) WriteJSON(w io.Writer) error {
 
 type jsonGateRow struct {
 	Name          string `json:"name"`
+	LowerIsBetter bool   `json:"lower_is_better"`
 	Base          number `json:"base"`
 	New           number `json:"new"`
 	ChangePct     number `json:"change_pct"`
@@ -132,7 +138,7 @@ func (g GateReport) WriteJSON(w io.Writer) error {
 	}
 	for _, r := range g.Rows {
 		out.Rows = append(out.Rows, jsonGateRow{
-			Name: r.Name, Base: number(r.Base), New: number(r.New), ChangePct: number(r.Change), P: number(r.P),
+			Name: r.Name, LowerIsBetter: r.LowerIsBetter, Base: number(r.Base), New: number(r.New), ChangePct: number(r.Change), P: number(r.P),
 			NBase: r.NBase, NNew: r.NNew, Gated: !r.Informational && r.HasBase && r.HasNew, Why: r.Why,
 			Fail: r.Fail, Verdict: r.Verdict, Significance: r.SignificanceUsed,
 			MissingInBase: !r.HasBase, MissingInNew: !r.HasNew,

@@ -67,14 +67,14 @@ type Entry struct {
 // ActionBenchmark is run as github-action-benchmark's
 // "customBiggerIsBetter" entries: every saturate point's median IDs/s
 // (with its spread over the repeats), then every ratio the gate reads
-// (lab/compare.Ratios), marked "gated" or "not gated" in extra. Higher is
-// better for all of them.
+// (lab/compare.Ratios) for which higher is better, marked "gated" or "not
+// gated" in extra. The costs (ns/ID over a limit, lower is better) are in
+// ActionBenchmarkCosts: the action reads one direction per file.
 func ActionBenchmark(run *result.Run) []Entry {
-	host := fmt.Sprintf("host %s, %s", run.Host.Hostname, run.Host.String())
 	var out []Entry
 	for _, r := range run.Saturate {
 		e := Entry{Name: fmt.Sprintf("saturate %s G=%d", r.Subject, r.Goroutines), Unit: "IDs/s", Value: r.IDsPerSec,
-			Extra: fmt.Sprintf("%d repeats; %s", len(r.Samples), host)}
+			Extra: fmt.Sprintf("%d repeats; %s", len(r.Samples), hostText(run))}
 		if len(r.Samples) > 1 {
 			e.Value = stats.Median(r.Samples)
 			lo, hi := minMax(r.Samples)
@@ -84,13 +84,33 @@ func ActionBenchmark(run *result.Run) []Entry {
 			out = append(out, e)
 		}
 	}
+	return append(out, ratioEntries(run, false)...)
+}
+
+// ActionBenchmarkCosts is run as github-action-benchmark's
+// "customSmallerIsBetter" entries: every ratio the gate reads for which
+// lower is better (a generator's ns/ID over its limit, 1× being the
+// limit), marked as ActionBenchmark marks its ratios.
+func ActionBenchmarkCosts(run *result.Run) []Entry { return ratioEntries(run, true) }
+
+// ratioEntries are the entries of run's ratios that are LowerIsBetter, or
+// that are not.
+func ratioEntries(run *result.Run, lower bool) []Entry {
+	var out []Entry
 	for _, r := range compare.Ratios(run) {
+		if r.LowerIsBetter != lower {
+			continue
+		}
 		gated := "gated"
 		if r.Informational {
 			gated = "not gated: " + r.Why
 		}
-		e := Entry{Name: "ratio " + r.Name, Unit: "ratio", Value: r.Value,
-			Extra: fmt.Sprintf("%s; %d repeats; %s", gated, len(r.Samples), host)}
+		unit := "ratio"
+		if lower {
+			unit = "× the limit"
+		}
+		e := Entry{Name: "ratio " + r.Name, Unit: unit, Value: r.Value,
+			Extra: fmt.Sprintf("%s; %d repeats; %s", gated, len(r.Samples), hostText(run))}
 		if len(r.Samples) > 1 {
 			lo, hi := minMax(r.Samples)
 			e.Range = fmt.Sprintf("%.4g..%.4g", lo, hi)
@@ -100,10 +120,23 @@ func ActionBenchmark(run *result.Run) []Entry {
 	return out
 }
 
+func hostText(run *result.Run) string {
+	return fmt.Sprintf("host %s, %s", run.Host.Hostname, run.Host.String())
+}
+
 // WriteActionBenchmark writes ActionBenchmark(run) as the JSON array the
 // action reads with tool: customBiggerIsBetter.
 func WriteActionBenchmark(w io.Writer, run *result.Run) error {
-	entries := ActionBenchmark(run)
+	return writeEntries(w, ActionBenchmark(run))
+}
+
+// WriteActionBenchmarkCosts writes ActionBenchmarkCosts(run) as the JSON
+// array the action reads with tool: customSmallerIsBetter.
+func WriteActionBenchmarkCosts(w io.Writer, run *result.Run) error {
+	return writeEntries(w, ActionBenchmarkCosts(run))
+}
+
+func writeEntries(w io.Writer, entries []Entry) error {
 	if entries == nil {
 		entries = []Entry{}
 	}

@@ -60,8 +60,25 @@ func TestActionBenchmark(t *testing.T) {
 	require.NotNil(t, sat)
 	assert.Equal(t, "IDs/s", sat["unit"])
 	assert.InEpsilon(t, fixture.SweepRate("atomicgen/monotonic", 1), sat["value"], 0.03)
-	ratio := byName["ratio atomicgen/monotonic over limit/clock+cas @G=1"]
-	require.NotNil(t, ratio)
-	assert.Contains(t, ratio["extra"], "gated")
+	assert.Contains(t, byName["ratio tick fill atomicgen/strict @G=1"]["extra"], "gated")
 	assert.Contains(t, byName["ratio atomic/mutex monotonic @G=1"]["extra"], "not gated")
+	for name := range byName {
+		assert.NotContains(t, name, "ns/ID over", "a cost is lower-is-better: not in the bigger-is-better file")
+	}
+
+	// The costs, apart: 1× is the limit, lower is better.
+	buf.Reset()
+	require.NoError(t, WriteActionBenchmarkCosts(&buf, run))
+	var costs []Entry
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &costs), buf.String())
+	names := map[string]Entry{}
+	for _, e := range costs {
+		names[e.Name] = e
+	}
+	cost, ok := names["ratio atomicgen/monotonic ns/ID over limit/clock+cas @G=1"]
+	require.True(t, ok, "%v", names)
+	assert.Equal(t, "× the limit", cost.Unit)
+	assert.InEpsilon(t, 1.25, cost.Value, 0.05, "the fixture's generator mints 0.8× its limit's IDs/s")
+	assert.True(t, strings.HasPrefix(cost.Extra, "gated;"), cost.Extra)
+	assert.Len(t, costs, 3, "atomicgen, shardedgen and (not gated) mutexgen over their limits")
 }

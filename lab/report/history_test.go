@@ -202,8 +202,8 @@ func TestHistoryGatedFirst(t *testing.T) {
 		base  *result.Run
 		gated []string
 	}{
-		{"no baseline: every ratio the gate would check", nil, []string{"atomicgen/monotonic over limit/clock+cas @G=1"}},
-		{"a baseline with it", fixture.Run(), []string{"atomicgen/monotonic over limit/clock+cas @G=1"}},
+		{"no baseline: every ratio the gate would check", nil, []string{"atomicgen/monotonic ns/ID over limit/clock+cas @G=1"}},
+		{"a baseline with it", fixture.Run(), []string{"atomicgen/monotonic ns/ID over limit/clock+cas @G=1"}},
 		{"a baseline without it", &result.Run{Subjects: fixture.Run().Subjects}, nil},
 	} {
 		h := NewHistory([]HistoryRun{{Run: run}}, tc.base)

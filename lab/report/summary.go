@@ -133,7 +133,9 @@ func (r summaryRow) cells() []string {
 			ceiling = fmt.Sprintf("%.0f%% of %s/s", 100*r.Best.IDsPerSec/r.Ceiling, units.SI(r.Ceiling, 4, true))
 		}
 		if r.LimitBest.IDsPerSec > 0 {
-			limit = fmt.Sprintf("%.0f%% of %s", 100*r.Best.IDsPerSec/r.LimitBest.IDsPerSec, r.Limit)
+			// A cost, as every "over the limit" figure is (the gate's,
+			// the cost table's, the README's): 1× is the limit.
+			limit = fmt.Sprintf("%.2f× %s", r.LimitBest.IDsPerSec/r.Best.IDsPerSec, r.Limit)
 		}
 		if r.PeerBest.IDsPerSec > 0 {
 			peer = fmt.Sprintf("×%s %s (%s)", units.TrimSig(r.Best.IDsPerSec/r.PeerBest.IDsPerSec, 2), r.Peer, units.Rate(r.PeerBest.IDsPerSec))
@@ -209,7 +211,7 @@ func writeSummary(d *document, run *result.Run) {
 	for i, r := range rows {
 		table[i] = r.cells()
 	}
-	s.table([]string{"Generator", "Best IDs/s", "Of its ceiling", "Of its limit at that G", "× the fastest peer promising as much", "Checks"}, table)
+	s.table([]string{"Generator", "Best IDs/s", "Of its ceiling", "Time per ID over its limit at that G", "× the fastest peer promising as much", "Checks"}, table)
 	if peers := peerChecks(run); peers != "" {
 		s.text(peers)
 	}

@@ -32,7 +32,7 @@ func summaryTable(t *testing.T, run *result.Run) (rows map[string][]string, orde
 }
 
 func TestSummary(t *testing.T) {
-	header := []string{"Generator", "Best IDs/s", "Of its ceiling", "Of its limit at that G",
+	header := []string{"Generator", "Best IDs/s", "Of its ceiling", "Time per ID over its limit at that G",
 		"× the fastest peer promising as much", "Checks"}
 	for _, tc := range []struct {
 		name   string
@@ -41,15 +41,15 @@ func TestSummary(t *testing.T) {
 		text   []string            // in the section
 	}{
 		{"the fixture", nil, map[string][]string{
-			"mutexgen/strict": {"mutexgen/strict", "4.09M/s at G=1", "100% of 4.096M/s", "6% of limit/clock+cas",
+			"mutexgen/strict": {"mutexgen/strict", "4.09M/s at G=1", "100% of 4.096M/s", "16.16× limit/clock+cas",
 				"×1 bwmarrin/snowflake (4.09M/s)", "✓ 5 of 5 passed"},
-			"atomicgen/strict": {"atomicgen/strict", "4.09M/s at G=1", "100% of 4.096M/s", "6% of limit/clock+cas",
+			"atomicgen/strict": {"atomicgen/strict", "4.09M/s at G=1", "100% of 4.096M/s", "16.15× limit/clock+cas",
 				"×1 bwmarrin/snowflake (4.09M/s)", "✓ 6 of 6 passed"},
 			// google/uuid-v7 is faster but failed its check: no yardstick.
-			"atomicgen/monotonic": {"atomicgen/monotonic", "48.2M/s at G=1", "not strict", "73% of limit/clock+cas",
+			"atomicgen/monotonic": {"atomicgen/monotonic", "48.2M/s at G=1", "not strict", "1.37× limit/clock+cas",
 				"×5.5 oklog/ulid-monotonic (8.70M/s)", "✓ 5 of 5 passed"},
 			"shardedgen/node-per-shard/strict": {"shardedgen/node-per-shard/strict", "32.7M/s at G=4", "100% of 32.77M/s",
-				"46% of limit/per-p", "×8 bwmarrin/snowflake (4.09M/s)", "✓ 5 of 5 passed"},
+				"2.17× limit/per-p", "×8 bwmarrin/snowflake (4.09M/s)", "✓ 5 of 5 passed"},
 		}, []string{
 			"**Result:** ✗ 1 correctness check(s) FAILED of 44, see [Failures](#failures): google/uuid-v7 (burst via NextID): FAIL: 37 order violations.",
 			"**Fastest:** strict: shardedgen/node-per-shard/strict 32.7M/s at G=4 (100% of its ceiling) · " +
@@ -68,10 +68,10 @@ func TestSummary(t *testing.T) {
 				}
 			}
 		}, map[string][]string{
-			"atomicgen/strict": {"atomicgen/strict", "4.09M/s at G=1", "100% of 4.096M/s", "6% of limit/clock+cas",
+			"atomicgen/strict": {"atomicgen/strict", "4.09M/s at G=1", "100% of 4.096M/s", "16.15× limit/clock+cas",
 				"×1 bwmarrin/snowflake (4.09M/s)", "✗ 1 of 6 failed: saturate G=4: FAIL: 2 duplicates; ✓ 5 passed"},
 			// With its check passed, google/uuid-v7 is the fastest peer.
-			"atomicgen/monotonic": {"atomicgen/monotonic", "48.2M/s at G=1", "not strict", "73% of limit/clock+cas",
+			"atomicgen/monotonic": {"atomicgen/monotonic", "48.2M/s at G=1", "not strict", "1.37× limit/clock+cas",
 				"×4.9 google/uuid-v7 (9.80M/s)", "✓ 5 of 5 passed"},
 		}, []string{
 			"**Result:** ✗ 1 correctness check(s) FAILED of 44, see [Failures](#failures): atomicgen/strict (saturate G=4): FAIL: 2 duplicates.",
@@ -87,7 +87,7 @@ func TestSummary(t *testing.T) {
 			r.Saturate = sat
 		}, map[string][]string{
 			"mutexgen/strict":     {"mutexgen/strict", "not measured", "—", "—", "—", "✓ 2 of 2 passed"},
-			"atomicgen/monotonic": {"atomicgen/monotonic", "48.2M/s at G=1", "not strict", "73% of limit/clock+cas", "—", "✓ 5 of 5 passed"},
+			"atomicgen/monotonic": {"atomicgen/monotonic", "48.2M/s at G=1", "not strict", "1.37× limit/clock+cas", "—", "✓ 5 of 5 passed"},
 		}, nil},
 		{"a busy host", func(r *result.Run) {
 			r.Host.Load = &host.Load{CPUs: 8, Seconds: 221, Own: 0.55, Other: 0.38, Steal: 0.02,

@@ -2,6 +2,7 @@ package result
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,13 +14,26 @@ import (
 	"github.com/snowlab/snowlab/lab/host"
 )
 
-// Read reads one result file. It refuses a file of a schema version it
-// does not know: its figures may mean something else.
+// ErrExperiment is wrapped by Read's error about an experiment's result
+// file (lab/btree's, lab/alternatives'): it parses as a suite run with
+// nothing measured, and would compare as one.
+var ErrExperiment = errors.New("the result of an experiment, not of a suite run")
+
+// Read reads one suite run's result file. It refuses a file of a schema
+// version it does not know (its figures may mean something else), and an
+// experiment's result (ErrExperiment, naming the experiment).
 func Read(path string) (*Run, error) {
-	var run Run
-	if err := ReadJSON(path, "a lab result", &run); err != nil {
+	var file struct {
+		Run
+		Experiment string `json:"experiment"`
+	}
+	if err := ReadJSON(path, "a lab result", &file); err != nil {
 		return nil, err
 	}
+	if file.Experiment != "" {
+		return nil, fmt.Errorf("%s: %w (experiment %q)", path, ErrExperiment, file.Experiment)
+	}
+	run := file.Run
 	if !slices.Contains(readableSchemas, run.Schema) {
 		return nil, fmt.Errorf("%s: result schema version %d, this lab reads version %d (and %v); re-run it or compare it with the lab that wrote it",
 			path, run.Schema, SchemaVersion, readableSchemas)

@@ -2,6 +2,7 @@ package result_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -36,6 +37,8 @@ func TestRead(t *testing.T) {
 		{name: "noschema.json", content: []byte(`{"commit":"x"}`), wantErr: []string{"noschema.json", "version 0", fmt.Sprintf("version %d", result.SchemaVersion)}},
 		{name: "garbage.json", content: []byte(`{"schema":`), wantErr: []string{"garbage.json", "not a lab result"}},
 		{name: "absent.json", wantErr: []string{"absent.json"}},
+		{name: "btree.json", content: []byte(`{"schema":1,"experiment":"btree","commit":"x"}`),
+			wantErr: []string{"btree.json", result.ErrExperiment.Error(), `experiment "btree"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(dir, tc.name)
@@ -49,6 +52,7 @@ func TestRead(t *testing.T) {
 				return
 			}
 			require.Error(t, err)
+			assert.Equal(t, tc.name == "btree.json", errors.Is(err, result.ErrExperiment), "%v", err)
 			for _, w := range tc.wantErr {
 				assert.ErrorContains(t, err, w)
 			}

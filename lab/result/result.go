@@ -186,6 +186,11 @@ type BurstResult struct {
 	Goroutines int    `json:"goroutines"`
 	IDs        int    `json:"ids"`
 	Repeats    int    `json:"repeats"`
+	// RequestedIDs is the burst asked for where it was cut to what the
+	// subject's strict ceiling mints in CeilingBudget (IDs then holds
+	// the cut; 0: not cut).
+	RequestedIDs  int           `json:"requested_ids,omitempty"`
+	CeilingBudget time.Duration `json:"ceiling_budget_ns,omitempty"`
 	// MakespanNs is each repeat's time from the release to the last ID.
 	MakespanNs []int64 `json:"makespan_ns"`
 	// Ticks is each repeat's count of distinct ticks its IDs carry;
@@ -243,8 +248,14 @@ type SteadyResult struct {
 	TargetRate float64       `json:"target_per_sec"`
 	Achieved   float64       `json:"achieved_per_sec"`
 	Duration   time.Duration `json:"duration_ns"`
-	Latency    Latency       `json:"latency"`
-	Check      Check         `json:"check"`
+	// RequestedDuration is the length asked for where the run was cut
+	// so that the backlog of a subject whose strict ceiling is below the
+	// rate lasts at most CeilingBudget (Duration then holds the cut; 0:
+	// not cut).
+	RequestedDuration time.Duration `json:"requested_duration_ns,omitempty"`
+	CeilingBudget     time.Duration `json:"ceiling_budget_ns,omitempty"`
+	Latency           Latency       `json:"latency"`
+	Check             Check         `json:"check"`
 	// ServerCPUPerID is the CPU time the server process of a remote
 	// subject spent per ID during the run, where the lab could read it
 	// (Subject.ServerCPU; 0: not measured). At a rate below the

@@ -24,6 +24,12 @@ type BurstConfig struct {
 	// Batch asks for each goroutine's share with one Fill (NextIDs) call
 	// instead of one Next call per ID.
 	Batch bool
+	// CeilingBudget bounds one burst of a strict subject: it asks for
+	// no more IDs than the subject's ceiling mints in this long (0 is
+	// DefaultCeilingBudget), so that a generator a hundred times slower
+	// than the others measures the same way in a fraction of the time.
+	// The result says so (BurstResult.RequestedIDs).
+	CeilingBudget time.Duration
 }
 
 func (c BurstConfig) withDefaults() BurstConfig {
@@ -31,6 +37,16 @@ func (c BurstConfig) withDefaults() BurstConfig {
 	c.Goroutines = min(cmp.Or(c.Goroutines, DefaultBurstGoroutines), c.IDs)
 	c.Repeats = cmp.Or(c.Repeats, DefaultBurstRepeats)
 	c.Pause = cmp.Or(c.Pause, DefaultBurstPause)
+	c.CeilingBudget = cmp.Or(c.CeilingBudget, DefaultCeilingBudget)
+	return c
+}
+
+// boundFor is c (with its defaults) as it is run against s: IDs bounded
+// by s's ceiling over CeilingBudget, and no more goroutines than IDs.
+func (c BurstConfig) boundFor(s subject.Subject) BurstConfig {
+	c = c.withDefaults()
+	c.IDs = int(ceilingBound(s, int64(c.IDs), c.CeilingBudget))
+	c.Goroutines = min(c.Goroutines, c.IDs)
 	return c
 }
 
@@ -41,12 +57,16 @@ func Burst(s subject.Subject, cfg BurstConfig, ev *perfevent.Counter) (result.Bu
 	if err := cfg.Validate(); err != nil {
 		return result.BurstResult{Subject: s.Name}, err
 	}
-	cfg = cfg.withDefaults()
+	asked := cfg.withDefaults().IDs
+	cfg = cfg.boundFor(s)
 	via := "NextID"
 	if cfg.Batch {
 		via = "NextIDs"
 	}
 	res := result.BurstResult{Subject: s.Name, Via: via, Goroutines: cfg.Goroutines, IDs: cfg.IDs, Repeats: cfg.Repeats}
+	if cfg.IDs < asked {
+		res.RequestedIDs, res.CeilingBudget = asked, cfg.CeilingBudget
+	}
 	if s.Strict && s.PerTick > 0 {
 		res.FloorTicks = int(math.Ceil(float64(cfg.IDs) / float64(s.PerTick*max(s.Nodes, 1))))
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/snowlab/snowlab/lab/subject"
 )
 
 // The lab's defaults: what a zero field of BurstConfig, SaturateConfig and
@@ -28,6 +30,17 @@ const (
 
 	DefaultSteadyRate     = 1_000_000.0
 	DefaultSteadyDuration = 300 * time.Millisecond
+
+	// DefaultCeilingBudget bounds a burst, and the backlog of a steady
+	// run, of a strict subject whose ceiling is far below what the
+	// workload asks: at most this long at the ceiling (see
+	// BurstConfig.CeilingBudget). At the defaults it cuts only
+	// sony/sonyflake's library defaults (25.6k IDs/s): bursts of 12,800
+	// IDs instead of 100,000 (3.9 s each) and a steady run of 12,800 calls
+	// instead of 300,000 (an 11.7 s backlog), which took 33 s of the
+	// suite; every other subject's ceiling is 4.096M IDs/s or more, or
+	// none.
+	DefaultCeilingBudget = 500 * time.Millisecond
 )
 
 // The lab's limits. Every workload keeps all the IDs it issued for the
@@ -65,6 +78,8 @@ func (c BurstConfig) Validate() error {
 		return configErr("burst repeats %d: want 1 to %d", c.Repeats, MaxRepeats)
 	case c.Pause < 0 || c.Pause > MaxPause:
 		return configErr("burst pause %v: want 0 to %v", c.Pause, MaxPause)
+	case c.CeilingBudget < 0 || c.CeilingBudget > MaxDuration:
+		return configErr("burst ceiling budget %v: want more than 0, at most %v", c.CeilingBudget, MaxDuration)
 	}
 	return nil
 }
@@ -101,6 +116,8 @@ func (c SteadyConfig) Validate() error {
 		return configErr("steady duration %v: want more than 0, at most %v", c.Duration, MaxDuration)
 	case c.Workers < 0 || c.Workers > MaxGoroutines:
 		return configErr("steady workers %d: want 1 to %d", c.Workers, MaxGoroutines)
+	case c.CeilingBudget < 0 || c.CeilingBudget > MaxDuration:
+		return configErr("steady ceiling budget %v: want more than 0, at most %v", c.CeilingBudget, MaxDuration)
 	}
 	d := c.withDefaults()
 	switch calls := d.Rate * d.Duration.Seconds(); {
@@ -110,4 +127,15 @@ func (c SteadyConfig) Validate() error {
 		return configErr("steady rate %v over %v schedules %.3g calls: at most %d", d.Rate, d.Duration, calls, MaxSteadyCalls)
 	}
 	return nil
+}
+
+// ceilingBound is how many of n IDs a strict subject s is asked for in a
+// workload bounded by budget: at most what its ceiling mints in budget
+// (at least one), all n for a subject without a ceiling.
+func ceilingBound(s subject.Subject, n int64, budget time.Duration) int64 {
+	c := s.Ceiling()
+	if !s.Strict || c <= 0 {
+		return n
+	}
+	return min(n, max(int64(c*budget.Seconds()), 1))
 }

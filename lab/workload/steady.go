@@ -18,13 +18,37 @@ type SteadyConfig struct {
 	Rate     float64       // calls per second; 0 is DefaultSteadyRate
 	Duration time.Duration // 0 is DefaultSteadyDuration
 	Workers  int           // 0 is GOMAXPROCS
+	// CeilingBudget bounds the backlog of a strict subject whose ceiling
+	// is below Rate: the run schedules no more calls than the ceiling
+	// serves in this long (0 is DefaultCeilingBudget), by a shorter
+	// Duration at the same Rate. Above its ceiling a subject falls
+	// behind whatever the length, and its latency grows with it: the
+	// figure is of the run's length, which the result records with the
+	// one asked for (SteadyResult.RequestedDuration).
+	CeilingBudget time.Duration
 }
 
 func (c SteadyConfig) withDefaults() SteadyConfig {
 	c.Rate = cmp.Or(c.Rate, DefaultSteadyRate)
 	c.Duration = cmp.Or(c.Duration, DefaultSteadyDuration)
 	c.Workers = cmp.Or(c.Workers, runtime.GOMAXPROCS(0))
+	c.CeilingBudget = cmp.Or(c.CeilingBudget, DefaultCeilingBudget)
 	return c
+}
+
+// calls is how many calls c schedules against s, and for how long:
+// Rate × Duration, or, where s's ceiling is below Rate, no more than
+// the ceiling serves in CeilingBudget, over the shorter time that takes
+// at Rate.
+func (c SteadyConfig) calls(s subject.Subject) (int64, time.Duration) {
+	total := int64(c.Rate * c.Duration.Seconds())
+	if ceil := s.Ceiling(); ceil <= 0 || c.Rate <= ceil {
+		return total, c.Duration
+	}
+	if bounded := ceilingBound(s, total, c.CeilingBudget); bounded < total {
+		return bounded, time.Duration(float64(bounded) / c.Rate * float64(time.Second))
+	}
+	return total, c.Duration
 }
 
 // Steady drives s open-loop: call i is due at start + i/Rate whether or not
@@ -38,8 +62,11 @@ func Steady(s subject.Subject, cfg SteadyConfig) (result.SteadyResult, error) {
 		return result.SteadyResult{Subject: s.Name}, err
 	}
 	cfg = cfg.withDefaults()
-	res := result.SteadyResult{Subject: s.Name, TargetRate: cfg.Rate, Duration: cfg.Duration}
-	total := int64(cfg.Rate * cfg.Duration.Seconds())
+	total, length := cfg.calls(s)
+	res := result.SteadyResult{Subject: s.Name, TargetRate: cfg.Rate, Duration: length}
+	if length < cfg.Duration {
+		res.RequestedDuration, res.CeilingBudget = cfg.Duration, cfg.CeilingBudget
+	}
 	m, err := s.New()
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", s.Name, err)

@@ -172,13 +172,44 @@ func TestSweep(t *testing.T) {
 func TestZeroConfigTakesDefaults(t *testing.T) {
 	b := BurstConfig{}.withDefaults()
 	assert.Equal(t, BurstConfig{IDs: DefaultBurstIDs, Goroutines: DefaultBurstGoroutines,
-		Repeats: DefaultBurstRepeats, Pause: DefaultBurstPause}, b)
+		Repeats: DefaultBurstRepeats, Pause: DefaultBurstPause, CeilingBudget: DefaultCeilingBudget}, b)
 	s := SaturateConfig{}.withDefaults()
 	assert.Equal(t, DefaultSaturateDuration, s.Duration)
 	assert.Equal(t, DefaultSaturateRepeats, s.Repeats)
 	st := SteadyConfig{}.withDefaults()
 	assert.Equal(t, DefaultSteadyRate, st.Rate)
 	assert.Equal(t, DefaultSteadyDuration, st.Duration)
+	assert.Equal(t, DefaultCeilingBudget, st.CeilingBudget)
+}
+
+// TestCeilingBudget: a strict subject is asked for no more than its
+// ceiling serves in the budget, at least one ID; a subject without a
+// ceiling, or one the workload does not outrun, is asked for all.
+func TestCeilingBudget(t *testing.T) {
+	sonyflake := subject.Subject{Name: "sf", Strict: true, Nodes: 1, PerTick: 256, Tick: 10 * time.Millisecond} // 25.6k IDs/s
+	snowlab := subject.Subject{Name: "sl", Strict: true, Nodes: 1, PerTick: 4096, Tick: time.Millisecond}       // 4.096M IDs/s
+	borrowing := subject.Subject{Name: "mono", Nodes: 1, PerTick: 256, Tick: 10 * time.Millisecond}
+	trickle := subject.Subject{Name: "t", Strict: true, Nodes: 1, PerTick: 1, Tick: time.Second}
+
+	// The lab's defaults: only Sonyflake's library defaults are cut.
+	b := BurstConfig{}
+	assert.Equal(t, 12_800, b.boundFor(sonyflake).IDs, "25.6k IDs/s × 500 ms")
+	assert.Equal(t, DefaultBurstIDs, b.boundFor(snowlab).IDs)
+	assert.Equal(t, DefaultBurstIDs, b.boundFor(borrowing).IDs, "not strict: no ceiling to bound by")
+	one := BurstConfig{CeilingBudget: time.Millisecond}.boundFor(trickle)
+	assert.Equal(t, 1, one.IDs, "at least one ID")
+	assert.Equal(t, 1, one.Goroutines, "no more goroutines than IDs")
+
+	st := SteadyConfig{}.withDefaults()
+	calls, d := st.calls(sonyflake)
+	assert.Equal(t, int64(12_800), calls)
+	assert.Equal(t, 12800*time.Microsecond, d, "12,800 calls at 1M/s")
+	calls, d = st.calls(snowlab)
+	assert.Equal(t, int64(300_000), calls, "its ceiling is above the rate: no backlog to bound")
+	assert.Equal(t, DefaultSteadyDuration, d)
+	calls, d = SteadyConfig{Rate: 10_000, Duration: 100 * time.Millisecond}.withDefaults().calls(sonyflake)
+	assert.Equal(t, int64(1000), calls, "a rate under its ceiling: not cut")
+	assert.Equal(t, 100*time.Millisecond, d)
 }
 
 // TestConfigOutOfRange: every workload refuses, before allocating, a
@@ -202,6 +233,8 @@ func TestConfigOutOfRange(t *testing.T) {
 		{func() error { _, err := Steady(s, SteadyConfig{Rate: math.Inf(1)}); return err }, "+Inf"},
 		{func() error { _, err := Steady(s, SteadyConfig{Rate: 1e9, Duration: time.Minute}); return err }, "6e+10 calls"},
 		{func() error { _, err := Steady(s, SteadyConfig{Rate: 1, Duration: time.Millisecond}); return err }, "schedules no call"},
+		{func() error { _, err := Steady(s, SteadyConfig{CeilingBudget: -time.Second}); return err }, "ceiling budget -1s"},
+		{func() error { _, err := Burst(s, BurstConfig{CeilingBudget: time.Hour}, nil); return err }, "ceiling budget 1h0m0s"},
 	} {
 		err := tc.run()
 		assert.ErrorIs(t, err, ErrConfig, tc.want)

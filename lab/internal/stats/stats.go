@@ -33,3 +33,16 @@ func Spread[T Number](v []T) (lo, med, hi float64) {
 	}
 	return float64(slices.Min(v)), Median(v), float64(slices.Max(v))
 }
+
+// RangeConfidence is the confidence with which the range (minimum to
+// maximum) of n values drawn independently from one continuous
+// distribution holds its median: the median is outside only when all n
+// fall on one side of it, each with probability 2^-n, so 1 - 2^(1-n).
+// Two values give 50%, five 93.75%, six 96.9%; fewer than two give 0 (a
+// single value is no interval).
+func RangeConfidence(n int) float64 {
+	if n < 2 {
+		return 0
+	}
+	return 1 - math.Ldexp(1, 1-n)
+}

@@ -20,3 +20,9 @@ func TestMedian(t *testing.T) {
 	lo, _, _ = Spread[int64](nil)
 	assert.True(t, math.IsNaN(lo))
 }
+
+func TestRangeConfidence(t *testing.T) {
+	for n, want := range map[int]float64{0: 0, 1: 0, 2: 0.5, 3: 0.75, 5: 0.9375, 6: 0.96875} {
+		assert.Equal(t, want, RangeConfidence(n), "n=%d", n)
+	}
+}
