@@ -34,17 +34,17 @@ func (l Layout) Range(from, to time.Time) (lo, hi ID, err error) {
 	}
 	from, to = from.Round(0), to.Round(0)
 	if to.Before(from) {
-		return 0, 0, fmt.Errorf("%w: reversed interval: from %v is after to %v", ErrInvalidConfig, from, to)
+		return 0, 0, fmt.Errorf("%w: reversed interval: from %s is after to %s", ErrInvalidConfig, rfc3339(from), rfc3339(to))
 	}
 	if from.Before(l.epoch()) {
-		return 0, 0, fmt.Errorf("%w: from %v is before the epoch %v", ErrOverflow, from, l.epoch())
+		return 0, 0, fmt.Errorf("%w: from %s is before the epoch %s", ErrOverflow, rfc3339(from), rfc3339(l.epoch()))
 	}
 	// The last tick that can start an exclusive bound is MaxTick: hi is
 	// then the first ID of the last tick, and a later bound would be 2^63.
 	last := l.epoch().Add(time.Duration(l.MaxTick()) * l.Unit)
 	if to.After(last) {
-		return 0, 0, fmt.Errorf("%w: to %v is past %v, the last instant whose IDs an exclusive bound can end at (the horizon is %v)",
-			ErrOverflow, to, last, l.Horizon())
+		return 0, 0, fmt.Errorf("%w: to %s is past %s, the last tick an exclusive bound can end at (the horizon is %s)",
+			ErrOverflow, rfc3339(to), rfc3339(last), rfc3339(l.Horizon()))
 	}
 	shift := l.NodeBits + l.SeqBits
 	return ID(l.ceilTick(from) << shift), ID(l.ceilTick(to) << shift), nil
@@ -61,3 +61,5 @@ func (l Layout) ceilTick(t time.Time) int64 {
 	}
 	return tick
 }
+
+func rfc3339(t time.Time) string { return t.Format(time.RFC3339Nano) }
