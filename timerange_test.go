@@ -95,7 +95,8 @@ func TestRangeInsideATick(t *testing.T) {
 // in [lo, hi) or all out, and in exactly when the tick's start lies in
 // [from, to); where it fails, it fails for the documented reason.
 func TestRangeExhaustive(t *testing.T) {
-	l := Layout{TimeBits: 5, NodeBits: 2, SeqBits: 56, Unit: time.Millisecond, Epoch: defaultEpoch}
+	// 29 + 29 bits: valid where int has 32 bits too.
+	l := Layout{TimeBits: 5, NodeBits: 29, SeqBits: 29, Unit: time.Millisecond, Epoch: defaultEpoch}
 	require.NoError(t, l.Validate())
 	const quarters = 4
 	step := l.Unit / quarters
