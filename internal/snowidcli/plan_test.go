@@ -81,8 +81,8 @@ func planRows(t *testing.T, out string) map[string]map[string]string {
 	head := cells(lines[i])
 	rows := map[string]map[string]string{}
 	for _, line := range lines[i+1:] {
-		if strings.TrimSpace(line) == "" {
-			break
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "  and ") {
+			break // the table ends, or the count of layouts not listed
 		}
 		c := cells(line)
 		require.Len(t, c, len(head), "row %q", line)
@@ -224,4 +224,15 @@ func TestPlanRefuses(t *testing.T) {
 		assert.Empty(t, stdout)
 		assert.Contains(t, stderr, `invalid value "many" for flag -processes`)
 	})
+}
+
+// Surge is read as an exact decimal: 400 × 1.1 is 440 node ids, where
+// float64 arithmetic gives 440.00000000000006 and so 441.
+func TestPlanSurgeIsExact(t *testing.T) {
+	withPlanDate(t)
+	stdout, stderr, code := snowid(t, "plan", "-processes", "400", "-surge", "1.1", "-burst", "1000")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "node ids  440 = 400 processes × surge 1.1")
+	// 512 node ids at surge 1.1 hold floor(512 / 1.1) = 465 processes.
+	assert.Equal(t, "465", planRows(t, stdout)["41/9/13"]["processes at surge 1.1"])
 }
