@@ -23,6 +23,8 @@ var (
 	ErrNoReservation = errors.New("snowlab: outside the node id's reservation")
 	// ErrInvalidConfig: a configuration field other than the layout and the
 	// node id is out of range (an unknown policy or mode, a negative
-	// MaxLead or shard count, a lease window that cannot be kept).
+	// MaxLead or shard count, a lease window that cannot be kept), or an
+	// argument that cannot describe what it names (a time interval that
+	// ends before it starts).
 	ErrInvalidConfig = errors.New("snowlab: invalid configuration")
 )

@@ -103,3 +103,47 @@ func ExampleID_MarshalJSON() {
 	// {"id":"141264821508263936","name":"signup"}
 	// 141264821508263936
 }
+
+func ExampleLayout_Range() {
+	// The IDs minted on 2025-01-01 (UTC), on every node.
+	day := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	lo, hi, err := snowlab.DefaultLayout.Range(day, day.AddDate(0, 0, 1))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("WHERE id >= %d AND id < %d\n", lo, hi)
+
+	// The day's last ID (node 1023, sequence 4095 of 23:59:59.999) is
+	// inside; hi is the next day's first.
+	last, _ := snowlab.DefaultLayout.Compose(day.AddDate(0, 0, 1).Add(-time.Millisecond), 1023, 4095)
+	fmt.Println(last == hi-1)
+
+	// Before the epoch there are no IDs; a reversed interval is refused.
+	_, _, err = snowlab.DefaultLayout.Range(day.AddDate(-2, 0, 0), day)
+	fmt.Println(errors.Is(err, snowlab.ErrOverflow))
+	_, _, err = snowlab.DefaultLayout.Range(day, day.Add(-time.Hour))
+	fmt.Println(errors.Is(err, snowlab.ErrInvalidConfig))
+	// Output:
+	// WHERE id >= 132633958809600000 AND id < 132996346675200000
+	// true
+	// true
+	// true
+}
+
+func ExampleShard() {
+	// Consecutive IDs of one node, one per millisecond: their order follows
+	// time, their shards do not.
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 6 {
+		id, _ := snowlab.DefaultLayout.Compose(t0.Add(time.Duration(i)*time.Millisecond), 37, 0)
+		fmt.Println(id, snowlab.Shard(id, 8))
+	}
+	// Output:
+	// 132633958809751552 5
+	// 132633958813945856 0
+	// 132633958818140160 5
+	// 132633958822334464 3
+	// 132633958826528768 4
+	// 132633958830723072 5
+}

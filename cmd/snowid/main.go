@@ -5,6 +5,9 @@
 //	snowid decode [-json] [-layout T/N/S] [-unit D] [-epoch E] ID...
 //	snowid gen [-node N | -lease SPEC] [-n K] [-policy strict|monotonic] [-format dec|base32|json] [layout flags]
 //	snowid layout [-layout T/N/S] [-unit D] [-epoch E]
+//	snowid range [layout flags] FROM TO
+//	snowid partitions -table T -from FROM -to TO -every D [layout flags]
+//	snowid plan -processes N -surge X -burst B [-rate R] [-years Y] [-unit D] [-epoch E]
 //	snowid help [COMMAND]
 //
 // Decode takes each ID apart and prints its decimal and base32 forms, the
@@ -31,6 +34,29 @@
 // node and sequence, how many IDs one node can mint per tick and per second,
 // the horizon (the first instant the layout cannot encode) and the years
 // left until it.
+//
+// Range prints the IDs [lo, hi) of the time interval [FROM, TO) (RFC 3339,
+// or a date for midnight UTC) and the SQL predicate id >= lo AND id < hi:
+// an ID is inside exactly when its decoded time lies in the interval, so a
+// bound inside a tick rounds up to the next tick (snowlab.Layout.Range).
+//
+// Partitions prints PostgreSQL's CREATE TABLE … PARTITION OF T FOR VALUES
+// FROM (lo) TO (hi) statements for a parent T partitioned BY RANGE (id),
+// one partition per -every from -from to -to, each named T_ and its start
+// in UTC (T_20250101 for days). T is read as SQL reads a name (unquoted
+// parts fold to lower case; "quoted" ones keep theirs) and printed quoted.
+// An -every that is not a whole number of ticks, a -from inside a tick, a
+// -to that is not -from plus whole partitions, more than 10,000 partitions,
+// or a name PostgreSQL would cut short is refused.
+//
+// Plan sizes a layout for a fleet of N processes that each hold a node id,
+// X node ids per process during a rollout (2 for blue-green), a burst of B
+// IDs within one tick, an optional sustained rate R (IDs per second) and at
+// least Y years left (10 by default). It prints what each field needs, one
+// fitting layout per node width, the 12 narrowest (node ids, processes they
+// hold at the surge, the per-node ceiling, the nodes the burst needs,
+// horizon and years left), why narrower fields do not fit, and whether the
+// default layout does. Years left count from now.
 //
 // Every command reads the default layout (41/10/12 bits of 1 ms ticks since
 // 2024-01-01T00:00:00Z) unless told otherwise: -layout gives the time, node

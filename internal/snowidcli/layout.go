@@ -35,9 +35,8 @@ func runLayout(args []string, stdout, stderr io.Writer) int {
 		big.NewInt(int64(l.Unit)))
 	horizon := l.Horizon()
 	t := now()
-	const msPerYear = 365.2425 * 24 * 3600 * 1000
-	yearsLeft := float64(horizon.UnixMilli()-t.UnixMilli()) / msPerYear
-	window := float64(horizon.UnixMilli()-l.Epoch.UnixMilli()) / msPerYear
+	yearsLeft := yearsBetween(t, horizon)
+	window := yearsBetween(l.Epoch, horizon)
 
 	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(w, "layout\t%s (time/node/seq bits)\n", formatBits(l))
@@ -60,6 +59,12 @@ func runLayout(args []string, stdout, stderr io.Writer) int {
 		return writeFailed(stderr, err)
 	}
 	return exitOK
+}
+
+// yearsBetween is b - a in years of 365.2425 days, to the millisecond.
+func yearsBetween(a, b time.Time) float64 {
+	const msPerYear = 365.2425 * 24 * 3600 * 1000
+	return float64(b.UnixMilli()-a.UnixMilli()) / msPerYear
 }
 
 // formatRat writes r with thousands separators, rounded to a whole number

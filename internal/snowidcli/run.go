@@ -25,6 +25,9 @@ const usageText = `usage:
   snowid decode [-json] [-layout T/N/S] [-unit D] [-epoch E] ID...
   snowid gen [-node N | -lease SPEC] [-n K] [-policy strict|monotonic] [-format dec|base32|json] [layout flags]
   snowid layout [-layout T/N/S] [-unit D] [-epoch E]
+  snowid range [layout flags] FROM TO
+  snowid partitions -table T -from FROM -to TO -every D [layout flags]
+  snowid plan -processes N -surge X -burst B [-rate R] [-years Y] [-unit D] [-epoch E]
 Layout flags (-layout, -unit, -epoch) default to 41/10/12, 1ms, 2024-01-01T00:00:00Z.
 Run "snowid help COMMAND" for a command's flags.
 `
@@ -56,6 +59,12 @@ func Run(args []string, stdout, stderr io.Writer, stores map[string]nodeid.Opene
 		return runGen(rest, stdout, stderr, stores)
 	case "layout":
 		return runLayout(rest, stdout, stderr)
+	case "range":
+		return runRange(rest, stdout, stderr)
+	case "partitions":
+		return runPartitions(rest, stdout, stderr)
+	case "plan":
+		return runPlan(rest, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "snowid: unknown command %q (run 'snowid help' for the commands)\n", name)
 	return exitUsage

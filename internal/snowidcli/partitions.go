@@ -1,0 +1,227 @@
+package snowidcli
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// maxPartitions is the most partitions one partitions command writes. A
+// PostgreSQL table of many thousand partitions plans every query slowly;
+// a command asked for more has almost always been given the wrong -every.
+const maxPartitions = 10000
+
+// maxIdentBytes is the longest identifier PostgreSQL keeps (NAMEDATALEN-1):
+// it cuts a longer one short without an error, and two partition names
+// cut short could become one.
+const maxIdentBytes = 63
+
+func runPartitions(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("partitions", "-table T -from FROM -to TO -every D [-layout T/N/S] [-unit D] [-epoch E]", stderr)
+	table := fs.String("table", "", "the parent `table`, partitioned BY RANGE (id): a SQL identifier, schema-qualified or not")
+	fromArg := fs.String("from", "", "`FROM`, the first partition's start: RFC 3339 or a date (midnight UTC)")
+	toArg := fs.String("to", "", "`TO`, the last partition's end (exclusive): -from plus a whole number of -every")
+	everyArg := fs.String("every", "", "each partition's `duration`, such as 24h or 1h: a whole number of ticks")
+	lf := AddLayoutFlags(fs)
+	pos, code, ok := parse(fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) > 0 {
+		return usageError(fs, "unexpected argument %q", pos[0])
+	}
+	for _, f := range []struct{ name, v string }{{"table", *table}, {"from", *fromArg}, {"to", *toArg}, {"every", *everyArg}} {
+		if f.v == "" {
+			return refuse(fs, "-%s not given", f.name)
+		}
+	}
+	parent, err := parseTableName(*table)
+	if err != nil {
+		return refuse(fs, "-table %q: %v", *table, err)
+	}
+	l, err := lf.Layout()
+	if err != nil {
+		return refuse(fs, "%v", err)
+	}
+	from, err := parseInstant(*fromArg)
+	if err != nil {
+		return refuse(fs, "-from %q: %v", *fromArg, err)
+	}
+	to, err := parseInstant(*toArg)
+	if err != nil {
+		return refuse(fs, "-to %q: %v", *toArg, err)
+	}
+	every, err := time.ParseDuration(*everyArg)
+	if err != nil || every <= 0 {
+		return refuse(fs, "-every %q: want a positive duration such as 24h or 1h", *everyArg)
+	}
+	if every%l.Unit != 0 {
+		return refuse(fs, "-every %v is not a whole number of ticks of %v: partitions would not meet at tick boundaries", every, l.Unit)
+	}
+	if _, _, err := l.Range(from, to); err != nil {
+		return refuse(fs, "[-from %s, -to %s): %v", *fromArg, *toArg, err)
+	}
+	if d := from.Sub(l.Epoch); d%l.Unit != 0 {
+		return refuse(fs, "-from %s is inside a tick of %v (%v past its start): a partition must start at a tick", *fromArg, l.Unit, d%l.Unit)
+	}
+	span := to.Sub(from)
+	switch {
+	case span == 0:
+		return refuse(fs, "-from %s and -to %s are the same instant: no partition", *fromArg, *toArg)
+	case span%every != 0:
+		return refuse(fs, "-to %s is not -from plus a whole number of -every %v (%d, then %v over)", *toArg, every, span/every, span%every)
+	case span/every > maxPartitions:
+		return refuse(fs, "%d partitions of %v, more than the %d this command writes: take a longer -every or a shorter interval", span/every, every, maxPartitions)
+	}
+	name := partitionNamer(from, every)
+	if longest := parent.table + "_" + name(from); len(longest) > maxIdentBytes {
+		return refuse(fs, "-table %q: partition names such as %q are %d bytes, over PostgreSQL's %d (it would cut them short)",
+			*table, longest, len(longest), maxIdentBytes)
+	}
+
+	tf := timeFormat(l)
+	n := int(span / every)
+	out := bufio.NewWriter(stdout)
+	fmt.Fprintf(out, "-- snowid partitions: %d of %s, [%s, %s) every %v\n",
+		n, parent.quoted(), from.UTC().Format(tf), to.UTC().Format(tf), every)
+	fmt.Fprintf(out, "-- layout %s, %v ticks since %s; the parent is PARTITION BY RANGE (id)\n",
+		formatBits(l), l.Unit, l.Epoch.UTC().Format(tf))
+	for i := range n {
+		a, b := from.Add(time.Duration(i)*every), from.Add(time.Duration(i+1)*every)
+		lo, hi, err := l.Range(a, b)
+		if err != nil {
+			// [from, to) passed, and every piece lies inside it.
+			return refuse(fs, "[%v, %v): %v", a, b, err)
+		}
+		part := parent.sibling(parent.table + "_" + name(a))
+		fmt.Fprintf(out, "CREATE TABLE %s PARTITION OF %s FOR VALUES FROM (%d) TO (%d);\n", part.quoted(), parent.quoted(), lo, hi)
+	}
+	if err := out.Flush(); err != nil {
+		return writeFailed(stderr, err)
+	}
+	return exitOK
+}
+
+// partitionNamer returns the suffix a partition starting at t is named by:
+// t in UTC, to the coarsest of day, hour, minute, second, millisecond,
+// microsecond or nanosecond that shows every start of the series from,
+// from+every, … exactly, so that names are unique and sort by time.
+func partitionNamer(from time.Time, every time.Duration) func(time.Time) string {
+	for _, g := range []struct {
+		d      time.Duration
+		layout string
+		digits int
+	}{
+		{24 * time.Hour, "20060102", 0},
+		{time.Hour, "2006010215", 0},
+		{time.Minute, "200601021504", 0},
+		{time.Second, "20060102150405", 0},
+		{time.Millisecond, "20060102150405", 3},
+		{time.Microsecond, "20060102150405", 6},
+	} {
+		// Truncate counts from the zero time, a UTC midnight, so a day
+		// here is a UTC day.
+		if every%g.d == 0 && from.Truncate(g.d).Equal(from) {
+			return func(t time.Time) string { return stamp(t, g.layout, g.digits) }
+		}
+	}
+	return func(t time.Time) string { return stamp(t, "20060102150405", 9) }
+}
+
+func stamp(t time.Time, layout string, digits int) string {
+	s := t.UTC().Format(layout)
+	if digits == 0 {
+		return s
+	}
+	frac := fmt.Sprintf("%09d", t.Nanosecond())
+	return s + "_" + frac[:digits]
+}
+
+// tableName is a table's name as PostgreSQL resolves it, with its schema
+// when one was given.
+type tableName struct{ schema, table string }
+
+// parseTableName reads a table name as PostgreSQL reads it in SQL: one or
+// two parts joined by a dot, each an unquoted identifier (a letter or _,
+// then letters, digits, _ or $), which folds to lower case, or a quoted one
+// ("..." with "" for a quote), taken as written.
+func parseTableName(s string) (tableName, error) {
+	var parts []string
+	rest := s
+	for {
+		part, tail, err := parseIdent(rest)
+		if err != nil {
+			return tableName{}, err
+		}
+		parts = append(parts, part)
+		if tail == "" {
+			break
+		}
+		if tail[0] != '.' || len(parts) == 2 {
+			return tableName{}, fmt.Errorf("unexpected %q after the name: want [schema.]table", tail)
+		}
+		rest = tail[1:]
+	}
+	if len(parts) == 1 {
+		return tableName{table: parts[0]}, nil
+	}
+	return tableName{schema: parts[0], table: parts[1]}, nil
+}
+
+// parseIdent reads one identifier from the start of s and returns it and
+// what follows it.
+func parseIdent(s string) (ident, rest string, err error) {
+	if strings.HasPrefix(s, `"`) {
+		var b strings.Builder
+		for i := 1; i < len(s); i++ {
+			c := s[i]
+			switch {
+			case c == '"' && i+1 < len(s) && s[i+1] == '"':
+				b.WriteByte('"')
+				i++
+			case c == '"':
+				return checkIdent(b.String(), s[i+1:])
+			case c < 0x20 || c == 0x7f:
+				return "", "", fmt.Errorf("control character %q in a quoted identifier", c)
+			default:
+				b.WriteByte(c)
+			}
+		}
+		return "", "", errors.New("a quoted identifier without its closing quote")
+	}
+	i := 0
+	for i < len(s) && (s[i] == '_' || 'a' <= s[i] && s[i] <= 'z' || 'A' <= s[i] && s[i] <= 'Z' ||
+		i > 0 && (isDigit(s[i]) || s[i] == '$')) {
+		i++
+	}
+	if i == 0 {
+		return "", "", errors.New(`want an identifier: a letter or _, then letters, digits, _ or $ (or a "quoted" one)`)
+	}
+	return checkIdent(strings.ToLower(s[:i]), s[i:])
+}
+
+func checkIdent(ident, rest string) (string, string, error) {
+	switch {
+	case ident == "":
+		return "", "", errors.New("an empty quoted identifier")
+	case len(ident) > maxIdentBytes:
+		return "", "", fmt.Errorf("%d bytes, over PostgreSQL's %d", len(ident), maxIdentBytes)
+	}
+	return ident, rest, nil
+}
+
+// sibling is a table of the given name in n's schema.
+func (n tableName) sibling(table string) tableName { return tableName{schema: n.schema, table: table} }
+
+// quoted is n as SQL text: each part quoted, so that it means exactly n
+// whatever it is (a keyword, mixed case).
+func (n tableName) quoted() string {
+	q := func(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+	if n.schema == "" {
+		return q(n.table)
+	}
+	return q(n.schema) + "." + q(n.table)
+}
