@@ -35,50 +35,50 @@ func runPartitions(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, f := range []struct{ name, v string }{{"table", *table}, {"from", *fromArg}, {"to", *toArg}, {"every", *everyArg}} {
 		if f.v == "" {
-			return refuse(fs, "-%s not given", f.name)
+			return usageError(fs, "-%s not given", f.name)
 		}
 	}
 	parent, err := parseTableName(*table)
 	if err != nil {
-		return refuse(fs, "-table %q: %v", *table, err)
+		return usageError(fs, "-table %q: %v", *table, err)
 	}
 	l, err := lf.Layout()
 	if err != nil {
-		return refuse(fs, "%v", err)
+		return usageError(fs, "%v", err)
 	}
 	from, err := parseInstant(*fromArg)
 	if err != nil {
-		return refuse(fs, "-from %q: %v", *fromArg, err)
+		return usageError(fs, "-from %q: %v", *fromArg, err)
 	}
 	to, err := parseInstant(*toArg)
 	if err != nil {
-		return refuse(fs, "-to %q: %v", *toArg, err)
+		return usageError(fs, "-to %q: %v", *toArg, err)
 	}
 	every, err := time.ParseDuration(*everyArg)
 	if err != nil || every <= 0 {
-		return refuse(fs, "-every %q: want a positive duration such as 24h or 1h", *everyArg)
+		return usageError(fs, "-every %q: want a positive duration such as 24h or 1h", *everyArg)
 	}
 	if every%l.Unit != 0 {
-		return refuse(fs, "-every %v is not a whole number of ticks of %v: partitions would not meet at tick boundaries", every, l.Unit)
+		return usageError(fs, "-every %v is not a whole number of ticks of %v: partitions would not meet at tick boundaries", every, l.Unit)
 	}
 	if _, _, err := l.Range(from, to); err != nil {
-		return refuse(fs, "[-from %s, -to %s): %v", *fromArg, *toArg, err)
+		return usageError(fs, "[-from %s, -to %s): %v", *fromArg, *toArg, err)
 	}
 	if d := from.Sub(l.Epoch); d%l.Unit != 0 {
-		return refuse(fs, "-from %s is inside a tick of %v (%v past its start): a partition must start at a tick", *fromArg, l.Unit, d%l.Unit)
+		return usageError(fs, "-from %s is inside a tick of %v (%v past its start): a partition must start at a tick", *fromArg, l.Unit, d%l.Unit)
 	}
 	span := to.Sub(from)
 	switch {
 	case span == 0:
-		return refuse(fs, "-from %s and -to %s are the same instant: no partition", *fromArg, *toArg)
+		return usageError(fs, "-from %s and -to %s are the same instant: no partition", *fromArg, *toArg)
 	case span%every != 0:
-		return refuse(fs, "-to %s is not -from plus a whole number of -every %v (%d, then %v over)", *toArg, every, span/every, span%every)
+		return usageError(fs, "-to %s is not -from plus a whole number of -every %v (%d, then %v over)", *toArg, every, span/every, span%every)
 	case span/every > maxPartitions:
-		return refuse(fs, "%d partitions of %v, more than the %d this command writes: take a longer -every or a shorter interval", span/every, every, maxPartitions)
+		return usageError(fs, "%d partitions of %v, more than the %d this command writes: take a longer -every or a shorter interval", span/every, every, maxPartitions)
 	}
 	name := partitionNamer(from, every)
 	if longest := parent.table + "_" + name(from); len(longest) > maxIdentBytes {
-		return refuse(fs, "-table %q: partition names such as %q are %d bytes, over PostgreSQL's %d (it would cut them short)",
+		return usageError(fs, "-table %q: partition names such as %q are %d bytes, over PostgreSQL's %d (it would cut them short)",
 			*table, longest, len(longest), maxIdentBytes)
 	}
 
@@ -94,7 +94,7 @@ func runPartitions(args []string, stdout, stderr io.Writer) int {
 		lo, hi, err := l.Range(a, b)
 		if err != nil {
 			// [from, to) passed, and every piece lies inside it.
-			return refuse(fs, "[%v, %v): %v", a, b, err)
+			return usageError(fs, "[%v, %v): %v", a, b, err)
 		}
 		part := parent.sibling(parent.table + "_" + name(a))
 		fmt.Fprintf(out, "CREATE TABLE %s PARTITION OF %s FOR VALUES FROM (%d) TO (%d);\n", part.quoted(), parent.quoted(), lo, hi)

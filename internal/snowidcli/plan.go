@@ -217,29 +217,29 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	f := fleet{processes: *processes, burst: *burst, years: *years, now: now()}
 	switch {
 	case f.processes < 1 || f.processes > maxProcesses:
-		return refuse(fs, "-processes %d: want 1 to %d processes", f.processes, maxProcesses)
+		return usageError(fs, "-processes %d: want 1 to %d processes", f.processes, maxProcesses)
 	case *surge == "":
-		return refuse(fs, "-surge not given: want the node ids a process holds at once during a rollout, 1 to %d (1 for none, 2 for blue-green)", maxSurge)
+		return usageError(fs, "-surge not given: want the node ids a process holds at once during a rollout, 1 to %d (1 for none, 2 for blue-green)", maxSurge)
 	case f.burst < 1:
-		return refuse(fs, "-burst %d: want the most IDs asked for within one tick, at least 1", f.burst)
+		return usageError(fs, "-burst %d: want the most IDs asked for within one tick, at least 1", f.burst)
 	case math.IsNaN(f.years) || f.years < 0 || f.years > maxYears:
-		return refuse(fs, "-years %v: want 0 to %d", f.years, maxYears)
+		return usageError(fs, "-years %v: want 0 to %d", f.years, maxYears)
 	}
 	var okRat bool
 	if f.surge, okRat = new(big.Rat).SetString(*surge); !okRat || f.surge.Cmp(big.NewRat(1, 1)) < 0 || f.surge.Cmp(big.NewRat(maxSurge, 1)) > 0 {
-		return refuse(fs, "-surge %q: want a number from 1 to %d (1 for no surge, 2 for blue-green)", *surge, maxSurge)
+		return usageError(fs, "-surge %q: want a number from 1 to %d (1 for no surge, 2 for blue-green)", *surge, maxSurge)
 	}
 	if *rate != "" {
 		if f.rate, okRat = new(big.Rat).SetString(*rate); !okRat || f.rate.Sign() <= 0 {
-			return refuse(fs, "-rate %q: want a positive number of IDs per second", *rate)
+			return usageError(fs, "-rate %q: want a positive number of IDs per second", *rate)
 		}
 	}
 	var err error
 	if f.unit, err = time.ParseDuration(*unit); err != nil || f.unit <= 0 {
-		return refuse(fs, "-unit %q: want a positive duration such as 1ms or 100us", *unit)
+		return usageError(fs, "-unit %q: want a positive duration such as 1ms or 100us", *unit)
 	}
 	if f.epoch, err = parseEpoch(*epoch); err != nil {
-		return refuse(fs, "-epoch %q: %v", *epoch, err)
+		return usageError(fs, "-epoch %q: %v", *epoch, err)
 	}
 
 	var b strings.Builder

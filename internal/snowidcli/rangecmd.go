@@ -3,21 +3,12 @@ package snowidcli
 import (
 	"bufio"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/snowlab/snowlab"
 )
-
-// refuse reports a bad argument of fs's command in one line naming it, and
-// returns exitUsage: a value that can never work is not followed by the
-// usage, which would bury the one line that matters.
-func refuse(fs *flag.FlagSet, format string, a ...any) int {
-	fmt.Fprintf(fs.Output(), "%s: %s\n", fs.Name(), fmt.Sprintf(format, a...))
-	return exitUsage
-}
 
 // parseInstant reads an interval bound: RFC 3339 (fractions of a second
 // allowed, any offset) or an RFC 3339 full-date, which is midnight UTC.
@@ -43,19 +34,19 @@ func runRange(args []string, stdout, stderr io.Writer) int {
 	}
 	l, err := lf.Layout()
 	if err != nil {
-		return refuse(fs, "%v", err)
+		return usageError(fs, "%v", err)
 	}
 	from, err := parseInstant(pos[0])
 	if err != nil {
-		return refuse(fs, "FROM %q: %v", pos[0], err)
+		return usageError(fs, "FROM %q: %v", pos[0], err)
 	}
 	to, err := parseInstant(pos[1])
 	if err != nil {
-		return refuse(fs, "TO %q: %v", pos[1], err)
+		return usageError(fs, "TO %q: %v", pos[1], err)
 	}
 	lo, hi, err := l.Range(from, to)
 	if err != nil {
-		return refuse(fs, "[%s, %s): %v", pos[0], pos[1], err)
+		return usageError(fs, "[%s, %s): %v", pos[0], pos[1], err)
 	}
 
 	tf := timeFormat(l)
