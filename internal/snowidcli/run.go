@@ -11,6 +11,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/snowlab/snowlab/clocksrc"
 	"github.com/snowlab/snowlab/nodeid"
 )
 
@@ -25,6 +26,7 @@ const usageText = `usage:
   snowid decode [-json] [-layout T/N/S] [-unit D] [-epoch E] ID...
   snowid gen [-node N | -lease SPEC] [-n K] [-policy strict|monotonic] [-format dec|base32|json] [layout flags]
   snowid layout [-layout T/N/S] [-unit D] [-epoch E]
+  snowid clock [-json] [-watch D]
 Layout flags (-layout, -unit, -epoch) default to 41/10/12, 1ms, 2024-01-01T00:00:00Z.
 Run "snowid help COMMAND" for a command's flags.
 `
@@ -56,6 +58,8 @@ func Run(args []string, stdout, stderr io.Writer, stores map[string]nodeid.Opene
 		return runGen(rest, stdout, stderr, stores)
 	case "layout":
 		return runLayout(rest, stdout, stderr)
+	case "clock":
+		return runClock(rest, stdout, stderr, clocksrc.ReadDiscipline)
 	}
 	fmt.Fprintf(stderr, "snowid: unknown command %q\n%s", name, usageText)
 	return exitUsage
