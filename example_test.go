@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/clocksrc"
 )
 
 func ExampleLayout_Compose() {
@@ -60,6 +61,31 @@ func ExampleLayout_Horizon() {
 	// <nil>
 	// 2092-01-19T03:14:08Z
 	// 65535 65535
+}
+
+// A generator's owner reads the time its layout has left from the clock
+// the generator reads, and can warn long before the IDs run out.
+func ExampleLayout_TimeLeft() {
+	clock := clocksrc.FixedMillis(1767225600000) // 2026-01-01T00:00:00Z
+	now := time.Unix(0, clock.UnixNano())
+	const year = 31_556_952 * time.Second // 365.2425 days
+
+	left := snowlab.DefaultLayout.TimeLeft(now)
+	fmt.Printf("default layout: %.1f years left\n", left.Hours()/year.Hours())
+
+	// 35 bits of milliseconds last 397 days.
+	short := snowlab.Layout{
+		TimeBits: 35, NodeBits: 16, SeqBits: 12,
+		Unit:  time.Millisecond,
+		Epoch: time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC),
+	}
+	if left := short.TimeLeft(now); left < 2*year {
+		fmt.Printf("warning: the horizon %s is %.0f days away\n",
+			short.Horizon().Format(time.DateOnly), left.Hours()/24)
+	}
+	// Output:
+	// default layout: 67.7 years left
+	// warning: the horizon 2026-07-03 is 184 days away
 }
 
 func ExampleID_Base32() {

@@ -118,6 +118,12 @@ func (l Layout) Horizon() time.Time {
 	return l.epoch().Add(time.Duration(int64(1)<<l.TimeBits) * l.Unit)
 }
 
+// TimeLeft is the time from t until the horizon: how long a generator on
+// this layout can still mint, read from its clock at t. It is negative once
+// the horizon has passed, and held at the largest time.Duration (about 292
+// years) when the horizon is further off than that, as time.Time.Sub is.
+func (l Layout) TimeLeft(t time.Time) time.Duration { return l.Horizon().Sub(t) }
+
 // Compose builds the ID for instant t (truncated to the layout's Unit), node
 // and seq. A node outside 0..MaxNode is ErrInvalidNode; a t before the epoch
 // or at or after the horizon, or a seq outside 0..MaxSeq, is ErrOverflow.

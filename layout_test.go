@@ -247,6 +247,32 @@ func TestHorizon(t *testing.T) {
 	}
 }
 
+func TestTimeLeft(t *testing.T) {
+	d := DefaultLayout
+	short := Layout{TimeBits: 35, NodeBits: 16, SeqBits: 12, Unit: time.Millisecond, Epoch: defaultEpoch}
+	farEpoch := DefaultLayout
+	farEpoch.Epoch = time.Date(2400, 1, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name string
+		l    Layout
+		t    time.Time
+		want time.Duration
+	}{
+		{"at the epoch, the whole window", d, defaultEpoch, time.Duration(1<<41) * time.Millisecond},
+		{"zero layout is the default", Layout{}, defaultEpoch, time.Duration(1<<41) * time.Millisecond},
+		{"a millisecond before the horizon", d, d.Horizon().Add(-time.Millisecond), time.Millisecond},
+		{"at the horizon", d, d.Horizon(), 0},
+		{"a day after the horizon", d, d.Horizon().Add(24 * time.Hour), -24 * time.Hour},
+		{"35 bits of ms from the epoch, a day in", short, defaultEpoch.Add(24 * time.Hour), time.Duration(1<<35)*time.Millisecond - 24*time.Hour},
+		{"horizon past 292 years away", farEpoch, defaultEpoch, time.Duration(math.MaxInt64)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, tt.l.TimeLeft(tt.t))
+		})
+	}
+}
+
 func TestComposeVectors(t *testing.T) {
 	d := DefaultLayout
 	horizon := d.Horizon()

@@ -43,6 +43,17 @@ type Anchored struct {
 	every     int64 // resync interval, ns
 	seg       atomic.Pointer[Segment]
 	resyncing atomic.Bool
+
+	born int64 // monotonic time the clock was made
+	seen seen  // what the resyncs found
+}
+
+// seen counts what an Anchored clock's resyncs found of the wall clock.
+// Only the caller holding resyncing writes it; Corrections reads it from
+// anywhere.
+type seen struct {
+	resyncs, forwardSteps, backwardSteps atomic.Uint64
+	forward, backward                    atomic.Int64 // ns
 }
 
 // Segment is one immutable mapping of an Anchored clock: it maps monotonic
@@ -55,6 +66,12 @@ type Anchored struct {
 type Segment struct {
 	m0, off0, debt int64
 	next           int64 // monotonic time of the next resync
+	// unc bounds the error of the offset the segment heads for,
+	// off0-debt, as the samples it came from bound it. A later sample is
+	// taken for a step of the wall clock only when it disagrees by more
+	// than both samples' uncertainty: a sample taken across a preemption
+	// is loose, and the tight one after it must not read as a step.
+	unc int64
 }
 
 const slewDiv = 1_000_000 / MaxSlewPPM
@@ -73,7 +90,8 @@ func (s *Segment) offsetAt(m int64) int64 {
 func newAnchored(monoNow, wallNow func() int64, resync time.Duration) *Anchored {
 	c := &Anchored{mono: monoNow, wall: wallNow, every: int64(resync)}
 	a := sampleAnchor(c.monoNow, c.wall)
-	c.seg.Store(&Segment{m0: a.mono, off0: a.offset, next: a.mono + c.every})
+	c.born = a.mono
+	c.seg.Store(&Segment{m0: a.mono, off0: a.offset, next: a.mono + c.every, unc: a.spread})
 	return c
 }
 
@@ -159,24 +177,95 @@ func (c *Anchored) resync(s *Segment) bool {
 		return true
 	}
 	a := sampleAnchor(c.monoNow, c.wall)
-	c.seg.Store(nextSegment(s, a, c.monoNow(), c.every))
+	next, step := nextSegment(s, a, c.monoNow(), c.every)
+	c.seg.Store(next)
+	c.seen.resyncs.Add(1)
+	switch {
+	case step > 0:
+		c.seen.forwardSteps.Add(1)
+		c.seen.forward.Add(step)
+	case step < 0:
+		c.seen.backwardSteps.Add(1)
+		c.seen.backward.Add(-step)
+	}
 	return true
 }
 
 // nextSegment decides how the clock follows the wall clock. now is a
 // monotonic reading taken after the sample; the new segment starts there so
-// that it continues the old one without a jump backwards.
-func nextSegment(s *Segment, a anchor, now, resync int64) *Segment {
+// that it continues the old one without a jump backwards. step is the
+// wall clock's step the sample shows, if any: positive when the wall
+// clock was found ahead of the clock, which jumped that far onto it;
+// negative when it was found behind where the clock was heading (the wall
+// clock, or a slew's end); 0 for a slew carrying on, and for a
+// disagreement the two samples' uncertainty explains.
+func nextSegment(s *Segment, a anchor, now, resync int64) (next *Segment, step int64) {
 	cur := s.offsetAt(now)
-	next := &Segment{m0: now, off0: cur, next: now + resync}
+	target := s.off0 - s.debt
+	next = &Segment{m0: now, off0: cur, next: now + resync}
+	// 1 ns more for the midpoint's rounding.
+	noise := a.spread + s.unc + 1
 	switch {
 	case a.offset > cur+a.spread:
 		// Wall clock ahead of us: follow at once. Jumping forward never
 		// makes a generator see a rewind.
-		next.off0 = a.offset
+		next.off0, next.unc = a.offset, a.spread
+		if a.offset-cur > noise {
+			step = a.offset - cur
+		}
 	case a.offset < cur-a.spread:
 		// Wall clock behind us: slew towards it, never step back.
-		next.debt = cur - a.offset
+		next.debt, next.unc = cur-a.offset, a.spread
+		if a.offset < target-noise {
+			step = a.offset - target
+		}
+	case cur == target:
+		// The sample agrees with where the clock already was: the wall
+		// clock is within both samples' bounds of it.
+		next.unc = min(s.unc, 2*a.spread)
+	default:
+		// A slew dropped short of its end: the clock is within the
+		// sample's spread of the wall clock, whose error is as large.
+		next.unc = 2 * a.spread
 	}
-	return next
+	return next, step
+}
+
+// Corrections is what one Default clock has done to follow the wall
+// clock since it was made.
+type Corrections struct {
+	// Running is the monotonic time since the clock was made.
+	Running time.Duration
+	// Resyncs counts its comparisons with CLOCK_REALTIME, one per
+	// DefaultResync while it is read.
+	Resyncs uint64
+	// ForwardSteps counts the times the wall clock was found ahead and
+	// followed at once; Forward is their sum.
+	ForwardSteps uint64
+	Forward      time.Duration
+	// BackwardSteps counts the times the wall clock was found stepped
+	// back (behind the clock, and behind where a slew in progress was
+	// heading); Backward is their sum.
+	BackwardSteps uint64
+	Backward      time.Duration
+	// SlewLeft is how far the clock is still ahead of the wall clock it
+	// last compared itself with: the part of the backward steps not yet
+	// slewed off, at MaxSlewPPM.
+	SlewLeft time.Duration
+}
+
+// Corrections reports what the clock has done to follow the wall clock.
+// It reads the monotonic clock once and takes no lock.
+func (c *Anchored) Corrections() Corrections {
+	s := c.seg.Load()
+	m := c.monoNow()
+	return Corrections{
+		Running:       time.Duration(m - c.born),
+		Resyncs:       c.seen.resyncs.Load(),
+		ForwardSteps:  c.seen.forwardSteps.Load(),
+		Forward:       time.Duration(c.seen.forward.Load()),
+		BackwardSteps: c.seen.backwardSteps.Load(),
+		Backward:      time.Duration(c.seen.backward.Load()),
+		SlewLeft:      time.Duration(s.offsetAt(m) - (s.off0 - s.debt)),
+	}
 }

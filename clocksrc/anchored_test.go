@@ -497,6 +497,8 @@ func TestNextSegment(t *testing.T) {
 	slewing := &Segment{m0: now - 1000*slewDiv, off0: off, debt: 4000, next: now}
 	// Slewed 500 ns, all of it done long ago: offsetAt(now) == off-500.
 	slewed := &Segment{m0: now - 1000*slewDiv, off0: off, debt: 500, next: now}
+	// Steady on an offset from a sample taken across a 10 µs preemption.
+	loose := &Segment{m0: now - every, off0: off, next: now, unc: 5000}
 
 	tests := []struct {
 		name     string
@@ -504,30 +506,44 @@ func TestNextSegment(t *testing.T) {
 		wall     int64 // sampled offset
 		wantOff  int64
 		wantDebt int64
+		wantUnc  int64
+		wantStep int64 // the step nextSegment reports
 	}{
-		{"on the wall", steady, off, off, 0},
-		{"ahead within spread", steady, off + spread, off, 0},
-		{"behind within spread", steady, off - spread, off, 0},
-		{"wall ahead by more than spread", steady, off + spread + 1, off + spread + 1, 0},
-		{"wall far ahead", steady, off + 500*msNs, off + 500*msNs, 0},
-		{"wall behind by more than spread", steady, off - spread - 1, off, spread + 1},
-		{"wall far behind", steady, off - 10*msNs, off, 10 * msNs},
-		{"slewing: wall where the slew is heading", slewing, off - 4000, off - 1000, 3000},
-		{"slewing: wall stepped back again", slewing, off - 4000 - 5000, off - 1000, 8000},
-		{"slewing: wall within spread of the clock drops the rest", slewing, off - 1000 - spread, off - 1000, 0},
-		{"slewing: wall ahead of the clock cancels the debt", slewing, off, off, 0},
-		{"slewing: wall ahead of the slew target but behind the clock", slewing, off - 2000, off - 1000, 1000},
-		{"slewed: on the wall", slewed, off - 500, off - 500, 0},
-		{"slewed: wall behind again", slewed, off - 500 - 7000, off - 500, 7000},
-		{"slewed: wall ahead", slewed, off + 7000, off + 7000, 0},
+		{"on the wall", steady, off, off, 0, 0, 0},
+		{"ahead within spread", steady, off + spread, off, 0, 0, 0},
+		{"behind within spread", steady, off - spread, off, 0, 0, 0},
+		// Beyond the spread, the clock follows; a step needs 1 ns more,
+		// for the midpoint's rounding.
+		{"wall ahead by more than spread", steady, off + spread + 1, off + spread + 1, 0, spread, 0},
+		{"wall ahead by more than spread and rounding", steady, off + spread + 2, off + spread + 2, 0, spread, spread + 2},
+		{"wall far ahead", steady, off + 500*msNs, off + 500*msNs, 0, spread, 500 * msNs},
+		{"wall behind by more than spread", steady, off - spread - 1, off, spread + 1, spread, 0},
+		{"wall behind by more than spread and rounding", steady, off - spread - 2, off, spread + 2, spread, -spread - 2},
+		{"wall far behind", steady, off - 10*msNs, off, 10 * msNs, spread, -10 * msNs},
+		{"slewing: wall where the slew is heading", slewing, off - 4000, off - 1000, 3000, spread, 0},
+		{"slewing: wall within spread of the slew's end", slewing, off - 4000 - spread, off - 1000, 3000 + spread, spread, 0},
+		{"slewing: wall stepped back again", slewing, off - 4000 - 5000, off - 1000, 8000, spread, -5000},
+		{"slewing: wall within spread of the clock drops the rest", slewing, off - 1000 - spread, off - 1000, 0, 2 * spread, 0},
+		{"slewing: wall ahead of the clock cancels the debt", slewing, off, off, 0, spread, 1000},
+		{"slewing: wall ahead of the slew's end but behind the clock", slewing, off - 2000, off - 1000, 1000, spread, 0},
+		{"slewed: on the wall", slewed, off - 500, off - 500, 0, 0, 0},
+		{"slewed: wall behind again", slewed, off - 500 - 7000, off - 500, 7000, spread, -7000},
+		{"slewed: wall ahead", slewed, off + 7000, off + 7000, 0, spread, 7500},
+		// A tight sample after a loose one: the clock moves onto it, but
+		// only a disagreement past both bounds is a step.
+		{"loose: wall 5 µs behind is noise", loose, off - 5000, off, 5000, spread, 0},
+		{"loose: wall 6 µs behind is a step", loose, off - 6000, off, 6000, spread, -6000},
+		{"loose: wall 5 µs ahead is noise", loose, off + 5000, off + 5000, 0, spread, 0},
+		{"loose: a tight sample that agrees tightens the bound", loose, off + 100, off, 0, 2 * spread, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := *tt.s
 			a := anchor{mono: now - 2*spread, offset: tt.wall, spread: spread}
-			got := nextSegment(tt.s, a, now, every)
+			got, step := nextSegment(tt.s, a, now, every)
 			assert.Equal(t, before, *tt.s, "the old segment must not change")
-			assert.Equal(t, &Segment{m0: now, off0: tt.wantOff, debt: tt.wantDebt, next: now + every}, got)
+			assert.Equal(t, &Segment{m0: now, off0: tt.wantOff, debt: tt.wantDebt, next: now + every, unc: tt.wantUnc}, got)
+			assert.Equal(t, tt.wantStep, step, "step")
 			// The new segment continues the old one without a step back.
 			assert.GreaterOrEqual(t, got.offsetAt(now), tt.s.offsetAt(now))
 		})

@@ -20,6 +20,13 @@
 // freeze or a clock that retreats on every read is a scripted list, not a
 // sleep. Audit measures each real source's cost and resolution on this host.
 //
+// ReadDiscipline says whether the system clock can be trusted: the
+// kernel's account of its NTP discipline (synchronized or not, a leap second
+// armed, the estimated and maximum error, read through adjtimex on Linux
+// and "unknown" elsewhere) and what a Default clock has done to follow the
+// wall clock (forward steps followed, backward steps found and the slew
+// still left of them). It only reads; nothing here sets the clock.
+//
 // CLOCK_REALTIME and CLOCK_MONOTONIC are read through clock_gettime on Linux
 // and macOS. Elsewhere (Windows, the BSDs) Realtime reads time.Now's wall
 // clock and Monotonic the runtime's monotonic clock, the portable

@@ -48,3 +48,23 @@ func ExampleFunc() {
 	// 3000
 	// 2000
 }
+
+// ReadDiscipline tells whether the kernel vouches for the clock before a
+// service trusts it, and what a Default clock has had to correct. What it
+// prints depends on the host.
+func ExampleReadDiscipline() {
+	clock := clocksrc.Default()
+	d := clocksrc.ReadDiscipline(clock)
+	k := d.Kernel
+	switch {
+	case !k.Known:
+		fmt.Println("the kernel does not say:", k.Reason)
+	case !k.Synchronized:
+		fmt.Println("unsynchronized: nothing corrects this clock; maximum error", k.MaxError)
+	case k.LeapPending():
+		fmt.Println("a leap second is armed:", k.Leap)
+	default:
+		fmt.Println("synchronized, maximum error", k.MaxError)
+	}
+	fmt.Println("backward steps:", d.Default.BackwardSteps, "slew left:", d.Default.SlewLeft)
+}

@@ -14,14 +14,19 @@ func (realtime) UnixNano() int64 { return realtimeNow() }
 // maps it onto Unix time through one anchor taken now. It never goes back
 // and never follows a later correction of the wall clock. Where there is no
 // clock_gettime it reads the runtime's monotonic clock instead.
-func Monotonic() Clock {
-	a := sampleAnchor(syscallMonotonic, realtimeNow)
-	return monotonic{offset: a.offset}
+func Monotonic() Clock { return newMonotonic(syscallMonotonic, realtimeNow) }
+
+func newMonotonic(monoNow, wallNow func() int64) monotonic {
+	a := sampleAnchor(monoNow, wallNow)
+	return monotonic{mono: monoNow, offset: a.offset}
 }
 
-type monotonic struct{ offset int64 }
+type monotonic struct {
+	mono   func() int64
+	offset int64
+}
 
-func (m monotonic) UnixNano() int64 { return syscallMonotonic() + m.offset }
+func (m monotonic) UnixNano() int64 { return m.mono() + m.offset }
 
 // anchor pairs a monotonic reading with the wall clock: wall = mono + offset.
 type anchor struct {

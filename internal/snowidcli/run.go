@@ -10,6 +10,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/snowlab/snowlab/clocksrc"
 	"github.com/snowlab/snowlab/internal/cliflag"
 	"github.com/snowlab/snowlab/nodeid"
 )
@@ -28,6 +29,7 @@ const usageText = `usage:
   snowid range [layout flags] FROM TO
   snowid partitions -table T -from FROM -to TO -every D [layout flags]
   snowid plan -processes N -surge X -burst B [-rate R] [-years Y] [-unit D] [-epoch E]
+  snowid clock [-json] [-watch D]
 Layout flags (-layout, -unit, -epoch) default to 41/10/12, 1ms, 2024-01-01T00:00:00Z.
 Run "snowid help COMMAND" for a command's flags.
 `
@@ -65,6 +67,8 @@ func Run(args []string, stdout, stderr io.Writer, stores map[string]nodeid.Opene
 		return runPartitions(rest, stdout, stderr)
 	case "plan":
 		return runPlan(rest, stdout, stderr)
+	case "clock":
+		return runClock(rest, stdout, stderr, clocksrc.ReadDiscipline)
 	}
 	fmt.Fprintf(stderr, "snowid: unknown command %q (run 'snowid help' for the commands)\n", name)
 	return exitUsage

@@ -110,12 +110,16 @@ type rigOpts struct {
 	config func(*snowlab.Config)
 	hold   func()                          // countingGen.hold
 	wrap   func(http.Handler) http.Handler // around the server's handler
+	kernel func() clocksrc.Kernel          // server.Config.ReadKernel
+	// clockMaxError is server.Config.ClockMaxError.
+	clockMaxError time.Duration
 }
 
 func newRig(t testing.TB, o rigOpts) *rig {
 	t.Helper()
 	clock := newTestClock()
-	srv, err := server.New(server.Config{Now: clock.Now, RewindHold: 5 * time.Second})
+	srv, err := server.New(server.Config{Now: clock.Now, RewindHold: 5 * time.Second,
+		ReadKernel: o.kernel, ClockMaxError: o.clockMaxError})
 	require.NoError(t, err)
 	cfg := snowlab.Config{Node: 7, Clock: clock.Clock(), Fence: o.fence}
 	if o.config != nil {

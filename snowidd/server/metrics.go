@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/clocksrc"
 	snowlabv1 "github.com/snowlab/snowlab/snowidd/gen/snowlab/v1"
 	"github.com/snowlab/snowlab/snowidd/gen/snowlab/v1/snowlabv1connect"
 )
@@ -100,10 +101,55 @@ func newMetrics(s *Server) *metrics {
 				}
 				return 0
 			}),
+		gauge("snowidd_layout_horizon_seconds", "Seconds left until the layout's horizon, the first instant its IDs cannot encode; negative once passed.",
+			func() float64 { return s.layout.TimeLeft(s.cfg.Now()).Seconds() }),
+		newClockCollector(s.cfg.ReadKernel),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
 	return m
+}
+
+// clockCollector exports the kernel's account of the clock, read once per
+// scrape. Where the system does not say (clocksrc.Kernel.Known false) the
+// series are absent rather than a guess: alert on absent() as well.
+type clockCollector struct {
+	read                       func() clocksrc.Kernel
+	synchronized, leap, maxErr *prometheus.Desc
+}
+
+func newClockCollector(read func() clocksrc.Kernel) *clockCollector {
+	return &clockCollector{
+		read: read,
+		synchronized: prometheus.NewDesc("snowidd_clock_synchronized",
+			"1 while the kernel reports the clock synchronized (adjtimex: STA_UNSYNC clear, not TIME_ERROR), else 0; absent where the system does not say.", nil, nil),
+		leap: prometheus.NewDesc("snowidd_clock_leap_pending",
+			"1 while the kernel holds a leap second armed for the end of the UTC day (STA_INS, STA_DEL) or under way (TIME_OOP), else 0; absent where the system does not say.", nil, nil),
+		maxErr: prometheus.NewDesc("snowidd_clock_max_error_seconds",
+			"The kernel's maximum error of the clock (adjtimex maxerror), seconds; absent where the system does not say.", nil, nil),
+	}
+}
+
+func (c *clockCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.synchronized
+	ch <- c.leap
+	ch <- c.maxErr
+}
+
+func (c *clockCollector) Collect(ch chan<- prometheus.Metric) {
+	k := c.read()
+	if !k.Known {
+		return
+	}
+	bit := func(b bool) float64 {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	ch <- prometheus.MustNewConstMetric(c.synchronized, prometheus.GaugeValue, bit(k.Synchronized))
+	ch <- prometheus.MustNewConstMetric(c.leap, prometheus.GaugeValue, bit(k.LeapPending()))
+	ch <- prometheus.MustNewConstMetric(c.maxErr, prometheus.GaugeValue, k.MaxError.Seconds())
 }
 
 // interceptor counts and times every IDService call that reached its

@@ -8,13 +8,15 @@ import (
 	"connectrpc.com/connect"
 	"connectrpc.com/grpchealth"
 
+	"github.com/snowlab/snowlab/clocksrc"
 	"github.com/snowlab/snowlab/snowidd/gen/snowlab/v1/snowlabv1connect"
 )
 
 // NotReady says why the replica should get no traffic now, or "" when it
 // is ready. In order: draining, no lease, the lease lost, the reservation
 // run out (the store has not confirmed a new one: a generator would
-// refuse), a clock rewind refused within the last RewindHold.
+// refuse), a clock rewind refused within the last RewindHold, and, with
+// ClockMaxError set, a clock the kernel does not vouch for.
 func (s *Server) NotReady() string {
 	if s.draining.Load() {
 		return "draining: the replica is shutting down"
@@ -43,6 +45,23 @@ func (s *Server) NotReady() string {
 			return fmt.Sprintf("the clock moved backwards: a call was refused at %s; ready again at %s if no other is",
 				time.Unix(0, at).UTC().Format(time.RFC3339Nano), back.UTC().Format(time.RFC3339Nano))
 		}
+	}
+	if bound := s.cfg.ClockMaxError; bound > 0 {
+		return clockNotReady(s.cfg.ReadKernel(), bound)
+	}
+	return ""
+}
+
+// clockNotReady says why the kernel's account of the clock k does not
+// vouch for it within bound, or "" when it does.
+func clockNotReady(k clocksrc.Kernel, bound time.Duration) string {
+	switch {
+	case !k.Known:
+		return fmt.Sprintf("the clock's discipline is unknown (%s); the clock check (max error %v) needs the kernel to vouch for it", k.Reason, bound)
+	case !k.Synchronized:
+		return fmt.Sprintf("the clock is not synchronized: the kernel reports %v, status %v, maximum error %v", k.State, k.Status, k.MaxError)
+	case k.MaxError > bound:
+		return fmt.Sprintf("the clock's maximum error %v is above the bound of %v (the kernel reports it synchronized)", k.MaxError, bound)
 	}
 	return ""
 }

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/clocksrc"
 	snowlabv1 "github.com/snowlab/snowlab/snowidd/gen/snowlab/v1"
 	"github.com/snowlab/snowlab/snowidd/gen/snowlab/v1/snowlabv1connect"
 )
@@ -59,9 +60,19 @@ type Config struct {
 	// Every valid request is a few bytes. A larger one is answered HTTP
 	// 413 in the Connect protocol, ResourceExhausted in gRPC and gRPC-Web.
 	MaxBodyBytes int
-	// Now is the time readiness is judged by (rewind hold, reservation);
-	// nil is time.Now. Tests script it.
+	// Now is the time readiness is judged by (rewind hold, reservation)
+	// and the layout's horizon measured from; nil is time.Now. Tests
+	// script it.
 	Now func() time.Time
+	// ReadKernel reads the kernel's clock discipline: at every scrape for
+	// the snowidd_clock_* gauges, and for readiness when ClockMaxError is
+	// set. nil is clocksrc.ReadKernel; tests script the kernel's answer.
+	ReadKernel func() clocksrc.Kernel
+	// ClockMaxError, when above 0, holds readiness while the kernel
+	// reports the clock unsynchronized, its maximum error above
+	// ClockMaxError, or says nothing (a system other than Linux). 0 is
+	// off.
+	ClockMaxError time.Duration
 }
 
 // Server serves snowlab.v1.IDService, health, reflection and metrics. It
@@ -99,6 +110,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxBodyBytes < 0 {
 		return nil, fmt.Errorf("%w: snowidd: max body %d bytes is negative", snowlab.ErrInvalidConfig, cfg.MaxBodyBytes)
 	}
+	if cfg.ClockMaxError < 0 {
+		return nil, fmt.Errorf("%w: snowidd: clock max error %v is negative", snowlab.ErrInvalidConfig, cfg.ClockMaxError)
+	}
 	if cfg.RewindHold == 0 {
 		cfg.RewindHold = DefaultRewindHold
 	}
@@ -107,6 +121,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.ReadKernel == nil {
+		cfg.ReadKernel = clocksrc.ReadKernel
 	}
 	layout := cfg.Layout.OrDefault()
 	if err := layout.Validate(); err != nil {

@@ -38,7 +38,21 @@ type options struct {
 	ttl        time.Duration
 	rewindHold time.Duration
 	grace      time.Duration
+	// clockMaxError, above 0, holds readiness while the kernel does not
+	// vouch for the clock within it.
+	clockMaxError time.Duration
+	// horizonWarn is how near the layout's horizon may be before the
+	// start logs a warning.
+	horizonWarn time.Duration
 }
+
+// DefaultHorizonWarn is how near the layout's horizon may come before
+// snowidd warns at start: two years, time enough to plan a new layout or
+// epoch.
+const DefaultHorizonWarn = 2 * year
+
+// year is a Gregorian year's mean length, 365.2425 days.
+const year = 31_556_952 * time.Second
 
 // envName is the variable that sets flag name.
 func envName(name string) string {
@@ -64,6 +78,8 @@ func parseOptions(args []string, getenv func(string) (string, bool), stderr io.W
 	fs.DurationVar(&o.ttl, "ttl", 10*time.Second, "etcd lease TTL: how long a crashed or frozen replica keeps its node ids from others")
 	fs.DurationVar(&o.rewindHold, "rewind-hold", server.DefaultRewindHold, "how long the replica reports not ready after refusing a clock rewind")
 	fs.DurationVar(&o.grace, "grace", 10*time.Second, "on SIGTERM, how long calls in flight get to finish before the lease is released")
+	fs.DurationVar(&o.clockMaxError, "clock-max-error", 0, "not ready while the kernel reports the clock unsynchronized or its maximum error above `D` (Linux adjtimex, read only); 0 is off")
+	fs.DurationVar(&o.horizonWarn, "horizon-warn", DefaultHorizonWarn, "log a warning at start when the layout's horizon, the end of its IDs, is less than `D` away (17531h38m24s is 2 years)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: snowidd -lease SPEC [flags]\n\nEach flag can also be set with %sNAME (-rewind-hold: %s).\n\n", EnvPrefix, envName("rewind-hold"))
 		fs.PrintDefaults()
@@ -112,6 +128,10 @@ func parseOptions(args []string, getenv func(string) (string, bool), stderr io.W
 		return o, fmt.Errorf("-window %v: want at least %v", o.window, nodeid.MinWindow)
 	case o.ttl <= 0:
 		return o, fmt.Errorf("-ttl %v: want more than 0", o.ttl)
+	case o.clockMaxError < 0:
+		return o, fmt.Errorf("-clock-max-error %v: want 0 (off) or more", o.clockMaxError)
+	case o.horizonWarn < 0:
+		return o, fmt.Errorf("-horizon-warn %v: want 0 or more", o.horizonWarn)
 	}
 	if rest, ok := strings.CutPrefix(o.leaseSpec, "static:"); ok {
 		n, err := strconv.Atoi(rest)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/atomicgen"
+	"github.com/snowlab/snowlab/clocksrc"
 	"github.com/snowlab/snowlab/etcdlease"
 	"github.com/snowlab/snowlab/nodeid"
 	"github.com/snowlab/snowlab/shardedgen"
@@ -33,6 +34,12 @@ const (
 // drains and returns the exit code. getenv reads the SNOWIDD_* variables
 // (os.LookupEnv); the log goes to stderr.
 func Run(ctx context.Context, args []string, getenv func(string) (string, bool), stderr io.Writer) int {
+	return run(ctx, args, getenv, stderr, clocksrc.ReadKernel)
+}
+
+// run is Run with the kernel's clock discipline read by readKernel, which
+// tests script.
+func run(ctx context.Context, args []string, getenv func(string) (string, bool), stderr io.Writer, readKernel func() clocksrc.Kernel) int {
 	o, err := parseOptions(args, getenv, stderr)
 	if errors.Is(err, errHelp) {
 		return exitOK
@@ -57,9 +64,19 @@ func Run(ctx context.Context, args []string, getenv func(string) (string, bool),
 			return exitUsage
 		}
 	}
+	// A clock check that can never pass on this system is refused like
+	// a lease spec that can never work.
+	kernel := readKernel()
+	if o.clockMaxError > 0 && !kernel.Known {
+		fmt.Fprintf(stderr, "snowidd: -clock-max-error %v: the kernel does not report its clock discipline here (%s)\n", o.clockMaxError, kernel.Reason)
+		return exitUsage
+	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
+	logClock(log, kernel, o.clockMaxError)
+	warnHorizon(log, o.layout, time.Now(), o.horizonWarn)
 
-	srv, err := server.New(server.Config{Layout: o.layout, RewindHold: o.rewindHold})
+	srv, err := server.New(server.Config{Layout: o.layout, RewindHold: o.rewindHold,
+		ReadKernel: readKernel, ClockMaxError: o.clockMaxError})
 	if err != nil {
 		fmt.Fprintf(stderr, "snowidd: %v\n", err)
 		return exitUsage
@@ -119,6 +136,43 @@ func Run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		code = exitFail
 	}
 	return code
+}
+
+// logClock says at start what the kernel says of the clock, a warning
+// when it does not vouch for it.
+func logClock(log *slog.Logger, k clocksrc.Kernel, maxError time.Duration) {
+	check := "off"
+	if maxError > 0 {
+		check = "not ready while unsynchronized or the maximum error is above " + maxError.String()
+	}
+	switch {
+	case !k.Known:
+		log.Info("the kernel's clock discipline is unknown", "why", k.Reason)
+	case !k.Synchronized:
+		log.Warn("the kernel reports the clock unsynchronized: nothing is correcting it", "state", k.State, "status", k.Status, "max_error", k.MaxError, "clock_check", check)
+	default:
+		log.Info("the kernel reports the clock synchronized", "max_error", k.MaxError, "est_error", k.EstError, "leap", k.Leap, "clock_check", check)
+	}
+	if k.LeapPending() {
+		log.Warn("a leap second is armed or under way: the kernel steps the wall clock back 1 s; snowidd's clock slews it off and refuses nothing, its IDs running up to 1 s ahead of UTC for about 33 minutes", "leap", k.Leap)
+	}
+}
+
+// warnHorizon warns when the layout's horizon, the first instant its IDs
+// cannot encode, is less than within after now.
+func warnHorizon(log *slog.Logger, l snowlab.Layout, now time.Time, within time.Duration) {
+	left := l.TimeLeft(now)
+	if left >= within {
+		return
+	}
+	horizon := l.Horizon().UTC().Format(time.RFC3339)
+	if left <= 0 {
+		log.Error("the layout's horizon has passed: every call fails (FailedPrecondition); pick a later epoch or more time bits",
+			"horizon", horizon, "passed_years_ago", fmt.Sprintf("%.2f", -left.Seconds()/year.Seconds()))
+		return
+	}
+	log.Warn("the layout's horizon is near: after it no ID can be minted; plan a new epoch or layout",
+		"horizon", horizon, "years_left", fmt.Sprintf("%.2f", left.Seconds()/year.Seconds()), "warn_within", within)
 }
 
 // release gives the lease back (nil: none held) and says whether that went

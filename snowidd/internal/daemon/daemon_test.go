@@ -56,6 +56,10 @@ func TestOptions(t *testing.T) {
 		{[]string{"-lease", "static:0"}, env("SNOWIDD_LISTEN", "127.0.0.1:99999"), `-listen "127.0.0.1:99999": port "99999"`},
 		{[]string{"-lease", "static:0", "-listen", ":0"}, env(), ""},
 		{[]string{"-lease", "static:0", "-listen", "[::1]:http"}, env(), ""},
+		{[]string{"-lease", "static:0", "-clock-max-error", "-1ms"}, env(), "-clock-max-error -1ms: want 0 (off) or more"},
+		{[]string{"-lease", "static:0"}, env("SNOWIDD_CLOCK_MAX_ERROR", "soon"), `$SNOWIDD_CLOCK_MAX_ERROR="soon"`},
+		{[]string{"-lease", "static:0", "-horizon-warn", "-1h"}, env(), "-horizon-warn -1h0m0s: want 0 or more"},
+		{[]string{"-lease", "static:0"}, env("SNOWIDD_HORIZON_WARN", "1h", "SNOWIDD_CLOCK_MAX_ERROR", "250ms"), ""},
 	} {
 		o, err := parseOptions(tc.args, tc.env, io.Discard)
 		if tc.want == "" {
@@ -71,6 +75,15 @@ func TestOptions(t *testing.T) {
 	assert.Equal(t, 4, o.shards)
 	assert.Equal(t, time.Second, o.rewindHold)
 	assert.Equal(t, "SNOWIDD_MAX_WAIT", envName("max-wait"))
+
+	o, err = parseOptions([]string{"-lease", "static:0"}, env("SNOWIDD_HORIZON_WARN", "1h", "SNOWIDD_CLOCK_MAX_ERROR", "250ms"), io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, time.Hour, o.horizonWarn)
+	assert.Equal(t, 250*time.Millisecond, o.clockMaxError)
+	o, err = parseOptions([]string{"-lease", "static:0"}, env(), io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, 2*365.2425*24*float64(time.Hour), float64(o.horizonWarn), "two years by default")
+	assert.Zero(t, o.clockMaxError, "the clock check is off by default")
 }
 
 // TestRunRefusesBadUsage: a command line, lease spec or listen address that

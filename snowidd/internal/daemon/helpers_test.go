@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/snowlab/snowlab/clocksrc"
 )
 
 // The variables that make a missing client tool or etcd fail the test
@@ -51,13 +53,20 @@ var urlLine = regexp.MustCompile(`url=(http://\S+)`)
 // its address.
 func startDaemon(t *testing.T, args ...string) *daemon {
 	t.Helper()
+	return startDaemonOn(t, clocksrc.ReadKernel, args...)
+}
+
+// startDaemonOn is startDaemon with the kernel's clock discipline read by
+// readKernel: a test scripts the kernel's answer.
+func startDaemonOn(t *testing.T, readKernel func() clocksrc.Kernel, args ...string) *daemon {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	lw := newLogWriter()
 	d := &daemon{cancel: cancel, exited: make(chan struct{}), log: lw}
 	served := lw.match(urlLine)
 	go func() {
 		defer close(d.exited)
-		d.code = Run(ctx, append([]string{"-listen", "127.0.0.1:0"}, args...), func(string) (string, bool) { return "", false }, lw)
+		d.code = run(ctx, append([]string{"-listen", "127.0.0.1:0"}, args...), func(string) (string, bool) { return "", false }, lw, readKernel)
 	}()
 	d.url = servedURL(t, lw, served, d.exited, func() any { return d.code }, 30*time.Second)
 	t.Cleanup(func() { d.stop(t) })
