@@ -5,6 +5,8 @@
 //	snowid decode [-json] [-layout T/N/S] [-unit D] [-epoch E] ID...
 //	snowid gen [-node N | -lease SPEC] [-n K] [-policy strict|monotonic] [-format dec|base32|json] [layout flags]
 //	snowid layout [-layout T/N/S] [-unit D] [-epoch E]
+//	snowid mask [-key-file F] [-key-version V] ID...
+//	snowid unmask [-key-file F] [-key-version V] STRING...
 //	snowid help [COMMAND]
 //
 // Decode takes each ID apart and prints its decimal and base32 forms, the
@@ -31,6 +33,17 @@
 // node and sequence, how many IDs one node can mint per tick and per second,
 // the horizon (the first instant the layout cannot encode) and the years
 // left until it.
+//
+// Mask prints the public form of each ID (decimal or base32, read as decode
+// reads them), one per line: 17 characters of lower-case Crockford base32,
+// a keyed permutation of the ID (package mask: FF1 over AES) that shows
+// neither its time, nor its node, nor its order. Unmask prints the decimal
+// ID of each such string. The key comes from -key-file F, which holds 16,
+// 24 or 32 raw bytes or their hex (32, 48 or 64 digits), or else from
+// $SNOWID_MASK_KEY in the same forms; -key-version V (0 to 31, default 0)
+// names it, and is the strings' last character. A string that was changed,
+// or made under another key, is an error line and exit 2; the key is never
+// printed.
 //
 // Every command reads the default layout (41/10/12 bits of 1 ms ticks since
 // 2024-01-01T00:00:00Z) unless told otherwise: -layout gives the time, node

@@ -25,6 +25,8 @@ const usageText = `usage:
   snowid decode [-json] [-layout T/N/S] [-unit D] [-epoch E] ID...
   snowid gen [-node N | -lease SPEC] [-n K] [-policy strict|monotonic] [-format dec|base32|json] [layout flags]
   snowid layout [-layout T/N/S] [-unit D] [-epoch E]
+  snowid mask [-key-file F] [-key-version V] ID...
+  snowid unmask [-key-file F] [-key-version V] STRING...
 Layout flags (-layout, -unit, -epoch) default to 41/10/12, 1ms, 2024-01-01T00:00:00Z.
 Run "snowid help COMMAND" for a command's flags.
 `
@@ -56,6 +58,10 @@ func Run(args []string, stdout, stderr io.Writer, stores map[string]nodeid.Opene
 		return runGen(rest, stdout, stderr, stores)
 	case "layout":
 		return runLayout(rest, stdout, stderr)
+	case "mask":
+		return runMask(rest, stdout, stderr)
+	case "unmask":
+		return runUnmask(rest, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "snowid: unknown command %q\n%s", name, usageText)
 	return exitUsage
