@@ -1,6 +1,5 @@
 // Package ff1 is FF1, the format-preserving cipher of NIST SP 800-38G
-// (Rev. 1, section 5.1, Algorithms 7 and 8), over AES from the standard
-// library.
+// (Algorithms 7 and 8), over AES from the standard library.
 //
 // FF1 is a 10-round Feistel network on a numeral string of n digits in a
 // radix: the string is split into halves A (the first u = floor(n/2) digits)
@@ -27,8 +26,8 @@ import (
 	"sync"
 )
 
-// The standard's limits (SP 800-38G Rev. 1, section 5.2): radix in
-// [2, 2^16], and at least a million strings in the domain.
+// The standard's limits: radix in [2, 2^16], and at least a million strings
+// in the domain (SP 800-38G Rev. 1 raised that from 100).
 const (
 	MinRadix  = 2
 	MaxRadix  = 1 << 16
@@ -46,7 +45,7 @@ var ErrParams = errors.New("ff1: invalid parameters")
 type Cipher struct {
 	block      cipher.Block
 	radix      uint64
-	n, u, v    int
+	n, u       int
 	b          int    // bytes of [NUM_radix(B)] in Q: ceil(ceil(v·log2(radix))/8)
 	wideS      bool   // d = 12 (b > 4), so y is 96 bits; else d = 8
 	modU, modV uint64 // radix^u and radix^v
@@ -101,7 +100,7 @@ func New(key []byte, radix, n int, tweak []byte) (*Cipher, error) {
 	c := &Cipher{
 		block: block,
 		radix: uint64(radix),
-		n:     n, u: u, v: v,
+		n:     n, u: u,
 		b:     b,
 		wideS: b > 4,
 		modU:  modU,
@@ -156,12 +155,6 @@ func pow(radix uint64, e int) (uint64, bool) {
 	}
 	return r, true
 }
-
-// Radix returns the radix of the cipher's numerals.
-func (c *Cipher) Radix() int { return int(c.radix) }
-
-// Len returns the number of numerals in the cipher's strings.
-func (c *Cipher) Len() int { return c.n }
 
 // Halves returns radix^u and radix^v: a string's first half A is below the
 // first, its second half B below the second.
