@@ -5,7 +5,7 @@ BENCHTIME ?= 300ms
 .PHONY: all test vet vet-etcd vet-snowidd fmt race lint-actions test-etcd test-snowidd snowidd service proto bench bench-generators ladder ci lab history publish bench-check cross test-386
 
 ## The library: what a consumer imports, and what must build on every platform.
-LIB_PKGS = . ./clocksrc ./mutexgen ./atomicgen ./shardedgen ./nodeid ./internal/...
+LIB_PKGS = . ./clocksrc ./mutexgen ./atomicgen ./shardedgen ./nodeid ./mask/... ./internal/...
 ## The platforms the library, snowid and the etcdlease module are vetted for.
 CROSS_PLATFORMS ?= linux/amd64 linux/arm64 linux/386 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 ## The platforms the snowidd module is vetted for: it has no platform-specific
