@@ -66,8 +66,9 @@ proto:
 	cd snowidd && $(GO) tool -modfile=tools.mod buf lint && $(GO) tool -modfile=tools.mod buf generate
 
 ## test-snowidd: the service's tests, race-enabled: the server on scripted
-## clocks, the Go client, real clients (curl, grpcurl from tools.mod, Python's
-## grpcio from Debian: scripts/snowidd-clients.sh installs it) and the fleet
+## clocks, the Go client, real clients (curl, grpcurl from tools.mod, the
+## TypeScript client from npm and the Python one from Debian's grpcio and grpc
+## tools: scripts/snowidd-clients.sh installs them) and the fleet
 ## test, which runs its own etcd from the etcd binary on PATH. Missing tools
 ## skip their tests unless SNOWLAB_REQUIRE_CLIENTS=1 / SNOWLAB_REQUIRE_ETCD=1
 ## (as .ci/run sets).

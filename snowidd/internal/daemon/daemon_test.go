@@ -287,35 +287,3 @@ func TestGrpcurl(t *testing.T) {
 	out = grpcurl("-d", `{"service":"other"}`, addr, "grpc.health.v1.Health/Check")
 	assert.Contains(t, out, "Code: NotFound")
 }
-
-// A client in another language: Python's grpcio (Debian's python3-grpcio)
-// with hand-built protobuf bytes, so nothing is generated.
-func TestPythonGrpcio(t *testing.T) {
-	python := "/usr/bin/python3"
-	err := exec.Command(python, "-c", "import grpc").Run()
-	needTool(t, requireClients, err, "Debian's python3-grpcio ("+python+" -c 'import grpc'; apt-get install python3-grpcio)")
-	d := startDaemon(t, "-lease", "static:13")
-	cmd := exec.Command(python, "testdata/client.py", strings.TrimPrefix(d.url, "http://"))
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	require.NoError(t, err, "%s", out)
-	var got struct {
-		IDs          []string `json:"ids"`
-		Health       []int    `json:"health"`
-		BadCountCode string   `json:"bad_count_code"`
-		BadCountMsg  string   `json:"bad_count_message"`
-	}
-	require.NoError(t, json.Unmarshal(out, &got), "%s", out)
-	require.Len(t, got.IDs, 5)
-	prev := snowlab.ID(0)
-	for _, s := range got.IDs {
-		id, err := snowlab.ParseID(s)
-		require.NoError(t, err)
-		assert.Equal(t, 13, snowlab.DefaultLayout.Decode(id).Node)
-		assert.Greater(t, id, prev)
-		prev = id
-	}
-	assert.Equal(t, []int{1, 1}, got.Health, "SERVING for \"\" and snowlab.v1.IDService")
-	assert.Equal(t, "INVALID_ARGUMENT", got.BadCountCode)
-	assert.Contains(t, got.BadCountMsg, "count 100001")
-}
