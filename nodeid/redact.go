@@ -8,8 +8,10 @@ const redactMask = "xxxxx"
 var (
 	// userinfo matches the password of a URL's user information:
 	// scheme://user:PASSWORD@. The password runs to the last '@' before
-	// the host, since an unescaped '@' in a password is common enough.
-	userinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*:)[^\s/?#]*(@)`)
+	// a space, '?' or '#': an unescaped '@' or '/' in a password is
+	// common enough, and masking a little more than the password is
+	// better than quoting part of it.
+	userinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*:)[^\s?#]*(@)`)
 	// keyValue matches password=VALUE in a key=value connection string
 	// or a URL's query: the value quoted with single quotes (libpq's
 	// form, with \' inside) or unquoted up to a space, '&', ';' or quote.

@@ -81,6 +81,7 @@ func TestRedact(t *testing.T) {
 		{"pg:postgres://user:S3cretPass@host/db", "pg:postgres://user:xxxxx@host/db"},
 		{"pg:postgresql://user:S3cret@Pass@host:5432/db?sslmode=disable", "pg:postgresql://user:xxxxx@host:5432/db?sslmode=disable"},
 		{"pg:postgres://user@host/db", "pg:postgres://user@host/db"},
+		{"pg:postgres://user:S3c/ret@host/db", "pg:postgres://user:xxxxx@host/db"},
 		{"pg:postgres://host/db?user=u&password=S3cret&sslmode=off", "pg:postgres://host/db?user=u&password=xxxxx&sslmode=off"},
 		{"pg:host=h user=u password=S3cret dbname=d", "pg:host=h user=u password=xxxxx dbname=d"},
 		{"pg:host=h password='S3 cr\\'et' dbname=d", "pg:host=h password=xxxxx dbname=d"},
