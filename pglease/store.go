@@ -106,12 +106,18 @@ func Open(dsn string, ttl time.Duration) (nodeid.Store, func(), error) {
 
 // exec runs one statement outside a transaction.
 func (s *Store) exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
-	if s.pause != nil {
-		if err := s.pause(ctx); err != nil {
-			return pgconn.CommandTag{}, err
-		}
+	if err := s.paused(ctx); err != nil {
+		return pgconn.CommandTag{}, err
 	}
 	return s.pool.Exec(ctx, sql, args...)
+}
+
+// paused waits while a test holds the store's traffic (see pause).
+func (s *Store) paused(ctx context.Context) error {
+	if s.pause == nil {
+		return nil
+	}
+	return s.pause(ctx)
 }
 
 // errf formats an error with the connection's password masked.
@@ -149,10 +155,8 @@ func (s *Store) ensureTable(ctx context.Context) error {
 	if s.ensured {
 		return nil
 	}
-	if s.pause != nil {
-		if err := s.pause(ctx); err != nil {
-			return err
-		}
+	if err := s.paused(ctx); err != nil {
+		return err
 	}
 	var exists bool
 	if err := s.pool.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", s.table).Scan(&exists); err != nil {
@@ -215,10 +219,8 @@ func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, 
 // heldIDs lists the ids held now: only a hint, the claim's transaction
 // decides.
 func (s *Store) heldIDs(ctx context.Context, maxNode int) (map[int]bool, error) {
-	if s.pause != nil {
-		if err := s.pause(ctx); err != nil {
-			return nil, err
-		}
+	if err := s.paused(ctx); err != nil {
+		return nil, err
 	}
 	rows, err := s.pool.Query(ctx, s.sqlf(`SELECT node FROM %[1]s
 		WHERE node <= $1 AND holder IS NOT NULL AND expires_at > clock_timestamp()`), maxNode)
@@ -250,10 +252,8 @@ func lastHeld(held map[int]bool, first, count int) int {
 // claim tries to take first..first+count-1 in one transaction. It returns
 // the claim, or the ids of the range that are held (and nil), or an error.
 func (s *Store) claim(ctx context.Context, first, count int, holder string) (c *claim, busy []int, err error) {
-	if s.pause != nil {
-		if err := s.pause(ctx); err != nil {
-			return nil, nil, err
-		}
+	if err := s.paused(ctx); err != nil {
+		return nil, nil, err
 	}
 	last := first + count - 1
 	tx, err := s.pool.Begin(ctx)
