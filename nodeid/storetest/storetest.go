@@ -33,8 +33,8 @@
 // Expiry and Zombie need Config.Expire, Restart needs Config.Stop and
 // Config.Start: without them those cases are skipped, and say why.
 //
-// Every case works on node ids 0..7 of a store Open returns empty, so a
-// store may keep whatever it needs per id.
+// Each case runs on a store Open returns empty, and claims low node ids:
+// 0..7, and in the Lease case whatever nodeid.Acquire takes first.
 package storetest
 
 import (
@@ -417,6 +417,8 @@ func badArguments(t *testing.T, s nodeid.Store, _ Config) {
 func expiry(t *testing.T, s nodeid.Store, cfg Config) {
 	a := acquire(t, s, 1, 0, 0)
 	if cfg.TTL > 0 {
+		// The TTL must pass for the check to mean anything: what is
+		// checked after is that the store's renewal kept the hold.
 		time.Sleep(cfg.TTL * 3 / 2)
 		if isLost(a) {
 			t.Fatalf("a holder renewing its hold lost it within 1.5 TTL (%v)", cfg.TTL*3/2)
