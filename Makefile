@@ -2,11 +2,11 @@
 GO ?= go
 BENCHTIME ?= 300ms
 
-.PHONY: all test vet vet-etcd vet-snowidd fmt race lint-actions test-etcd test-snowidd snowidd service proto bench bench-generators ladder ci lab history publish bench-check cross test-386
+.PHONY: all test vet vet-etcd vet-pg vet-snowidd fmt race lint-actions test-etcd test-pg test-snowidd snowidd service proto bench bench-generators ladder ci lab history publish bench-check cross test-386
 
 ## The library: what a consumer imports, and what must build on every platform.
-LIB_PKGS = . ./clocksrc ./mutexgen ./atomicgen ./shardedgen ./nodeid ./mask/... ./internal/...
-## The platforms the library, snowid and the etcdlease module are vetted for.
+LIB_PKGS = . ./clocksrc ./mutexgen ./atomicgen ./shardedgen ./nodeid/... ./mask/... ./internal/...
+## The platforms the library, snowid and the etcdlease and pglease modules are vetted for.
 CROSS_PLATFORMS ?= linux/amd64 linux/arm64 linux/386 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 ## The platforms the snowidd module is vetted for: it has no platform-specific
 ## code (its fleet test is Linux-only), so one of each other system and 32-bit
@@ -23,9 +23,9 @@ all: test
 ## test: vet (every module), gofmt check, the workflows' lint, and the
 ## race-enabled test suite, which builds bin/snowidd first for the lab's
 ## tests that call a replica (lab/replica/replicatest starts it). The
-## etcdlease module's tests need etcd: `make test-etcd`; snowidd's: `make
-## test-snowidd`.
-test: vet vet-etcd vet-snowidd fmt lint-actions race
+## etcdlease module's tests need etcd: `make test-etcd`; pglease's a
+## PostgreSQL of their own: `make test-pg`; snowidd's: `make test-snowidd`.
+test: vet vet-etcd vet-pg vet-snowidd fmt lint-actions race
 
 vet:
 	$(GO) vet ./...
@@ -40,6 +40,10 @@ fmt:
 
 race: snowidd
 	$(GO) test -race -count=1 ./...
+
+## vet-pg: go vet the nested pglease module
+vet-pg:
+	cd pglease && $(GO) vet ./...
 
 ## vet-snowidd: go vet the nested snowidd module (the service)
 vet-snowidd:
@@ -90,6 +94,18 @@ test-etcd:
 		echo "test-etcd: no ETCD_ENDPOINTS and no etcd on PATH: the etcd tests will skip (scripts/etcd.sh start, or apt-get install etcd-server)"; fi
 	cd etcdlease && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 
+## test-pg: the pglease module against the PostgreSQL at $$PG_DSN (the
+## storetest suite, a server restart during a lease, a holder frozen past its
+## TTL), then snowidd's fleet test on -lease pg:. The tests crash and restart
+## that server (scripts/pg.sh crash and restart): give them one of their own,
+## PG_DSN=$$(scripts/pg.sh start) make test-pg; scripts/pg.sh stop "$$PG_DSN".
+## Without PG_DSN they skip, unless SNOWLAB_REQUIRE_PG=1 (as .ci/run sets).
+test-pg:
+	@if [ -z "$$PG_DSN" ]; then \
+		echo "test-pg: no PG_DSN: the PostgreSQL tests will skip (PG_DSN=\$$(scripts/pg.sh start) make test-pg)"; fi
+	cd pglease && $(GO) vet ./... && $(GO) test -race -count=1 ./...
+	cd snowidd && $(GO) test -race -count=1 -run '^TestFleetPG$$' ./internal/daemon
+
 ## bench: the library's benchmarks in ROUNDS interleaved rounds (scripts/bench.sh), for benchstat
 ROUNDS ?= 10
 bench:
@@ -105,7 +121,7 @@ ladder:
 
 ci: test cross test-386
 
-## cross: go vet the library, snowid and the etcdlease module for each of
+## cross: go vet the library, snowid and the etcdlease and pglease modules for each of
 ## CROSS_PLATFORMS (GOOS/GOARCH, no cgo), the snowidd module for each of
 ## SNOWIDD_CROSS_PLATFORMS, and go build the whole module for those
 ## in CROSS_BUILD_ALL.
@@ -114,6 +130,7 @@ cross:
 		os=$${p%/*}; arch=$${p#*/}; echo "cross: $$p"; \
 		GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) vet $(LIB_PKGS) ./cmd/snowid; \
 		(cd etcdlease && GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) vet ./...); \
+		(cd pglease && GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) vet ./...); \
 		case " $(SNOWIDD_CROSS_PLATFORMS) " in *" $$p "*) (cd snowidd && GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) vet ./...) ;; esac; \
 		case " $(CROSS_BUILD_ALL) " in *" $$p "*) GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) build ./... ;; esac; \
 	done
