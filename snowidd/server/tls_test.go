@@ -30,7 +30,7 @@ type pki struct {
 	files server.TLSFiles
 }
 
-func newPKI(t *testing.T) *pki {
+func newPKI(t testing.TB) *pki {
 	t.Helper()
 	ca, err := tlstest.NewCA("snowidd test CA")
 	require.NoError(t, err)
@@ -43,7 +43,7 @@ func newPKI(t *testing.T) *pki {
 
 // issueServer writes a new server certificate and key over the served
 // files and returns the certificate.
-func (p *pki) issueServer(t *testing.T) *tlstest.Pair {
+func (p *pki) issueServer(t testing.TB) *tlstest.Pair {
 	t.Helper()
 	pair, err := p.ca.Server("127.0.0.1", "localhost")
 	require.NoError(t, err)
@@ -54,7 +54,7 @@ func (p *pki) issueServer(t *testing.T) *tlstest.Pair {
 
 // client is a client config trusting the CA, presenting a certificate of
 // its own when withCert.
-func (p *pki) client(t *testing.T, withCert bool) *tls.Config {
+func (p *pki) client(t testing.TB, withCert bool) *tls.Config {
 	t.Helper()
 	if !withCert {
 		return tlstest.ClientConfig(p.ca, nil)
