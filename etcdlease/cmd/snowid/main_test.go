@@ -101,6 +101,7 @@ func TestGenSecuredEtcd(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			code, out, errs := run(tt.env, tt.args...)
+			t.Logf("exit %d: %s", code, strings.TrimSpace(errs))
 			assert.Equal(t, tt.code, code, errs)
 			assert.Empty(t, out)
 			assert.Equal(t, 1, strings.Count(errs, "\n"), errs)
