@@ -116,6 +116,19 @@
 // expired meanwhile, the watch or the failed guard reports the loss and
 // the holder must Acquire again: its successor, if any, waits for R.
 //
+// # A secured etcd
+//
+// DialWith and OpenerWith take Credentials: a tls.Config (the CA that
+// signed etcd's certificate, a client certificate for an etcd run with
+// --client-cert-auth) and a user and password for etcd's auth. Flags adds
+// them to a command line as etcdctl names them (-etcd-cacert, -etcd-cert,
+// -etcd-key, -etcd-user, -etcd-password-file; the password also from a
+// variable the command names, never from the command line). The password
+// is in no error, and a Credentials value prints without it. etcd refusing
+// the credentials or the user's permissions is ErrAuth, which a retry does
+// not cure; a TLS handshake that fails is ErrUnreachable, naming the
+// handshake's error.
+//
 // Choose TTL and Window together: a crashed holder blocks its ids for TTL,
 // then its successor waits up to Window for the clock; a holder cut off from
 // etcd mints for at most Window. The client should reconnect quickly after

@@ -2,6 +2,9 @@ package etcdlease_test
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -51,6 +54,47 @@ func ExampleOpener() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	lease, err := nodeid.AcquireSpec(ctx, spec, stores, nodeid.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer lease.Release(context.Background())
+	fmt.Println("node", lease.Node())
+}
+
+// A secured etcd: its CA, a client certificate (for --client-cert-auth)
+// and a user's password read from a file, never from the command line.
+// Compiled, not run: it needs such a server.
+func ExampleDialWith() {
+	pair, err := tls.LoadX509KeyPair("client.crt", "client.key")
+	if err != nil {
+		log.Fatal(err)
+	}
+	caPEM, err := os.ReadFile("ca.crt")
+	if err != nil {
+		log.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(caPEM)
+	password, err := os.ReadFile("/run/secrets/etcd-password")
+	if err != nil {
+		log.Fatal(err)
+	}
+	cred := etcdlease.Credentials{
+		TLS:      &tls.Config{RootCAs: roots, Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12},
+		Username: "myapp",
+		Password: strings.TrimSuffix(string(password), "\n"),
+	}
+	store, closeStore, err := etcdlease.DialWith([]string{"https://10.0.0.1:2379"}, "/myapp", etcdlease.DefaultTTL, cred)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer closeStore()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	lease, err := nodeid.Acquire(ctx, store, nodeid.Options{})
+	if errors.Is(err, etcdlease.ErrAuth) {
+		log.Fatalf("fix the credentials or the user's roles: %v (%v)", err, cred) // cred prints without its password
+	}
 	if err != nil {
 		log.Fatal(err)
 	}

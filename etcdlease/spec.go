@@ -19,7 +19,7 @@ import (
 // extra["etcd"]. It does not reach etcd: its error is a spec that does not
 // parse, and an etcd that is not there is the store's Acquire's error
 // (ErrUnreachable, within ReachTimeout). The connection stays open for the
-// life of the process.
+// life of the process. A secured etcd takes OpenerWith or Flags.Opener.
 func Opener(ttl time.Duration) nodeid.Opener {
 	return func(rest string) (nodeid.Store, error) {
 		eps, prefix, err := parseSpec(rest)

@@ -13,7 +13,6 @@ import (
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
 
@@ -40,7 +39,13 @@ const (
 // Store is a nodeid.Store on etcd: see the package documentation for the
 // keys it writes and how it fences a holder.
 type Store struct {
-	cli    *clientv3.Client
+	// cli is the client; nil until the first Acquire for a store dialled
+	// with a password, which connect makes then.
+	cliMu   sync.Mutex
+	cli     *clientv3.Client
+	connect func(context.Context) (*clientv3.Client, error)
+	closed  bool
+
 	prefix string
 	ttl    time.Duration
 	// reachTimeout bounds Acquire's first question to etcd: ReachTimeout,
@@ -85,29 +90,10 @@ func newStore(client *clientv3.Client, prefix string, ttl time.Duration) *Store 
 // soon after an etcd outage ends, and does not log. Dial does not wait for
 // the cluster: the store's Acquire asks it for its status first, so that
 // an etcd that is not there is one error wrapping ErrUnreachable, naming
-// the endpoints, within ReachTimeout whatever the caller's context.
+// the endpoints, within ReachTimeout whatever the caller's context. A
+// secured etcd takes DialWith.
 func Dial(endpoints []string, prefix string, ttl time.Duration) (nodeid.Store, func() error, error) {
-	cli, err := newClient(endpoints)
-	if err != nil {
-		return nil, nil, err
-	}
-	return New(cli, prefix, ttl), cli.Close, nil
-}
-
-// newClient is Dial's client. Its log is silenced: the client would log each
-// retry of a request to an unreachable etcd as a JSON line on stderr,
-// while the request's error already says what failed.
-func newClient(endpoints []string) (*clientv3.Client, error) {
-	cli, err := clientv3.New(clientv3.Config{
-		Endpoints:   endpoints,
-		DialTimeout: 5 * time.Second,
-		DialOptions: DialOptions(),
-		Logger:      zap.NewNop(),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("etcdlease: connect to %v: %w", endpoints, err)
-	}
-	return cli, nil
+	return DialWith(endpoints, prefix, ttl, Credentials{})
 }
 
 // DialOptions are the gRPC options Dial adds to the client's: a reconnect
@@ -141,12 +127,16 @@ func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, 
 	if count > MaxCount {
 		return nil, fmt.Errorf("%w: etcdlease: %d node ids asked for, one claim holds at most %d", snowlab.ErrInvalidNode, count, MaxCount)
 	}
-	if err := reach(ctx, s.cli, s.reachTimeout); err != nil {
+	cli, err := s.client(ctx)
+	if err != nil {
 		return nil, err
 	}
-	grant, err := s.cli.Grant(ctx, int64(s.ttl/time.Second))
+	if err := reach(ctx, cli, s.reachTimeout); err != nil {
+		return nil, err
+	}
+	grant, err := cli.Grant(ctx, int64(s.ttl/time.Second))
 	if err != nil {
-		return nil, fmt.Errorf("etcdlease: grant a lease: %w", err)
+		return nil, fmt.Errorf("etcdlease: grant a lease: %w", refusedAuth(err))
 	}
 	lease := grant.ID
 	done := false
@@ -157,9 +147,9 @@ func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, 
 	}()
 
 	// Which slots are held now: only a hint, the transaction decides.
-	list, err := s.cli.Get(ctx, s.prefix+"/nodes/", clientv3.WithPrefix(), clientv3.WithKeysOnly())
+	list, err := cli.Get(ctx, s.prefix+"/nodes/", clientv3.WithPrefix(), clientv3.WithKeysOnly())
 	if err != nil {
-		return nil, fmt.Errorf("etcdlease: list held node ids: %w", err)
+		return nil, fmt.Errorf("etcdlease: list held node ids under %s/nodes/: %w", s.prefix, refusedAuth(err))
 	}
 	held := make(map[int]bool, len(list.Kvs))
 	for _, kv := range list.Kvs {
@@ -186,9 +176,9 @@ func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, 
 		for i := range count {
 			then = append(then, clientv3.OpGet(s.reservedKey(first+i)))
 		}
-		resp, err := s.cli.Txn(ctx).If(cmps...).Then(then...).Else(orElse...).Commit()
+		resp, err := cli.Txn(ctx).If(cmps...).Then(then...).Else(orElse...).Commit()
 		if err != nil {
-			return nil, fmt.Errorf("etcdlease: claim node ids %d..%d: %w", first, first+count-1, err)
+			return nil, fmt.Errorf("etcdlease: claim node ids %d..%d: %w", first, first+count-1, refusedAuth(err))
 		}
 		if !resp.Succeeded {
 			// Someone holds part of the range: note who, try the next one.

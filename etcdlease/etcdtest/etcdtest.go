@@ -1,11 +1,13 @@
 // Package etcdtest runs a throwaway single-member etcd server for tests: the
 // etcd binary from PATH (Debian's etcd-server package), loopback ports
-// picked free, a data directory the caller owns. The etcdlease tests and
-// snowidd's fleet test use it; it is no part of the lease store.
+// picked free, a data directory the caller owns, in plaintext or (StartTLS)
+// with TLS and client certificates on its client port. The etcdlease tests
+// and snowidd's fleet test use it; it is no part of the lease store.
 package etcdtest
 
 import (
 	"bytes"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -33,6 +35,8 @@ func Binary() (string, error) {
 type Server struct {
 	bin, dir           string
 	clientURL, peerURL string
+	tls                *TLS // nil: plaintext
+	health             *http.Client
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
@@ -42,7 +46,33 @@ type Server struct {
 
 // Start starts etcd with its data in dir and waits until it reports
 // healthy.
-func Start(dir string) (*Server, error) {
+func Start(dir string) (*Server, error) { return start(dir, nil) }
+
+// TLS is how StartTLS secures the server's client port: the files are
+// etcd's --cert-file, --key-file and --trusted-ca-file (tlstest makes
+// them).
+type TLS struct {
+	// CertFile and KeyFile are the certificate the server presents; it
+	// must name 127.0.0.1.
+	CertFile, KeyFile string
+	// TrustedCAFile, when set, is the CA a client's certificate must
+	// chain to, and every client must present one (--client-cert-auth).
+	TrustedCAFile string
+	// Client is what the health checks present: a config trusting the
+	// server's CA, with a client certificate when TrustedCAFile is set.
+	Client *tls.Config
+}
+
+// StartTLS is Start with the client port on TLS, https:// endpoints. The
+// peer port stays plaintext: a single member has no peer to talk to.
+func StartTLS(dir string, t TLS) (*Server, error) {
+	if t.CertFile == "" || t.KeyFile == "" || t.Client == nil {
+		return nil, errors.New("etcdtest: StartTLS needs a certificate, its key and the health checks' client config")
+	}
+	return start(dir, &t)
+}
+
+func start(dir string, t *TLS) (*Server, error) {
 	bin, err := Binary()
 	if err != nil {
 		return nil, err
@@ -53,9 +83,14 @@ func Start(dir string) (*Server, error) {
 		if err != nil {
 			return nil, err
 		}
+		scheme, health := "http", &http.Client{Timeout: time.Second}
+		if t != nil {
+			scheme = "https"
+			health.Transport = &http.Transport{TLSClientConfig: t.Client}
+		}
 		s := &Server{
-			bin: bin, dir: dir,
-			clientURL: fmt.Sprintf("http://127.0.0.1:%d", ports[0]),
+			bin: bin, dir: dir, tls: t, health: health,
+			clientURL: fmt.Sprintf("%s://127.0.0.1:%d", scheme, ports[0]),
 			peerURL:   fmt.Sprintf("http://127.0.0.1:%d", ports[1]),
 		}
 		if last = s.Restart(); last == nil {
@@ -78,17 +113,24 @@ func (s *Server) Restart() error {
 	if s.cmd != nil {
 		return errors.New("etcdtest: server already running")
 	}
-	cmd := exec.Command(s.bin,
+	args := []string{
 		"--name", "default",
 		"--data-dir", s.dir,
 		"--listen-client-urls", s.clientURL,
 		"--advertise-client-urls", s.clientURL,
 		"--listen-peer-urls", s.peerURL,
 		"--initial-advertise-peer-urls", s.peerURL,
-		"--initial-cluster", "default="+s.peerURL,
+		"--initial-cluster", "default=" + s.peerURL,
 		"--initial-cluster-state", "new",
 		"--logger", "zap", "--log-outputs", "stderr", "--log-level", "warn",
-	)
+	}
+	if t := s.tls; t != nil {
+		args = append(args, "--cert-file", t.CertFile, "--key-file", t.KeyFile)
+		if t.TrustedCAFile != "" {
+			args = append(args, "--trusted-ca-file", t.TrustedCAFile, "--client-cert-auth")
+		}
+	}
+	cmd := exec.Command(s.bin, args...)
 	s.log = &tailBuffer{max: 64 << 10}
 	cmd.Stdout, cmd.Stderr = s.log, s.log
 	cmd.SysProcAttr = dieWithParent() // never outlive the test (Linux)
@@ -100,7 +142,7 @@ func (s *Server) Restart() error {
 	s.cmd, s.exited = cmd, exited
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		if healthy(s.clientURL) {
+		if healthy(s.health, s.clientURL) {
 			return nil
 		}
 		select {
@@ -147,8 +189,7 @@ func (s *Server) Log() string {
 	return s.log.String()
 }
 
-func healthy(url string) bool {
-	c := http.Client{Timeout: time.Second}
+func healthy(c *http.Client, url string) bool {
 	resp, err := c.Get(url + "/health")
 	if err != nil {
 		return false

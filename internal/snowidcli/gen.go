@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/snowlab/snowlab"
@@ -18,7 +19,7 @@ import (
 // genBatch is how many IDs gen reserves per NextIDs call.
 const genBatch = 4096
 
-func runGen(args []string, stdout, stderr io.Writer, stores map[string]nodeid.Opener) int {
+func runGen(args []string, stdout, stderr io.Writer, leases Leases) int {
 	fs := newFlagSet("gen", "[-node N | -lease SPEC] [-n K] [-policy strict|monotonic] [-format dec|base32|json] [layout flags]", stderr)
 	node := fs.Int("node", 0, "mint for node `N`, 0..max node of the layout (1023 by default); without it (and -lease) node 0, said on stderr")
 	n := fs.Int("n", 1, "mint `K` IDs")
@@ -26,6 +27,10 @@ func runGen(args []string, stdout, stderr io.Writer, stores map[string]nodeid.Op
 	format := fs.String("format", "dec", "output `format`: dec, base32 or json (the objects of decode -json)")
 	leaseSpec := fs.String("lease", "", "take the node id from a lease instead of -node (not with it): dir:`PATH` (a lock folder shared by the processes of one host), or etcd:[http://]HOST:PORT/PREFIX in the etcd-enabled build (etcdlease/cmd/snowid)")
 	lf := AddLayoutFlags(fs)
+	leaseFlagsGiven := func() bool { return false }
+	if leases.AddFlags != nil {
+		leaseFlagsGiven = leases.AddFlags(fs)
+	}
 	pos, code, ok := parse(fs, args)
 	if !ok {
 		return code
@@ -73,11 +78,14 @@ func runGen(args []string, stdout, stderr io.Writer, stores map[string]nodeid.Op
 	if nodeSet && leaseSet {
 		return fail(stderr, "gen -node %d -lease %q: give one or the other: -lease takes its node id from the lease", *node, nodeid.Redact(*leaseSpec))
 	}
+	if leaseFlagsGiven() && (!leaseSet || !strings.HasPrefix(*leaseSpec, leases.Scheme+":")) {
+		return fail(stderr, "gen: the -%s-* flags are for -lease %s:…, which is not given", leases.Scheme, leases.Scheme)
+	}
 	cfg := snowlab.Config{Node: *node, Layout: l, Policy: policy}
 	if leaseSet {
 		// An empty -lease is a spec like any other: refused, not read as
 		// no lease (which would mint on node 0).
-		store, err := nodeid.OpenStore(*leaseSpec, stores)
+		store, err := nodeid.OpenStore(*leaseSpec, leases.Stores)
 		if err != nil {
 			return fail(stderr, "gen -lease: %v", err)
 		}

@@ -43,6 +43,25 @@ func run(args []string, stdout, stderr io.Writer) int { return Run(args, stdout,
 // returns the exit code. stores adds lease schemes to gen -lease beyond
 // dir: (an etcd-enabled build passes etcdlease's); nil adds none.
 func Run(args []string, stdout, stderr io.Writer, stores map[string]nodeid.Opener) int {
+	return RunLeases(args, stdout, stderr, Leases{Stores: stores})
+}
+
+// Leases are the lease schemes a build adds to gen -lease beyond dir:,
+// and the flags they take.
+type Leases struct {
+	// Stores are the schemes' openers, called after gen's flags are
+	// parsed, so that they may read the flags AddFlags added.
+	Stores map[string]nodeid.Opener
+	// AddFlags, when not nil, adds the schemes' flags to gen's. Given
+	// reports whether any of them was set: gen refuses them with a
+	// lease of another scheme (or none), where they would do nothing.
+	AddFlags func(fs *flag.FlagSet) (given func() bool)
+	// Scheme is the scheme the flags are for, named in that refusal.
+	Scheme string
+}
+
+// RunLeases is Run with lease schemes that take flags of their own.
+func RunLeases(args []string, stdout, stderr io.Writer, leases Leases) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, "snowid: no command given\n"+usageText)
 		return exitUsage
@@ -60,7 +79,7 @@ func Run(args []string, stdout, stderr io.Writer, stores map[string]nodeid.Opene
 	case "decode":
 		return runDecode(rest, stdout, stderr)
 	case "gen":
-		return runGen(rest, stdout, stderr, stores)
+		return runGen(rest, stdout, stderr, leases)
 	case "layout":
 		return runLayout(rest, stdout, stderr)
 	case "range":

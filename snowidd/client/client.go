@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/http"
@@ -79,9 +80,14 @@ type Config struct {
 	Targets []string
 	// Protocol is the wire protocol; the zero value is GRPC.
 	Protocol Protocol
-	// HTTPClient carries the calls; nil is one that speaks unencrypted
-	// HTTP/2 (which every protocol may use, and gRPC needs).
+	// HTTPClient carries the calls; nil is HTTPClient(TLS): HTTP/2
+	// (which every protocol may use, and gRPC needs), unencrypted to
+	// http:// targets and over TLS to https:// ones.
 	HTTPClient connect.HTTPClient
+	// TLS configures the TLS of https:// targets when HTTPClient is nil:
+	// the CA to trust (RootCAs; nil is the system's) and, for replicas
+	// serving mutual TLS, the client's certificate (Certificates).
+	TLS *tls.Config
 	// Rounds is how many times a call may go round all the replicas
 	// before it fails; 0 is 3.
 	Rounds int
@@ -115,8 +121,11 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Backoff == 0 {
 		cfg.Backoff = 50 * time.Millisecond
 	}
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = H2CClient()
+	switch {
+	case cfg.HTTPClient != nil && cfg.TLS != nil:
+		return nil, errors.New("snowidd client: give TLS or HTTPClient, not both: an HTTPClient's transport carries its own TLS configuration")
+	case cfg.HTTPClient == nil:
+		cfg.HTTPClient = HTTPClient(cfg.TLS)
 	}
 	opts, err := cfg.Protocol.Options()
 	if err != nil {
@@ -138,6 +147,23 @@ func H2CClient() *http.Client {
 	var p http.Protocols
 	p.SetUnencryptedHTTP2(true)
 	return &http.Client{Transport: &http.Transport{Protocols: &p, MaxIdleConnsPerHost: 64}}
+}
+
+// HTTPClient is an HTTP client that speaks HTTP/2 to every target:
+// without TLS (prior knowledge) to http:// ones, as H2CClient, and over
+// TLS configured by tlsConfig (nil: the system's roots, no client
+// certificate), negotiated by ALPN, to https:// ones.
+func HTTPClient(tlsConfig *tls.Config) *http.Client {
+	var p http.Protocols
+	p.SetUnencryptedHTTP2(true)
+	p.SetHTTP2(true)
+	if tlsConfig != nil {
+		// ALPN offers what p says: a config made for another client may
+		// name other protocols.
+		tlsConfig = tlsConfig.Clone()
+		tlsConfig.NextProtos = nil
+	}
+	return &http.Client{Transport: &http.Transport{Protocols: &p, MaxIdleConnsPerHost: 64, TLSClientConfig: tlsConfig}}
 }
 
 // retryable reports whether another replica may serve a call that failed

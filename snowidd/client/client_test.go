@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"crypto/tls"
 	"net"
 	"net/http"
 	"sync"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/clocksrc"
+	"github.com/snowlab/snowlab/etcdlease/tlstest"
 	"github.com/snowlab/snowlab/snowidd/client"
 	"github.com/snowlab/snowlab/snowidd/internal/replicatest"
 	"github.com/snowlab/snowlab/snowidd/server"
@@ -129,10 +131,38 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		{Targets: []string{"127.0.0.1:8080"}},
 		{Targets: []string{"http://x"}, Rounds: -1},
 		{Targets: []string{"http://x"}, Protocol: 9},
+		{Targets: []string{"https://x"}, TLS: &tls.Config{}, HTTPClient: http.DefaultClient},
 	} {
 		_, err := client.New(cfg)
 		assert.Error(t, err, "%+v", cfg)
 	}
+}
+
+// The default HTTP client speaks HTTP/2 to plaintext and TLS replicas
+// alike: one fleet may have both while it moves to TLS.
+func TestPlaintextAndTLSTargets(t *testing.T) {
+	ca, err := tlstest.NewCA("client test CA")
+	require.NoError(t, err)
+	pair, err := ca.Server("127.0.0.1")
+	require.NoError(t, err)
+	cert, key, err := pair.Write(t.TempDir(), "server")
+	require.NoError(t, err)
+	rl, err := server.NewTLSReloader(server.TLSFiles{Cert: cert, Key: key}, nil)
+	require.NoError(t, err)
+	plain := replicatest.Static(t, snowlab.Config{Node: 1})
+	secure := replicatest.Static(t, snowlab.Config{Node: 2})
+	c, err := client.New(client.Config{TLS: tlstest.ClientConfig(ca, nil), Targets: []string{
+		replicatest.Serve(t, plain.Handler()),
+		replicatest.ServeWith(t, secure, secure.Handler(), server.Limits{}, rl.Config()),
+	}})
+	require.NoError(t, err)
+	nodes := map[int]int{}
+	for range 4 {
+		id, err := c.NextID(ctx)
+		require.NoError(t, err)
+		nodes[snowlab.DefaultLayout.Decode(id).Node]++
+	}
+	assert.Equal(t, map[int]int{1: 2, 2: 2}, nodes, "calls go round both replicas")
 }
 
 // The buffer hands out each fetched ID once, prefetches before it runs

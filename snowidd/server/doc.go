@@ -14,11 +14,16 @@
 // InvalidArgument: fix the request; FailedPrecondition: the layout's time
 // window is spent) and no ID: a NextIDs call is all or nothing.
 //
-// Serve the Handler with NewHTTPServer on a listener from NewListener:
-// Go's HTTP/2 server writes each frame of a unary gRPC answer in a system
-// call of its own, and the listener's connections gather what the calls
-// finished meanwhile into one write (an unbatched call went from 70-105
-// µs of server CPU to about 40).
+// Serve the Handler with NewHTTPServer on Server.Listener, both within
+// the same Limits: the listener holds at most Limits.MaxConns connections
+// and writes each through NewListener's coalescing (Go's HTTP/2 server
+// writes each frame of a unary gRPC answer in a system call of its own,
+// and the listener's connections gather what the calls finished meanwhile
+// into one write: an unbatched call went from 70-105 µs of server CPU to
+// about 40), with TLS over it when given a TLSReloader's Config (mutual
+// TLS with a client CA; certificate, key and CA read again when they
+// change). The Limits bound what one slow or hostile client holds:
+// request headers, bodies, idle connections, HTTP/2 streams.
 //
 // The Server does not choose its node ids: the snowidd command acquires a
 // lease, builds a generator on it and hands both to Server.Use, and takes

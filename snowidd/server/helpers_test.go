@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"crypto/tls"
 	"io"
 	"net/http"
 	"strings"
@@ -102,6 +103,7 @@ type rig struct {
 	url   string
 	grpc  snowlabv1connect.IDServiceClient // gRPC over HTTP/2
 	json  snowlabv1connect.IDServiceClient // Connect JSON over HTTP/1.1
+	http1 *http.Client                     // HTTP/1.1, for send
 }
 
 type rigOpts struct {
@@ -113,6 +115,11 @@ type rigOpts struct {
 	kernel func() clocksrc.Kernel          // server.Config.ReadKernel
 	// clockMaxError is server.Config.ClockMaxError.
 	clockMaxError time.Duration
+	// limits, or tls, serve the handler as the command does
+	// (replicatest.ServeWith) within those limits, over TLS with tls;
+	// clientTLS is then the clients'.
+	limits         *server.Limits
+	tls, clientTLS *tls.Config
 }
 
 func newRig(t testing.TB, o rigOpts) *rig {
@@ -133,11 +140,24 @@ func newRig(t testing.TB, o rigOpts) *rig {
 	if o.wrap != nil {
 		h = o.wrap(h)
 	}
-	url := replicatest.Serve(t, h)
+	url := ""
+	h2, h1 := client.H2CClient(), http.DefaultClient
+	if o.limits != nil || o.tls != nil {
+		lim := server.Limits{}
+		if o.limits != nil {
+			lim = *o.limits
+		}
+		url = replicatest.ServeWith(t, srv, h, lim, o.tls)
+		if o.tls != nil {
+			h2, h1 = client.HTTPClient(o.clientTLS), &http.Client{Transport: &http.Transport{TLSClientConfig: o.clientTLS}}
+		}
+	} else {
+		url = replicatest.Serve(t, h)
+	}
 	return &rig{
-		t: t, clock: clock, srv: srv, gen: cg, url: url,
-		grpc: snowlabv1connect.NewIDServiceClient(client.H2CClient(), url, connect.WithGRPC()),
-		json: snowlabv1connect.NewIDServiceClient(http.DefaultClient, url, connect.WithProtoJSON()),
+		t: t, clock: clock, srv: srv, gen: cg, url: url, http1: h1,
+		grpc: snowlabv1connect.NewIDServiceClient(h2, url, connect.WithGRPC()),
+		json: snowlabv1connect.NewIDServiceClient(h1, url, connect.WithProtoJSON()),
 	}
 }
 
@@ -160,7 +180,7 @@ func (r *rig) do(method, path, contentType, body string) (int, string) {
 // send sends req and returns the answer's status and body.
 func (r *rig) send(req *http.Request) (int, string) {
 	r.t.Helper()
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := r.http1.Do(req)
 	require.NoError(r.t, err)
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)

@@ -6,23 +6,43 @@ import (
 	"mime"
 	"net/http"
 	"strings"
-	"time"
 
 	"connectrpc.com/connect"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// NewHTTPServer returns an http.Server for h on addr that speaks HTTP/1.1
-// and unencrypted HTTP/2 (prior knowledge, as gRPC clients use it) on the
-// one port: gRPC needs HTTP/2, curl and browsers use either.
-func NewHTTPServer(addr string, h http.Handler) *http.Server {
+// NewHTTPServer returns an http.Server for h on addr, within lim. In
+// plaintext it speaks HTTP/1.1 and unencrypted HTTP/2 (prior knowledge,
+// as gRPC clients use it) on the one port: gRPC needs HTTP/2, curl and
+// browsers use either. With lim.TLS it speaks HTTP/2 and HTTP/1.1 as
+// negotiated by ALPN: serve it on a NewTLSListener.
+func NewHTTPServer(addr string, h http.Handler, lim Limits) (*http.Server, error) {
+	lim, err := lim.orDefault()
+	if err != nil {
+		return nil, err
+	}
+	p := Protocols()
+	if lim.TLS {
+		p = TLSProtocols()
+	}
 	return &http.Server{
 		Addr:              addr,
 		Handler:           h,
-		Protocols:         Protocols(),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-	}
+		Protocols:         p,
+		ReadHeaderTimeout: lim.ReadHeaderTimeout,
+		ReadTimeout:       lim.ReadTimeout,
+		IdleTimeout:       lim.IdleTimeout,
+		MaxHeaderBytes:    lim.MaxHeaderBytes,
+		HTTP2:             &http.HTTP2Config{MaxConcurrentStreams: lim.MaxConcurrentStreams},
+	}, nil
+}
+
+// TLSProtocols are HTTP/1.1 and HTTP/2 over TLS, negotiated by ALPN.
+func TLSProtocols() *http.Protocols {
+	var p http.Protocols
+	p.SetHTTP1(true)
+	p.SetHTTP2(true)
+	return &p
 }
 
 // Protocols are HTTP/1.1 and unencrypted HTTP/2, the protocols a server

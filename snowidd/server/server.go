@@ -83,6 +83,7 @@ type Server struct {
 	mux    *http.ServeMux
 	reg    *prometheus.Registry
 	met    *metrics
+	conns  connMetrics
 
 	cur      atomic.Pointer[minter]
 	draining atomic.Bool
@@ -132,6 +133,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, layout: layout, reg: prometheus.NewRegistry()}
 	s.cur.Store(&minter{why: "starting: no lease acquired yet"})
 	s.met = newMetrics(s)
+	s.conns = newConnMetrics(s.reg)
 	s.routes()
 	return s, nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/etcdlease"
 	"github.com/snowlab/snowlab/internal/snowidcli"
 	"github.com/snowlab/snowlab/nodeid"
 	"github.com/snowlab/snowlab/snowidd/server"
@@ -44,7 +45,18 @@ type options struct {
 	// horizonWarn is how near the layout's horizon may be before the
 	// start logs a warning.
 	horizonWarn time.Duration
+	// tls names the files to serve TLS with; Cert empty: plaintext.
+	tls server.TLSFiles
+	// limits bound what one client can hold of the replica.
+	limits server.Limits
+	// etcd are the credentials flags of an etcd lease.
+	etcd *etcdlease.Flags
 }
+
+// EtcdPasswordVar holds the password of -etcd-user when
+// -etcd-password-file does not give it. It is no flag: a password on a
+// command line is readable by every user of the host.
+const EtcdPasswordVar = EnvPrefix + "ETCD_PASSWORD"
 
 // DefaultHorizonWarn is how near the layout's horizon may come before
 // snowidd warns at start: two years, time enough to plan a new layout or
@@ -69,7 +81,7 @@ func parseOptions(args []string, getenv func(string) (string, bool), stderr io.W
 	fs := flag.NewFlagSet("snowidd", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "`address` to serve gRPC, gRPC-Web, Connect and HTTP on (one port)")
-	fs.StringVar(&o.leaseSpec, "lease", "", "where the node ids come from (required): dir:`PATH` (a lock folder shared by the replicas of one host), etcd:HOST:PORT/PREFIX (etcd:http://HOST:PORT,.../PREFIX for several endpoints), pg:DSN (a PostgreSQL table; the DSN a postgres:// URL or key=value string, snowlab_table=NAME picks the table) or static:N (node ids N.. assigned by hand: nothing stops two replicas from sharing them)")
+	fs.StringVar(&o.leaseSpec, "lease", "", "where the node ids come from (required): dir:`PATH` (a lock folder shared by the replicas of one host), etcd:HOST:PORT/PREFIX (etcd:http://HOST:PORT,.../PREFIX for several endpoints, etcd:https://… for TLS: see -etcd-*), pg:DSN (a PostgreSQL table; the DSN a postgres:// URL or key=value string, snowlab_table=NAME picks the table) or static:N (node ids N.. assigned by hand: nothing stops two replicas from sharing them)")
 	policy := fs.String("policy", "strict", "`policy` when the clock gives no fresh tick: strict (refuse a rewind past -max-wait, never stamp a time ahead of the clock) or monotonic (carry on from the last tick)")
 	lf := snowidcli.AddLayoutFlags(fs)
 	fs.IntVar(&o.shards, "shards", 1, fmt.Sprintf("node ids to hold and mint on, one per shard (1..%d): above 1, a node-per-shard generator passes one node id's 4,096 IDs per ms", MaxShards))
@@ -80,8 +92,19 @@ func parseOptions(args []string, getenv func(string) (string, bool), stderr io.W
 	fs.DurationVar(&o.grace, "grace", 10*time.Second, "on SIGTERM, how long calls in flight get to finish before the lease is released")
 	fs.DurationVar(&o.clockMaxError, "clock-max-error", 0, "not ready while the kernel reports the clock unsynchronized or its maximum error above `D` (Linux adjtimex, read only); 0 is off")
 	fs.DurationVar(&o.horizonWarn, "horizon-warn", DefaultHorizonWarn, "log a warning at start when the layout's horizon, the end of its IDs, is less than `D` away (17531h38m24s is 2 years)")
+	fs.StringVar(&o.tls.Cert, "tls-cert", "", "serve TLS (HTTP/2 by ALPN, and HTTP/1.1) with the certificate in `FILE` (PEM, its chain after it), with -tls-key; read again before each handshake, so a new one is served without a restart")
+	fs.StringVar(&o.tls.Key, "tls-key", "", "the private key of -tls-cert, in `FILE` (PEM)")
+	fs.StringVar(&o.tls.ClientCA, "tls-client-ca", "", "mutual TLS: refuse every client without a certificate signed by a CA in `FILE` (PEM); needs -tls-cert")
+	fs.DurationVar(&o.limits.ReadHeaderTimeout, "read-header-timeout", server.DefaultReadHeaderTimeout, "close a connection whose request headers (TLS handshake included) take longer than `D` to arrive")
+	fs.DurationVar(&o.limits.ReadTimeout, "read-timeout", server.DefaultReadTimeout, "give up on a request whose whole body takes longer than `D` to arrive (per HTTP/2 stream)")
+	fs.DurationVar(&o.limits.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close a connection idle for `D`")
+	fs.IntVar(&o.limits.MaxHeaderBytes, "max-header-bytes", server.DefaultMaxHeaderBytes, "refuse a request whose headers are larger than `N` bytes (431)")
+	fs.IntVar(&o.limits.MaxConcurrentStreams, "max-concurrent-streams", server.DefaultMaxConcurrentStreams, "requests in flight on one HTTP/2 connection, at most `N` (more are refused: a client opens another connection)")
+	fs.IntVar(&o.limits.MaxConns, "max-conns", server.DefaultMaxConns, "client connections open at once, at most `N`: one past it is closed at once, and its client tries another replica")
+	o.etcd = etcdlease.NewFlags(EtcdPasswordVar, getenv)
+	o.etcd.Register(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: snowidd -lease SPEC [flags]\n\nEach flag can also be set with %sNAME (-rewind-hold: %s).\n\n", EnvPrefix, envName("rewind-hold"))
+		fmt.Fprintf(fs.Output(), "usage: snowidd -lease SPEC [flags]\n\nEach flag can also be set with %sNAME (-rewind-hold: %s). The password of -etcd-user comes from -etcd-password-file or $%s.\n\n", EnvPrefix, envName("rewind-hold"), EtcdPasswordVar)
 		fs.PrintDefaults()
 	}
 
@@ -132,7 +155,30 @@ func parseOptions(args []string, getenv func(string) (string, bool), stderr io.W
 		return o, fmt.Errorf("-clock-max-error %v: want 0 (off) or more", o.clockMaxError)
 	case o.horizonWarn < 0:
 		return o, fmt.Errorf("-horizon-warn %v: want 0 or more", o.horizonWarn)
+	case (o.tls.Cert == "") != (o.tls.Key == ""):
+		return o, errors.New("-tls-cert and -tls-key go together: give both to serve TLS, or neither")
+	case o.tls.ClientCA != "" && o.tls.Cert == "":
+		return o, fmt.Errorf("-tls-client-ca %s: mutual TLS needs -tls-cert and -tls-key as well", o.tls.ClientCA)
+	case o.etcd.Given() && !strings.HasPrefix(o.leaseSpec, "etcd:"):
+		return o, fmt.Errorf("-lease %q: the -etcd-* flags are for an etcd: lease", o.leaseSpec)
 	}
+	for _, l := range []struct {
+		name string
+		v    int64
+		show string
+	}{
+		{"read-header-timeout", int64(o.limits.ReadHeaderTimeout), o.limits.ReadHeaderTimeout.String()},
+		{"read-timeout", int64(o.limits.ReadTimeout), o.limits.ReadTimeout.String()},
+		{"idle-timeout", int64(o.limits.IdleTimeout), o.limits.IdleTimeout.String()},
+		{"max-header-bytes", int64(o.limits.MaxHeaderBytes), strconv.Itoa(o.limits.MaxHeaderBytes)},
+		{"max-concurrent-streams", int64(o.limits.MaxConcurrentStreams), strconv.Itoa(o.limits.MaxConcurrentStreams)},
+		{"max-conns", int64(o.limits.MaxConns), strconv.Itoa(o.limits.MaxConns)},
+	} {
+		if l.v <= 0 {
+			return o, fmt.Errorf("-%s %s: want more than 0", l.name, l.show)
+		}
+	}
+	o.limits.TLS = o.tls.Cert != ""
 	if rest, ok := strings.CutPrefix(o.leaseSpec, "static:"); ok {
 		n, err := strconv.Atoi(rest)
 		if err != nil {

@@ -2,6 +2,8 @@ package daemon
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/atomicgen"
@@ -55,7 +59,12 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 	// by hold.
 	var store nodeid.Store
 	if !o.static {
-		stores := map[string]nodeid.Opener{"etcd": etcdlease.Opener(o.ttl), "pg": pglease.Opener(o.ttl)}
+		creds, err := o.etcd.Credentials()
+		if err != nil {
+			fmt.Fprintf(stderr, "snowidd: %v\n", err)
+			return exitUsage
+		}
+		stores := map[string]nodeid.Opener{"etcd": etcdlease.OpenerWith(o.ttl, creds), "pg": pglease.Opener(o.ttl)}
 		if store, err = nodeid.OpenStore(o.leaseSpec, stores); err != nil {
 			hint := ""
 			if scheme, _, _ := strings.Cut(o.leaseSpec, ":"); scheme != "dir" && stores[scheme] == nil {
@@ -65,6 +74,15 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 			return exitUsage
 		}
 	}
+	// TLS files that do not load are refused like a lease spec that
+	// can never work; once serving, a change that does not load is
+	// logged and the previous files go on being served.
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	tlsConfig, tlsCollectors, err := loadTLS(o.tls, log)
+	if err != nil {
+		fmt.Fprintln(stderr, err) // "snowidd: TLS files: …", naming the file at fault
+		return exitUsage
+	}
 	// A clock check that can never pass on this system is refused like
 	// a lease spec that can never work.
 	kernel := readKernel()
@@ -72,7 +90,6 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		fmt.Fprintf(stderr, "snowidd: -clock-max-error %v: the kernel does not report its clock discipline here (%s)\n", o.clockMaxError, kernel.Reason)
 		return exitUsage
 	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
 	logClock(log, kernel, o.clockMaxError)
 	warnHorizon(log, o.layout, time.Now(), o.horizonWarn)
 
@@ -82,20 +99,36 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		fmt.Fprintf(stderr, "snowidd: %v\n", err)
 		return exitUsage
 	}
+	hs, err := server.NewHTTPServer(o.listen, srv.Handler(), o.limits)
+	if err != nil {
+		fmt.Fprintf(stderr, "snowidd: %v\n", err)
+		return exitUsage
+	}
+	srv.Registry().MustRegister(tlsCollectors...)
+	// What the HTTP server logs (a failed TLS handshake, an HTTP/2
+	// client's protocol error) goes to the log with the rest.
+	hs.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		fmt.Fprintf(stderr, "snowidd: -listen %q: %v\n", o.listen, err)
 		return exitFail
 	}
-	hs := server.NewHTTPServer(o.listen, srv.Handler())
 	served := make(chan error, 1)
-	go func() { served <- hs.Serve(server.NewListener(ln)) }()
+	go func() { served <- hs.Serve(srv.Listener(ln, o.limits, tlsConfig)) }()
+	scheme, mtls := "http", "off"
+	if tlsConfig != nil {
+		scheme, mtls = "https", "off (no -tls-client-ca)"
+		if o.tls.ClientCA != "" {
+			mtls = "on: every client presents a certificate signed by " + o.tls.ClientCA
+		}
+	}
 	// Tests and scripts read this line for the port. A pg: spec's DSN may
 	// hold a password: the log has it masked.
-	log.Info("serving gRPC, gRPC-Web and Connect", "url", "http://"+ln.Addr().String(), "lease", nodeid.Redact(o.leaseSpec))
+	log.Info("serving gRPC, gRPC-Web and Connect", "url", scheme+"://"+ln.Addr().String(), "lease", nodeid.Redact(o.leaseSpec), "mutual_tls", mtls)
 
 	holdCtx, stopHolding := context.WithCancel(context.Background())
 	held := make(chan *nodeid.Lease, 1)
+	refused := make(chan error, 1) // the store refused the credentials
 	if o.static {
 		gen, err := newGenerator(o, snowlab.Config{Node: o.staticNode})
 		if err != nil {
@@ -108,7 +141,7 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		log.Warn("static node ids: nothing stops another process from minting on them", "first", o.staticNode, "count", o.shards)
 		held <- nil
 	} else {
-		go func() { held <- hold(holdCtx, o, store, srv, log) }()
+		go func() { held <- hold(holdCtx, o, store, srv, log, refused) }()
 	}
 
 	select {
@@ -118,6 +151,14 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		stopHolding()
 		release(<-held, log)
 		return exitFail
+	case err := <-refused:
+		// A mistake asking again cannot mend: stop, as for a lease spec
+		// that can never work.
+		log.Error("the lease store refused the credentials: fix them (-etcd-user, its password, -etcd-cert) or the user's roles", "err", err)
+		_ = hs.Close()
+		stopHolding()
+		<-held
+		return exitUsage
 	}
 
 	// Drain: not ready and no new mints at once, the calls in flight
@@ -138,6 +179,26 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		code = exitFail
 	}
 	return code
+}
+
+// loadTLS loads the files to serve TLS with (none: nil, plaintext) and
+// returns the config that serves what they hold at each handshake, and
+// its metrics; a change that does not load is logged.
+func loadTLS(files server.TLSFiles, log *slog.Logger) (*tls.Config, []prometheus.Collector, error) {
+	if files.Cert == "" {
+		return nil, nil, nil
+	}
+	reloader, err := server.NewTLSReloader(files, func(leaf *x509.Certificate, err error) {
+		if err != nil {
+			log.Warn("the TLS files changed but do not load: serving the previous certificate", "err", err)
+			return
+		}
+		log.Info("the TLS files changed: serving the new certificate", "subject", leaf.Subject.String(), "not_after", leaf.NotAfter.UTC())
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return reloader.Config(), reloader.Collectors(), nil
 }
 
 // logClock says at start what the kernel says of the clock, a warning
@@ -209,7 +270,10 @@ func newGenerator(o options, cfg snowlab.Config) (snowlab.Generator, error) {
 // store that fails (down, or every node id held) is asked again; a lost
 // lease is replaced. The server is not ready meanwhile and its calls are
 // refused.
-func hold(ctx context.Context, o options, store nodeid.Store, srv *server.Server, log *slog.Logger) *nodeid.Lease {
+//
+// A store that refuses the credentials (etcdlease.ErrAuth) is not asked
+// again: the error goes to refused and hold returns.
+func hold(ctx context.Context, o options, store nodeid.Store, srv *server.Server, log *slog.Logger, refused chan<- error) *nodeid.Lease {
 	opts := nodeid.Options{Count: o.shards, Layout: o.layout, Window: o.window}
 	wait := 100 * time.Millisecond
 	retry := func(why string, err error) bool {
@@ -229,6 +293,11 @@ func hold(ctx context.Context, o options, store nodeid.Store, srv *server.Server
 		actx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		lease, err := nodeid.Acquire(actx, store, opts)
 		cancel()
+		if errors.Is(err, etcdlease.ErrAuth) {
+			srv.Unuse(fmt.Sprintf("acquiring a lease: %v", err))
+			refused <- err
+			return nil
+		}
 		if err != nil {
 			if ctx.Err() != nil || !retry("acquiring a lease", err) {
 				return nil

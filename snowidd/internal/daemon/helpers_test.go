@@ -49,7 +49,7 @@ type daemon struct {
 	log    *logWriter
 }
 
-var urlLine = regexp.MustCompile(`url=(http://\S+)`)
+var urlLine = regexp.MustCompile(`url=(https?://\S+)`)
 
 // startDaemon runs snowidd with args and waits for the line that names
 // its address.
@@ -62,13 +62,23 @@ func startDaemon(t *testing.T, args ...string) *daemon {
 // readKernel: a test scripts the kernel's answer.
 func startDaemonOn(t *testing.T, readKernel func() clocksrc.Kernel, args ...string) *daemon {
 	t.Helper()
+	return startDaemonEnv(t, readKernel, noEnv, args...)
+}
+
+// noEnv is an environment without SNOWIDD_* variables.
+func noEnv(string) (string, bool) { return "", false }
+
+// startDaemonEnv is startDaemonOn with the SNOWIDD_* variables getenv
+// returns.
+func startDaemonEnv(t *testing.T, readKernel func() clocksrc.Kernel, getenv func(string) (string, bool), args ...string) *daemon {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	lw := newLogWriter()
 	d := &daemon{cancel: cancel, exited: make(chan struct{}), log: lw}
 	served := lw.match(urlLine)
 	go func() {
 		defer close(d.exited)
-		d.code = run(ctx, append([]string{"-listen", "127.0.0.1:0"}, args...), func(string) (string, bool) { return "", false }, lw, readKernel)
+		d.code = run(ctx, append([]string{"-listen", "127.0.0.1:0"}, args...), getenv, lw, readKernel)
 	}()
 	d.url = servedURL(t, lw, served, d.exited, func() any { return d.code }, 30*time.Second)
 	t.Cleanup(func() { d.stop(t) })

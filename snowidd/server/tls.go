@@ -1,0 +1,214 @@
+package server
+
+import (
+	"bytes"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// TLSFiles name the PEM files a replica serves TLS with.
+type TLSFiles struct {
+	// Cert is the certificate, its chain after it; Key its private key.
+	Cert, Key string
+	// ClientCA, when set, holds the CA certificates a client's
+	// certificate must chain to, and every client must present one
+	// (mutual TLS). Empty: clients are not asked for one.
+	ClientCA string
+}
+
+// TLSReloader serves TLS with the certificate, key and client CA of its
+// files, and serves what they hold when they change, without a restart:
+// before each handshake it reads them again and, when their bytes differ
+// from those it serves, loads them. A change that does not load (the
+// certificate written but not yet its key, a file cut short, a key that
+// does not match) is reported once and the files' previous contents go on
+// being served, until the next change loads. Reading three small files
+// costs some microseconds, a share of a handshake's signature; comparing
+// their bytes, not their modification times, sees a change however soon
+// it follows the last one (a file system's times are coarser than two
+// writes by a script).
+type TLSReloader struct {
+	files  TLSFiles
+	report func(leaf *x509.Certificate, err error)
+
+	mu     sync.Mutex
+	served fileContents
+	cfg    *tls.Config
+	leaf   *x509.Certificate
+	// refused is the error of the last change that did not load, and
+	// refusedFiles what the files held then.
+	refused      string
+	refusedFiles fileContents
+
+	reloads *prometheus.CounterVec
+}
+
+// fileContents are the bytes of the three files.
+type fileContents struct{ cert, key, ca []byte }
+
+func (a fileContents) equal(b fileContents) bool {
+	return bytes.Equal(a.cert, b.cert) && bytes.Equal(a.key, b.key) && bytes.Equal(a.ca, b.ca)
+}
+
+// ErrTLSFiles is wrapped by the error for TLS files that do not load.
+var ErrTLSFiles = errors.New("snowidd: TLS files")
+
+// NewTLSReloader loads files, or fails saying which file is at fault
+// (wrapping ErrTLSFiles). report, when not nil, is called after each
+// change: with the new certificate when it loaded, with the error when it
+// did not (the previous one still served).
+func NewTLSReloader(files TLSFiles, report func(leaf *x509.Certificate, err error)) (*TLSReloader, error) {
+	if files.Cert == "" || files.Key == "" {
+		return nil, fmt.Errorf("%w: a certificate and its key are both needed", ErrTLSFiles)
+	}
+	r := &TLSReloader{files: files, report: report,
+		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "snowidd_tls_reloads_total",
+			Help: "Changes of the TLS files seen before a handshake, by result: loaded (served from then on) or refused (the previous files still served).",
+		}, []string{"result"}),
+	}
+	c, err := files.read()
+	if err != nil {
+		return nil, err
+	}
+	cfg, leaf, err := files.load(c)
+	if err != nil {
+		return nil, err
+	}
+	r.served, r.cfg, r.leaf = c, cfg, leaf
+	return r, nil
+}
+
+// Config is the tls.Config to serve with: each handshake gets the one the
+// files hold then.
+func (r *TLSReloader) Config() *tls.Config {
+	return &tls.Config{
+		MinVersion: tls.VersionTLS12,
+		NextProtos: nextProtos,
+		GetConfigForClient: func(*tls.ClientHelloInfo) (*tls.Config, error) {
+			return r.current(), nil
+		},
+	}
+}
+
+// Certificate is the leaf certificate served now.
+func (r *TLSReloader) Certificate() *x509.Certificate {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.leaf
+}
+
+// Collectors are the reloader's series: snowidd_tls_reloads_total and
+// snowidd_tls_certificate_not_after_seconds (when the served certificate
+// expires), for a Server's Registry.
+func (r *TLSReloader) Collectors() []prometheus.Collector {
+	return []prometheus.Collector{r.reloads,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "snowidd_tls_certificate_not_after_seconds",
+			Help: "When the certificate served expires, Unix seconds.",
+		}, func() float64 { return float64(r.Certificate().NotAfter.Unix()) }),
+	}
+}
+
+// nextProtos are the protocols offered by ALPN: HTTP/2, which gRPC needs,
+// then HTTP/1.1.
+var nextProtos = []string{"h2", "http/1.1"}
+
+// current is the config for a handshake starting now, after loading the
+// files if they changed.
+func (r *TLSReloader) current() *tls.Config {
+	cfg, leaf, changed, err := r.reload()
+	if changed && r.report != nil {
+		r.report(leaf, err)
+	}
+	return cfg
+}
+
+// reload loads the files if they changed and returns the config to serve;
+// changed says whether they did, and err why they did not load.
+func (r *TLSReloader) reload() (cfg *tls.Config, leaf *x509.Certificate, changed bool, err error) {
+	c, err := r.files.read()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err == nil && c.equal(r.served) {
+		return r.cfg, r.leaf, false, nil
+	}
+	if err == nil {
+		cfg, leaf, err = r.files.load(c)
+	}
+	if err != nil {
+		// Reported once for the same contents and the same error, and
+		// looked at again before the next handshake.
+		msg := err.Error()
+		if msg == r.refused && c.equal(r.refusedFiles) {
+			return r.cfg, r.leaf, false, nil
+		}
+		r.refused, r.refusedFiles = msg, c
+		r.reloads.WithLabelValues("refused").Inc()
+		return r.cfg, nil, true, err
+	}
+	r.served, r.cfg, r.leaf = c, cfg, leaf
+	r.refused, r.refusedFiles = "", fileContents{}
+	r.reloads.WithLabelValues("loaded").Inc()
+	return cfg, leaf, true, nil
+}
+
+// read reads the files.
+func (f TLSFiles) read() (fileContents, error) {
+	var c fileContents
+	var err error
+	if c.cert, err = os.ReadFile(f.Cert); err != nil {
+		return c, fmt.Errorf("%w: certificate: %w", ErrTLSFiles, err)
+	}
+	if c.key, err = os.ReadFile(f.Key); err != nil {
+		return c, fmt.Errorf("%w: key: %w", ErrTLSFiles, err)
+	}
+	if f.ClientCA != "" {
+		if c.ca, err = os.ReadFile(f.ClientCA); err != nil {
+			return c, fmt.Errorf("%w: client CA: %w", ErrTLSFiles, err)
+		}
+	}
+	return c, nil
+}
+
+// load makes the config that serves c.
+func (f TLSFiles) load(c fileContents) (*tls.Config, *x509.Certificate, error) {
+	pair, err := tls.X509KeyPair(c.cert, c.key)
+	if err != nil {
+		// The parse error says what is wrong, never what the key holds.
+		return nil, nil, fmt.Errorf("%w: certificate %s and key %s: %w", ErrTLSFiles, f.Cert, f.Key, err)
+	}
+	cfg := &tls.Config{
+		MinVersion:   tls.VersionTLS12,
+		NextProtos:   nextProtos,
+		Certificates: []tls.Certificate{pair},
+	}
+	if f.ClientCA != "" {
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(c.ca) {
+			return nil, nil, fmt.Errorf("%w: client CA %s holds no PEM certificate", ErrTLSFiles, f.ClientCA)
+		}
+		cfg.ClientCAs, cfg.ClientAuth = pool, tls.RequireAndVerifyClientCert
+	}
+	return cfg, pair.Leaf, nil
+}
+
+// NewTLSListener is NewListener's coalescing listener with TLS over it,
+// configured by cfg (a TLSReloader's Config): serve it with an
+// http.Server of NewHTTPServer whose Limits.TLS is set. The coalescing is
+// below TLS, on the encrypted records: an HTTP/2 answer's frames then
+// leave as several TLS records in one system call, where the system calls
+// were the cost (one per frame). Coalescing above TLS would also save the
+// records' headers and seals, a few dozen bytes and well under a
+// microsecond each, but would hide the *tls.Conn that net/http needs to
+// negotiate HTTP/2 by ALPN.
+func NewTLSListener(ln net.Listener, cfg *tls.Config) net.Listener {
+	return tls.NewListener(NewListener(ln), cfg)
+}
