@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab/clocksrc"
-	"github.com/snowlab/snowlab/internal/benchgen/limit"
+	"github.com/snowlab/snowlab/limit"
 	"github.com/snowlab/snowlab/lab"
 	"github.com/snowlab/snowlab/lab/compare"
 	"github.com/snowlab/snowlab/lab/result"

@@ -19,7 +19,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/snowlab/snowlab"
-	"github.com/snowlab/snowlab/internal/benchgen/limit"
+	"github.com/snowlab/snowlab/limit"
 	"github.com/snowlab/snowlab/internal/cliflag"
 	"github.com/snowlab/snowlab/lab"
 	"github.com/snowlab/snowlab/lab/host"

@@ -15,7 +15,7 @@ import (
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/clocksrc"
-	"github.com/snowlab/snowlab/internal/benchgen/limit"
+	"github.com/snowlab/snowlab/limit"
 	"github.com/snowlab/snowlab/internal/mono"
 )
 
