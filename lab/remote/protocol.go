@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/snowlab/snowlab/internal/coalesce"
+	"github.com/snowlab/snowlab/snowidd/client"
 )
 
 // Protocol is a wire protocol a snowidd replica answers on its one port.
@@ -123,7 +123,7 @@ func newConn(base string, p Protocol) (*conn, error) {
 			if err != nil {
 				return nil, err
 			}
-			return coalesce.Conn(c), nil
+			return client.NewConn(c), nil
 		}}
 	return &conn{base: strings.TrimSuffix(base, "/"), proto: p, hc: &http.Client{Transport: tr}}, nil
 }

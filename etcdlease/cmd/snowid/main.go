@@ -12,12 +12,12 @@ import (
 	"os"
 	"time"
 
+	"github.com/snowlab/snowlab/cmd/snowid/cli"
 	"github.com/snowlab/snowlab/etcdlease"
-	"github.com/snowlab/snowlab/internal/snowidcli"
 	"github.com/snowlab/snowlab/nodeid"
 )
 
 func main() {
 	stores := map[string]nodeid.Opener{"etcd": etcdlease.Opener(10 * time.Second)}
-	os.Exit(snowidcli.Run(os.Args[1:], os.Stdout, os.Stderr, stores))
+	os.Exit(cli.Run(os.Args[1:], os.Stdout, os.Stderr, stores))
 }

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Pin the modules of this repository to one commit of each other.
+#
+#   scripts/pin-modules.sh [COMMIT]        (make pin-modules [COMMIT=...])
+#
+# Every module in go.work that requires another module of this repository
+# (lab requires the library and snowidd, loadgen the lab, snowidd etcdlease,
+# ...) gets that requirement set to the other module's version at COMMIT
+# (default HEAD): until there are tags, the pseudo-version of the commit,
+# such as v0.0.0-20261201093000-0123456789ab; a replace directive pointing
+# at the working tree is dropped. Then each module is tidied outside the
+# workspace, the go command reading this repository from a bare copy of it
+# (scripts/localrepo.sh), so that go.sum gets the checksums a user outside
+# the tree will check. Inside the tree go.work makes every module build
+# against the others' working copies whatever the pins say; the pins are
+# what `go install ...@version` and `go get` outside the tree resolve.
+#
+# A module can only require a commit that exists, and that commit must have
+# the API its requirers use: commit the change first, then run this and
+# commit what it rewrote (go.mod and go.sum files only). Running it again
+# with the same COMMIT changes nothing; scripts/consumer-test.sh fails,
+# saying to run this, when a pin is older than the code at HEAD.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=scripts/localrepo.sh
+. scripts/localrepo.sh
+
+commit=$(git rev-parse --verify --quiet "${1:-HEAD}^{commit}") || {
+	echo "pin-modules: ${1:-HEAD} is not a commit of this repository" >&2
+	exit 2
+}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+localrepo_serve "$tmp" "$commit"
+
+mapfile -t modules < <(localrepo_modules)
+declare -A version
+for m in "${modules[@]}"; do
+	path=${m#* }
+	if ! v=$(localrepo_version "$path" "$commit" 2>"$tmp/err"); then
+		echo "pin-modules: no module $path at ${commit:0:12}:" >&2
+		cat "$tmp/err" >&2
+		exit 1
+	fi
+	version[$path]=$v
+	echo "pin-modules: $path@$v"
+done
+
+# ours DIR: "PATH VERSION" of each requirement of the module in DIR on a
+# module of this repository.
+ours() {
+	(cd "$1" && go mod edit -json) | awk '
+		/^\t"[A-Za-z]+":/ { section = $1 }
+		section == "\"Require\":" && /"Path":/ { gsub(/[",]/, "", $2); path = $2 }
+		section == "\"Require\":" && /"Version":/ && path ~ /^github\.com\/snowlab\/snowlab(\/|$)/ {
+			gsub(/[",]/, "", $2); print path, $2 }'
+}
+
+# stale DIR: go mod edit's -require flags that would pin the module in DIR.
+stale() {
+	local path v
+	while read -r path v; do
+		if [ -n "${version[$path]:-}" ] && [ "$v" != "${version[$path]}" ]; then
+			echo "-require=$path@${version[$path]}"
+		fi
+	done < <(ours "$1")
+}
+
+for m in "${modules[@]}"; do
+	dir=${m%% *}
+	[ "$dir" != . ] || continue # the library requires no module of this repository
+	args=()
+	for path in "${!version[@]}"; do
+		args+=("-dropreplace=$path")
+	done
+	(cd "$dir" && go mod edit "${args[@]}")
+	# Tidying can add a requirement on one of this repository's modules (an
+	# indirect one, at whatever version the graph holds): pin it, tidy again.
+	for round in 1 2 3; do
+		mapfile -t args < <(stale "$dir")
+		if [ ${#args[@]} -eq 0 ] && [ "$round" -gt 1 ]; then
+			break
+		fi
+		[ ${#args[@]} -eq 0 ] || (cd "$dir" && go mod edit "${args[@]}")
+		(cd "$dir" && go mod tidy)
+	done
+	if [ -n "$(stale "$dir")" ]; then
+		echo "pin-modules: $dir: tidying keeps moving its requirements: $(stale "$dir" | tr '\n' ' ')" >&2
+		exit 1
+	fi
+	echo "pin-modules: $dir requires $(ours "$dir" | tr '\n' ' ')"
+done
