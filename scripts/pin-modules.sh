@@ -46,6 +46,17 @@ for m in "${modules[@]}"; do
 	echo "pin-modules: $path@$v"
 done
 
+# settled: whether every module's go.mod at COMMIT requires this
+# repository's modules at real versions. Tidying reads the go.mod files of
+# the versions it pins, and outside the tree v0.0.0 resolves to nothing
+# ("unknown revision v0.0.0").
+settled=1
+for m in "${modules[@]}"; do
+	if git show "$commit:${m%% *}/go.mod" | grep -qE 'github\.com/snowlab/snowlab[^[:space:]]*[[:space:]]+v0\.0\.0([[:space:]]|$)'; then
+		settled=0
+	fi
+done
+
 # ours DIR: "PATH VERSION" of each requirement of the module in DIR on a
 # module of this repository.
 ours() {
@@ -74,6 +85,12 @@ for m in "${modules[@]}"; do
 		args+=("-dropreplace=$path")
 	done
 	(cd "$dir" && go mod edit "${args[@]}")
+	if [ "$settled" -eq 0 ]; then
+		mapfile -t args < <(stale "$dir")
+		[ ${#args[@]} -eq 0 ] || (cd "$dir" && go mod edit "${args[@]}")
+		echo "pin-modules: $dir requires $(ours "$dir" | tr '\n' ' ')(not tidied)"
+		continue
+	fi
 	# Tidying can add a requirement on one of this repository's modules (an
 	# indirect one, at whatever version the graph holds): pin it, tidy again.
 	for round in 1 2 3; do
@@ -90,3 +107,41 @@ for m in "${modules[@]}"; do
 	fi
 	echo "pin-modules: $dir requires $(ours "$dir" | tr '\n' ' ')"
 done
+if [ "$settled" -eq 0 ]; then
+	echo "pin-modules: at ${commit:0:12} some go.mod requires a module of this repository at v0.0.0, which cannot be resolved outside the tree, so the modules were pinned without tidying. Commit the go.mod files and run make pin-modules again: pinned to that commit, they are tidied." >&2
+fi
+
+# go.work: inside the tree, each version of this repository's modules that
+# a module pins is the working copy. Adding a module to a workspace does not
+# stand it in for the versions other modules require: the go command would
+# still read those versions' go.mod files, from the network. The replace
+# block is go.work's last part, after the marker line, and is rewritten
+# whole.
+declare -A dir_of
+for m in "${modules[@]}"; do
+	dir_of[${m#* }]=${m%% *}
+done
+declare -A pinned
+for m in "${modules[@]}"; do
+	while read -r path v; do
+		if [ -n "${dir_of[$path]:-}" ]; then
+			d=${dir_of[$path]}
+			[ "$d" != . ] || d=
+			pinned["$path $v"]=./$d
+		fi
+	done < <(ours "${m%% *}")
+done
+marker='// The versions of these modules that the modules pin are their working copies:'
+{
+	sed "\#^$marker#,\$d" go.work
+	echo "$marker"
+	echo '// scripts/pin-modules.sh writes this block.'
+	echo 'replace ('
+	for pv in "${!pinned[@]}"; do
+		printf '\t%s => %s\n' "$pv" "${pinned[$pv]}"
+	done | LC_ALL=C sort
+	echo ')'
+} >"$tmp/go.work"
+cp "$tmp/go.work" go.work
+go work edit -fmt go.work
+echo "pin-modules: go.work stands the working copies in for the ${#pinned[@]} pinned versions"
