@@ -6,15 +6,17 @@ BENCHTIME ?= 300ms
 
 ## The repository is several modules (README, "Modules"), tied for
 ## development by go.work: the library at the root, the lab (lab/), loadgen
-## (cmd/loadgen/), etcdlease/ and snowidd/; tools/ is apart. In workspace
-## mode a pattern such as ./... at the root matches the packages of every
-## module in go.work, so the targets below name the modules they mean.
-## The library module's own packages: outside the workspace (GOWORK=off),
-## where ./... stops at the nested modules' go.mod files and the library
-## builds on its own go.mod alone, as a consumer's build does.
+## (cmd/loadgen/), etcdlease/ and snowidd/; tools/ is apart. Which modules a
+## pattern such as ./... at the root matches in workspace mode depends on
+## go.work's replace block, so the targets below name the modules' folders.
+## The library module's own packages, listed outside the workspace
+## (GOWORK=off), where ./... stops at the nested modules' go.mod files and
+## the library builds on its own go.mod alone, as a consumer's build does.
 LIB_MODULE_PKGS = GOWORK=off $(GO) list ./...
 ## The lab and loadgen, the other half of what make test tests.
 LAB_PKGS = ./lab/... ./cmd/loadgen/...
+## The two modules with tests of their own (make test-etcd, test-snowidd).
+SERVICE_PKGS = ./etcdlease/... ./snowidd/...
 
 ## The library: what a consumer imports, and what must build on every platform.
 LIB_PKGS = . ./clocksrc ./mutexgen ./atomicgen ./shardedgen ./nodeid ./limit ./internal/...
@@ -39,10 +41,9 @@ all: test
 ## etcd: `make test-etcd`; snowidd's: `make test-snowidd`.
 test: vet fmt lint-actions race
 
-## vet: go vet every module of go.work (./... at the root spans them all in
-## workspace mode)
+## vet: go vet every module of go.work
 vet:
-	$(GO) vet ./...
+	$(GO) vet $$($(LIB_MODULE_PKGS)) $(LAB_PKGS) $(SERVICE_PKGS)
 
 ## vet-etcd: go vet the etcdlease module alone
 vet-etcd:

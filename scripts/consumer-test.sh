@@ -21,6 +21,7 @@
 # make pin-modules, when one does not: otherwise this would pass while
 # testing older code than HEAD's.
 set -euo pipefail
+export LC_ALL=C # sort and comm below must agree on the order
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/localrepo.sh
 . scripts/localrepo.sh
@@ -37,54 +38,6 @@ declare -A dir_of
 for m in "${modules[@]}"; do
 	dir_of[${m#* }]=${m%% *}
 done
-# Folders of modules (tools/ included) that a module's tree stops at.
-mapfile -t nested < <(git ls-files '*/go.mod' | xargs -n1 dirname)
-# Files the go command embeds into a build (//go:embed), which count as
-# code below.
-mapfile -t embedded < <(go list -f '{{$d := .Dir}}{{range .EmbedFiles}}{{$d}}/{{.}}{{"\n"}}{{end}}' ./... | sed "s#^$localrepo_root/##")
-
-# lacks MODDIR REV: the files of the module in MODDIR that differ between
-# REV and HEAD in a way a build of it sees.
-lacks() {
-	local moddir=$1 rev=$2 f
-	local excl=() n
-	for n in "${nested[@]}"; do
-		if [ "$moddir" = . ] || [[ $n == "$moddir"/* ]]; then
-			excl+=(":(exclude)$n")
-		fi
-	done
-	git diff --name-only "$rev" HEAD -- "$moddir" "${excl[@]}" | while read -r f; do
-		case "$f" in
-		*_test.go | */testdata/*) ;;
-		*.go) echo "$f" ;;
-		*go.mod)
-			# A pin on this repository's modules moves with every commit;
-			# the other requirements are code.
-			if ! diff -q <(git show "$rev:$f" 2>/dev/null | grep -v 'github.com/snowlab/snowlab') \
-				<(git show "HEAD:$f" | grep -v 'github.com/snowlab/snowlab') >/dev/null; then
-				echo "$f"
-			fi
-			;;
-		*) if printf '%s\n' "${embedded[@]}" | grep -qxF "$f"; then echo "$f"; fi ;;
-		esac
-	done
-}
-
-# commit_of PATH VERSION: the commit that VERSION of module PATH names. A
-# pseudo-version ends with the commit's first 12 hex digits; a release is
-# the tag of the module's folder (v0.1.0 for the library, lab/v0.1.0).
-commit_of() {
-	local v=$2 d=${dir_of[$1]} ref
-	if [[ ${v##*-} =~ ^[0-9a-f]{12}$ ]]; then
-		ref=${v##*-}
-	elif [ "$d" = . ]; then
-		ref=refs/tags/$v
-	else
-		ref=refs/tags/$d/$v
-	fi
-	git rev-parse --verify --quiet "$ref^{commit}"
-}
-
 # Every pin of a module of this repository on another one names a commit
 # holding HEAD's code of that module.
 stale=0
@@ -95,12 +48,16 @@ for m in "${modules[@]}"; do
 		stale=1
 	fi
 	while read -r path v; do
-		if ! full=$(commit_of "$path" "$v"); then
+		if ! full=$(localrepo_commit "${dir_of[$path]}" "$v"); then
 			echo "consumer-test: $mod requires $path@$v, which names no commit of this repository" >&2
 			stale=1
 			continue
 		fi
-		files=$(lacks "${dir_of[$path]}" "$full")
+		if ! git show HEAD:go.work | grep -qE "^[[:space:]]*${path//./\\.} $v => "; then
+			echo "consumer-test: go.work does not stand the working copy in for $path@$v, which $mod pins, so that inside the tree the go command would fetch it" >&2
+			stale=1
+		fi
+		files=$(localrepo_changed "${dir_of[$path]}" "$full")
 		if [ -n "$files" ]; then
 			echo "consumer-test: $mod pins $path@$v, which lacks HEAD's changes to:" >&2
 			sed -n 's/^/  /;1,20p' <<<"$files" >&2
@@ -152,29 +109,50 @@ expect "etcd snowid" 2 'lease stores here: dir, etcd' "$bin/etcd/snowid" gen -le
 expect "loadgen list" 0 'atomicgen' "$bin/loadgen" list
 expect "snowidd -h" 0 '-lease' "$bin/snowidd" -h
 
-# 2. A consumer of the library and etcdlease.
-app=$tmp/consumer
-mkdir -p "$app"
-cat >"$app/main.go" <<'EOF'
-// A service's use of the library: a generator on a node id, and the etcd
-// lease store it would take its node id from (linked, not dialled: there
-// is no etcd here).
+# 2. Consumers: a service of the library alone, and one that also takes
+# its node id from etcd. What the lab requires (its direct requirements,
+# and the lab and loadgen modules) must reach neither's go.sum, except,
+# for the second, what etcdlease's own build list holds too (grpc's tests
+# require google/uuid and gonum, x/net's x/term): those come with etcd.
+labmods=$(
+	for d in lab cmd/loadgen; do
+		git show "HEAD:$d/go.mod" | awk '
+			/^module/ { print $2 }
+			/^require[[:space:]]*\(/ { block = 1; next }
+			block && /^\)/ { block = 0; next }
+			block && !/\/\/ indirect/ { print $1 }'
+	done | grep -vxE 'github.com/snowlab/snowlab(/snowidd)?|github.com/stretchr/testify|golang.org/x/sys' | sort -u
+)
+git show HEAD:etcdlease/go.mod >"$tmp/etcdlease.mod"
+git show HEAD:etcdlease/go.sum >"$tmp/etcdlease.sum"
+etcdmods=$(cd etcdlease && go list -modfile="$tmp/etcdlease.mod" -m -f '{{.Path}}' all | sort -u)
+
+# consumer NAME WITH-ETCD: build and run a module requiring the library
+# (and etcdlease when WITH-ETCD is 1) at HEAD; check its go.sum.
+consumer() {
+	local name=$1 etcd=$2 app=$tmp/$1 allowed=
+	mkdir -p "$app"
+	# The lease store is linked, not dialled: there is no etcd here. The
+	# library's consumer is the same program without the lines marked etcd.
+	cat >"$app/main.go" <<'EOF'
+// A service's use of the library: a generator on a node id.
 package main
 
 import (
 	"fmt"
 	"os"
-	"time"
+	"time" // etcd
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/atomicgen"
-	"github.com/snowlab/snowlab/etcdlease"
-	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/etcdlease" // etcd
+	"github.com/snowlab/snowlab/nodeid"    // etcd
 )
 
+// open is where the service would take its node id from. // etcd
+var open nodeid.Opener = etcdlease.Opener(10 * time.Second) // etcd
+
 func main() {
-	var open nodeid.Opener = etcdlease.Opener(10 * time.Second)
-	_ = open
 	g, err := atomicgen.New(snowlab.Config{Node: 7})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -188,22 +166,31 @@ func main() {
 	fmt.Println("node", snowlab.DefaultLayout.Decode(id).Node)
 }
 EOF
-(
-	cd "$app"
-	go mod init example.com/consumer 2>/dev/null
-	go get "github.com/snowlab/snowlab@$head" "github.com/snowlab/snowlab/etcdlease@$head"
-	go mod tidy
-	go build -o consumer .
-)
-expect "consumer" 0 '^node 7$' "$app/consumer"
-lab='chromedp|jackc/pgx|modernc.org/sqlite|gonum.org|influxdata|golang.org/x/perf|HdrHistogram|go-perfevent|sony/sonyflake|bwmarrin/snowflake|oklog/ulid|google/uuid|klauspost/cpuid|schollz/progressbar|github.com/snowlab/snowlab/(lab|cmd/loadgen|snowidd)[ /]'
-echo "consumer-test: the consumer's go.mod:"
-sed 's/^/  /' "$app/go.mod"
-echo "consumer-test: go list -m all of the consumer:"
-(cd "$app" && go list -m all) | sed 's/^/  /'
-if grep -E "$lab" "$app/go.sum" >"$tmp/lab"; then
-	echo "consumer-test: FAIL: the consumer's go.sum holds modules of the lab:" >&2
-	sed 's/^/  /' "$tmp/lab" >&2
-	exit 1
-fi
-echo "consumer-test: PASS: the commands install and run at ${head:0:12}; the consumer's go.sum ($(wc -l <"$app/go.sum") lines) holds nothing of the lab"
+	[ "$etcd" = 1 ] || sed -i '/\/\/ etcd$/d' "$app/main.go"
+	local get=("github.com/snowlab/snowlab@$head")
+	[ "$etcd" = 0 ] || get+=("github.com/snowlab/snowlab/etcdlease@$head")
+	(
+		cd "$app"
+		go mod init "example.com/$name" 2>/dev/null
+		go get "${get[@]}"
+		go mod tidy
+		go build -o "$name" .
+	)
+	expect "$name" 0 '^node 7$' "$app/$name"
+	echo "consumer-test: $name's go.mod:"
+	sed 's/^/  /' "$app/go.mod"
+	echo "consumer-test: go list -m all of $name:"
+	(cd "$app" && go list -m all) | sed 's/^/  /'
+	[ "$etcd" = 0 ] || allowed=$etcdmods
+	local leaked
+	leaked=$(awk '{ print $1 }' "$app/go.sum" | sort -u | comm -12 - <(echo "$labmods") | comm -23 - <(echo "$allowed"))
+	if [ -n "$leaked" ]; then
+		echo "consumer-test: FAIL: $name's go.sum holds modules of the lab:" >&2
+		sed 's/^/  /' <<<"$leaked" >&2
+		exit 1
+	fi
+	echo "consumer-test: $name's go.sum: $(wc -l <"$app/go.sum") lines, none of the lab's $(wc -l <<<"$labmods") modules$([ -z "$allowed" ] || echo " but those etcdlease brings itself: $(comm -12 <(echo "$labmods") <(echo "$allowed") | tr '\n' ' ')")"
+}
+consumer library 0
+consumer service 1
+echo "consumer-test: PASS: at ${head:0:12} the commands install and run, and the library and etcdlease build for a consumer without the lab"

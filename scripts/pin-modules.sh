@@ -36,8 +36,8 @@ localrepo_serve "$tmp" "$commit"
 mapfile -t modules < <(localrepo_modules)
 declare -A version
 for m in "${modules[@]}"; do
-	path=${m#* }
-	if ! v=$(localrepo_version "$path" "$commit" 2>"$tmp/err"); then
+	dir=${m%% *} path=${m#* }
+	if ! v=$(localrepo_pin "$dir" "$path" "$commit" 2>"$tmp/err"); then
 		echo "pin-modules: no module $path at ${commit:0:12}:" >&2
 		cat "$tmp/err" >&2
 		exit 1
