@@ -9,17 +9,19 @@
 # proxy as usual. Then, as the README's Install section says a user can:
 #   1. go install snowid, loadgen, snowidd and the etcd-enabled snowid at
 #      HEAD (a fresh GOBIN), and run each once;
-#   2. build a new module requiring the library and etcdlease at HEAD, and
-#      check that its go.sum holds nothing of the lab (plotting, database
-#      drivers, peer libraries, the lab and loadgen modules themselves).
+#   2. build two new modules, one requiring the library at HEAD and one
+#      the library and etcdlease, run them, print their go list -m all,
+#      and check that their go.sum holds nothing of the lab (plotting,
+#      database drivers, peer libraries, the lab and loadgen modules).
 #
 # go install builds a module at a version with the versions its go.mod
 # requires, so snowidd at HEAD is built with the library at the commit
 # snowidd/go.mod pins, not at HEAD. Before building anything this checks
 # that every such pin holds HEAD's code of the module it names (its Go
-# files, embedded files and go.mod requirements), and fails, saying to run
-# make pin-modules, when one does not: otherwise this would pass while
-# testing older code than HEAD's.
+# files, embedded files and go.mod requirements) and that go.work stands
+# the working copy in for it, and fails, saying to run make pin-modules,
+# when one does not: otherwise this would pass while testing older code
+# than HEAD's.
 set -euo pipefail
 export LC_ALL=C # sort and comm below must agree on the order
 cd "$(dirname "$0")/.."

@@ -6,20 +6,22 @@
 # Every module in go.work that requires another module of this repository
 # (lab requires the library and snowidd, loadgen the lab, snowidd etcdlease,
 # ...) gets that requirement set to the other module's version at COMMIT
-# (default HEAD): until there are tags, the pseudo-version of the commit,
-# such as v0.0.0-20261201093000-0123456789ab; a replace directive pointing
-# at the working tree is dropped. Then each module is tidied outside the
-# workspace, the go command reading this repository from a bare copy of it
+# (default HEAD): its newest release (v0.1.0, lab/v0.1.0) when nothing a
+# build of it sees has changed since, else COMMIT's own version, until
+# there are tags the pseudo-version of the commit, such as
+# v0.0.0-20261201093000-0123456789ab. A replace directive on one of these
+# modules is dropped. Then each module is tidied outside the workspace, the
+# go command reading this repository from a bare copy of it
 # (scripts/localrepo.sh), so that go.sum gets the checksums a user outside
-# the tree will check. Inside the tree go.work makes every module build
-# against the others' working copies whatever the pins say; the pins are
-# what `go install ...@version` and `go get` outside the tree resolve.
+# the tree will check, and go.work's replace block is rewritten to stand
+# the working copies in for the pinned versions, so that inside the tree
+# the go command builds the working copies and fetches nothing.
 #
 # A module can only require a commit that exists, and that commit must have
 # the API its requirers use: commit the change first, then run this and
-# commit what it rewrote (go.mod and go.sum files only). Running it again
+# commit what it rewrote (go.mod, go.sum and go.work). Running it again
 # with the same COMMIT changes nothing; scripts/consumer-test.sh fails,
-# saying to run this, when a pin is older than the code at HEAD.
+# saying to run this, when a pin lacks HEAD's code.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/localrepo.sh
