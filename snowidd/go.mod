@@ -7,8 +7,8 @@ require (
 	connectrpc.com/grpchealth v1.5.0
 	connectrpc.com/grpcreflect v1.3.1
 	github.com/prometheus/client_golang v1.25.0
-	github.com/snowlab/snowlab v0.0.0-20261201091616-dbc59c926cee
-	github.com/snowlab/snowlab/etcdlease v0.0.0-20261201091616-dbc59c926cee
+	github.com/snowlab/snowlab v0.0.0-20261201091957-98ffbb740af8
+	github.com/snowlab/snowlab/etcdlease v0.0.0-20261201091957-98ffbb740af8
 	github.com/stretchr/testify v1.12.1
 	go.etcd.io/etcd/client/v3 v3.7.3
 	google.golang.org/protobuf v1.36.12
