@@ -2,25 +2,26 @@
 GO ?= go
 BENCHTIME ?= 300ms
 
-.PHONY: all test vet vet-etcd vet-snowidd fmt race lint-actions test-etcd test-snowidd snowidd service proto bench bench-generators ladder ci lab history publish bench-check cross test-386 pin-modules consumer-test
+.PHONY: all test vet vet-etcd vet-pg vet-snowidd fmt race lint-actions test-etcd test-pg test-snowidd snowidd service proto bench bench-generators ladder ci lab history publish bench-check cross test-386 pin-modules consumer-test
 
 ## The repository is several modules (README, "Modules"), tied for
 ## development by go.work: the library at the root, the lab (lab/), loadgen
-## (cmd/loadgen/), etcdlease/ and snowidd/; tools/ is apart. Which modules a
-## pattern such as ./... at the root matches in workspace mode depends on
-## go.work's replace block, so the targets below name the modules' folders.
+## (cmd/loadgen/), etcdlease/, pglease/ and snowidd/; tools/ is apart. Which
+## modules a pattern such as ./... at the root matches in workspace mode
+## depends on go.work's replace block, so the targets below name the
+## modules' folders.
 ## The library module's own packages, listed outside the workspace
 ## (GOWORK=off), where ./... stops at the nested modules' go.mod files and
 ## the library builds on its own go.mod alone, as a consumer's build does.
 LIB_MODULE_PKGS = GOWORK=off $(GO) list ./...
 ## The lab and loadgen, the other half of what make test tests.
 LAB_PKGS = ./lab/... ./cmd/loadgen/...
-## The two modules with tests of their own (make test-etcd, test-snowidd).
-SERVICE_PKGS = ./etcdlease/... ./snowidd/...
+## The modules with tests of their own (make test-etcd, test-pg, test-snowidd).
+SERVICE_PKGS = ./etcdlease/... ./pglease/... ./snowidd/...
 
 ## The library: what a consumer imports, and what must build on every platform.
-LIB_PKGS = . ./clocksrc ./mutexgen ./atomicgen ./shardedgen ./nodeid ./limit ./internal/...
-## The platforms the library, snowid and the etcdlease module are vetted for.
+LIB_PKGS = . ./clocksrc ./mutexgen ./atomicgen ./shardedgen ./nodeid/... ./mask/... ./limit ./internal/...
+## The platforms the library, snowid and the etcdlease and pglease modules are vetted for.
 CROSS_PLATFORMS ?= linux/amd64 linux/arm64 linux/386 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 ## The platforms the snowidd module is vetted for: it has no platform-specific
 ## code (its fleet test is Linux-only), so one of each other system and 32-bit
@@ -38,7 +39,8 @@ all: test
 ## race-enabled tests of the library, lab and loadgen modules, which build
 ## bin/snowidd first for the lab's tests that call a replica
 ## (lab/replica/replicatest starts it). The etcdlease module's tests need
-## etcd: `make test-etcd`; snowidd's: `make test-snowidd`.
+## etcd: `make test-etcd`; pglease's a PostgreSQL of their own: `make
+## test-pg`; snowidd's: `make test-snowidd`.
 test: vet fmt lint-actions race
 
 ## vet: go vet every module of go.work
@@ -55,6 +57,10 @@ fmt:
 
 race: snowidd
 	$(GO) test -race -count=1 $$($(LIB_MODULE_PKGS)) $(LAB_PKGS)
+
+## vet-pg: go vet the pglease module alone
+vet-pg:
+	cd pglease && $(GO) vet ./...
 
 ## vet-snowidd: go vet the snowidd module (the service) alone
 vet-snowidd:
@@ -82,8 +88,9 @@ proto:
 	cd snowidd && GOWORK=off $(GO) tool -modfile=tools.mod buf lint && GOWORK=off $(GO) tool -modfile=tools.mod buf generate
 
 ## test-snowidd: the service's tests, race-enabled: the server on scripted
-## clocks, the Go client, real clients (curl, grpcurl from tools.mod, Python's
-## grpcio from Debian: scripts/snowidd-clients.sh installs it) and the fleet
+## clocks, the Go client, real clients (curl, grpcurl from tools.mod, the
+## TypeScript client from npm and the Python one from Debian's grpcio and grpc
+## tools: scripts/snowidd-clients.sh installs them) and the fleet
 ## test, which runs its own etcd from the etcd binary on PATH. Missing tools
 ## skip their tests unless SNOWLAB_REQUIRE_CLIENTS=1 / SNOWLAB_REQUIRE_ETCD=1
 ## (as .ci/run sets).
@@ -106,6 +113,18 @@ test-etcd:
 		echo "test-etcd: no ETCD_ENDPOINTS and no etcd on PATH: the etcd tests will skip (scripts/etcd.sh start, or apt-get install etcd-server)"; fi
 	cd etcdlease && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 
+## test-pg: the pglease module against the PostgreSQL at $$PG_DSN (the
+## storetest suite, a server restart during a lease, a holder frozen past its
+## TTL), then snowidd's fleet test on -lease pg:. The tests crash and restart
+## that server (scripts/pg.sh crash and restart): give them one of their own,
+## PG_DSN=$$(scripts/pg.sh start) make test-pg; scripts/pg.sh stop "$$PG_DSN".
+## Without PG_DSN they skip, unless SNOWLAB_REQUIRE_PG=1 (as .ci/run sets).
+test-pg:
+	@if [ -z "$$PG_DSN" ]; then \
+		echo "test-pg: no PG_DSN: the PostgreSQL tests will skip (PG_DSN=\$$(scripts/pg.sh start) make test-pg)"; fi
+	cd pglease && $(GO) vet ./... && $(GO) test -race -count=1 ./...
+	cd snowidd && $(GO) test -race -count=1 -run '^TestFleetPG$$' ./internal/daemon
+
 ## bench: the library's benchmarks in ROUNDS interleaved rounds (scripts/bench.sh), for benchstat
 ROUNDS ?= 10
 bench:
@@ -121,7 +140,7 @@ ladder:
 
 ci: test cross test-386 consumer-test
 
-## cross: go vet the library, snowid and the etcdlease module for each of
+## cross: go vet the library, snowid and the etcdlease and pglease modules for each of
 ## CROSS_PLATFORMS (GOOS/GOARCH, no cgo), the snowidd module for each of
 ## SNOWIDD_CROSS_PLATFORMS, and go build the library, lab and loadgen
 ## modules for those in CROSS_BUILD_ALL.
@@ -130,13 +149,15 @@ cross:
 		os=$${p%/*}; arch=$${p#*/}; echo "cross: $$p"; \
 		GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) vet $(LIB_PKGS) ./cmd/snowid/...; \
 		(cd etcdlease && GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) vet ./...); \
+		(cd pglease && GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) vet ./...); \
 		case " $(SNOWIDD_CROSS_PLATFORMS) " in *" $$p "*) (cd snowidd && GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) vet ./...) ;; esac; \
 		case " $(CROSS_BUILD_ALL) " in *" $$p "*) GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) build $$lib $(LAB_PKGS) ;; esac; \
 	done
 
 ## pin-modules: set every nested module's requirements on this repository's
-## modules to the pseudo-version of COMMIT (default HEAD, which must be
-## committed) and tidy them, serving the local repository to the go command
+## modules to their versions at COMMIT (default HEAD, which must be
+## committed: its pseudo-version, or a module's release when its code has not
+## changed since) and tidy them, serving the local repository to the go command
 ## as github.com/snowlab/snowlab (scripts/pin-modules.sh). Run it after a
 ## change to a module another one requires, and commit what it changes.
 COMMIT ?= HEAD

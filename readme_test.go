@@ -72,3 +72,44 @@ func exampleText(body string) string {
 	}
 	return strings.TrimSpace(strings.Join(out, "\n"))
 }
+
+// TestREADMEClientsAreFiles holds README.md's TypeScript and Python blocks
+// to the clients snowidd's tests run (TestTypeScript, TestPython): each
+// block must be the whole text of a file under snowidd/clients, so what a
+// team copies is what CI called a replica with.
+func TestREADMEClientsAreFiles(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := regexp.MustCompile("(?s)```(ts|python)\n(.*?)```").FindAllStringSubmatch(string(readme), -1)
+	files := map[string]string{} // text -> path
+	err = filepath.WalkDir(filepath.Join("snowidd", "clients"), func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && (d.Name() == "node_modules" || d.Name() == "gen" || d.Name() == "dist"):
+			return fs.SkipDir // installed or generated, not the clients' own code
+		case d.IsDir() || !(strings.HasSuffix(path, ".ts") || strings.HasSuffix(path, ".py")):
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		files[string(src)] = path
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	langs := map[string]int{}
+	for _, b := range blocks {
+		langs[b[1]]++
+		if _, ok := files[b[2]]; !ok {
+			t.Errorf("README.md %s block %d is no file under snowidd/clients; copy it from the file the client's test runs:\n%s", b[1], langs[b[1]], b[2])
+		}
+	}
+	for _, lang := range []string{"ts", "python"} {
+		if langs[lang] == 0 {
+			t.Errorf("README.md has no %s block: the snowidd client in that language is not shown", lang)
+		}
+	}
+}

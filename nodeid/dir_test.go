@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -69,19 +68,6 @@ func TestDirCreatesFolder(t *testing.T) {
 	assert.Equal(t, int64(1), c.Token(), "the first holder of a slot is generation 1")
 }
 
-func TestDirBadArguments(t *testing.T) {
-	s := nodeid.Dir(t.TempDir())
-	for _, a := range [][2]int{{0, 10}, {-1, 10}, {1, -1}, {12, 10}} {
-		_, err := s.Acquire(context.Background(), a[0], a[1])
-		assert.Error(t, err, "count %d, max node %d", a[0], a[1])
-		assert.NotErrorIs(t, err, nodeid.ErrNoFreeSlot)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	_, err := s.Acquire(ctx, 1, maxNode)
-	assert.ErrorIs(t, err, context.Canceled)
-}
-
 // Two claims in one process exclude each other: each has its own open
 // file description, and flock locks belong to those, not to the process.
 func TestDirTwoAcquiresInOneProcess(t *testing.T) {
@@ -100,34 +86,6 @@ func TestDirTwoAcquiresInOneProcess(t *testing.T) {
 	assert.Equal(t, 0, c.First(), "a released slot is taken again")
 	release(t, b, 0)
 	release(t, c, 0)
-}
-
-func TestDirConcurrentAcquires(t *testing.T) {
-	s := nodeid.Dir(t.TempDir())
-	const n = 64
-	claims := make([]nodeid.Claim, n)
-	var wg sync.WaitGroup
-	for i := range claims {
-		wg.Go(func() {
-			c, err := s.Acquire(context.Background(), 1, maxNode)
-			assert.NoError(t, err)
-			claims[i] = c
-		})
-	}
-	wg.Wait()
-	seen := map[int]bool{}
-	for _, c := range claims {
-		require.NotNil(t, c)
-		assert.False(t, seen[c.First()], "slot %d handed out twice", c.First())
-		seen[c.First()] = true
-	}
-	assert.Len(t, seen, n)
-	for i := range n {
-		assert.True(t, seen[i], "the claims are the lowest %d slots; %d is missing", n, i)
-	}
-	for _, c := range claims {
-		release(t, c, 0)
-	}
 }
 
 func TestDirConsecutive(t *testing.T) {
@@ -216,13 +174,16 @@ func TestDirFull(t *testing.T) {
 	}
 }
 
+// TestDirReservation: what a claim writes to its slot's reservation file
+// (the Store suite checks what the next holder sees of it): the
+// generation at Acquire, forward-only reservations while held, the final
+// value at Release, and no temporary file left behind.
 func TestDirReservation(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	s := nodeid.Dir(dir)
 
 	a := acquire(t, s, 1)
-	assert.Equal(t, int64(0), a.Floor())
 	require.NoError(t, a.Reserve(ctx, 5000))
 	u, g := stored(t, dir, 0)
 	assert.Equal(t, [2]int64{5000, 1}, [2]int64{u, g})
@@ -243,21 +204,14 @@ func TestDirReservation(t *testing.T) {
 	release(t, a, 3000)
 	u, g = stored(t, dir, 0)
 	assert.Equal(t, [2]int64{3000, 1}, [2]int64{u, g})
-	assert.ErrorIs(t, a.Reserve(ctx, 7000), nodeid.ErrLost, "a released claim cannot reserve")
 	assert.NoError(t, a.Release(ctx, 1), "a second release is a no-op")
 	u, _ = stored(t, dir, 0)
 	assert.Equal(t, int64(3000), u)
 
 	b := acquire(t, s, 1)
-	assert.Equal(t, 0, b.First())
-	assert.Equal(t, int64(3000), b.Floor(), "the floor is the last holder's final reservation")
-	assert.Equal(t, int64(2), b.Token(), "each holder of a slot gets the next generation")
 	_, g = stored(t, dir, 0)
 	assert.Equal(t, int64(2), g, "the generation is stored at Acquire, before any Reserve")
-	// Release never stores less than the previous holders' reservation.
-	release(t, b, 1000)
-	u, _ = stored(t, dir, 0)
-	assert.Equal(t, int64(3000), u)
+	release(t, b, 0)
 
 	tmp, err := filepath.Glob(filepath.Join(dir, "*.tmp"))
 	require.NoError(t, err)

@@ -23,39 +23,45 @@ type Opener func(rest string) (Store, error)
 
 // OpenStore builds the Store a lease spec names: "dir:/var/lib/app/ids" is
 // Dir, and any other "scheme:rest" is looked up in extra, which is how a
-// program that links the etcdlease module adds "etcd:host:port/prefix"
-// without this package importing the etcd client. Every error it returns
+// program that links the etcdlease or pglease module adds
+// "etcd:host:port/prefix" or "pg:DSN" without this package importing
+// their clients. Every error it returns
 // wraps ErrInvalidSpec and names spec. It creates a dir: folder (0o755)
 // when missing, so that a path that cannot be one (under a regular file,
 // on a read-only file system) is this error now rather than a lease that
-// never comes.
+// never comes. Its errors name the spec, and quote an Opener's error, as
+// Redact gives them: with no password in them.
 func OpenStore(spec string, extra map[string]Opener) (Store, error) {
+	named := Redact(spec)
 	scheme, rest, ok := strings.Cut(spec, ":")
 	if !ok || scheme == "" || rest == "" {
-		return nil, fmt.Errorf("%w %q: want scheme:location, e.g. dir:/var/lib/app/nodeids", ErrInvalidSpec, spec)
+		return nil, fmt.Errorf("%w %q: want scheme:location, e.g. dir:/var/lib/app/nodeids", ErrInvalidSpec, named)
 	}
 	if scheme == "dir" {
 		if err := os.MkdirAll(rest, 0o755); err != nil {
-			return nil, fmt.Errorf("%w %q: the lock folder cannot be created: %w", ErrInvalidSpec, spec, err)
+			return nil, fmt.Errorf("%w %q: the lock folder cannot be created: %w", ErrInvalidSpec, named, err)
 		}
 		return Dir(rest), nil
 	}
 	if open, ok := extra[scheme]; ok {
 		s, err := open(rest)
 		if err != nil {
-			return nil, fmt.Errorf("%w %q: %w", ErrInvalidSpec, spec, err)
+			return nil, redactErr(fmt.Errorf("%w %q: %w", ErrInvalidSpec, named, err))
 		}
 		return s, nil
 	}
-	if scheme == "etcd" {
-		return nil, fmt.Errorf("%w %q: etcd leases live in the github.com/snowlab/snowlab/etcdlease module; this program was built without it", ErrInvalidSpec, spec)
+	switch scheme {
+	case "etcd":
+		return nil, fmt.Errorf("%w %q: etcd leases live in the github.com/snowlab/snowlab/etcdlease module; this program was built without it", ErrInvalidSpec, named)
+	case "pg":
+		return nil, fmt.Errorf("%w %q: PostgreSQL leases live in the github.com/snowlab/snowlab/pglease module; this program was built without it", ErrInvalidSpec, named)
 	}
 	known := []string{"dir"}
 	for s := range extra {
 		known = append(known, s)
 	}
 	slices.Sort(known[1:])
-	return nil, fmt.Errorf("%w %q: unknown scheme %q (lease stores here: %s)", ErrInvalidSpec, spec, scheme, strings.Join(known, ", "))
+	return nil, fmt.Errorf("%w %q: unknown scheme %q (lease stores here: %s)", ErrInvalidSpec, named, scheme, strings.Join(known, ", "))
 }
 
 // AcquireSpec opens the store spec names (see OpenStore) and acquires a

@@ -8,6 +8,8 @@
 //	snowid range [layout flags] FROM TO
 //	snowid partitions -table T -from FROM -to TO -every D [layout flags]
 //	snowid plan -processes N -surge X -burst B [-rate R] [-years Y] [-unit D] [-epoch E]
+//	snowid mask [-key-file F] [-key-version V] ID...
+//	snowid unmask [-key-file F] [-key-version V] STRING...
 //	snowid help [COMMAND]
 //
 // Decode takes each ID apart and prints its decimal and base32 forms, the
@@ -57,6 +59,17 @@
 // hold at the surge, the per-node ceiling, the nodes the burst needs,
 // horizon and years left), why narrower fields do not fit, and whether the
 // default layout does. Years left count from now.
+//
+// Mask prints the public form of each ID (decimal or base32, read as decode
+// reads them), one per line: 17 characters of lower-case Crockford base32,
+// a keyed permutation of the ID (package mask: FF1 over AES) that shows
+// neither its time, nor its node, nor its order. Unmask prints the decimal
+// ID of each such string. The key comes from -key-file F, which holds 16,
+// 24 or 32 raw bytes or their hex (32, 48 or 64 digits), or else from
+// $SNOWID_MASK_KEY in the same forms; -key-version V (0 to 31, default 0)
+// names it, and is the strings' last character. A string that was changed,
+// or made under another key, is an error line and exit 2; the key is never
+// printed.
 //
 // Every command reads the default layout (41/10/12 bits of 1 ms ticks since
 // 2024-01-01T00:00:00Z) unless told otherwise: -layout gives the time, node

@@ -71,7 +71,7 @@ func runGen(args []string, stdout, stderr io.Writer, stores map[string]nodeid.Op
 		leaseSet = leaseSet || f.Name == "lease"
 	})
 	if nodeSet && leaseSet {
-		return fail(stderr, "gen -node %d -lease %q: give one or the other: -lease takes its node id from the lease", *node, *leaseSpec)
+		return fail(stderr, "gen -node %d -lease %q: give one or the other: -lease takes its node id from the lease", *node, nodeid.Redact(*leaseSpec))
 	}
 	cfg := snowlab.Config{Node: *node, Layout: l, Policy: policy}
 	if leaseSet {
@@ -86,7 +86,7 @@ func runGen(args []string, stdout, stderr io.Writer, stores map[string]nodeid.Op
 		cancel()
 		if err != nil {
 			// The spec is right: the store is down, or full.
-			fmt.Fprintf(stderr, "snowid: gen -lease %q: %v\n", *leaseSpec, err)
+			fmt.Fprintf(stderr, "snowid: gen -lease %q: %v\n", nodeid.Redact(*leaseSpec), err)
 			return exitFail
 		}
 		defer lease.Release(context.Background())
@@ -130,7 +130,7 @@ func runGen(args []string, stdout, stderr io.Writer, stores map[string]nodeid.Op
 	// Say which node minted, unless the caller chose it.
 	switch {
 	case leaseSet:
-		fmt.Fprintf(stderr, "snowid: gen: node %d, leased from %s\n", *node, *leaseSpec)
+		fmt.Fprintf(stderr, "snowid: gen: node %d, leased from %s\n", *node, nodeid.Redact(*leaseSpec))
 	case !nodeSet:
 		fmt.Fprintf(stderr, "snowid: gen: node %d (the default: -node N picks one, -lease dir:PATH leases a free one)\n", *node)
 	}

@@ -585,6 +585,13 @@ func TestGenLeaseSpecs(t *testing.T) {
 			oneErrorLine(t, stderr, "-lease", fmt.Sprintf("%q", tt.spec), tt.want)
 		})
 	}
+	// A pg: spec in a build without pglease: the same usage error, and
+	// the DSN's password is not in it.
+	stdout, stderr, code := snowid(t, "gen", "-lease", "pg:postgres://snow:S3cret@127.0.0.1:5432/db")
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, stdout)
+	oneErrorLine(t, stderr, "-lease", `"pg:postgres://snow:xxxxx@127.0.0.1:5432/db"`, "pglease")
+	assert.NotContains(t, stderr, "S3cret")
 }
 
 func TestParsePolicy(t *testing.T) {

@@ -31,6 +31,8 @@ const usageText = `usage:
   snowid partitions -table T -from FROM -to TO -every D [layout flags]
   snowid plan -processes N -surge X -burst B [-rate R] [-years Y] [-unit D] [-epoch E]
   snowid clock [-json] [-watch D]
+  snowid mask [-key-file F] [-key-version V] ID...
+  snowid unmask [-key-file F] [-key-version V] STRING...
 Layout flags (-layout, -unit, -epoch) default to 41/10/12, 1ms, 2024-01-01T00:00:00Z.
 Run "snowid help COMMAND" for a command's flags.
 `
@@ -70,6 +72,10 @@ func Run(args []string, stdout, stderr io.Writer, stores map[string]nodeid.Opene
 		return runPlan(rest, stdout, stderr)
 	case "clock":
 		return runClock(rest, stdout, stderr, clocksrc.ReadDiscipline)
+	case "mask":
+		return runMask(rest, stdout, stderr)
+	case "unmask":
+		return runUnmask(rest, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "snowid: unknown command %q (run 'snowid help' for the commands)\n", name)
 	return exitUsage

@@ -1,26 +1,14 @@
 package redact
 
-import "regexp"
+import "github.com/snowlab/snowlab/nodeid"
 
 // Mask is what a password is replaced by.
 const Mask = "xxxxx"
 
-var (
-	// userinfo matches the password of a URL's user information:
-	// scheme://user:PASSWORD@. The password runs to the last '@' before
-	// the host, since an unescaped '@' in a password is common enough.
-	userinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*:)[^\s/?#]*(@)`)
-	// keyValue matches password=VALUE in a key=value connection string
-	// or a URL's query: the value quoted with single quotes (libpq's
-	// form, with \' inside) or unquoted up to a space, '&', ';' or quote.
-	keyValue = regexp.MustCompile(`(?i)(\b(?:ssl)?(?:password|passwd|pwd)\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&;'"]*)`)
-)
-
-// String returns s with every password it can find replaced by Mask.
-func String(s string) string {
-	s = userinfo.ReplaceAllString(s, "${1}"+Mask+"${2}")
-	return keyValue.ReplaceAllString(s, "${1}"+Mask)
-}
+// String returns s with every password it can find replaced by Mask. The
+// patterns are nodeid.Redact's, which masks lease specs the same way: one
+// place knows what a password in a connection string looks like.
+func String(s string) string { return nodeid.Redact(s) }
 
 // Args returns a copy of a command line with every argument redacted by
 // String; nil stays nil.

@@ -218,7 +218,7 @@ func wantScalar(fd protoreflect.FieldDescriptor) string {
 	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
 		return fmt.Sprintf("an integer in 0..%d", uint32(math.MaxUint32))
 	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
-		return fmt.Sprintf("an integer in %d..%d (a number or a decimal string)", math.MinInt64, math.MaxInt64)
+		return fmt.Sprintf("an integer in %d..%d (a number or a decimal string)", int64(math.MinInt64), int64(math.MaxInt64))
 	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
 		return fmt.Sprintf("an integer in 0..%d (a number or a decimal string)", uint64(math.MaxUint64))
 	case protoreflect.FloatKind, protoreflect.DoubleKind:

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"regexp"
@@ -51,9 +52,13 @@ func TestClockMaxError(t *testing.T) {
 	d := startDaemonOn(t, kernel.read, "-lease", "static:3", "-clock-max-error", "50ms")
 	assert.Contains(t, d.log.String(), "the kernel reports the clock unsynchronized")
 
-	code, body := readyz(d.url)
-	assert.Equal(t, http.StatusServiceUnavailable, code)
-	assert.Equal(t, "not ready: the clock is not synchronized: the kernel reports TIME_ERROR, status UNSYNC, maximum error 16s\n", body)
+	// The replica serves before its generator is installed, and /readyz
+	// says "no lease acquired yet" until it is: wait for the clock's word.
+	const clockWord = "not ready: the clock is not synchronized: the kernel reports TIME_ERROR, status UNSYNC, maximum error 16s\n"
+	waitFor(t, 15*time.Second, "the clock holds readiness", func() (bool, string) {
+		code, body := readyz(d.url)
+		return code == http.StatusServiceUnavailable && body == clockWord, fmt.Sprintf("%d %s", code, body)
+	})
 	m := metrics(t, d.url)
 	assert.Contains(t, m, "\nsnowidd_clock_synchronized 0\n")
 	assert.Contains(t, m, "\nsnowidd_clock_max_error_seconds 16\n")
@@ -67,7 +72,7 @@ func TestClockMaxError(t *testing.T) {
 	assert.Contains(t, m, "\nsnowidd_clock_leap_pending 0\n")
 
 	kernel.set(clocksrc.Kernel{Known: true, Synchronized: true, State: clocksrc.TimeOK, MaxError: 80 * time.Millisecond})
-	code, body = readyz(d.url)
+	code, body := readyz(d.url)
 	assert.Equal(t, http.StatusServiceUnavailable, code)
 	assert.Contains(t, body, "the clock's maximum error 80ms is above the bound of 50ms")
 	assert.Equal(t, 0, d.stop(t), d.log.String())

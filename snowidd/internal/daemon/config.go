@@ -69,13 +69,13 @@ func parseOptions(args []string, getenv func(string) (string, bool), stderr io.W
 	fs := flag.NewFlagSet("snowidd", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "`address` to serve gRPC, gRPC-Web, Connect and HTTP on (one port)")
-	fs.StringVar(&o.leaseSpec, "lease", "", "where the node ids come from (required): dir:`PATH` (a lock folder shared by the replicas of one host), etcd:HOST:PORT/PREFIX (etcd:http://HOST:PORT,.../PREFIX for several endpoints) or static:N (node ids N.. assigned by hand: nothing stops two replicas from sharing them)")
+	fs.StringVar(&o.leaseSpec, "lease", "", "where the node ids come from (required): dir:`PATH` (a lock folder shared by the replicas of one host), etcd:HOST:PORT/PREFIX (etcd:http://HOST:PORT,.../PREFIX for several endpoints), pg:DSN (a PostgreSQL table; the DSN a postgres:// URL or key=value string, snowlab_table=NAME picks the table) or static:N (node ids N.. assigned by hand: nothing stops two replicas from sharing them)")
 	policy := fs.String("policy", "strict", "`policy` when the clock gives no fresh tick: strict (refuse a rewind past -max-wait, never stamp a time ahead of the clock) or monotonic (carry on from the last tick)")
 	lf := cli.AddLayoutFlags(fs)
 	fs.IntVar(&o.shards, "shards", 1, fmt.Sprintf("node ids to hold and mint on, one per shard (1..%d): above 1, a node-per-shard generator passes one node id's 4,096 IDs per ms", MaxShards))
 	fs.DurationVar(&o.maxWait, "max-wait", snowlab.DefaultMaxWait, "largest clock rewind a strict generator waits out before refusing (Unavailable); negative refuses every rewind")
 	fs.DurationVar(&o.window, "window", nodeid.DefaultWindow, "lease reservation kept ahead of the clock: a replica cut off from its store mints for at most this long, a successor after a crash waits at most this long")
-	fs.DurationVar(&o.ttl, "ttl", 10*time.Second, "etcd lease TTL: how long a crashed or frozen replica keeps its node ids from others")
+	fs.DurationVar(&o.ttl, "ttl", 10*time.Second, "etcd or pg lease TTL: how long a crashed or frozen replica keeps its node ids from others")
 	fs.DurationVar(&o.rewindHold, "rewind-hold", server.DefaultRewindHold, "how long the replica reports not ready after refusing a clock rewind")
 	fs.DurationVar(&o.grace, "grace", 10*time.Second, "on SIGTERM, how long calls in flight get to finish before the lease is released")
 	fs.DurationVar(&o.clockMaxError, "clock-max-error", 0, "not ready while the kernel reports the clock unsynchronized or its maximum error above `D` (Linux adjtimex, read only); 0 is off")
@@ -114,7 +114,7 @@ func parseOptions(args []string, getenv func(string) (string, bool), stderr io.W
 	}
 	switch {
 	case o.leaseSpec == "":
-		return o, errors.New("-lease is required: dir:PATH, etcd:HOST:PORT/PREFIX or static:N")
+		return o, errors.New("-lease is required: dir:PATH, etcd:HOST:PORT/PREFIX, pg:DSN or static:N")
 	case o.shards < 1 || o.shards > MaxShards:
 		return o, fmt.Errorf("-shards %d: want 1..%d", o.shards, MaxShards)
 	case o.shards > o.layout.MaxNode()+1:

@@ -18,6 +18,7 @@ import (
 	"github.com/snowlab/snowlab/clocksrc"
 	"github.com/snowlab/snowlab/etcdlease"
 	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/pglease"
 	"github.com/snowlab/snowlab/shardedgen"
 	"github.com/snowlab/snowlab/snowidd/server"
 )
@@ -54,7 +55,7 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 	// by hold.
 	var store nodeid.Store
 	if !o.static {
-		stores := map[string]nodeid.Opener{"etcd": etcdlease.Opener(o.ttl)}
+		stores := map[string]nodeid.Opener{"etcd": etcdlease.Opener(o.ttl), "pg": pglease.Opener(o.ttl)}
 		if store, err = nodeid.OpenStore(o.leaseSpec, stores); err != nil {
 			hint := ""
 			if scheme, _, _ := strings.Cut(o.leaseSpec, ":"); scheme != "dir" && stores[scheme] == nil {
@@ -89,8 +90,9 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 	hs := server.NewHTTPServer(o.listen, srv.Handler())
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(server.NewListener(ln)) }()
-	// Tests and scripts read this line for the port.
-	log.Info("serving gRPC, gRPC-Web and Connect", "url", "http://"+ln.Addr().String(), "lease", o.leaseSpec)
+	// Tests and scripts read this line for the port. A pg: spec's DSN may
+	// hold a password: the log has it masked.
+	log.Info("serving gRPC, gRPC-Web and Connect", "url", "http://"+ln.Addr().String(), "lease", nodeid.Redact(o.leaseSpec))
 
 	holdCtx, stopHolding := context.WithCancel(context.Background())
 	held := make(chan *nodeid.Lease, 1)

@@ -170,43 +170,7 @@ func TestFleetFailures(t *testing.T) {
 	waitFor(t, 15*time.Second, "all replicas ready", allReady(reps))
 	urls := []string{reps[0].url(), reps[1].url(), reps[2].url()}
 
-	// Clients: each calls in turn, unbatched and in batches, until stopped.
-	const clients = 4
-	got := make([][]snowlab.ID, clients)
-	failures := make([]map[connect.Code]int, clients)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range clients {
-		failures[i] = map[connect.Code]int{}
-		c, err := client.New(client.Config{Targets: urls, Protocol: client.Protocol(i % 2), Rounds: 1, Backoff: 10 * time.Millisecond, AttemptTimeout: 500 * time.Millisecond})
-		require.NoError(t, err)
-		wg.Go(func() {
-			for n := 0; ; n++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-				var ids []snowlab.ID
-				var err error
-				if n%2 == 0 {
-					var id snowlab.ID
-					id, err = c.NextID(ctx)
-					ids = []snowlab.ID{id}
-				} else {
-					ids, err = c.NextIDs(ctx, 100)
-				}
-				cancel()
-				if err != nil {
-					failures[i][connect.CodeOf(err)]++
-					time.Sleep(5 * time.Millisecond) // every replica refused: let the fleet recover
-					continue
-				}
-				got[i] = append(got[i], ids...)
-			}
-		})
-	}
+	load := startLoad(t, urls, 4)
 	pause := func(d time.Duration) { time.Sleep(d) }
 
 	// 1. SIGKILL replica 0 and restart it on the same port: it takes a
@@ -263,13 +227,76 @@ func TestFleetFailures(t *testing.T) {
 	waitFor(t, 20*time.Second, "every replica ready after etcd came back", allReady(reps))
 	pause(500 * time.Millisecond)
 
-	close(stop)
-	wg.Wait()
+	got, failures := load.stop()
 	for _, r := range reps {
 		assert.NoError(t, r.terminate(), "replica %s on SIGTERM", r.addr)
 	}
+	total, nodes := requireUniqueIDs(t, got)
+	t.Logf("%d IDs, no duplicate; by node id: %v (%v); refusals by client: %v", total, nodes, slices.Sorted(maps.Keys(nodes)), failures)
+	for _, r := range reps {
+		assert.Contains(t, strings.Join(r.logs, ""), "lease released", "replica %s released its lease on SIGTERM", r.addr)
+	}
+}
 
-	// Every ID unique; per client and node id, increasing.
+// load is clients calling a fleet: each calls in turn, unbatched and in
+// batches of 100, until stopped, and keeps the IDs it got and its
+// refusals by code.
+type load struct {
+	stopCh   chan struct{}
+	wg       sync.WaitGroup
+	got      [][]snowlab.ID
+	failures []map[connect.Code]int
+}
+
+func startLoad(t *testing.T, urls []string, clients int) *load {
+	t.Helper()
+	l := &load{stopCh: make(chan struct{}), got: make([][]snowlab.ID, clients), failures: make([]map[connect.Code]int, clients)}
+	for i := range clients {
+		l.failures[i] = map[connect.Code]int{}
+		c, err := client.New(client.Config{Targets: urls, Protocol: client.Protocol(i % 2), Rounds: 1, Backoff: 10 * time.Millisecond, AttemptTimeout: 500 * time.Millisecond})
+		require.NoError(t, err)
+		l.wg.Go(func() {
+			for n := 0; ; n++ {
+				select {
+				case <-l.stopCh:
+					return
+				default:
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+				var ids []snowlab.ID
+				var err error
+				if n%2 == 0 {
+					var id snowlab.ID
+					id, err = c.NextID(ctx)
+					ids = []snowlab.ID{id}
+				} else {
+					ids, err = c.NextIDs(ctx, 100)
+				}
+				cancel()
+				if err != nil {
+					l.failures[i][connect.CodeOf(err)]++
+					time.Sleep(5 * time.Millisecond) // every replica refused: let the fleet recover
+					continue
+				}
+				l.got[i] = append(l.got[i], ids...)
+			}
+		})
+	}
+	return l
+}
+
+// stop stops the clients and returns what each got, and its refusals.
+func (l *load) stop() ([][]snowlab.ID, []map[connect.Code]int) {
+	close(l.stopCh)
+	l.wg.Wait()
+	return l.got, l.failures
+}
+
+// requireUniqueIDs fails the test unless every ID is unique and, per
+// client and node id, increasing; it returns how many there are and how
+// many each node id minted.
+func requireUniqueIDs(t *testing.T, got [][]snowlab.ID) (int, map[int]int) {
+	t.Helper()
 	seen := make(map[snowlab.ID]int)
 	total := 0
 	for i, ids := range got {
@@ -287,14 +314,10 @@ func TestFleetFailures(t *testing.T) {
 		}
 		total += len(ids)
 	}
+	require.Positive(t, total)
 	nodes := map[int]int{}
 	for id := range seen {
 		nodes[snowlab.DefaultLayout.Decode(id).Node]++
 	}
-	keys := slices.Sorted(maps.Keys(nodes))
-	t.Logf("%d IDs, no duplicate; by node id: %v (%v); refusals by client: %v", total, nodes, keys, failures)
-	require.Positive(t, total)
-	for _, r := range reps {
-		assert.Contains(t, strings.Join(r.logs, ""), "lease released", "replica %s released its lease on SIGTERM", r.addr)
-	}
+	return total, nodes
 }

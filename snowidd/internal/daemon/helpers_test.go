@@ -18,11 +18,13 @@ import (
 	"github.com/snowlab/snowlab/clocksrc"
 )
 
-// The variables that make a missing client tool or etcd fail the test
-// instead of skipping it (.ci/run sets them, having installed both).
+// The variables that make a missing client tool, etcd or PostgreSQL fail
+// the test instead of skipping it (.ci/run sets them, having installed
+// them).
 const (
 	requireClients = "SNOWLAB_REQUIRE_CLIENTS"
 	requireEtcd    = "SNOWLAB_REQUIRE_ETCD"
+	requirePG      = "SNOWLAB_REQUIRE_PG"
 )
 
 // needTool skips (or, with the variable env set to 1, fails) the test

@@ -1,0 +1,157 @@
+package pglease
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/snowlab/snowlab/nodeid"
+)
+
+// claim is a held range of node ids: the rows whose generation is its
+// token, and the renewal that keeps their expires_at ahead.
+type claim struct {
+	s            *Store
+	first, count int
+	token, floor int64
+	holder       string
+
+	ops      sync.Mutex // serialises Reserve and Release
+	reserved int64      // the highest reserved-until this claim made durable
+
+	lost     chan struct{}
+	lostOnce sync.Once
+	why      string // why the claim was lost, set before lost is closed
+
+	stopRenewal context.CancelFunc
+	renewal     sync.WaitGroup
+}
+
+func (c *claim) First() int            { return c.first }
+func (c *claim) Count() int            { return c.count }
+func (c *claim) Floor() int64          { return c.floor }
+func (c *claim) Token() int64          { return c.token }
+func (c *claim) Lost() <-chan struct{} { return c.lost }
+
+// guard is the condition, on parameters $1..$4, that holds only for the
+// claim's rows while it holds them: the id range, its token and holder,
+// and a hold that has not run out by the database's clock.
+const guard = `node BETWEEN $1 AND $2 AND generation = $3 AND holder = $4 AND expires_at > clock_timestamp()`
+
+func (c *claim) guardArgs(more ...any) []any {
+	return append([]any{c.first, c.first + c.count - 1, c.token, c.holder}, more...)
+}
+
+// lose closes Lost, once, and stops the renewal.
+func (c *claim) lose(why string) {
+	c.lostOnce.Do(func() {
+		c.why = why
+		close(c.lost)
+		c.stopRenewal()
+	})
+}
+
+func (c *claim) lostErr() error {
+	return fmt.Errorf("%w: pglease: node ids %d..%d (token %d): %s", nodeid.ErrLost, c.first, c.first+c.count-1, c.token, c.why)
+}
+
+// guarded runs a statement guarded by the claim: it reports whether it
+// changed every one of the claim's rows (false: the claim is lost, and
+// Lost is closed, with why).
+func (c *claim) guarded(ctx context.Context, stmt, why string, more ...any) (bool, error) {
+	tag, err := c.s.exec(ctx, c.s.sqlf(stmt), c.guardArgs(more...)...)
+	if err != nil {
+		return false, err
+	}
+	if tag.RowsAffected() != int64(c.count) {
+		c.lose(why)
+		return false, nil
+	}
+	return true, nil
+}
+
+// Reserve stores until as reserved-until of every node id of the claim,
+// in one guarded statement. The stored value only moves forward. A failed
+// guard means the hold ran out or another holder has the ids: the error
+// wraps nodeid.ErrLost. Any other error (the database unreachable, a
+// timeout) is returned as it is, and the lease keeps minting only up to
+// the last reservation that was stored.
+func (c *claim) Reserve(ctx context.Context, until int64) error {
+	c.ops.Lock()
+	defer c.ops.Unlock()
+	select {
+	case <-c.lost:
+		return c.lostErr()
+	default:
+	}
+	v := max(until, c.reserved)
+	ok, err := c.guarded(ctx, `UPDATE %[1]s SET reserved_until = GREATEST(reserved_until, $5) WHERE `+guard,
+		"the hold ran out or another holder has the ids (a reservation's guard failed)", v)
+	if err != nil {
+		return c.s.errf("pglease: reserve node ids %d..%d until %v: %w", c.first, c.first+c.count-1, time.Unix(0, v).UTC(), err)
+	}
+	if !ok {
+		return c.lostErr()
+	}
+	c.reserved = v
+	return nil
+}
+
+// Release stores until (at least the claim's floor) as the final
+// reserved-until and frees the rows, in one guarded statement, after
+// stopping the renewal. A release that fails leaves the rows to expire a
+// TTL later, with the last reservation stored.
+func (c *claim) Release(ctx context.Context, until int64) error {
+	c.ops.Lock()
+	defer c.ops.Unlock()
+	c.stopRenewal()
+	c.renewal.Wait()
+	select {
+	case <-c.lost:
+		return c.lostErr()
+	default:
+	}
+	v := max(until, c.floor)
+	ok, err := c.guarded(ctx, `UPDATE %[1]s SET reserved_until = $5, holder = NULL, expires_at = NULL WHERE `+guard,
+		"the hold ran out or another holder has the ids before the release", v)
+	if err != nil {
+		return c.s.errf("pglease: release node ids %d..%d: %w", c.first, c.first+c.count-1, err)
+	}
+	if !ok {
+		return c.lostErr()
+	}
+	return nil
+}
+
+// start runs the renewal.
+func (c *claim) start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	c.stopRenewal = cancel
+	c.renewal.Add(1)
+	go func() {
+		defer c.renewal.Done()
+		c.renew(ctx)
+	}()
+}
+
+// renew moves expires_at to the database's clock plus the TTL every third
+// of the TTL, until ctx ends or the database says the claim is gone. An
+// error is retried at the next round: the hold survives an outage shorter
+// than what is left of the TTL.
+func (c *claim) renew(ctx context.Context) {
+	every := c.s.ttl / 3
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		rctx, cancel := context.WithTimeout(ctx, every)
+		_, _ = c.guarded(rctx, `UPDATE %[1]s SET expires_at = clock_timestamp() + $5 * interval '1 microsecond' WHERE `+guard,
+			"the hold ran out or another holder has the ids (a renewal's guard failed)", c.s.ttl.Microseconds())
+		cancel()
+	}
+}

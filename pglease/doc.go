@@ -1,0 +1,98 @@
+// Package pglease is a nodeid.Store on PostgreSQL: processes on many hosts
+// take node ids from one table in a database they already run, and a node
+// id taken over from a crashed, frozen or partitioned holder is never used
+// for time that holder may still have used. It is a module of its own
+// (github.com/snowlab/snowlab/pglease), so that the snowlab library does not
+// depend on a database driver; it uses pgx.
+//
+//	store, closeStore, err := pglease.Open("postgres://app@db.internal/app", pglease.DefaultTTL)
+//	...
+//	lease, err := nodeid.Acquire(ctx, store, nodeid.Options{})
+//	gen, err := atomicgen.New(lease.Config(snowlab.Config{}))
+//	...
+//	defer closeStore()
+//	defer lease.Release(context.Background())
+//
+// # The table
+//
+// One row per node id that was ever held (Schema gives the DDL, the
+// README gives it as a migration; the store creates the table when it is
+// missing, and needs no DDL rights when it exists):
+//
+//   - node: the node id.
+//   - generation: the fencing token of the id's last holder; each new
+//     holder takes one more than the highest over the ids it claims.
+//   - holder: who holds it (pid and host, for people); NULL when free.
+//   - expires_at: when a holder that stops renewing loses it, on the
+//     database's clock; NULL when free.
+//   - reserved_until: the id's reserved-until R, in Unix nanoseconds. It
+//     outlives every holder: it is what the next one waits for.
+//
+// An id is free when it has no row, no holder, or expires_at is not after
+// clock_timestamp(): expiry is judged by the database's clock alone, never
+// by a holder's, so a holder whose clock is off neither keeps its ids longer
+// nor loses them sooner, and holders need not agree on the time.
+//
+// # Acquire: one transaction per candidate range
+//
+// For a candidate range of count consecutive ids (the lowest first,
+// skipping those a listing shows held), Acquire runs one transaction:
+//
+//	INSERT INTO t (node) SELECT generate_series(first, last) ON CONFLICT DO NOTHING
+//	SELECT node, generation, reserved_until, <free> FROM t
+//	    WHERE node BETWEEN first AND last ORDER BY node FOR UPDATE
+//	-- every row free? then
+//	UPDATE t SET generation = token, holder = ..., expires_at = clock_timestamp() + TTL
+//	    WHERE node BETWEEN first AND last
+//	COMMIT
+//
+// The row locks make concurrent claims of overlapping ranges wait for one
+// another, in node order (so they cannot deadlock), and a waiter sees the
+// winner's rows as held. Either the whole range becomes this holder's, with
+// the predecessors' reservations as they stood then, or the transaction is
+// rolled back and the next range is tried. The claim's Floor is the latest
+// reserved_until over the range, its Token one more than the highest
+// generation. When no range is free Acquire fails with nodeid.ErrNoFreeSlot.
+//
+// # Fencing by generation
+//
+// Every later write of the claim is one statement guarded by
+//
+//	WHERE node BETWEEN first AND last AND generation = token
+//	  AND holder = ... AND expires_at > clock_timestamp()
+//
+// and counts the rows it changed: fewer than the claim's ids means the
+// hold expired or another holder has the ids, and the write did not
+// happen. A zombie cannot move a reservation that a successor has already
+// read. Reserve then fails with an error wrapping nodeid.ErrLost (the
+// nodeid.Lease revokes its fence: its generators stop at once), and so
+// does Release. Reserve only moves R forward; Release stores the end of
+// the last tick used (never below the claim's floor), so that a successor
+// after a clean hand-over waits only for time really spent, and frees the
+// rows.
+//
+// # Renewal and loss
+//
+// A claim renews its hold every third of the TTL with the same guarded
+// statement, setting expires_at to the database's clock plus the TTL. It
+// reports loss (closes Lost) only on the database's word: a renewal, Reserve
+// or Release that changed fewer rows than it holds. An error (the server
+// restarting, a connection cut) is retried at the next renewal: a holder
+// that reaches the database again within the TTL goes on with the same
+// ids and token, and the nodeid.Lease meanwhile mints only up to the last
+// reservation that was stored, at most Options.Window ahead, then stops
+// with snowlab.ErrNoReservation. None of this is what keeps IDs unique: a
+// holder that never learns of its loss still mints only up to its last
+// durable R, and its successor starts after R.
+//
+// Choose TTL and Window together: a crashed holder blocks its ids for the
+// TTL, then its successor waits up to Window for the clock; a holder cut
+// off from the database mints for at most Window, and keeps its ids if it
+// is back within the TTL.
+//
+// # Secrets
+//
+// A DSN may carry a password. The store never prints or logs it, and every
+// error it returns has it masked ("xxxxx"), as have the errors of Open and
+// Opener for a DSN that does not even parse.
+package pglease

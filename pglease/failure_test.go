@@ -1,0 +1,301 @@
+package pglease
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/atomicgen"
+	"github.com/snowlab/snowlab/clocksrc"
+	"github.com/snowlab/snowlab/nodeid"
+)
+
+// idTime is the start of an ID's tick in the default layout.
+func idTime(id snowlab.ID) time.Time { return snowlab.DefaultLayout.Decode(id).Time }
+
+// tickEnd is the end of an ID's tick.
+func tickEnd(id snowlab.ID) time.Time { return idTime(id).Add(snowlab.DefaultLayout.Unit) }
+
+func requireUnique(t *testing.T, sets ...[]snowlab.ID) int {
+	t.Helper()
+	seen := make(map[snowlab.ID]bool)
+	for _, ids := range sets {
+		for _, id := range ids {
+			require.False(t, seen[id], "ID %d (%+v) issued twice", id, snowlab.DefaultLayout.Decode(id))
+			seen[id] = true
+		}
+	}
+	return len(seen)
+}
+
+// onlyFirst offers only node id 0 of the store it wraps: a successor that
+// must wait for that id rather than take another.
+type onlyFirst struct{ nodeid.Store }
+
+func (s onlyFirst) Acquire(ctx context.Context, count, _ int) (nodeid.Claim, error) {
+	return s.Store.Acquire(ctx, count, count-1)
+}
+
+// minter mints with a generator until told to stop or until NextID fails.
+type minter struct {
+	gen snowlab.Generator
+	mu  sync.Mutex
+	ids []snowlab.ID
+}
+
+// mint mints for d, or until NextID fails: it returns that error.
+func (m *minter) mint(d time.Duration) error {
+	end := time.Now().Add(d)
+	for time.Now().Before(end) {
+		id, err := m.gen.NextID()
+		if err != nil {
+			return err
+		}
+		m.mu.Lock()
+		m.ids = append(m.ids, id)
+		m.mu.Unlock()
+		time.Sleep(100 * time.Microsecond)
+	}
+	return nil
+}
+
+func (m *minter) snapshot() []snowlab.ID {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.ids)
+}
+
+// TestServerRestartDuringLease: the server crashes while a holder mints.
+// Minting goes on up to the last durable reservation, then stops with
+// ErrNoReservation; the server restarts on the same data within the TTL
+// and minting resumes under the same lease (same id, same token, never
+// lost). No ID repeats, none reaches past a reservation the database had.
+func TestServerRestartDuringLease(t *testing.T) {
+	srv := needControl(t)
+	dsn := pgDSN(t)
+	st := newStore(t, dsn, freshTable(t, dsn), 10*time.Second)
+	lease, err := nodeid.Acquire(ctxT(t), st, nodeid.Options{Window: time.Second, Refresh: 200 * time.Millisecond})
+	require.NoError(t, err)
+	defer lease.Release(context.Background())
+	gen, err := atomicgen.New(lease.Config(snowlab.Config{}))
+	require.NoError(t, err)
+	m := &minter{gen: gen}
+	require.NoError(t, m.mint(500*time.Millisecond))
+	before := len(m.snapshot())
+
+	srv.crash(t)
+	down := time.Now()
+	restarted := false
+	t.Cleanup(func() {
+		if !restarted {
+			srv.restart(t)
+		}
+	})
+	err = m.mint(5 * time.Second)
+	stoppedAt := time.Now()
+	require.ErrorIs(t, err, snowlab.ErrNoReservation, "with the server down, how minting ended")
+	durable := time.Unix(0, lease.Fence().Until())
+	ids := m.snapshot()
+	last := ids[len(ids)-1]
+	require.False(t, tickEnd(last).After(durable), "an ID's tick ends at %v, after the last durable reservation %v", tickEnd(last), durable)
+	require.True(t, idTime(last).After(down), "nothing was minted after the crash (at %v; last ID at %v): the holder should mint up to its reservation", down, idTime(last))
+	late := stoppedAt.Sub(durable)
+	require.GreaterOrEqual(t, late, -time.Millisecond, "minting stopped before the reservation's end")
+	require.LessOrEqual(t, late, 100*time.Millisecond, "minting stopped after the reservation's end")
+	t.Logf("server down: minted %d more IDs for %v, up to the reservation's end (last ID at %v, reservation %v): %v",
+		len(ids)-before, stoppedAt.Sub(down).Round(time.Millisecond), idTime(last).UTC(), durable.UTC(), err)
+
+	srv.restart(t)
+	restarted = true
+	up := time.Now()
+	var resumed time.Time
+	for deadline := up.Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if err := m.mint(time.Millisecond); err == nil {
+			resumed = time.Now()
+			break
+		}
+	}
+	require.False(t, resumed.IsZero(), "minting did not resume within 15 s of the restart: %v", lease.Err())
+	require.NoError(t, m.mint(500*time.Millisecond))
+	select {
+	case <-lease.Lost():
+		t.Fatalf("the restart was taken for a loss: %v", lease.Err())
+	default:
+	}
+	var gen64 int64
+	var holder string
+	query(t, dsn, st.sqlf(`SELECT generation, holder FROM %[1]s WHERE node = $1`), []any{lease.Node()}, &gen64, &holder)
+	require.Equal(t, lease.Token(), gen64, "after the restart, the row's generation, want the lease's token")
+	n := requireUnique(t, m.snapshot())
+	require.IsIncreasing(t, m.snapshot(), "IDs across the restart")
+	t.Logf("server crashed and restarted in %v; minting resumed %v after the restart under the same lease (node %d, token %d); %d IDs, none repeated",
+		up.Sub(down).Round(time.Millisecond), resumed.Sub(up).Round(time.Millisecond), lease.Node(), lease.Token(), n)
+}
+
+// freezer stops a store's traffic: while frozen, every statement it would
+// send waits (until its context ends), as if its process were stopped or
+// cut off from the server.
+type freezer struct {
+	mu     sync.Mutex
+	frozen chan struct{} // nil when thawed; closed by thaw
+}
+
+func (f *freezer) freeze() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.frozen = make(chan struct{})
+}
+
+func (f *freezer) thaw() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	close(f.frozen)
+	f.frozen = nil
+}
+
+func (f *freezer) pause(ctx context.Context) error {
+	f.mu.Lock()
+	frozen := f.frozen
+	f.mu.Unlock()
+	if frozen == nil {
+		return nil
+	}
+	select {
+	case <-frozen:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// TestFrozenHolderPastTTL: holder A's traffic to the database stops (a
+// frozen or partitioned process) past its TTL while it keeps trying to
+// mint; its generator stops at its last durable reservation. B, another
+// process on the same table, takes A's node id once the database's clock
+// passes A's expires_at, with A's reservation as its floor and a greater
+// token, and mints. A, thawed, is refused: its lease learns it is lost
+// and mints nothing more. No ID repeats; A's IDs all come before B's.
+func TestFrozenHolderPastTTL(t *testing.T) {
+	dsn := pgDSN(t)
+	table := freshTable(t, dsn)
+	const ttl = MinTTL
+	opts := nodeid.Options{Window: 500 * time.Millisecond, Refresh: 100 * time.Millisecond}
+	stA := newStore(t, dsn, table, ttl)
+	f := &freezer{}
+	stA.pause = f.pause
+	a, err := nodeid.Acquire(ctxT(t), stA, opts)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = a.Release(context.Background()) })
+	genA, err := atomicgen.New(a.Config(snowlab.Config{}))
+	require.NoError(t, err)
+	mA := &minter{gen: genA}
+	require.NoError(t, mA.mint(300*time.Millisecond))
+
+	f.freeze()
+	frozenAt := time.Now()
+	thawed := false
+	t.Cleanup(func() {
+		if !thawed {
+			f.thaw()
+		}
+	})
+	errA := mA.mint(5 * time.Second)
+	require.ErrorIs(t, errA, snowlab.ErrNoReservation, "frozen A's generator, past its reservation")
+	idsA := mA.snapshot()
+	untilA := time.Unix(0, a.Fence().Until())
+	require.False(t, tickEnd(idsA[len(idsA)-1]).After(untilA), "A minted past its last durable reservation")
+
+	// A's hold as the database has it now that A sends nothing (a renewal
+	// in flight at the freeze could only move it later).
+	var expiresA time.Time
+	query(t, dsn, stA.sqlf(`SELECT expires_at FROM %[1]s WHERE node = $1`), []any{a.Node()}, &expiresA)
+
+	// B waits for A's id: free once the database's clock passes A's
+	// expires_at, at most a TTL after A's last renewal.
+	stB := newStore(t, dsn, table, ttl)
+	var b *nodeid.Lease
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		b, err = nodeid.Acquire(ctxT(t), onlyFirst{stB}, opts)
+		if err == nil {
+			break
+		}
+		require.ErrorIs(t, err, nodeid.ErrNoFreeSlot, "B's Acquire")
+		require.True(t, time.Now().Before(deadline), "B did not get A's id within 10 s of A freezing")
+	}
+	tookOver := time.Since(frozenAt)
+	t.Cleanup(func() { _ = b.Release(context.Background()) })
+	require.Equal(t, a.Node(), b.Node(), "B's node id, want A's")
+	require.Greater(t, b.Token(), a.Token(), "B's token, want above A's")
+	require.Equal(t, untilA.UnixNano(), b.Fence().Floor(), "B's floor, want A's last durable reservation")
+	// B's claim set its expires_at to the database's clock at the claim
+	// plus the TTL (a renewal since could only move it later): B took the
+	// id no sooner than A's hold ran out on that clock.
+	var claimedB time.Time
+	query(t, dsn, stB.sqlf(`SELECT expires_at - $2 * interval '1 microsecond' FROM %[1]s WHERE node = $1`),
+		[]any{b.Node(), ttl.Microseconds()}, &claimedB)
+	require.False(t, claimedB.Before(expiresA), "B claimed A's id at %v on the database's clock, before A's hold ran out at %v", claimedB, expiresA)
+	genB, err := atomicgen.New(b.Config(snowlab.Config{MaxFloorWait: 5 * time.Second}))
+	require.NoError(t, err)
+	mB := &minter{gen: genB}
+	require.NoError(t, mB.mint(300*time.Millisecond))
+
+	// A thaws, frozen for more than a whole TTL: its next write is
+	// refused, its lease is lost, its fence revoked.
+	time.Sleep(time.Until(frozenAt.Add(ttl)))
+	f.thaw()
+	thawed = true
+	thawedAt := time.Now()
+	select {
+	case <-a.Lost():
+	case <-time.After(5 * time.Second):
+		t.Fatalf("A did not learn it lost its lease within 5 s of thawing: %v", a.Err())
+	}
+	learned := time.Since(thawedAt)
+	frozenFor := thawedAt.Sub(frozenAt)
+	require.ErrorIs(t, a.Err(), nodeid.ErrLost, "A's lease error")
+	_, err = genA.NextID()
+	require.ErrorIs(t, err, snowlab.ErrNoReservation, "A after thawing")
+	require.NoError(t, mB.mint(300*time.Millisecond), "B after A thawed")
+	select {
+	case <-b.Lost():
+		t.Fatalf("B lost its lease after A thawed: %v", b.Err())
+	default:
+	}
+
+	idsB := mB.snapshot()
+	requireUnique(t, idsA, idsB)
+	lastA, firstB := slices.Max(idsA), slices.Min(idsB)
+	require.True(t, tickEnd(lastA).Compare(idTime(firstB)) <= 0, "A's last ID's tick ends at %v, after B's first ID at %v", tickEnd(lastA), idTime(firstB))
+	t.Logf("A (node %d, token %d) froze; its generator stopped at its reservation %v with %d IDs; B took node %d over %v after A froze, %v after A's hold ran out on the database's clock (token %d, floor = A's reservation) and minted %d; A, thawed after %v, learned of its loss %v later: %v",
+		a.Node(), a.Token(), untilA.UTC(), len(idsA), b.Node(), tookOver.Round(time.Millisecond), claimedB.Sub(expiresA).Round(time.Millisecond), b.Token(), len(idsB), frozenFor.Round(time.Millisecond), learned.Round(time.Millisecond), a.Err())
+}
+
+// TestExpiryOnDatabaseClock: a holder whose clock runs an hour ahead keeps
+// its ids for the TTL on the database's clock, not an hour longer: the
+// hold's expires_at is the database's time plus the TTL, while the
+// reservation, the holder's own business, is an hour ahead.
+func TestExpiryOnDatabaseClock(t *testing.T) {
+	dsn := pgDSN(t)
+	const ttl = 3 * time.Second
+	st := newStore(t, dsn, freshTable(t, dsn), ttl)
+	base := clocksrc.Default()
+	ahead := clocksrc.Func(func() int64 { return base.UnixNano() + int64(time.Hour) })
+	l, err := nodeid.Acquire(ctxT(t), st, nodeid.Options{Clock: ahead})
+	require.NoError(t, err)
+	defer l.Release(context.Background())
+	var secs float64
+	var reserved int64
+	query(t, dsn, st.sqlf(`SELECT EXTRACT(EPOCH FROM expires_at - clock_timestamp())::float8, reserved_until FROM %[1]s WHERE node = $1`),
+		[]any{l.Node()}, &secs, &reserved)
+	left := time.Duration(secs * float64(time.Second))
+	require.Positive(t, left, "the hold's time left on the database's clock")
+	require.LessOrEqual(t, left, ttl, "the hold's time left on the database's clock, want at most the TTL")
+	require.Greater(t, time.Unix(0, reserved), time.Now().Add(59*time.Minute), "the reservation, on the holder's clock")
+	t.Logf("holder's clock an hour ahead: the hold has %v left on the database's clock (TTL %v); the reservation is %v ahead",
+		left.Round(time.Millisecond), ttl, time.Until(time.Unix(0, reserved)).Round(time.Second))
+}

@@ -1,0 +1,57 @@
+package pglease
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/nodeid/storetest"
+)
+
+// suiteTTL is the suite's claims' TTL: long enough that the restart case's
+// crash and recovery fit in it, short enough for the expiry cases.
+const suiteTTL = 4 * time.Second
+
+// TestStoreSuite runs the Store suite on PostgreSQL, a fresh table per
+// case; the restart case crashes the server and restarts it (scripts/pg.sh
+// crash and restart), and is skipped on a server pg.sh did not start.
+func TestStoreSuite(t *testing.T) {
+	dsn := pgDSN(t)
+	cfg := storetest.Config{Expire: expireClaim, TTL: suiteTTL}
+	if srv, why := controlServer(t); srv != nil {
+		cfg.Stop, cfg.Start = srv.crash, srv.restart
+	} else {
+		t.Logf("no restart case: %s", why)
+	}
+	storetest.Run(t, func(t *testing.T) nodeid.Store {
+		return newStore(t, dsn, freshTable(t, dsn), suiteTTL)
+	}, cfg)
+}
+
+// expireClaim stops the claim's renewal, as a holder frozen or cut off
+// from the database would, and waits until the database's clock has passed
+// the expires_at of its rows: at most a TTL after the last renewal.
+func expireClaim(t *testing.T, nc nodeid.Claim) {
+	t.Helper()
+	c := nc.(*claim)
+	c.stopRenewal()
+	c.renewal.Wait()
+	deadline := time.Now().Add(c.s.ttl + 5*time.Second)
+	for {
+		var live int
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err := c.s.pool.QueryRow(ctx, c.s.sqlf(`SELECT count(*) FROM %[1]s
+			WHERE node BETWEEN $1 AND $2 AND generation = $3 AND expires_at > clock_timestamp()`),
+			c.first, c.first+c.count-1, c.token).Scan(&live)
+		cancel()
+		if err == nil && live == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("ids %d..%d not expired %v after their renewal stopped (TTL %v): %d rows live, %v",
+				c.first, c.first+c.count-1, c.s.ttl+5*time.Second, c.s.ttl, live, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
