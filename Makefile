@@ -2,18 +2,33 @@
 GO ?= go
 BENCHTIME ?= 300ms
 
-.PHONY: all test vet vet-etcd vet-pg vet-snowidd fmt race lint-actions test-etcd test-pg test-snowidd snowidd service proto bench bench-generators ladder ci lab history publish bench-check cross test-386
+.PHONY: all test vet vet-etcd vet-pg vet-snowidd fmt race lint-actions test-etcd test-pg test-snowidd snowidd service proto bench bench-generators ladder ci lab history publish bench-check cross test-386 pin-modules consumer-test
+
+## The repository is several modules (README, "Modules"), tied for
+## development by go.work: the library at the root, the lab (lab/), loadgen
+## (cmd/loadgen/), etcdlease/, pglease/ and snowidd/; tools/ is apart. Which
+## modules a pattern such as ./... at the root matches in workspace mode
+## depends on go.work's replace block, so the targets below name the
+## modules' folders.
+## The library module's own packages, listed outside the workspace
+## (GOWORK=off), where ./... stops at the nested modules' go.mod files and
+## the library builds on its own go.mod alone, as a consumer's build does.
+LIB_MODULE_PKGS = GOWORK=off $(GO) list ./...
+## The lab and loadgen, the other half of what make test tests.
+LAB_PKGS = ./lab/... ./cmd/loadgen/...
+## The modules with tests of their own (make test-etcd, test-pg, test-snowidd).
+SERVICE_PKGS = ./etcdlease/... ./pglease/... ./snowidd/...
 
 ## The library: what a consumer imports, and what must build on every platform.
-LIB_PKGS = . ./clocksrc ./mutexgen ./atomicgen ./shardedgen ./nodeid/... ./mask/... ./internal/...
+LIB_PKGS = . ./clocksrc ./mutexgen ./atomicgen ./shardedgen ./nodeid/... ./mask/... ./limit ./internal/...
 ## The platforms the library, snowid and the etcdlease and pglease modules are vetted for.
 CROSS_PLATFORMS ?= linux/amd64 linux/arm64 linux/386 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 ## The platforms the snowidd module is vetted for: it has no platform-specific
 ## code (its fleet test is Linux-only), so one of each other system and 32-bit
 ## linux stand for the rest, keeping CI's time down.
 SNOWIDD_CROSS_PLATFORMS ?= linux/386 darwin/arm64 windows/amd64
-## The platforms the whole module (lab and loadgen included) is built for, one
-## per system: perf event counting is Linux-only (lab/perfevent has a stub
+## The platforms the library, lab and loadgen modules are built for, one per
+## system: perf event counting is Linux-only (lab/perfevent has a stub
 ## elsewhere that says so), and one architecture each keeps CI's cold-cache
 ## time down (the embedded SQLite driver alone is a long compile per platform).
 CROSS_BUILD_ALL ?= linux/amd64 darwin/arm64 windows/amd64
@@ -21,16 +36,18 @@ CROSS_BUILD_ALL ?= linux/amd64 darwin/arm64 windows/amd64
 all: test
 
 ## test: vet (every module), gofmt check, the workflows' lint, and the
-## race-enabled test suite, which builds bin/snowidd first for the lab's
-## tests that call a replica (lab/replica/replicatest starts it). The
-## etcdlease module's tests need etcd: `make test-etcd`; pglease's a
-## PostgreSQL of their own: `make test-pg`; snowidd's: `make test-snowidd`.
-test: vet vet-etcd vet-pg vet-snowidd fmt lint-actions race
+## race-enabled tests of the library, lab and loadgen modules, which build
+## bin/snowidd first for the lab's tests that call a replica
+## (lab/replica/replicatest starts it). The etcdlease module's tests need
+## etcd: `make test-etcd`; pglease's a PostgreSQL of their own: `make
+## test-pg`; snowidd's: `make test-snowidd`.
+test: vet fmt lint-actions race
 
+## vet: go vet every module of go.work
 vet:
-	$(GO) vet ./...
+	$(GO) vet $$($(LIB_MODULE_PKGS)) $(LAB_PKGS) $(SERVICE_PKGS)
 
-## vet-etcd: go vet the nested etcdlease module (go ./... at the root does not enter it)
+## vet-etcd: go vet the etcdlease module alone
 vet-etcd:
 	cd etcdlease && $(GO) vet ./...
 
@@ -39,13 +56,13 @@ fmt:
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 race: snowidd
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 $$($(LIB_MODULE_PKGS)) $(LAB_PKGS)
 
-## vet-pg: go vet the nested pglease module
+## vet-pg: go vet the pglease module alone
 vet-pg:
 	cd pglease && $(GO) vet ./...
 
-## vet-snowidd: go vet the nested snowidd module (the service)
+## vet-snowidd: go vet the snowidd module (the service) alone
 vet-snowidd:
 	cd snowidd && $(GO) vet ./...
 
@@ -65,9 +82,10 @@ service: snowidd
 
 ## proto: lint snowidd/proto and regenerate snowidd/gen with buf, protoc-gen-go
 ## and protoc-gen-connect-go, all run as Go tools of snowidd/tools.mod (the
-## first run compiles buf: a few minutes).
+## first run compiles buf: a few minutes), outside the workspace, which
+## -modfile cannot be used in.
 proto:
-	cd snowidd && $(GO) tool -modfile=tools.mod buf lint && $(GO) tool -modfile=tools.mod buf generate
+	cd snowidd && GOWORK=off $(GO) tool -modfile=tools.mod buf lint && GOWORK=off $(GO) tool -modfile=tools.mod buf generate
 
 ## test-snowidd: the service's tests, race-enabled: the server on scripted
 ## clocks, the Go client, real clients (curl, grpcurl from tools.mod, the
@@ -80,9 +98,10 @@ test-snowidd:
 	cd snowidd && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 
 ## lint-actions: actionlint on the GitHub Actions workflows, run as a Go tool of
-## the tools/ module (tools/go.mod), so the root go.mod gains nothing.
+## the tools/ module (tools/go.mod), so that no module's go.mod gains it; tools/
+## is not in go.work, so that its dependencies never move the modules' versions.
 lint-actions:
-	cd tools && $(GO) tool actionlint ../.github/workflows/*.yml
+	cd tools && GOWORK=off $(GO) tool actionlint ../.github/workflows/*.yml
 
 ## test-etcd: the etcdlease module against a real etcd: $$ETCD_ENDPOINTS when set,
 ## else a throwaway server the tests start from the etcd binary on PATH
@@ -119,21 +138,40 @@ bench-generators:
 ladder:
 	scripts/bench.sh -rounds $(ROUNDS) -bench Ladder -benchtime 300ms -o ladder.txt ./atomicgen
 
-ci: test cross test-386
+ci: test cross test-386 consumer-test
 
 ## cross: go vet the library, snowid and the etcdlease and pglease modules for each of
 ## CROSS_PLATFORMS (GOOS/GOARCH, no cgo), the snowidd module for each of
-## SNOWIDD_CROSS_PLATFORMS, and go build the whole module for those
-## in CROSS_BUILD_ALL.
+## SNOWIDD_CROSS_PLATFORMS, and go build the library, lab and loadgen
+## modules for those in CROSS_BUILD_ALL.
 cross:
-	@set -e; for p in $(CROSS_PLATFORMS); do \
+	@set -e; lib=$$($(LIB_MODULE_PKGS)); for p in $(CROSS_PLATFORMS); do \
 		os=$${p%/*}; arch=$${p#*/}; echo "cross: $$p"; \
-		GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) vet $(LIB_PKGS) ./cmd/snowid; \
+		GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) vet $(LIB_PKGS) ./cmd/snowid/...; \
 		(cd etcdlease && GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) vet ./...); \
 		(cd pglease && GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) vet ./...); \
 		case " $(SNOWIDD_CROSS_PLATFORMS) " in *" $$p "*) (cd snowidd && GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) vet ./...) ;; esac; \
-		case " $(CROSS_BUILD_ALL) " in *" $$p "*) GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) build ./... ;; esac; \
+		case " $(CROSS_BUILD_ALL) " in *" $$p "*) GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) build $$lib $(LAB_PKGS) ;; esac; \
 	done
+
+## pin-modules: set every nested module's requirements on this repository's
+## modules to their versions at COMMIT (default HEAD, which must be
+## committed: its pseudo-version, or a module's release when its code has not
+## changed since) and tidy them, serving the local repository to the go command
+## as github.com/snowlab/snowlab (scripts/pin-modules.sh). Run it after a
+## change to a module another one requires, and commit what it changes.
+COMMIT ?= HEAD
+pin-modules:
+	scripts/pin-modules.sh $(COMMIT)
+
+## consumer-test: install snowid, loadgen, snowidd and the etcd snowid at
+## HEAD as a user outside the tree would (the local repository served as
+## github.com/snowlab/snowlab, no workspace), run each, and build a module
+## requiring the library and etcdlease whose go.sum must hold nothing of the
+## lab (scripts/consumer-test.sh). It fails, saying to run make pin-modules,
+## when a nested module pins a commit older than HEAD's code.
+consumer-test:
+	scripts/consumer-test.sh
 
 ## test-386: the library's tests as 32-bit linux/386, where 64-bit atomics need
 ## sync/atomic's alignment rules. On a machine that cannot run 386 binaries (no

@@ -36,6 +36,31 @@ func (p Policy) String() string {
 	return fmt.Sprintf("Policy(%d)", int(p))
 }
 
+// MarshalText returns the policy's name, "strict" or "monotonic", so that
+// a Policy in a configuration file or a flag.TextVar reads as the word
+// String prints. A Policy with no name is an error wrapping
+// ErrInvalidConfig.
+func (p Policy) MarshalText() ([]byte, error) {
+	switch p {
+	case Strict, Monotonic:
+		return []byte(p.String()), nil
+	}
+	return nil, fmt.Errorf("%w: %v has no name", ErrInvalidConfig, p)
+}
+
+// UnmarshalText sets p from a name MarshalText returns: strict or
+// monotonic, in lower case as String prints them. Any other text is an
+// error wrapping ErrInvalidConfig, and p is left as it was.
+func (p *Policy) UnmarshalText(text []byte) error {
+	for _, q := range []Policy{Strict, Monotonic} {
+		if string(text) == q.String() {
+			*p = q
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: policy %q: want strict or monotonic", ErrInvalidConfig, text)
+}
+
 // DefaultMaxWait is the rewind a generator waits out when Config.MaxWait is 0.
 const DefaultMaxWait = 5 * time.Millisecond
 

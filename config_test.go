@@ -1,8 +1,11 @@
 package snowlab
 
 import (
+	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"math"
 	"strings"
 	"testing"
@@ -31,6 +34,49 @@ func TestPolicyString(t *testing.T) {
 			assert.Equal(t, tt.want, fmt.Sprintf("%v", tt.p))
 		})
 	}
+}
+
+// TestPolicyText: each policy's text is its String, read back as the same
+// policy, so that flag.TextVar and encoding/json take the names; an
+// unnamed policy does not marshal, and text that names none is refused
+// with ErrInvalidConfig, the policy left as it was.
+func TestPolicyText(t *testing.T) {
+	for _, p := range []Policy{Strict, Monotonic} {
+		text, err := p.MarshalText()
+		if assert.NoError(t, err) {
+			assert.Equal(t, p.String(), string(text))
+		}
+		var got Policy = 7
+		assert.NoError(t, got.UnmarshalText(text))
+		assert.Equal(t, p, got)
+	}
+	for _, p := range []Policy{Policy(2), Policy(-1)} {
+		_, err := p.MarshalText()
+		assert.ErrorIs(t, err, ErrInvalidConfig, "%v", p)
+	}
+	for _, bad := range []string{"", "Strict", "MONOTONIC", "lenient", "Policy(2)", "strict "} {
+		got := Monotonic
+		err := got.UnmarshalText([]byte(bad))
+		assert.ErrorIs(t, err, ErrInvalidConfig, "%q", bad)
+		assert.ErrorContains(t, err, fmt.Sprintf("%q", bad))
+		assert.Equal(t, Monotonic, got, "%q leaves the policy as it was", bad)
+	}
+
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var p Policy
+	fs.TextVar(&p, "policy", Strict, "")
+	assert.NoError(t, fs.Parse([]string{"-policy", "monotonic"}))
+	assert.Equal(t, Monotonic, p)
+	// The flag package prints the error rather than wrapping it.
+	assert.ErrorContains(t, fs.Parse([]string{"-policy", "lazy"}), `policy "lazy": want strict or monotonic`)
+
+	var cfg struct{ Policy Policy }
+	assert.NoError(t, json.Unmarshal([]byte(`{"Policy":"monotonic"}`), &cfg))
+	assert.Equal(t, Monotonic, cfg.Policy)
+	b, err := json.Marshal(cfg)
+	assert.NoError(t, err)
+	assert.JSONEq(t, `{"Policy":"monotonic"}`, string(b))
 }
 
 func TestStatsAdd(t *testing.T) {

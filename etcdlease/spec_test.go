@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab"
-	"github.com/snowlab/snowlab/internal/snowidcli"
+	"github.com/snowlab/snowlab/cmd/snowid/cli"
 	"github.com/snowlab/snowlab/nodeid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -26,7 +26,7 @@ func TestSnowidGenEtcdLease(t *testing.T) {
 	stores := map[string]nodeid.Opener{"etcd": Opener(MinTTL)}
 	gen := func(n int) []snowlab.ID {
 		var out, errs bytes.Buffer
-		code := snowidcli.Run([]string{"gen", "-lease", spec, "-n", fmt.Sprint(n), "-policy", "monotonic"}, &out, &errs, stores)
+		code := cli.Run([]string{"gen", "-lease", spec, "-n", fmt.Sprint(n), "-policy", "monotonic"}, &out, &errs, stores)
 		require.Equal(t, 0, code, errs.String())
 		var ids []snowlab.ID
 		for _, f := range strings.Fields(out.String()) {
@@ -186,7 +186,7 @@ func TestAcquireUnreachable(t *testing.T) {
 	})
 	t.Run("snowid gen", func(t *testing.T) {
 		var out, errs bytes.Buffer
-		code := snowidcli.Run([]string{"gen", "-lease", "etcd:http://" + addr + "/myapp"}, &out, &errs,
+		code := cli.Run([]string{"gen", "-lease", "etcd:http://" + addr + "/myapp"}, &out, &errs,
 			map[string]nodeid.Opener{"etcd": Opener(DefaultTTL)})
 		assert.Equal(t, 1, code, errs.String())
 		assert.Empty(t, out.String())

@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/jackc/pgx/v5 v5.12.0
-	github.com/snowlab/snowlab v0.0.0
+	github.com/snowlab/snowlab v0.0.0-20261201092346-8664c06e51c4
 	github.com/stretchr/testify v1.12.1
 )
 
@@ -17,5 +17,3 @@ require (
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 )
-
-replace github.com/snowlab/snowlab => ../

@@ -8,9 +8,9 @@ require (
 	connectrpc.com/grpcreflect v1.3.1
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/prometheus/client_golang v1.25.0
-	github.com/snowlab/snowlab v0.0.0
-	github.com/snowlab/snowlab/etcdlease v0.0.0
-	github.com/snowlab/snowlab/pglease v0.0.0
+	github.com/snowlab/snowlab v0.0.0-20261201092346-8664c06e51c4
+	github.com/snowlab/snowlab/etcdlease v0.0.0-20261201092346-8664c06e51c4
+	github.com/snowlab/snowlab/pglease v0.0.0-20261201092346-8664c06e51c4
 	github.com/stretchr/testify v1.12.1
 	go.etcd.io/etcd/client/v3 v3.7.3
 	golang.org/x/net v0.61.0
@@ -18,8 +18,6 @@ require (
 )
 
 require (
-	github.com/HdrHistogram/hdrhistogram-go v1.4.0 // indirect
-	github.com/aclements/go-perfevent v0.0.0-20240703205258-f34bb3e1a4e4 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/coreos/go-semver v0.3.1 // indirect
@@ -29,7 +27,6 @@ require (
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
 	github.com/jackc/puddle/v2 v2.2.3 // indirect
-	github.com/klauspost/cpuid/v2 v2.4.2 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/prometheus/client_model v0.6.3 // indirect
 	github.com/prometheus/common v0.72.0 // indirect
@@ -45,10 +42,4 @@ require (
 	google.golang.org/genproto/googleapis/api v0.0.0-20260803160001-6ac0973c030d // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260803160001-6ac0973c030d // indirect
 	google.golang.org/grpc v1.83.2 // indirect
-)
-
-replace (
-	github.com/snowlab/snowlab => ../
-	github.com/snowlab/snowlab/etcdlease => ../etcdlease
-	github.com/snowlab/snowlab/pglease => ../pglease
 )

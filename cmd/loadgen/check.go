@@ -12,12 +12,12 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab/clocksrc"
-	"github.com/snowlab/snowlab/internal/benchgen/limit"
 	"github.com/snowlab/snowlab/lab"
 	"github.com/snowlab/snowlab/lab/compare"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
 	"github.com/snowlab/snowlab/lab/workload"
+	"github.com/snowlab/snowlab/limit"
 )
 
 // checkSuite is the fixed short suite the CI gate runs: snowlab's own

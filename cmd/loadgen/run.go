@@ -19,8 +19,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/snowlab/snowlab"
-	"github.com/snowlab/snowlab/internal/benchgen/limit"
-	"github.com/snowlab/snowlab/internal/cliflag"
+	"github.com/snowlab/snowlab/cmd/snowid/cli"
 	"github.com/snowlab/snowlab/lab"
 	"github.com/snowlab/snowlab/lab/host"
 	"github.com/snowlab/snowlab/lab/peers"
@@ -29,6 +28,7 @@ import (
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
 	"github.com/snowlab/snowlab/lab/workload"
+	"github.com/snowlab/snowlab/limit"
 	"github.com/snowlab/snowlab/nodeid"
 )
 
@@ -89,9 +89,9 @@ func isHelp(arg string) bool {
 
 // parseFlags parses args into fs. It returns the exit code to stop with,
 // or -1 to go on: -h prints the flags and exits 0, a bad flag is one line
-// naming it (cliflag.Parse, as snowid reports one) and exits 2.
+// naming it (cli.ParseFlags, as snowid reports one) and exits 2.
 func parseFlags(fs *flag.FlagSet, args []string) int {
-	switch stop, ok := cliflag.Parse(fs, args); {
+	switch stop, ok := cli.ParseFlags(fs, args); {
 	case stop && ok:
 		return exitOK
 	case stop:

@@ -15,8 +15,8 @@ import (
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/clocksrc"
-	"github.com/snowlab/snowlab/internal/benchgen/limit"
 	"github.com/snowlab/snowlab/internal/mono"
+	"github.com/snowlab/snowlab/limit"
 )
 
 // CeilingPerSec is the default layout's strict per-node ceiling.

@@ -120,12 +120,8 @@ func timeFormat(l snowlab.Layout) string {
 }
 
 // ParsePolicy reads a -policy flag's value, the name Policy.String gives:
-// strict or monotonic.
+// strict or monotonic (Policy.UnmarshalText).
 func ParsePolicy(name string) (snowlab.Policy, bool) {
-	for _, p := range []snowlab.Policy{snowlab.Strict, snowlab.Monotonic} {
-		if name == p.String() {
-			return p, true
-		}
-	}
-	return 0, false
+	var p snowlab.Policy
+	return p, p.UnmarshalText([]byte(name)) == nil
 }

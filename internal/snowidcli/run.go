@@ -1,7 +1,8 @@
 // Package snowidcli is the snowid command: decode a stray ID from a log,
 // mint a few IDs, print a layout's horizon. It lives here, not in
 // cmd/snowid, so that a build linking more lease stores (the etcdlease
-// module's etcd-enabled snowid) runs the same command.
+// module's etcd-enabled snowid) runs the same command, through the public
+// shell cmd/snowid/cli, since another module cannot import this one.
 package snowidcli
 
 import (

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/snowlab/snowlab/internal/coalesce"
+	"github.com/snowlab/snowlab/snowidd/client"
 )
 
 // Protocol is a wire protocol a snowidd replica answers on its one port.
@@ -141,7 +141,7 @@ func newConn(base string, p Protocol, tlsConfig *tls.Config) (*conn, error) {
 			if err != nil {
 				return nil, err
 			}
-			return coalesce.Conn(c), nil
+			return client.NewConn(c), nil
 		}}
 	return &conn{base: strings.TrimSuffix(base, "/"), proto: p, hc: &http.Client{Transport: tr}}, nil
 }

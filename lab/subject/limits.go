@@ -7,7 +7,7 @@ import (
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/clocksrc"
-	"github.com/snowlab/snowlab/internal/benchgen/limit"
+	"github.com/snowlab/snowlab/limit"
 )
 
 // The physical-limit subjects' names. Every other subject names the one
@@ -21,11 +21,11 @@ const (
 	LimitPerP = "limit/per-p"
 )
 
-// Limits returns the physical-limit subjects: the loop bodies of
-// internal/benchgen/limit (a clock read, then one compare-and-swap moving
-// a padded word to max(old+1, now)) run as subjects, so that each
-// generator's figures in a run can be read as a ratio to what the host
-// can do at all. Their IDs are nanoseconds since Limits was called
+// Limits returns the physical-limit subjects: the loop bodies of package
+// github.com/snowlab/snowlab/limit (a clock read, then one
+// compare-and-swap moving a padded word to max(old+1, now)) run as
+// subjects, so that each generator's figures in a run can be read as a
+// ratio to what the host can do at all. Their IDs are nanoseconds since Limits was called
 // (shifted left by limit.ShardBits, the word's index in the low bits, for
 // limit/per-p): unique and increasing per word, so the lab's checks hold
 // for them; they promise no tick ceiling.
@@ -35,7 +35,7 @@ func Limits() []Subject {
 	now := func() uint64 { return uint64(max(clock.UnixNano()-epoch, 0)) }
 	at := func(ns uint64) time.Time { return time.Unix(0, epoch+int64(ns)) }
 	subject := func(name, note string) Subject {
-		return Subject{Name: name, Library: "github.com/snowlab/snowlab/internal/benchgen/limit",
+		return Subject{Name: name, Library: "github.com/snowlab/snowlab/limit",
 			Physical: true, Nodes: 1, Note: note}
 	}
 

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/snowlab/snowlab/internal/mono"
+	"github.com/snowlab/snowlab/lab/internal/mono"
 	"github.com/snowlab/snowlab/lab/internal/stats"
 	"github.com/snowlab/snowlab/lab/perfevent"
 	"github.com/snowlab/snowlab/lab/result"

@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"sync"
 
-	"github.com/snowlab/snowlab/internal/mono"
+	"github.com/snowlab/snowlab/lab/internal/mono"
 )
 
 // fanOut runs body on n goroutines released together: each is started and

@@ -6,7 +6,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/snowlab/snowlab/internal/mono"
+	"github.com/snowlab/snowlab/lab/internal/mono"
 )
 
 // waiter sleeps on a timerfd, which the runtime's network poller watches

@@ -5,7 +5,7 @@ package workload
 import (
 	"time"
 
-	"github.com/snowlab/snowlab/internal/mono"
+	"github.com/snowlab/snowlab/lab/internal/mono"
 )
 
 // waiter sleeps with time.Sleep here, which the runtime may round up to a

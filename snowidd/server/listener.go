@@ -3,7 +3,7 @@ package server
 import (
 	"net"
 
-	"github.com/snowlab/snowlab/internal/coalesce"
+	"github.com/snowlab/snowlab/snowidd/internal/coalesce"
 )
 
 // NewListener returns ln with each accepted connection read through a

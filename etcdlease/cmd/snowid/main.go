@@ -22,8 +22,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/snowlab/snowlab/cmd/snowid/cli"
 	"github.com/snowlab/snowlab/etcdlease"
-	"github.com/snowlab/snowlab/internal/snowidcli"
 	"github.com/snowlab/snowlab/nodeid"
 )
 
@@ -38,10 +38,10 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, os.LookupEnv)) }
 // run is the command with its arguments, output and environment.
 func run(args []string, stdout, stderr io.Writer, getenv func(string) (string, bool)) int {
 	etcd := etcdlease.NewFlags(passwordVar, getenv)
-	leases := snowidcli.Leases{
+	leases := cli.Leases{
 		Scheme:   "etcd",
 		Stores:   map[string]nodeid.Opener{"etcd": etcd.Opener(10 * time.Second)},
 		AddFlags: func(fs *flag.FlagSet) func() bool { etcd.Register(fs); return etcd.Given },
 	}
-	return snowidcli.RunLeases(args, stdout, stderr, leases)
+	return cli.RunLeases(args, stdout, stderr, leases)
 }

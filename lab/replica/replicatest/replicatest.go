@@ -40,8 +40,8 @@ func Start(t testing.TB) string {
 }
 
 // Binary is the snowidd binary a test should start: $SNOWIDD_BIN when set,
-// else bin/snowidd beside the module's go.mod when it is there. With none
-// it returns "" and why.
+// else bin/snowidd beside the repository's go.work (where make snowidd
+// writes it) when it is there. With none it returns "" and why.
 func Binary() (path, why string) {
 	if bin := os.Getenv("SNOWIDD_BIN"); bin != "" {
 		if st, err := os.Stat(bin); err != nil || st.IsDir() {
@@ -49,15 +49,15 @@ func Binary() (path, why string) {
 		}
 		return bin, ""
 	}
-	out, err := exec.Command("go", "env", "GOMOD").Output()
+	out, err := exec.Command("go", "env", "GOWORK").Output()
 	if err != nil {
-		return "", "SNOWIDD_BIN is not set and go env GOMOD failed: " + err.Error()
+		return "", "SNOWIDD_BIN is not set and go env GOWORK failed: " + err.Error()
 	}
-	gomod := strings.TrimSpace(string(out))
-	if gomod == "" || gomod == os.DevNull {
-		return "", "SNOWIDD_BIN is not set and the test is outside a module"
+	gowork := strings.TrimSpace(string(out))
+	if gowork == "" || gowork == "off" {
+		return "", "SNOWIDD_BIN is not set and the test runs outside the repository's workspace (go.work)"
 	}
-	bin := filepath.Join(filepath.Dir(gomod), "bin", "snowidd")
+	bin := filepath.Join(filepath.Dir(gowork), "bin", "snowidd")
 	if st, err := os.Stat(bin); err != nil || st.IsDir() {
 		return "", "SNOWIDD_BIN is not set and there is no " + bin
 	}

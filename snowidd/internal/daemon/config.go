@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/cmd/snowid/cli"
 	"github.com/snowlab/snowlab/etcdlease"
-	"github.com/snowlab/snowlab/internal/snowidcli"
 	"github.com/snowlab/snowlab/nodeid"
 	"github.com/snowlab/snowlab/snowidd/server"
 )
@@ -83,7 +83,7 @@ func parseOptions(args []string, getenv func(string) (string, bool), stderr io.W
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "`address` to serve gRPC, gRPC-Web, Connect and HTTP on (one port)")
 	fs.StringVar(&o.leaseSpec, "lease", "", "where the node ids come from (required): dir:`PATH` (a lock folder shared by the replicas of one host), etcd:HOST:PORT/PREFIX (etcd:http://HOST:PORT,.../PREFIX for several endpoints, etcd:https://… for TLS: see -etcd-*), pg:DSN (a PostgreSQL table; the DSN a postgres:// URL or key=value string, snowlab_table=NAME picks the table) or static:N (node ids N.. assigned by hand: nothing stops two replicas from sharing them)")
 	policy := fs.String("policy", "strict", "`policy` when the clock gives no fresh tick: strict (refuse a rewind past -max-wait, never stamp a time ahead of the clock) or monotonic (carry on from the last tick)")
-	lf := snowidcli.AddLayoutFlags(fs)
+	lf := cli.AddLayoutFlags(fs)
 	fs.IntVar(&o.shards, "shards", 1, fmt.Sprintf("node ids to hold and mint on, one per shard (1..%d): above 1, a node-per-shard generator passes one node id's 4,096 IDs per ms", MaxShards))
 	fs.DurationVar(&o.maxWait, "max-wait", snowlab.DefaultMaxWait, "largest clock rewind a strict generator waits out before refusing (Unavailable); negative refuses every rewind")
 	fs.DurationVar(&o.window, "window", nodeid.DefaultWindow, "lease reservation kept ahead of the clock: a replica cut off from its store mints for at most this long, a successor after a crash waits at most this long")
@@ -129,8 +129,7 @@ func parseOptions(args []string, getenv func(string) (string, bool), stderr io.W
 	if o.layout, err = lf.Layout(); err != nil {
 		return o, err
 	}
-	var ok bool
-	if o.policy, ok = snowidcli.ParsePolicy(*policy); !ok {
+	if err := o.policy.UnmarshalText([]byte(*policy)); err != nil {
 		return o, fmt.Errorf("-policy %q: want strict or monotonic", *policy)
 	}
 	if err := checkListen(o.listen); err != nil {

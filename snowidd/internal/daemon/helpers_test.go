@@ -214,6 +214,9 @@ func goTool(t *testing.T, tool string, args ...string) (string, error) {
 	modfile, err := toolsMod()
 	require.NoError(t, err)
 	cmd := exec.Command("go", append([]string{"tool", "-modfile=" + modfile, tool}, args...)...)
+	// tools.mod is a module of its own; the go command refuses -modfile
+	// in the repository's workspace.
+	cmd.Env = append(os.Environ(), "GOWORK=off")
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }

@@ -1,0 +1,95 @@
+package cli_test
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/cmd/snowid/cli"
+	"github.com/snowlab/snowlab/nodeid"
+)
+
+// TestRunLeases: a lease scheme passed to Run reaches gen -lease, and an
+// Opener's refusal is the command's usage error, one line naming it.
+func TestRunLeases(t *testing.T) {
+	refuse := errors.New("no such store here")
+	leases := map[string]nodeid.Opener{"fake": func(rest string) (nodeid.Store, error) {
+		return nil, refuse
+	}}
+	var out, errs bytes.Buffer
+	code := cli.Run([]string{"gen", "-lease", "fake:somewhere"}, &out, &errs, leases)
+	assert.Equal(t, 2, code)
+	assert.Empty(t, out.String())
+	assert.Contains(t, errs.String(), refuse.Error())
+	assert.Equal(t, 1, strings.Count(errs.String(), "\n"), errs.String())
+
+	errs.Reset()
+	code = cli.Run([]string{"gen", "-lease", "fake:somewhere"}, &out, &errs, nil)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs.String(), `unknown scheme "fake"`, "without the opener the scheme is unknown")
+
+	out.Reset()
+	require.Zero(t, cli.Run([]string{"layout", "-layout", "39/12/12"}, &out, &errs, nil))
+	assert.Contains(t, out.String(), "39/12/12")
+}
+
+func TestLayoutFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want snowlab.Layout
+		err  string // a part of the error; "" for none
+	}{
+		{nil, snowlab.DefaultLayout, ""},
+		{[]string{"-layout", "39/12/12", "-unit", "10ms", "-epoch", "1700000000000"},
+			snowlab.Layout{TimeBits: 39, NodeBits: 12, SeqBits: 12, Unit: 10 * time.Millisecond, Epoch: time.UnixMilli(1700000000000).UTC()}, ""},
+		{[]string{"-layout", "41/10"}, snowlab.Layout{}, `-layout "41/10"`},
+		{[]string{"-unit", "fast"}, snowlab.Layout{}, `-unit "fast"`},
+		{[]string{"-epoch", "yesterday"}, snowlab.Layout{}, `-epoch "yesterday"`},
+		{[]string{"-layout", "41/10/11"}, snowlab.Layout{}, `-layout "41/10/11"`},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			fs := flag.NewFlagSet("t", flag.ContinueOnError)
+			lf := cli.AddLayoutFlags(fs)
+			require.NoError(t, fs.Parse(tc.args))
+			l, err := lf.Layout()
+			if tc.err != "" {
+				assert.ErrorContains(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want.TimeBits, l.TimeBits)
+			assert.Equal(t, tc.want.NodeBits, l.NodeBits)
+			assert.Equal(t, tc.want.SeqBits, l.SeqBits)
+			assert.Equal(t, tc.want.Unit, l.Unit)
+			assert.True(t, tc.want.Epoch.Equal(l.Epoch), "epoch %v, want %v", l.Epoch, tc.want.Epoch)
+		})
+	}
+}
+
+func TestParseFlags(t *testing.T) {
+	var out bytes.Buffer
+	fs := flag.NewFlagSet("tool", flag.ContinueOnError)
+	fs.SetOutput(&out)
+	fs.Int("n", 1, "how many")
+	stop, ok := cli.ParseFlags(fs, []string{"-n", "x"})
+	assert.True(t, stop)
+	assert.False(t, ok)
+	assert.Equal(t, "tool: invalid value \"x\" for flag -n: parse error (run 'tool -h' for usage)\n", out.String())
+
+	out.Reset()
+	stop, ok = cli.ParseFlags(fs, []string{"-h"})
+	assert.True(t, stop)
+	assert.True(t, ok)
+	assert.Contains(t, out.String(), "how many")
+
+	stop, ok = cli.ParseFlags(fs, []string{"-n", "3"})
+	assert.False(t, stop)
+	assert.True(t, ok)
+}
