@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/jackc/pgx/v5 v5.12.0
-	github.com/snowlab/snowlab v0.0.0-20261201092346-8664c06e51c4
+	github.com/snowlab/snowlab v0.0.0-20261201092638-a1ea1958ebce
 	github.com/stretchr/testify v1.12.1
 )
 

@@ -4,8 +4,8 @@ go 1.26.0
 
 require (
 	github.com/schollz/progressbar/v3 v3.19.1
-	github.com/snowlab/snowlab v0.0.0-20261201092346-8664c06e51c4
-	github.com/snowlab/snowlab/lab v0.0.0-20261201092346-8664c06e51c4
+	github.com/snowlab/snowlab v0.0.0-20261201092638-a1ea1958ebce
+	github.com/snowlab/snowlab/lab v0.0.0-20261201092638-a1ea1958ebce
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/term v0.44.0
 )
@@ -35,7 +35,8 @@ require (
 	github.com/oklog/ulid/v2 v2.1.2 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
-	github.com/snowlab/snowlab/snowidd v0.0.0-20261201092346-8664c06e51c4 // indirect
+	github.com/snowlab/snowlab/etcdlease v0.0.0-20261201092638-a1ea1958ebce // indirect
+	github.com/snowlab/snowlab/snowidd v0.0.0-20261201092638-a1ea1958ebce // indirect
 	github.com/sony/sonyflake/v2 v2.2.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/image v0.46.0 // indirect
