@@ -82,7 +82,7 @@ echo "consumer-test: serving ${head:0:12} as github.com/snowlab/snowlab, no work
 
 # 1. The commands, as the README installs them.
 bin=$tmp/bin
-mkdir -p "$bin/etcd"
+mkdir -p "$bin/etcd" "$bin/pg"
 install() { # GOBIN PACKAGE
 	echo "consumer-test: go install $2@${head:0:12}"
 	GOBIN=$1 GOFLAGS= go install "$2@$head"
@@ -91,6 +91,7 @@ install "$bin" github.com/snowlab/snowlab/cmd/snowid
 install "$bin" github.com/snowlab/snowlab/cmd/loadgen
 install "$bin" github.com/snowlab/snowlab/snowidd/cmd/snowidd
 install "$bin/etcd" github.com/snowlab/snowlab/etcdlease/cmd/snowid
+install "$bin/pg" github.com/snowlab/snowlab/pglease/cmd/snowid
 
 # expect NAME WANT-STATUS PATTERN CMD...: run CMD, check its exit status
 # and that its output holds PATTERN.
@@ -108,6 +109,7 @@ expect() {
 expect "snowid layout" 0 '41/10/12' "$bin/snowid" layout
 expect "snowid without etcd" 2 'lease stores here: dir\)' "$bin/snowid" gen -lease nosuch:x
 expect "etcd snowid" 2 'lease stores here: dir, etcd' "$bin/etcd/snowid" gen -lease nosuch:x
+expect "pg snowid" 2 'lease stores here: dir, pg' "$bin/pg/snowid" gen -lease nosuch:x
 expect "loadgen list" 0 'atomicgen' "$bin/loadgen" list
 expect "snowidd -h" 0 '-lease' "$bin/snowidd" -h
 

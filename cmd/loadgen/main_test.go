@@ -372,7 +372,8 @@ func TestRunLeaseSpecs(t *testing.T) {
 		{"empty", "", "want scheme:location"},
 		{"unknown scheme", "bogus:x", `unknown scheme "bogus"`},
 		{"dir under a regular file", "dir:" + filepath.Join(file, "ids"), "not a directory"},
-		{"etcd, which loadgen does not link", "etcd:127.0.0.1:2379/x", "etcdlease"},
+		{"etcd without a port", "etcd:127.0.0.1/x", "is not HOST:PORT"},
+		{"pg with an empty DSN", "pg:", "want scheme:location"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			code, out, errs := runArgs("run", "-no-write", "-lease", tt.spec)
@@ -384,6 +385,23 @@ func TestRunLeaseSpecs(t *testing.T) {
 			assert.Contains(t, errs, tt.want)
 		})
 	}
+}
+
+// The -etcd-* flags with a lease on another store, or none, would do
+// nothing: refused in one line; and a pg: DSN's password reaches no
+// output.
+func TestRunLeaseFlags(t *testing.T) {
+	code, out, errs := runArgs("run", "-no-write", "-lease", "dir:"+t.TempDir(), "-etcd-user", "bob")
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, out)
+	assert.Equal(t, 1, strings.Count(errs, "\n"), errs)
+	assert.Contains(t, errs, "the -etcd-* flags are for -lease etcd:")
+
+	code, out, errs = runArgs("run", "-no-write", "-lease", "pg:postgres://app:Sup3r-s3cret@127.0.0.1:70000/app")
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, out)
+	assert.Equal(t, 1, strings.Count(errs, "\n"), errs)
+	assert.NotContains(t, errs, "Sup3r-s3cret")
 }
 
 // TestRunLimits: -subjects limit selects the two physical limits (and

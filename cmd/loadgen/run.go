@@ -20,6 +20,7 @@ import (
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/cmd/snowid/cli"
+	"github.com/snowlab/snowlab/etcdlease"
 	"github.com/snowlab/snowlab/lab"
 	"github.com/snowlab/snowlab/lab/host"
 	"github.com/snowlab/snowlab/lab/peers"
@@ -30,6 +31,7 @@ import (
 	"github.com/snowlab/snowlab/lab/workload"
 	"github.com/snowlab/snowlab/limit"
 	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/pglease"
 )
 
 const (
@@ -294,6 +296,16 @@ func seenAny(all []subject.Subject, want string, seen map[string]bool) bool {
 	return false
 }
 
+// etcdPasswordVar holds the etcd user's password for -lease etcd: when
+// -etcd-password-file does not: loadgen's own variable, not etcdctl's
+// ETCDCTL_PASSWORD, so that a shell set up for etcdctl as another user
+// does not lend loadgen that user.
+const etcdPasswordVar = "LOADGEN_ETCD_PASSWORD"
+
+// leaseTTL is the TTL of a -lease on etcd or PostgreSQL: a lab run that
+// dies frees its node ids this long after.
+const leaseTTL = 10 * time.Second
+
 func runSuite(args, command []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("loadgen run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -301,7 +313,10 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 	sf.register(fs)
 	out := fs.String("out", defaultOut(), "folder for the result files (JSON, Markdown, SVG charts); git ignores the default: loadgen publish commits a run")
 	noWrite := fs.Bool("no-write", false, "print the table only, write no files")
-	leaseSpec := fs.String("lease", "", "mint snowlab's generators under a nodeid lease on GOMAXPROCS node ids: dir:`PATH`")
+	leaseSpec := fs.String("lease", "", "mint snowlab's generators under a nodeid lease on GOMAXPROCS node ids: dir:`PATH`, "+
+		"etcd:HOST:PORT/PREFIX (etcd:https://… for TLS: see -etcd-*) or pg:DSN (a PostgreSQL table)")
+	etcd := etcdlease.NewFlags(etcdPasswordVar, os.LookupEnv)
+	etcd.Register(fs)
 	quiet := fs.Bool("q", false, "no progress bar")
 	procs := fs.Int("gomaxprocs", 0, fmt.Sprintf("run with runtime.GOMAXPROCS set to N, 1 to %d (0: leave it; the result's host records it), "+
 		"so that one binary can sweep core counts", maxProcs))
@@ -329,10 +344,15 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 	all := allSubjects()
 	leaseSet := false
 	fs.Visit(func(f *flag.Flag) { leaseSet = leaseSet || f.Name == "lease" })
+	if etcd.Given() && !strings.HasPrefix(*leaseSpec, "etcd:") {
+		fmt.Fprintf(stderr, "loadgen run: the -etcd-* flags are for -lease etcd:…, not -lease %q\n", redact.String(*leaseSpec))
+		return exitUsage
+	}
 	if leaseSet {
 		// An empty -lease is a spec like any other: refused, not read as
 		// no lease.
-		store, err := nodeid.OpenStore(*leaseSpec, nil)
+		stores := map[string]nodeid.Opener{"etcd": etcd.Opener(leaseTTL), "pg": pglease.Opener(leaseTTL)}
+		store, err := nodeid.OpenStore(*leaseSpec, stores)
 		if err != nil {
 			fmt.Fprintf(stderr, "loadgen run: -lease: %s\n", redact.String(err.Error()))
 			return exitUsage
