@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/jackc/pgx/v5 v5.12.0
-	github.com/snowlab/snowlab v0.0.0-20261201092638-a1ea1958ebce
+	github.com/snowlab/snowlab v0.0.0-20261201092951-f0428872d29a
 	github.com/stretchr/testify v1.12.1
 )
 
