@@ -92,7 +92,11 @@ func TestSubjectOverMutualTLS(t *testing.T) {
 	require.NoError(t, err)
 	_, err = m.Next()
 	require.ErrorIs(t, err, remote.ErrCall, "no client certificate")
-	assert.Contains(t, err.Error(), "certificate required")
+	// Under TLS 1.3 the client finishes its handshake before the server
+	// judges the certificate, so the refusal reaches the call either as
+	// the server's alert or as the connection that HTTP/2 could not set
+	// up; the same calls with a certificate passed above.
+	assert.Regexp(t, `certificate required|client conn could not be established`, err.Error())
 }
 
 // serveTLS is serve over TLS, on the listener snowidd serves TLS on
