@@ -13,9 +13,9 @@ require (
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/klauspost/cpuid/v2 v2.4.2
 	github.com/oklog/ulid/v2 v2.1.2
-	github.com/snowlab/snowlab v0.0.0-20261201092951-f0428872d29a
-	github.com/snowlab/snowlab/etcdlease v0.0.0-20261201092951-f0428872d29a
-	github.com/snowlab/snowlab/snowidd v0.0.0-20261201092951-f0428872d29a
+	github.com/snowlab/snowlab v0.0.0-20261201093113-8bf64c382f2c
+	github.com/snowlab/snowlab/etcdlease v0.0.0-20261201093113-8bf64c382f2c
+	github.com/snowlab/snowlab/snowidd v0.0.0-20261201093113-8bf64c382f2c
 	github.com/sony/sonyflake/v2 v2.2.0
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da

@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/jackc/pgx/v5 v5.12.0
-	github.com/snowlab/snowlab v0.0.0-20261201092951-f0428872d29a
+	github.com/snowlab/snowlab v0.0.0-20261201093113-8bf64c382f2c
 	github.com/stretchr/testify v1.12.1
 )
 

@@ -4,10 +4,10 @@ go 1.26.0
 
 require (
 	github.com/schollz/progressbar/v3 v3.19.1
-	github.com/snowlab/snowlab v0.0.0-20261201092951-f0428872d29a
-	github.com/snowlab/snowlab/etcdlease v0.0.0-20261201092951-f0428872d29a
-	github.com/snowlab/snowlab/lab v0.0.0-20261201092951-f0428872d29a
-	github.com/snowlab/snowlab/pglease v0.0.0-20261201092951-f0428872d29a
+	github.com/snowlab/snowlab v0.0.0-20261201093113-8bf64c382f2c
+	github.com/snowlab/snowlab/etcdlease v0.0.0-20261201093113-8bf64c382f2c
+	github.com/snowlab/snowlab/lab v0.0.0-20261201093113-8bf64c382f2c
+	github.com/snowlab/snowlab/pglease v0.0.0-20261201093113-8bf64c382f2c
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/term v0.47.0
 )
@@ -42,7 +42,7 @@ require (
 	github.com/oklog/ulid/v2 v2.1.2 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
-	github.com/snowlab/snowlab/snowidd v0.0.0-20261201092951-f0428872d29a // indirect
+	github.com/snowlab/snowlab/snowidd v0.0.0-20261201093113-8bf64c382f2c // indirect
 	github.com/sony/sonyflake/v2 v2.2.0 // indirect
 	go.etcd.io/etcd/api/v3 v3.7.3 // indirect
 	go.etcd.io/etcd/client/pkg/v3 v3.7.3 // indirect
