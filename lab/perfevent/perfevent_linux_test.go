@@ -196,7 +196,12 @@ func TestEventCounterWholeProcess(t *testing.T) {
 		got.Source, tc, cpu, newCPU)
 	assert.GreaterOrEqual(t, newBurns, want, "burners that ran on a thread created after Open (fewer than %d: inheritance not exercised)", want)
 	assert.GreaterOrEqual(t, float64(tc), 0.8*float64(cpu), "task-clock %v, process CPU time %v: counters do not cover the whole process", tc, cpu)
-	assert.LessOrEqual(t, float64(tc), 1.05*float64(cpu)+float64(5*time.Millisecond), "task-clock %v, process CPU time %v: counters count more than the process", tc, cpu)
+	// The process's CPU clock and the threads' schedstat are two
+	// accountings, and on a busy VM they were seen 10 ms apart (process
+	// CPU 43.1 ms, the new threads alone 52.7 ms by schedstat, task-clock
+	// 50.8 ms): the process ran at least the larger of the two.
+	ran := max(cpu, newCPU)
+	assert.LessOrEqual(t, float64(tc), 1.05*float64(ran)+float64(5*time.Millisecond), "task-clock %v, process CPU time %v (threads created after open %v): counters count more than the process", tc, cpu, newCPU)
 }
 
 func TestEventCounterLifecycle(t *testing.T) {
