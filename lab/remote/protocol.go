@@ -3,6 +3,7 @@ package remote
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -96,28 +97,45 @@ type conn struct {
 // Transport's default keeps two).
 const maxIdleConns = 10_000
 
-// newConn makes the client for base. gRPC and Connect go over unencrypted
-// HTTP/2 (h2c, prior knowledge), which gRPC needs and Connect accepts: one
-// connection carries many callers' calls, as a real client's would.
-// gRPC-Web goes over HTTP/1.1, one connection per call in flight.
-func newConn(base string, p Protocol) (*conn, error) {
+// newConn makes the client for base. gRPC and Connect go over HTTP/2,
+// which gRPC needs and Connect accepts: unencrypted (h2c, prior
+// knowledge) to an http:// base, over TLS configured by tlsConfig
+// (negotiated by ALPN) to an https:// one; one connection carries many
+// callers' calls, as a real client's would. gRPC-Web goes over HTTP/1.1,
+// one connection per call in flight.
+func newConn(base string, p Protocol, tlsConfig *tls.Config) (*conn, error) {
 	u, err := url.Parse(base)
-	if err != nil || u.Scheme != "http" || u.Host == "" {
-		return nil, fmt.Errorf("remote: base URL %q: want http://HOST:PORT", base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("remote: base URL %q: want http://HOST:PORT or https://HOST:PORT", base)
+	}
+	if tlsConfig != nil && u.Scheme != "https" {
+		return nil, fmt.Errorf("remote: base URL %q with a TLS configuration: want https://HOST:PORT", base)
 	}
 	if p < GRPC || p > GRPCWeb {
 		return nil, fmt.Errorf("%w %d", ErrProtocol, int(p))
 	}
 	var protos http.Protocols
-	if p == GRPCWeb {
+	switch {
+	case p == GRPCWeb:
 		protos.SetHTTP1(true)
-	} else {
+	case u.Scheme == "https":
+		protos.SetHTTP2(true)
+	default:
 		protos.SetUnencryptedHTTP2(true)
+	}
+	if tlsConfig != nil {
+		// The protocols offered by ALPN are the Transport's to set from
+		// protos: a config made for another client may name others.
+		tlsConfig = tlsConfig.Clone()
+		tlsConfig.NextProtos = nil
 	}
 	var d net.Dialer
 	tr := &http.Transport{Protocols: &protos, IdleConnTimeout: 30 * time.Second, MaxIdleConnsPerHost: maxIdleConns,
+		TLSClientConfig: tlsConfig,
 		// Coalesced as the server's are: the lab measures the server, and
-		// a client that spends a system call per frame caps it first.
+		// a client that spends a system call per frame caps it first. The
+		// Transport runs TLS over the connection dialled here, so the
+		// coalescing is below TLS, as the server's is.
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			c, err := d.DialContext(ctx, network, addr)
 			if err != nil {

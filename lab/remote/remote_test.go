@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"crypto/tls"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -148,7 +149,7 @@ func TestProtocols(t *testing.T) {
 				}
 				tc.ans.write(w)
 			})
-			c, err := newConn(url, tc.proto)
+			c, err := newConn(url, tc.proto, nil)
 			require.NoError(t, err)
 			var ids []uint64
 			if tc.count == 0 {
@@ -293,6 +294,53 @@ func TestSubjectRefusesBadInput(t *testing.T) {
 	assert.ErrorIs(t, err, ErrProtocol)
 	_, err = Subject("http://127.0.0.1:1", GRPC, 0, snowlab.Layout{NodeBits: 30})
 	assert.Error(t, err, "a layout that does not fit")
+	_, err = SubjectTLS("http://127.0.0.1:1", GRPC, 0, snowlab.Layout{}, &tls.Config{})
+	assert.ErrorContains(t, err, "with a TLS configuration: want https://HOST:PORT")
+}
+
+// TestTLS: to an https:// base every protocol goes over TLS, gRPC and
+// Connect on HTTP/2 negotiated by ALPN, gRPC-Web on HTTP/1.1; a server
+// the configuration does not trust is an error. (The snowidd module's
+// replicatest tests mutual TLS against the real server.)
+func TestTLS(t *testing.T) {
+	idMsg := cat([]byte{0x09}, fixed(42))
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.TLS == nil {
+			http.Error(w, "not over TLS", http.StatusBadRequest)
+			return
+		}
+		switch r.Header.Get("Content-Type") {
+		case "application/grpc":
+			assert.Equal(t, 2, r.ProtoMajor, "gRPC over HTTP/2")
+			grpcOK(idMsg).write(w)
+		case "application/grpc-web+proto":
+			assert.Equal(t, 1, r.ProtoMajor, "gRPC-Web over HTTP/1.1")
+			webOK(idMsg).write(w)
+		case "application/proto":
+			assert.Equal(t, 2, r.ProtoMajor, "Connect over HTTP/2")
+			answer{status: 200, body: idMsg}.write(w)
+		default:
+			assert.Equal(t, 2, r.ProtoMajor, "Connect JSON over HTTP/2")
+			answer{status: 200, body: []byte(`{"id":"42"}`)}.write(w)
+		}
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	require.True(t, strings.HasPrefix(srv.URL, "https://"))
+	trusting := srv.Client().Transport.(*http.Transport).TLSClientConfig
+	for _, p := range Protocols {
+		c, err := newConn(srv.URL, p, trusting)
+		require.NoError(t, err)
+		id, err := c.nextID()
+		require.NoError(t, err, p.String())
+		assert.Equal(t, uint64(42), id, p.String())
+	}
+	c, err := newConn(srv.URL, GRPC, nil) // the system's roots
+	require.NoError(t, err)
+	_, err = c.nextID()
+	require.ErrorIs(t, err, ErrCall)
+	assert.Contains(t, err.Error(), "certificate")
 }
 
 // TestBatchCallersCallAtOnce: G goroutines taking IDs one at a time from a

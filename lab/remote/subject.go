@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"crypto/tls"
 	"fmt"
 	"sync"
 
@@ -20,6 +21,15 @@ const MaxBatch = 100_000
 // the default) under the strict policy, for the lab's ceiling check to
 // hold, and on one node id (OnNodes says how many otherwise).
 func Subject(base string, p Protocol, batch int, layout snowlab.Layout) (subject.Subject, error) {
+	return SubjectTLS(base, p, batch, layout, nil)
+}
+
+// SubjectTLS is Subject for a replica serving TLS at base
+// (https://HOST:PORT), checked and answered with tlsConfig: the CA to
+// trust (RootCAs; nil is the system's) and, for a replica serving mutual
+// TLS, the client's certificate. A nil tlsConfig is Subject's plaintext
+// for an http:// base, the system's roots for an https:// one.
+func SubjectTLS(base string, p Protocol, batch int, layout snowlab.Layout, tlsConfig *tls.Config) (subject.Subject, error) {
 	if batch < 0 || batch > MaxBatch {
 		return subject.Subject{}, fmt.Errorf("remote: batch %d: want 0 (NextID) or 1 to %d", batch, MaxBatch)
 	}
@@ -27,7 +37,7 @@ func Subject(base string, p Protocol, batch int, layout snowlab.Layout) (subject
 	if err := l.Validate(); err != nil {
 		return subject.Subject{}, err
 	}
-	c, err := newConn(base, p)
+	c, err := newConn(base, p, tlsConfig)
 	if err != nil {
 		return subject.Subject{}, err
 	}
