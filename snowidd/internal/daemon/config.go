@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/internal/snowidcli"
 	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/snowidd/internal/peerclock"
 	"github.com/snowlab/snowlab/snowidd/server"
 )
 
@@ -44,6 +46,12 @@ type options struct {
 	// horizonWarn is how near the layout's horizon may be before the
 	// start logs a warning.
 	horizonWarn time.Duration
+	// peers are the replicas whose clocks this one compares with its
+	// own, every peerInterval; peerMaxOffset, above 0, holds readiness
+	// while it is further than that from their median.
+	peers         []string
+	peerInterval  time.Duration
+	peerMaxOffset time.Duration
 }
 
 // DefaultHorizonWarn is how near the layout's horizon may come before
@@ -80,6 +88,9 @@ func parseOptions(args []string, getenv func(string) (string, bool), stderr io.W
 	fs.DurationVar(&o.grace, "grace", 10*time.Second, "on SIGTERM, how long calls in flight get to finish before the lease is released")
 	fs.DurationVar(&o.clockMaxError, "clock-max-error", 0, "not ready while the kernel reports the clock unsynchronized or its maximum error above `D` (Linux adjtimex, read only); 0 is off")
 	fs.DurationVar(&o.horizonWarn, "horizon-warn", DefaultHorizonWarn, "log a warning at start when the layout's horizon, the end of its IDs, is less than `D` away (17531h38m24s is 2 years)")
+	peers := fs.String("peers", "", "comma list of other replicas' base `URLs` (http://HOST:PORT) whose clocks this one compares with its own (GET /clock), exported as snowidd_clock_peer_offset_seconds")
+	fs.DurationVar(&o.peerInterval, "peer-interval", peerclock.DefaultInterval, "how often -peers are asked for their clocks")
+	fs.DurationVar(&o.peerMaxOffset, "peer-max-offset", 0, "not ready while this replica's clock is further than `D` from the median of its -peers' and its own, beyond the estimate's error (half a round trip); 0 is off")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: snowidd -lease SPEC [flags]\n\nEach flag can also be set with %sNAME (-rewind-hold: %s).\n\n", EnvPrefix, envName("rewind-hold"))
 		fs.PrintDefaults()
@@ -132,6 +143,16 @@ func parseOptions(args []string, getenv func(string) (string, bool), stderr io.W
 		return o, fmt.Errorf("-clock-max-error %v: want 0 (off) or more", o.clockMaxError)
 	case o.horizonWarn < 0:
 		return o, fmt.Errorf("-horizon-warn %v: want 0 or more", o.horizonWarn)
+	case o.peerInterval <= 0:
+		return o, fmt.Errorf("-peer-interval %v: want more than 0", o.peerInterval)
+	case o.peerMaxOffset < 0:
+		return o, fmt.Errorf("-peer-max-offset %v: want 0 (off) or more", o.peerMaxOffset)
+	}
+	if o.peers, err = parsePeers(*peers); err != nil {
+		return o, fmt.Errorf("-peers %q: %v", *peers, err)
+	}
+	if o.peerMaxOffset > 0 && len(o.peers) == 0 {
+		return o, fmt.Errorf("-peer-max-offset %v needs -peers to compare with", o.peerMaxOffset)
 	}
 	if rest, ok := strings.CutPrefix(o.leaseSpec, "static:"); ok {
 		n, err := strconv.Atoi(rest)
@@ -147,6 +168,24 @@ func parseOptions(args []string, getenv func(string) (string, bool), stderr io.W
 		o.static, o.staticNode = true, n
 	}
 	return o, nil
+}
+
+// parsePeers reads -peers: base URLs, http:// or https:// with a host
+// and nothing after the port.
+func parsePeers(list string) ([]string, error) {
+	if strings.TrimSpace(list) == "" {
+		return nil, nil
+	}
+	var out []string
+	for _, s := range strings.Split(list, ",") {
+		s = strings.TrimSuffix(strings.TrimSpace(s), "/")
+		u, err := url.Parse(s)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || u.User != nil {
+			return nil, fmt.Errorf("peer %q: want http://HOST:PORT or https://HOST:PORT", s)
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }
 
 // checkListen accepts what net.Listen("tcp", addr) can parse: HOST:PORT,

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"github.com/snowlab/snowlab/nodeid"
 	"github.com/snowlab/snowlab/pglease"
 	"github.com/snowlab/snowlab/shardedgen"
+	"github.com/snowlab/snowlab/snowidd/internal/peerclock"
 	"github.com/snowlab/snowlab/snowidd/server"
 )
 
@@ -35,12 +37,27 @@ const (
 // drains and returns the exit code. getenv reads the SNOWIDD_* variables
 // (os.LookupEnv); the log goes to stderr.
 func Run(ctx context.Context, args []string, getenv func(string) (string, bool), stderr io.Writer) int {
-	return run(ctx, args, getenv, stderr, clocksrc.ReadKernel)
+	return run(ctx, args, getenv, stderr, systemHooks())
 }
 
-// run is Run with the kernel's clock discipline read by readKernel, which
-// tests script.
-func run(ctx context.Context, args []string, getenv func(string) (string, bool), stderr io.Writer, readKernel func() clocksrc.Kernel) int {
+// hooks are what run reads of the system, which tests script: the
+// kernel's clock discipline and the clock the replica mints, leases and
+// judges readiness by. A build with the snowidd_faults tag (the fault
+// lab's) puts a clock there that its lab steps, over an endpoint that
+// wrap mounts.
+type hooks struct {
+	readKernel func() clocksrc.Kernel
+	clock      clocksrc.Clock                  // nil: clocksrc.Default()
+	wrap       func(http.Handler) http.Handler // nil: the server's handler as it is
+	note       string                          // logged at start when set
+}
+
+// run is Run on the system as h has it.
+func run(ctx context.Context, args []string, getenv func(string) (string, bool), stderr io.Writer, h hooks) int {
+	readKernel := h.readKernel
+	if h.clock == nil {
+		h.clock = clocksrc.Default()
+	}
 	o, err := parseOptions(args, getenv, stderr)
 	if errors.Is(err, errHelp) {
 		return exitOK
@@ -76,8 +93,21 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 	logClock(log, kernel, o.clockMaxError)
 	warnHorizon(log, o.layout, time.Now(), o.horizonWarn)
 
-	srv, err := server.New(server.Config{Layout: o.layout, RewindHold: o.rewindHold,
-		ReadKernel: readKernel, ClockMaxError: o.clockMaxError})
+	if h.note != "" {
+		log.Warn(h.note)
+	}
+	now := func() time.Time { return time.Unix(0, h.clock.UnixNano()) }
+	cfg := server.Config{Layout: o.layout, RewindHold: o.rewindHold, Now: now,
+		ReadKernel: readKernel, ClockMaxError: o.clockMaxError, PeerMaxOffset: o.peerMaxOffset}
+	var peers *peerclock.Poller
+	if len(o.peers) > 0 {
+		if peers, err = peerclock.New(peerclock.Config{Peers: o.peers, Now: h.clock.UnixNano, Interval: o.peerInterval}); err != nil {
+			fmt.Fprintf(stderr, "snowidd: -peers: %v\n", err)
+			return exitUsage
+		}
+		cfg.Peers = peers
+	}
+	srv, err := server.New(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "snowidd: %v\n", err)
 		return exitUsage
@@ -87,7 +117,11 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		fmt.Fprintf(stderr, "snowidd: -listen %q: %v\n", o.listen, err)
 		return exitFail
 	}
-	hs := server.NewHTTPServer(o.listen, srv.Handler())
+	handler := srv.Handler()
+	if h.wrap != nil {
+		handler = h.wrap(handler)
+	}
+	hs := server.NewHTTPServer(o.listen, handler)
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(server.NewListener(ln)) }()
 	// Tests and scripts read this line for the port. A pg: spec's DSN may
@@ -95,9 +129,13 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 	log.Info("serving gRPC, gRPC-Web and Connect", "url", "http://"+ln.Addr().String(), "lease", nodeid.Redact(o.leaseSpec))
 
 	holdCtx, stopHolding := context.WithCancel(context.Background())
+	if peers != nil {
+		go peers.Run(holdCtx)
+		log.Info("comparing clocks with peers", "peers", strings.Join(o.peers, ","), "every", o.peerInterval, "max_offset", o.peerMaxOffset)
+	}
 	held := make(chan *nodeid.Lease, 1)
 	if o.static {
-		gen, err := newGenerator(o, snowlab.Config{Node: o.staticNode})
+		gen, err := newGenerator(o, snowlab.Config{Node: o.staticNode, Clock: h.clock})
 		if err != nil {
 			fmt.Fprintf(stderr, "snowidd: -lease %q: %v\n", o.leaseSpec, err)
 			_ = hs.Close()
@@ -108,7 +146,7 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		log.Warn("static node ids: nothing stops another process from minting on them", "first", o.staticNode, "count", o.shards)
 		held <- nil
 	} else {
-		go func() { held <- hold(holdCtx, o, store, srv, log) }()
+		go func() { held <- hold(holdCtx, o, store, srv, log, h.clock) }()
 	}
 
 	select {
@@ -209,8 +247,8 @@ func newGenerator(o options, cfg snowlab.Config) (snowlab.Generator, error) {
 // store that fails (down, or every node id held) is asked again; a lost
 // lease is replaced. The server is not ready meanwhile and its calls are
 // refused.
-func hold(ctx context.Context, o options, store nodeid.Store, srv *server.Server, log *slog.Logger) *nodeid.Lease {
-	opts := nodeid.Options{Count: o.shards, Layout: o.layout, Window: o.window}
+func hold(ctx context.Context, o options, store nodeid.Store, srv *server.Server, log *slog.Logger, clock clocksrc.Clock) *nodeid.Lease {
+	opts := nodeid.Options{Count: o.shards, Layout: o.layout, Window: o.window, Clock: clock}
 	wait := 100 * time.Millisecond
 	retry := func(why string, err error) bool {
 		srv.Unuse(fmt.Sprintf("%s: %v", why, err))

@@ -62,13 +62,20 @@ func startDaemon(t *testing.T, args ...string) *daemon {
 // readKernel: a test scripts the kernel's answer.
 func startDaemonOn(t *testing.T, readKernel func() clocksrc.Kernel, args ...string) *daemon {
 	t.Helper()
+	return startDaemonWith(t, hooks{readKernel: readKernel}, args...)
+}
+
+// startDaemonWith is startDaemon on the system as h has it: a test
+// scripts the kernel's answer and the clock.
+func startDaemonWith(t *testing.T, h hooks, args ...string) *daemon {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	lw := newLogWriter()
 	d := &daemon{cancel: cancel, exited: make(chan struct{}), log: lw}
 	served := lw.match(urlLine)
 	go func() {
 		defer close(d.exited)
-		d.code = run(ctx, append([]string{"-listen", "127.0.0.1:0"}, args...), func(string) (string, bool) { return "", false }, lw, readKernel)
+		d.code = run(ctx, append([]string{"-listen", "127.0.0.1:0"}, args...), func(string) (string, bool) { return "", false }, lw, h)
 	}()
 	d.url = servedURL(t, lw, served, d.exited, func() any { return d.code }, 30*time.Second)
 	t.Cleanup(func() { d.stop(t) })
