@@ -377,6 +377,9 @@ func (x *executor) run(ctx context.Context, sc Scenario) (res ScenarioResult) {
 			return res
 		}
 	}
+	if sc.TLS {
+		s.tlsRefusals(ctx)
+	}
 	urls := make([]string, len(s.reps))
 	for i, r := range s.reps {
 		urls[i] = r.URL()

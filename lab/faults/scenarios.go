@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/http"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -135,6 +136,31 @@ func leaderKilled(ctx context.Context, s *stage) error {
 		s.bound(r, leaderBound, leaderWhy)
 	}
 	return sleepCtx(ctx, 2*time.Second)
+}
+
+// tlsRefusals checks that the hops are mutual TLS indeed: a replica and
+// an etcd member each refuse a client that trusts them but presents no
+// certificate.
+func (s *stage) tlsRefusals(ctx context.Context) {
+	anon := s.certs.ClientTLS()
+	anon.Certificates = nil
+	c, err := remote.NewClient(s.reps[0].URL(), remote.ConnectJSON, anon)
+	if err == nil {
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_, err = c.NextID(cctx)
+		cancel()
+	}
+	s.check("a replica refuses a client without a certificate", err != nil, "%v", err)
+	hc := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: anon}}
+	resp, err := hc.Post(s.cluster.Endpoints()[0]+"/v3/kv/range", "application/json", strings.NewReader(`{"key":"eA=="}`))
+	if err == nil {
+		resp.Body.Close()
+		err = fmt.Errorf("HTTP %d", resp.StatusCode)
+		if resp.StatusCode == http.StatusOK {
+			err = nil
+		}
+	}
+	s.check("an etcd member refuses a client without a certificate", err != nil, "%v", err)
 }
 
 func minorityPartitioned(ctx context.Context, s *stage) error {
