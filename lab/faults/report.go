@@ -193,19 +193,21 @@ func document(run *Result) *report.Document {
 	return d
 }
 
-// WriteTable writes run's scenarios as a terminal table.
+// WriteTable writes run's scenarios as a terminal table, the fleet
+// starts and the skipped scenarios on lines of their own below it.
 func WriteTable(w io.Writer, run *Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCENARIO\tCALLS\tIDS\tDUP\tORDER\tREFUSED\tFAILOVER MAX\tLONGEST DOWN (BOUND)\tCHECKS\tTOOK")
+	var below []string
 	for _, s := range run.Scenarios {
 		switch {
 		case s.Skipped != "":
-			fmt.Fprintf(tw, "%s\tskipped: %s\n", s.Name, s.Skipped)
+			below = append(below, fmt.Sprintf("%s skipped: %s", s.Name, s.Skipped))
 			continue
 		case s.Holders != nil:
 			h := s.Holders
-			fmt.Fprintf(tw, "%s\t%d holders, %d etcd members: all held after %v, p99 %v, %d conflicts, %d shared, %d lost\t\t\t\t\t\t\t%s\t%v\n",
-				s.Name, h.Holders, h.Members, dur(h.AllHeld), dur(h.P99), h.Conflicts, h.Shared, h.Lost, checksCell(s.Checks), s.Duration.Round(100*time.Millisecond))
+			below = append(below, fmt.Sprintf("%s: %d holders on %d etcd member(s): all held after %v, p99 %v, %d conflicts, %d shared, %d lost; checks %s; took %v",
+				s.Name, h.Holders, h.Members, dur(h.AllHeld), dur(h.P99), h.Conflicts, h.Shared, h.Lost, checksCell(s.Checks), s.Duration.Round(100*time.Millisecond)))
 			continue
 		}
 		var down []string
@@ -225,6 +227,9 @@ func WriteTable(w io.Writer, run *Result) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	for _, b := range below {
+		fmt.Fprintln(w, b)
 	}
 	if len(run.Failures) > 0 {
 		fmt.Fprintf(w, "\n%d FAILURE(S):\n", len(run.Failures))

@@ -282,6 +282,9 @@ func (s *stage) replicaArgs(r int, spec ReplicaSpec, peers []string) ([]string, 
 	args := []string{"-lease", "etcd:" + strings.Join(eps, ",") + "/faults/" + s.sc.Name,
 		"-ttl", DefaultTTL.String(), "-window", DefaultWindow.String(), "-grace", "2s",
 		"-rewind-hold", DefaultRewindHold.String(), "-policy", spec.policy()}
+	if s.sc.Layout != "" {
+		args = append(args, "-layout", s.sc.Layout)
+	}
 	if spec.Peers && len(peers) > 0 {
 		args = append(args, "-peers", strings.Join(peers, ","), "-peer-interval", "250ms")
 	}
@@ -413,7 +416,12 @@ func (x *executor) run(ctx context.Context, sc Scenario) (res ScenarioResult) {
 		}
 		time.Sleep(time.Second)
 	}
-	a := &analysis{layout: snowlab.DefaultLayout}
+	layout, err := s.sc.layout()
+	if err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	a := &analysis{layout: layout}
 	a.callers = main.end()
 	for _, l := range s.extra {
 		a.callers = append(a.callers, l.end()...)

@@ -280,4 +280,8 @@ func TestExecuteRefuses(t *testing.T) {
 		assert.True(t, s.Short, s.Name)
 	}
 	assert.Len(t, Names(), len(full))
+	for _, s := range full {
+		_, err := s.layout()
+		assert.NoError(t, err, s.Name)
+	}
 }

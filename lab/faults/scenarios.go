@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/lab/remote"
 )
 
@@ -40,6 +41,9 @@ type Scenario struct {
 	// Batch is the NextIDs count of a client's call n (0: NextID); nil
 	// alternates NextID and NextIDs(100).
 	Batch func(n int) int
+	// Layout is the replicas' -layout (time/node/seq bits); "" is the
+	// default layout.
+	Layout string
 	// Run plays the fault on the rig, the load running.
 	Run func(ctx context.Context, s *stage) error
 }
@@ -94,6 +98,8 @@ func Scenarios() []Scenario {
 			Members: 3, Replicas: three, Run: asymmetricPartition},
 		{Name: "clock-steps", Title: "a strict and a monotonic replica's clocks stepped back 2 s, then forward 10 s", Short: true,
 			Members: 3, Replicas: []ReplicaSpec{{Peers: true}, {Monotonic: true, Peers: true}, {Peers: true}}, FaultClock: true, Run: clockSteps},
+		{Name: "successor-waits", Title: "a replica whose clock ran 5 s ahead SIGKILLed; its successor, on the only free node id, waits out the reservation",
+			Members: 3, Layout: "41/1/21", Replicas: []ReplicaSpec{{}, {}}, Spares: []ReplicaSpec{{}}, FaultClock: true, Run: successorWaits},
 		{Name: "kill9-batch", Title: "a replica SIGKILLed during NextIDs(100000), three times", Short: true,
 			Members: 3, Replicas: three, Run: kill9Batch},
 		{Name: "holders-1024", Title: "1,024 holders, each with its own etcd client, acquiring node ids at once on a 3-member cluster",
@@ -240,8 +246,8 @@ func stoppedAtReservation(s *stage, a *analysis, what string, cut, until time.Ti
 		if lt := lastTime(during); !lt.IsZero() {
 			ran = lt.Sub(cut)
 		}
-		s.check(fmt.Sprintf("%s: replica %s stopped minting within Window (%v) of being cut off", what, s.reps[r].Name, DefaultWindow),
-			len(late) == 0, "%d IDs stamped in the %v after the cut-off, the last %v after it; %d stamped later than a Window after it",
+		s.check(fmt.Sprintf("%s: replica %s stopped minting within Window (%v) of the fault", what, s.reps[r].Name, DefaultWindow),
+			len(late) == 0, "%d IDs stamped in the %v after the fault began, the last %v after it; %d stamped later than a Window after it",
 			len(during), until.Sub(cut).Round(10*time.Millisecond), ran.Round(time.Millisecond), len(late))
 	}
 }
@@ -258,32 +264,16 @@ func replicaCutOff(ctx context.Context, s *stage) error {
 	if err := s.links.Blackhole(0, Upstream, Downstream); err != nil {
 		return err
 	}
-	prefix := "/faults/" + s.sc.Name
 	// Its etcd lease expires a TTL after its last keep-alive.
-	var expiredAt time.Time
-	for deadline := time.Now().Add(DefaultTTL + 10*time.Second); ; {
-		_, held, err := s.cluster.Get(ctx, fmt.Sprintf("%s/nodes/%d", prefix, k))
-		if err == nil && !held {
-			expiredAt = time.Now()
-			break
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("node id %d still held %v after r0 was cut off", k, time.Since(cutAt).Round(time.Millisecond))
-		}
-		if err := sleepCtx(ctx, 50*time.Millisecond); err != nil {
-			return err
-		}
+	expiredAt, err := s.waitGone(ctx, k, cutAt)
+	if err != nil {
+		return err
 	}
 	s.mark("etcd expired r0's lease: node id %d is free", k)
-	v, ok, err := s.cluster.Get(ctx, fmt.Sprintf("%s/reserved/%d", prefix, k))
-	if err != nil || !ok {
-		return fmt.Errorf("reading node id %d's reservation: %v (present: %v)", k, err, ok)
-	}
-	ns, err := strconv.ParseInt(v, 10, 64)
+	reserved, err := s.reservation(ctx, k)
 	if err != nil {
-		return fmt.Errorf("node id %d's reservation %q: %v", k, v, err)
+		return err
 	}
-	reserved := time.Unix(0, ns)
 	s.mark("r0's last stored reservation: %v after the cut-off; successor r3 started", reserved.Sub(cutAt).Round(time.Millisecond))
 	if err := s.startSpare(3); err != nil {
 		return err
@@ -423,10 +413,10 @@ func clockSteps(ctx context.Context, s *stage) error {
 			}
 		}
 		s.check(fmt.Sprintf("the lab reads r0's clock (GET /clock) %+.0f s from its own, within 0.25 s", want.Seconds()), (off-want).Abs() <= 250*time.Millisecond,
-			"%v ± %v", off.Round(time.Millisecond), (best / 2).Round(time.Microsecond))
+			"%v ± %v", off.Round(time.Microsecond), (best / 2).Round(time.Microsecond))
 		peer, err := s.reps[2].Metric(`snowidd_clock_peer_offset_seconds{peer="` + s.reps[0].URL() + `"}`)
 		d := time.Duration(peer * float64(time.Second))
-		measured := d.Round(time.Millisecond).String()
+		measured := d.Round(time.Microsecond).String()
 		if err != nil {
 			measured = err.Error()
 		}
@@ -463,6 +453,96 @@ func clockSteps(ctx context.Context, s *stage) error {
 		s.check("the strict replica refused while its clock was behind its last ID", refused > 0, "%d attempts refused (unavailable)", refused)
 	})
 	return nil
+}
+
+// waitGone waits until etcd no longer holds node id k under the
+// scenario's prefix: its holder's lease expired.
+func (s *stage) waitGone(ctx context.Context, k int, since time.Time) (time.Time, error) {
+	key := fmt.Sprintf("/faults/%s/nodes/%d", s.sc.Name, k)
+	for deadline := time.Now().Add(DefaultTTL + 10*time.Second); ; {
+		_, held, err := s.cluster.Get(ctx, key)
+		if err == nil && !held {
+			return time.Now(), nil
+		}
+		if time.Now().After(deadline) {
+			return time.Time{}, fmt.Errorf("node id %d still held %v after its holder was cut off", k, time.Since(since).Round(time.Millisecond))
+		}
+		if err := sleepCtx(ctx, 50*time.Millisecond); err != nil {
+			return time.Time{}, err
+		}
+	}
+}
+
+// reservation reads node id k's reserved-until from etcd.
+func (s *stage) reservation(ctx context.Context, k int) (time.Time, error) {
+	v, ok, err := s.cluster.Get(ctx, fmt.Sprintf("/faults/%s/reserved/%d", s.sc.Name, k))
+	if err != nil || !ok {
+		return time.Time{}, fmt.Errorf("reading node id %d's reservation: %v (present: %v)", k, err, ok)
+	}
+	ns, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("node id %d's reservation %q: %v", k, v, err)
+	}
+	return time.Unix(0, ns), nil
+}
+
+// successorWaits: on a layout of two node ids, r0 (clock 5 s ahead) and
+// r1 hold both; r0 is killed, and r2 starting after its lease expired
+// finds only r0's id free, its reservation ahead of r2's clock.
+func successorWaits(ctx context.Context, s *stage) error {
+	k, err := s.reps[0].Node()
+	if err != nil {
+		return err
+	}
+	s.role(0, "clock 5 s ahead, then SIGKILLed")
+	s.role(2, "successor on the killed replica's node id")
+	s.mark("r0's clock (node id %d) stepped forward 5 s: its reservations run 5 s ahead of the machine's clock", k)
+	if code, body, err := s.reps[0].post(faultClockPath + "?step=5s"); err != nil || code != 200 {
+		return fmt.Errorf("stepping r0's clock: %d %s %v", code, body, err)
+	}
+	if err := sleepCtx(ctx, 1500*time.Millisecond); err != nil {
+		return err
+	}
+	killAt := time.Now()
+	s.reps[0].Kill()
+	s.mark("SIGKILL r0")
+	expired, err := s.waitGone(ctx, k, killAt)
+	if err != nil {
+		return err
+	}
+	reserved, err := s.reservation(ctx, k)
+	if err != nil {
+		return err
+	}
+	startAt := time.Now()
+	lead := reserved.Sub(startAt)
+	s.mark("etcd expired r0's lease %v after the kill; its reservation is %v ahead of the clock; successor r2 started", expired.Sub(killAt).Round(time.Millisecond), lead.Round(time.Millisecond))
+	if err := s.startSpare(2); err != nil {
+		return err
+	}
+	if err := s.waitReady(2, snowlab.DefaultMaxFloorWait+10*time.Second); err != nil {
+		return err
+	}
+	waited := time.Since(startAt)
+	k2, err := s.reps[2].Node()
+	if err != nil {
+		return err
+	}
+	s.mark("r2 ready on node id %d, %v after it started", k2, waited.Round(time.Millisecond))
+	s.check("the successor took the killed replica's node id, the only one free", k2 == k, "r0 held %d, r2 holds %d", k, k2)
+	s.check(fmt.Sprintf("the successor served within MaxFloorWait (%v) of starting", snowlab.DefaultMaxFloorWait),
+		waited <= snowlab.DefaultMaxFloorWait, "%v", waited.Round(time.Millisecond))
+	s.bound(2, max(lead, 0)+reconnect+slack, fmt.Sprintf("the reservation's lead on the clock (%v, at most MaxFloorWait %v) + start and acquire (1 s) + rig slack (0.25 s)",
+		lead.Round(time.Millisecond), snowlab.DefaultMaxFloorWait))
+	s.afterLoad(func(a *analysis) {
+		before, after := a.servedBy(0, k), a.servedBy(2, k)
+		last, first := lastTime(before), firstTime(after)
+		s.check("the killed replica minted nothing past its stored reservation", len(before) > 0 && !last.After(reserved),
+			"its last ID on node id %d stamped %s, the reservation until %s", k, stamp(last), stamp(reserved))
+		s.check("the successor's first ID is at or after that reservation", len(after) > 0 && !first.Before(reserved),
+			"first ID stamped %s (%d IDs), %v after the reservation", stamp(first), len(after), first.Sub(reserved).Round(time.Millisecond))
+	})
+	return sleepCtx(ctx, time.Second)
 }
 
 func kill9Batch(ctx context.Context, s *stage) error {
@@ -521,7 +601,7 @@ func kill9Batch(ctx context.Context, s *stage) error {
 		}
 		s.check("each kill landed inside a NextIDs(100000) call", cut == 3, "%d of 3", cut)
 		s.check("every NextIDs(100000) answered carried 100000 IDs, none part of a cut call", n > 0 && sizes[remote.MaxBatch] == n,
-			"%d answered (sizes %v), %d attempts failed", n, sizes, failed)
+			"%d of %d answered calls carried 100000; %d attempts failed", sizes[remote.MaxBatch], n, failed)
 	})
 	return nil
 }
@@ -548,4 +628,18 @@ func holders(ctx context.Context, s *stage) error {
 	s.check("no node id held by two", h.Shared == 0, "%d shared, %d distinct held", h.Shared, h.Distinct)
 	s.check("no lease lost while the fleet started", h.Lost == 0, "%d lost", h.Lost)
 	return nil
+}
+
+// layout is the scenario's layout, as its replicas mint with it.
+func (sc Scenario) layout() (snowlab.Layout, error) {
+	if sc.Layout == "" {
+		return snowlab.DefaultLayout, nil
+	}
+	var l snowlab.Layout
+	if _, err := fmt.Sscanf(sc.Layout, "%d/%d/%d", &l.TimeBits, &l.NodeBits, &l.SeqBits); err != nil {
+		return l, fmt.Errorf("scenario %s: layout %q: %v", sc.Name, sc.Layout, err)
+	}
+	d := snowlab.DefaultLayout
+	l.Unit, l.Epoch = d.Unit, d.Epoch
+	return l, l.Validate()
 }
