@@ -361,14 +361,15 @@ func (x *executor) run(ctx context.Context, sc Scenario) (res ScenarioResult) {
 			r.Kill()
 		}
 	}()
+	// One at a time, each ready before the next starts: replica i holds
+	// node id i, the lowest free, so that a successor starting on the
+	// lowest free id takes the one a scenario freed.
 	for i := range sc.Replicas {
 		if err := s.reps[i].Start(); err != nil {
 			res.Error = err.Error()
 			return res
 		}
 		s.started[i].Store(true)
-	}
-	for i := range sc.Replicas {
 		if err := s.waitReady(i, 30*time.Second); err != nil {
 			res.Error = err.Error() + "\n" + s.reps[i].Log()
 			return res
