@@ -188,7 +188,7 @@ func minorityPartitioned(ctx context.Context, s *stage) error {
 	now, _ := s.cluster.Leader()
 	s.mark("etcd healthy, %s leads", s.cluster.Members()[now].Name)
 	for r := range s.reps {
-		s.bound(r, leaderBound, leaderWhy+", per election (the cut-off leader steps down; healed, its higher term forces another)")
+		s.bound(r, leaderBound, leaderWhy+", per election (the cut-off leader steps down; etcd runs without pre-vote, so healed, its higher term can force another)")
 	}
 	return sleepCtx(ctx, 2*time.Second)
 }
@@ -374,7 +374,7 @@ func asymmetricPartition(ctx context.Context, s *stage) error {
 	if k0 == k {
 		s.note("r0 kept node id %d: its keep-alives reached etcd throughout, so its lease never expired", k)
 	} else {
-		s.note("r0 lost node id %d and took %d: its lease expired although its keep-alives were delivered (the client gave up on the stream that never answered)", k, k0)
+		s.note("r0 lost node id %d and took %d: its etcd lease expired although its requests, keep-alives included, still reached etcd", k, k0)
 	}
 	s.bound(0, healAt.Sub(cutAt)+reconnect+slack, fmt.Sprintf("the partition (%v) + reconnect (1 s) + rig slack (0.25 s)", healAt.Sub(cutAt).Round(10*time.Millisecond)))
 	s.afterLoad(func(a *analysis) { stoppedAtReservation(s, a, "answers lost", cutAt, healAt, 1) })
