@@ -30,7 +30,7 @@
 // Acquire grants an etcd lease of the store's TTL (at least 2 s: etcd does
 // not expire a lease sooner than 1.5 election timeouts, 2 s with its
 // default timing). For a candidate range of count consecutive ids (the
-// lowest free ones first, skipping those a listing shows held) it runs one
+// lowest free one, skipping those a listing shows held) it runs one
 // transaction:
 //
 //	If   CreateRevision(<prefix>/nodes/N) == 0        for every N in the range
@@ -40,7 +40,12 @@
 //
 // Either the whole range becomes this holder's, together with the
 // predecessors' reservations as they stood at that instant, or nothing is
-// written and the next range is tried. The claim's Floor is the latest of
+// written and another range is tried: after the k-th such conflict, one
+// picked at random among the lowest 2^k free ones. A holder alone takes
+// the lowest free ids; a fleet starting at once spreads out in a few tries
+// each, where every holder trying the next id up would make a transaction
+// per id taken before it (half a million for 1,024 holders). The etcd
+// lease is kept alive while the tries last. The claim's Floor is the latest of
 // those reserved-until values: nodeid hands it to the generators, which
 // wait for the clock to pass it (or refuse, past Config.MaxFloorWait). When
 // no range is free, Acquire fails with nodeid.ErrNoFreeSlot. A claim holds at

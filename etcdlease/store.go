@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
@@ -147,22 +148,58 @@ func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, 
 	}()
 
 	// Which slots are held now: only a hint, the transaction decides.
-	list, err := cli.Get(ctx, s.prefix+"/nodes/", clientv3.WithPrefix(), clientv3.WithKeysOnly())
-	if err != nil {
-		return nil, fmt.Errorf("etcdlease: list held node ids under %s/nodes/: %w", s.prefix, refusedAuth(err))
-	}
-	held := make(map[int]bool, len(list.Kvs))
-	for _, kv := range list.Kvs {
-		if n, err := strconv.Atoi(strings.TrimPrefix(string(kv.Key), s.prefix+"/nodes/")); err == nil {
-			held[n] = true
+	held := map[int]bool{}
+	list := func() error {
+		resp, err := cli.Get(ctx, s.prefix+"/nodes/", clientv3.WithPrefix(), clientv3.WithKeysOnly())
+		if err != nil {
+			return fmt.Errorf("etcdlease: list held node ids under %s/nodes/: %w", s.prefix, refusedAuth(err))
 		}
+		clear(held)
+		for _, kv := range resp.Kvs {
+			if n, err := strconv.Atoi(strings.TrimPrefix(string(kv.Key), s.prefix+"/nodes/")); err == nil {
+				held[n] = true
+			}
+		}
+		return nil
+	}
+	if err := list(); err != nil {
+		return nil, err
 	}
 	holder := fmt.Sprintf("lease=%x pid=%d host=%s", int64(lease), os.Getpid(), hostname())
 
-	for first, tries := 0, 0; first+count-1 <= maxNode; {
-		if n := lastHeld(held, first, count); n >= 0 {
-			first = n + 1
+	// The lowest free range first: alone, a holder takes the lowest free
+	// ids, and a successor the ids its predecessor left. Each conflict
+	// (another holder took the range first) doubles the lowest free
+	// ranges the next try picks among at random, so that a fleet
+	// starting at once spreads out in a few tries each instead of every
+	// holder walking up past every id taken before it, a transaction
+	// each (1,024 holders made half a million of them). The view is
+	// listed afresh every 16 conflicts, and before saying none is free.
+	conflicts, listed, tries := 0, true, 0
+	alive := time.Now()
+	for {
+		cands := freeRanges(held, count, maxNode)
+		if len(cands) == 0 {
+			if listed {
+				break
+			}
+			if err := list(); err != nil {
+				return nil, err
+			}
+			listed = true
 			continue
+		}
+		first := cands[0]
+		if conflicts > 0 {
+			first = cands[rand.IntN(min(len(cands), 1<<min(conflicts, 16)))]
+		}
+		// The lease must outlive the tries: nothing keeps it alive
+		// until the claim is made, and a Put on an expired lease fails.
+		if time.Since(alive) > s.ttl/3 {
+			if _, err := cli.KeepAliveOnce(ctx, lease); err != nil {
+				return nil, fmt.Errorf("etcdlease: keep the lease alive while claiming: %w", refusedAuth(err))
+			}
+			alive = time.Now()
 		}
 		cmps := make([]clientv3.Cmp, count)
 		then := make([]clientv3.Op, 0, 2*count)
@@ -180,8 +217,9 @@ func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, 
 		if err != nil {
 			return nil, fmt.Errorf("etcdlease: claim node ids %d..%d: %w", first, first+count-1, refusedAuth(err))
 		}
+		listed = false
 		if !resp.Succeeded {
-			// Someone holds part of the range: note who, try the next one.
+			// Someone holds part of the range: note who, try another.
 			seen := false
 			for i, r := range resp.Responses {
 				if len(r.GetResponseRange().GetKvs()) > 0 {
@@ -190,6 +228,12 @@ func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, 
 			}
 			if tries++; !seen && tries > 100 {
 				return nil, fmt.Errorf("etcdlease: claim node ids %d..%d: the range keeps changing under contention", first, first+count-1)
+			}
+			if conflicts++; conflicts%16 == 0 {
+				if err := list(); err != nil {
+					return nil, err
+				}
+				listed = true
 			}
 			continue
 		}
@@ -217,6 +261,21 @@ func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, 
 	}
 	return nil, fmt.Errorf("%w: etcdlease: no %d consecutive node ids among 0..%d under %s/nodes/ are free (%d of them are held by live leases)",
 		nodeid.ErrNoFreeSlot, count, maxNode, s.prefix, countHeld(held, maxNode))
+}
+
+// freeRanges are the first ids of the ranges of count consecutive ids
+// among 0..maxNode that held shows free, ascending.
+func freeRanges(held map[int]bool, count, maxNode int) []int {
+	var out []int
+	for first := 0; first+count-1 <= maxNode; {
+		if n := lastHeld(held, first, count); n >= 0 {
+			first = n + 1
+			continue
+		}
+		out = append(out, first)
+		first++
+	}
+	return out
 }
 
 func countHeld(held map[int]bool, maxNode int) int {

@@ -51,6 +51,14 @@
 //	                               beside snowlab on PostgreSQL: IDs/s,
 //	                               latency, disorder, a crash; writes
 //	                               results/local/*-alternatives.*
+//	loadgen faults [-set short|full] [-scenarios NAME,...]
+//	                               a fleet of snowidd replicas (bin/snowidd-faults)
+//	                               on an etcd cluster of its own under faults:
+//	                               the leader killed, a minority partitioned,
+//	                               quorum lost, a replica cut off from etcd,
+//	                               slow and lossy links, clock steps, kill -9
+//	                               mid-batch, 1,024 holders at once; every ID
+//	                               checked; writes results/local/*-faults.*
 //	loadgen service [-snowidd bin/snowidd] [-duration D]
 //	                               a local snowidd (started on a free
 //	                               loopback port, one static node id,

@@ -65,6 +65,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runAlternatives(args, command, stdout, stderr)
 	case "service":
 		return runService(args, command, stdout, stderr)
+	case "faults":
+		return runFaults(args, command, stdout, stderr)
 	case "list":
 		return runList(stdout, stderr)
 	case "history":
@@ -118,6 +120,9 @@ const usage = `usage:
   loadgen service [-snowidd bin/snowidd]
                                     a local snowidd over gRPC and Connect beside
                                     the in-process generator (loadgen service -h)
+  loadgen faults [-set short|full] a fleet of replicas on etcd under faults: leader
+                                    killed, quorum lost, a replica cut off, clock
+                                    steps, 1,024 holders at once (loadgen faults -h)
   loadgen history [-o FILE] [DIR|FILE.json ...]
                                     the history page of the results (index.html)
   loadgen publish [RUN.json ...]    copy runs (default: the newest in results/local)

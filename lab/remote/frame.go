@@ -58,7 +58,7 @@ func grpcStatusError(status, message string) error {
 	if m, err := url.PathUnescape(message); err == nil {
 		message = m
 	}
-	return fmt.Errorf("grpc-status %s: %s", status, message)
+	return &StatusError{Code: grpcCodeName(status), Message: message, grpcStatus: status}
 }
 
 // parseWebTrailer reads a gRPC-Web trailer frame's payload: "key: value"

@@ -147,17 +147,20 @@ func newConn(base string, p Protocol, tlsConfig *tls.Config) (*conn, error) {
 }
 
 // nextID calls NextID.
-func (c *conn) nextID() (uint64, error) {
+func (c *conn) nextID() (uint64, error) { return c.nextIDContext(context.Background()) }
+
+// nextIDContext is nextID within ctx.
+func (c *conn) nextIDContext(ctx context.Context) (uint64, error) {
 	if c.proto == ConnectJSON {
 		var r struct {
 			ID string `json:"id"`
 		}
-		if err := c.callJSON("NextID", `{}`, &r); err != nil {
+		if err := c.callJSON(ctx, "NextID", `{}`, &r); err != nil {
 			return 0, err
 		}
 		return parseID(r.ID)
 	}
-	msg, err := c.callProto("NextID", nil)
+	msg, err := c.callProto(ctx, "NextID", nil)
 	if err != nil {
 		return 0, err
 	}
@@ -172,13 +175,16 @@ func (c *conn) nextID() (uint64, error) {
 }
 
 // nextIDs calls NextIDs for n IDs and checks that n came back.
-func (c *conn) nextIDs(n int) ([]uint64, error) {
+func (c *conn) nextIDs(n int) ([]uint64, error) { return c.nextIDsContext(context.Background(), n) }
+
+// nextIDsContext is nextIDs within ctx.
+func (c *conn) nextIDsContext(ctx context.Context, n int) ([]uint64, error) {
 	var ids []uint64
 	if c.proto == ConnectJSON {
 		var r struct {
 			IDs []string `json:"ids"`
 		}
-		if err := c.callJSON("NextIDs", `{"count":`+strconv.Itoa(n)+`}`, &r); err != nil {
+		if err := c.callJSON(ctx, "NextIDs", `{"count":`+strconv.Itoa(n)+`}`, &r); err != nil {
 			return nil, err
 		}
 		ids = make([]uint64, len(r.IDs))
@@ -190,7 +196,7 @@ func (c *conn) nextIDs(n int) ([]uint64, error) {
 			ids[i] = id
 		}
 	} else {
-		msg, err := c.callProto("NextIDs", nextIDsRequest(uint32(n)))
+		msg, err := c.callProto(ctx, "NextIDs", nextIDsRequest(uint32(n)))
 		if err != nil {
 			return nil, err
 		}
@@ -214,8 +220,8 @@ func parseID(s string) (uint64, error) {
 }
 
 // post sends body to method and returns the response with its body read.
-func (c *conn) post(method, contentType string, body []byte, header http.Header) (*http.Response, []byte, error) {
-	req, err := http.NewRequest(http.MethodPost, c.base+servicePath+method, bytes.NewReader(body))
+func (c *conn) post(ctx context.Context, method, contentType string, body []byte, header http.Header) (*http.Response, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+servicePath+method, bytes.NewReader(body))
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %s: %v", ErrCall, method, err)
 	}
@@ -238,8 +244,8 @@ func (c *conn) post(method, contentType string, body []byte, header http.Header)
 }
 
 // callJSON is a Connect unary call with JSON.
-func (c *conn) callJSON(method, body string, out any) error {
-	resp, data, err := c.post(method, "application/json", []byte(body), http.Header{})
+func (c *conn) callJSON(ctx context.Context, method, body string, out any) error {
+	resp, data, err := c.post(ctx, method, "application/json", []byte(body), http.Header{})
 	if err != nil {
 		return err
 	}
@@ -254,9 +260,9 @@ func (c *conn) callJSON(method, body string, out any) error {
 
 // callProto is a unary call with binary protobuf over gRPC, gRPC-Web or
 // Connect; it returns the response message.
-func (c *conn) callProto(method string, msg []byte) ([]byte, error) {
+func (c *conn) callProto(ctx context.Context, method string, msg []byte) ([]byte, error) {
 	if c.proto == ConnectProto {
-		resp, data, err := c.post(method, "application/proto", msg, http.Header{})
+		resp, data, err := c.post(ctx, method, "application/proto", msg, http.Header{})
 		if err != nil {
 			return nil, err
 		}
@@ -271,7 +277,7 @@ func (c *conn) callProto(method string, msg []byte) ([]byte, error) {
 		// is not, HTTP/1.1 having no trailers a browser can read.
 		contentType, header, read = "application/grpc-web+proto", http.Header{"X-Grpc-Web": {"1"}}, grpcWebMessage
 	}
-	resp, data, err := c.post(method, contentType, grpcFrame(msg), header)
+	resp, data, err := c.post(ctx, method, contentType, grpcFrame(msg), header)
 	if err != nil {
 		return nil, err
 	}
@@ -289,5 +295,5 @@ func connectError(method string, status int, body []byte) error {
 	if json.Unmarshal(body, &e) != nil || e.Code == "" {
 		return fmt.Errorf("%w: %s: HTTP %d", ErrCall, method, status)
 	}
-	return fmt.Errorf("%w: %s: %s: %s", ErrCall, method, e.Code, e.Message)
+	return fmt.Errorf("%w: %s: %w", ErrCall, method, &StatusError{Code: e.Code, Message: e.Message})
 }

@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"context"
 	"crypto/tls"
 	"encoding/binary"
 	"encoding/json"
@@ -389,4 +390,67 @@ func TestBatchCallersCallAtOnce(t *testing.T) {
 	assert.Zero(t, res.Check.OrderViolations, "each goroutine's IDs increase")
 	assert.Equal(t, g, maxInFlight)
 	assert.Len(t, c.calls, g*3, "each goroutine refilled its batch 3 times")
+}
+
+// TestClient: a Client's calls answer IDs, a refusal's code in each
+// protocol (CodeOf), a context that ends stops the call, and Clock reads
+// GET /clock.
+func TestClient(t *testing.T) {
+	idMsg := cat([]byte{0x09}, fixed(42))
+	hang := make(chan struct{})
+	t.Cleanup(func() { close(hang) })
+	url := serveH2C(t, func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/clock":
+			_, _ = w.Write([]byte(`{"unix_nano":"1733000000123456789"}`))
+		case r.Header.Get("X-Hang") != "":
+			<-hang
+		case r.Header.Get("Content-Type") == "application/grpc":
+			answer{status: 200, header: map[string]string{"Content-Type": "application/grpc", "Grpc-Status": "14", "Grpc-Message": "lease%20lost"}}.write(w)
+		case r.Header.Get("Content-Type") == "application/json":
+			answer{status: 503, body: []byte(`{"code":"unavailable","message":"draining"}`)}.write(w)
+		default:
+			answer{status: 200, body: idMsg}.write(w)
+		}
+	})
+	ok, err := NewClient(url, ConnectProto, nil)
+	require.NoError(t, err)
+	id, err := ok.NextID(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, uint64(42), id)
+	assert.Equal(t, url, ok.URL())
+	for _, p := range []Protocol{GRPC, ConnectJSON} {
+		c, err := NewClient(url, p, nil)
+		require.NoError(t, err)
+		_, err = c.NextID(t.Context())
+		require.ErrorIs(t, err, ErrCall)
+		assert.Equal(t, "unavailable", CodeOf(err), "%s: %v", p, err)
+	}
+	_, err = ok.NextIDs(t.Context(), 0)
+	assert.ErrorContains(t, err, "NextIDs(0)")
+	ns, rtt, err := ok.Clock(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, int64(1733000000123456789), ns)
+	assert.Positive(t, rtt)
+
+	hung, err := NewClient(url, ConnectProto, nil)
+	require.NoError(t, err)
+	hung.c.hc.Transport = headerTransport{hung.c.hc.Transport, "X-Hang"}
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	_, err = hung.NextID(ctx)
+	require.ErrorIs(t, err, ErrCall)
+	assert.Equal(t, "", CodeOf(err), "a call that never came back has no status")
+}
+
+// headerTransport adds a header to every request.
+type headerTransport struct {
+	http.RoundTripper
+	name string
+}
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set(h.name, "1")
+	return h.RoundTripper.RoundTrip(r)
 }

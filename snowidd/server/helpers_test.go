@@ -120,13 +120,16 @@ type rigOpts struct {
 	// clientTLS is then the clients'.
 	limits         *server.Limits
 	tls, clientTLS *tls.Config
+	// peers and peerMaxOffset are server.Config.Peers and PeerMaxOffset.
+	peers         server.PeerClocks
+	peerMaxOffset time.Duration
 }
 
 func newRig(t testing.TB, o rigOpts) *rig {
 	t.Helper()
 	clock := newTestClock()
 	srv, err := server.New(server.Config{Now: clock.Now, RewindHold: 5 * time.Second,
-		ReadKernel: o.kernel, ClockMaxError: o.clockMaxError})
+		ReadKernel: o.kernel, ClockMaxError: o.clockMaxError, Peers: o.peers, PeerMaxOffset: o.peerMaxOffset})
 	require.NoError(t, err)
 	cfg := snowlab.Config{Node: 7, Clock: clock.Clock(), Fence: o.fence}
 	if o.config != nil {

@@ -107,6 +107,9 @@ func newMetrics(s *Server) *metrics {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
+	if s.cfg.Peers != nil {
+		s.reg.MustRegister(newPeerCollector(s.cfg.Peers))
+	}
 	return m
 }
 

@@ -15,8 +15,9 @@ import (
 // NotReady says why the replica should get no traffic now, or "" when it
 // is ready. In order: draining, no lease, the lease lost, the reservation
 // run out (the store has not confirmed a new one: a generator would
-// refuse), a clock rewind refused within the last RewindHold, and, with
-// ClockMaxError set, a clock the kernel does not vouch for.
+// refuse), a clock rewind refused within the last RewindHold, with
+// ClockMaxError set, a clock the kernel does not vouch for, and with
+// PeerMaxOffset set, a clock too far from its peers'.
 func (s *Server) NotReady() string {
 	if s.draining.Load() {
 		return "draining: the replica is shutting down"
@@ -47,7 +48,12 @@ func (s *Server) NotReady() string {
 		}
 	}
 	if bound := s.cfg.ClockMaxError; bound > 0 {
-		return clockNotReady(s.cfg.ReadKernel(), bound)
+		if why := clockNotReady(s.cfg.ReadKernel(), bound); why != "" {
+			return why
+		}
+	}
+	if bound := s.cfg.PeerMaxOffset; bound > 0 {
+		return peerNotReady(s.cfg.Peers.PeerOffsets(), bound)
 	}
 	return ""
 }

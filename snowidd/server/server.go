@@ -73,6 +73,15 @@ type Config struct {
 	// ClockMaxError, or says nothing (a system other than Linux). 0 is
 	// off.
 	ClockMaxError time.Duration
+	// Peers, when set, are the other replicas' clocks as estimated from
+	// this one's (snowidd -peers): exported, and with PeerMaxOffset set,
+	// read for readiness.
+	Peers PeerClocks
+	// PeerMaxOffset, when above 0, holds readiness while this replica's
+	// clock is further than it from the median of its peers' and its own
+	// (FleetOffset), beyond the estimate's error. It needs Peers. 0 is
+	// off.
+	PeerMaxOffset time.Duration
 }
 
 // Server serves snowlab.v1.IDService, health, reflection and metrics. It
@@ -113,6 +122,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.ClockMaxError < 0 {
 		return nil, fmt.Errorf("%w: snowidd: clock max error %v is negative", snowlab.ErrInvalidConfig, cfg.ClockMaxError)
+	}
+	if cfg.PeerMaxOffset < 0 || cfg.PeerMaxOffset > 0 && cfg.Peers == nil {
+		return nil, fmt.Errorf("%w: snowidd: peer max offset %v: want 0, or more than 0 with peers to compare with", snowlab.ErrInvalidConfig, cfg.PeerMaxOffset)
 	}
 	if cfg.RewindHold == 0 {
 		cfg.RewindHold = DefaultRewindHold
@@ -179,7 +191,8 @@ func (s *Server) Stats() snowlab.Stats {
 }
 
 // Handler is the whole HTTP surface: the IDService, grpc.health.v1,
-// gRPC reflection (v1 and v1alpha), GET /healthz, /readyz and /metrics.
+// gRPC reflection (v1 and v1alpha), GET /healthz, /readyz, /clock and
+// /metrics.
 func (s *Server) Handler() http.Handler { return s.mux }
 
 // Registry is the Prometheus registry /metrics serves.
@@ -216,6 +229,7 @@ func (s *Server) routes() {
 		}
 		_, _ = w.Write([]byte("ready: " + s.cur.Load().nodes + "\n"))
 	})
+	s.mux.HandleFunc("GET "+ClockPath, serveClock(s.cfg.Now))
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{Registry: s.reg}))
 }
 

@@ -98,7 +98,7 @@ func TestClockMaxErrorNeedsTheKernel(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	var log strings.Builder
-	code := run(ctx, []string{"-listen", "127.0.0.1:0", "-lease", "static:1", "-clock-max-error", "100ms"}, func(string) (string, bool) { return "", false }, &log, unknown)
+	code := run(ctx, []string{"-listen", "127.0.0.1:0", "-lease", "static:1", "-clock-max-error", "100ms"}, func(string) (string, bool) { return "", false }, &log, hooks{readKernel: unknown})
 	assert.Equal(t, exitUsage, code)
 	assert.Equal(t, "snowidd: -clock-max-error 100ms: the kernel does not report its clock discipline here (the kernel's clock discipline is read on Linux only (adjtimex), not on darwin)\n", log.String())
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/snowlab/snowlab/cmd/snowid/cli"
 	"github.com/snowlab/snowlab/etcdlease"
 	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/snowidd/internal/peerclock"
 	"github.com/snowlab/snowlab/snowidd/server"
 )
 
@@ -51,6 +53,12 @@ type options struct {
 	limits server.Limits
 	// etcd are the credentials flags of an etcd lease.
 	etcd *etcdlease.Flags
+	// peers are the replicas whose clocks this one compares with its
+	// own, every peerInterval; peerMaxOffset, above 0, holds readiness
+	// while it is further than that from their median.
+	peers         []string
+	peerInterval  time.Duration
+	peerMaxOffset time.Duration
 }
 
 // EtcdPasswordVar holds the password of -etcd-user when
@@ -103,6 +111,9 @@ func parseOptions(args []string, getenv func(string) (string, bool), stderr io.W
 	fs.IntVar(&o.limits.MaxConns, "max-conns", server.DefaultMaxConns, "client connections open at once, at most `N`: one past it is closed at once, and its client tries another replica")
 	o.etcd = etcdlease.NewFlags(EtcdPasswordVar, getenv)
 	o.etcd.Register(fs)
+	peers := fs.String("peers", "", "comma list of other replicas' base `URLs` (http://HOST:PORT) whose clocks this one compares with its own (GET /clock), exported as snowidd_clock_peer_offset_seconds")
+	fs.DurationVar(&o.peerInterval, "peer-interval", peerclock.DefaultInterval, "how often -peers are asked for their clocks")
+	fs.DurationVar(&o.peerMaxOffset, "peer-max-offset", 0, "not ready while this replica's clock is further than `D` from the median of its -peers' and its own, beyond the estimate's error (half a round trip); 0 is off")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: snowidd -lease SPEC [flags]\n\nEach flag can also be set with %sNAME (-rewind-hold: %s). The password of -etcd-user comes from -etcd-password-file or $%s.\n\n", EnvPrefix, envName("rewind-hold"), EtcdPasswordVar)
 		fs.PrintDefaults()
@@ -160,6 +171,16 @@ func parseOptions(args []string, getenv func(string) (string, bool), stderr io.W
 		return o, fmt.Errorf("-tls-client-ca %s: mutual TLS needs -tls-cert and -tls-key as well", o.tls.ClientCA)
 	case o.etcd.Given() && !strings.HasPrefix(o.leaseSpec, "etcd:"):
 		return o, fmt.Errorf("-lease %q: the -etcd-* flags are for an etcd: lease", o.leaseSpec)
+	case o.peerInterval <= 0:
+		return o, fmt.Errorf("-peer-interval %v: want more than 0", o.peerInterval)
+	case o.peerMaxOffset < 0:
+		return o, fmt.Errorf("-peer-max-offset %v: want 0 (off) or more", o.peerMaxOffset)
+	}
+	if o.peers, err = parsePeers(*peers); err != nil {
+		return o, fmt.Errorf("-peers %q: %v", *peers, err)
+	}
+	if o.peerMaxOffset > 0 && len(o.peers) == 0 {
+		return o, fmt.Errorf("-peer-max-offset %v needs -peers to compare with", o.peerMaxOffset)
 	}
 	for _, l := range []struct {
 		name string
@@ -192,6 +213,24 @@ func parseOptions(args []string, getenv func(string) (string, bool), stderr io.W
 		o.static, o.staticNode = true, n
 	}
 	return o, nil
+}
+
+// parsePeers reads -peers: base URLs, http:// or https:// with a host
+// and nothing after the port.
+func parsePeers(list string) ([]string, error) {
+	if strings.TrimSpace(list) == "" {
+		return nil, nil
+	}
+	var out []string
+	for _, s := range strings.Split(list, ",") {
+		s = strings.TrimSuffix(strings.TrimSpace(s), "/")
+		u, err := url.Parse(s)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || u.User != nil {
+			return nil, fmt.Errorf("peer %q: want http://HOST:PORT or https://HOST:PORT", s)
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }
 
 // checkListen accepts what net.Listen("tcp", addr) can parse: HOST:PORT,

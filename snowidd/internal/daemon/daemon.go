@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -24,6 +25,7 @@ import (
 	"github.com/snowlab/snowlab/nodeid"
 	"github.com/snowlab/snowlab/pglease"
 	"github.com/snowlab/snowlab/shardedgen"
+	"github.com/snowlab/snowlab/snowidd/internal/peerclock"
 	"github.com/snowlab/snowlab/snowidd/server"
 )
 
@@ -39,12 +41,27 @@ const (
 // drains and returns the exit code. getenv reads the SNOWIDD_* variables
 // (os.LookupEnv); the log goes to stderr.
 func Run(ctx context.Context, args []string, getenv func(string) (string, bool), stderr io.Writer) int {
-	return run(ctx, args, getenv, stderr, clocksrc.ReadKernel)
+	return run(ctx, args, getenv, stderr, systemHooks())
 }
 
-// run is Run with the kernel's clock discipline read by readKernel, which
-// tests script.
-func run(ctx context.Context, args []string, getenv func(string) (string, bool), stderr io.Writer, readKernel func() clocksrc.Kernel) int {
+// hooks are what run reads of the system, which tests script: the
+// kernel's clock discipline and the clock the replica mints, leases and
+// judges readiness by. A build with the snowidd_faults tag (the fault
+// lab's) puts a clock there that its lab steps, over an endpoint that
+// wrap mounts.
+type hooks struct {
+	readKernel func() clocksrc.Kernel
+	clock      clocksrc.Clock                  // nil: clocksrc.Default()
+	wrap       func(http.Handler) http.Handler // nil: the server's handler as it is
+	note       string                          // logged at start when set
+}
+
+// run is Run on the system as h has it.
+func run(ctx context.Context, args []string, getenv func(string) (string, bool), stderr io.Writer, h hooks) int {
+	readKernel := h.readKernel
+	if h.clock == nil {
+		h.clock = clocksrc.Default()
+	}
 	o, err := parseOptions(args, getenv, stderr)
 	if errors.Is(err, errHelp) {
 		return exitOK
@@ -93,13 +110,30 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 	logClock(log, kernel, o.clockMaxError)
 	warnHorizon(log, o.layout, time.Now(), o.horizonWarn)
 
-	srv, err := server.New(server.Config{Layout: o.layout, RewindHold: o.rewindHold,
-		ReadKernel: readKernel, ClockMaxError: o.clockMaxError})
+	if h.note != "" {
+		log.Warn(h.note)
+	}
+	now := func() time.Time { return time.Unix(0, h.clock.UnixNano()) }
+	cfg := server.Config{Layout: o.layout, RewindHold: o.rewindHold, Now: now,
+		ReadKernel: readKernel, ClockMaxError: o.clockMaxError, PeerMaxOffset: o.peerMaxOffset}
+	var peers *peerclock.Poller
+	if len(o.peers) > 0 {
+		if peers, err = peerclock.New(peerclock.Config{Peers: o.peers, Now: h.clock.UnixNano, Interval: o.peerInterval}); err != nil {
+			fmt.Fprintf(stderr, "snowidd: -peers: %v\n", err)
+			return exitUsage
+		}
+		cfg.Peers = peers
+	}
+	srv, err := server.New(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "snowidd: %v\n", err)
 		return exitUsage
 	}
-	hs, err := server.NewHTTPServer(o.listen, srv.Handler(), o.limits)
+	handler := srv.Handler()
+	if h.wrap != nil {
+		handler = h.wrap(handler)
+	}
+	hs, err := server.NewHTTPServer(o.listen, handler, o.limits)
 	if err != nil {
 		fmt.Fprintf(stderr, "snowidd: %v\n", err)
 		return exitUsage
@@ -127,10 +161,14 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 	log.Info("serving gRPC, gRPC-Web and Connect", "url", scheme+"://"+ln.Addr().String(), "lease", nodeid.Redact(o.leaseSpec), "mutual_tls", mtls)
 
 	holdCtx, stopHolding := context.WithCancel(context.Background())
+	if peers != nil {
+		go peers.Run(holdCtx)
+		log.Info("comparing clocks with peers", "peers", strings.Join(o.peers, ","), "every", o.peerInterval, "max_offset", o.peerMaxOffset)
+	}
 	held := make(chan *nodeid.Lease, 1)
 	refused := make(chan error, 1) // the store refused the credentials
 	if o.static {
-		gen, err := newGenerator(o, snowlab.Config{Node: o.staticNode})
+		gen, err := newGenerator(o, snowlab.Config{Node: o.staticNode, Clock: h.clock})
 		if err != nil {
 			fmt.Fprintf(stderr, "snowidd: -lease %q: %v\n", o.leaseSpec, err)
 			_ = hs.Close()
@@ -141,7 +179,7 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		log.Warn("static node ids: nothing stops another process from minting on them", "first", o.staticNode, "count", o.shards)
 		held <- nil
 	} else {
-		go func() { held <- hold(holdCtx, o, store, srv, log, refused) }()
+		go func() { held <- hold(holdCtx, o, store, srv, log, refused, h.clock) }()
 	}
 
 	select {
@@ -273,8 +311,8 @@ func newGenerator(o options, cfg snowlab.Config) (snowlab.Generator, error) {
 //
 // A store that refuses the credentials (etcdlease.ErrAuth) is not asked
 // again: the error goes to refused and hold returns.
-func hold(ctx context.Context, o options, store nodeid.Store, srv *server.Server, log *slog.Logger, refused chan<- error) *nodeid.Lease {
-	opts := nodeid.Options{Count: o.shards, Layout: o.layout, Window: o.window}
+func hold(ctx context.Context, o options, store nodeid.Store, srv *server.Server, log *slog.Logger, refused chan<- error, clock clocksrc.Clock) *nodeid.Lease {
+	opts := nodeid.Options{Count: o.shards, Layout: o.layout, Window: o.window, Clock: clock}
 	wait := 100 * time.Millisecond
 	retry := func(why string, err error) bool {
 		srv.Unuse(fmt.Sprintf("%s: %v", why, err))

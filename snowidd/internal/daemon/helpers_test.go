@@ -62,15 +62,22 @@ func startDaemon(t *testing.T, args ...string) *daemon {
 // readKernel: a test scripts the kernel's answer.
 func startDaemonOn(t *testing.T, readKernel func() clocksrc.Kernel, args ...string) *daemon {
 	t.Helper()
-	return startDaemonEnv(t, readKernel, noEnv, args...)
+	return startDaemonEnv(t, hooks{readKernel: readKernel}, noEnv, args...)
 }
 
 // noEnv is an environment without SNOWIDD_* variables.
 func noEnv(string) (string, bool) { return "", false }
 
-// startDaemonEnv is startDaemonOn with the SNOWIDD_* variables getenv
+// startDaemonWith is startDaemon on the system as h has it: a test
+// scripts the kernel's answer and the clock.
+func startDaemonWith(t *testing.T, h hooks, args ...string) *daemon {
+	t.Helper()
+	return startDaemonEnv(t, h, noEnv, args...)
+}
+
+// startDaemonEnv is startDaemonWith with the SNOWIDD_* variables getenv
 // returns.
-func startDaemonEnv(t *testing.T, readKernel func() clocksrc.Kernel, getenv func(string) (string, bool), args ...string) *daemon {
+func startDaemonEnv(t *testing.T, h hooks, getenv func(string) (string, bool), args ...string) *daemon {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	lw := newLogWriter()
@@ -78,7 +85,7 @@ func startDaemonEnv(t *testing.T, readKernel func() clocksrc.Kernel, getenv func
 	served := lw.match(urlLine)
 	go func() {
 		defer close(d.exited)
-		d.code = run(ctx, append([]string{"-listen", "127.0.0.1:0"}, args...), getenv, lw, readKernel)
+		d.code = run(ctx, append([]string{"-listen", "127.0.0.1:0"}, args...), getenv, lw, h)
 	}()
 	d.url = servedURL(t, lw, served, d.exited, func() any { return d.code }, 30*time.Second)
 	t.Cleanup(func() { d.stop(t) })

@@ -197,7 +197,7 @@ func TestEtcdWithTLSAndAPassword(t *testing.T) {
 	args := []string{"-lease", "etcd:" + srv.Endpoints()[0] + "/fleet/a", "-ttl", "2s",
 		"-etcd-user", "snowidd", "-etcd-cert", sec.ClientCert, "-etcd-key", sec.ClientKey}
 
-	d := startDaemonEnv(t, clocksrc.ReadKernel, env(EtcdPasswordVar, etcdPassword, "SNOWIDD_ETCD_CACERT", sec.CAFile), args...)
+	d := startDaemonEnv(t, hooks{readKernel: clocksrc.ReadKernel}, env(EtcdPasswordVar, etcdPassword, "SNOWIDD_ETCD_CACERT", sec.CAFile), args...)
 	waitFor(t, 20*time.Second, "the replica is ready", ready(d.url))
 	cl, err := client.New(client.Config{Targets: []string{d.url}})
 	require.NoError(t, err)
@@ -211,7 +211,7 @@ func TestEtcdWithTLSAndAPassword(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	code := run(ctx, append([]string{"-listen", "127.0.0.1:0", "-etcd-cacert", sec.CAFile}, args...),
-		env(EtcdPasswordVar, "wrong-"+etcdPassword), &log, clocksrc.ReadKernel)
+		env(EtcdPasswordVar, "wrong-"+etcdPassword), &log, hooks{readKernel: clocksrc.ReadKernel})
 	assert.Equal(t, exitUsage, code, log.String())
 	assert.Contains(t, log.String(), "the lease store refused the credentials")
 	assert.Contains(t, log.String(), "authentication failed")

@@ -1,0 +1,462 @@
+package faults
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// ClusterConfig is how StartCluster runs etcd.
+type ClusterConfig struct {
+	// Bin is the etcd binary (Debian's etcd-server: /usr/bin/etcd).
+	Bin string
+	// Members is 1 or 3.
+	Members int
+	// Dir holds the members' data folders; the caller removes it.
+	Dir string
+	// Certs, when set, has every member serve its clients and its peers
+	// over mutual TLS (--client-cert-auth, --peer-client-cert-auth):
+	// client URLs are https:// and want a certificate Certs signed.
+	Certs *Certs
+	// Partitionable routes the members' peer traffic through peer
+	// proxies (PeerProxy) that can cut a member off. It needs plaintext
+	// peers: the proxy reads which member a connection comes from.
+	Partitionable bool
+}
+
+// Cluster is etcd members on loopback ports, each started, killed and
+// restarted on its own ports and data folder.
+type Cluster struct {
+	cfg     ClusterConfig
+	token   string
+	members []*Member
+	proxy   *PeerProxy // nil unless Partitionable
+	hc      *http.Client
+}
+
+// Member is one etcd process.
+type Member struct {
+	Name      string
+	ClientURL string // what clients dial
+	metrics   string // plaintext /metrics and /health, whatever the client TLS
+	peerURL   string // where the member listens for peers
+	peerAdv   string // what the others dial: peerURL, or its peer proxy
+	dir       string
+	id        string // hex, as etcd's X-Server-From names it
+
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	exited chan struct{}
+	log    *tailBuffer
+}
+
+// StartCluster starts cfg.Members members and waits until the cluster
+// has a leader and every member reports healthy.
+func StartCluster(cfg ClusterConfig) (*Cluster, error) {
+	if cfg.Members != 1 && cfg.Members != 3 {
+		return nil, fmt.Errorf("faults: %d etcd members: want 1 or 3", cfg.Members)
+	}
+	if cfg.Partitionable && cfg.Certs != nil {
+		return nil, errors.New("faults: a partitionable cluster's peers speak plaintext (the peer proxy reads who sends)")
+	}
+	var last error
+	for range 3 { // a port picked free may be taken before etcd binds it
+		c, err := startCluster(cfg)
+		if err == nil {
+			return c, nil
+		}
+		last = err
+	}
+	return nil, last
+}
+
+func startCluster(cfg ClusterConfig) (*Cluster, error) {
+	ports, err := freePorts(3 * cfg.Members)
+	if err != nil {
+		return nil, err
+	}
+	scheme := "http"
+	if cfg.Certs != nil {
+		scheme = "https"
+	}
+	c := &Cluster{cfg: cfg, token: fmt.Sprintf("snowlab-faults-%d", time.Now().UnixNano()), hc: &http.Client{Timeout: 2 * time.Second}}
+	if cfg.Certs != nil {
+		c.hc.Transport = &http.Transport{TLSClientConfig: cfg.Certs.ClientTLS()}
+	}
+	if cfg.Partitionable {
+		c.proxy = NewPeerProxy()
+	}
+	var initial []string
+	for i := range cfg.Members {
+		m := &Member{
+			Name:      fmt.Sprintf("m%d", i),
+			ClientURL: fmt.Sprintf("%s://127.0.0.1:%d", scheme, ports[3*i]),
+			peerURL:   fmt.Sprintf("%s://127.0.0.1:%d", scheme, ports[3*i+1]),
+			metrics:   fmt.Sprintf("http://127.0.0.1:%d", ports[3*i+2]),
+			dir:       filepath.Join(cfg.Dir, fmt.Sprintf("%s-%d", c.token, i)),
+		}
+		m.peerAdv = m.peerURL
+		if c.proxy != nil {
+			addr, err := c.proxy.Add(i, strings.TrimPrefix(m.peerURL, "http://"))
+			if err != nil {
+				c.Stop()
+				return nil, err
+			}
+			m.peerAdv = "http://" + addr
+		}
+		c.members = append(c.members, m)
+		initial = append(initial, m.Name+"="+m.peerAdv)
+	}
+	for _, m := range c.members {
+		if err := c.start(m, strings.Join(initial, ",")); err != nil {
+			c.Stop()
+			return nil, err
+		}
+	}
+	if err := c.WaitHealthy(30 * time.Second); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	for i, m := range c.members {
+		if m.id, err = c.memberID(m); err != nil {
+			c.Stop()
+			return nil, err
+		}
+		if c.proxy != nil {
+			c.proxy.Name(i, m.id)
+		}
+	}
+	return c, nil
+}
+
+// args are the member's command line; initial is --initial-cluster.
+func (c *Cluster) args(m *Member, initial string) []string {
+	a := []string{
+		"--name", m.Name, "--data-dir", m.dir,
+		"--listen-client-urls", m.ClientURL, "--advertise-client-urls", m.ClientURL,
+		"--listen-peer-urls", m.peerURL, "--initial-advertise-peer-urls", m.peerAdv,
+		"--listen-metrics-urls", m.metrics,
+		"--initial-cluster", initial, "--initial-cluster-state", "new", "--initial-cluster-token", c.token,
+		"--logger", "zap", "--log-outputs", "stderr", "--log-level", "warn",
+	}
+	if ct := c.cfg.Certs; ct != nil {
+		a = append(a,
+			"--cert-file", ct.ServerCert, "--key-file", ct.ServerKey, "--trusted-ca-file", ct.CA, "--client-cert-auth",
+			"--peer-cert-file", ct.ServerCert, "--peer-key-file", ct.ServerKey, "--peer-trusted-ca-file", ct.CA, "--peer-client-cert-auth")
+	}
+	return a
+}
+
+func (c *Cluster) start(m *Member, initial string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.cmd != nil {
+		return fmt.Errorf("faults: etcd %s is running", m.Name)
+	}
+	cmd := exec.Command(c.cfg.Bin, c.args(m, initial)...)
+	m.log = &tailBuffer{max: 32 << 10}
+	cmd.Stdout, cmd.Stderr = m.log, m.log
+	cmd.SysProcAttr = dieWithParent()
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("faults: starting %s: %w", c.cfg.Bin, err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	m.cmd, m.exited = cmd, exited
+	return nil
+}
+
+// Members are the cluster's members, in order.
+func (c *Cluster) Members() []*Member { return c.members }
+
+// Endpoints are the members' client URLs.
+func (c *Cluster) Endpoints() []string {
+	out := make([]string, len(c.members))
+	for i, m := range c.members {
+		out[i] = m.ClientURL
+	}
+	return out
+}
+
+// Proxy is the peer proxy of a partitionable cluster, nil otherwise.
+func (c *Cluster) Proxy() *PeerProxy { return c.proxy }
+
+// Kill SIGKILLs member i and waits for it to be gone.
+func (c *Cluster) Kill(i int) {
+	m := c.members[i]
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.cmd == nil {
+		return
+	}
+	_ = m.cmd.Process.Kill()
+	<-m.exited
+	m.cmd = nil
+}
+
+// Restart starts member i again on its ports and data folder (its
+// --initial-cluster is read from there, as after a crash).
+func (c *Cluster) Restart(i int) error {
+	var initial []string
+	for _, m := range c.members {
+		initial = append(initial, m.Name+"="+m.peerAdv)
+	}
+	return c.start(c.members[i], strings.Join(initial, ","))
+}
+
+// Running says whether member i's process is up.
+func (c *Cluster) Running(i int) bool {
+	m := c.members[i]
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.cmd != nil
+}
+
+// Stop ends every member (SIGTERM, SIGKILL after 5 s) and the peer proxy.
+func (c *Cluster) Stop() {
+	var wg sync.WaitGroup
+	for _, m := range c.members {
+		wg.Go(func() {
+			m.mu.Lock()
+			defer m.mu.Unlock()
+			if m.cmd == nil {
+				return
+			}
+			_ = m.cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-m.exited:
+			case <-time.After(5 * time.Second):
+				_ = m.cmd.Process.Kill()
+				<-m.exited
+			}
+			m.cmd = nil
+		})
+	}
+	wg.Wait()
+	if c.proxy != nil {
+		c.proxy.Close()
+	}
+}
+
+// Logs are the tails of the members' logs, for a failure's report.
+func (c *Cluster) Logs() string {
+	var b strings.Builder
+	for _, m := range c.members {
+		fmt.Fprintf(&b, "--- etcd %s ---\n%s\n", m.Name, m.log)
+	}
+	return b.String()
+}
+
+// WaitHealthy waits until every running member answers healthy (which
+// needs a leader) and one of them leads.
+func (c *Cluster) WaitHealthy(within time.Duration) error {
+	deadline := time.Now().Add(within)
+	for {
+		ok, state := c.healthy()
+		if ok {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("faults: etcd not healthy within %v (%s):\n%s", within, state, c.Logs())
+		}
+		for _, m := range c.members {
+			select {
+			case <-m.exitedChan():
+				return fmt.Errorf("faults: etcd %s exited:\n%s", m.Name, m.log)
+			default:
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (m *Member) exitedChan() <-chan struct{} {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.cmd == nil {
+		return nil // not running: nothing to wait for
+	}
+	return m.exited
+}
+
+func (c *Cluster) healthy() (bool, string) {
+	var states []string
+	ok, leaders := true, 0
+	for i, m := range c.members {
+		if !c.Running(i) {
+			continue
+		}
+		v, err := c.metric(m, "etcd_server_is_leader")
+		if err != nil {
+			ok = false
+			states = append(states, m.Name+": "+err.Error())
+			continue
+		}
+		if v == 1 {
+			leaders++
+		}
+		resp, err := c.hc.Get(m.metrics + "/health")
+		if err != nil {
+			ok = false
+			states = append(states, m.Name+": "+err.Error())
+			continue
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(body), `"true"`) {
+			ok = false
+			states = append(states, m.Name+": "+strings.TrimSpace(string(body)))
+		}
+	}
+	return ok && leaders == 1, strings.Join(states, "; ")
+}
+
+// Leader is the index of the member that leads now.
+func (c *Cluster) Leader() (int, error) {
+	for i, m := range c.members {
+		if !c.Running(i) {
+			continue
+		}
+		if v, err := c.metric(m, "etcd_server_is_leader"); err == nil && v == 1 {
+			return i, nil
+		}
+	}
+	return -1, errors.New("faults: no etcd member leads")
+}
+
+// metric reads one unlabelled series from a member's /metrics.
+func (c *Cluster) metric(m *Member, name string) (float64, error) {
+	resp, err := c.hc.Get(m.metrics + "/metrics")
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
+			return strconv.ParseFloat(v, 64)
+		}
+	}
+	return 0, fmt.Errorf("no %s in etcd %s's metrics", name, m.Name)
+}
+
+var serverID = regexp.MustCompile(`(?m)^etcd_server_id\{server_id="([0-9a-f]+)"\} 1$`)
+
+// memberID is the member's id in hex, as its /metrics names it.
+func (c *Cluster) memberID(m *Member) (string, error) {
+	resp, err := c.hc.Get(m.metrics + "/metrics")
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	id := serverID.FindSubmatch(b)
+	if id == nil {
+		return "", fmt.Errorf("faults: etcd %s's metrics name no server id", m.Name)
+	}
+	return string(id[1]), nil
+}
+
+// Get reads key through etcd's JSON gateway (any running member): its
+// value and whether it exists.
+func (c *Cluster) Get(ctx context.Context, key string) (string, bool, error) {
+	body, _ := json.Marshal(map[string]string{"key": base64.StdEncoding.EncodeToString([]byte(key))})
+	var last error
+	for i, m := range c.members {
+		if !c.Running(i) {
+			continue
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.ClientURL+"/v3/kv/range", strings.NewReader(string(body)))
+		if err != nil {
+			return "", false, err
+		}
+		resp, err := c.hc.Do(req)
+		if err != nil {
+			last = err
+			continue
+		}
+		var r struct {
+			Kvs []struct {
+				Value string `json:"value"`
+			} `json:"kvs"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&r)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			last = fmt.Errorf("etcd %s: HTTP %d %v", m.Name, resp.StatusCode, err)
+			continue
+		}
+		if len(r.Kvs) == 0 {
+			return "", false, nil
+		}
+		v, err := base64.StdEncoding.DecodeString(r.Kvs[0].Value)
+		return string(v), true, err
+	}
+	if last == nil {
+		last = errors.New("no etcd member is running")
+	}
+	return "", false, fmt.Errorf("faults: reading %s: %w", key, last)
+}
+
+// Metric reads an unlabelled series from member i's /metrics.
+func (c *Cluster) Metric(i int, name string) (float64, error) { return c.metric(c.members[i], name) }
+
+func freePorts(n int) ([]int, error) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			_ = l.Close()
+		}
+	}()
+	ports := make([]int, n)
+	for i := range ports {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("faults: pick a free port: %w", err)
+		}
+		ls = append(ls, l)
+		ports[i] = l.Addr().(*net.TCPAddr).Port
+	}
+	return ports, nil
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if over := len(t.b) - t.max; over > 0 {
+		t.b = append(t.b[:0:0], t.b[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	if t == nil {
+		return ""
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}

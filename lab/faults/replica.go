@@ -1,0 +1,232 @@
+package faults
+
+import (
+	"bufio"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Replica is a snowidd process the rig started: on a port of its own,
+// kept across restarts, so that clients and peers keep its URL.
+type Replica struct {
+	Name string
+	bin  string
+	args []string
+	addr string // 127.0.0.1:PORT
+	url  string // http:// or https:// + addr
+	hc   *http.Client
+
+	mu       sync.Mutex
+	cmd      *exec.Cmd
+	exited   chan struct{}
+	log      *tailBuffer
+	earlier  []string // the logs of earlier runs
+	restarts int
+}
+
+// newReplica prepares a replica of bin on a free loopback port, with args
+// after -listen; tlsConf (nil: plaintext) is how the rig reaches it.
+func newReplica(name, bin string, args []string, tlsConf *tls.Config) (*Replica, error) {
+	ports, err := freePorts(1)
+	if err != nil {
+		return nil, err
+	}
+	r := &Replica{Name: name, bin: bin, args: args, addr: fmt.Sprintf("127.0.0.1:%d", ports[0])}
+	r.url = "http://" + r.addr
+	r.hc = &http.Client{Timeout: time.Second}
+	if tlsConf != nil {
+		r.url = "https://" + r.addr
+		r.hc.Transport = &http.Transport{TLSClientConfig: tlsConf}
+	}
+	return r, nil
+}
+
+// URL is the replica's base URL.
+func (r *Replica) URL() string { return r.url }
+
+var servingLine = regexp.MustCompile(`msg="serving gRPC`)
+
+// Start starts the process and waits for the line saying it serves (not
+// for readiness: a replica serves before it holds a lease).
+func (r *Replica) Start() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cmd != nil {
+		return fmt.Errorf("faults: replica %s is running", r.Name)
+	}
+	cmd := exec.Command(r.bin, append([]string{"-listen", r.addr}, r.args...)...)
+	cmd.SysProcAttr = dieWithParent()
+	pr, pw := io.Pipe()
+	log := &tailBuffer{max: 256 << 10}
+	cmd.Stdout, cmd.Stderr = pw, pw
+	serving := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		seen := false
+		for sc.Scan() {
+			_, _ = log.Write(append(sc.Bytes(), '\n'))
+			if !seen && servingLine.Match(sc.Bytes()) {
+				seen = true
+				close(serving)
+			}
+		}
+		_, _ = io.Copy(io.Discard, pr)
+	}()
+	if err := cmd.Start(); err != nil {
+		pw.Close()
+		return fmt.Errorf("faults: starting %s: %w", r.bin, err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); pw.Close(); close(exited) }()
+	select {
+	case <-serving:
+	case <-exited:
+		return fmt.Errorf("faults: replica %s exited before serving (%v):\n%s", r.Name, cmd.ProcessState, log)
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		<-exited
+		return fmt.Errorf("faults: replica %s did not serve within 30 s:\n%s", r.Name, log)
+	}
+	if r.log != nil {
+		r.earlier = append(r.earlier, r.log.String())
+		r.restarts++
+	}
+	r.cmd, r.exited, r.log = cmd, exited, log
+	return nil
+}
+
+// Running says whether the process is up.
+func (r *Replica) Running() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cmd != nil
+}
+
+// Kill SIGKILLs the replica and waits for it to be gone.
+func (r *Replica) Kill() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cmd == nil {
+		return
+	}
+	_ = r.cmd.Process.Kill()
+	<-r.exited
+	r.cmd = nil
+}
+
+// Stop sends SIGTERM and waits for the drain; an exit other than 0 is an
+// error.
+func (r *Replica) Stop() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cmd == nil {
+		return nil
+	}
+	_ = r.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-r.exited:
+	case <-time.After(20 * time.Second):
+		_ = r.cmd.Process.Kill()
+		<-r.exited
+		r.cmd = nil
+		return fmt.Errorf("faults: replica %s did not stop within 20 s of SIGTERM", r.Name)
+	}
+	st := r.cmd.ProcessState
+	r.cmd = nil
+	if !st.Success() {
+		return fmt.Errorf("faults: replica %s exited with %v", r.Name, st)
+	}
+	return nil
+}
+
+// Restarts is how many times the replica was started again.
+func (r *Replica) Restarts() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.restarts
+}
+
+// Log is what the replica logged, every run, oldest first.
+func (r *Replica) Log() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return strings.Join(append(append([]string(nil), r.earlier...), r.log.String()), "--- restarted ---\n")
+}
+
+// Readyz answers /readyz: whether 200, and the body.
+func (r *Replica) Readyz() (bool, string) {
+	resp, err := r.hc.Get(r.url + "/readyz")
+	if err != nil {
+		return false, err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+	return resp.StatusCode == http.StatusOK, strings.TrimSpace(string(b))
+}
+
+var readyNode = regexp.MustCompile(`^ready: node ids? (\d+)`)
+
+// Node is the first node id the replica says it holds, when it is ready.
+func (r *Replica) Node() (int, error) {
+	ok, body := r.Readyz()
+	if !ok {
+		return -1, fmt.Errorf("replica %s is not ready: %s", r.Name, body)
+	}
+	m := readyNode.FindStringSubmatch(body)
+	if m == nil {
+		return -1, fmt.Errorf("replica %s: /readyz %q names no node id", r.Name, body)
+	}
+	return strconv.Atoi(m[1])
+}
+
+// Metric reads one series of the replica's /metrics, by its whole name
+// with labels as written (`snowidd_ready`, `x{peer="…"}`).
+func (r *Replica) Metric(series string) (float64, error) {
+	resp, err := r.hc.Get(r.url + "/metrics")
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), series+" "); ok {
+			return strconv.ParseFloat(v, 64)
+		}
+	}
+	return 0, errors.New("no " + series + " in replica " + r.Name + "'s metrics")
+}
+
+// post sends an empty POST to path on the replica and returns its status
+// and body.
+func (r *Replica) post(path string) (int, string, error) {
+	resp, err := r.hc.Post(r.url+path, "", nil)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+	return resp.StatusCode, strings.TrimSpace(string(b)), nil
+}
+
+// get fetches path on the replica.
+func (r *Replica) get(path string) (int, string, error) {
+	resp, err := r.hc.Get(r.url + path)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+	return resp.StatusCode, strings.TrimSpace(string(b)), nil
+}

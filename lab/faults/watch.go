@@ -1,0 +1,88 @@
+package faults
+
+import (
+	"sync"
+	"time"
+)
+
+// readiness is a replica's /readyz polled every interval: when it was not
+// ready (or did not answer), as spans.
+type readiness struct {
+	stop chan struct{}
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	// samples per replica: time and whether ready.
+	samples [][]sample
+}
+
+type sample struct {
+	at    time.Time
+	ready bool
+}
+
+// readinessEvery is how often the rig reads each replica's /readyz: the
+// resolution of the not-ready spans it reports.
+const readinessEvery = 50 * time.Millisecond
+
+// watchReadiness polls each replica that live says was started (a spare
+// is not polled before it is: it was not meant to serve).
+func watchReadiness(reps []*Replica, live func(r int) bool) *readiness {
+	w := &readiness{stop: make(chan struct{}), samples: make([][]sample, len(reps))}
+	for i, r := range reps {
+		w.wg.Go(func() {
+			t := time.NewTicker(readinessEvery)
+			defer t.Stop()
+			for {
+				if live(i) {
+					ok, _ := r.Readyz()
+					w.mu.Lock()
+					w.samples[i] = append(w.samples[i], sample{time.Now(), ok})
+					w.mu.Unlock()
+				}
+				select {
+				case <-w.stop:
+					return
+				case <-t.C:
+				}
+			}
+		})
+	}
+	return w
+}
+
+// end stops the polling and returns the samples.
+func (w *readiness) end() [][]sample {
+	close(w.stop)
+	w.wg.Wait()
+	return w.samples
+}
+
+// span is an interval of time.
+type span struct{ from, to time.Time }
+
+func (s span) len() time.Duration { return s.to.Sub(s.from) }
+
+// longestFalse is the longest span over which the events said false:
+// from the first false after a true (or the start) to the next true (or
+// the last event).
+func longestFalse(events []sample) span {
+	var best, cur span
+	in := false
+	for _, e := range events {
+		switch {
+		case !e.ready && !in:
+			in, cur = true, span{e.at, e.at}
+		case !e.ready:
+			cur.to = e.at
+		case in:
+			in, cur.to = false, e.at
+			if cur.len() > best.len() {
+				best = cur
+			}
+		}
+	}
+	if in && cur.len() > best.len() {
+		best = cur
+	}
+	return best
+}
