@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
+	github.com/Shopify/toxiproxy/v2 v2.5.0
 	github.com/aclements/go-perfevent v0.0.0-20240703205258-f34bb3e1a4e4
 	github.com/bwmarrin/snowflake v0.3.0
 	github.com/chromedp/cdproto v0.159.0
@@ -13,9 +14,10 @@ require (
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/klauspost/cpuid/v2 v2.4.2
 	github.com/oklog/ulid/v2 v2.1.2
-	github.com/snowlab/snowlab v0.0.0-20261201093113-8bf64c382f2c
-	github.com/snowlab/snowlab/etcdlease v0.0.0-20261201093113-8bf64c382f2c
-	github.com/snowlab/snowlab/snowidd v0.0.0-20261201093113-8bf64c382f2c
+	github.com/rs/zerolog v1.28.0
+	github.com/snowlab/snowlab v0.0.0-20261201102935-60f4d486e2fb
+	github.com/snowlab/snowlab/etcdlease v0.0.0-20261201102935-60f4d486e2fb
+	github.com/snowlab/snowlab/snowidd v0.0.0-20261201102935-60f4d486e2fb
 	github.com/sony/sonyflake/v2 v2.2.0
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
@@ -32,7 +34,6 @@ require (
 	connectrpc.com/grpchealth v1.5.0 // indirect
 	connectrpc.com/grpcreflect v1.3.1 // indirect
 	git.sr.ht/~sbinet/gg v0.7.0 // indirect
-	github.com/Shopify/toxiproxy/v2 v2.5.0 // indirect
 	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
@@ -53,7 +54,6 @@ require (
 	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/rs/xid v1.4.0 // indirect
-	github.com/rs/zerolog v1.28.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/image v0.46.0 // indirect
 	golang.org/x/text v0.43.0 // indirect

@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/jackc/pgx/v5 v5.12.0
-	github.com/snowlab/snowlab v0.0.0-20261201093113-8bf64c382f2c
+	github.com/snowlab/snowlab v0.0.0-20261201102935-60f4d486e2fb
 	github.com/stretchr/testify v1.12.1
 )
 
