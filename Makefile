@@ -256,7 +256,7 @@ etcdholders:
 ## etcd-server), started by the test with its toxiproxy links and replicas
 test-faults: snowidd-faults etcdholders
 	cd snowidd && $(GO) test -race -count=1 -tags snowidd_faults -run '^TestFaultClock' ./internal/daemon
-	cd lab && SNOWLAB_FAULTS=1 $(GO) test -race -count=1 -timeout 15m -run '^TestShortSet$$' -v ./faults
+	cd lab && SNOWLAB_FAULTS=1 SNOWIDD_FAULTS_BIN=$(CURDIR)/bin/snowidd-faults ETCDHOLDERS_BIN=$(CURDIR)/bin/etcdholders $(GO) test -race -count=1 -timeout 15m -run '^TestShortSet$$' -v ./faults
 
 ## chaos: every fault scenario (loadgen faults -set full, about 4 minutes);
 ## writes results/local/*-faults.* (make publish RUN=... commits one).

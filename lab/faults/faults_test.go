@@ -14,10 +14,11 @@ import (
 )
 
 // repoBin is path under the checkout's bin/, or "" when it is not there.
+// The checkout's root holds go.work; this module's go.mod is one below.
 func repoBin(t *testing.T, name string) string {
 	t.Helper()
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
+	out, err := exec.Command("go", "env", "GOWORK").Output()
+	if err != nil || strings.TrimSpace(string(out)) == "" || strings.TrimSpace(string(out)) == "off" {
 		return ""
 	}
 	p := filepath.Join(filepath.Dir(strings.TrimSpace(string(out))), "bin", name)
