@@ -145,9 +145,16 @@ func (r *Replica) Stop() error {
 	st := r.cmd.ProcessState
 	r.cmd = nil
 	if !st.Success() {
-		return fmt.Errorf("faults: replica %s exited with %v", r.Name, st)
+		return fmt.Errorf("faults: replica %s exited with %v; its last words:\n%s", r.Name, st, lastLines(r.log.String(), 8))
 	}
 	return nil
+}
+
+// lastLines is the last n lines of s: why a replica exited is what it
+// logged last.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
 // Restarts is how many times the replica was started again.
