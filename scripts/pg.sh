@@ -61,27 +61,47 @@ state_dir() { echo "${TMPDIR:-/tmp}/snowlab-pg.$1"; }
 
 start() {
 	ensure_postgres
-	local initdb port dir
+	local initdb port dir fresh
 	initdb=$(find_bin initdb)
 	if [ "$(id -u)" = 0 ]; then
 		id postgres >/dev/null 2>&1 || useradd --system --home-dir /var/lib/postgresql --shell /bin/bash postgres
 	fi
-	for port in $(seq 54320 54420); do
-		dir=$(state_dir "$port")
-		if port_free "$port" && mkdir "$dir" 2>/dev/null; then
-			break
-		fi
-		dir=""
-	done
-	[ -n "$dir" ] || die "no free port in 54320..54420"
-	[ "$(id -u)" = 0 ] && chown postgres: "$dir"
-	chmod 700 "$dir"
-	if ! as_owner "$initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 --no-sync >"$dir/initdb.log" 2>&1; then
-		cat "$dir/initdb.log" >&2
+	# initdb once, in a folder of no port yet: the data folder moves to the
+	# port's state folder, and on to the next port if this one is taken.
+	fresh=$(mktemp -d "${TMPDIR:-/tmp}/snowlab-pg.new.XXXXXX")
+	[ "$(id -u)" = 0 ] && chown postgres: "$fresh"
+	chmod 700 "$fresh"
+	if ! as_owner "$initdb" -D "$fresh/data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 --no-sync >"$fresh/initdb.log" 2>&1; then
+		cat "$fresh/initdb.log" >&2
+		rm -rf "$fresh"
 		die "initdb failed"
 	fi
-	run_server "$dir" "$port"
-	echo "postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
+	for port in $(seq 54320 54420); do
+		dir=$(state_dir "$port")
+		port_free "$port" && mkdir "$dir" 2>/dev/null || continue
+		[ "$(id -u)" = 0 ] && chown postgres: "$dir"
+		chmod 700 "$dir"
+		mv "$fresh/data" "$dir/data"
+		if run_server "$dir" "$port"; then
+			rm -rf "$fresh"
+			echo "postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
+			return 0
+		fi
+		# A connect test cannot see every holder of a port (a server
+		# still closing its listener, one bound but not yet listening):
+		# the server's own bind is the test that counts.
+		if grep -q "could not bind\|Address already in use" "$dir/server.log" 2>/dev/null; then
+			echo "pg.sh: port $port taken after all; trying the next" >&2
+			mv "$dir/data" "$fresh/data"
+			rm -rf "$dir"
+			continue
+		fi
+		cat "$dir/server.log" >&2 || true
+		rm -rf "$fresh"
+		die "the server did not start"
+	done
+	rm -rf "$fresh"
+	die "no free port in 54320..54420"
 }
 
 # dsn_port is the port of a DSN pg.sh start printed (dies on any other).
@@ -102,15 +122,13 @@ server_dir() {
 	echo "$dir"
 }
 
-# run_server starts the server in folder $1 on port $2.
+# run_server starts the server in folder $1 on port $2; it fails, leaving
+# the server's log in $1/server.log, when the server does not start.
 run_server() {
 	local dir=$1 port=$2 pg_ctl
 	pg_ctl=$(find_bin pg_ctl) || die "no pg_ctl"
-	if ! as_owner "$pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-		-o "-c listen_addresses=127.0.0.1 -p $port -k $dir" start >&2; then
-		cat "$dir/server.log" >&2 || true
-		die "the server did not start"
-	fi
+	as_owner "$pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+		-o "-c listen_addresses=127.0.0.1 -p $port -k $dir" start >&2
 }
 
 stop() {
@@ -132,7 +150,10 @@ restart() {
 	local dir port
 	dir=$(server_dir "${1:-}" restart) || exit 1
 	port=$(dsn_port "$1" restart)
-	run_server "$dir" "$port"
+	if ! run_server "$dir" "$port"; then
+		cat "$dir/server.log" >&2 || true
+		die "the server did not start"
+	fi
 }
 
 case "${1:-}" in
