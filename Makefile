@@ -2,7 +2,7 @@
 GO ?= go
 BENCHTIME ?= 300ms
 
-.PHONY: all test vet vet-etcd vet-pg vet-snowidd fmt race lint-actions test-etcd test-pg test-snowidd snowidd service proto bench bench-generators ladder ci lab history publish bench-check cross test-386 pin-modules consumer-test
+.PHONY: all test vet vet-etcd vet-pg vet-snowidd fmt race lint-actions test-etcd test-pg test-snowidd snowidd service proto bench bench-generators ladder ci lab history publish bench-check cross test-386 pin-modules consumer-test check-commits
 
 ## The repository is several modules (README, "Modules"), tied for
 ## development by go.work: the library at the root, the lab (lab/), loadgen
@@ -175,6 +175,12 @@ pin-modules:
 ## when a nested module pins a commit older than HEAD's code.
 consumer-test:
 	scripts/consumer-test.sh
+
+## check-commits: every commit since the rule began (scripts/check-commits.sh
+## names it) has a subject `pkg: summary` of at most 72 characters and a
+## body giving the reason; merges are exempt.
+check-commits:
+	scripts/check-commits.sh
 
 ## test-386: the library's tests as 32-bit linux/386, where 64-bit atomics need
 ## sync/atomic's alignment rules. On a machine that cannot run 386 binaries (no
