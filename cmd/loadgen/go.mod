@@ -8,6 +8,7 @@ require (
 	github.com/snowlab/snowlab/etcdlease v0.0.0-20261201111053-c1dfdf4e3313
 	github.com/snowlab/snowlab/lab v0.0.0-20261201111053-c1dfdf4e3313
 	github.com/snowlab/snowlab/pglease v0.0.0-20261201111053-c1dfdf4e3313
+	github.com/snowlab/snowlab/snowidd v0.0.0-20261201111053-c1dfdf4e3313
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/term v0.47.0
 )
@@ -54,7 +55,6 @@ require (
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/rs/xid v1.4.0 // indirect
 	github.com/rs/zerolog v1.28.0 // indirect
-	github.com/snowlab/snowlab/snowidd v0.0.0-20261201111053-c1dfdf4e3313 // indirect
 	github.com/sony/sonyflake/v2 v2.2.0 // indirect
 	go.etcd.io/etcd/api/v3 v3.7.3 // indirect
 	go.etcd.io/etcd/client/pkg/v3 v3.7.3 // indirect

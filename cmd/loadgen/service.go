@@ -20,12 +20,13 @@ import (
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
 	"github.com/snowlab/snowlab/lab/workload"
+	"github.com/snowlab/snowlab/snowidd/client"
 )
 
 // serviceOptions are `loadgen service`'s flags, checked.
 type serviceOptions struct {
 	bin         string
-	protocols   []remote.Protocol
+	protocols   []client.Protocol
 	batches     []int
 	serverProcs int
 	serverCPUs  []int
@@ -67,8 +68,8 @@ func parseServiceFlags(args []string, stderr io.Writer) (serviceOptions, int) {
 	fs.SetOutput(stderr)
 	var f serviceFlags
 	fs.StringVar(&f.bin, "snowidd", filepath.Join("bin", "snowidd"), "the snowidd binary to start (make snowidd builds it)")
-	fs.StringVar(&f.protocols, "protocols", remote.JoinProtocols(remote.Protocols, ","), "comma list of protocols to measure NextID over")
-	fs.StringVar(&f.batches, "batches", "1,10,100,1000,10000", fmt.Sprintf("comma list of NextIDs batch sizes measured over gRPC, each 1 to %d", remote.MaxBatch))
+	fs.StringVar(&f.protocols, "protocols", client.JoinProtocols(client.Protocols(), ","), "comma list of protocols to measure NextID over")
+	fs.StringVar(&f.batches, "batches", "1,10,100,1000,10000", fmt.Sprintf("comma list of NextIDs batch sizes measured over gRPC, each 1 to %d", client.MaxBatch))
 	fs.IntVar(&f.serverProcs, "server-gomaxprocs", 1, fmt.Sprintf("GOMAXPROCS of the snowidd process, 1 to %d", maxServerProcs))
 	fs.IntVar(&f.shards, "server-shards", 1, fmt.Sprintf("node ids snowidd mints on (its -shards: a node-per-shard generator above 1), 1 to %d", maxServerShards))
 	fs.StringVar(&f.serverCPUs, "server-cpus", "", "run snowidd on these CPUs only, e.g. 0 or 0-3 (Linux, as taskset does); empty: wherever the system puts it")
@@ -112,7 +113,7 @@ func (f serviceFlags) options() (serviceOptions, error) {
 		o.serverCPUs = cpus
 	}
 	for _, s := range strings.Split(f.protocols, ",") {
-		p, err := remote.ParseProtocol(strings.TrimSpace(s))
+		p, err := client.ParseProtocol(strings.TrimSpace(s))
 		if err != nil {
 			return o, fmt.Errorf("-protocols: %v", err)
 		}
@@ -121,7 +122,7 @@ func (f serviceFlags) options() (serviceOptions, error) {
 		}
 	}
 	var err error
-	if o.batches, err = intList("batches", f.batches, 1, remote.MaxBatch); err != nil {
+	if o.batches, err = intList("batches", f.batches, 1, client.MaxBatch); err != nil {
 		return o, err
 	}
 	if o.sweep, err = intList("sweep", f.sweep, 1, workload.MaxGoroutines); err != nil {
@@ -227,7 +228,7 @@ func onCPUs(cpus []int) string {
 // beside.
 func serviceSubjects(rep *replica.Replica, o serviceOptions) (unbatched, all []subject.Subject, err error) {
 	note := fmt.Sprintf("; snowidd on loopback, GOMAXPROCS=%d%s%s; open loop from %d workers", o.serverProcs, onCPUs(o.serverCPUs), onShards(o.shards), o.workers)
-	add := func(p remote.Protocol, batch int) error {
+	add := func(p client.Protocol, batch int) error {
 		s, err := remote.Subject(rep.URL, p, batch, snowlab.Layout{})
 		if err != nil {
 			return err
@@ -247,7 +248,7 @@ func serviceSubjects(rep *replica.Replica, o serviceOptions) (unbatched, all []s
 		}
 	}
 	for _, b := range o.batches {
-		if err := add(remote.GRPC, b); err != nil {
+		if err := add(client.GRPC, b); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -350,10 +351,10 @@ func summarizeService(run *result.Run, o serviceOptions) serviceSummary {
 		s.unbatched = append(s.unbatched, row(run, p.String(), remote.Name(p, 0)))
 	}
 	for _, b := range o.batches {
-		s.batches = append(s.batches, row(run, strconv.Itoa(b), remote.Name(remote.GRPC, b)))
+		s.batches = append(s.batches, row(run, strconv.Itoa(b), remote.Name(client.GRPC, b)))
 	}
 	s.inProcess = row(run, inProcessSubject, inProcessSubject)
-	grpcName := remote.Name(remote.GRPC, 0)
+	grpcName := remote.Name(client.GRPC, 0)
 	for _, r := range run.Saturate {
 		if r.Subject == grpcName && r.Goroutines == 1 {
 			s.oneCaller, s.roundTrip = r.IDsPerSec, time.Duration(r.Latency.P50)

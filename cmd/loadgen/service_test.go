@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab/remote"
 	"github.com/snowlab/snowlab/lab/replica"
 	"github.com/snowlab/snowlab/lab/result"
+	"github.com/snowlab/snowlab/snowidd/client"
 )
 
 // TestServiceFlags: every bad flag is a usage error (exit 2) naming the
@@ -31,7 +31,7 @@ func TestServiceFlags(t *testing.T) {
 		{[]string{"-snowidd", bin, "-batches", "1,0"}, `-batches: "0" is not a number from 1 to 100000`},
 		{[]string{"-snowidd", bin, "-batches", "100001"}, `"100001"`},
 		{[]string{"-snowidd", bin, "-batches", "ten"}, `"ten"`},
-		{[]string{"-snowidd", bin, "-protocols", "grpc,grpc-web+json"}, `-protocols: remote: unknown protocol "grpc-web+json"`},
+		{[]string{"-snowidd", bin, "-protocols", "grpc,grpc-web+json"}, `-protocols: snowidd client: unknown protocol "grpc-web+json" (want one of grpc, grpc-web, connect+proto, connect+json)`},
 		{[]string{"-snowidd", bin, "-server-gomaxprocs", "0"}, "-server-gomaxprocs 0: want 1 to"},
 		{[]string{"-snowidd", bin, "-server-cpus", "0-x"}, `-server-cpus "0-x"`},
 		{[]string{"-snowidd", bin, "-server-shards", "0"}, "-server-shards 0: want 1 to 64"},
@@ -63,7 +63,7 @@ func TestServiceDefaults(t *testing.T) {
 	require.NoError(t, os.WriteFile(bin, nil, 0o755))
 	o, code := parseServiceFlags([]string{"-snowidd", bin, "-duration", "250ms"}, os.Stderr)
 	require.Equal(t, -1, code)
-	assert.Equal(t, remote.Protocols, o.protocols)
+	assert.Equal(t, client.Protocols(), o.protocols)
 	assert.Equal(t, []int{1, 10, 100, 1000, 10000}, o.batches)
 	assert.Equal(t, []int{1, 64}, o.sweep)
 	assert.Equal(t, 1, o.serverProcs)
@@ -90,7 +90,7 @@ func TestServiceDefaults(t *testing.T) {
 // TestServiceSummary: the summary reads the sweep's maximum per subject,
 // the one caller's rate and round trip at G=1, and the steady runs.
 func TestServiceSummary(t *testing.T) {
-	o := serviceOptions{protocols: []remote.Protocol{remote.GRPC}, batches: []int{10}, serverProcs: 1}
+	o := serviceOptions{protocols: []client.Protocol{client.GRPC}, batches: []int{10}, serverProcs: 1}
 	sat := func(name string, g int, v float64, p50 int64) result.SaturateResult {
 		return result.SaturateResult{Subject: name, Goroutines: g, IDsPerSec: v, Latency: result.Latency{P50: p50}}
 	}

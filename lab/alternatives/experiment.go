@@ -13,6 +13,7 @@ import (
 	"github.com/snowlab/snowlab/lab/redact"
 	"github.com/snowlab/snowlab/lab/remote"
 	"github.com/snowlab/snowlab/lab/result"
+	"github.com/snowlab/snowlab/snowidd/client"
 )
 
 // Defaults for Options.
@@ -124,7 +125,7 @@ func (o Options) Validate() error {
 		}
 	}
 	if o.Snowidd != "" {
-		if _, err := remote.Subject(o.Snowidd, remote.GRPC, 0, snowlab.Layout{}); err != nil {
+		if _, err := remote.Subject(o.Snowidd, client.GRPC, 0, snowlab.Layout{}); err != nil {
 			return bad("snowidd: %v", err)
 		}
 	}

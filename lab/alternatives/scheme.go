@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/snowlab/snowlab/lab/remote"
+	"github.com/snowlab/snowlab/snowidd/client"
 )
 
 // Kind is a way of handing out IDs.
@@ -91,10 +91,10 @@ func (s Scheme) Name() string {
 func (s Scheme) Database() bool { return s.Kind != Snowlab && s.Kind != Snowidd }
 
 // maxSize is the largest size of the scheme's kind: a NextIDs call asks
-// for at most remote.MaxBatch.
+// for at most client.MaxBatch.
 func (s Scheme) maxSize() int {
 	if s.Kind == Snowidd {
-		return remote.MaxBatch
+		return client.MaxBatch
 	}
 	return MaxSize
 }

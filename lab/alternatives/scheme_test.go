@@ -36,7 +36,7 @@ func TestParseSchemeRefuses(t *testing.T) {
 	_, err := ParseSchemes("block/0")
 	assert.ErrorContains(t, err, `"0"`, "the error names the bad value")
 	_, err = ParseSchemes("snowidd/100001")
-	assert.ErrorContains(t, err, `size "100001": want 1 to 100000`, "a NextIDs call asks for at most remote.MaxBatch")
+	assert.ErrorContains(t, err, `size "100001": want 1 to 100000`, "a NextIDs call asks for at most client.MaxBatch")
 	_, err = ParseSchemes("snowidd/10@2m")
 	assert.ErrorContains(t, err, `age "2m": want a duration above 0, at most 1m0s`)
 }

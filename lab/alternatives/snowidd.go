@@ -9,6 +9,7 @@ import (
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/lab/remote"
 	"github.com/snowlab/snowlab/lab/subject"
+	"github.com/snowlab/snowlab/snowidd/client"
 )
 
 // noReplica is why the snowidd schemes are skipped without one.
@@ -25,7 +26,7 @@ func newSnowiddSource(base string, batch int, maxAge time.Duration) (source, err
 	if base == "" {
 		return nil, fmt.Errorf("%w: %s", ErrOptions, noReplica)
 	}
-	sub, err := remote.Subject(base, remote.GRPC, 0, snowlab.Layout{})
+	sub, err := remote.Subject(base, client.GRPC, 0, snowlab.Layout{})
 	if err != nil {
 		return nil, fmt.Errorf("%w: snowidd: %w", ErrOptions, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab/lab/remote"
+	"github.com/snowlab/snowlab/snowidd/client"
 )
 
 // Attempt outcomes beside the replica's status codes ("unavailable",
@@ -79,8 +80,9 @@ type loadConfig struct {
 // startLoad starts the clients; stop them with load.end.
 func startLoad(cfg loadConfig) (*load, error) {
 	l := &load{stop: make(chan struct{})}
+	protocols := client.Protocols()
 	for i := range cfg.clients {
-		p := remote.Protocols[i%len(remote.Protocols)]
+		p := protocols[i%len(protocols)]
 		conns := make([]*remote.Client, len(cfg.urls))
 		for j, u := range cfg.urls {
 			c, err := remote.NewClient(u, p, cfg.tls)

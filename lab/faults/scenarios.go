@@ -13,6 +13,7 @@ import (
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/lab/remote"
+	"github.com/snowlab/snowlab/snowidd/client"
 )
 
 // Scenario is one fault the rig plays on a fleet under load, or a fleet
@@ -150,7 +151,7 @@ func leaderKilled(ctx context.Context, s *stage) error {
 func (s *stage) tlsRefusals(ctx context.Context) {
 	anon := s.certs.ClientTLS()
 	anon.Certificates = nil
-	c, err := remote.NewClient(s.reps[0].URL(), remote.ConnectJSON, anon)
+	c, err := remote.NewClient(s.reps[0].URL(), client.ConnectJSON, anon)
 	if err == nil {
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		_, err = c.NextID(cctx)
@@ -396,7 +397,7 @@ func clockSteps(ctx context.Context, s *stage) error {
 		}
 		return nil
 	}
-	lab, err := remote.NewClient(s.reps[0].URL(), remote.ConnectJSON, s.clientTLS())
+	lab, err := remote.NewClient(s.reps[0].URL(), client.ConnectJSON, s.clientTLS())
 	if err != nil {
 		return err
 	}
@@ -548,7 +549,7 @@ func successorWaits(ctx context.Context, s *stage) error {
 func kill9Batch(ctx context.Context, s *stage) error {
 	s.role(0, "SIGKILLed during NextIDs(100000), three times")
 	big, err := startLoad(loadConfig{urls: []string{s.reps[0].URL()}, clients: 1, tls: s.clientTLS(), fixed: true,
-		batch: func(int) int { return remote.MaxBatch }, attemptTimeout: 10 * time.Second, pause: 100 * time.Millisecond})
+		batch: func(int) int { return client.MaxBatch }, attemptTimeout: 10 * time.Second, pause: 100 * time.Millisecond})
 	if err != nil {
 		return err
 	}
@@ -600,8 +601,8 @@ func kill9Batch(ctx context.Context, s *stage) error {
 			}
 		}
 		s.check("each kill landed inside a NextIDs(100000) call", cut == 3, "%d of 3", cut)
-		s.check("every NextIDs(100000) answered carried 100000 IDs, none part of a cut call", n > 0 && sizes[remote.MaxBatch] == n,
-			"%d of %d answered calls carried 100000; %d attempts failed", sizes[remote.MaxBatch], n, failed)
+		s.check("every NextIDs(100000) answered carried 100000 IDs, none part of a cut call", n > 0 && sizes[client.MaxBatch] == n,
+			"%d of %d answered calls carried 100000; %d attempts failed", sizes[client.MaxBatch], n, failed)
 	})
 	return nil
 }

@@ -9,52 +9,61 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/snowlab/snowlab/snowidd/client"
 )
 
-// Client calls one replica call by call, with a context each, for a lab
-// that needs what every call answered (the fault lab: which refused, with
-// what code, how long it took) rather than a subject's stream of IDs.
-// It is safe for concurrent use; its calls share the connection.
+// Client calls one replica call by call, with a context each and one
+// attempt each, for a lab that needs what every call answered (the fault
+// lab: which refused, with what code, how long it took) rather than a
+// subject's stream of IDs. It is safe for concurrent use; its calls share
+// the connection.
 type Client struct {
-	c *conn
+	r *replica
 }
 
 // NewClient is a Client for the replica at base over protocol p: an
 // http:// base in plaintext, an https:// one over TLS with tlsConfig (the
 // CA to trust; a client certificate for mutual TLS), as SubjectTLS dials.
-func NewClient(base string, p Protocol, tlsConfig *tls.Config) (*Client, error) {
-	c, err := newConn(base, p, tlsConfig)
+func NewClient(base string, p client.Protocol, tlsConfig *tls.Config) (*Client, error) {
+	r, err := dial(base, p, tlsConfig)
 	if err != nil {
 		return nil, err
 	}
-	return &Client{c: c}, nil
+	return &Client{r: r}, nil
 }
 
 // URL is the replica's base URL.
-func (c *Client) URL() string { return c.c.base }
+func (c *Client) URL() string { return c.r.base }
 
-// NextID calls NextID. A refusal is an error wrapping ErrCall and a
-// *StatusError (CodeOf reads its code).
-func (c *Client) NextID(ctx context.Context) (uint64, error) { return c.c.nextIDContext(ctx) }
+// NextID calls NextID. A refusal is an error wrapping ErrCall that
+// carries the replica's status code (CodeOf reads it).
+func (c *Client) NextID(ctx context.Context) (uint64, error) { return c.r.nextID(ctx) }
 
-// NextIDs calls NextIDs for n IDs, 1 to MaxBatch: all n or an error.
+// NextIDs calls NextIDs for n IDs, 1 to client.MaxBatch: all n or an
+// error.
 func (c *Client) NextIDs(ctx context.Context, n int) ([]uint64, error) {
-	if n < 1 || n > MaxBatch {
-		return nil, fmt.Errorf("remote: NextIDs(%d): want 1 to %d", n, MaxBatch)
+	ids, err := c.r.nextIDs(ctx, n)
+	if err != nil {
+		return nil, err
 	}
-	return c.c.nextIDsContext(ctx, n)
+	out := make([]uint64, len(ids))
+	for i, id := range ids {
+		out[i] = uint64(id)
+	}
+	return out, nil
 }
 
-// Clock reads the replica's GET /clock and returns its reading and the
-// round trip it came in; the reading was taken inside it. A replica
-// older than GET /clock answers 404, an error.
+// Clock reads the replica's GET /clock and returns its
+// reading and the round trip it came in; the reading was taken inside it.
+// A replica older than GET /clock answers 404, an error.
 func (c *Client) Clock(ctx context.Context) (unixNano int64, rtt time.Duration, err error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.c.base+"/clock", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.r.base+"/clock", nil)
 	if err != nil {
 		return 0, 0, fmt.Errorf("%w: clock: %v", ErrCall, err)
 	}
 	start := time.Now()
-	resp, err := c.c.hc.Do(req)
+	resp, err := c.r.hc.Do(req)
 	if err != nil {
 		return 0, 0, fmt.Errorf("%w: clock: %v", ErrCall, err)
 	}
@@ -82,4 +91,4 @@ func (c *Client) Clock(ctx context.Context) (unixNano int64, rtt time.Duration, 
 
 // CloseIdleConnections closes the client's idle connections, so that the
 // next call dials afresh.
-func (c *Client) CloseIdleConnections() { c.c.hc.CloseIdleConnections() }
+func (c *Client) CloseIdleConnections() { c.r.hc.CloseIdleConnections() }

@@ -1,12 +1,15 @@
 // Package remote puts a snowidd replica into the performance lab: a lab
-// subject whose minter calls the service over the wire, one ID per call
-// (NextID) or in batches (NextIDs), so that the lab's own loops and checks
-// (uniqueness, order, the per-node ceiling) measure the service beside the
-// in-process generators. It speaks gRPC (HTTP/2), gRPC-Web (HTTP/1.1, the
-// status in a trailer frame at the end of the body), the Connect protocol
-// with binary protobuf and the Connect protocol with JSON itself, in
-// plaintext or over TLS (SubjectTLS, mutual TLS included), with the
-// standard library only: the two messages it sends and the two it reads
-// are a few bytes each, and hand-encoding them keeps the lab's module free
-// of an RPC stack that a library user would otherwise have to resolve.
+// subject whose minter calls the service over the wire through
+// snowidd/client, one ID per call (NextID) or in batches (NextIDs), so
+// that the lab's own loops and checks (uniqueness, order, the per-node
+// ceiling) measure the service beside the in-process generators, and a
+// Client that calls one replica call by call for the fault lab. Every
+// protocol the replica serves is spoken (client.Protocols), in plaintext
+// or over TLS (SubjectTLS, mutual TLS included).
+//
+// The lab measures the server, so the client side is shaped not to cap
+// it: each caller goroutine keeps a batch of its own, connections write
+// through client.NewConn (one system call for what every caller queued),
+// and gRPC-Web goes over HTTP/1.1, one connection per call in flight, as a
+// browser's client sends it.
 package remote

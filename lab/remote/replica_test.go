@@ -3,6 +3,7 @@ package remote_test
 import (
 	"crypto/tls"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"testing"
 
@@ -14,16 +15,16 @@ import (
 	"github.com/snowlab/snowlab/etcdlease/tlstest"
 	"github.com/snowlab/snowlab/lab/remote"
 	"github.com/snowlab/snowlab/lab/workload"
+	"github.com/snowlab/snowlab/snowidd/client"
 	"github.com/snowlab/snowlab/snowidd/server"
 )
 
-// The remote subject, which hand-encodes each protocol, against the real
-// server: the lab's burst workload runs through every protocol, one ID per
+// The remote subject against the real server: the lab's burst workload runs through every protocol, one ID per
 // call and in batches, and its checks (uniqueness, each caller's order,
 // the per-node ceiling) pass.
 func TestSubjectAgainstTheServer(t *testing.T) {
 	url := serve(t, snowlab.Config{Node: 3})
-	for _, p := range remote.Protocols {
+	for _, p := range client.Protocols() {
 		for _, batch := range []int{0, 10} {
 			for _, fill := range []bool{false, true} {
 				s, err := remote.Subject(url, p, batch, snowlab.Layout{})
@@ -38,19 +39,33 @@ func TestSubjectAgainstTheServer(t *testing.T) {
 }
 
 // serve serves snowidd's server, minting with an atomicgen built from cfg,
-// in process for the test's duration, as the command serves it (HTTP/1.1
-// and unencrypted HTTP/2 on its coalescing listener), and returns its base
-// URL. In process rather than a bin/snowidd replica: the subjects never
-// close their connections, which a replica's graceful drain would wait on,
-// and the test then needs no binary.
+// in process for the test's duration, as the command serves it, and
+// returns its base URL. In process rather than a bin/snowidd replica: the
+// subjects never close their connections, which a replica's graceful
+// drain would wait on, and the test then needs no binary.
 func serve(t *testing.T, cfg snowlab.Config) string {
 	t.Helper()
-	srv, err := server.New(server.Config{Layout: cfg.Layout})
+	return serveHandler(t, newServer(t, cfg, server.Config{}).Handler())
+}
+
+// newServer is snowidd's server configured by scfg, minting with an
+// atomicgen built from cfg.
+func newServer(t *testing.T, cfg snowlab.Config, scfg server.Config) *server.Server {
+	t.Helper()
+	scfg.Layout = cfg.Layout
+	srv, err := server.New(scfg)
 	require.NoError(t, err)
 	g, err := atomicgen.New(cfg)
 	require.NoError(t, err)
 	srv.Use(g, nil, cfg.Node, 1)
-	ts := httptest.NewUnstartedServer(srv.Handler())
+	return srv
+}
+
+// serveHandler serves h on loopback as snowidd serves its handler: HTTP/1.1
+// and unencrypted HTTP/2 on its coalescing listener.
+func serveHandler(t *testing.T, h http.Handler) string {
+	t.Helper()
+	ts := httptest.NewUnstartedServer(h)
 	ts.Config.Protocols = server.Protocols()
 	ts.Listener = server.NewListener(ts.Listener)
 	ts.Start()
@@ -78,7 +93,7 @@ func TestSubjectOverMutualTLS(t *testing.T) {
 	clientPair, err := ca.Client("lab")
 	require.NoError(t, err)
 
-	for _, p := range remote.Protocols {
+	for _, p := range client.Protocols() {
 		s, err := remote.SubjectTLS(url, p, 10, snowlab.Layout{}, tlstest.ClientConfig(ca, clientPair))
 		require.NoError(t, err)
 		res, err := workload.Burst(s, workload.BurstConfig{IDs: 1000, Goroutines: 4, Repeats: 1}, nil)
@@ -86,7 +101,7 @@ func TestSubjectOverMutualTLS(t *testing.T) {
 		assert.True(t, res.Check.OK(), "%s: %s", s.Name, res.Check)
 		assert.Equal(t, 1000, res.Check.IDs, s.Name)
 	}
-	s, err := remote.SubjectTLS(url, remote.GRPC, 0, snowlab.Layout{}, tlstest.ClientConfig(ca, nil))
+	s, err := remote.SubjectTLS(url, client.GRPC, 0, snowlab.Layout{}, tlstest.ClientConfig(ca, nil))
 	require.NoError(t, err)
 	m, err := s.New()
 	require.NoError(t, err)
@@ -103,11 +118,7 @@ func TestSubjectOverMutualTLS(t *testing.T) {
 // (Server.Listener), and returns its https URL.
 func serveTLS(t *testing.T, cfg snowlab.Config, tlsConfig *tls.Config) string {
 	t.Helper()
-	srv, err := server.New(server.Config{Layout: cfg.Layout})
-	require.NoError(t, err)
-	g, err := atomicgen.New(cfg)
-	require.NoError(t, err)
-	srv.Use(g, nil, cfg.Node, 1)
+	srv := newServer(t, cfg, server.Config{})
 	lim := server.Limits{TLS: true}
 	hs, err := server.NewHTTPServer("", srv.Handler(), lim)
 	require.NoError(t, err)

@@ -1,26 +1,25 @@
 package remote
 
 import (
+	"context"
 	"crypto/tls"
 	"fmt"
 	"sync"
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/lab/subject"
+	"github.com/snowlab/snowlab/snowidd/client"
 )
-
-// MaxBatch is the most IDs one NextIDs call may ask for.
-const MaxBatch = 100_000
 
 // Subject is the lab subject for the replica at base (http://HOST:PORT)
 // over protocol p. batch 0 calls NextID once per ID; above 0, Next takes
 // IDs from a batch of that many fetched with NextIDs, each goroutine from
 // batches of its own (subject.PerCaller), so that its IDs increase while
 // the others' calls are in flight; Fill asks for what it needs in calls of
-// at most MaxBatch. The replica must mint with layout (the zero Layout is
-// the default) under the strict policy, for the lab's ceiling check to
-// hold, and on one node id (OnNodes says how many otherwise).
-func Subject(base string, p Protocol, batch int, layout snowlab.Layout) (subject.Subject, error) {
+// at most client.MaxBatch. The replica must mint with layout (the zero
+// Layout is the default) under the strict policy, for the lab's ceiling
+// check to hold, and on one node id (OnNodes says how many otherwise).
+func Subject(base string, p client.Protocol, batch int, layout snowlab.Layout) (subject.Subject, error) {
 	return SubjectTLS(base, p, batch, layout, nil)
 }
 
@@ -29,15 +28,15 @@ func Subject(base string, p Protocol, batch int, layout snowlab.Layout) (subject
 // trust (RootCAs; nil is the system's) and, for a replica serving mutual
 // TLS, the client's certificate. A nil tlsConfig is Subject's plaintext
 // for an http:// base, the system's roots for an https:// one.
-func SubjectTLS(base string, p Protocol, batch int, layout snowlab.Layout, tlsConfig *tls.Config) (subject.Subject, error) {
-	if batch < 0 || batch > MaxBatch {
-		return subject.Subject{}, fmt.Errorf("remote: batch %d: want 0 (NextID) or 1 to %d", batch, MaxBatch)
+func SubjectTLS(base string, p client.Protocol, batch int, layout snowlab.Layout, tlsConfig *tls.Config) (subject.Subject, error) {
+	if batch < 0 || batch > client.MaxBatch {
+		return subject.Subject{}, fmt.Errorf("remote: batch %d: want 0 (NextID) or 1 to %d", batch, client.MaxBatch)
 	}
 	l := layout.OrDefault()
 	if err := l.Validate(); err != nil {
 		return subject.Subject{}, err
 	}
-	c, err := newConn(base, p, tlsConfig)
+	r, err := dial(base, p, tlsConfig)
 	if err != nil {
 		return subject.Subject{}, err
 	}
@@ -45,15 +44,15 @@ func SubjectTLS(base string, p Protocol, batch int, layout snowlab.Layout, tlsCo
 	s.Name, s.Library = Name(p, batch), "github.com/snowlab/snowlab/snowidd"
 	s.Strict, s.Order, s.Batch = true, subject.OrderCaller, true
 	s.Note = "a snowidd replica over " + p.String() + ": every ID is a network round trip, or a share of one"
-	// The instances share the connection: it is the client's, not the
-	// generator's state.
-	s.New = func() (subject.Minter, error) { return &minter{shared: caller{c: c, batch: batch}, layout: l}, nil }
+	// The instances share the client: its connections are the process's,
+	// not the generator's state.
+	s.New = func() (subject.Minter, error) { return &minter{shared: caller{r: r, batch: batch}, layout: l}, nil }
 	return s, nil
 }
 
 // Name is the name of Subject(base, p, batch, …) in results, which is
 // how a run's figures for it are found again.
-func Name(p Protocol, batch int) string {
+func Name(p client.Protocol, batch int) string {
 	if batch > 0 {
 		return fmt.Sprintf("snowidd/%s/NextIDs(%d)", p, batch)
 	}
@@ -94,26 +93,26 @@ func (m *minter) Next() (subject.ID, error) {
 	return m.shared.Next()
 }
 
-func (m *minter) Fill(dst []subject.ID) (int, error) { return fill(m.shared.c, dst) }
+func (m *minter) Fill(dst []subject.ID) (int, error) { return fill(m.shared.r, dst) }
 
-func (m *minter) NewCaller() subject.Minter { return &caller{c: m.shared.c, batch: m.shared.batch} }
+func (m *minter) NewCaller() subject.Minter { return &caller{r: m.shared.r, batch: m.shared.batch} }
 
 // caller is one goroutine's minter: its IDs come from batches only it
 // fetched, so they increase however the other goroutines' calls
 // interleave with its own on the server.
 type caller struct {
-	c     *conn
+	r     *replica
 	batch int
-	buf   []uint64
+	buf   []snowlab.ID
 }
 
 func (k *caller) Next() (subject.ID, error) {
 	if k.batch == 0 {
-		id, err := k.c.nextID()
+		id, err := k.r.nextID(context.Background())
 		return subject.ID{Lo: id}, err
 	}
 	if len(k.buf) == 0 {
-		ids, err := k.c.nextIDs(k.batch)
+		ids, err := k.r.nextIDs(context.Background(), k.batch)
 		if err != nil {
 			return subject.ID{}, err
 		}
@@ -121,22 +120,22 @@ func (k *caller) Next() (subject.ID, error) {
 	}
 	id := k.buf[0]
 	k.buf = k.buf[1:]
-	return subject.ID{Lo: id}, nil
+	return subject.ID{Lo: uint64(id)}, nil
 }
 
-func (k *caller) Fill(dst []subject.ID) (int, error) { return fill(k.c, dst) }
+func (k *caller) Fill(dst []subject.ID) (int, error) { return fill(k.r, dst) }
 
-// fill is Fill: NextIDs calls of at most MaxBatch, in order, so that the
-// IDs written increase.
-func fill(c *conn, dst []subject.ID) (int, error) {
+// fill is Fill: NextIDs calls of at most client.MaxBatch, in order, so
+// that the IDs written increase.
+func fill(r *replica, dst []subject.ID) (int, error) {
 	n := 0
 	for n < len(dst) {
-		ids, err := c.nextIDs(min(len(dst)-n, MaxBatch))
+		ids, err := r.nextIDs(context.Background(), min(len(dst)-n, client.MaxBatch))
 		if err != nil {
 			return n, err
 		}
 		for _, id := range ids {
-			dst[n] = subject.ID{Lo: id}
+			dst[n] = subject.ID{Lo: uint64(id)}
 			n++
 		}
 	}

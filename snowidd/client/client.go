@@ -15,64 +15,13 @@ import (
 	"github.com/snowlab/snowlab"
 	snowlabv1 "github.com/snowlab/snowlab/snowidd/gen/snowlab/v1"
 	"github.com/snowlab/snowlab/snowidd/gen/snowlab/v1/snowlabv1connect"
+	"github.com/snowlab/snowlab/snowidd/idservice"
 )
 
-// MaxBatch is the most IDs one NextIDs call asks for (the server's limit).
-const MaxBatch = 100_000
-
-// Protocol is the wire protocol the client speaks; every replica serves
-// them all on one port.
-type Protocol int
-
-const (
-	// GRPC over unencrypted HTTP/2 (the zero value).
-	GRPC Protocol = iota
-	// Connect is the Connect protocol with binary protobuf.
-	Connect
-	// ConnectJSON is the Connect protocol with JSON, as curl speaks it.
-	ConnectJSON
-	// GRPCWeb is gRPC-Web, as a browser speaks it.
-	GRPCWeb
-)
-
-func (p Protocol) String() string {
-	switch p {
-	case GRPC:
-		return "grpc"
-	case Connect:
-		return "connect"
-	case ConnectJSON:
-		return "connect-json"
-	case GRPCWeb:
-		return "grpc-web"
-	}
-	return fmt.Sprintf("Protocol(%d)", int(p))
-}
-
-// Options are the connect client options that select p.
-func (p Protocol) Options() ([]connect.ClientOption, error) {
-	switch p {
-	case GRPC:
-		return []connect.ClientOption{connect.WithGRPC()}, nil
-	case Connect:
-		return nil, nil
-	case ConnectJSON:
-		return []connect.ClientOption{connect.WithProtoJSON()}, nil
-	case GRPCWeb:
-		return []connect.ClientOption{connect.WithGRPCWeb()}, nil
-	}
-	return nil, fmt.Errorf("snowidd client: unknown protocol %d", int(p))
-}
-
-// ParseProtocol reads a Protocol's String.
-func ParseProtocol(s string) (Protocol, error) {
-	for p := GRPC; p <= GRPCWeb; p++ {
-		if p.String() == s {
-			return p, nil
-		}
-	}
-	return 0, fmt.Errorf("snowidd client: protocol %q: want grpc, connect, connect-json or grpc-web", s)
-}
+// MaxBatch is the most IDs one NextIDs call asks for: the server's
+// limit (idservice.MaxBatch), checked here so that a call over it fails
+// before it is sent.
+const MaxBatch = idservice.MaxBatch
 
 // Config configures a Client. Only Targets is required.
 type Config struct {
@@ -214,6 +163,9 @@ func call[T any](ctx context.Context, c *Client, f func(context.Context, snowlab
 			return zero, err
 		}
 		last = err
+	}
+	if n == 1 && c.cfg.Rounds == 1 {
+		return zero, last // the one attempt's error is the whole story
 	}
 	return zero, fmt.Errorf("snowidd client: every replica refused %d times; the last: %w", c.cfg.Rounds, last)
 }

@@ -53,7 +53,7 @@ func closedURL(t *testing.T) string {
 
 func TestEveryProtocol(t *testing.T) {
 	r := newReplica(t, 3, snowlab.Config{})
-	for p := client.GRPC; p <= client.GRPCWeb; p++ {
+	for _, p := range client.Protocols() {
 		c, err := client.New(client.Config{Targets: []string{r.url}, Protocol: p})
 		require.NoError(t, err)
 		id, err := c.NextID(ctx)
@@ -65,12 +65,7 @@ func TestEveryProtocol(t *testing.T) {
 		parts, err := c.Decode(ctx, id)
 		require.NoError(t, err, p)
 		assert.Equal(t, snowlab.DefaultLayout.Decode(id), parts, p)
-		q, err := client.ParseProtocol(p.String())
-		require.NoError(t, err)
-		assert.Equal(t, p, q)
 	}
-	_, err := client.ParseProtocol("soap")
-	assert.ErrorContains(t, err, `"soap"`)
 }
 
 // A replica that is down or refuses with Unavailable is passed over.
@@ -100,6 +95,14 @@ func TestEveryReplicaRefuses(t *testing.T) {
 	assert.ErrorContains(t, err, "every replica refused 2 times")
 	assert.EqualValues(t, 2, a.calls.Load())
 	assert.EqualValues(t, 2, b.calls.Load())
+
+	// One replica, one round: the refusal as the replica gave it.
+	one, err := client.New(client.Config{Targets: []string{a.url}, Rounds: 1})
+	require.NoError(t, err)
+	_, err = one.NextID(ctx)
+	require.Equal(t, connect.CodeUnavailable, connect.CodeOf(err))
+	assert.NotContains(t, err.Error(), "every replica refused")
+	assert.True(t, connect.IsWireError(err), "the replica's own answer: %v", err)
 
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
@@ -131,6 +134,7 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		{Targets: []string{"127.0.0.1:8080"}},
 		{Targets: []string{"http://x"}, Rounds: -1},
 		{Targets: []string{"http://x"}, Protocol: 9},
+		{Targets: []string{"http://x"}, Protocol: -1},
 		{Targets: []string{"https://x"}, TLS: &tls.Config{}, HTTPClient: http.DefaultClient},
 	} {
 		_, err := client.New(cfg)

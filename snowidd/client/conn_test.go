@@ -32,7 +32,7 @@ func TestNewConn(t *testing.T) {
 		return client.NewConn(c), nil
 	}}}
 	t.Cleanup(hc.CloseIdleConnections)
-	for _, proto := range []client.Protocol{client.GRPC, client.Connect, client.ConnectJSON, client.GRPCWeb} {
+	for _, proto := range []client.Protocol{client.GRPC, client.ConnectProto, client.ConnectJSON, client.GRPCWeb} {
 		c, err := client.New(client.Config{Targets: []string{url}, Protocol: proto, HTTPClient: hc})
 		require.NoError(t, err)
 		id, err := c.NextID(t.Context())

@@ -22,11 +22,12 @@ import (
 	"github.com/snowlab/snowlab/clocksrc"
 	snowlabv1 "github.com/snowlab/snowlab/snowidd/gen/snowlab/v1"
 	"github.com/snowlab/snowlab/snowidd/gen/snowlab/v1/snowlabv1connect"
+	"github.com/snowlab/snowlab/snowidd/idservice"
 )
 
-// MaxBatch is the most IDs one NextIDs call returns: 100,000 IDs are
-// 800 kB on the wire and about 25 ms of one node id's sequence space.
-const MaxBatch = 100_000
+// MaxBatch is the most IDs one NextIDs call returns, the IDService's
+// limit that its clients check too (idservice.MaxBatch).
+const MaxBatch = idservice.MaxBatch
 
 // Defaults for the zero Config fields.
 const (
