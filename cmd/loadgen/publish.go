@@ -25,7 +25,9 @@ func runPublish(args []string, stdout, stderr io.Writer) int {
 	fset.Usage = func() {
 		fmt.Fprintf(stderr, "usage: loadgen publish [-to DIR] [RUN.json ...]\n\n"+
 			"Copies each run's files (RUN.json, its .md and .html and its charts' folder) into the published\n"+
-			"folder, to be committed, and refreshes its history page. With no RUN, the newest run in %s/.\n\n", localDir)
+			"folder, to be committed, and refreshes its history page. With no RUN, the newest run in %s/.\n"+
+			"A run of an older lab whose latency histograms are arrays of bucket counts is written with them\n"+
+			"compressed: the same buckets, a fraction of the size.\n\n", localDir)
 		fset.PrintDefaults()
 	}
 	if code := parseFlags(fset, args); code >= 0 {
@@ -40,19 +42,23 @@ func runPublish(args []string, stdout, stderr io.Writer) int {
 		}
 		runs = []string{newest}
 	}
-	// Every run is checked before anything is copied.
-	for _, f := range runs {
-		if _, err := result.Read(f); err != nil && !errors.Is(err, result.ErrExperiment) {
+	// Every run is checked, and compacted where it must be, before
+	// anything is copied.
+	compacted := make([]*result.Run, len(runs))
+	for i, f := range runs {
+		run, err := committable(f)
+		if err != nil {
 			fmt.Fprintf(stderr, "loadgen publish: %v\n", err)
 			return exitUsage
 		}
+		compacted[i] = run
 	}
 	if err := os.MkdirAll(*to, 0o755); err != nil {
 		fmt.Fprintf(stderr, "loadgen publish: %v\n", err)
 		return exitFailure
 	}
-	for _, f := range runs {
-		paths, err := publishRun(f, *to)
+	for i, f := range runs {
+		paths, err := publishRun(f, *to, compacted[i])
 		for _, p := range paths {
 			fmt.Fprintln(stdout, "wrote", p)
 		}
@@ -73,10 +79,11 @@ func runPublish(args []string, stdout, stderr io.Writer) int {
 }
 
 // publishRun copies the files of the run whose JSON is at path into dir:
-// <stem>.json, <stem>.md and <stem>.html where they are, and the charts'
-// folder <stem>/. It returns the paths written. A run already in dir is
-// left as it is.
-func publishRun(path, dir string) ([]string, error) {
+// <stem>.json (compacted instead, when not nil: see committable),
+// <stem>.md and <stem>.html where they are, and the charts' folder
+// <stem>/. It returns the paths written. A run already in dir is left as
+// it is.
+func publishRun(path, dir string, compacted *result.Run) ([]string, error) {
 	src := filepath.Dir(path)
 	if same, err := sameDir(src, dir); err != nil || same {
 		return nil, err
@@ -91,7 +98,13 @@ func publishRun(path, dir string) ([]string, error) {
 			}
 		}
 		to := filepath.Join(dir, stem+ext)
-		if err := copyFile(from, to); err != nil {
+		var err error
+		if ext == ".json" && compacted != nil {
+			err = result.WriteJSON(to, compacted)
+		} else {
+			err = copyFile(from, to)
+		}
+		if err != nil {
 			return written, err
 		}
 		written = append(written, to)
