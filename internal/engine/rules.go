@@ -39,8 +39,8 @@ type Rules struct {
 	leadBound bool
 	leadTicks int64
 	fence     *snowlab.Fence // nil: no reservation
-	floorNs   int64          // no ID starts before it: the fence's LastEnd when granted
-	floorWait time.Duration  // how long New waits for the clock to pass floorNs
+	startNs   int64          // no ID starts before it: the fence's LastEnd when granted
+	startWait time.Duration  // how long New waits for the clock to pass startNs
 }
 
 // Compile validates cfg and compiles it. It does not check cfg.Node: a
@@ -82,10 +82,10 @@ func Compile(cfg snowlab.Config) (*Rules, error) {
 		leadBound: cfg.Policy == snowlab.Monotonic && cfg.MaxLead > 0,
 		leadTicks: int64(cfg.MaxLead / l.Unit),
 		fence:     cfg.Fence,
-		floorWait: cfg.MaxFloorWait,
+		startWait: cfg.MaxFloorWait,
 	}
-	if r.floorWait == 0 {
-		r.floorWait = snowlab.DefaultMaxFloorWait
+	if r.startWait == 0 {
+		r.startWait = snowlab.DefaultMaxFloorWait
 	}
 	r.anchored, _ = clock.(*clocksrc.Anchored)
 	switch {
