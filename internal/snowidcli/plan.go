@@ -48,7 +48,8 @@ func (f fleet) nodeIDs() int64 {
 }
 
 // safeProcesses is the most processes nodeBits hold at the fleet's surge:
-// floor(2^nodeBits / surge), the design's "safe ceiling" (1,024 / 2 = 512).
+// 2^nodeBits / surge rounded down, so that every process of a surge holds
+// a node id of its own (1,024 / 2 = 512).
 func (f fleet) safeProcesses(nodeBits uint) int64 {
 	q := new(big.Rat).Quo(new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), nodeBits)), f.surge)
 	return new(big.Int).Quo(q.Num(), q.Denom()).Int64()
