@@ -1,5 +1,6 @@
 // Package mutexgen is the baseline generator: one sync.Mutex around the last
-// tick and the sequence, as the design documents' reference does it.
+// tick and the sequence, the way the common Snowflake implementations guard
+// their state.
 //
 // It keeps the same semantics as atomicgen and passes the same conformance
 // suite; it exists so the lab can measure what the lock costs. Its waits

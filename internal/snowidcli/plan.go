@@ -42,7 +42,7 @@ type fleet struct {
 }
 
 // nodeIDs is how many node ids the fleet holds at its peak:
-// ceil(processes × surge), as the design's blue-green rollout doubles them.
+// ceil(processes × surge), as a blue-green rollout doubles them.
 func (f fleet) nodeIDs() int64 {
 	return ceilRat(new(big.Rat).Mul(new(big.Rat).SetInt64(f.processes), f.surge)).Int64()
 }
