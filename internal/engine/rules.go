@@ -6,6 +6,7 @@ import (
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/clocksrc"
+	"github.com/snowlab/snowlab/internal/anchor"
 )
 
 // Rules is a validated Config compiled to the shifts and bounds the hot
@@ -14,7 +15,7 @@ type Rules struct {
 	// The fields Next reads on every call come first, together (through
 	// grant), so that a call touches one or two cache lines of the struct,
 	// not fields strewn over all four; the rest serve the slow paths.
-	anchored *clocksrc.Anchored // clock, when it is Default's: read inline
+	anchored *anchor.Clock // clock, when it is clocksrc.Default's: read inline
 	epochNs  int64
 	unitNs   int64
 	// backNs is how far before the start of a state word's tick the clock
@@ -87,7 +88,7 @@ func Compile(cfg snowlab.Config) (*Rules, error) {
 	if r.startWait == 0 {
 		r.startWait = snowlab.DefaultMaxFloorWait
 	}
-	r.anchored, _ = clock.(*clocksrc.Anchored)
+	r.anchored, _ = clock.(*anchor.Clock)
 	switch {
 	case !r.monotonic:
 	case r.leadBound:
