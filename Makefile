@@ -233,7 +233,7 @@ pg:
 	trap 'scripts/pg.sh stop "$$dsn"' EXIT; \
 	$(GO) run ./cmd/loadgen btree -pg "$$dsn" $(BTREE_FLAGS)
 
-## alternatives: the ID schemes the design documents reject (ticket row, sequences,
+## alternatives: the ID schemes usually proposed instead of Snowflake IDs (ticket row, sequences,
 ## blocks, stride) beside snowlab, in process and through a snowidd replica (bin/snowidd,
 ## started on loopback for the run), on a throwaway PostgreSQL (scripts/pg.sh, which
 ## also crashes and restarts it for the crash experiment), stopped afterwards;

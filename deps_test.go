@@ -45,7 +45,7 @@ func TestLibraryImportsStayLean(t *testing.T) {
 
 // TestGoModStaysLean: the library's go.mod requires golang.org/x/sys and,
 // for the tests, testify, and otherwise only what testify itself needs, so
-// that a consumer's module graph takes no version floor from the lab, the
+// that a consumer's module graph takes no minimum version from the lab, the
 // service or etcd (those live in modules of their own).
 func TestGoModStaysLean(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {

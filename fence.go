@@ -166,6 +166,10 @@ func nodeRange(first, count int) string {
 // Fence.Grant). Its Until is the fence's, or revoked once the fence is or
 // a newer grant on the same node ids replaced it: one atomic load tells a
 // generator both how far it may mint and whether it still may.
+//
+// Users never hold one: a generator built from a lease's Config takes its
+// own. It is exported only because the engine that takes grants is another
+// package of this module, and the fence's state lives here.
 type Grant struct {
 	until        atomic.Int64
 	superseded   atomic.Bool

@@ -16,7 +16,7 @@ import (
 
 // Generator is a lock-free generator. It is safe for concurrent use.
 type Generator struct {
-	slot  engine.Slot // the state word, on cache lines of its own
+	cell  engine.Cell // the state word, on cache lines of its own
 	rules *engine.Rules
 }
 
@@ -30,21 +30,21 @@ func New(cfg snowlab.Config) (*Generator, error) {
 		return nil, err
 	}
 	g := &Generator{rules: r}
-	g.slot.Init(r, r.Space(cfg.Node, 0, r.SeqCap()))
+	g.cell.Init(r, r.Space(cfg.Node, 0, r.SeqCap()))
 	return g, nil
 }
 
 // NextID returns a new ID.
 func (g *Generator) NextID() (snowlab.ID, error) {
-	return g.slot.Next(g.rules)
+	return g.cell.Next(g.rules)
 }
 
 // NextIDs fills dst with new IDs. A Monotonic generator reserves the whole
 // batch with one compare-and-swap; a Strict one reserves the rest of the
 // current tick per compare-and-swap and waits for the next tick in between.
 func (g *Generator) NextIDs(dst []snowlab.ID) (int, error) {
-	return g.slot.Take(g.rules, dst)
+	return g.cell.Take(g.rules, dst)
 }
 
 // Stats reports the slow paths taken so far.
-func (g *Generator) Stats() snowlab.Stats { return g.slot.Stats() }
+func (g *Generator) Stats() snowlab.Stats { return g.cell.Stats() }

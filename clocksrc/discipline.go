@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/snowlab/snowlab/internal/anchor"
 )
 
 // Discipline is what is known of the system clock a generator's time comes
@@ -21,8 +23,8 @@ type Discipline struct {
 // nothing.
 func ReadDiscipline(c Clock) Discipline {
 	d := Discipline{Kernel: ReadKernel()}
-	if a, ok := c.(*Anchored); ok {
-		cor := a.Corrections()
+	if a, ok := c.(*anchor.Clock); ok {
+		cor := Corrections(a.Corrections())
 		d.Default = &cor
 	}
 	return d

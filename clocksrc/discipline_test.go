@@ -112,3 +112,15 @@ func TestKernelNames(t *testing.T) {
 	assert.Equal(t, "in progress", LeapInProgress.String())
 	assert.Equal(t, "Leap(-1)", Leap(-1).String())
 }
+
+// ReadDiscipline reports corrections for Default's clock alone.
+func TestReadDisciplineSeesDefault(t *testing.T) {
+	d := ReadDiscipline(Default())
+	if assert.NotNil(t, d.Default, "Default's corrections") {
+		assert.Zero(t, d.Default.BackwardSteps)
+		assert.GreaterOrEqual(t, d.Default.Running, time.Duration(0))
+	}
+	for _, c := range []Clock{Realtime(), Monotonic(), FixedMillis(1)} {
+		assert.Nil(t, ReadDiscipline(c).Default, "%T has no corrections", c)
+	}
+}

@@ -173,10 +173,7 @@ func runLeap(t *testing.T, k kernelClocks, tt *trueTime, clock clocksrc.Clock, t
 		call(at)
 	}
 	r.stats = gen.Stats()
-	if a, ok := clock.(*clocksrc.Anchored); ok {
-		c := a.Corrections()
-		r.corrections = &c
-	}
+	r.corrections = clocksrc.ReadDiscipline(clock).Default
 	return r
 }
 

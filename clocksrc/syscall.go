@@ -1,5 +1,7 @@
 package clocksrc
 
+import "github.com/snowlab/snowlab/internal/anchor"
+
 // Realtime reads CLOCK_REALTIME through a system call on every read. It
 // follows every correction of the wall clock, backwards included. Where
 // there is no clock_gettime (Windows, and the systems other than Linux and
@@ -17,8 +19,7 @@ func (realtime) UnixNano() int64 { return realtimeNow() }
 func Monotonic() Clock { return newMonotonic(syscallMonotonic, realtimeNow) }
 
 func newMonotonic(monoNow, wallNow func() int64) monotonic {
-	a := sampleAnchor(monoNow, wallNow)
-	return monotonic{mono: monoNow, offset: a.offset}
+	return monotonic{mono: monoNow, offset: anchor.Take(monoNow, wallNow).Offset}
 }
 
 type monotonic struct {
@@ -27,20 +28,3 @@ type monotonic struct {
 }
 
 func (m monotonic) UnixNano() int64 { return m.mono() + m.offset }
-
-// anchor pairs a monotonic reading with the wall clock: wall = mono + offset.
-type anchor struct {
-	mono   int64 // monotonic nanoseconds at the middle of the sample
-	offset int64 // CLOCK_REALTIME minus the monotonic reading
-	spread int64 // half the time the sample took: its uncertainty
-}
-
-// sampleAnchor reads the wall clock between two monotonic reads and takes
-// the midpoint, so the error is at most half the bracket.
-func sampleAnchor(mono, wall func() int64) anchor {
-	m1 := mono()
-	w := wall()
-	m2 := mono()
-	mid := m1 + (m2-m1)/2
-	return anchor{mono: mid, offset: w - mid, spread: (m2 - m1) / 2}
-}

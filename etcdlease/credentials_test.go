@@ -173,15 +173,9 @@ func startSecured(t *testing.T) *secured {
 	if _, err := etcdtest.Binary(); err != nil {
 		needEtcd(t, "this test starts its own etcd with TLS and auth, and "+err.Error())
 	}
-	dir := t.TempDir()
-	sec, err := etcdtest.NewSecure(dir)
-	require.NoError(t, err)
-	data := filepath.Join(dir, "data")
-	require.NoError(t, os.Mkdir(data, 0o700))
-	srv, err := etcdtest.StartTLS(data, sec.TLS())
+	srv, sec, err := etcdtest.StartSecured(t.TempDir(), testUser, testPassword, userPrefix)
 	require.NoError(t, err)
 	t.Cleanup(srv.Stop)
-	require.NoError(t, etcdtest.EnableAuth(srv.Endpoints(), sec.Root, testUser, testPassword, userPrefix))
 	pair, err := tls.LoadX509KeyPair(sec.ClientCert, sec.ClientKey)
 	require.NoError(t, err)
 	return &secured{Server: srv, Secure: sec,

@@ -48,7 +48,7 @@
 // lease is kept alive while the tries last. The claim's Floor is the latest of
 // those reserved-until values: nodeid hands it to the generators, which
 // wait for the clock to pass it (or refuse, past Config.MaxFloorWait). When
-// no range is free, Acquire fails with nodeid.ErrNoFreeSlot. A claim holds at
+// no range is free, Acquire fails with nodeid.ErrNoFreeNode. A claim holds at
 // most MaxCount (64) ids: two operations per id must fit etcd's
 // --max-txn-ops (128).
 //

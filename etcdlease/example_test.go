@@ -31,7 +31,7 @@ func ExampleDial() {
 	defer cancel()
 	lease, err := nodeid.Acquire(ctx, store, nodeid.Options{})
 	if err != nil {
-		log.Fatal(err) // nodeid.ErrNoFreeSlot when all 1,024 ids are held
+		log.Fatal(err) // nodeid.ErrNoFreeNode when all 1,024 ids are held
 	}
 	defer lease.Release(context.Background())
 

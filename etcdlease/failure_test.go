@@ -37,7 +37,7 @@ func checkUnique(t *testing.T, sets ...[]snowlab.ID) int {
 
 // TestTwoProcessesGetDifferentIDsAndTheRestFills: two processes acquiring
 // from the same etcd hold different node ids; with those and 1,022 more
-// held, the 1,025th acquirer gets nodeid.ErrNoFreeSlot; when one process
+// held, the 1,025th acquirer gets nodeid.ErrNoFreeNode; when one process
 // releases, its id is free again, its reservation untouched by a holder
 // that minted nothing.
 func TestTwoProcessesGetDifferentIDsAndTheRestFills(t *testing.T) {
@@ -66,10 +66,10 @@ func TestTwoProcessesGetDifferentIDsAndTheRestFills(t *testing.T) {
 		held += c.Count()
 	}
 	_, err := st.Acquire(ctxT(t), 1, 1023)
-	require.ErrorIs(t, err, nodeid.ErrNoFreeSlot, "the 1,025th acquirer")
+	require.ErrorIs(t, err, nodeid.ErrNoFreeNode, "the 1,025th acquirer")
 	t.Logf("the 1,025th acquirer: %v", err)
 	_, err = nodeid.Acquire(ctxT(t), st, leaseOptions())
-	require.ErrorIs(t, err, nodeid.ErrNoFreeSlot, "nodeid.Acquire with all ids held")
+	require.ErrorIs(t, err, nodeid.ErrNoFreeNode, "nodeid.Acquire with all ids held")
 
 	// B releases (stdin closed): its id is the only free one.
 	_ = b.in.Close()
@@ -169,7 +169,7 @@ func takeOver(t *testing.T, n int, toA func(a *child)) (a, b *child) {
 // Config.MaxFloorWait.
 func TestClockBehindReservation(t *testing.T) {
 	st, _ := dial(t, endpoints(t))
-	one := slotLimit{st, 0}
+	one := nodeLimit{st, 0}
 
 	ahead := time.Now().Add(1500 * time.Millisecond).UnixNano()
 	_, err := st.cli.Put(ctxT(t), st.reservedKey(0), itoa(ahead))

@@ -162,14 +162,14 @@ func leaseOptions() nodeid.Options {
 	return nodeid.Options{Window: testWindow, Refresh: testRefresh}
 }
 
-// slotLimit narrows a store to node ids 0..max, so that two processes
-// contend for one slot without 1,023 others being filled first.
-type slotLimit struct {
+// nodeLimit narrows a store to node ids 0..max, so that two processes
+// contend for one node id without 1,023 others being filled first.
+type nodeLimit struct {
 	nodeid.Store
 	max int
 }
 
-func (s slotLimit) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, error) {
+func (s nodeLimit) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, error) {
 	return s.Store.Acquire(ctx, count, min(maxNode, s.max))
 }
 
@@ -220,12 +220,12 @@ func runChild(role string) int {
 	var lease *nodeid.Lease
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		lease, err = nodeid.Acquire(ctx, slotLimit{st, maxNode}, leaseOptions())
+		lease, err = nodeid.Acquire(ctx, nodeLimit{st, maxNode}, leaseOptions())
 		cancel()
 		if err == nil {
 			break
 		}
-		if !errors.Is(err, nodeid.ErrNoFreeSlot) || time.Now().After(deadline) {
+		if !errors.Is(err, nodeid.ErrNoFreeNode) || time.Now().After(deadline) {
 			say("ERR acquire: %v", err)
 			return exitFail
 		}

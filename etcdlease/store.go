@@ -116,7 +116,7 @@ func (s *Store) reservedKey(n int) string { return s.prefix + "/reserved/" + str
 // none of them exists, and reads their <prefix>/reserved/N in the same
 // transaction. The transaction's revision (the node keys' create revision)
 // is the claim's fencing token. When every range is held it fails with
-// nodeid.ErrNoFreeSlot. Before all that it asks etcd for its status: when
+// nodeid.ErrNoFreeNode. Before all that it asks etcd for its status: when
 // no endpoint answers within ReachTimeout it fails with ErrUnreachable,
 // naming them, rather than waiting out ctx on requests that cannot be
 // answered (the etcd client retries an unavailable cluster until the
@@ -147,7 +147,7 @@ func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, 
 		}
 	}()
 
-	// Which slots are held now: only a hint, the transaction decides.
+	// Which node ids are held now: only a hint, the transaction decides.
 	held := map[int]bool{}
 	list := func() error {
 		resp, err := cli.Get(ctx, s.prefix+"/nodes/", clientv3.WithPrefix(), clientv3.WithKeysOnly())
@@ -257,10 +257,10 @@ func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, 
 	}
 	if count == 1 {
 		return nil, fmt.Errorf("%w: etcdlease: all %d node ids (0..%d) under %s/nodes/ are held by live leases",
-			nodeid.ErrNoFreeSlot, maxNode+1, maxNode, s.prefix)
+			nodeid.ErrNoFreeNode, maxNode+1, maxNode, s.prefix)
 	}
 	return nil, fmt.Errorf("%w: etcdlease: no %d consecutive node ids among 0..%d under %s/nodes/ are free (%d of them are held by live leases)",
-		nodeid.ErrNoFreeSlot, count, maxNode, s.prefix, countHeld(held, maxNode))
+		nodeid.ErrNoFreeNode, count, maxNode, s.prefix, countHeld(held, maxNode))
 }
 
 // freeRanges are the first ids of the ranges of count consecutive ids
@@ -288,7 +288,7 @@ func countHeld(held map[int]bool, maxNode int) int {
 	return n
 }
 
-// lastHeld returns the last held slot in first..first+count-1 (the next
+// lastHeld returns the last held node id in first..first+count-1 (the next
 // candidate range starts after it), or -1 when none is held.
 func lastHeld(held map[int]bool, first, count int) int {
 	for n := first + count - 1; n >= first; n-- {

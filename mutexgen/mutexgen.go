@@ -1,5 +1,6 @@
 // Package mutexgen is the baseline generator: one sync.Mutex around the last
-// tick and the sequence, as the design documents' reference does it.
+// tick and the sequence, the way the common Snowflake implementations guard
+// their state.
 //
 // It keeps the same semantics as atomicgen and passes the same conformance
 // suite; it exists so the lab can measure what the lock costs. Its waits
@@ -17,7 +18,7 @@ import (
 // Generator is a mutex-guarded generator. It is safe for concurrent use.
 type Generator struct {
 	mu    sync.Mutex
-	slot  engine.LockedSlot
+	cell  engine.LockedCell
 	rules *engine.Rules
 }
 
@@ -31,7 +32,7 @@ func New(cfg snowlab.Config) (*Generator, error) {
 		return nil, err
 	}
 	g := &Generator{rules: r}
-	g.slot.Init(r, r.Space(cfg.Node, 0, r.SeqCap()))
+	g.cell.Init(r, r.Space(cfg.Node, 0, r.SeqCap()))
 	return g, nil
 }
 
@@ -39,7 +40,7 @@ func New(cfg snowlab.Config) (*Generator, error) {
 func (g *Generator) NextID() (snowlab.ID, error) {
 	var one [1]snowlab.ID
 	g.mu.Lock()
-	_, err := g.slot.Take(g.rules, one[:])
+	_, err := g.cell.Take(g.rules, one[:])
 	g.mu.Unlock()
 	return one[0], err
 }
@@ -48,8 +49,8 @@ func (g *Generator) NextID() (snowlab.ID, error) {
 func (g *Generator) NextIDs(dst []snowlab.ID) (int, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.slot.Take(g.rules, dst)
+	return g.cell.Take(g.rules, dst)
 }
 
 // Stats reports the slow paths taken so far. CASRetries is always 0.
-func (g *Generator) Stats() snowlab.Stats { return g.slot.Stats() }
+func (g *Generator) Stats() snowlab.Stats { return g.cell.Stats() }

@@ -46,9 +46,12 @@ func Dir(path string) Store { return dirStore{path: path} }
 
 type dirStore struct{ path string }
 
-// slotName is "slot-NNNN" + ext: at least four digits, so that the
-// default layout's names sort by node id.
-func slotName(n int, ext string) string {
+// fileName is "slot-NNNN" + ext: at least four digits, so that the
+// default layout's names sort by node id. The prefix stays "slot-" although
+// the code says node id: a holder built with another prefix would lock
+// other files than a running holder of the same node id, and both would
+// mint with it.
+func fileName(n int, ext string) string {
 	var b [32]byte
 	buf := append(b[:0], "slot-"...)
 	for w := 1000; w > 1 && n < w; w /= 10 {
@@ -58,10 +61,10 @@ func slotName(n int, ext string) string {
 	return string(append(buf, ext...))
 }
 
-func (s dirStore) lockName(n int) string { return filepath.Join(s.path, slotName(n, ".lock")) }
+func (s dirStore) lockName(n int) string { return filepath.Join(s.path, fileName(n, ".lock")) }
 
 func (s dirStore) reservedName(n int) string {
-	return filepath.Join(s.path, slotName(n, ".reserved"))
+	return filepath.Join(s.path, fileName(n, ".reserved"))
 }
 
 // Acquire implements Store.
@@ -86,7 +89,7 @@ func (s dirStore) Acquire(ctx context.Context, count, maxNode int) (Claim, error
 			return nil, err
 		}
 		if busy >= 0 {
-			first = busy + 1 // no run that includes the busy slot can be had
+			first = busy + 1 // no run that includes the busy node id can be had
 			continue
 		}
 		c, err := s.claim(first, files)
@@ -96,16 +99,16 @@ func (s dirStore) Acquire(ctx context.Context, count, maxNode int) (Claim, error
 		}
 		return c, nil
 	}
-	return nil, fmt.Errorf("%w: dir %s has no %d consecutive free node ids in 0..%d", ErrNoFreeSlot, s.path, count, maxNode)
+	return nil, fmt.Errorf("%w: dir %s has no %d consecutive free node ids in 0..%d", ErrNoFreeNode, s.path, count, maxNode)
 }
 
-// lockRun locks the slots first..first+count-1 of the folder open as dfd.
-// When one is held by someone else it unlocks the others and reports that
-// slot as busy (busy is -1 when all were locked).
+// lockRun locks the node ids first..first+count-1 in the folder open as
+// dfd. When one is held by someone else it unlocks the others and reports
+// that node id as busy (busy is -1 when all were locked).
 func (s dirStore) lockRun(dfd, first, count int) (files []*os.File, busy int, err error) {
 	files = make([]*os.File, 0, count)
 	for n := first; n < first+count; n++ {
-		f, err := s.lockSlot(dfd, n)
+		f, err := s.lockNode(dfd, n)
 		if err != nil || f == nil {
 			unlockAll(files)
 			if err != nil {
@@ -118,9 +121,9 @@ func (s dirStore) lockRun(dfd, first, count int) (files []*os.File, busy int, er
 	return files, -1, nil
 }
 
-// claim reads the locked slots' reservations and records the new holder's
-// generation in them before the claim is handed out, so that no two
-// holders of a slot ever get the same token, even if the first crashes at
+// claim reads the locked node ids' reservations and records the new
+// holder's generation in them before the claim is handed out, so that no
+// two holders of a node id ever get the same token, even if the first crashes at
 // once.
 func (s dirStore) claim(first int, files []*os.File) (*dirClaim, error) {
 	c := &dirClaim{store: s, first: first, n: len(files), files: files}
@@ -134,7 +137,7 @@ func (s dirStore) claim(first int, files []*os.File) (*dirClaim, error) {
 		}
 		if g == math.MaxInt64 {
 			// The next token would wrap negative and read as corrupt.
-			return nil, fmt.Errorf("nodeid: dir store: reservation file %s: generation %d is the last there is; the slot cannot be handed out again", name, g)
+			return nil, fmt.Errorf("nodeid: dir store: reservation file %s: generation %d is the last there is; the node id cannot be handed out again", name, g)
 		}
 		untils[i] = u
 		c.floor = max(c.floor, u)
@@ -171,7 +174,7 @@ func readReserved(name string) (until, gen int64, err error) {
 // never is the Lost channel of every Dir claim.
 var never = make(chan struct{})
 
-// dirClaim is a Dir store's hold on consecutive slots: their lock files,
+// dirClaim is a Dir store's hold on consecutive node ids: their lock files,
 // kept open and locked until Release.
 type dirClaim struct {
 	store        dirStore
@@ -180,7 +183,7 @@ type dirClaim struct {
 
 	mu     sync.Mutex
 	files  []*os.File // nil once released
-	stored []int64    // each slot's reserved-until as last written
+	stored []int64    // each node id's reserved-until as last written
 }
 
 func (c *dirClaim) First() int   { return c.first }
@@ -190,12 +193,12 @@ func (c *dirClaim) Token() int64 { return c.token }
 
 // Lost returns a channel that is never closed: a flock is held until the
 // process unlocks it or ends, so while this process lives nobody can take
-// the slots from it (short of deleting the lock files, which Dir's
+// the node ids from it (short of deleting the lock files, which Dir's
 // contract forbids).
 func (c *dirClaim) Lost() <-chan struct{} { return never }
 
-// Reserve writes until as every slot's reserved-until. It only moves the
-// reservation forward: a slot already at or past until keeps its value,
+// Reserve writes until as every node id's reserved-until. It only moves the
+// reservation forward: a node id already at or past until keeps its value,
 // and when all are it writes nothing.
 func (c *dirClaim) Reserve(ctx context.Context, until int64) error {
 	if err := ctx.Err(); err != nil {
@@ -218,12 +221,12 @@ func (c *dirClaim) Reserve(ctx context.Context, until int64) error {
 	return c.write(untils)
 }
 
-// Release writes until as the final reserved-until of every slot, never
-// below the previous holders' (Floor), then unlocks the slots. The value
+// Release writes until as the final reserved-until of every node id, never
+// below the previous holders' (Floor), then unlocks the node ids. The value
 // may be below the last Reserve: a lease passes the end of the last tick
-// it really used. When the write fails the slots are still unlocked: the
+// it really used. When the write fails the node ids are still unlocked: the
 // files then keep the last reservation, which covers every ID minted.
-// Release ignores ctx: it always finishes, so that the slots are never
+// Release ignores ctx: it always finishes, so that the node ids are never
 // left locked by a release given up half-way.
 func (c *dirClaim) Release(_ context.Context, until int64) error {
 	c.mu.Lock()
@@ -247,11 +250,11 @@ func (c *dirClaim) Release(_ context.Context, until int64) error {
 	return err
 }
 
-// write replaces the slots' reservation files with untils[i] and the
+// write replaces the node ids' reservation files with untils[i] and the
 // claim's token, each through a temporary file that is fsynced and renamed
 // over the old one; one fsync of the folder then makes the renames
 // durable, and only then is the write recorded in stored. The temporary
-// names are fixed per slot: only the slot's holder writes them, and a
+// names are fixed per node id: only the node id's holder writes them, and a
 // leftover from a crash is overwritten.
 func (c *dirClaim) write(untils []int64) error {
 	for i, u := range untils {

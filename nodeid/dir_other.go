@@ -16,7 +16,7 @@ func openDir(string) (int, error) { return 0, errDirUnsupported }
 
 func closeDir(int) {}
 
-func (s dirStore) lockSlot(_, _ int) (*os.File, error) { return nil, errDirUnsupported }
+func (s dirStore) lockNode(_, _ int) (*os.File, error) { return nil, errDirUnsupported }
 
 func unlockAll(files []*os.File) {
 	for _, f := range files {

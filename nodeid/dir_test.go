@@ -30,7 +30,7 @@ func release(t *testing.T, c nodeid.Claim, until int64) {
 	require.NoError(t, c.Release(context.Background(), until))
 }
 
-// stored reads slot n's reservation file as until and generation.
+// stored reads node id n's reservation file as until and generation.
 func stored(t *testing.T, dir string, n int) (until, gen int64) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("slot-%04d.reserved", n)))
@@ -44,7 +44,7 @@ func stored(t *testing.T, dir string, n int) (until, gen int64) {
 	return until, gen
 }
 
-// lockedElsewhere reports whether slot n's lock file is locked (flock, or
+// lockedElsewhere reports whether node id n's lock file is locked (flock, or
 // LockFileEx on Windows) by some open file description other than a fresh
 // one of ours.
 func lockedElsewhere(t *testing.T, dir string, n int) bool {
@@ -64,8 +64,8 @@ func TestDirCreatesFolder(t *testing.T) {
 	assert.True(t, fi.IsDir())
 	assert.Equal(t, 0, c.First())
 	assert.Equal(t, 1, c.Count())
-	assert.Equal(t, int64(0), c.Floor(), "a never-held slot has no floor")
-	assert.Equal(t, int64(1), c.Token(), "the first holder of a slot is generation 1")
+	assert.Equal(t, int64(0), c.Floor(), "a never-held node id has no floor")
+	assert.Equal(t, int64(1), c.Token(), "the first holder of a node id is generation 1")
 }
 
 // Two claims in one process exclude each other: each has its own open
@@ -77,13 +77,13 @@ func TestDirTwoAcquiresInOneProcess(t *testing.T) {
 	b := acquire(t, nodeid.Dir(dir), 1) // a second store value on the same folder
 	assert.Equal(t, 0, a.First())
 	assert.Equal(t, 1, b.First())
-	assert.True(t, lockedElsewhere(t, dir, 0), "slot 0 is flocked while held")
-	assert.True(t, lockedElsewhere(t, dir, 1), "slot 1 is flocked while held")
+	assert.True(t, lockedElsewhere(t, dir, 0), "node id 0 is flocked while held")
+	assert.True(t, lockedElsewhere(t, dir, 1), "node id 1 is flocked while held")
 
 	release(t, a, 0)
 	assert.False(t, lockedElsewhere(t, dir, 0), "release unlocks")
 	c := acquire(t, s, 1)
-	assert.Equal(t, 0, c.First(), "a released slot is taken again")
+	assert.Equal(t, 0, c.First(), "a released node id is taken again")
 	release(t, b, 0)
 	release(t, c, 0)
 }
@@ -100,14 +100,14 @@ func TestDirConsecutive(t *testing.T) {
 	assert.Equal(t, 2, four.First(), "0..3 is not free, 2..5 is the first run of four")
 	assert.Equal(t, 4, four.Count())
 	for n := 2; n <= 5; n++ {
-		assert.True(t, lockedElsewhere(t, dir, n), "slot %d is held", n)
+		assert.True(t, lockedElsewhere(t, dir, n), "node id %d is held", n)
 	}
 	assert.Equal(t, 0, acquire(t, s, 1).First())
 	assert.Equal(t, 6, acquire(t, s, 1).First())
 
 	// A run of 4 that fits only at the top of a small range.
 	_, err := s.Acquire(context.Background(), 4, 8)
-	assert.ErrorIs(t, err, nodeid.ErrNoFreeSlot, "7..8 is too short")
+	assert.ErrorIs(t, err, nodeid.ErrNoFreeNode, "7..8 is too short")
 	nine := acquire(t, s, 1)
 	assert.Equal(t, 7, nine.First())
 	c, err := s.Acquire(context.Background(), 3, 10)
@@ -116,12 +116,12 @@ func TestDirConsecutive(t *testing.T) {
 	assert.Equal(t, 3, c.Count())
 	release(t, c, 0)
 	for n := 8; n <= 10; n++ {
-		assert.False(t, lockedElsewhere(t, dir, n), "slot %d is released with its claim", n)
+		assert.False(t, lockedElsewhere(t, dir, n), "node id %d is released with its claim", n)
 	}
 }
 
-// Every slot of the default layout taken, the next Acquire fails with
-// ErrNoFreeSlot; a release makes exactly that slot available.
+// Every node id of the default layout taken, the next Acquire fails with
+// ErrNoFreeNode; a release makes exactly that node id available.
 func TestDirFull(t *testing.T) {
 	dir := t.TempDir()
 	s := nodeid.Dir(dir)
@@ -133,7 +133,8 @@ func TestDirFull(t *testing.T) {
 		require.Equal(t, i, c.First())
 	}
 	_, err := s.Acquire(context.Background(), 1, maxNode)
-	require.ErrorIs(t, err, nodeid.ErrNoFreeSlot, "the 1,025th acquirer")
+	require.ErrorIs(t, err, nodeid.ErrNoFreeNode, "the 1,025th acquirer")
+	require.ErrorIs(t, err, nodeid.ErrNoFreeSlot, "the deprecated name is the same error")
 	assert.Contains(t, err.Error(), dir)
 	assert.Contains(t, err.Error(), "no 1 consecutive")
 
@@ -152,18 +153,18 @@ func TestDirFull(t *testing.T) {
 	holder := startChild(t, "hold", dir)
 	assert.Equal(t, 517, holder.header().node)
 	_, err = s.Acquire(context.Background(), 1, maxNode)
-	assert.ErrorIs(t, err, nodeid.ErrNoFreeSlot, "the other process holds 517")
+	assert.ErrorIs(t, err, nodeid.ErrNoFreeNode, "the other process holds 517")
 	require.NoError(t, holder.stdin.Close())
 	holder.drainAndWait()
 	require.NoError(t, holder.wait())
 	c := acquire(t, s, 1)
 	assert.Equal(t, 517, c.First())
 	_, err = s.Acquire(context.Background(), 1, maxNode)
-	assert.ErrorIs(t, err, nodeid.ErrNoFreeSlot)
+	assert.ErrorIs(t, err, nodeid.ErrNoFreeNode)
 
 	release(t, claims[100], 0)
 	_, err = s.Acquire(context.Background(), 2, maxNode)
-	assert.ErrorIs(t, err, nodeid.ErrNoFreeSlot, "one free slot is no run of two")
+	assert.ErrorIs(t, err, nodeid.ErrNoFreeNode, "one free node id is no run of two")
 	assert.Contains(t, err.Error(), "no 2 consecutive")
 
 	claims[517] = c
@@ -174,7 +175,7 @@ func TestDirFull(t *testing.T) {
 	}
 }
 
-// TestDirReservation: what a claim writes to its slot's reservation file
+// TestDirReservation: what a claim writes to its node id's reservation file
 // (the Store suite checks what the next holder sees of it): the
 // generation at Acquire, forward-only reservations while held, the final
 // value at Release, and no temporary file left behind.
@@ -218,26 +219,26 @@ func TestDirReservation(t *testing.T) {
 	assert.Empty(t, tmp, "no temporary file is left behind")
 }
 
-// A claim on several slots: the floor is the latest of theirs, the token
+// A claim on several node ids: the floor is the latest of theirs, the token
 // is above every one's generation, and Reserve and Release write them all.
-func TestDirReservationSeveralSlots(t *testing.T) {
+func TestDirReservationSeveralNodes(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "slot-0000.reserved"), []byte("100 3\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "slot-0001.reserved"), []byte("900 7\n"), 0o644))
-	// slot 2 was never held
+	// node id 2 was never held
 	c := acquire(t, nodeid.Dir(dir), 3)
 	assert.Equal(t, int64(900), c.Floor())
 	assert.Equal(t, int64(8), c.Token())
 	require.NoError(t, c.Reserve(ctx, 2000))
 	for n := range 3 {
 		u, g := stored(t, dir, n)
-		assert.Equal(t, [2]int64{2000, 8}, [2]int64{u, g}, "slot %d", n)
+		assert.Equal(t, [2]int64{2000, 8}, [2]int64{u, g}, "node id %d", n)
 	}
 	release(t, c, 1500)
 	for n := range 3 {
 		u, g := stored(t, dir, n)
-		assert.Equal(t, [2]int64{1500, 8}, [2]int64{u, g}, "slot %d", n)
+		assert.Equal(t, [2]int64{1500, 8}, [2]int64{u, g}, "node id %d", n)
 	}
 	d := acquire(t, nodeid.Dir(dir), 1)
 	assert.Equal(t, int64(9), d.Token())
@@ -245,7 +246,7 @@ func TestDirReservationSeveralSlots(t *testing.T) {
 }
 
 // A reservation file that does not parse is an error naming it, never a
-// zero floor; the slot is not left locked.
+// zero floor; the node id is not left locked.
 func TestDirCorruptReservation(t *testing.T) {
 	for _, content := range []string{
 		"",
@@ -267,13 +268,13 @@ func TestDirCorruptReservation(t *testing.T) {
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), name)
 			assert.Contains(t, err.Error(), "corrupt")
-			assert.NotErrorIs(t, err, nodeid.ErrNoFreeSlot)
-			assert.False(t, lockedElsewhere(t, dir, 0), "the failed Acquire unlocked the slot")
+			assert.NotErrorIs(t, err, nodeid.ErrNoFreeNode)
+			assert.False(t, lockedElsewhere(t, dir, 0), "the failed Acquire unlocked the node id")
 			b, err := os.ReadFile(name)
 			require.NoError(t, err)
 			assert.Equal(t, content, string(b), "the file is left for a person to look at")
 
-			// Once a person has put it right, the slot can be had.
+			// Once a person has put it right, the node id can be had.
 			require.NoError(t, os.WriteFile(name, []byte("1700000000000000000 4\n"), 0o644))
 			c := acquire(t, nodeid.Dir(dir), 1)
 			assert.Equal(t, int64(1700000000000000000), c.Floor())
@@ -283,7 +284,7 @@ func TestDirCorruptReservation(t *testing.T) {
 	}
 }
 
-// A corrupt file of a slot in the middle of a run fails the whole Acquire
+// A corrupt file of a node id in the middle of a run fails the whole Acquire
 // and unlocks the rest of the run.
 func TestDirCorruptReservationInRun(t *testing.T) {
 	dir := t.TempDir()
@@ -292,6 +293,6 @@ func TestDirCorruptReservationInRun(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "slot-0002.reserved")
 	for n := range 4 {
-		assert.False(t, lockedElsewhere(t, dir, n), "slot %d", n)
+		assert.False(t, lockedElsewhere(t, dir, n), "node id %d", n)
 	}
 }

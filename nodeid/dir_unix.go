@@ -16,12 +16,12 @@ func openDir(path string) (int, error) {
 
 func closeDir(dfd int) { _ = unix.Close(dfd) }
 
-// lockSlot opens and locks slot n's lock file in the folder open as dfd;
+// lockNode opens and locks node id n's lock file in the folder open as dfd;
 // nil, nil when someone else holds it. It works on raw descriptors
-// relative to the folder because a scan tries every held slot below the
-// first free one: a busy slot costs an open, a flock and a close.
-func (s dirStore) lockSlot(dfd, n int) (*os.File, error) {
-	base := slotName(n, ".lock")
+// relative to the folder because a scan tries every held node id below the
+// first free one: a busy node id costs an open, a flock and a close.
+func (s dirStore) lockNode(dfd, n int) (*os.File, error) {
+	base := fileName(n, ".lock")
 	for range 10 {
 		// Without O_CREAT first: opening an existing name does not take
 		// the folder's lock, which a scan of a busy folder feels.

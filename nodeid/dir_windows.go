@@ -8,7 +8,7 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// On Windows a slot's lock is LockFileEx's exclusive lock on the first
+// On Windows a node id's lock is LockFileEx's exclusive lock on the first
 // byte of its lock file. Like flock's, it belongs to the open handle, not
 // to the process (two claims in one process exclude each other), and the
 // system drops it when the handle is closed or the process ends, however
@@ -21,9 +21,9 @@ func openDir(string) (int, error) { return 0, nil }
 
 func closeDir(int) {}
 
-// lockSlot opens and locks slot n's lock file; nil, nil when someone else
+// lockNode opens and locks node id n's lock file; nil, nil when someone else
 // holds it.
-func (s dirStore) lockSlot(_, n int) (*os.File, error) {
+func (s dirStore) lockNode(_, n int) (*os.File, error) {
 	name := s.lockName(n)
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {

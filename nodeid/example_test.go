@@ -26,7 +26,7 @@ func ExampleAcquire() {
 	defer cancel()
 	lease, err := nodeid.Acquire(ctx, nodeid.Dir(dir), nodeid.Options{})
 	if err != nil {
-		log.Fatal(err) // nodeid.ErrNoFreeSlot when all 1,024 ids are held
+		log.Fatal(err) // nodeid.ErrNoFreeNode when all 1,024 ids are held
 	}
 	defer lease.Release(context.Background()) // frees the id; a successor waits only for time used
 

@@ -12,39 +12,46 @@ import (
 	"github.com/snowlab/snowlab/clocksrc"
 )
 
-// ErrNoFreeSlot: every node id the layout allows is held by someone else.
-var ErrNoFreeSlot = errors.New("nodeid: no free node id")
+// ErrNoFreeNode: every node id the layout allows is held by someone else.
+var ErrNoFreeNode = errors.New("nodeid: no free node id")
+
+// ErrNoFreeSlot is the same error value as ErrNoFreeNode, so that code
+// testing for it with errors.Is keeps working against every store.
+//
+// Deprecated: use ErrNoFreeNode.
+var ErrNoFreeSlot = ErrNoFreeNode
 
 // ErrLost: the store says this lease is gone (expired, or taken by another
 // holder). Its fence is revoked: generators using it stop.
 var ErrLost = errors.New("nodeid: lease lost")
 
-// Store hands out node-id slots and keeps each slot's reserved-until time.
+// Store hands out node ids and keeps each node id's reserved-until time.
 type Store interface {
-	// Acquire takes count consecutive free slots among 0..maxNode and
+	// Acquire takes count consecutive free node ids among 0..maxNode and
 	// returns the claim on them. It must make them unavailable to other
 	// holders before it returns, and report the previous holders'
-	// reserved-until (the latest over the slots).
+	// reserved-until (the latest over the node ids) as the claim's Floor.
+	// When no such run is free it fails with ErrNoFreeNode.
 	Acquire(ctx context.Context, count, maxNode int) (Claim, error)
 }
 
-// Claim is a store's hold on slots.
+// Claim is a store's hold on a range of node ids.
 type Claim interface {
 	// First and Count are the node ids held.
 	First() int
 	Count() int
 	// Floor is the previous holders' reserved-until, Unix nanoseconds (0
-	// when the slots were never held).
+	// when the node ids were never held).
 	Floor() int64
-	// Token is a fencing token: it grows with every new holder of a slot,
+	// Token is a fencing token: it grows with every new holder of a node id,
 	// so a store operation can be guarded against a zombie holder.
 	Token() int64
-	// Reserve makes until durable as the slots' reserved-until. It must
+	// Reserve makes until durable as the node ids' reserved-until. It must
 	// fail when the claim is no longer held.
 	Reserve(ctx context.Context, until int64) error
 	// Lost is closed when the store knows the claim is gone.
 	Lost() <-chan struct{}
-	// Release stores until as the final reserved-until and frees the slots.
+	// Release stores until as the final reserved-until and frees the node ids.
 	Release(ctx context.Context, until int64) error
 }
 
@@ -179,7 +186,7 @@ func pick(ctx context.Context, store Store, opts Options) (Claim, error) {
 	for {
 		c, err := store.Acquire(ctx, opts.Count, opts.Layout.MaxNode())
 		if err != nil {
-			if len(held) > 0 && errors.Is(err, ErrNoFreeSlot) {
+			if len(held) > 0 && errors.Is(err, ErrNoFreeNode) {
 				break
 			}
 			release(nil)

@@ -128,7 +128,7 @@ func TestLeasesOverOneDir(t *testing.T) {
 	assert.Equal(t, 5, c.Node())
 
 	_, err = nodeid.Acquire(ctx, s, nodeid.Options{Count: 11, Layout: small})
-	assert.ErrorIs(t, err, nodeid.ErrNoFreeSlot, "6..15 is ten ids")
+	assert.ErrorIs(t, err, nodeid.ErrNoFreeNode, "6..15 is ten ids")
 }
 
 // A successor whose clock is behind its predecessor's stored reservation
@@ -159,7 +159,7 @@ func TestLeaseClockBehindStoredReservation(t *testing.T) {
 	r0, _ := stored(t, dir, 0)
 	require.Equal(t, r, r0, "passing over an id does not move its reservation")
 
-	only := firstSlots{s, 0} // from here on node id 0 is the only one
+	only := firstNodes{s, 0} // from here on node id 0 is the only one
 	t.Run("too far behind: refused at once", func(t *testing.T) {
 		l, err := nodeid.Acquire(ctx, only, nodeid.Options{})
 		require.NoError(t, err)
@@ -168,7 +168,7 @@ func TestLeaseClockBehindStoredReservation(t *testing.T) {
 		start := time.Now()
 		_, err = atomicgen.New(l.Config(snowlab.Config{MaxFloorWait: 100 * time.Millisecond}))
 		require.ErrorIs(t, err, snowlab.ErrClockBackwards)
-		assert.Contains(t, err.Error(), "reservation floor")
+		assert.Contains(t, err.Error(), "the floor the previous holder left")
 		assert.Less(t, time.Since(start), time.Second, "a gap beyond MaxFloorWait is refused without waiting")
 		_, err = atomicgen.New(l.Config(snowlab.Config{MaxFloorWait: -1}))
 		assert.ErrorIs(t, err, snowlab.ErrClockBackwards, "a negative MaxFloorWait never waits")
@@ -209,13 +209,13 @@ func TestLeaseClockBehindStoredReservation(t *testing.T) {
 	})
 }
 
-// firstSlots offers only node ids 0..max of the store it wraps: a store
-// on which the slots a test looks at are the only ones to be had.
-type firstSlots struct {
+// firstNodes offers only node ids 0..max of the store it wraps: a store
+// on which the node ids a test looks at are the only ones to be had.
+type firstNodes struct {
 	nodeid.Store
 	max int
 }
 
-func (s firstSlots) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, error) {
+func (s firstNodes) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, error) {
 	return s.Store.Acquire(ctx, count, min(maxNode, s.max))
 }

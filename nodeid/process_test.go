@@ -32,7 +32,7 @@ const (
 	helperDirEnv    = "NODEID_TEST_DIR"          // the Dir store's folder
 	helperOffsetEnv = "NODEID_TEST_CLOCK_OFFSET" // a time.Duration added to the holder's clock
 	helperWindowEnv = "NODEID_TEST_WINDOW"       // Options.Window
-	helperOnlyEnv   = "NODEID_TEST_ONLY_SLOT_0"  // "1": the store offers node id 0 alone
+	helperOnlyEnv   = "NODEID_TEST_ONLY_NODE_0"  // "1": the store offers node id 0 alone
 )
 
 func TestMain(m *testing.M) {
@@ -72,10 +72,10 @@ func runHolder(mode string) int {
 	ctx := context.Background()
 	store := nodeid.Dir(os.Getenv(helperDirEnv))
 	if os.Getenv(helperOnlyEnv) == "1" {
-		store = firstSlots{store, 0}
+		store = firstNodes{store, 0}
 	}
 	lease, err := nodeid.Acquire(ctx, store, nodeid.Options{Window: window, Clock: clock})
-	if errors.Is(err, nodeid.ErrNoFreeSlot) {
+	if errors.Is(err, nodeid.ErrNoFreeNode) {
 		fail("nofree %v", err)
 		return 3
 	}
@@ -275,7 +275,7 @@ func TestDirProcessesGetDifferentIDs(t *testing.T) {
 		require.NoError(t, c.wait(), "the holder released and exited cleanly; stderr: %s", c.stderr.String())
 	}
 	for i := range n {
-		assert.False(t, lockedElsewhere(t, dir, i), "slot %d is free once its holder ended", i)
+		assert.False(t, lockedElsewhere(t, dir, i), "node id %d is free once its holder ended", i)
 		_, gen := stored(t, dir, i)
 		assert.Equal(t, int64(1), gen)
 	}

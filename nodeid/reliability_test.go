@@ -144,7 +144,7 @@ func TestLeaseOptionsValidated(t *testing.T) {
 }
 
 // A reservation file whose generation is the largest int64 cannot give a
-// next token: the slot is refused with an error naming the file, instead
+// next token: the node id is refused with an error naming the file, instead
 // of writing token MinInt64 and then reading its own file as corrupt.
 func TestDirGenerationExhausted(t *testing.T) {
 	dir := t.TempDir()
@@ -170,7 +170,7 @@ func TestLeaseReservationNearMaxInt64(t *testing.T) {
 	assert.Equal(t, 1, l.Node(), "the id with a reservation far ahead is passed over")
 	require.NoError(t, l.Release(ctx))
 
-	l, err = nodeid.Acquire(ctx, firstSlots{nodeid.Dir(dir), 0}, nodeid.Options{})
+	l, err = nodeid.Acquire(ctx, firstNodes{nodeid.Dir(dir), 0}, nodeid.Options{})
 	require.NoError(t, err)
 	assert.Equal(t, ahead, l.Fence().Floor())
 	assert.Equal(t, int64(math.MaxInt64), l.Fence().Until(), "saturated, not wrapped")
@@ -189,7 +189,7 @@ func TestLeaseRetriesDoNotPushReservation(t *testing.T) {
 	dir := t.TempDir()
 	ahead := time.Now().Add(23 * time.Second).UnixNano()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "slot-0000.reserved"), fmt.Appendf(nil, "%d 1\n", ahead), 0o644))
-	only := firstSlots{nodeid.Dir(dir), 0}
+	only := firstNodes{nodeid.Dir(dir), 0}
 	for range 10 {
 		l, err := nodeid.Acquire(ctx, only, nodeid.Options{})
 		require.NoError(t, err)

@@ -52,7 +52,7 @@
 // the predecessors' reservations as they stood then, or the transaction is
 // rolled back and the next range is tried. The claim's Floor is the latest
 // reserved_until over the range, its Token one more than the highest
-// generation. When no range is free Acquire fails with nodeid.ErrNoFreeSlot.
+// generation. When no range is free Acquire fails with nodeid.ErrNoFreeNode.
 //
 // # Fencing by generation
 //

@@ -22,7 +22,7 @@ func ExampleOpen() {
 	defer closeStore()
 	lease, err := nodeid.Acquire(ctx, store, nodeid.Options{})
 	if err != nil {
-		log.Fatal(err) // nodeid.ErrNoFreeSlot when every id is held
+		log.Fatal(err) // nodeid.ErrNoFreeNode when every id is held
 	}
 	defer lease.Release(context.Background())
 	gen, err := atomicgen.New(lease.Config(snowlab.Config{}))

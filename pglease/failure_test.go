@@ -224,7 +224,7 @@ func TestFrozenHolderPastTTL(t *testing.T) {
 		if err == nil {
 			break
 		}
-		require.ErrorIs(t, err, nodeid.ErrNoFreeSlot, "B's Acquire")
+		require.ErrorIs(t, err, nodeid.ErrNoFreeNode, "B's Acquire")
 		require.True(t, time.Now().Before(deadline), "B did not get A's id within 10 s of A freezing")
 	}
 	tookOver := time.Since(frozenAt)

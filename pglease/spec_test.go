@@ -80,7 +80,7 @@ func TestErrorsHideThePassword(t *testing.T) {
 	defer closeStore()
 	_, err = st.Acquire(ctxT(t), 1, 1023)
 	requireNoSecret(t, err, "Acquire with nothing listening", secret)
-	assert.NotErrorIs(t, err, nodeid.ErrNoFreeSlot)
+	assert.NotErrorIs(t, err, nodeid.ErrNoFreeNode)
 	t.Logf("nothing listening: %v", err)
 	_, err = nodeid.AcquireSpec(ctxT(t), "pg:"+dsn, map[string]nodeid.Opener{"pg": Opener(time.Second)}, nodeid.Options{})
 	requireNoSecret(t, err, "nodeid.AcquireSpec", secret)

@@ -176,7 +176,7 @@ func (s *Store) ensureTable(ctx context.Context) error {
 
 // Acquire takes count consecutive free node ids among 0..maxNode, each
 // candidate range in one transaction (see the package documentation). When
-// every range is held it fails with nodeid.ErrNoFreeSlot.
+// every range is held it fails with nodeid.ErrNoFreeNode.
 func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, error) {
 	if count < 1 || maxNode < 0 || count > maxNode+1 {
 		return nil, fmt.Errorf("%w: pglease: %d node ids asked for among 0..%d", snowlab.ErrInvalidNode, count, maxNode)
@@ -213,7 +213,7 @@ func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, 
 		}
 	}
 	return nil, fmt.Errorf("%w: pglease: no %d consecutive node ids among 0..%d are free in table %s (%d of them are held)",
-		nodeid.ErrNoFreeSlot, count, maxNode, s.name, len(held))
+		nodeid.ErrNoFreeNode, count, maxNode, s.name, len(held))
 }
 
 // heldIDs lists the ids held now: only a hint, the claim's transaction

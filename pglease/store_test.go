@@ -149,7 +149,7 @@ func TestGenerationExhausted(t *testing.T) {
 }
 
 // TestHeldIDsSkipped: ids held by another store are passed over, and an
-// Acquire of more ids than any free run has is ErrNoFreeSlot naming the
+// Acquire of more ids than any free run has is ErrNoFreeNode naming the
 // table.
 func TestHeldIDsSkipped(t *testing.T) {
 	dsn := pgDSN(t)
@@ -164,6 +164,6 @@ func TestHeldIDsSkipped(t *testing.T) {
 	defer cb.Release(context.Background(), 0)
 	assert.Equal(t, 3, cb.First(), "another store's claim: after the first's ids")
 	_, err = b.Acquire(ctxT(t), 6, 9)
-	require.ErrorIs(t, err, nodeid.ErrNoFreeSlot)
+	require.ErrorIs(t, err, nodeid.ErrNoFreeNode)
 	assert.True(t, strings.Contains(err.Error(), table), "the error names the table: %v", err)
 }

@@ -26,7 +26,7 @@ func nodes(g *shardedgen.Generator) int {
 	return 1
 }
 
-// BenchmarkBare measures the per-P floor (a clock read and a CAS on a word
+// BenchmarkBare measures the per-P lower bound (a clock read and a CAS on a word
 // of each P's own) in the same run as the generator.
 func BenchmarkBare(b *testing.B) {
 	b.Run("clock", benchgen.BareClock)

@@ -55,11 +55,11 @@ type Config struct {
 // Generator is a sharded generator. It is safe for concurrent use.
 type Generator struct {
 	rules *engine.Rules
-	// shards are engine.Slots, which fill whole engine.CacheLines:
+	// shards are engine.Cells, which fill whole engine.CacheLines:
 	// neighbouring state words are then never on one cache line (nor on
 	// the pair the adjacent-line prefetcher fetches together), whatever
 	// the slice's alignment.
-	shards []engine.Slot
+	shards []engine.Cell
 	mode   Mode
 }
 
@@ -94,7 +94,7 @@ func New(cfg Config) (*Generator, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Generator{rules: r, shards: make([]engine.Slot, n), mode: cfg.Mode}
+	g := &Generator{rules: r, shards: make([]engine.Cell, n), mode: cfg.Mode}
 	c := r.SeqCap()
 	if cfg.Mode == NodePerShard {
 		for i := range g.shards {

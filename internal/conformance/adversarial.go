@@ -118,37 +118,31 @@ func testAdversarial(t *testing.T, s Suite) {
 	}
 }
 
+// advRig is one adversarial run: the generator the workers call now, and
+// every generator built so far (by build index, for ShardOf).
+type advRig struct {
+	s   Suite
+	cfg snowlab.Config
+	cur atomic.Pointer[advCurrent]
+
+	mu   sync.Mutex
+	gens []snowlab.Generator
+}
+
+type advCurrent struct {
+	g   snowlab.Generator
+	gen int32
+}
+
 func runAdversarial(t *testing.T, s Suite, cfg snowlab.Config, seed uint64) {
-	clock := newChaosClock(seed)
 	cfg.Node = 17
-	cfg.Clock = clock
+	cfg.Clock = newChaosClock(seed)
 	cfg.MaxWait = advMaxWait
 	cfg.MaxFloorWait = 20 * time.Millisecond
 	cfg.Fence = snowlab.NewFenceFor(cfg.Node, s.nodesUsed(), 0, farFuture)
-
-	type current struct {
-		g   snowlab.Generator
-		gen int32
-	}
-	var cur atomic.Pointer[current]
-	var gens []snowlab.Generator // by gen index, for ShardOf
-	var gensMu sync.Mutex
-	build := func() {
-		g, err := s.New(cfg)
-		if err != nil {
-			// Behind the fence's floor by more than MaxFloorWait: the
-			// earlier generator is already stopped; try again later.
-			require.ErrorIs(t, err, snowlab.ErrClockBackwards)
-			return
-		}
-		gensMu.Lock()
-		gens = append(gens, g)
-		n := int32(len(gens) - 1)
-		gensMu.Unlock()
-		cur.Store(&current{g, n})
-	}
-	for cur.Load() == nil {
-		build()
+	r := &advRig{s: s, cfg: cfg}
+	for r.cur.Load() == nil {
+		r.build(t)
 	}
 
 	deadline := time.Now().Add(*adversarialFor)
@@ -159,58 +153,84 @@ func runAdversarial(t *testing.T, s Suite, cfg snowlab.Config, seed uint64) {
 	var slowest [advWorkers]time.Duration
 	var wg sync.WaitGroup
 	for w := range advWorkers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rng := rand.New(rand.NewPCG(seed, uint64(w)))
-			sizes := []int{1, 3, 7, 100, 4097, 13_000}
-			dst := make([]snowlab.ID, 13_000)
-			for i := 0; !stop(); i++ {
-				c := cur.Load()
-				size := 0
-				if i%3 == 2 {
-					size = sizes[rng.IntN(len(sizes))]
-				}
-				start := time.Now()
-				var n int
-				var err error
-				if size == 0 {
-					dst[0], err = c.g.NextID()
-					if err == nil {
-						n = 1
-					}
-				} else {
-					n, err = c.g.NextIDs(dst[:size])
-				}
-				took := time.Since(start)
-				// A batch may span ticks: each wait is bounded, not the call.
-				ticks := time.Duration(size/4096+2) * time.Millisecond
-				if bound := advMaxWait + ticks + advSlack; took > bound {
-					errs[w] = fmt.Errorf("a call (batch %d) took %v, more than MaxWait+ticks+slack %v", size, took, bound)
-					return
-				}
-				slowest[w] = max(slowest[w], took)
-				for _, id := range dst[:n] {
-					out[w] = append(out[w], advID{id, c.gen})
-				}
-				total.Add(int64(n))
-				if err != nil && !errors.Is(err, snowlab.ErrClockBackwards) && !errors.Is(err, snowlab.ErrNoReservation) {
-					errs[w] = err
-					return
-				}
-			}
-		}()
+		wg.Go(func() {
+			out[w], slowest[w], errs[w] = r.work(rand.New(rand.NewPCG(seed, uint64(w))), stop, &total)
+		})
 	}
 	for !stop() {
 		time.Sleep(15 * time.Millisecond)
-		build()
+		r.build(t)
 	}
 	wg.Wait()
 	for _, err := range errs {
 		require.NoError(t, err)
 	}
+	all := r.check(t, out)
+	t.Logf("%d IDs from %d generators; slowest call %v", len(all), len(r.gens), slices.Max(slowest[:]))
+}
 
-	// Every ID once.
+// build builds the next generator on the fence, stopping the one before.
+func (r *advRig) build(t *testing.T) {
+	g, err := r.s.New(r.cfg)
+	if err != nil {
+		// Behind the fence's start by more than MaxFloorWait: the earlier
+		// generator is already stopped; try again later.
+		require.ErrorIs(t, err, snowlab.ErrClockBackwards)
+		return
+	}
+	r.mu.Lock()
+	r.gens = append(r.gens, g)
+	n := int32(len(r.gens) - 1)
+	r.mu.Unlock()
+	r.cur.Store(&advCurrent{g, n})
+}
+
+// work is one worker: single calls and batches of random sizes on the
+// current generator until stop, each call timed against its bound. It
+// returns the IDs it got, its slowest call, and the first error that is
+// neither a refused clock nor a stopped generator.
+func (r *advRig) work(rng *rand.Rand, stop func() bool, total *atomic.Int64) (out []advID, slowest time.Duration, _ error) {
+	sizes := []int{1, 3, 7, 100, 4097, 13_000}
+	dst := make([]snowlab.ID, 13_000)
+	for i := 0; !stop(); i++ {
+		c := r.cur.Load()
+		size := 0
+		if i%3 == 2 {
+			size = sizes[rng.IntN(len(sizes))]
+		}
+		start := time.Now()
+		var n int
+		var err error
+		if size == 0 {
+			dst[0], err = c.g.NextID()
+			if err == nil {
+				n = 1
+			}
+		} else {
+			n, err = c.g.NextIDs(dst[:size])
+		}
+		took := time.Since(start)
+		// A batch may span ticks: each wait is bounded, not the call.
+		ticks := time.Duration(size/4096+2) * time.Millisecond
+		if bound := advMaxWait + ticks + advSlack; took > bound {
+			return out, slowest, fmt.Errorf("a call (batch %d) took %v, more than MaxWait+ticks+slack %v", size, took, bound)
+		}
+		slowest = max(slowest, took)
+		for _, id := range dst[:n] {
+			out = append(out, advID{id, c.gen})
+		}
+		total.Add(int64(n))
+		if err != nil && !errors.Is(err, snowlab.ErrClockBackwards) && !errors.Is(err, snowlab.ErrNoReservation) {
+			return out, slowest, err
+		}
+	}
+	return out, slowest, nil
+}
+
+// check asserts what the run must show: every ID once, each worker's IDs
+// increasing per shard across generators, and the fence's LastEnd
+// covering the last. It returns every ID, sorted.
+func (r *advRig) check(t *testing.T, out [][]advID) []snowlab.ID {
 	var all []snowlab.ID
 	for _, ids := range out {
 		for _, x := range ids {
@@ -222,13 +242,12 @@ func runAdversarial(t *testing.T, s Suite, cfg snowlab.Config, seed uint64) {
 	for i := 1; i < len(all); i++ {
 		require.NotEqual(t, all[i-1], all[i], "duplicate id %d", all[i])
 	}
-	// Each goroutine's IDs increase, per shard, across generators.
 	for w, ids := range out {
 		last := map[int]snowlab.ID{}
 		for i, x := range ids {
 			key := 0
-			if s.multi() {
-				key = s.ShardOf(gens[x.gen], x.id)
+			if r.s.multi() {
+				key = r.s.ShardOf(r.gens[x.gen], x.id)
 				require.GreaterOrEqual(t, key, 0, "id %d belongs to no shard", x.id)
 			}
 			if prev, ok := last[key]; ok {
@@ -237,6 +256,6 @@ func runAdversarial(t *testing.T, s Suite, cfg snowlab.Config, seed uint64) {
 			last[key] = x.id
 		}
 	}
-	assert.LessOrEqual(t, tickEnd(all[len(all)-1]), cfg.Fence.LastEnd(), "LastEnd covers every ID")
-	t.Logf("%d IDs from %d generators; slowest call %v", len(all), len(gens), slices.Max(slowest[:]))
+	assert.LessOrEqual(t, tickEnd(all[len(all)-1]), r.cfg.Fence.LastEnd(), "LastEnd covers every ID")
+	return all
 }

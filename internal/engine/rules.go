@@ -6,6 +6,7 @@ import (
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/clocksrc"
+	"github.com/snowlab/snowlab/internal/anchor"
 )
 
 // Rules is a validated Config compiled to the shifts and bounds the hot
@@ -14,7 +15,7 @@ type Rules struct {
 	// The fields Next reads on every call come first, together (through
 	// grant), so that a call touches one or two cache lines of the struct,
 	// not fields strewn over all four; the rest serve the slow paths.
-	anchored *clocksrc.Anchored // clock, when it is Default's: read inline
+	anchored *anchor.Clock // clock, when it is clocksrc.Default's: read inline
 	epochNs  int64
 	unitNs   int64
 	// backNs is how far before the start of a state word's tick the clock
@@ -39,8 +40,8 @@ type Rules struct {
 	leadBound bool
 	leadTicks int64
 	fence     *snowlab.Fence // nil: no reservation
-	floorNs   int64          // no ID starts before it: the fence's LastEnd when granted
-	floorWait time.Duration  // how long New waits for the clock to pass floorNs
+	startNs   int64          // no ID starts before it: the fence's LastEnd when granted
+	startWait time.Duration  // how long New waits for the clock to pass startNs
 }
 
 // Compile validates cfg and compiles it. It does not check cfg.Node: a
@@ -82,12 +83,12 @@ func Compile(cfg snowlab.Config) (*Rules, error) {
 		leadBound: cfg.Policy == snowlab.Monotonic && cfg.MaxLead > 0,
 		leadTicks: int64(cfg.MaxLead / l.Unit),
 		fence:     cfg.Fence,
-		floorWait: cfg.MaxFloorWait,
+		startWait: cfg.MaxFloorWait,
 	}
-	if r.floorWait == 0 {
-		r.floorWait = snowlab.DefaultMaxFloorWait
+	if r.startWait == 0 {
+		r.startWait = snowlab.DefaultMaxFloorWait
 	}
-	r.anchored, _ = clock.(*clocksrc.Anchored)
+	r.anchored, _ = clock.(*anchor.Clock)
 	switch {
 	case !r.monotonic:
 	case r.leadBound:

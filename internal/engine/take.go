@@ -8,9 +8,9 @@ import (
 	"github.com/snowlab/snowlab/internal/mono"
 )
 
-// cell holds a state word for take: Slot's *atomic.Uint64, or
-// LockedSlot's plain word whose CompareAndSwap always succeeds.
-type cell interface {
+// stateWord holds a state word for take: Cell's *atomic.Uint64, or
+// LockedCell's plain word whose CompareAndSwap always succeeds.
+type stateWord interface {
 	Load() uint64
 	CompareAndSwap(old, new uint64) bool
 }
@@ -23,7 +23,7 @@ type cell interface {
 // claims that tick with one compare-and-swap. Everything else (a spent
 // tick, a rewind, the window's end or the reservation's, a lost race)
 // goes through take.
-func (s *Slot) Next(r *Rules) (snowlab.ID, error) {
+func (s *Cell) Next(r *Rules) (snowlab.ID, error) {
 	w := s.word.Load() // state first, clock after: a stale reading is never a rewind
 	// The clock read is written out here rather than called through
 	// r.read: this is the path every ID takes, and each call level is a
@@ -72,12 +72,12 @@ func (s *Slot) Next(r *Rules) (snowlab.ID, error) {
 }
 
 // nextSlow is Next after a lost race: the plan, read afresh.
-func (s *Slot) nextSlow(r *Rules) (snowlab.ID, error) {
+func (s *Cell) nextSlow(r *Rules) (snowlab.ID, error) {
 	return s.takeOne(r, r.sample(&s.word))
 }
 
 // takeOne is take for one ID from the sample at.
-func (s *Slot) takeOne(r *Rules, at sample) (snowlab.ID, error) {
+func (s *Cell) takeOne(r *Rules, at sample) (snowlab.ID, error) {
 	var one [1]snowlab.ID
 	_, err := r.take(&s.word, &s.ledger, one[:], at, waitForIDs)
 	return one[0], err
@@ -137,7 +137,7 @@ type sample struct {
 
 // sample loads c and then reads the clock: in that order, a stale reading
 // is never a rewind.
-func (r *Rules) sample(c cell) sample {
+func (r *Rules) sample(c stateWord) sample {
 	w := c.Load()
 	ns := r.read()
 	return sample{w, r.tickOf(ns), ns}
@@ -155,7 +155,7 @@ const (
 // sample at, which the caller already took. Each round reserves as many
 // IDs as the plan allows with one CompareAndSwap: for Monotonic a whole
 // batch at once, for Strict the rest of the current tick.
-func (r *Rules) take(c cell, l *ledger, dst []snowlab.ID, at sample, mode onWait) (int, error) {
+func (r *Rules) take(c stateWord, l *ledger, dst []snowlab.ID, at sample, mode onWait) (int, error) {
 	var w waiter
 	done := 0
 	for round := 0; done < len(dst); round++ {

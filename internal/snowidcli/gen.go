@@ -19,7 +19,57 @@ import (
 // genBatch is how many IDs gen reserves per NextIDs call.
 const genBatch = 4096
 
+// genRun is what gen's flags asked for, parsed and checked.
+type genRun struct {
+	layout   snowlab.Layout
+	lf       *LayoutFlags
+	n        int
+	node     int
+	nodeSet  bool
+	lease    string // the -lease spec; "" when not given
+	leaseSet bool
+	policy   snowlab.Policy
+	write    func(w *bufio.Writer, id snowlab.ID) error
+}
+
 func runGen(args []string, stdout, stderr io.Writer, leases Leases) int {
+	r, code, ok := parseGen(args, stderr, leases)
+	if !ok {
+		return code
+	}
+	cfg := snowlab.Config{Node: r.node, Layout: r.layout, Policy: r.policy}
+	if r.leaseSet {
+		lease, code, ok := acquireGenLease(r, stderr, leases)
+		if !ok {
+			return code
+		}
+		defer lease.Release(context.Background())
+		cfg = lease.Config(cfg)
+		r.node = cfg.Node
+	}
+	g, err := atomicgen.New(cfg)
+	if err != nil {
+		if errors.Is(err, snowlab.ErrInvalidNode) {
+			return fail(stderr, "gen -node %d: %v", r.node, err)
+		}
+		return fail(stderr, "gen: %v", err)
+	}
+	if code := mintGen(g, r, stdout, stderr); code != exitOK {
+		return code
+	}
+	// Say which node minted, unless the caller chose it.
+	switch {
+	case r.leaseSet:
+		fmt.Fprintf(stderr, "snowid: gen: node %d, leased from %s\n", r.node, nodeid.Redact(r.lease))
+	case !r.nodeSet:
+		fmt.Fprintf(stderr, "snowid: gen: node %d (the default: -node N picks one, -lease dir:PATH leases a free one)\n", r.node)
+	}
+	return exitOK
+}
+
+// parseGen reads and checks gen's flags; ok is false when gen must exit
+// with code.
+func parseGen(args []string, stderr io.Writer, leases Leases) (r genRun, code int, ok bool) {
 	fs := newFlagSet("gen", "[-node N | -lease SPEC] [-n K] [-policy strict|monotonic] [-format dec|base32|json] [layout flags]", stderr)
 	node := fs.Int("node", 0, "mint for node `N`, 0..max node of the layout (1023 by default); without it (and -lease) node 0, said on stderr")
 	n := fs.Int("n", 1, "mint `K` IDs")
@@ -33,88 +83,87 @@ func runGen(args []string, stdout, stderr io.Writer, leases Leases) int {
 	}
 	pos, code, ok := parse(fs, args)
 	if !ok {
-		return code
+		return r, code, false
 	}
 	if len(pos) > 0 {
-		return usageError(fs, "unexpected argument %q", pos[0])
+		return r, usageError(fs, "unexpected argument %q", pos[0]), false
 	}
+	r = genRun{lf: lf, n: *n, node: *node, lease: *leaseSpec}
+	var err error
+	if r.layout, err = lf.Layout(); err != nil {
+		return r, fail(stderr, "gen %v", err), false
+	}
+	if r.n < 1 {
+		return r, fail(stderr, "gen -n %d: want at least 1", r.n), false
+	}
+	if r.policy, ok = ParsePolicy(*policyName); !ok {
+		return r, fail(stderr, "gen -policy %q: want strict or monotonic", *policyName), false
+	}
+	if r.write = idWriter(*format, r.layout); r.write == nil {
+		return r, fail(stderr, "gen -format %q: want dec, base32 or json", *format), false
+	}
+	fs.Visit(func(f *flag.Flag) {
+		r.nodeSet = r.nodeSet || f.Name == "node"
+		r.leaseSet = r.leaseSet || f.Name == "lease"
+	})
+	if r.nodeSet && r.leaseSet {
+		return r, fail(stderr, "gen -node %d -lease %q: give one or the other: -lease takes its node id from the lease", r.node, nodeid.Redact(r.lease)), false
+	}
+	if leaseFlagsGiven() && (!r.leaseSet || !strings.HasPrefix(r.lease, leases.Scheme+":")) {
+		return r, fail(stderr, "gen: the -%s-* flags are for -lease %s:…, which is not given", leases.Scheme, leases.Scheme), false
+	}
+	return r, exitOK, true
+}
 
-	l, err := lf.Layout()
-	if err != nil {
-		return fail(stderr, "gen %v", err)
-	}
-	if *n < 1 {
-		return fail(stderr, "gen -n %d: want at least 1", *n)
-	}
-	policy, ok := ParsePolicy(*policyName)
-	if !ok {
-		return fail(stderr, "gen -policy %q: want strict or monotonic", *policyName)
-	}
-	var write func(w *bufio.Writer, id snowlab.ID) error
-	switch *format {
+// idWriter writes one ID a line in format for layout l; nil for an unknown
+// format.
+func idWriter(format string, l snowlab.Layout) func(w *bufio.Writer, id snowlab.ID) error {
+	switch format {
 	case "dec":
-		write = func(w *bufio.Writer, id snowlab.ID) error {
+		return func(w *bufio.Writer, id snowlab.ID) error {
 			_, err := fmt.Fprintln(w, id)
 			return err
 		}
 	case "base32":
-		write = func(w *bufio.Writer, id snowlab.ID) error {
+		return func(w *bufio.Writer, id snowlab.ID) error {
 			_, err := fmt.Fprintln(w, id.Base32())
 			return err
 		}
 	case "json":
-		write = func(w *bufio.Writer, id snowlab.ID) error {
+		return func(w *bufio.Writer, id snowlab.ID) error {
 			return json.NewEncoder(w).Encode(describe(l, id))
 		}
-	default:
-		return fail(stderr, "gen -format %q: want dec, base32 or json", *format)
 	}
+	return nil
+}
 
-	nodeSet, leaseSet := false, false
-	fs.Visit(func(f *flag.Flag) {
-		nodeSet = nodeSet || f.Name == "node"
-		leaseSet = leaseSet || f.Name == "lease"
-	})
-	if nodeSet && leaseSet {
-		return fail(stderr, "gen -node %d -lease %q: give one or the other: -lease takes its node id from the lease", *node, nodeid.Redact(*leaseSpec))
-	}
-	if leaseFlagsGiven() && (!leaseSet || !strings.HasPrefix(*leaseSpec, leases.Scheme+":")) {
-		return fail(stderr, "gen: the -%s-* flags are for -lease %s:…, which is not given", leases.Scheme, leases.Scheme)
-	}
-	cfg := snowlab.Config{Node: *node, Layout: l, Policy: policy}
-	if leaseSet {
-		// An empty -lease is a spec like any other: refused, not read as
-		// no lease (which would mint on node 0).
-		store, err := nodeid.OpenStore(*leaseSpec, leases.Stores)
-		if err != nil {
-			return fail(stderr, "gen -lease: %v", err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		lease, err := nodeid.Acquire(ctx, store, nodeid.Options{Layout: l})
-		cancel()
-		if err != nil {
-			// The spec is right: the store is down, or full.
-			fmt.Fprintf(stderr, "snowid: gen -lease %q: %v\n", nodeid.Redact(*leaseSpec), err)
-			return exitFail
-		}
-		defer lease.Release(context.Background())
-		cfg = lease.Config(cfg)
-		*node = cfg.Node
-	}
-	g, err := atomicgen.New(cfg)
+// acquireGenLease opens the store -lease names and takes a node id from it.
+// An empty -lease is a spec like any other: refused, not read as no lease
+// (which would mint on node 0).
+func acquireGenLease(r genRun, stderr io.Writer, leases Leases) (*nodeid.Lease, int, bool) {
+	store, err := nodeid.OpenStore(r.lease, leases.Stores)
 	if err != nil {
-		if errors.Is(err, snowlab.ErrInvalidNode) {
-			return fail(stderr, "gen -node %d: %v", *node, err)
-		}
-		return fail(stderr, "gen: %v", err)
+		return nil, fail(stderr, "gen -lease: %v", err), false
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	lease, err := nodeid.Acquire(ctx, store, nodeid.Options{Layout: r.layout})
+	if err != nil {
+		// The spec is right: the store is down, or full.
+		fmt.Fprintf(stderr, "snowid: gen -lease %q: %v\n", nodeid.Redact(r.lease), err)
+		return nil, exitFail, false
+	}
+	return lease, exitOK, true
+}
 
+// mintGen writes r.n IDs from g to stdout, genBatch at a time.
+func mintGen(g *atomicgen.Generator, r genRun, stdout, stderr io.Writer) int {
 	out := bufio.NewWriter(stdout)
-	buf := make([]snowlab.ID, min(*n, genBatch))
-	for left := *n; left > 0; {
+	buf := make([]snowlab.ID, min(r.n, genBatch))
+	for left := r.n; left > 0; {
 		got, genErr := g.NextIDs(buf[:min(left, len(buf))])
 		for _, id := range buf[:got] {
-			if err := write(out, id); err != nil {
+			if err := r.write(out, id); err != nil {
 				return writeFailed(stderr, err)
 			}
 		}
@@ -125,22 +174,15 @@ func runGen(args []string, stdout, stderr io.Writer, leases Leases) int {
 			if errors.Is(genErr, snowlab.ErrOverflow) {
 				// The clock is outside the layout's window: the layout
 				// flags are at fault.
-				return fail(stderr, "gen %s: %v", lf.setFlags(), genErr)
+				return fail(stderr, "gen %s: %v", r.lf.setFlags(), genErr)
 			}
-			fmt.Fprintf(stderr, "snowid: gen: %d of %d IDs minted: %v\n", *n-left+got, *n, genErr)
+			fmt.Fprintf(stderr, "snowid: gen: %d of %d IDs minted: %v\n", r.n-left+got, r.n, genErr)
 			return exitFail
 		}
 		left -= got
 	}
 	if err := out.Flush(); err != nil {
 		return writeFailed(stderr, err)
-	}
-	// Say which node minted, unless the caller chose it.
-	switch {
-	case leaseSet:
-		fmt.Fprintf(stderr, "snowid: gen: node %d, leased from %s\n", *node, nodeid.Redact(*leaseSpec))
-	case !nodeSet:
-		fmt.Fprintf(stderr, "snowid: gen: node %d (the default: -node N picks one, -lease dir:PATH leases a free one)\n", *node)
 	}
 	return exitOK
 }

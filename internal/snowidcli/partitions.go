@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/snowlab/snowlab"
 )
 
 // maxPartitions is the most partitions one partitions command writes. A
@@ -18,6 +20,17 @@ const maxPartitions = 10000
 // it cuts a longer one short without an error, and two partition names
 // cut short could become one.
 const maxIdentBytes = 63
+
+// partitionSeries is what partitions' flags asked for, parsed: the
+// partitions of parent over [from, to), each every long.
+type partitionSeries struct {
+	parent         tableName
+	layout         snowlab.Layout
+	from, to       time.Time
+	every          time.Duration
+	fromArg, toArg string
+	name           func(time.Time) string
+}
 
 func runPartitions(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("partitions", "-table T -from FROM -to TO -every D [-layout T/N/S] [-unit D] [-epoch E]", stderr)
@@ -38,71 +51,92 @@ func runPartitions(args []string, stdout, stderr io.Writer) int {
 			return usageError(fs, "-%s not given", f.name)
 		}
 	}
-	parent, err := parseTableName(*table)
-	if err != nil {
+	ps := partitionSeries{fromArg: *fromArg, toArg: *toArg}
+	var err error
+	if ps.parent, err = parseTableName(*table); err != nil {
 		return usageError(fs, "-table %q: %v", *table, err)
 	}
-	l, err := lf.Layout()
-	if err != nil {
+	if ps.layout, err = lf.Layout(); err != nil {
 		return usageError(fs, "%v", err)
 	}
-	from, err := parseInstant(*fromArg)
-	if err != nil {
+	if ps.from, err = parseInstant(*fromArg); err != nil {
 		return usageError(fs, "-from %q: %v", *fromArg, err)
 	}
-	to, err := parseInstant(*toArg)
-	if err != nil {
+	if ps.to, err = parseInstant(*toArg); err != nil {
 		return usageError(fs, "-to %q: %v", *toArg, err)
 	}
-	every, err := time.ParseDuration(*everyArg)
-	if err != nil || every <= 0 {
+	if ps.every, err = time.ParseDuration(*everyArg); err != nil || ps.every <= 0 {
 		return usageError(fs, "-every %q: want a positive duration such as 24h or 1h", *everyArg)
 	}
+	if msg := ps.check(*table); msg != "" {
+		return usageError(fs, "%s", msg)
+	}
+	if err := ps.write(stdout); err != nil {
+		var re rangeError
+		if errors.As(err, &re) {
+			return usageError(fs, "%v", err)
+		}
+		return writeFailed(stderr, err)
+	}
+	return exitOK
+}
+
+// rangeError is a piece of a series outside the layout's window: never
+// seen once check has passed [from, to), and a usage error if it were.
+type rangeError struct{ error }
+
+// check says what is wrong with the series ("" when nothing is), and sets
+// its namer: partitions must meet at tick boundaries, fit the layout, be a
+// whole and bounded number, and have names PostgreSQL keeps whole.
+func (ps *partitionSeries) check(table string) string {
+	l, from, to, every := ps.layout, ps.from, ps.to, ps.every
 	if every%l.Unit != 0 {
-		return usageError(fs, "-every %v is not a whole number of ticks of %v: partitions would not meet at tick boundaries", every, l.Unit)
+		return fmt.Sprintf("-every %v is not a whole number of ticks of %v: partitions would not meet at tick boundaries", every, l.Unit)
 	}
 	if _, _, err := l.Range(from, to); err != nil {
-		return usageError(fs, "[-from %s, -to %s): %v", *fromArg, *toArg, err)
+		return fmt.Sprintf("[-from %s, -to %s): %v", ps.fromArg, ps.toArg, err)
 	}
 	if d := from.Sub(l.Epoch); d%l.Unit != 0 {
-		return usageError(fs, "-from %s is inside a tick of %v (%v past its start): a partition must start at a tick", *fromArg, l.Unit, d%l.Unit)
+		return fmt.Sprintf("-from %s is inside a tick of %v (%v past its start): a partition must start at a tick", ps.fromArg, l.Unit, d%l.Unit)
 	}
 	span := to.Sub(from)
 	switch {
 	case span == 0:
-		return usageError(fs, "-from %s and -to %s are the same instant: no partition", *fromArg, *toArg)
+		return fmt.Sprintf("-from %s and -to %s are the same instant: no partition", ps.fromArg, ps.toArg)
 	case span%every != 0:
-		return usageError(fs, "-to %s is not -from plus a whole number of -every %v (%d, then %v over)", *toArg, every, span/every, span%every)
+		return fmt.Sprintf("-to %s is not -from plus a whole number of -every %v (%d, then %v over)", ps.toArg, every, span/every, span%every)
 	case span/every > maxPartitions:
-		return usageError(fs, "%d partitions of %v, more than the %d this command writes: take a longer -every or a shorter interval", span/every, every, maxPartitions)
+		return fmt.Sprintf("%d partitions of %v, more than the %d this command writes: take a longer -every or a shorter interval", span/every, every, maxPartitions)
 	}
-	name := partitionNamer(from, every)
-	if longest := parent.table + "_" + name(from); len(longest) > maxIdentBytes {
-		return usageError(fs, "-table %q: partition names such as %q are %d bytes, over PostgreSQL's %d (it would cut them short)",
-			*table, longest, len(longest), maxIdentBytes)
+	ps.name = partitionNamer(from, every)
+	if longest := ps.parent.table + "_" + ps.name(from); len(longest) > maxIdentBytes {
+		return fmt.Sprintf("-table %q: partition names such as %q are %d bytes, over PostgreSQL's %d (it would cut them short)",
+			table, longest, len(longest), maxIdentBytes)
 	}
+	return ""
+}
 
+// write writes the series' header and one CREATE TABLE a partition. Every
+// piece lies inside [from, to), which check found in the layout's window.
+func (ps *partitionSeries) write(stdout io.Writer) error {
+	l, parent := ps.layout, ps.parent
 	tf := timeFormat(l)
-	n := int(span / every)
+	n := int(ps.to.Sub(ps.from) / ps.every)
 	out := bufio.NewWriter(stdout)
 	fmt.Fprintf(out, "-- snowid partitions: %d of %s, [%s, %s) every %v\n",
-		n, parent.quoted(), from.UTC().Format(tf), to.UTC().Format(tf), every)
+		n, parent.quoted(), ps.from.UTC().Format(tf), ps.to.UTC().Format(tf), ps.every)
 	fmt.Fprintf(out, "-- layout %s, %v ticks since %s; the parent is PARTITION BY RANGE (id)\n",
 		formatBits(l), l.Unit, l.Epoch.UTC().Format(tf))
 	for i := range n {
-		a, b := from.Add(time.Duration(i)*every), from.Add(time.Duration(i+1)*every)
+		a, b := ps.from.Add(time.Duration(i)*ps.every), ps.from.Add(time.Duration(i+1)*ps.every)
 		lo, hi, err := l.Range(a, b)
 		if err != nil {
-			// [from, to) passed, and every piece lies inside it.
-			return usageError(fs, "[%v, %v): %v", a, b, err)
+			return rangeError{fmt.Errorf("[%v, %v): %w", a, b, err)}
 		}
-		part := parent.sibling(parent.table + "_" + name(a))
+		part := parent.sibling(parent.table + "_" + ps.name(a))
 		fmt.Fprintf(out, "CREATE TABLE %s PARTITION OF %s FOR VALUES FROM (%d) TO (%d);\n", part.quoted(), parent.quoted(), lo, hi)
 	}
-	if err := out.Flush(); err != nil {
-		return writeFailed(stderr, err)
-	}
-	return exitOK
+	return out.Flush()
 }
 
 // partitionNamer returns the suffix a partition starting at t is named by:

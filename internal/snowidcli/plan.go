@@ -42,13 +42,14 @@ type fleet struct {
 }
 
 // nodeIDs is how many node ids the fleet holds at its peak:
-// ceil(processes × surge), as the design's blue-green rollout doubles them.
+// ceil(processes × surge), as a blue-green rollout doubles them.
 func (f fleet) nodeIDs() int64 {
 	return ceilRat(new(big.Rat).Mul(new(big.Rat).SetInt64(f.processes), f.surge)).Int64()
 }
 
 // safeProcesses is the most processes nodeBits hold at the fleet's surge:
-// floor(2^nodeBits / surge), the design's "safe ceiling" (1,024 / 2 = 512).
+// 2^nodeBits / surge rounded down, so that every process of a surge holds
+// a node id of its own (1,024 / 2 = 512).
 func (f fleet) safeProcesses(nodeBits uint) int64 {
 	q := new(big.Rat).Quo(new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), nodeBits)), f.surge)
 	return new(big.Int).Quo(q.Num(), q.Denom()).Int64()
@@ -258,7 +259,18 @@ func (f fleet) writePlan(w io.Writer, surgeText string) {
 	n := f.needs()
 	tf := timeFormat(snowlab.Layout{Unit: f.unit, Epoch: f.epoch})
 	fmt.Fprintf(w, "plan as of %s, ticks of %v since %s\n\n", f.now.UTC().Format(time.DateOnly), f.unit, f.epoch.UTC().Format(tf))
+	f.writeNeeds(w, n, surgeText)
+	f.writeFits(w, n, surgeText)
+	fmt.Fprintf(w, "\ndoes not fit\n")
+	for _, line := range f.misfits(n) {
+		fmt.Fprintf(w, "  %s\n", line)
+	}
+	f.writeDefault(w, surgeText)
+}
 
+// writeNeeds writes the plan's first section: the bits each field needs
+// for the fleet's node ids, burst, rate and horizon, and their sum.
+func (f fleet) writeNeeds(w io.Writer, n need, surgeText string) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "needs\n")
 	nodeLine := fmt.Sprintf("  node ids\t%s = %s × surge %s\t", num(f.nodeIDs()), processes(f.processes), surgeText)
@@ -290,7 +302,6 @@ func (f fleet) writePlan(w io.Writer, surgeText string) {
 	} else {
 		fmt.Fprintf(tw, "%sno time field up to %d bits of %v lasts so long\n", yearsLine, n.maxTime, f.unit)
 	}
-	fits := f.fits(n)
 	if n.node > 0 && n.seq > 0 && n.time > 0 {
 		total := n.node + n.seq + n.time
 		if total <= 63 {
@@ -300,11 +311,16 @@ func (f fleet) writePlan(w io.Writer, surgeText string) {
 		}
 	}
 	tw.Flush()
+}
 
+// writeFits writes the layouts that fit, one per node width, up to
+// maxListed of them.
+func (f fleet) writeFits(w io.Writer, n need, surgeText string) {
+	fits := f.fits(n)
 	if len(fits) > 0 {
 		fmt.Fprintf(w, "\nfits: every valid split with at least %d node, %d seq and %d time bits; one per node width,\n", n.node, n.seq, n.time)
 		fmt.Fprintf(w, "keeping %d time bits where the other fields leave room\n", n.preferredTime())
-		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "  layout\tnode ids\tprocesses at surge %s\tper node per tick\tper node per second\tburst needs\thorizon\tyears left\t\n", surgeText)
 		listed := fits[:min(len(fits), maxListed)]
 		for _, l := range listed {
@@ -320,12 +336,10 @@ func (f fleet) writePlan(w io.Writer, surgeText string) {
 	} else {
 		fmt.Fprintf(w, "\nfits: none\n")
 	}
+}
 
-	fmt.Fprintf(w, "\ndoes not fit\n")
-	for _, line := range f.misfits(n) {
-		fmt.Fprintf(w, "  %s\n", line)
-	}
-
+// writeDefault writes the default layout's verdict for the fleet.
+func (f fleet) writeDefault(w io.Writer, surgeText string) {
 	d := snowlab.DefaultLayout
 	dl, ok := f.layout(d.TimeBits, d.NodeBits, d.SeqBits)
 	fmt.Fprintf(w, "\nthe default %s: ", formatBits(d))

@@ -44,7 +44,7 @@ var planCases = []struct {
 	golden string
 	args   []string
 }{
-	// The design's fleet: 400 pods, a blue-green rollout, a 100,000-ID fan-out.
+	// A typical fleet: 400 pods, a blue-green rollout, a 100,000-ID fan-out.
 	{"plan_design.golden", []string{"-processes", "400", "-surge", "2", "-burst", "100000"}},
 	// The same with a sustained rate that binds the sequence field.
 	{"plan_rate.golden", []string{"-processes", "400", "-surge", "2", "-burst", "100000", "-rate", "5e8"}},
@@ -95,8 +95,9 @@ func planRows(t *testing.T, out string) map[string]map[string]string {
 	return rows
 }
 
-// The design's own arithmetic ("Does 1,024 fit your fleet?", and the
-// sequence section), read off the plan.
+// The arithmetic of sizing a fleet, read off the plan: 400 pods at surge 2
+// need 800 node ids, 1,024 hold 512 pods, and a 100,000-ID burst needs 25
+// nodes at 4,096 per ms.
 func TestPlanDesignArithmetic(t *testing.T) {
 	withPlanDate(t)
 	stdout, stderr, code := snowid(t, "plan", "-processes", "400", "-surge", "2", "-burst", "100000")

@@ -6,7 +6,7 @@
 // The suite's cases, each a subtest of Run's:
 //
 //   - Contention: many goroutines acquire at once; no node id is handed
-//     to two of them, and those left without one get nodeid.ErrNoFreeSlot.
+//     to two of them, and those left without one get nodeid.ErrNoFreeNode.
 //   - Ranges: claims of several consecutive ids fit only where a whole
 //     run is free; a range's floor is the latest reservation over its ids,
 //     its token is above every one's earlier holders', and its Reserve and
@@ -18,7 +18,7 @@
 //   - Release: frees the ids for the next holder, is no loss, and a
 //     released claim's Reserve is refused with nodeid.ErrLost.
 //   - BadArguments: impossible counts and ranges, and a canceled context,
-//     are errors, never nodeid.ErrNoFreeSlot.
+//     are errors, never nodeid.ErrNoFreeNode.
 //   - Expiry: a holder that renews is kept past its TTL; one that stops
 //     loses its ids, and the successor's floor is its last reservation.
 //   - Zombie: after a successor took the id, the old holder's Reserve and
@@ -148,16 +148,16 @@ func checkShape(t *testing.T, c nodeid.Claim, count, maxNode int) {
 	}
 }
 
-// refused fails t unless Acquire(count, maxNode) fails with ErrNoFreeSlot.
+// refused fails t unless Acquire(count, maxNode) fails with ErrNoFreeNode.
 func refused(t *testing.T, s nodeid.Store, count, maxNode int, why string) {
 	t.Helper()
 	c, err := s.Acquire(ctxFor(t, opTimeout), count, maxNode)
 	if err == nil {
 		_ = c.Release(context.Background(), c.Floor())
-		t.Fatalf("Acquire(%d, %d) took ids %d..%d; want nodeid.ErrNoFreeSlot: %s", count, maxNode, c.First(), c.First()+c.Count()-1, why)
+		t.Fatalf("Acquire(%d, %d) took ids %d..%d; want nodeid.ErrNoFreeNode: %s", count, maxNode, c.First(), c.First()+c.Count()-1, why)
 	}
-	if !errors.Is(err, nodeid.ErrNoFreeSlot) {
-		t.Fatalf("Acquire(%d, %d): %v; want nodeid.ErrNoFreeSlot: %s", count, maxNode, err, why)
+	if !errors.Is(err, nodeid.ErrNoFreeNode) {
+		t.Fatalf("Acquire(%d, %d): %v; want nodeid.ErrNoFreeNode: %s", count, maxNode, err, why)
 	}
 }
 
@@ -206,7 +206,7 @@ func wantTokenAbove(t *testing.T, c nodeid.Claim, prev ...nodeid.Claim) {
 func base() int64 { return time.Now().UnixNano() }
 
 // contention: 16 goroutines take one id each of 8, then 12 take two ids
-// each of 8; no id goes to two claims, those refused get ErrNoFreeSlot,
+// each of 8; no id goes to two claims, those refused get ErrNoFreeNode,
 // and no run of free ids is left that the store would still hand out.
 func contention(t *testing.T, s nodeid.Store, _ Config) {
 	const maxNode = 7
@@ -227,8 +227,8 @@ func contention(t *testing.T, s nodeid.Store, _ Config) {
 		var got []nodeid.Claim
 		for i, c := range claims {
 			if errs[i] != nil {
-				if !errors.Is(errs[i], nodeid.ErrNoFreeSlot) {
-					t.Errorf("contender %d of %d taking %d ids: %v; want a claim or nodeid.ErrNoFreeSlot", i, tc.contenders, tc.count, errs[i])
+				if !errors.Is(errs[i], nodeid.ErrNoFreeNode) {
+					t.Errorf("contender %d of %d taking %d ids: %v; want a claim or nodeid.ErrNoFreeNode", i, tc.contenders, tc.count, errs[i])
 				}
 				continue
 			}
@@ -253,7 +253,7 @@ func contention(t *testing.T, s nodeid.Store, _ Config) {
 				tc.contenders, tc.count, tc.contenders-len(got), n, n+tc.count-1)
 		}
 		refused(t, s, tc.count, maxNode, "every run of free ids is held")
-		t.Logf("%d contenders for %d of ids 0..%d each: %d claims, %d refused with ErrNoFreeSlot",
+		t.Logf("%d contenders for %d of ids 0..%d each: %d claims, %d refused with ErrNoFreeNode",
 			tc.contenders, tc.count, maxNode, len(got), tc.contenders-len(got))
 
 		// A released claim's ids go to the next acquirer.
@@ -386,7 +386,7 @@ func release(t *testing.T, s nodeid.Store, _ Config) {
 }
 
 // badArguments: counts and ranges no claim can satisfy, and a canceled
-// context, are errors, never ErrNoFreeSlot, and leave nothing held.
+// context, are errors, never ErrNoFreeNode, and leave nothing held.
 func badArguments(t *testing.T, s nodeid.Store, _ Config) {
 	for _, a := range []struct{ count, maxNode int }{{0, 7}, {-1, 7}, {1, -1}, {9, 7}} {
 		c, err := s.Acquire(ctxFor(t, opTimeout), a.count, a.maxNode)
@@ -394,8 +394,8 @@ func badArguments(t *testing.T, s nodeid.Store, _ Config) {
 			_ = c.Release(context.Background(), c.Floor())
 			t.Fatalf("Acquire(%d, %d) gave ids %d..%d; want an error", a.count, a.maxNode, c.First(), c.First()+c.Count()-1)
 		}
-		if errors.Is(err, nodeid.ErrNoFreeSlot) {
-			t.Errorf("Acquire(%d, %d): %v; want an error that is not nodeid.ErrNoFreeSlot: no claim could ever satisfy it", a.count, a.maxNode, err)
+		if errors.Is(err, nodeid.ErrNoFreeNode) {
+			t.Errorf("Acquire(%d, %d): %v; want an error that is not nodeid.ErrNoFreeNode: no claim could ever satisfy it", a.count, a.maxNode, err)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -503,7 +503,7 @@ func restart(t *testing.T, s nodeid.Store, cfg Config) {
 		_ = c.Release(context.Background(), c.Floor())
 		t.Fatal("Acquire succeeded with the store stopped")
 	}
-	if errors.Is(err, nodeid.ErrNoFreeSlot) {
+	if errors.Is(err, nodeid.ErrNoFreeNode) {
 		t.Fatalf("Acquire with the store stopped: %v; the store did not say every id is held", err)
 	}
 

@@ -21,24 +21,24 @@ type memStore struct {
 	bug string // "" for none; see TestSuiteCatchesBrokenStores
 
 	mu    sync.Mutex
-	slots map[int]*memSlot
+	nodes map[int]*memNode
 	down  bool
 }
 
-type memSlot struct {
+type memNode struct {
 	gen, until int64
 	holder     int64 // the holding claim's token; 0 when free
 }
 
 var errDown = errors.New("memstore: the store is down")
 
-func newMemStore(bug string) *memStore { return &memStore{bug: bug, slots: map[int]*memSlot{}} }
+func newMemStore(bug string) *memStore { return &memStore{bug: bug, nodes: map[int]*memNode{}} }
 
-func (s *memStore) slot(n int) *memSlot {
-	if s.slots[n] == nil {
-		s.slots[n] = &memSlot{}
+func (s *memStore) node(n int) *memNode {
+	if s.nodes[n] == nil {
+		s.nodes[n] = &memNode{}
 	}
-	return s.slots[n]
+	return s.nodes[n]
 }
 
 func (s *memStore) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, error) {
@@ -47,7 +47,7 @@ func (s *memStore) Acquire(ctx context.Context, count, maxNode int) (nodeid.Clai
 	}
 	if count < 1 || maxNode < 0 || count > maxNode+1 {
 		if s.bug == "bad-arguments-no-free" {
-			return nil, nodeid.ErrNoFreeSlot
+			return nil, nodeid.ErrNoFreeNode
 		}
 		return nil, fmt.Errorf("memstore: cannot take %d ids of 0..%d", count, maxNode)
 	}
@@ -59,7 +59,7 @@ func (s *memStore) Acquire(ctx context.Context, count, maxNode int) (nodeid.Clai
 	for first := 0; first+count-1 <= maxNode; first++ {
 		free := true
 		for n := first; n < first+count; n++ {
-			free = free && (s.slot(n).holder == 0 || s.bug == "double-grant")
+			free = free && (s.node(n).holder == 0 || s.bug == "double-grant")
 		}
 		if !free {
 			continue
@@ -67,9 +67,9 @@ func (s *memStore) Acquire(ctx context.Context, count, maxNode int) (nodeid.Clai
 		c := &memClaim{s: s, first: first, count: count, lost: make(chan struct{})}
 		var gen int64
 		for n := first; n < first+count; n++ {
-			gen = max(gen, s.slot(n).gen)
+			gen = max(gen, s.node(n).gen)
 			if n == first || s.bug != "floor-of-first-only" {
-				c.floor = max(c.floor, s.slot(n).until)
+				c.floor = max(c.floor, s.node(n).until)
 			}
 		}
 		c.token = gen + 1
@@ -77,11 +77,11 @@ func (s *memStore) Acquire(ctx context.Context, count, maxNode int) (nodeid.Clai
 			c.token = max(gen, 1)
 		}
 		for n := first; n < first+count; n++ {
-			s.slot(n).gen, s.slot(n).holder = c.token, c.token
+			s.node(n).gen, s.node(n).holder = c.token, c.token
 		}
 		return c, nil
 	}
-	return nil, fmt.Errorf("%w: memstore: no %d free ids in 0..%d", nodeid.ErrNoFreeSlot, count, maxNode)
+	return nil, fmt.Errorf("%w: memstore: no %d free ids in 0..%d", nodeid.ErrNoFreeNode, count, maxNode)
 }
 
 // expire frees c's ids as a TTL running out would.
@@ -89,7 +89,7 @@ func (s *memStore) expire(c nodeid.Claim) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for n := c.First(); n < c.First()+c.Count(); n++ {
-		if sl := s.slot(n); sl.holder == c.Token() {
+		if sl := s.node(n); sl.holder == c.Token() {
 			sl.holder = 0
 		}
 	}
@@ -128,7 +128,7 @@ func (c *memClaim) held() error {
 		return nil
 	}
 	for n := c.first; n < c.first+c.count; n++ {
-		if c.s.slot(n).holder != c.token {
+		if c.s.node(n).holder != c.token {
 			c.once.Do(func() { close(c.lost) })
 			return fmt.Errorf("%w: memstore: ids %d.. are not token %d's", nodeid.ErrLost, c.first, c.token)
 		}
@@ -143,7 +143,7 @@ func (c *memClaim) Reserve(_ context.Context, until int64) error {
 		return err
 	}
 	for n := c.first; n < c.first+c.count; n++ {
-		sl := c.s.slot(n)
+		sl := c.s.node(n)
 		if c.s.bug == "reserve-moves-back" {
 			sl.until = until
 		} else {
@@ -160,7 +160,7 @@ func (c *memClaim) Release(_ context.Context, until int64) error {
 		return err
 	}
 	for n := c.first; n < c.first+c.count; n++ {
-		sl := c.s.slot(n)
+		sl := c.s.node(n)
 		if c.s.bug != "release-ignores-until" {
 			sl.until = max(until, c.floor)
 		}
@@ -214,7 +214,7 @@ func TestSuiteCatchesBrokenStores(t *testing.T) {
 		{"token-reused", "Tokens", "want above"},
 		{"release-ignores-until", "Reservations", "Release stores the reserved-until it is given"},
 		{"release-keeps-hold", "Release", "Reserve after Release"},
-		{"bad-arguments-no-free", "BadArguments", "not nodeid.ErrNoFreeSlot"},
+		{"bad-arguments-no-free", "BadArguments", "not nodeid.ErrNoFreeNode"},
 		{"reserve-moves-back", "Expiry", "Reserve only moves it forward"},
 		{"no-fence", "Zombie", "want nodeid.ErrLost"},
 		{"outage-is-loss", "Restart", "a store that is away is no loss"},

@@ -18,7 +18,7 @@ import (
 	"github.com/snowlab/snowlab/clocksrc"
 	"github.com/snowlab/snowlab/etcdlease/tlstest"
 	"github.com/snowlab/snowlab/snowidd/client"
-	"github.com/snowlab/snowlab/snowidd/internal/replicatest"
+	"github.com/snowlab/snowlab/snowidd/internal/servertest"
 	"github.com/snowlab/snowlab/snowidd/server"
 )
 
@@ -34,8 +34,8 @@ type replica struct {
 func newReplica(t *testing.T, node int, cfg snowlab.Config) *replica {
 	t.Helper()
 	cfg.Node = node
-	r := &replica{srv: replicatest.Static(t, cfg)}
-	r.url = replicatest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	r := &replica{srv: servertest.Static(t, cfg)}
+	r.url = servertest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.calls.Add(1)
 		r.srv.Handler().ServeHTTP(w, req)
 	}))
@@ -153,11 +153,11 @@ func TestPlaintextAndTLSTargets(t *testing.T) {
 	require.NoError(t, err)
 	rl, err := server.NewTLSReloader(server.TLSFiles{Cert: cert, Key: key}, nil)
 	require.NoError(t, err)
-	plain := replicatest.Static(t, snowlab.Config{Node: 1})
-	secure := replicatest.Static(t, snowlab.Config{Node: 2})
+	plain := servertest.Static(t, snowlab.Config{Node: 1})
+	secure := servertest.Static(t, snowlab.Config{Node: 2})
 	c, err := client.New(client.Config{TLS: tlstest.ClientConfig(ca, nil), Targets: []string{
-		replicatest.Serve(t, plain.Handler()),
-		replicatest.ServeWith(t, secure, secure.Handler(), server.Limits{}, rl.Config()),
+		servertest.Serve(t, plain.Handler()),
+		servertest.ServeWith(t, secure, secure.Handler(), server.Limits{}, rl.Config()),
 	}})
 	require.NoError(t, err)
 	nodes := map[int]int{}
@@ -257,7 +257,7 @@ func TestBufferConcurrentCallersGetDistinctIDs(t *testing.T) {
 // moves on.
 func TestAttemptTimeoutPassesAHungReplica(t *testing.T) {
 	release := make(chan struct{})
-	hung := replicatest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	hung := servertest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-release:
 		case <-r.Context().Done():

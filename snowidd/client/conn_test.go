@@ -12,13 +12,13 @@ import (
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/snowidd/client"
-	"github.com/snowlab/snowlab/snowidd/internal/replicatest"
+	"github.com/snowlab/snowlab/snowidd/internal/servertest"
 )
 
 // TestNewConn: a client whose connections are coalesced by NewConn mints
 // over every protocol, one ID and a batch at a time.
 func TestNewConn(t *testing.T) {
-	url := replicatest.Serve(t, replicatest.Static(t, snowlab.Config{Node: 3}).Handler())
+	url := servertest.Serve(t, servertest.Static(t, snowlab.Config{Node: 3}).Handler())
 	var d net.Dialer
 	var dials atomic.Int32
 	var p http.Protocols

@@ -14,7 +14,7 @@ import (
 	"github.com/snowlab/snowlab/snowidd/client"
 	snowlabv1 "github.com/snowlab/snowlab/snowidd/gen/snowlab/v1"
 	"github.com/snowlab/snowlab/snowidd/gen/snowlab/v1/snowlabv1connect"
-	"github.com/snowlab/snowlab/snowidd/internal/replicatest"
+	"github.com/snowlab/snowlab/snowidd/internal/servertest"
 	"github.com/snowlab/snowlab/snowidd/server"
 )
 
@@ -65,7 +65,7 @@ func BenchmarkGRPCOverTLS(b *testing.B) {
 		{"uncoalesced", func(_ *server.Server, ln net.Listener) net.Listener { return tls.NewListener(ln, rl.Config()) }},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			srv := replicatest.Static(b, snowlab.Config{Node: 1})
+			srv := servertest.Static(b, snowlab.Config{Node: 1})
 			hs, err := server.NewHTTPServer("", srv.Handler(), server.Limits{TLS: true})
 			require.NoError(b, err)
 			raw, err := net.Listen("tcp", "127.0.0.1:0")

@@ -18,7 +18,7 @@ import (
 	"github.com/snowlab/snowlab/clocksrc"
 	"github.com/snowlab/snowlab/snowidd/client"
 	"github.com/snowlab/snowlab/snowidd/gen/snowlab/v1/snowlabv1connect"
-	"github.com/snowlab/snowlab/snowidd/internal/replicatest"
+	"github.com/snowlab/snowlab/snowidd/internal/servertest"
 	"github.com/snowlab/snowlab/snowidd/server"
 )
 
@@ -94,7 +94,7 @@ func (l *fakeLease) Err() error {
 }
 
 // rig is a server on a scripted clock with an atomicgen on node 7, served
-// as replicatest serves a replica (HTTP/1.1 and unencrypted HTTP/2).
+// as servertest serves one (HTTP/1.1 and unencrypted HTTP/2).
 type rig struct {
 	t     testing.TB
 	clock *testClock
@@ -116,7 +116,7 @@ type rigOpts struct {
 	// clockMaxError is server.Config.ClockMaxError.
 	clockMaxError time.Duration
 	// limits, or tls, serve the handler as the command does
-	// (replicatest.ServeWith) within those limits, over TLS with tls;
+	// (servertest.ServeWith) within those limits, over TLS with tls;
 	// clientTLS is then the clients'.
 	limits         *server.Limits
 	tls, clientTLS *tls.Config
@@ -150,12 +150,12 @@ func newRig(t testing.TB, o rigOpts) *rig {
 		if o.limits != nil {
 			lim = *o.limits
 		}
-		url = replicatest.ServeWith(t, srv, h, lim, o.tls)
+		url = servertest.ServeWith(t, srv, h, lim, o.tls)
 		if o.tls != nil {
 			h2, h1 = client.HTTPClient(o.clientTLS), &http.Client{Transport: &http.Transport{TLSClientConfig: o.clientTLS}}
 		}
 	} else {
-		url = replicatest.Serve(t, h)
+		url = servertest.Serve(t, h)
 	}
 	return &rig{
 		t: t, clock: clock, srv: srv, gen: cg, url: url, http1: h1,

@@ -285,7 +285,7 @@ func TestMaxConnsClosesConnectionsPastIt(t *testing.T) {
 		took := closedWithin(t, c, start)
 		assert.GreaterOrEqual(t, took, timeout, "closed before the read-header timeout")
 	}
-	waitFor(t, "the idle connections' slots given back", func() bool { return r.metric("snowidd_connections_open") == 1 })
+	waitFor(t, "the idle connections' places under the limit given back", func() bool { return r.metric("snowidd_connections_open") == 1 })
 	servedMeanwhile(t, r.url, 5)
 }
 

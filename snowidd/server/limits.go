@@ -137,7 +137,7 @@ func newConnMetrics(reg prometheus.Registerer) connMetrics {
 // (0 is DefaultMaxConns), counted in the server's metrics: one accepted
 // past it is closed at once, so that its client learns at once that it
 // should try another replica, rather than waiting in the kernel's accept
-// queue until a slot frees. Wrap the listener of net.Listen with it,
+// queue until another connection closes. Wrap the listener of net.Listen with it,
 // then with NewListener or NewTLSListener.
 func (s *Server) LimitListener(ln net.Listener, max int) net.Listener {
 	if max <= 0 {
@@ -170,8 +170,8 @@ func (l *limitListener) Accept() (net.Conn, error) {
 	}
 }
 
-// limitedConn gives its slot back when closed, once however many times
-// it is closed.
+// limitedConn frees its place under the limit when closed, once however
+// many times it is closed.
 type limitedConn struct {
 	net.Conn
 	l    *limitListener

@@ -242,7 +242,7 @@ func kind(err error) string {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		return "deadline exceeded"
-	case errors.Is(err, nodeid.ErrNoFreeSlot):
+	case errors.Is(err, nodeid.ErrNoFreeNode):
 		return "no free node id"
 	}
 	return digits.ReplaceAllString(err.Error(), "N")

@@ -30,15 +30,9 @@ func secured(t *testing.T) (*etcdtest.Server, *etcdtest.Secure) {
 		}
 		t.Skip(err)
 	}
-	dir := t.TempDir()
-	sec, err := etcdtest.NewSecure(dir)
-	require.NoError(t, err)
-	data := filepath.Join(dir, "data")
-	require.NoError(t, os.Mkdir(data, 0o700))
-	srv, err := etcdtest.StartTLS(data, sec.TLS())
+	srv, sec, err := etcdtest.StartSecured(t.TempDir(), user, password, prefix)
 	require.NoError(t, err)
 	t.Cleanup(srv.Stop)
-	require.NoError(t, etcdtest.EnableAuth(srv.Endpoints(), sec.Root, user, password, prefix))
 	return srv, sec
 }
 

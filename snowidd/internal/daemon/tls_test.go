@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -185,15 +184,9 @@ func TestEtcdWithTLSAndAPassword(t *testing.T) {
 	if _, err := etcdtest.Binary(); err != nil {
 		needTool(t, requireEtcd, err, "etcd")
 	}
-	dir := t.TempDir()
-	sec, err := etcdtest.NewSecure(dir)
-	require.NoError(t, err)
-	data := filepath.Join(dir, "data")
-	require.NoError(t, os.Mkdir(data, 0o700))
-	srv, err := etcdtest.StartTLS(data, sec.TLS())
+	srv, sec, err := etcdtest.StartSecured(t.TempDir(), "snowidd", etcdPassword, "/fleet")
 	require.NoError(t, err)
 	t.Cleanup(srv.Stop)
-	require.NoError(t, etcdtest.EnableAuth(srv.Endpoints(), sec.Root, "snowidd", etcdPassword, "/fleet"))
 	args := []string{"-lease", "etcd:" + srv.Endpoints()[0] + "/fleet/a", "-ttl", "2s",
 		"-etcd-user", "snowidd", "-etcd-cert", sec.ClientCert, "-etcd-key", sec.ClientKey}
 

@@ -1,4 +1,10 @@
-package clocksrc
+// Package anchor is the mechanism behind clocksrc.Default: a clock that
+// maps the runtime's vDSO monotonic reading onto Unix time through an
+// anchor it keeps close to CLOCK_REALTIME without ever going backwards. It
+// is internal so that the generators' engine can hold the concrete type and
+// read it without an interface call, while users of clocksrc see only
+// clocksrc.Clock.
+package anchor
 
 import (
 	"sync/atomic"
@@ -7,37 +13,33 @@ import (
 	"github.com/snowlab/snowlab/internal/mono"
 )
 
-const (
-	// DefaultResync is how often Default's clock compares itself with
-	// CLOCK_REALTIME. One comparison costs two system-call-priced reads,
-	// paid by whichever caller finds it due.
-	DefaultResync = 100 * time.Millisecond
-	// MaxSlewPPM bounds how fast Default's clock falls back towards a wall
-	// clock found behind it: 500 parts per million, the rate ntpd and the
-	// kernel's adjtime use, so 1 ms of correction takes 2 s.
-	MaxSlewPPM = 500
-)
+// MaxSlewPPM bounds how fast a Clock falls back towards a wall clock found
+// behind it (clocksrc.MaxSlewPPM is this value).
+const MaxSlewPPM = 500
 
-// Default returns a fast clock: each read is one vDSO monotonic read plus
-// arithmetic. It maps monotonic time onto Unix time through an anchor and
-// keeps that anchor close to CLOCK_REALTIME without ever going backwards:
-// every DefaultResync it samples the wall clock; a wall clock ahead is
-// taken at once, a wall clock behind is slewed towards at MaxSlewPPM. A
-// large backward step of the system clock (an hour, say) therefore leaves
-// this clock ahead of the wall clock for a long time (an hour of slew takes
-// about 83 days); that is the price of never handing a generator a rewind.
-//
-// Each call returns a new clock with its own anchor; share one between the
-// generators of a process if their timestamps should agree to the
-// nanosecond.
-func Default() Clock { return newAnchored(nil, realtimeNow, DefaultResync) }
+// Sample pairs a monotonic reading with the wall clock: wall = Mono + Offset.
+type Sample struct {
+	Mono   int64 // monotonic nanoseconds at the middle of the sample
+	Offset int64 // the wall clock minus the monotonic reading
+	Spread int64 // half the time the sample took: its uncertainty
+}
 
-// Anchored is Default's clock. Its mapping is an immutable segment swapped
-// atomically, so readers never lock. It is exported so that a generator
-// holding one can call UnixNano directly rather than through the Clock
-// interface: on a path that costs tens of nanoseconds, the indirect call
-// is a measurable share.
-type Anchored struct {
+// Take reads the wall clock between two monotonic reads and takes the
+// midpoint, so the error is at most half the bracket.
+func Take(mono, wall func() int64) Sample {
+	m1 := mono()
+	w := wall()
+	m2 := mono()
+	mid := m1 + (m2-m1)/2
+	return Sample{Mono: mid, Offset: w - mid, Spread: (m2 - m1) / 2}
+}
+
+// Clock is clocksrc.Default's clock. Its mapping is an immutable segment
+// swapped atomically, so readers never lock. The engine holds it by its
+// concrete type so that it can call UnixNano directly rather than through
+// the clocksrc.Clock interface: on a path that costs tens of nanoseconds,
+// the indirect call is a measurable share.
+type Clock struct {
 	mono      func() int64 // nil: mono.Now, called directly
 	wall      func() int64
 	every     int64 // resync interval, ns
@@ -48,7 +50,7 @@ type Anchored struct {
 	seen seen  // what the resyncs found
 }
 
-// seen counts what an Anchored clock's resyncs found of the wall clock.
+// seen counts what a Clock's resyncs found of the wall clock.
 // Only the caller holding resyncing writes it; Corrections reads it from
 // anywhere.
 type seen struct {
@@ -56,7 +58,7 @@ type seen struct {
 	forward, backward                    atomic.Int64 // ns
 }
 
-// Segment is one immutable mapping of an Anchored clock: it maps monotonic
+// Segment is one immutable mapping of a Clock: it maps monotonic
 // time m >= m0 to wall time
 //
 //	wall(m) = m + off0 - min((m-m0)/slewDiv, debt)
@@ -87,25 +89,27 @@ func (s *Segment) offsetAt(m int64) int64 {
 	return s.off0 - slew
 }
 
-func newAnchored(monoNow, wallNow func() int64, resync time.Duration) *Anchored {
-	c := &Anchored{mono: monoNow, wall: wallNow, every: int64(resync)}
-	a := sampleAnchor(c.monoNow, c.wall)
-	c.born = a.mono
-	c.seg.Store(&Segment{m0: a.mono, off0: a.offset, next: a.mono + c.every, unc: a.spread})
+// New returns a Clock reading monoNow (nil: mono.Now, called directly) and
+// comparing itself with wallNow every resync.
+func New(monoNow, wallNow func() int64, resync time.Duration) *Clock {
+	c := &Clock{mono: monoNow, wall: wallNow, every: int64(resync)}
+	a := Take(c.monoNow, c.wall)
+	c.born = a.Mono
+	c.seg.Store(&Segment{m0: a.Mono, off0: a.Offset, next: a.Mono + c.every, unc: a.Spread})
 	return c
 }
 
-// monoNow reads the monotonic source: Default's is the runtime's vDSO
+// monoNow reads the monotonic source: New's default is the runtime's vDSO
 // clock, called directly; tests script their own.
-func (c *Anchored) monoNow() int64 {
+func (c *Clock) monoNow() int64 {
 	if c.mono == nil {
 		return mono.Now()
 	}
 	return c.mono()
 }
 
-// UnixNano implements Clock.
-func (c *Anchored) UnixNano() int64 {
+// UnixNano implements clocksrc.Clock.
+func (c *Clock) UnixNano() int64 {
 	for {
 		s := c.seg.Load()
 		m := c.monoNow()
@@ -145,7 +149,7 @@ func (c *Anchored) UnixNano() int64 {
 //
 // Current returns nil when the clock's monotonic source is not mono.Now
 // (a test's script); Map then reports false.
-func (c *Anchored) Current() *Segment {
+func (c *Clock) Current() *Segment {
 	if c.mono != nil {
 		return nil
 	}
@@ -158,7 +162,7 @@ func (c *Anchored) Current() *Segment {
 // took the old segment and then read the clock after a resync installed a
 // new one would map a late reading through a stale offset, and reading
 // the pointer again closes that.
-func (c *Anchored) Map(s *Segment, m int64) (ns int64, ok bool) {
+func (c *Clock) Map(s *Segment, m int64) (ns int64, ok bool) {
 	if s == nil || m >= s.next || c.seg.Load() != s {
 		return 0, false
 	}
@@ -168,7 +172,7 @@ func (c *Anchored) Map(s *Segment, m int64) (ns int64, ok bool) {
 // resync lets one caller compare the clock with the wall clock and install
 // the next segment, reporting whether it did; the others carry on with the
 // current segment meanwhile.
-func (c *Anchored) resync(s *Segment) bool {
+func (c *Clock) resync(s *Segment) bool {
 	if !c.resyncing.CompareAndSwap(false, true) {
 		return false
 	}
@@ -176,7 +180,7 @@ func (c *Anchored) resync(s *Segment) bool {
 	if c.seg.Load() != s {
 		return true
 	}
-	a := sampleAnchor(c.monoNow, c.wall)
+	a := Take(c.monoNow, c.wall)
 	next, step := nextSegment(s, a, c.monoNow(), c.every)
 	c.seg.Store(next)
 	c.seen.resyncs.Add(1)
@@ -199,45 +203,45 @@ func (c *Anchored) resync(s *Segment) bool {
 // negative when it was found behind where the clock was heading (the wall
 // clock, or a slew's end); 0 for a slew carrying on, and for a
 // disagreement the two samples' uncertainty explains.
-func nextSegment(s *Segment, a anchor, now, resync int64) (next *Segment, step int64) {
+func nextSegment(s *Segment, a Sample, now, resync int64) (next *Segment, step int64) {
 	cur := s.offsetAt(now)
 	target := s.off0 - s.debt
 	next = &Segment{m0: now, off0: cur, next: now + resync}
 	// 1 ns more for the midpoint's rounding.
-	noise := a.spread + s.unc + 1
+	noise := a.Spread + s.unc + 1
 	switch {
-	case a.offset > cur+a.spread:
+	case a.Offset > cur+a.Spread:
 		// Wall clock ahead of us: follow at once. Jumping forward never
 		// makes a generator see a rewind.
-		next.off0, next.unc = a.offset, a.spread
-		if a.offset-cur > noise {
-			step = a.offset - cur
+		next.off0, next.unc = a.Offset, a.Spread
+		if a.Offset-cur > noise {
+			step = a.Offset - cur
 		}
-	case a.offset < cur-a.spread:
+	case a.Offset < cur-a.Spread:
 		// Wall clock behind us: slew towards it, never step back.
-		next.debt, next.unc = cur-a.offset, a.spread
-		if a.offset < target-noise {
-			step = a.offset - target
+		next.debt, next.unc = cur-a.Offset, a.Spread
+		if a.Offset < target-noise {
+			step = a.Offset - target
 		}
 	case cur == target:
 		// The sample agrees with where the clock already was: the wall
 		// clock is within both samples' bounds of it.
-		next.unc = min(s.unc, 2*a.spread)
+		next.unc = min(s.unc, 2*a.Spread)
 	default:
 		// A slew dropped short of its end: the clock is within the
 		// sample's spread of the wall clock, whose error is as large.
-		next.unc = 2 * a.spread
+		next.unc = 2 * a.Spread
 	}
 	return next, step
 }
 
-// Corrections is what one Default clock has done to follow the wall
-// clock since it was made.
+// Corrections is what one Clock has done to follow the wall clock since it
+// was made; clocksrc.Corrections documents each field.
 type Corrections struct {
 	// Running is the monotonic time since the clock was made.
 	Running time.Duration
-	// Resyncs counts its comparisons with CLOCK_REALTIME, one per
-	// DefaultResync while it is read.
+	// Resyncs counts its comparisons with the wall clock, one per resync
+	// interval while it is read.
 	Resyncs uint64
 	// ForwardSteps counts the times the wall clock was found ahead and
 	// followed at once; Forward is their sum.
@@ -256,7 +260,7 @@ type Corrections struct {
 
 // Corrections reports what the clock has done to follow the wall clock.
 // It reads the monotonic clock once and takes no lock.
-func (c *Anchored) Corrections() Corrections {
+func (c *Clock) Corrections() Corrections {
 	s := c.seg.Load()
 	m := c.monoNow()
 	return Corrections{

@@ -1,4 +1,4 @@
-package clocksrc
+package anchor
 
 import (
 	"fmt"
@@ -12,11 +12,18 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// testResync is clocksrc.DefaultResync: the tests run the clock as Default
+// makes it.
+const testResync = 100 * time.Millisecond
+
+// realWall is the wall clock, for a Clock on the real monotonic source.
+func realWall() int64 { return time.Now().UnixNano() }
+
 const (
 	msNs    = int64(time.Millisecond)
 	usNs    = int64(time.Microsecond)
 	sNs     = int64(time.Second)
-	resync  = int64(DefaultResync)
+	resync  = int64(testResync)
 	readGap = 37 * usNs // simulated time between reads in the long runs
 	// startWall is the simulated Unix time at monotonic startMono.
 	startMono = 7 * sNs
@@ -58,7 +65,7 @@ func abs(v int64) int64 {
 type sim struct {
 	t *testing.T
 	f *fakeTime
-	c *Anchored
+	c *Clock
 
 	reads   int
 	last    int64 // last clock reading
@@ -71,7 +78,7 @@ type sim struct {
 func newSim(t *testing.T, tick int64) *sim {
 	t.Helper()
 	f := newFakeTime(tick)
-	s := &sim{t: t, f: f, c: newAnchored(f.monoNow, f.wallNow, DefaultResync)}
+	s := &sim{t: t, f: f, c: New(f.monoNow, f.wallNow, testResync)}
 	s.lastSeg = s.c.seg.Load()
 	return s
 }
@@ -122,11 +129,11 @@ func (s *sim) ahead() int64 { return s.last - (s.lastM + s.f.wallOff.Load()) }
 
 var ticks = []int64{0, 2, 1000}
 
-func TestAnchoredStartsAtWall(t *testing.T) {
+func TestClockStartsAtWall(t *testing.T) {
 	for _, tick := range []int64{0, 2, 1000, 100_000} {
 		t.Run(fmt.Sprintf("tick=%d", tick), func(t *testing.T) {
 			f := newFakeTime(tick)
-			c := newAnchored(f.monoNow, f.wallNow, DefaultResync)
+			c := New(f.monoNow, f.wallNow, testResync)
 			seg := c.seg.Load()
 			assert.Zero(t, seg.debt)
 			assert.Equal(t, seg.m0+resync, seg.next)
@@ -139,7 +146,7 @@ func TestAnchoredStartsAtWall(t *testing.T) {
 	}
 }
 
-func TestAnchoredSteadyState(t *testing.T) {
+func TestClockSteadyState(t *testing.T) {
 	for _, tick := range ticks {
 		t.Run(fmt.Sprintf("tick=%d", tick), func(t *testing.T) {
 			s := newSim(t, tick)
@@ -156,7 +163,7 @@ func TestAnchoredSteadyState(t *testing.T) {
 	}
 }
 
-func TestAnchoredForwardStep(t *testing.T) {
+func TestClockForwardStep(t *testing.T) {
 	const step = 500 * msNs
 	for _, tick := range ticks {
 		t.Run(fmt.Sprintf("tick=%d", tick), func(t *testing.T) {
@@ -193,7 +200,7 @@ func TestAnchoredForwardStep(t *testing.T) {
 	}
 }
 
-func TestAnchoredBackwardStep(t *testing.T) {
+func TestClockBackwardStep(t *testing.T) {
 	const step = 10 * msNs
 	// 10 ms at 500 ppm is 20 s of slewing.
 	const slewTime = step * 1_000_000 / MaxSlewPPM
@@ -239,7 +246,7 @@ func TestAnchoredBackwardStep(t *testing.T) {
 	}
 }
 
-func TestAnchoredStepDuringSlew(t *testing.T) {
+func TestClockStepDuringSlew(t *testing.T) {
 	tests := []struct {
 		name string
 		// the wall step made while about 8 ms of a 10 ms slew remain, given
@@ -307,12 +314,12 @@ func TestAnchoredStepDuringSlew(t *testing.T) {
 // not return a time the new segment then undercuts. The fake monotonic
 // clock holds the resyncing caller at exactly that point (as a preemption
 // would) while a second goroutine reads.
-func TestAnchoredReaderDuringPendingResync(t *testing.T) {
+func TestClockReaderDuringPendingResync(t *testing.T) {
 	for _, step := range []int64{-10 * msNs, -sNs, 0, 5 * msNs} {
 		for _, gap := range []int64{0, 1, 1999, 2000, 10 * usNs, msNs, 50 * msNs} {
 			t.Run(fmt.Sprintf("step=%v/preempted=%v", time.Duration(step), time.Duration(gap)), func(t *testing.T) {
 				f := newFakeTime(0)
-				var c *Anchored
+				var c *Clock
 				sinceWall := -1 // monotonic reads since the resyncer's wall read; -1: disarmed
 				var stale int64
 				monoNow := func() int64 {
@@ -339,7 +346,7 @@ func TestAnchoredReaderDuringPendingResync(t *testing.T) {
 					}
 					return f.wallNow()
 				}
-				c = newAnchored(monoNow, wallNow, DefaultResync)
+				c = New(monoNow, wallNow, testResync)
 				seg := c.seg.Load()
 
 				f.mono.Store(seg.next - 1)
@@ -370,12 +377,12 @@ func TestAnchoredReaderDuringPendingResync(t *testing.T) {
 // through it: here a resync took a wall clock 500 ms ahead meanwhile, and a
 // third caller is in the middle of the next resync, so the reader cannot
 // resync itself.
-func TestAnchoredReaderHoldingReplacedSegment(t *testing.T) {
+func TestClockReaderHoldingReplacedSegment(t *testing.T) {
 	for _, step := range []int64{500 * msNs, -10 * msNs, 0} {
 		for _, gap := range []int64{0, 10 * usNs, msNs} {
 			t.Run(fmt.Sprintf("step=%v/gap=%v", time.Duration(step), time.Duration(gap)), func(t *testing.T) {
 				f := newFakeTime(0)
-				var c *Anchored
+				var c *Clock
 				var holdReader, holdResyncer atomic.Bool
 				resyncerWaiting, releaseResyncer, resyncerDone := make(chan struct{}), make(chan struct{}), make(chan struct{})
 				var first, third int64
@@ -405,7 +412,7 @@ func TestAnchoredReaderHoldingReplacedSegment(t *testing.T) {
 					}
 					return f.wallNow()
 				}
-				c = newAnchored(monoNow, wallNow, DefaultResync)
+				c = New(monoNow, wallNow, testResync)
 				start := c.seg.Load()
 
 				holdReader.Store(true)
@@ -429,7 +436,7 @@ func TestAnchoredReaderHoldingReplacedSegment(t *testing.T) {
 	}
 }
 
-func TestAnchoredConcurrent(t *testing.T) {
+func TestClockConcurrent(t *testing.T) {
 	const (
 		readers = 8
 		perG    = 20_000
@@ -441,7 +448,7 @@ func TestAnchoredConcurrent(t *testing.T) {
 	monoNow := func() int64 { return counter.Add(tick) }
 	wallNow := func() int64 { return counter.Load() + wallOff.Load() }
 	// Resync every 50 reads or so, so that readers often race a resync.
-	c := newAnchored(monoNow, wallNow, 50*time.Microsecond)
+	c := New(monoNow, wallNow, 50*time.Microsecond)
 
 	first := c.seg.Load()
 	stop := make(chan struct{})
@@ -539,7 +546,7 @@ func TestNextSegment(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := *tt.s
-			a := anchor{mono: now - 2*spread, offset: tt.wall, spread: spread}
+			a := Sample{Mono: now - 2*spread, Offset: tt.wall, Spread: spread}
 			got, step := nextSegment(tt.s, a, now, every)
 			assert.Equal(t, before, *tt.s, "the old segment must not change")
 			assert.Equal(t, &Segment{m0: now, off0: tt.wantOff, debt: tt.wantDebt, next: now + every, unc: tt.wantUnc}, got)
@@ -578,14 +585,14 @@ func TestSegmentOffsetAt(t *testing.T) {
 // Current and Map are UnixNano's fast case, split for the engine's hot
 // path: they map a reading through the current segment and hand every
 // other case (a scripted source, a resync due, a replaced segment) back.
-func TestAnchoredCurrentMap(t *testing.T) {
+func TestClockCurrentMap(t *testing.T) {
 	f := newFakeTime(0)
-	scripted := newAnchored(f.monoNow, f.wallNow, DefaultResync)
+	scripted := New(f.monoNow, f.wallNow, testResync)
 	assert.Nil(t, scripted.Current(), "a scripted monotonic source has no fast read")
 	_, ok := scripted.Map(nil, 0)
 	assert.False(t, ok)
 
-	c := newAnchored(nil, realtimeNow, DefaultResync)
+	c := New(nil, realWall, testResync)
 	seg := c.Current()
 	require.NotNil(t, seg)
 	m := seg.m0 + 1000

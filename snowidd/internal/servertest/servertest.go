@@ -1,8 +1,8 @@
-// Package replicatest starts in-process snowidd replicas for tests: a
+// Package servertest starts in-process snowidd replicas for tests: a
 // server minting on a static node id, served over HTTP/1.1 and unencrypted
 // HTTP/2 on the server's coalescing listener, or (ServeWith) within limits
 // and over TLS, as the command serves it, closed when the test ends.
-package replicatest
+package servertest
 
 import (
 	"crypto/tls"

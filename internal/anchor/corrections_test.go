@@ -1,17 +1,16 @@
-package clocksrc
+package anchor
 
 import (
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 )
 
-// TestAnchoredCorrections drives a Default clock over scripted wall-clock
+// TestClockCorrections drives a Default clock over scripted wall-clock
 // steps and checks what Corrections says it saw: each step once, however
 // many resyncs a slew takes, and the slew left shrinking at MaxSlewPPM.
-func TestAnchoredCorrections(t *testing.T) {
+func TestClockCorrections(t *testing.T) {
 	// Reads 1 ms apart, off the resync interval's rhythm: 25 s of slew is
 	// 25,000 reads.
 	const gap = msNs - 3*usNs
@@ -77,16 +76,5 @@ func TestAnchoredCorrections(t *testing.T) {
 				assert.LessOrEqual(t, int64(got.Resyncs), span/resync+1, "resyncs")
 			})
 		}
-	}
-}
-
-func TestReadDisciplineSeesDefault(t *testing.T) {
-	d := ReadDiscipline(Default())
-	if assert.NotNil(t, d.Default, "Default's corrections") {
-		assert.Zero(t, d.Default.BackwardSteps)
-		assert.GreaterOrEqual(t, d.Default.Running, time.Duration(0))
-	}
-	for _, c := range []Clock{Realtime(), Monotonic(), FixedMillis(1)} {
-		assert.Nil(t, ReadDiscipline(c).Default, "%T has no corrections", c)
 	}
 }
