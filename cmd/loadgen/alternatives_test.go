@@ -93,7 +93,7 @@ func TestAlternativesWritesResults(t *testing.T) {
 	} else {
 		assert.Contains(t, out, "snowidd skipped: no snowidd replica")
 	}
-	for _, pattern := range []string{"*-alternatives.json", "*-alternatives.md", filepath.Join("*-alternatives", "ids-per-sec.svg"),
+	for _, pattern := range []string{"*-alternatives.json", "*-alternatives.md", "*-alternatives.html", filepath.Join("*-alternatives", "ids-per-sec.svg"),
 		filepath.Join("*-alternatives", "inversion-window.svg")} {
 		m, _ := filepath.Glob(filepath.Join(dir, pattern))
 		assert.Len(t, m, 1, pattern)

@@ -15,7 +15,7 @@ func TestBtreeWritesResults(t *testing.T) {
 	code, out, errs := runArgs("btree", "-q", "-rows", "3000", "-engines", "sqlite", "-keys", "snowlab,uuidv4", "-out", dir)
 	require.Equal(t, exitOK, code, errs)
 	assert.Contains(t, out, "UUIDv4 / bigint index size")
-	for _, pattern := range []string{"*-btree.json", "*-btree.md", filepath.Join("*-btree", "index-size.svg"), filepath.Join("*-btree", "leaf-fill.svg")} {
+	for _, pattern := range []string{"*-btree.json", "*-btree.md", "*-btree.html", filepath.Join("*-btree", "index-size.svg"), filepath.Join("*-btree", "leaf-fill.svg")} {
 		m, _ := filepath.Glob(filepath.Join(dir, pattern))
 		assert.Len(t, m, 1, pattern)
 	}
@@ -70,7 +70,7 @@ func TestBtreeRedactsDSN(t *testing.T) {
 			require.Equal(t, exitOK, code, errs)
 			files, err := filepath.Glob(filepath.Join(dir, "*-btree.*"))
 			require.NoError(t, err)
-			require.Len(t, files, 2)
+			require.Len(t, files, 3, "the JSON, the Markdown and the page")
 			for _, f := range files {
 				data, err := os.ReadFile(f)
 				require.NoError(t, err)

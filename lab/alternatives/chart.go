@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"os"
-	"path/filepath"
 
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -24,27 +22,9 @@ import (
 //     scale, with the demand and 1 / commit latency as reference lines;
 //   - inversion-window.svg: each scheme's widest inversion window (over
 //     its client counts), log scale, with snowlab's skew bound.
-func WriteCharts(run *Result, dir string) ([]string, error) {
-	var paths []string
-	for _, c := range []struct {
-		name  string
-		build func(*Result) *plot.Chart
-	}{{ChartRate, rateChart}, {ChartWindow, windowChart}} {
-		ch := c.build(run)
-		if ch == nil {
-			continue
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return paths, err
-		}
-		path := filepath.Join(dir, c.name)
-		if err := ch.Save(path); err != nil {
-			return paths, fmt.Errorf("alternatives: chart %s: %w", c.name, err)
-		}
-		paths = append(paths, path)
-	}
-	return paths, nil
-}
+//
+// The report's Markdown links them and its HTML page draws them inline.
+func WriteCharts(run *Result, dir string) ([]string, error) { return document(run).WriteCharts(dir) }
 
 func newChart(run *Result, what, xlabel, ylabel string) *plot.Chart {
 	return plot.New(what, report.Subtitle(run.Host, revision(run)), xlabel, ylabel, 12*vg.Inch, 6.5*vg.Inch)

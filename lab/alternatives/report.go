@@ -41,7 +41,30 @@ func clientList(ns []int) string {
 // Markdown file, when set), every scheme's figures, the commit latency,
 // the crash, the server, the host and how to read it all.
 func WriteMarkdown(w io.Writer, run *Result, charts string) error {
-	e := md.NewWriter(w)
+	return document(run).WriteMarkdown(w, charts)
+}
+
+// WriteHTML writes the run's report as one self-contained HTML page, its
+// charts inline.
+func WriteHTML(w io.Writer, run *Result) error { return document(run).WriteHTML(w) }
+
+// document lays the run's report out, one function per section.
+func document(run *Result) *report.Document {
+	d := &report.Document{}
+	writeSetup(d, run)
+	writeVerdicts(d, run)
+	writeSchemes(d, run)
+	writeCommitLatency(d, run.CommitLatency)
+	writeCrash(d, run.Crash)
+	writeServer(d, run.Server)
+	d.Host(run.Host)
+	d.Section(2, "How to read this").Prose(howToRead)
+	return d
+}
+
+// writeSetup is the title and how the run was made: date, commit,
+// command, the server, the clients, the demand and each scheme's setup.
+func writeSetup(d *report.Document, run *Result) {
 	title := "The alternatives to snowlab, measured on PostgreSQL"
 	if !run.Started.IsZero() {
 		title += ", " + run.Started.UTC().Format("2006-01-02")
@@ -49,134 +72,138 @@ func WriteMarkdown(w io.Writer, run *Result, charts string) error {
 	if run.Host.Hostname != "" {
 		title += " on " + run.Host.Hostname
 	}
-	e.Printf("# %s\n\n", md.Escape(title))
 	took := ""
 	if run.Elapsed > 0 {
 		took = fmt.Sprintf(" (took %s)", run.Elapsed.Round(time.Second))
 	}
 	c := run.Config
-	commit := revision(run)
-	e.Printf("- **Date:** %s%s\n", run.Started.UTC().Format("2006-01-02 15:04:05 UTC"), took)
-	e.Printf("- **Commit:** %s\n", md.Code(md.OrDash(commit)))
-	e.Printf("- **Command:** %s\n", md.Code(md.OrDash(md.ShellJoin(redact.Args(run.Command)))))
-	e.Printf("- **Schema:** alternatives %d\n", run.Schema)
-	e.Printf("- **Server:** PostgreSQL %s (fsync = %s, synchronous_commit = %s, wal_sync_method = %s, shared_buffers = %s)\n",
-		md.Escape(run.Server.Version), setting(run.Server, "fsync"), setting(run.Server, "synchronous_commit"),
-		setting(run.Server, "wal_sync_method"), setting(run.Server, "shared_buffers"))
-	e.Printf("- **Runs:** every scheme with %s clients (simulated nodes, one connection each), %s each\n", clientList(c.Clients), c.Duration)
-	e.Printf("- **Demand:** %s\n", demandText(c.Demand))
-	e.Printf("- **snowlab clocks:** offset evenly over ±%s, so two clients differ by up to %s; its skew bound (the spread plus one 1 ms tick) is %s\n",
-		ns(c.Skew), ns(2*c.Skew), ns(SkewBound(c.Skew)))
-	if line := snowiddSetup(run); line != "" {
-		e.Printf("- **snowidd:** %s\n", md.Escape(line))
+	items := []string{
+		fmt.Sprintf("**Date:** %s%s", run.Started.UTC().Format("2006-01-02 15:04:05 UTC"), took),
+		"**Commit:** " + md.Code(md.OrDash(revision(run))),
+		"**Command:** " + md.Code(md.OrDash(md.ShellJoin(redact.Args(run.Command)))),
+		fmt.Sprintf("**Schema:** alternatives %d", run.Schema),
+		fmt.Sprintf("**Server:** PostgreSQL %s (fsync = %s, synchronous_commit = %s, wal_sync_method = %s, shared_buffers = %s)",
+			md.Escape(run.Server.Version), setting(run.Server, "fsync"), setting(run.Server, "synchronous_commit"),
+			setting(run.Server, "wal_sync_method"), setting(run.Server, "shared_buffers")),
+		fmt.Sprintf("**Runs:** every scheme with %s clients (simulated nodes, one connection each), %s each", clientList(c.Clients), c.Duration),
+		"**Demand:** " + demandText(c.Demand),
+		fmt.Sprintf("**snowlab clocks:** offset evenly over ±%s, so two clients differ by up to %s; its skew bound (the spread plus one 1 ms tick) is %s",
+			ns(c.Skew), ns(2*c.Skew), ns(SkewBound(c.Skew))),
 	}
-	e.Printf("- **Double buffer:** the next block is fetched in the background once %s of the current one is handed out (Leaf's segment mode)\n\n", pct(c.PrefetchShare))
+	if line := snowiddSetup(run); line != "" {
+		items = append(items, "**snowidd:** "+md.Escape(line))
+	}
+	items = append(items, fmt.Sprintf("**Double buffer:** the next block is fetched in the background once %s of the current one is handed out (Leaf's segment mode)", pct(c.PrefetchShare)))
+	d.Section(1, title).List(items...)
+}
 
-	e.Printf("## Measured against the design documents\n\n")
+// writeVerdicts is the claims beside what the run measured, why each
+// verdict, and the charts.
+func writeVerdicts(d *report.Document, run *Result) {
 	vs := Verdicts(Find(run), run.Crash)
 	var rows [][]string
+	var why []string
 	for _, v := range vs {
 		rows = append(rows, []string{v.Claim, v.Documents, md.OrDash(v.Measured), v.Outcome})
+		why = append(why, fmt.Sprintf("**%s: %s.** %s", md.Escape(v.Claim), v.Outcome, md.Escape(v.Why)))
 	}
-	e.Table([]string{"Claim", "Documents", "Measured", "Verdict"}, rows)
-	for _, v := range vs {
-		e.Printf("- **%s: %s.** %s\n", md.Escape(v.Claim), v.Outcome, md.Escape(v.Why))
+	s := d.Section(2, "Measured against the design documents").Table([]string{"Claim", "Documents", "Measured", "Verdict"}, rows)
+	if len(why) > 0 {
+		s.List(why...)
 	}
-	e.Printf("\n")
-	if charts != "" {
-		e.Printf("![IDs per second against clients, per scheme](%s/%s)\n\n", charts, ChartRate)
-		e.Printf("![Inversion window per scheme](%s/%s)\n\n", charts, ChartWindow)
-	}
+	s.Chart(ChartRate, "IDs per second against clients, per scheme", rateChart(run)).
+		Chart(ChartWindow, "Inversion window per scheme", windowChart(run))
+}
 
-	e.Printf("## Schemes\n\n")
-	rows = nil
+// writeSchemes is every scheme's figures at each client count, and the
+// schemes skipped.
+func writeSchemes(d *report.Document, run *Result) {
+	var rows [][]string
+	var skipped []string
 	for _, s := range run.Schemes {
 		for _, p := range s.Points {
-			d := p.Disorder
-			kept := "—"
-			if p.Demand > 0 {
-				kept = map[bool]string{true: "yes", false: "no"}[p.KeptUp]
-			}
-			row := []string{s.Name, fmt.Sprint(p.Clients), units.Rate(p.IDsPerSec), kept, units.Thousands(int(p.IDs)),
-				units.Thousands(int(p.Trip.Count)), latencyCell(p.Trip.P50, p.Trip.Count), latencyCell(p.Trip.P99, p.Trip.Count),
-				latencyCell(p.PerID.P50, p.PerID.Count), latencyCell(p.PerID.P99, p.PerID.Count),
-				pct(d.AdjacentShare), pct(d.PairShare), ns(d.Window)}
-			if p.Error != "" || d.Duplicates > 0 {
-				note := p.Error
-				if d.Duplicates > 0 {
-					note = strings.TrimPrefix(note+fmt.Sprintf("; %d duplicate IDs", d.Duplicates), "; ")
-				}
-				row = append(row, md.Escape(note))
-			} else {
-				row = append(row, "")
-			}
-			rows = append(rows, row)
+			rows = append(rows, schemeRow(s.Name, p))
 		}
-	}
-	e.Table([]string{"Scheme", "Clients", "IDs/s", "Kept up", "IDs", "Round trips", "Trip p50", "Trip p99",
-		"Per-ID p50", "Per-ID p99", "Adjacent pairs inverted (estimate)", "All pairs inverted", "Inversion window", "Errors"}, rows)
-	skipped := false
-	for _, s := range run.Schemes {
 		if s.Skipped != "" {
-			e.Printf("- **%s** skipped: %s.\n", md.Escape(s.Name), md.Escape(s.Skipped))
-			skipped = true
+			skipped = append(skipped, fmt.Sprintf("**%s** skipped: %s.", md.Escape(s.Name), md.Escape(s.Skipped)))
 		}
 	}
-	if skipped {
-		e.Printf("\n")
+	sec := d.Section(2, "Schemes").Table([]string{"Scheme", "Clients", "IDs/s", "Kept up", "IDs", "Round trips", "Trip p50", "Trip p99",
+		"Per-ID p50", "Per-ID p99", "Adjacent pairs inverted (estimate)", "All pairs inverted", "Inversion window", "Errors"}, rows)
+	if len(skipped) > 0 {
+		sec.List(skipped...)
 	}
+}
 
-	e.Printf("## Commit latency\n\n")
-	cl := run.CommitLatency
+// schemeRow is one point of the scheme named name: its rate, round trips,
+// waits and disorder, and what went wrong.
+func schemeRow(name string, p Point) []string {
+	d := p.Disorder
+	kept := "—"
+	if p.Demand > 0 {
+		kept = map[bool]string{true: "yes", false: "no"}[p.KeptUp]
+	}
+	note := p.Error
+	if d.Duplicates > 0 {
+		note = strings.TrimPrefix(note+fmt.Sprintf("; %d duplicate IDs", d.Duplicates), "; ")
+	}
+	return []string{name, fmt.Sprint(p.Clients), units.Rate(p.IDsPerSec), kept, units.Thousands(int(p.IDs)),
+		units.Thousands(int(p.Trip.Count)), latencyCell(p.Trip.P50, p.Trip.Count), latencyCell(p.Trip.P99, p.Trip.Count),
+		latencyCell(p.PerID.P50, p.PerID.Count), latencyCell(p.PerID.P99, p.PerID.Count),
+		pct(d.AdjacentShare), pct(d.PairShare), ns(d.Window), md.Escape(note)}
+}
+
+// writeCommitLatency is the server's flush time, which bounds the ticket
+// row, and each sync method's.
+func writeCommitLatency(d *report.Document, cl CommitLatency) {
+	s := d.Section(2, "Commit latency")
 	if !cl.Measured() {
-		e.Printf("%s.\n\n", upperFirst(md.Escape(cl.NotMeasured)))
+		s.Text(upperFirst(md.Escape(cl.NotMeasured)) + ".")
 	} else {
-		e.Printf("%s (one 8 kB write and its sync, on the server's data folder): %s per flush with the server's wal_sync_method %s, so one flush per ID allows %s.\n\n",
-			md.Code(cl.Command), ns(cl.PerOp), md.Code(cl.Method), units.Rate(cl.OpsPerSec))
+		s.Text(fmt.Sprintf("%s (one 8 kB write and its sync, on the server's data folder): %s per flush with the server's wal_sync_method %s, so one flush per ID allows %s.",
+			md.Code(cl.Command), ns(cl.PerOp), md.Code(cl.Method), units.Rate(cl.OpsPerSec)))
 	}
-	if len(cl.Methods) > 0 {
-		rows = nil
-		for _, m := range cl.Methods {
-			if m.OpsPerSec <= 0 {
-				rows = append(rows, []string{m.Name, "n/a", "n/a"})
-				continue
-			}
-			rows = append(rows, []string{m.Name, units.Rate(m.OpsPerSec), ns(time.Duration(float64(time.Second) / m.OpsPerSec))})
+	if len(cl.Methods) == 0 {
+		return
+	}
+	var rows [][]string
+	for _, m := range cl.Methods {
+		if m.OpsPerSec <= 0 {
+			rows = append(rows, []string{m.Name, "n/a", "n/a"})
+			continue
 		}
-		e.Table([]string{"Sync method", "Flushes/s", "Per flush"}, rows)
+		rows = append(rows, []string{m.Name, units.Rate(m.OpsPerSec), ns(time.Duration(float64(time.Second) / m.OpsPerSec))})
 	}
+	s.Table([]string{"Sync method", "Flushes/s", "Per flush"}, rows)
+}
 
-	e.Printf("## Crash: the ticket row with synchronous_commit = off\n\n")
-	cr := run.Crash
+// writeCrash is what the ticket row issued again after a crash with
+// synchronous_commit = off.
+func writeCrash(d *report.Document, cr Crash) {
+	s := d.Section(2, "Crash: the ticket row with synchronous_commit = off")
 	switch {
 	case cr.Skipped != "":
-		e.Printf("Skipped: %s.\n\n", md.Escape(cr.Skipped))
+		s.Text("Skipped: " + md.Escape(cr.Skipped) + ".")
 	case cr.Error != "":
-		e.Printf("Failed: %s.\n\n", md.Escape(cr.Error))
+		s.Text("Failed: " + md.Escape(cr.Error) + ".")
 	default:
-		e.Printf("%d clients updated the row with synchronous_commit = off for %s, then the server was stopped with "+
+		s.Text(fmt.Sprintf("%d clients updated the row with synchronous_commit = off for %s, then the server was stopped with "+
 			"`pg_ctl stop -m immediate` and restarted (recovery took %s). Before the stop the clients were handed %s IDs, "+
 			"the largest %d; after recovery the row stood at %d, and asked again until it passed %d it issued %s of "+
-			"the IDs already handed out a second time.\n\n",
+			"the IDs already handed out a second time.",
 			cr.Clients, cr.Before.Round(time.Millisecond), cr.Recovery.Round(time.Millisecond), units.Thousands(int(cr.HandedOut)),
-			cr.MaxBefore, cr.RowAfter, cr.MaxBefore, units.Thousands(int(cr.Reissued)))
+			cr.MaxBefore, cr.RowAfter, cr.MaxBefore, units.Thousands(int(cr.Reissued))))
 	}
+}
 
-	e.Printf("## Server\n\n")
-	rows = nil
-	for _, k := range slices.Sorted(maps.Keys(run.Server.Settings)) {
-		rows = append(rows, []string{k, run.Server.Settings[k]})
+// writeServer is the server's settings and version.
+func writeServer(d *report.Document, srv Server) {
+	var rows [][]string
+	for _, k := range slices.Sorted(maps.Keys(srv.Settings)) {
+		rows = append(rows, []string{k, srv.Settings[k]})
 	}
-	rows = append(rows, []string{"version", run.Server.Version}, []string{"local", fmt.Sprint(run.Server.Local)})
-	e.Table([]string{"Setting", "Value"}, rows)
-	if err := e.Err(); err != nil {
-		return err
-	}
-	if err := report.WriteHost(w, run.Host); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, howToRead)
-	return err
+	rows = append(rows, []string{"version", srv.Version}, []string{"local", fmt.Sprint(srv.Local)})
+	d.Section(2, "Server").Table([]string{"Setting", "Value"}, rows)
 }
 
 // snowiddSetup says which replica the snowidd schemes called, or why they
@@ -226,9 +253,8 @@ func upperFirst(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-const howToRead = `## How to read this
-
-Each scheme runs once per number of clients, each client a simulated node on its own connection, for the
+// howToRead is the report's last section, on what each figure counts.
+const howToRead = `Each scheme runs once per number of clients, each client a simulated node on its own connection, for the
 same time. With a demand, each client asks for its share of it on a schedule and, when behind, catches up
 as fast as it can: *IDs/s* is what the scheme delivered, and *kept up* whether it met 95% of the demand. A
 *round trip* is one statement to the server (an UPDATE of the ticket row or of a block's row, a nextval, a

@@ -159,7 +159,7 @@ func TestWriteFiles(t *testing.T) {
 	require.NoError(t, err)
 	stem := filepath.Join(dir, run.Stem())
 	assert.True(t, strings.HasSuffix(stem, "-test-host-abc1234-alternatives"), stem)
-	assert.Equal(t, []string{stem + ".json", stem + ".md", filepath.Join(stem, ChartRate), filepath.Join(stem, ChartWindow)}, paths)
+	assert.Equal(t, []string{stem + ".json", stem + ".md", filepath.Join(stem, ChartRate), filepath.Join(stem, ChartWindow), stem + ".html"}, paths)
 	back, err := ReadResult(stem + ".json")
 	require.NoError(t, err)
 	assert.Equal(t, run.Config, back.Config)
@@ -171,12 +171,21 @@ func TestWriteFiles(t *testing.T) {
 		"adjacent pairs inverted", ChartRate} {
 		assert.Contains(t, string(mdText), want)
 	}
+	page, err := os.ReadFile(stem + ".html")
+	require.NoError(t, err)
+	for _, want := range []string{"<h2>Measured against the design documents</h2>", "<h2>Schemes</h2>", "<h2>Commit latency</h2>",
+		"<h2>Server</h2>", "<h2>Host</h2>", "<h2>How to read this</h2>", "<em>adjacent pairs inverted</em>",
+		"<figcaption>Inversion window per scheme</figcaption>"} {
+		assert.Contains(t, string(page), want)
+	}
+	assert.Equal(t, 2, strings.Count(string(page), "<svg "), "both charts inline")
+	assert.NotContains(t, string(page), "<script")
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
 		require.NoError(t, err)
 		assert.NotContains(t, string(data), "S3cretPass", p)
 	}
-	for _, p := range paths[2:] {
+	for _, p := range paths[2:4] {
 		svg, err := os.ReadFile(p)
 		require.NoError(t, err)
 		assert.Contains(t, string(svg), "<svg")

@@ -104,13 +104,14 @@ func TestSQLite(t *testing.T) {
 	assert.Positive(t, key(t, si, Snowlab).TableBytes, "the rowid table is measured beside the index")
 	assert.Zero(t, key(t, run.Engines[1], Snowlab).TableBytes, "a clustered table is its key's B-tree")
 
-	// Files: JSON that reads back, Markdown with the comparison, charts.
+	// Files: JSON that reads back, Markdown with the comparison, charts,
+	// the page with the same sections and the charts inline.
 	dir := t.TempDir()
 	paths, err := WriteFiles(dir, run)
 	require.NoError(t, err)
 	stem := filepath.Join(dir, run.Stem())
 	assert.True(t, strings.HasSuffix(stem, "-test-host-abc1234-btree"), stem)
-	assert.Equal(t, []string{stem + ".json", stem + ".md", filepath.Join(stem, "index-size.svg"), filepath.Join(stem, "leaf-fill.svg")}, paths)
+	assert.Equal(t, []string{stem + ".json", stem + ".md", filepath.Join(stem, "index-size.svg"), filepath.Join(stem, "leaf-fill.svg"), stem + ".html"}, paths)
 	back, err := ReadResult(stem + ".json")
 	require.NoError(t, err)
 	assert.Equal(t, run.Config, back.Config)
@@ -121,7 +122,16 @@ func TestSQLite(t *testing.T) {
 		"1.8× (1.4× width × 1.3× fill)", "~69% (ln 2", "## sqlite-clustered", "## Host", "## How to read this"} {
 		assert.Contains(t, string(md), want)
 	}
-	for _, p := range paths[2:] {
+	assert.Contains(t, string(md), "![Index size per key kind and engine]("+run.Stem()+"/index-size.svg)")
+	page, err := os.ReadFile(stem + ".html")
+	require.NoError(t, err)
+	for _, want := range []string{"<h2>Measured against the design documents</h2>", "<h2>sqlite-clustered: ", "<h2>Host</h2>",
+		"<h2>How to read this</h2>", "<em>Width</em>", "<figcaption>Leaf fill per key kind and engine</figcaption>"} {
+		assert.Contains(t, string(page), want)
+	}
+	assert.Equal(t, 2, strings.Count(string(page), "<svg "), "both charts inline")
+	assert.NotContains(t, string(page), "<script")
+	for _, p := range paths[2:4] {
 		svg, err := os.ReadFile(p)
 		require.NoError(t, err)
 		assert.Contains(t, string(svg), "<svg")

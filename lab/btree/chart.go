@@ -25,10 +25,15 @@ import (
 //     the engine's own bigint index (index layouts only);
 //   - leaf-fill.svg: the leaf fill per key kind and engine, with the
 //     documents' ~90% (appends) and ln 2 ≈ 69% (random inserts).
-func WriteCharts(run *Result, dir string) ([]string, error) {
-	return plot.SaveAll(dir, []string{"index-size.svg", "leaf-fill.svg"},
-		map[string]*plot.Chart{"index-size.svg": sizeChart(run), "leaf-fill.svg": fillChart(run)})
-}
+//
+// The report's Markdown links them and its HTML page draws them inline.
+func WriteCharts(run *Result, dir string) ([]string, error) { return document(run).WriteCharts(dir) }
+
+// The charts' file names, under the run's stem.
+const (
+	chartSize = "index-size.svg"
+	chartFill = "leaf-fill.svg"
+)
 
 // chartEngines are the engines with results, and the key kinds any of
 // them measured, in load order.

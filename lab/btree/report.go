@@ -146,7 +146,30 @@ func pct(v float64) string { return units.TrimSig(100*v, 3) + "%" }
 // and how to read it all. charts, when set, is the folder (relative to the
 // Markdown file) the charts are in.
 func WriteMarkdown(w io.Writer, run *Result, charts string) error {
-	var b strings.Builder
+	return document(run).WriteMarkdown(w, charts)
+}
+
+// WriteHTML writes the run's report as one self-contained HTML page, its
+// charts inline.
+func WriteHTML(w io.Writer, run *Result) error { return document(run).WriteHTML(w) }
+
+// document lays the run's report out, one function per section.
+func document(run *Result) *report.Document {
+	d := &report.Document{}
+	writeSetup(d, run)
+	writePredictions(d, run)
+	for _, e := range run.Engines {
+		writeEngine(d, e)
+	}
+	writeEngines(d, run)
+	d.Host(run.Host)
+	d.Section(2, "How to read this").Prose(howToRead)
+	return d
+}
+
+// writeSetup is the title and how the run was loaded: date, commit,
+// command, the load and the keys, and each engine that stopped.
+func writeSetup(d *report.Document, run *Result) {
 	title := "What the key costs a B-tree"
 	if !run.Started.IsZero() {
 		title += ", " + run.Started.UTC().Format("2006-01-02")
@@ -154,33 +177,38 @@ func WriteMarkdown(w io.Writer, run *Result, charts string) error {
 	if run.Host.Hostname != "" {
 		title += " on " + run.Host.Hostname
 	}
-	fmt.Fprintf(&b, "# %s\n\n", title)
 	took := ""
 	if run.Elapsed > 0 {
 		took = fmt.Sprintf(" (took %s)", run.Elapsed.Round(time.Second))
 	}
 	c := run.Config
-	fmt.Fprintf(&b, "- **Date:** %s%s\n", run.Started.UTC().Format("2006-01-02 15:04:05 UTC"), took)
 	commit := run.Commit
 	if run.Dirty && commit != "" {
 		commit += "+dirty"
 	}
-	fmt.Fprintf(&b, "- **Commit:** %s\n", md.Code(md.OrDash(commit)))
-	fmt.Fprintf(&b, "- **Command:** %s\n", md.Code(md.OrDash(md.ShellJoin(redact.Args(run.Command)))))
-	fmt.Fprintf(&b, "- **Schema:** btree %d\n", run.Schema)
-	fmt.Fprintf(&b, "- **Load:** %s rows per key kind and engine, %s per INSERT statement, %s per transaction, "+
-		"a %d-byte payload beside the key in every row; then a tail of %s more rows after a checkpoint\n",
-		units.Thousands(c.Rows), units.Thousands(c.BatchRows), units.Thousands(c.TxRows), c.PayloadBytes, units.Thousands(c.TailRows))
-	fmt.Fprintf(&b, "- **Keys, in load order:** %s. The sequence starts at 2^62 (%d) so that it is stored at a "+
-		"snowlab ID's 8-byte width; snowlab IDs come from atomicgen under the %s policy; UUIDv7 and UUIDv4 from "+
-		"github.com/google/uuid, ULID from github.com/oklog/ulid/v2, all three stored as 16 bytes\n",
-		keyList(c.Keys), c.SequenceStart, c.SnowlabPolicy)
+	items := []string{
+		fmt.Sprintf("**Date:** %s%s", run.Started.UTC().Format("2006-01-02 15:04:05 UTC"), took),
+		"**Commit:** " + md.Code(md.OrDash(commit)),
+		"**Command:** " + md.Code(md.OrDash(md.ShellJoin(redact.Args(run.Command)))),
+		fmt.Sprintf("**Schema:** btree %d", run.Schema),
+		fmt.Sprintf("**Load:** %s rows per key kind and engine, %s per INSERT statement, %s per transaction, "+
+			"a %d-byte payload beside the key in every row; then a tail of %s more rows after a checkpoint",
+			units.Thousands(c.Rows), units.Thousands(c.BatchRows), units.Thousands(c.TxRows), c.PayloadBytes, units.Thousands(c.TailRows)),
+		fmt.Sprintf("**Keys, in load order:** %s. The sequence starts at 2^62 (%d) so that it is stored at a "+
+			"snowlab ID's 8-byte width; snowlab IDs come from atomicgen under the %s policy; UUIDv7 and UUIDv4 from "+
+			"github.com/google/uuid, ULID from github.com/oklog/ulid/v2, all three stored as 16 bytes",
+			keyList(c.Keys), c.SequenceStart, c.SnowlabPolicy),
+	}
 	for _, e := range run.Engines {
 		if e.Error != "" {
-			fmt.Fprintf(&b, "- **%s stopped:** %s\n", e.Engine, md.Escape(e.Error))
+			items = append(items, fmt.Sprintf("**%s stopped:** %s", e.Engine, md.Escape(e.Error)))
 		}
 	}
-	b.WriteString("\n## Measured against the design documents\n\n")
+	d.Section(1, title).List(items...)
+}
+
+// writePredictions is the measured-versus-predicted table and its charts.
+func writePredictions(d *report.Document, run *Result) {
 	header := []string{"Quantity", "Documents"}
 	for _, e := range run.Engines {
 		header = append(header, e.Engine)
@@ -189,95 +217,90 @@ func WriteMarkdown(w io.Writer, run *Result, charts string) error {
 	for _, cmp := range Predictions(run) {
 		rows = append(rows, append([]string{cmp.What, cmp.Predicted}, cmp.Measured...))
 	}
-	if err := writeTable(&b, header, rows); err != nil {
-		return err
+	d.Section(2, "Measured against the design documents").Table(header, rows).
+		Text("\"bigint\" is the snowlab key. In brackets: the difference from the documents' figure "+
+			"(percent for ratios and sizes, percentage points for fills).").
+		Chart(chartSize, "Index size per key kind and engine", sizeChart(run)).
+		Chart(chartFill, "Leaf fill per key kind and engine", fillChart(run))
+}
+
+// writeEngine is one engine's table: each key's index, its fill, the
+// inserts and, on PostgreSQL, the WAL they cost.
+func writeEngine(d *report.Document, e EngineResult) {
+	pg := e.Engine == EnginePostgres
+	header := []string{"Key", "Key bytes", "Index", "Leaf / internal pages", "Levels", "Bytes per row",
+		"× bigint", "Leaf fill", "Leaf fragmentation", "Table", "Inserts/s"}
+	if pg {
+		header = append(header, "WAL", "WAL per row")
 	}
-	b.WriteString("\"bigint\" is the snowlab key. In brackets: the difference from the documents' figure " +
-		"(percent for ratios and sizes, percentage points for fills).\n\n")
-	if charts != "" {
-		fmt.Fprintf(&b, "![Index size per key kind and engine](%s/index-size.svg)\n\n", charts)
-		fmt.Fprintf(&b, "![Leaf fill per key kind and engine](%s/leaf-fill.svg)\n\n", charts)
+	header = append(header, "Tail inserts/s")
+	if pg {
+		header = append(header, "Tail WAL per row", "Tail full-page images")
 	}
-	for _, e := range run.Engines {
-		fmt.Fprintf(&b, "## %s: %s\n\n", e.Engine, e.Version)
-		fmt.Fprintf(&b, "%s. Driver %s, %s-byte pages.\n\n", upperFirst(e.Layout), md.Code(e.Driver), units.Thousands(e.PageSize))
-		pg := e.Engine == EnginePostgres
-		header := []string{"Key", "Key bytes", "Index", "Leaf / internal pages", "Levels", "Bytes per row",
-			"× bigint", "Leaf fill", "Leaf fragmentation", "Table", "Inserts/s"}
-		if pg {
-			header = append(header, "WAL", "WAL per row")
-		}
-		header = append(header, "Tail inserts/s")
-		if pg {
-			header = append(header, "Tail WAL per row", "Tail full-page images")
-		}
-		var rows [][]string
-		for _, r := range e.Keys {
-			fill, frag := "—", "—"
-			if r.Index.FillKnown() {
-				fill, frag = pct(r.Index.LeafFill), pct(r.Index.Fragmentation)
-			}
-			table := "—"
-			if r.TableBytes > 0 {
-				table = units.Bytes(r.TableBytes)
-			}
-			row := []string{r.Key.Label(), fmt.Sprint(r.KeyBytes), units.Bytes(r.Index.Bytes),
-				fmt.Sprintf("%s / %s", units.Thousands(int(r.Index.LeafPages)), units.Thousands(int(r.Index.InternalPages))),
-				fmt.Sprint(r.Index.Levels), units.TrimSig(r.BytesPerRow(), 3),
-				ratioOnly(e.Ratio(r.Key, Bigint)), fill, frag, table, units.Rate(r.InsertsPerSec)}
-			if pg {
-				row = append(row, walBytes(r.WAL), walPerRow(r.WAL, r.Rows))
-			}
-			tailRate := "—"
-			if r.Tail != nil {
-				tailRate = units.Rate(r.Tail.InsertsPerSec)
-			}
-			row = append(row, tailRate)
-			if pg {
-				tw, fpi := "—", "—"
-				if r.Tail != nil {
-					tw = walPerRow(r.Tail.WAL, r.Tail.Rows)
-					fpi = walFPI(r.Tail.WAL)
-				}
-				row = append(row, tw, fpi)
-			}
-			rows = append(rows, row)
-		}
-		if err := writeTable(&b, header, rows); err != nil {
-			return err
-		}
-		if len(e.Keys) > 0 && !e.Keys[0].Index.FillKnown() {
-			fmt.Fprintf(&b, "Leaf fill and fragmentation: %s.\n\n", md.Escape(e.Keys[0].Index.Source))
-		}
-		if pg && len(e.Keys) > 0 && e.Keys[0].WAL != nil && e.Keys[0].WAL.StatsSource != "pg_stat_wal" {
-			fmt.Fprintf(&b, "Full-page images: %s.\n\n", md.Escape(e.Keys[0].WAL.StatsSource))
-		}
+	var rows [][]string
+	for _, r := range e.Keys {
+		rows = append(rows, engineRow(e, r, pg))
 	}
-	b.WriteString("## Engines\n\n")
-	var erows [][]string
+	s := d.Section(2, fmt.Sprintf("%s: %s", e.Engine, e.Version)).
+		Text(fmt.Sprintf("%s. Driver %s, %s-byte pages.", upperFirst(e.Layout), md.Code(e.Driver), units.Thousands(e.PageSize))).
+		Table(header, rows)
+	if len(e.Keys) > 0 && !e.Keys[0].Index.FillKnown() {
+		s.Text(fmt.Sprintf("Leaf fill and fragmentation: %s.", md.Escape(e.Keys[0].Index.Source)))
+	}
+	if pg && len(e.Keys) > 0 && e.Keys[0].WAL != nil && e.Keys[0].WAL.StatsSource != "pg_stat_wal" {
+		s.Text(fmt.Sprintf("Full-page images: %s.", md.Escape(e.Keys[0].WAL.StatsSource)))
+	}
+}
+
+// engineRow is key r's row of engine e's table.
+func engineRow(e EngineResult, r KeyResult, pg bool) []string {
+	fill, frag := "—", "—"
+	if r.Index.FillKnown() {
+		fill, frag = pct(r.Index.LeafFill), pct(r.Index.Fragmentation)
+	}
+	table := "—"
+	if r.TableBytes > 0 {
+		table = units.Bytes(r.TableBytes)
+	}
+	row := []string{r.Key.Label(), fmt.Sprint(r.KeyBytes), units.Bytes(r.Index.Bytes),
+		fmt.Sprintf("%s / %s", units.Thousands(int(r.Index.LeafPages)), units.Thousands(int(r.Index.InternalPages))),
+		fmt.Sprint(r.Index.Levels), units.TrimSig(r.BytesPerRow(), 3),
+		ratioOnly(e.Ratio(r.Key, Bigint)), fill, frag, table, units.Rate(r.InsertsPerSec)}
+	if pg {
+		row = append(row, walBytes(r.WAL), walPerRow(r.WAL, r.Rows))
+	}
+	tailRate := "—"
+	if r.Tail != nil {
+		tailRate = units.Rate(r.Tail.InsertsPerSec)
+	}
+	row = append(row, tailRate)
+	if pg {
+		tw, fpi := "—", "—"
+		if r.Tail != nil {
+			tw = walPerRow(r.Tail.WAL, r.Tail.Rows)
+			fpi = walFPI(r.Tail.WAL)
+		}
+		row = append(row, tw, fpi)
+	}
+	return row
+}
+
+// writeEngines is the engines' versions, drivers and settings.
+func writeEngines(d *report.Document, run *Result) {
+	var rows [][]string
 	for _, e := range run.Engines {
 		var set []string
 		for _, k := range sortedKeys(e.Settings) {
 			set = append(set, k+" = "+e.Settings[k])
 		}
-		erows = append(erows, []string{e.Engine, e.Version, e.Driver, units.Thousands(e.PageSize), strings.Join(set, "; ")})
+		rows = append(rows, []string{e.Engine, e.Version, e.Driver, units.Thousands(e.PageSize), strings.Join(set, "; ")})
 	}
-	if err := writeTable(&b, []string{"Engine", "Version", "Driver", "Page size", "Settings"}, erows); err != nil {
-		return err
-	}
-	if _, err := io.WriteString(w, b.String()); err != nil {
-		return err
-	}
-	if err := report.WriteHost(w, run.Host); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, howToRead)
-	return err
+	d.Section(2, "Engines").Table([]string{"Engine", "Version", "Driver", "Page size", "Settings"}, rows)
 }
 
-const howToRead = `## How to read this
-
-Every key kind is loaded the same way into a fresh table: the keys are minted first (so the inserts per
+// howToRead is the report's last section, on how it was measured and
+// what the documents' arithmetic is.
+const howToRead = `Every key kind is loaded the same way into a fresh table: the keys are minted first (so the inserts per
 second are the database's, not the generator's), then inserted in the order they were minted, one writer,
 in the same statements and transactions. The primary-key index is measured after the load: its size, its
 pages, how full its leaves are, and how fragmented (the share of leaves whose next leaf in key order lies
@@ -299,12 +322,6 @@ SQLite's own ratios differ from the documents' because its format differs (varia
 pages, and a split rule that redistributes cells among three siblings instead of halving one page): the
 documents' numbers are PostgreSQL's arithmetic, and the PostgreSQL column is the one to hold them against.
 `
-
-func writeTable(b *strings.Builder, header []string, rows [][]string) error {
-	w := md.NewWriter(b)
-	w.Table(header, rows)
-	return w.Err()
-}
 
 func ratioOnly(v float64) string {
 	if math.IsNaN(v) {

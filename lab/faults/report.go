@@ -14,7 +14,6 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/units"
 	"github.com/snowlab/snowlab/lab/redact"
 	"github.com/snowlab/snowlab/lab/report"
-	"github.com/snowlab/snowlab/lab/result"
 )
 
 // WriteFiles writes run into dir as the lab's other experiments are
@@ -23,27 +22,32 @@ import (
 func WriteFiles(dir string, run *Result) ([]string, error) {
 	cp := *run
 	cp.Command = redact.Args(run.Command)
-	run = &cp
-	stem := run.Stem()
-	paths, err := result.WriteFiles(dir, stem, run, func(w io.Writer) error { return WriteMarkdown(w, run) }, nil)
-	if err != nil {
-		return paths, err
-	}
-	html := dir + "/" + stem + ".html"
-	if err := result.WriteFile(html, func(w io.Writer) error { return WriteHTML(w, run) }); err != nil {
-		return paths, err
-	}
-	return append(paths, html), nil
+	return document(&cp).WriteFiles(dir, cp.Stem(), &cp)
 }
 
 // WriteMarkdown writes run's report as Markdown.
-func WriteMarkdown(w io.Writer, run *Result) error { return document(run).WriteMarkdown(w) }
+func WriteMarkdown(w io.Writer, run *Result) error { return document(run).WriteMarkdown(w, "") }
 
 // WriteHTML writes run's report as one self-contained HTML page.
 func WriteHTML(w io.Writer, run *Result) error { return document(run).WriteHTML(w) }
 
+// document lays run's report out, one function per section.
 func document(run *Result) *report.Document {
 	d := &report.Document{}
+	writeSetup(d, run)
+	writeVerdict(d, run)
+	writeScenarios(d, run)
+	writeReplicas(d, run)
+	writeChecks(d, run)
+	writeFleetStarts(d, run)
+	writeTimelines(d, run)
+	d.Host(run.Host)
+	return d
+}
+
+// writeSetup is the title, the run's date, commit and command, and the
+// rig it built.
+func writeSetup(d *report.Document, run *Result) {
 	title := "snowlab fault lab"
 	if !run.Started.IsZero() {
 		title += " " + run.Started.UTC().Format("2006-01-02")
@@ -64,25 +68,32 @@ func document(run *Result) *report.Document {
 			"snowidd replicas as processes (%s), -ttl %v, -window %v (refresh %v), -rewind-hold %v; generators' MaxFloorWait %v; "+
 			"etcd's election timeout %v; %d client goroutines, each over its own connections, the four protocols in turn, an attempt on one replica bounded at %v.",
 			md.OrDash(c.EtcdVersion), md.Code(c.Snowidd), c.TTL, c.Window, c.Refresh, c.RewindHold, c.MaxFloorWait, c.ElectionTimeout, c.Clients, c.AttemptTimeout))
-	verdict := d.Section(2, "Verdict")
+}
+
+// writeVerdict is the count of scenarios, IDs, duplicates and failures,
+// and the failures.
+func writeVerdict(d *report.Document, run *Result) {
 	ran, skipped := 0, 0
+	ids, dups, order := 0, 0, 0
 	for _, s := range run.Scenarios {
 		if s.Skipped != "" {
 			skipped++
 		} else {
 			ran++
 		}
-	}
-	ids, dups, order := 0, 0, 0
-	for _, s := range run.Scenarios {
 		ids, dups, order = ids+s.Calls.IDs, dups+s.Calls.Duplicates, order+s.Calls.OrderViolations
 	}
-	verdict.Text(fmt.Sprintf("%d scenarios run, %d skipped: %s IDs received and checked, **%d duplicates, %d out of order**, %d failures.",
-		ran, skipped, units.Thousands(ids), dups, order, len(run.Failures)))
+	verdict := d.Section(2, "Verdict").
+		Text(fmt.Sprintf("%d scenarios run, %d skipped: %s IDs received and checked, **%d duplicates, %d out of order**, %d failures.",
+			ran, skipped, units.Thousands(ids), dups, order, len(run.Failures)))
 	if len(run.Failures) > 0 {
 		verdict.List(run.Failures...)
 	}
+}
 
+// writeScenarios is each scenario's calls: served, refused, IDs checked
+// and the failovers.
+func writeScenarios(d *report.Document, run *Result) {
 	var rows [][]string
 	for _, s := range run.Scenarios {
 		if s.Skipped != "" {
@@ -102,8 +113,11 @@ func document(run *Result) *report.Document {
 			"An attempt is one try on one replica: refused with a status code, `transport` (no answer: a killed replica, a refused connection) or `timeout`. " +
 			"*Out of order* counts IDs a client received from a node id that were not above the last it received from that node id. " +
 			"*Failover* is the served calls that had first been refused, and how long those took from the first try to the answer.")
+}
 
-	rows = nil
+// writeReplicas is how long each replica was down against its bound.
+func writeReplicas(d *report.Document, run *Result) {
+	var rows [][]string
 	for _, s := range run.Scenarios {
 		for _, r := range s.Replicas {
 			within := "—"
@@ -122,8 +136,12 @@ func document(run *Result) *report.Document {
 		Text("*Longest not ready* is the longest span /readyz did not answer 200, polled every 50 ms (a killed replica counts until it is back); " +
 			"*Longest refusing* the longest span from an attempt it refused to the next it served. The bound is what the design allows the longer of the two under that scenario's fault, " +
 			"made of the TTL, the Window, its refresh, etcd's election and the fault's own length; a replica the fault does not touch has none.")
+}
 
-	rows = nil
+// writeChecks is each scenario's claims and whether they held, when any
+// scenario checked one.
+func writeChecks(d *report.Document, run *Result) {
+	var rows [][]string
 	for _, s := range run.Scenarios {
 		for _, c := range s.Checks {
 			ok := "yes"
@@ -136,8 +154,12 @@ func document(run *Result) *report.Document {
 	if len(rows) > 0 {
 		d.Section(2, "Checks").Table([]string{"Scenario", "Claim", "Measured", "Holds"}, rows)
 	}
+}
 
-	rows = nil
+// writeFleetStarts is the fleet-start scenarios: how fast every holder
+// held a node id, and none shared or lost.
+func writeFleetStarts(d *report.Document, run *Result) {
+	var rows [][]string
 	for _, s := range run.Scenarios {
 		h := s.Holders
 		if h == nil {
@@ -147,40 +169,26 @@ func document(run *Result) *report.Document {
 			dur(h.AllHeld), dur(h.P50), dur(h.P99), units.Thousands(int(h.AcquireCalls)), units.Thousands(int(h.Conflicts)), failuresCell(h.Failures),
 			strconv.Itoa(h.Shared), strconv.Itoa(h.Lost)})
 	}
-	if len(rows) > 0 {
-		d.Section(2, "Fleet start").
-			Table([]string{"Scenario", "Holders", "etcd members", "Held", "All held after", "p50", "p99", "Acquire calls", "Conflicts", "Acquire failures (retried)", "Shared", "Lost"}, rows).
-			Text("Every holder is a goroutine with an etcd client of its own (etcdholders), all released from one barrier: the time is from the barrier to the last holder's node id. " +
-				"*Conflicts* are claim transactions that found their node id taken by another holder first (Acquire then tries the next); " +
-				"*Shared* are node ids held by two leases that were not lost (must be 0); *Lost* leases lost by the time every holder held one.")
+	if len(rows) == 0 {
+		return
 	}
+	d.Section(2, "Fleet start").
+		Table([]string{"Scenario", "Holders", "etcd members", "Held", "All held after", "p50", "p99", "Acquire calls", "Conflicts", "Acquire failures (retried)", "Shared", "Lost"}, rows).
+		Text("Every holder is a goroutine with an etcd client of its own (etcdholders), all released from one barrier: the time is from the barrier to the last holder's node id. " +
+			"*Conflicts* are claim transactions that found their node id taken by another holder first (Acquire then tries the next); " +
+			"*Shared* are node ids held by two leases that were not lost (must be 0); *Lost* leases lost by the time every holder held one.")
+}
 
-	tl := d.Section(2, "Timelines")
-	tl.Text("What the rig did in each scenario, from the start of the clients' calls, and what it observed.")
+// writeTimelines is a section per scenario run: what the rig did, what
+// it observed, and how long it took.
+func writeTimelines(d *report.Document, run *Result) {
+	d.Section(2, "Timelines").Text("What the rig did in each scenario, from the start of the clients' calls, and what it observed.")
 	for _, s := range run.Scenarios {
 		if s.Skipped != "" {
 			continue
 		}
 		sec := d.Section(3, s.Name+": "+s.Title)
-		items := append([]string(nil), s.Fault...)
-		for _, n := range s.Notes {
-			items = append(items, "observed: "+n)
-		}
-		if s.Error != "" {
-			first, _, _ := strings.Cut(s.Error, "\n")
-			items = append(items, "stopped short: "+first)
-		}
-		for _, e := range s.Calls.Examples {
-			items = append(items, "**"+e+"**")
-		}
-		for i, it := range items {
-			if strings.HasPrefix(it, "**") {
-				items[i] = "**" + md.Escape(strings.Trim(it, "*")) + "**"
-			} else {
-				items[i] = md.Escape(it)
-			}
-		}
-		if len(items) > 0 {
+		if items := timeline(s); len(items) > 0 {
 			sec.List(items...)
 		}
 		took := fmt.Sprintf("Took %v.", s.Duration.Round(100*time.Millisecond))
@@ -189,8 +197,26 @@ func document(run *Result) *report.Document {
 		}
 		sec.Text(took)
 	}
-	d.Host(run.Host)
-	return d
+}
+
+// timeline is scenario s's fault, observations, error and example
+// failures as list items, the failures in bold.
+func timeline(s ScenarioResult) []string {
+	items := append([]string(nil), s.Fault...)
+	for _, n := range s.Notes {
+		items = append(items, "observed: "+n)
+	}
+	if s.Error != "" {
+		first, _, _ := strings.Cut(s.Error, "\n")
+		items = append(items, "stopped short: "+first)
+	}
+	for i, it := range items {
+		items[i] = md.Escape(it)
+	}
+	for _, e := range s.Calls.Examples {
+		items = append(items, "**"+md.Escape(e)+"**")
+	}
+	return items
 }
 
 // WriteTable writes run's scenarios as a terminal table, the fleet

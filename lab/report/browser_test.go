@@ -117,11 +117,11 @@ const inspect = `(() => {
 // browser's own fonts), the tables there and none cut or scrolling
 // sideways, the summary on the first screen, nothing loaded from
 // anywhere, no script error; a screenshot of each page and of its first
-// screen is kept.
+// screen is kept. An experiment's page is checked the same way by
+// TestExperimentPagesInBrowser.
 func TestPagesInBrowser(t *testing.T) {
-	exe := browser(t)
+	bctx := startBrowser(t)
 	dir := t.TempDir()
-	out := artifacts(t)
 
 	run := fixture.Run()
 	runPage := filepath.Join(dir, "run.html")
@@ -149,92 +149,115 @@ func TestPagesInBrowser(t *testing.T) {
 	committedPage := filepath.Join(dir, "committed.html")
 	writeFile(t, committedPage, func(b *bytes.Buffer) error { return WriteHTML(b, committed) })
 
-	// 1400 px: the width at which no table may be cut or scroll.
-	const width, height = 1400, 900
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.DisableGPU,
-		chromedp.WindowSize(width, height))
-	if runtime.GOOS == "linux" && os.Geteuid() == 0 {
-		opts = append(opts, chromedp.NoSandbox) // Chromium refuses to run as root with its sandbox
-	}
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	bctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	require.NoError(t, chromedp.Do(bctx), "start %s", exe) // no timeout here: it would stop the browser
-
-	for _, tc := range []struct {
-		name, path string
-		svgs       int
-		tables     int
-		sections   []string
-	}{
+	for _, p := range []browserPage{
 		// Tables: summary, host, clock audit, subjects, burst and where its
 		// time went, saturate, cost over the limit, steady.
 		{"run", runPage, len(chartsOf(run)), 9,
 			[]string{"snowlab-lab-run-2026-03-14-on-lab-vm-3", "summary", "host", "clock-audit", "subjects", "burst", "saturate",
-				"cost-over-the-physical-limit", "steady", "failures"}},
-		{"committed", committedPage, len(chartsOf(committed)), tablesOf(committed), sectionsOf(committed)},
-		{"index", indexPage, len(h.Ratios) + len(h.Rates), 1, []string{"gated", "runs", "ungated", "rates"}},
+				"cost-over-the-physical-limit", "steady", "failures"}, true},
+		{"committed", committedPage, len(chartsOf(committed)), tablesOf(committed), sectionsOf(committed), true},
+		{"index", indexPage, len(h.Ratios) + len(h.Rates), 1, []string{"gated", "runs", "ungated", "rates"}, false},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(bctx, 30*time.Second)
-			defer cancel()
-			ctx, cancel = chromedp.NewContext(ctx)
-			defer cancel()
-			var mu sync.Mutex
-			var problems []string
-			require.NoError(t, chromedp.Listen(ctx, func(ev any) {
-				mu.Lock()
-				defer mu.Unlock()
-				switch ev := ev.(type) {
-				case *cdpruntime.EventExceptionThrown:
-					problems = append(problems, (&chromedp.ExceptionError{ExceptionDetails: ev.ExceptionDetails}).Error())
-				case *cdpruntime.EventConsoleAPICalled:
-					if ev.Type == cdpruntime.ConsoleAPICalledTypeError || ev.Type == cdpruntime.ConsoleAPICalledTypeAssert {
-						problems = append(problems, fmt.Sprintf("console.%s", ev.Type))
-					}
-				case *cdplog.EventEntryAdded:
-					if ev.Entry.Level == cdplog.EntryLevelError {
-						problems = append(problems, "log: "+ev.Entry.Text)
-					}
-				}
-			}))
-			require.NoError(t, chromedp.Do(ctx,
-				chromedp.Navigate("file://"+filepath.ToSlash(tc.path)),
-				chromedp.WaitReady(chromedp.CSS("body"))))
-			got, err := chromedp.Run(ctx, chromedp.Evaluate[pageCheck](inspect))
-			require.NoError(t, err)
-			first, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-			require.NoError(t, err)
-			shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-			require.NoError(t, err)
-			for name, png := range map[string][]byte{"report-" + tc.name + ".png": shot, "report-" + tc.name + "-first-screen.png": first} {
-				path := filepath.Join(out, name)
-				require.NoError(t, os.WriteFile(path, png, 0o644))
-				t.Logf("screenshot: %s", path)
-			}
+		assert.Positive(t, p.SVGs, "%s: a run's page and the history draw charts", p.Name)
+		checkInBrowser(t, bctx, p)
+	}
+}
 
-			assert.Equal(t, 1, got.H1, "one h1")
-			assert.Positive(t, tc.svgs)
-			assert.Equal(t, tc.svgs, got.SVGs, "every chart on the page")
-			assert.Equal(t, tc.svgs, got.Drawn, "every chart laid out with a size")
-			assert.Equal(t, tc.tables, got.Tables)
-			assert.Equal(t, tc.sections, got.Sections)
-			assert.Empty(t, got.Remote, "no reference to another host")
-			assert.Empty(t, got.Loaded, "nothing fetched")
-			assert.Empty(t, got.Cut, "chart text cut at the edge of its svg")
-			assert.Empty(t, got.Overlap, "chart labels overlapping")
-			assert.Empty(t, got.Wide, "tables wider than the page at %d px", width)
-			assert.Empty(t, got.Loose, "tables whose first column scrolls away")
-			assert.False(t, got.PageWide, "the page wider than the window at %d px", width)
-			if tc.name != "index" {
-				assert.True(t, got.SummaryTop >= 0 && got.SummaryTop < height/2,
-					"the summary's table begins in the top half of the first screen (at %.0f px)", got.SummaryTop)
-			}
+// browserWidth and browserHeight are the window the pages are rendered
+// in: 1400 px is the width at which no table may be cut or scroll.
+const browserWidth, browserHeight = 1400, 900
+
+// startBrowser starts the headless Chromium the pages are rendered in,
+// stopped when t ends.
+func startBrowser(t *testing.T) context.Context {
+	exe := browser(t)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.DisableGPU,
+		chromedp.WindowSize(browserWidth, browserHeight))
+	if runtime.GOOS == "linux" && os.Geteuid() == 0 {
+		opts = append(opts, chromedp.NoSandbox) // Chromium refuses to run as root with its sandbox
+	}
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+	bctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(cancel)
+	require.NoError(t, chromedp.Do(bctx), "start %s", exe) // no timeout here: it would stop the browser
+	return bctx
+}
+
+// browserPage is a page to render and what it must hold.
+type browserPage struct {
+	Name, Path string
+	SVGs       int      // charts, each drawn with a size
+	Tables     int      // tables with a row of data
+	Sections   []string // the ids of its sections, in order
+	Summary    bool     // a summary table on the first screen
+}
+
+// checkInBrowser renders p in a tab of bctx's browser, keeps a
+// screenshot of it and of its first screen, and checks it in a subtest
+// named p.Name: its charts drawn and no label cut, its tables and
+// sections there and none wider than the window, nothing loaded from
+// anywhere, no script error.
+func checkInBrowser(t *testing.T, bctx context.Context, p browserPage) {
+	out := artifacts(t)
+	t.Run(p.Name, func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(bctx, 30*time.Second)
+		defer cancel()
+		ctx, cancel = chromedp.NewContext(ctx)
+		defer cancel()
+		var mu sync.Mutex
+		var problems []string
+		require.NoError(t, chromedp.Listen(ctx, func(ev any) {
 			mu.Lock()
 			defer mu.Unlock()
-			assert.Empty(t, problems, "no script error, exception or error logged")
-			assert.True(t, bytes.HasPrefix(shot, []byte("\x89PNG")), "a PNG screenshot")
-		})
-	}
+			switch ev := ev.(type) {
+			case *cdpruntime.EventExceptionThrown:
+				problems = append(problems, (&chromedp.ExceptionError{ExceptionDetails: ev.ExceptionDetails}).Error())
+			case *cdpruntime.EventConsoleAPICalled:
+				if ev.Type == cdpruntime.ConsoleAPICalledTypeError || ev.Type == cdpruntime.ConsoleAPICalledTypeAssert {
+					problems = append(problems, fmt.Sprintf("console.%s", ev.Type))
+				}
+			case *cdplog.EventEntryAdded:
+				if ev.Entry.Level == cdplog.EntryLevelError {
+					problems = append(problems, "log: "+ev.Entry.Text)
+				}
+			}
+		}))
+		require.NoError(t, chromedp.Do(ctx,
+			chromedp.Navigate("file://"+filepath.ToSlash(p.Path)),
+			chromedp.WaitReady(chromedp.CSS("body"))))
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[pageCheck](inspect))
+		require.NoError(t, err)
+		first, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		require.NoError(t, err)
+		shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		require.NoError(t, err)
+		for name, png := range map[string][]byte{"report-" + p.Name + ".png": shot, "report-" + p.Name + "-first-screen.png": first} {
+			path := filepath.Join(out, name)
+			require.NoError(t, os.WriteFile(path, png, 0o644))
+			t.Logf("screenshot: %s", path)
+		}
+		t.Logf("%s: %d h1, %d of %d charts drawn, %d tables, sections %v", p.Name, got.H1, got.Drawn, got.SVGs, got.Tables, got.Sections)
+
+		assert.Equal(t, 1, got.H1, "one h1")
+		assert.Equal(t, p.SVGs, got.SVGs, "every chart on the page")
+		assert.Equal(t, p.SVGs, got.Drawn, "every chart laid out with a size")
+		assert.Equal(t, p.Tables, got.Tables)
+		assert.Equal(t, p.Sections, got.Sections)
+		assert.Empty(t, got.Remote, "no reference to another host")
+		assert.Empty(t, got.Loaded, "nothing fetched")
+		assert.Empty(t, got.Cut, "chart text cut at the edge of its svg")
+		assert.Empty(t, got.Overlap, "chart labels overlapping")
+		assert.Empty(t, got.Wide, "tables wider than the page at %d px", browserWidth)
+		assert.Empty(t, got.Loose, "tables whose first column scrolls away")
+		assert.False(t, got.PageWide, "the page wider than the window at %d px", browserWidth)
+		if p.Summary {
+			assert.True(t, got.SummaryTop >= 0 && got.SummaryTop < browserHeight/2,
+				"the summary's table begins in the top half of the first screen (at %.0f px)", got.SummaryTop)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		assert.Empty(t, problems, "no script error, exception or error logged")
+		assert.True(t, bytes.HasPrefix(shot, []byte("\x89PNG")), "a PNG screenshot")
+	})
 }

@@ -242,42 +242,54 @@ func saturateCharts(run *result.Run) []chartSpec {
 // markers shifted a little along x so that subjects at the same rate do
 // not hide each other.
 func saturatePanel(run *result.Run, panel chartPanel, bySubject map[string][]result.SaturateResult) *plot.Chart {
-	names := panel.names
-	gmin, gmax := math.Inf(1), math.Inf(-1)
-	for _, name := range names {
-		for _, r := range bySubject[name] {
-			gmin = math.Min(gmin, float64(r.Goroutines))
-			gmax = math.Max(gmax, float64(r.Goroutines))
-		}
-	}
-	styles := styles(run)
 	what := "Saturate: IDs/s against goroutines (median of repeats, whiskers min–max)"
 	if panel.what != "" {
 		what = "Saturate, " + panel.what + ": IDs/s against goroutines (median, whiskers min–max)"
 	}
 	d := newChart(run, what, "goroutines (log₂ scale)", "IDs per second", 10*vg.Inch, 4.4*vg.Inch)
-	p := d.P
-	p.Add(plot.Grid())
+	d.P.Add(plot.Grid())
+	y := newSpan()
+	ceilings := ceilingLines(d.P, strictCeilings(run, panel.names), &y)
+	series := saturateSeries(d.P, styles(run), panel.names, bySubject, &y)
+	for _, e := range append(series, ceilings...) {
+		d.Add(e.label, e.thumbs...)
+	}
+	if plot.Scale(&d.P.Y, y.lo, y.hi, siTick, false) {
+		d.YLabel += " (log scale)"
+	}
+	goroutineAxis(run, &d.P.X, panel.names, bySubject)
+	return d
+}
 
-	ylo, yhi := math.Inf(1), math.Inf(-1)
-	see := func(v float64) {
-		if v > 0 {
-			ylo, yhi = math.Min(ylo, v), math.Max(yhi, v)
-		}
-	}
-	type entry struct {
-		label  string
-		thumbs []gplot.Thumbnailer
-	}
-	var entries []entry
+// span is the range of the positive values an axis must show (a log
+// axis cannot show the others).
+type span struct{ lo, hi float64 }
 
-	// One line per distinct strict ceiling among the panel's subjects,
-	// added before the series so that they are drawn beneath them.
-	type ceiling struct {
-		v     float64
-		nodes []int
-		names []string
+func newSpan() span { return span{math.Inf(1), math.Inf(-1)} }
+
+func (s *span) see(v float64) {
+	if v > 0 {
+		s.lo, s.hi = math.Min(s.lo, v), math.Max(s.hi, v)
 	}
+}
+
+// legendEntry is a line of a chart's legend.
+type legendEntry struct {
+	label  string
+	thumbs []gplot.Thumbnailer
+}
+
+// ceiling is a strict ceiling shared by the subjects names, of nodes
+// node ids each.
+type ceiling struct {
+	v     float64
+	nodes []int
+	names []string
+}
+
+// strictCeilings are the distinct strict ceilings of the subjects names,
+// highest first.
+func strictCeilings(run *result.Run, names []string) []*ceiling {
 	var ceilings []*ceiling
 	for _, name := range names {
 		info, ok := subjectInfo(run, name)
@@ -298,9 +310,15 @@ func saturatePanel(run *result.Run, panel chartPanel, bySubject map[string][]res
 		c.names = append(c.names, name)
 	}
 	slices.SortFunc(ceilings, func(a, b *ceiling) int { return cmp.Compare(b.v, a.v) })
-	var ceilingEntries []entry
+	return ceilings
+}
+
+// ceilingLines draws a line per ceiling, to be added before the series so
+// that they are drawn beneath them, and returns their legend entries.
+func ceilingLines(p *gplot.Plot, ceilings []*ceiling, y *span) []legendEntry {
+	var entries []legendEntry
 	for i, c := range ceilings {
-		see(c.v)
+		y.see(c.v)
 		h := plot.HLine{Y: c.v, Style: draw.LineStyle{Color: color.Gray{0x80}, Width: vg.Points(0.8),
 			Dashes: plot.Dashes[i%len(plot.Dashes)]}}
 		p.Add(h)
@@ -312,9 +330,14 @@ func saturatePanel(run *result.Run, panel chartPanel, bySubject map[string][]res
 		if len(c.names) == 1 && len(ceilings) > 1 {
 			label += " (" + c.names[0] + ")"
 		}
-		ceilingEntries = append(ceilingEntries, entry{label, []gplot.Thumbnailer{h}})
+		entries = append(entries, legendEntry{label, []gplot.Thumbnailer{h}})
 	}
+	return entries
+}
 
+// saturateSeries draws each subject's medians against goroutines with
+// their min–max whiskers and returns their legend entries.
+func saturateSeries(p *gplot.Plot, styles map[string]style, names []string, bySubject map[string][]result.SaturateResult, y *span) []legendEntry {
 	// Subjects at the same rate (strict ones at their ceiling) would hide
 	// each other's markers: shift each along x, 0.06 of an octave apart
 	// (more than a marker's width on a panel this size), at most ±0.2
@@ -326,6 +349,7 @@ func saturatePanel(run *result.Run, panel chartPanel, bySubject map[string][]res
 		step := math.Min(0.4/float64(len(names)-1), 0.06)
 		return math.Pow(2, (float64(k)-float64(len(names)-1)/2)*step)
 	}
+	var entries []legendEntry
 	for k, name := range names {
 		rs := slices.Clone(bySubject[name])
 		slices.SortFunc(rs, func(a, b result.SaturateResult) int { return a.Goroutines - b.Goroutines })
@@ -333,13 +357,13 @@ func saturatePanel(run *result.Run, panel chartPanel, bySubject map[string][]res
 		var errs plot.YErrs
 		for i, r := range rs {
 			xys[i] = plotter.XY{X: float64(r.Goroutines) * dodge(k), Y: r.IDsPerSec}
-			see(r.IDsPerSec)
+			y.see(r.IDsPerSec)
 			if len(r.Samples) > 1 {
 				lo, hi := slices.Min(r.Samples), slices.Max(r.Samples)
 				if lo > 0 && hi > lo {
 					errs = append(errs, plot.YErr{X: xys[i].X, Y: r.IDsPerSec, Lo: lo, Hi: hi})
-					see(lo)
-					see(hi)
+					y.see(lo)
+					y.see(hi)
 				}
 			}
 		}
@@ -352,28 +376,33 @@ func saturatePanel(run *result.Run, panel chartPanel, bySubject map[string][]res
 			p.Add(errs.Bars(st.Color))
 		}
 		p.Add(l, sc)
-		entries = append(entries, entry{legendLabel(name, st), []gplot.Thumbnailer{l, sc}})
+		entries = append(entries, legendEntry{legendLabel(name, st), []gplot.Thumbnailer{l, sc}})
 	}
-	for _, e := range append(entries, ceilingEntries...) {
-		d.Add(e.label, e.thumbs...)
-	}
+	return entries
+}
 
-	if plot.Scale(&p.Y, ylo, yhi, siTick, false) {
-		d.YLabel += " (log scale)"
+// goroutineAxis puts goroutines on a log2 axis x spanning the panel's
+// subjects, with a tick at every power of two, and at any other count the
+// sweep used where it has room.
+func goroutineAxis(run *result.Run, x *gplot.Axis, names []string, bySubject map[string][]result.SaturateResult) {
+	gmin, gmax := math.Inf(1), math.Inf(-1)
+	for _, name := range names {
+		for _, r := range bySubject[name] {
+			gmin = math.Min(gmin, float64(r.Goroutines))
+			gmax = math.Max(gmax, float64(r.Goroutines))
+		}
 	}
-	// Goroutines on a log2 axis with a tick at every power of two, and at
-	// any other count the sweep used where it has room.
-	p.X.Scale = gplot.LogScale{}
-	p.X.Min, p.X.Max = gmin/math.Pow(2, 0.3), gmax*math.Pow(2, 0.3)
+	x.Scale = gplot.LogScale{}
+	x.Min, x.Max = gmin/math.Pow(2, 0.3), gmax*math.Pow(2, 0.3)
 	var ticks []gplot.Tick
-	for e := math.Floor(math.Log2(p.X.Min)); math.Pow(2, e) <= p.X.Max; e++ {
-		if v := math.Pow(2, e); v >= p.X.Min && v >= 1 {
+	for e := math.Floor(math.Log2(x.Min)); math.Pow(2, e) <= x.Max; e++ {
+		if v := math.Pow(2, e); v >= x.Min && v >= 1 {
 			ticks = append(ticks, gplot.Tick{Value: v, Label: strconv.Itoa(int(v))})
 		}
 	}
 	for g := range goroutineCounts(run) {
 		v := float64(g)
-		if v < p.X.Min || v > p.X.Max {
+		if v < x.Min || v > x.Max {
 			continue
 		}
 		near := slices.ContainsFunc(ticks, func(t gplot.Tick) bool {
@@ -387,8 +416,7 @@ func saturatePanel(run *result.Run, panel chartPanel, bySubject map[string][]res
 		}
 		ticks = append(ticks, gplot.Tick{Value: v, Label: strconv.Itoa(g)})
 	}
-	p.X.Tick.Marker = gplot.ConstantTicks(ticks)
-	return d
+	x.Tick.Marker = gplot.ConstantTicks(ticks)
 }
 
 func goroutineCounts(run *result.Run) map[int]bool {
@@ -643,22 +671,51 @@ func tickOf(run *result.Run, b result.BurstResult) time.Duration {
 
 // makespanChart plots each burst's makespan as a horizontal bar.
 func makespanChart(run *result.Run) *plot.Chart {
-	var bursts []result.BurstResult
-	gs := make(map[int]bool)
-	ids := make(map[[2]int]bool)
-	for _, b := range run.Burst {
-		if len(b.MakespanNs) > 0 {
-			bursts = append(bursts, b)
-			gs[b.Goroutines] = true
-			ids[[2]int{b.IDs, b.Repeats}] = true
-		}
-	}
+	bursts := makespanBursts(run)
 	if len(bursts) == 0 {
 		return nil
 	}
-	present := make(map[string]bool)
+	gs := make(map[int]bool)
+	ids := make(map[[2]int]bool)
 	for _, b := range bursts {
-		present[b.Subject] = true
+		gs[b.Goroutines] = true
+		ids[[2]int{b.IDs, b.Repeats}] = true
+	}
+	rows, labels, x := makespanRows(run, bursts, len(gs) > 1)
+	anyFloor := slices.ContainsFunc(bursts, func(b result.BurstResult) bool { return b.FloorTicks > 0 })
+	n := len(bursts)
+	h := max(3.2*vg.Inch, 1.6*vg.Inch+vg.Length(n)*0.3*vg.Inch)
+	d := newChart(run, makespanTitle(bursts, len(gs), len(ids), anyFloor), "makespan, ms", "", 10*vg.Inch, h)
+	p := d.P
+	g := plot.Grid()
+	g.Horizontal.Color = nil
+	g.Vertical.Color = color.Gray{0xd8}
+	p.Add(g)
+	logX := plot.Scale(&p.X, x.lo, x.hi, msTick, false)
+	if logX {
+		d.XLabel += " (log scale)"
+		p.X.Max *= 2.5 // room for the value labels
+	} else {
+		p.X.Max = x.hi * 1.16
+	}
+	p.Add(bars{rows: rows, log: logX})
+	p.NominalY(labels...)
+	p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4
+	makespanLegend(d, bursts, anyFloor)
+	return d
+}
+
+// makespanBursts are the bursts with makespans, in the order the chart
+// lists them from the top: by subject, then NextID before NextIDs, then
+// by goroutines.
+func makespanBursts(run *result.Run) []result.BurstResult {
+	var bursts []result.BurstResult
+	present := make(map[string]bool)
+	for _, b := range run.Burst {
+		if len(b.MakespanNs) > 0 {
+			bursts = append(bursts, b)
+			present[b.Subject] = true
+		}
 	}
 	order := make(map[string]int)
 	for i, s := range subjectOrder(run, present) {
@@ -682,75 +739,65 @@ func makespanChart(run *result.Run) *plot.Chart {
 		}
 		return a.Goroutines - b.Goroutines
 	})
+	return bursts
+}
 
+// makespanRows are the bars of bursts, in milliseconds, and their labels
+// (naming the goroutines when manyG), from the bottom row up, and the span
+// of milliseconds they cover.
+func makespanRows(run *result.Run, bursts []result.BurstResult, manyG bool) ([]bar, []string, span) {
 	n := len(bursts)
 	rows := make([]bar, n)
 	labels := make([]string, n)
-	xlo, xhi := math.Inf(1), math.Inf(-1)
-	see := func(v float64) {
-		if v > 0 {
-			xlo, xhi = math.Min(xlo, v), math.Max(xhi, v)
-		}
-	}
-	vias := make(map[string]bool)
-	anyFloor := false
+	x := newSpan()
 	for i, b := range bursts {
 		lo, med, hi := stats.Spread(b.MakespanNs)
 		r := bar{lo: lo / 1e6, med: med / 1e6, hi: hi / 1e6, color: otherVia}
 		if c, ok := viaColor[b.Via]; ok {
 			r.color = c
 		}
-		vias[b.Via] = true
-		see(r.lo)
-		see(r.med)
-		see(r.hi)
+		x.see(r.lo)
+		x.see(r.med)
+		x.see(r.hi)
 		if b.FloorTicks > 0 {
 			tick := float64(tickOf(run, b)) / 1e6
 			r.floorLo, r.floorHi = float64(b.FloorTicks-1)*tick, float64(b.FloorTicks)*tick
-			see(r.floorLo)
-			see(r.floorHi)
-			anyFloor = true
+			x.see(r.floorLo)
+			x.see(r.floorHi)
 		}
 		// Row 0 is at the bottom: the first burst goes on top.
 		rows[n-1-i] = r
 		label := b.Subject + " · " + b.Via
-		if len(gs) > 1 {
+		if manyG {
 			label += fmt.Sprintf(" · %d goroutines", b.Goroutines)
 		}
 		labels[n-1-i] = label
 	}
+	return rows, labels, x
+}
 
+// makespanTitle names what the chart draws, and the goroutines and IDs
+// when every burst shares them (gs and ids: how many distinct).
+func makespanTitle(bursts []result.BurstResult, gs, ids int, anyFloor bool) string {
 	what := "Burst makespan: median bar, min–max whisker"
 	if anyFloor {
 		what += ", layout floor"
 	}
-	if len(gs) == 1 {
+	if gs == 1 {
 		what += fmt.Sprintf(" (%d goroutines", bursts[0].Goroutines)
-		if len(ids) == 1 {
+		if ids == 1 {
 			what += fmt.Sprintf(", %s IDs × %d repeats", units.Thousands(bursts[0].IDs), bursts[0].Repeats)
 		}
 		what += ")"
 	}
-	h := max(3.2*vg.Inch, 1.6*vg.Inch+vg.Length(n)*0.3*vg.Inch)
-	d := newChart(run, what, "makespan, ms", "", 10*vg.Inch, h)
-	p := d.P
-	g := plot.Grid()
-	g.Horizontal.Color = nil
-	g.Vertical.Color = color.Gray{0xd8}
-	p.Add(g)
-	logX := plot.Scale(&p.X, xlo, xhi, msTick, false)
-	if logX {
-		d.XLabel += " (log scale)"
-		p.X.Max *= 2.5 // room for the value labels
-	} else {
-		p.X.Max = xhi * 1.16
-	}
-	p.Add(bars{rows: rows, log: logX})
-	p.NominalY(labels...)
-	p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4
+	return what
+}
 
+// makespanLegend explains the call styles the bars are drawn in, the
+// whisker and the floor.
+func makespanLegend(d *plot.Chart, bursts []result.BurstResult, anyFloor bool) {
 	for _, via := range []string{"NextID", "NextIDs"} {
-		if vias[via] {
+		if slices.ContainsFunc(bursts, func(b result.BurstResult) bool { return b.Via == via }) {
 			what := "NextID: one call per ID"
 			if via == "NextIDs" {
 				what = "NextIDs: one batch per goroutine"
@@ -766,5 +813,4 @@ func makespanChart(run *result.Run) *plot.Chart {
 		d.Add("layout floor: floor ticks × tick length", floorThumb{})
 		d.Add("within one tick of the floor", floorThumb{band: true})
 	}
-	return d
 }

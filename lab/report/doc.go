@@ -6,7 +6,8 @@
 // lab/internal/plot, and the history of many runs as one HTML page
 // (NewHistory groups the runs' ratios and rates by host, WriteIndex draws
 // them). The Markdown and HTML reports render one document (sections.go
-// lays it out), so they never say different things. It formats; it
-// measures and compares nothing. WriteHost and Subtitle let an
-// experiment's report (lab/btree) name its host as a suite run's does.
+// lays it out), so they never say different things; an experiment's
+// report (lab/btree, lab/alternatives, lab/faults) is a Document written
+// by the same writers, and Subtitle lets its charts name the host as a
+// suite run's do. It formats; it measures and compares nothing.
 package report

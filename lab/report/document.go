@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/snowlab/snowlab/lab/internal/md"
+	"github.com/snowlab/snowlab/lab/internal/plot"
 )
 
 // document is a report laid out but not yet written: sections of tables,
@@ -24,8 +25,9 @@ type section struct {
 	Charts []chartSpec // the charts drawn for this section
 }
 
-// block is one of a paragraph, a list or a table. Table cells are plain
-// text; paragraphs and list items are Markdown inline.
+// block is one of a paragraph, a list or a table. Paragraphs, list items
+// and table cells are Markdown inline, which the HTML page renders as
+// GitHub renders the Markdown file.
 type block struct {
 	Text  string
 	Items []string
@@ -64,6 +66,27 @@ func (s *section) text(t string)        { s.Blocks = append(s.Blocks, block{Text
 func (s *section) list(items ...string) { s.Blocks = append(s.Blocks, block{Items: items}) }
 func (s *section) table(header []string, rows [][]string) {
 	s.Blocks = append(s.Blocks, block{Table: &table{Header: header, Rows: rows}})
+}
+
+// chart adds c to s, saved as file; a nil chart (the run has no data for
+// it) adds nothing.
+func (s *section) chart(file, alt string, c *plot.Chart) {
+	if c != nil {
+		s.Charts = append(s.Charts, chartSpec{name: file, section: s.Title, alt: alt, chart: c})
+	}
+}
+
+// writeCharts saves the charts of every section as SVG files in dir, in
+// the order the document shows them, and returns the paths written.
+func (d *document) writeCharts(dir string) ([]string, error) {
+	var names []string
+	charts := map[string]*plot.Chart{}
+	for _, s := range d.Sections {
+		for _, c := range s.Charts {
+			names, charts[c.name] = append(names, c.name), c.chart
+		}
+	}
+	return plot.SaveAll(dir, names, charts)
 }
 
 // writeMarkdown writes d as Markdown; a section's charts are linked as

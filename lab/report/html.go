@@ -45,9 +45,15 @@ type runPage struct {
 // failures) with each chart drawn inline as SVG where its section is. It
 // loads nothing: no script, no stylesheet, no font, no image from
 // anywhere. The page links to the history, IndexName, beside it.
-func WriteHTML(w io.Writer, run *result.Run) error {
-	d := newDocument(run)
-	p := runPage{Title: d.Sections[0].Title, Sections: d.Sections, Figures: map[*section][]figure{}, Index: IndexName}
+func WriteHTML(w io.Writer, run *result.Run) error { return newDocument(run).writeHTML(w) }
+
+// writeHTML writes d as one page titled by its first section, each
+// section's charts inline at its end, linking to the history beside it.
+func (d *document) writeHTML(w io.Writer) error {
+	p := runPage{Title: "snowlab lab", Sections: d.Sections, Figures: map[*section][]figure{}, Index: IndexName}
+	if len(d.Sections) > 0 {
+		p.Title = d.Sections[0].Title
+	}
 	for _, s := range d.Sections {
 		for _, c := range s.Charts {
 			f, err := inlineFigure(c.alt, c.chart)

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -68,15 +67,6 @@ func writeHeader(d *document, run *result.Run) {
 	}
 	s.text(fmt.Sprintf("**Date:** %s%s · **Commit:** %s · **Schema:** %d", date, elapsed, md.Code(md.OrDash(run.Revision())), run.Schema))
 	s.text("**Command:** " + md.Code(md.OrDash(md.ShellJoin(redact.Args(run.Command)))))
-}
-
-// WriteHost writes the "## Host" section of a report, with the clock
-// audit, for h: what a run's report says about where it ran, for an
-// experiment's report (lab/btree) as for a suite run's.
-func WriteHost(w io.Writer, h host.Fingerprint) error {
-	d := &document{}
-	writeHost(d, h)
-	return d.writeMarkdown(w, "")
 }
 
 func writeHost(d *document, h host.Fingerprint) {
