@@ -2,14 +2,11 @@ package lab
 
 import (
 	"fmt"
-	"io"
-	"path/filepath"
 	"time"
 
 	"github.com/snowlab/snowlab/lab/host"
-	"github.com/snowlab/snowlab/lab/perfevent"
-	"github.com/snowlab/snowlab/lab/redact"
-	"github.com/snowlab/snowlab/lab/report"
+	"github.com/snowlab/snowlab/lab/internal/perfevent"
+	"github.com/snowlab/snowlab/lab/internal/redact"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
 	"github.com/snowlab/snowlab/lab/workload"
@@ -175,22 +172,4 @@ func (s Suite) Measure() (*result.Run, error) {
 	noteCuts(run)
 	run.Elapsed = time.Since(started)
 	return run, nil
-}
-
-// WriteFiles writes the run into dir: <stem>.json, the Markdown report
-// <stem>.md, the charts under <stem>/ (see result.Stem) and the same
-// report as one self-contained page, <stem>.html. It returns the paths
-// written.
-func WriteFiles(dir string, run *result.Run) ([]string, error) {
-	paths, err := result.WriteFiles(dir, run.Stem(), run,
-		func(w io.Writer) error { return report.WriteMarkdown(w, run) },
-		func(dir string) ([]string, error) { return report.WriteCharts(run, dir) })
-	if err != nil {
-		return paths, err
-	}
-	page := filepath.Join(dir, run.Stem()+".html")
-	if err := result.WriteFile(page, func(w io.Writer) error { return report.WriteHTML(w, run) }); err != nil {
-		return paths, err
-	}
-	return append(paths, page), nil
 }

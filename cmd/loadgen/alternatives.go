@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/snowlab/snowlab/lab/alternatives"
-	"github.com/snowlab/snowlab/lab/redact"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/experiment/alternatives"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/redact"
 	"github.com/snowlab/snowlab/lab/replica"
 )
 

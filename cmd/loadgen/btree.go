@@ -9,8 +9,8 @@ import (
 	"os/signal"
 	"strings"
 
-	"github.com/snowlab/snowlab/lab/btree"
-	"github.com/snowlab/snowlab/lab/redact"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/experiment/btree"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/redact"
 )
 
 // runBtree is `loadgen btree`: what the key costs a database's B-tree.

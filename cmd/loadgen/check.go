@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab/clocksrc"
-	"github.com/snowlab/snowlab/lab"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/report"
 	"github.com/snowlab/snowlab/lab/compare"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
@@ -125,7 +125,7 @@ func runCheck(args, command []string, stdout, stderr io.Writer) int {
 		if *write {
 			to = *dir
 		}
-		paths, err := lab.WriteFiles(to, cur)
+		paths, err := report.WriteFiles(to, cur)
 		if err != nil {
 			fmt.Fprintf(stderr, "loadgen check: %v\n", err)
 			return exitFailure

@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/snowlab/snowlab/lab/faults"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/experiment/faults"
 )
 
 // runFaults is `loadgen faults`: a fleet of snowidd replicas on etcd put

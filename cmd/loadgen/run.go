@@ -19,13 +19,13 @@ import (
 	"golang.org/x/term"
 
 	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/redact"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/report"
 	"github.com/snowlab/snowlab/cmd/snowid/cli"
 	"github.com/snowlab/snowlab/etcdlease"
 	"github.com/snowlab/snowlab/lab"
 	"github.com/snowlab/snowlab/lab/host"
 	"github.com/snowlab/snowlab/lab/peers"
-	"github.com/snowlab/snowlab/lab/redact"
-	"github.com/snowlab/snowlab/lab/report"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
 	"github.com/snowlab/snowlab/lab/workload"
@@ -406,7 +406,7 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 // its messages.
 func finishSuiteRun(what, out string, noWrite bool, res *result.Run, stdout, stderr io.Writer) int {
 	if !noWrite {
-		paths, err := lab.WriteFiles(out, res)
+		paths, err := report.WriteFiles(out, res)
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: writing results: %v\n", what, err)
 			return exitFailure

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab/lab/host"
-	"github.com/snowlab/snowlab/lab/redact"
+	"github.com/snowlab/snowlab/lab/internal/redact"
 )
 
 // Header opens every experiment's result file (lab/btree,
