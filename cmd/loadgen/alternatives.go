@@ -67,8 +67,8 @@ func runAlternatives(args, command []string, stdout, stderr io.Writer) int {
 			return fail("-snowidd: %v", err)
 		}
 	case *snowiddBin != "":
-		if err := snowiddBinary("-snowidd-bin", *snowiddBin); err != nil {
-			return fail("%v", err)
+		if err := replica.CheckBinary(*snowiddBin); err != nil {
+			return fail("-snowidd-bin %v", err)
 		}
 	}
 	switch {

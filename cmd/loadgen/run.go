@@ -524,9 +524,14 @@ func newProgress(w io.Writer, quiet bool, steps int) *progress {
 	)}
 }
 
+// step shows step i of n; a bar made before its count was known takes
+// n from the first step.
 func (p *progress) step(i, n int, what string) {
 	if p.bar == nil {
 		return
+	}
+	if n > 0 && n != p.bar.GetMax() {
+		p.bar.ChangeMax(n)
 	}
 	p.bar.Describe(fmt.Sprintf("%-48s", what))
 	_ = p.bar.Set(i)
