@@ -68,7 +68,7 @@ func Burst(s subject.Subject, cfg BurstConfig, ev *perfevent.Counter) (result.Bu
 		res.RequestedIDs, res.CeilingBudget = asked, cfg.CeilingBudget
 	}
 	if s.Strict && s.PerTick > 0 {
-		res.FloorTicks = int(math.Ceil(float64(cfg.IDs) / float64(s.PerTick*max(s.Nodes, 1))))
+		res.MinTicks = int(math.Ceil(float64(cfg.IDs) / float64(s.PerTick*max(s.Nodes, 1))))
 	}
 	streams := make([][]subject.ID, cfg.Goroutines)
 	for i := range streams {

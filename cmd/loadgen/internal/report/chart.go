@@ -543,7 +543,7 @@ var (
 // bar is one row of the makespan chart, in milliseconds.
 type bar struct {
 	lo, med, hi float64
-	floorLo     float64 // the floor band, (FloorTicks-1)..FloorTicks ticks;
+	floorLo     float64 // the floor band, (MinTicks-1)..MinTicks ticks;
 	floorHi     float64 // floorHi 0 when the subject has no floor
 	color       color.Color
 }
@@ -704,9 +704,9 @@ func makespanChart(run *result.Run) *plot.Chart {
 		see(r.lo)
 		see(r.med)
 		see(r.hi)
-		if b.FloorTicks > 0 {
+		if b.MinTicks > 0 {
 			tick := float64(tickOf(run, b)) / 1e6
-			r.floorLo, r.floorHi = float64(b.FloorTicks-1)*tick, float64(b.FloorTicks)*tick
+			r.floorLo, r.floorHi = float64(b.MinTicks-1)*tick, float64(b.MinTicks)*tick
 			see(r.floorLo)
 			see(r.floorHi)
 			anyFloor = true

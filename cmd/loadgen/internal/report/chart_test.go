@@ -249,7 +249,7 @@ func TestWriteChartsError(t *testing.T) {
 func TestChartTick(t *testing.T) {
 	run := fixture.Run()
 	tick := func(subject string) time.Duration {
-		return tickOf(run, result.BurstResult{Subject: subject, IDs: 20_000, FloorTicks: 5})
+		return tickOf(run, result.BurstResult{Subject: subject, IDs: 20_000, MinTicks: 5})
 	}
 	assert.Equal(t, time.Millisecond, tick("mutexgen/strict"))
 	assert.Equal(t, 10*time.Millisecond, tick("sony/sonyflake"))
@@ -284,7 +284,7 @@ func standardRun() *result.Run {
 				Samples: []float64{v * 0.9, v, v * 1.1}})
 		}
 		run.Burst = append(run.Burst, result.BurstResult{Subject: s.Name, Via: "NextID", Goroutines: 32, IDs: 100_000,
-			Repeats: 3, MakespanNs: []int64{int64(i+1) * 1e6, int64(i+2) * 1e6, int64(i+3) * 1e6}, FloorTicks: 25,
+			Repeats: 3, MakespanNs: []int64{int64(i+1) * 1e6, int64(i+2) * 1e6, int64(i+3) * 1e6}, MinTicks: 25,
 			Latency: result.Latency{P50: 100, P90: 200, P99: 1000, P999: 5000, P9999: 9000, Max: int64(1e5 + i)}})
 	}
 	for _, name := range []string{subject.LimitClockCAS, subject.LimitPerP} {

@@ -180,8 +180,8 @@ func writeBurst(d *document, run *result.Run) {
 	for _, b := range run.Burst {
 		lo, med, hi := stats.Spread(b.MakespanNs)
 		floor := "—"
-		if b.FloorTicks > 0 {
-			floor = strconv.Itoa(b.FloorTicks)
+		if b.MinTicks > 0 {
+			floor = strconv.Itoa(b.MinTicks)
 		}
 		rows = append(rows, []string{
 			b.Subject, b.Via, strconv.Itoa(b.Goroutines), units.Thousands(b.IDs),

@@ -32,8 +32,8 @@ func WriteTable(w io.Writer, run *result.Run) error {
 		fmt.Fprintln(tw, "BURST\tVIA\tG\tIDS\tMAKESPAN\tTICKS/FLOOR\tIDS/S\tP50\tP99\tP99.9\tLEAD\tCHECK")
 		for _, b := range run.Burst {
 			floor := "-"
-			if b.FloorTicks > 0 {
-				floor = strconv.Itoa(b.FloorTicks)
+			if b.MinTicks > 0 {
+				floor = strconv.Itoa(b.MinTicks)
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s/%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 				b.Subject, b.Via, b.Goroutines, b.IDs,

@@ -7,9 +7,9 @@ import (
 	"github.com/snowlab/snowlab"
 )
 
-// What the design documents claim (shared/seeds/000, "Alternatives
-// rejected": the ticket server, multi-master auto-increment; "Deep dive 2":
-// skew between nodes): a commit's flush costs about 240 µs, so one row
+// The claims the schemes are chosen or rejected by (the ticket server and
+// multi-master auto-increment rejected, the skew between nodes, a library
+// or a service): a commit's flush costs about 240 µs, so one row
 // does about 4,000 IDs/s; a 100,000/s peak then forces blocks of about 24;
 // blocks and strides reorder time, Snowflake only by the clock skew.
 // "Library or service": at 0.5 ms per round trip one caller making one

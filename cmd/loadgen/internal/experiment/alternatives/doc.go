@@ -1,5 +1,5 @@
 // Package alternatives is the lab's experiment on the ways of handing out
-// IDs that the design documents reject, measured on PostgreSQL beside
+// IDs that Snowflake-style IDs are chosen over, measured on PostgreSQL beside
 // snowlab: the ticket server (one row, UPDATE ... SET n = n + 1 RETURNING
 // n, one ID per transaction), sequences (nextval with CACHE 1, with a
 // per-session cache, and nextval over generate_series for many IDs per

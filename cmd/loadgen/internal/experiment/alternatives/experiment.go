@@ -20,8 +20,8 @@ var DefaultClients = []int{1, 2, 4, 8, 16, 32}
 
 const (
 	DefaultDuration = 5 * time.Second
-	// DefaultDemand is the design documents' peak: 100,000 IDs/s across
-	// the fleet.
+	// DefaultDemand is the peak the blocks are sized for: 100,000 IDs/s
+	// across the fleet.
 	DefaultDemand       = 100_000
 	DefaultSkew         = 5 * time.Millisecond
 	DefaultMaxIDs       = 4_000_000

@@ -104,7 +104,8 @@ func (s Scheme) maxSize() int {
 // of a fleet of nodes do.
 const DefaultMaxAge = 10 * time.Millisecond
 
-// DefaultSchemes is every scheme the issue asks for, in report order.
+// DefaultSchemes is every scheme the experiment measures by default, in
+// report order.
 func DefaultSchemes() []Scheme {
 	return []Scheme{
 		{Kind: Ticket},

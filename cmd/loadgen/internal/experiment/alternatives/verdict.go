@@ -8,8 +8,8 @@ import (
 	"github.com/snowlab/snowlab/lab/units"
 )
 
-// Verdict is one claim of the design documents beside the measurement,
-// with a plain sentence saying whether it holds and why.
+// Verdict is one claim made for or against a scheme beside the
+// measurement, with a plain sentence saying whether it holds and why.
 type Verdict struct {
 	Claim     string
 	Documents string

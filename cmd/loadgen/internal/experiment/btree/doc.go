@@ -1,5 +1,5 @@
 // Package btree is the lab's experiment on what an ID costs a database's
-// B-tree: the design documents' claim that, for a primary-key index, a
+// B-tree: the claim that, for a primary-key index, a
 // UUIDv4 key costs 1.8x a bigint (1.4x from its width times 1.3x from
 // leaves left ln 2 ≈ 69% full by random inserts, against ~90% for appends)
 // and a UUIDv7 1.4x (width only), measured on real engines instead of

@@ -166,8 +166,7 @@ func ReadResult(path string) (*Result, error) {
 	return &run, nil
 }
 
-// What the design documents predict (shared/seeds/000, "Deep dive 1: why a
-// UUID loses" and "UUIDv7 and ULID"): for 10^9 rows on 8 KB pages a
+// What the width and the fill of a key predict: for 10^9 rows on 8 KB pages a
 // bigint primary-key index of 22.4 GB, UUIDv4 40.8 GB, UUIDv7 31.3 GB;
 // leaves ~90% full under appends (PostgreSQL's B-tree leaf fillfactor)
 // and ln 2 ≈ 69% under uniformly random inserts (Yao 1978).
@@ -214,8 +213,8 @@ func PredictedBytesPerRow(k KeyKind) float64 {
 	return 22.4
 }
 
-// PublishedPG1M is the published PostgreSQL measurement at 1,000,000 rows
-// the issue quotes, in MB as pg_size_pretty prints them (MiB): ~21 MB for
+// PublishedPG1M is the commonly quoted PostgreSQL measurement of a
+// primary-key index at 1,000,000 rows, in MB as pg_size_pretty prints them (MiB): ~21 MB for
 // a bigint key, ~30 MB for UUIDv7, ~38 MB for UUIDv4; 0 where none was
 // quoted (ULID, the sequence stands for the bigint).
 func PublishedPG1M(k KeyKind) float64 {
