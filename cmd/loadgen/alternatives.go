@@ -13,6 +13,7 @@ import (
 
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/experiment/alternatives"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/redact"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/vcs"
 	"github.com/snowlab/snowlab/lab/replica"
 )
 
@@ -99,7 +100,7 @@ func runAlternatives(args, command []string, stdout, stderr io.Writer) int {
 		}
 		o.Control = alternatives.ScriptControl{Script: *control, DSN: *dsn}
 	}
-	o.Commit, o.Dirty = commit()
+	o.Commit, o.Dirty = vcs.Commit()
 	if !*quiet {
 		o.Progress = func(msg string) { fmt.Fprintln(stderr, redact.String(msg)) }
 	}

@@ -8,16 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
-	"github.com/snowlab/snowlab/clocksrc"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/inject"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/report"
 	"github.com/snowlab/snowlab/lab/compare"
 	"github.com/snowlab/snowlab/lab/result"
-	"github.com/snowlab/snowlab/lab/subject"
 	"github.com/snowlab/snowlab/lab/workload"
-	"github.com/snowlab/snowlab/limit"
 )
 
 // checkSuite is the fixed short suite the CI gate runs: snowlab's own
@@ -35,10 +32,6 @@ func checkSuite() suiteFlags {
 	}
 }
 
-// injectFlag is the hidden flag that proves the gate catches a real
-// regression: it is left out of -h.
-const injectFlag = "inject-regression"
-
 func runCheck(args, command []string, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("loadgen check", flag.ContinueOnError)
 	fset.SetOutput(stderr)
@@ -48,18 +41,7 @@ func runCheck(args, command []string, stdout, stderr io.Writer) int {
 	out := fset.String("out", "", "also write the checked run's files (JSON, Markdown, charts, HTML page) into this folder, for a CI artifact")
 	asJSON := fset.Bool("json", false, "write the gate's finding as JSON instead of a table")
 	quiet := fset.Bool("q", false, "no progress bar")
-	inject := fset.Bool(injectFlag, false, "slow atomicgen down on purpose (an extra clock read and compare-and-swap on a shared word per ID) to show the gate fails")
-	fset.Usage = func() {
-		shown := flag.NewFlagSet(fset.Name(), flag.ContinueOnError)
-		shown.SetOutput(stderr)
-		fset.VisitAll(func(f *flag.Flag) {
-			if f.Name != injectFlag {
-				shown.Var(f.Value, f.Name, f.Usage)
-			}
-		})
-		fmt.Fprintf(stderr, "Usage of %s:\n", fset.Name())
-		shown.PrintDefaults()
-	}
+	slow := inject.Register(fset)
 	if code := parseFlags(fset, args); code >= 0 {
 		return code
 	}
@@ -71,8 +53,8 @@ func runCheck(args, command []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loadgen check: -tolerance: %v\n", err)
 		return exitUsage
 	}
-	if *inject && *write {
-		fmt.Fprintf(stderr, "loadgen check: -%s with -write-baseline would record the regression as the baseline\n", injectFlag)
+	if *slow && *write {
+		fmt.Fprintf(stderr, "loadgen check: -%s with -write-baseline would record the regression as the baseline\n", inject.Flag)
 		return exitUsage
 	}
 	var base *result.Run
@@ -98,12 +80,8 @@ func runCheck(args, command []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	all := allSubjects()
-	if *inject {
-		for i, s := range all {
-			if strings.HasPrefix(s.Name, "atomicgen/") {
-				all[i] = slowed(s)
-			}
-		}
+	if *slow {
+		all = inject.Slow(all)
 	}
 	sf := checkSuite()
 	suite, err := sf.suite(all)
@@ -158,36 +136,6 @@ func runCheck(args, command []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	return exitOK
-}
-
-// slowed is s with a deliberate regression in front of every call: the
-// physical limit's whole loop body once more (a clock read and a
-// compare-and-swap on a padded word every instance shares), as if NextID
-// did its work twice. The library is not touched; only `loadgen check
-// -inject-regression` builds it, to show that the gate fails a real
-// slowdown of the atomic path.
-func slowed(s subject.Subject) subject.Subject {
-	clock := clocksrc.Default()
-	word := new(limit.Word)
-	inner := s.New
-	s.New = func() (subject.Minter, error) {
-		m, err := inner()
-		return slowMinter{m, word, clock}, err
-	}
-	s.Batch = false
-	s.Note = "REGRESSION INJECTED (loadgen check -inject-regression): an extra clock read and compare-and-swap on a shared word per ID"
-	return s
-}
-
-type slowMinter struct {
-	m     subject.Minter
-	w     *limit.Word
-	clock clocksrc.Clock
-}
-
-func (s slowMinter) Next() (subject.ID, error) {
-	s.w.Advance(uint64(s.clock.UnixNano()))
-	return s.m.Next()
 }
 
 // baselineFile is the baseline run -baseline names: the file itself, or

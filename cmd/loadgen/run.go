@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,17 +18,17 @@ import (
 	"golang.org/x/term"
 
 	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/cpus"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/redact"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/report"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/vcs"
 	"github.com/snowlab/snowlab/cmd/snowid/cli"
 	"github.com/snowlab/snowlab/etcdlease"
 	"github.com/snowlab/snowlab/lab"
-	"github.com/snowlab/snowlab/lab/host"
 	"github.com/snowlab/snowlab/lab/peers"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
 	"github.com/snowlab/snowlab/lab/workload"
-	"github.com/snowlab/snowlab/limit"
 	"github.com/snowlab/snowlab/nodeid"
 	"github.com/snowlab/snowlab/pglease"
 )
@@ -236,7 +235,7 @@ func (f *suiteFlags) suite(all []subject.Subject) (lab.Suite, error) {
 			sweep = append(sweep, g)
 		}
 	}
-	sha, dirty := commit()
+	sha, dirty := vcs.Commit()
 	suite := lab.Suite{
 		Subjects:    subs,
 		Workloads:   w,
@@ -324,7 +323,7 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 	etcd.Register(fs)
 	quiet := fs.Bool("q", false, "no progress bar")
 	procs := fs.Int("gomaxprocs", 0, fmt.Sprintf("run with runtime.GOMAXPROCS set to N, 1 to %d (0: leave it; the result's host records it), "+
-		"so that one binary can sweep core counts", maxProcs))
+		"so that one binary can sweep core counts", cpus.MaxProcs))
 	cpuSpec := fs.String("cpus", "", "run on these CPUs only, e.g. 0,1 or 0-3 (Linux; the result's host records them as affinity); "+
 		"GOMAXPROCS follows their count unless -gomaxprocs is set")
 	if code := parseFlags(fs, args); code >= 0 {
@@ -334,13 +333,13 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loadgen run: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
-	if *procs < 0 || *procs > maxProcs {
-		fmt.Fprintf(stderr, "loadgen run: -gomaxprocs %d: want 1 to %d (0: leave it)\n", *procs, maxProcs)
+	if *procs < 0 || *procs > cpus.MaxProcs {
+		fmt.Fprintf(stderr, "loadgen run: -gomaxprocs %d: want 1 to %d (0: leave it)\n", *procs, cpus.MaxProcs)
 		return exitUsage
 	}
 	// Before the subjects are built: sharded ones size themselves by
 	// GOMAXPROCS.
-	restore, err := bindCPUs(*cpuSpec, *procs)
+	restore, err := cpus.Bind(*cpuSpec, *procs)
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen run: %v\n", err)
 		return exitUsage
@@ -431,45 +430,6 @@ func finishSuiteRun(what, out string, noWrite bool, res *result.Run, stdout, std
 	}
 	return exitOK
 }
-
-// bindCPUs binds this process to the CPUs of spec ("" leaves them) and
-// sets GOMAXPROCS to procs, or to their count when procs is 0; restore
-// puts both back, for a caller that goes on (a test binary).
-func bindCPUs(spec string, procs int) (restore func(), err error) {
-	var undo []func()
-	restore = func() {
-		for _, f := range slices.Backward(undo) {
-			f()
-		}
-	}
-	if spec != "" {
-		cpus, err := host.ParseCPUList(spec)
-		if err == nil {
-			if was := host.Affinity(); len(was) > 0 {
-				undo = append(undo, func() { _ = host.SetAffinity(was) })
-			}
-			err = host.SetAffinity(cpus)
-		}
-		if err != nil {
-			restore()
-			return nil, fmt.Errorf("-cpus %q: %v", spec, err)
-		}
-		if procs == 0 {
-			// Set, not left to the runtime, which would follow the
-			// new affinity at a moment of its choosing, mid-run.
-			procs = min(len(cpus), maxProcs)
-		}
-	}
-	if procs > 0 {
-		was := runtime.GOMAXPROCS(procs)
-		undo = append(undo, func() { runtime.GOMAXPROCS(was) })
-	}
-	return restore, nil
-}
-
-// maxProcs bounds -gomaxprocs: the per-P limit holds at most that many
-// words.
-const maxProcs = limit.MaxShards
 
 // runList prints the subjects; it fails when stdout cannot be written (a
 // full disk, a closed pipe), so that a script never reads a short list as

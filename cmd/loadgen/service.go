@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/cpus"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/experiment/service"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/report"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/vcs"
 	"github.com/snowlab/snowlab/lab/replica"
 )
 
@@ -32,7 +34,7 @@ func runService(args, command []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loadgen service: %v\n", err)
 		return exitUsage
 	}
-	restore, err := bindCPUs(o.CPUs, 0)
+	restore, err := cpus.Bind(o.CPUs, 0)
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen service: %v\n", err)
 		return exitUsage
@@ -43,7 +45,7 @@ func runService(args, command []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loadgen service: %v\n", err)
 		return exitFailure
 	}
-	sha, dirty := commit()
+	sha, dirty := vcs.Commit()
 	bar := newProgress(stderr, *quiet, 0)
 	res, err := service.Measure(rep, o, service.Config{Command: command, Commit: sha, Dirty: dirty, Progress: bar.step})
 	bar.finish()

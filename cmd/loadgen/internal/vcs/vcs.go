@@ -1,4 +1,6 @@
-package main
+// Package vcs says which source revision loadgen runs, for the result
+// files: what the build recorded, else the git checkout it runs in.
+package vcs
 
 import (
 	"os/exec"
@@ -6,14 +8,14 @@ import (
 	"strings"
 )
 
-// commit is the short revision of the source loadgen runs, and whether
+// Commit is the short revision of the source loadgen runs, and whether
 // it had uncommitted changes to tracked files: what the binary's build
 // recorded where it recorded a revision (go build in a checkout, go
 // install of a version), else the git checkout loadgen runs in (go run,
 // which records none), else "". Dirtiness is recorded in the result, not
 // in its name, so that a file named for a commit can be found by that
 // commit.
-func commit() (sha string, dirty bool) {
+func Commit() (sha string, dirty bool) {
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		if sha, dirty := builtFrom(bi); sha != "" {
 			return sha, dirty
