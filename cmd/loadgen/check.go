@@ -11,7 +11,10 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/inject"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/progress"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/report"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/suiteflags"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/vcs"
 	"github.com/snowlab/snowlab/lab/compare"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/workload"
@@ -22,13 +25,13 @@ import (
 // subjects its ratios are read against, saturate at 1 and 2 goroutines,
 // six short interleaved repeats each so the significance test has samples
 // and every ratio compares repeats that ran a moment apart.
-func checkSuite() suiteFlags {
-	return suiteFlags{
-		subjects: "own,limit", workloads: "saturate", sweep: "1,2",
-		duration: 50 * time.Millisecond, satRepeats: 6,
+func checkSuite() suiteflags.Flags {
+	return suiteflags.Flags{
+		Subjects: "own,limit", Workloads: "saturate", Sweep: "1,2",
+		Duration: 50 * time.Millisecond, SatRepeats: 6,
 		// Not run; set so that the flags' range check passes.
-		ids: 1, goroutines: 1, repeats: 1, rate: workload.DefaultSteadyRate, steadyDur: workload.DefaultSteadyDuration,
-		budget: workload.DefaultCeilingBudget,
+		IDs: 1, Goroutines: 1, Repeats: 1, Rate: workload.DefaultSteadyRate, SteadyDur: workload.DefaultSteadyDuration,
+		Budget: workload.DefaultCeilingBudget,
 	}
 }
 
@@ -79,21 +82,22 @@ func runCheck(args, command []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loadgen check: -write-baseline -baseline %s: want a folder to write the baseline into, not a file\n", *dir)
 		return exitUsage
 	}
-	all := allSubjects()
+	all := suiteflags.All()
 	if *slow {
 		all = inject.Slow(all)
 	}
 	sf := checkSuite()
-	suite, err := sf.suite(all)
+	suite, err := sf.Suite(all)
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen check: %v\n", err)
 		return exitFailure
 	}
 	suite.Command = command
-	bar := newProgress(stderr, *quiet, suite.Steps())
-	suite.Progress = bar.step
+	suite.Commit, suite.Dirty = vcs.Commit()
+	bar := progress.New(stderr, *quiet, suite.Steps())
+	suite.Progress = bar.Step
 	cur, err := suite.Measure()
-	bar.finish()
+	bar.Finish()
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen check: %v\n", err)
 		return exitFailure

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/inject"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/suiteflags"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/vcs"
 	"github.com/snowlab/snowlab/lab/host"
 	"github.com/snowlab/snowlab/lab/result"
@@ -431,7 +432,7 @@ func TestRunLimits(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{"atomicgen/monotonic", "shardedgen/node-per-shard/monotonic", "limit/clock+cas", "limit/per-p"}, names)
 
-	subs, err := selectSubjects("own", allSubjects())
+	subs, err := suiteflags.Select("own", suiteflags.All())
 	require.NoError(t, err)
 	for _, s := range subs {
 		assert.False(t, s.Physical, "own holds no limit: %s", s.Name)

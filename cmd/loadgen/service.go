@@ -7,6 +7,7 @@ import (
 
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/cpus"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/experiment/service"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/progress"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/report"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/vcs"
 	"github.com/snowlab/snowlab/lab/replica"
@@ -46,9 +47,9 @@ func runService(args, command []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	sha, dirty := vcs.Commit()
-	bar := newProgress(stderr, *quiet, 0)
-	res, err := service.Measure(rep, o, service.Config{Command: command, Commit: sha, Dirty: dirty, Progress: bar.step})
-	bar.finish()
+	bar := progress.New(stderr, *quiet, 0)
+	res, err := service.Measure(rep, o, service.Config{Command: command, Commit: sha, Dirty: dirty, Progress: bar.Step})
+	bar.Finish()
 	if stopErr := rep.Stop(); err == nil && stopErr != nil {
 		err = stopErr
 	}
