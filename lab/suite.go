@@ -114,6 +114,23 @@ func (s Suite) Measure() (*result.Run, error) {
 			Strict: sub.Strict, Nodes: max(sub.Nodes, 1), CeilingIDs: sub.Ceiling(), TickNs: sub.Tick.Nanoseconds(), Note: sub.Note,
 			Limit: sub.Limit, Physical: sub.Physical})
 	}
+	if err := s.bursts(run, ev, progress); err != nil {
+		return run, err
+	}
+	if err := s.saturate(run, progress); err != nil {
+		return run, err
+	}
+	if err := s.steady(run, progress); err != nil {
+		return run, err
+	}
+	noteCuts(run)
+	run.Elapsed = time.Since(started)
+	return run, nil
+}
+
+// bursts runs the burst workload, NextID and NextIDs where a subject
+// batches, against every subject into run.
+func (s Suite) bursts(run *result.Run, ev *perfevent.Counter, progress func(string)) error {
 	for _, sub := range s.Subjects {
 		if !s.Workloads.Burst {
 			break
@@ -127,7 +144,7 @@ func (s Suite) Measure() (*result.Run, error) {
 			progress("burst " + sub.Name)
 			r, err := workload.Burst(sub, cfg, ev)
 			if err != nil {
-				return run, err
+				return err
 			}
 			run.Burst = append(run.Burst, r)
 			if !r.Check.OK() {
@@ -135,6 +152,11 @@ func (s Suite) Measure() (*result.Run, error) {
 			}
 		}
 	}
+	return nil
+}
+
+// saturate runs the saturate sweep over every subject into run.
+func (s Suite) saturate(run *result.Run, progress func(string)) error {
 	if s.Workloads.Saturate {
 		// Interleaved: each round measures every subject at every
 		// goroutine count, so the ratios the gate reads (a generator's
@@ -146,7 +168,7 @@ func (s Suite) Measure() (*result.Run, error) {
 			progress(fmt.Sprintf("saturate %s x%d (%d/%d)", sub.Name, g, r+1, reps))
 		})
 		if err != nil {
-			return run, err
+			return err
 		}
 		for _, r := range sat {
 			run.Saturate = append(run.Saturate, r)
@@ -155,6 +177,12 @@ func (s Suite) Measure() (*result.Run, error) {
 			}
 		}
 	}
+	return nil
+}
+
+// steady runs the open-loop steady workload against every subject into
+// run.
+func (s Suite) steady(run *result.Run, progress func(string)) error {
 	for _, sub := range s.Subjects {
 		if !s.Workloads.Steady {
 			break
@@ -162,14 +190,12 @@ func (s Suite) Measure() (*result.Run, error) {
 		progress("steady " + sub.Name)
 		r, err := workload.Steady(sub, s.Steady)
 		if err != nil {
-			return run, err
+			return err
 		}
 		run.Steady = append(run.Steady, r)
 		if !r.Check.OK() {
 			run.Failures = append(run.Failures, r.Check.Failure(sub.Name, "steady"))
 		}
 	}
-	noteCuts(run)
-	run.Elapsed = time.Since(started)
-	return run, nil
+	return nil
 }

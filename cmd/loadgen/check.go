@@ -60,27 +60,9 @@ func runCheck(args, command []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loadgen check: -%s with -write-baseline would record the regression as the baseline\n", inject.Flag)
 		return exitUsage
 	}
-	var base *result.Run
-	if !*write {
-		path, err := baselineFile(*dir)
-		if err != nil {
-			fmt.Fprintf(stderr, "loadgen check: -baseline: %v (record one with: loadgen check -write-baseline)\n", err)
-			return exitUsage
-		}
-		if base, err = result.Read(path); err != nil {
-			fmt.Fprintf(stderr, "loadgen check: -baseline: %v\n", err)
-			return exitUsage
-		}
-		// Refused before the suite runs: a baseline with no gated
-		// ratio would fail the gate after it, having compared nothing.
-		if err := compare.CheckBaseline(base); err != nil {
-			fmt.Fprintf(stderr, "loadgen check: -baseline %s: %v\n", path, err)
-			return exitUsage
-		}
-		fmt.Fprintf(stderr, "baseline: %s\n", path)
-	} else if fi, err := os.Stat(*dir); err == nil && !fi.IsDir() {
-		fmt.Fprintf(stderr, "loadgen check: -write-baseline -baseline %s: want a folder to write the baseline into, not a file\n", *dir)
-		return exitUsage
+	base, code := checkBaseline(*dir, *write, stderr)
+	if code >= 0 {
+		return code
 	}
 	all := suiteflags.All()
 	if *slow {
@@ -140,6 +122,35 @@ func runCheck(args, command []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	return exitOK
+}
+
+// checkBaseline reads the baseline -baseline names, refused before the
+// suite runs where it cannot be compared with; under -write-baseline it
+// checks that dir can be written into instead, and reads nothing. It
+// returns the exit code to stop with, or -1 to go on.
+func checkBaseline(dir string, write bool, stderr io.Writer) (base *result.Run, code int) {
+	if !write {
+		path, err := baselineFile(dir)
+		if err != nil {
+			fmt.Fprintf(stderr, "loadgen check: -baseline: %v (record one with: loadgen check -write-baseline)\n", err)
+			return nil, exitUsage
+		}
+		if base, err = result.Read(path); err != nil {
+			fmt.Fprintf(stderr, "loadgen check: -baseline: %v\n", err)
+			return nil, exitUsage
+		}
+		// Refused before the suite runs: a baseline with no gated
+		// ratio would fail the gate after it, having compared nothing.
+		if err := compare.CheckBaseline(base); err != nil {
+			fmt.Fprintf(stderr, "loadgen check: -baseline %s: %v\n", path, err)
+			return nil, exitUsage
+		}
+		fmt.Fprintf(stderr, "baseline: %s\n", path)
+	} else if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		fmt.Fprintf(stderr, "loadgen check: -write-baseline -baseline %s: want a folder to write the baseline into, not a file\n", dir)
+		return nil, exitUsage
+	}
+	return base, -1
 }
 
 // baselineFile is the baseline run -baseline names: the file itself, or

@@ -178,33 +178,13 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer restore()
-	all := suiteflags.All()
 	leaseSet := false
 	fs.Visit(func(f *flag.Flag) { leaseSet = leaseSet || f.Name == "lease" })
-	if etcd.Given() && !strings.HasPrefix(*leaseSpec, "etcd:") {
-		fmt.Fprintf(stderr, "loadgen run: the -etcd-* flags are for -lease etcd:…, not -lease %q\n", redact.String(*leaseSpec))
-		return exitUsage
+	all, release, code := leasedSubjects(leaseSet, *leaseSpec, etcd, stderr)
+	if code >= 0 {
+		return code
 	}
-	if leaseSet {
-		// An empty -lease is a spec like any other: refused, not read as
-		// no lease.
-		stores := map[string]nodeid.Opener{"etcd": etcd.Opener(leaseTTL), "pg": pglease.Opener(leaseTTL)}
-		store, err := nodeid.OpenStore(*leaseSpec, stores)
-		if err != nil {
-			fmt.Fprintf(stderr, "loadgen run: -lease: %s\n", redact.String(err.Error()))
-			return exitUsage
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		lease, err := nodeid.Acquire(ctx, store, nodeid.Options{Count: runtime.GOMAXPROCS(0)})
-		cancel()
-		if err != nil {
-			// The spec is right: the store failed (or has no free ids).
-			fmt.Fprintf(stderr, "loadgen run: -lease %q: %s\n", redact.String(*leaseSpec), redact.String(err.Error()))
-			return exitFailure
-		}
-		defer lease.Release(context.Background())
-		all = suiteflags.WithLimits(subject.OwnWith(lease.Config(snowlab.Config{})))
-	}
+	defer release()
 	suite, err := sf.Suite(all)
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen run: %v\n", err)
@@ -231,6 +211,38 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return finishSuiteRun("loadgen", *out, *noWrite, res, stdout, stderr)
+}
+
+// leasedSubjects is every subject, snowlab's generators minting under the
+// lease -lease names when set (spec, on the etcd flags' cluster for
+// etcd:); release gives the lease back. It returns the exit code to stop
+// with, or -1 to go on: a spec that cannot work is a usage error, a store
+// that fails is a failure.
+func leasedSubjects(set bool, spec string, etcd *etcdlease.Flags, stderr io.Writer) (all []subject.Subject, release func(), code int) {
+	if etcd.Given() && !strings.HasPrefix(spec, "etcd:") {
+		fmt.Fprintf(stderr, "loadgen run: the -etcd-* flags are for -lease etcd:…, not -lease %q\n", redact.String(spec))
+		return nil, nil, exitUsage
+	}
+	if !set {
+		return suiteflags.All(), func() {}, -1
+	}
+	// An empty -lease is a spec like any other: refused, not read as no
+	// lease.
+	stores := map[string]nodeid.Opener{"etcd": etcd.Opener(leaseTTL), "pg": pglease.Opener(leaseTTL)}
+	store, err := nodeid.OpenStore(spec, stores)
+	if err != nil {
+		fmt.Fprintf(stderr, "loadgen run: -lease: %s\n", redact.String(err.Error()))
+		return nil, nil, exitUsage
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	lease, err := nodeid.Acquire(ctx, store, nodeid.Options{Count: runtime.GOMAXPROCS(0)})
+	cancel()
+	if err != nil {
+		// The spec is right: the store failed (or has no free ids).
+		fmt.Fprintf(stderr, "loadgen run: -lease %q: %s\n", redact.String(spec), redact.String(err.Error()))
+		return nil, nil, exitFailure
+	}
+	return suiteflags.WithLimits(subject.OwnWith(lease.Config(snowlab.Config{}))), func() { lease.Release(context.Background()) }, -1
 }
 
 // finishSuiteRun ends a subcommand that ran the suite (run, service): the
