@@ -26,7 +26,7 @@ type Suite struct {
 	Saturate  workload.SaturateConfig
 	Steady    workload.SteadyConfig
 	// CountEvents turns on hardware (or software) event counting around
-	// bursts (lab/perfevent), and records in the host's PMU what can be
+	// bursts (perf events, Linux only), and records in the host's PMU what can be
 	// counted.
 	CountEvents bool
 	// Command is recorded in the result (the command line that ran it),

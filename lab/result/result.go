@@ -121,7 +121,7 @@ type Contention struct {
 }
 
 // Events are hardware (or software) event counts per ID, from
-// lab/perfevent. Source says where they came from: "hardware", "software",
+// lab/internal/perfevent. Source says where they came from: "hardware", "software",
 // or "unavailable: <reason>", never a silent zero.
 type Events struct {
 	Source string             `json:"source"`

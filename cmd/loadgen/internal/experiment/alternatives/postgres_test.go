@@ -25,7 +25,7 @@ func pgDSN(t *testing.T) string {
 		if os.Getenv("SNOWLAB_REQUIRE_PG") == "1" {
 			t.Fatal("SNOWLAB_REQUIRE_PG=1 but PG_DSN is not set: .ci/run starts PostgreSQL with scripts/pg.sh and exports PG_DSN")
 		}
-		t.Skip("PG_DSN not set: no PostgreSQL to measure (PG_DSN=$(scripts/pg.sh start) go test ./lab/alternatives, then scripts/pg.sh stop \"$PG_DSN\")")
+		t.Skip("PG_DSN not set: no PostgreSQL to measure (PG_DSN=$(scripts/pg.sh start) go test ./internal/experiment/alternatives, then scripts/pg.sh stop \"$PG_DSN\")")
 	}
 	return dsn
 }

@@ -137,7 +137,7 @@ func TestPostgres(t *testing.T) {
 		if os.Getenv("SNOWLAB_REQUIRE_PG") == "1" {
 			t.Fatal("SNOWLAB_REQUIRE_PG=1 but PG_DSN is not set: .ci/run starts PostgreSQL with scripts/pg.sh and exports PG_DSN")
 		}
-		t.Skip("PG_DSN not set: no PostgreSQL to measure (PG_DSN=$(scripts/pg.sh start) go test ./lab/btree, then scripts/pg.sh stop \"$PG_DSN\")")
+		t.Skip("PG_DSN not set: no PostgreSQL to measure (PG_DSN=$(scripts/pg.sh start) go test ./internal/experiment/btree, then scripts/pg.sh stop \"$PG_DSN\")")
 	}
 	pg, err := OpenPostgres(context.Background(), PostgresOptions{DSN: dsn})
 	require.NoError(t, err)
