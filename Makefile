@@ -30,7 +30,7 @@ CROSS_PLATFORMS ?= linux/amd64 linux/arm64 linux/386 darwin/amd64 darwin/arm64 w
 ## times: 8 of a cold CI's 17 minutes went to make cross.
 SNOWIDD_CROSS_PLATFORMS ?= linux/386 darwin/arm64 windows/amd64
 ## The platforms the library, lab and loadgen modules are built for, one per
-## system: perf event counting is Linux-only (lab/perfevent has a stub
+## system: perf event counting is Linux-only (lab/internal/perfevent has a stub
 ## elsewhere that says so), and one architecture each keeps CI's cold-cache
 ## time down (the embedded SQLite driver alone is a long compile per platform).
 CROSS_BUILD_ALL ?= linux/amd64 darwin/arm64 windows/amd64
@@ -221,7 +221,7 @@ bench-check:
 BTREE_FLAGS ?=
 ALTERNATIVES_FLAGS ?=
 
-## btree: what the key costs a B-tree (lab/btree) on embedded SQLite; writes
+## btree: what the key costs a B-tree (cmd/loadgen/internal/experiment/btree) on embedded SQLite; writes
 ## results/local/*-btree.* (make publish RUN=... commits one)
 btree:
 	$(GO) run ./cmd/loadgen btree $(BTREE_FLAGS)
@@ -245,7 +245,7 @@ alternatives: snowidd
 	trap 'scripts/pg.sh stop "$$dsn"' EXIT; \
 	$(GO) run ./cmd/loadgen alternatives -pg "$$dsn" -pg-control scripts/pg.sh -snowidd-bin bin/snowidd $(ALTERNATIVES_FLAGS)
 
-## --- The fault lab (lab/faults): a fleet of replicas on etcd under faults ---
+## --- The fault lab (cmd/loadgen/internal/experiment/faults): a fleet of replicas on etcd under faults ---
 .PHONY: snowidd-faults etcdholders test-faults chaos
 CHAOS_FLAGS ?=
 
@@ -265,7 +265,7 @@ etcdholders:
 ## etcd-server), started by the test with its toxiproxy links and replicas
 test-faults: snowidd-faults etcdholders
 	cd snowidd && $(GO) test -race -count=1 -tags snowidd_faults -run '^TestFaultClock' ./internal/daemon
-	cd lab && SNOWLAB_FAULTS=1 SNOWIDD_FAULTS_BIN=$(CURDIR)/bin/snowidd-faults ETCDHOLDERS_BIN=$(CURDIR)/bin/etcdholders $(GO) test -race -count=1 -timeout 15m -run '^TestShortSet$$' -v ./faults
+	cd cmd/loadgen && SNOWLAB_FAULTS=1 SNOWIDD_FAULTS_BIN=$(CURDIR)/bin/snowidd-faults ETCDHOLDERS_BIN=$(CURDIR)/bin/etcdholders $(GO) test -race -count=1 -timeout 15m -run '^TestShortSet$$' -v ./internal/experiment/faults
 
 ## chaos: every fault scenario (loadgen faults -set full, about 4 minutes);
 ## writes results/local/*-faults.* (make publish RUN=... commits one).

@@ -1,11 +1,13 @@
 // Package lab is snowlab's performance lab as a library; this package is
 // its Suite: one run of the selected workloads (lab/workload) against the
 // selected subjects (lab/subject, lab/peers) on one host, recorded as one
-// result (lab/result) and written with its report and charts
-// (lab/report). Everything else lives in the packages below it, each with
-// one job: the result schema, the host fingerprint, event counting, the
-// workloads, the reports, and the comparison of two runs (lab/compare)
-// that CI uses to catch a regression.
+// result (lab/result), which loadgen renders as its report and charts.
+// The packages below it are the layers a user of the lab needs, each with
+// one job: the subjects, the workloads, the result schema, the host
+// fingerprint (lab/host), a snowidd replica and its remote subject
+// (lab/replica, lab/remote), and the comparison of two runs and the gate
+// (lab/compare) that CI uses to catch a regression; lab/units, lab/stats
+// and lab/md format and summarise figures for the lab and loadgen alike.
 //
 // A zero field of a workload's configuration takes the lab's default
 // (workload.DefaultBurstIDs and the rest), and loadgen's flags start from

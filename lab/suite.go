@@ -2,14 +2,11 @@ package lab
 
 import (
 	"fmt"
-	"io"
-	"path/filepath"
 	"time"
 
 	"github.com/snowlab/snowlab/lab/host"
-	"github.com/snowlab/snowlab/lab/perfevent"
-	"github.com/snowlab/snowlab/lab/redact"
-	"github.com/snowlab/snowlab/lab/report"
+	"github.com/snowlab/snowlab/lab/internal/perfevent"
+	"github.com/snowlab/snowlab/lab/internal/redact"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
 	"github.com/snowlab/snowlab/lab/workload"
@@ -29,7 +26,7 @@ type Suite struct {
 	Saturate  workload.SaturateConfig
 	Steady    workload.SteadyConfig
 	// CountEvents turns on hardware (or software) event counting around
-	// bursts (lab/perfevent), and records in the host's PMU what can be
+	// bursts (perf events, Linux only), and records in the host's PMU what can be
 	// counted.
 	CountEvents bool
 	// Command is recorded in the result (the command line that ran it),
@@ -117,6 +114,23 @@ func (s Suite) Measure() (*result.Run, error) {
 			Strict: sub.Strict, Nodes: max(sub.Nodes, 1), CeilingIDs: sub.Ceiling(), TickNs: sub.Tick.Nanoseconds(), Note: sub.Note,
 			Limit: sub.Limit, Physical: sub.Physical})
 	}
+	if err := s.bursts(run, ev, progress); err != nil {
+		return run, err
+	}
+	if err := s.saturate(run, progress); err != nil {
+		return run, err
+	}
+	if err := s.steady(run, progress); err != nil {
+		return run, err
+	}
+	noteCuts(run)
+	run.Elapsed = time.Since(started)
+	return run, nil
+}
+
+// bursts runs the burst workload, NextID and NextIDs where a subject
+// batches, against every subject into run.
+func (s Suite) bursts(run *result.Run, ev *perfevent.Counter, progress func(string)) error {
 	for _, sub := range s.Subjects {
 		if !s.Workloads.Burst {
 			break
@@ -130,7 +144,7 @@ func (s Suite) Measure() (*result.Run, error) {
 			progress("burst " + sub.Name)
 			r, err := workload.Burst(sub, cfg, ev)
 			if err != nil {
-				return run, err
+				return err
 			}
 			run.Burst = append(run.Burst, r)
 			if !r.Check.OK() {
@@ -138,6 +152,11 @@ func (s Suite) Measure() (*result.Run, error) {
 			}
 		}
 	}
+	return nil
+}
+
+// saturate runs the saturate sweep over every subject into run.
+func (s Suite) saturate(run *result.Run, progress func(string)) error {
 	if s.Workloads.Saturate {
 		// Interleaved: each round measures every subject at every
 		// goroutine count, so the ratios the gate reads (a generator's
@@ -149,7 +168,7 @@ func (s Suite) Measure() (*result.Run, error) {
 			progress(fmt.Sprintf("saturate %s x%d (%d/%d)", sub.Name, g, r+1, reps))
 		})
 		if err != nil {
-			return run, err
+			return err
 		}
 		for _, r := range sat {
 			run.Saturate = append(run.Saturate, r)
@@ -158,6 +177,12 @@ func (s Suite) Measure() (*result.Run, error) {
 			}
 		}
 	}
+	return nil
+}
+
+// steady runs the open-loop steady workload against every subject into
+// run.
+func (s Suite) steady(run *result.Run, progress func(string)) error {
 	for _, sub := range s.Subjects {
 		if !s.Workloads.Steady {
 			break
@@ -165,32 +190,12 @@ func (s Suite) Measure() (*result.Run, error) {
 		progress("steady " + sub.Name)
 		r, err := workload.Steady(sub, s.Steady)
 		if err != nil {
-			return run, err
+			return err
 		}
 		run.Steady = append(run.Steady, r)
 		if !r.Check.OK() {
 			run.Failures = append(run.Failures, r.Check.Failure(sub.Name, "steady"))
 		}
 	}
-	noteCuts(run)
-	run.Elapsed = time.Since(started)
-	return run, nil
-}
-
-// WriteFiles writes the run into dir: <stem>.json, the Markdown report
-// <stem>.md, the charts under <stem>/ (see result.Stem) and the same
-// report as one self-contained page, <stem>.html. It returns the paths
-// written.
-func WriteFiles(dir string, run *result.Run) ([]string, error) {
-	paths, err := result.WriteFiles(dir, run.Stem(), run,
-		func(w io.Writer) error { return report.WriteMarkdown(w, run) },
-		func(dir string) ([]string, error) { return report.WriteCharts(run, dir) })
-	if err != nil {
-		return paths, err
-	}
-	page := filepath.Join(dir, run.Stem()+".html")
-	if err := result.WriteFile(page, func(w io.Writer) error { return report.WriteHTML(w, run) }); err != nil {
-		return paths, err
-	}
-	return append(paths, page), nil
+	return nil
 }

@@ -1,8 +1,6 @@
 package lab
 
 import (
-	"os"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -10,8 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab/internal/fixture"
-	"github.com/snowlab/snowlab/lab/result"
+	"github.com/snowlab/snowlab/lab/fixture"
 	"github.com/snowlab/snowlab/lab/subject"
 	"github.com/snowlab/snowlab/lab/workload"
 )
@@ -37,9 +34,9 @@ func TestSuiteRefusesOutOfRange(t *testing.T) {
 	assert.ErrorContains(t, err, "-1s")
 }
 
-// TestSuiteWritesFiles: a small real run of every workload on one own
-// generator, written as the lab writes results, reads back the same.
-func TestSuiteWritesFiles(t *testing.T) {
+// TestSuiteMeasures: a small real run of every workload on one own
+// generator records every workload, the host's load and no events.
+func TestSuiteMeasures(t *testing.T) {
 	suite := Suite{
 		Subjects:  subject.Own(1)[:1],
 		Workloads: Workloads{Burst: true, Saturate: true, Steady: true},
@@ -60,22 +57,6 @@ func TestSuiteWritesFiles(t *testing.T) {
 	assert.Empty(t, run.Host.PMU, "no event counting asked for")
 	require.NotNil(t, run.Host.Load, "the load over the run, or why it is unknown")
 
-	dir := t.TempDir()
-	paths, err := WriteFiles(dir, run)
-	require.NoError(t, err)
-	stem := filepath.Join(dir, run.Stem())
-	assert.Contains(t, paths, stem+".json")
-	assert.Contains(t, paths, stem+".md")
-	assert.Contains(t, paths, filepath.Join(stem, "saturate.svg"))
-	assert.Contains(t, paths, stem+".html")
-	for _, p := range paths {
-		_, err := os.Stat(p)
-		require.NoError(t, err)
-	}
-	back, err := result.Read(stem + ".json")
-	require.NoError(t, err)
-	assert.Equal(t, run.Saturate, back.Saturate)
-	assert.Equal(t, run.Host.Load, back.Host.Load)
 }
 
 // TestSuiteCutsASlowStrictSubject: a strict subject whose ceiling is far

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A throwaway PostgreSQL for the lab (lab/btree, loadgen btree, their tests).
+# A throwaway PostgreSQL for the lab (loadgen btree, their tests).
 #
 #   scripts/pg.sh start        start one; prints its DSN on stdout (only that)
 #   scripts/pg.sh stop DSN     stop the one that DSN names and delete its files
@@ -10,7 +10,7 @@
 #                              port and data folder; it recovers from its WAL
 #   scripts/pg.sh datadir DSN  print its data folder
 #
-# crash and restart are for lab/alternatives' crash experiment (loadgen
+# crash and restart are for the alternatives' crash experiment (loadgen
 # alternatives -pg-control scripts/pg.sh).
 #
 # start uses Debian's PostgreSQL (apt-get install -y postgresql when no initdb

@@ -11,8 +11,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/snowlab/snowlab/lab/alternatives"
-	"github.com/snowlab/snowlab/lab/redact"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/experiment/alternatives"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/redact"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/vcs"
 	"github.com/snowlab/snowlab/lab/replica"
 )
 
@@ -67,8 +68,8 @@ func runAlternatives(args, command []string, stdout, stderr io.Writer) int {
 			return fail("-snowidd: %v", err)
 		}
 	case *snowiddBin != "":
-		if err := snowiddBinary("-snowidd-bin", *snowiddBin); err != nil {
-			return fail("%v", err)
+		if err := replica.CheckBinary(*snowiddBin); err != nil {
+			return fail("-snowidd-bin %v", err)
 		}
 	}
 	switch {
@@ -99,7 +100,7 @@ func runAlternatives(args, command []string, stdout, stderr io.Writer) int {
 		}
 		o.Control = alternatives.ScriptControl{Script: *control, DSN: *dsn}
 	}
-	o.Commit, o.Dirty = commit()
+	o.Commit, o.Dirty = vcs.Commit()
 	if !*quiet {
 		o.Progress = func(msg string) { fmt.Fprintln(stderr, redact.String(msg)) }
 	}

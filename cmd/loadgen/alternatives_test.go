@@ -70,7 +70,7 @@ func TestAlternativesRedactsDSN(t *testing.T) {
 func TestAlternativesWritesResults(t *testing.T) {
 	dsn := os.Getenv("PG_DSN")
 	if dsn == "" {
-		t.Skip("PG_DSN not set (the experiment itself is tested in lab/alternatives, which SNOWLAB_REQUIRE_PG makes required)")
+		t.Skip("PG_DSN not set (the experiment itself is tested in internal/experiment/alternatives, which SNOWLAB_REQUIRE_PG makes required)")
 	}
 	dir := t.TempDir()
 	args := []string{"alternatives", "-q", "-pg", dsn, "-clients", "2", "-duration", "100ms",

@@ -9,8 +9,9 @@ import (
 	"os/signal"
 	"strings"
 
-	"github.com/snowlab/snowlab/lab/btree"
-	"github.com/snowlab/snowlab/lab/redact"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/experiment/btree"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/redact"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/vcs"
 )
 
 // runBtree is `loadgen btree`: what the key costs a database's B-tree.
@@ -91,7 +92,7 @@ func runBtree(args, command []string, stdout, stderr io.Writer) int {
 	}
 	o := btree.Options{Rows: *rows, TailRows: *tail, BatchRows: *batch, TxRows: *tx, PayloadBytes: *payload,
 		Keys: kinds, Engines: engs, Command: command}
-	o.Commit, o.Dirty = commit()
+	o.Commit, o.Dirty = vcs.Commit()
 	if !*quiet {
 		o.Progress = func(msg string) { fmt.Fprintln(stderr, msg) }
 	}

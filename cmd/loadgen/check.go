@@ -8,16 +8,16 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
-	"github.com/snowlab/snowlab/clocksrc"
-	"github.com/snowlab/snowlab/lab"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/inject"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/progress"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/report"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/suiteflags"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/vcs"
 	"github.com/snowlab/snowlab/lab/compare"
 	"github.com/snowlab/snowlab/lab/result"
-	"github.com/snowlab/snowlab/lab/subject"
 	"github.com/snowlab/snowlab/lab/workload"
-	"github.com/snowlab/snowlab/limit"
 )
 
 // checkSuite is the fixed short suite the CI gate runs: snowlab's own
@@ -25,19 +25,15 @@ import (
 // subjects its ratios are read against, saturate at 1 and 2 goroutines,
 // six short interleaved repeats each so the significance test has samples
 // and every ratio compares repeats that ran a moment apart.
-func checkSuite() suiteFlags {
-	return suiteFlags{
-		subjects: "own,limit", workloads: "saturate", sweep: "1,2",
-		duration: 50 * time.Millisecond, satRepeats: 6,
+func checkSuite() suiteflags.Flags {
+	return suiteflags.Flags{
+		Subjects: "own,limit", Workloads: "saturate", Sweep: "1,2",
+		Duration: 50 * time.Millisecond, SatRepeats: 6,
 		// Not run; set so that the flags' range check passes.
-		ids: 1, goroutines: 1, repeats: 1, rate: workload.DefaultSteadyRate, steadyDur: workload.DefaultSteadyDuration,
-		budget: workload.DefaultCeilingBudget,
+		IDs: 1, Goroutines: 1, Repeats: 1, Rate: workload.DefaultSteadyRate, SteadyDur: workload.DefaultSteadyDuration,
+		Budget: workload.DefaultCeilingBudget,
 	}
 }
-
-// injectFlag is the hidden flag that proves the gate catches a real
-// regression: it is left out of -h.
-const injectFlag = "inject-regression"
 
 func runCheck(args, command []string, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("loadgen check", flag.ContinueOnError)
@@ -48,18 +44,7 @@ func runCheck(args, command []string, stdout, stderr io.Writer) int {
 	out := fset.String("out", "", "also write the checked run's files (JSON, Markdown, charts, HTML page) into this folder, for a CI artifact")
 	asJSON := fset.Bool("json", false, "write the gate's finding as JSON instead of a table")
 	quiet := fset.Bool("q", false, "no progress bar")
-	inject := fset.Bool(injectFlag, false, "slow atomicgen down on purpose (an extra clock read and compare-and-swap on a shared word per ID) to show the gate fails")
-	fset.Usage = func() {
-		shown := flag.NewFlagSet(fset.Name(), flag.ContinueOnError)
-		shown.SetOutput(stderr)
-		fset.VisitAll(func(f *flag.Flag) {
-			if f.Name != injectFlag {
-				shown.Var(f.Value, f.Name, f.Usage)
-			}
-		})
-		fmt.Fprintf(stderr, "Usage of %s:\n", fset.Name())
-		shown.PrintDefaults()
-	}
+	slow := inject.Register(fset)
 	if code := parseFlags(fset, args); code >= 0 {
 		return code
 	}
@@ -71,51 +56,30 @@ func runCheck(args, command []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loadgen check: -tolerance: %v\n", err)
 		return exitUsage
 	}
-	if *inject && *write {
-		fmt.Fprintf(stderr, "loadgen check: -%s with -write-baseline would record the regression as the baseline\n", injectFlag)
+	if *slow && *write {
+		fmt.Fprintf(stderr, "loadgen check: -%s with -write-baseline would record the regression as the baseline\n", inject.Flag)
 		return exitUsage
 	}
-	var base *result.Run
-	if !*write {
-		path, err := baselineFile(*dir)
-		if err != nil {
-			fmt.Fprintf(stderr, "loadgen check: -baseline: %v (record one with: loadgen check -write-baseline)\n", err)
-			return exitUsage
-		}
-		if base, err = result.Read(path); err != nil {
-			fmt.Fprintf(stderr, "loadgen check: -baseline: %v\n", err)
-			return exitUsage
-		}
-		// Refused before the suite runs: a baseline with no gated
-		// ratio would fail the gate after it, having compared nothing.
-		if err := compare.CheckBaseline(base); err != nil {
-			fmt.Fprintf(stderr, "loadgen check: -baseline %s: %v\n", path, err)
-			return exitUsage
-		}
-		fmt.Fprintf(stderr, "baseline: %s\n", path)
-	} else if fi, err := os.Stat(*dir); err == nil && !fi.IsDir() {
-		fmt.Fprintf(stderr, "loadgen check: -write-baseline -baseline %s: want a folder to write the baseline into, not a file\n", *dir)
-		return exitUsage
+	base, code := checkBaseline(*dir, *write, stderr)
+	if code >= 0 {
+		return code
 	}
-	all := allSubjects()
-	if *inject {
-		for i, s := range all {
-			if strings.HasPrefix(s.Name, "atomicgen/") {
-				all[i] = slowed(s)
-			}
-		}
+	all := suiteflags.All()
+	if *slow {
+		all = inject.Slow(all)
 	}
 	sf := checkSuite()
-	suite, err := sf.suite(all)
+	suite, err := sf.Suite(all)
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen check: %v\n", err)
 		return exitFailure
 	}
 	suite.Command = command
-	bar := newProgress(stderr, *quiet, suite.Steps())
-	suite.Progress = bar.step
+	suite.Commit, suite.Dirty = vcs.Commit()
+	bar := progress.New(stderr, *quiet, suite.Steps())
+	suite.Progress = bar.Step
 	cur, err := suite.Measure()
-	bar.finish()
+	bar.Finish()
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen check: %v\n", err)
 		return exitFailure
@@ -125,7 +89,7 @@ func runCheck(args, command []string, stdout, stderr io.Writer) int {
 		if *write {
 			to = *dir
 		}
-		paths, err := lab.WriteFiles(to, cur)
+		paths, err := report.WriteFiles(to, cur)
 		if err != nil {
 			fmt.Fprintf(stderr, "loadgen check: %v\n", err)
 			return exitFailure
@@ -160,34 +124,33 @@ func runCheck(args, command []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// slowed is s with a deliberate regression in front of every call: the
-// physical limit's whole loop body once more (a clock read and a
-// compare-and-swap on a padded word every instance shares), as if NextID
-// did its work twice. The library is not touched; only `loadgen check
-// -inject-regression` builds it, to show that the gate fails a real
-// slowdown of the atomic path.
-func slowed(s subject.Subject) subject.Subject {
-	clock := clocksrc.Default()
-	word := new(limit.Word)
-	inner := s.New
-	s.New = func() (subject.Minter, error) {
-		m, err := inner()
-		return slowMinter{m, word, clock}, err
+// checkBaseline reads the baseline -baseline names, refused before the
+// suite runs where it cannot be compared with; under -write-baseline it
+// checks that dir can be written into instead, and reads nothing. It
+// returns the exit code to stop with, or -1 to go on.
+func checkBaseline(dir string, write bool, stderr io.Writer) (base *result.Run, code int) {
+	if !write {
+		path, err := baselineFile(dir)
+		if err != nil {
+			fmt.Fprintf(stderr, "loadgen check: -baseline: %v (record one with: loadgen check -write-baseline)\n", err)
+			return nil, exitUsage
+		}
+		if base, err = result.Read(path); err != nil {
+			fmt.Fprintf(stderr, "loadgen check: -baseline: %v\n", err)
+			return nil, exitUsage
+		}
+		// Refused before the suite runs: a baseline with no gated
+		// ratio would fail the gate after it, having compared nothing.
+		if err := compare.CheckBaseline(base); err != nil {
+			fmt.Fprintf(stderr, "loadgen check: -baseline %s: %v\n", path, err)
+			return nil, exitUsage
+		}
+		fmt.Fprintf(stderr, "baseline: %s\n", path)
+	} else if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		fmt.Fprintf(stderr, "loadgen check: -write-baseline -baseline %s: want a folder to write the baseline into, not a file\n", dir)
+		return nil, exitUsage
 	}
-	s.Batch = false
-	s.Note = "REGRESSION INJECTED (loadgen check -inject-regression): an extra clock read and compare-and-swap on a shared word per ID"
-	return s
-}
-
-type slowMinter struct {
-	m     subject.Minter
-	w     *limit.Word
-	clock clocksrc.Clock
-}
-
-func (s slowMinter) Next() (subject.ID, error) {
-	s.w.Advance(uint64(s.clock.UnixNano()))
-	return s.m.Next()
+	return base, -1
 }
 
 // baselineFile is the baseline run -baseline names: the file itself, or

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/snowlab/snowlab/lab/redact"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/redact"
 )
 
 // finishExperiment ends an experiment's subcommand (btree, alternatives):

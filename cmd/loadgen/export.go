@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/snowlab/snowlab/lab/export"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/export"
 	"github.com/snowlab/snowlab/lab/result"
 )
 

@@ -11,7 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/snowlab/snowlab/lab/faults"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/experiment/faults"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/vcs"
 )
 
 // runFaults is `loadgen faults`: a fleet of snowidd replicas on etcd put
@@ -59,7 +60,7 @@ func runFaults(args, command []string, stdout, stderr io.Writer) int {
 	if _, err := os.Stat(*holders); err != nil {
 		o.Holders = "" // the fleet-start scenarios say they skipped, and why
 	}
-	o.Commit, o.Dirty = commit()
+	o.Commit, o.Dirty = vcs.Commit()
 	if !*quiet {
 		o.Progress = func(msg string) { fmt.Fprintln(stderr, msg) }
 	}

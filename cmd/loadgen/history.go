@@ -7,10 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 
-	"github.com/snowlab/snowlab/lab/report"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/history"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/report"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -67,7 +66,7 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 		// What was named is at fault (a folder that is not there, a
 		// file that is no suite run) unless the page could not be
 		// written.
-		var bad *badSource
+		var bad *history.BadSource
 		if errors.As(err, &bad) {
 			return exitUsage
 		}
@@ -90,9 +89,10 @@ func readBaseline(path string) (*result.Run, error) {
 // writeHistory reads the suite results in sources (folders, whose *.json
 // files are read, or files) and writes their history page to out, the
 // ratios baseline gates (every gated ratio when nil) first. It returns
-// how many runs the page shows. An error about a source is a *badSource.
+// how many runs the page shows. An error about a source is a
+// *history.BadSource.
 func writeHistory(out string, sources []string, baseline *result.Run) (int, error) {
-	runs, err := readHistory(sources, filepath.Dir(out))
+	runs, err := history.Read(sources, filepath.Dir(out))
 	if err != nil {
 		return 0, err
 	}
@@ -103,59 +103,5 @@ func writeHistory(out string, sources []string, baseline *result.Run) (int, erro
 			return 0, err
 		}
 	}
-	h := report.NewHistory(runs, baseline)
-	return len(runs), result.WriteFile(out, func(w io.Writer) error { return report.WriteIndex(w, h) })
-}
-
-// badSource is an error about one of the history's sources: missing, or
-// not a suite result.
-type badSource struct{ err error }
-
-func (e *badSource) Error() string { return e.err.Error() }
-func (e *badSource) Unwrap() error { return e.err }
-
-// readHistory reads the suite results in sources. A folder's files of an
-// experiment (lab/btree's, which name it in "experiment") are not suite
-// runs and are passed over; any other file that is not a result is an
-// error naming it. Each run's page (<stem>.html beside its JSON) is
-// addressed relative to pageDir, where the index goes.
-func readHistory(sources []string, pageDir string) ([]report.HistoryRun, error) {
-	var runs []report.HistoryRun
-	seen := map[string]bool{}
-	for _, src := range sources {
-		fi, err := os.Stat(src)
-		if err != nil {
-			return nil, &badSource{err}
-		}
-		files := []string{src}
-		if fi.IsDir() {
-			if files, err = filepath.Glob(filepath.Join(src, "*.json")); err != nil {
-				return nil, &badSource{err}
-			}
-			slices.Sort(files)
-		}
-		for _, f := range files {
-			abs, _ := filepath.Abs(f)
-			if seen[abs] {
-				continue
-			}
-			seen[abs] = true
-			run, err := result.Read(f)
-			if errors.Is(err, result.ErrExperiment) && fi.IsDir() {
-				continue
-			}
-			if err != nil {
-				return nil, &badSource{err}
-			}
-			hr := report.HistoryRun{Run: run}
-			page := strings.TrimSuffix(f, ".json") + ".html"
-			if _, err := os.Stat(page); err == nil {
-				if rel, err := filepath.Rel(pageDir, page); err == nil {
-					hr.Page = filepath.ToSlash(rel)
-				}
-			}
-			runs = append(runs, hr)
-		}
-	}
-	return runs, nil
+	return len(runs), history.Write(out, runs, baseline)
 }

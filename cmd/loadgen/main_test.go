@@ -14,6 +14,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/inject"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/suiteflags"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/vcs"
 	"github.com/snowlab/snowlab/lab/host"
 	"github.com/snowlab/snowlab/lab/result"
 )
@@ -228,7 +231,7 @@ func TestUsageErrors(t *testing.T) {
 		{"compare", "only-one.json"},
 		{"compare", "missing-a.json", "missing-b.json"},
 		{"check", "-baseline", "/nonexistent/dir"},
-		{"check", "-" + injectFlag, "-write-baseline"},
+		{"check", "-" + inject.Flag, "-write-baseline"},
 		{"run", "-cpus", "x"},
 		{"run", "-cpus", "3-1"},
 		{"run", "-cpus", "-1"},
@@ -295,7 +298,7 @@ func TestHelp(t *testing.T) {
 	}
 	_, _, errs := runArgs("check", "-h")
 	assert.Contains(t, errs, "-tolerance")
-	assert.NotContains(t, errs, injectFlag, "the regression switch is not offered")
+	assert.NotContains(t, errs, inject.Flag, "the regression switch is not offered")
 }
 
 // TestListWriteError: list fails when its output cannot be written.
@@ -330,7 +333,7 @@ func TestRunRecordsCleanCommit(t *testing.T) {
 	data, err := os.ReadFile(jsons[0])
 	require.NoError(t, err)
 	assert.NotContains(t, string(data), "+dirty")
-	if _, dirty := commit(); dirty {
+	if _, dirty := vcs.Commit(); dirty {
 		assert.Contains(t, string(data), `"dirty": true`)
 	}
 }
@@ -429,7 +432,7 @@ func TestRunLimits(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{"atomicgen/monotonic", "shardedgen/node-per-shard/monotonic", "limit/clock+cas", "limit/per-p"}, names)
 
-	subs, err := selectSubjects("own", allSubjects())
+	subs, err := suiteflags.Select("own", suiteflags.All())
 	require.NoError(t, err)
 	for _, s := range subs {
 		assert.False(t, s.Physical, "own holds no limit: %s", s.Name)

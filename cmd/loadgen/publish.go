@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/snowlab/snowlab/lab/report"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/report"
 	"github.com/snowlab/snowlab/lab/result"
 )
 

@@ -4,412 +4,62 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"slices"
-	"strconv"
-	"strings"
-	"time"
 
-	"github.com/snowlab/snowlab"
-	"github.com/snowlab/snowlab/lab"
-	"github.com/snowlab/snowlab/lab/host"
-	"github.com/snowlab/snowlab/lab/remote"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/cpus"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/experiment/service"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/progress"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/report"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/vcs"
 	"github.com/snowlab/snowlab/lab/replica"
-	"github.com/snowlab/snowlab/lab/report"
-	"github.com/snowlab/snowlab/lab/result"
-	"github.com/snowlab/snowlab/lab/subject"
-	"github.com/snowlab/snowlab/lab/workload"
-	"github.com/snowlab/snowlab/snowidd/client"
 )
-
-// serviceOptions are `loadgen service`'s flags, checked.
-type serviceOptions struct {
-	bin         string
-	protocols   []client.Protocol
-	batches     []int
-	serverProcs int
-	serverCPUs  []int
-	shards      int
-	cpus        string
-	sweep       []int
-	duration    time.Duration
-	satRepeats  int
-	steadyDur   time.Duration
-	steadyShare float64
-	workers     int
-	out         string
-	noWrite     bool
-	quiet       bool
-}
-
-// serviceFlags are `loadgen service`'s flags as typed.
-type serviceFlags struct {
-	bin, protocols, batches, sweep string
-	serverCPUs, cpus               string
-	serverProcs, satRepeats        int
-	shards                         int
-	workers                        int
-	duration, steadyDur            time.Duration
-	steadyShare                    float64
-}
-
-// maxServerProcs bounds -server-gomaxprocs.
-const maxServerProcs = 1024
-
-// maxServerShards bounds -server-shards: snowidd holds at most 64 node
-// ids (its -shards).
-const maxServerShards = 64
-
-// parseServiceFlags reads args; it returns the exit code to stop with, or
-// -1 to go on.
-func parseServiceFlags(args []string, stderr io.Writer) (serviceOptions, int) {
-	fs := flag.NewFlagSet("loadgen service", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var f serviceFlags
-	fs.StringVar(&f.bin, "snowidd", filepath.Join("bin", "snowidd"), "the snowidd binary to start (make snowidd builds it)")
-	fs.StringVar(&f.protocols, "protocols", client.JoinProtocols(client.Protocols(), ","), "comma list of protocols to measure NextID over")
-	fs.StringVar(&f.batches, "batches", "1,10,100,1000,10000", fmt.Sprintf("comma list of NextIDs batch sizes measured over gRPC, each 1 to %d", client.MaxBatch))
-	fs.IntVar(&f.serverProcs, "server-gomaxprocs", 1, fmt.Sprintf("GOMAXPROCS of the snowidd process, 1 to %d", maxServerProcs))
-	fs.IntVar(&f.shards, "server-shards", 1, fmt.Sprintf("node ids snowidd mints on (its -shards: a node-per-shard generator above 1), 1 to %d", maxServerShards))
-	fs.StringVar(&f.serverCPUs, "server-cpus", "", "run snowidd on these CPUs only, e.g. 0 or 0-3 (Linux, as taskset does); empty: wherever the system puts it")
-	fs.StringVar(&f.cpus, "cpus", "", "run the lab on these CPUs only, e.g. 1 (Linux; the result's host records them); "+
-		"give the server and the lab separate CPUs so that each figure is the server's, not the two fighting for cores")
-	fs.StringVar(&f.sweep, "sweep", "1,64", fmt.Sprintf("saturate: comma list of caller goroutine counts, each 1 to %d (1 is the one-caller limit)", workload.MaxGoroutines))
-	fs.DurationVar(&f.duration, "duration", time.Second, fmt.Sprintf("saturate: length of one repeat (more than 0, at most %v)", workload.MaxDuration))
-	fs.IntVar(&f.satRepeats, "sat-repeats", 3, fmt.Sprintf("saturate: repeats per goroutine count (1 to %d)", workload.MaxRepeats))
-	fs.DurationVar(&f.steadyDur, "steady-duration", 0, fmt.Sprintf("steady: length of each open-loop run (0: -duration; at most %v)", workload.MaxDuration))
-	fs.Float64Var(&f.steadyShare, "steady-share", 0.5, "steady: the open loop's rate as a share of the subject's measured maximum, more than 0, at most 1 (the goals are read at half)")
-	fs.IntVar(&f.workers, "steady-workers", 8, fmt.Sprintf("steady: goroutines issuing the open-loop calls, 1 to %d (each sleeps until just before its call's due time "+
-		"and yields from there, so more of them take CPU from a server on the same cores)", workload.MaxGoroutines))
-	out := fs.String("out", defaultOut(), "folder for the result files (JSON, Markdown, SVG charts, HTML); git ignores the default: loadgen publish commits a run")
-	noWrite := fs.Bool("no-write", false, "print the table only, write no files")
-	quiet := fs.Bool("q", false, "no progress bar")
-	if code := parseFlags(fs, args); code >= 0 {
-		return serviceOptions{}, code
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "loadgen service: unexpected argument %q\n", fs.Arg(0))
-		return serviceOptions{}, exitUsage
-	}
-	o, err := f.options()
-	if err != nil {
-		fmt.Fprintf(stderr, "loadgen service: %v\n", err)
-		return o, exitUsage
-	}
-	o.out, o.noWrite, o.quiet = *out, *noWrite, *quiet
-	return o, -1
-}
-
-// options checks the flags, naming the first one out of range.
-func (f serviceFlags) options() (serviceOptions, error) {
-	o := serviceOptions{bin: f.bin, serverProcs: f.serverProcs, shards: f.shards, duration: f.duration, satRepeats: f.satRepeats, steadyDur: f.steadyDur, steadyShare: f.steadyShare,
-		workers: f.workers, cpus: f.cpus}
-	if f.serverCPUs != "" {
-		cpus, err := host.ParseCPUList(f.serverCPUs)
-		if err != nil {
-			return o, fmt.Errorf("-server-cpus %q: %v", f.serverCPUs, err)
-		}
-		o.serverCPUs = cpus
-	}
-	for _, s := range strings.Split(f.protocols, ",") {
-		p, err := client.ParseProtocol(strings.TrimSpace(s))
-		if err != nil {
-			return o, fmt.Errorf("-protocols: %v", err)
-		}
-		if !slices.Contains(o.protocols, p) {
-			o.protocols = append(o.protocols, p)
-		}
-	}
-	var err error
-	if o.batches, err = intList("batches", f.batches, 1, client.MaxBatch); err != nil {
-		return o, err
-	}
-	if o.sweep, err = intList("sweep", f.sweep, 1, workload.MaxGoroutines); err != nil {
-		return o, err
-	}
-	if o.steadyDur == 0 {
-		o.steadyDur = o.duration
-	}
-	switch {
-	case f.serverProcs < 1 || f.serverProcs > maxServerProcs:
-		return o, fmt.Errorf("-server-gomaxprocs %d: want 1 to %d", f.serverProcs, maxServerProcs)
-	case f.shards < 1 || f.shards > maxServerShards:
-		return o, fmt.Errorf("-server-shards %d: want 1 to %d", f.shards, maxServerShards)
-	case f.duration <= 0 || f.duration > workload.MaxDuration:
-		return o, fmt.Errorf("-duration %v: want more than 0, at most %v", f.duration, workload.MaxDuration)
-	case !(f.steadyShare > 0 && f.steadyShare <= 1):
-		return o, fmt.Errorf("-steady-share %v: want more than 0, at most 1", f.steadyShare)
-	case o.steadyDur < 0 || o.steadyDur > workload.MaxDuration:
-		return o, fmt.Errorf("-steady-duration %v: want 0 (the -duration) up to %v", f.steadyDur, workload.MaxDuration)
-	case f.satRepeats < 1 || f.satRepeats > workload.MaxRepeats:
-		return o, fmt.Errorf("-sat-repeats %d: want 1 to %d", f.satRepeats, workload.MaxRepeats)
-	case f.workers < 1 || f.workers > workload.MaxGoroutines:
-		return o, fmt.Errorf("-steady-workers %d: want 1 to %d", f.workers, workload.MaxGoroutines)
-	}
-	return o, snowiddBinary("-snowidd", f.bin)
-}
-
-// snowiddBinary checks that the flag named flag names a file to start.
-func snowiddBinary(flag, bin string) error {
-	if st, err := os.Stat(bin); err != nil || st.IsDir() {
-		return fmt.Errorf("%s %s: no snowidd binary there (make snowidd builds it to bin/snowidd)", flag, bin)
-	}
-	return nil
-}
-
-// intList reads a comma list of integers from lo to hi.
-func intList(name, spec string, lo, hi int) ([]int, error) {
-	var out []int
-	for _, s := range strings.Split(spec, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || v < lo || v > hi {
-			return nil, fmt.Errorf("-%s: %q is not a number from %d to %d", name, s, lo, hi)
-		}
-		if !slices.Contains(out, v) {
-			out = append(out, v)
-		}
-	}
-	return out, nil
-}
 
 // runService is `loadgen service`: a local snowidd measured by the lab's
 // own loops and checks, beside the in-process generator.
 func runService(args, command []string, stdout, stderr io.Writer) int {
-	o, code := parseServiceFlags(args, stderr)
-	if code >= 0 {
+	fs := flag.NewFlagSet("loadgen service", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f service.Flags
+	f.Register(fs)
+	out := fs.String("out", defaultOut(), "folder for the result files (JSON, Markdown, SVG charts, HTML); git ignores the default: loadgen publish commits a run")
+	noWrite := fs.Bool("no-write", false, "print the table only, write no files")
+	quiet := fs.Bool("q", false, "no progress bar")
+	if code := parseFlags(fs, args); code >= 0 {
 		return code
 	}
-	restore, err := bindCPUs(o.cpus, 0)
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "loadgen service: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	o, err := f.Options()
+	if err != nil {
+		fmt.Fprintf(stderr, "loadgen service: %v\n", err)
+		return exitUsage
+	}
+	restore, err := cpus.Bind(o.CPUs, 0)
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen service: %v\n", err)
 		return exitUsage
 	}
 	defer restore()
-	rep, err := replica.Start(o.bin, replica.Config{Procs: o.serverProcs, Shards: o.shards, CPUs: o.serverCPUs})
+	rep, err := replica.Start(o.Bin, replica.Config{Procs: o.ServerProcs, Shards: o.Shards, CPUs: o.ServerCPUs})
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen service: %v\n", err)
 		return exitFailure
 	}
-	res, err := measureService(rep, o, command, stderr)
+	sha, dirty := vcs.Commit()
+	bar := progress.New(stderr, *quiet, 0)
+	res, err := service.Measure(rep, o, service.Config{Command: command, Commit: sha, Dirty: dirty, Progress: bar.Step})
+	bar.Finish()
 	if stopErr := rep.Stop(); err == nil && stopErr != nil {
 		err = stopErr
 	}
+	if err == nil {
+		err = report.WriteTable(stdout, res)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen service: %v\n", err)
 		return exitFailure
 	}
-	if err := report.WriteTable(stdout, res); err != nil {
-		fmt.Fprintf(stderr, "loadgen service: %v\n", err)
-		return exitFailure
-	}
-	writeServiceSummary(stdout, summarizeService(res, o))
-	return finishSuiteRun("loadgen service", o.out, o.noWrite, res, stdout, stderr)
-}
-
-// onShards says how many node ids a replica mints on, if more than one.
-func onShards(n int) string {
-	if n <= 1 {
-		return ""
-	}
-	return fmt.Sprintf(", %d node ids (-shards %d)", n, n)
-}
-
-// onCPUs says which CPUs a process was held to, if any.
-func onCPUs(cpus []int) string {
-	if cpus == nil {
-		return ""
-	}
-	return fmt.Sprintf(" on CPUs %v", cpus)
-}
-
-// serviceSubjects are the remote subjects (NextID per protocol, NextIDs
-// per batch size over gRPC) and the in-process generator they stand
-// beside.
-func serviceSubjects(rep *replica.Replica, o serviceOptions) (unbatched, all []subject.Subject, err error) {
-	note := fmt.Sprintf("; snowidd on loopback, GOMAXPROCS=%d%s%s; open loop from %d workers", o.serverProcs, onCPUs(o.serverCPUs), onShards(o.shards), o.workers)
-	add := func(p client.Protocol, batch int) error {
-		s, err := remote.Subject(rep.URL, p, batch, snowlab.Layout{})
-		if err != nil {
-			return err
-		}
-		s = remote.OnNodes(s, o.shards)
-		s.Note += note
-		s.ServerCPU = rep.CPU
-		all = append(all, s)
-		if batch == 0 {
-			unbatched = append(unbatched, s)
-		}
-		return nil
-	}
-	for _, p := range o.protocols {
-		if err := add(p, 0); err != nil {
-			return nil, nil, err
-		}
-	}
-	for _, b := range o.batches {
-		if err := add(client.GRPC, b); err != nil {
-			return nil, nil, err
-		}
-	}
-	for _, s := range subject.Own(1) {
-		if s.Name == inProcessSubject {
-			all = append(all, s)
-		}
-	}
-	return unbatched, all, nil
-}
-
-// inProcessSubject is the generator the service stands beside.
-const inProcessSubject = "atomicgen/strict"
-
-// measureService runs the saturate sweep over every subject, then each
-// unbatched remote subject open-loop at -steady-share (half) of the maximum it reached, into
-// one result.
-func measureService(rep *replica.Replica, o serviceOptions, command []string, stderr io.Writer) (*result.Run, error) {
-	unbatched, all, err := serviceSubjects(rep, o)
-	if err != nil {
-		return nil, err
-	}
-	sha, dirty := commit()
-	suite := lab.Suite{Subjects: all, Workloads: lab.Workloads{Saturate: true},
-		Saturate: workload.SaturateConfig{Goroutines: o.sweep, Duration: o.duration, Repeats: o.satRepeats},
-		Command:  command, Commit: sha, Dirty: dirty}
-	bar := newProgress(stderr, o.quiet, suite.Steps()+len(unbatched))
-	suite.Progress = bar.step
-	defer bar.finish()
-	load := host.StartLoad() // over the steady runs too, which Measure apart
-	run, err := suite.Measure()
-	if err != nil {
-		return nil, err
-	}
-	for i, s := range unbatched {
-		peak := maxIDsPerSec(run, s.Name)
-		if peak <= 0 {
-			return nil, fmt.Errorf("%s: no saturate figure to take a share of", s.Name)
-		}
-		steady := lab.Suite{Subjects: []subject.Subject{s}, Workloads: lab.Workloads{Steady: true},
-			Steady: workload.SteadyConfig{Rate: peak * o.steadyShare, Duration: o.steadyDur, Workers: o.workers}}
-		n := suite.Steps() + i
-		steady.Progress = func(int, int, string) { bar.step(n, 0, "steady "+s.Name) }
-		r, err := steady.Measure()
-		if err != nil {
-			return nil, err
-		}
-		run.Steady = append(run.Steady, r.Steady...)
-		run.Failures = append(run.Failures, r.Failures...)
-	}
-	run.Elapsed = time.Since(run.Started)
-	run.Host.Load = load.Stop()
-	return run, nil
-}
-
-// maxIDsPerSec is the highest saturate figure of name over the sweep.
-func maxIDsPerSec(run *result.Run, name string) float64 { return peakOf(run, name).IDsPerSec }
-
-// peakOf is name's saturate result with the highest figure of the sweep.
-func peakOf(run *result.Run, name string) result.SaturateResult {
-	var peak result.SaturateResult
-	for _, r := range run.Saturate {
-		if r.Subject == name && r.IDsPerSec > peak.IDsPerSec {
-			peak = r
-		}
-	}
-	return peak
-}
-
-// serviceSummary is what the issue asks the service run to show, read
-// from the result.
-type serviceSummary struct {
-	serverProcs int
-	serverCPUs  []int
-	shards      int
-	unbatched   []summaryRow // req/s per protocol: the sweep's maximum
-	batches     []summaryRow // IDs/s per batch size over gRPC
-	inProcess   summaryRow
-	oneCaller   float64       // gRPC NextID at G=1, req/s
-	roundTrip   time.Duration // its sampled call latency at G=1, median
-	steady      []result.SteadyResult
-}
-
-type summaryRow struct {
-	name  string
-	value float64
-	// perCore is IDs per second of the server's CPU at that point of
-	// the sweep (the median repeat), 0 where not read.
-	perCore float64
-}
-
-func row(run *result.Run, label, name string) summaryRow {
-	p := peakOf(run, name)
-	return summaryRow{name: label, value: p.IDsPerSec, perCore: p.ServerPerCPUSec}
-}
-
-func summarizeService(run *result.Run, o serviceOptions) serviceSummary {
-	s := serviceSummary{serverProcs: o.serverProcs, serverCPUs: o.serverCPUs, shards: o.shards, steady: run.Steady}
-	for _, p := range o.protocols {
-		s.unbatched = append(s.unbatched, row(run, p.String(), remote.Name(p, 0)))
-	}
-	for _, b := range o.batches {
-		s.batches = append(s.batches, row(run, strconv.Itoa(b), remote.Name(client.GRPC, b)))
-	}
-	s.inProcess = row(run, inProcessSubject, inProcessSubject)
-	grpcName := remote.Name(client.GRPC, 0)
-	for _, r := range run.Saturate {
-		if r.Subject == grpcName && r.Goroutines == 1 {
-			s.oneCaller, s.roundTrip = r.IDsPerSec, time.Duration(r.Latency.P50)
-		}
-	}
-	return s
-}
-
-// overOneNode compares a rate to one node id's ceiling, for a replica
-// minting on several.
-func (s serviceSummary) overOneNode(v float64) string {
-	if s.shards <= 1 {
-		return ""
-	}
-	one := subject.FromLayout(snowlab.Layout{}.OrDefault()).Ceiling()
-	return fmt.Sprintf(" = %.2f× one node id's ceiling", v/one)
-}
-
-// perCoreText is what a server core gives, where it was read.
-func (r summaryRow) perCoreText(unit string) string {
-	if r.perCore <= 0 {
-		return ""
-	}
-	return fmt.Sprintf("   (%.0f %s per server core: %v of its CPU each)", r.perCore, unit,
-		threeFigures(time.Duration(float64(time.Second)/r.perCore)))
-}
-
-func writeServiceSummary(w io.Writer, s serviceSummary) {
-	fmt.Fprintf(w, "\nsnowidd on loopback, GOMAXPROCS=%d%s%s (the sweep's maximum):\n", s.serverProcs, onCPUs(s.serverCPUs), onShards(s.shards))
-	for _, r := range s.unbatched {
-		fmt.Fprintf(w, "  NextID over %-14s %12.0f req/s%s\n", r.name, r.value, r.perCoreText("req/s"))
-	}
-	for _, r := range s.batches {
-		fmt.Fprintf(w, "  NextIDs(%s) over grpc %*s %12.0f IDs/s%s%s\n", r.name, max(0, 6-len(r.name)), "", r.value, r.perCoreText("IDs/s"), s.overOneNode(r.value))
-	}
-	fmt.Fprintf(w, "  in process, %-15s %12.0f IDs/s\n", s.inProcess.name, s.inProcess.value)
-	if s.oneCaller > 0 && s.roundTrip > 0 {
-		fmt.Fprintf(w, "  one caller, grpc NextID: %.0f req/s; round trip (p50 of its sampled calls) %v, 1 / round trip = %.0f/s\n",
-			s.oneCaller, s.roundTrip, 1/s.roundTrip.Seconds())
-	}
-	for _, r := range s.steady {
-		fmt.Fprintf(w, "  open loop %s at %.0f/s (achieved %.0f/s): p50 %v  p99 %v  p99.9 %v\n", r.Subject, r.TargetRate, r.Achieved,
-			time.Duration(r.Latency.P50), time.Duration(r.Latency.P99), time.Duration(r.Latency.P999))
-		if r.ServerCPUPerID > 0 {
-			fmt.Fprintf(w, "    server CPU %v per call at this rate\n", threeFigures(r.ServerCPUPerID))
-		}
-	}
-}
-
-// threeFigures rounds d to about three significant figures: a batch's CPU
-// per ID is tens of nanoseconds, an unbatched call's tens of microseconds.
-func threeFigures(d time.Duration) time.Duration {
-	unit := time.Duration(1)
-	for v := d; v >= 1000; v /= 10 {
-		unit *= 10
-	}
-	return d.Round(unit)
+	service.WriteSummary(stdout, service.Summarize(res, o))
+	return finishSuiteRun("loadgen service", *out, *noWrite, res, stdout, stderr)
 }

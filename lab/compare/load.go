@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/snowlab/snowlab/lab/host"
-	"github.com/snowlab/snowlab/lab/internal/md"
+	"github.com/snowlab/snowlab/lab/md"
 )
 
 // loadNote says how the loads the two runs' hosts were under differ

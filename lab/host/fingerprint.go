@@ -22,7 +22,7 @@ type Fingerprint struct {
 	Clocksource string        `json:"clocksource"`
 	ClockAudit  []ClockReport `json:"clock_audit"`
 	// PMU is what hardware counters can be read, or why not; set by the
-	// code that counts them (lab/perfevent.Probe), empty where none did.
+	// code that counts them (the Suite, with CountEvents), empty where none did.
 	PMU string `json:"pmu"`
 	// Load is what else the host did during the run, set by the code
 	// that runs it (StartLoad, LoadMeter.Stop); nil in files of labs that

@@ -25,7 +25,7 @@ const clocksourcePath = "/sys/devices/system/clocksource/clocksource0/current_cl
 // sizes are 0 where undetected), Go runtime, kernel, the kernel's
 // clocksource and a short audit of the clock sources. It leaves PMU empty:
 // whether hardware counters open is for the code that counts them to say
-// (lab/perfevent), so that reading the host links no perf events.
+// (the Suite), so that reading the host links no perf events.
 func Probe() Fingerprint {
 	c := cpuid.CPU
 	f := Fingerprint{

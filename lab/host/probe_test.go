@@ -28,7 +28,7 @@ func TestProbe(t *testing.T) {
 	for _, r := range f.ClockAudit {
 		assert.True(t, r.Name != "" && r.NsPerRead > 0 && r.ResolutionNs > 0, "clock report %+v: want a name, positive cost and resolution", r)
 	}
-	assert.Empty(t, f.PMU, "PMU is lab/perfevent's to fill")
+	assert.Empty(t, f.PMU, "PMU is the event counter's to fill")
 	assert.True(t, f.CacheLine >= 0 && f.L1D >= 0 && f.L2 >= 0 && f.L3 >= 0, "negative cache figures: %+v", f)
 }
 

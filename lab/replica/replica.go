@@ -137,3 +137,13 @@ func (r *Replica) Stop() error {
 	}
 	return nil
 }
+
+// CheckBinary says, before anything is started, whether bin is a file
+// Start could run: a flag naming no binary is a usage error to report
+// at once, not a failed start after the flags that follow were read.
+func CheckBinary(bin string) error {
+	if st, err := os.Stat(bin); err != nil || st.IsDir() {
+		return fmt.Errorf("%s: no snowidd binary there (make snowidd builds it to bin/snowidd)", bin)
+	}
+	return nil
+}

@@ -45,3 +45,15 @@ func TestStart(t *testing.T) {
 	defer resp.Body.Close()
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
 }
+
+// TestCheckBinary: a path that is no file is refused, naming it and
+// saying how to build one.
+func TestCheckBinary(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "snowidd")
+	require.NoError(t, os.WriteFile(bin, nil, 0o755))
+	assert.NoError(t, replica.CheckBinary(bin))
+	for _, bad := range []string{dir, filepath.Join(dir, "missing")} {
+		assert.ErrorContains(t, replica.CheckBinary(bad), bad+": no snowidd binary there (make snowidd builds it", bad)
+	}
+}

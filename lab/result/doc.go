@@ -3,7 +3,7 @@
 // correctness Check), and reading and writing it. It holds data and its
 // one description of a failed check, nothing that measures, compares or
 // draws, so any tool that reads results (a report, a gate, an experiment
-// such as lab/btree) can import it without linking the workloads.
+// such as loadgen btree) can import it without linking the workloads.
 //
 // SchemaVersion numbers the format; Read refuses a version it cannot read
 // rather than misread a figure whose meaning changed.

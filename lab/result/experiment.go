@@ -5,11 +5,11 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab/lab/host"
-	"github.com/snowlab/snowlab/lab/redact"
+	"github.com/snowlab/snowlab/lab/internal/redact"
 )
 
-// Header opens every experiment's result file (lab/btree,
-// lab/alternatives): which experiment and schema, when, by what command
+// Header opens every experiment's result file (loadgen btree,
+// loadgen alternatives): which experiment and schema, when, by what command
 // at which commit, on which host. An experiment's result type embeds it,
 // so its JSON keys sit at the top level of the file beside the
 // experiment's own.

@@ -15,7 +15,7 @@ import (
 )
 
 // ErrExperiment is wrapped by Read's error about an experiment's result
-// file (lab/btree's, lab/alternatives'): it parses as a suite run with
+// file (loadgen btree's, loadgen alternatives'): it parses as a suite run with
 // nothing measured, and would compare as one.
 var ErrExperiment = errors.New("the result of an experiment, not of a suite run")
 
@@ -92,7 +92,7 @@ func WriteFile(path string, write func(io.Writer) error) error {
 // Stem names a run's files: <date>-<host>-<short sha>. Whether the tree
 // was dirty is in the file, not its name (a commit recorded by an older
 // lab as "<sha>+dirty" is named "<sha>-dirty", no sha "nosha"). An
-// experiment with files of its own (lab/btree) appends a suffix.
+// experiment with files of its own (loadgen btree) appends a suffix.
 func Stem(started time.Time, h host.Fingerprint, commit string) string {
 	sha := commit
 	if sha == "" {

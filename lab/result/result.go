@@ -123,7 +123,7 @@ type Contention struct {
 }
 
 // Events are hardware (or software) event counts per ID, from
-// lab/perfevent. Source says where they came from: "hardware", "software",
+// lab/internal/perfevent. Source says where they came from: "hardware", "software",
 // or "unavailable: <reason>", never a silent zero.
 type Events struct {
 	Source string             `json:"source"`
@@ -196,9 +196,10 @@ type BurstResult struct {
 	// MakespanNs is each repeat's time from the release to the last ID.
 	MakespanNs []int64 `json:"makespan_ns"`
 	// Ticks is each repeat's count of distinct ticks its IDs carry;
-	// FloorTicks the fewest the layout allows (0 where it has no ceiling).
-	Ticks      []int `json:"ticks"`
-	FloorTicks int   `json:"floor_ticks,omitempty"`
+	// MinTicks the fewest the layout allows (0 where it has no ceiling);
+	// its JSON key is the one the results already committed carry.
+	Ticks    []int `json:"ticks"`
+	MinTicks int   `json:"floor_ticks,omitempty"`
 	// LeadNs is each repeat's lead at the end: the newest embedded
 	// timestamp minus the wall clock (positive when IDs run ahead).
 	LeadNs     []int64    `json:"lead_ns"`

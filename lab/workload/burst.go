@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab/lab/internal/mono"
-	"github.com/snowlab/snowlab/lab/internal/stats"
-	"github.com/snowlab/snowlab/lab/perfevent"
+	"github.com/snowlab/snowlab/lab/internal/perfevent"
 	"github.com/snowlab/snowlab/lab/result"
+	"github.com/snowlab/snowlab/lab/stats"
 	"github.com/snowlab/snowlab/lab/subject"
 )
 
@@ -68,7 +68,7 @@ func Burst(s subject.Subject, cfg BurstConfig, ev *perfevent.Counter) (result.Bu
 		res.RequestedIDs, res.CeilingBudget = asked, cfg.CeilingBudget
 	}
 	if s.Strict && s.PerTick > 0 {
-		res.FloorTicks = int(math.Ceil(float64(cfg.IDs) / float64(s.PerTick*max(s.Nodes, 1))))
+		res.MinTicks = int(math.Ceil(float64(cfg.IDs) / float64(s.PerTick*max(s.Nodes, 1))))
 	}
 	streams := make([][]subject.ID, cfg.Goroutines)
 	for i := range streams {

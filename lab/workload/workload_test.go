@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab/internal/fixture"
+	"github.com/snowlab/snowlab/lab/fixture"
 	"github.com/snowlab/snowlab/lab/internal/mono"
 	"github.com/snowlab/snowlab/lab/subject"
 )
@@ -38,9 +38,9 @@ func TestBurstOwn(t *testing.T) {
 			assert.Len(t, r.Ticks, 2)
 			assert.Positive(t, r.IDsPerSec)
 			if s.Strict {
-				assert.Equal(t, (20_000+4096*s.Nodes-1)/(4096*s.Nodes), r.FloorTicks)
+				assert.Equal(t, (20_000+4096*s.Nodes-1)/(4096*s.Nodes), r.MinTicks)
 				for _, ticks := range r.Ticks {
-					assert.GreaterOrEqual(t, ticks, r.FloorTicks, "a strict generator cannot beat the floor")
+					assert.GreaterOrEqual(t, ticks, r.MinTicks, "a strict generator cannot span fewer ticks than the layout allows")
 				}
 				assert.LessOrEqual(t, r.Check.MaxPerTickNode, 4096)
 			}

@@ -1,0 +1,167 @@
+package alternatives
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/redact"
+)
+
+// Control stops and starts the server under test, for the crash
+// experiment.
+type Control interface {
+	// Crash stops the server at once, as a power cut would: no checkpoint,
+	// whatever was not flushed is lost.
+	Crash(ctx context.Context) error
+	// Restart starts it again on the same data; it recovers from its WAL.
+	Restart(ctx context.Context) error
+}
+
+// ScriptControl is a Control through scripts/pg.sh's crash and restart
+// (pg_ctl stop -m immediate, pg_ctl start), for a server that script
+// started.
+type ScriptControl struct {
+	Script string
+	DSN    string
+}
+
+func (c ScriptControl) run(ctx context.Context, verb string) error {
+	out, err := exec.CommandContext(ctx, c.Script, verb, c.DSN).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s %s: %v: %s", c.Script, verb, err, redact.String(strings.TrimSpace(string(out))))
+	}
+	return nil
+}
+
+func (c ScriptControl) Crash(ctx context.Context) error   { return c.run(ctx, "crash") }
+func (c ScriptControl) Restart(ctx context.Context) error { return c.run(ctx, "restart") }
+
+// Crash is the crash experiment: clients on the ticket row with
+// synchronous_commit = off (their commits return before the WAL is
+// flushed), an immediate stop of the server while they run, a restart,
+// and the row asked again until it passes the last ID handed out before
+// the crash.
+type Crash struct {
+	// Skipped says why the experiment did not run; empty when it ran.
+	Skipped string `json:"skipped,omitempty"`
+	Clients int    `json:"clients,omitempty"`
+	// Before is how long the clients ran before the stop.
+	Before time.Duration `json:"before_ns,omitempty"`
+	// HandedOut is how many IDs the clients got back (committed, as far as
+	// they could tell) before the stop; MaxBefore the largest.
+	HandedOut int64 `json:"handed_out,omitempty"`
+	MaxBefore int64 `json:"max_before,omitempty"`
+	// RowAfter is the row's value after recovery.
+	RowAfter int64 `json:"row_after,omitempty"`
+	// Reissued is how many of the IDs handed out before the stop the row
+	// handed out again after the restart: duplicates.
+	Reissued int64 `json:"reissued"`
+	// Recovery is how long the restart took.
+	Recovery time.Duration `json:"recovery_ns,omitempty"`
+	Error    string        `json:"error,omitempty"`
+}
+
+// Ran reports whether the experiment ran to the end.
+func (c Crash) Ran() bool { return c.Skipped == "" && c.Error == "" }
+
+// runCrash runs the crash experiment with clients on srv for before, then
+// crashes and restarts it through ctl.
+func runCrash(ctx context.Context, srv *pgServer, ctl Control, clients int, before time.Duration) Crash {
+	c := Crash{Clients: clients}
+	fail := func(err error) Crash {
+		c.Error = redact.String(err.Error())
+		return c
+	}
+	if err := srv.exec(ctx, "DROP TABLE IF EXISTS crash_ticket; CREATE TABLE crash_ticket (id int PRIMARY KEY, n bigint NOT NULL); INSERT INTO crash_ticket VALUES (1, 0)"); err != nil {
+		return fail(err)
+	}
+	// A checkpoint so that the row's table survives the crash whatever
+	// happens to the asynchronous commits.
+	if err := srv.exec(ctx, "CHECKPOINT"); err != nil {
+		return fail(err)
+	}
+	async := map[string]string{"synchronous_commit": "off"}
+	const update = "UPDATE crash_ticket SET n = n + 1 WHERE id = 1 RETURNING n"
+	handed := make([][]int64, clients)
+	// Should the crash itself fail, the clients are stopped by cancel.
+	clientCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range clients {
+		conn, err := srv.connect(ctx, async)
+		if err != nil {
+			close(start)
+			wg.Wait()
+			return fail(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer conn.Close(context.Background())
+			<-start
+			for {
+				var n int64
+				if err := conn.QueryRow(clientCtx, update).Scan(&n); err != nil {
+					return // the server went away
+				}
+				handed[i] = append(handed[i], n)
+			}
+		}()
+	}
+	t0 := time.Now()
+	close(start)
+	time.Sleep(before) // the clients run on their own; the wait is the experiment's length, not a synchronisation
+	crashErr := ctl.Crash(ctx)
+	c.Before = time.Since(t0)
+	if crashErr != nil {
+		cancel()
+	}
+	wg.Wait()
+	if crashErr != nil {
+		return fail(crashErr)
+	}
+	t1 := time.Now()
+	if err := ctl.Restart(ctx); err != nil {
+		return fail(err)
+	}
+	c.Recovery = time.Since(t1)
+	if err := srv.reconnect(ctx); err != nil {
+		return fail(err)
+	}
+	handedSet := map[int64]bool{}
+	for _, h := range handed {
+		for _, n := range h {
+			handedSet[n] = true
+			c.MaxBefore = max(c.MaxBefore, n)
+		}
+	}
+	c.HandedOut = int64(len(handedSet))
+	if err := srv.conn.QueryRow(ctx, "SELECT n FROM crash_ticket WHERE id = 1").Scan(&c.RowAfter); err != nil {
+		return fail(pgError(err))
+	}
+	// Ask the row (in the same mode) until it passes the largest ID
+	// handed out before the crash, and count the repeats.
+	conn, err := srv.connect(ctx, async)
+	if err != nil {
+		return fail(err)
+	}
+	defer conn.Close(context.Background())
+	for n := c.RowAfter; n < c.MaxBefore; {
+		if err := conn.QueryRow(ctx, update).Scan(&n); err != nil {
+			return fail(pgError(err))
+		}
+		if handedSet[n] {
+			c.Reissued++
+		}
+	}
+	if c.HandedOut == 0 {
+		return fail(errors.New("no ID was handed out before the crash"))
+	}
+	return c
+}

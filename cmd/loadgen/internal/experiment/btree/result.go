@@ -1,0 +1,230 @@
+package btree
+
+import (
+	"math"
+	"time"
+
+	"github.com/snowlab/snowlab/lab/result"
+)
+
+// SchemaVersion is the version of the B-tree result file format (its own,
+// apart from result.SchemaVersion). Bump it when a field changes meaning.
+const SchemaVersion = 1
+
+// Experiment is the value of Result.Experiment, which tells a B-tree result
+// file from a suite run's.
+const Experiment = "btree"
+
+// Result is one B-tree experiment: every key kind loaded into every engine.
+// The file results/<date>-<host>-<sha>-btree.json holds one.
+type Result struct {
+	result.Header
+	Config  Config         `json:"config"`
+	Engines []EngineResult `json:"engines"`
+}
+
+// Config is what every engine was asked to do, the same for each key.
+type Config struct {
+	Rows          int       `json:"rows"`
+	TailRows      int       `json:"tail_rows"`
+	BatchRows     int       `json:"batch_rows"` // rows per INSERT statement
+	TxRows        int       `json:"tx_rows"`    // rows per transaction
+	PayloadBytes  int       `json:"payload_bytes"`
+	Keys          []KeyKind `json:"keys"`
+	SnowlabPolicy string    `json:"snowlab_policy"`
+	SequenceStart int64     `json:"sequence_start"`
+}
+
+// EngineInfo says what was measured: the engine, its version, the Go
+// driver, which B-tree holds the key, and the settings that shape it.
+type EngineInfo struct {
+	Engine   string            `json:"engine"`  // "sqlite", "sqlite-clustered", "postgresql"
+	Version  string            `json:"version"` // the engine's own version string
+	Driver   string            `json:"driver"`  // Go module and version
+	Layout   string            `json:"layout"`  // the B-tree measured and what it holds
+	PageSize int               `json:"page_size"`
+	Settings map[string]string `json:"settings,omitempty"`
+}
+
+// EngineResult is one engine's measurements, one per key kind in load
+// order. Error is set when the engine stopped part way.
+type EngineResult struct {
+	EngineInfo
+	Keys  []KeyResult `json:"keys"`
+	Error string      `json:"error,omitempty"`
+}
+
+// KeyResult is one key kind loaded into one engine.
+type KeyResult struct {
+	Key      KeyKind `json:"key"`
+	KeyBytes int     `json:"key_bytes"`
+	Rows     int     `json:"rows"`
+	// Generate is how long minting the keys took (before the load, not
+	// part of it).
+	Generate time.Duration `json:"generate_ns"`
+	// Load is the time from the first BEGIN to the last COMMIT.
+	Load          time.Duration `json:"load_ns"`
+	InsertsPerSec float64       `json:"inserts_per_sec"`
+	Index         IndexStats    `json:"index"`
+	// TableBytes is the table's own storage (heap, or rowid B-tree); 0
+	// where the key's B-tree is the table (sqlite-clustered).
+	TableBytes int64 `json:"table_bytes,omitempty"`
+	// FileBytes is the database file's size (SQLite: one file per key).
+	FileBytes int64 `json:"file_bytes,omitempty"`
+	// WAL is what the load logged (PostgreSQL).
+	WAL *WALStats `json:"wal,omitempty"`
+	// Tail is the Config.TailRows inserted after a checkpoint into the
+	// table the load filled: the steady state of a table that exists.
+	Tail *Phase `json:"tail,omitempty"`
+}
+
+// Phase is one timed run of inserts.
+type Phase struct {
+	Rows          int           `json:"rows"`
+	Load          time.Duration `json:"load_ns"`
+	InsertsPerSec float64       `json:"inserts_per_sec"`
+	WAL           *WALStats     `json:"wal,omitempty"`
+}
+
+// IndexStats is the primary-key B-tree after the load.
+type IndexStats struct {
+	Name          string `json:"name"`
+	Bytes         int64  `json:"bytes"`
+	Pages         int64  `json:"pages"`
+	LeafPages     int64  `json:"leaf_pages"`
+	InternalPages int64  `json:"internal_pages"`
+	// Levels counts the levels of the tree, leaves included.
+	Levels int `json:"levels"`
+	// LeafFill is the fraction of leaf page space in use (entries and
+	// their pointers), 0..1; 0 when Source says it is unavailable.
+	LeafFill float64 `json:"leaf_fill"`
+	// Fragmentation is the fraction of leaf pages whose next leaf in key
+	// order lies earlier in the file (pgstatindex's definition).
+	Fragmentation float64 `json:"leaf_fragmentation"`
+	// Source is where the page figures came from: "dbstat",
+	// "pgstatindex", or "unavailable: <why>" for the fill and
+	// fragmentation when neither could be read.
+	Source string `json:"source"`
+}
+
+// BytesPerRow is the index's size over its rows.
+func (k KeyResult) BytesPerRow() float64 {
+	if k.Rows == 0 {
+		return math.NaN()
+	}
+	return float64(k.Index.Bytes) / float64(k.Rows)
+}
+
+// FillKnown reports whether the leaf fill was measured.
+func (s IndexStats) FillKnown() bool { return s.LeafFill > 0 }
+
+// WALStats is the write-ahead log a phase wrote (PostgreSQL).
+type WALStats struct {
+	// Bytes is pg_wal_lsn_diff of the WAL position after the last commit
+	// and before the first insert (after a CHECKPOINT): all WAL the server
+	// wrote meanwhile.
+	Bytes int64 `json:"bytes"`
+	// Records and FPI (full-page images) come from pg_stat_wal (PG 14+),
+	// whose counters are the whole server's.
+	Records     int64  `json:"records,omitempty"`
+	FPI         int64  `json:"fpi,omitempty"`
+	StatsSource string `json:"stats_source"` // "pg_stat_wal" or "unavailable: <why>"
+	// Checkpoints is how many checkpoints started during the phase
+	// (pg_stat_bgwriter), not counting the one before it. After each one
+	// the first change to every page that existed before it logs a
+	// full-page image.
+	Checkpoints int64 `json:"checkpoints"`
+}
+
+// Key returns the engine's result for kind k.
+func (e EngineResult) Key(k KeyKind) (KeyResult, bool) {
+	for _, r := range e.Keys {
+		if r.Key == k {
+			return r, true
+		}
+	}
+	return KeyResult{}, false
+}
+
+// Ratio is key a's index size over key b's in this engine, NaN when
+// either is missing.
+func (e EngineResult) Ratio(a, b KeyKind) float64 {
+	ra, ok1 := e.Key(a)
+	rb, ok2 := e.Key(b)
+	if !ok1 || !ok2 || rb.Index.Bytes <= 0 {
+		return math.NaN()
+	}
+	return float64(ra.Index.Bytes) / float64(rb.Index.Bytes)
+}
+
+// ReadResult reads a B-tree result file, refusing one of another schema.
+func ReadResult(path string) (*Result, error) {
+	var run Result
+	if err := result.ReadExperiment(path, Experiment, SchemaVersion, &run); err != nil {
+		return nil, err
+	}
+	return &run, nil
+}
+
+// What the width and the fill of a key predict: for 10^9 rows on 8 KB pages a
+// bigint primary-key index of 22.4 GB, UUIDv4 40.8 GB, UUIDv7 31.3 GB;
+// leaves ~90% full under appends (PostgreSQL's B-tree leaf fillfactor)
+// and ln 2 ≈ 69% under uniformly random inserts (Yao 1978).
+const (
+	PredictedFillOrdered = 0.90
+	PredictedFillRandom  = math.Ln2
+	// PredictedWidth is the 16-byte key's penalty over the 8-byte one.
+	PredictedWidth = 1.4
+	// PredictedFillPenalty is 90% / 69%.
+	PredictedFillPenalty = 1.3
+)
+
+// PredictedRatio is the documents' index size for kind k over a bigint's:
+// 1.8x for UUIDv4 (1.4x width times 1.3x fill), 1.4x for the time-ordered
+// 128-bit keys (width only), 1x for the bigints.
+func PredictedRatio(k KeyKind) float64 {
+	switch k {
+	case UUIDv4:
+		return 1.8
+	case UUIDv7, ULID:
+		return 1.4
+	}
+	return 1
+}
+
+// PredictedFill is the documents' leaf fill for kind k.
+func PredictedFill(k KeyKind) float64 {
+	if k.Ordered() {
+		return PredictedFillOrdered
+	}
+	return PredictedFillRandom
+}
+
+// PredictedBytesPerRow is the documents' index size per row: their
+// billion-row figures (22.4, 31.3 and 40.8 GB) over 10^9 rows. ULID is a
+// time-ordered 16-byte key like UUIDv7 and gets its figure.
+func PredictedBytesPerRow(k KeyKind) float64 {
+	switch k {
+	case UUIDv4:
+		return 40.8
+	case UUIDv7, ULID:
+		return 31.3
+	}
+	return 22.4
+}
+
+// PublishedPG1M is the commonly quoted PostgreSQL measurement of a
+// primary-key index at 1,000,000 rows, in MB as pg_size_pretty prints them (MiB): ~21 MB for
+// a bigint key, ~30 MB for UUIDv7, ~38 MB for UUIDv4; 0 where none was
+// quoted (ULID, the sequence stands for the bigint).
+func PublishedPG1M(k KeyKind) float64 {
+	switch k {
+	case Sequence, Snowlab:
+		return 21
+	case UUIDv7:
+		return 30
+	case UUIDv4:
+		return 38
+	}
+	return 0
+}

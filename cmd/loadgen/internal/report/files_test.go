@@ -1,0 +1,47 @@
+package report
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/snowlab/snowlab/lab"
+	"github.com/snowlab/snowlab/lab/result"
+	"github.com/snowlab/snowlab/lab/subject"
+	"github.com/snowlab/snowlab/lab/workload"
+)
+
+// TestWriteFiles: a small real run of every workload on one own generator,
+// written as loadgen writes results, reads back the same.
+func TestWriteFiles(t *testing.T) {
+	run, err := lab.Suite{
+		Subjects:  subject.Own(1)[:1],
+		Workloads: lab.Workloads{Burst: true, Saturate: true, Steady: true},
+		Burst:     workload.BurstConfig{IDs: 2000, Goroutines: 2, Repeats: 2, Pause: time.Millisecond},
+		Saturate:  workload.SaturateConfig{Goroutines: []int{1, 2}, Duration: 5 * time.Millisecond, Repeats: 2},
+		Steady:    workload.SteadyConfig{Rate: 100_000, Duration: 10 * time.Millisecond},
+		Commit:    "abc1234",
+	}.Measure()
+	require.NoError(t, err)
+
+	dir := t.TempDir()
+	paths, err := WriteFiles(dir, run)
+	require.NoError(t, err)
+	stem := filepath.Join(dir, run.Stem())
+	assert.Contains(t, paths, stem+".json")
+	assert.Contains(t, paths, stem+".md")
+	assert.Contains(t, paths, filepath.Join(stem, "saturate.svg"))
+	assert.Contains(t, paths, stem+".html")
+	for _, p := range paths {
+		_, err := os.Stat(p)
+		require.NoError(t, err)
+	}
+	back, err := result.Read(stem + ".json")
+	require.NoError(t, err)
+	assert.Equal(t, run.Saturate, back.Saturate)
+	assert.Equal(t, run.Host.Load, back.Host.Load)
+}
