@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/clocksrc"
 	"github.com/snowlab/snowlab/shardedgen"
 )
 
@@ -72,12 +73,22 @@ func TestDefaultShardsNameTheirNodes(t *testing.T) {
 		{"split sequence follows GOMAXPROCS on one node", shardedgen.Config{Config: snowlab.Config{Node: 8}, Mode: shardedgen.SplitSequence}, 8, []int{8}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// A stopped clock: every shard has exactly one tick's IDs, so
+			// NextIDs under Strict, which takes what each shard
+			// has left of its tick before it waits, fills dst from every
+			// shard. On the machine's clock a slow run (-race on a loaded
+			// host) let one shard span several ticks and fill it alone.
+			tc.cfg.Clock = clocksrc.FixedMillis(1_735_689_600_000) // 2025-01-01
 			g, err := shardedgen.New(tc.cfg)
 			require.NoError(t, err)
 			assert.Equal(t, tc.wantShards, g.Shards())
-			// Draw from every shard: NextIDs under Strict takes what each
-			// shard has left of its tick before it waits.
-			dst := make([]snowlab.ID, 4096*g.Shards()+1)
+			// One tick of every shard: 4,096 IDs per node id, split among
+			// the shards under SplitSequence.
+			perTick := 4096 * g.Shards()
+			if tc.cfg.Mode == shardedgen.SplitSequence {
+				perTick = 4096
+			}
+			dst := make([]snowlab.ID, perTick)
 			n, err := g.NextIDs(dst)
 			require.NoError(t, err)
 			nodes := map[int]bool{}
