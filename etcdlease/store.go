@@ -247,10 +247,9 @@ func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, 
 				floor = max(floor, v)
 			}
 		}
-		c := &claim{
-			s: s, first: first, count: count, token: resp.Header.Revision, floor: floor,
-			lease: lease, reserved: floor, lost: make(chan struct{}),
-		}
+		c := &claim{s: s, first: first, count: count, token: resp.Header.Revision, floor: floor, lease: lease}
+		c.st = nodeid.NewClaimState(fmt.Sprintf("etcdlease: node ids %d..%d (token %d)", first, first+count-1, c.token), floor,
+			func() { c.stopMonitors() })
 		c.start()
 		done = true
 		return c, nil
@@ -321,12 +320,9 @@ type claim struct {
 	token, floor int64
 	lease        clientv3.LeaseID
 
-	ops      sync.Mutex // serialises Reserve and Release
-	reserved int64      // the highest reserved-until this claim made durable
-
-	lost     chan struct{}
-	lostOnce sync.Once
-	why      string // why the claim was lost, set before lost is closed
+	// st is the state Reserve and Release share: their lock, the highest
+	// reserved-until made durable, and whether the claim is lost and why.
+	st *nodeid.ClaimState
 
 	stopMonitors context.CancelFunc
 	monitors     sync.WaitGroup
@@ -337,7 +333,7 @@ func (c *claim) First() int            { return c.first }
 func (c *claim) Count() int            { return c.count }
 func (c *claim) Floor() int64          { return c.floor }
 func (c *claim) Token() int64          { return c.token }
-func (c *claim) Lost() <-chan struct{} { return c.lost }
+func (c *claim) Lost() <-chan struct{} { return c.st.Lost() }
 
 // guards are the transaction conditions that hold only while this claim's
 // node keys are the ones it created.
@@ -349,19 +345,11 @@ func (c *claim) guards() []clientv3.Cmp {
 	return cmps
 }
 
-// lose closes Lost, once, and stops the monitors: without keep-alives the
-// etcd lease, if it still exists, expires by itself.
-func (c *claim) lose(why string) {
-	c.lostOnce.Do(func() {
-		c.why = why
-		close(c.lost)
-		c.stopMonitors()
-	})
-}
+// lose closes Lost, once, and stops the monitors (the state's onLose):
+// without keep-alives the etcd lease, if it still exists, expires by itself.
+func (c *claim) lose(why string) { c.st.Lose(why) }
 
-func (c *claim) lostErr() error {
-	return fmt.Errorf("%w: etcdlease: node ids %d..%d (token %d): %s", nodeid.ErrLost, c.first, c.first+c.count-1, c.token, c.why)
-}
+func (c *claim) lostErr() error { return c.st.Err() }
 
 // Reserve stores until as reserved-until of every node id of the claim, in
 // one transaction guarded by the node keys' create revision. The stored
@@ -370,36 +358,28 @@ func (c *claim) lostErr() error {
 // unreachable, a timeout) is returned as it is, and the lease keeps minting
 // only up to the last reservation that was stored.
 func (c *claim) Reserve(ctx context.Context, until int64) error {
-	c.ops.Lock()
-	defer c.ops.Unlock()
-	select {
-	case <-c.lost:
-		return c.lostErr()
-	default:
-	}
-	v := max(until, c.reserved)
+	return c.st.Reserve(ctx, until, "the node keys were deleted or re-created (a reservation's guard failed)", c.reserve)
+}
+
+// reserve is Reserve's guarded write of v.
+func (c *claim) reserve(ctx context.Context, v int64) (bool, error) {
 	puts := make([]clientv3.Op, c.count)
 	for i := range puts {
 		puts[i] = clientv3.OpPut(c.s.reservedKey(c.first+i), strconv.FormatInt(v, 10))
 	}
 	resp, err := c.s.cli.Txn(ctx).If(c.guards()...).Then(puts...).Commit()
 	if err != nil {
-		return fmt.Errorf("etcdlease: reserve node ids %d..%d until %v: %w", c.first, c.first+c.count-1, time.Unix(0, v).UTC(), err)
+		return false, fmt.Errorf("etcdlease: reserve node ids %d..%d until %v: %w", c.first, c.first+c.count-1, time.Unix(0, v).UTC(), err)
 	}
-	if !resp.Succeeded {
-		c.lose("the node keys were deleted or re-created (a reservation's guard failed)")
-		return c.lostErr()
-	}
-	c.reserved = v
-	return nil
+	return resp.Succeeded, nil
 }
 
 // Release stores until (at least the claim's floor) as the final
 // reserved-until and deletes the node keys, in one guarded transaction,
 // then revokes the etcd lease.
 func (c *claim) Release(ctx context.Context, until int64) error {
-	c.ops.Lock()
-	defer c.ops.Unlock()
+	c.st.Lock()
+	defer c.st.Unlock()
 	// Stop watching first: the deletes below are not a loss.
 	c.stopMonitors()
 	c.monitors.Wait()
