@@ -122,11 +122,8 @@ func (s *Store) reservedKey(n int) string { return s.prefix + "/reserved/" + str
 // answered (the etcd client retries an unavailable cluster until the
 // context ends, and then says only "context deadline exceeded").
 func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, error) {
-	if count < 1 || maxNode < 0 || count > maxNode+1 {
-		return nil, fmt.Errorf("%w: etcdlease: %d node ids asked for among 0..%d", snowlab.ErrInvalidNode, count, maxNode)
-	}
-	if count > MaxCount {
-		return nil, fmt.Errorf("%w: etcdlease: %d node ids asked for, one claim holds at most %d", snowlab.ErrInvalidNode, count, MaxCount)
+	if err := checkCount(count, maxNode); err != nil {
+		return nil, err
 	}
 	cli, err := s.client(ctx)
 	if err != nil {
@@ -146,44 +143,82 @@ func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, 
 			s.revoke(ctx, lease)
 		}
 	}()
-
-	// Which node ids are held now: only a hint, the transaction decides.
-	held := map[int]bool{}
-	list := func() error {
-		resp, err := cli.Get(ctx, s.prefix+"/nodes/", clientv3.WithPrefix(), clientv3.WithKeysOnly())
-		if err != nil {
-			return fmt.Errorf("etcdlease: list held node ids under %s/nodes/: %w", s.prefix, refusedAuth(err))
-		}
-		clear(held)
-		for _, kv := range resp.Kvs {
-			if n, err := strconv.Atoi(strings.TrimPrefix(string(kv.Key), s.prefix+"/nodes/")); err == nil {
-				held[n] = true
-			}
-		}
-		return nil
+	a := &attempt{
+		s: s, cli: cli, lease: lease, count: count, maxNode: maxNode, held: map[int]bool{},
+		holder: fmt.Sprintf("lease=%x pid=%d host=%s", int64(lease), os.Getpid(), hostname()),
 	}
-	if err := list(); err != nil {
+	if err := a.list(ctx); err != nil {
 		return nil, err
 	}
-	holder := fmt.Sprintf("lease=%x pid=%d host=%s", int64(lease), os.Getpid(), hostname())
+	c, err := a.run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.start()
+	done = true
+	return c, nil
+}
 
-	// The lowest free range first: alone, a holder takes the lowest free
-	// ids, and a successor the ids its predecessor left. Each conflict
-	// (another holder took the range first) doubles the lowest free
-	// ranges the next try picks among at random, so that a fleet
-	// starting at once spreads out in a few tries each instead of every
-	// holder walking up past every id taken before it, a transaction
-	// each (1,024 holders made half a million of them). The view is
-	// listed afresh every 16 conflicts, and before saying none is free.
+// checkCount refuses a claim of count node ids among 0..maxNode that no
+// range can hold, or that is larger than one transaction takes.
+func checkCount(count, maxNode int) error {
+	if count < 1 || maxNode < 0 || count > maxNode+1 {
+		return fmt.Errorf("%w: etcdlease: %d node ids asked for among 0..%d", snowlab.ErrInvalidNode, count, maxNode)
+	}
+	if count > MaxCount {
+		return fmt.Errorf("%w: etcdlease: %d node ids asked for, one claim holds at most %d", snowlab.ErrInvalidNode, count, MaxCount)
+	}
+	return nil
+}
+
+// attempt is one Acquire under way: the etcd lease granted for it, and
+// the node ids it believes held, from which it picks the ranges to try.
+type attempt struct {
+	s              *Store
+	cli            *clientv3.Client
+	lease          clientv3.LeaseID
+	holder         string // the node keys' value: who holds them
+	count, maxNode int
+
+	// held are the node ids held now: only a hint, the transaction decides.
+	held map[int]bool
+	// alive is when the lease was last known alive.
+	alive time.Time
+}
+
+// list reads afresh which node ids are held.
+func (a *attempt) list(ctx context.Context) error {
+	resp, err := a.cli.Get(ctx, a.s.prefix+"/nodes/", clientv3.WithPrefix(), clientv3.WithKeysOnly())
+	if err != nil {
+		return fmt.Errorf("etcdlease: list held node ids under %s/nodes/: %w", a.s.prefix, refusedAuth(err))
+	}
+	clear(a.held)
+	for _, kv := range resp.Kvs {
+		if n, err := strconv.Atoi(strings.TrimPrefix(string(kv.Key), a.s.prefix+"/nodes/")); err == nil {
+			a.held[n] = true
+		}
+	}
+	return nil
+}
+
+// run tries ranges until one is claimed or none is free. The lowest free
+// range first: alone, a holder takes the lowest free ids, and a successor
+// the ids its predecessor left. Each conflict (another holder took the
+// range first) doubles the lowest free ranges the next try picks among at
+// random, so that a fleet starting at once spreads out in a few tries each
+// instead of every holder walking up past every id taken before it, a
+// transaction each (1,024 holders made half a million of them). The view
+// is listed afresh every 16 conflicts, and before saying none is free.
+func (a *attempt) run(ctx context.Context) (*claim, error) {
 	conflicts, listed, tries := 0, true, 0
-	alive := time.Now()
+	a.alive = time.Now()
 	for {
-		cands := freeRanges(held, count, maxNode)
+		cands := freeRanges(a.held, a.count, a.maxNode)
 		if len(cands) == 0 {
 			if listed {
-				break
+				return nil, a.noneFree()
 			}
-			if err := list(); err != nil {
+			if err := a.list(ctx); err != nil {
 				return nil, err
 			}
 			listed = true
@@ -193,74 +228,107 @@ func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, 
 		if conflicts > 0 {
 			first = cands[rand.IntN(min(len(cands), 1<<min(conflicts, 16)))]
 		}
-		// The lease must outlive the tries: nothing keeps it alive
-		// until the claim is made, and a Put on an expired lease fails.
-		if time.Since(alive) > s.ttl/3 {
-			if _, err := cli.KeepAliveOnce(ctx, lease); err != nil {
-				return nil, fmt.Errorf("etcdlease: keep the lease alive while claiming: %w", refusedAuth(err))
-			}
-			alive = time.Now()
+		if err := a.keepAlive(ctx); err != nil {
+			return nil, err
 		}
-		cmps := make([]clientv3.Cmp, count)
-		then := make([]clientv3.Op, 0, 2*count)
-		orElse := make([]clientv3.Op, count)
-		for i := range count {
-			k := s.nodeKey(first + i)
-			cmps[i] = clientv3.Compare(clientv3.CreateRevision(k), "=", 0)
-			then = append(then, clientv3.OpPut(k, holder, clientv3.WithLease(lease)))
-			orElse[i] = clientv3.OpGet(k, clientv3.WithKeysOnly())
-		}
-		for i := range count {
-			then = append(then, clientv3.OpGet(s.reservedKey(first+i)))
-		}
-		resp, err := cli.Txn(ctx).If(cmps...).Then(then...).Else(orElse...).Commit()
+		resp, err := a.try(ctx, first)
 		if err != nil {
-			return nil, fmt.Errorf("etcdlease: claim node ids %d..%d: %w", first, first+count-1, refusedAuth(err))
+			return nil, err
 		}
 		listed = false
-		if !resp.Succeeded {
-			// Someone holds part of the range: note who, try another.
-			seen := false
-			for i, r := range resp.Responses {
-				if len(r.GetResponseRange().GetKvs()) > 0 {
-					held[first+i], seen = true, true
-				}
-			}
-			if tries++; !seen && tries > 100 {
-				return nil, fmt.Errorf("etcdlease: claim node ids %d..%d: the range keeps changing under contention", first, first+count-1)
-			}
-			if conflicts++; conflicts%16 == 0 {
-				if err := list(); err != nil {
-					return nil, err
-				}
-				listed = true
-			}
-			continue
+		if resp.Succeeded {
+			return a.claim(resp, first)
 		}
-		var floor int64
-		for i, r := range resp.Responses[count:] {
-			for _, kv := range r.GetResponseRange().GetKvs() {
-				v, err := strconv.ParseInt(string(kv.Value), 10, 64)
-				if err != nil {
-					return nil, fmt.Errorf("etcdlease: node id %d: reserved-until %q at %s is not a number: %w", first+i, kv.Value, kv.Key, err)
-				}
-				floor = max(floor, v)
+		seen := a.noteHeld(resp, first)
+		if tries++; !seen && tries > 100 {
+			return nil, fmt.Errorf("etcdlease: claim node ids %d..%d: the range keeps changing under contention", first, first+a.count-1)
+		}
+		if conflicts++; conflicts%16 == 0 {
+			if err := a.list(ctx); err != nil {
+				return nil, err
 			}
+			listed = true
 		}
-		c := &claim{
-			s: s, first: first, count: count, token: resp.Header.Revision, floor: floor,
-			lease: lease, reserved: floor, lost: make(chan struct{}),
-		}
-		c.start()
-		done = true
-		return c, nil
 	}
-	if count == 1 {
-		return nil, fmt.Errorf("%w: etcdlease: all %d node ids (0..%d) under %s/nodes/ are held by live leases",
-			nodeid.ErrNoFreeNode, maxNode+1, maxNode, s.prefix)
+}
+
+// keepAlive keeps the lease alive while the tries go on: nothing else
+// keeps it alive until the claim is made, and a Put on an expired lease
+// fails.
+func (a *attempt) keepAlive(ctx context.Context) error {
+	if time.Since(a.alive) <= a.s.ttl/3 {
+		return nil
 	}
-	return nil, fmt.Errorf("%w: etcdlease: no %d consecutive node ids among 0..%d under %s/nodes/ are free (%d of them are held by live leases)",
-		nodeid.ErrNoFreeNode, count, maxNode, s.prefix, countHeld(held, maxNode))
+	if _, err := a.cli.KeepAliveOnce(ctx, a.lease); err != nil {
+		return fmt.Errorf("etcdlease: keep the lease alive while claiming: %w", refusedAuth(err))
+	}
+	a.alive = time.Now()
+	return nil
+}
+
+// try is the transaction that claims first..first+count-1: it creates
+// the node keys only if none exists, and then reads their reserved-until;
+// else it reads which of them exist.
+func (a *attempt) try(ctx context.Context, first int) (*clientv3.TxnResponse, error) {
+	cmps := make([]clientv3.Cmp, a.count)
+	then := make([]clientv3.Op, 0, 2*a.count)
+	orElse := make([]clientv3.Op, a.count)
+	for i := range a.count {
+		k := a.s.nodeKey(first + i)
+		cmps[i] = clientv3.Compare(clientv3.CreateRevision(k), "=", 0)
+		then = append(then, clientv3.OpPut(k, a.holder, clientv3.WithLease(a.lease)))
+		orElse[i] = clientv3.OpGet(k, clientv3.WithKeysOnly())
+	}
+	for i := range a.count {
+		then = append(then, clientv3.OpGet(a.s.reservedKey(first+i)))
+	}
+	resp, err := a.cli.Txn(ctx).If(cmps...).Then(then...).Else(orElse...).Commit()
+	if err != nil {
+		return nil, fmt.Errorf("etcdlease: claim node ids %d..%d: %w", first, first+a.count-1, refusedAuth(err))
+	}
+	return resp, nil
+}
+
+// noteHeld marks held the node ids of a failed try that someone holds,
+// and reports whether there was any.
+func (a *attempt) noteHeld(resp *clientv3.TxnResponse, first int) bool {
+	seen := false
+	for i, r := range resp.Responses {
+		if len(r.GetResponseRange().GetKvs()) > 0 {
+			a.held[first+i], seen = true, true
+		}
+	}
+	return seen
+}
+
+// claim is the claim a successful try made: its floor is the highest
+// reserved-until the try read.
+func (a *attempt) claim(resp *clientv3.TxnResponse, first int) (*claim, error) {
+	var floor int64
+	for i, r := range resp.Responses[a.count:] {
+		for _, kv := range r.GetResponseRange().GetKvs() {
+			v, err := strconv.ParseInt(string(kv.Value), 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("etcdlease: node id %d: reserved-until %q at %s is not a number: %w", first+i, kv.Value, kv.Key, err)
+			}
+			floor = max(floor, v)
+		}
+	}
+	s, count := a.s, a.count
+	c := &claim{s: s, first: first, count: count, token: resp.Header.Revision, floor: floor, lease: a.lease}
+	c.st = nodeid.NewClaimState(fmt.Sprintf("etcdlease: node ids %d..%d (token %d)", first, first+count-1, c.token), floor,
+		func() { c.stopMonitors() })
+	return c, nil
+}
+
+// noneFree is the error when every range is held.
+func (a *attempt) noneFree() error {
+	if a.count == 1 {
+		return fmt.Errorf("%w: etcdlease: all %d node ids (0..%d) under %s/nodes/ are held by live leases",
+			nodeid.ErrNoFreeNode, a.maxNode+1, a.maxNode, a.s.prefix)
+	}
+	return fmt.Errorf("%w: etcdlease: no %d consecutive node ids among 0..%d under %s/nodes/ are free (%d of them are held by live leases)",
+		nodeid.ErrNoFreeNode, a.count, a.maxNode, a.s.prefix, countHeld(a.held, a.maxNode))
 }
 
 // freeRanges are the first ids of the ranges of count consecutive ids
@@ -321,12 +389,9 @@ type claim struct {
 	token, floor int64
 	lease        clientv3.LeaseID
 
-	ops      sync.Mutex // serialises Reserve and Release
-	reserved int64      // the highest reserved-until this claim made durable
-
-	lost     chan struct{}
-	lostOnce sync.Once
-	why      string // why the claim was lost, set before lost is closed
+	// st is the state Reserve and Release share: their lock, the highest
+	// reserved-until made durable, and whether the claim is lost and why.
+	st *nodeid.ClaimState
 
 	stopMonitors context.CancelFunc
 	monitors     sync.WaitGroup
@@ -337,7 +402,7 @@ func (c *claim) First() int            { return c.first }
 func (c *claim) Count() int            { return c.count }
 func (c *claim) Floor() int64          { return c.floor }
 func (c *claim) Token() int64          { return c.token }
-func (c *claim) Lost() <-chan struct{} { return c.lost }
+func (c *claim) Lost() <-chan struct{} { return c.st.Lost() }
 
 // guards are the transaction conditions that hold only while this claim's
 // node keys are the ones it created.
@@ -349,19 +414,11 @@ func (c *claim) guards() []clientv3.Cmp {
 	return cmps
 }
 
-// lose closes Lost, once, and stops the monitors: without keep-alives the
-// etcd lease, if it still exists, expires by itself.
-func (c *claim) lose(why string) {
-	c.lostOnce.Do(func() {
-		c.why = why
-		close(c.lost)
-		c.stopMonitors()
-	})
-}
+// lose closes Lost, once, and stops the monitors (the state's onLose):
+// without keep-alives the etcd lease, if it still exists, expires by itself.
+func (c *claim) lose(why string) { c.st.Lose(why) }
 
-func (c *claim) lostErr() error {
-	return fmt.Errorf("%w: etcdlease: node ids %d..%d (token %d): %s", nodeid.ErrLost, c.first, c.first+c.count-1, c.token, c.why)
-}
+func (c *claim) lostErr() error { return c.st.Err() }
 
 // Reserve stores until as reserved-until of every node id of the claim, in
 // one transaction guarded by the node keys' create revision. The stored
@@ -370,36 +427,28 @@ func (c *claim) lostErr() error {
 // unreachable, a timeout) is returned as it is, and the lease keeps minting
 // only up to the last reservation that was stored.
 func (c *claim) Reserve(ctx context.Context, until int64) error {
-	c.ops.Lock()
-	defer c.ops.Unlock()
-	select {
-	case <-c.lost:
-		return c.lostErr()
-	default:
-	}
-	v := max(until, c.reserved)
+	return c.st.Reserve(ctx, until, "the node keys were deleted or re-created (a reservation's guard failed)", c.reserve)
+}
+
+// reserve is Reserve's guarded write of v.
+func (c *claim) reserve(ctx context.Context, v int64) (bool, error) {
 	puts := make([]clientv3.Op, c.count)
 	for i := range puts {
 		puts[i] = clientv3.OpPut(c.s.reservedKey(c.first+i), strconv.FormatInt(v, 10))
 	}
 	resp, err := c.s.cli.Txn(ctx).If(c.guards()...).Then(puts...).Commit()
 	if err != nil {
-		return fmt.Errorf("etcdlease: reserve node ids %d..%d until %v: %w", c.first, c.first+c.count-1, time.Unix(0, v).UTC(), err)
+		return false, fmt.Errorf("etcdlease: reserve node ids %d..%d until %v: %w", c.first, c.first+c.count-1, time.Unix(0, v).UTC(), err)
 	}
-	if !resp.Succeeded {
-		c.lose("the node keys were deleted or re-created (a reservation's guard failed)")
-		return c.lostErr()
-	}
-	c.reserved = v
-	return nil
+	return resp.Succeeded, nil
 }
 
 // Release stores until (at least the claim's floor) as the final
 // reserved-until and deletes the node keys, in one guarded transaction,
 // then revokes the etcd lease.
 func (c *claim) Release(ctx context.Context, until int64) error {
-	c.ops.Lock()
-	defer c.ops.Unlock()
+	c.st.Lock()
+	defer c.st.Unlock()
 	// Stop watching first: the deletes below are not a loss.
 	c.stopMonitors()
 	c.monitors.Wait()

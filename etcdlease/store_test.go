@@ -198,7 +198,7 @@ func TestWatchAfterCompaction(t *testing.T) {
 		onlyMonitor(c, func(ctx context.Context) { c.watch(ctx, st.nodeKey(c.First())) })
 		time.Sleep(300 * time.Millisecond)
 		if isLost(c) { // why is set before Lost closes: read it only then
-			require.FailNow(t, "lost after a compaction", c.why)
+			require.FailNow(t, "lost after a compaction", c.lostErr().Error())
 		}
 		_, err = st.cli.Delete(ctxT(t), st.nodeKey(c.First()))
 		require.NoError(t, err)
@@ -217,7 +217,7 @@ func TestWatchAfterCompaction(t *testing.T) {
 		require.NoError(t, err)
 		onlyMonitor(c, func(ctx context.Context) { c.watch(ctx, k) })
 		waitLost(t, c, 2*time.Second)
-		require.Contains(t, c.why, "compaction", "why the claim was lost, want the check after the compaction")
+		require.Contains(t, c.lostErr().Error(), "compaction", "why the claim was lost, want the check after the compaction")
 	})
 }
 

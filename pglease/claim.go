@@ -2,7 +2,6 @@ package pglease
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
@@ -17,12 +16,9 @@ type claim struct {
 	token, floor int64
 	holder       string
 
-	ops      sync.Mutex // serialises Reserve and Release
-	reserved int64      // the highest reserved-until this claim made durable
-
-	lost     chan struct{}
-	lostOnce sync.Once
-	why      string // why the claim was lost, set before lost is closed
+	// st is the state Reserve and Release share: their lock, the highest
+	// reserved-until made durable, and whether the claim is lost and why.
+	st *nodeid.ClaimState
 
 	stopRenewal context.CancelFunc
 	renewal     sync.WaitGroup
@@ -32,7 +28,7 @@ func (c *claim) First() int            { return c.first }
 func (c *claim) Count() int            { return c.count }
 func (c *claim) Floor() int64          { return c.floor }
 func (c *claim) Token() int64          { return c.token }
-func (c *claim) Lost() <-chan struct{} { return c.lost }
+func (c *claim) Lost() <-chan struct{} { return c.st.Lost() }
 
 // guard is the condition, on parameters $1..$4, that holds only for the
 // claim's rows while it holds them: the id range, its token and holder,
@@ -43,18 +39,10 @@ func (c *claim) guardArgs(more ...any) []any {
 	return append([]any{c.first, c.first + c.count - 1, c.token, c.holder}, more...)
 }
 
-// lose closes Lost, once, and stops the renewal.
-func (c *claim) lose(why string) {
-	c.lostOnce.Do(func() {
-		c.why = why
-		close(c.lost)
-		c.stopRenewal()
-	})
-}
+// lose closes Lost, once, and stops the renewal (the state's onLose).
+func (c *claim) lose(why string) { c.st.Lose(why) }
 
-func (c *claim) lostErr() error {
-	return fmt.Errorf("%w: pglease: node ids %d..%d (token %d): %s", nodeid.ErrLost, c.first, c.first+c.count-1, c.token, c.why)
-}
+func (c *claim) lostErr() error { return c.st.Err() }
 
 // guarded runs a statement guarded by the claim: it reports whether it
 // changed every one of the claim's rows (false: the claim is lost, and
@@ -78,24 +66,19 @@ func (c *claim) guarded(ctx context.Context, stmt, why string, more ...any) (boo
 // timeout) is returned as it is, and the lease keeps minting only up to
 // the last reservation that was stored.
 func (c *claim) Reserve(ctx context.Context, until int64) error {
-	c.ops.Lock()
-	defer c.ops.Unlock()
-	select {
-	case <-c.lost:
-		return c.lostErr()
-	default:
-	}
-	v := max(until, c.reserved)
-	ok, err := c.guarded(ctx, `UPDATE %[1]s SET reserved_until = GREATEST(reserved_until, $5) WHERE `+guard,
-		"the hold ran out or another holder has the ids (a reservation's guard failed)", v)
+	return c.st.Reserve(ctx, until, reserveLost, c.reserve)
+}
+
+// reserveLost is why a claim is lost when a reservation's guard fails.
+const reserveLost = "the hold ran out or another holder has the ids (a reservation's guard failed)"
+
+// reserve is Reserve's guarded write of v.
+func (c *claim) reserve(ctx context.Context, v int64) (bool, error) {
+	ok, err := c.guarded(ctx, `UPDATE %[1]s SET reserved_until = GREATEST(reserved_until, $5) WHERE `+guard, reserveLost, v)
 	if err != nil {
-		return c.s.errf("pglease: reserve node ids %d..%d until %v: %w", c.first, c.first+c.count-1, time.Unix(0, v).UTC(), err)
+		return false, c.s.errf("pglease: reserve node ids %d..%d until %v: %w", c.first, c.first+c.count-1, time.Unix(0, v).UTC(), err)
 	}
-	if !ok {
-		return c.lostErr()
-	}
-	c.reserved = v
-	return nil
+	return ok, nil
 }
 
 // Release stores until (at least the claim's floor) as the final
@@ -103,12 +86,12 @@ func (c *claim) Reserve(ctx context.Context, until int64) error {
 // stopping the renewal. A release that fails leaves the rows to expire a
 // TTL later, with the last reservation stored.
 func (c *claim) Release(ctx context.Context, until int64) error {
-	c.ops.Lock()
-	defer c.ops.Unlock()
+	c.st.Lock()
+	defer c.st.Unlock()
 	c.stopRenewal()
 	c.renewal.Wait()
 	select {
-	case <-c.lost:
+	case <-c.st.Lost():
 		return c.lostErr()
 	default:
 	}

@@ -311,8 +311,9 @@ func (s *Store) claim(ctx context.Context, first, count int, holder string) (c *
 	if err := tx.Commit(ctx); err != nil {
 		return fail(err)
 	}
-	c = &claim{s: s, first: first, count: count, token: token, floor: floor, holder: holder,
-		reserved: floor, lost: make(chan struct{})}
+	c = &claim{s: s, first: first, count: count, token: token, floor: floor, holder: holder}
+	c.st = nodeid.NewClaimState(fmt.Sprintf("pglease: node ids %d..%d (token %d)", first, first+count-1, token), floor,
+		func() { c.stopRenewal() })
 	c.start()
 	return c, nil, nil
 }

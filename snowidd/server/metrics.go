@@ -55,15 +55,28 @@ func newMetrics(s *Server) *metrics {
 	}
 	m.badContentType = m.rejected.WithLabelValues("content_type")
 	m.bodyTooLarge = m.rejected.WithLabelValues("body_too_large")
+	s.reg.MustRegister(m.issued, m.requests, m.latency, m.clockRefusals, m.rejected)
+	s.reg.MustRegister(generatorStats(s)...)
+	s.reg.MustRegister(stateGauges(s)...)
+	s.reg.MustRegister(
+		newClockCollector(s.cfg.ReadKernel),
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	)
+	if s.cfg.Peers != nil {
+		s.reg.MustRegister(newPeerCollector(s.cfg.Peers))
+	}
+	return m
+}
+
+// generatorStats are the generator's counters, read from its Stats at
+// each scrape.
+func generatorStats(s *Server) []prometheus.Collector {
 	stat := func(name, help string, f func(snowlab.Stats) uint64) prometheus.Collector {
 		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help},
 			func() float64 { return float64(f(s.Stats())) })
 	}
-	gauge := func(name, help string, f func() float64) prometheus.Collector {
-		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f)
-	}
-	s.reg.MustRegister(
-		m.issued, m.requests, m.latency, m.clockRefusals, m.rejected,
+	return []prometheus.Collector{
 		stat("snowidd_generator_tick_waits_total", "Waits for a new tick (sequence spent, or MaxLead reached).",
 			func(st snowlab.Stats) uint64 { return st.TickWaits }),
 		stat("snowidd_generator_cas_retries_total", "Compare-and-swaps lost to another caller.",
@@ -72,6 +85,16 @@ func newMetrics(s *Server) *metrics {
 			func(st snowlab.Stats) uint64 { return st.RewindWaits }),
 		stat("snowidd_generator_rewind_refusals_total", "Generator calls that returned ErrClockBackwards.",
 			func(st snowlab.Stats) uint64 { return st.RewindRefusals }),
+	}
+}
+
+// stateGauges are the replica's state, read at each scrape: the lease,
+// readiness and the layout's horizon.
+func stateGauges(s *Server) []prometheus.Collector {
+	gauge := func(name, help string, f func() float64) prometheus.Collector {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f)
+	}
+	return []prometheus.Collector{
 		gauge("snowidd_lease_held", "1 while the replica holds node ids to mint with (a lease, or static ids), else 0.",
 			func() float64 {
 				m := s.cur.Load()
@@ -103,14 +126,7 @@ func newMetrics(s *Server) *metrics {
 			}),
 		gauge("snowidd_layout_horizon_seconds", "Seconds left until the layout's horizon, the first instant its IDs cannot encode; negative once passed.",
 			func() float64 { return s.layout.TimeLeft(s.cfg.Now()).Seconds() }),
-		newClockCollector(s.cfg.ReadKernel),
-		collectors.NewGoCollector(),
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-	)
-	if s.cfg.Peers != nil {
-		s.reg.MustRegister(newPeerCollector(s.cfg.Peers))
 	}
-	return m
 }
 
 // clockCollector exports the kernel's account of the clock, read once per

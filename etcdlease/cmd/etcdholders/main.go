@@ -128,7 +128,7 @@ type holder struct {
 }
 
 func measure(eps []string, prefix string, n int, ttl, window, hold, timeout time.Duration) (*Report, error) {
-	hs := make([]*holder, n)
+	hs, err := dial(eps, n)
 	defer func() {
 		for _, h := range hs {
 			if h != nil && h.cli != nil {
@@ -136,11 +136,27 @@ func measure(eps []string, prefix string, n int, ttl, window, hold, timeout time
 			}
 		}
 	}()
+	if err != nil {
+		return nil, err
+	}
+	acquireAll(hs, prefix, ttl, window, timeout)
+	rep := &Report{Holders: n, Endpoints: eps, Prefix: prefix, Failures: map[string]int{}}
+	tally(rep, hs)
+	time.Sleep(hold)
+	check(rep, hs)
+	releaseAll(hs)
+	return rep, nil
+}
+
+// dial makes the n holders, each with an etcd client of its own. The
+// holders made before a failure are returned with it, to be closed.
+func dial(eps []string, n int) ([]*holder, error) {
+	hs := make([]*holder, n)
 	for i := range hs {
 		cli, err := clientv3.New(clientv3.Config{Endpoints: eps, DialTimeout: 5 * time.Second,
 			DialOptions: etcdlease.DialOptions(), Logger: zap.NewNop()})
 		if err != nil {
-			return nil, fmt.Errorf("client %d: %w", i, err)
+			return hs, fmt.Errorf("client %d: %w", i, err)
 		}
 		h := &holder{cli: cli, failures: map[string]int{}}
 		// Every claim is a transaction: those that fail found an id
@@ -148,6 +164,13 @@ func measure(eps []string, prefix string, n int, ttl, window, hold, timeout time
 		cli.KV = countingKV{KV: cli.KV, failed: &h.conflicts}
 		hs[i] = h
 	}
+	return hs, nil
+}
+
+// acquireAll starts every holder at one barrier, each acquiring a lease
+// and retrying what fails until it holds one or timeout has passed since
+// the start, and returns when all are done.
+func acquireAll(hs []*holder, prefix string, ttl, window, timeout time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	start := make(chan struct{})
@@ -176,8 +199,10 @@ func measure(eps []string, prefix string, n int, ttl, window, hold, timeout time
 	began = time.Now()
 	close(start)
 	wg.Wait()
+}
 
-	rep := &Report{Holders: n, Endpoints: eps, Prefix: prefix, Failures: map[string]int{}}
+// tally adds to rep what the holders' acquiring cost and how long it took.
+func tally(rep *Report, hs []*holder) {
 	var took []time.Duration
 	for _, h := range hs {
 		rep.AcquireCalls += h.calls
@@ -194,12 +219,15 @@ func measure(eps []string, prefix string, n int, ttl, window, hold, timeout time
 		slices.Sort(took)
 		rep.P50, rep.P99, rep.Max = took[len(took)/2], took[(len(took)*99)/100], took[len(took)-1]
 	}
-	if rep.Acquired == n {
+	if rep.Acquired == rep.Holders {
 		rep.AllHeld = rep.Max
 	}
-	time.Sleep(hold)
-	// Who holds what now: a lease lost meanwhile (its fence revoked, its
-	// holder stopped) holds nothing, and its node id may be another's.
+}
+
+// check adds to rep who holds what now: a lease lost meanwhile (its fence
+// revoked, its holder stopped) holds nothing, and its node id may be
+// another's.
+func check(rep *Report, hs []*holder) {
 	held := map[int]int{}
 	for _, h := range hs {
 		if h.lease == nil {
@@ -222,6 +250,10 @@ func measure(eps []string, prefix string, n int, ttl, window, hold, timeout time
 			rep.Shared++
 		}
 	}
+}
+
+// releaseAll releases every lease held, all at once.
+func releaseAll(hs []*holder) {
 	var rel sync.WaitGroup
 	for _, h := range hs {
 		if h.lease != nil {
@@ -233,7 +265,6 @@ func measure(eps []string, prefix string, n int, ttl, window, hold, timeout time
 		}
 	}
 	rel.Wait()
-	return rep, nil
 }
 
 // kind names an Acquire error for the tally: its text with the numbers

@@ -86,12 +86,51 @@ var errHelp = flag.ErrHelp
 // from the SNOWIDD_* variables getenv returns.
 func parseOptions(args []string, getenv func(string) (string, bool), stderr io.Writer) (options, error) {
 	var o options
+	fs, raw := o.flags(getenv, stderr)
+	if err := setFromEnv(fs, getenv); err != nil {
+		return o, err
+	}
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if err := o.resolve(raw); err != nil {
+		return o, err
+	}
+	if err := o.check(); err != nil {
+		return o, err
+	}
+	if err := o.resolvePeers(*raw.peers); err != nil {
+		return o, err
+	}
+	if err := o.checkLimits(); err != nil {
+		return o, err
+	}
+	o.limits.TLS = o.tls.Cert != ""
+	if err := o.resolveStatic(); err != nil {
+		return o, err
+	}
+	return o, nil
+}
+
+// rawFlags are the flags parsed into something else than an option.
+type rawFlags struct {
+	policy *string
+	layout *cli.LayoutFlags
+	peers  *string
+}
+
+// flags is snowidd's flag set, parsing into o and the raw flags.
+func (o *options) flags(getenv func(string) (string, bool), stderr io.Writer) (*flag.FlagSet, rawFlags) {
+	var raw rawFlags
 	fs := flag.NewFlagSet("snowidd", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "`address` to serve gRPC, gRPC-Web, Connect and HTTP on (one port)")
 	fs.StringVar(&o.leaseSpec, "lease", "", "where the node ids come from (required): dir:`PATH` (a lock folder shared by the replicas of one host), etcd:HOST:PORT/PREFIX (etcd:http://HOST:PORT,.../PREFIX for several endpoints, etcd:https://… for TLS: see -etcd-*), pg:DSN (a PostgreSQL table; the DSN a postgres:// URL or key=value string, snowlab_table=NAME picks the table) or static:N (node ids N.. assigned by hand: nothing stops two replicas from sharing them)")
-	policy := fs.String("policy", "strict", "`policy` when the clock gives no fresh tick: strict (refuse a rewind past -max-wait, never stamp a time ahead of the clock) or monotonic (carry on from the last tick)")
-	lf := cli.AddLayoutFlags(fs)
+	raw.policy = fs.String("policy", "strict", "`policy` when the clock gives no fresh tick: strict (refuse a rewind past -max-wait, never stamp a time ahead of the clock) or monotonic (carry on from the last tick)")
+	raw.layout = cli.AddLayoutFlags(fs)
 	fs.IntVar(&o.shards, "shards", 1, fmt.Sprintf("node ids to hold and mint on, one per shard (1..%d): above 1, a node-per-shard generator passes one node id's 4,096 IDs per ms", MaxShards))
 	fs.DurationVar(&o.maxWait, "max-wait", snowlab.DefaultMaxWait, "largest clock rewind a strict generator waits out before refusing (Unavailable); negative refuses every rewind")
 	fs.DurationVar(&o.window, "window", nodeid.DefaultWindow, "lease reservation kept ahead of the clock: a replica cut off from its store mints for at most this long, a successor after a crash waits at most this long")
@@ -111,14 +150,18 @@ func parseOptions(args []string, getenv func(string) (string, bool), stderr io.W
 	fs.IntVar(&o.limits.MaxConns, "max-conns", server.DefaultMaxConns, "client connections open at once, at most `N`: one past it is closed at once, and its client tries another replica")
 	o.etcd = etcdlease.NewFlags(EtcdPasswordVar, getenv)
 	o.etcd.Register(fs)
-	peers := fs.String("peers", "", "comma list of other replicas' base `URLs` (http://HOST:PORT) whose clocks this one compares with its own (GET /clock), exported as snowidd_clock_peer_offset_seconds")
+	raw.peers = fs.String("peers", "", "comma list of other replicas' base `URLs` (http://HOST:PORT) whose clocks this one compares with its own (GET /clock), exported as snowidd_clock_peer_offset_seconds")
 	fs.DurationVar(&o.peerInterval, "peer-interval", peerclock.DefaultInterval, "how often -peers are asked for their clocks")
 	fs.DurationVar(&o.peerMaxOffset, "peer-max-offset", 0, "not ready while this replica's clock is further than `D` from the median of its -peers' and its own, beyond the estimate's error (half a round trip); 0 is off")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: snowidd -lease SPEC [flags]\n\nEach flag can also be set with %sNAME (-rewind-hold: %s). The password of -etcd-user comes from -etcd-password-file or $%s.\n\n", EnvPrefix, envName("rewind-hold"), EtcdPasswordVar)
 		fs.PrintDefaults()
 	}
+	return fs, raw
+}
 
+// setFromEnv sets every flag whose SNOWIDD_* variable getenv returns.
+func setFromEnv(fs *flag.FlagSet, getenv func(string) (string, bool)) error {
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {
 		if v, ok := getenv(envName(f.Name)); ok && envErr == nil {
@@ -127,61 +170,75 @@ func parseOptions(args []string, getenv func(string) (string, bool), stderr io.W
 			}
 		}
 	})
-	if envErr != nil {
-		return o, envErr
-	}
-	if err := fs.Parse(args); err != nil {
-		return o, err
-	}
-	if fs.NArg() > 0 {
-		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
+	return envErr
+}
+
+// resolve turns the raw layout and policy into options, and checks
+// -listen.
+func (o *options) resolve(raw rawFlags) error {
 	var err error
-	if o.layout, err = lf.Layout(); err != nil {
-		return o, err
+	if o.layout, err = raw.layout.Layout(); err != nil {
+		return err
 	}
-	if err := o.policy.UnmarshalText([]byte(*policy)); err != nil {
-		return o, fmt.Errorf("-policy %q: want strict or monotonic", *policy)
+	if err := o.policy.UnmarshalText([]byte(*raw.policy)); err != nil {
+		return fmt.Errorf("-policy %q: want strict or monotonic", *raw.policy)
 	}
 	if err := checkListen(o.listen); err != nil {
-		return o, fmt.Errorf("-listen %q: %v", o.listen, err)
+		return fmt.Errorf("-listen %q: %v", o.listen, err)
 	}
+	return nil
+}
+
+// check refuses the flags out of their range, or that do not go
+// together, the first one first.
+func (o *options) check() error {
 	switch {
 	case o.leaseSpec == "":
-		return o, errors.New("-lease is required: dir:PATH, etcd:HOST:PORT/PREFIX, pg:DSN or static:N")
+		return errors.New("-lease is required: dir:PATH, etcd:HOST:PORT/PREFIX, pg:DSN or static:N")
 	case o.shards < 1 || o.shards > MaxShards:
-		return o, fmt.Errorf("-shards %d: want 1..%d", o.shards, MaxShards)
+		return fmt.Errorf("-shards %d: want 1..%d", o.shards, MaxShards)
 	case o.shards > o.layout.MaxNode()+1:
-		return o, fmt.Errorf("-shards %d: the layout has %d node ids", o.shards, o.layout.MaxNode()+1)
+		return fmt.Errorf("-shards %d: the layout has %d node ids", o.shards, o.layout.MaxNode()+1)
 	case o.rewindHold < 0:
-		return o, fmt.Errorf("-rewind-hold %v: want 0 or more", o.rewindHold)
+		return fmt.Errorf("-rewind-hold %v: want 0 or more", o.rewindHold)
 	case o.grace < 0:
-		return o, fmt.Errorf("-grace %v: want 0 or more", o.grace)
+		return fmt.Errorf("-grace %v: want 0 or more", o.grace)
 	case o.window < nodeid.MinWindow:
-		return o, fmt.Errorf("-window %v: want at least %v", o.window, nodeid.MinWindow)
+		return fmt.Errorf("-window %v: want at least %v", o.window, nodeid.MinWindow)
 	case o.ttl <= 0:
-		return o, fmt.Errorf("-ttl %v: want more than 0", o.ttl)
+		return fmt.Errorf("-ttl %v: want more than 0", o.ttl)
 	case o.clockMaxError < 0:
-		return o, fmt.Errorf("-clock-max-error %v: want 0 (off) or more", o.clockMaxError)
+		return fmt.Errorf("-clock-max-error %v: want 0 (off) or more", o.clockMaxError)
 	case o.horizonWarn < 0:
-		return o, fmt.Errorf("-horizon-warn %v: want 0 or more", o.horizonWarn)
+		return fmt.Errorf("-horizon-warn %v: want 0 or more", o.horizonWarn)
 	case (o.tls.Cert == "") != (o.tls.Key == ""):
-		return o, errors.New("-tls-cert and -tls-key go together: give both to serve TLS, or neither")
+		return errors.New("-tls-cert and -tls-key go together: give both to serve TLS, or neither")
 	case o.tls.ClientCA != "" && o.tls.Cert == "":
-		return o, fmt.Errorf("-tls-client-ca %s: mutual TLS needs -tls-cert and -tls-key as well", o.tls.ClientCA)
+		return fmt.Errorf("-tls-client-ca %s: mutual TLS needs -tls-cert and -tls-key as well", o.tls.ClientCA)
 	case o.etcd.Given() && !strings.HasPrefix(o.leaseSpec, "etcd:"):
-		return o, fmt.Errorf("-lease %q: the -etcd-* flags are for an etcd: lease", o.leaseSpec)
+		return fmt.Errorf("-lease %q: the -etcd-* flags are for an etcd: lease", o.leaseSpec)
 	case o.peerInterval <= 0:
-		return o, fmt.Errorf("-peer-interval %v: want more than 0", o.peerInterval)
+		return fmt.Errorf("-peer-interval %v: want more than 0", o.peerInterval)
 	case o.peerMaxOffset < 0:
-		return o, fmt.Errorf("-peer-max-offset %v: want 0 (off) or more", o.peerMaxOffset)
+		return fmt.Errorf("-peer-max-offset %v: want 0 (off) or more", o.peerMaxOffset)
 	}
-	if o.peers, err = parsePeers(*peers); err != nil {
-		return o, fmt.Errorf("-peers %q: %v", *peers, err)
+	return nil
+}
+
+// resolvePeers parses -peers and checks that -peer-max-offset has some.
+func (o *options) resolvePeers(peers string) error {
+	var err error
+	if o.peers, err = parsePeers(peers); err != nil {
+		return fmt.Errorf("-peers %q: %v", peers, err)
 	}
 	if o.peerMaxOffset > 0 && len(o.peers) == 0 {
-		return o, fmt.Errorf("-peer-max-offset %v needs -peers to compare with", o.peerMaxOffset)
+		return fmt.Errorf("-peer-max-offset %v needs -peers to compare with", o.peerMaxOffset)
 	}
+	return nil
+}
+
+// checkLimits refuses a limit of 0 or less.
+func (o *options) checkLimits() error {
 	for _, l := range []struct {
 		name string
 		v    int64
@@ -195,24 +252,29 @@ func parseOptions(args []string, getenv func(string) (string, bool), stderr io.W
 		{"max-conns", int64(o.limits.MaxConns), strconv.Itoa(o.limits.MaxConns)},
 	} {
 		if l.v <= 0 {
-			return o, fmt.Errorf("-%s %s: want more than 0", l.name, l.show)
+			return fmt.Errorf("-%s %s: want more than 0", l.name, l.show)
 		}
 	}
-	o.limits.TLS = o.tls.Cert != ""
+	return nil
+}
+
+// resolveStatic reads a static:N lease spec: N and the shards after it
+// must be node ids of the layout.
+func (o *options) resolveStatic() error {
 	if rest, ok := strings.CutPrefix(o.leaseSpec, "static:"); ok {
 		n, err := strconv.Atoi(rest)
 		if err != nil {
-			return o, fmt.Errorf("-lease %q: static:N wants a node id, got %q", o.leaseSpec, rest)
+			return fmt.Errorf("-lease %q: static:N wants a node id, got %q", o.leaseSpec, rest)
 		}
 		if _, err := nodeid.Static(n, o.layout); err != nil {
-			return o, fmt.Errorf("-lease %q: %w", o.leaseSpec, err)
+			return fmt.Errorf("-lease %q: %w", o.leaseSpec, err)
 		}
 		if _, err := nodeid.Static(n+o.shards-1, o.layout); err != nil {
-			return o, fmt.Errorf("-lease %q -shards %d: the last shard's %w", o.leaseSpec, o.shards, err)
+			return fmt.Errorf("-lease %q -shards %d: the last shard's %w", o.leaseSpec, o.shards, err)
 		}
 		o.static, o.staticNode = true, n
 	}
-	return o, nil
+	return nil
 }
 
 // parsePeers reads -peers: base URLs, http:// or https:// with a host

@@ -58,7 +58,6 @@ type hooks struct {
 
 // run is Run on the system as h has it.
 func run(ctx context.Context, args []string, getenv func(string) (string, bool), stderr io.Writer, h hooks) int {
-	readKernel := h.readKernel
 	if h.clock == nil {
 		h.clock = clocksrc.Default()
 	}
@@ -70,26 +69,40 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		fmt.Fprintf(stderr, "snowidd: %v\n", err)
 		return exitUsage
 	}
-	// A lease spec that can never work is refused before serving: a
-	// replica retrying it would be a silent outage. Opening a store asks
-	// it nothing, so a store that is merely down is found, and retried,
-	// by hold.
-	var store nodeid.Store
-	if !o.static {
-		creds, err := o.etcd.Credentials()
-		if err != nil {
-			fmt.Fprintf(stderr, "snowidd: %v\n", err)
-			return exitUsage
-		}
-		stores := map[string]nodeid.Opener{"etcd": etcdlease.OpenerWith(o.ttl, creds), "pg": pglease.Opener(o.ttl)}
-		if store, err = nodeid.OpenStore(o.leaseSpec, stores); err != nil {
-			hint := ""
-			if scheme, _, _ := strings.Cut(o.leaseSpec, ":"); scheme != "dir" && stores[scheme] == nil {
-				hint = "; snowidd also takes static:N (node ids assigned by hand)"
-			}
-			fmt.Fprintf(stderr, "snowidd: -lease: %v%s\n", err, hint)
-			return exitUsage
-		}
+	r, err := newReplica(o, h, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	ln, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		fmt.Fprintf(stderr, "snowidd: -listen %q: %v\n", o.listen, err)
+		return exitFail
+	}
+	return r.serve(ctx, ln, stderr)
+}
+
+// replica is what run sets up before it listens: the options, the
+// store node ids are leased from (nil for static ones), the log, and the
+// servers.
+type replica struct {
+	o         options
+	h         hooks
+	store     nodeid.Store
+	log       *slog.Logger
+	tlsConfig *tls.Config // nil: plaintext
+	srv       *server.Server
+	hs        *http.Server
+	peers     *peerclock.Poller // nil without -peers
+}
+
+// newReplica opens the store, loads the TLS files, checks the clock and
+// makes the servers. Its errors are whole lines of usage errors: a
+// replica that cannot work is refused before serving.
+func newReplica(o options, h hooks, stderr io.Writer) (*replica, error) {
+	store, err := openStore(o)
+	if err != nil {
+		return nil, err
 	}
 	// TLS files that do not load are refused like a lease spec that
 	// can never work; once serving, a change that does not load is
@@ -97,15 +110,13 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	tlsConfig, tlsCollectors, err := loadTLS(o.tls, log)
 	if err != nil {
-		fmt.Fprintln(stderr, err) // "snowidd: TLS files: …", naming the file at fault
-		return exitUsage
+		return nil, err // "snowidd: TLS files: …", naming the file at fault
 	}
 	// A clock check that can never pass on this system is refused like
 	// a lease spec that can never work.
-	kernel := readKernel()
+	kernel := h.readKernel()
 	if o.clockMaxError > 0 && !kernel.Known {
-		fmt.Fprintf(stderr, "snowidd: -clock-max-error %v: the kernel does not report its clock discipline here (%s)\n", o.clockMaxError, kernel.Reason)
-		return exitUsage
+		return nil, fmt.Errorf("snowidd: -clock-max-error %v: the kernel does not report its clock discipline here (%s)", o.clockMaxError, kernel.Reason)
 	}
 	logClock(log, kernel, o.clockMaxError)
 	warnHorizon(log, o.layout, time.Now(), o.horizonWarn)
@@ -113,21 +124,54 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 	if h.note != "" {
 		log.Warn(h.note)
 	}
+	r := &replica{o: o, h: h, store: store, log: log, tlsConfig: tlsConfig}
+	if err := r.newServers(tlsCollectors); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// openStore opens the store of a lease spec, nil for static node ids. A
+// lease spec that can never work is refused before serving: a replica
+// retrying it would be a silent outage. Opening a store asks it nothing,
+// so a store that is merely down is found, and retried, by hold.
+func openStore(o options) (nodeid.Store, error) {
+	if o.static {
+		return nil, nil
+	}
+	creds, err := o.etcd.Credentials()
+	if err != nil {
+		return nil, fmt.Errorf("snowidd: %v", err)
+	}
+	stores := map[string]nodeid.Opener{"etcd": etcdlease.OpenerWith(o.ttl, creds), "pg": pglease.Opener(o.ttl)}
+	store, err := nodeid.OpenStore(o.leaseSpec, stores)
+	if err != nil {
+		hint := ""
+		if scheme, _, _ := strings.Cut(o.leaseSpec, ":"); scheme != "dir" && stores[scheme] == nil {
+			hint = "; snowidd also takes static:N (node ids assigned by hand)"
+		}
+		return nil, fmt.Errorf("snowidd: -lease: %v%s", err, hint)
+	}
+	return store, nil
+}
+
+// newServers makes the ID server, with its peers' poller, and the HTTP
+// server that serves it.
+func (r *replica) newServers(tlsCollectors []prometheus.Collector) error {
+	o, h := r.o, r.h
 	now := func() time.Time { return time.Unix(0, h.clock.UnixNano()) }
 	cfg := server.Config{Layout: o.layout, RewindHold: o.rewindHold, Now: now,
-		ReadKernel: readKernel, ClockMaxError: o.clockMaxError, PeerMaxOffset: o.peerMaxOffset}
-	var peers *peerclock.Poller
+		ReadKernel: h.readKernel, ClockMaxError: o.clockMaxError, PeerMaxOffset: o.peerMaxOffset}
 	if len(o.peers) > 0 {
-		if peers, err = peerclock.New(peerclock.Config{Peers: o.peers, Now: h.clock.UnixNano, Interval: o.peerInterval}); err != nil {
-			fmt.Fprintf(stderr, "snowidd: -peers: %v\n", err)
-			return exitUsage
+		peers, err := peerclock.New(peerclock.Config{Peers: o.peers, Now: h.clock.UnixNano, Interval: o.peerInterval})
+		if err != nil {
+			return fmt.Errorf("snowidd: -peers: %v", err)
 		}
-		cfg.Peers = peers
+		r.peers, cfg.Peers = peers, peers
 	}
 	srv, err := server.New(cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "snowidd: %v\n", err)
-		return exitUsage
+		return fmt.Errorf("snowidd: %v", err)
 	}
 	handler := srv.Handler()
 	if h.wrap != nil {
@@ -135,51 +179,44 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 	}
 	hs, err := server.NewHTTPServer(o.listen, handler, o.limits)
 	if err != nil {
-		fmt.Fprintf(stderr, "snowidd: %v\n", err)
-		return exitUsage
+		return fmt.Errorf("snowidd: %v", err)
 	}
 	srv.Registry().MustRegister(tlsCollectors...)
 	// What the HTTP server logs (a failed TLS handshake, an HTTP/2
 	// client's protocol error) goes to the log with the rest.
-	hs.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
-	ln, err := net.Listen("tcp", o.listen)
-	if err != nil {
-		fmt.Fprintf(stderr, "snowidd: -listen %q: %v\n", o.listen, err)
-		return exitFail
-	}
+	hs.ErrorLog = slog.NewLogLogger(r.log.Handler(), slog.LevelWarn)
+	r.srv, r.hs = srv, hs
+	return nil
+}
+
+// serve serves on ln and holds the node ids until ctx ends, then drains;
+// it returns the exit code.
+func (r *replica) serve(ctx context.Context, ln net.Listener, stderr io.Writer) int {
+	o, log := r.o, r.log
 	served := make(chan error, 1)
-	go func() { served <- hs.Serve(srv.Listener(ln, o.limits, tlsConfig)) }()
-	scheme, mtls := "http", "off"
-	if tlsConfig != nil {
-		scheme, mtls = "https", "off (no -tls-client-ca)"
-		if o.tls.ClientCA != "" {
-			mtls = "on: every client presents a certificate signed by " + o.tls.ClientCA
-		}
-	}
-	// Tests and scripts read this line for the port. A pg: spec's DSN may
-	// hold a password: the log has it masked.
-	log.Info("serving gRPC, gRPC-Web and Connect", "url", scheme+"://"+ln.Addr().String(), "lease", nodeid.Redact(o.leaseSpec), "mutual_tls", mtls)
+	go func() { served <- r.hs.Serve(r.srv.Listener(ln, o.limits, r.tlsConfig)) }()
+	r.logServing(ln)
 
 	holdCtx, stopHolding := context.WithCancel(context.Background())
-	if peers != nil {
-		go peers.Run(holdCtx)
+	if r.peers != nil {
+		go r.peers.Run(holdCtx)
 		log.Info("comparing clocks with peers", "peers", strings.Join(o.peers, ","), "every", o.peerInterval, "max_offset", o.peerMaxOffset)
 	}
 	held := make(chan *nodeid.Lease, 1)
 	refused := make(chan error, 1) // the store refused the credentials
 	if o.static {
-		gen, err := newGenerator(o, snowlab.Config{Node: o.staticNode, Clock: h.clock})
+		gen, err := newGenerator(o, snowlab.Config{Node: o.staticNode, Clock: r.h.clock})
 		if err != nil {
 			fmt.Fprintf(stderr, "snowidd: -lease %q: %v\n", o.leaseSpec, err)
-			_ = hs.Close()
+			_ = r.hs.Close()
 			stopHolding()
 			return exitUsage
 		}
-		srv.Use(gen, nil, o.staticNode, o.shards)
+		r.srv.Use(gen, nil, o.staticNode, o.shards)
 		log.Warn("static node ids: nothing stops another process from minting on them", "first", o.staticNode, "count", o.shards)
 		held <- nil
 	} else {
-		go func() { held <- hold(holdCtx, o, store, srv, log, refused, h.clock) }()
+		go func() { held <- hold(holdCtx, o, r.store, r.srv, log, refused, r.h.clock) }()
 	}
 
 	select {
@@ -193,27 +230,45 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		// A mistake asking again cannot mend: stop, as for a lease spec
 		// that can never work.
 		log.Error("the lease store refused the credentials: fix them (-etcd-user, its password, -etcd-cert) or the user's roles", "err", err)
-		_ = hs.Close()
+		_ = r.hs.Close()
 		stopHolding()
 		<-held
 		return exitUsage
 	}
+	return r.drain(stopHolding, held)
+}
 
-	// Drain: not ready and no new mints at once, the calls in flight
-	// finish, then the lease goes back with the end of the last tick used.
-	srv.Drain()
-	log.Info("draining", "grace", o.grace)
-	sctx, cancel := context.WithTimeout(context.Background(), o.grace)
-	err = hs.Shutdown(sctx)
+// logServing logs the line that says where the replica serves. Tests and
+// scripts read it for the port. A pg: spec's DSN may hold a password: the
+// log has it masked.
+func (r *replica) logServing(ln net.Listener) {
+	scheme, mtls := "http", "off"
+	if r.tlsConfig != nil {
+		scheme, mtls = "https", "off (no -tls-client-ca)"
+		if r.o.tls.ClientCA != "" {
+			mtls = "on: every client presents a certificate signed by " + r.o.tls.ClientCA
+		}
+	}
+	r.log.Info("serving gRPC, gRPC-Web and Connect", "url", scheme+"://"+ln.Addr().String(), "lease", nodeid.Redact(r.o.leaseSpec), "mutual_tls", mtls)
+}
+
+// drain stops the replica: not ready and no new mints at once, the calls
+// in flight finish, then the lease goes back with the end of the last
+// tick used. It returns the exit code.
+func (r *replica) drain(stopHolding func(), held <-chan *nodeid.Lease) int {
+	r.srv.Drain()
+	r.log.Info("draining", "grace", r.o.grace)
+	sctx, cancel := context.WithTimeout(context.Background(), r.o.grace)
+	err := r.hs.Shutdown(sctx)
 	cancel()
 	code := exitOK
 	if err != nil {
-		log.Error("calls still in flight after the grace period", "err", err)
-		_ = hs.Close()
+		r.log.Error("calls still in flight after the grace period", "err", err)
+		_ = r.hs.Close()
 		code = exitFail
 	}
 	stopHolding()
-	if !release(<-held, log) {
+	if !release(<-held, r.log) {
 		code = exitFail
 	}
 	return code

@@ -193,23 +193,7 @@ func TestFleetFailures(t *testing.T) {
 	pause(fleetTTL + 1500*time.Millisecond)
 	// Frozen, it cannot have moved its reservation since: read it.
 	oldUntil := reservedUntil(t, etcd.Endpoints(), "/fleet/reserved/"+oldNode)
-	reps[1].signal(syscall.SIGCONT)
-	one, err := client.New(client.Config{Targets: urls[1:2], Rounds: 1})
-	require.NoError(t, err)
-	id, err := one.NextID(context.Background())
-	if err == nil {
-		p := snowlab.DefaultLayout.Decode(id)
-		assert.True(t, fmt.Sprint(p.Node) != oldNode || p.Time.After(oldUntil.Add(-time.Millisecond)),
-			"the frozen replica minted %d (%+v) inside the reservation it lost (until %v)", id, p, oldUntil)
-	} else {
-		assert.Equal(t, connect.CodeUnavailable, connect.CodeOf(err), "%v", err)
-	}
-	select {
-	case <-lostLine:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("the frozen replica did not report its lease lost")
-	}
-	waitFor(t, 15*time.Second, "the frozen replica is ready on a new lease", allReady(reps[1:2]))
+	one := continueFrozen(t, reps[1], oldNode, oldUntil, lostLine)
 
 	// 3. etcd down for longer than the TTL: once the reservations run out
 	//    every replica refuses and is not ready; after etcd is back they
@@ -320,4 +304,31 @@ func requireUniqueIDs(t *testing.T, got [][]snowlab.ID) (int, map[int]int) {
 		nodes[snowlab.DefaultLayout.Decode(id).Node]++
 	}
 	return total, nodes
+}
+
+// continueFrozen lets r go on after it was frozen past its lease's TTL,
+// holding node id node reserved until until, and checks what it must do
+// then: not mint inside that reservation (it refuses, Unavailable, until
+// it holds a new lease, whose floor is that reservation), report its
+// lease lost (lostLine, from its log) and become ready on a new lease.
+// It returns a client of r alone.
+func continueFrozen(t *testing.T, r *replicaProc, node string, until time.Time, lostLine <-chan string) *client.Client {
+	t.Helper()
+	r.signal(syscall.SIGCONT)
+	one, err := client.New(client.Config{Targets: []string{r.url()}, Rounds: 1})
+	require.NoError(t, err)
+	if id, err := one.NextID(context.Background()); err == nil {
+		p := snowlab.DefaultLayout.Decode(id)
+		assert.True(t, fmt.Sprint(p.Node) != node || p.Time.After(until.Add(-time.Millisecond)),
+			"the frozen replica minted %d (%+v) inside the reservation it lost (until %v)", id, p, until)
+	} else {
+		assert.Equal(t, connect.CodeUnavailable, connect.CodeOf(err), "%v", err)
+	}
+	select {
+	case <-lostLine:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the frozen replica did not report its lease lost")
+	}
+	waitFor(t, 15*time.Second, "the frozen replica is ready on a new lease", allReady([]*replicaProc{r}))
+	return one
 }

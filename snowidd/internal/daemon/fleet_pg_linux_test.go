@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
@@ -17,13 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"connectrpc.com/connect"
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/snowlab/snowlab"
-	"github.com/snowlab/snowlab/snowidd/client"
 )
 
 // fleetPassword is put in the fleet's DSN (the throwaway server trusts
@@ -129,22 +124,7 @@ func TestFleetPG(t *testing.T) {
 	oldUntil := pgReservedUntil(t, dsn, table, n1)
 	code, body := readyz(reps[0].url())
 	assert.Equal(t, http.StatusOK, code, "replica 0 while replica 1 is frozen: %s", body)
-	reps[1].signal(syscall.SIGCONT)
-	one, err := client.New(client.Config{Targets: []string{reps[1].url()}, Rounds: 1})
-	require.NoError(t, err)
-	if id, err := one.NextID(context.Background()); err == nil {
-		p := snowlab.DefaultLayout.Decode(id)
-		assert.True(t, fmt.Sprint(p.Node) != n1 || p.Time.After(oldUntil.Add(-time.Millisecond)),
-			"the frozen replica minted %d (%+v) inside the reservation it lost (until %v)", id, p, oldUntil)
-	} else {
-		assert.Equal(t, connect.CodeUnavailable, connect.CodeOf(err), "%v", err)
-	}
-	select {
-	case <-lostLine:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("the frozen replica did not report its lease lost")
-	}
-	waitFor(t, 15*time.Second, "the frozen replica is ready on a new lease", allReady(reps[1:2]))
+	continueFrozen(t, reps[1], n1, oldUntil, lostLine)
 
 	// 2. SIGKILL replica 0 and restart it on the same port: its old node
 	//    id stays held until the TTL runs out, so it takes another one.
