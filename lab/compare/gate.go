@@ -137,7 +137,21 @@ const (
 // the ticks the host took away). A ratio whose inputs the run lacks (or
 // whose denominator is zero) is left out; peers are never in it.
 func Ratios(run *result.Run) []Ratio {
-	sat := map[string]map[int]*result.SaturateResult{}
+	sat := indexSaturate(run)
+	var out ratioList
+	out.overLimit(run.Subjects, sat)
+	out.scalingOverPerP(sat)
+	out.strictFill(run.Subjects, sat)
+	out.atomicOverMutex(sat)
+	return out
+}
+
+// saturateIndex is a run's saturate results by subject and goroutine
+// count; of a point the run repeats, the first counts.
+type saturateIndex map[string]map[int]*result.SaturateResult
+
+func indexSaturate(run *result.Run) saturateIndex {
+	sat := saturateIndex{}
 	for i := range run.Saturate {
 		r := &run.Saturate[i]
 		if sat[r.Subject] == nil {
@@ -147,25 +161,35 @@ func Ratios(run *result.Run) []Ratio {
 			sat[r.Subject][r.Goroutines] = r
 		}
 	}
-	// maxG is the largest goroutine count measured for both a and b.
-	maxG := func(a, b string) int {
-		g := 0
-		for n := range sat[a] {
-			if _, ok := sat[b][n]; ok {
-				g = max(g, n)
-			}
-		}
-		return g
-	}
+	return sat
+}
 
-	var out []Ratio
-	add := func(r Ratio, ok bool, why string) {
-		if ok {
-			r.Informational, r.Why = why != "", why
-			out = append(out, r)
+// maxG is the largest goroutine count measured for both a and b.
+func (sat saturateIndex) maxG(a, b string) int {
+	g := 0
+	for n := range sat[a] {
+		if _, ok := sat[b][n]; ok {
+			g = max(g, n)
 		}
 	}
-	for _, s := range run.Subjects {
+	return g
+}
+
+// ratioList is Ratios' result, in the order Ratios adds its sections.
+type ratioList []Ratio
+
+// add appends r if ok; a non-empty why makes it informational.
+func (l *ratioList) add(r Ratio, ok bool, why string) {
+	if ok {
+		r.Informational, r.Why = why != "", why
+		*l = append(*l, r)
+	}
+}
+
+// overLimit adds each non-strict generator's ns/ID over its limit's at
+// G=1; mutexgen's is informational.
+func (l *ratioList) overLimit(subjects []result.SubjectInfo, sat saturateIndex) {
+	for _, s := range subjects {
 		if s.Peer || s.Physical || s.Strict || s.Limit == "" || sat[s.Name][1] == nil || sat[s.Limit][1] == nil {
 			continue
 		}
@@ -177,14 +201,27 @@ func Ratios(run *result.Run) []Ratio {
 		// the limit's.
 		r, ok := divide(fmt.Sprintf("%s ns/ID over %s @G=1", s.Name, s.Limit), sat[s.Limit][1], sat[s.Name][1])
 		r.LowerIsBetter = true
-		add(r, ok, why)
+		l.add(r, ok, why)
 	}
-	if g := maxG(shardedScaling, subject.LimitPerP); g > 1 && sat[shardedScaling][1] != nil && sat[subject.LimitPerP][1] != nil {
-		r, ok := scaling(fmt.Sprintf("sharded scaling @G=%d", g),
-			sat[shardedScaling][g], sat[shardedScaling][1], sat[subject.LimitPerP][g], sat[subject.LimitPerP][1])
-		add(r, ok, "")
+}
+
+// scalingOverPerP adds shardedgen's scaling over limit/per-p's at the
+// largest goroutine count both have.
+func (l *ratioList) scalingOverPerP(sat saturateIndex) {
+	g := sat.maxG(shardedScaling, subject.LimitPerP)
+	if g <= 1 || sat[shardedScaling][1] == nil || sat[subject.LimitPerP][1] == nil {
+		return
 	}
-	for _, s := range run.Subjects {
+	r, ok := scaling(fmt.Sprintf("sharded scaling @G=%d", g),
+		sat[shardedScaling][g], sat[shardedScaling][1], sat[subject.LimitPerP][g], sat[subject.LimitPerP][1])
+	l.add(r, ok, "")
+}
+
+// strictFill adds each strict generator's tick fill (gated, but for a
+// contended mutex) and raw ceiling fraction (informational) at every
+// goroutine count, in increasing order.
+func (l *ratioList) strictFill(subjects []result.SubjectInfo, sat saturateIndex) {
+	for _, s := range subjects {
 		if s.Peer || !s.Strict || sat[s.Name] == nil {
 			continue
 		}
@@ -197,7 +234,7 @@ func Ratios(run *result.Run) []Ratio {
 				if g > 1 && strings.HasPrefix(s.Name, "mutexgen/") {
 					why = whyLockHolder
 				}
-				add(Ratio{Name: fmt.Sprintf("tick fill %s @G=%d", s.Name, g),
+				l.add(Ratio{Name: fmt.Sprintf("tick fill %s @G=%d", s.Name, g),
 					Value: stats.Median(res.TickFill), Samples: slices.Clone(res.TickFill)}, true, why)
 			}
 			if s.CeilingIDs > 0 {
@@ -205,19 +242,23 @@ func Ratios(run *result.Run) []Ratio {
 				for _, v := range res.Samples {
 					r.Samples = append(r.Samples, v/s.CeilingIDs)
 				}
-				add(r, true, whyCeiling)
+				l.add(r, true, whyCeiling)
 			}
 		}
 	}
+}
+
+// atomicOverMutex adds the informational atomic/mutex pair: at G=1 and
+// at the largest goroutine count both have.
+func (l *ratioList) atomicOverMutex(sat saturateIndex) {
 	if sat[atomicMonotonic][1] != nil && sat[mutexMonotonic][1] != nil {
 		r, ok := divide("atomic/mutex monotonic @G=1", sat[atomicMonotonic][1], sat[mutexMonotonic][1])
-		add(r, ok, whyMutexVsCAS)
+		l.add(r, ok, whyMutexVsCAS)
 	}
-	if g := maxG(atomicMonotonic, mutexMonotonic); g > 1 {
+	if g := sat.maxG(atomicMonotonic, mutexMonotonic); g > 1 {
 		r, ok := divide(fmt.Sprintf("atomic/mutex monotonic @G=%d", g), sat[atomicMonotonic][g], sat[mutexMonotonic][g])
-		add(r, ok, whyContended)
+		l.add(r, ok, whyContended)
 	}
-	return out
 }
 
 // scaling is (num at G / num at 1) over (den at G / den at 1), per repeat

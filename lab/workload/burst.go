@@ -59,6 +59,40 @@ func Burst(s subject.Subject, cfg BurstConfig, ev *perfevent.Counter) (result.Bu
 	}
 	asked := cfg.withDefaults().IDs
 	cfg = cfg.boundFor(s)
+	res := burstHeader(s, cfg, asked)
+	b := newBurster(s, cfg)
+	var issued int
+	// The contention meter and the event counters span every repeat, so
+	// that their per-ID figures divide by all the IDs issued.
+	meter := startContention()
+	if ev != nil {
+		ev.Start()
+	}
+	for r := 0; r < cfg.Repeats; r++ {
+		if r > 0 {
+			time.Sleep(cfg.Pause)
+		}
+		n, err := b.repeat(&res, meter)
+		if err != nil {
+			return res, err
+		}
+		issued += n
+	}
+	if ev != nil {
+		res.Events = ev.Stop(issued)
+	}
+	res.Contention = meter.finish(issued)
+	res.Latency = Merge(b.recs)
+	if med := stats.Median(res.MakespanNs); med > 0 {
+		res.IDsPerSec = float64(cfg.IDs) / (float64(med) / 1e9)
+	}
+	return res, nil
+}
+
+// burstHeader is the part of a burst result fixed before it runs: its
+// shape as bounded (cfg), what was asked if the bound cut it, and the
+// fewest ticks a strict s can mint cfg.IDs in.
+func burstHeader(s subject.Subject, cfg BurstConfig, asked int) result.BurstResult {
 	via := "NextID"
 	if cfg.Batch {
 		via = "NextIDs"
@@ -70,77 +104,90 @@ func Burst(s subject.Subject, cfg BurstConfig, ev *perfevent.Counter) (result.Bu
 	if s.Strict && s.PerTick > 0 {
 		res.MinTicks = int(math.Ceil(float64(cfg.IDs) / float64(s.PerTick*max(s.Nodes, 1))))
 	}
-	streams := make([][]subject.ID, cfg.Goroutines)
-	for i := range streams {
-		streams[i] = make([]subject.ID, share(cfg.IDs, cfg.Goroutines, i))
+	return res
+}
+
+// burster holds what a burst's repeats share: each goroutine's ID buffer,
+// allocated once so that no repeat measures an allocation, and its
+// latency recorder, which accumulates over all repeats.
+type burster struct {
+	s       subject.Subject
+	cfg     BurstConfig
+	streams [][]subject.ID
+	recs    []*Recorder
+}
+
+func newBurster(s subject.Subject, cfg BurstConfig) *burster {
+	b := &burster{s: s, cfg: cfg,
+		streams: make([][]subject.ID, cfg.Goroutines), recs: make([]*Recorder, cfg.Goroutines)}
+	for i := range b.streams {
+		b.streams[i] = make([]subject.ID, share(cfg.IDs, cfg.Goroutines, i))
 	}
-	recs := make([]*Recorder, cfg.Goroutines)
-	for i := range recs {
-		recs[i] = NewRecorder()
+	for i := range b.recs {
+		b.recs[i] = NewRecorder()
 	}
-	var issued int
-	meter := startContention()
-	if ev != nil {
-		ev.Start()
+	return b
+}
+
+// repeat runs one burst at a fresh instance of the subject, appends its
+// makespan, ticks and lead to res, merges its check into res.Check and
+// its minter's counters into meter, and returns the IDs it checked.
+func (b *burster) repeat(res *result.BurstResult, meter *contentionMeter) (int, error) {
+	m, err := b.s.New()
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", b.s.Name, err)
 	}
-	for r := 0; r < cfg.Repeats; r++ {
-		if r > 0 {
-			time.Sleep(cfg.Pause)
-		}
-		m, err := s.New()
-		if err != nil {
-			return res, fmt.Errorf("%s: %w", s.Name, err)
-		}
-		callers := subject.Callers(m, cfg.Goroutines)
-		ends := make([]int64, cfg.Goroutines)
-		errs := make([]error, cfg.Goroutines)
-		t0 := fanOut(cfg.Goroutines, nil, func(i int, _ int64) {
-			ids, rec, caller := streams[i], recs[i], callers[i]
-			if cfg.Batch {
+	t0, ends, errs := b.fire(subject.Callers(m, b.cfg.Goroutines))
+	// The lead compares the newest ID's time with the wall clock read
+	// right after the burst ends.
+	wall := time.Now()
+	res.MakespanNs = append(res.MakespanNs, slices.Max(ends)-t0)
+
+	meter.add(subject.Stats(m))
+
+	newest, ticks := timeSpan(b.streams, b.s)
+	res.Ticks = append(res.Ticks, ticks)
+	res.LeadNs = append(res.LeadNs, newest.Sub(wall).Nanoseconds())
+
+	nerr, first := failures(errs)
+	c := checker{b.s, m}.check(b.streams, nerr, first)
+	res.Check = mergeChecks(res.Check, c)
+	// A caller that failed cut its stream short; the next repeat fills
+	// the whole buffer again.
+	for i := range b.streams {
+		b.streams[i] = b.streams[i][:cap(b.streams[i])]
+	}
+	return c.IDs, nil
+}
+
+// fire releases one goroutine per caller together, each asking for its
+// stream's IDs, and returns the release time, each goroutine's end time
+// and error. A stream is cut to the IDs its goroutine got.
+func (b *burster) fire(callers []subject.Minter) (t0 int64, ends []int64, errs []error) {
+	ends = make([]int64, len(callers))
+	errs = make([]error, len(callers))
+	t0 = fanOut(len(callers), nil, func(i int, _ int64) {
+		ids, rec, caller := b.streams[i], b.recs[i], callers[i]
+		if b.cfg.Batch {
+			t := mono.Now()
+			n, err := subject.Fill(caller, ids)
+			rec.Record(mono.Now() - t)
+			b.streams[i], errs[i] = ids[:n], err
+		} else {
+			for k := range ids {
 				t := mono.Now()
-				n, err := subject.Fill(caller, ids)
+				id, err := caller.Next()
 				rec.Record(mono.Now() - t)
-				streams[i], errs[i] = ids[:n], err
-			} else {
-				for k := range ids {
-					t := mono.Now()
-					id, err := caller.Next()
-					rec.Record(mono.Now() - t)
-					if err != nil {
-						streams[i], errs[i] = ids[:k], err
-						break
-					}
-					ids[k] = id
+				if err != nil {
+					b.streams[i], errs[i] = ids[:k], err
+					break
 				}
+				ids[k] = id
 			}
-			ends[i] = mono.Now()
-		})
-		wall := time.Now()
-		res.MakespanNs = append(res.MakespanNs, slices.Max(ends)-t0)
-
-		meter.add(subject.Stats(m))
-
-		newest, ticks := timeSpan(streams, s)
-		res.Ticks = append(res.Ticks, ticks)
-		res.LeadNs = append(res.LeadNs, newest.Sub(wall).Nanoseconds())
-
-		nerr, first := failures(errs)
-		c := checker{s, m}.check(streams, nerr, first)
-		issued += c.IDs
-		res.Check = mergeChecks(res.Check, c)
-		for i := range streams {
-			streams[i] = streams[i][:cap(streams[i])]
 		}
-	}
-	if ev != nil {
-		res.Events = ev.Stop(issued)
-	}
-	res.Contention = meter.finish(issued)
-	res.Latency = Merge(recs)
-	if med := stats.Median(res.MakespanNs); med > 0 {
-		res.IDsPerSec = float64(cfg.IDs) / (float64(med) / 1e9)
-	}
-	return res, nil
+		ends[i] = mono.Now()
+	})
+	return t0, ends, errs
 }
 
 // share is goroutine i's part of n split g ways.

@@ -129,13 +129,33 @@ func Open() *Counter {
 // attach opens set on every thread. It fails if the set's first event
 // cannot be opened on the calling thread, or no thread could be attached.
 func (c *Counter) attach(set []counterEvent) error {
-	// Probe the events on the calling thread (any thread of ours would do)
-	// to learn which of them this kernel and PMU can count, and whether
-	// kernel-mode counting is allowed.
+	usable, dropped, userOnly, err := probe(set)
+	if err != nil {
+		return err
+	}
+	tids, err := listThreads()
+	if err != nil {
+		return err
+	}
+	fds, attached, failed := openThreads(tids, usable, userOnly)
+	if len(fds) == 0 {
+		if len(failed) > 0 {
+			return fmt.Errorf("no thread could be attached: %s", failed[0])
+		}
+		return errors.New("no thread could be attached")
+	}
+	c.events, c.dropped, c.userOnly = usable, dropped, userOnly
+	c.fds, c.tids, c.failed, c.appeared = fds, attached, failed, appearedSince(tids)
+	return nil
+}
+
+// probe opens set's events on the calling thread (any thread of ours
+// would do) to learn which of them this kernel and PMU can count, and
+// whether kernel-mode counting is allowed. It returns the usable events,
+// why the others were dropped, and whether only user space is counted; it
+// fails if the first event cannot be opened at all.
+func probe(set []counterEvent) (usable []counterEvent, dropped []string, userOnly bool, _ error) {
 	self := unix.Gettid()
-	userOnly := false
-	var usable []counterEvent
-	var dropped []string
 	for i, e := range set {
 		fd, err := openEvent(e.ev, self, userOnly)
 		if err != nil && i == 0 && (errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM)) {
@@ -144,12 +164,12 @@ func (c *Counter) attach(set []counterEvent) error {
 			if err2 == nil {
 				fd, err, userOnly = fd2, nil, true
 			} else if !errors.Is(err2, err) {
-				return fmt.Errorf("%s: %w; user-space only: %w", e.name, explain(err), explain(err2))
+				return nil, nil, false, fmt.Errorf("%s: %w; user-space only: %w", e.name, explain(err), explain(err2))
 			}
 		}
 		if err != nil {
 			if i == 0 {
-				return fmt.Errorf("%s: %w", e.name, explain(err))
+				return nil, nil, false, fmt.Errorf("%s: %w", e.name, explain(err))
 			}
 			dropped = append(dropped, fmt.Sprintf("%s: %v", e.name, explain(err)))
 			continue
@@ -157,63 +177,64 @@ func (c *Counter) attach(set []counterEvent) error {
 		unix.Close(fd)
 		usable = append(usable, e)
 	}
+	return usable, dropped, userOnly, nil
+}
 
-	tids, err := listThreads()
-	if err != nil {
-		return err
-	}
-	var fds [][]int
-	var attached []int
-	var failed []string
+// openThreads opens every usable event on each of tids. A thread is
+// attached with all of the events or none: one that exited meanwhile is
+// skipped, one that refused is listed in failed.
+func openThreads(tids []int, usable []counterEvent, userOnly bool) (fds [][]int, attached []int, failed []string) {
 	for _, tid := range tids {
-		row := make([]int, 0, len(usable))
-		var terr error
-		for _, e := range usable {
-			fd, err := openEvent(e.ev, tid, userOnly)
-			if err != nil {
-				terr = fmt.Errorf("%s: %w", e.name, explain(err))
-				break
-			}
-			row = append(row, fd)
-		}
-		if terr != nil {
-			for _, fd := range row {
-				unix.Close(fd)
-			}
-			if errors.Is(terr, unix.ESRCH) {
+		row, err := openRow(tid, usable, userOnly)
+		if err != nil {
+			if errors.Is(err, unix.ESRCH) {
 				continue // the thread exited: nothing to count
 			}
-			failed = append(failed, fmt.Sprintf("tid %d: %v", tid, terr))
+			failed = append(failed, fmt.Sprintf("tid %d: %v", tid, err))
 			continue
 		}
 		fds = append(fds, row)
 		attached = append(attached, tid)
 	}
-	if len(fds) == 0 {
-		if len(failed) > 0 {
-			return fmt.Errorf("no thread could be attached: %s", failed[0])
-		}
-		return errors.New("no thread could be attached")
-	}
+	return fds, attached, failed
+}
 
-	// Threads that appeared while we attached: counted only if an already
-	// attached thread created them.
-	appeared := 0
-	if again, err := listThreads(); err == nil {
-		seen := make(map[int]bool, len(tids))
-		for _, t := range tids {
-			seen[t] = true
-		}
-		for _, t := range again {
-			if !seen[t] {
-				appeared++
+// openRow opens each of usable on thread tid, closing those it opened if
+// one fails.
+func openRow(tid int, usable []counterEvent, userOnly bool) ([]int, error) {
+	row := make([]int, 0, len(usable))
+	for _, e := range usable {
+		fd, err := openEvent(e.ev, tid, userOnly)
+		if err != nil {
+			for _, fd := range row {
+				unix.Close(fd)
 			}
+			return nil, fmt.Errorf("%s: %w", e.name, explain(err))
+		}
+		row = append(row, fd)
+	}
+	return row, nil
+}
+
+// appearedSince counts the threads that are not among tids: they
+// appeared while attach ran, and are counted only if an already attached
+// thread created them. It is 0 if the threads cannot be listed again.
+func appearedSince(tids []int) int {
+	again, err := listThreads()
+	if err != nil {
+		return 0
+	}
+	seen := make(map[int]bool, len(tids))
+	for _, t := range tids {
+		seen[t] = true
+	}
+	appeared := 0
+	for _, t := range again {
+		if !seen[t] {
+			appeared++
 		}
 	}
-
-	c.events, c.dropped, c.userOnly = usable, dropped, userOnly
-	c.fds, c.tids, c.failed, c.appeared = fds, attached, failed, appeared
-	return nil
+	return appeared
 }
 
 // openEvent opens ev on thread tid, disabled, inherited by the threads tid

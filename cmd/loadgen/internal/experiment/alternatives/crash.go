@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/redact"
 )
 
@@ -77,54 +79,13 @@ func runCrash(ctx context.Context, srv *pgServer, ctl Control, clients int, befo
 		c.Error = redact.String(err.Error())
 		return c
 	}
-	if err := srv.exec(ctx, "DROP TABLE IF EXISTS crash_ticket; CREATE TABLE crash_ticket (id int PRIMARY KEY, n bigint NOT NULL); INSERT INTO crash_ticket VALUES (1, 0)"); err != nil {
+	if err := createTicket(ctx, srv); err != nil {
 		return fail(err)
 	}
-	// A checkpoint so that the row's table survives the crash whatever
-	// happens to the asynchronous commits.
-	if err := srv.exec(ctx, "CHECKPOINT"); err != nil {
+	handed, took, err := crashUnderLoad(ctx, srv, ctl, clients, before)
+	c.Before = took
+	if err != nil {
 		return fail(err)
-	}
-	async := map[string]string{"synchronous_commit": "off"}
-	const update = "UPDATE crash_ticket SET n = n + 1 WHERE id = 1 RETURNING n"
-	handed := make([][]int64, clients)
-	// Should the crash itself fail, the clients are stopped by cancel.
-	clientCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range clients {
-		conn, err := srv.connect(ctx, async)
-		if err != nil {
-			close(start)
-			wg.Wait()
-			return fail(err)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer conn.Close(context.Background())
-			<-start
-			for {
-				var n int64
-				if err := conn.QueryRow(clientCtx, update).Scan(&n); err != nil {
-					return // the server went away
-				}
-				handed[i] = append(handed[i], n)
-			}
-		}()
-	}
-	t0 := time.Now()
-	close(start)
-	time.Sleep(before) // the clients run on their own; the wait is the experiment's length, not a synchronisation
-	crashErr := ctl.Crash(ctx)
-	c.Before = time.Since(t0)
-	if crashErr != nil {
-		cancel()
-	}
-	wg.Wait()
-	if crashErr != nil {
-		return fail(crashErr)
 	}
 	t1 := time.Now()
 	if err := ctl.Restart(ctx); err != nil {
@@ -145,23 +106,100 @@ func runCrash(ctx context.Context, srv *pgServer, ctl Control, clients int, befo
 	if err := srv.conn.QueryRow(ctx, "SELECT n FROM crash_ticket WHERE id = 1").Scan(&c.RowAfter); err != nil {
 		return fail(pgError(err))
 	}
-	// Ask the row (in the same mode) until it passes the largest ID
-	// handed out before the crash, and count the repeats.
-	conn, err := srv.connect(ctx, async)
+	reissued, err := countReissued(ctx, srv, c.RowAfter, c.MaxBefore, handedSet)
+	c.Reissued = reissued
 	if err != nil {
 		return fail(err)
-	}
-	defer conn.Close(context.Background())
-	for n := c.RowAfter; n < c.MaxBefore; {
-		if err := conn.QueryRow(ctx, update).Scan(&n); err != nil {
-			return fail(pgError(err))
-		}
-		if handedSet[n] {
-			c.Reissued++
-		}
 	}
 	if c.HandedOut == 0 {
 		return fail(errors.New("no ID was handed out before the crash"))
 	}
 	return c
+}
+
+// crashUpdate takes the ticket row's next value.
+const crashUpdate = "UPDATE crash_ticket SET n = n + 1 WHERE id = 1 RETURNING n"
+
+// connectAsync connects with synchronous_commit = off: a commit returns
+// before the WAL is flushed, so a crash can lose it.
+func connectAsync(ctx context.Context, srv *pgServer) (*pgx.Conn, error) {
+	return srv.connect(ctx, map[string]string{"synchronous_commit": "off"})
+}
+
+// createTicket creates the ticket row at 0.
+func createTicket(ctx context.Context, srv *pgServer) error {
+	if err := srv.exec(ctx, "DROP TABLE IF EXISTS crash_ticket; CREATE TABLE crash_ticket (id int PRIMARY KEY, n bigint NOT NULL); INSERT INTO crash_ticket VALUES (1, 0)"); err != nil {
+		return err
+	}
+	// A checkpoint so that the row's table survives the crash whatever
+	// happens to the asynchronous commits.
+	return srv.exec(ctx, "CHECKPOINT")
+}
+
+// crashUnderLoad runs clients on the ticket row for before, then crashes
+// the server through ctl. It returns each client's IDs, handed out (as
+// far as it could tell, committed) before the crash, and how long they
+// ran; the clients have all stopped when it returns.
+func crashUnderLoad(ctx context.Context, srv *pgServer, ctl Control, clients int, before time.Duration) ([][]int64, time.Duration, error) {
+	handed := make([][]int64, clients)
+	// Should the crash itself fail, the clients are stopped by cancel.
+	clientCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range clients {
+		conn, err := connectAsync(ctx, srv)
+		if err != nil {
+			close(start)
+			wg.Wait()
+			return nil, 0, err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer conn.Close(context.Background())
+			<-start
+			for {
+				var n int64
+				if err := conn.QueryRow(clientCtx, crashUpdate).Scan(&n); err != nil {
+					return // the server went away
+				}
+				handed[i] = append(handed[i], n)
+			}
+		}()
+	}
+	t0 := time.Now()
+	close(start)
+	time.Sleep(before) // the clients run on their own; the wait is the experiment's length, not a synchronisation
+	crashErr := ctl.Crash(ctx)
+	took := time.Since(t0)
+	if crashErr != nil {
+		cancel()
+	}
+	wg.Wait()
+	if crashErr != nil {
+		return nil, took, crashErr
+	}
+	return handed, took, nil
+}
+
+// countReissued asks the row (in the same mode as the clients) from
+// rowAfter until it passes maxBefore, the largest ID handed out before
+// the crash, and counts the IDs it hands out again.
+func countReissued(ctx context.Context, srv *pgServer, rowAfter, maxBefore int64, handed map[int64]bool) (int64, error) {
+	conn, err := connectAsync(ctx, srv)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close(context.Background())
+	var reissued int64
+	for n := rowAfter; n < maxBefore; {
+		if err := conn.QueryRow(ctx, crashUpdate).Scan(&n); err != nil {
+			return reissued, pgError(err)
+		}
+		if handed[n] {
+			reissued++
+		}
+	}
+	return reissued, nil
 }

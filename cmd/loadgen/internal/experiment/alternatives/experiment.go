@@ -177,6 +177,32 @@ func Execute(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	o = o.withDefaults()
+	run := newResult(o)
+	say := progress(o.Progress)
+	srv, err := openServer(ctx, o.DSN)
+	if err != nil {
+		return nil, err
+	}
+	run.Server = srv.info
+	defer func() {
+		if err := srv.close(); err != nil {
+			say("dropping the schema: %v", err)
+		}
+	}()
+
+	run.CommitLatency = commitLatency(ctx, srv, o.FsyncSeconds, say)
+	var errs []error
+	run.Schemes, errs = runSchemes(ctx, srv, o, say)
+	var crashErr error
+	run.Crash, crashErr = crashIfAllowed(ctx, srv, o, say)
+	errs = append(errs, crashErr) // errors.Join drops it if nil
+	run.Elapsed = time.Since(run.Started)
+	return run, errors.Join(errs...)
+}
+
+// newResult is the result's header and configuration, recorded before
+// anything runs so that a run cut short still says what it was asked.
+func newResult(o Options) *Result {
 	run := &Result{Header: result.NewHeader(Experiment, SchemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
 		Config: Config{Clients: o.Clients, Duration: o.Duration, Demand: o.Demand, MaxIDs: o.MaxIDs, Skew: o.Skew,
 			PrefetchShare: PrefetchShare, CrashClients: o.CrashClients, CrashAfter: o.CrashAfter, FsyncSeconds: o.FsyncSeconds,
@@ -184,88 +210,110 @@ func Execute(ctx context.Context, o Options) (*Result, error) {
 	for _, s := range o.Schemes {
 		run.Config.Schemes = append(run.Config.Schemes, s.Name())
 	}
-	say := func(format string, a ...any) {
-		if o.Progress != nil {
-			o.Progress(fmt.Sprintf(format, a...))
-		}
-	}
-	srv, err := openServer(ctx, o.DSN)
-	if err != nil {
-		return nil, err
-	}
-	run.Server = srv.info
-	var errs []error
-	defer func() {
-		if err := srv.close(); err != nil {
-			say("dropping the schema: %v", err)
-		}
-	}()
+	return run
+}
 
-	say("commit latency: pg_test_fsync -s %d on the data folder", o.FsyncSeconds)
-	run.CommitLatency = measureCommitLatency(ctx, srv.info, o.FsyncSeconds)
-	if run.CommitLatency.Measured() {
-		say("commit latency: %s per flush (%s), so one row ≤ %s", units.Ns(float64(run.CommitLatency.PerOp)),
-			run.CommitLatency.Method, units.Rate(run.CommitLatency.OpsPerSec))
+// sayFunc tells Options.Progress, if any, what is about to happen or
+// what finished.
+type sayFunc func(format string, a ...any)
+
+func progress(to func(msg string)) sayFunc {
+	return func(format string, a ...any) {
+		if to != nil {
+			to(fmt.Sprintf(format, a...))
+		}
+	}
+}
+
+// commitLatency measures the server's commit latency with pg_test_fsync,
+// or says why it was not.
+func commitLatency(ctx context.Context, srv *pgServer, seconds int, say sayFunc) CommitLatency {
+	say("commit latency: pg_test_fsync -s %d on the data folder", seconds)
+	cl := measureCommitLatency(ctx, srv.info, seconds)
+	if cl.Measured() {
+		say("commit latency: %s per flush (%s), so one row ≤ %s", units.Ns(float64(cl.PerOp)),
+			cl.Method, units.Rate(cl.OpsPerSec))
 	} else {
-		say("commit latency: %s", run.CommitLatency.NotMeasured)
+		say("commit latency: %s", cl.NotMeasured)
 	}
+	return cl
+}
 
+// runSchemes runs every scheme of o with every number of clients, and
+// returns their results and the failures among them. An interrupt stops
+// it after the point that saw it, with the scheme's points so far kept.
+func runSchemes(ctx context.Context, srv *pgServer, o Options, say sayFunc) ([]SchemeResult, []error) {
 	p := pace{duration: o.Duration, demand: o.Demand}
 	clients := fleet{srv: srv, snowidd: o.Snowidd, skew: o.Skew}
+	var out []SchemeResult
+	var errs []error
 	for _, sc := range o.Schemes {
-		res := SchemeResult{Scheme: sc, Name: sc.Name()}
 		if sc.Kind == Snowidd && o.Snowidd == "" {
-			res.Skipped = noReplica
+			res := SchemeResult{Scheme: sc, Name: sc.Name(), Skipped: noReplica}
 			say("%-22s skipped: %s", sc.Name(), res.Skipped)
-			run.Schemes = append(run.Schemes, res)
+			out = append(out, res)
 			continue
 		}
-		for _, n := range o.Clients {
-			p.perCap = max(o.MaxIDs/n, 1)
-			pt, err := runPoint(ctx, clients, sc, n, p)
-			if err != nil {
-				pt.Error = err.Error()
-			}
-			if pt.Error != "" {
-				errs = append(errs, fmt.Errorf("%s, %d clients: %s", sc.Name(), n, pt.Error))
-			}
-			if pt.Disorder.Duplicates > 0 {
-				errs = append(errs, fmt.Errorf("%s, %d clients: %d duplicate IDs", sc.Name(), n, pt.Disorder.Duplicates))
-			}
-			res.Points = append(res.Points, pt)
-			say("%-22s %2d clients: %s (%s IDs), trip p50 %s, window %s, adjacent inverted %s",
-				sc.Name(), n, units.Rate(pt.IDsPerSec), units.Thousands(int(pt.IDs)), units.Ns(float64(pt.Trip.P50)),
-				units.Ns(float64(pt.Disorder.Window)), units.TrimSig(100*pt.Disorder.AdjacentShare, 3)+"%")
-			if ctx.Err() != nil {
-				break
-			}
-		}
-		run.Schemes = append(run.Schemes, res)
+		res, serrs := runScheme(ctx, clients, sc, o, p, say)
+		out = append(out, res)
+		errs = append(errs, serrs...)
 		if ctx.Err() != nil {
 			errs = append(errs, ctx.Err())
 			break
 		}
 	}
+	return out, errs
+}
 
-	switch {
-	case ctx.Err() != nil:
-		run.Crash = Crash{Skipped: "interrupted"}
-	case o.Control == nil:
-		run.Crash = Crash{Skipped: "no control over the server (loadgen alternatives -pg-control scripts/pg.sh, for a server that script started)"}
-	case !srv.info.Local:
-		run.Crash = Crash{Skipped: "the server is not on this machine: it cannot be stopped and restarted from here"}
-	default:
-		say("crash: %d clients on the ticket row with synchronous_commit = off, an immediate stop after %s", o.CrashClients, o.CrashAfter)
-		run.Crash = runCrash(ctx, srv, o.Control, o.CrashClients, o.CrashAfter)
-		if run.Crash.Error != "" {
-			errs = append(errs, fmt.Errorf("crash: %s", run.Crash.Error))
-		} else {
-			say("crash: %s IDs handed out before the stop, the row restarted at %d, %s of them issued again",
-				units.Thousands(int(run.Crash.HandedOut)), run.Crash.RowAfter, units.Thousands(int(run.Crash.Reissued)))
+// runScheme runs sc with each of o.Clients, each point capped to its share
+// of o.MaxIDs, until ctx ends. A point's error and any duplicate IDs are
+// failures.
+func runScheme(ctx context.Context, clients fleet, sc Scheme, o Options, p pace, say sayFunc) (SchemeResult, []error) {
+	res := SchemeResult{Scheme: sc, Name: sc.Name()}
+	var errs []error
+	for _, n := range o.Clients {
+		p.perCap = max(o.MaxIDs/n, 1)
+		pt, err := runPoint(ctx, clients, sc, n, p)
+		if err != nil {
+			pt.Error = err.Error()
+		}
+		if pt.Error != "" {
+			errs = append(errs, fmt.Errorf("%s, %d clients: %s", sc.Name(), n, pt.Error))
+		}
+		if pt.Disorder.Duplicates > 0 {
+			errs = append(errs, fmt.Errorf("%s, %d clients: %d duplicate IDs", sc.Name(), n, pt.Disorder.Duplicates))
+		}
+		res.Points = append(res.Points, pt)
+		say("%-22s %2d clients: %s (%s IDs), trip p50 %s, window %s, adjacent inverted %s",
+			sc.Name(), n, units.Rate(pt.IDsPerSec), units.Thousands(int(pt.IDs)), units.Ns(float64(pt.Trip.P50)),
+			units.Ns(float64(pt.Disorder.Window)), units.TrimSig(100*pt.Disorder.AdjacentShare, 3)+"%")
+		if ctx.Err() != nil {
+			break
 		}
 	}
-	run.Elapsed = time.Since(run.Started)
-	return run, errors.Join(errs...)
+	return res, errs
+}
+
+// crashIfAllowed runs the crash experiment where it may: not after an
+// interrupt, and only on a local server that o.Control can stop. It
+// returns the crash's result and its failure, if any; a skip is none.
+func crashIfAllowed(ctx context.Context, srv *pgServer, o Options, say sayFunc) (Crash, error) {
+	switch {
+	case ctx.Err() != nil:
+		return Crash{Skipped: "interrupted"}, nil
+	case o.Control == nil:
+		return Crash{Skipped: "no control over the server (loadgen alternatives -pg-control scripts/pg.sh, for a server that script started)"}, nil
+	case !srv.info.Local:
+		return Crash{Skipped: "the server is not on this machine: it cannot be stopped and restarted from here"}, nil
+	}
+	say("crash: %d clients on the ticket row with synchronous_commit = off, an immediate stop after %s", o.CrashClients, o.CrashAfter)
+	c := runCrash(ctx, srv, o.Control, o.CrashClients, o.CrashAfter)
+	if c.Error != "" {
+		return c, fmt.Errorf("crash: %s", c.Error)
+	}
+	say("crash: %s IDs handed out before the stop, the row restarted at %d, %s of them issued again",
+		units.Thousands(int(c.HandedOut)), c.RowAfter, units.Thousands(int(c.Reissued)))
+	return c, nil
 }
 
 // runPoint prepares fresh objects for the scheme, opens its n clients and

@@ -296,6 +296,9 @@ func (s *stage) replicaArgs(r int, spec ReplicaSpec, peers []string) ([]string, 
 }
 
 // run runs one scenario on a rig of its own and returns its figures.
+// It sets up what the scenario runs on (a folder, certificates, etcd and
+// the replicas), each torn down by a deferred call when run returns; the
+// phases after that are stage methods.
 func (x *executor) run(ctx context.Context, sc Scenario) (res ScenarioResult) {
 	res = ScenarioResult{Name: sc.Name, Title: sc.Title, Short: sc.Short, TLS: sc.TLS}
 	if why := x.unmet(sc); why != "" {
@@ -325,114 +328,178 @@ func (x *executor) run(ctx context.Context, sc Scenario) (res ScenarioResult) {
 	}
 	defer s.cluster.Stop()
 	if sc.Holders > 0 {
-		s.begun = time.Now()
-		if err := sc.Run(ctx, s); err != nil {
-			res.Error = err.Error()
-		}
-		res.Fault, res.Holders, res.Checks, res.Notes = s.fault, s.holders, s.checks, s.notes
-		return res
+		return s.runHolders(ctx, res)
 	}
 	s.links = NewLinks(s.cluster.Endpoints())
 	defer s.links.Close()
-	specs := append(append([]ReplicaSpec(nil), sc.Replicas...), sc.Spares...)
-	for i := range specs {
-		rep, err := newReplica(fmt.Sprintf("r%d", i), x.o.Snowidd, nil, s.clientTLS())
-		if err != nil {
-			res.Error = err.Error()
-			return res
-		}
-		s.reps = append(s.reps, rep)
-	}
-	s.started = make([]atomic.Bool, len(s.reps))
-	for i, spec := range specs {
-		var peers []string
-		for j, other := range s.reps[:len(sc.Replicas)] {
-			if j != i {
-				peers = append(peers, other.URL())
-			}
-		}
-		if s.reps[i].args, err = s.replicaArgs(i, spec, peers); err != nil {
-			res.Error = err.Error()
-			return res
-		}
+	if err := s.makeReplicas(); err != nil {
+		res.Error = err.Error()
+		return res
 	}
 	defer func() {
 		for _, r := range s.reps {
 			r.Kill()
 		}
 	}()
-	// One at a time, each ready before the next starts: replica i holds
-	// node id i, the lowest free, so that a successor starting on the
-	// lowest free id takes the one a scenario freed.
-	for i := range sc.Replicas {
-		if err := s.reps[i].Start(); err != nil {
-			res.Error = err.Error()
-			return res
-		}
-		s.started[i].Store(true)
-		if err := s.waitReady(i, 30*time.Second); err != nil {
-			res.Error = err.Error() + "\n" + s.reps[i].Log()
-			return res
-		}
+	if err := s.startReplicas(); err != nil {
+		res.Error = err.Error()
+		return res
 	}
-	if sc.FaultClock {
-		if code, _, err := s.reps[0].get(faultClockPath); err != nil || code != 200 {
-			res.Skipped = fmt.Sprintf("needs a fault-injection build of snowidd, whose clock the lab steps (make snowidd-faults builds bin/snowidd-faults); %s answers GET %s with %d", x.o.Snowidd, faultClockPath, code)
-			return res
-		}
+	if why := s.faultClockMissing(); why != "" {
+		res.Skipped = why
+		return res
 	}
 	if sc.TLS {
 		s.tlsRefusals(ctx)
 	}
+	a, runErr, err := s.drive(ctx)
+	if err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	s.collect(&res, a, runErr)
+	return res
+}
+
+// runHolders runs a holder scenario, which brings its own processes
+// (etcdholders) rather than replicas and a load: it reports the fault's
+// steps, the holders' report, its checks and notes.
+func (s *stage) runHolders(ctx context.Context, res ScenarioResult) ScenarioResult {
+	s.begun = time.Now()
+	if err := s.sc.Run(ctx, s); err != nil {
+		res.Error = err.Error()
+	}
+	res.Fault, res.Holders, res.Checks, res.Notes = s.fault, s.holders, s.checks, s.notes
+	return res
+}
+
+// makeReplicas makes the scenario's replicas and spares, none started,
+// each with its flags; the replicas (not the spares) are one another's
+// peers.
+func (s *stage) makeReplicas() error {
+	specs := append(append([]ReplicaSpec(nil), s.sc.Replicas...), s.sc.Spares...)
+	for i := range specs {
+		rep, err := newReplica(fmt.Sprintf("r%d", i), s.x.o.Snowidd, nil, s.clientTLS())
+		if err != nil {
+			return err
+		}
+		s.reps = append(s.reps, rep)
+	}
+	s.started = make([]atomic.Bool, len(s.reps))
+	for i, spec := range specs {
+		var peers []string
+		for j, other := range s.reps[:len(s.sc.Replicas)] {
+			if j != i {
+				peers = append(peers, other.URL())
+			}
+		}
+		var err error
+		if s.reps[i].args, err = s.replicaArgs(i, spec, peers); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// startReplicas starts the replicas (not the spares) one at a time, each
+// ready before the next starts: replica i holds node id i, the lowest
+// free, so that a successor starting on the lowest free id takes the one
+// a scenario freed. A replica not ready in time fails it with its log.
+func (s *stage) startReplicas() error {
+	for i := range s.sc.Replicas {
+		if err := s.reps[i].Start(); err != nil {
+			return err
+		}
+		s.started[i].Store(true)
+		if err := s.waitReady(i, 30*time.Second); err != nil {
+			return fmt.Errorf("%w\n%s", err, s.reps[i].Log())
+		}
+	}
+	return nil
+}
+
+// faultClockMissing says why a scenario that steps the clock cannot run
+// on the started replicas' binary, or "". Only a started replica can
+// tell: the binary's -h does not name the hook.
+func (s *stage) faultClockMissing() string {
+	if !s.sc.FaultClock {
+		return ""
+	}
+	if code, _, err := s.reps[0].get(faultClockPath); err != nil || code != 200 {
+		return fmt.Sprintf("needs a fault-injection build of snowidd, whose clock the lab steps (make snowidd-faults builds bin/snowidd-faults); %s answers GET %s with %d", s.x.o.Snowidd, faultClockPath, code)
+	}
+	return ""
+}
+
+// live reports whether replica r was ever started: the clients call it,
+// and it is reported on.
+func (s *stage) live(r int) bool { return s.started[r].Load() }
+
+// drive runs the scenario's fault under load: the clients and the
+// readiness watch start, the load runs alone for 1.5 s, the scenario
+// plays its fault and (if it ran to its end) the fleet settles. It
+// returns what the clients and the watch saw, the scenario's error, and
+// the error that kept it from measuring anything.
+func (s *stage) drive(ctx context.Context) (a *analysis, runErr, err error) {
 	urls := make([]string, len(s.reps))
 	for i, r := range s.reps {
 		urls[i] = r.URL()
 	}
-	live := func(r int) bool { return s.started[r].Load() }
-	watch := watchReadiness(s.reps, live)
-	batch := sc.Batch
+	watch := watchReadiness(s.reps, s.live)
+	batch := s.sc.Batch
 	if batch == nil {
 		batch = func(n int) int { return []int{0, 100}[n%2] }
 	}
-	main, err := startLoad(loadConfig{urls: urls, clients: x.o.Clients, tls: s.clientTLS(), batch: batch,
-		attemptTimeout: DefaultAttemptTimeout, skip: func(r int) bool { return !live(r) }})
+	main, err := startLoad(loadConfig{urls: urls, clients: s.x.o.Clients, tls: s.clientTLS(), batch: batch,
+		attemptTimeout: DefaultAttemptTimeout, skip: func(r int) bool { return !s.live(r) }})
 	if err != nil {
 		watch.end()
-		res.Error = err.Error()
-		return res
+		return nil, nil, err
 	}
 	s.begun = time.Now()
 	time.Sleep(1500 * time.Millisecond)
-	runErr := sc.Run(ctx, s)
+	runErr = s.sc.Run(ctx, s)
 	if runErr == nil {
-		// Settle: every running replica ready again, then a second
-		// more of calls on the healed fleet.
-		for i, r := range s.reps {
-			if live(i) && r.Running() {
-				if err := s.waitReady(i, 30*time.Second); err != nil {
-					runErr = err
-					break
-				}
-			}
-		}
-		time.Sleep(time.Second)
+		runErr = s.settle()
 	}
 	layout, err := s.sc.layout()
 	if err != nil {
-		res.Error = err.Error()
-		return res
+		return nil, nil, err
 	}
-	a := &analysis{layout: layout}
+	a = &analysis{layout: layout}
 	a.callers = main.end()
 	for _, l := range s.extra {
 		a.callers = append(a.callers, l.end()...)
 	}
 	a.ready = watch.end()
+	return a, runErr, nil
+}
+
+// settle waits until every running replica is ready again, then gives
+// the healed fleet a second more of calls.
+func (s *stage) settle() error {
+	for i, r := range s.reps {
+		if s.live(i) && r.Running() {
+			if err := s.waitReady(i, 30*time.Second); err != nil {
+				return err
+			}
+		}
+	}
+	time.Sleep(time.Second)
+	return nil
+}
+
+// collect stops the running replicas and writes into res what a and the
+// stage recorded: the fault's steps, the calls, each live replica's
+// figures, the scenario's checks (after its afterLoad functions ran on
+// a) and notes. An error (runErr, or the first a replica's stop gave)
+// comes with the replicas' and etcd's log tails.
+func (s *stage) collect(res *ScenarioResult, a *analysis, runErr error) {
 	if runErr != nil {
 		res.Error = runErr.Error()
 	}
 	for i, r := range s.reps {
-		if live(i) && r.Running() {
+		if s.live(i) && r.Running() {
 			if err := r.Stop(); err != nil && res.Error == "" {
 				res.Error = err.Error()
 			}
@@ -441,7 +508,7 @@ func (x *executor) run(ctx context.Context, sc Scenario) (res ScenarioResult) {
 	res.Fault = s.fault
 	res.Calls = a.calls()
 	for i, r := range s.reps {
-		if !live(i) {
+		if !s.live(i) {
 			continue
 		}
 		st := a.replica(i, r.Name)
@@ -463,7 +530,6 @@ func (x *executor) run(ctx context.Context, sc Scenario) (res ScenarioResult) {
 		}
 		res.Error += "\n" + strings.Join(logs, "\n") + "\n" + tail(s.cluster.Logs(), 4<<10)
 	}
-	return res
 }
 
 // unmet says why sc cannot run with x's binaries, or "".
