@@ -13,6 +13,7 @@ import (
 
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/experiment/alternatives"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/redact"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/resultdir"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/vcs"
 	"github.com/snowlab/snowlab/lab/replica"
 )
@@ -36,7 +37,7 @@ func runAlternatives(args, command []string, stdout, stderr io.Writer) int {
 	crashClients := fs.Int("crash-clients", alternatives.DefaultCrashClients, fmt.Sprintf("crash experiment: clients on the row (1 to %d)", alternatives.MaxClients))
 	crashAfter := fs.Duration("crash-after", alternatives.DefaultCrashAfter, fmt.Sprintf("crash experiment: how long the clients run before the stop (more than 0, at most %v)", alternatives.MaxDuration))
 	fsyncSec := fs.Int("fsync-seconds", alternatives.DefaultFsyncSeconds, fmt.Sprintf("pg_test_fsync seconds per test on the server's data folder (-1: not measured, at most %d)", alternatives.MaxFsyncSecond))
-	out := fs.String("out", defaultOut(), "folder for the result files (JSON, Markdown, SVG charts, HTML); git ignores the default: loadgen publish commits a run")
+	out := fs.String("out", resultdir.DefaultOut(), "folder for the result files (JSON, Markdown, SVG charts, HTML); git ignores the default: loadgen publish commits a run")
 	noWrite := fs.Bool("no-write", false, "print the table only, write no files")
 	quiet := fs.Bool("q", false, "no progress lines")
 	if code := parseFlags(fs, args); code >= 0 {

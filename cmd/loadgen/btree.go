@@ -11,6 +11,7 @@ import (
 
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/experiment/btree"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/redact"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/resultdir"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/vcs"
 )
 
@@ -29,7 +30,7 @@ func runBtree(args, command []string, stdout, stderr io.Writer) int {
 	sqliteDir := fs.String("sqlite-dir", "", "folder for the SQLite files (default: a temporary folder, removed after)")
 	pageSize := fs.Int("sqlite-page-size", 0, "SQLite page size in bytes, a power of two from 512 to 65536 (0: SQLite's default, 4096)")
 	keep := fs.Bool("keep", false, "keep the SQLite files and the PostgreSQL schema after the run")
-	out := fs.String("out", defaultOut(), "folder for the result files (JSON, Markdown, SVG charts, HTML); git ignores the default: loadgen publish commits a run")
+	out := fs.String("out", resultdir.DefaultOut(), "folder for the result files (JSON, Markdown, SVG charts, HTML); git ignores the default: loadgen publish commits a run")
 	noWrite := fs.Bool("no-write", false, "print the table only, write no files")
 	quiet := fs.Bool("q", false, "no progress lines")
 	if code := parseFlags(fs, args); code >= 0 {

@@ -4,15 +4,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"time"
 
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/inject"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/progress"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/report"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/resultdir"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/suiteflags"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/vcs"
 	"github.com/snowlab/snowlab/lab/compare"
@@ -38,7 +37,7 @@ func checkSuite() suiteflags.Flags {
 func runCheck(args, command []string, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("loadgen check", flag.ContinueOnError)
 	fset.SetOutput(stderr)
-	dir := fset.String("baseline", filepath.FromSlash(baselineDir), "the baseline run: a result `FILE`.json, or a folder whose newest .json is used (-write-baseline: the folder to write into)")
+	dir := fset.String("baseline", filepath.FromSlash(resultdir.Baseline), "the baseline run: a result `FILE`.json, or a folder whose newest .json is used (-write-baseline: the folder to write into)")
 	tol := fset.Float64("tolerance", compare.DefaultTolerance, "how much worse a ratio may get before the gate fails, more than 0 and less than 1 (0.25 = 25%)")
 	write := fset.Bool("write-baseline", false, "run the suite and store it as the new baseline instead of comparing")
 	out := fset.String("out", "", "also write the checked run's files (JSON, Markdown, charts, HTML page) into this folder, for a CI artifact")
@@ -130,7 +129,7 @@ func runCheck(args, command []string, stdout, stderr io.Writer) int {
 // returns the exit code to stop with, or -1 to go on.
 func checkBaseline(dir string, write bool, stderr io.Writer) (base *result.Run, code int) {
 	if !write {
-		path, err := baselineFile(dir)
+		path, err := resultdir.BaselineFile(dir)
 		if err != nil {
 			fmt.Fprintf(stderr, "loadgen check: -baseline: %v (record one with: loadgen check -write-baseline)\n", err)
 			return nil, exitUsage
@@ -151,31 +150,4 @@ func checkBaseline(dir string, write bool, stderr io.Writer) (base *result.Run, 
 		return nil, exitUsage
 	}
 	return base, -1
-}
-
-// baselineFile is the baseline run -baseline names: the file itself, or
-// the newest .json in the folder.
-func baselineFile(spec string) (string, error) {
-	fi, err := os.Stat(spec)
-	if err != nil {
-		return "", err
-	}
-	if !fi.IsDir() {
-		return spec, nil
-	}
-	return newestJSON(spec)
-}
-
-// newestJSON is the most recently named .json file in dir (result names
-// start with a UTC timestamp, so name order is time order).
-func newestJSON(dir string) (string, error) {
-	matches, err := filepath.Glob(filepath.Join(dir, "*.json"))
-	if err != nil {
-		return "", err
-	}
-	if len(matches) == 0 {
-		return "", fmt.Errorf("no .json run in %s: %w", dir, fs.ErrNotExist)
-	}
-	sort.Strings(matches)
-	return matches[len(matches)-1], nil
 }

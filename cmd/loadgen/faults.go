@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/experiment/faults"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/resultdir"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/vcs"
 )
 
@@ -27,7 +28,7 @@ func runFaults(args, command []string, stdout, stderr io.Writer) int {
 	holders := fs.String("holders", filepath.Join("bin", "etcdholders"), "etcdholders, for the fleet-start scenarios (make etcdholders)")
 	clients := fs.Int("clients", faults.DefaultClients, "client goroutines calling the fleet, 1 to 64")
 	list := fs.Bool("list", false, "list the scenarios and exit")
-	out := fs.String("out", defaultOut(), "folder for the result files (JSON, Markdown, HTML); git ignores the default: loadgen publish commits a run")
+	out := fs.String("out", resultdir.DefaultOut(), "folder for the result files (JSON, Markdown, HTML); git ignores the default: loadgen publish commits a run")
 	noWrite := fs.Bool("no-write", false, "print the table only, write no files")
 	quiet := fs.Bool("q", false, "no progress lines")
 	if code := parseFlags(fs, args); code >= 0 {

@@ -14,9 +14,11 @@ import (
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/cpus"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/history"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/progress"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/redact"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/report"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/resultdir"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/suiteflags"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/vcs"
 	"github.com/snowlab/snowlab/cmd/snowid/cli"
@@ -148,7 +150,7 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var sf suiteflags.Flags
 	sf.Register(fs)
-	out := fs.String("out", defaultOut(), "folder for the result files (JSON, Markdown, SVG charts); git ignores the default: loadgen publish commits a run")
+	out := fs.String("out", resultdir.DefaultOut(), "folder for the result files (JSON, Markdown, SVG charts); git ignores the default: loadgen publish commits a run")
 	noWrite := fs.Bool("no-write", false, "print the table only, write no files")
 	leaseSpec := fs.String("lease", "", "mint snowlab's generators under a nodeid lease on GOMAXPROCS node ids: dir:`PATH`, "+
 		"etcd:HOST:PORT/PREFIX (etcd:https://… for TLS: see -etcd-*) or pg:DSN (a PostgreSQL table)")
@@ -260,8 +262,8 @@ func finishSuiteRun(what, out string, noWrite bool, res *result.Run, stdout, std
 		// The history page follows the folder: a result it cannot read
 		// is said, and costs the run nothing.
 		index := filepath.Join(out, report.IndexName)
-		base, _ := readBaseline(filepath.FromSlash(baselineDir)) // none here: every gated ratio leads
-		if n, err := writeHistory(index, historySources(out), base); err != nil {
+		base, _ := resultdir.ReadBaseline(filepath.FromSlash(resultdir.Baseline)) // none here: every gated ratio leads
+		if n, err := history.WritePage(index, resultdir.HistorySources(out), base); err != nil {
 			fmt.Fprintf(stderr, "%s: the history page was not refreshed: %v\n", what, err)
 		} else {
 			fmt.Fprintf(stdout, "wrote %s (%d runs)\n", index, n)
