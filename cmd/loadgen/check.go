@@ -4,47 +4,20 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"sort"
-	"time"
 
-	"github.com/snowlab/snowlab/cmd/loadgen/internal/inject"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/check"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/progress"
-	"github.com/snowlab/snowlab/cmd/loadgen/internal/report"
-	"github.com/snowlab/snowlab/cmd/loadgen/internal/suiteflags"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/vcs"
-	"github.com/snowlab/snowlab/lab/compare"
 	"github.com/snowlab/snowlab/lab/result"
-	"github.com/snowlab/snowlab/lab/workload"
 )
 
-// checkSuite is the fixed short suite the CI gate runs: snowlab's own
-// generators (peers are not ours to gate) and the two physical-limit
-// subjects its ratios are read against, saturate at 1 and 2 goroutines,
-// six short interleaved repeats each so the significance test has samples
-// and every ratio compares repeats that ran a moment apart.
-func checkSuite() suiteflags.Flags {
-	return suiteflags.Flags{
-		Subjects: "own,limit", Workloads: "saturate", Sweep: "1,2",
-		Duration: 50 * time.Millisecond, SatRepeats: 6,
-		// Not run; set so that the flags' range check passes.
-		IDs: 1, Goroutines: 1, Repeats: 1, Rate: workload.DefaultSteadyRate, SteadyDur: workload.DefaultSteadyDuration,
-		Budget: workload.DefaultCeilingBudget,
-	}
-}
-
+// runCheck is `loadgen check`, the CI regression gate.
 func runCheck(args, command []string, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("loadgen check", flag.ContinueOnError)
 	fset.SetOutput(stderr)
-	dir := fset.String("baseline", filepath.FromSlash(baselineDir), "the baseline run: a result `FILE`.json, or a folder whose newest .json is used (-write-baseline: the folder to write into)")
-	tol := fset.Float64("tolerance", compare.DefaultTolerance, "how much worse a ratio may get before the gate fails, more than 0 and less than 1 (0.25 = 25%)")
-	write := fset.Bool("write-baseline", false, "run the suite and store it as the new baseline instead of comparing")
-	out := fset.String("out", "", "also write the checked run's files (JSON, Markdown, charts, HTML page) into this folder, for a CI artifact")
-	asJSON := fset.Bool("json", false, "write the gate's finding as JSON instead of a table")
+	var f check.Flags
+	f.Register(fset)
 	quiet := fset.Bool("q", false, "no progress bar")
-	slow := inject.Register(fset)
 	if code := parseFlags(fset, args); code >= 0 {
 		return code
 	}
@@ -52,69 +25,31 @@ func runCheck(args, command []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loadgen check: unexpected argument %q\n", fset.Arg(0))
 		return exitUsage
 	}
-	if err := compare.CheckTolerance(*tol); err != nil {
-		fmt.Fprintf(stderr, "loadgen check: -tolerance: %v\n", err)
+	plan, err := f.Plan()
+	if err != nil {
+		fmt.Fprintf(stderr, "loadgen check: %v\n", err)
 		return exitUsage
 	}
-	if *slow && *write {
-		fmt.Fprintf(stderr, "loadgen check: -%s with -write-baseline would record the regression as the baseline\n", inject.Flag)
-		return exitUsage
+	if plan.BaselinePath != "" {
+		fmt.Fprintf(stderr, "baseline: %s\n", plan.BaselinePath)
 	}
-	base, code := checkBaseline(*dir, *write, stderr)
-	if code >= 0 {
-		return code
+	cur, err := measureCheck(plan, command, *quiet, stderr)
+	if err == nil {
+		err = plan.Keep(cur, stderr)
 	}
-	all := suiteflags.All()
-	if *slow {
-		all = inject.Slow(all)
-	}
-	sf := checkSuite()
-	suite, err := sf.Suite(all)
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen check: %v\n", err)
 		return exitFailure
 	}
-	suite.Command = command
-	suite.Commit, suite.Dirty = vcs.Commit()
-	bar := progress.New(stderr, *quiet, suite.Steps())
-	suite.Progress = bar.Step
-	cur, err := suite.Measure()
-	bar.Finish()
-	if err != nil {
-		fmt.Fprintf(stderr, "loadgen check: %v\n", err)
-		return exitFailure
-	}
-	if *write || *out != "" {
-		to := *out
-		if *write {
-			to = *dir
-		}
-		paths, err := report.WriteFiles(to, cur)
-		if err != nil {
-			fmt.Fprintf(stderr, "loadgen check: %v\n", err)
-			return exitFailure
-		}
-		for _, p := range paths {
-			fmt.Fprintln(stderr, "wrote", p)
-		}
-	}
-	if *write {
-		if len(cur.Failures) > 0 {
-			fmt.Fprintln(stderr, "loadgen check: the run that was to become the baseline has correctness failures")
-			return exitFailure
-		}
+	if plan.WritesBaseline() {
 		return exitOK
 	}
-	gate, err := compare.Gate(base, cur, *tol)
+	gate, err := plan.Gate(cur)
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen check: %v\n", err)
 		return exitUsage
 	}
-	report := gate.Write
-	if *asJSON {
-		report = gate.WriteJSON
-	}
-	if err := report(stdout); err != nil {
+	if err := plan.Report(stdout, gate); err != nil {
 		fmt.Fprintf(stderr, "loadgen check: %v\n", err)
 		return exitFailure
 	}
@@ -124,58 +59,17 @@ func runCheck(args, command []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// checkBaseline reads the baseline -baseline names, refused before the
-// suite runs where it cannot be compared with; under -write-baseline it
-// checks that dir can be written into instead, and reads nothing. It
-// returns the exit code to stop with, or -1 to go on.
-func checkBaseline(dir string, write bool, stderr io.Writer) (base *result.Run, code int) {
-	if !write {
-		path, err := baselineFile(dir)
-		if err != nil {
-			fmt.Fprintf(stderr, "loadgen check: -baseline: %v (record one with: loadgen check -write-baseline)\n", err)
-			return nil, exitUsage
-		}
-		if base, err = result.Read(path); err != nil {
-			fmt.Fprintf(stderr, "loadgen check: -baseline: %v\n", err)
-			return nil, exitUsage
-		}
-		// Refused before the suite runs: a baseline with no gated
-		// ratio would fail the gate after it, having compared nothing.
-		if err := compare.CheckBaseline(base); err != nil {
-			fmt.Fprintf(stderr, "loadgen check: -baseline %s: %v\n", path, err)
-			return nil, exitUsage
-		}
-		fmt.Fprintf(stderr, "baseline: %s\n", path)
-	} else if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
-		fmt.Fprintf(stderr, "loadgen check: -write-baseline -baseline %s: want a folder to write the baseline into, not a file\n", dir)
-		return nil, exitUsage
-	}
-	return base, -1
-}
-
-// baselineFile is the baseline run -baseline names: the file itself, or
-// the newest .json in the folder.
-func baselineFile(spec string) (string, error) {
-	fi, err := os.Stat(spec)
+// measureCheck runs the gate's suite, with a progress bar unless quiet.
+func measureCheck(plan check.Plan, command []string, quiet bool, stderr io.Writer) (*result.Run, error) {
+	suite, err := plan.Suite()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	if !fi.IsDir() {
-		return spec, nil
-	}
-	return newestJSON(spec)
-}
-
-// newestJSON is the most recently named .json file in dir (result names
-// start with a UTC timestamp, so name order is time order).
-func newestJSON(dir string) (string, error) {
-	matches, err := filepath.Glob(filepath.Join(dir, "*.json"))
-	if err != nil {
-		return "", err
-	}
-	if len(matches) == 0 {
-		return "", fmt.Errorf("no .json run in %s: %w", dir, fs.ErrNotExist)
-	}
-	sort.Strings(matches)
-	return matches[len(matches)-1], nil
+	suite.Command = command
+	suite.Commit, suite.Dirty = vcs.Commit()
+	bar := progress.New(stderr, quiet, suite.Steps())
+	suite.Progress = bar.Step
+	cur, err := suite.Measure()
+	bar.Finish()
+	return cur, err
 }

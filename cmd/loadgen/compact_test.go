@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/host"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/workload"
@@ -40,8 +41,8 @@ func schema1Run(t *testing.T, extra string) (string, result.Latency) {
 		Host:     host.Fingerprint{Hostname: "lab-vm-3", GOMAXPROCS: 2},
 		Saturate: []result.SaturateResult{{Subject: "atomicgen/strict", Goroutines: 1, IDsPerSec: 4e6, Latency: old}},
 		Steady:   []result.SteadyResult{{Subject: "atomicgen/strict", TargetRate: 1e5, Latency: old}}}
-	path := filepath.Join(defaultOut(), run.Stem()+".json")
-	require.NoError(t, os.MkdirAll(defaultOut(), 0o755))
+	path := filepath.Join(resultdir.DefaultOut(), run.Stem()+".json")
+	require.NoError(t, os.MkdirAll(resultdir.DefaultOut(), 0o755))
 	require.NoError(t, result.WriteJSON(path, run))
 	if extra != "" {
 		data, err := os.ReadFile(path)
@@ -61,7 +62,7 @@ func TestPublishCompacts(t *testing.T) {
 	require.Equal(t, exitOK, code, errs)
 	assert.Contains(t, out, "(1 runs)")
 
-	published := filepath.Join(publishedDir, filepath.Base(path))
+	published := filepath.Join(resultdir.Published, filepath.Base(path))
 	before, err := os.Stat(path)
 	require.NoError(t, err)
 	after, err := os.Stat(published)
@@ -97,5 +98,5 @@ func TestPublishRefusesUnknownFields(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(errs, "\n"), errs)
 	assert.Contains(t, errs, filepath.Base(path))
 	assert.Contains(t, errs, "tuning")
-	assert.NoFileExists(t, filepath.Join(publishedDir, filepath.Base(path)))
+	assert.NoFileExists(t, filepath.Join(resultdir.Published, filepath.Base(path)))
 }

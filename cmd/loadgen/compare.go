@@ -6,8 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/snowlab/snowlab/lab/compare"
-	"github.com/snowlab/snowlab/lab/result"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/comparefiles"
 )
 
 func runCompare(args []string, stdout, stderr io.Writer) int {
@@ -22,41 +21,16 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: loadgen compare [-fail-on-regression] [-json] OLD.json NEW.json")
 		return exitUsage
 	}
-	// Runs that share nothing (an experiment's file, a run of other
-	// workloads) are no comparison: a usage error, or under
-	// -fail-on-regression a failure, as a gate must not pass on nothing.
-	nothing := exitUsage
-	if *failOn {
-		nothing = exitFailure
-	}
-	var runs [2]*result.Run
-	var errs [2]error
-	for i := range runs {
-		runs[i], errs[i] = result.Read(fset.Arg(i))
-	}
-	for _, err := range errs {
-		if err != nil && !errors.Is(err, result.ErrExperiment) {
-			fmt.Fprintf(stderr, "loadgen compare: %v\n", err)
-			return exitUsage
+	c, err := comparefiles.Compare(fset.Arg(0), fset.Arg(1))
+	if err != nil {
+		fmt.Fprintf(stderr, "loadgen compare: %v\n", err)
+		// Runs that share nothing are no comparison: a usage error, or
+		// under -fail-on-regression a failure, as a gate must not pass
+		// on nothing.
+		if *failOn && errors.As(err, new(*comparefiles.NothingError)) {
+			return exitFailure
 		}
-	}
-	if errs[0] != nil || errs[1] != nil {
-		// Say what each file is, the one that is a suite run too.
-		var what [2]string
-		for i, err := range errs {
-			if err != nil {
-				what[i] = err.Error()
-			} else {
-				what[i] = fmt.Sprintf("%s: a suite run (commit %s, %d subjects)", fset.Arg(i), runs[i].Revision(), len(runs[i].Subjects))
-			}
-		}
-		fmt.Fprintf(stderr, "loadgen compare: nothing to compare: %s; %s\n", what[0], what[1])
-		return nothing
-	}
-	c := compare.Runs(runs[0], runs[1])
-	if err := c.Err(); err != nil {
-		fmt.Fprintf(stderr, "loadgen compare: %s vs %s: %v\n", fset.Arg(0), fset.Arg(1), err)
-		return nothing
+		return exitUsage
 	}
 	write := c.Write
 	if *asJSON {

@@ -8,10 +8,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/experiment/faults"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/resultdir"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/vcs"
 )
 
@@ -20,14 +20,9 @@ import (
 func runFaults(args, command []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("loadgen faults", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	set := fs.String("set", "full", "scenario set: short (CI's, under 3 minutes on 2 cores) or full")
-	names := fs.String("scenarios", "", "comma list of scenarios to run instead of a set (loadgen faults -list names them)")
-	snowidd := fs.String("snowidd", filepath.Join("bin", "snowidd-faults"), "the replica binary; a fault-injection build (make snowidd-faults) for the clock scenario, which skips without one")
-	etcd := fs.String("etcd", "etcd", "the etcd binary (apt-get install etcd-server)")
-	holders := fs.String("holders", filepath.Join("bin", "etcdholders"), "etcdholders, for the fleet-start scenarios (make etcdholders)")
-	clients := fs.Int("clients", faults.DefaultClients, "client goroutines calling the fleet, 1 to 64")
-	list := fs.Bool("list", false, "list the scenarios and exit")
-	out := fs.String("out", defaultOut(), "folder for the result files (JSON, Markdown, HTML); git ignores the default: loadgen publish commits a run")
+	var f faults.Flags
+	f.Register(fs)
+	out := fs.String("out", resultdir.DefaultOut(), "folder for the result files (JSON, Markdown, HTML); git ignores the default: loadgen publish commits a run")
 	noWrite := fs.Bool("no-write", false, "print the table only, write no files")
 	quiet := fs.Bool("q", false, "no progress lines")
 	if code := parseFlags(fs, args); code >= 0 {
@@ -37,29 +32,21 @@ func runFaults(args, command []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loadgen faults: "+format+"\n", a...)
 		return exitUsage
 	}
-	if *list {
-		for _, s := range faults.Scenarios() {
-			short := ""
-			if s.Short {
-				short = " (short set)"
-			}
-			fmt.Fprintf(stdout, "%-22s %s%s\n", s.Name, s.Title, short)
+	if f.List() {
+		if err := faults.WriteList(stdout); err != nil {
+			fmt.Fprintf(stderr, "loadgen faults: %v\n", err)
+			return exitFailure
 		}
 		return exitOK
 	}
-	switch {
-	case fs.NArg() > 0:
+	if fs.NArg() > 0 {
 		return fail("unexpected argument %q", fs.Arg(0))
-	case *clients < 1 || *clients > 64:
-		return fail("-clients %d: want 1 to 64", *clients)
 	}
-	o := faults.Options{Snowidd: *snowidd, Etcd: *etcd, Holders: *holders, Set: *set, Clients: *clients, Command: command}
-	if *names != "" {
-		o.Scenarios = strings.Split(*names, ",")
+	o, err := f.Options()
+	if err != nil {
+		return fail("%v", err)
 	}
-	if _, err := os.Stat(*holders); err != nil {
-		o.Holders = "" // the fleet-start scenarios say they skipped, and why
-	}
+	o.Command = command
 	o.Commit, o.Dirty = vcs.Commit()
 	if !*quiet {
 		o.Progress = func(msg string) { fmt.Fprintln(stderr, msg) }

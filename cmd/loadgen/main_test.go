@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/inject"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/resultdir"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/suiteflags"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/vcs"
 	"github.com/snowlab/snowlab/lab/host"
@@ -157,7 +158,7 @@ func TestCheckAgainstOwnBaseline(t *testing.T) {
 	code, _, errs := runArgs("check", "-q", "-write-baseline", "-baseline", dir)
 	require.Equal(t, exitOK, code, errs)
 	// -baseline takes the file as well as its folder.
-	file, err := baselineFile(dir)
+	file, err := resultdir.BaselineFile(dir)
 	require.NoError(t, err)
 	code, out, errs := runArgs("check", "-q", "-baseline", file, "-tolerance", "0.9", "-json")
 	assert.Equal(t, exitOK, code, "%s\n%s", out, errs)
@@ -190,13 +191,13 @@ func TestCheckBaselineArgument(t *testing.T) {
 	btreeFile := filepath.Join(btree, "x-btree.json")
 	require.NoError(t, os.WriteFile(btreeFile, []byte(`{"schema":1,"experiment":"btree"}`), 0o644))
 
-	got, err := baselineFile(dir)
+	got, err := resultdir.BaselineFile(dir)
 	require.NoError(t, err)
 	assert.Equal(t, newer, got, "a folder: its newest run")
-	got, err = baselineFile(older)
+	got, err = resultdir.BaselineFile(older)
 	require.NoError(t, err)
 	assert.Equal(t, older, got, "a file: itself")
-	_, err = baselineFile(t.TempDir())
+	_, err = resultdir.BaselineFile(t.TempDir())
 	assert.ErrorIs(t, err, fs.ErrNotExist, "an empty folder")
 
 	for _, tc := range []struct {

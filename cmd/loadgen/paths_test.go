@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/host"
 	"github.com/snowlab/snowlab/lab/result"
 )
@@ -21,7 +22,7 @@ import (
 func TestDefaultOutputIsIgnored(t *testing.T) {
 	for _, cmd := range []string{"run", "btree", "alternatives", "service"} {
 		_, _, errs := runArgs(cmd, "-h")
-		assert.Contains(t, errs, `(default "`+defaultOut()+`")`, "loadgen %s -out", cmd)
+		assert.Contains(t, errs, `(default "`+resultdir.DefaultOut()+`")`, "loadgen %s -out", cmd)
 	}
 	root, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
 	if err != nil {
@@ -36,16 +37,16 @@ func TestDefaultOutputIsIgnored(t *testing.T) {
 	// A run's files as the lab names them, and the folder's history page.
 	stem := result.Stem(time.Now(), host.Fingerprint{Hostname: "vm"}, "abc1234")
 	for _, p := range []string{stem + ".json", stem + ".md", stem + ".html", stem + "/saturate.svg", "index.html", stem + "-btree.json"} {
-		path := filepath.ToSlash(filepath.Join(defaultOut(), p))
+		path := filepath.ToSlash(filepath.Join(resultdir.DefaultOut(), p))
 		out, err := git("check-ignore", "--no-index", "-v", path)
 		assert.NoError(t, err, "git does not ignore %s: %s", path, out)
 	}
-	tracked, err := git("ls-files", "--", filepath.ToSlash(defaultOut()))
+	tracked, err := git("ls-files", "--", filepath.ToSlash(resultdir.DefaultOut()))
 	require.NoError(t, err, tracked)
 	assert.Empty(t, tracked, "no tracked file under the default output folder")
 	// The published folder and the baseline are not ignored: committing a
 	// run there is the deliberate step.
-	for _, dir := range []string{publishedDir, baselineDir} {
+	for _, dir := range []string{resultdir.Published, resultdir.Baseline} {
 		_, err := git("check-ignore", "--no-index", "-q", dir+"/x.json")
 		assert.Error(t, err, "%s is ignored", dir)
 	}
@@ -62,18 +63,18 @@ func TestRunWritesOnlyTheLocalFolder(t *testing.T) {
 
 	code, out, errs := runArgs(append([]string{"run", "-subjects", "atomicgen/strict", "-workloads", "saturate"}, tiny...)...)
 	require.Equal(t, exitOK, code, errs)
-	assert.Contains(t, out, "wrote "+filepath.Join(defaultOut(), "index.html")+" (2 runs)")
+	assert.Contains(t, out, "wrote "+filepath.Join(resultdir.DefaultOut(), "index.html")+" (2 runs)")
 	for path := range tree(t, dir) {
 		if before[path] {
 			continue
 		}
-		assert.True(t, strings.HasPrefix(path, filepath.ToSlash(localDir)+"/"), "wrote %s, outside %s", path, localDir)
+		assert.True(t, strings.HasPrefix(path, filepath.ToSlash(resultdir.Local)+"/"), "wrote %s, outside %s", path, resultdir.Local)
 	}
-	page, err := os.ReadFile(filepath.Join(defaultOut(), "index.html"))
+	page, err := os.ReadFile(filepath.Join(resultdir.DefaultOut(), "index.html"))
 	require.NoError(t, err)
 	assert.Contains(t, string(page), "aaaaaaa", "the published run is on the local history page")
 	assert.FileExists(t, published, "untouched")
-	assert.NoFileExists(t, filepath.Join(publishedDir, "index.html"), "the published page is publish's to write")
+	assert.NoFileExists(t, filepath.Join(resultdir.Published, "index.html"), "the published page is publish's to write")
 }
 
 // TestPublish: publish copies the newest local run (or those named) with
@@ -94,12 +95,12 @@ func TestPublish(t *testing.T) {
 	require.Equal(t, exitOK, code, errs)
 	stem := strings.TrimSuffix(filepath.Base(newer), ".json")
 	for _, p := range []string{stem + ".json", stem + ".md", stem + ".html", filepath.Join(stem, "saturate.svg")} {
-		assert.FileExists(t, filepath.Join(publishedDir, p))
-		assert.Contains(t, out, "wrote "+filepath.Join(publishedDir, p)+"\n")
+		assert.FileExists(t, filepath.Join(resultdir.Published, p))
+		assert.Contains(t, out, "wrote "+filepath.Join(resultdir.Published, p)+"\n")
 	}
-	assert.NoFileExists(t, filepath.Join(publishedDir, filepath.Base(older)), "only the newest")
-	assert.Contains(t, out, "wrote "+filepath.Join(publishedDir, "index.html")+" (1 runs)")
-	data, err := os.ReadFile(filepath.Join(publishedDir, filepath.Base(newer)))
+	assert.NoFileExists(t, filepath.Join(resultdir.Published, filepath.Base(older)), "only the newest")
+	assert.Contains(t, out, "wrote "+filepath.Join(resultdir.Published, "index.html")+" (1 runs)")
+	data, err := os.ReadFile(filepath.Join(resultdir.Published, filepath.Base(newer)))
 	require.NoError(t, err)
 	orig, err := os.ReadFile(newer)
 	require.NoError(t, err)
@@ -109,12 +110,12 @@ func TestPublish(t *testing.T) {
 	require.Equal(t, exitOK, code, errs)
 	assert.Contains(t, out, "(2 runs)")
 
-	bad := filepath.Join(defaultOut(), "bad.json")
+	bad := filepath.Join(resultdir.DefaultOut(), "bad.json")
 	require.NoError(t, os.WriteFile(bad, []byte(`{"schema":`), 0o644))
 	code, _, errs = runArgs("publish", bad)
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errs, "bad.json")
-	assert.NoFileExists(t, filepath.Join(publishedDir, "bad.json"))
+	assert.NoFileExists(t, filepath.Join(resultdir.Published, "bad.json"))
 }
 
 // TestHistoryDefault: loadgen history with no argument reads the
@@ -130,25 +131,25 @@ func TestHistoryDefault(t *testing.T) {
 	publishedRun(t, "aaaaaaa")
 	code, out, errs := runArgs("history")
 	require.Equal(t, exitOK, code, errs)
-	assert.Equal(t, "wrote "+filepath.Join(defaultOut(), "index.html")+" (1 runs)\n", out)
+	assert.Equal(t, "wrote "+filepath.Join(resultdir.DefaultOut(), "index.html")+" (1 runs)\n", out)
 	localRun(t, "bbbbbbb", 10)
 	code, out, errs = runArgs("history")
 	require.Equal(t, exitOK, code, errs)
 	assert.Contains(t, out, "(2 runs)")
-	assert.NoFileExists(t, filepath.Join(publishedDir, "index.html"))
+	assert.NoFileExists(t, filepath.Join(resultdir.Published, "index.html"))
 }
 
 // publishedRun writes a suite run into results/ and returns its path.
 func publishedRun(t *testing.T, commit string) string {
 	t.Helper()
-	return writeRun(t, publishedDir, commit, 9)
+	return writeRun(t, resultdir.Published, commit, 9)
 }
 
 // localRun writes a suite run with its page and one chart into
 // results/local/, as the lab does, and returns its JSON's path.
 func localRun(t *testing.T, commit string, hour int) string {
 	t.Helper()
-	path := writeRun(t, defaultOut(), commit, hour)
+	path := writeRun(t, resultdir.DefaultOut(), commit, hour)
 	stem := strings.TrimSuffix(path, ".json")
 	require.NoError(t, os.WriteFile(stem+".md", []byte("# run\n"), 0o644))
 	require.NoError(t, os.WriteFile(stem+".html", []byte("<!DOCTYPE html>"), 0o644))

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/resultdir"
 )
 
 // The most the published runs may weigh: every clone carries them, and
@@ -24,11 +26,11 @@ const (
 // the folder holds at most maxResultsTree, the lab's ignored local runs
 // (results/local/) left out.
 func TestCommittedResultsSize(t *testing.T) {
-	root := filepath.Join("..", "..", filepath.FromSlash(publishedDir))
-	local := filepath.Join("..", "..", filepath.FromSlash(localDir))
+	root := filepath.Join("..", "..", filepath.FromSlash(resultdir.Published))
+	local := filepath.Join("..", "..", filepath.FromSlash(resultdir.Local))
 	fi, err := os.Stat(root)
 	if err != nil || !fi.IsDir() {
-		t.Skip("no " + publishedDir + "/ folder beside this module")
+		t.Skip("no " + resultdir.Published + "/ folder beside this module")
 	}
 	var total int64
 	files := 0

@@ -1,31 +1,24 @@
 package main
 
 import (
-	"bufio"
-	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"time"
 
-	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/cpus"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/history"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/leaseflags"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/progress"
-	"github.com/snowlab/snowlab/cmd/loadgen/internal/redact"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/report"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/resultdir"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/suiteflags"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/vcs"
 	"github.com/snowlab/snowlab/cmd/snowid/cli"
-	"github.com/snowlab/snowlab/etcdlease"
 	"github.com/snowlab/snowlab/lab"
 	"github.com/snowlab/snowlab/lab/result"
-	"github.com/snowlab/snowlab/lab/subject"
-	"github.com/snowlab/snowlab/nodeid"
-	"github.com/snowlab/snowlab/pglease"
 )
 
 const (
@@ -133,27 +126,15 @@ The experiments (btree, alternatives, service, faults) write
 results/local/<stem>-<experiment>.*; every run checks what it measured and
 exits 1 on a correctness failure.`
 
-// etcdPasswordVar holds the etcd user's password for -lease etcd: when
-// -etcd-password-file does not: loadgen's own variable, not etcdctl's
-// ETCDCTL_PASSWORD, so that a shell set up for etcdctl as another user
-// does not lend loadgen that user.
-const etcdPasswordVar = "LOADGEN_ETCD_PASSWORD"
-
-// leaseTTL is the TTL of a -lease on etcd or PostgreSQL: a lab run that
-// dies frees its node ids this long after.
-const leaseTTL = 10 * time.Second
-
 func runSuite(args, command []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("loadgen run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var sf suiteflags.Flags
 	sf.Register(fs)
-	out := fs.String("out", defaultOut(), "folder for the result files (JSON, Markdown, SVG charts); git ignores the default: loadgen publish commits a run")
+	out := fs.String("out", resultdir.DefaultOut(), "folder for the result files (JSON, Markdown, SVG charts); git ignores the default: loadgen publish commits a run")
 	noWrite := fs.Bool("no-write", false, "print the table only, write no files")
-	leaseSpec := fs.String("lease", "", "mint snowlab's generators under a nodeid lease on GOMAXPROCS node ids: dir:`PATH`, "+
-		"etcd:HOST:PORT/PREFIX (etcd:https://… for TLS: see -etcd-*) or pg:DSN (a PostgreSQL table)")
-	etcd := etcdlease.NewFlags(etcdPasswordVar, os.LookupEnv)
-	etcd.Register(fs)
+	var lease leaseflags.Flags
+	lease.Register(fs)
 	quiet := fs.Bool("q", false, "no progress bar")
 	procs := fs.Int("gomaxprocs", 0, fmt.Sprintf("run with runtime.GOMAXPROCS set to N, 1 to %d (0: leave it; the result's host records it), "+
 		"so that one binary can sweep core counts", cpus.MaxProcs))
@@ -178,11 +159,13 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer restore()
-	leaseSet := false
-	fs.Visit(func(f *flag.Flag) { leaseSet = leaseSet || f.Name == "lease" })
-	all, release, code := leasedSubjects(leaseSet, *leaseSpec, etcd, stderr)
-	if code >= 0 {
-		return code
+	all, release, err := lease.Subjects()
+	if err != nil {
+		fmt.Fprintf(stderr, "loadgen run: %v\n", err)
+		if errors.As(err, new(*leaseflags.StoreError)) {
+			return exitFailure
+		}
+		return exitUsage
 	}
 	defer release()
 	suite, err := sf.Suite(all)
@@ -213,38 +196,6 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 	return finishSuiteRun("loadgen", *out, *noWrite, res, stdout, stderr)
 }
 
-// leasedSubjects is every subject, snowlab's generators minting under the
-// lease -lease names when set (spec, on the etcd flags' cluster for
-// etcd:); release gives the lease back. It returns the exit code to stop
-// with, or -1 to go on: a spec that cannot work is a usage error, a store
-// that fails is a failure.
-func leasedSubjects(set bool, spec string, etcd *etcdlease.Flags, stderr io.Writer) (all []subject.Subject, release func(), code int) {
-	if etcd.Given() && !strings.HasPrefix(spec, "etcd:") {
-		fmt.Fprintf(stderr, "loadgen run: the -etcd-* flags are for -lease etcd:…, not -lease %q\n", redact.String(spec))
-		return nil, nil, exitUsage
-	}
-	if !set {
-		return suiteflags.All(), func() {}, -1
-	}
-	// An empty -lease is a spec like any other: refused, not read as no
-	// lease.
-	stores := map[string]nodeid.Opener{"etcd": etcd.Opener(leaseTTL), "pg": pglease.Opener(leaseTTL)}
-	store, err := nodeid.OpenStore(spec, stores)
-	if err != nil {
-		fmt.Fprintf(stderr, "loadgen run: -lease: %s\n", redact.String(err.Error()))
-		return nil, nil, exitUsage
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	lease, err := nodeid.Acquire(ctx, store, nodeid.Options{Count: runtime.GOMAXPROCS(0)})
-	cancel()
-	if err != nil {
-		// The spec is right: the store failed (or has no free ids).
-		fmt.Fprintf(stderr, "loadgen run: -lease %q: %s\n", redact.String(spec), redact.String(err.Error()))
-		return nil, nil, exitFailure
-	}
-	return suiteflags.WithLimits(subject.OwnWith(lease.Config(snowlab.Config{}))), func() { lease.Release(context.Background()) }, -1
-}
-
 // finishSuiteRun ends a subcommand that ran the suite (run, service): the
 // result files unless noWrite, the history page of the folder refreshed
 // beside them, and exit 1 when a check failed. what names the command in
@@ -260,8 +211,8 @@ func finishSuiteRun(what, out string, noWrite bool, res *result.Run, stdout, std
 		// The history page follows the folder: a result it cannot read
 		// is said, and costs the run nothing.
 		index := filepath.Join(out, report.IndexName)
-		base, _ := readBaseline(filepath.FromSlash(baselineDir)) // none here: every gated ratio leads
-		if n, err := writeHistory(index, historySources(out), base); err != nil {
+		base, _ := resultdir.ReadBaseline(filepath.FromSlash(resultdir.Baseline)) // none here: every gated ratio leads
+		if n, err := history.WritePage(index, resultdir.HistorySources(out), base); err != nil {
 			fmt.Fprintf(stderr, "%s: the history page was not refreshed: %v\n", what, err)
 		} else {
 			fmt.Fprintf(stdout, "wrote %s (%d runs)\n", index, n)
@@ -281,31 +232,7 @@ func finishSuiteRun(what, out string, noWrite bool, res *result.Run, stdout, std
 // full disk, a closed pipe), so that a script never reads a short list as
 // the whole one.
 func runList(stdout, stderr io.Writer) int {
-	w := bufio.NewWriter(stdout)
-	for _, s := range suiteflags.All() {
-		kind := "snowlab"
-		switch {
-		case s.Peer:
-			kind = "peer"
-		case s.Physical:
-			kind = "limit"
-		}
-		ceiling := "no per-tick limit"
-		if s.Physical {
-			ceiling = "the least per ID: clock read + one CAS"
-		}
-		if c := s.Ceiling(); c > 0 && s.Strict {
-			ceiling = fmt.Sprintf("strict ceiling %.4g IDs/s", c)
-		} else if c > 0 {
-			ceiling = fmt.Sprintf("layout rate %.4g IDs/s (borrows past it)", c)
-		}
-		policy := map[bool]string{true: "strict", false: "borrows"}[s.Strict]
-		if s.Physical {
-			policy = "-"
-		}
-		fmt.Fprintf(w, "%-42s %-8s %-8s %s\n", s.Name, kind, policy, ceiling)
-	}
-	if err := w.Flush(); err != nil {
+	if err := suiteflags.WriteList(stdout); err != nil {
 		fmt.Fprintf(stderr, "loadgen list: %v\n", err)
 		return exitFailure
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/experiment/service"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/progress"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/report"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/resultdir"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/vcs"
 	"github.com/snowlab/snowlab/lab/replica"
 )
@@ -20,7 +21,7 @@ func runService(args, command []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var f service.Flags
 	f.Register(fs)
-	out := fs.String("out", defaultOut(), "folder for the result files (JSON, Markdown, SVG charts, HTML); git ignores the default: loadgen publish commits a run")
+	out := fs.String("out", resultdir.DefaultOut(), "folder for the result files (JSON, Markdown, SVG charts, HTML); git ignores the default: loadgen publish commits a run")
 	noWrite := fs.Bool("no-write", false, "print the table only, write no files")
 	quiet := fs.Bool("q", false, "no progress bar")
 	if code := parseFlags(fs, args); code >= 0 {

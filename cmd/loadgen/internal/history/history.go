@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/report"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -126,4 +127,23 @@ func Experiment(path string) string {
 		}
 	}
 	return ""
+}
+
+// WritePage reads the suite results in sources (folders, whose *.json
+// files are read, or files) and writes their history page to out, the
+// ratios baseline gates (every gated ratio when nil) first. It returns
+// how many runs the page shows. An error about a source is a *BadSource.
+func WritePage(out string, sources []string, baseline *result.Run) (int, error) {
+	runs, err := Read(sources, filepath.Dir(out))
+	if err != nil {
+		return 0, err
+	}
+	if filepath.Dir(out) == resultdir.DefaultOut() {
+		// The lab's own folder may not be there yet when only published
+		// runs are; any other folder named must be.
+		if err := os.MkdirAll(resultdir.DefaultOut(), 0o755); err != nil {
+			return 0, err
+		}
+	}
+	return len(runs), Write(out, runs, baseline)
 }

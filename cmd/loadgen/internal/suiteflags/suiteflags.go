@@ -4,8 +4,10 @@
 package suiteflags
 
 import (
+	"bufio"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -184,4 +186,35 @@ func seenAny(all []subject.Subject, want string, seen map[string]bool) bool {
 		}
 	}
 	return false
+}
+
+// WriteList writes a line per subject: its name, whether it is snowlab's,
+// a peer or a limit, its policy and its ceiling. The error is the first
+// write's that failed.
+func WriteList(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	for _, s := range All() {
+		kind := "snowlab"
+		switch {
+		case s.Peer:
+			kind = "peer"
+		case s.Physical:
+			kind = "limit"
+		}
+		ceiling := "no per-tick limit"
+		if s.Physical {
+			ceiling = "the least per ID: clock read + one CAS"
+		}
+		if c := s.Ceiling(); c > 0 && s.Strict {
+			ceiling = fmt.Sprintf("strict ceiling %.4g IDs/s", c)
+		} else if c > 0 {
+			ceiling = fmt.Sprintf("layout rate %.4g IDs/s (borrows past it)", c)
+		}
+		policy := map[bool]string{true: "strict", false: "borrows"}[s.Strict]
+		if s.Physical {
+			policy = "-"
+		}
+		fmt.Fprintf(bw, "%-42s %-8s %-8s %s\n", s.Name, kind, policy, ceiling)
+	}
+	return bw.Flush()
 }

@@ -1,0 +1,53 @@
+// Package comparefiles compares two result files for loadgen compare,
+// telling a file that cannot be read from two runs that share nothing to
+// compare.
+package comparefiles
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/snowlab/snowlab/lab/compare"
+	"github.com/snowlab/snowlab/lab/result"
+)
+
+// NothingError is the error for two runs that share nothing (an
+// experiment's file, a run of other workloads): no comparison, which a
+// gate must not pass.
+type NothingError struct{ msg string }
+
+func (e *NothingError) Error() string { return e.msg }
+
+// Compare reads the suite runs at oldPath and newPath and compares them.
+// A file that is not a result is an error naming it; two results that
+// share nothing are a *NothingError saying what each one is.
+func Compare(oldPath, newPath string) (compare.Comparison, error) {
+	paths := [2]string{oldPath, newPath}
+	var runs [2]*result.Run
+	var errs [2]error
+	for i := range runs {
+		runs[i], errs[i] = result.Read(paths[i])
+	}
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, result.ErrExperiment) {
+			return compare.Comparison{}, err
+		}
+	}
+	if errs[0] != nil || errs[1] != nil {
+		// Say what each file is, the one that is a suite run too.
+		var what [2]string
+		for i, err := range errs {
+			if err != nil {
+				what[i] = err.Error()
+			} else {
+				what[i] = fmt.Sprintf("%s: a suite run (commit %s, %d subjects)", paths[i], runs[i].Revision(), len(runs[i].Subjects))
+			}
+		}
+		return compare.Comparison{}, &NothingError{fmt.Sprintf("nothing to compare: %s; %s", what[0], what[1])}
+	}
+	c := compare.Runs(runs[0], runs[1])
+	if err := c.Err(); err != nil {
+		return compare.Comparison{}, &NothingError{fmt.Sprintf("%s vs %s: %v", oldPath, newPath, err)}
+	}
+	return c, nil
+}

@@ -1,0 +1,143 @@
+package btree
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+)
+
+// Flags are the experiment's flags as typed (loadgen btree).
+type Flags struct {
+	rows, tail, batch, tx, payload, pageSize int
+	keys, engines, dsn, sqliteDir            string
+	keep                                     bool
+}
+
+// Register defines the experiment's flags in fs.
+func (f *Flags) Register(fs *flag.FlagSet) {
+	fs.IntVar(&f.rows, "rows", DefaultRows, fmt.Sprintf("rows per key kind and engine (1 to %d)", MaxRows))
+	fs.IntVar(&f.tail, "tail", 0, fmt.Sprintf("rows inserted after a checkpoint into the loaded table, for the WAL they cost (0: rows/10, -1: none, at most %d)", MaxRows))
+	fs.IntVar(&f.batch, "batch", DefaultBatchRows, fmt.Sprintf("rows per INSERT statement (1 to %d)", MaxBatchRows))
+	fs.IntVar(&f.tx, "tx", DefaultTxRows, fmt.Sprintf("rows per transaction (1 to %d)", MaxRows))
+	fs.IntVar(&f.payload, "payload", DefaultPayloadBytes, fmt.Sprintf("bytes of payload beside the key in every row (%d to %d)", MinPayloadBytes, MaxPayloadBytes))
+	fs.StringVar(&f.keys, "keys", "all", "key kinds, a comma list of sequence, snowlab, uuidv7, ulid, uuidv4 (or all)")
+	fs.StringVar(&f.engines, "engines", "", "engines, a comma list of sqlite, sqlite-clustered, postgresql (default: both SQLite ones, and postgresql when -pg is given)")
+	fs.StringVar(&f.dsn, "pg", "", "PostgreSQL connection string (postgres://user@host:port/db); scripts/pg.sh start prints one for a throwaway server")
+	fs.StringVar(&f.sqliteDir, "sqlite-dir", "", "folder for the SQLite files (default: a temporary folder, removed after)")
+	fs.IntVar(&f.pageSize, "sqlite-page-size", 0, "SQLite page size in bytes, a power of two from 512 to 65536 (0: SQLite's default, 4096)")
+	fs.BoolVar(&f.keep, "keep", false, "keep the SQLite files and the PostgreSQL schema after the run")
+}
+
+// Setup is the experiment's flags, checked: the Options to run with, less
+// the engines, which Open opens.
+type Setup struct {
+	Options Options
+	engines []string
+	dsn     string
+	sqlite  SQLiteOptions
+}
+
+// Setup checks the flags. Its error names the first flag that is wrong,
+// its value and what is wanted, in one line.
+func (f Flags) Setup() (Setup, error) {
+	kinds, err := ParseKinds(f.keys)
+	if err != nil {
+		return Setup{}, fmt.Errorf("-keys: %v", err)
+	}
+	if err := f.inRange(); err != nil {
+		return Setup{}, err
+	}
+	spec := f.engines
+	if spec == "" {
+		spec = "sqlite,sqlite-clustered"
+		if f.dsn != "" {
+			spec += ",postgresql"
+		}
+	}
+	names, err := parseEngines(spec)
+	if err != nil {
+		return Setup{}, fmt.Errorf("-engines: %v", err)
+	}
+	for _, name := range names {
+		if name == EnginePostgres && f.dsn == "" {
+			return Setup{}, errors.New("postgresql needs -pg DSN (scripts/pg.sh start prints one, or make pg runs it all)")
+		}
+	}
+	return Setup{
+		Options: Options{Rows: f.rows, TailRows: f.tail, BatchRows: f.batch, TxRows: f.tx, PayloadBytes: f.payload, Keys: kinds},
+		engines: names, dsn: f.dsn, sqlite: SQLiteOptions{Dir: f.sqliteDir, PageSize: f.pageSize, Keep: f.keep},
+	}, nil
+}
+
+// Open opens the engines, in the order -engines gives them. On an error
+// it returns the ones it opened, for the caller to close.
+func (s Setup) Open(ctx context.Context) ([]Engine, error) {
+	var engs []Engine
+	for _, name := range s.engines {
+		var e Engine
+		var err error
+		switch name {
+		case EngineSQLite, EngineSQLiteClustered:
+			o := s.sqlite
+			o.Clustered = name == EngineSQLiteClustered
+			e, err = OpenSQLite(o)
+		case EnginePostgres:
+			e, err = OpenPostgres(ctx, PostgresOptions{DSN: s.dsn, Keep: s.sqlite.Keep})
+		}
+		if err != nil {
+			return engs, err
+		}
+		engs = append(engs, e)
+	}
+	return engs, nil
+}
+
+// inRange reports the first flag out of range, naming it, its value and
+// the range wanted.
+func (f Flags) inRange() error {
+	for _, r := range []struct {
+		name      string
+		v, lo, hi int
+		what      string
+	}{
+		{"rows", f.rows, 1, MaxRows, "rows"},
+		{"tail", f.tail, -1, MaxRows, "rows (-1: none, 0: rows/10)"},
+		{"batch", f.batch, 1, MaxBatchRows, "rows (SQLite binds at most 32,766 parameters per statement)"},
+		{"tx", f.tx, 1, MaxRows, "rows"},
+		{"payload", f.payload, MinPayloadBytes, MaxPayloadBytes, "bytes"},
+	} {
+		if r.v < r.lo || r.v > r.hi {
+			return fmt.Errorf("-%s %d: want %d to %d %s", r.name, r.v, r.lo, r.hi, r.what)
+		}
+	}
+	if p := f.pageSize; p != 0 && (p < 512 || p > 65536 || p&(p-1) != 0) {
+		return fmt.Errorf("-sqlite-page-size %d: want 0 (SQLite's default) or a power of two from 512 to 65536", p)
+	}
+	return nil
+}
+
+// parseEngines reads a comma list of engine names, in the order given.
+func parseEngines(spec string) ([]string, error) {
+	var out []string
+	for _, s := range strings.Split(spec, ",") {
+		name := strings.ToLower(strings.TrimSpace(s))
+		switch name {
+		case "pg", "postgres":
+			name = EnginePostgres
+		}
+		switch name {
+		case EngineSQLite, EngineSQLiteClustered, EnginePostgres:
+		default:
+			return nil, fmt.Errorf("unknown engine %q (want sqlite, sqlite-clustered, postgresql)", s)
+		}
+		for _, have := range out {
+			if have == name {
+				return nil, fmt.Errorf("engine %q listed twice", name)
+			}
+		}
+		out = append(out, name)
+	}
+	return out, nil
+}

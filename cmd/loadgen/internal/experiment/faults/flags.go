@@ -1,0 +1,66 @@
+package faults
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// maxClients bounds -clients.
+const maxClients = 64
+
+// Flags are the experiment's flags as typed (loadgen faults).
+type Flags struct {
+	set, names, snowidd, etcd, holders string
+	clients                            int
+	list                               bool
+}
+
+// Register defines the experiment's flags in fs.
+func (f *Flags) Register(fs *flag.FlagSet) {
+	fs.StringVar(&f.set, "set", "full", "scenario set: short (CI's, under 3 minutes on 2 cores) or full")
+	fs.StringVar(&f.names, "scenarios", "", "comma list of scenarios to run instead of a set (loadgen faults -list names them)")
+	fs.StringVar(&f.snowidd, "snowidd", filepath.Join("bin", "snowidd-faults"), "the replica binary; a fault-injection build (make snowidd-faults) for the clock scenario, which skips without one")
+	fs.StringVar(&f.etcd, "etcd", "etcd", "the etcd binary (apt-get install etcd-server)")
+	fs.StringVar(&f.holders, "holders", filepath.Join("bin", "etcdholders"), "etcdholders, for the fleet-start scenarios (make etcdholders)")
+	fs.IntVar(&f.clients, "clients", DefaultClients, fmt.Sprintf("client goroutines calling the fleet, 1 to %d", maxClients))
+	fs.BoolVar(&f.list, "list", false, "list the scenarios and exit")
+}
+
+// List reports whether -list asks for the scenarios instead of a run.
+func (f Flags) List() bool { return f.list }
+
+// Options checks the flags a run needs before anything starts; Execute
+// refuses the rest (ErrOptions). A -holders that is not there leaves
+// Holders empty: the fleet-start scenarios say they skipped, and why.
+func (f Flags) Options() (Options, error) {
+	if f.clients < 1 || f.clients > maxClients {
+		return Options{}, fmt.Errorf("-clients %d: want 1 to %d", f.clients, maxClients)
+	}
+	o := Options{Snowidd: f.snowidd, Etcd: f.etcd, Holders: f.holders, Set: f.set, Clients: f.clients}
+	if f.names != "" {
+		o.Scenarios = strings.Split(f.names, ",")
+	}
+	if _, err := os.Stat(f.holders); err != nil {
+		o.Holders = ""
+	}
+	return o, nil
+}
+
+// WriteList writes a line per scenario, its name and title, marking
+// those of the short set.
+func WriteList(w io.Writer) error {
+	for _, s := range Scenarios() {
+		short := ""
+		if s.Short {
+			short = " (short set)"
+		}
+		if _, err := fmt.Fprintf(w, "%-22s %s%s\n", s.Name, s.Title, short); err != nil {
+			return err
+		}
+	}
+	return nil
+}

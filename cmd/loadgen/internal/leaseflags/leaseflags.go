@@ -1,0 +1,90 @@
+// Package leaseflags reads loadgen run's -lease and -etcd-* flags into
+// the suite's subjects, snowlab's generators minting under a nodeid lease
+// on GOMAXPROCS node ids.
+package leaseflags
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/redact"
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/suiteflags"
+	"github.com/snowlab/snowlab/etcdlease"
+	"github.com/snowlab/snowlab/lab/subject"
+	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/pglease"
+)
+
+// etcdPasswordVar holds the etcd user's password for -lease etcd: when
+// -etcd-password-file does not: loadgen's own variable, not etcdctl's
+// ETCDCTL_PASSWORD, so that a shell set up for etcdctl as another user
+// does not lend loadgen that user.
+const etcdPasswordVar = "LOADGEN_ETCD_PASSWORD"
+
+// ttl is the TTL of a -lease on etcd or PostgreSQL: a lab run that dies
+// frees its node ids this long after.
+const ttl = 10 * time.Second
+
+// StoreError is the error for a spec that is right on a store that
+// failed (or has no free ids): a failure, not a usage error.
+type StoreError struct {
+	Spec string
+	Err  error
+}
+
+func (e *StoreError) Error() string {
+	return fmt.Sprintf("-lease %q: %s", redact.String(e.Spec), redact.String(e.Err.Error()))
+}
+
+func (e *StoreError) Unwrap() error { return e.Err }
+
+// Flags are -lease and the etcd flags as typed.
+type Flags struct {
+	spec string
+	set  bool
+	etcd *etcdlease.Flags
+}
+
+// Register defines the flags in fs.
+func (f *Flags) Register(fs *flag.FlagSet) {
+	// An empty -lease is a spec like any other: refused, not read as no
+	// lease; so whether it was given is recorded apart from its value.
+	fs.Func("lease", "mint snowlab's generators under a nodeid lease on GOMAXPROCS node ids: dir:`PATH`, "+
+		"etcd:HOST:PORT/PREFIX (etcd:https://… for TLS: see -etcd-*) or pg:DSN (a PostgreSQL table)",
+		func(s string) error { f.spec, f.set = s, true; return nil })
+	f.etcd = etcdlease.NewFlags(etcdPasswordVar, os.LookupEnv)
+	f.etcd.Register(fs)
+}
+
+// Subjects is every subject, snowlab's generators minting under the
+// lease -lease names when set; release gives the lease back. A spec that
+// cannot work is an error naming it in one line; a store that fails is
+// a *StoreError. Errors are redacted: a spec can hold a
+// password.
+func (f *Flags) Subjects() (all []subject.Subject, release func(), err error) {
+	if f.etcd.Given() && !strings.HasPrefix(f.spec, "etcd:") {
+		return nil, nil, fmt.Errorf("the -etcd-* flags are for -lease etcd:…, not -lease %q", redact.String(f.spec))
+	}
+	if !f.set {
+		return suiteflags.All(), func() {}, nil
+	}
+	stores := map[string]nodeid.Opener{"etcd": f.etcd.Opener(ttl), "pg": pglease.Opener(ttl)}
+	store, err := nodeid.OpenStore(f.spec, stores)
+	if err != nil {
+		return nil, nil, fmt.Errorf("-lease: %s", redact.String(err.Error()))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	lease, err := nodeid.Acquire(ctx, store, nodeid.Options{Count: runtime.GOMAXPROCS(0)})
+	cancel()
+	if err != nil {
+		return nil, nil, &StoreError{f.spec, err}
+	}
+	all = suiteflags.WithLimits(subject.OwnWith(lease.Config(snowlab.Config{})))
+	return all, func() { lease.Release(context.Background()) }, nil
+}

@@ -1,0 +1,79 @@
+// Package resultdir says where loadgen's result files go, relative to the
+// folder it runs in (the checkout's root, as make runs it), and finds the
+// runs in them. Every run lands in Local, which .gitignore leaves out, so
+// that running the lab never dirties the checkout; Published holds the
+// runs committed on purpose (loadgen publish copies one there and
+// refreshes its history page), and Baseline the run the regression gate
+// compares with.
+package resultdir
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/snowlab/snowlab/lab/result"
+)
+
+// The folders, slash-separated.
+const (
+	Published = "results"
+	Local     = "results/local"
+	Baseline  = "results/baseline"
+)
+
+// DefaultOut is the folder a subcommand writes its result files into
+// unless told otherwise (-out): the ignored local folder.
+func DefaultOut() string { return filepath.FromSlash(Local) }
+
+// HistorySources are the folders whose runs the history page of out
+// shows: the local folder's page also shows the published runs, so that
+// it is the whole history; any other folder's shows its own.
+func HistorySources(out string) []string {
+	if filepath.Clean(out) != DefaultOut() {
+		return []string{out}
+	}
+	if fi, err := os.Stat(Published); err == nil && fi.IsDir() {
+		return []string{Published, out}
+	}
+	return []string{out}
+}
+
+// BaselineFile is the baseline run spec names: the file itself, or the
+// newest .json in the folder.
+func BaselineFile(spec string) (string, error) {
+	fi, err := os.Stat(spec)
+	if err != nil {
+		return "", err
+	}
+	if !fi.IsDir() {
+		return spec, nil
+	}
+	return NewestJSON(spec)
+}
+
+// ReadBaseline reads the baseline run at path: a result file, or the
+// newest .json in a folder (BaselineFile, as loadgen check reads it).
+func ReadBaseline(path string) (*result.Run, error) {
+	file, err := BaselineFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return result.Read(file)
+}
+
+// NewestJSON is the most recently named .json file in dir (result names
+// start with a UTC timestamp, so name order is time order).
+func NewestJSON(dir string) (string, error) {
+	matches, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return "", err
+	}
+	if len(matches) == 0 {
+		return "", fmt.Errorf("no .json run in %s: %w", dir, fs.ErrNotExist)
+	}
+	sort.Strings(matches)
+	return matches[len(matches)-1], nil
+}
