@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/jackc/pgx/v5 v5.12.0
-	github.com/snowlab/snowlab v0.0.0-20261201113640-1c024b4c6dd5
+	github.com/snowlab/snowlab v0.0.0-20261201114936-ce587f67774b
 	github.com/stretchr/testify v1.12.1
 )
 
