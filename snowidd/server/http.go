@@ -15,7 +15,8 @@ import (
 // plaintext it speaks HTTP/1.1 and unencrypted HTTP/2 (prior knowledge,
 // as gRPC clients use it) on the one port: gRPC needs HTTP/2, curl and
 // browsers use either. With lim.TLS it speaks HTTP/2 and HTTP/1.1 as
-// negotiated by ALPN: serve it on a NewTLSListener.
+// negotiated by ALPN: serve it on a NewTLSListener. Its Shutdown closes
+// at once the connections that have not begun a request.
 func NewHTTPServer(addr string, h http.Handler, lim Limits) (*http.Server, error) {
 	lim, err := lim.orDefault()
 	if err != nil {
@@ -25,7 +26,8 @@ func NewHTTPServer(addr string, h http.Handler, lim Limits) (*http.Server, error
 	if lim.TLS {
 		p = TLSProtocols()
 	}
-	return &http.Server{
+	unused := &unusedConns{}
+	hs := &http.Server{
 		Addr:              addr,
 		Handler:           h,
 		Protocols:         p,
@@ -34,7 +36,10 @@ func NewHTTPServer(addr string, h http.Handler, lim Limits) (*http.Server, error
 		IdleTimeout:       lim.IdleTimeout,
 		MaxHeaderBytes:    lim.MaxHeaderBytes,
 		HTTP2:             &http.HTTP2Config{MaxConcurrentStreams: lim.MaxConcurrentStreams},
-	}, nil
+		ConnState:         unused.track,
+	}
+	hs.RegisterOnShutdown(unused.closeAll)
+	return hs, nil
 }
 
 // TLSProtocols are HTTP/1.1 and HTTP/2 over TLS, negotiated by ALPN.
