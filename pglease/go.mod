@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/jackc/pgx/v5 v5.12.0
-	github.com/snowlab/snowlab v0.0.0-20261201114936-ce587f67774b
+	github.com/snowlab/snowlab v0.0.0-20261201120608-252bf6817a63
 	github.com/stretchr/testify v1.12.1
 )
 
