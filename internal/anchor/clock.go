@@ -236,26 +236,17 @@ func nextSegment(s *Segment, a Sample, now, resync int64) (next *Segment, step i
 }
 
 // Corrections is what one Clock has done to follow the wall clock since it
-// was made; clocksrc.Corrections documents each field.
+// was made. clocksrc.Corrections documents each field and is converted
+// from this one, so the compiler holds the two to the same fields; the
+// documentation lives there alone.
 type Corrections struct {
-	// Running is the monotonic time since the clock was made.
-	Running time.Duration
-	// Resyncs counts its comparisons with the wall clock, one per resync
-	// interval while it is read.
-	Resyncs uint64
-	// ForwardSteps counts the times the wall clock was found ahead and
-	// followed at once; Forward is their sum.
-	ForwardSteps uint64
-	Forward      time.Duration
-	// BackwardSteps counts the times the wall clock was found stepped
-	// back (behind the clock, and behind where a slew in progress was
-	// heading); Backward is their sum.
+	Running       time.Duration
+	Resyncs       uint64
+	ForwardSteps  uint64
+	Forward       time.Duration
 	BackwardSteps uint64
 	Backward      time.Duration
-	// SlewLeft is how far the clock is still ahead of the wall clock it
-	// last compared itself with: the part of the backward steps not yet
-	// slewed off, at MaxSlewPPM.
-	SlewLeft time.Duration
+	SlewLeft      time.Duration
 }
 
 // Corrections reports what the clock has done to follow the wall clock.

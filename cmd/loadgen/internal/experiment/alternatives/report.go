@@ -9,7 +9,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/snowlab/snowlab/cmd/loadgen/internal/redact"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/report"
 	"github.com/snowlab/snowlab/lab/md"
 	"github.com/snowlab/snowlab/lab/units"
@@ -65,31 +64,18 @@ func document(run *Result) *report.Document {
 // writeSetup is the title and how the run was made: date, commit,
 // command, the server, the clients, the demand and each scheme's setup.
 func writeSetup(d *report.Document, run *Result) {
-	title := "The alternatives to snowlab, measured on PostgreSQL"
-	if !run.Started.IsZero() {
-		title += ", " + run.Started.UTC().Format("2006-01-02")
-	}
-	if run.Host.Hostname != "" {
-		title += " on " + run.Host.Hostname
-	}
-	took := ""
-	if run.Elapsed > 0 {
-		took = fmt.Sprintf(" (took %s)", run.Elapsed.Round(time.Second))
-	}
+	title := report.Title("The alternatives to snowlab, measured on PostgreSQL", &run.Header)
 	c := run.Config
-	items := []string{
-		fmt.Sprintf("**Date:** %s%s", run.Started.UTC().Format("2006-01-02 15:04:05 UTC"), took),
-		"**Commit:** " + md.Code(md.OrDash(revision(run))),
-		"**Command:** " + md.Code(md.OrDash(md.ShellJoin(redact.Args(run.Command)))),
+	items := append(report.Provenance(&run.Header),
 		fmt.Sprintf("**Schema:** alternatives %d", run.Schema),
 		fmt.Sprintf("**Server:** PostgreSQL %s (fsync = %s, synchronous_commit = %s, wal_sync_method = %s, shared_buffers = %s)",
 			md.Escape(run.Server.Version), setting(run.Server, "fsync"), setting(run.Server, "synchronous_commit"),
 			setting(run.Server, "wal_sync_method"), setting(run.Server, "shared_buffers")),
 		fmt.Sprintf("**Runs:** every scheme with %s clients (simulated nodes, one connection each), %s each", clientList(c.Clients), c.Duration),
-		"**Demand:** " + demandText(c.Demand),
+		"**Demand:** "+demandText(c.Demand),
 		fmt.Sprintf("**snowlab clocks:** offset evenly over ±%s, so two clients differ by up to %s; its skew bound (the spread plus one 1 ms tick) is %s",
 			ns(c.Skew), ns(2*c.Skew), ns(SkewBound(c.Skew))),
-	}
+	)
 	if line := snowiddSetup(run); line != "" {
 		items = append(items, "**snowidd:** "+md.Escape(line))
 	}
@@ -230,12 +216,7 @@ func snowiddSetup(run *Result) string {
 }
 
 // revision is the run's commit, "<sha>+dirty" for a dirty tree.
-func revision(run *Result) string {
-	if run.Dirty && run.Commit != "" {
-		return run.Commit + "+dirty"
-	}
-	return run.Commit
-}
+func revision(run *Result) string { return report.Revision(&run.Header) }
 
 func setting(s Server, name string) string { return md.Code(md.OrDash(s.Settings[name])) }
 

@@ -8,9 +8,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
-	"time"
 
-	"github.com/snowlab/snowlab/cmd/loadgen/internal/redact"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/report"
 	"github.com/snowlab/snowlab/lab/md"
 	"github.com/snowlab/snowlab/lab/units"
@@ -171,26 +169,9 @@ func document(run *Result) *report.Document {
 // writeSetup is the title and how the run was loaded: date, commit,
 // command, the load and the keys, and each engine that stopped.
 func writeSetup(d *report.Document, run *Result) {
-	title := "What the key costs a B-tree"
-	if !run.Started.IsZero() {
-		title += ", " + run.Started.UTC().Format("2006-01-02")
-	}
-	if run.Host.Hostname != "" {
-		title += " on " + run.Host.Hostname
-	}
-	took := ""
-	if run.Elapsed > 0 {
-		took = fmt.Sprintf(" (took %s)", run.Elapsed.Round(time.Second))
-	}
+	title := report.Title("What the key costs a B-tree", &run.Header)
 	c := run.Config
-	commit := run.Commit
-	if run.Dirty && commit != "" {
-		commit += "+dirty"
-	}
-	items := []string{
-		fmt.Sprintf("**Date:** %s%s", run.Started.UTC().Format("2006-01-02 15:04:05 UTC"), took),
-		"**Commit:** " + md.Code(md.OrDash(commit)),
-		"**Command:** " + md.Code(md.OrDash(md.ShellJoin(redact.Args(run.Command)))),
+	items := append(report.Provenance(&run.Header),
 		fmt.Sprintf("**Schema:** btree %d", run.Schema),
 		fmt.Sprintf("**Load:** %s rows per key kind and engine, %s per INSERT statement, %s per transaction, "+
 			"a %d-byte payload beside the key in every row; then a tail of %s more rows after a checkpoint",
@@ -199,7 +180,7 @@ func writeSetup(d *report.Document, run *Result) {
 			"snowlab ID's 8-byte width; snowlab IDs come from atomicgen under the %s policy; UUIDv7 and UUIDv4 from "+
 			"github.com/google/uuid, ULID from github.com/oklog/ulid/v2, all three stored as 16 bytes",
 			keyList(c.Keys), c.SequenceStart, c.SnowlabPolicy),
-	}
+	)
 	for _, e := range run.Engines {
 		if e.Error != "" {
 			items = append(items, fmt.Sprintf("**%s stopped:** %s", e.Engine, md.Escape(e.Error)))

@@ -182,15 +182,7 @@ const (
 // PredictedRatio is the documents' index size for kind k over a bigint's:
 // 1.8x for UUIDv4 (1.4x width times 1.3x fill), 1.4x for the time-ordered
 // 128-bit keys (width only), 1x for the bigints.
-func PredictedRatio(k KeyKind) float64 {
-	switch k {
-	case UUIDv4:
-		return 1.8
-	case UUIDv7, ULID:
-		return 1.4
-	}
-	return 1
-}
+func PredictedRatio(k KeyKind) float64 { return documented(k, 1.8, 1.4, 1) }
 
 // PredictedFill is the documents' leaf fill for kind k.
 func PredictedFill(k KeyKind) float64 {
@@ -203,14 +195,19 @@ func PredictedFill(k KeyKind) float64 {
 // PredictedBytesPerRow is the documents' index size per row: their
 // billion-row figures (22.4, 31.3 and 40.8 GB) over 10^9 rows. ULID is a
 // time-ordered 16-byte key like UUIDv7 and gets its figure.
-func PredictedBytesPerRow(k KeyKind) float64 {
+func PredictedBytesPerRow(k KeyKind) float64 { return documented(k, 40.8, 31.3, 22.4) }
+
+// documented is the documents' figure for k's class: they give one for
+// UUIDv4, one for the time-ordered 16-byte keys (UUIDv7, and ULID, which
+// they do not name, with it) and one for the 8-byte keys.
+func documented(k KeyKind, uuidv4, ordered16, bigint float64) float64 {
 	switch k {
 	case UUIDv4:
-		return 40.8
+		return uuidv4
 	case UUIDv7, ULID:
-		return 31.3
+		return ordered16
 	}
-	return 22.4
+	return bigint
 }
 
 // PublishedPG1M is the commonly quoted PostgreSQL measurement of a

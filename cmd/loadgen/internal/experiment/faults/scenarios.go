@@ -291,19 +291,10 @@ func replicaCutOff(ctx context.Context, s *stage) error {
 	if err := sleepCtx(ctx, time.Until(cutAt.Add(6*time.Second))); err != nil {
 		return err
 	}
-	healAt := time.Now()
-	if err := s.links.Heal(0); err != nil {
-		return err
-	}
-	s.mark("r0's links healed")
-	if err := s.waitReady(0, 20*time.Second); err != nil {
-		return err
-	}
-	k0, err := s.reps[0].Node()
+	healAt, k0, err := s.healAndRejoin(0)
 	if err != nil {
 		return err
 	}
-	s.mark("r0 ready again, on node id %d", k0)
 	s.check("healed, the cut-off replica took another node id (its own is the successor's)", k0 != k, "r0 holds %d", k0)
 	s.bound(0, healAt.Sub(cutAt)+reconnect+slack, fmt.Sprintf("the cut-off (%v) + reconnect (1 s) + rig slack (0.25 s)", healAt.Sub(cutAt).Round(10*time.Millisecond)))
 	s.note("etcd expired r0's lease %v after the cut-off (TTL %v)", expiredAt.Sub(cutAt).Round(time.Millisecond), DefaultTTL)
@@ -345,6 +336,26 @@ func slowLossyLink(ctx context.Context, s *stage) error {
 	return sleepCtx(ctx, time.Second)
 }
 
+// healAndRejoin heals replica r's links and waits up to 20 s for it to
+// serve again: it returns when the heal began and the node id r then
+// holds.
+func (s *stage) healAndRejoin(r int) (time.Time, int, error) {
+	healAt := time.Now()
+	if err := s.links.Heal(r); err != nil {
+		return healAt, 0, err
+	}
+	s.mark("r%d's links healed", r)
+	if err := s.waitReady(r, 20*time.Second); err != nil {
+		return healAt, 0, err
+	}
+	k, err := s.reps[r].Node()
+	if err != nil {
+		return healAt, 0, err
+	}
+	s.mark("r%d ready again, on node id %d", r, k)
+	return healAt, k, nil
+}
+
 func asymmetricPartition(ctx context.Context, s *stage) error {
 	k, err := s.reps[0].Node()
 	if err != nil {
@@ -359,19 +370,10 @@ func asymmetricPartition(ctx context.Context, s *stage) error {
 	if err := sleepCtx(ctx, 6*time.Second); err != nil {
 		return err
 	}
-	healAt := time.Now()
-	if err := s.links.Heal(0); err != nil {
-		return err
-	}
-	s.mark("r0's links healed")
-	if err := s.waitReady(0, 20*time.Second); err != nil {
-		return err
-	}
-	k0, err := s.reps[0].Node()
+	healAt, k0, err := s.healAndRejoin(0)
 	if err != nil {
 		return err
 	}
-	s.mark("r0 ready again, on node id %d", k0)
 	if k0 == k {
 		s.note("r0 kept node id %d: its keep-alives reached etcd throughout, so its lease never expired", k)
 	} else {
