@@ -58,7 +58,7 @@ type Plan struct {
 // is wrong, in one line.
 func (f Flags) Plan() (Plan, error) {
 	if err := compare.CheckTolerance(f.tol); err != nil {
-		return Plan{}, fmt.Errorf("-tolerance: %v", err)
+		return Plan{}, fmt.Errorf("-tolerance: %w", err)
 	}
 	if *f.slow && f.write {
 		return Plan{}, fmt.Errorf("-%s with -write-baseline would record the regression as the baseline", inject.Flag)

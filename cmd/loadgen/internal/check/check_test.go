@@ -98,6 +98,9 @@ func TestPlanUsage(t *testing.T) {
 			assert.Equal(t, Plan{}, p)
 			assert.NotContains(t, err.Error(), "\n")
 			assert.False(t, errors.Is(err, ErrBaselineFailures))
+			if strings.HasPrefix(tt.name, "tolerance") {
+				assert.ErrorIs(t, err, compare.ErrTolerance)
+			}
 			for _, want := range tt.want {
 				assert.Contains(t, err.Error(), want)
 			}

@@ -14,9 +14,18 @@ import (
 // NothingError is the error for two runs that share nothing (an
 // experiment's file, a run of other workloads): no comparison, which a
 // gate must not pass.
-type NothingError struct{ msg string }
+// It wraps compare.ErrNothingInCommon, or result.ErrExperiment when a
+// file is an experiment's.
+type NothingError struct {
+	msg string
+	err error
+}
 
 func (e *NothingError) Error() string { return e.msg }
+
+// Unwrap returns the reason: compare.ErrNothingInCommon or
+// result.ErrExperiment.
+func (e *NothingError) Unwrap() error { return e.err }
 
 // Compare reads the suite runs at oldPath and newPath and compares them.
 // A file that is not a result is an error naming it; two results that
@@ -43,11 +52,11 @@ func Compare(oldPath, newPath string) (compare.Comparison, error) {
 				what[i] = fmt.Sprintf("%s: a suite run (commit %s, %d subjects)", paths[i], runs[i].Revision(), len(runs[i].Subjects))
 			}
 		}
-		return compare.Comparison{}, &NothingError{fmt.Sprintf("nothing to compare: %s; %s", what[0], what[1])}
+		return compare.Comparison{}, &NothingError{fmt.Sprintf("nothing to compare: %s; %s", what[0], what[1]), result.ErrExperiment}
 	}
 	c := compare.Runs(runs[0], runs[1])
 	if err := c.Err(); err != nil {
-		return compare.Comparison{}, &NothingError{fmt.Sprintf("%s vs %s: %v", oldPath, newPath, err)}
+		return compare.Comparison{}, &NothingError{fmt.Sprintf("%s vs %s: %v", oldPath, newPath, err), err}
 	}
 	return c, nil
 }

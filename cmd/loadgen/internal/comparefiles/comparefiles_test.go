@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/snowlab/snowlab/lab/compare"
 	"github.com/snowlab/snowlab/lab/fixture"
 	"github.com/snowlab/snowlab/lab/result"
 )
@@ -89,21 +90,23 @@ func TestCompareNothing(t *testing.T) {
 	n := len(fixture.Run().Subjects)
 	for _, tt := range []struct {
 		name, old, new string
+		reason         error
 		want           []string
 	}{
-		{"experiment old", p["experiment"], p["new"],
+		{"experiment old", p["experiment"], p["new"], result.ErrExperiment,
 			[]string{"nothing to compare: ", p["experiment"], `experiment "btree"`, fmt.Sprintf("%s: a suite run (commit bbbbbbb, %d subjects)", p["new"], n)}},
-		{"experiment new", p["old"], p["experiment"],
+		{"experiment new", p["old"], p["experiment"], result.ErrExperiment,
 			[]string{"nothing to compare: ", fmt.Sprintf("%s: a suite run (commit aaaaaaa, %d subjects)", p["old"], n), p["experiment"], `experiment "btree"`}},
-		{"two experiments", p["experiment"], p["experiment"],
+		{"two experiments", p["experiment"], p["experiment"], result.ErrExperiment,
 			[]string{"nothing to compare: ", p["experiment"], `experiment "btree"`}},
-		{"no metric in common", p["old"], p["empty"],
+		{"no metric in common", p["old"], p["empty"], compare.ErrNothingInCommon,
 			[]string{p["old"] + " vs " + p["empty"], "share no metric", "commit aaaaaaa", "commit ccccccc"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Compare(tt.old, tt.new)
 			var nothing *NothingError
 			require.ErrorAs(t, err, &nothing)
+			assert.ErrorIs(t, err, tt.reason, "it unwraps to its reason")
 			msg := nothing.Error()
 			assert.NotContains(t, msg, "\n")
 			for _, want := range tt.want {

@@ -77,7 +77,7 @@ func (f *Flags) Subjects() (all []subject.Subject, release func(), err error) {
 	stores := map[string]nodeid.Opener{"etcd": f.etcd.Opener(ttl), "pg": pglease.Opener(ttl)}
 	store, err := nodeid.OpenStore(f.spec, stores)
 	if err != nil {
-		return nil, nil, fmt.Errorf("-lease: %s", redact.String(err.Error()))
+		return nil, nil, &specError{"-lease: " + redact.String(err.Error()), err}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	lease, err := nodeid.Acquire(ctx, store, nodeid.Options{Count: runtime.GOMAXPROCS(0)})
@@ -88,3 +88,14 @@ func (f *Flags) Subjects() (all []subject.Subject, release func(), err error) {
 	all = suiteflags.WithLimits(subject.OwnWith(lease.Config(snowlab.Config{})))
 	return all, func() { lease.Release(context.Background()) }, nil
 }
+
+// specError is a lease spec that can never work: its message is the
+// store's, redacted (a spec can hold a password), and it unwraps to the
+// store's error, nodeid.ErrInvalidSpec among them.
+type specError struct {
+	msg string
+	err error
+}
+
+func (e *specError) Error() string { return e.msg }
+func (e *specError) Unwrap() error { return e.err }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -107,6 +108,9 @@ func TestSubjectsUsage(t *testing.T) {
 			assert.Nil(t, all)
 			assert.Nil(t, release)
 			assert.False(t, errors.As(err, new(*StoreError)), "%v", err)
+			if strings.HasPrefix(err.Error(), "-lease: ") {
+				assert.ErrorIs(t, err, nodeid.ErrInvalidSpec, "a spec that can never work")
+			}
 			msg := err.Error()
 			assert.NotContains(t, msg, "\n")
 			assert.NotContains(t, msg, "Sup3r-s3cret")
