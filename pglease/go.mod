@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/jackc/pgx/v5 v5.12.0
-	github.com/snowlab/snowlab v0.0.0-20261201120608-252bf6817a63
+	github.com/snowlab/snowlab v0.0.0-20261201121931-c85e0ef1394a
 	github.com/stretchr/testify v1.12.1
 )
 
