@@ -71,6 +71,12 @@ func (d *document) writeHTML(w io.Writer) error {
 // HTML parser supplies).
 var svgPrologue = regexp.MustCompile(`<\?xml[^>]*\?>\s*|\s+xmlns(:xlink)?="[^"]*"`)
 
+// inheritedFont is the font an SVG file's text names on every element,
+// and a page's SVG inherits from the page's body (the same face stack,
+// upright and of normal weight): on the history page, with more than a
+// hundred charts, it was 221 kB of 957 kB.
+var inheritedFont = []byte("font-family:'Liberation Sans',Arimo,Arial,Helvetica,sans-serif;font-variant:normal;font-weight:normal;font-style:normal;")
+
 // inlineFigure renders c for a page. The SVG is gonum's, whose text it
 // escapes, so it is safe to put in the page as it is.
 func inlineFigure(caption string, c *plot.Chart) (figure, error) {
@@ -78,7 +84,8 @@ func inlineFigure(caption string, c *plot.Chart) (figure, error) {
 	if _, err := c.WriteTo(&buf); err != nil {
 		return figure{}, err
 	}
-	return figure{Caption: caption, SVG: template.HTML(svgPrologue.ReplaceAll(buf.Bytes(), nil))}, nil
+	svg := bytes.ReplaceAll(svgPrologue.ReplaceAll(buf.Bytes(), nil), inheritedFont, nil)
+	return figure{Caption: caption, SVG: template.HTML(svg)}, nil
 }
 
 // indexRun is a row of the index's table of runs.

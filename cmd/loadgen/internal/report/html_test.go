@@ -51,6 +51,21 @@ func TestWriteHTML(t *testing.T) {
 	}
 }
 
+// A page's charts name no font: their text inherits the body's face
+// stack, the one an SVG file names on every text element.
+func TestWriteHTMLChartsInheritTheFont(t *testing.T) {
+	page := htmlOf(t, fixture.Run())
+	require.Contains(t, page, "<text ")
+	assert.NotContains(t, page, "font-variant:normal", "a chart's text still names its font")
+	assert.Contains(t, page, `body { font-family: "Liberation Sans", Arimo, Arial, Helvetica, sans-serif;`)
+	assert.Contains(t, string(inheritedFont), "font-family:'Liberation Sans',Arimo,Arial,Helvetica,sans-serif;",
+		"the stack removed is the page's")
+	var file bytes.Buffer
+	_, err := chartsOf(fixture.Run())[0].chart.WriteTo(&file)
+	require.NoError(t, err)
+	assert.Contains(t, file.String(), string(inheritedFont), "an SVG file keeps naming it")
+}
+
 func TestWriteHTMLMinimal(t *testing.T) {
 	page := htmlOf(t, nil)
 	has(t, page, "No run.")
