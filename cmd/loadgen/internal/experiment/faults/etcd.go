@@ -340,7 +340,14 @@ func (c *Cluster) Leader() (int, error) {
 
 // metric reads one unlabelled series from a member's /metrics.
 func (c *Cluster) metric(m *Member, name string) (float64, error) {
-	resp, err := c.hc.Get(m.metrics + "/metrics")
+	return scrape(c.hc, m.metrics+"/metrics", name, "etcd "+m.Name)
+}
+
+// scrape reads one series, by its whole name with labels as written,
+// from the Prometheus text a GET of url answers; who names the process
+// in the error.
+func scrape(hc *http.Client, url, series, who string) (float64, error) {
+	resp, err := hc.Get(url)
 	if err != nil {
 		return 0, err
 	}
@@ -348,11 +355,11 @@ func (c *Cluster) metric(m *Member, name string) (float64, error) {
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
+		if v, ok := strings.CutPrefix(sc.Text(), series+" "); ok {
 			return strconv.ParseFloat(v, 64)
 		}
 	}
-	return 0, fmt.Errorf("no %s in etcd %s's metrics", name, m.Name)
+	return 0, fmt.Errorf("no %s in %s's metrics", series, who)
 }
 
 var serverID = regexp.MustCompile(`(?m)^etcd_server_id\{server_id="([0-9a-f]+)"\} 1$`)

@@ -3,7 +3,6 @@ package faults
 import (
 	"bufio"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -200,19 +199,7 @@ func (r *Replica) Node() (int, error) {
 // Metric reads one series of the replica's /metrics, by its whole name
 // with labels as written (`snowidd_ready`, `x{peer="…"}`).
 func (r *Replica) Metric(series string) (float64, error) {
-	resp, err := r.hc.Get(r.url + "/metrics")
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), series+" "); ok {
-			return strconv.ParseFloat(v, 64)
-		}
-	}
-	return 0, errors.New("no " + series + " in replica " + r.Name + "'s metrics")
+	return scrape(r.hc, r.url+"/metrics", series, "replica "+r.Name)
 }
 
 // post sends an empty POST to path on the replica and returns its status
