@@ -12,44 +12,17 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/publish/publishtest"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/report"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/fixture"
-	"github.com/snowlab/snowlab/lab/host"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/workload"
 )
 
-// schema1Run writes into dir a run as an older lab wrote it: schema 1,
-// its latency histograms arrays of bucket counts, with extra (a JSON
-// member) added to its top level when not "". It returns the path.
-func schema1Run(t *testing.T, dir, extra string) string {
-	t.Helper()
-	r := workload.NewRecorder()
-	for i := int64(1); i <= 20_000; i++ {
-		r.Record(i * 7919 % 5_000_000)
-	}
-	lat := workload.Merge([]*workload.Recorder{r})
-	h, err := workload.Histogram(lat.Hist)
-	require.NoError(t, err)
-	snap := h.Export()
-	counts := snap.Counts
-	for len(counts) > 0 && counts[len(counts)-1] == 0 {
-		counts = counts[:len(counts)-1]
-	}
-	lat.Hist = &result.Hist{LowestTrackableValue: snap.LowestTrackableValue, HighestTrackableValue: snap.HighestTrackableValue,
-		SignificantFigures: snap.SignificantFigures, Counts: counts}
-	run := &result.Run{Schema: 1, Commit: "ddddddd", Started: time.Date(2026, 3, 14, 9, 0, 0, 0, time.UTC),
-		Host:     host.Fingerprint{Hostname: "lab-vm-3", GOMAXPROCS: 2},
-		Saturate: []result.SaturateResult{{Subject: "atomicgen/strict", Goroutines: 1, IDsPerSec: 4e6, Latency: lat}},
-		Steady:   []result.SteadyResult{{Subject: "atomicgen/strict", TargetRate: 1e5, Latency: lat}}}
-	path := filepath.Join(dir, run.Stem()+".json")
-	require.NoError(t, result.WriteJSON(path, run))
-	if extra != "" {
-		data, err := os.ReadFile(path)
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(path, bytes.Replace(data, []byte("{"), []byte("{"+extra+","), 1), 0o644))
-	}
+// schema1 is a schema-1 run written into a folder of its own.
+func schema1(t *testing.T, extra string) string {
+	path, _ := publishtest.Schema1Run(t, t.TempDir(), extra)
 	return path
 }
 
@@ -128,7 +101,7 @@ func TestIntoCopies(t *testing.T) {
 // TestIntoCompacts: a schema-1 run's histograms are written compressed,
 // a fraction of the size, and read back with the same buckets.
 func TestIntoCompacts(t *testing.T) {
-	path := schema1Run(t, t.TempDir(), "")
+	path := schema1(t, "")
 	dst := t.TempDir()
 	p, err := Prepare([]string{path})
 	require.NoError(t, err)
@@ -171,11 +144,11 @@ func TestPrepareRefuses(t *testing.T) {
 	dir := t.TempDir()
 	garbage := filepath.Join(dir, "garbage.json")
 	require.NoError(t, os.WriteFile(garbage, []byte("not json"), 0o644))
-	unknown := schema1Run(t, t.TempDir(), `"tuning":{"x":1}`)
+	unknown := schema1(t, `"tuning":{"x":1}`)
 	bad := filepath.Join(dir, "bad-hist.json")
 	require.NoError(t, os.WriteFile(bad, []byte(`{"schema":1,"steady":[{"subject":"a","latency":{"hist":{"lowest_trackable_value":0,"highest_trackable_value":0,"significant_figures":0,"counts":[1]}}}]}`), 0o644))
 	missing := filepath.Join(dir, "missing.json")
-	good := schema1Run(t, t.TempDir(), "")
+	good := schema1(t, "")
 	for _, tt := range []struct {
 		name string
 		runs []string
