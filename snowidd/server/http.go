@@ -26,7 +26,7 @@ func NewHTTPServer(addr string, h http.Handler, lim Limits) (*http.Server, error
 	if lim.TLS {
 		p = TLSProtocols()
 	}
-	unused := &unusedConns{}
+	unused := newUnusedConns()
 	hs := &http.Server{
 		Addr:              addr,
 		Handler:           h,

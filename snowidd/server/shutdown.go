@@ -6,6 +6,11 @@ import (
 	"sync"
 )
 
+// newUnusedConns returns an empty tracker.
+func newUnusedConns() *unusedConns {
+	return &unusedConns{conns: make(map[net.Conn]struct{})}
+}
+
 // unusedConns tracks the connections an http.Server has accepted that
 // have not yet begun a request (http.StateNew), so that Shutdown can
 // close them at once.
@@ -28,9 +33,6 @@ func (u *unusedConns) track(c net.Conn, st http.ConnState) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if st == http.StateNew {
-		if u.conns == nil {
-			u.conns = make(map[net.Conn]struct{})
-		}
 		u.conns[c] = struct{}{}
 		return
 	}
