@@ -17,12 +17,16 @@
 // milliseconds when the layout's unit allows), its Unix milliseconds, node
 // and sequence. With -json it prints one JSON object per ID, with the fields
 // id (a string, as snowlab.ID marshals it), base32, time_utc, time_local,
-// unix_ms, node and seq. An argument made only of digits is read as a decimal
-// ID, even when it is 13 characters long and so also valid base32; any other
-// 13-character argument is read as Crockford base32, and a "b32:" prefix
-// forces base32 of 1 to 13 characters (a shorter one is read as if padded
-// with leading zeros): 0000000000010 is ID 10, b32:0000000000010 and b32:10
-// are ID 32. A bad argument is reported and the others are still decoded.
+// unix_ms, node and seq. An ID is written in decimal, or as 13 characters of
+// Crockford base32 (either case; I, L and O read as 1, 1 and 0), or after a
+// prefix that says which: "dec:" and a decimal, or "b32:" and 1 to 13
+// characters of base32 (a shorter one is read as if padded with leading
+// zeros). Thirteen digits are both, when the first is 0 to 7: if the two
+// readings are different IDs (0312345678901 is decimal 312345678901 and
+// base32 109286101259396097, and ID.Base32 prints such strings) the argument
+// is refused, exit 2, in a line giving both ways to write it:
+// dec:0312345678901 or 312345678901 for the decimal, b32:0312345678901 for
+// the base32. A bad argument is reported and the others are still decoded.
 //
 // Gen mints K IDs for node N with an atomicgen generator on the default
 // clock and prints one per line, as decimal (the default), base32, or the
@@ -60,8 +64,8 @@
 // horizon and years left), why narrower fields do not fit, and whether the
 // default layout does. Years left count from now.
 //
-// Mask prints the public form of each ID (decimal or base32, read as decode
-// reads them), one per line: 17 characters of lower-case Crockford base32,
+// Mask prints the public form of each ID (written as decode reads them), one
+// per line: 17 characters of lower-case Crockford base32,
 // a keyed permutation of the ID (package mask: FF1 over AES) that shows
 // neither its time, nor its node, nor its order. Unmask prints the decimal
 // ID of each such string. The key comes from -key-file F, which holds 16,

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/snowlab/snowlab"
@@ -53,71 +52,11 @@ func (r record) writeText(w io.Writer) {
 	fmt.Fprintf(w, "seq:         %d\n", r.Seq)
 }
 
-// parseIDArg reads one decode argument: all digits is decimal (even at 13
-// characters, where base32 would also fit), "b32:" forces base32 of 1 to 13
-// characters (a shorter one is read as if padded with leading zeros), and
-// any other 13-character argument is base32. Everything else is read as
-// decimal so that the error says what was expected.
-func parseIDArg(s string) (snowlab.ID, error) {
-	if len(s) >= 4 && strings.EqualFold(s[:4], "b32:") {
-		return parseBase32(s[4:])
-	}
-	if len(s) == base32Len && !allDigits(s) {
-		return parseBase32(s)
-	}
-	id, err := snowlab.ParseID(s)
-	if err != nil && s != "" && allCrockford(s) && len(s) < base32Len {
-		// It may be a base32 ID without its leading zeros: say how to
-		// read it as one.
-		err = fmt.Errorf("%w (nor 13 characters of base32: b32:%s reads a shorter base32 ID)", err, s)
-	}
-	return id, err
-}
-
-// base32Len is the width of ID.Base32: 13 characters of 5 bits.
-const base32Len = 13
-
-// parseBase32 is snowlab.ParseBase32 for 1 to 13 characters.
-func parseBase32(s string) (snowlab.ID, error) {
-	if s == "" || len(s) > base32Len {
-		return 0, fmt.Errorf("%w: %q has %d characters, want 1 to %d of Crockford base32", snowlab.ErrInvalidID, s, len(s), base32Len)
-	}
-	id, err := snowlab.ParseBase32(strings.Repeat("0", base32Len-len(s)) + s)
-	if err != nil && len(s) < base32Len {
-		// The message would show the padded form: name the argument.
-		return 0, fmt.Errorf("%w: %q is not Crockford base32 (0-9 and A-Z but U, either case; I, L and O are read as 1, 1 and 0)", snowlab.ErrInvalidID, s)
-	}
-	return id, err
-}
-
-// allCrockford reports whether every byte of s is one ParseBase32 reads:
-// Crockford's alphabet in either case, and its look-alikes I, L and O.
-func allCrockford(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'a' <= c && c <= 'z' {
-			c -= 'a' - 'A'
-		}
-		if !('0' <= c && c <= '9' || 'A' <= c && c <= 'Z' && c != 'U') {
-			return false
-		}
-	}
-	return true
-}
-
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if !isDigit(s[i]) {
-			return false
-		}
-	}
-	return true
-}
-
 func runDecode(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("decode", "[-json] [-layout T/N/S] [-unit D] [-epoch E] ID...", stderr)
 	asJSON := fs.Bool("json", false, "print one JSON object per ID")
 	lf := AddLayoutFlags(fs)
+	addNote(fs, idFormsHelp)
 	ids, code, ok := parse(fs, args)
 	if !ok {
 		return code

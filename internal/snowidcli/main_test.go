@@ -175,9 +175,9 @@ func TestDecodeBase32RoundTrip(t *testing.T) {
 		})
 	}
 
-	t.Run("13 digits are decimal unless prefixed", func(t *testing.T) {
-		stdout, _, code := snowid(t, "decode", "-json", "0000000000010", "b32:0000000000010")
-		require.Equal(t, exitOK, code)
+	t.Run("13 digits take a prefix", func(t *testing.T) {
+		stdout, stderr, code := snowid(t, "decode", "-json", "dec:0000000000010", "b32:0000000000010")
+		require.Equal(t, exitOK, code, stderr)
 		recs := jsonRecords(t, stdout)
 		require.Len(t, recs, 2)
 		assert.Equal(t, "10", recs[0]["id"])
@@ -214,6 +214,10 @@ func TestDecodeBadInput(t *testing.T) {
 		"Z000000000000",        // base32 above 2^63-1
 		"b32:12345678901234",   // forced base32, too long
 		"b32:1u",               // forced base32, U is not Crockford
+		"dec:",                 // forced decimal, empty
+		"dec:03XEZKD8M4M00",    // forced decimal, base32
+		"dec:b32:1",            // two prefixes
+		"dec:-5",
 		"",
 		"1.5",
 		" 1",

@@ -98,6 +98,7 @@ func isHex(b []byte) bool {
 func runMask(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("mask", "[-key-file FILE] [-key-version V] ID...", stderr)
 	mf := addMaskFlags(fs)
+	addNote(fs, idFormsHelp)
 	ids, code, ok := parse(fs, args)
 	if !ok {
 		return code
