@@ -54,7 +54,11 @@
 // when the links it made may break. The version character says which key
 // made a string, never anything about the ID. Secrets are AES keys of 16,
 // 24 or 32 random bytes; a Keyring keeps only the expanded AES key and
-// never prints it.
+// never prints it. The package takes a secret as bytes; how it is stored is
+// the caller's. The snowid command (snowid mask and unmask) reads a key
+// file or $SNOWID_MASK_KEY as 32, 48 or 64 hex digits or exactly 16, 24 or
+// 32 raw bytes, and refuses content that is mostly hex digits but no hex
+// key, rather than take a mistyped hex key as raw bytes nobody holds.
 //
 // The form is deterministic: one ID under one key always gives the same
 // string, as an identifier must, so equal strings show equal IDs.

@@ -65,15 +65,22 @@
 // default layout does. Years left count from now.
 //
 // Mask prints the public form of each ID (written as decode reads them), one
-// per line: 17 characters of lower-case Crockford base32,
-// a keyed permutation of the ID (package mask: FF1 over AES) that shows
-// neither its time, nor its node, nor its order. Unmask prints the decimal
-// ID of each such string. The key comes from -key-file F, which holds 16,
-// 24 or 32 raw bytes or their hex (32, 48 or 64 digits), or else from
-// $SNOWID_MASK_KEY in the same forms; -key-version V (0 to 31, default 0)
-// names it, and is the strings' last character. A string that was changed,
-// or made under another key, is an error line and exit 2; the key is never
-// printed.
+// per line: 17 characters of lower-case Crockford base32, a keyed
+// permutation of the ID (package mask: FF1 over AES) that shows neither its
+// time, nor its node, nor its order. Unmask prints the decimal
+// ID of each such string. The key comes from -key-file F, or else from
+// $SNOWID_MASK_KEY, in one of two forms: 32, 48 or 64 hex digits (either
+// case; surrounding whitespace such as a final newline is ignored) for a key
+// of 16, 24 or 32 bytes, or exactly 16, 24 or 32 raw bytes. Content that is
+// mostly hex digits (3/4 of what is not whitespace) is never read as raw
+// bytes: a hex key with a typo (O for 0), which at 32 characters would
+// otherwise be a 32-byte key nobody holds, is refused in a line naming the
+// form it looked like and the first character out of place ("looks like a
+// 32-digit hex key but character 17 is not a hex digit"), as is hex of
+// another length. -key-version V (0 to 31, default 0) names the key, and is
+// the strings' last character. A string that was changed, or made under
+// another key, is an error line and exit 2; the key is never printed, in
+// whole or in part.
 //
 // Every command reads the default layout (41/10/12 bits of 1 ms ticks since
 // 2024-01-01T00:00:00Z) unless told otherwise: -layout gives the time, node

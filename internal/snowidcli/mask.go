@@ -14,7 +14,7 @@ import (
 )
 
 // maskKeyEnv holds the mask key when -key-file is not given, in the forms
-// a key file takes (hex, in practice: a variable cannot hold every byte).
+// a key file takes (hex, in practice: a variable cannot hold a NUL byte).
 const maskKeyEnv = "SNOWID_MASK_KEY"
 
 // maskFlags are the flags mask and unmask share: where the key is and its
@@ -24,10 +24,20 @@ type maskFlags struct {
 	version int
 }
 
+// maskKeyHelp is what the help of mask and unmask says about the key, as
+// parseMaskKey reads it.
+const maskKeyHelp = `The key, in -key-file or $` + maskKeyEnv + `, is 32, 48 or 64 hex digits
+(either case; surrounding whitespace such as a final newline is ignored), or
+exactly 16, 24 or 32 raw bytes. Content that is mostly hex digits (3/4 of what
+is not whitespace) is never raw: a mistyped hex key is refused, naming the
+first character out of place. The key is never printed.
+`
+
 func addMaskFlags(fs *flag.FlagSet) *maskFlags {
 	mf := &maskFlags{}
-	fs.StringVar(&mf.keyFile, "key-file", "", "`file` holding the key: 16, 24 or 32 raw bytes, or their hex (default $"+maskKeyEnv+")")
+	fs.StringVar(&mf.keyFile, "key-file", "", "`file` holding the key: 32, 48 or 64 hex digits, or 16, 24 or 32 raw bytes (default $"+maskKeyEnv+")")
 	fs.IntVar(&mf.version, "key-version", 0, fmt.Sprintf("`version` of the key, 0 to %d: the last character of the strings it makes", mask.MaxVersion))
+	addNote(fs, maskKeyHelp)
 	return mf
 }
 
@@ -60,39 +70,74 @@ func (mf *maskFlags) keyring() (*mask.Keyring, error) {
 	return mask.NewKeyring(mask.Key{Version: mf.version, Secret: secret})
 }
 
-// parseMaskKey reads a key: hex digits (32, 48 or 64 of either case, with
-// surrounding space such as a final newline) or else exactly 16, 24 or 32
-// raw bytes. Content made only of hex digits is read as hex even at 16,
-// 24 or 32 characters: a random raw key is made only of hex digits with
-// probability below (22/256)^16 = 1e-17, and a short hex key with a
-// newline must not pass as a raw one. The error says the length, never a
-// byte of the key.
+// parseMaskKey reads a key in one of two forms:
+//
+//   - hex: 32, 48 or 64 hex digits of either case, surrounding whitespace
+//     (a final newline) ignored: a key of 16, 24 or 32 bytes;
+//   - raw: exactly 16, 24 or 32 bytes, taken as they are, unless at least
+//     3/4 of the characters that are not whitespace are hex digits.
+//
+// Content made only of hex digits is hex, or refused at another length,
+// never raw: a random raw key is all hex digits with odds (22/256)^16 =
+// 1e-17, and 16 hex digits (an 8-byte key, too short) must not pass as a
+// 16-byte raw one. Mostly hex digits is a mistyped hex key ("O" for "0", a
+// digit lost or doubled), refused with the first character out of place,
+// never raw: 32 hex digits with one typo are 32 bytes, which would
+// otherwise be an AES-256 key nobody holds. A random raw key is that much
+// hex (each byte a hex digit with odds 22/256) with odds 2e-10 at 16
+// bytes, 5e-15 at 24 and 1e-19 at 32. Any other text (a passphrase of 16,
+// 24 or 32 characters) is raw, as the command has always read it. The
+// error says lengths and positions, never a byte of the key.
 func parseMaskKey(data []byte) ([]byte, error) {
-	if text := bytes.TrimSpace(data); len(text) > 0 && isHex(text) {
+	text := bytes.TrimSpace(data)
+	hexDigits, solid, firstBad := hexCount(text)
+	switch {
+	case len(text) > 0 && hexDigits == len(text):
 		switch len(text) {
 		case 32, 48, 64:
 			secret := make([]byte, len(text)/2)
 			if _, err := hex.Decode(secret, text); err != nil {
-				return nil, errors.New("is not hex") // unreachable: isHex held
+				return nil, errors.New("is not hex") // unreachable: all hex digits
 			}
 			return secret, nil
 		}
 		return nil, fmt.Errorf("holds %d hex digits: want 32, 48 or 64 (16, 24 or 32 bytes)", len(text))
+	case solid > 0 && 4*hexDigits >= 3*solid:
+		// The position counts from the start of the content, as an
+		// editor shows it: the whitespace cut off before it too.
+		at := bytes.Index(data, text) + firstBad + 1
+		switch len(text) {
+		case 32, 48, 64:
+			return nil, fmt.Errorf("looks like a %d-digit hex key but character %d is not a hex digit", len(text), at)
+		}
+		return nil, fmt.Errorf("looks like a hex key but character %d of %d is not a hex digit: want 32, 48 or 64 hex digits", at, len(data))
 	}
 	switch len(data) {
 	case 16, 24, 32:
 		return bytes.Clone(data), nil
 	}
-	return nil, fmt.Errorf("holds %d bytes: want 16, 24 or 32 raw bytes, or their hex", len(data))
+	return nil, fmt.Errorf("holds %d bytes: want 16, 24 or 32 raw bytes, or 32, 48 or 64 hex digits", len(data))
 }
 
-func isHex(b []byte) bool {
-	for _, c := range b {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
+// hexCount returns how many bytes of b are hex digits, how many are not
+// whitespace, and the index of the first that is not a hex digit (-1 if
+// none).
+func hexCount(b []byte) (hexDigits, solid, firstBad int) {
+	firstBad = -1
+	for i, c := range b {
+		switch {
+		case '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F':
+			hexDigits++
+		case firstBad < 0:
+			firstBad = i
+		}
+		switch c {
+		case ' ', '\t', '\n', '\v', '\f', '\r':
+		default:
+			solid++
 		}
 	}
-	return true
+	return hexDigits, solid, firstBad
 }
 
 func runMask(args []string, stdout, stderr io.Writer) int {
