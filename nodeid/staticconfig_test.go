@@ -12,6 +12,7 @@ import (
 	"github.com/snowlab/snowlab/atomicgen"
 	"github.com/snowlab/snowlab/clocksrc"
 	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/shardedgen"
 )
 
 // restartT is the Unix ms at which the restart tests' predecessor mints
@@ -163,4 +164,22 @@ func TestStaticConfigFence(t *testing.T) {
 	cfg, err := nodeid.StaticConfig(snowlab.Config{}, 1)
 	require.NoError(t, err)
 	assert.NotNil(t, cfg.Clock, "a nil clock is the default one, shared by the floor and the generator")
+}
+
+// TestStaticConfigShards: a node-per-shard generator takes the count node
+// ids StaticConfig fenced, and no more.
+func TestStaticConfigShards(t *testing.T) {
+	cfg, err := nodeid.StaticConfig(snowlab.Config{Node: 8, Policy: snowlab.Monotonic, MaxLead: time.Millisecond, Clock: clocksrc.ScriptedMillis(restartT)}, 4)
+	require.NoError(t, err)
+	g, err := shardedgen.New(shardedgen.Config{Config: cfg, Shards: 4})
+	require.NoError(t, err)
+	id, err := g.NextID()
+	require.NoError(t, err)
+	p := snowlab.DefaultLayout.Decode(id)
+	assert.GreaterOrEqual(t, p.Node, 8)
+	assert.LessOrEqual(t, p.Node, 11)
+	assert.Equal(t, time.UnixMilli(restartT+2).UTC(), p.Time.UTC(), "a 1-tick lead starts past the tick after the one read")
+
+	_, err = shardedgen.New(shardedgen.Config{Config: cfg, Shards: 5})
+	require.ErrorIs(t, err, snowlab.ErrInvalidNode)
 }
