@@ -22,5 +22,8 @@
 // use. The root package's doc holds the glossary of these words.
 //
 // Static, FromEnv and Ordinal name ids without a store: they check the
-// range and nothing else, and say so.
+// range and nothing else, and say so. StaticConfig gives a generator on
+// such ids a fence with no store behind it: it starts past every tick a
+// previous process on the ids can have stamped, given its MaxLead, so a
+// restart never repeats IDs (Monotonic must bound its lead for that).
 package nodeid

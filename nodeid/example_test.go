@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"time"
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/atomicgen"
@@ -61,4 +62,36 @@ func ExampleAcquire() {
 	fmt.Println("node", lease.Node(), "minted for node", snowlab.DefaultLayout.Decode(id).Node)
 	// Output:
 	// node 0 minted for node 0
+}
+
+// A node id assigned by hand (Static, or FromEnv, Ordinal) and a
+// monotonic generator on it that a restart, after a crash or a SIGKILL,
+// never makes repeat an ID: MaxLead bounds how far its IDs run ahead of
+// the clock, and StaticConfig starts it past that much of its
+// predecessor's.
+func ExampleStaticConfig() {
+	node, err := nodeid.Static(37, snowlab.Layout{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	cfg, err := nodeid.StaticConfig(snowlab.Config{
+		Node:    node,
+		Policy:  snowlab.Monotonic,
+		MaxLead: time.Second, // a restart stamps its first IDs at most 1 s (and a tick) ahead
+	}, 1)
+	if err != nil {
+		log.Fatal(err) // snowlab.ErrInvalidConfig with MaxLead 0: no restart is safe from an unbounded lead
+	}
+	gen, err := atomicgen.New(cfg)
+	if err != nil {
+		log.Fatal(err)
+	}
+	id, err := gen.NextID()
+	if err != nil {
+		log.Fatal(err)
+	}
+	p := snowlab.DefaultLayout.Decode(id)
+	fmt.Println("node", p.Node, "ahead of the clock:", p.Time.After(time.Now()))
+	// Output:
+	// node 37 ahead of the clock: true
 }

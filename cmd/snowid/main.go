@@ -3,7 +3,7 @@
 // Usage:
 //
 //	snowid decode [-json] [-layout T/N/S] [-unit D] [-epoch E] ID...
-//	snowid gen [-node N | -lease SPEC] [-n K] [-policy strict|monotonic] [-format dec|base32|json] [layout flags]
+//	snowid gen [-node N | -lease SPEC] [-n K] [-policy strict|monotonic] [-max-lead D] [-format dec|base32|json] [layout flags]
 //	snowid layout [-layout T/N/S] [-unit D] [-epoch E]
 //	snowid range [layout flags] FROM TO
 //	snowid partitions -table T -from FROM -to TO -every D [layout flags]
@@ -31,10 +31,14 @@
 // Gen mints K IDs for node N with an atomicgen generator on the default
 // clock and prints one per line, as decimal (the default), base32, or the
 // JSON objects decode -json prints. Node defaults to 0 (said on stderr) and
-// K to 1. With -lease dir:PATH it takes its node id from a nodeid lock
-// folder instead (-node with -lease is refused) and releases it on exit, so
-// repeated runs never mint the same ID; the build in the etcdlease module
-// (etcdlease/cmd/snowid) also takes -lease etcd:[http://]HOST:PORT/PREFIX.
+// K to 1. On -node N a run starts past every ID an earlier run on N can have
+// printed (nodeid.StaticConfig): a strict run waits at most a tick, a
+// monotonic one, whose IDs run at most -max-lead (10 ms) ahead of the clock,
+// starts that far ahead. With -lease dir:PATH it takes its node id from a
+// nodeid lock folder instead (-node with -lease is refused) and releases it
+// on exit, so repeated runs never mint the same ID; the build in the
+// etcdlease module (etcdlease/cmd/snowid) also takes -lease
+// etcd:[http://]HOST:PORT/PREFIX.
 //
 // Layout describes a layout: the bits and shift of each field, the largest
 // node and sequence, how many IDs one node can mint per tick and per second,

@@ -19,6 +19,14 @@ import (
 // genBatch is how many IDs gen reserves per NextIDs call.
 const genBatch = 4096
 
+// defaultMaxLead is -max-lead's default: a monotonic run borrows at most 10
+// ticks (40,960 IDs in the default layout) ahead of the clock, then mints
+// 4,096 IDs a ms like strict, so a later run on the same -node starts at
+// most 10 ms ahead. Unbounded, -n 10000000 spans 2.4 s of ticks, all
+// borrowed ahead when printed faster than 4,096 a ms, and a rerun within
+// that time printed the same IDs (TestGenRerun, on 4 IDs a tick).
+const defaultMaxLead = 10 * time.Millisecond
+
 // genRun is what gen's flags asked for, parsed and checked.
 type genRun struct {
 	layout   snowlab.Layout
@@ -29,6 +37,7 @@ type genRun struct {
 	lease    string // the -lease spec; "" when not given
 	leaseSet bool
 	policy   snowlab.Policy
+	maxLead  time.Duration
 	write    func(w *bufio.Writer, id snowlab.ID) error
 }
 
@@ -37,7 +46,8 @@ func runGen(args []string, stdout, stderr io.Writer, leases Leases) int {
 	if !ok {
 		return code
 	}
-	cfg := snowlab.Config{Node: r.node, Layout: r.layout, Policy: r.policy}
+	cfg := snowlab.Config{Node: r.node, Layout: r.layout, Policy: r.policy, MaxLead: r.maxLead}
+	var err error
 	if r.leaseSet {
 		lease, code, ok := acquireGenLease(r, stderr, leases)
 		if !ok {
@@ -46,8 +56,15 @@ func runGen(args []string, stdout, stderr io.Writer, leases Leases) int {
 		defer lease.Release(context.Background())
 		cfg = lease.Config(cfg)
 		r.node = cfg.Node
+	} else {
+		// No store remembers this run's last ID: the fence starts it past
+		// whatever an earlier run on the node id can have stamped.
+		cfg, err = nodeid.StaticConfig(cfg, 1)
 	}
-	g, err := atomicgen.New(cfg)
+	var g *atomicgen.Generator
+	if err == nil {
+		g, err = atomicgen.New(cfg)
+	}
 	if err != nil {
 		if errors.Is(err, snowlab.ErrInvalidNode) {
 			return fail(stderr, "gen -node %d: %v", r.node, err)
@@ -70,10 +87,11 @@ func runGen(args []string, stdout, stderr io.Writer, leases Leases) int {
 // parseGen reads and checks gen's flags; ok is false when gen must exit
 // with code.
 func parseGen(args []string, stderr io.Writer, leases Leases) (r genRun, code int, ok bool) {
-	fs := newFlagSet("gen", "[-node N | -lease SPEC] [-n K] [-policy strict|monotonic] [-format dec|base32|json] [layout flags]", stderr)
+	fs := newFlagSet("gen", "[-node N | -lease SPEC] [-n K] [-policy strict|monotonic] [-max-lead D] [-format dec|base32|json] [layout flags]", stderr)
 	node := fs.Int("node", 0, "mint for node `N`, 0..max node of the layout (1023 by default); without it (and -lease) node 0, said on stderr")
 	n := fs.Int("n", 1, "mint `K` IDs")
 	policyName := fs.String("policy", "strict", "`policy` when the clock gives no fresh tick: strict or monotonic")
+	maxLead := fs.Duration("max-lead", defaultMaxLead, "with -policy monotonic, how far IDs may run ahead of the clock; a run on -node N starts this far ahead, past every ID an earlier run on N can have printed")
 	format := fs.String("format", "dec", "output `format`: dec, base32 or json (the objects of decode -json)")
 	leaseSpec := fs.String("lease", "", "take the node id from a lease instead of -node (not with it): dir:`PATH` (a lock folder shared by the processes of one host), or etcd:[http://]HOST:PORT/PREFIX in the etcd-enabled build (etcdlease/cmd/snowid)")
 	lf := AddLayoutFlags(fs)
@@ -88,7 +106,7 @@ func parseGen(args []string, stderr io.Writer, leases Leases) (r genRun, code in
 	if len(pos) > 0 {
 		return r, usageError(fs, "unexpected argument %q", pos[0]), false
 	}
-	r = genRun{lf: lf, n: *n, node: *node, lease: *leaseSpec}
+	r = genRun{lf: lf, n: *n, node: *node, lease: *leaseSpec, maxLead: *maxLead}
 	var err error
 	if r.layout, err = lf.Layout(); err != nil {
 		return r, fail(stderr, "gen %v", err), false
@@ -98,6 +116,9 @@ func parseGen(args []string, stderr io.Writer, leases Leases) (r genRun, code in
 	}
 	if r.policy, ok = ParsePolicy(*policyName); !ok {
 		return r, fail(stderr, "gen -policy %q: want strict or monotonic", *policyName), false
+	}
+	if r.maxLead <= 0 {
+		return r, fail(stderr, "gen -max-lead %v: want more than 0: unbounded, a later run on the node id would print this run's IDs again", r.maxLead), false
 	}
 	if r.write = idWriter(*format, r.layout); r.write == nil {
 		return r, fail(stderr, "gen -format %q: want dec, base32 or json", *format), false

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -366,6 +367,8 @@ func TestGenBadInput(t *testing.T) {
 		{[]string{"-n", "0"}, "snowid: gen -n 0: "},
 		{[]string{"-n", "-5"}, "snowid: gen -n -5: "},
 		{[]string{"-policy", "lax"}, `snowid: gen -policy "lax": `},
+		{[]string{"-policy", "monotonic", "-max-lead", "0s"}, `snowid: gen -max-lead 0s: want more than 0`},
+		{[]string{"-max-lead", "-1ms"}, `snowid: gen -max-lead -1ms: want more than 0`},
 		{[]string{"-format", "hex"}, `snowid: gen -format "hex": `},
 		{[]string{"-layout", "41/10/13"}, `snowid: gen -layout "41/10/13": `},
 		{[]string{"-epoch", "2090-01-01T00:00:00Z"}, `snowid: gen -epoch "2090-01-01T00:00:00Z": snowlab: value outside`}, // the clock is before the epoch
@@ -540,6 +543,30 @@ func mustParse(t *testing.T, line string) snowlab.ID {
 	id, err := snowlab.ParseID(strings.TrimSpace(line))
 	require.NoError(t, err)
 	return id
+}
+
+// TestGenRerun: gen run twice on one -node prints no ID twice, even when
+// the first run's IDs ran ahead of the clock. A layout of 4 IDs a tick
+// makes 400 IDs span 100 ticks, printed in far less than 100 ms: unbounded
+// and unfenced, a monotonic rerun started under them and repeated them.
+func TestGenRerun(t *testing.T) {
+	for _, policy := range []string{"strict", "monotonic"} {
+		t.Run(policy, func(t *testing.T) {
+			args := []string{"gen", "-node", "5", "-layout", "42/19/2", "-n", "400", "-policy", policy}
+			var runs [2][]snowlab.ID
+			for i := range runs {
+				stdout, stderr, code := snowid(t, args...)
+				require.Equal(t, exitOK, code, stderr)
+				for _, f := range strings.Fields(stdout) {
+					id, err := snowlab.ParseID(f)
+					require.NoError(t, err)
+					runs[i] = append(runs[i], id)
+				}
+				require.Len(t, runs[i], 400)
+			}
+			assert.Greater(t, runs[1][0], slices.Max(runs[0]), "the rerun starts under the first run's IDs")
+		})
+	}
 }
 
 // TestGenLease: gen -lease takes its node id from a lock folder, and a

@@ -25,7 +25,7 @@ const (
 
 const usageText = `usage:
   snowid decode [-json] [-layout T/N/S] [-unit D] [-epoch E] ID...
-  snowid gen [-node N | -lease SPEC] [-n K] [-policy strict|monotonic] [-format dec|base32|json] [layout flags]
+  snowid gen [-node N | -lease SPEC] [-n K] [-policy strict|monotonic] [-max-lead D] [-format dec|base32|json] [layout flags]
   snowid layout [-layout T/N/S] [-unit D] [-epoch E]
   snowid range [layout flags] FROM TO
   snowid partitions -table T -from FROM -to TO -every D [layout flags]

@@ -1,0 +1,85 @@
+package daemon
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/snowidd/client"
+)
+
+// restartWindow is the -window of the restart test: the most a monotonic
+// replica on static:N may run ahead of the clock, so the most its restart
+// starts ahead.
+const restartWindow = time.Second
+
+// TestStaticMonotonicRestart SIGKILLs a monotonic replica on a static
+// node id while clients drive it at full speed, NextIDs(100000) after
+// NextIDs(100000) (24 ms of ticks a call, far more than the clock
+// advances meanwhile, so its IDs run ahead of the clock), and restarts it
+// at once on the same node id: the restarted replica must hand out
+// nothing at or below the last ID its predecessor handed out. Before
+// nodeid.StaticConfig it started at the clock, under the time its
+// predecessor had already spent, and repeated those IDs.
+func TestStaticMonotonicRestart(t *testing.T) {
+	r := startReplica(t, "127.0.0.1:0", "-lease", "static:9", "-policy", "monotonic", "-window", restartWindow.String())
+	waitFor(t, 10*time.Second, "the replica ready", ready(r.url()))
+
+	// Drive it until its IDs are half a window ahead of the clock: a
+	// restart takes far less than that (about 100 ms here), so a
+	// successor starting at the clock would land inside the spent time.
+	var last atomic.Int64 // the highest ID handed out
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 2 {
+		c, err := client.New(client.Config{Targets: []string{r.url()}, Rounds: 1, AttemptTimeout: 5 * time.Second})
+		require.NoError(t, err)
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				ids, err := c.NextIDs(context.Background(), 100_000)
+				if err != nil {
+					continue // killed under the call: stop comes next
+				}
+				for id := int64(ids[len(ids)-1]); ; {
+					cur := last.Load()
+					if id <= cur || last.CompareAndSwap(cur, id) {
+						break
+					}
+				}
+			}
+		})
+	}
+	lead := func() time.Duration { return time.Until(snowlab.DefaultLayout.Decode(snowlab.ID(last.Load())).Time) }
+	waitFor(t, 20*time.Second, "the replica's IDs half a window ahead of the clock", func() (bool, string) {
+		return lead() >= restartWindow/2, "lead " + lead().String()
+	})
+	r.kill()
+	close(stop)
+	wg.Wait()
+	before := snowlab.ID(last.Load())
+
+	r.start()
+	waitFor(t, 10*time.Second, "the restarted replica ready", ready(r.url()))
+	c, err := client.New(client.Config{Targets: []string{r.url()}, Rounds: 1})
+	require.NoError(t, err)
+	ids, err := c.NextIDs(context.Background(), 100_000)
+	require.NoError(t, err)
+	repeats := 0
+	for _, id := range ids {
+		if id <= before {
+			repeats++
+		}
+	}
+	require.Zero(t, repeats, "the restarted replica handed out %d of %d IDs at or below its predecessor's last, %d (%v); its first is %d (%v)",
+		repeats, len(ids), before, snowlab.DefaultLayout.Decode(before).Time.UTC(), ids[0], snowlab.DefaultLayout.Decode(ids[0]).Time.UTC())
+}
