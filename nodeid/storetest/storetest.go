@@ -446,11 +446,15 @@ func rangeRound(t *testing.T, s []nodeid.Store, rb int64, p int) {
 	wantTokenAbove(t, all, prev...)
 	reserve(t, all, rb+5e9)
 	releaseAt(t, all, rb+5e9)
-	for n := range 3 {
+	var each []nodeid.Claim
+	for n := range 3 { // ids below n are held: n is the only one free
 		c := acquire(t, s[n%2], 1, n, n)
 		wantFloor(t, c, rb+5e9, fmt.Sprintf("id %d after a range's Release stored it for each of its ids", n))
 		wantTokenAbove(t, c, all)
-		defer releaseAt(t, c, c.Floor())
+		each = append(each, c)
+	}
+	for _, c := range each {
+		releaseAt(t, c, c.Floor())
 	}
 }
 
@@ -507,7 +511,6 @@ func crash(t *testing.T, s []nodeid.Store, cfg Config) {
 		c := acquire(t, s[1], 1, n, n)
 		wantFloor(t, c, r+2e9, fmt.Sprintf("id %d: the reservation its holder made durable (its highest) before it %s", n, how))
 		wantTokenAbove(t, c, a)
-		defer releaseAt(t, c, c.Floor())
 	}
 }
 

@@ -139,7 +139,8 @@ func noFree(count, maxNode int) error {
 // acquireApart is the client-lock bug: the check and the set are atomic
 // only within this client, which holds its own lock across them, while
 // the backend's lock is let go in between. The window between them stays
-// open until another client has made a check too, or for 1,000 yields:
+// open until another client has made a check too, or for 1,000 yields
+// (well under a millisecond when no one else is acquiring):
 // two clients that acquire at once then both take the same free ids,
 // however the scheduler runs them, instead of only when it interleaves
 // them there.
