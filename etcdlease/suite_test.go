@@ -13,7 +13,9 @@ import (
 
 // TestStoreSuite runs the Store suite on etcd: on a server of the test's
 // own when the etcd binary is on PATH, which the restart case stops and
-// starts again; else on $ETCD_ENDPOINTS, without the restart case.
+// starts again; else on $ETCD_ENDPOINTS, without the restart case. Each
+// case's backend is a fresh key prefix, and each client of it an etcd
+// client of its own under that prefix.
 func TestStoreSuite(t *testing.T) {
 	var eps []string
 	cfg := storetest.Config{Expire: expireClaim, TTL: testTTL}
@@ -29,10 +31,22 @@ func TestStoreSuite(t *testing.T) {
 	} else {
 		eps = endpoints(t)
 	}
-	storetest.Run(t, func(t *testing.T) nodeid.Store {
-		st, _ := dial(t, eps)
-		return st
+	storetest.Run(t, func(t *testing.T) storetest.Backend {
+		p := prefix(t)
+		return storetest.BackendFunc(func(t *testing.T) nodeid.Store { return dialPrefix(t, eps, p) })
 	}, cfg)
+}
+
+// dialPrefix returns a Store on eps under p, on a client of its own (as
+// another process would have), closed when the test ends.
+func dialPrefix(t *testing.T, eps []string, p string) nodeid.Store {
+	t.Helper()
+	st, closeFn, err := Dial(eps, p, testTTL)
+	if err != nil {
+		t.Fatalf("etcdlease.Dial(%v): %v", eps, err)
+	}
+	t.Cleanup(func() { _ = closeFn() })
+	return st
 }
 
 // expireClaim stops the claim's keep-alive, as a holder frozen or cut off

@@ -7,11 +7,19 @@ import (
 	"github.com/snowlab/snowlab/nodeid/storetest"
 )
 
-// TestDirStore runs the Store suite on Dir. A Dir's hold lasts as long as
-// the holder's process (the kernel drops its flock when the process ends),
+// TestDirStore runs the Store suite on Dir: each case's backend is a
+// folder, and each client of it a Dir value of its own on the folder, as
+// two processes would have (flock locks belong to an open file
+// description, so two claims in one process exclude each other just as
+// two processes do). A Dir's hold lasts as long as the holder's process,
 // so it has no expiry and no zombie to refuse: the suite skips those
-// cases, and TestDirCrashAndRestart covers a holder that dies. A folder
-// does not go away and come back: the suite skips that case too.
+// cases, and its Crash hook drops a claim's locks without a write, as the
+// kernel does when the process ends (TestDirCrashAndRestart covers a real
+// process that dies). A folder does not go away and come back: the suite
+// skips that case too.
 func TestDirStore(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) nodeid.Store { return nodeid.Dir(t.TempDir()) }, storetest.Config{})
+	storetest.Run(t, func(t *testing.T) storetest.Backend {
+		dir := t.TempDir()
+		return storetest.BackendFunc(func(*testing.T) nodeid.Store { return nodeid.Dir(dir) })
+	}, storetest.Config{Crash: func(_ *testing.T, c nodeid.Claim) { nodeid.CrashDirClaim(c) }})
 }

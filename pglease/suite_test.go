@@ -14,8 +14,9 @@ import (
 const suiteTTL = 4 * time.Second
 
 // TestStoreSuite runs the Store suite on PostgreSQL, a fresh table per
-// case; the restart case crashes the server and restarts it (scripts/pg.sh
-// crash and restart), and is skipped on a server pg.sh did not start.
+// case, each client of it a Store on a pool of its own; the restart case
+// crashes the server and restarts it (scripts/pg.sh crash and restart),
+// and is skipped on a server pg.sh did not start.
 func TestStoreSuite(t *testing.T) {
 	dsn := pgDSN(t)
 	cfg := storetest.Config{Expire: expireClaim, TTL: suiteTTL}
@@ -24,8 +25,9 @@ func TestStoreSuite(t *testing.T) {
 	} else {
 		t.Logf("no restart case: %s", why)
 	}
-	storetest.Run(t, func(t *testing.T) nodeid.Store {
-		return newStore(t, dsn, freshTable(t, dsn), suiteTTL)
+	storetest.Run(t, func(t *testing.T) storetest.Backend {
+		table := freshTable(t, dsn)
+		return storetest.BackendFunc(func(t *testing.T) nodeid.Store { return newStore(t, dsn, table, suiteTTL) })
 	}, cfg)
 }
 

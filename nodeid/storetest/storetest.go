@@ -3,44 +3,67 @@
 // tests call Run, and so can the tests of a Store written elsewhere (on
 // Consul, ZooKeeper, a Kubernetes Lease) to prove it.
 //
+// Run is given backends, not stores: each case gets a new, empty backend
+// (a folder, a key prefix, a table) and opens two clients on it, Stores
+// that share nothing but the data, as two processes would. Every case
+// acquires through one client and looks through the other, so a store
+// that is right only within one client (a check-then-set made atomic by
+// a mutex of its own, tokens or reservations kept in memory) fails.
+//
 // The suite's cases, each a subtest of Run's:
 //
-//   - Contention: many goroutines acquire at once; no node id is handed
-//     to two of them, and those left without one get nodeid.ErrNoFreeNode.
+//   - Contention: goroutines split over the two clients acquire at once,
+//     four rounds; no node id is handed to two of them, and those left
+//     without one get nodeid.ErrNoFreeNode.
 //   - Ranges: claims of several consecutive ids fit only where a whole
-//     run is free; a range's floor is the latest reservation over its ids,
-//     its token is above every one's earlier holders', and its Reserve and
-//     Release write every id.
-//   - Tokens: each new holder of an id gets a larger fencing token.
+//     run is free. Three ids are left by earlier holders with their
+//     latest reservation and their highest token on one id, the middle
+//     one first, then each end: the range over them has that reservation
+//     as floor and a token above every earlier holder's, and its Release
+//     writes every id.
+//   - Tokens: each new holder of an id, through either client, gets a
+//     larger fencing token.
 //   - Reservations: a released id's reserved-until outlives its holder, as
 //     Release stored it (which may be below the last Reserve) but never
 //     below what the holder found.
+//   - Crash: a holder of three ids ends without a word (Config.Crash, or
+//     Config.Expire): its highest Reserve is the floor the other client
+//     finds on each id. (Release may store less than the last Reserve, so
+//     only a holder that is gone shows what Reserve stored.)
 //   - Release: frees the ids for the next holder, is no loss, and a
 //     released claim's Reserve is refused with nodeid.ErrLost.
 //   - BadArguments: impossible counts and ranges, and a canceled context,
 //     are errors, never nodeid.ErrNoFreeNode.
 //   - Expiry: a holder that renews is kept past its TTL; one that stops
 //     loses its ids, and the successor's floor is its last reservation.
-//   - Zombie: after a successor took the id, the old holder's Reserve and
-//     Release are refused with nodeid.ErrLost and change nothing the
-//     successor or the next holder sees.
+//   - Zombie: after a successor took the ids, or only the first of three
+//     (the others still the expired holder's by the store's records), the
+//     old holder's Reserve and Release are refused with nodeid.ErrLost and
+//     change nothing the successor or the next holder sees: a write is
+//     guarded on every id of the range, not on any one of them.
 //   - Restart: the store goes away during a hold and comes back; the
 //     holder's writes fail meanwhile without being taken for a loss, and
 //     it goes on holding the same ids afterwards.
 //   - Lease: a nodeid.Lease over the store refreshes its reservation, and
-//     a successor's floor is the end of the last tick its predecessor used.
+//     a successor's floor, through the other client, is the end of the
+//     last tick its predecessor used.
 //
-// Expiry and Zombie need Config.Expire, Restart needs Config.Stop and
-// Config.Start: without them those cases are skipped, and say why.
+// Run fails, rather than skips, when the backend cannot give a second
+// client (nil, or the same pointer again), and when neither Config.Crash
+// nor Config.Expire is set: without a holder that goes away, nothing
+// shows whether Reserve stores anything. Expiry and Zombie need
+// Config.Expire, Restart needs Config.Stop and Config.Start: without them
+// those cases are skipped, and say why.
 //
-// Each case runs on a store Open returns empty, and claims low node ids:
-// 0..7, and in the Lease case whatever nodeid.Acquire takes first.
+// Each case claims low node ids: 0..7, and in the Lease case whatever
+// nodeid.Acquire takes first.
 package storetest
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -51,8 +74,32 @@ import (
 	"github.com/snowlab/snowlab/nodeid"
 )
 
+// Backend is one store's data for one case: a folder, a key prefix, a
+// table, new and empty.
+type Backend interface {
+	// Client returns a new client of the backend: a Store that shares
+	// nothing with the backend's other clients but the data, as the
+	// stores of two processes would (on a folder, a Dir value of its own;
+	// over a network, a connection or pool of its own). It registers its
+	// resources for cleanup with t.
+	Client(t *testing.T) nodeid.Store
+}
+
+// BackendFunc is a Backend whose Client is the function.
+type BackendFunc func(t *testing.T) nodeid.Store
+
+// Client implements Backend.
+func (f BackendFunc) Client(t *testing.T) nodeid.Store { return f(t) }
+
 // Config is what Run needs to know of a store beyond opening it.
 type Config struct {
+	// Crash ends the holder of c as the end of its process would: it
+	// writes nothing more for c, neither a release nor a reservation, and
+	// returns once the store would hand c's ids to someone else (at once
+	// for Dir, whose locks the kernel drops; after a TTL for a store
+	// whose holds expire). The suite uses c no more. nil: Expire does
+	// it; Run fails when both are nil.
+	Crash func(t *testing.T, c nodeid.Claim)
 	// Expire makes the holder of c stop renewing its hold, as a holder
 	// that is frozen or cut off from the store would, and returns once
 	// the store would hand c's ids to someone else: its TTL has run out
@@ -79,25 +126,29 @@ type Config struct {
 // opTimeout bounds each store call the suite makes.
 const opTimeout = 30 * time.Second
 
-// Run runs the suite on the stores open returns: a new, empty one for each
-// case (a fresh folder, key prefix or table), whose resources open
-// registers for cleanup with t.
-func Run(t *testing.T, open func(t *testing.T) nodeid.Store, cfg Config) {
+// Run runs the suite on the backends open returns: a new, empty one for
+// each case, whose resources open registers for cleanup with t. Each case
+// opens two clients of its backend.
+func Run(t *testing.T, open func(t *testing.T) Backend, cfg Config) {
 	t.Helper()
 	if (cfg.Stop == nil) != (cfg.Start == nil) {
 		t.Fatal("storetest: Config.Stop and Config.Start go together")
+	}
+	if cfg.Crash == nil && cfg.Expire == nil {
+		t.Fatal("storetest: neither Config.Crash nor Config.Expire is set: without a holder that goes away, nothing shows what Reserve stored")
 	}
 	if cfg.Recover == 0 {
 		cfg.Recover = 20 * time.Second
 	}
 	for _, c := range []struct {
 		name string
-		run  func(t *testing.T, s nodeid.Store, cfg Config)
+		run  func(t *testing.T, s []nodeid.Store, cfg Config)
 	}{
 		{"Contention", contention},
 		{"Ranges", ranges},
 		{"Tokens", tokens},
 		{"Reservations", reservations},
+		{"Crash", crash},
 		{"Release", release},
 		{"BadArguments", badArguments},
 		{"Expiry", expiry},
@@ -112,9 +163,37 @@ func Run(t *testing.T, open func(t *testing.T) nodeid.Store, cfg Config) {
 			case c.name == "Restart" && cfg.Stop == nil:
 				t.Skip("storetest: Config.Stop and Config.Start are not set: this store cannot be taken away and brought back here")
 			}
-			c.run(t, open(t), cfg)
+			c.run(t, clients(t, open(t), 2), cfg)
 		})
 	}
+}
+
+// clients opens n clients of b, and fails t when b gives none, or one it
+// gave before (the same pointer: a client that shares everything).
+func clients(t *testing.T, b Backend, n int) []nodeid.Store {
+	t.Helper()
+	if b == nil {
+		t.Fatal("storetest: open returned no Backend")
+	}
+	s := make([]nodeid.Store, n)
+	for i := range s {
+		s[i] = b.Client(t)
+		if s[i] == nil {
+			t.Fatalf("storetest: the backend's client %d is nil: the suite needs %d independent clients of one backend", i+1, n)
+		}
+		for j := range i {
+			if samePointer(s[i], s[j]) {
+				t.Fatalf("storetest: the backend's clients %d and %d are the same %T: the suite needs independent clients of one backend, as two processes have", j+1, i+1, s[i])
+			}
+		}
+	}
+	return s
+}
+
+// samePointer reports whether a and b are the same pointer.
+func samePointer(a, b nodeid.Store) bool {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	return va.Kind() == reflect.Pointer && va.Type() == vb.Type() && va.Pointer() == vb.Pointer()
 }
 
 func ctxFor(t *testing.T, d time.Duration) context.Context {
@@ -206,42 +285,15 @@ func wantTokenAbove(t *testing.T, c nodeid.Claim, prev ...nodeid.Claim) {
 func base() int64 { return time.Now().UnixNano() }
 
 // contention: 16 goroutines take one id each of 8, then 12 take two ids
-// each of 8; no id goes to two claims, those refused get ErrNoFreeNode,
-// and no run of free ids is left that the store would still hand out.
-func contention(t *testing.T, s nodeid.Store, _ Config) {
+// each of 8, half of them through each client, twice over; no id goes to
+// two claims, those refused get ErrNoFreeNode, and no run of free ids is
+// left that the store would still hand out. (Four rounds rather than one:
+// a store whose check and set are apart races only when both clients'
+// acquires overlap there.)
+func contention(t *testing.T, s []nodeid.Store, _ Config) {
 	const maxNode = 7
-	for _, tc := range []struct{ contenders, count int }{{16, 1}, {12, 2}} {
-		claims := make([]nodeid.Claim, tc.contenders)
-		errs := make([]error, tc.contenders)
-		start := make(chan struct{})
-		var wg sync.WaitGroup
-		for i := range tc.contenders {
-			wg.Go(func() {
-				<-start
-				claims[i], errs[i] = s.Acquire(ctxFor(t, opTimeout), tc.count, maxNode)
-			})
-		}
-		close(start)
-		wg.Wait()
-		held := map[int]int{} // id: the contender holding it
-		var got []nodeid.Claim
-		for i, c := range claims {
-			if errs[i] != nil {
-				if !errors.Is(errs[i], nodeid.ErrNoFreeNode) {
-					t.Errorf("contender %d of %d taking %d ids: %v; want a claim or nodeid.ErrNoFreeNode", i, tc.contenders, tc.count, errs[i])
-				}
-				continue
-			}
-			got = append(got, c)
-			t.Cleanup(func() { _ = c.Release(context.Background(), c.Floor()) })
-			checkShape(t, c, tc.count, maxNode)
-			for n := c.First(); n < c.First()+c.Count(); n++ {
-				if other, dup := held[n]; dup {
-					t.Fatalf("id %d handed to contenders %d and %d at once", n, other, i)
-				}
-				held[n] = i
-			}
-		}
+	for _, tc := range []struct{ contenders, count int }{{16, 1}, {12, 2}, {16, 1}, {12, 2}} {
+		got, held := race(t, s, tc.contenders, tc.count, maxNode)
 		if t.Failed() {
 			return
 		}
@@ -252,16 +304,19 @@ func contention(t *testing.T, s nodeid.Store, _ Config) {
 			t.Fatalf("%d contenders for %d ids each: %d refused while ids %d..%d stayed free",
 				tc.contenders, tc.count, tc.contenders-len(got), n, n+tc.count-1)
 		}
-		refused(t, s, tc.count, maxNode, "every run of free ids is held")
-		t.Logf("%d contenders for %d of ids 0..%d each: %d claims, %d refused with ErrNoFreeNode",
+		for i, c := range s {
+			refused(t, c, tc.count, maxNode, fmt.Sprintf("every run of free ids is held (asked through client %d)", i+1))
+		}
+		t.Logf("%d contenders for %d of ids 0..%d each, through two clients: %d claims, %d refused with ErrNoFreeNode",
 			tc.contenders, tc.count, maxNode, len(got), tc.contenders-len(got))
 
-		// A released claim's ids go to the next acquirer.
+		// A released claim's ids go to the next acquirer, through the
+		// other client.
 		releaseAt(t, got[0], got[0].Floor())
 		for n := got[0].First(); n < got[0].First()+tc.count; n++ {
 			delete(held, n)
 		}
-		c := acquire(t, s, tc.count, maxNode, -1)
+		c := acquire(t, s[1], tc.count, maxNode, -1)
 		for n := c.First(); n < c.First()+tc.count; n++ {
 			if other, ok := held[n]; ok {
 				t.Fatalf("after a release, id %d handed out again while contender %d holds it", n, other)
@@ -273,6 +328,46 @@ func contention(t *testing.T, s nodeid.Store, _ Config) {
 			releaseAt(t, c, c.Floor())
 		}
 	}
+}
+
+// race starts contenders goroutines at once, contender i acquiring count
+// of ids 0..maxNode through client i%2, and returns the claims made with
+// the id each holds (id: contender). It fails t on an id handed to two, or
+// an error other than ErrNoFreeNode.
+func race(t *testing.T, s []nodeid.Store, contenders, count, maxNode int) ([]nodeid.Claim, map[int]int) {
+	t.Helper()
+	claims := make([]nodeid.Claim, contenders)
+	errs := make([]error, contenders)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range contenders {
+		wg.Go(func() {
+			<-start
+			claims[i], errs[i] = s[i%len(s)].Acquire(ctxFor(t, opTimeout), count, maxNode)
+		})
+	}
+	close(start)
+	wg.Wait()
+	held := map[int]int{} // id: the contender holding it
+	var got []nodeid.Claim
+	for i, c := range claims {
+		if errs[i] != nil {
+			if !errors.Is(errs[i], nodeid.ErrNoFreeNode) {
+				t.Errorf("contender %d of %d taking %d ids: %v; want a claim or nodeid.ErrNoFreeNode", i, contenders, count, errs[i])
+			}
+			continue
+		}
+		got = append(got, c)
+		t.Cleanup(func() { _ = c.Release(context.Background(), c.Floor()) })
+		checkShape(t, c, count, maxNode)
+		for n := c.First(); n < c.First()+c.Count(); n++ {
+			if other, dup := held[n]; dup {
+				t.Errorf("id %d handed to contenders %d (client %d) and %d (client %d) at once", n, other, other%len(s)+1, i, i%len(s)+1)
+			}
+			held[n] = i
+		}
+	}
+	return got, held
 }
 
 // freeRun is the first id of a run of count ids among 0..maxNode that
@@ -293,44 +388,83 @@ func freeRun(held map[int]int, maxNode, count int) int {
 
 // ranges: a claim of several ids fits only where the whole run is free;
 // its floor is the latest reservation over its ids and its token is above
-// every one's earlier holders'; its Reserve and Release write each id.
-func ranges(t *testing.T, s nodeid.Store, _ Config) {
-	a := acquire(t, s, 1, 0, 0)
-	b := acquire(t, s, 2, 2, 1) // 0 is held: 1..2 is the only run of two in 0..2
-	refused(t, s, 1, 2, "ids 0..2 are held")
-	refused(t, s, 2, 3, "only id 3 of 0..3 is free")
-	d := acquire(t, s, 1, 3, 3)
+// every one's earlier holders', wherever in the range they are; its
+// Reserve and Release write each id.
+func ranges(t *testing.T, s []nodeid.Store, _ Config) {
+	a := acquire(t, s[0], 1, 0, 0)
+	b := acquire(t, s[1], 2, 2, 1) // 0 is held: 1..2 is the only run of two in 0..2
+	refused(t, s[0], 1, 2, "ids 0..2 are held")
+	refused(t, s[1], 2, 3, "only id 3 of 0..3 is free")
+	d := acquire(t, s[0], 1, 3, 3)
 	releaseAt(t, d, d.Floor())
 	releaseAt(t, a, a.Floor())
-	refused(t, s, 2, 2, "only id 0 of 0..2 is free")
+	refused(t, s[1], 2, 2, "only id 0 of 0..2 is free")
 	releaseAt(t, b, b.Floor())
 
-	// Earlier holders of 0 and 1 leave different reservations.
+	// The middle id first: a store that judges a range by its ends, or
+	// by one id, fails there; then each end.
 	r := base()
-	h0 := acquire(t, s, 1, 0, 0)
-	h1 := acquire(t, s, 1, 1, 1)
-	reserve(t, h0, r+1e9)
-	reserve(t, h1, r+2e9)
-	releaseAt(t, h0, r+1e9)
-	releaseAt(t, h1, r+2e9)
-	both := acquire(t, s, 2, 1, 0)
-	wantFloor(t, both, r+2e9, "a range's floor is the latest reserved-until over its ids")
-	wantTokenAbove(t, both, h0, h1, a, b)
-	reserve(t, both, r+3e9)
-	releaseAt(t, both, r+3e9)
-	for range 2 {
-		c := acquire(t, s, 1, 1, -1)
-		wantFloor(t, c, r+3e9, fmt.Sprintf("id %d after a range's Release stored it for each of its ids", c.First()))
-		wantTokenAbove(t, c, both)
+	for i, p := range []int{1, 0, 2} {
+		rangeRound(t, s, r+int64(i)*10e9, p)
 	}
 }
 
-// tokens: each new holder of an id gets a larger token; the first holder
-// of an id never held has floor 0.
-func tokens(t *testing.T, s nodeid.Store, _ Config) {
+// rangeRound leaves ids 0..2 with reservations whose latest is on id p,
+// whose holders were also the last and most frequent: the highest token
+// is p's, whether the store counts tokens per id or for all. The range
+// over them, through either client, must have p's reservation as floor
+// and a token above every earlier holder's; its Release must write each
+// id. All values are above rb, which is above the previous round's.
+func rangeRound(t *testing.T, s []nodeid.Store, rb int64, p int) {
+	t.Helper()
+	until := func(n int) int64 {
+		if n == p {
+			return rb + 3e9
+		}
+		return rb + 1e9 + int64(n)*1e6
+	}
+	var prev []nodeid.Claim
+	hold := func(n int) nodeid.Claim {
+		c := acquire(t, s[len(prev)%2], 1, n, n) // ids below n are held: n is the only one free
+		prev = append(prev, c)
+		reserve(t, c, until(n))
+		return c
+	}
+	h := []nodeid.Claim{hold(0), hold(1), hold(2)}
+	for n := 2; n > p; n-- {
+		releaseAt(t, h[n], until(n))
+	}
+	releaseAt(t, h[p], until(p))
+	for range 2 { // ids below p are still held: p is taken again, twice
+		releaseAt(t, hold(p), until(p))
+	}
+	for n := p - 1; n >= 0; n-- {
+		releaseAt(t, h[n], until(n))
+	}
+	all := acquire(t, s[len(prev)%2], 3, 2, 0)
+	wantFloor(t, all, rb+3e9, fmt.Sprintf("a range's floor is the latest reserved-until over its ids, here id %d's", p))
+	wantTokenAbove(t, all, prev...)
+	reserve(t, all, rb+5e9)
+	releaseAt(t, all, rb+5e9)
+	var each []nodeid.Claim
+	for n := range 3 { // ids below n are held: n is the only one free
+		c := acquire(t, s[n%2], 1, n, n)
+		wantFloor(t, c, rb+5e9, fmt.Sprintf("id %d after a range's Release stored it for each of its ids", n))
+		wantTokenAbove(t, c, all)
+		each = append(each, c)
+	}
+	for _, c := range each {
+		releaseAt(t, c, c.Floor())
+	}
+}
+
+// tokens: each new holder of an id, through one client and the other in
+// turn, gets a larger token; the first holder of an id never held has
+// floor 0.
+func tokens(t *testing.T, s []nodeid.Store, _ Config) {
 	var prev []nodeid.Claim
 	for i := range 4 {
-		c := acquire(t, s, 1, 0, 0)
+		c := acquire(t, s[i%2], 1, 0, 0)
 		if i == 0 {
 			wantFloor(t, c, 0, "id 0 was never held")
 		}
@@ -338,33 +472,53 @@ func tokens(t *testing.T, s nodeid.Store, _ Config) {
 		releaseAt(t, c, c.Floor())
 		prev = append(prev, c)
 	}
-	t.Logf("four holders of id 0 in turn: tokens %d, %d, %d, %d", prev[0].Token(), prev[1].Token(), prev[2].Token(), prev[3].Token())
+	t.Logf("four holders of id 0 in turn, through two clients: tokens %d, %d, %d, %d", prev[0].Token(), prev[1].Token(), prev[2].Token(), prev[3].Token())
 }
 
 // reservations: what Release stores outlives the holder and is the next
-// holder's floor: below the last Reserve when the holder says it used
-// less, never below what the holder found.
-func reservations(t *testing.T, s nodeid.Store, _ Config) {
+// holder's floor, through the other client: below the last Reserve when
+// the holder says it used less, never below what the holder found.
+func reservations(t *testing.T, s []nodeid.Store, _ Config) {
 	r := base()
-	a := acquire(t, s, 1, 0, 0)
+	a := acquire(t, s[0], 1, 0, 0)
 	reserve(t, a, r+2e9)
 	releaseAt(t, a, r+1e9)
-	b := acquire(t, s, 1, 0, 0)
+	b := acquire(t, s[1], 1, 0, 0)
 	wantFloor(t, b, r+1e9, "Release stores the reserved-until it is given, below the last Reserve too")
 	releaseAt(t, b, r) // below its floor
-	c := acquire(t, s, 1, 0, 0)
+	c := acquire(t, s[0], 1, 0, 0)
 	wantFloor(t, c, r+1e9, "Release never stores less than the holder's floor")
 	releaseAt(t, c, c.Floor()) // a holder that used nothing
-	d := acquire(t, s, 1, 0, 0)
+	d := acquire(t, s[1], 1, 0, 0)
 	wantFloor(t, d, r+1e9, "a holder that used nothing leaves the reservation as it found it")
 	releaseAt(t, d, d.Floor())
 }
 
+// crash: a holder of three ids reserves, then ends without releasing
+// (Config.Crash, else Config.Expire); the highest reservation it stored
+// is what the other client finds on each of the ids.
+func crash(t *testing.T, s []nodeid.Store, cfg Config) {
+	end, how := cfg.Crash, "crashed"
+	if end == nil {
+		end, how = cfg.Expire, "expired"
+	}
+	r := base()
+	a := acquire(t, s[0], 3, 2, 0)
+	reserve(t, a, r+2e9)
+	reserve(t, a, r+1e9) // a reservation only moves forward
+	end(t, a)
+	for n := range 3 { // ids below n are held: n is the only one free
+		c := acquire(t, s[1], 1, n, n)
+		wantFloor(t, c, r+2e9, fmt.Sprintf("id %d: the reservation its holder made durable (its highest) before it %s", n, how))
+		wantTokenAbove(t, c, a)
+	}
+}
+
 // release: frees the ids, is no loss, and a released claim can no longer
 // reserve: its Reserve fails with ErrLost and stores nothing.
-func release(t *testing.T, s nodeid.Store, _ Config) {
+func release(t *testing.T, s []nodeid.Store, _ Config) {
 	r := base()
-	a := acquire(t, s, 3, 2, 0)
+	a := acquire(t, s[0], 3, 2, 0)
 	releaseAt(t, a, r)
 	if isLost(a) {
 		t.Fatal("Lost closed by Release: a release is not a loss")
@@ -375,7 +529,7 @@ func release(t *testing.T, s nodeid.Store, _ Config) {
 	}
 	seen := map[int]bool{}
 	for range 3 {
-		c := acquire(t, s, 1, 2, -1)
+		c := acquire(t, s[1], 1, 2, -1)
 		if seen[c.First()] {
 			t.Fatalf("id %d handed out twice", c.First())
 		}
@@ -387,9 +541,9 @@ func release(t *testing.T, s nodeid.Store, _ Config) {
 
 // badArguments: counts and ranges no claim can satisfy, and a canceled
 // context, are errors, never ErrNoFreeNode, and leave nothing held.
-func badArguments(t *testing.T, s nodeid.Store, _ Config) {
+func badArguments(t *testing.T, s []nodeid.Store, _ Config) {
 	for _, a := range []struct{ count, maxNode int }{{0, 7}, {-1, 7}, {1, -1}, {9, 7}} {
-		c, err := s.Acquire(ctxFor(t, opTimeout), a.count, a.maxNode)
+		c, err := s[0].Acquire(ctxFor(t, opTimeout), a.count, a.maxNode)
 		if err == nil {
 			_ = c.Release(context.Background(), c.Floor())
 			t.Fatalf("Acquire(%d, %d) gave ids %d..%d; want an error", a.count, a.maxNode, c.First(), c.First()+c.Count()-1)
@@ -400,7 +554,7 @@ func badArguments(t *testing.T, s nodeid.Store, _ Config) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	c, err := s.Acquire(ctx, 1, 7)
+	c, err := s[0].Acquire(ctx, 1, 7)
 	if err == nil {
 		_ = c.Release(context.Background(), c.Floor())
 		t.Fatal("Acquire with a canceled context took an id")
@@ -408,14 +562,14 @@ func badArguments(t *testing.T, s nodeid.Store, _ Config) {
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("Acquire with a canceled context: %v; want an error wrapping context.Canceled", err)
 	}
-	acquire(t, s, 8, 7, 0) // nothing was left held
+	acquire(t, s[1], 8, 7, 0) // nothing was left held
 }
 
 // expiry: a holder that keeps renewing is kept past its TTL; one that
 // stops loses its ids, and its last reservation, the highest it stored,
 // outlives it as the successor's floor.
-func expiry(t *testing.T, s nodeid.Store, cfg Config) {
-	a := acquire(t, s, 1, 0, 0)
+func expiry(t *testing.T, s []nodeid.Store, cfg Config) {
+	a := acquire(t, s[0], 1, 0, 0)
 	if cfg.TTL > 0 {
 		// The TTL must pass for the check to mean anything: what is
 		// checked after is that the store's renewal kept the hold.
@@ -423,33 +577,78 @@ func expiry(t *testing.T, s nodeid.Store, cfg Config) {
 		if isLost(a) {
 			t.Fatalf("a holder renewing its hold lost it within 1.5 TTL (%v)", cfg.TTL*3/2)
 		}
-		refused(t, s, 1, 0, "a holder renewing its hold keeps it past its TTL")
+		refused(t, s[1], 1, 0, "a holder renewing its hold keeps it past its TTL")
 	}
 	r := base()
 	reserve(t, a, r+2e9)
 	reserve(t, a, r+1e9) // a reservation only moves forward
-	refused(t, s, 1, 0, "id 0 is held")
+	refused(t, s[1], 1, 0, "id 0 is held")
 	cfg.Expire(t, a)
-	b := acquire(t, s, 1, 0, 0)
+	b := acquire(t, s[1], 1, 0, 0)
 	wantFloor(t, b, r+2e9, "the expired holder's reservation outlives it (its highest: Reserve only moves it forward)")
 	wantTokenAbove(t, b, a)
 	releaseAt(t, b, b.Floor())
 }
 
-// zombie: a holder whose id was taken over after it expired is refused
+// zombie: a holder whose ids were taken over after it expired is refused
 // every write, and what it tried to write reaches neither the successor
-// nor the next holder.
-func zombie(t *testing.T, s nodeid.Store, cfg Config) {
+// nor the next holder; then the same when the successor took only the
+// first of its ids.
+func zombie(t *testing.T, s []nodeid.Store, cfg Config) {
 	r := base()
-	a := acquire(t, s, 2, 1, 0)
+	a := acquire(t, s[0], 2, 1, 0)
 	reserve(t, a, r+1e9)
 	cfg.Expire(t, a)
-	b := acquire(t, s, 2, 1, 0)
+	b := acquire(t, s[1], 2, 1, 0)
 	wantFloor(t, b, r+1e9, "the expired holder's reservation")
 	wantTokenAbove(t, b, a)
+	zombieRefused(t, a, r)
+	refused(t, s[0], 1, 1, "the zombie's Release must not free its successor's ids")
+	if isLost(b) {
+		t.Fatal("the successor's Lost closed after the zombie's writes")
+	}
+	reserve(t, b, r+2e9)
+	releaseAt(t, b, r+2e9)
+	c := acquire(t, s[0], 2, 1, 0)
+	wantFloor(t, c, r+2e9, "the successor's reservation, not the zombie's")
+	wantTokenAbove(t, c, b)
+	releaseAt(t, c, c.Floor())
+	zombieOfPart(t, s, cfg, r+10e9)
+}
 
+// zombieOfPart: a holder of ids 0..2 expires and a successor takes id 0
+// alone; ids 1 and 2 are still the zombie's by the store's records (no
+// one took them), but its writes must be refused all the same: a guard
+// that passes when any id is still the holder's, rather than all, would
+// let it write on id 0 or free it under the successor.
+func zombieOfPart(t *testing.T, s []nodeid.Store, cfg Config, r int64) {
+	t.Helper()
+	a := acquire(t, s[0], 3, 2, 0)
+	reserve(t, a, r+1e9)
+	cfg.Expire(t, a)
+	b := acquire(t, s[1], 1, 0, 0)
+	wantFloor(t, b, r+1e9, "the expired holder's reservation")
+	wantTokenAbove(t, b, a)
+	zombieRefused(t, a, r)
+	refused(t, s[0], 1, 0, "the zombie's Release must not free its successor's id 0")
+	if isLost(b) {
+		t.Fatal("the successor's Lost closed after the zombie's writes")
+	}
+	c := acquire(t, s[0], 2, 2, 1) // id 0 is held: 1..2 is the only run of two
+	wantFloor(t, c, r+1e9, "ids 1..2 keep the expired holder's last reservation, not what it wrote as a zombie")
+	wantTokenAbove(t, c, a)
+	releaseAt(t, b, r+2e9)
+	d := acquire(t, s[1], 1, 0, 0)
+	wantFloor(t, d, r+2e9, "id 0 has its successor's reservation, not the zombie's")
+}
+
+// zombieRefused fails t unless the zombie a's Reserve and Release, with
+// reservations an hour or two past r, are refused with ErrLost, and its
+// Lost closes.
+func zombieRefused(t *testing.T, a nodeid.Claim, r int64) {
+	t.Helper()
 	if err := a.Reserve(ctxFor(t, opTimeout), r+3600e9); !errors.Is(err, nodeid.ErrLost) {
-		t.Fatalf("the zombie's Reserve after a successor took its ids: %v, want nodeid.ErrLost", err)
+		t.Fatalf("the zombie's Reserve on ids %d..%d after a successor took (some of) them: %v, want nodeid.ErrLost", a.First(), a.First()+a.Count()-1, err)
 	}
 	select {
 	case <-a.Lost():
@@ -457,23 +656,15 @@ func zombie(t *testing.T, s nodeid.Store, cfg Config) {
 		t.Fatal("the zombie's Lost is still open after the store refused its Reserve")
 	}
 	if err := a.Release(ctxFor(t, opTimeout), r+7200e9); !errors.Is(err, nodeid.ErrLost) {
-		t.Fatalf("the zombie's Release after a successor took its ids: %v, want nodeid.ErrLost", err)
+		t.Fatalf("the zombie's Release on ids %d..%d after a successor took (some of) them: %v, want nodeid.ErrLost", a.First(), a.First()+a.Count()-1, err)
 	}
-	refused(t, s, 1, 1, "the zombie's Release must not free its successor's ids")
-	if isLost(b) {
-		t.Fatal("the successor's Lost closed after the zombie's writes")
-	}
-	reserve(t, b, r+2e9)
-	releaseAt(t, b, r+2e9)
-	c := acquire(t, s, 2, 1, 0)
-	wantFloor(t, c, r+2e9, "the successor's reservation, not the zombie's")
-	wantTokenAbove(t, c, b)
 }
 
 // restart: the store goes away while a claim is held and comes back. The
 // holder's writes fail meanwhile, bounded by their context and not as a
 // loss; afterwards it goes on holding the same ids with the same token.
-func restart(t *testing.T, s nodeid.Store, cfg Config) {
+func restart(t *testing.T, ss []nodeid.Store, cfg Config) {
+	s := ss[0]
 	r := base()
 	a := acquire(t, s, 1, 0, 0)
 	reserve(t, a, r+1e9)
@@ -525,17 +716,17 @@ func restart(t *testing.T, s nodeid.Store, cfg Config) {
 	}
 	refused(t, s, 1, 0, "the holder keeps id 0 across the restart")
 	releaseAt(t, a, r+2e9)
-	b := acquire(t, s, 1, 0, 0)
+	b := acquire(t, ss[1], 1, 0, 0)
 	wantFloor(t, b, r+2e9, "the reservation stored after the restart")
 	wantTokenAbove(t, b, a)
 }
 
 // lease: a nodeid.Lease over the store reserves ahead and refreshes
 // through Reserve; its Release hands the next lease the end of the last
-// tick used as its floor.
-func lease(t *testing.T, s nodeid.Store, _ Config) {
+// tick used as its floor, through the other client.
+func lease(t *testing.T, s []nodeid.Store, _ Config) {
 	opts := nodeid.Options{Window: 300 * time.Millisecond, Refresh: 50 * time.Millisecond}
-	l, err := nodeid.Acquire(ctxFor(t, opTimeout), s, opts)
+	l, err := nodeid.Acquire(ctxFor(t, opTimeout), s[0], opts)
 	if err != nil {
 		t.Fatalf("nodeid.Acquire: %v", err)
 	}
@@ -575,7 +766,7 @@ func lease(t *testing.T, s nodeid.Store, _ Config) {
 	for clocksrc.Default().UnixNano() <= end {
 		time.Sleep(100 * time.Microsecond)
 	}
-	next, err := nodeid.Acquire(ctxFor(t, opTimeout), s, opts)
+	next, err := nodeid.Acquire(ctxFor(t, opTimeout), s[1], opts)
 	if err != nil {
 		t.Fatalf("nodeid.Acquire after a release: %v", err)
 	}

@@ -6,103 +6,206 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/snowlab/snowlab/nodeid"
 	"github.com/snowlab/snowlab/nodeid/storetest"
 )
 
-// memStore is a store in memory that keeps the whole contract, with
-// expiry forced by hand and an outage switched on and off: it runs every
-// case of the suite, and each of its bugs, switched on, breaks one.
-type memStore struct {
-	bug string // "" for none; see TestSuiteCatchesBrokenStores
+// memBackend is a store's data in memory: what every client of it shares.
+// Its clients keep the whole contract, with expiry forced by hand and an
+// outage switched on and off: they run every case of the suite, and each
+// of the bugs, switched on, breaks one (see TestSuiteCatchesBrokenStores).
+type memBackend struct {
+	bug string // "" for none
 
-	mu    sync.Mutex
-	nodes map[int]*memNode
-	down  bool
+	mu     sync.Mutex
+	nodes  map[int]*memNode
+	down   bool
+	checks atomic.Int64 // the client-lock bug's checks, for its window
+	shared *memClient   // the shared-client bug's one client
 }
 
+// memNode is one id's record. An expired hold leaves the id free for
+// another holder, but still its holder's by the record, as a row whose
+// expires_at has passed or a key whose session timed out is: only a
+// guard on every id of a range then refuses the writes of a zombie whose
+// first id was taken.
 type memNode struct {
-	gen, until int64
-	holder     int64 // the holding claim's token; 0 when free
+	gen, until int64 // the last holder's token; the reserved-until
+	holder     int64 // the holding claim's token; 0 once released
+	expired    bool  // the holder's hold ran out
 }
+
+func (n *memNode) free() bool { return n.holder == 0 || n.expired }
 
 var errDown = errors.New("memstore: the store is down")
 
-func newMemStore(bug string) *memStore { return &memStore{bug: bug, nodes: map[int]*memNode{}} }
+func newMemBackend(bug string) *memBackend { return &memBackend{bug: bug, nodes: map[int]*memNode{}} }
 
-func (s *memStore) node(n int) *memNode {
-	if s.nodes[n] == nil {
-		s.nodes[n] = &memNode{}
+func (b *memBackend) node(n int) *memNode {
+	if b.nodes[n] == nil {
+		b.nodes[n] = &memNode{}
 	}
-	return s.nodes[n]
+	return b.nodes[n]
 }
 
-func (s *memStore) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, error) {
+// Client implements storetest.Backend.
+func (b *memBackend) Client(*testing.T) nodeid.Store {
+	if b.bug == "shared-client" {
+		if b.shared == nil {
+			b.shared = &memClient{b: b}
+		}
+		return b.shared
+	}
+	return &memClient{b: b}
+}
+
+// expire ends c's hold as a TTL running out would: nothing is written
+// but the hold's end.
+func (b *memBackend) expire(c nodeid.Claim) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for n := c.First(); n < c.First()+c.Count(); n++ {
+		if nd := b.node(n); nd.holder == c.Token() {
+			nd.expired = true
+		}
+	}
+}
+
+func (b *memBackend) setDown(down bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.down = down
+}
+
+// freeRun is the first of count free ids among 0..maxNode, or -1; under mu.
+func (b *memBackend) freeRun(count, maxNode int) int {
+	for first := 0; first+count-1 <= maxNode; first++ {
+		free := true
+		for n := first; n < first+count; n++ {
+			free = free && (b.node(n).free() || b.bug == "double-grant")
+		}
+		if free {
+			return first
+		}
+	}
+	return -1
+}
+
+// memClient is one client of a memBackend, as a process would have: the
+// bugs that are right within one client keep their state here.
+type memClient struct {
+	b *memBackend
+
+	mu     sync.Mutex    // the client-lock bug's lock
+	gen    int64         // the client-local-tokens bug's counter
+	untils map[int]int64 // the client-local-reservations bug's record
+}
+
+func (c *memClient) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("memstore: %w", err)
 	}
 	if count < 1 || maxNode < 0 || count > maxNode+1 {
-		if s.bug == "bad-arguments-no-free" {
+		if c.b.bug == "bad-arguments-no-free" {
 			return nil, nodeid.ErrNoFreeNode
 		}
 		return nil, fmt.Errorf("memstore: cannot take %d ids of 0..%d", count, maxNode)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.down {
+	if c.b.bug == "client-lock" {
+		return c.acquireApart(count, maxNode)
+	}
+	c.b.mu.Lock()
+	defer c.b.mu.Unlock()
+	if c.b.down {
 		return nil, errDown
 	}
-	for first := 0; first+count-1 <= maxNode; first++ {
-		free := true
-		for n := first; n < first+count; n++ {
-			free = free && (s.node(n).holder == 0 || s.bug == "double-grant")
-		}
-		if !free {
-			continue
-		}
-		c := &memClaim{s: s, first: first, count: count, lost: make(chan struct{})}
-		var gen int64
-		for n := first; n < first+count; n++ {
-			gen = max(gen, s.node(n).gen)
-			if n == first || s.bug != "floor-of-first-only" {
-				c.floor = max(c.floor, s.node(n).until)
+	first := c.b.freeRun(count, maxNode)
+	if first < 0 {
+		return nil, noFree(count, maxNode)
+	}
+	return c.grant(first, count), nil
+}
+
+func noFree(count, maxNode int) error {
+	return fmt.Errorf("%w: memstore: no %d free ids in 0..%d", nodeid.ErrNoFreeNode, count, maxNode)
+}
+
+// acquireApart is the client-lock bug: the check and the set are atomic
+// only within this client, which holds its own lock across them, while
+// the backend's lock is let go in between. The window between them stays
+// open until another client has made a check too, or for 1,000 yields
+// (well under a millisecond when no one else is acquiring):
+// two clients that acquire at once then both take the same free ids,
+// however the scheduler runs them, instead of only when it interleaves
+// them there.
+func (c *memClient) acquireApart(count, maxNode int) (nodeid.Claim, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.b.mu.Lock()
+	first, down := c.b.freeRun(count, maxNode), c.b.down
+	c.b.mu.Unlock()
+	if down {
+		return nil, errDown
+	}
+	if first < 0 {
+		return nil, noFree(count, maxNode)
+	}
+	mine := c.b.checks.Add(1)
+	for i := 0; i < 1000 && c.b.checks.Load() == mine; i++ {
+		runtime.Gosched()
+	}
+	c.b.mu.Lock()
+	defer c.b.mu.Unlock()
+	return c.grant(first, count), nil
+}
+
+// grant makes the claim on first..first+count-1; under the backend's lock.
+func (c *memClient) grant(first, count int) *memClaim {
+	b, last := c.b, first+count-1
+	cl := &memClaim{c: c, first: first, count: count, lost: make(chan struct{})}
+	var gen int64
+	for n := first; n <= last; n++ {
+		nd := b.node(n)
+		ends := n == first || n == last
+		if b.bug != "token-of-first-only" || n == first {
+			if b.bug != "token-of-ends-only" || ends {
+				gen = max(gen, nd.gen)
 			}
 		}
-		c.token = gen + 1
-		if s.bug == "token-reused" {
-			c.token = max(gen, 1)
+		until := nd.until
+		if b.bug == "client-local-reservations" {
+			until = c.untils[n]
 		}
-		for n := first; n < first+count; n++ {
-			s.node(n).gen, s.node(n).holder = c.token, c.token
-		}
-		return c, nil
-	}
-	return nil, fmt.Errorf("%w: memstore: no %d free ids in 0..%d", nodeid.ErrNoFreeNode, count, maxNode)
-}
-
-// expire frees c's ids as a TTL running out would.
-func (s *memStore) expire(c nodeid.Claim) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for n := c.First(); n < c.First()+c.Count(); n++ {
-		if sl := s.node(n); sl.holder == c.Token() {
-			sl.holder = 0
+		switch {
+		case b.bug == "floor-of-first-only" && n != first,
+			b.bug == "floor-of-last-only" && n != last,
+			b.bug == "floor-of-ends-only" && !ends:
+		default:
+			cl.floor = max(cl.floor, until)
 		}
 	}
-}
-
-func (s *memStore) setDown(down bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.down = down
+	cl.token = gen + 1
+	switch b.bug {
+	case "token-reused":
+		cl.token = max(gen, 1)
+	case "client-local-tokens":
+		c.gen++
+		cl.token = c.gen
+	}
+	for n := first; n <= last; n++ {
+		*b.node(n) = memNode{gen: cl.token, until: b.node(n).until, holder: cl.token}
+	}
+	return cl
 }
 
 type memClaim struct {
-	s            *memStore
+	c            *memClient
 	first, count int
 	token, floor int64
 	lost         chan struct{}
@@ -115,84 +218,128 @@ func (c *memClaim) Floor() int64          { return c.floor }
 func (c *memClaim) Token() int64          { return c.token }
 func (c *memClaim) Lost() <-chan struct{} { return c.lost }
 
-// held checks, with the store locked, that c still holds its ids; when it
+// held checks, with the backend locked, that c still holds its ids by
+// their records (expired or not, so long as no one took them); when it
 // does not, Lost closes and the error wraps ErrLost.
 func (c *memClaim) held() error {
-	if c.s.down {
-		if c.s.bug == "outage-is-loss" {
+	b := c.c.b
+	if b.down {
+		if b.bug == "outage-is-loss" {
 			return nodeid.ErrLost
 		}
 		return errDown
 	}
-	if c.s.bug == "no-fence" {
+	if b.bug == "no-fence" {
 		return nil
 	}
+	mine := 0
 	for n := c.first; n < c.first+c.count; n++ {
-		if c.s.node(n).holder != c.token {
-			c.once.Do(func() { close(c.lost) })
-			return fmt.Errorf("%w: memstore: ids %d.. are not token %d's", nodeid.ErrLost, c.first, c.token)
+		if b.node(n).holder == c.token {
+			mine++
 		}
 	}
-	return nil
+	if mine == c.count || (b.bug == "guard-any" && mine > 0) {
+		return nil
+	}
+	c.once.Do(func() { close(c.lost) })
+	return fmt.Errorf("%w: memstore: ids %d.. are not token %d's", nodeid.ErrLost, c.first, c.token)
+}
+
+// store writes until as id n's reserved-until; under the backend's lock.
+func (c *memClaim) store(n int, until int64) {
+	if c.c.b.bug == "client-local-reservations" {
+		if c.c.untils == nil {
+			c.c.untils = map[int]int64{}
+		}
+		c.c.untils[n] = until
+		return
+	}
+	c.c.b.node(n).until = until
 }
 
 func (c *memClaim) Reserve(_ context.Context, until int64) error {
-	c.s.mu.Lock()
-	defer c.s.mu.Unlock()
+	b := c.c.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	if err := c.held(); err != nil {
 		return err
 	}
 	for n := c.first; n < c.first+c.count; n++ {
-		sl := c.s.node(n)
-		if c.s.bug == "reserve-moves-back" {
-			sl.until = until
-		} else {
-			sl.until = max(sl.until, until)
+		switch {
+		case b.bug == "reserve-stores-nothing", b.bug == "reserve-writes-first-only" && n != c.first:
+		case b.bug == "reserve-moves-back":
+			c.store(n, until)
+		default:
+			c.store(n, max(b.node(n).until, until))
 		}
 	}
 	return nil
 }
 
 func (c *memClaim) Release(_ context.Context, until int64) error {
-	c.s.mu.Lock()
-	defer c.s.mu.Unlock()
+	b := c.c.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	if err := c.held(); err != nil {
 		return err
 	}
 	for n := c.first; n < c.first+c.count; n++ {
-		sl := c.s.node(n)
-		if c.s.bug != "release-ignores-until" {
-			sl.until = max(until, c.floor)
+		if b.bug != "release-ignores-until" {
+			c.store(n, max(until, c.floor))
 		}
-		if c.s.bug != "release-keeps-hold" {
-			sl.holder = 0
+		if b.bug != "release-keeps-hold" && b.node(n).holder == c.token {
+			b.node(n).holder = 0
 		}
 	}
 	return nil
 }
 
-// runMem runs the suite on memory stores with bug.
-func runMem(t *testing.T, bug string) {
+// runMem runs the suite on memory backends with bug, and the hooks of
+// config: "full" (Expire, Stop and Start, as etcd and PostgreSQL), "dir"
+// (Crash alone, as Dir: holds that never expire) or "none".
+func runMem(t *testing.T, bug, config string) {
 	var mu sync.Mutex
-	var cur *memStore // the case's store, for Stop and Start
-	storetest.Run(t, func(t *testing.T) nodeid.Store {
+	var cur *memBackend // the case's backend, for Stop and Start
+	backend := func() *memBackend {
 		mu.Lock()
 		defer mu.Unlock()
-		cur = newMemStore(bug)
 		return cur
-	}, storetest.Config{
-		Expire: func(t *testing.T, c nodeid.Claim) { cur.expire(c) },
-		Stop:   func(t *testing.T) { cur.setDown(true) },
-		Start:  func(t *testing.T) { cur.setDown(false) },
-	})
+	}
+	var cfg storetest.Config
+	switch config {
+	case "full":
+		cfg = storetest.Config{
+			Expire: func(_ *testing.T, c nodeid.Claim) { backend().expire(c) },
+			Stop:   func(*testing.T) { backend().setDown(true) },
+			Start:  func(*testing.T) { backend().setDown(false) },
+		}
+	case "dir":
+		cfg = storetest.Config{Crash: func(_ *testing.T, c nodeid.Claim) { backend().expire(c) }}
+	case "none":
+	default:
+		t.Fatalf("no hooks named %q", config)
+	}
+	storetest.Run(t, func(*testing.T) storetest.Backend {
+		mu.Lock()
+		defer mu.Unlock()
+		cur = newMemBackend(bug)
+		return cur
+	}, cfg)
 }
 
 // TestMemStore: the suite passes, every case, on a store that keeps the
-// contract.
-func TestMemStore(t *testing.T) { runMem(t, "") }
+// contract, with every hook, and with Crash alone (as on Dir).
+func TestMemStore(t *testing.T) {
+	t.Run("full", func(t *testing.T) { runMem(t, "", "full") })
+	t.Run("dir", func(t *testing.T) { runMem(t, "", "dir") })
+}
 
-// brokenEnv names the bug TestBrokenStore runs the suite with.
-const brokenEnv = "STORETEST_BROKEN"
+// Environment of TestBrokenStore: the bug it runs the suite with, and the
+// hooks (runMem's config; "full" when unset).
+const (
+	brokenEnv = "STORETEST_BROKEN"
+	hooksEnv  = "STORETEST_HOOKS"
+)
 
 // TestBrokenStore runs the suite on a memory store with the bug $STORETEST_BROKEN;
 // it is skipped without it. TestSuiteCatchesBrokenStores runs it.
@@ -201,33 +348,66 @@ func TestBrokenStore(t *testing.T) {
 	if bug == "" {
 		t.Skip("run by TestSuiteCatchesBrokenStores with " + brokenEnv + " set")
 	}
-	runMem(t, bug)
+	hooks := os.Getenv(hooksEnv)
+	if hooks == "" {
+		hooks = "full"
+	}
+	runMem(t, bug, hooks)
+}
+
+// brokenStores are the bugs a store could have, each with the hooks the
+// suite runs it with, the case that must fail ("" for Run itself) and
+// what that case must say. Bug "none" has none: the hooks are what is
+// wrong.
+var brokenStores = []struct{ bug, hooks, failing, says string }{
+	{"double-grant", "full", "Contention", "handed to contenders"},
+	// Right within one client, wrong across two.
+	{"client-lock", "full", "Contention", "handed to contenders"},
+	{"client-lock", "dir", "Contention", "handed to contenders"},
+	{"client-local-tokens", "full", "Tokens", "want above"},
+	{"client-local-reservations", "full", "Reservations", "Release stores the reserved-until it is given"},
+	{"shared-client", "full", "Contention", "the suite needs independent clients"},
+	// A range judged by some of its ids.
+	{"floor-of-first-only", "full", "Ranges", "latest reserved-until over its ids, here id 1's"},
+	{"floor-of-last-only", "full", "Ranges", "latest reserved-until over its ids, here id 1's"},
+	{"floor-of-ends-only", "full", "Ranges", "latest reserved-until over its ids, here id 1's"},
+	{"token-of-first-only", "full", "Ranges", "want above"},
+	{"token-of-ends-only", "full", "Ranges", "want above"},
+	{"guard-any", "full", "Zombie", "after a successor took (some of) them"},
+	{"reserve-writes-first-only", "dir", "Crash", "id 1: the reservation its holder made durable"},
+	// Reserve seen only once its holder is gone.
+	{"reserve-stores-nothing", "dir", "Crash", "the reservation its holder made durable (its highest) before it crashed"},
+	{"reserve-stores-nothing", "full", "Expiry", "the expired holder's reservation outlives it"},
+	{"reserve-moves-back", "full", "Expiry", "Reserve only moves it forward"},
+	{"reserve-moves-back", "dir", "Crash", "(its highest)"},
+	{"none", "none", "", "neither Config.Crash nor Config.Expire is set"},
+	// The rest of the contract.
+	{"token-reused", "full", "Tokens", "want above"},
+	{"release-ignores-until", "full", "Reservations", "Release stores the reserved-until it is given"},
+	{"release-keeps-hold", "full", "Release", "Reserve after Release"},
+	{"bad-arguments-no-free", "full", "BadArguments", "not nodeid.ErrNoFreeNode"},
+	{"no-fence", "full", "Zombie", "want nodeid.ErrLost"},
+	{"outage-is-loss", "full", "Restart", "a store that is away is no loss"},
 }
 
 // TestSuiteCatchesBrokenStores: each bug a store could have fails the case
 // that checks it (the suite runs in a child process, whose failure is the
 // point).
 func TestSuiteCatchesBrokenStores(t *testing.T) {
-	for _, tc := range []struct{ bug, failing, says string }{
-		{"double-grant", "Contention", "handed to contenders"},
-		{"floor-of-first-only", "Ranges", "latest reserved-until over its ids"},
-		{"token-reused", "Tokens", "want above"},
-		{"release-ignores-until", "Reservations", "Release stores the reserved-until it is given"},
-		{"release-keeps-hold", "Release", "Reserve after Release"},
-		{"bad-arguments-no-free", "BadArguments", "not nodeid.ErrNoFreeNode"},
-		{"reserve-moves-back", "Expiry", "Reserve only moves it forward"},
-		{"no-fence", "Zombie", "want nodeid.ErrLost"},
-		{"outage-is-loss", "Restart", "a store that is away is no loss"},
-	} {
-		t.Run(tc.bug, func(t *testing.T) {
+	for _, tc := range brokenStores {
+		t.Run(tc.bug+"/"+tc.hooks, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestBrokenStore$", "-test.v", "-test.count=1")
-			cmd.Env = append(os.Environ(), brokenEnv+"="+tc.bug)
+			cmd.Env = append(os.Environ(), brokenEnv+"="+tc.bug, hooksEnv+"="+tc.hooks)
 			out, err := cmd.CombinedOutput()
 			var exit *exec.ExitError
 			if !errors.As(err, &exit) {
 				t.Fatalf("the suite with bug %s: %v, want it to fail\n%s", tc.bug, err, out)
 			}
-			if !strings.Contains(string(out), "--- FAIL: TestBrokenStore/"+tc.failing+" ") {
+			failed := "--- FAIL: TestBrokenStore/" + tc.failing + " "
+			if tc.failing == "" {
+				failed = "--- FAIL: TestBrokenStore "
+			}
+			if !strings.Contains(string(out), failed) {
 				t.Fatalf("the suite with bug %s did not fail case %s:\n%s", tc.bug, tc.failing, out)
 			}
 			if !strings.Contains(string(out), tc.says) {
