@@ -90,6 +90,12 @@
 // off from the database mints for at most Window, and keeps its ids if it
 // is back within the TTL.
 //
+// # Names
+//
+// The table's name, schema-qualified or not, is quoted in every
+// statement the store runs and in Schema's DDL, so a name PostgreSQL
+// reserves (order, user) is a table like any other.
+//
 // # Secrets
 //
 // A DSN may carry a password. The store never prints or logs it, and every

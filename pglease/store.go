@@ -75,7 +75,7 @@ func New(pool *pgxpool.Pool, table string, ttl time.Duration) (*Store, error) {
 	ttl = max(ttl, MinTTL)
 	ttl = (ttl + time.Microsecond - 1).Truncate(time.Microsecond)
 	return &Store{
-		pool: pool, name: table, table: pgx.Identifier(strings.Split(table, ".")).Sanitize(), ttl: ttl,
+		pool: pool, name: table, table: quoteTable(table), ttl: ttl,
 		secret: pool.Config().ConnConfig.Password,
 	}, nil
 }
@@ -130,12 +130,21 @@ func (s *Store) sqlf(stmt string) string { return fmt.Sprintf(stmt, s.table) }
 
 // Schema is the DDL of the table the store keeps its rows in (table as
 // New takes it), which it runs when the table is missing: for a migration
-// tool, or a database role without the right to create tables.
+// tool, or a database role without the right to create tables. The name
+// is quoted, as in every statement the store runs, so that a name
+// PostgreSQL reserves (order, user) is a table like any other.
 func Schema(table string) string {
 	if table == "" {
 		table = DefaultTable
 	}
-	return fmt.Sprintf(schema, table)
+	return fmt.Sprintf(schema, quoteTable(table))
+}
+
+// quoteTable quotes a table name New takes, "table" or "schema"."table":
+// without the quotes, a name that is a keyword (order, user) is a syntax
+// error.
+func quoteTable(table string) string {
+	return pgx.Identifier(strings.Split(table, ".")).Sanitize()
 }
 
 const schema = `CREATE TABLE IF NOT EXISTS %s (
