@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/snowlab/snowlab"
@@ -52,11 +53,13 @@ func asyncDatabase(t *testing.T, dsn string) string {
 	return async
 }
 
-// slowWALWriter makes the server's WAL writer flush every 10 s (the most
-// wal_writer_delay allows; 200 ms by default) until the test ends: an
-// asynchronous commit then stays unflushed for seconds instead of at most
-// about 200 ms, so a crash a few tens of milliseconds after it (pg.sh
-// crash takes about that) loses it on every run rather than on most.
+// slowWALWriter makes the server's WAL writer wake every 10 s (the most
+// wal_writer_delay allows; 200 ms by default) until the test ends. An
+// immediate stop loses only the WAL still in the server's buffers, not
+// what the WAL writer has written to the OS; at 200 ms it had written the
+// asynchronous commits out before pg.sh crash stopped the server in 6 runs
+// of 6 without the fix, and the test could not fail. At 10 s they were
+// lost in 6 of 6.
 func slowWALWriter(t *testing.T, dsn string) {
 	t.Helper()
 	adminExec(t, dsn, "ALTER SYSTEM SET wal_writer_delay = '10s'")
@@ -72,31 +75,48 @@ func slowWALWriter(t *testing.T, dsn string) {
 	adminExec(t, dsn, "SELECT pg_reload_conf()")
 }
 
-// TestWritesCommitSynchronously: on a database whose default is
-// synchronous_commit = off, the store's transactions (every write a claim
-// or a fence relies on runs in one) commit with synchronous_commit = on,
-// and never wait on a lock (lock_timeout set), as the server itself
-// reports inside them.
+// TestWritesCommitSynchronously: on connections whose default
+// synchronous_commit is weaker than on (a startup parameter of the pool,
+// the default that takes precedence over the server's, the database's
+// and the role's), the store's transactions (every write a claim or a
+// fence relies on runs in one) commit with synchronous_commit = on; a
+// stronger remote_apply is kept. They never wait on a lock for more than
+// lock_timeout. The server itself reports both inside the transaction,
+// and the pool's connection is back at its own settings after it.
 func TestWritesCommitSynchronously(t *testing.T) {
-	dsn := asyncDatabase(t, pgDSN(t))
-	st := newStore(t, dsn, freshTable(t, dsn), time.Second)
-	tx, err := st.begin(ctxT(t))
-	require.NoError(t, err)
-	defer tx.Rollback(context.Background())
-	var syncCommit, lockTimeout string
-	require.NoError(t, tx.QueryRow(ctxT(t), "SHOW synchronous_commit").Scan(&syncCommit))
-	require.NoError(t, tx.QueryRow(ctxT(t), "SHOW lock_timeout").Scan(&lockTimeout))
-	require.Equal(t, "on", syncCommit, "synchronous_commit inside the store's transaction")
-	require.Equal(t, "50ms", lockTimeout, "lock_timeout inside the store's transaction")
-	require.NoError(t, tx.Rollback(ctxT(t)))
+	dsn := pgDSN(t)
+	for def, want := range map[string]string{"off": "on", "local": "on", "remote_write": "on", "on": "on", "remote_apply": "remote_apply"} {
+		t.Run(def, func(t *testing.T) {
+			cfg, err := pgxpool.ParseConfig(dsn)
+			require.NoError(t, err)
+			cfg.ConnConfig.RuntimeParams["synchronous_commit"] = def
+			cfg.MaxConns = 1 // the transaction and the checks around it share a connection
+			pool, err := pgxpool.NewWithConfig(ctxT(t), cfg)
+			require.NoError(t, err)
+			t.Cleanup(pool.Close)
+			st, err := New(pool, freshTable(t, dsn), time.Second)
+			require.NoError(t, err)
 
-	// SET LOCAL ends with the transaction: the pooled connection is back
-	// at the database's default for whoever uses the pool next.
-	conn, err := st.pool.Acquire(ctxT(t))
-	require.NoError(t, err)
-	defer conn.Release()
-	require.NoError(t, conn.QueryRow(ctxT(t), "SHOW synchronous_commit").Scan(&syncCommit))
-	require.Equal(t, "off", syncCommit, "synchronous_commit on the pool's connection after the store's transaction")
+			require.Equal(t, [2]string{def, "0"}, showSettings(t, pool), "the pool's synchronous_commit and lock_timeout")
+			tx, err := st.begin(ctxT(t))
+			require.NoError(t, err)
+			defer tx.Rollback(context.Background())
+			require.Equal(t, [2]string{want, "50ms"}, showSettings(t, tx), "synchronous_commit and lock_timeout inside the store's transaction")
+			require.NoError(t, tx.Commit(ctxT(t)))
+			require.Equal(t, [2]string{def, "0"}, showSettings(t, pool), "the pool's connection after the store's transaction (SET LOCAL ends with it)")
+		})
+	}
+}
+
+// showSettings is synchronous_commit and lock_timeout as q's session has
+// them.
+func showSettings(t *testing.T, q interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}) (got [2]string) {
+	t.Helper()
+	require.NoError(t, q.QueryRow(ctxT(t), "SHOW synchronous_commit").Scan(&got[0]))
+	require.NoError(t, q.QueryRow(ctxT(t), "SHOW lock_timeout").Scan(&got[1]))
+	return got
 }
 
 // TestReservationSurvivesCrash: on a database whose synchronous_commit
