@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/require"
 
 	"github.com/snowlab/snowlab/nodeid"
@@ -59,7 +60,9 @@ func acquireSoon(t *testing.T, st *Store, count int) nodeid.Claim {
 // claim frozen before its COMMIT); never-held ids inserted but not
 // committed (a claim of a fresh table), which only lock_timeout ends; and
 // the free rows of a range locked as this store's claim locks them, which
-// must not hold up the holder of the range's other ids.
+// must not hold up the holder of the range's other ids. A session
+// creating the table in a transaction it does not end makes Acquire fail
+// at once (lock_timeout), not wait.
 func TestStalledClaimerBlocksNobody(t *testing.T) {
 	dsn := pgDSN(t)
 	t.Run("row locked", func(t *testing.T) {
@@ -82,6 +85,21 @@ func TestStalledClaimerBlocksNobody(t *testing.T) {
 		require.NoError(t, st.ensureTable(ctxT(t)))
 		stalledTx(t, dsn, st.sqlf(`INSERT INTO %[1]s (node) SELECT generate_series(0, 2)`))
 		require.Equal(t, 3, acquireSoon(t, st, 1).First(), "first id past the three being inserted")
+	})
+	t.Run("table being created", func(t *testing.T) {
+		table := freshTable(t, dsn)
+		st := newStore(t, dsn, table, time.Second)
+		stalledTx(t, dsn, Schema(table)) // a migration frozen before its COMMIT
+		ctx, cancel := context.WithTimeout(ctxT(t), 2*time.Second)
+		defer cancel()
+		start := time.Now()
+		_, err := st.Acquire(ctx, 1, 1023)
+		took := time.Since(start)
+		var pe *pgconn.PgError
+		require.ErrorAs(t, err, &pe, "Acquire while another session creates the table, after %v", took)
+		require.Equal(t, lockNotAvailable, pe.Code, "Acquire while another session creates the table: %v", err)
+		require.Less(t, took, time.Second, "Acquire while another session creates the table")
+		t.Logf("Acquire while another session creates the table, after %v: %v", took.Round(time.Millisecond), err)
 	})
 	t.Run("holder not held up", func(t *testing.T) {
 		st := newStore(t, dsn, freshTable(t, dsn), time.Second)

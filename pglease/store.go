@@ -277,7 +277,7 @@ func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, 
 			held[n] = true
 		}
 	}
-	return nil, fmt.Errorf("%w: pglease: no %d consecutive node ids among 0..%d are free in table %s (%d of them are held)",
+	return nil, fmt.Errorf("%w: pglease: no %d consecutive node ids among 0..%d are free in table %s (%d of them are held or being claimed)",
 		nodeid.ErrNoFreeNode, count, maxNode, s.name, len(held))
 }
 
