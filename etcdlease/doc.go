@@ -72,6 +72,14 @@
 // claim's floor), so that a successor after a clean hand-over waits only
 // for time really spent, then deletes the node keys and revokes the lease.
 //
+// # Durability
+//
+// etcd answers a transaction that writes (a claim, Reserve, Release) only
+// once it is committed: in the raft log, fsynced to the WAL of a majority
+// of the members. So Reserve returns only once R survives a crash of every
+// member and the loss of a minority of them, whatever the client's
+// settings; an etcd run with --unsafe-no-fsync breaks this promise.
+//
 // # Why a closed keep-alive channel is not the loss signal
 //
 // The lease is kept alive with the client's KeepAlive. Its channel closes

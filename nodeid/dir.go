@@ -28,7 +28,9 @@ import (
 //     (0 0); a file that does not parse is an error naming it, never read
 //     as 0, which would let a successor reuse time. It is replaced
 //     atomically: a temporary file in the folder is written and fsynced,
-//     renamed over it, and the folder fsynced.
+//     renamed over it, and the folder fsynced. Acquire, Reserve and
+//     Release return only after that, so a reservation is on disk before
+//     any ID uses it and survives a crash of the process or of the host.
 //
 // Acquire takes the lowest count consecutive ids whose lock files it can
 // lock without waiting. Do not delete the files while they are in use:

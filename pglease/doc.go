@@ -38,25 +38,42 @@
 // For a candidate range of count consecutive ids (the lowest first,
 // skipping those a listing shows held), Acquire runs one transaction:
 //
-//	INSERT INTO t (node) SELECT generate_series(first, last) ON CONFLICT DO NOTHING
-//	SELECT node, generation, reserved_until, <free> FROM t
-//	    WHERE node BETWEEN first AND last ORDER BY node FOR UPDATE
-//	-- every row free? then
+//	INSERT INTO t (node) SELECT n FROM generate_series(first, last) AS n
+//	    WHERE NOT EXISTS (SELECT 1 FROM t WHERE node = n) ON CONFLICT DO NOTHING
+//	SELECT node, generation, reserved_until FROM t
+//	    WHERE node BETWEEN first AND last AND <free> ORDER BY node FOR UPDATE SKIP LOCKED
+//	-- a row for every id of the range? then
 //	UPDATE t SET generation = token, holder = ..., expires_at = clock_timestamp() + TTL
 //	    WHERE node BETWEEN first AND last
 //	COMMIT
 //
-// The row locks make concurrent claims of overlapping ranges wait for one
-// another, in node order (so they cannot deadlock), and a waiter sees the
-// winner's rows as held. Either the whole range becomes this holder's, with
-// the predecessors' reservations as they stood then, or the transaction is
-// rolled back and the next range is tried. The claim's Floor is the latest
-// reserved_until over the range, its Token one more than the highest
-// generation. When no range is free Acquire fails with nodeid.ErrNoFreeNode.
+// The SELECT locks the range's free rows and passes over those another
+// transaction has locked instead of waiting for it. When it returns every
+// id of the range, the whole range becomes this holder's, with the
+// predecessors' reservations as they stood then; when it does not, the ids
+// it left out (held, or locked by another claim) are passed over and the
+// next range starts after the last of them, so a range is never taken
+// around a locked id, and nothing is taken. The claim's Floor is the
+// latest reserved_until over the range, its Token one more than the
+// highest generation. When no range is free Acquire fails with
+// nodeid.ErrNoFreeNode.
+//
+// # No claim waits for another session
+//
+// A session stalled inside its claim's transaction (a GC pause, a VM
+// suspend, SIGSTOP) keeps the rows it locked, and nothing else: other
+// claims pass over those ids at once and take the others. Claims lock
+// free rows only, so they never delay a holder's renewal or Reserve
+// either. What could still wait for a lock (inserting a never-held id
+// that another transaction is inserting and has not committed, the
+// table's own lock during DDL, creating the table) is bounded by
+// lock_timeout, which every transaction of the store sets to 50 ms: a
+// claim that meets it passes over the range's first id and goes on.
 //
 // # Fencing by generation
 //
-// Every later write of the claim is one statement guarded by
+// Every later write of the claim is one statement (in a transaction of
+// its own, for its settings: see Durability) guarded by
 //
 //	WHERE node BETWEEN first AND last AND generation = token
 //	  AND holder = ... AND expires_at > clock_timestamp()
@@ -70,6 +87,29 @@
 // the last tick used (never below the claim's floor), so that a successor
 // after a clean hand-over waits only for time really spent, and frees the
 // rows.
+//
+// # Durability
+//
+// Every transaction of the store (claims, renewals, Reserve, Release,
+// creating the table) commits with synchronous_commit at least on,
+// whatever the server's, the database's or the role's default (SET LOCAL
+// in the transaction; remote_apply is kept): COMMIT, and so Reserve,
+// returns only once the write is in the WAL on the server's disk. R is
+// made durable before any ID uses it, and survives a crash of the server
+// or of its host. With the default off, the server would acknowledge a
+// commit up to three wal_writer_delay before flushing it, a crash would
+// lose it, and a successor would start from an older floor, repeating the
+// IDs its predecessor minted meanwhile.
+//
+// A synchronous standby (synchronous_standby_names) adds durability
+// against the loss of the primary: with on, a commit also waits until as
+// many synchronous standbys as it asks for (FIRST n or ANY n of those it
+// names) have flushed it, so a synchronous standby promoted
+// after the primary is lost has every reservation a holder minted in.
+// remote_apply would also wait until they have applied it, which the
+// store does not need: it reads only from the server it writes to.
+// Promoting an asynchronous standby can lose the last reservations, as a
+// crash with synchronous_commit off would.
 //
 // # Renewal and loss
 //
@@ -89,6 +129,12 @@
 // TTL, then its successor waits up to Window for the clock; a holder cut
 // off from the database mints for at most Window, and keeps its ids if it
 // is back within the TTL.
+//
+// # Names
+//
+// The table's name, schema-qualified or not, is quoted in every
+// statement the store runs and in Schema's DDL, so a name PostgreSQL
+// reserves (order, user) is a table like any other.
 //
 // # Secrets
 //

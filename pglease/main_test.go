@@ -114,6 +114,16 @@ func query(t testing.TB, dsn string, sql string, args []any, dst ...any) {
 	require.NoError(t, conn.QueryRow(ctxT(t), sql, args...).Scan(dst...), sql)
 }
 
+// adminExec runs one statement on dsn's database.
+func adminExec(t *testing.T, dsn, stmt string) {
+	t.Helper()
+	c, err := pgx.Connect(ctxT(t), dsn)
+	require.NoError(t, err)
+	defer c.Close(context.Background())
+	_, err = c.Exec(ctxT(t), stmt)
+	require.NoError(t, err, stmt)
+}
+
 // server is control over the PostgreSQL at PG_DSN, which scripts/pg.sh
 // started: the tests crash and restart it. Other packages' tests must not
 // share the server meanwhile (make test-pg runs on a server of its own).

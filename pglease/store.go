@@ -40,8 +40,8 @@ type Store struct {
 	ttl    time.Duration
 	secret string // the connection's password, masked in every error
 
-	// pause, when set, is called before every statement with the
-	// statement's context: tests stop the store's traffic with it, as if
+	// pause, when set, is called before every transaction with the
+	// transaction's context: tests stop the store's traffic with it, as if
 	// its process were frozen or cut off.
 	pause func(ctx context.Context) error
 
@@ -75,7 +75,7 @@ func New(pool *pgxpool.Pool, table string, ttl time.Duration) (*Store, error) {
 	ttl = max(ttl, MinTTL)
 	ttl = (ttl + time.Microsecond - 1).Truncate(time.Microsecond)
 	return &Store{
-		pool: pool, name: table, table: pgx.Identifier(strings.Split(table, ".")).Sanitize(), ttl: ttl,
+		pool: pool, name: table, table: quoteTable(table), ttl: ttl,
 		secret: pool.Config().ConnConfig.Password,
 	}, nil
 }
@@ -104,12 +104,66 @@ func Open(dsn string, ttl time.Duration) (nodeid.Store, func(), error) {
 	return st, pool.Close, nil
 }
 
-// exec runs one statement outside a transaction.
-func (s *Store) exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+// txBegin begins every transaction of the store, in one round trip (pgx
+// sends a statement without arguments as a simple query, which may hold
+// several; SET LOCAL needs the explicit BEGIN and ends with the
+// transaction, so the pool's connections keep their own settings):
+//
+//   - synchronous_commit is at least on, whatever the server's, the
+//     database's or the role's default: COMMIT returns only once the
+//     transaction's WAL is flushed (and, with synchronous_standby_names
+//     set, flushed on the synchronous standbys too). With off, the server
+//     acknowledges a commit up to 3 x wal_writer_delay (600 ms by default)
+//     before it is on disk, and a crash loses it: a reservation a holder
+//     has already minted in. remote_apply, stronger, is kept as it is.
+//   - lock_timeout is lockTimeout: a statement that would wait for a lock
+//     another session holds fails instead (SQLSTATE 55P03), so a session
+//     stalled inside a transaction (a frozen process, an open migration)
+//     delays a claim by at most that much.
+var txBegin = fmt.Sprintf(`BEGIN; SET LOCAL lock_timeout = %d; SELECT set_config('synchronous_commit',
+	CASE current_setting('synchronous_commit') WHEN 'remote_apply' THEN 'remote_apply' ELSE 'on' END, true)`,
+	lockTimeout.Milliseconds())
+
+// lockTimeout is txBegin's lock_timeout. No claim waits on a row lock
+// (SKIP LOCKED); what remains are a never-held id that another claim is
+// inserting right now and the table's own lock (DDL). A live claim's
+// transaction lasts a few round trips and one WAL flush, a few
+// milliseconds on a LAN: 50 ms is ten times that, and a stalled session
+// costs each claim that meets it no more.
+const lockTimeout = 50 * time.Millisecond
+
+// lockNotAvailable is the SQLSTATE of a statement that met lock_timeout.
+const lockNotAvailable = "55P03"
+
+// begin starts a transaction with txBegin's settings.
+func (s *Store) begin(ctx context.Context) (pgx.Tx, error) {
+	return s.pool.BeginTx(ctx, pgx.TxOptions{BeginQuery: txBegin})
+}
+
+// inTx runs fn in a transaction of txBegin's and commits it: a write is
+// acknowledged only once it is durable.
+func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	if err := s.paused(ctx); err != nil {
-		return pgconn.CommandTag{}, err
+		return err
 	}
-	return s.pool.Exec(ctx, sql, args...)
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // a no-op after Commit
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// exec runs one statement in a transaction of its own (inTx).
+func (s *Store) exec(ctx context.Context, sql string, args ...any) (tag pgconn.CommandTag, err error) {
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		tag, err = tx.Exec(ctx, sql, args...)
+		return err
+	})
+	return tag, err
 }
 
 // paused waits while a test holds the store's traffic (see pause).
@@ -130,12 +184,21 @@ func (s *Store) sqlf(stmt string) string { return fmt.Sprintf(stmt, s.table) }
 
 // Schema is the DDL of the table the store keeps its rows in (table as
 // New takes it), which it runs when the table is missing: for a migration
-// tool, or a database role without the right to create tables.
+// tool, or a database role without the right to create tables. The name
+// is quoted, as in every statement the store runs, so that a name
+// PostgreSQL reserves (order, user) is a table like any other.
 func Schema(table string) string {
 	if table == "" {
 		table = DefaultTable
 	}
-	return fmt.Sprintf(schema, table)
+	return fmt.Sprintf(schema, quoteTable(table))
+}
+
+// quoteTable quotes a table name New takes, "table" or "schema"."table":
+// without the quotes, a name that is a keyword (order, user) is a syntax
+// error.
+func quoteTable(table string) string {
+	return pgx.Identifier(strings.Split(table, ".")).Sanitize()
 }
 
 const schema = `CREATE TABLE IF NOT EXISTS %s (
@@ -148,18 +211,20 @@ const schema = `CREATE TABLE IF NOT EXISTS %s (
 
 // ensureTable creates the table unless it is known to exist. A table
 // that exists is not created again, so a role without the right to create
-// one works on a table a migration made.
+// one works on a table a migration made. While another session creates
+// it in a transaction still open, the creation fails after lockTimeout
+// (SQLSTATE 55P03) instead of waiting for that session.
 func (s *Store) ensureTable(ctx context.Context) error {
 	s.ensure.Lock()
 	defer s.ensure.Unlock()
 	if s.ensured {
 		return nil
 	}
-	if err := s.paused(ctx); err != nil {
-		return err
-	}
 	var exists bool
-	if err := s.pool.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", s.table).Scan(&exists); err != nil {
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", s.table).Scan(&exists)
+	})
+	if err != nil {
 		return s.errf("pglease: look for table %s: %w", s.name, err)
 	}
 	if !exists {
@@ -212,22 +277,23 @@ func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, 
 			held[n] = true
 		}
 	}
-	return nil, fmt.Errorf("%w: pglease: no %d consecutive node ids among 0..%d are free in table %s (%d of them are held)",
+	return nil, fmt.Errorf("%w: pglease: no %d consecutive node ids among 0..%d are free in table %s (%d of them are held or being claimed)",
 		nodeid.ErrNoFreeNode, count, maxNode, s.name, len(held))
 }
 
 // heldIDs lists the ids held now: only a hint, the claim's transaction
 // decides.
 func (s *Store) heldIDs(ctx context.Context, maxNode int) (map[int]bool, error) {
-	if err := s.paused(ctx); err != nil {
-		return nil, err
-	}
-	rows, err := s.pool.Query(ctx, s.sqlf(`SELECT node FROM %[1]s
-		WHERE node <= $1 AND holder IS NOT NULL AND expires_at > clock_timestamp()`), maxNode)
-	if err != nil {
-		return nil, s.errf("pglease: list held node ids: %w", err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	var ids []int32
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, s.sqlf(`SELECT node FROM %[1]s
+			WHERE node <= $1 AND holder IS NOT NULL AND expires_at > clock_timestamp()`), maxNode)
+		if err != nil {
+			return err
+		}
+		ids, err = pgx.CollectRows(rows, pgx.RowTo[int32])
+		return err
+	})
 	if err != nil {
 		return nil, s.errf("pglease: list held node ids: %w", err)
 	}
@@ -249,73 +315,101 @@ func lastHeld(held map[int]bool, first, count int) int {
 	return -1
 }
 
+// The claim's statements, on parameters $1, $2: the range's first and
+// last id.
+const (
+	// insertRows adds the range's rows that no committed transaction has
+	// made. A row that exists is left out before the insert is tried, so
+	// the insert meets another session only when that one is adding the
+	// same never-held id at the same moment (then lock_timeout ends the
+	// wait).
+	insertRows = `INSERT INTO %[1]s (node) SELECT n FROM generate_series($1::integer, $2::integer) AS n
+		WHERE NOT EXISTS (SELECT 1 FROM %[1]s WHERE node = n) ON CONFLICT (node) DO NOTHING`
+	// lockFree locks the range's free rows, passing over those another
+	// session has locked (SKIP LOCKED) instead of waiting for it. Held rows
+	// are not locked at all, so a claim never delays a holder's writes.
+	// Under READ COMMITTED a row changed by a transaction that committed
+	// meanwhile is checked again as it now is (PostgreSQL re-evaluates the
+	// WHERE of a row it locks).
+	lockFree = `SELECT node, generation, reserved_until FROM %[1]s
+		WHERE node BETWEEN $1 AND $2 AND (holder IS NULL OR expires_at <= clock_timestamp())
+		ORDER BY node FOR UPDATE SKIP LOCKED`
+)
+
 // claim tries to take first..first+count-1 in one transaction. It returns
-// the claim, or the ids of the range that are held (and nil), or an error.
+// the claim, or the ids of the range it cannot have now (held, or locked
+// by another session: every row of the range must be free and locked by
+// this transaction, or none is taken) and nil, or an error.
 func (s *Store) claim(ctx context.Context, first, count int, holder string) (c *claim, busy []int, err error) {
-	if err := s.paused(ctx); err != nil {
-		return nil, nil, err
-	}
 	last := first + count - 1
-	tx, err := s.pool.Begin(ctx)
-	if err != nil {
-		return nil, nil, s.errf("pglease: claim node ids %d..%d: %w", first, last, err)
-	}
-	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // a no-op after Commit
-	fail := func(err error) (*claim, []int, error) {
-		return nil, nil, s.errf("pglease: claim node ids %d..%d: %w", first, last, err)
-	}
-	if _, err := tx.Exec(ctx, s.sqlf(`INSERT INTO %[1]s (node) SELECT generate_series($1::integer, $2::integer)
-		ON CONFLICT (node) DO NOTHING`), first, last); err != nil {
-		return fail(err)
-	}
-	rows, err := tx.Query(ctx, s.sqlf(`SELECT node, generation, reserved_until,
-		holder IS NULL OR expires_at <= clock_timestamp() FROM %[1]s
-		WHERE node BETWEEN $1 AND $2 ORDER BY node FOR UPDATE`), first, last)
-	if err != nil {
-		return fail(err)
-	}
-	var gen, floor int64
-	seen := 0
-	for rows.Next() {
-		var n int32
-		var g, until int64
-		var free bool
-		if err := rows.Scan(&n, &g, &until, &free); err != nil {
-			rows.Close()
-			return fail(err)
+	var token, floor int64
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, s.sqlf(insertRows), first, last); err != nil {
+			return err
 		}
-		seen++
-		if !free {
-			busy = append(busy, int(n))
+		gen, lfloor, lbusy, err := s.lockRange(ctx, tx, first, last)
+		floor, busy = lfloor, lbusy
+		switch {
+		case err != nil || len(busy) > 0:
+			return err // busy: the transaction commits the rows it inserted, nothing else
+		case gen == math.MaxInt64:
+			// The next token would not fit in the column.
+			return fmt.Errorf("generation %d is the last there is; the ids cannot be handed out again", gen)
 		}
-		gen, floor = max(gen, g), max(floor, until)
-	}
-	if err := rows.Err(); err != nil {
-		return fail(err)
-	}
+		token = gen + 1
+		_, err = tx.Exec(ctx, s.sqlf(`UPDATE %[1]s SET generation = $3, holder = $4,
+			expires_at = clock_timestamp() + $5 * interval '1 microsecond'
+			WHERE node BETWEEN $1 AND $2`), first, last, token, holder, s.ttl.Microseconds())
+		return err
+	})
+	var pe *pgconn.PgError
 	switch {
+	case err != nil && errors.As(err, &pe) && pe.Code == lockNotAvailable:
+		// Another session is inserting one of the range's rows and has
+		// not committed: which one, the error does not say. The range
+		// cannot be had now; the next one starts an id further.
+		return nil, []int{first}, nil
+	case err != nil:
+		return nil, nil, s.errf("pglease: claim node ids %d..%d: %w", first, last, err)
 	case len(busy) > 0:
 		return nil, busy, nil
-	case seen != count:
-		return fail(fmt.Errorf("%d rows for %d ids", seen, count))
-	case gen == math.MaxInt64:
-		// The next token would not fit in the column.
-		return fail(fmt.Errorf("generation %d is the last there is; the ids cannot be handed out again", gen))
-	}
-	token := gen + 1
-	if _, err := tx.Exec(ctx, s.sqlf(`UPDATE %[1]s SET generation = $3, holder = $4,
-		expires_at = clock_timestamp() + $5 * interval '1 microsecond'
-		WHERE node BETWEEN $1 AND $2`), first, last, token, holder, s.ttl.Microseconds()); err != nil {
-		return fail(err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fail(err)
 	}
 	c = &claim{s: s, first: first, count: count, token: token, floor: floor, holder: holder}
-	c.st = nodeid.NewClaimState(fmt.Sprintf("pglease: node ids %d..%d (token %d)", first, first+count-1, token), floor,
+	c.st = nodeid.NewClaimState(fmt.Sprintf("pglease: node ids %d..%d (token %d)", first, last, token), floor,
 		func() { c.stopRenewal() })
 	c.start()
 	return c, nil, nil
+}
+
+// lockRange locks the free rows of first..last (lockFree) and returns the
+// highest generation and reserved_until over them, and the ids of the
+// range it did not lock: held, or locked by another session.
+func (s *Store) lockRange(ctx context.Context, tx pgx.Tx, first, last int) (gen, floor int64, busy []int, err error) {
+	rows, err := tx.Query(ctx, s.sqlf(lockFree), first, last)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	next := first // the next id a row is expected for
+	for rows.Next() {
+		var n int32
+		var g, until int64
+		if err := rows.Scan(&n, &g, &until); err != nil {
+			rows.Close()
+			return 0, 0, nil, err
+		}
+		for ; next < int(n); next++ {
+			busy = append(busy, next)
+		}
+		next = int(n) + 1
+		gen, floor = max(gen, g), max(floor, until)
+	}
+	if err := rows.Err(); err != nil {
+		return 0, 0, nil, err
+	}
+	for ; next <= last; next++ {
+		busy = append(busy, next)
+	}
+	return gen, floor, busy, nil
 }
 
 func hostname() string {
