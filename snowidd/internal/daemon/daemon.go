@@ -127,7 +127,9 @@ func newReplica(o options, h hooks, stderr io.Writer) (*replica, error) {
 	// can never work; once serving, a change that does not load is
 	// logged and the previous files go on being served.
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	tlsConfig, tlsCollectors, err := loadTLS(o.tls, log)
+	files := o.tls
+	files.Now = func() time.Time { return time.Unix(0, h.clock.UnixNano()) } // a certificate is judged by the replica's clock
+	tlsConfig, tlsCollectors, err := loadTLS(files, log)
 	if err != nil {
 		return nil, err // "snowidd: TLS files: …", naming the file at fault
 	}
