@@ -38,12 +38,15 @@
 // nodeid lock folder instead (-node with -lease is refused) and releases it
 // on exit, so repeated runs never mint the same ID; the build in the
 // etcdlease module (etcdlease/cmd/snowid) also takes -lease
-// etcd:[http://]HOST:PORT/PREFIX.
+// etcd:[http://]HOST:PORT/PREFIX. A clock outside the layout's window (an
+// epoch ahead of it, a horizon passed) mints nothing: one line says so,
+// exit 2.
 //
 // Layout describes a layout: the bits and shift of each field, the largest
 // node and sequence, how many IDs one node can mint per tick and per second,
 // the horizon (the first instant the layout cannot encode) and the years
-// left until it.
+// left until it, or, with an epoch ahead of the clock, that none are left
+// yet since nothing can be minted before the epoch.
 //
 // Range prints the IDs [lo, hi) of the time interval [FROM, TO) (RFC 3339,
 // or a date for midnight UTC) and the SQL predicate id >= lo AND id < hi:
@@ -66,7 +69,8 @@
 // fitting layout per node width, the 12 narrowest (node ids, processes they
 // hold at the surge, the per-node ceiling, the nodes the burst needs,
 // horizon and years left), why narrower fields do not fit, and whether the
-// default layout does. Years left count from now.
+// default layout does. Years left count from now, or from the epoch when it
+// is ahead of the clock, which a line then says.
 //
 // Mask prints the public form of each ID (written as decode reads them), one
 // per line: 17 characters of lower-case Crockford base32, a keyed

@@ -110,6 +110,18 @@ func (ca *CA) Server(hosts ...string) (*Pair, error) {
 	return ca.forHosts(hosts, x509.ExtKeyUsageServerAuth)
 }
 
+// ServerValid is Server with a certificate valid from notBefore to
+// notAfter, rather than from an hour back to two days on: an expired
+// certificate, or one not valid yet, for a test of what refuses it.
+func (ca *CA) ServerValid(notBefore, notAfter time.Time, hosts ...string) (*Pair, error) {
+	tmpl, err := hostsTemplate(hosts, x509.ExtKeyUsageServerAuth)
+	if err != nil {
+		return nil, err
+	}
+	tmpl.NotBefore, tmpl.NotAfter = notBefore, notAfter
+	return ca.issue(tmpl)
+}
+
 // Peer issues a certificate good for both ends of a connection, for hosts
 // (as Server): what etcd members present to each other.
 func (ca *CA) Peer(hosts ...string) (*Pair, error) {
@@ -124,6 +136,15 @@ func (ca *CA) Client(cn string) (*Pair, error) {
 }
 
 func (ca *CA) forHosts(hosts []string, usage ...x509.ExtKeyUsage) (*Pair, error) {
+	tmpl, err := hostsTemplate(hosts, usage...)
+	if err != nil {
+		return nil, err
+	}
+	return ca.issue(tmpl)
+}
+
+// hostsTemplate is the template of a certificate for hosts (as Server).
+func hostsTemplate(hosts []string, usage ...x509.ExtKeyUsage) (*x509.Certificate, error) {
 	if len(hosts) == 0 {
 		return nil, errors.New("tlstest: a server certificate needs at least one host")
 	}
@@ -135,7 +156,7 @@ func (ca *CA) forHosts(hosts []string, usage ...x509.ExtKeyUsage) (*Pair, error)
 			tmpl.DNSNames = append(tmpl.DNSNames, h)
 		}
 	}
-	return ca.issue(tmpl)
+	return tmpl, nil
 }
 
 func leaf(cn string, usage ...x509.ExtKeyUsage) *x509.Certificate {

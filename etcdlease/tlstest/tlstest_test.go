@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -61,5 +62,25 @@ func TestIssuedCertificatesVerify(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm(), "a key readable by its owner only")
 	_, err = ca.Server()
+	assert.Error(t, err, "a server certificate for no host")
+}
+
+// ServerValid issues for the validity asked: an expired certificate does
+// not verify now, and verifies at an instant within its validity.
+func TestServerValid(t *testing.T) {
+	ca, err := NewCA("test CA")
+	require.NoError(t, err)
+	from := time.Now().Add(-48 * time.Hour).Truncate(time.Second)
+	until := time.Now().Add(-10 * time.Minute).Truncate(time.Second)
+	p, err := ca.ServerValid(from, until, "127.0.0.1")
+	require.NoError(t, err)
+	assert.True(t, p.Leaf.NotBefore.Equal(from), "%v", p.Leaf.NotBefore)
+	assert.True(t, p.Leaf.NotAfter.Equal(until), "%v", p.Leaf.NotAfter)
+	assert.Equal(t, "127.0.0.1", p.Leaf.IPAddresses[0].String())
+	_, err = p.Leaf.Verify(x509.VerifyOptions{Roots: ca.Pool()})
+	assert.ErrorContains(t, err, "expired")
+	_, err = p.Leaf.Verify(x509.VerifyOptions{Roots: ca.Pool(), CurrentTime: time.Now().Add(-30 * time.Minute)})
+	assert.NoError(t, err, "within its validity and the CA's")
+	_, err = ca.ServerValid(from, until)
 	assert.Error(t, err, "a server certificate for no host")
 }

@@ -46,6 +46,12 @@ func runGen(args []string, stdout, stderr io.Writer, leases Leases) int {
 	if !ok {
 		return code
 	}
+	// A clock outside the layout's window mints nothing: say so before
+	// taking a lease for it. (The generator reads clocksrc.Default, now
+	// reads time.Now: the same clock but in tests.)
+	if err := windowErr(r.layout, now()); err != nil {
+		return fail(stderr, "gen %s: %v", r.lf.setFlags(), err)
+	}
 	cfg := snowlab.Config{Node: r.node, Layout: r.layout, Policy: r.policy, MaxLead: r.maxLead}
 	var err error
 	if r.leaseSet {

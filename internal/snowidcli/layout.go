@@ -50,10 +50,15 @@ func runLayout(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "per node\t%s/tick = %s/s\n", perTick, formatRat(perSec))
 	fmt.Fprintf(w, "horizon\t%s (%.1f years after the epoch)\n", horizon.UTC().Format(tf), window)
-	if yearsLeft >= 0 {
-		fmt.Fprintf(w, "years left\t%.1f (as of %s)\n", yearsLeft, t.UTC().Format("2006-01-02"))
-	} else {
-		fmt.Fprintf(w, "years left\tnone: the horizon passed %.1f years before %s\n", -yearsLeft, t.UTC().Format("2006-01-02"))
+	switch day := t.UTC().Format(time.DateOnly); {
+	case t.Before(l.Epoch):
+		// The horizon is further off than the window is long: the
+		// years from now would count the wait for the epoch.
+		fmt.Fprintf(w, "years left\tnone yet: the epoch is %s after %s, and nothing can be minted before it\n", span(l.Epoch.Sub(t)), day)
+	case yearsLeft >= 0:
+		fmt.Fprintf(w, "years left\t%.1f (as of %s)\n", yearsLeft, day)
+	default:
+		fmt.Fprintf(w, "years left\tnone: the horizon passed %.1f years before %s\n", -yearsLeft, day)
 	}
 	if err := w.Flush(); err != nil {
 		return writeFailed(stderr, err)

@@ -92,7 +92,11 @@ func (f fleet) horizon(timeBits uint) (time.Time, bool) {
 	return l.Horizon(), ok
 }
 
-func (f fleet) yearsLeft(horizon time.Time) float64 { return yearsBetween(f.now, horizon) }
+// yearsLeft is how long a layout ending at horizon can still mint: from
+// now, or from the epoch when it is ahead (nothing is minted before it).
+func (f fleet) yearsLeft(horizon time.Time) float64 {
+	return yearsBetween(mintFrom(f.now, f.epoch), horizon)
+}
 
 // need is the narrowest width of each field that meets the fleet; 0 where
 // no width of 1 to 61 bits does. Each requirement rests on one field alone
@@ -259,6 +263,10 @@ func (f fleet) writePlan(w io.Writer, surgeText string) {
 	n := f.needs()
 	tf := timeFormat(snowlab.Layout{Unit: f.unit, Epoch: f.epoch})
 	fmt.Fprintf(w, "plan as of %s, ticks of %v since %s\n\n", f.now.UTC().Format(time.DateOnly), f.unit, f.epoch.UTC().Format(tf))
+	if f.now.Before(f.epoch) {
+		fmt.Fprintf(w, "the epoch is %s after %s: nothing can be minted before it, and the years left below count from it\n\n",
+			span(f.epoch.Sub(f.now)), f.now.UTC().Format(time.DateOnly))
+	}
 	f.writeNeeds(w, n, surgeText)
 	f.writeFits(w, n, surgeText)
 	fmt.Fprintf(w, "\ndoes not fit\n")

@@ -6,8 +6,10 @@
 // The idea is that a replica which cannot mint safely says so before a
 // caller asks: it reports not ready (GET /readyz, grpc.health.v1) while it
 // holds no lease, after its lease was lost or its reservation ran out,
-// for a while after its clock moved backwards, and while it drains, so
-// that traffic goes to the other replicas. Liveness (GET /healthz) never
+// while its clock is outside the layout's window (before the epoch, past
+// the horizon: every call would fail), for a while after its clock moved
+// backwards, and while it drains, so that traffic goes to the other
+// replicas; Server.WatchReady reports each change, for the log. Liveness (GET /healthz) never
 // fails for those reasons: restarting a replica whose clock is behind is
 // how other ID services re-issue IDs. A request the replica refuses gets a
 // status code the caller can act on (Unavailable: try another replica;

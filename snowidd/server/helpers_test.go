@@ -107,6 +107,8 @@ type rig struct {
 }
 
 type rigOpts struct {
+	// layout is the server's and the generator's (zero: the default).
+	layout snowlab.Layout
 	fence  *snowlab.Fence
 	lease  server.Lease
 	config func(*snowlab.Config)
@@ -128,10 +130,10 @@ type rigOpts struct {
 func newRig(t testing.TB, o rigOpts) *rig {
 	t.Helper()
 	clock := newTestClock()
-	srv, err := server.New(server.Config{Now: clock.Now, RewindHold: 5 * time.Second,
+	srv, err := server.New(server.Config{Layout: o.layout, Now: clock.Now, RewindHold: 5 * time.Second,
 		ReadKernel: o.kernel, ClockMaxError: o.clockMaxError, Peers: o.peers, PeerMaxOffset: o.peerMaxOffset})
 	require.NoError(t, err)
-	cfg := snowlab.Config{Node: 7, Clock: clock.Clock(), Fence: o.fence}
+	cfg := snowlab.Config{Node: 7, Layout: o.layout, Clock: clock.Clock(), Fence: o.fence}
 	if o.config != nil {
 		o.config(&cfg)
 	}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -21,6 +22,9 @@ type TLSFiles struct {
 	// certificate must chain to, and every client must present one
 	// (mutual TLS). Empty: clients are not asked for one.
 	ClientCA string
+	// Now is the clock a certificate's validity is judged by, the
+	// server's (tests script it); nil is time.Now.
+	Now func() time.Time
 }
 
 // TLSReloader serves TLS with the certificate, key and client CA of its
@@ -28,8 +32,12 @@ type TLSFiles struct {
 // before each handshake it reads them again and, when their bytes differ
 // from those it serves, loads them. A change that does not load (the
 // certificate written but not yet its key, a file cut short, a key that
-// does not match) is reported once and the files' previous contents go on
-// being served, until the next change loads. Reading three small files
+// does not match, a certificate of the chain expired or not valid yet by
+// TLSFiles.Now, a client CA file without a certificate) is reported once
+// and the files' previous contents go on being served, until the next
+// change loads: an expired pair written over a valid one would have every
+// verifying client refused. A pair not valid yet loads at the first
+// handshake after its NotBefore. Reading three small files
 // costs some microseconds, a share of a handshake's signature; comparing
 // their bytes, not their modification times, sees a change however soon
 // it follows the last one (a file system's times are coarser than two
@@ -61,12 +69,16 @@ func (a fileContents) equal(b fileContents) bool {
 var ErrTLSFiles = errors.New("snowidd: TLS files")
 
 // NewTLSReloader loads files, or fails saying which file is at fault
-// (wrapping ErrTLSFiles). report, when not nil, is called after each
-// change: with the new certificate when it loaded, with the error when it
-// did not (the previous one still served).
+// (wrapping ErrTLSFiles), a certificate not valid by files.Now among
+// them. report, when not nil, is called after each change: with the new
+// certificate when it loaded, with the error when it did not (the
+// previous one still served).
 func NewTLSReloader(files TLSFiles, report func(leaf *x509.Certificate, err error)) (*TLSReloader, error) {
 	if files.Cert == "" || files.Key == "" {
 		return nil, fmt.Errorf("%w: a certificate and its key are both needed", ErrTLSFiles)
+	}
+	if files.Now == nil {
+		files.Now = time.Now
 	}
 	r := &TLSReloader{files: files, report: report,
 		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -178,12 +190,16 @@ func (f TLSFiles) read() (fileContents, error) {
 	return c, nil
 }
 
-// load makes the config that serves c.
+// load makes the config that serves c, refusing a certificate of its
+// chain that is not valid now (by f.Now).
 func (f TLSFiles) load(c fileContents) (*tls.Config, *x509.Certificate, error) {
 	pair, err := tls.X509KeyPair(c.cert, c.key)
 	if err != nil {
 		// The parse error says what is wrong, never what the key holds.
 		return nil, nil, fmt.Errorf("%w: certificate %s and key %s: %w", ErrTLSFiles, f.Cert, f.Key, err)
+	}
+	if err := f.checkValidity(pair, f.Now()); err != nil {
+		return nil, nil, err
 	}
 	cfg := &tls.Config{
 		MinVersion:   tls.VersionTLS12,
@@ -198,6 +214,36 @@ func (f TLSFiles) load(c fileContents) (*tls.Config, *x509.Certificate, error) {
 		cfg.ClientCAs, cfg.ClientAuth = pool, tls.RequireAndVerifyClientCert
 	}
 	return cfg, pair.Leaf, nil
+}
+
+// checkValidity refuses a pair with a certificate, the leaf or one of the
+// chain after it, that is not valid at now: NotBefore <= now < NotAfter.
+// A client refuses such a chain in every handshake, so serving the
+// previous pair instead loses nothing.
+func (f TLSFiles) checkValidity(pair tls.Certificate, now time.Time) error {
+	for i, der := range pair.Certificate {
+		cert, which := pair.Leaf, "the certificate"
+		if i > 0 || cert == nil {
+			var err error
+			if cert, err = x509.ParseCertificate(der); err != nil {
+				return fmt.Errorf("%w: certificate %s: certificate %d of the chain: %w", ErrTLSFiles, f.Cert, i+1, err)
+			}
+		}
+		if i > 0 {
+			which = fmt.Sprintf("certificate %d of the chain", i+1)
+		}
+		// The message leaves the clock out: the same files refused again
+		// are reported once, by their message.
+		switch {
+		case now.Before(cert.NotBefore):
+			return fmt.Errorf("%w: certificate %s: %s (%q, serial %x) is not valid before %s",
+				ErrTLSFiles, f.Cert, which, cert.Subject.CommonName, cert.SerialNumber, cert.NotBefore.UTC().Format(time.RFC3339))
+		case !now.Before(cert.NotAfter):
+			return fmt.Errorf("%w: certificate %s: %s (%q, serial %x) expired at %s",
+				ErrTLSFiles, f.Cert, which, cert.Subject.CommonName, cert.SerialNumber, cert.NotAfter.UTC().Format(time.RFC3339))
+		}
+	}
+	return nil
 }
 
 // NewTLSListener is NewListener's coalescing listener with TLS over it,

@@ -3,12 +3,14 @@ package server_test
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"fmt"
 	"math/big"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -260,6 +262,69 @@ func TestTLSReloadsChangedFiles(t *testing.T) {
 	assert.Contains(t, errs[1].Error(), "no such file")
 }
 
+// A pair that parses and matches but is not valid by the server's
+// clock is refused like one that does not load: the previous pair is
+// still served (a real handshake shows its serial), the refusal is
+// reported once and counted; a pair not valid yet loads once the
+// server's clock reaches it, and a valid pair written next is served.
+func TestTLSReloadRefusesACertificateOutsideItsValidity(t *testing.T) {
+	p := newPKI(t)
+	var ahead atomic.Int64 // the server's clock is the machine's plus ahead
+	p.files.Now = func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }
+	r, rl, rep := tlsRig(t, p, false)
+	serial := func(cfg *tls.Config) *big.Int {
+		t.Helper()
+		st, err := handshake(t, r.url, cfg)
+		require.NoError(t, err)
+		return st.PeerCertificates[0].SerialNumber
+	}
+	cfg := p.client(t, false)
+	original := rl.Certificate()
+	require.Equal(t, original.SerialNumber, serial(cfg))
+
+	now := time.Now()
+	expired, err := p.ca.ServerValid(now.Add(-72*time.Hour), now.Add(-time.Hour), "127.0.0.1")
+	require.NoError(t, err)
+	_, _, err = expired.Write(p.dir, "server")
+	require.NoError(t, err)
+	assert.Equal(t, original.SerialNumber, serial(cfg), "an expired pair written over: the previous one still served")
+	assert.Equal(t, original.SerialNumber, serial(cfg))
+	loaded, errs := rep.snapshot()
+	assert.Empty(t, loaded)
+	require.Len(t, errs, 1, "reported once")
+	assert.ErrorIs(t, errs[0], server.ErrTLSFiles)
+	assert.Contains(t, errs[0].Error(), fmt.Sprintf("certificate %s: the certificate (\"127.0.0.1\", serial %x) expired at %s",
+		p.files.Cert, expired.Leaf.SerialNumber, expired.Leaf.NotAfter.UTC().Format(time.RFC3339)))
+	assert.Equal(t, 1.0, r.series("snowidd_tls_reloads_total", "result", "refused"))
+	assert.Equal(t, 0.0, r.series("snowidd_tls_reloads_total", "result", "loaded"))
+	assert.Equal(t, float64(original.NotAfter.Unix()), r.metric("snowidd_tls_certificate_not_after_seconds"))
+
+	early, err := p.ca.ServerValid(now.Add(time.Hour), now.Add(72*time.Hour), "127.0.0.1")
+	require.NoError(t, err)
+	_, _, err = early.Write(p.dir, "server")
+	require.NoError(t, err)
+	assert.Equal(t, original.SerialNumber, serial(cfg), "a pair not valid yet: the previous one still served")
+	_, errs = rep.snapshot()
+	require.Len(t, errs, 2)
+	assert.Contains(t, errs[1].Error(), "is not valid before "+early.Leaf.NotBefore.UTC().Format(time.RFC3339))
+	// The server's clock two hours on (and the client's with it): the
+	// same files now load.
+	ahead.Store(int64(2 * time.Hour))
+	later := cfg.Clone()
+	later.Time = func() time.Time { return time.Now().Add(2 * time.Hour) }
+	assert.Equal(t, early.Leaf.SerialNumber, serial(later), "valid by the server's clock: served")
+	ahead.Store(0)
+
+	next := p.issueServer(t)
+	assert.Equal(t, next.Leaf.SerialNumber, serial(cfg), "a valid pair: served from the next handshake")
+	loaded, errs = rep.snapshot()
+	assert.Equal(t, []*big.Int{early.Leaf.SerialNumber, next.Leaf.SerialNumber}, loaded)
+	assert.Len(t, errs, 2)
+	assert.Equal(t, 2.0, r.series("snowidd_tls_reloads_total", "result", "refused"))
+	assert.Equal(t, 2.0, r.series("snowidd_tls_reloads_total", "result", "loaded"))
+	assert.Equal(t, float64(next.Leaf.NotAfter.Unix()), r.metric("snowidd_tls_certificate_not_after_seconds"))
+}
+
 // Files that do not load are refused at the start with ErrTLSFiles,
 // naming the file at fault.
 func TestNewTLSReloaderRefusesBadFiles(t *testing.T) {
@@ -267,6 +332,15 @@ func TestNewTLSReloaderRefusesBadFiles(t *testing.T) {
 	other, err := p.ca.Server("127.0.0.1")
 	require.NoError(t, err)
 	_, otherKey, err := other.Write(t.TempDir(), "other")
+	require.NoError(t, err)
+	now := time.Now()
+	expired, err := p.ca.ServerValid(now.Add(-72*time.Hour), now.Add(-time.Hour), "127.0.0.1")
+	require.NoError(t, err)
+	expiredCert, expiredKey, err := expired.Write(t.TempDir(), "expired")
+	require.NoError(t, err)
+	early, err := p.ca.ServerValid(now.Add(time.Hour), now.Add(72*time.Hour), "127.0.0.1")
+	require.NoError(t, err)
+	earlyCert, earlyKey, err := early.Write(t.TempDir(), "early")
 	require.NoError(t, err)
 	notPEM := filepath.Join(p.dir, "not.pem")
 	require.NoError(t, os.WriteFile(notPEM, []byte("hello"), 0o600))
@@ -283,6 +357,9 @@ func TestNewTLSReloaderRefusesBadFiles(t *testing.T) {
 		{"key of another certificate", server.TLSFiles{Cert: p.files.Cert, Key: otherKey}, "private key does not match"},
 		{"certificate not PEM", server.TLSFiles{Cert: notPEM, Key: p.files.Key}, "certificate " + notPEM},
 		{"client CA not PEM", server.TLSFiles{Cert: p.files.Cert, Key: p.files.Key, ClientCA: notPEM}, "client CA " + notPEM + " holds no PEM certificate"},
+		{"expired", server.TLSFiles{Cert: expiredCert, Key: expiredKey}, "certificate " + expiredCert + ": the certificate (\"127.0.0.1\", serial " + fmt.Sprintf("%x", expired.Leaf.SerialNumber) + ") expired at "},
+		{"not valid yet", server.TLSFiles{Cert: earlyCert, Key: earlyKey}, "certificate " + earlyCert + ": the certificate (\"127.0.0.1\", serial " + fmt.Sprintf("%x", early.Leaf.SerialNumber) + ") is not valid before "},
+		{"valid now, expired by the server's clock", server.TLSFiles{Cert: p.files.Cert, Key: p.files.Key, Now: func() time.Time { return now.Add(49 * time.Hour) }}, ") expired at "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := server.NewTLSReloader(tc.files, nil)

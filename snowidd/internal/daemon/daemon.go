@@ -54,12 +54,22 @@ type hooks struct {
 	clock      clocksrc.Clock                  // nil: clocksrc.Default()
 	wrap       func(http.Handler) http.Handler // nil: the server's handler as it is
 	note       string                          // logged at start when set
+	readyEvery time.Duration                   // how often readiness is read for the log; 0: readyEvery
 }
+
+// readyEvery is how often the replica reads its readiness to log each
+// change: within a second of a window closing or a clock losing the
+// kernel's word, at the cost of a clock reading (and with
+// -clock-max-error, an adjtimex call) a second.
+const readyEvery = time.Second
 
 // run is Run on the system as h has it.
 func run(ctx context.Context, args []string, getenv func(string) (string, bool), stderr io.Writer, h hooks) int {
 	if h.clock == nil {
 		h.clock = clocksrc.Default()
+	}
+	if h.readyEvery == 0 {
+		h.readyEvery = readyEvery
 	}
 	o, err := parseOptions(args, getenv, stderr)
 	if errors.Is(err, errHelp) {
@@ -100,6 +110,15 @@ type replica struct {
 // makes the servers. Its errors are whole lines of usage errors: a
 // replica that cannot work is refused before serving.
 func newReplica(o options, h hooks, stderr io.Writer) (*replica, error) {
+	// A layout whose window does not hold the clock would refuse every
+	// call (FailedPrecondition) for as long as it runs: a typo in
+	// -epoch, or a horizon passed.
+	now := time.Unix(0, h.clock.UnixNano())
+	if err := server.CheckWindow(o.layout, now); err != nil {
+		l := o.layout
+		return nil, fmt.Errorf("snowidd: -layout %d/%d/%d -unit %v -epoch %s: %v",
+			l.TimeBits, l.NodeBits, l.SeqBits, l.Unit, l.Epoch.UTC().Format(time.RFC3339Nano), err)
+	}
 	store, err := openStore(o)
 	if err != nil {
 		return nil, err
@@ -108,7 +127,9 @@ func newReplica(o options, h hooks, stderr io.Writer) (*replica, error) {
 	// can never work; once serving, a change that does not load is
 	// logged and the previous files go on being served.
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	tlsConfig, tlsCollectors, err := loadTLS(o.tls, log)
+	files := o.tls
+	files.Now = func() time.Time { return time.Unix(0, h.clock.UnixNano()) } // a certificate is judged by the replica's clock
+	tlsConfig, tlsCollectors, err := loadTLS(files, log)
 	if err != nil {
 		return nil, err // "snowidd: TLS files: …", naming the file at fault
 	}
@@ -119,7 +140,7 @@ func newReplica(o options, h hooks, stderr io.Writer) (*replica, error) {
 		return nil, fmt.Errorf("snowidd: -clock-max-error %v: the kernel does not report its clock discipline here (%s)", o.clockMaxError, kernel.Reason)
 	}
 	logClock(log, kernel, o.clockMaxError)
-	warnHorizon(log, o.layout, time.Now(), o.horizonWarn)
+	warnHorizon(log, o.layout, now, o.horizonWarn)
 
 	if h.note != "" {
 		log.Warn(h.note)
@@ -198,6 +219,7 @@ func (r *replica) serve(ctx context.Context, ln net.Listener, stderr io.Writer) 
 	r.logServing(ln)
 
 	holdCtx, stopHolding := context.WithCancel(context.Background())
+	go r.srv.WatchReady(holdCtx, r.h.readyEvery, r.logReadiness)
 	if r.peers != nil {
 		go r.peers.Run(holdCtx)
 		log.Info("comparing clocks with peers", "peers", strings.Join(o.peers, ","), "every", o.peerInterval, "max_offset", o.peerMaxOffset)
@@ -250,6 +272,20 @@ func (r *replica) logServing(ln net.Listener) {
 		}
 	}
 	r.log.Info("serving gRPC, gRPC-Web and Connect", "url", scheme+"://"+ln.Addr().String(), "lease", nodeid.Redact(r.o.leaseSpec), "mutual_tls", mtls)
+}
+
+// logReadiness logs a change of readiness (server.WatchReady's report):
+// why the replica stopped being ready, an error when the layout's window
+// is closed (nothing but a new layout mends it), or that it is ready.
+func (r *replica) logReadiness(cause, why string) {
+	switch cause {
+	case "":
+		r.log.Info("ready: serving calls")
+	case server.CauseWindow:
+		r.log.Error("not ready: the clock is outside the layout's window, every call fails (FailedPrecondition); pick a later epoch or more time bits", "cause", cause, "why", why)
+	default:
+		r.log.Warn("not ready", "cause", cause, "why", why)
+	}
 }
 
 // drain stops the replica: not ready and no new mints at once, the calls
@@ -315,18 +351,14 @@ func logClock(log *slog.Logger, k clocksrc.Kernel, maxError time.Duration) {
 }
 
 // warnHorizon warns when the layout's horizon, the first instant its IDs
-// cannot encode, is less than within after now.
+// cannot encode, is less than within after now (and not passed: that is
+// refused at start).
 func warnHorizon(log *slog.Logger, l snowlab.Layout, now time.Time, within time.Duration) {
 	left := l.TimeLeft(now)
 	if left >= within {
 		return
 	}
 	horizon := l.Horizon().UTC().Format(time.RFC3339)
-	if left <= 0 {
-		log.Error("the layout's horizon has passed: every call fails (FailedPrecondition); pick a later epoch or more time bits",
-			"horizon", horizon, "passed_years_ago", fmt.Sprintf("%.2f", -left.Seconds()/year.Seconds()))
-		return
-	}
 	log.Warn("the layout's horizon is near: after it no ID can be minted; plan a new epoch or layout",
 		"horizon", horizon, "years_left", fmt.Sprintf("%.2f", left.Seconds()/year.Seconds()), "warn_within", within)
 }

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"crypto/tls"
+	"fmt"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -148,10 +149,12 @@ func TestMutualTLS(t *testing.T) {
 }
 
 // TLS files that do not load are a start-up error: exit 2, one line
-// naming the file.
+// naming the file; so is a certificate that is expired or not valid yet.
 func TestTLSFilesRefusedAtStart(t *testing.T) {
 	c := newCerts(t)
 	missing := filepath.Join(c.dir, "missing.crt")
+	expired := c.writeValid(t, "expired", -72*time.Hour, -time.Hour)
+	early := c.writeValid(t, "early", time.Hour, 72*time.Hour)
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -160,6 +163,8 @@ func TestTLSFilesRefusedAtStart(t *testing.T) {
 		{"missing certificate", []string{"-tls-cert", missing, "-tls-key", c.key}, "snowidd: TLS files: certificate: open " + missing},
 		{"key for the certificate", []string{"-tls-cert", c.cert, "-tls-key", c.clientCA}, "certificate " + c.cert + " and key " + c.clientCA},
 		{"client CA not PEM", []string{"-tls-cert", c.cert, "-tls-key", c.key, "-tls-client-ca", c.key}, "client CA " + c.key + " holds no PEM certificate"},
+		{"expired", []string{"-tls-cert", expired.cert, "-tls-key", expired.key}, "snowidd: TLS files: certificate " + expired.cert + ": the certificate (\"127.0.0.1\", serial " + expired.serial + ") expired at "},
+		{"not valid yet", []string{"-tls-cert", early.cert, "-tls-key", early.key}, "snowidd: TLS files: certificate " + early.cert + ": the certificate (\"127.0.0.1\", serial " + early.serial + ") is not valid before "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var log strings.Builder
@@ -169,6 +174,62 @@ func TestTLSFilesRefusedAtStart(t *testing.T) {
 			assert.Contains(t, log.String(), tc.want)
 		})
 	}
+}
+
+// validFiles are the files of a pair and its serial, in hex.
+type validFiles struct{ cert, key, serial string }
+
+// writeValid writes to name.crt and name.key a server pair valid from
+// now+from to now+until.
+func (c *certs) writeValid(t *testing.T, name string, from, until time.Duration) validFiles {
+	t.Helper()
+	now := time.Now()
+	pair, err := c.ca.ServerValid(now.Add(from), now.Add(until), "127.0.0.1")
+	require.NoError(t, err)
+	cert, key, err := pair.Write(c.dir, name)
+	require.NoError(t, err)
+	return validFiles{cert, key, fmt.Sprintf("%x", pair.Leaf.SerialNumber)}
+}
+
+// An expired pair written over the files is refused: the previous
+// certificate is still served (a handshake shows its serial), the log
+// says why and snowidd_tls_reloads_total{result="refused"} counts it; a
+// valid pair written next is served.
+func TestTLSReloadKeepsServingOverAnExpiredPair(t *testing.T) {
+	c := newCerts(t)
+	d := startDaemon(t, "-lease", "static:6", "-tls-cert", c.cert, "-tls-key", c.key)
+	cfg := c.client(t, false)
+	serial := func() string {
+		t.Helper()
+		conn, err := tls.Dial("tcp", strings.TrimPrefix(d.url, "https://"), cfg)
+		require.NoError(t, err)
+		defer conn.Close() // an open connection that sent no request holds Shutdown for 5 s
+		return fmt.Sprintf("%x", conn.ConnectionState().PeerCertificates[0].SerialNumber)
+	}
+	first := serial()
+	refusedLine := d.log.match(regexp.MustCompile(`level=WARN msg="the TLS files changed but do not load: serving the previous certificate" err=".*expired at `))
+
+	expired := c.writeValid(t, "server", -72*time.Hour, -time.Hour) // over the served files
+	require.Equal(t, c.cert, expired.cert)
+	assert.Equal(t, first, serial(), "the expired pair is not served")
+	select {
+	case line := <-refusedLine:
+		assert.Contains(t, line, "serial "+expired.serial)
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the refusal is not in the log:\n%s", d.log)
+	}
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: cfg}, Timeout: 10 * time.Second}
+	resp, err := hc.Get(d.url + "/metrics")
+	require.NoError(t, err)
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	assert.Contains(t, string(body), "\nsnowidd_tls_reloads_total{result=\"refused\"} 1\n")
+	hc.CloseIdleConnections()
+
+	next := c.rotate(t)
+	assert.Equal(t, fmt.Sprintf("%x", next.Leaf.SerialNumber), serial(), "a valid pair: served")
+	assert.Equal(t, 0, d.stop(t), d.log.String())
 }
 
 // etcdPassword is the password the secured etcd's user has: no output of
