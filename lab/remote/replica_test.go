@@ -57,7 +57,7 @@ func newServer(t *testing.T, cfg snowlab.Config, scfg server.Config) *server.Ser
 	require.NoError(t, err)
 	g, err := atomicgen.New(cfg)
 	require.NoError(t, err)
-	srv.Use(g, nil, cfg.Node, 1)
+	srv.Use(g, cfg, nil, 1)
 	return srv
 }
 

@@ -17,7 +17,7 @@ func Example() {
 	// A replica in this process stands in for a fleet.
 	srv, _ := server.New(server.Config{})
 	gen, _ := atomicgen.New(snowlab.Config{Node: 42})
-	srv.Use(gen, nil, 42, 1)
+	srv.Use(gen, snowlab.Config{Node: 42}, nil, 1)
 	ts := httptest.NewUnstartedServer(srv.Handler())
 	ts.Config.Protocols = server.Protocols()
 	ts.Listener = server.NewListener(ts.Listener) // as the server's doc says

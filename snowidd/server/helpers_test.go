@@ -140,7 +140,7 @@ func newRig(t testing.TB, o rigOpts) *rig {
 	g, err := atomicgen.New(cfg)
 	require.NoError(t, err)
 	cg := &countingGen{Generator: g, hold: o.hold}
-	srv.Use(cg, o.lease, 7, 1)
+	srv.Use(cg, cfg, o.lease, 1)
 	h := srv.Handler()
 	if o.wrap != nil {
 		h = o.wrap(h)

@@ -39,7 +39,8 @@ const (
 // the clock outside the layout's window (every call would fail
 // FailedPrecondition), no lease, the lease lost, the reservation run out
 // (the store has not confirmed a new one: a generator would refuse), a
-// clock rewind refused within the last RewindHold, with ClockMaxError set,
+// clock rewind refused within the last RewindHold or a clock still behind
+// the generator's last tick by more than a call waits, with ClockMaxError set,
 // a clock the kernel does not vouch for, and with PeerMaxOffset set, a
 // clock too far from its peers'. The first five are exactly the states in
 // which every minting call is refused; the last two hold readiness while
@@ -72,9 +73,8 @@ func (s *Server) Readiness() (cause, why string) {
 		}
 	}
 	if at := s.rewindAt.Load(); at != 0 {
-		if back := time.Unix(0, at).Add(s.cfg.RewindHold); now.Before(back) {
-			return CauseRewind, fmt.Sprintf("the clock moved backwards: a call was refused at %s; ready again at %s if no other is",
-				time.Unix(0, at).UTC().Format(time.RFC3339Nano), back.UTC().Format(time.RFC3339Nano))
+		if why := s.rewindNotReady(m, now, at); why != "" {
+			return CauseRewind, why
 		}
 	}
 	if bound := s.cfg.ClockMaxError; bound > 0 {
@@ -88,6 +88,30 @@ func (s *Server) Readiness() (cause, why string) {
 		}
 	}
 	return "", ""
+}
+
+// rewindNotReady says why the replica is not ready after a call was
+// refused at at (Unix ns) for a clock behind its generator's last tick, or
+// "": for RewindHold after the refusal, and for as long as the clock is
+// still further behind the generator's last tick than its calls allow
+// (the fence's LastEnd, less a tick and the slack), so that a clock
+// stepped back an hour does not make the replica ready every RewindHold
+// only to refuse the calls that readiness lets in.
+func (s *Server) rewindNotReady(m *minter, now time.Time, at int64) string {
+	refused := time.Unix(0, at).UTC().Format(time.RFC3339Nano)
+	if back := time.Unix(0, at).Add(s.cfg.RewindHold); now.Before(back) {
+		return fmt.Sprintf("the clock moved backwards: a call was refused at %s; ready again at %s if no other is",
+			refused, back.UTC().Format(time.RFC3339Nano))
+	}
+	if m.fence == nil {
+		return ""
+	}
+	lastTick := time.Unix(0, m.fence.LastEnd()).Add(-s.layout.Unit)
+	if behind := lastTick.Sub(now); behind > m.slack {
+		return fmt.Sprintf("the clock moved backwards: a call was refused at %s, and the clock is still %v behind the last tick minted (%s), more than the %v a call waits",
+			refused, behind, lastTick.UTC().Format(time.RFC3339Nano), m.slack)
+	}
+	return ""
 }
 
 // CheckWindow says, wrapping snowlab.ErrOverflow, when now is outside the

@@ -167,7 +167,7 @@ func TestWatchReady(t *testing.T) {
 
 		g, err := atomicgen.New(snowlab.Config{Node: 7, Layout: l, Clock: clocksrc.Func(func() int64 { return time.Now().UnixNano() })})
 		require.NoError(t, err)
-		srv.Use(g, nil, 7, 1)
+		srv.Use(g, snowlab.Config{Node: 7, Layout: l}, nil, 1)
 		time.Sleep(time.Second)
 		synctest.Wait()
 		require.Equal(t, []change{{"", ""}}, seen(), "ready once the generator is in use; the first reading is not reported")

@@ -110,6 +110,10 @@ type minter struct {
 	lease Lease // nil for static node ids
 	nodes string
 	why   string // when gen is nil
+	// fence is the generator's (nil: none), and slack how far behind its
+	// last tick the clock may be before a call is refused (rewindSlack).
+	fence *snowlab.Fence
+	slack time.Duration
 }
 
 // New returns a Server that holds no generator yet: it is not ready and
@@ -151,15 +155,37 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// Use makes the server mint with gen, whose node ids are held by lease
-// (nil for static node ids, which nothing can take away). The previous
-// generator, if any, is no longer called.
-func (s *Server) Use(gen snowlab.Generator, lease Lease, first, count int) {
+// Use makes the server mint with gen, built on cfg (its node ids are
+// cfg.Node..cfg.Node+count-1), whose node ids are held by lease (nil for
+// static node ids, which nothing can take away). The previous generator,
+// if any, is no longer called. After a rewind was refused, readiness reads
+// cfg's Fence, Policy, MaxWait and MaxLead to tell whether the clock is
+// still too far behind the generator's last tick for a call to succeed.
+func (s *Server) Use(gen snowlab.Generator, cfg snowlab.Config, lease Lease, count int) {
+	first := cfg.Node
 	nodes := fmt.Sprintf("node id %d", first)
 	if count > 1 {
 		nodes = fmt.Sprintf("node ids %d..%d", first, first+count-1)
 	}
-	s.swap(&minter{gen: gen, lease: lease, nodes: nodes})
+	s.swap(&minter{gen: gen, lease: lease, nodes: nodes, fence: cfg.Fence, slack: rewindSlack(cfg)})
+}
+
+// rewindSlack is how far the clock may be behind the start of a
+// generator's last tick before its calls are refused: MaxWait (0 is the
+// default, negative refuses every rewind), and under Monotonic its MaxLead
+// on top (a lead up to MaxLead is the policy working, not a rewind).
+func rewindSlack(cfg snowlab.Config) time.Duration {
+	slack := cfg.MaxWait
+	switch {
+	case slack == 0:
+		slack = snowlab.DefaultMaxWait
+	case slack < 0:
+		slack = 0
+	}
+	if cfg.Policy == snowlab.Monotonic {
+		slack += cfg.MaxLead
+	}
+	return slack
 }
 
 // Unuse stops minting: calls are refused (Unavailable) and the replica is

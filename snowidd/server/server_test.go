@@ -203,6 +203,39 @@ func TestReadinessAfterClockBackwards(t *testing.T) {
 	assert.Equal(t, 2.0, r.metric("snowidd_generator_rewind_refusals_total"))
 }
 
+// A clock stepped back an hour: the replica stays not ready past
+// RewindHold for as long as the clock is behind the generator's last tick
+// (its fence's LastEnd) by more than a call waits, where it used to turn
+// ready every RewindHold and refuse the calls readiness let in.
+func TestReadinessWhileClockStillBehind(t *testing.T) {
+	fence := snowlab.NewFence(0, newTestClock().Now().Add(24*time.Hour).UnixNano())
+	r := newRig(t, rigOpts{fence: fence})
+	ready := func() (int, string) {
+		t.Helper()
+		code, body := r.get("/readyz")
+		assert.Equal(t, code == http.StatusOK, r.metric("snowidd_ready") == 1, "readyz and snowidd_ready agree: %s", body)
+		return code, body
+	}
+	_, err := r.grpc.NextID(ctx, connect.NewRequest(&snowlabv1.NextIDRequest{}))
+	require.NoError(t, err)
+
+	r.clock.Add(-time.Hour)
+	_, err = r.grpc.NextID(ctx, connect.NewRequest(&snowlabv1.NextIDRequest{}))
+	require.Equal(t, connect.CodeUnavailable, connect.CodeOf(err), "%v", err)
+	r.clock.Add(6 * time.Second) // past the 5 s hold, still 59 min behind
+	code, body := ready()
+	require.Equal(t, http.StatusServiceUnavailable, code, "the clock is still an hour behind: %s", body)
+	assert.Contains(t, body, "still")
+	_, err = r.grpc.NextID(ctx, connect.NewRequest(&snowlabv1.NextIDRequest{}))
+	require.Equal(t, connect.CodeUnavailable, connect.CodeOf(err), "a call is refused, as readiness said: %v", err)
+
+	r.clock.Add(time.Hour) // caught up: the generator's last tick is behind the clock
+	code, body = ready()
+	require.Equal(t, http.StatusOK, code, body)
+	_, err = r.grpc.NextID(ctx, connect.NewRequest(&snowlabv1.NextIDRequest{}))
+	require.NoError(t, err)
+}
+
 // A lost lease revokes the fence: calls are Unavailable, the replica is
 // not ready and says why.
 func TestLeaseLoss(t *testing.T) {

@@ -227,14 +227,14 @@ func (r *replica) serve(ctx context.Context, ln net.Listener, stderr io.Writer) 
 	held := make(chan *nodeid.Lease, 1)
 	refused := make(chan error, 1) // the store refused the credentials
 	if o.static {
-		gen, err := newStaticGenerator(o, r.h.clock)
+		gen, cfg, err := newStaticGenerator(o, r.h.clock)
 		if err != nil {
 			fmt.Fprintf(stderr, "snowidd: -lease %q: %v\n", o.leaseSpec, err)
 			_ = r.hs.Close()
 			stopHolding()
 			return exitUsage
 		}
-		r.srv.Use(gen, nil, o.staticNode, o.shards)
+		r.srv.Use(gen, cfg, nil, o.shards)
 		log.Warn("static node ids: nothing stops another process from minting on them", "first", o.staticNode, "count", o.shards)
 		held <- nil
 	} else {
@@ -382,12 +382,16 @@ func release(l *nodeid.Lease, log *slog.Logger) bool {
 
 // newGenerator builds the generator for cfg: atomicgen for one node id, a
 // node-per-shard shardedgen for more.
-func newGenerator(o options, cfg snowlab.Config) (snowlab.Generator, error) {
+func newGenerator(o options, cfg snowlab.Config) (snowlab.Generator, snowlab.Config, error) {
 	cfg.Layout, cfg.Policy, cfg.MaxWait = o.layout, o.policy, o.maxWait
+	var g snowlab.Generator
+	var err error
 	if o.shards == 1 {
-		return atomicgen.New(cfg)
+		g, err = atomicgen.New(cfg)
+	} else {
+		g, err = shardedgen.New(shardedgen.Config{Config: cfg, Shards: o.shards, Mode: shardedgen.NodePerShard})
 	}
-	return shardedgen.New(shardedgen.Config{Config: cfg, Shards: o.shards, Mode: shardedgen.NodePerShard})
+	return g, cfg, err
 }
 
 // newStaticGenerator builds the generator of static node ids on a fence
@@ -397,14 +401,14 @@ func newGenerator(o options, cfg snowlab.Config) (snowlab.Generator, error) {
 // again. A monotonic replica's lead is bounded by -window, as a lease's
 // reservation bounds it, so a restart starts at most -window ahead; a
 // strict one waits at most a tick.
-func newStaticGenerator(o options, clock clocksrc.Clock) (snowlab.Generator, error) {
+func newStaticGenerator(o options, clock clocksrc.Clock) (snowlab.Generator, snowlab.Config, error) {
 	cfg := snowlab.Config{Node: o.staticNode, Clock: clock, Layout: o.layout, Policy: o.policy}
 	if o.policy == snowlab.Monotonic {
 		cfg.MaxLead = o.window
 	}
 	cfg, err := nodeid.StaticConfig(cfg, o.shards)
 	if err != nil {
-		return nil, err
+		return nil, cfg, err
 	}
 	return newGenerator(o, cfg)
 }
@@ -449,7 +453,7 @@ func hold(ctx context.Context, o options, store nodeid.Store, srv *server.Server
 			continue
 		}
 		first, count := lease.Nodes()
-		gen, err := newGenerator(o, lease.Config(snowlab.Config{}))
+		gen, cfg, err := newGenerator(o, lease.Config(snowlab.Config{}))
 		if err != nil {
 			release(lease, log)
 			if !retry("building a generator on the lease", err) {
@@ -457,7 +461,7 @@ func hold(ctx context.Context, o options, store nodeid.Store, srv *server.Server
 			}
 			continue
 		}
-		srv.Use(gen, lease, first, count)
+		srv.Use(gen, cfg, lease, count)
 		wait = 100 * time.Millisecond
 		log.Info("lease acquired", "first", first, "count", count, "token", lease.Token(),
 			"reserved_until", lease.ReservedUntil().UTC())

@@ -64,6 +64,6 @@ func Static(t testing.TB, cfg snowlab.Config) *server.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.Use(g, nil, cfg.Node, 1)
+	srv.Use(g, cfg, nil, 1)
 	return srv
 }
