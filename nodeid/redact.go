@@ -120,7 +120,12 @@ func (r *redactor) arg(s string) string {
 		return s
 	case "pg":
 		return "pg:" + r.dsn(rest)
-	case "static", "etcd", "k8s", "zk":
+	case "static":
+		if _, err := strconv.Atoi(rest); err != nil {
+			return "static:" + r.hide(rest)
+		}
+		return s
+	case "etcd", "k8s", "zk":
 		return name + ":" + r.location(rest)
 	}
 	// NAME:REST with an unknown NAME: user:password as well as a spec.

@@ -79,6 +79,7 @@ var redactCases = []struct{ in, want string }{
 	{"--pg=host=h password=Zq9Mark", "--pg=host=h password=xxxxx"},
 	{"bob:Zq9Mark", "bob:xxxxx"}, // etcdctl's --user NAME:PASSWORD
 	{"mock:Zq9Mark", "mock:xxxxx"},
+	{"static:Zq9Mark", "static:xxxxx"},
 	{"a=Zq9Mark", "a=xxxxx"},
 	// Nothing to hide: shown as given.
 	{"dir:/tmp/lease", "dir:/tmp/lease"},
