@@ -249,10 +249,18 @@ func (r *redactor) hosts(s string) string {
 	return strings.Join(parts, ",")
 }
 
-// isPort reports whether s is a port number.
+// isPort reports whether s is a port number: 1 to 5 digits, in range
+// or not (-listen :99999 is refused naming it).
 func isPort(s string) bool {
-	n, err := strconv.Atoi(s)
-	return err == nil && n >= 0 && n <= 65535 && s[0] != '+' && s[0] != '-'
+	if s == "" || len(s) > 5 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // query describes a URL's query: key=value pairs split at '&', a value
