@@ -42,6 +42,10 @@ func parseSpec(rest string) (eps []string, prefix string, err error) {
 		if i := strings.Index(s, "://"); i >= 0 && i < strings.IndexAny(s+"/", ",/") {
 			scheme, s = s[:i], s[i+3:]
 			if scheme != "http" && scheme != "https" {
+				if strings.Trim(strings.ToLower(scheme), "abcdefghijklmnopqrstuvwxyz") != "" {
+					// Not a scheme at all: what is before "://" may hold a password.
+					return nil, "", fmt.Errorf("etcdlease: endpoint %d: what comes before :// is not a scheme (%s)", len(eps)+1, want)
+				}
 				return nil, "", fmt.Errorf("etcdlease: scheme %q (%s)", scheme+"://", want)
 			}
 		}
@@ -72,7 +76,8 @@ func parseSpec(rest string) (eps []string, prefix string, err error) {
 // checkHostPort accepts HOST:PORT with a host and a port number. An
 // endpoint with user information is refused without being echoed: etcd
 // takes credentials apart from its endpoints, and an error line is no
-// place for a password.
+// place for a password. Other refusals describe the endpoint as
+// nodeid.Redact does (user:password without an '@' is masked too).
 func checkHostPort(hp string) error {
 	if hp == "" {
 		return errors.New("empty")
@@ -82,13 +87,13 @@ func checkHostPort(hp string) error {
 	}
 	host, port, err := net.SplitHostPort(hp)
 	if err != nil {
-		return fmt.Errorf("%q is not HOST:PORT", hp)
+		return fmt.Errorf("%q is not HOST:PORT", nodeid.Redact(hp))
 	}
 	if host == "" {
-		return fmt.Errorf("%q names no host", hp)
+		return fmt.Errorf("%q names no host", nodeid.Redact(hp))
 	}
 	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-		return fmt.Errorf("%q: port %q is not a number in 1..65535", hp, port)
+		return fmt.Errorf("%q: the port is not a number in 1..65535", nodeid.Redact(hp))
 	}
 	return nil
 }

@@ -53,14 +53,14 @@ func TestOpenerSpecs(t *testing.T) {
 		{"etcd:", "want scheme:location"},
 		{"etcd:/prefix-only", "endpoint 1: empty"},
 		{"etcd:127.0.0.1", "not HOST:PORT"},
-		{"etcd:127.0.0.1:http/x", "not a number"},
+		{"etcd:127.0.0.1:99x/x", "not a number"},
 		{"etcd::2379/x", "names no host"},
 		{"etcd:a:1,,b:2", "endpoint 2: empty"},
 		{"etcd:ftp://a:1/p", `scheme "ftp://"`},
 	} {
 		_, err := nodeid.OpenStore(tt.spec, stores)
 		require.ErrorIs(t, err, nodeid.ErrInvalidSpec, tt.spec)
-		assert.Contains(t, err.Error(), fmt.Sprintf("%q", tt.spec))
+		assert.Contains(t, err.Error(), fmt.Sprintf("%q", nodeid.Redact(tt.spec)))
 		assert.Contains(t, err.Error(), tt.want, tt.spec)
 		assert.NotContains(t, err.Error(), "\n", tt.spec)
 	}
@@ -242,5 +242,26 @@ func TestEndpointNames(t *testing.T) {
 		assert.Equal(t, tt.network, network, tt.ep)
 		assert.Equal(t, tt.addr, addr, tt.ep)
 		assert.Equal(t, tt.name, endpointName(tt.ep), tt.ep)
+	}
+}
+
+// TestSpecRefusalsHidePasswords: an etcd spec that does not parse is
+// refused without the marker password, wherever it sits: user
+// information (refused whole), user:password without an '@', a scheme.
+func TestSpecRefusalsHidePasswords(t *testing.T) {
+	const marker = "Zq9Mark"
+	extra := map[string]nodeid.Opener{"etcd": Opener(time.Second)}
+	for _, spec := range []string{
+		"etcd:http://bob:pw?" + marker + "@h:2379/app",
+		"etcd:http://bob:" + marker + "@h:2379,http://h2:2379/app",
+		"etcd:bob:" + marker + "/app",
+		"etcd:bob:" + marker + "@h:2379/app",
+		"etcd:u:" + marker + "@ftp://h:2379/app",
+		"etcd:h:2379,bob:" + marker,
+	} {
+		_, err := nodeid.OpenStore(spec, extra)
+		require.ErrorIs(t, err, nodeid.ErrInvalidSpec, spec)
+		assert.NotContains(t, err.Error(), marker, spec)
+		t.Log(err)
 	}
 }

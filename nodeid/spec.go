@@ -29,8 +29,10 @@ type Opener func(rest string) (Store, error)
 // wraps ErrInvalidSpec and names spec. It creates a dir: folder (0o755)
 // when missing, so that a path that cannot be one (under a regular file,
 // on a read-only file system) is this error now rather than a lease that
-// never comes. Its errors name the spec, and quote an Opener's error, as
-// Redact gives them: with no password in them.
+// never comes. Its errors name the spec as Redact describes it, never
+// quoting it, and quote an Opener's error with every piece of the spec
+// that Redact masks masked in it too: an Opener (pgx's parser, say) may
+// quote the location it was given.
 func OpenStore(spec string, extra map[string]Opener) (Store, error) {
 	named := Redact(spec)
 	scheme, rest, ok := strings.Cut(spec, ":")
@@ -46,7 +48,7 @@ func OpenStore(spec string, extra map[string]Opener) (Store, error) {
 	if open, ok := extra[scheme]; ok {
 		s, err := open(rest)
 		if err != nil {
-			return nil, redactErr(fmt.Errorf("%w %q: %w", ErrInvalidSpec, named, err))
+			return nil, openerError(spec, err)
 		}
 		return s, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -45,6 +46,9 @@ func parseDSN(dsn string) (*pgxpool.Config, string, error) {
 	if err != nil {
 		return nil, "", parseError(dsn, err)
 	}
+	if err := checkHosts(&cfg.ConnConfig.Config); err != nil {
+		return nil, "", err
+	}
 	table := cfg.ConnConfig.RuntimeParams[TableParam]
 	delete(cfg.ConnConfig.RuntimeParams, TableParam)
 	if !tableName.MatchString(table) && table != "" {
@@ -56,11 +60,32 @@ func parseDSN(dsn string) (*pgxpool.Config, string, error) {
 	return cfg, table, nil
 }
 
-// parseError says that dsn does not parse without quoting it: pgx's
-// message quotes the DSN with the passwords it recognises masked, but a
-// malformed DSN can hide one from it (postgres://u:sec:ret@h takes
-// "sec:ret@h" for the port). The message keeps pgx's reason, and masks
-// whatever in it looks like a password, in either form of DSN.
+// checkHosts refuses a host name with an '@' in it, which pgx takes
+// (postgres://u:p@ss@h is password "p" on host "ss@h", as libpq reads it)
+// but no host has: it is a password with a raw '@' in it, whose tail
+// the driver's errors would quote as a host name ("lookup ss@h: no such
+// host"). The error does not quote it.
+func checkHosts(cfg *pgconn.Config) error {
+	hosts := []string{cfg.Host}
+	for _, fb := range cfg.Fallbacks {
+		hosts = append(hosts, fb.Host)
+	}
+	for _, h := range hosts {
+		if strings.Contains(h, "@") {
+			return errors.New("pglease: the DSN does not parse: a host name holds an '@' (percent-encode an '@' in the password as %40)")
+		}
+	}
+	return nil
+}
+
+// parseError says that dsn does not parse without quoting it or any
+// piece of it: pgx's message quotes the DSN with the passwords it
+// recognises masked, but a malformed DSN can hide one from it
+// (postgres://u:sec:ret@h takes "sec:ret@h" for the port), and its
+// reasons quote the piece at fault (missing "=" after "ret", the first
+// word after a password with a space in it). The message keeps pgx's
+// reason with every quoted piece left out; the caller names the DSN as
+// nodeid.Redact describes it (nodeid.OpenStore does).
 func parseError(dsn string, err error) error {
 	msg := err.Error()
 	var pce *pgconn.ParseConfigError
@@ -69,48 +94,24 @@ func parseError(dsn string, err error) error {
 		bare := *pce
 		bare.ConnString = ""
 		msg = strings.TrimPrefix(bare.Error(), "cannot parse ``: ")
+	} else {
+		msg = strings.ReplaceAll(msg, dsn, "")
 	}
-	return fmt.Errorf("pglease: the DSN does not parse: %s", maskCandidates(dsn, nodeid.Redact(msg)))
+	return &secretError{msg: "pglease: the DSN does not parse: " + quoted.ReplaceAllString(msg, "…"), err: err}
 }
 
-// maskCandidates masks in msg every part of dsn that could be a password:
-// in a URL, what lies between the user name and the last '@' before the
-// host, raw and unescaped; in a key=value string, each password's value.
-func maskCandidates(dsn, msg string) string {
-	var secrets []string
-	if _, rest, ok := strings.Cut(dsn, "://"); ok {
-		if at := strings.LastIndex(rest, "@"); at >= 0 {
-			if _, pw, ok := strings.Cut(rest[:at], ":"); ok {
-				secrets = append(secrets, pw)
-				if u, err := url.PathUnescape(pw); err == nil {
-					secrets = append(secrets, u)
-				}
-			}
-		}
-		if _, query, ok := strings.Cut(rest, "?"); ok {
-			if q, err := url.ParseQuery(query); err == nil {
-				secrets = append(secrets, q["password"]...)
-				secrets = append(secrets, q["sslpassword"]...)
-			}
-		}
-	}
-	for _, f := range strings.Fields(dsn) {
-		if k, v, ok := strings.Cut(f, "="); ok && strings.Contains(strings.ToLower(k), "password") {
-			secrets = append(secrets, strings.Trim(v, "'"))
-		}
-	}
-	for _, s := range secrets {
-		msg = mask(msg, s)
-	}
-	return msg
-}
+// quoted is a piece of a message in double quotes or backquotes, as
+// %q, "%s" and `%s` write it.
+var quoted = regexp.MustCompile(`"(?:[^"\\]|\\.)*"` + "|`[^`]*`")
 
-// mask replaces secret in s; an empty secret masks nothing.
+// mask replaces secret in s, raw and escaped as in a URL; an empty secret
+// masks nothing.
 func mask(s, secret string) string {
 	if secret == "" {
 		return s
 	}
 	s = strings.ReplaceAll(s, secret, "xxxxx")
+	s = strings.ReplaceAll(s, url.PathEscape(secret), "xxxxx")
 	return strings.ReplaceAll(s, url.QueryEscape(secret), "xxxxx")
 }
 
@@ -124,10 +125,12 @@ type secretError struct {
 func (e *secretError) Error() string { return e.msg }
 func (e *secretError) Unwrap() error { return e.err }
 
-// redacted is err with secret, and whatever nodeid.Redact recognises as a
-// password, masked in its message.
+// redacted is err with secret, the password of the DSN the store
+// connects with, masked in its message: pgx's errors do not quote it, and
+// this makes sure. A message does not pass through nodeid.Redact, which
+// describes one DSN, not text that may quote one.
 func redacted(secret string, err error) error {
-	msg := nodeid.Redact(mask(err.Error(), secret))
+	msg := mask(err.Error(), secret)
 	if msg == err.Error() {
 		return err
 	}

@@ -10,7 +10,6 @@ import (
 	"os/signal"
 
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/experiment/alternatives"
-	"github.com/snowlab/snowlab/cmd/loadgen/internal/redact"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/resultdir"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/vcs"
 )
@@ -46,7 +45,7 @@ func runAlternatives(args, command []string, stdout, stderr io.Writer) int {
 	o.Command = command
 	o.Commit, o.Dirty = vcs.Commit()
 	if !*quiet {
-		o.Progress = func(msg string) { fmt.Fprintln(stderr, redact.String(msg)) }
+		o.Progress = func(msg string) { fmt.Fprintln(stderr, msg) }
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -55,7 +54,7 @@ func runAlternatives(args, command []string, stdout, stderr io.Writer) int {
 		runErr = errors.Join(runErr, rep.Stop())
 	}
 	if res == nil {
-		fmt.Fprintf(stderr, "loadgen alternatives: %s\n", redact.String(runErr.Error()))
+		fmt.Fprintf(stderr, "loadgen alternatives: %v\n", runErr)
 		return exitFailure
 	}
 	return finishExperiment("alternatives", stdout, stderr, func(w io.Writer) error { return alternatives.WriteTable(w, res) },

@@ -9,7 +9,6 @@ import (
 	"os/signal"
 
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/experiment/btree"
-	"github.com/snowlab/snowlab/cmd/loadgen/internal/redact"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/resultdir"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/vcs"
 )
@@ -46,8 +45,9 @@ func runBtree(args, command []string, stdout, stderr io.Writer) int {
 		}
 	}()
 	if err != nil {
-		// The driver's message may quote the DSN it was given.
-		fmt.Fprintf(stderr, "loadgen btree: %s\n", redact.String(err.Error()))
+		// The driver's parse error, which quotes the DSN, is rewritten
+		// where it is made (btree.OpenPostgres).
+		fmt.Fprintf(stderr, "loadgen btree: %v\n", err)
 		return exitFailure
 	}
 	o := setup.Options
@@ -58,7 +58,7 @@ func runBtree(args, command []string, stdout, stderr io.Writer) int {
 	}
 	res, runErr := btree.Execute(ctx, o)
 	if res == nil {
-		fmt.Fprintf(stderr, "loadgen btree: %s\n", redact.String(runErr.Error()))
+		fmt.Fprintf(stderr, "loadgen btree: %v\n", runErr)
 		return exitUsage
 	}
 	return finishExperiment("btree", stdout, stderr, func(w io.Writer) error { return btree.WriteTable(w, res) },

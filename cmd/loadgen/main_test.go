@@ -374,7 +374,7 @@ func TestRunLeaseSpecs(t *testing.T) {
 	}{
 		{"no scheme", "bogus", "want scheme:location"},
 		{"empty", "", "want scheme:location"},
-		{"unknown scheme", "bogus:x", `unknown scheme "bogus"`},
+		{"unknown scheme", "bogus:x/y", `unknown scheme "bogus"`},
 		{"dir under a regular file", "dir:" + filepath.Join(file, "ids"), "not a directory"},
 		{"etcd without a port", "etcd:127.0.0.1/x", "is not HOST:PORT"},
 		{"pg with an empty DSN", "pg:", "want scheme:location"},

@@ -110,7 +110,8 @@ func parseGen(args []string, stderr io.Writer, leases Leases) (r genRun, code in
 		return r, code, false
 	}
 	if len(pos) > 0 {
-		return r, usageError(fs, "unexpected argument %q", pos[0]), false
+		// An unquoted DSN's second word lands here: described, not quoted.
+		return r, usageError(fs, "unexpected argument %q", nodeid.Redact(pos[0])), false
 	}
 	r = genRun{lf: lf, n: *n, node: *node, lease: *leaseSpec, maxLead: *maxLead}
 	var err error

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/nodeid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -613,7 +614,7 @@ func TestGenLeaseSpecs(t *testing.T) {
 			stdout, stderr, code := snowid(t, "gen", "-lease", tt.spec)
 			assert.Equal(t, exitUsage, code)
 			assert.Empty(t, stdout)
-			oneErrorLine(t, stderr, "-lease", fmt.Sprintf("%q", tt.spec), tt.want)
+			oneErrorLine(t, stderr, "-lease", fmt.Sprintf("%q", nodeid.Redact(tt.spec)), tt.want)
 		})
 	}
 	// A pg: spec in a build without pglease: the same usage error, and
@@ -623,6 +624,14 @@ func TestGenLeaseSpecs(t *testing.T) {
 	assert.Empty(t, stdout)
 	oneErrorLine(t, stderr, "-lease", `"pg:postgres://snow:xxxxx@127.0.0.1:5432/db"`, "pglease")
 	assert.NotContains(t, stderr, "S3cret")
+
+	// An unquoted key=value DSN: its words after the first are arguments,
+	// described in the refusal, not quoted.
+	stdout, stderr, code = snowid(t, "gen", "-lease", "pg:host=h", "password=S3cret")
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, stdout)
+	assert.NotContains(t, stderr, "S3cret")
+	assert.Contains(t, stderr, `unexpected argument "password=xxxxx"`)
 }
 
 func TestParsePolicy(t *testing.T) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"net"
 	"net/url"
 	"os"
 	"strings"
@@ -60,5 +61,50 @@ func TestGenOnPostgres(t *testing.T) {
 	}
 	if p, ok := u.User.Password(); ok {
 		assert.NotContains(t, out.String()+errs.String(), p)
+	}
+}
+
+// TestGenHidesPasswords: a marker password in each form pgx takes (and in
+// forms it refuses) never reaches gen's stdout or stderr, whether the
+// spec does not parse (exit 2) or names a server that is not there
+// (exit 1); the user and host do. This needs no server.
+func TestGenHidesPasswords(t *testing.T) {
+	const marker = "Zq9Mark"
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	host, port, _ := strings.Cut(addr, ":")
+	for _, tc := range []struct {
+		dsn  string
+		code int
+	}{
+		{"postgres://snow:ab?Zq9Mark@" + addr + "/db?sslmode=disable", 1},
+		{"postgres://snow:ab#Zq9Mark@" + addr + "/db", 1},
+		{"postgres://snow:ab%20Zq9Mark%40@" + addr + "/db?sslmode=disable", 1},
+		{"postgres://snow@" + addr + "/db?pass%77ord=Zq9Mark&sslmode=disable", 1},
+		{"host=" + host + " port=" + port + " user=snow password='a Zq9Mark' sslmode=disable", 1},
+		{`host=` + host + ` port=` + port + ` user=snow password=a\ Zq9Mark sslmode=disable`, 1},
+		{`host=` + host + ` port=` + port + ` user=snow password="Zq9Mark" sslmode=disable`, 1},
+		{"postgres://snow:ab Zq9Mark@" + addr + "/db", 2},
+		{"postgres://snow:ab@Zq9Mark@" + addr + "/db", 2},
+		{"postgres://snow:ab/Zq9Mark@" + addr + "/db", 2},
+		{`host=` + host + ` user=snow password="a Zq9Mark"`, 2},
+		{"host=" + host + " user=snow password='Zq9Mark", 2},
+		{"host=" + host + " user=snow password=a Zq9Mark", 2},
+	} {
+		t.Run(tc.dsn, func(t *testing.T) {
+			var out, errs bytes.Buffer
+			code := run([]string{"gen", "-lease", "pg:" + tc.dsn, "-n", "1"}, &out, &errs)
+			assert.Equal(t, tc.code, code, errs.String())
+			assert.Empty(t, out.String())
+			assert.NotContains(t, errs.String(), marker)
+			assert.True(t, strings.HasPrefix(errs.String(), "snowid: gen -lease"), errs.String())
+			if tc.code == 1 {
+				assert.Contains(t, errs.String(), "snow")
+				assert.Contains(t, errs.String(), host)
+			}
+			t.Log(errs.String())
+		})
 	}
 }

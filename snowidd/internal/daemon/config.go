@@ -94,7 +94,7 @@ func parseOptions(args []string, getenv func(string) (string, bool), stderr io.W
 		return o, err
 	}
 	if fs.NArg() > 0 {
-		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return o, fmt.Errorf("unexpected argument %q", nodeid.Redact(fs.Arg(0)))
 	}
 	if err := o.resolve(raw); err != nil {
 		return o, err
@@ -166,7 +166,7 @@ func setFromEnv(fs *flag.FlagSet, getenv func(string) (string, bool)) error {
 	fs.VisitAll(func(f *flag.Flag) {
 		if v, ok := getenv(envName(f.Name)); ok && envErr == nil {
 			if err := fs.Set(f.Name, v); err != nil {
-				envErr = fmt.Errorf("$%s=%q: %v", envName(f.Name), v, err)
+				envErr = fmt.Errorf("$%s=%q: %v", envName(f.Name), nodeid.Redact(v), err)
 			}
 		}
 	})
@@ -184,7 +184,7 @@ func (o *options) resolve(raw rawFlags) error {
 		return fmt.Errorf("-policy %q: want strict or monotonic", *raw.policy)
 	}
 	if err := checkListen(o.listen); err != nil {
-		return fmt.Errorf("-listen %q: %v", o.listen, err)
+		return fmt.Errorf("-listen %q: %v", nodeid.Redact(o.listen), err)
 	}
 	return nil
 }
@@ -216,7 +216,7 @@ func (o *options) check() error {
 	case o.tls.ClientCA != "" && o.tls.Cert == "":
 		return fmt.Errorf("-tls-client-ca %s: mutual TLS needs -tls-cert and -tls-key as well", o.tls.ClientCA)
 	case o.etcd.Given() && !strings.HasPrefix(o.leaseSpec, "etcd:"):
-		return fmt.Errorf("-lease %q: the -etcd-* flags are for an etcd: lease", o.leaseSpec)
+		return fmt.Errorf("-lease %q: the -etcd-* flags are for an etcd: lease", nodeid.Redact(o.leaseSpec))
 	case o.peerInterval <= 0:
 		return fmt.Errorf("-peer-interval %v: want more than 0", o.peerInterval)
 	case o.peerMaxOffset < 0:
@@ -229,7 +229,7 @@ func (o *options) check() error {
 func (o *options) resolvePeers(peers string) error {
 	var err error
 	if o.peers, err = parsePeers(peers); err != nil {
-		return fmt.Errorf("-peers %q: %v", peers, err)
+		return fmt.Errorf("-peers %q: %v", nodeid.Redact(peers), err)
 	}
 	if o.peerMaxOffset > 0 && len(o.peers) == 0 {
 		return fmt.Errorf("-peer-max-offset %v needs -peers to compare with", o.peerMaxOffset)
@@ -264,13 +264,13 @@ func (o *options) resolveStatic() error {
 	if rest, ok := strings.CutPrefix(o.leaseSpec, "static:"); ok {
 		n, err := strconv.Atoi(rest)
 		if err != nil {
-			return fmt.Errorf("-lease %q: static:N wants a node id, got %q", o.leaseSpec, rest)
+			return fmt.Errorf("-lease %q: static:N wants a node id", nodeid.Redact(o.leaseSpec))
 		}
 		if _, err := nodeid.Static(n, o.layout); err != nil {
-			return fmt.Errorf("-lease %q: %w", o.leaseSpec, err)
+			return fmt.Errorf("-lease %q: %w", nodeid.Redact(o.leaseSpec), err)
 		}
 		if _, err := nodeid.Static(n+o.shards-1, o.layout); err != nil {
-			return fmt.Errorf("-lease %q -shards %d: the last shard's %w", o.leaseSpec, o.shards, err)
+			return fmt.Errorf("-lease %q -shards %d: the last shard's %w", nodeid.Redact(o.leaseSpec), o.shards, err)
 		}
 		o.static, o.staticNode = true, n
 	}
@@ -278,7 +278,9 @@ func (o *options) resolveStatic() error {
 }
 
 // parsePeers reads -peers: base URLs, http:// or https:// with a host
-// and nothing after the port.
+// and nothing after the port: no user information, path, query or
+// fragment, so that what is logged and labels a metric holds no
+// credential. A refusal describes the URL as nodeid.Redact does.
 func parsePeers(list string) ([]string, error) {
 	if strings.TrimSpace(list) == "" {
 		return nil, nil
@@ -287,8 +289,9 @@ func parsePeers(list string) ([]string, error) {
 	for _, s := range strings.Split(list, ",") {
 		s = strings.TrimSuffix(strings.TrimSpace(s), "/")
 		u, err := url.Parse(s)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || u.User != nil {
-			return nil, fmt.Errorf("peer %q: want http://HOST:PORT or https://HOST:PORT", s)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || u.User != nil ||
+			u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
+			return nil, fmt.Errorf("peer %q: want http://HOST:PORT or https://HOST:PORT", nodeid.Redact(s))
 		}
 		out = append(out, s)
 	}

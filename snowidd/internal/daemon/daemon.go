@@ -86,7 +86,7 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 	}
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
-		fmt.Fprintf(stderr, "snowidd: -listen %q: %v\n", o.listen, err)
+		fmt.Fprintf(stderr, "snowidd: -listen %q: %v\n", nodeid.Redact(o.listen), err)
 		return exitFail
 	}
 	return r.serve(ctx, ln, stderr)
@@ -222,14 +222,14 @@ func (r *replica) serve(ctx context.Context, ln net.Listener, stderr io.Writer) 
 	go r.srv.WatchReady(holdCtx, r.h.readyEvery, r.logReadiness)
 	if r.peers != nil {
 		go r.peers.Run(holdCtx)
-		log.Info("comparing clocks with peers", "peers", strings.Join(o.peers, ","), "every", o.peerInterval, "max_offset", o.peerMaxOffset)
+		log.Info("comparing clocks with peers", "peers", nodeid.Redact(strings.Join(o.peers, ",")), "every", o.peerInterval, "max_offset", o.peerMaxOffset)
 	}
 	held := make(chan *nodeid.Lease, 1)
 	refused := make(chan error, 1) // the store refused the credentials
 	if o.static {
 		gen, cfg, err := newStaticGenerator(o, r.h.clock)
 		if err != nil {
-			fmt.Fprintf(stderr, "snowidd: -lease %q: %v\n", o.leaseSpec, err)
+			fmt.Fprintf(stderr, "snowidd: -lease %q: %v\n", nodeid.Redact(o.leaseSpec), err)
 			_ = r.hs.Close()
 			stopHolding()
 			return exitUsage

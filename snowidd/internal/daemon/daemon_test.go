@@ -46,7 +46,7 @@ func TestOptions(t *testing.T) {
 		{[]string{"-lease", "static:3"}, env("SNOWIDD_POLICY", "lazy"), `-policy "lazy"`},
 		{[]string{"-lease", "static:3", "-policy", "monotonic"}, env("SNOWIDD_POLICY", "lazy"), ""},
 		{[]string{"-lease", "static:1024"}, env(), "node 1024, want 0..1023"},
-		{[]string{"-lease", "static:x"}, env(), `got "x"`},
+		{[]string{"-lease", "static:x"}, env(), `"static:xxxxx": static:N wants a node id`},
 		{[]string{"-lease", "static:1020", "-shards", "8"}, env(), "last shard"},
 		{[]string{"-lease", "static:0", "-shards", "0"}, env(), "-shards 0: want 1..64"},
 		{[]string{"-lease", "static:0", "-layout", "41/10/11"}, env(), "-layout"},

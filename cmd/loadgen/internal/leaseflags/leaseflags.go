@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab"
-	"github.com/snowlab/snowlab/cmd/loadgen/internal/redact"
 	"github.com/snowlab/snowlab/cmd/loadgen/internal/suiteflags"
 	"github.com/snowlab/snowlab/etcdlease"
 	"github.com/snowlab/snowlab/lab/subject"
@@ -38,8 +37,16 @@ type StoreError struct {
 	Err  error
 }
 
+// Error names the spec as nodeid.Redact describes it, and puts that
+// description in place of the location wherever the store's message
+// quotes it whole (pglease's and etcdlease's do not; another store might).
 func (e *StoreError) Error() string {
-	return fmt.Sprintf("-lease %q: %s", redact.String(e.Spec), redact.String(e.Err.Error()))
+	named := nodeid.Redact(e.Spec)
+	msg := e.Err.Error()
+	if scheme, rest, ok := strings.Cut(e.Spec, ":"); ok && rest != "" {
+		msg = strings.ReplaceAll(msg, rest, strings.TrimPrefix(named, scheme+":"))
+	}
+	return fmt.Sprintf("-lease %q: %s", named, msg)
 }
 
 func (e *StoreError) Unwrap() error { return e.Err }
@@ -65,11 +72,11 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 // Subjects is every subject, snowlab's generators minting under the
 // lease -lease names when set; release gives the lease back. A spec that
 // cannot work is an error naming it in one line; a store that fails is
-// a *StoreError. Errors are redacted: a spec can hold a
-// password.
+// a *StoreError. Errors name the spec as nodeid.Redact describes it (as
+// OpenStore's do): a spec can hold a password.
 func (f *Flags) Subjects() (all []subject.Subject, release func(), err error) {
 	if f.etcd.Given() && !strings.HasPrefix(f.spec, "etcd:") {
-		return nil, nil, fmt.Errorf("the -etcd-* flags are for -lease etcd:…, not -lease %q", redact.String(f.spec))
+		return nil, nil, fmt.Errorf("the -etcd-* flags are for -lease etcd:…, not -lease %q", nodeid.Redact(f.spec))
 	}
 	if !f.set {
 		return suiteflags.All(), func() {}, nil
@@ -77,7 +84,7 @@ func (f *Flags) Subjects() (all []subject.Subject, release func(), err error) {
 	stores := map[string]nodeid.Opener{"etcd": f.etcd.Opener(ttl), "pg": pglease.Opener(ttl)}
 	store, err := nodeid.OpenStore(f.spec, stores)
 	if err != nil {
-		return nil, nil, &specError{"-lease: " + redact.String(err.Error()), err}
+		return nil, nil, &specError{"-lease: " + err.Error(), err}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	lease, err := nodeid.Acquire(ctx, store, nodeid.Options{Count: runtime.GOMAXPROCS(0)})

@@ -11,7 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/snowlab/snowlab/cmd/loadgen/internal/redact"
+	"github.com/snowlab/snowlab/nodeid"
 )
 
 // Control stops and starts the server under test, for the crash
@@ -35,7 +35,10 @@ type ScriptControl struct {
 func (c ScriptControl) run(ctx context.Context, verb string) error {
 	out, err := exec.CommandContext(ctx, c.Script, verb, c.DSN).CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("%s %s: %v: %s", c.Script, verb, err, redact.String(strings.TrimSpace(string(out))))
+		// The script's output never holds the DSN (scripts/pg.sh names
+		// its server by port); whatever of the DSN it might is masked.
+		msg := strings.ReplaceAll(strings.TrimSpace(string(out)), c.DSN, nodeid.Redact(c.DSN))
+		return fmt.Errorf("%s %s %s: %v: %s", c.Script, verb, nodeid.Redact(c.DSN), err, msg)
 	}
 	return nil
 }
@@ -76,7 +79,7 @@ func (c Crash) Ran() bool { return c.Skipped == "" && c.Error == "" }
 func runCrash(ctx context.Context, srv *pgServer, ctl Control, clients int, before time.Duration) Crash {
 	c := Crash{Clients: clients}
 	fail := func(err error) Crash {
-		c.Error = redact.String(err.Error())
+		c.Error = err.Error()
 		return c
 	}
 	if err := createTicket(ctx, srv); err != nil {

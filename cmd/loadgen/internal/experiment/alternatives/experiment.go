@@ -8,11 +8,11 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab"
-	"github.com/snowlab/snowlab/cmd/loadgen/internal/redact"
 	"github.com/snowlab/snowlab/lab/host"
 	"github.com/snowlab/snowlab/lab/remote"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/units"
+	"github.com/snowlab/snowlab/nodeid"
 	"github.com/snowlab/snowlab/snowidd/client"
 )
 
@@ -206,7 +206,7 @@ func newResult(o Options) *Result {
 	run := &Result{Header: result.NewHeader(Experiment, SchemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
 		Config: Config{Clients: o.Clients, Duration: o.Duration, Demand: o.Demand, MaxIDs: o.MaxIDs, Skew: o.Skew,
 			PrefetchShare: PrefetchShare, CrashClients: o.CrashClients, CrashAfter: o.CrashAfter, FsyncSeconds: o.FsyncSeconds,
-			Snowidd: redact.String(o.Snowidd), SnowiddNote: o.SnowiddNote}}
+			Snowidd: nodeid.Redact(o.Snowidd), SnowiddNote: o.SnowiddNote}}
 	for _, s := range o.Schemes {
 		run.Config.Schemes = append(run.Config.Schemes, s.Name())
 	}

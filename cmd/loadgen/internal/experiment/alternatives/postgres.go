@@ -47,12 +47,13 @@ type pgServer struct {
 	schema string
 }
 
-// pgError strips any credential the driver's message might quote.
+// pgError is err with pgx's parse error, the one that quotes the DSN,
+// rewritten to quote nothing of it (redact.Error).
 func pgError(err error) error {
 	if err == nil {
 		return nil
 	}
-	return errors.New(redact.String(err.Error()))
+	return redact.Error(err)
 }
 
 func openServer(ctx context.Context, dsn string) (*pgServer, error) {

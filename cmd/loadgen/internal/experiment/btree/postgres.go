@@ -10,6 +10,8 @@ import (
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/snowlab/snowlab/cmd/loadgen/internal/redact"
 )
 
 // EnginePostgres is the PostgreSQL engine's name.
@@ -56,7 +58,7 @@ type walCounters struct{ records, fpi int64 }
 func OpenPostgres(ctx context.Context, o PostgresOptions) (Engine, error) {
 	conn, err := pgx.Connect(ctx, o.DSN)
 	if err != nil {
-		return nil, fmt.Errorf("postgresql: %w", err)
+		return nil, fmt.Errorf("postgresql: %w", redact.Error(err))
 	}
 	e := &pgEngine{o: o, conn: conn, settings: map[string]string{}}
 	if err := e.setup(ctx); err != nil {
