@@ -11,9 +11,9 @@ require (
 	github.com/influxdata/influxdb v1.13.2
 	github.com/klauspost/cpuid/v2 v2.4.2
 	github.com/oklog/ulid/v2 v2.1.2
-	github.com/snowlab/snowlab v0.0.0-20261201131736-a0ec757b1477
-	github.com/snowlab/snowlab/etcdlease v0.0.0-20261201131736-a0ec757b1477
-	github.com/snowlab/snowlab/snowidd v0.0.0-20261201131736-a0ec757b1477
+	github.com/snowlab/snowlab v0.0.0-20261201152941-75c696cb57c0
+	github.com/snowlab/snowlab/etcdlease v0.0.0-20261201152941-75c696cb57c0
+	github.com/snowlab/snowlab/snowidd v0.0.0-20261201152941-75c696cb57c0
 	github.com/sony/sonyflake/v2 v2.2.0
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da

@@ -11,11 +11,11 @@ require (
 	github.com/oklog/ulid/v2 v2.1.2
 	github.com/rs/zerolog v1.28.0
 	github.com/schollz/progressbar/v3 v3.19.1
-	github.com/snowlab/snowlab v0.0.0-20261201131736-a0ec757b1477
-	github.com/snowlab/snowlab/etcdlease v0.0.0-20261201131736-a0ec757b1477
-	github.com/snowlab/snowlab/lab v0.0.0-20261201131736-a0ec757b1477
-	github.com/snowlab/snowlab/pglease v0.0.0-20261201131736-a0ec757b1477
-	github.com/snowlab/snowlab/snowidd v0.0.0-20261201131736-a0ec757b1477
+	github.com/snowlab/snowlab v0.0.0-20261201152941-75c696cb57c0
+	github.com/snowlab/snowlab/etcdlease v0.0.0-20261201152941-75c696cb57c0
+	github.com/snowlab/snowlab/lab v0.0.0-20261201152941-75c696cb57c0
+	github.com/snowlab/snowlab/pglease v0.0.0-20261201152941-75c696cb57c0
+	github.com/snowlab/snowlab/snowidd v0.0.0-20261201152941-75c696cb57c0
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
 	golang.org/x/term v0.47.0
