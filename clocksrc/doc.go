@@ -31,4 +31,31 @@
 // and macOS. Elsewhere (Windows, the BSDs) Realtime reads time.Now's wall
 // clock and Monotonic the runtime's monotonic clock, the portable
 // equivalents, and Audit reports no kernel resolution.
+//
+// # A leap second, with each source
+//
+// A leap second comes at the same instant on every node of a fleet, so
+// what one generator does then, the fleet does at once. leap_test.go
+// scripts the leap second of 2016-12-31 as each source sees it, stepped by
+// the kernel (at 23:59:60 CLOCK_REALTIME repeats 23:59:59 while
+// CLOCK_MONOTONIC runs on) or smeared by the NTP service over 24 hours, and
+// runs a Strict atomicgen (MaxWait 5 ms) through it: one call per
+// millisecond from 2 s before the leap to 3 s after, then one per 100 ms
+// until 35 minutes after, 25,970 calls (go test -run LeapSecond -v prints
+// the table):
+//
+//   - Realtime, stepped: refuses 994 calls (ErrClockBackwards, Unavailable
+//     from snowidd), from 0.5 ms to 993.5 ms into 23:59:60, on every node at
+//     once: the repeated second is up to 999 ms behind the last tick, more
+//     than MaxWait. Its IDs are on UTC's millisecond again from +1 s.
+//   - Default, stepped: refuses nothing. It finds the wall clock 1 s behind
+//     at its next resync (one backward step in its Corrections) and slews it
+//     off at 500 ppm, so the IDs of the next 33 min 19 s carry times up to
+//     1 s ahead of UTC, shrinking.
+//   - Monotonic, stepped: refuses nothing and never follows: a second ahead
+//     of UTC for the process's life.
+//   - Smeared, each source: nothing refused and nothing steps; IDs are up
+//     to half a second off UTC on either side of the leap (+500 ms 1 s
+//     after, +476 ms 35 min after), as the smear means them to be. Do not
+//     mix smeared and stepped hosts in one fleet.
 package clocksrc

@@ -26,4 +26,73 @@
 // such ids a fence with no store behind it: it starts past every tick a
 // previous process on the ids can have stamped, given its MaxLead, so a
 // restart never repeats IDs (Monotonic must bound its lead for that).
+//
+// # Where a node id comes from
+//
+//   - Static(n, layout) and FromEnv("NODE_ID", layout): the id is in range,
+//     nothing else; for ids assigned by hand or by a deployment system that
+//     guarantees one holder each (build with StaticConfig so that a restart
+//     does not repeat IDs).
+//   - Ordinal(hostname, offset, layout): the StatefulSet ordinal of a
+//     name-N hostname (or $POD_INDEX from the pod-index label). Not a lease:
+//     after a forced delete two pods can share an ordinal.
+//   - Acquire with Dir(path): one lock file per id, held with flock (with
+//     LockFileEx on Windows), plus a reservation file; several processes on
+//     one host, nothing to install.
+//   - Acquire with the etcdlease module's store: a fleet, with a TTL lease
+//     in etcd; with the pglease module's store, a fleet that already runs
+//     PostgreSQL. Those modules keep the etcd client and pgx out of the
+//     library.
+//
+// OpenStore reads a lease spec (dir:PATH, etcd:HOST:PORT/PREFIX, pg:DSN,
+// given the openers of those modules); a spec that can never work is
+// ErrInvalidSpec.
+//
+// # The reservation
+//
+// Generators built with Lease.Config stamp only times before the lease's
+// reserved-until R (snowlab.Fence, one atomic read per call); R is made
+// durable before any ID uses it, and a background refresher keeps it
+// Options.Window (default 3 s) ahead. A new holder waits until its clock
+// passes its predecessor's R (snowlab.Config.MaxFloorWait, default 10 s,
+// bounds the wait). Release stores the end of the last tick actually used,
+// so a graceful successor barely waits, and a holder that minted nothing
+// leaves R where it found it. Given the choice, Acquire passes over an id
+// whose R is still ahead of its clock (a holder that crashed a moment ago)
+// and takes one it can use at once.
+//
+// The fence also carries the ids the lease holds, and generators are held
+// to them: a generator that would mint on an id the lease does not hold is
+// refused with snowlab.ErrInvalidNode (a node-per-shard shardedgen needs
+// Options.Count of its shards); each generator built from Lease.Config
+// starts after every tick an earlier one on the same lease used; and
+// building a generator stops any earlier live one on the same ids (its
+// calls then fail with snowlab.ErrNoReservation, "a newer generator took
+// node id N"). Bad options are refused when the lease is taken, with
+// snowlab.ErrInvalidConfig: a Window under MinWindow (10 ms), or a Refresh
+// longer than half the Window.
+//
+// # When a lease is lost
+//
+// A Dir lease is never lost while its process lives (the kernel holds the
+// lock). An etcd or PostgreSQL lease is lost when the holder cannot keep it
+// alive for a TTL (the store unreachable, the process frozen): Lease.Lost
+// is closed, Lease.Err says why (ErrLost), and the generators built with
+// Lease.Config stop. Before that, a holder cut off from its store keeps
+// minting up to R and then every call fails with snowlab.ErrNoReservation;
+// if the store comes back in time the lease refreshes and minting resumes
+// by itself. Either way no ID past R is minted. What to do: on
+// ErrNoReservation retry later or fail the request; on Lost, stop using the
+// generator, call Lease.Release (safe on a lost lease: its writes are
+// fenced, so it changes nothing of the new holder's and returns the loss as
+// its error), then Acquire a new lease and build a new generator from it.
+//
+// # A Store of your own
+//
+// A Store of your own (Consul, ZooKeeper, a Kubernetes Lease) proves
+// itself with package storetest (as testing/fstest), which every store
+// here passes and which fails a store broken in each way it checks: claims
+// raced through two clients, ranges judged by every id, tokens,
+// reservations outliving a crashed holder, expiry, zombies refused,
+// restarts.
 package nodeid
