@@ -12,21 +12,46 @@ import (
 	"testing"
 )
 
-// TestREADMECodeIsExamples holds README.md's Go code blocks to the runnable
-// examples: each block must be the body of an Example function (without its
-// Output comment) in one of the module's example_test.go files, so what the
-// README shows is compiled and, where it has an Output, run.
-func TestREADMECodeIsExamples(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
+// markdownDocs reads every Markdown document of the repository written by
+// hand: README.md, CONTRIBUTING.md, each module's README and the findings
+// beside the results. The lab's own reports (results/*.md other than
+// FINDINGS.md, results/local/) are written by loadgen, and installed or
+// generated folders are not the project's.
+func markdownDocs(t *testing.T) map[string]string {
+	t.Helper()
+	docs := map[string]string{}
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules" || d.Name() == "dist" || path == filepath.Join("results", "local")):
+			return fs.SkipDir
+		case d.IsDir() || !strings.HasSuffix(path, ".md"):
+			return nil
+		case filepath.Dir(path) == "results" && d.Name() != "FINDINGS.md":
+			return nil // a run's report, written by loadgen
+		}
+		b, err := os.ReadFile(path)
+		docs[filepath.ToSlash(path)] = string(b)
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks := regexp.MustCompile("(?s)```go\n(.*?)```").FindAllStringSubmatch(string(readme), -1)
-	if len(blocks) == 0 {
-		t.Fatal("README.md has no Go code blocks")
+	for _, want := range []string{"README.md", "CONTRIBUTING.md", "lab/README.md", "snowidd/README.md", "etcdlease/README.md", "pglease/README.md", "results/FINDINGS.md"} {
+		if _, ok := docs[want]; !ok {
+			t.Errorf("%s is missing: README.md's map of topics points to it", want)
+		}
 	}
+	return docs
+}
+
+// exampleBodies is every Example function's body in the repository's
+// example_test.go files (every module's), as a document shows it.
+func exampleBodies(t *testing.T) map[string]string {
+	t.Helper()
 	bodies := map[string]string{} // body -> example
-	err = filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, "example_test.go") {
 			return err
 		}
@@ -52,10 +77,27 @@ func TestREADMECodeIsExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, b := range blocks {
-		code := strings.TrimSpace(b[1])
-		if _, ok := bodies[code]; !ok {
-			t.Errorf("README.md Go block %d is no example's body; copy it from an example_test.go:\n%s", i+1, code)
+	return bodies
+}
+
+// TestREADMECodeIsExamples holds the Go code blocks of every Markdown
+// document to the runnable examples: each block must be the body of an
+// Example function (without its Output comment) in one of the
+// repository's example_test.go files, so what a document shows is compiled
+// and, where it has an Output, run.
+func TestREADMECodeIsExamples(t *testing.T) {
+	bodies := exampleBodies(t)
+	goBlock := regexp.MustCompile("(?s)```go\n(.*?)```")
+	for path, text := range markdownDocs(t) {
+		blocks := goBlock.FindAllStringSubmatch(text, -1)
+		if path == "README.md" && len(blocks) == 0 {
+			t.Error("README.md has no Go code block: the 60-second example is missing")
+		}
+		for i, b := range blocks {
+			code := strings.TrimSpace(b[1])
+			if _, ok := bodies[code]; !ok {
+				t.Errorf("%s Go block %d is no example's body; copy it from an example_test.go:\n%s", path, i+1, code)
+			}
 		}
 	}
 }
@@ -73,18 +115,14 @@ func exampleText(body string) string {
 	return strings.TrimSpace(strings.Join(out, "\n"))
 }
 
-// TestREADMEClientsAreFiles holds README.md's TypeScript and Python blocks
-// to the clients snowidd's tests run (TestTypeScript, TestPython): each
-// block must be the whole text of a file under snowidd/clients, so what a
-// team copies is what CI called a replica with.
+// TestREADMEClientsAreFiles holds the TypeScript and Python blocks of
+// every Markdown document to the clients snowidd's tests run (TestTypeScript,
+// TestPython): each block must be the whole text of a file under
+// snowidd/clients, so what a team copies is what CI called a replica with.
+// snowidd/README.md, the service's manual, must show both.
 func TestREADMEClientsAreFiles(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	blocks := regexp.MustCompile("(?s)```(ts|python)\n(.*?)```").FindAllStringSubmatch(string(readme), -1)
 	files := map[string]string{} // text -> path
-	err = filepath.WalkDir(filepath.Join("snowidd", "clients"), func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(filepath.Join("snowidd", "clients"), func(path string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
 			return err
@@ -100,16 +138,19 @@ func TestREADMEClientsAreFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	langs := map[string]int{}
-	for _, b := range blocks {
-		langs[b[1]]++
-		if _, ok := files[b[2]]; !ok {
-			t.Errorf("README.md %s block %d is no file under snowidd/clients; copy it from the file the client's test runs:\n%s", b[1], langs[b[1]], b[2])
+	block := regexp.MustCompile("(?s)```(ts|python)\n(.*?)```")
+	for path, text := range markdownDocs(t) {
+		langs := map[string]int{}
+		for _, b := range block.FindAllStringSubmatch(text, -1) {
+			langs[b[1]]++
+			if _, ok := files[b[2]]; !ok {
+				t.Errorf("%s %s block %d is no file under snowidd/clients; copy it from the file the client's test runs:\n%s", path, b[1], langs[b[1]], b[2])
+			}
 		}
-	}
-	for _, lang := range []string{"ts", "python"} {
-		if langs[lang] == 0 {
-			t.Errorf("README.md has no %s block: the snowidd client in that language is not shown", lang)
+		for _, lang := range []string{"ts", "python"} {
+			if path == "snowidd/README.md" && langs[lang] == 0 {
+				t.Errorf("snowidd/README.md has no %s block: the snowidd client in that language is not shown", lang)
+			}
 		}
 	}
 }
