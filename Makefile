@@ -4,7 +4,7 @@ BENCHTIME ?= 300ms
 
 .PHONY: all test vet vet-etcd vet-pg vet-snowidd fmt race lint-actions test-etcd test-pg test-snowidd snowidd service proto bench bench-generators ladder ci lab history publish bench-check cross test-386 pin-modules consumer-test check-commits
 
-## The repository is several modules (README, "Modules"), tied for
+## The repository is several modules (CONTRIBUTING.md, "Modules"), tied for
 ## development by go.work: the library at the root, the lab (lab/), loadgen
 ## (cmd/loadgen/), etcdlease/, pglease/ and snowidd/; tools/ is apart. Which
 ## modules a pattern such as ./... at the root matches in workspace mode

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Check the commits since BASE (default: the first commit this rule
-# applies after) against the commit style README.md asks for:
+# applies after) against the commit style CONTRIBUTING.md asks for:
 #
 #   scripts/check-commits.sh [BASE]        (make check-commits)
 #

@@ -12,9 +12,9 @@
 //
 //	etcdholders -endpoints http://127.0.0.1:2379 -prefix /holders -n 1024
 //
-// The fault lab (lab/faults) runs it as a process, since the lab's module
-// does not link the etcd client. Exit status: 0 when every holder held a
-// distinct node id, 1 otherwise, 2 for a usage error.
+// The fault experiment (loadgen faults) runs it as a process. Exit status:
+// 0 when every holder held a distinct node id, 1 otherwise, 2 for a usage
+// error.
 package main
 
 import (

@@ -161,7 +161,7 @@ func newChart(run *result.Run, what, xlabel, ylabel string, w, h vg.Length) *plo
 
 // Subtitle is the subtitle of a chart of a run on h at revision (the
 // commit, "<sha>+dirty" for a dirty tree; "" for none): the host's one
-// line and the commit. Experiments with charts of their own (lab/btree)
+// line and the commit. Experiments with charts of their own (btree)
 // use it so that every chart names its run alike.
 func Subtitle(h host.Fingerprint, revision string) string {
 	if revision == "" {

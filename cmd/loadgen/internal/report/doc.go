@@ -7,7 +7,7 @@
 // (NewHistory groups the runs' ratios and rates by host, WriteIndex draws
 // them). The Markdown and HTML reports render one document (sections.go
 // lays it out), so they never say different things; an experiment's
-// report (lab/btree, lab/alternatives, lab/faults) is a Document written
+// report (btree, alternatives, faults) is a Document written
 // by the same writers, and Subtitle lets its charts name the host as a
 // suite run's do. It formats; it measures and compares nothing.
 package report

@@ -10,8 +10,8 @@ import (
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-// Document is an experiment's report (lab/btree, lab/alternatives,
-// lab/faults) laid out once and written as Markdown, as one
+// Document is an experiment's report (btree, alternatives, faults)
+// laid out once and written as Markdown, as one
 // self-contained HTML page and as the SVG files of its charts, by the
 // writers that write a suite run's report, so that the two reports never
 // say different things and every experiment gets both. Paragraphs, list

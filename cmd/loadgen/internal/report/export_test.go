@@ -1,7 +1,7 @@
 package report
 
 // For the tests of package report_test, which render the pages of the
-// experiments (lab/btree, lab/faults): those import this package, so
+// experiments (btree, faults): those import this package, so
 // only an external test can import them.
 type BrowserPage = browserPage
 
