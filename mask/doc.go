@@ -65,5 +65,16 @@
 //
 // Encode and Decode allocate nothing beyond the returned string
 // (AppendEncode and Decode allocate nothing at all) and cost 10 AES block
-// encryptions.
+// encryptions. go test -bench . -benchtime 200ms ./mask/ (AES-256, 2
+// cores, 1-minute load 0.7) measured Encode at 408-415 ns and one
+// allocation (the string), AppendEncode at 384-386 ns and none, Decode at
+// 336-340 ns and none; with both cores at work (the Parallel benchmarks)
+// 208-213 ns per encoded ID and 168-173 ns per decoded one.
+//
+// What it hides is tested on the strings of 40,960 consecutive IDs (4,096
+// a tick, or one a tick; stats_test.go, bounds at about 1e-9 for an ideal
+// permutation): they are in order for 50.08% and 49.93% of adjacent pairs,
+// share leading characters no more than chance, and step by 40,959
+// distinct amounts. Of 198,400 one-character changes 3 passed the check,
+// of 20,000 wrong-key decodes none.
 package mask
