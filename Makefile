@@ -2,7 +2,7 @@
 GO ?= go
 BENCHTIME ?= 300ms
 
-.PHONY: all test vet vet-etcd vet-pg vet-snowidd fmt race lint-actions test-etcd test-pg test-snowidd snowidd service proto bench bench-generators ladder ci lab history publish bench-check cross test-386 pin-modules consumer-test check-commits
+.PHONY: all test vet vet-etcd vet-pg vet-snowidd fmt race lint-actions test-etcd test-pg test-snowidd snowidd loadgen service proto bench bench-generators ladder ci lab history publish bench-check cross test-386 pin-modules consumer-test check-commits
 
 ## The repository is several modules (CONTRIBUTING.md, "Modules"), tied for
 ## development by go.work: the library at the root, the lab (lab/), loadgen
@@ -72,6 +72,17 @@ vet-snowidd:
 snowidd:
 	cd snowidd && $(GO) build -o ../bin/snowidd ./cmd/snowidd
 
+## loadgen: build the lab's command to bin/loadgen, saying so first: the
+## first build compiles the lab and its dependencies (plotting, SQL drivers,
+## the etcd and gRPC clients), about two minutes on 2 cores, with no other
+## output; later ones take a second or two from the build cache. The lab's
+## targets below run bin/loadgen after it, where go run would stay silent
+## through that build.
+LOADGEN = bin/loadgen
+loadgen:
+	@echo "loadgen: go build -o $(LOADGEN) ./cmd/loadgen (the first build compiles the lab: about two minutes)"
+	@$(GO) build -o $(LOADGEN) ./cmd/loadgen
+
 ## service: build bin/snowidd, start it on a free loopback port and measure
 ## it with the lab (loadgen service): NextID per protocol, NextIDs per batch
 ## size, open-loop latency at half the maximum, beside the in-process
@@ -79,8 +90,8 @@ snowidd:
 ## fighting for cores: SERVICE_FLAGS='-server-cpus 0 -cpus 1 -duration 1s'
 ## (loadgen service -h for the rest: -server-shards, -steady-share, ...).
 SERVICE_FLAGS ?=
-service: snowidd
-	$(GO) run ./cmd/loadgen service $(SERVICE_FLAGS)
+service: snowidd loadgen
+	$(LOADGEN) service $(SERVICE_FLAGS)
 
 ## proto: lint snowidd/proto and regenerate snowidd/gen with buf, protoc-gen-go
 ## and protoc-gen-connect-go, all run as Go tools of snowidd/tools.mod (the
@@ -197,25 +208,25 @@ test-386:
 
 ## lab: the performance lab's standard suite; writes results/local/, which git
 ## ignores, so that running the lab never dirties the checkout
-lab:
-	$(GO) run ./cmd/loadgen
+lab: loadgen
+	$(LOADGEN)
 
 ## history: results/local/index.html, one page with every run, published
 ## (results/) and local (results/local/), by date and commit and the trends of
 ## the ratios and IDs/s, a line per host (make lab refreshes it too)
-history:
-	$(GO) run ./cmd/loadgen history
+history: loadgen
+	$(LOADGEN) history
 
 ## publish: the deliberate step that commits a run: copy the newest run in
 ## results/local/ (or RUN=results/local/<stem>.json) with its page and charts
 ## into results/ and refresh results/index.html, the published history
 RUN ?=
-publish:
-	$(GO) run ./cmd/loadgen publish $(RUN)
+publish: loadgen
+	$(LOADGEN) publish $(RUN)
 
 ## bench-check: the regression gate against results/baseline
-bench-check:
-	$(GO) run ./cmd/loadgen check -q
+bench-check: loadgen
+	$(LOADGEN) check -q
 
 .PHONY: btree pg alternatives
 BTREE_FLAGS ?=
@@ -223,15 +234,15 @@ ALTERNATIVES_FLAGS ?=
 
 ## btree: what the key costs a B-tree (cmd/loadgen/internal/experiment/btree) on embedded SQLite; writes
 ## results/local/*-btree.* (make publish RUN=... commits one)
-btree:
-	$(GO) run ./cmd/loadgen btree $(BTREE_FLAGS)
+btree: loadgen
+	$(LOADGEN) btree $(BTREE_FLAGS)
 
 ## pg: the same on SQLite and a throwaway PostgreSQL (scripts/pg.sh), stopped afterwards.
 ## Against a server of your own: go run ./cmd/loadgen btree -pg postgres://user@host:port/db
-pg:
+pg: loadgen
 	@dsn=$$(scripts/pg.sh start) || exit 1; \
 	trap 'scripts/pg.sh stop "$$dsn"' EXIT; \
-	$(GO) run ./cmd/loadgen btree -pg "$$dsn" $(BTREE_FLAGS)
+	$(LOADGEN) btree -pg "$$dsn" $(BTREE_FLAGS)
 
 ## alternatives: the ID schemes usually proposed instead of Snowflake IDs (ticket row, sequences,
 ## blocks, stride) beside snowlab, in process and through a snowidd replica (bin/snowidd,
@@ -240,10 +251,10 @@ pg:
 ## writes results/local/*-alternatives.*. Pass e.g. ALTERNATIVES_FLAGS='-duration 5s'.
 ## Against a server of your own (no crash experiment, no commit latency unless local):
 ## go run ./cmd/loadgen alternatives -pg postgres://user@host:port/db [-snowidd http://HOST:PORT]
-alternatives: snowidd
+alternatives: snowidd loadgen
 	@dsn=$$(scripts/pg.sh start) || exit 1; \
 	trap 'scripts/pg.sh stop "$$dsn"' EXIT; \
-	$(GO) run ./cmd/loadgen alternatives -pg "$$dsn" -pg-control scripts/pg.sh -snowidd-bin bin/snowidd $(ALTERNATIVES_FLAGS)
+	$(LOADGEN) alternatives -pg "$$dsn" -pg-control scripts/pg.sh -snowidd-bin bin/snowidd $(ALTERNATIVES_FLAGS)
 
 ## --- The fault lab (cmd/loadgen/internal/experiment/faults): a fleet of replicas on etcd under faults ---
 .PHONY: snowidd-faults etcdholders test-faults chaos
@@ -270,5 +281,5 @@ test-faults: snowidd-faults etcdholders
 ## chaos: every fault scenario (loadgen faults -set full, about 4 minutes);
 ## writes results/local/*-faults.* (make publish RUN=... commits one).
 ## Pass e.g. CHAOS_FLAGS='-scenarios quorum-lost,clock-steps'.
-chaos: snowidd-faults etcdholders
-	$(GO) run ./cmd/loadgen faults -set full $(CHAOS_FLAGS)
+chaos: snowidd-faults etcdholders loadgen
+	$(LOADGEN) faults -set full $(CHAOS_FLAGS)

@@ -99,7 +99,7 @@ func parseGen(args []string, stderr io.Writer, leases Leases) (r genRun, code in
 	policyName := fs.String("policy", "strict", "`policy` when the clock gives no fresh tick: strict or monotonic")
 	maxLead := fs.Duration("max-lead", defaultMaxLead, "with -policy monotonic, how far IDs may run ahead of the clock; a run on -node N starts this far ahead, past every ID an earlier run on N can have printed")
 	format := fs.String("format", "dec", "output `format`: dec, base32 or json (the objects of decode -json)")
-	leaseSpec := fs.String("lease", "", "take the node id from a lease instead of -node (not with it): dir:`PATH` (a lock folder shared by the processes of one host), or etcd:[http://]HOST:PORT/PREFIX in the etcd-enabled build (etcdlease/cmd/snowid)")
+	leaseSpec := fs.String("lease", "", "take the node id from the lease `SPEC` names instead of -node (not with it): dir:PATH (a lock folder shared by the processes of one host), or etcd:[http://]HOST:PORT/PREFIX in the etcd-enabled build (etcdlease/cmd/snowid)")
 	lf := AddLayoutFlags(fs)
 	leaseFlagsGiven := func() bool { return false }
 	if leases.AddFlags != nil {

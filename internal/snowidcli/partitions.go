@@ -22,12 +22,15 @@ const maxPartitions = 10000
 const maxIdentBytes = 63
 
 // partitionSeries is what partitions' flags asked for, parsed: the
-// partitions of parent over [from, to), each every long.
+// partitions of parent over [from, to), each every long, or each months
+// calendar months in UTC; n of them once check has passed.
 type partitionSeries struct {
 	parent         tableName
 	layout         snowlab.Layout
 	from, to       time.Time
 	every          time.Duration
+	months         int
+	n              int
 	fromArg, toArg string
 	name           func(time.Time) string
 }
@@ -37,7 +40,7 @@ func runPartitions(args []string, stdout, stderr io.Writer) int {
 	table := fs.String("table", "", "the parent `table`, partitioned BY RANGE (id): a SQL identifier, schema-qualified or not")
 	fromArg := fs.String("from", "", "`FROM`, the first partition's start: RFC 3339 or a date (midnight UTC)")
 	toArg := fs.String("to", "", "`TO`, the last partition's end (exclusive): -from plus a whole number of -every")
-	everyArg := fs.String("every", "", "each partition's `duration`, such as 24h or 1h: a whole number of ticks")
+	everyArg := fs.String("every", "", "each partition's `duration`, such as 24h or 1h (a whole number of ticks), or calendar months in UTC: month or Nmo (1mo, 3mo), -from and -to each the 1st of a month")
 	lf := AddLayoutFlags(fs)
 	pos, code, ok := parse(fs, args)
 	if !ok {
@@ -65,8 +68,8 @@ func runPartitions(args []string, stdout, stderr io.Writer) int {
 	if ps.to, err = parseInstant(*toArg); err != nil {
 		return usageError(fs, "-to %q: %v", *toArg, err)
 	}
-	if ps.every, err = time.ParseDuration(*everyArg); err != nil || ps.every <= 0 {
-		return usageError(fs, "-every %q: want a positive duration such as 24h or 1h", *everyArg)
+	if ps.every, ps.months, ok = parseEvery(*everyArg); !ok {
+		return usageError(fs, "-every %q: want a positive duration such as 24h or 1h, or calendar months: month or Nmo (1 to %d)", *everyArg, maxMonths)
 	}
 	if msg := ps.check(*table); msg != "" {
 		return usageError(fs, "%s", msg)
@@ -90,7 +93,7 @@ type rangeError struct{ error }
 // whole and bounded number, and have names PostgreSQL keeps whole.
 func (ps *partitionSeries) check(table string) string {
 	l, from, to, every := ps.layout, ps.from, ps.to, ps.every
-	if every%l.Unit != 0 {
+	if ps.months == 0 && every%l.Unit != 0 {
 		return fmt.Sprintf("-every %v is not a whole number of ticks of %v: partitions would not meet at tick boundaries", every, l.Unit)
 	}
 	if _, _, err := l.Range(from, to); err != nil {
@@ -99,16 +102,25 @@ func (ps *partitionSeries) check(table string) string {
 	if d := from.Sub(l.Epoch); d%l.Unit != 0 {
 		return fmt.Sprintf("-from %s is inside a tick of %v (%v past its start): a partition must start at a tick", ps.fromArg, l.Unit, d%l.Unit)
 	}
-	span := to.Sub(from)
-	switch {
-	case span == 0:
+	var n int64 // an int64: 292 years of 1ns partitions overflow an int on 32 bits
+	if ps.months > 0 {
+		months, msg := ps.countMonths()
+		if msg != "" {
+			return msg
+		}
+		n = int64(months)
+	} else if span := to.Sub(from); span == 0 {
 		return fmt.Sprintf("-from %s and -to %s are the same instant: no partition", ps.fromArg, ps.toArg)
-	case span%every != 0:
+	} else if span%every != 0 {
 		return fmt.Sprintf("-to %s is not -from plus a whole number of -every %v (%d, then %v over)", ps.toArg, every, span/every, span%every)
-	case span/every > maxPartitions:
-		return fmt.Sprintf("%d partitions of %v, more than the %d this command writes: take a longer -every or a shorter interval", span/every, every, maxPartitions)
+	} else {
+		n = int64(span / every)
 	}
-	ps.name = partitionNamer(from, every)
+	if n > maxPartitions {
+		return fmt.Sprintf("%d partitions of %s, more than the %d this command writes: take a longer -every or a shorter interval", n, ps.everyText(), maxPartitions)
+	}
+	ps.n = int(n)
+	ps.name = partitionNamer(from, every, ps.months)
 	if longest := ps.parent.table + "_" + ps.name(from); len(longest) > maxIdentBytes {
 		return fmt.Sprintf("-table %q: partition names such as %q are %d bytes, over PostgreSQL's %d (it would cut them short)",
 			table, longest, len(longest), maxIdentBytes)
@@ -121,14 +133,13 @@ func (ps *partitionSeries) check(table string) string {
 func (ps *partitionSeries) write(stdout io.Writer) error {
 	l, parent := ps.layout, ps.parent
 	tf := timeFormat(l)
-	n := int(ps.to.Sub(ps.from) / ps.every)
 	out := bufio.NewWriter(stdout)
-	fmt.Fprintf(out, "-- snowid partitions: %d of %s, [%s, %s) every %v\n",
-		n, parent.quoted(), ps.from.UTC().Format(tf), ps.to.UTC().Format(tf), ps.every)
+	fmt.Fprintf(out, "-- snowid partitions: %d of %s, [%s, %s) every %s\n",
+		ps.n, parent.quoted(), ps.from.UTC().Format(tf), ps.to.UTC().Format(tf), ps.everyText())
 	fmt.Fprintf(out, "-- layout %s, %v ticks since %s; the parent is PARTITION BY RANGE (id)\n",
 		formatBits(l), l.Unit, l.Epoch.UTC().Format(tf))
-	for i := range n {
-		a, b := ps.from.Add(time.Duration(i)*ps.every), ps.from.Add(time.Duration(i+1)*ps.every)
+	for i := range ps.n {
+		a, b := ps.bound(i), ps.bound(i+1)
 		lo, hi, err := l.Range(a, b)
 		if err != nil {
 			return rangeError{fmt.Errorf("[%v, %v): %w", a, b, err)}
@@ -140,10 +151,14 @@ func (ps *partitionSeries) write(stdout io.Writer) error {
 }
 
 // partitionNamer returns the suffix a partition starting at t is named by:
-// t in UTC, to the coarsest of day, hour, minute, second, millisecond,
-// microsecond or nanosecond that shows every start of the series from,
-// from+every, … exactly, so that names are unique and sort by time.
-func partitionNamer(from time.Time, every time.Duration) func(time.Time) string {
+// t in UTC, to the coarsest of month (a series of calendar months),
+// day, hour, minute, second, millisecond, microsecond or nanosecond that
+// shows every start of the series from, from+every, … exactly, so that
+// names are unique and sort by time.
+func partitionNamer(from time.Time, every time.Duration, months int) func(time.Time) string {
+	if months > 0 {
+		return func(t time.Time) string { return stamp(t, "200601", 0) }
+	}
 	for _, g := range []struct {
 		d      time.Duration
 		layout string

@@ -212,6 +212,11 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	d := snowlab.DefaultLayout
 	unit := fs.String("unit", d.Unit.String(), "`duration` of one tick of the time field")
 	epoch := fs.String("epoch", d.Epoch.Format(time.RFC3339Nano), "`instant` the time field counts from: RFC 3339 or Unix milliseconds")
+	usage := fs.Usage
+	fs.Usage = func() {
+		usage()
+		fmt.Fprintf(fs.Output(), "Exit status: 0 when a layout fits, 1 when none does (the plan says why), 2 for a bad argument.\n")
+	}
 	pos, code, ok := parse(fs, args)
 	if !ok {
 		return code
@@ -253,6 +258,13 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	text := regexp.MustCompile(`(?m) +$`).ReplaceAllString(b.String(), "")
 	if _, err := io.WriteString(stdout, text); err != nil {
 		return writeFailed(stderr, err)
+	}
+	// Nothing fitting is the plan's answer to a valid question, not a bad
+	// argument (exit 2): exit 1, as grep does finding nothing, so that a
+	// script's "if snowid plan ..." does not read "fits: none" as a yes.
+	if n := f.needs(); len(f.fits(n)) == 0 {
+		fmt.Fprintf(stderr, "snowid plan: no layout fits this fleet: see \"does not fit\" above\n")
+		return exitFail
 	}
 	return exitOK
 }

@@ -61,11 +61,42 @@ func TestPlanGolden(t *testing.T) {
 	for _, tc := range planCases {
 		t.Run(tc.golden, func(t *testing.T) {
 			stdout, stderr, code := snowid(t, append([]string{"plan"}, tc.args...)...)
-			require.Equal(t, exitOK, code, stderr)
-			assert.Empty(t, stderr)
+			if strings.Contains(stdout, "\nfits: none\n") {
+				// The plan still says why; the exit status says no.
+				require.Equal(t, exitFail, code, stderr)
+				assert.Equal(t, "snowid plan: no layout fits this fleet: see \"does not fit\" above\n", stderr)
+			} else {
+				require.Equal(t, exitOK, code, stderr)
+				assert.Empty(t, stderr)
+			}
 			golden(t, tc.golden, stdout)
 		})
 	}
+}
+
+// A fleet nothing fits exits 1 (exit 2 is a bad argument); one that fits
+// exits 0 even when the default layout does not fit it.
+func TestPlanExitStatus(t *testing.T) {
+	withPlanDate(t)
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"-processes", "1000000", "-surge", "2", "-burst", "100000000", "-years", "50"}, exitFail},
+		{[]string{"-processes", "5000", "-surge", "1", "-burst", "1000"}, exitOK}, // the default's 1,024 node ids are too few
+		{[]string{"-processes", "0", "-surge", "1", "-burst", "1000"}, exitUsage},
+	} {
+		stdout, stderr, code := snowid(t, append([]string{"plan"}, tc.args...)...)
+		assert.Equal(t, tc.code, code, "plan %v\n%s%s", tc.args, stdout, stderr)
+		if tc.code == exitOK {
+			assert.Empty(t, stderr)
+		} else {
+			assert.Equal(t, 1, strings.Count(stderr, "\n"), "plan %v: want one line on stderr, got %q", tc.args, stderr)
+		}
+	}
+	_, stderr, code := snowid(t, "plan", "-h")
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, stderr, "Exit status: 0 when a layout fits, 1 when none does")
 }
 
 // planRows reads the fits table: each layout's cells by column name.

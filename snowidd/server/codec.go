@@ -82,9 +82,14 @@ type jsonCodec struct {
 // (EmitUnpopulated would also write an unset message field as null.)
 var jsonWrite = protojson.MarshalOptions{EmitDefaultValues: true}
 
-// jsonRead ignores fields it does not know, as connect-go's codec does,
-// so that a client built from a newer contract is still served.
-var jsonRead = protojson.UnmarshalOptions{DiscardUnknown: true}
+// jsonRead refuses a field it does not know, where connect-go's codec
+// ignores it: {"cuont":3} was read as {} and answered "count 0 is out of
+// range", sending the caller to the value, not the name. JSON callers
+// are mostly hand-written (curl, fetch), where a misspelt key is likelier
+// than a client of a newer contract, and refusing is the proto3 JSON
+// mapping's default; protobuf binary still keeps unknown fields, the
+// path the generated clients' forward compatibility rests on.
+var jsonRead = protojson.UnmarshalOptions{}
 
 func (c *jsonCodec) Name() string { return c.name }
 
@@ -151,7 +156,7 @@ func jsonProblem(body []byte, t protoreflect.MessageType, err error) error {
 			fd = fields.ByTextName(key)
 		}
 		if fd == nil {
-			continue // ignored, as jsonRead ignores it
+			return unknownField(key, t.Descriptor())
 		}
 		if prev, dup := seen[fd.Number()]; dup {
 			return fmt.Errorf("snowidd: %s: given twice (as %q and %q)", key, prev, key)
@@ -175,6 +180,20 @@ func jsonProblem(body []byte, t protoreflect.MessageType, err error) error {
 	// Every field reads alone: a rule between fields (two members of a
 	// oneof) was broken. protojson's words then, which name no Go type.
 	return fmt.Errorf("snowidd: the body is not a %s: %w", t.Descriptor().FullName(), err)
+}
+
+// unknownField is the error for a key md has no field by: its fields'
+// JSON names, so that a misspelt key is seen beside the right one.
+func unknownField(key string, md protoreflect.MessageDescriptor) error {
+	fields := md.Fields()
+	if fields.Len() == 0 {
+		return fmt.Errorf("snowidd: %s: no such field: a %s has none (send {})", key, md.FullName())
+	}
+	names := make([]string, fields.Len())
+	for i := range names {
+		names[i] = fields.Get(i).JSONName()
+	}
+	return fmt.Errorf("snowidd: %s: no such field in a %s: want %s", key, md.FullName(), strings.Join(names, ", "))
 }
 
 // jsonSyntax is a syntax error of encoding/json in words. (Its offsets

@@ -84,9 +84,11 @@ func keys(m map[string]any) []string {
 func TestOversizeBody(t *testing.T) {
 	r := newRig(t, rigOpts{})
 	const path = "/snowlab.v1.IDService/NextIDs"
+	// Padded with white space, which JSON allows anywhere between tokens:
+	// an unknown key would be refused as one.
 	padded := func(size int) string {
-		const head, tail = `{"count":3,"pad":"`, `"}`
-		return head + strings.Repeat("x", size-len(head)-len(tail)) + tail
+		const head, tail = `{"count":3`, `}`
+		return head + strings.Repeat(" ", size-len(head)-len(tail)) + tail
 	}
 	gzipped := func(s string) io.Reader {
 		var b bytes.Buffer
@@ -159,6 +161,11 @@ func TestUnreadableBodies(t *testing.T) {
 		{"NextIDs", "application/json", `{"count":1.5}`, `count: 1.5 is not an integer in 0..4294967295`},
 		{"NextIDs", "application/json", `{"count":-1}`, `count: -1 is not an integer in 0..4294967295`},
 		{"NextIDs", "application/json", `{"count":1,"count":2}`, `count: given twice`},
+		// A misspelt key, which read as {} was "count 0 is out of range".
+		{"NextIDs", "application/json", `{"cuont":3}`, `cuont: no such field in a snowlab.v1.NextIDsRequest: want count`},
+		{"NextIDs", "application/json", `{"count":3,"n":1}`, `n: no such field in a snowlab.v1.NextIDsRequest: want count`},
+		{"NextID", "application/json", `{"count":3}`, `count: no such field: a snowlab.v1.NextIDRequest has none (send {})`},
+		{"Decode", "application/json", `{"ID":"1"}`, `ID: no such field in a snowlab.v1.DecodeRequest: want id`},
 		{"NextIDs", "application/json", `{"count":3`, `the body ends before its JSON object's closing brace`},
 		{"NextIDs", "application/json", `{"count":3} {}`, `the body goes on after its JSON object`},
 		{"NextIDs", "application/json", `count=3`, `the body is not JSON: invalid character 'c'`},
@@ -186,8 +193,8 @@ func TestUnreadableBodies(t *testing.T) {
 
 	code, body := r.get("/metrics")
 	require.Equal(t, http.StatusOK, code)
-	assert.Contains(t, body, `snowidd_requests_total{code="invalid_argument",method="NextIDs"} 13`)
-	assert.Contains(t, body, `snowidd_requests_total{code="invalid_argument",method="Decode"} 2`)
+	assert.Contains(t, body, `snowidd_requests_total{code="invalid_argument",method="NextIDs"} 15`)
+	assert.Contains(t, body, `snowidd_requests_total{code="invalid_argument",method="Decode"} 3`)
 }
 
 // A call whose caller goes away counts as canceled, over HTTP/1.1 (the

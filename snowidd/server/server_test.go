@@ -126,9 +126,9 @@ func TestMalformedRequests(t *testing.T) {
 	}{
 		{"malformed JSON", "application/json", `{"count":3`, http.StatusBadRequest, "invalid_argument"},
 		{"not JSON", "application/json", `count=3`, http.StatusBadRequest, "invalid_argument"},
-		// Connect ignores unknown fields (forward compatibility): a typo
-		// leaves the count at 0, which is refused by its value.
-		{"unknown field", "application/json", `{"cuont":3}`, http.StatusBadRequest, "count 0 is out of range"},
+		// connect-go would ignore the unknown field, leaving the count at
+		// 0, refused as "count 0 is out of range": the key is named.
+		{"unknown field", "application/json", `{"cuont":3}`, http.StatusBadRequest, "cuont: no such field in a snowlab.v1.NextIDsRequest: want count"},
 		{"wrong content type", "text/plain", `{"count":3}`, http.StatusUnsupportedMediaType, `Content-Type "text/plain" is not served`},
 		{"form content type", "application/x-www-form-urlencoded", `count=3`, http.StatusUnsupportedMediaType, "application/json"},
 		{"no content type", "", `{"count":3}`, http.StatusUnsupportedMediaType, `Content-Type "" is not served`},

@@ -1,10 +1,13 @@
 package daemon
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,18 +34,35 @@ func clientsDir(t *testing.T, name string) string {
 // connect-node over gRPC, Connect and gRPC-Web, each in binary and JSON.
 // npm test generates the code, compiles it with tsc and runs node's test
 // runner, whose TAP report is read here so that a file that ran no test
-// cannot pass.
+// cannot pass. It runs twice: as the README runs it, against a replica
+// on a dir: lease with the default epoch and only SNOWIDD_URL set (the
+// node is read from the first ID: the README had SNOWIDD_NODE=37 against
+// a replica holding another node, and all 7 tests failed), then with
+// every variable set against IDs above 2^62.
 func TestTypeScript(t *testing.T) {
 	dir := clientsDir(t, "ts")
 	_, err := exec.LookPath("npm")
 	needTool(t, requireClients, err, "Node.js 20 or later with npm")
 	_, err = os.Stat(filepath.Join(dir, "node_modules", ".bin", "protoc-gen-es"))
 	needTool(t, requireClients, err, "the TypeScript client's packages (scripts/snowidd-clients.sh runs npm ci in snowidd/clients/ts)")
-	const node = "17"
-	d := startDaemon(t, "-lease", "static:"+node, "-epoch", clientEpoch)
+	t.Run("as the README runs it", func(t *testing.T) {
+		d := startDaemon(t, "-lease", "dir:"+t.TempDir())
+		npmTest(t, dir, "SNOWIDD_URL="+d.url)
+	})
+	t.Run("IDs above 2^62", func(t *testing.T) {
+		const node = "17"
+		d := startDaemon(t, "-lease", "static:"+node, "-epoch", clientEpoch)
+		npmTest(t, dir, "SNOWIDD_URL="+d.url, "SNOWIDD_NODE="+node, "SNOWIDD_EPOCH="+clientEpoch)
+	})
+}
+
+// npmTest runs npm test in dir with the SNOWIDD_* variables env (none
+// from this process's environment) and checks that every test passed.
+func npmTest(t *testing.T, dir string, env ...string) {
+	t.Helper()
 	cmd := exec.Command("npm", "test")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "SNOWIDD_URL="+d.url, "SNOWIDD_NODE="+node, "SNOWIDD_EPOCH="+clientEpoch)
+	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "SNOWIDD_") }), env...)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "npm test in %s:\n%s", dir, out)
 	report := string(out)
@@ -58,17 +78,14 @@ func TestTypeScript(t *testing.T) {
 }
 
 // The Python client: stubs generated from the contract by Debian's
-// python3-grpc-tools into a temporary folder, calls through grpcio. The
-// health service, which the stubs do not cover, is checked by TestGrpcurl.
+// python3-grpc-tools with the command the docs show (docGenerate), calls
+// through grpcio. The health service, which the stubs do not cover, is
+// checked by TestGrpcurl.
 func TestPython(t *testing.T) {
 	python := "/usr/bin/python3"
 	err := exec.Command(python, "-c", "import grpc, grpc_tools.protoc").Run()
 	needTool(t, requireClients, err, "Debian's python3-grpcio and python3-grpc-tools ("+python+" -c 'import grpc, grpc_tools.protoc'; apt-get install python3-grpcio python3-grpc-tools)")
-	proto, err := filepath.Abs(filepath.Join("..", "..", "proto"))
-	require.NoError(t, err)
-	gen := t.TempDir()
-	out, err := exec.Command(python, "-m", "grpc_tools.protoc", "-I", proto, "--python_out="+gen, "--grpc_python_out="+gen, "snowlab/v1/id.proto").CombinedOutput()
-	require.NoError(t, err, "grpc_tools.protoc: %s", out)
+	gen := docGenerate(t)
 
 	const node = "13"
 	d := startDaemon(t, "-lease", "static:"+node, "-epoch", clientEpoch)
@@ -76,11 +93,50 @@ func TestPython(t *testing.T) {
 	cmd.Dir = clientsDir(t, "python")
 	cmd.Env = append(os.Environ(), "PYTHONPATH="+gen, "PYTHONDONTWRITEBYTECODE=1",
 		"SNOWIDD_TARGET="+strings.TrimPrefix(d.url, "http://"), "SNOWIDD_NODE="+node, "SNOWIDD_EPOCH="+clientEpoch)
-	out, err = cmd.CombinedOutput()
+	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "python3 -m unittest:\n%s", out)
 	report := string(out)
 	for _, name := range []string{"test_batches_increase", "test_decode_returns_every_field", "test_bad_count_is_invalid_argument"} {
 		assert.Regexp(t, `(?m)^`+name+` \(.*\) \.\.\. ok$`, report, "test %q did not pass", name)
 	}
 	assert.Regexp(t, `(?m)^OK$`, report, "a test was skipped or failed")
+}
+
+// docGenerate runs each command line of the docs (README.md, and
+// snowidd/README.md where there is one) that calls grpc_tools.protoc, as
+// written, from the doc's folder in a fresh tree holding nothing but
+// snowidd/proto, and returns the gen folder it wrote the stubs to. The
+// README's line once failed there ("--python_out=gen" needs gen made
+// first), which a test generating into a folder of its own never saw.
+func docGenerate(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
+	require.NoError(t, err)
+	tree := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(tree, "snowidd"), 0o755))
+	require.NoError(t, os.Symlink(filepath.Join(root, "snowidd", "proto"), filepath.Join(tree, "snowidd", "proto")))
+	var gen string
+	for _, doc := range []string{"README.md", filepath.Join("snowidd", "README.md")} {
+		text, err := os.ReadFile(filepath.Join(root, doc))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		require.NoError(t, err)
+		for _, line := range strings.Split(string(text), "\n") {
+			if !strings.Contains(line, "grpc_tools.protoc") || !strings.Contains(line, "--python_out=gen") {
+				continue
+			}
+			dir := filepath.Join(tree, filepath.Dir(doc))
+			require.NoError(t, os.RemoveAll(filepath.Join(dir, "gen")))
+			cmd := exec.Command("bash", "-e", "-c", line)
+			cmd.Dir = dir
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, "%s's command, run from its folder as written:\n%s\n%s", doc, line, out)
+			gen = filepath.Join(dir, "gen")
+			_, err = os.Stat(filepath.Join(gen, "snowlab", "v1", "id_pb2_grpc.py"))
+			require.NoError(t, err, "%s's command wrote no stubs into gen:\n%s", doc, line)
+		}
+	}
+	require.NotEmpty(t, gen, "no doc shows the grpc_tools.protoc command that generates the Python stubs into gen")
+	return gen
 }

@@ -62,7 +62,7 @@ type Flags struct {
 func (f *Flags) Register(fs *flag.FlagSet) {
 	// An empty -lease is a spec like any other: refused, not read as no
 	// lease; so whether it was given is recorded apart from its value.
-	fs.Func("lease", "mint snowlab's generators under a nodeid lease on GOMAXPROCS node ids: dir:`PATH`, "+
+	fs.Func("lease", "mint snowlab's generators under the nodeid lease `SPEC` names, on GOMAXPROCS node ids: dir:PATH, "+
 		"etcd:HOST:PORT/PREFIX (etcd:https://… for TLS: see -etcd-*) or pg:DSN (a PostgreSQL table)",
 		func(s string) error { f.spec, f.set = s, true; return nil })
 	f.etcd = etcdlease.NewFlags(etcdPasswordVar, os.LookupEnv)

@@ -1,10 +1,14 @@
 // The TypeScript client against a running snowidd, over every protocol
 // connect-node speaks, in both formats. The replica is named by
-// SNOWIDD_URL; SNOWIDD_NODE is the node id it holds and SNOWIDD_EPOCH its
-// -epoch (the layout's bits are the default 41/10/12). TestTypeScript in
-// snowidd/internal/daemon starts one with -epoch 1970-01-01T00:00:00Z, so
-// every ID is above 2^62, where a double's step is 1,024: an ID that
-// passed through a JavaScript number would lose its sequence bits.
+// SNOWIDD_URL (http://127.0.0.1:8080 when unset, where the README starts
+// one); SNOWIDD_NODE is the node id it holds (when unset, the node of the
+// first ID it hands out, which every later one must carry) and
+// SNOWIDD_EPOCH its -epoch (snowidd's default, 2024-01-01T00:00:00Z, when
+// unset; the layout's bits are the default 41/10/12). TestTypeScript in
+// snowidd/internal/daemon runs it both ways: as the README does, and
+// against a replica started with -epoch 1970-01-01T00:00:00Z, so every ID
+// is above 2^62, where a double's step is 1,024: an ID that passed
+// through a JavaScript number would lose its sequence bits.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
@@ -16,23 +20,25 @@ import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } f
 import { DecodeResponseSchema, IDService, NextIDsResponseSchema } from "./gen/snowlab/v1/id_pb.js";
 import { idClient } from "./snowidd.js";
 
-function env(name: string): string {
-  const v = process.env[name];
-  if (!v) {
-    throw new Error(`${name} is not set: TestTypeScript (snowidd/internal/daemon) sets SNOWIDD_URL, SNOWIDD_NODE and SNOWIDD_EPOCH for the replica it starts`);
-  }
-  return v;
-}
-
-const baseUrl = env("SNOWIDD_URL");
-const node = Number(env("SNOWIDD_NODE"));
-const epochMs = Date.parse(env("SNOWIDD_EPOCH"));
-assert.ok(Number.isInteger(node), `SNOWIDD_NODE ${process.env.SNOWIDD_NODE} is not a node id`);
+const baseUrl = process.env.SNOWIDD_URL || "http://127.0.0.1:8080";
+const epochMs = Date.parse(process.env.SNOWIDD_EPOCH || "2024-01-01T00:00:00Z");
 assert.ok(!Number.isNaN(epochMs), `SNOWIDD_EPOCH ${process.env.SNOWIDD_EPOCH} is not an RFC 3339 instant`);
+
+// node is the replica's node id: SNOWIDD_NODE, or undefined until the
+// first ID the replica hands out says it (nodeOf).
+let node: number | undefined = process.env.SNOWIDD_NODE ? Number(process.env.SNOWIDD_NODE) : undefined;
+assert.ok(node === undefined || Number.isInteger(node), `SNOWIDD_NODE ${process.env.SNOWIDD_NODE} is not a node id`);
 
 // The default layout: 41 bits of milliseconds, 10 of node, 12 of sequence.
 const seqBits = 12n;
 const nodeBits = 10n;
+
+// nodeOf is the node id the replica holds, read from id's bits the first
+// time when SNOWIDD_NODE did not say it.
+function nodeOf(id: bigint): number {
+  node ??= Number((id >> seqBits) & ((1n << nodeBits) - 1n));
+  return node;
+}
 
 const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
@@ -79,7 +85,7 @@ for (const [name, client] of clients) {
     const want = ids[ids.length - 1];
     const parts = await client.decode({ id: want });
     assert.equal(parts.id, want);
-    assert.equal(parts.node, node);
+    assert.equal(parts.node, nodeOf(id));
     assert.equal(BigInt(parts.node), (want >> seqBits) & ((1n << nodeBits) - 1n));
     assert.equal(BigInt(parts.sequence), want & ((1n << seqBits) - 1n));
     assert.ok(parts.time, "Decode left out time");
@@ -132,7 +138,7 @@ test("Connect JSON on the wire", async () => {
   const parts = JSON.parse(await post("Decode", { id: wire[2] })) as JsonObject;
   assert.deepEqual(Object.keys(parts).sort(), ["base32", "id", "node", "seq", "time"]);
   assert.equal(parts.id, wire[2]);
-  assert.equal(parts.node, node);
+  assert.equal(parts.node, nodeOf(ids[0]));
   assert.equal(typeof parts.seq, "number");
   assert.equal(parts.base32, base32(ids[2]));
   assert.match(parts.time as string, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);

@@ -1,0 +1,24 @@
+package leaseflags
+
+import (
+	"flag"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// -lease takes a spec, not a path: its metavar says SPEC and its text
+// lists every scheme loadgen opens, so "-lease PATH" does not send a new
+// user to give a folder where etcd: or pg: was meant.
+func TestHelpLeaseIsASpec(t *testing.T) {
+	fs := flag.NewFlagSet("loadgen run", flag.ContinueOnError)
+	var help strings.Builder
+	fs.SetOutput(&help)
+	new(Flags).Register(fs)
+	fs.PrintDefaults()
+	assert.Contains(t, help.String(), "\n  -lease SPEC\n")
+	for _, scheme := range []string{"dir:PATH", "etcd:HOST:PORT/PREFIX", "pg:DSN"} {
+		assert.Contains(t, help.String(), scheme)
+	}
+}
