@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab/replica/replicatest"
+	"github.com/snowlab/snowlab/lab/internal/replica/replicatest"
 )
 
 func TestAlternativesUsageErrors(t *testing.T) {

@@ -8,10 +8,10 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/cpus"
 	"github.com/snowlab/snowlab/lab/internal/experiment/service"
 	"github.com/snowlab/snowlab/lab/internal/progress"
+	"github.com/snowlab/snowlab/lab/internal/replica"
 	"github.com/snowlab/snowlab/lab/internal/report"
 	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/internal/vcs"
-	"github.com/snowlab/snowlab/lab/replica"
 )
 
 // runService is `loadgen service`: a local snowidd measured by the lab's

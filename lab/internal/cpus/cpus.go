@@ -8,7 +8,7 @@ import (
 	"runtime"
 	"slices"
 
-	"github.com/snowlab/snowlab/lab/host"
+	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/limit"
 )
 

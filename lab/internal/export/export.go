@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/snowlab/snowlab/lab/compare"
+	"github.com/snowlab/snowlab/lab/internal/stats"
 	"github.com/snowlab/snowlab/lab/result"
-	"github.com/snowlab/snowlab/lab/stats"
 )
 
 // benchName is the Go benchmark name of one saturate point:

@@ -4,7 +4,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/snowlab/snowlab/lab/stats"
+	"github.com/snowlab/snowlab/lab/internal/stats"
 )
 
 // MaxSeries is the most series a panel draws. Eight is as many as the

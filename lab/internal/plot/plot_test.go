@@ -14,7 +14,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/snowlab/snowlab/lab/units"
+	"github.com/snowlab/snowlab/lab/internal/units"
 )
 
 func si(v float64) string { return units.SI(v, 3, true) }

@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab/fixture"
+	"github.com/snowlab/snowlab/lab/internal/fixture"
 )
 
 // browser is the path of a Chromium (or Chrome) to render the pages in:

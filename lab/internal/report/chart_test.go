@@ -17,9 +17,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/snowlab/snowlab/lab/fixture"
+	"github.com/snowlab/snowlab/lab/internal/fixture"
+	"github.com/snowlab/snowlab/lab/internal/peers"
 	"github.com/snowlab/snowlab/lab/internal/plot"
-	"github.com/snowlab/snowlab/lab/peers"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
 )

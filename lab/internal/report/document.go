@@ -4,8 +4,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/snowlab/snowlab/lab/internal/md"
 	"github.com/snowlab/snowlab/lab/internal/plot"
-	"github.com/snowlab/snowlab/lab/md"
 )
 
 // document is a report laid out but not yet written: sections of tables,

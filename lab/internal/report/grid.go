@@ -4,8 +4,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/snowlab/snowlab/lab/internal/units"
 	"github.com/snowlab/snowlab/lab/result"
-	"github.com/snowlab/snowlab/lab/units"
 )
 
 // The lookups every section of a report shares.

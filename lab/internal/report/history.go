@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/snowlab/snowlab/lab/compare"
-	"github.com/snowlab/snowlab/lab/host"
+	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/result"
 )
 

@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/snowlab/snowlab/lab/internal/plot"
-	"github.com/snowlab/snowlab/lab/units"
+	"github.com/snowlab/snowlab/lab/internal/units"
 )
 
 // trendChart draws one trend across the history's runs: x is the run

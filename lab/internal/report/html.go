@@ -8,9 +8,9 @@ import (
 	"io"
 	"regexp"
 
-	"github.com/snowlab/snowlab/lab/host"
+	"github.com/snowlab/snowlab/lab/internal/host"
+	"github.com/snowlab/snowlab/lab/internal/md"
 	"github.com/snowlab/snowlab/lab/internal/plot"
-	"github.com/snowlab/snowlab/lab/md"
 	"github.com/snowlab/snowlab/lab/result"
 )
 

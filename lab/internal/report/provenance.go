@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/snowlab/snowlab/lab/internal/md"
 	"github.com/snowlab/snowlab/lab/internal/pgredact"
-	"github.com/snowlab/snowlab/lab/md"
 	"github.com/snowlab/snowlab/lab/result"
 )
 

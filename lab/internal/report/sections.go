@@ -7,12 +7,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/snowlab/snowlab/lab/host"
+	"github.com/snowlab/snowlab/lab/internal/host"
+	"github.com/snowlab/snowlab/lab/internal/md"
 	"github.com/snowlab/snowlab/lab/internal/pgredact"
-	"github.com/snowlab/snowlab/lab/md"
+	"github.com/snowlab/snowlab/lab/internal/stats"
+	"github.com/snowlab/snowlab/lab/internal/units"
 	"github.com/snowlab/snowlab/lab/result"
-	"github.com/snowlab/snowlab/lab/stats"
-	"github.com/snowlab/snowlab/lab/units"
 )
 
 // newDocument lays run out as the reports show it: where and how it ran,

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/snowlab/snowlab/lab/host"
-	"github.com/snowlab/snowlab/lab/md"
+	"github.com/snowlab/snowlab/lab/internal/host"
+	"github.com/snowlab/snowlab/lab/internal/md"
+	"github.com/snowlab/snowlab/lab/internal/units"
 	"github.com/snowlab/snowlab/lab/result"
-	"github.com/snowlab/snowlab/lab/units"
 )
 
 // summaryRow is one generator's line of a run's summary: its best

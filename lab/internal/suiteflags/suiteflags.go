@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab/lab"
-	"github.com/snowlab/snowlab/lab/peers"
+	"github.com/snowlab/snowlab/lab/internal/peers"
 	"github.com/snowlab/snowlab/lab/subject"
 	"github.com/snowlab/snowlab/lab/workload"
 )

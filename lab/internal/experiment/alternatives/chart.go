@@ -12,7 +12,7 @@ import (
 
 	"github.com/snowlab/snowlab/lab/internal/plot"
 	"github.com/snowlab/snowlab/lab/internal/report"
-	"github.com/snowlab/snowlab/lab/units"
+	"github.com/snowlab/snowlab/lab/internal/units"
 )
 
 // WriteCharts draws the run's charts as SVG files in dir and returns the

@@ -9,7 +9,7 @@
 // INCREMENT BY N START WITH i), snowlab's atomicgen in process with
 // each client's clock offset by up to a configurable skew, and snowlab as
 // a service: each client calling a snowidd replica over gRPC (through
-// lab/remote, on a connection of its own), NextID per ID or NextIDs for a
+// lab/internal/remote, on a connection of its own), NextID per ID or NextIDs for a
 // batch, so that the network hop stands beside the database's round trip.
 // Without a replica (Options.Snowidd) those schemes are skipped and the
 // result says why.

@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab"
-	"github.com/snowlab/snowlab/lab/host"
-	"github.com/snowlab/snowlab/lab/remote"
+	"github.com/snowlab/snowlab/lab/internal/host"
+	"github.com/snowlab/snowlab/lab/internal/remote"
+	"github.com/snowlab/snowlab/lab/internal/units"
 	"github.com/snowlab/snowlab/lab/result"
-	"github.com/snowlab/snowlab/lab/units"
 	"github.com/snowlab/snowlab/nodeid"
 	"github.com/snowlab/snowlab/snowidd/client"
 )

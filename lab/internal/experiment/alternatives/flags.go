@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/snowlab/snowlab/lab/replica"
+	"github.com/snowlab/snowlab/lab/internal/replica"
 )
 
 // Flags are the experiment's flags as typed (loadgen alternatives).

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab/replica/replicatest"
+	"github.com/snowlab/snowlab/lab/internal/replica/replicatest"
 )
 
 // pgDSN is the server PG_DSN names. The project's .ci/run starts one with

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab/replica/replicatest"
+	"github.com/snowlab/snowlab/lab/internal/replica/replicatest"
 )
 
 // TestSnowidd runs both snowidd schemes briefly with 1 and 3 clients

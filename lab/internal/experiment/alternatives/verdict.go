@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/snowlab/snowlab/lab/units"
+	"github.com/snowlab/snowlab/lab/internal/units"
 )
 
 // Verdict is one claim made for or against a scheme beside the

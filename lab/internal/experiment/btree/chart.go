@@ -10,10 +10,10 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/snowlab/snowlab/lab/host"
+	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/plot"
 	"github.com/snowlab/snowlab/lab/internal/report"
-	"github.com/snowlab/snowlab/lab/units"
+	"github.com/snowlab/snowlab/lab/internal/units"
 )
 
 // WriteCharts draws the run's charts as SVG files in dir and returns the

@@ -12,7 +12,7 @@
 // replicas are snowidd processes (Replica), killed, restarted on their
 // ports, their clocks stepped through a fault-injection build's hook
 // (snowidd -tags snowidd_faults: POST /fault/clock), never the machine's.
-// Clients are goroutines calling the replicas over the wire (lab/remote),
+// Clients are goroutines calling the replicas over the wire (lab/internal/remote),
 // each call going round the fleet until one serves. A fleet starting at
 // once is etcdholders, run as a process.
 //

@@ -10,10 +10,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/snowlab/snowlab/lab/internal/md"
 	"github.com/snowlab/snowlab/lab/internal/pgredact"
 	"github.com/snowlab/snowlab/lab/internal/report"
-	"github.com/snowlab/snowlab/lab/md"
-	"github.com/snowlab/snowlab/lab/units"
+	"github.com/snowlab/snowlab/lab/internal/units"
 )
 
 // WriteFiles writes run into dir as the lab's other experiments are

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab"
-	"github.com/snowlab/snowlab/lab/remote"
+	"github.com/snowlab/snowlab/lab/internal/remote"
 	"github.com/snowlab/snowlab/snowidd/client"
 )
 

@@ -17,9 +17,9 @@ import (
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/lab"
-	"github.com/snowlab/snowlab/lab/host"
-	"github.com/snowlab/snowlab/lab/remote"
-	"github.com/snowlab/snowlab/lab/replica"
+	"github.com/snowlab/snowlab/lab/internal/host"
+	"github.com/snowlab/snowlab/lab/internal/remote"
+	"github.com/snowlab/snowlab/lab/internal/replica"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
 	"github.com/snowlab/snowlab/lab/workload"

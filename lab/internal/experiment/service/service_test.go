@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab/replica"
+	"github.com/snowlab/snowlab/lab/internal/replica"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/snowidd/client"
 )

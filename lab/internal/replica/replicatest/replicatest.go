@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/snowlab/snowlab/lab/replica"
+	"github.com/snowlab/snowlab/lab/internal/replica"
 )
 
 // Start starts a replica on every core for t and stops it when t ends

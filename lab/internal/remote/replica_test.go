@@ -13,7 +13,7 @@ import (
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/atomicgen"
 	"github.com/snowlab/snowlab/etcdlease/tlstest"
-	"github.com/snowlab/snowlab/lab/remote"
+	"github.com/snowlab/snowlab/lab/internal/remote"
 	"github.com/snowlab/snowlab/lab/workload"
 	"github.com/snowlab/snowlab/snowidd/client"
 	"github.com/snowlab/snowlab/snowidd/server"

@@ -2,7 +2,7 @@
 // runs and tests: on a free loopback port, with one static node id, ready
 // once its /readyz answers 200, and stopped with SIGTERM, which drains it
 // and must end in exit status 0. The lab runs the service only as a
-// process and calls it over the wire (lab/remote), so that what it
+// process and calls it over the wire (lab/internal/remote), so that what it
 // measures is the binary as deployed, built apart by make snowidd, not a
 // server linked into the load generator.
 //

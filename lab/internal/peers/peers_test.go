@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/snowlab/snowlab"
-	"github.com/snowlab/snowlab/lab/peers"
+	"github.com/snowlab/snowlab/lab/internal/peers"
 	"github.com/snowlab/snowlab/lab/subject"
 )
 

@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/snowlab/snowlab/lab/host"
+	"github.com/snowlab/snowlab/lab/internal/host"
 )
 
 // Node is the first static node id a replica mints with.

@@ -21,7 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/snowlab/snowlab"
-	"github.com/snowlab/snowlab/lab/remote"
+	"github.com/snowlab/snowlab/lab/internal/remote"
 	"github.com/snowlab/snowlab/lab/subject"
 	"github.com/snowlab/snowlab/lab/workload"
 	"github.com/snowlab/snowlab/snowidd/client"

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab/replica"
-	"github.com/snowlab/snowlab/lab/replica/replicatest"
+	"github.com/snowlab/snowlab/lab/internal/replica"
+	"github.com/snowlab/snowlab/lab/internal/replica/replicatest"
 )
 
 // TestStartRefuses: a binary that is not there, or that exits before it
