@@ -5,8 +5,9 @@ BENCHTIME ?= 300ms
 .PHONY: all test vet vet-etcd vet-pg vet-snowidd fmt race lint-actions test-etcd test-pg test-snowidd snowidd loadgen service proto bench bench-generators ladder ci lab history publish bench-check cross test-386 pin-modules consumer-test check-commits
 
 ## The repository is several modules (CONTRIBUTING.md, "Modules"), tied for
-## development by go.work: the library at the root, the lab (lab/), loadgen
-## (cmd/loadgen/), etcdlease/, pglease/ and snowidd/; tools/ is apart. Which
+## development by go.work: the library at the root, the lab (lab/, all of
+## loadgen's code included), loadgen's one-file main (cmd/loadgen/),
+## etcdlease/, pglease/ and snowidd/; tools/ is apart. Which
 ## modules a pattern such as ./... at the root matches in workspace mode
 ## depends on go.work's replace block, so the targets below name the
 ## modules' folders.
@@ -14,7 +15,7 @@ BENCHTIME ?= 300ms
 ## (GOWORK=off), where ./... stops at the nested modules' go.mod files and
 ## the library builds on its own go.mod alone, as a consumer's build does.
 LIB_MODULE_PKGS = GOWORK=off $(GO) list ./...
-## The lab and loadgen, the other half of what make test tests.
+## The lab and loadgen's main, the other half of what make test tests.
 LAB_PKGS = ./lab/... ./cmd/loadgen/...
 ## The modules with tests of their own (make test-etcd, test-pg, test-snowidd).
 SERVICE_PKGS = ./etcdlease/... ./pglease/... ./snowidd/...
@@ -40,7 +41,7 @@ all: test
 ## test: vet (every module), gofmt check, the workflows' lint, and the
 ## race-enabled tests of the library, lab and loadgen modules, which build
 ## bin/snowidd first for the lab's tests that call a replica
-## (lab/replica/replicatest starts it). The etcdlease module's tests need
+## (lab/internal/replica/replicatest starts it). The etcdlease module's tests need
 ## etcd: `make test-etcd`; pglease's a PostgreSQL of their own: `make
 ## test-pg`; snowidd's: `make test-snowidd`.
 test: vet fmt lint-actions race
@@ -232,7 +233,7 @@ bench-check: loadgen
 BTREE_FLAGS ?=
 ALTERNATIVES_FLAGS ?=
 
-## btree: what the key costs a B-tree (cmd/loadgen/internal/experiment/btree) on embedded SQLite; writes
+## btree: what the key costs a B-tree (lab/internal/experiment/btree) on embedded SQLite; writes
 ## results/local/*-btree.* (make publish RUN=... commits one)
 btree: loadgen
 	$(LOADGEN) btree $(BTREE_FLAGS)
@@ -256,7 +257,7 @@ alternatives: snowidd loadgen
 	trap 'scripts/pg.sh stop "$$dsn"' EXIT; \
 	$(LOADGEN) alternatives -pg "$$dsn" -pg-control scripts/pg.sh -snowidd-bin bin/snowidd $(ALTERNATIVES_FLAGS)
 
-## --- The fault lab (cmd/loadgen/internal/experiment/faults): a fleet of replicas on etcd under faults ---
+## --- The fault lab (lab/internal/experiment/faults): a fleet of replicas on etcd under faults ---
 .PHONY: snowidd-faults etcdholders test-faults chaos
 CHAOS_FLAGS ?=
 
@@ -276,7 +277,7 @@ etcdholders:
 ## etcd-server), started by the test with its toxiproxy links and replicas
 test-faults: snowidd-faults etcdholders
 	cd snowidd && $(GO) test -race -count=1 -tags snowidd_faults -run '^TestFaultClock' ./internal/daemon
-	cd cmd/loadgen && SNOWLAB_FAULTS=1 SNOWIDD_FAULTS_BIN=$(CURDIR)/bin/snowidd-faults ETCDHOLDERS_BIN=$(CURDIR)/bin/etcdholders $(GO) test -race -count=1 -timeout 15m -run '^TestShortSet$$' -v ./internal/experiment/faults
+	cd lab && SNOWLAB_FAULTS=1 SNOWIDD_FAULTS_BIN=$(CURDIR)/bin/snowidd-faults ETCDHOLDERS_BIN=$(CURDIR)/bin/etcdholders $(GO) test -race -count=1 -timeout 15m -run '^TestShortSet$$' -v ./internal/experiment/faults
 
 ## chaos: every fault scenario (loadgen faults -set full, about 4 minutes);
 ## writes results/local/*-faults.* (make publish RUN=... commits one).

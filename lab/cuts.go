@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/snowlab/snowlab/lab/internal/units"
 	"github.com/snowlab/snowlab/lab/result"
-	"github.com/snowlab/snowlab/lab/units"
 )
 
 // noteCuts says in a subject's note where its bursts or its steady run

@@ -1,13 +1,30 @@
 // Package lab is snowlab's performance lab as a library; this package is
-// its Suite: one run of the selected workloads (lab/workload) against the
-// selected subjects (lab/subject, lab/peers) on one host, recorded as one
-// result (lab/result), which loadgen renders as its report and charts.
-// The packages below it are the layers a user of the lab needs, each with
-// one job: the subjects, the workloads, the result schema, the host
-// fingerprint (lab/host), a snowidd replica and its remote subject
-// (lab/replica, lab/remote), and the comparison of two runs and the gate
-// (lab/compare) that CI uses to catch a regression; lab/units, lab/stats
-// and lab/md format and summarise figures for the lab and loadgen alike.
+// its Suite: one run of the selected workloads against the selected
+// subjects on one host, recorded as one result.
+//
+// Public is what a user needs to benchmark their own generator and gate
+// it in their CI, and nothing else:
+//
+//   - lab/subject: a subject from a func (subject.Func), snowlab's own
+//     generators and the physical limits they are read against;
+//   - lab/workload: the workloads' configurations, the Suite's fields;
+//   - package lab: the Suite that runs them (Suite.Measure);
+//   - lab/result: the result it returns, read (result.Read) and written
+//     (result.WriteJSON) in the schema loadgen writes;
+//   - lab/compare: the comparison of two runs and the gate (compare.Gate)
+//     that fails a run slower than its baseline against the same limit;
+//   - lab/loadgen: the loadgen command's one entry point (Main), which
+//     cmd/loadgen's main calls.
+//
+// Everything else is the lab's internal tree, which no other module can
+// import: the other libraries' subjects (internal/peers), a snowidd
+// replica and its remote subject (internal/replica, internal/remote), the
+// host fingerprint (internal/host), perf events, the figures' formats
+// (internal/units, internal/stats, internal/md), the reports and charts
+// (internal/report, internal/plot), the experiments (internal/experiment)
+// and loadgen's command line (internal/cli). cmd/loadgen is a module of
+// one file only because a module holds only its own folder and the
+// command's install path is at the top of the tree.
 //
 // A zero field of a workload's configuration takes the lab's default
 // (workload.DefaultBurstIDs and the rest), and loadgen's flags start from

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/snowlab/snowlab/lab/host"
+	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/perfevent"
 	"github.com/snowlab/snowlab/lab/internal/redact"
 	"github.com/snowlab/snowlab/lab/result"

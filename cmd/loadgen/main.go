@@ -24,12 +24,20 @@
 // Every run checks what it measured: a duplicate ID, an order a generator
 // promised and broke, or a strict generator above its per-tick ceiling is
 // listed under failures and makes loadgen exit 1.
+//
+// This folder is a module of one file: the lab module, rooted at lab/,
+// holds all of loadgen (lab/internal/cli and the packages beside it), and
+// main calls its one entry point, lab/loadgen.Main. A module holds only
+// its own folder, so this one keeps the install path
+// github.com/snowlab/snowlab/cmd/loadgen at the top of the tree.
 package main
 
 import (
 	"os"
+
+	"github.com/snowlab/snowlab/lab/loadgen"
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(loadgen.Main(os.Args[1:], os.Stdout, os.Stderr))
 }

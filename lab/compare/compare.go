@@ -13,11 +13,11 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
-	"github.com/snowlab/snowlab/lab/host"
-	"github.com/snowlab/snowlab/lab/md"
+	"github.com/snowlab/snowlab/lab/internal/host"
+	"github.com/snowlab/snowlab/lab/internal/md"
+	"github.com/snowlab/snowlab/lab/internal/stats"
+	"github.com/snowlab/snowlab/lab/internal/units"
 	"github.com/snowlab/snowlab/lab/result"
-	"github.com/snowlab/snowlab/lab/stats"
-	"github.com/snowlab/snowlab/lab/units"
 )
 
 // Outcome classifies one row of a comparison.

@@ -11,12 +11,12 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/snowlab/snowlab/lab/host"
-	"github.com/snowlab/snowlab/lab/md"
+	"github.com/snowlab/snowlab/lab/internal/host"
+	"github.com/snowlab/snowlab/lab/internal/md"
+	"github.com/snowlab/snowlab/lab/internal/stats"
+	"github.com/snowlab/snowlab/lab/internal/units"
 	"github.com/snowlab/snowlab/lab/result"
-	"github.com/snowlab/snowlab/lab/stats"
 	"github.com/snowlab/snowlab/lab/subject"
-	"github.com/snowlab/snowlab/lab/units"
 )
 
 // DefaultTolerance is how much worse a ratio may get before the gate

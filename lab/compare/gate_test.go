@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab/fixture"
+	"github.com/snowlab/snowlab/lab/internal/fixture"
+	"github.com/snowlab/snowlab/lab/internal/stats"
 	"github.com/snowlab/snowlab/lab/result"
-	"github.com/snowlab/snowlab/lab/stats"
 	"github.com/snowlab/snowlab/lab/subject"
 )
 

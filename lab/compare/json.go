@@ -5,7 +5,7 @@ import (
 	"io"
 	"math"
 
-	"github.com/snowlab/snowlab/lab/host"
+	"github.com/snowlab/snowlab/lab/internal/host"
 )
 
 // The JSON forms of a Comparison and a GateReport, for CI tools: every

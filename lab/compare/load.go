@@ -3,8 +3,8 @@ package compare
 import (
 	"strings"
 
-	"github.com/snowlab/snowlab/lab/host"
-	"github.com/snowlab/snowlab/lab/md"
+	"github.com/snowlab/snowlab/lab/internal/host"
+	"github.com/snowlab/snowlab/lab/internal/md"
 )
 
 // loadNote says how the loads the two runs' hosts were under differ

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab/host"
+	"github.com/snowlab/snowlab/lab/internal/host"
 )
 
 // TestLoadWarning: compare and the gate print each host's load and warn

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/snowlab/snowlab/lab/host"
+	"github.com/snowlab/snowlab/lab/internal/host"
 )
 
 // ErrExperiment is wrapped by Read's error about an experiment's result

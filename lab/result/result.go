@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/snowlab/snowlab/lab/host"
+	"github.com/snowlab/snowlab/lab/internal/host"
 )
 
 // SchemaVersion is the version of the result file format. Bump it when a

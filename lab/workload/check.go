@@ -5,8 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/snowlab/snowlab/lab/internal/stats"
 	"github.com/snowlab/snowlab/lab/result"
-	"github.com/snowlab/snowlab/lab/stats"
 	"github.com/snowlab/snowlab/lab/subject"
 )
 

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab/lab/internal/mono"
+	"github.com/snowlab/snowlab/lab/internal/stats"
 	"github.com/snowlab/snowlab/lab/result"
-	"github.com/snowlab/snowlab/lab/stats"
 	"github.com/snowlab/snowlab/lab/subject"
 )
 

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab/fixture"
+	"github.com/snowlab/snowlab/lab/internal/fixture"
 	"github.com/snowlab/snowlab/lab/internal/mono"
 	"github.com/snowlab/snowlab/lab/subject"
 )

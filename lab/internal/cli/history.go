@@ -1,0 +1,54 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/snowlab/snowlab/lab/internal/history"
+	"github.com/snowlab/snowlab/lab/internal/report"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
+)
+
+// runHistory writes the history page of the result files named or found
+// in the folders named: by default the published runs (results/) and the
+// local ones (results/local/), onto results/local/index.html, which git
+// ignores; loadgen publish refreshes the published page.
+func runHistory(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("loadgen history", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("o", "", "the page to write (default: "+report.IndexName+" in the one folder named, else in "+resultdir.Local+")")
+	base := fs.String("baseline", history.DefaultBaseline(), "the baseline loadgen check compares against, a .json file or a folder (its newest .json): "+
+		"the page leads with the ratios it gates (none at the default path: every ratio the gate would check)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: loadgen history [-o FILE] [-baseline FILE.json|DIR] [DIR|FILE.json ...]\n\n"+
+			"Writes one self-contained HTML page with every suite result in the folders (by default "+resultdir.Published+"/, the\n"+
+			"published runs, and "+resultdir.Local+"/, the lab's own) and files named: trend charts of the ratios the gate\n"+
+			"checks against the baseline, the runs by date and commit with the load each ran under, then the ratios\n"+
+			"only reported and IDs/s per subject, a line per host.\n\n")
+		fs.PrintDefaults()
+	}
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
+	}
+	page, err := history.NewPage(*out, *base, fs.Args())
+	if err != nil {
+		fmt.Fprintf(stderr, "loadgen history: %v\n", err)
+		return exitUsage
+	}
+	n, err := page.Write()
+	if err != nil {
+		fmt.Fprintf(stderr, "loadgen history: %v\n", err)
+		// What was named is at fault (a folder that is not there, a
+		// file that is no suite run) unless the page could not be
+		// written.
+		var bad *history.BadSource
+		if errors.As(err, &bad) {
+			return exitUsage
+		}
+		return exitFailure
+	}
+	fmt.Fprintf(stdout, "wrote %s (%d runs)\n", page.Out, n)
+	return exitOK
+}

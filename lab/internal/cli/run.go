@@ -1,0 +1,240 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/snowlab/snowlab/cmd/snowid/cli"
+	"github.com/snowlab/snowlab/lab"
+	"github.com/snowlab/snowlab/lab/internal/cpus"
+	"github.com/snowlab/snowlab/lab/internal/history"
+	"github.com/snowlab/snowlab/lab/internal/leaseflags"
+	"github.com/snowlab/snowlab/lab/internal/progress"
+	"github.com/snowlab/snowlab/lab/internal/report"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
+	"github.com/snowlab/snowlab/lab/internal/suiteflags"
+	"github.com/snowlab/snowlab/lab/internal/vcs"
+	"github.com/snowlab/snowlab/lab/result"
+)
+
+const (
+	exitOK      = 0
+	exitFailure = 1 // a correctness failure, or a gate that did not pass
+	exitUsage   = 2
+)
+
+func run(args []string, stdout, stderr io.Writer) int {
+	// command is the whole command line as typed, for the result files;
+	// they redact any credential in it.
+	command := append([]string{"loadgen"}, args...)
+	cmd := "run"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	} else if len(args) > 0 && isHelp(args[0]) {
+		cmd = "help"
+	}
+	switch cmd {
+	case "run":
+		return runSuite(args, command, stdout, stderr)
+	case "compare":
+		return runCompare(args, stdout, stderr)
+	case "check":
+		return runCheck(args, command, stdout, stderr)
+	case "export":
+		return runExport(args, stdout, stderr)
+	case "btree":
+		return runBtree(args, command, stdout, stderr)
+	case "alternatives":
+		return runAlternatives(args, command, stdout, stderr)
+	case "service":
+		return runService(args, command, stdout, stderr)
+	case "faults":
+		return runFaults(args, command, stdout, stderr)
+	case "list":
+		return runList(stdout, stderr)
+	case "history":
+		return runHistory(args, stdout, stderr)
+	case "publish":
+		return runPublish(args, stdout, stderr)
+	case "help":
+		if _, err := fmt.Fprintln(stdout, usage); err != nil {
+			return exitFailure
+		}
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "loadgen: unknown command %q (run 'loadgen help' for the commands)\n", cmd)
+	return exitUsage
+}
+
+func isHelp(arg string) bool {
+	switch arg {
+	case "-h", "-help", "--help":
+		return true
+	}
+	return false
+}
+
+// parseFlags parses args into fs. It returns the exit code to stop with,
+// or -1 to go on: -h prints the flags and exits 0, a bad flag is one line
+// naming it (cli.ParseFlags, as snowid reports one) and exits 2.
+func parseFlags(fs *flag.FlagSet, args []string) int {
+	switch stop, ok := cli.ParseFlags(fs, args); {
+	case stop && ok:
+		return exitOK
+	case stop:
+		return exitUsage
+	}
+	return -1
+}
+
+// usage is loadgen's one list of its subcommands (loadgen help).
+const usage = `usage:
+  loadgen [run] [flags]             run the suite (loadgen run -h for flags); writes
+                                    results/local/, which git ignores
+  loadgen compare [-fail-on-regression] [-json] OLD.json NEW.json
+                                    per-metric change with a noise-aware verdict
+  loadgen check [-baseline DIR|FILE.json]
+                                    the CI regression gate: a short fixed suite compared
+                                    on cross-machine ratios with a baseline (loadgen check -h)
+  loadgen export [-format F] RUN.json
+                                    a run for benchstat (gobench) or
+                                    github-action-benchmark (benchmark-action,
+                                    benchmark-action-costs)
+  loadgen btree [-rows N] [-pg DSN] what the key costs a B-tree: snowlab vs UUIDv4/v7,
+                                    ULID and a sequence on SQLite (and PostgreSQL)
+  loadgen alternatives -pg DSN      ticket server, sequences, blocks, stride and snowlab
+                                    on PostgreSQL: IDs/s, latency, disorder, a crash
+  loadgen service [-snowidd bin/snowidd]
+                                    a local snowidd over gRPC and Connect beside
+                                    the in-process generator (loadgen service -h)
+  loadgen faults [-set short|full] a fleet of replicas on etcd under faults: leader
+                                    killed, quorum lost, a replica cut off, clock
+                                    steps, 1,024 holders at once (loadgen faults -h)
+  loadgen history [-o FILE] [-baseline FILE.json|DIR] [DIR|FILE.json ...]
+                                    the history page of the results (index.html)
+  loadgen publish [-to DIR] [RUN.json ...]
+                                    copy runs (default: the newest in results/local)
+                                    into results/, to commit, and refresh its index.html
+  loadgen list                      list the subjects
+  loadgen help                      this text
+
+The experiments (btree, alternatives, service, faults) write
+results/local/<stem>-<experiment>.*; every run checks what it measured and
+exits 1 on a correctness failure.`
+
+func runSuite(args, command []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("loadgen run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var sf suiteflags.Flags
+	sf.Register(fs)
+	out := fs.String("out", resultdir.DefaultOut(), "folder for the result files (JSON, Markdown, SVG charts); git ignores the default: loadgen publish commits a run")
+	noWrite := fs.Bool("no-write", false, "print the table only, write no files")
+	var lease leaseflags.Flags
+	lease.Register(fs)
+	quiet := fs.Bool("q", false, "no progress bar")
+	procs := fs.Int("gomaxprocs", 0, fmt.Sprintf("run with runtime.GOMAXPROCS set to N, 1 to %d (0: leave it; the result's host records it), "+
+		"so that one binary can sweep core counts", cpus.MaxProcs))
+	cpuSpec := fs.String("cpus", "", "run on these CPUs only, e.g. 0,1 or 0-3 (Linux; the result's host records them as affinity); "+
+		"GOMAXPROCS follows their count unless -gomaxprocs is set")
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "loadgen run: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	if *procs < 0 || *procs > cpus.MaxProcs {
+		fmt.Fprintf(stderr, "loadgen run: -gomaxprocs %d: want 1 to %d (0: leave it)\n", *procs, cpus.MaxProcs)
+		return exitUsage
+	}
+	// Before the subjects are built: sharded ones size themselves by
+	// GOMAXPROCS.
+	restore, err := cpus.Bind(*cpuSpec, *procs)
+	if err != nil {
+		fmt.Fprintf(stderr, "loadgen run: %v\n", err)
+		return exitUsage
+	}
+	defer restore()
+	all, release, err := lease.Subjects()
+	if err != nil {
+		fmt.Fprintf(stderr, "loadgen run: %v\n", err)
+		if errors.As(err, new(*leaseflags.StoreError)) {
+			return exitFailure
+		}
+		return exitUsage
+	}
+	defer release()
+	suite, err := sf.Suite(all)
+	if err != nil {
+		fmt.Fprintf(stderr, "loadgen run: %v\n", err)
+		return exitUsage
+	}
+	suite.Command = command
+	suite.Commit, suite.Dirty = vcs.Commit()
+	bar := progress.New(stderr, *quiet, suite.Steps())
+	suite.Progress = bar.Step
+	res, err := suite.Measure()
+	bar.Finish()
+	if err != nil {
+		fmt.Fprintf(stderr, "loadgen: %v\n", err)
+		return exitFailure
+	}
+	if err := report.WriteTable(stdout, res); err != nil {
+		fmt.Fprintf(stderr, "loadgen: %v\n", err)
+		return exitFailure
+	}
+	if cuts := lab.Cuts(res); len(cuts) > 0 {
+		fmt.Fprintln(stdout)
+		for _, c := range cuts {
+			fmt.Fprintln(stdout, c)
+		}
+	}
+	return finishSuiteRun("loadgen", *out, *noWrite, res, stdout, stderr)
+}
+
+// finishSuiteRun ends a subcommand that ran the suite (run, service): the
+// result files unless noWrite, the history page of the folder refreshed
+// beside them, and exit 1 when a check failed. what names the command in
+// its messages.
+func finishSuiteRun(what, out string, noWrite bool, res *result.Run, stdout, stderr io.Writer) int {
+	if !noWrite {
+		paths, err := report.WriteFiles(out, res)
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: writing results: %v\n", what, err)
+			return exitFailure
+		}
+		printWrote(stdout, paths)
+		// The history page follows the folder: a result it cannot read
+		// is said, and costs the run nothing.
+		index := filepath.Join(out, report.IndexName)
+		base, _ := resultdir.ReadBaseline(filepath.FromSlash(resultdir.Baseline)) // none here: every gated ratio leads
+		if n, err := history.WritePage(index, resultdir.HistorySources(out), base); err != nil {
+			fmt.Fprintf(stderr, "%s: the history page was not refreshed: %v\n", what, err)
+		} else {
+			fmt.Fprintf(stdout, "wrote %s (%d runs)\n", index, n)
+		}
+	}
+	if len(res.Failures) > 0 {
+		fmt.Fprintf(stderr, "%s: correctness failures:\n", what)
+		for _, f := range res.Failures {
+			fmt.Fprintln(stderr, "  FAIL", f)
+		}
+		return exitFailure
+	}
+	return exitOK
+}
+
+// runList prints the subjects; it fails when stdout cannot be written (a
+// full disk, a closed pipe), so that a script never reads a short list as
+// the whole one.
+func runList(stdout, stderr io.Writer) int {
+	if err := suiteflags.WriteList(stdout); err != nil {
+		fmt.Fprintf(stderr, "loadgen list: %v\n", err)
+		return exitFailure
+	}
+	return exitOK
+}

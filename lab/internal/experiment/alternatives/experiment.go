@@ -1,0 +1,340 @@
+package alternatives
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/lab/internal/host"
+	"github.com/snowlab/snowlab/lab/internal/remote"
+	"github.com/snowlab/snowlab/lab/internal/units"
+	"github.com/snowlab/snowlab/lab/result"
+	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/snowidd/client"
+)
+
+// Defaults for Options.
+var DefaultClients = []int{1, 2, 4, 8, 16, 32}
+
+const (
+	DefaultDuration = 5 * time.Second
+	// DefaultDemand is the peak the blocks are sized for: 100,000 IDs/s
+	// across the fleet.
+	DefaultDemand       = 100_000
+	DefaultSkew         = 5 * time.Millisecond
+	DefaultMaxIDs       = 4_000_000
+	DefaultCrashClients = 4
+	DefaultCrashAfter   = 2 * time.Second
+	DefaultFsyncSeconds = 2
+)
+
+// Limits on Options.
+const (
+	MaxClients     = 256
+	MaxDuration    = 10 * time.Minute
+	MaxDemand      = 1e9
+	MaxSkew        = time.Hour
+	MaxIDs         = 100_000_000
+	MaxFsyncSecond = 60
+)
+
+// ErrOptions is wrapped by every error about Options out of range.
+var ErrOptions = errors.New("alternatives: option out of range")
+
+// Options configure an experiment. The zero value but for DSN runs the
+// issue's experiment.
+type Options struct {
+	// DSN is the PostgreSQL server's pgx connection string. The role needs
+	// CREATE on the database; data_directory (a superuser or
+	// pg_read_all_settings) tells whether the server is local.
+	DSN string
+	// Clients are the numbers of concurrent clients (simulated nodes)
+	// each scheme runs with (DefaultClients when empty).
+	Clients []int
+	// Duration is each run's length.
+	Duration time.Duration
+	// Demand is the fleet's IDs/s, shared evenly by the clients (a scheme
+	// that cannot keep up runs flat out); 0 is DefaultDemand, negative
+	// runs every client as fast as it can.
+	Demand float64
+	// MaxIDs caps the IDs recorded per run (DefaultMaxIDs when 0).
+	MaxIDs int
+	// Skew bounds the snowlab clients' clock offsets (DefaultSkew when 0;
+	// negative: none).
+	Skew time.Duration
+	// Schemes to run, in order (DefaultSchemes when empty).
+	Schemes []Scheme
+	// Snowidd is the base URL (http://HOST:PORT) of a running snowidd
+	// replica for the snowidd schemes; without one they are skipped, and
+	// the result says why. SnowiddNote, recorded beside it, says what the
+	// replica is (how it was started, where it runs).
+	Snowidd     string
+	SnowiddNote string
+	// Control, when set, runs the crash experiment on a local server.
+	Control      Control
+	CrashClients int
+	CrashAfter   time.Duration
+	// FsyncSeconds is pg_test_fsync's seconds per test (DefaultFsyncSeconds
+	// when 0; negative: not measured).
+	FsyncSeconds int
+	// Command, Commit and Dirty are recorded in the result; any credential
+	// in Command is redacted first.
+	Command []string
+	Commit  string
+	Dirty   bool
+	// Host, when set, is recorded instead of host.Probe() (tests).
+	Host *host.Fingerprint
+	// Progress, when set, is told what is about to happen and what
+	// finished.
+	Progress func(msg string)
+}
+
+// Validate reports the first option out of range, naming it and its
+// value. Zero fields take their defaults and are valid.
+func (o Options) Validate() error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s", ErrOptions, fmt.Sprintf(format, a...))
+	}
+	for _, n := range o.Clients {
+		if n < 1 || n > MaxClients {
+			return bad("clients %d: want 1 to %d", n, MaxClients)
+		}
+	}
+	switch {
+	case o.Duration < 0 || o.Duration > MaxDuration:
+		return bad("duration %s: want up to %s", o.Duration, MaxDuration)
+	case o.Demand > MaxDemand:
+		return bad("demand %g IDs/s: want at most %g (negative: unpaced)", o.Demand, float64(MaxDemand))
+	case o.MaxIDs < 0 || o.MaxIDs > MaxIDs:
+		return bad("max IDs %d: want 1 to %d", o.MaxIDs, MaxIDs)
+	case o.Skew > MaxSkew:
+		return bad("skew %s: want at most %s", o.Skew, MaxSkew)
+	case o.CrashClients < 0 || o.CrashClients > MaxClients:
+		return bad("crash clients %d: want 1 to %d", o.CrashClients, MaxClients)
+	case o.CrashAfter < 0 || o.CrashAfter > MaxDuration:
+		return bad("crash after %s: want up to %s", o.CrashAfter, MaxDuration)
+	case o.FsyncSeconds > MaxFsyncSecond:
+		return bad("fsync seconds %d: want at most %d (negative: not measured)", o.FsyncSeconds, MaxFsyncSecond)
+	}
+	for _, s := range o.Schemes {
+		if s.Size < 0 || s.Size > s.maxSize() {
+			return bad("scheme %s: size %d: want 1 to %d", s.Name(), s.Size, s.maxSize())
+		}
+	}
+	if o.Snowidd != "" {
+		if _, err := remote.Subject(o.Snowidd, client.GRPC, 0, snowlab.Layout{}); err != nil {
+			return bad("snowidd: %v", err)
+		}
+	}
+	return nil
+}
+
+func (o Options) withDefaults() Options {
+	if len(o.Clients) == 0 {
+		o.Clients = DefaultClients
+	}
+	o.Clients = slices.Clone(o.Clients)
+	if o.Duration == 0 {
+		o.Duration = DefaultDuration
+	}
+	if o.Demand == 0 {
+		o.Demand = DefaultDemand
+	}
+	o.Demand = max(o.Demand, 0)
+	if o.MaxIDs == 0 {
+		o.MaxIDs = DefaultMaxIDs
+	}
+	if o.Skew == 0 {
+		o.Skew = DefaultSkew
+	}
+	o.Skew = max(o.Skew, 0)
+	if len(o.Schemes) == 0 {
+		o.Schemes = DefaultSchemes()
+	}
+	if o.CrashClients == 0 {
+		o.CrashClients = DefaultCrashClients
+	}
+	if o.CrashAfter == 0 {
+		o.CrashAfter = DefaultCrashAfter
+	}
+	if o.FsyncSeconds == 0 {
+		o.FsyncSeconds = DefaultFsyncSeconds
+	}
+	o.FsyncSeconds = max(o.FsyncSeconds, 0)
+	return o
+}
+
+// Execute runs the experiment: the commit latency, every scheme with
+// every number of clients, then the crash experiment. A run that fails is
+// recorded with its error and the experiment goes on; Execute returns the
+// run with an error joining every failure, or nil and the error when it
+// cannot start.
+func Execute(ctx context.Context, o Options) (*Result, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	o = o.withDefaults()
+	run := newResult(o)
+	say := progress(o.Progress)
+	srv, err := openServer(ctx, o.DSN)
+	if err != nil {
+		return nil, err
+	}
+	run.Server = srv.info
+	defer func() {
+		if err := srv.close(); err != nil {
+			say("dropping the schema: %v", err)
+		}
+	}()
+
+	run.CommitLatency = commitLatency(ctx, srv, o.FsyncSeconds, say)
+	var errs []error
+	run.Schemes, errs = runSchemes(ctx, srv, o, say)
+	var crashErr error
+	run.Crash, crashErr = crashIfAllowed(ctx, srv, o, say)
+	errs = append(errs, crashErr) // errors.Join drops it if nil
+	run.Elapsed = time.Since(run.Started)
+	return run, errors.Join(errs...)
+}
+
+// newResult is the result's header and configuration, recorded before
+// anything runs so that a run cut short still says what it was asked.
+func newResult(o Options) *Result {
+	run := &Result{Header: result.NewHeader(Experiment, SchemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
+		Config: Config{Clients: o.Clients, Duration: o.Duration, Demand: o.Demand, MaxIDs: o.MaxIDs, Skew: o.Skew,
+			PrefetchShare: PrefetchShare, CrashClients: o.CrashClients, CrashAfter: o.CrashAfter, FsyncSeconds: o.FsyncSeconds,
+			Snowidd: nodeid.Redact(o.Snowidd), SnowiddNote: o.SnowiddNote}}
+	for _, s := range o.Schemes {
+		run.Config.Schemes = append(run.Config.Schemes, s.Name())
+	}
+	return run
+}
+
+// sayFunc tells Options.Progress, if any, what is about to happen or
+// what finished.
+type sayFunc func(format string, a ...any)
+
+func progress(to func(msg string)) sayFunc {
+	return func(format string, a ...any) {
+		if to != nil {
+			to(fmt.Sprintf(format, a...))
+		}
+	}
+}
+
+// commitLatency measures the server's commit latency with pg_test_fsync,
+// or says why it was not.
+func commitLatency(ctx context.Context, srv *pgServer, seconds int, say sayFunc) CommitLatency {
+	say("commit latency: pg_test_fsync -s %d on the data folder", seconds)
+	cl := measureCommitLatency(ctx, srv.info, seconds)
+	if cl.Measured() {
+		say("commit latency: %s per flush (%s), so one row ≤ %s", units.Ns(float64(cl.PerOp)),
+			cl.Method, units.Rate(cl.OpsPerSec))
+	} else {
+		say("commit latency: %s", cl.NotMeasured)
+	}
+	return cl
+}
+
+// runSchemes runs every scheme of o with every number of clients, and
+// returns their results and the failures among them. An interrupt stops
+// it after the point that saw it, with the scheme's points so far kept.
+func runSchemes(ctx context.Context, srv *pgServer, o Options, say sayFunc) ([]SchemeResult, []error) {
+	p := pace{duration: o.Duration, demand: o.Demand}
+	clients := fleet{srv: srv, snowidd: o.Snowidd, skew: o.Skew}
+	var out []SchemeResult
+	var errs []error
+	for _, sc := range o.Schemes {
+		if sc.Kind == Snowidd && o.Snowidd == "" {
+			res := SchemeResult{Scheme: sc, Name: sc.Name(), Skipped: noReplica}
+			say("%-22s skipped: %s", sc.Name(), res.Skipped)
+			out = append(out, res)
+			continue
+		}
+		res, serrs := runScheme(ctx, clients, sc, o, p, say)
+		out = append(out, res)
+		errs = append(errs, serrs...)
+		if ctx.Err() != nil {
+			errs = append(errs, ctx.Err())
+			break
+		}
+	}
+	return out, errs
+}
+
+// runScheme runs sc with each of o.Clients, each point capped to its share
+// of o.MaxIDs, until ctx ends. A point's error and any duplicate IDs are
+// failures.
+func runScheme(ctx context.Context, clients fleet, sc Scheme, o Options, p pace, say sayFunc) (SchemeResult, []error) {
+	res := SchemeResult{Scheme: sc, Name: sc.Name()}
+	var errs []error
+	for _, n := range o.Clients {
+		p.perCap = max(o.MaxIDs/n, 1)
+		pt, err := runPoint(ctx, clients, sc, n, p)
+		if err != nil {
+			pt.Error = err.Error()
+		}
+		if pt.Error != "" {
+			errs = append(errs, fmt.Errorf("%s, %d clients: %s", sc.Name(), n, pt.Error))
+		}
+		if pt.Disorder.Duplicates > 0 {
+			errs = append(errs, fmt.Errorf("%s, %d clients: %d duplicate IDs", sc.Name(), n, pt.Disorder.Duplicates))
+		}
+		res.Points = append(res.Points, pt)
+		say("%-22s %2d clients: %s (%s IDs), trip p50 %s, window %s, adjacent inverted %s",
+			sc.Name(), n, units.Rate(pt.IDsPerSec), units.Thousands(int(pt.IDs)), units.Ns(float64(pt.Trip.P50)),
+			units.Ns(float64(pt.Disorder.Window)), units.TrimSig(100*pt.Disorder.AdjacentShare, 3)+"%")
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return res, errs
+}
+
+// crashIfAllowed runs the crash experiment where it may: not after an
+// interrupt, and only on a local server that o.Control can stop. It
+// returns the crash's result and its failure, if any; a skip is none.
+func crashIfAllowed(ctx context.Context, srv *pgServer, o Options, say sayFunc) (Crash, error) {
+	switch {
+	case ctx.Err() != nil:
+		return Crash{Skipped: "interrupted"}, nil
+	case o.Control == nil:
+		return Crash{Skipped: "no control over the server (loadgen alternatives -pg-control scripts/pg.sh, for a server that script started)"}, nil
+	case !srv.info.Local:
+		return Crash{Skipped: "the server is not on this machine: it cannot be stopped and restarted from here"}, nil
+	}
+	say("crash: %d clients on the ticket row with synchronous_commit = off, an immediate stop after %s", o.CrashClients, o.CrashAfter)
+	c := runCrash(ctx, srv, o.Control, o.CrashClients, o.CrashAfter)
+	if c.Error != "" {
+		return c, fmt.Errorf("crash: %s", c.Error)
+	}
+	say("crash: %s IDs handed out before the stop, the row restarted at %d, %s of them issued again",
+		units.Thousands(int(c.HandedOut)), c.RowAfter, units.Thousands(int(c.Reissued)))
+	return c, nil
+}
+
+// runPoint prepares fresh objects for the scheme, opens its n clients and
+// measures them.
+func runPoint(ctx context.Context, f fleet, sc Scheme, n int, p pace) (Point, error) {
+	pt := Point{Clients: n, Demand: p.demand}
+	if sc.Database() {
+		if err := f.srv.prepare(ctx, sc, n); err != nil {
+			return pt, err
+		}
+	}
+	sources := make([]source, 0, n)
+	for i := range n {
+		s, err := newSource(ctx, f, sc, i, n)
+		if err != nil {
+			for _, s := range sources {
+				_ = s.Close(ctx)
+			}
+			return pt, err
+		}
+		sources = append(sources, s)
+	}
+	return measure(ctx, sources, p), nil
+}

@@ -1,0 +1,180 @@
+package alternatives
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/snowlab/snowlab/lab/internal/replica"
+)
+
+// Flags are the experiment's flags as typed (loadgen alternatives).
+type Flags struct {
+	dsn, clients, schemes, snowiddURL, snowiddBin, control string
+	duration, skew, crashAfter                             time.Duration
+	demand                                                 float64
+	maxIDs, crashClients, fsyncSec                         int
+}
+
+// Register defines the experiment's flags in fs.
+func (f *Flags) Register(fs *flag.FlagSet) {
+	fs.StringVar(&f.dsn, "pg", "", "PostgreSQL connection string (postgres://user@host:port/db); scripts/pg.sh start prints one for a throwaway server, make alternatives runs it all")
+	fs.StringVar(&f.clients, "clients", clientsText(DefaultClients), fmt.Sprintf("comma list of client counts (simulated nodes), each 1 to %d", MaxClients))
+	fs.DurationVar(&f.duration, "duration", DefaultDuration, fmt.Sprintf("length of each run, one scheme at one client count (more than 0, at most %v)", MaxDuration))
+	fs.Float64Var(&f.demand, "demand", DefaultDemand, fmt.Sprintf("the fleet's IDs/s, shared by the clients (more than 0, at most %g; -1: as fast as they go)", float64(MaxDemand)))
+	fs.IntVar(&f.maxIDs, "max-ids", DefaultMaxIDs, fmt.Sprintf("most IDs recorded per run (1 to %d)", MaxIDs))
+	fs.DurationVar(&f.skew, "skew", DefaultSkew, fmt.Sprintf("snowlab clients' clock offsets spread over ±skew (0 to %v)", MaxSkew))
+	fs.StringVar(&f.schemes, "schemes", "all", "comma list of ticket, sequence/cache-N, series/N, block/N, block/N+double, stride, snowlab, snowidd, snowidd/N (or all)")
+	fs.StringVar(&f.snowiddURL, "snowidd", "", "base URL (http://HOST:PORT) of a running snowidd replica for the snowidd schemes")
+	fs.StringVar(&f.snowiddBin, "snowidd-bin", "", "a snowidd binary to start on loopback for the run's snowidd schemes (make snowidd builds bin/snowidd); "+
+		"without this or -snowidd those schemes are skipped, and the report says so")
+	fs.StringVar(&f.control, "pg-control", "", "script that crashes and restarts the server (scripts/pg.sh, for a server it started): runs the crash experiment")
+	fs.IntVar(&f.crashClients, "crash-clients", DefaultCrashClients, fmt.Sprintf("crash experiment: clients on the row (1 to %d)", MaxClients))
+	fs.DurationVar(&f.crashAfter, "crash-after", DefaultCrashAfter, fmt.Sprintf("crash experiment: how long the clients run before the stop (more than 0, at most %v)", MaxDuration))
+	fs.IntVar(&f.fsyncSec, "fsync-seconds", DefaultFsyncSeconds, fmt.Sprintf("pg_test_fsync seconds per test on the server's data folder (-1: not measured, at most %d)", MaxFsyncSecond))
+}
+
+// Setup is the experiment's flags, checked: the Options to run with, and
+// the snowidd binary StartSnowidd starts for them.
+type Setup struct {
+	Options Options
+	bin     string
+}
+
+// Setup checks the flags. Its error names the first flag that is wrong,
+// its value and what is wanted, in one line.
+func (f Flags) Setup() (Setup, error) {
+	if f.dsn == "" {
+		return Setup{}, errors.New("-pg DSN is required (scripts/pg.sh start prints one, or make alternatives runs it all)")
+	}
+	counts, err := parseClients(f.clients)
+	if err != nil {
+		return Setup{}, fmt.Errorf("-clients: %v", err)
+	}
+	sc, err := ParseSchemes(f.schemes)
+	if err != nil {
+		return Setup{}, fmt.Errorf("-schemes: %v", err)
+	}
+	if err := f.checkSnowidd(); err != nil {
+		return Setup{}, err
+	}
+	if err := f.inRange(); err != nil {
+		return Setup{}, err
+	}
+	o := Options{DSN: f.dsn, Clients: counts, Duration: f.duration, Demand: f.demand, MaxIDs: f.maxIDs,
+		Skew: f.skew, Schemes: sc, CrashClients: f.crashClients, CrashAfter: f.crashAfter, FsyncSeconds: f.fsyncSec}
+	if f.skew == 0 {
+		o.Skew = -1 // no offsets (Options' zero is the default)
+	}
+	if f.control != "" {
+		if _, err := os.Stat(f.control); err != nil {
+			return Setup{}, fmt.Errorf("-pg-control: %v", err)
+		}
+		o.Control = ScriptControl{Script: f.control, DSN: f.dsn}
+	}
+	s := Setup{Options: o}
+	if callsSnowidd(sc) {
+		s.bin = f.snowiddBin
+		if f.snowiddURL != "" {
+			s.Options.Snowidd, s.Options.SnowiddNote = f.snowiddURL, "a running replica (-snowidd)"
+		}
+	}
+	return s, nil
+}
+
+// StartSnowidd starts the -snowidd-bin replica the run's snowidd schemes
+// call, on loopback, and points the Options at it; it returns nil when
+// there is none to start.
+func (s *Setup) StartSnowidd() (*replica.Replica, error) {
+	if s.bin == "" {
+		return nil, nil
+	}
+	rep, err := replica.Start(s.bin, replica.Config{})
+	if err != nil {
+		return nil, err
+	}
+	s.Options.Snowidd = rep.URL
+	s.Options.SnowiddNote = fmt.Sprintf("%s started for the run on loopback, static node id %d, every core", s.bin, replica.Node)
+	return rep, nil
+}
+
+// checkSnowidd checks -snowidd and -snowidd-bin: one or the other, each
+// one that can work.
+func (f Flags) checkSnowidd() error {
+	switch {
+	case f.snowiddURL != "" && f.snowiddBin != "":
+		return fmt.Errorf("-snowidd %s and -snowidd-bin %s: name a running replica or a binary to start, not both", f.snowiddURL, f.snowiddBin)
+	case f.snowiddURL != "":
+		if err := (Options{Snowidd: f.snowiddURL}).Validate(); err != nil {
+			return fmt.Errorf("-snowidd: %v", err)
+		}
+	case f.snowiddBin != "":
+		if err := replica.CheckBinary(f.snowiddBin); err != nil {
+			return fmt.Errorf("-snowidd-bin %v", err)
+		}
+	}
+	return nil
+}
+
+// inRange reports the first numeric flag out of range.
+func (f Flags) inRange() error {
+	switch {
+	case f.duration <= 0 || f.duration > MaxDuration:
+		return fmt.Errorf("-duration %v: want more than 0, at most %v", f.duration, MaxDuration)
+	case f.demand != -1 && (f.demand <= 0 || f.demand > MaxDemand):
+		return fmt.Errorf("-demand %g: want more than 0, at most %g, or -1", f.demand, float64(MaxDemand))
+	case f.maxIDs < 1 || f.maxIDs > MaxIDs:
+		return fmt.Errorf("-max-ids %d: want 1 to %d", f.maxIDs, MaxIDs)
+	case f.skew < 0 || f.skew > MaxSkew:
+		return fmt.Errorf("-skew %v: want 0 to %v", f.skew, MaxSkew)
+	case f.crashClients < 1 || f.crashClients > MaxClients:
+		return fmt.Errorf("-crash-clients %d: want 1 to %d", f.crashClients, MaxClients)
+	case f.crashAfter <= 0 || f.crashAfter > MaxDuration:
+		return fmt.Errorf("-crash-after %v: want more than 0, at most %v", f.crashAfter, MaxDuration)
+	case f.fsyncSec == 0 || f.fsyncSec < -1 || f.fsyncSec > MaxFsyncSecond:
+		return fmt.Errorf("-fsync-seconds %d: want 1 to %d, or -1", f.fsyncSec, MaxFsyncSecond)
+	}
+	return nil
+}
+
+// callsSnowidd reports whether any of the schemes calls a snowidd
+// replica, so that one is started only for a run that uses it.
+func callsSnowidd(schemes []Scheme) bool {
+	for _, s := range schemes {
+		if s.Kind == Snowidd {
+			return true
+		}
+	}
+	return false
+}
+
+func clientsText(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
+}
+
+// parseClients reads a comma list of client counts, each in range and
+// none twice.
+func parseClients(spec string) ([]int, error) {
+	var out []int
+	for _, part := range strings.Split(spec, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(part))
+		if err != nil || n < 1 || n > MaxClients {
+			return nil, fmt.Errorf("client count %q: want 1 to %d", strings.TrimSpace(part), MaxClients)
+		}
+		for _, have := range out {
+			if have == n {
+				return nil, fmt.Errorf("client count %d listed twice", n)
+			}
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}

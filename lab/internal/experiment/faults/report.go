@@ -1,0 +1,338 @@
+package faults
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/snowlab/snowlab/lab/internal/md"
+	"github.com/snowlab/snowlab/lab/internal/pgredact"
+	"github.com/snowlab/snowlab/lab/internal/report"
+	"github.com/snowlab/snowlab/lab/internal/units"
+)
+
+// WriteFiles writes run into dir as the lab's other experiments are
+// written, under the stem <date>-<host>-<sha>-faults: <stem>.json,
+// <stem>.md and <stem>.html. It returns the paths written.
+func WriteFiles(dir string, run *Result) ([]string, error) {
+	cp := *run
+	cp.Command = pgredact.Args(run.Command)
+	return document(&cp).WriteFiles(dir, cp.Stem(), &cp)
+}
+
+// WriteMarkdown writes run's report as Markdown.
+func WriteMarkdown(w io.Writer, run *Result) error { return document(run).WriteMarkdown(w, "") }
+
+// WriteHTML writes run's report as one self-contained HTML page.
+func WriteHTML(w io.Writer, run *Result) error { return document(run).WriteHTML(w) }
+
+// document lays run's report out, one function per section.
+func document(run *Result) *report.Document {
+	d := &report.Document{}
+	writeSetup(d, run)
+	writeVerdict(d, run)
+	writeScenarios(d, run)
+	writeReplicas(d, run)
+	writeChecks(d, run)
+	writeFleetStarts(d, run)
+	writeTimelines(d, run)
+	d.Host(run.Host)
+	return d
+}
+
+// writeSetup is the title, the run's date, commit and command, and the
+// rig it built.
+func writeSetup(d *report.Document, run *Result) {
+	title := "snowlab fault lab"
+	if !run.Started.IsZero() {
+		title += " " + run.Started.UTC().Format("2006-01-02")
+	}
+	if run.Host.Hostname != "" {
+		title += " on " + run.Host.Hostname
+	}
+	c := run.Config
+	rev := run.Commit
+	if run.Dirty {
+		rev += "+dirty"
+	}
+	d.Section(1, title).
+		Text(fmt.Sprintf("**Date:** %s (took %s) · **Commit:** %s · **Set:** %s · **Schema:** %d",
+			run.Started.UTC().Format("2006-01-02 15:04:05 UTC"), run.Elapsed.Round(time.Second), md.Code(md.OrDash(rev)), md.OrDash(c.Set), run.Schema)).
+		Text("**Command:** " + md.Code(md.OrDash(md.ShellJoin(pgredact.Args(run.Command))))).
+		Text(fmt.Sprintf("**Rig:** etcd %s on loopback ports with throwaway data folders; every replica's links to it through toxiproxy in the lab's process; "+
+			"snowidd replicas as processes (%s), -ttl %v, -window %v (refresh %v), -rewind-hold %v; generators' MaxFloorWait %v; "+
+			"etcd's election timeout %v; %d client goroutines, each over its own connections, the four protocols in turn, an attempt on one replica bounded at %v.",
+			md.OrDash(c.EtcdVersion), md.Code(c.Snowidd), c.TTL, c.Window, c.Refresh, c.RewindHold, c.MaxFloorWait, c.ElectionTimeout, c.Clients, c.AttemptTimeout))
+}
+
+// writeVerdict is the count of scenarios, IDs, duplicates and failures,
+// and the failures.
+func writeVerdict(d *report.Document, run *Result) {
+	ran, skipped := 0, 0
+	ids, dups, order := 0, 0, 0
+	for _, s := range run.Scenarios {
+		if s.Skipped != "" {
+			skipped++
+		} else {
+			ran++
+		}
+		ids, dups, order = ids+s.Calls.IDs, dups+s.Calls.Duplicates, order+s.Calls.OrderViolations
+	}
+	verdict := d.Section(2, "Verdict").
+		Text(fmt.Sprintf("%d scenarios run, %d skipped: %s IDs received and checked, **%d duplicates, %d out of order**, %d failures.",
+			ran, skipped, units.Thousands(ids), dups, order, len(run.Failures)))
+	if len(run.Failures) > 0 {
+		verdict.List(run.Failures...)
+	}
+}
+
+// writeScenarios is each scenario's calls: served, refused, IDs checked
+// and the failovers.
+func writeScenarios(d *report.Document, run *Result) {
+	var rows [][]string
+	for _, s := range run.Scenarios {
+		if s.Skipped != "" {
+			rows = append(rows, []string{s.Name, "skipped: " + s.Skipped, "", "", "", "", "", "", ""})
+			continue
+		}
+		if s.Holders != nil {
+			continue
+		}
+		cl := s.Calls
+		rows = append(rows, []string{s.Name, units.Thousands(cl.Calls), units.Thousands(cl.Served), units.Thousands(cl.Failed), refusals(cl.Attempts),
+			units.Thousands(cl.IDs), strconv.Itoa(cl.Duplicates), strconv.Itoa(cl.OrderViolations), failover(cl)})
+	}
+	d.Section(2, "Scenarios").
+		Table([]string{"Scenario", "Calls", "Served", "All refused", "Attempts refused, by code", "IDs", "Duplicates", "Out of order", "Failover: n, max, p99"}, rows).
+		Text("A call goes to the next replica round the fleet and, refused, to each other in turn; *All refused* are calls no replica served. " +
+			"An attempt is one try on one replica: refused with a status code, `transport` (no answer: a killed replica, a refused connection) or `timeout`. " +
+			"*Out of order* counts IDs a client received from a node id that were not above the last it received from that node id. " +
+			"*Failover* is the served calls that had first been refused, and how long those took from the first try to the answer.")
+}
+
+// writeReplicas is how long each replica was down against its bound.
+func writeReplicas(d *report.Document, run *Result) {
+	var rows [][]string
+	for _, s := range run.Scenarios {
+		for _, r := range s.Replicas {
+			within := "—"
+			if r.Bound > 0 {
+				within = "yes"
+				if !r.Within() {
+					within = "**NO**"
+				}
+			}
+			rows = append(rows, []string{s.Name, r.Name, md.OrDash(r.Role), ints(r.Nodes), units.Thousands(r.IDs),
+				dur(r.NotReady), dur(r.Refusing), boundCell(r), within})
+		}
+	}
+	d.Section(2, "Replicas").
+		Table([]string{"Scenario", "Replica", "Role", "Node ids", "IDs", "Longest not ready", "Longest refusing", "Bound", "Within"}, rows).
+		Text("*Longest not ready* is the longest span /readyz did not answer 200, polled every 50 ms (a killed replica counts until it is back); " +
+			"*Longest refusing* the longest span from an attempt it refused to the next it served. The bound is what the design allows the longer of the two under that scenario's fault, " +
+			"made of the TTL, the Window, its refresh, etcd's election and the fault's own length; a replica the fault does not touch has none.")
+}
+
+// writeChecks is each scenario's claims and whether they held, when any
+// scenario checked one.
+func writeChecks(d *report.Document, run *Result) {
+	var rows [][]string
+	for _, s := range run.Scenarios {
+		for _, c := range s.Checks {
+			ok := "yes"
+			if !c.OK {
+				ok = "**NO**"
+			}
+			rows = append(rows, []string{s.Name, c.What, c.Measured, ok})
+		}
+	}
+	if len(rows) > 0 {
+		d.Section(2, "Checks").Table([]string{"Scenario", "Claim", "Measured", "Holds"}, rows)
+	}
+}
+
+// writeFleetStarts is the fleet-start scenarios: how fast every holder
+// held a node id, and none shared or lost.
+func writeFleetStarts(d *report.Document, run *Result) {
+	var rows [][]string
+	for _, s := range run.Scenarios {
+		h := s.Holders
+		if h == nil {
+			continue
+		}
+		rows = append(rows, []string{s.Name, units.Thousands(h.Holders), strconv.Itoa(h.Members), fmt.Sprintf("%d/%d", h.Acquired, h.Holders),
+			dur(h.AllHeld), dur(h.P50), dur(h.P99), units.Thousands(int(h.AcquireCalls)), units.Thousands(int(h.Conflicts)), failuresCell(h.Failures),
+			strconv.Itoa(h.Shared), strconv.Itoa(h.Lost)})
+	}
+	if len(rows) == 0 {
+		return
+	}
+	d.Section(2, "Fleet start").
+		Table([]string{"Scenario", "Holders", "etcd members", "Held", "All held after", "p50", "p99", "Acquire calls", "Conflicts", "Acquire failures (retried)", "Shared", "Lost"}, rows).
+		Text("Every holder is a goroutine with an etcd client of its own (etcdholders), all released from one barrier: the time is from the barrier to the last holder's node id. " +
+			"*Conflicts* are claim transactions that found their node id taken by another holder first (Acquire then tries the next); " +
+			"*Shared* are node ids held by two leases that were not lost (must be 0); *Lost* leases lost by the time every holder held one.")
+}
+
+// writeTimelines is a section per scenario run: what the rig did, what
+// it observed, and how long it took.
+func writeTimelines(d *report.Document, run *Result) {
+	d.Section(2, "Timelines").Text("What the rig did in each scenario, from the start of the clients' calls, and what it observed.")
+	for _, s := range run.Scenarios {
+		if s.Skipped != "" {
+			continue
+		}
+		sec := d.Section(3, s.Name+": "+s.Title)
+		if items := timeline(s); len(items) > 0 {
+			sec.List(items...)
+		}
+		took := fmt.Sprintf("Took %v.", s.Duration.Round(100*time.Millisecond))
+		if s.Load.Recorded() {
+			took += " Host meanwhile: " + s.Load.String() + "."
+		}
+		sec.Text(took)
+	}
+}
+
+// timeline is scenario s's fault, observations, error and example
+// failures as list items, the failures in bold.
+func timeline(s ScenarioResult) []string {
+	items := append([]string(nil), s.Fault...)
+	for _, n := range s.Notes {
+		items = append(items, "observed: "+n)
+	}
+	if s.Error != "" {
+		first, _, _ := strings.Cut(s.Error, "\n")
+		items = append(items, "stopped short: "+first)
+	}
+	for i, it := range items {
+		items[i] = md.Escape(it)
+	}
+	for _, e := range s.Calls.Examples {
+		items = append(items, "**"+md.Escape(e)+"**")
+	}
+	return items
+}
+
+// WriteTable writes run's scenarios as a terminal table, the fleet
+// starts and the skipped scenarios on lines of their own below it.
+func WriteTable(w io.Writer, run *Result) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SCENARIO\tCALLS\tIDS\tDUP\tORDER\tREFUSED\tFAILOVER MAX\tLONGEST DOWN (BOUND)\tCHECKS\tTOOK")
+	var below []string
+	for _, s := range run.Scenarios {
+		switch {
+		case s.Skipped != "":
+			below = append(below, fmt.Sprintf("%s skipped: %s", s.Name, s.Skipped))
+			continue
+		case s.Holders != nil:
+			h := s.Holders
+			below = append(below, fmt.Sprintf("%s: %d holders on %d etcd member(s): all held after %v, p99 %v, %d conflicts, %d shared, %d lost; checks %s; took %v",
+				s.Name, h.Holders, h.Members, dur(h.AllHeld), dur(h.P99), h.Conflicts, h.Shared, h.Lost, checksCell(s.Checks), s.Duration.Round(100*time.Millisecond)))
+			continue
+		}
+		var down []string
+		for _, r := range s.Replicas {
+			cell := r.Name + " " + dur(max(r.NotReady, r.Refusing))
+			if r.Bound > 0 {
+				cell += " (" + dur(r.Bound) + ")"
+				if !r.Within() {
+					cell += " OVER"
+				}
+			}
+			down = append(down, cell)
+		}
+		cl := s.Calls
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%v\n", s.Name, cl.Calls, cl.IDs, cl.Duplicates, cl.OrderViolations,
+			refusals(cl.Attempts), dur(cl.FailoverMax), strings.Join(down, ", "), checksCell(s.Checks), s.Duration.Round(100*time.Millisecond))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, b := range below {
+		fmt.Fprintln(w, b)
+	}
+	if len(run.Failures) > 0 {
+		fmt.Fprintf(w, "\n%d FAILURE(S):\n", len(run.Failures))
+		for _, f := range run.Failures {
+			fmt.Fprintf(w, "  %s\n", f)
+		}
+	}
+	return nil
+}
+
+func checksCell(cs []Check) string {
+	ok := 0
+	for _, c := range cs {
+		if c.OK {
+			ok++
+		}
+	}
+	return fmt.Sprintf("%d/%d", ok, len(cs))
+}
+
+func refusals(attempts map[string]int) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(attempts)) {
+		if k != OutcomeOK {
+			parts = append(parts, fmt.Sprintf("%s %s", k, units.Thousands(attempts[k])))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func failuresCell(f map[string]int) string {
+	if len(f) == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(f)) {
+		parts = append(parts, fmt.Sprintf("%s: %d", k, f[k]))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func failover(c CallStats) string {
+	if c.Failovers == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%s, %s, %s", units.Thousands(c.Failovers), dur(c.FailoverMax), dur(c.FailoverP99))
+}
+
+func boundCell(r ReplicaStat) string {
+	if r.Bound == 0 {
+		return "—"
+	}
+	return dur(r.Bound) + ": " + r.BoundWhy
+}
+
+func dur(d time.Duration) string {
+	switch {
+	case d == 0:
+		return "0"
+	case d < time.Millisecond:
+		return d.Round(time.Microsecond).String()
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(10 * time.Millisecond).String()
+}
+
+func ints(v []int) string {
+	if len(v) == 0 {
+		return "—"
+	}
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,605 @@
+package faults
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/lab/internal/host"
+	"github.com/snowlab/snowlab/lab/result"
+)
+
+// Defaults of the rig's timing: short enough that every scenario plays
+// out in seconds, and in the proportions production keeps (a TTL of two
+// windows, the refresh a third of the window).
+const (
+	DefaultTTL            = 3 * time.Second
+	DefaultWindow         = 1500 * time.Millisecond
+	DefaultRewindHold     = time.Second
+	DefaultClients        = 4
+	DefaultAttemptTimeout = 500 * time.Millisecond
+	// etcdElection is etcd's default --election-timeout, which the rig
+	// keeps: raft waits up to twice it (randomized) before electing.
+	etcdElection = time.Second
+	// reconnect is the most a replica's etcd client waits to dial again
+	// (etcdlease caps gRPC's backoff at 1 s).
+	reconnect = time.Second
+	// slack is the rig's own share of a measured span: /readyz is polled
+	// every 50 ms and a client backs off 20 ms when every replica refused.
+	slack = 250 * time.Millisecond
+)
+
+// Options configure Execute.
+type Options struct {
+	// Snowidd is the replica binary: a fault-injection build (make
+	// snowidd-faults) for the clock scenarios, which skip without one.
+	Snowidd string
+	// Etcd is the etcd binary (/usr/bin/etcd from etcd-server).
+	Etcd string
+	// Holders is etcdholders (make etcdholders); the holder scenarios
+	// skip without it.
+	Holders string
+	// Set is "short" (CI's subset) or "full"; Scenarios, when set, names
+	// the scenarios to run instead.
+	Set       string
+	Scenarios []string
+	// Dir holds the run's etcd data, certificates and logs (a temporary
+	// folder when empty); it is removed after.
+	Dir string
+	// Clients is how many client goroutines call the fleet (0:
+	// DefaultClients).
+	Clients int
+	// Command, Commit and Dirty are recorded in the result.
+	Command []string
+	Commit  string
+	Dirty   bool
+	// Host, when set, is recorded instead of host.Probe().
+	Host *host.Fingerprint
+	// Progress, when set, is told what is happening.
+	Progress func(msg string)
+}
+
+// ErrOptions is wrapped by the error for Options that can never run.
+var ErrOptions = errors.New("faults: bad options")
+
+// Execute runs the scenarios of o's set (or those o names), each on a
+// fleet and an etcd of its own, and returns their figures. A scenario
+// that cannot run here (no fault-injection build, no TLS in the replica
+// binary, no etcdholders) is recorded as skipped with the reason; one that
+// breaks off is recorded with its error. The error is for Options that
+// can never work.
+func Execute(ctx context.Context, o Options) (*Result, error) {
+	scs, err := pick(o)
+	if err != nil {
+		return nil, err
+	}
+	if o.Snowidd == "" || o.Etcd == "" {
+		return nil, fmt.Errorf("%w: the snowidd and etcd binaries are required", ErrOptions)
+	}
+	for _, bin := range []string{o.Snowidd, o.Etcd} {
+		if _, err := exec.LookPath(bin); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrOptions, err)
+		}
+	}
+	if o.Clients <= 0 {
+		o.Clients = DefaultClients
+	}
+	dir := o.Dir
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "snowlab-faults-"); err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+	}
+	x := &executor{o: o, dir: dir, caps: probeSnowidd(o.Snowidd)}
+	run := &Result{Header: result.NewHeader(Experiment, SchemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
+		Config: Config{TTL: DefaultTTL, Window: DefaultWindow, Refresh: DefaultWindow / 3, MaxFloorWait: snowlab.DefaultMaxFloorWait,
+			RewindHold: DefaultRewindHold, ElectionTimeout: etcdElection, Clients: o.Clients, AttemptTimeout: DefaultAttemptTimeout,
+			Snowidd: o.Snowidd, Etcd: o.Etcd, EtcdVersion: etcdVersion(o.Etcd), Holders: o.Holders, Set: o.Set}}
+	// The load is read over the whole run and over each scenario: the
+	// spans measured are partly the host's when others take its CPUs.
+	load := host.StartLoad()
+	defer func() { run.Host.Load = load.Stop() }()
+	for _, sc := range scs {
+		if ctx.Err() != nil {
+			break
+		}
+		x.say("%s: %s", sc.Name, sc.Title)
+		scLoad := host.StartLoad()
+		r := x.run(ctx, sc)
+		if r.Skipped == "" {
+			r.Load = scLoad.Stop()
+		}
+		run.Scenarios = append(run.Scenarios, r)
+		run.Failures = append(run.Failures, failures(r)...)
+		x.say("%s: %s", sc.Name, summary(r))
+	}
+	run.Elapsed = time.Since(run.Started)
+	return run, ctx.Err()
+}
+
+// pick is the scenarios o asks for, in the table's order.
+func pick(o Options) ([]Scenario, error) {
+	all := Scenarios()
+	if len(o.Scenarios) > 0 {
+		var out []Scenario
+		for _, name := range o.Scenarios {
+			i := slices.IndexFunc(all, func(s Scenario) bool { return s.Name == name })
+			if i < 0 {
+				return nil, fmt.Errorf("%w: no scenario %q (want one of %s)", ErrOptions, name, strings.Join(Names(), ", "))
+			}
+			out = append(out, all[i])
+		}
+		return out, nil
+	}
+	switch o.Set {
+	case "short":
+		return slices.DeleteFunc(all, func(s Scenario) bool { return !s.Short }), nil
+	case "full", "":
+		return all, nil
+	}
+	return nil, fmt.Errorf("%w: set %q: want short or full", ErrOptions, o.Set)
+}
+
+// Names are the scenarios' names, in order.
+func Names() []string {
+	var out []string
+	for _, s := range Scenarios() {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+// capabilities are what the replica binary can do.
+type capabilities struct {
+	tls        bool // -tls-cert and the -etcd-* flags
+	faultClock bool // the snowidd_faults build's clock hook
+}
+
+// probeSnowidd asks the binary's -h which flags it has. Whether it steps
+// its clock is asked of a started replica (GET /fault/clock).
+func probeSnowidd(bin string) capabilities {
+	out, _ := exec.Command(bin, "-h").CombinedOutput()
+	h := string(out)
+	return capabilities{tls: strings.Contains(h, "-tls-cert") && strings.Contains(h, "-etcd-cacert")}
+}
+
+func etcdVersion(bin string) string {
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		return ""
+	}
+	first, _, _ := strings.Cut(string(out), "\n")
+	return strings.TrimSpace(strings.TrimPrefix(first, "etcd Version:"))
+}
+
+type executor struct {
+	o    Options
+	dir  string
+	caps capabilities
+}
+
+func (x *executor) say(format string, a ...any) {
+	if x.o.Progress != nil {
+		x.o.Progress(fmt.Sprintf(format, a...))
+	}
+}
+
+// stage is one scenario under way: the rig it runs on and what it notes.
+type stage struct {
+	x        *executor
+	sc       Scenario
+	cluster  *Cluster
+	links    *Links
+	certs    *Certs
+	reps     []*Replica
+	started  []atomic.Bool // by replica: ever started (a spare is not, at first)
+	begun    time.Time
+	fault    []string
+	roles    map[int]string
+	bounds   map[int]boundSpec
+	checks   []Check
+	notes    []string
+	after    []func(a *analysis)
+	extra    []*load // loads of the scenario's own (the kill -9 batch caller)
+	holders  *HoldersReport
+	startErr error
+}
+
+type boundSpec struct {
+	d   time.Duration
+	why string
+}
+
+// mark notes a step of the fault, with its time from the load's start.
+func (s *stage) mark(format string, a ...any) {
+	s.fault = append(s.fault, fmt.Sprintf("%5.1f s: %s", time.Since(s.begun).Seconds(), fmt.Sprintf(format, a...)))
+	s.x.say("  %s", s.fault[len(s.fault)-1])
+}
+
+func (s *stage) role(r int, what string) { s.roles[r] = what }
+
+func (s *stage) bound(r int, d time.Duration, why string) { s.bounds[r] = boundSpec{d, why} }
+
+// check records a claim measured: ok, and what was measured.
+func (s *stage) check(what string, ok bool, format string, a ...any) {
+	s.checks = append(s.checks, Check{What: what, Measured: fmt.Sprintf(format, a...), OK: ok})
+}
+
+// note records an observation.
+func (s *stage) note(format string, a ...any) { s.notes = append(s.notes, fmt.Sprintf(format, a...)) }
+
+// afterLoad runs f on what the clients received, once the load ended.
+func (s *stage) afterLoad(f func(a *analysis)) { s.after = append(s.after, f) }
+
+// waitReady waits until replica r answers /readyz 200.
+func (s *stage) waitReady(r int, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	for {
+		ok, body := s.reps[r].Readyz()
+		if ok {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("replica %s not ready within %v: %s", s.reps[r].Name, within, body)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// startSpare starts replica r, a spare, and lets the clients call it.
+func (s *stage) startSpare(r int) error {
+	if err := s.reps[r].Start(); err != nil {
+		return err
+	}
+	s.started[r].Store(true)
+	return nil
+}
+
+// clientTLS is how the lab reaches the replicas: nil in plaintext.
+func (s *stage) clientTLS() *tls.Config {
+	if s.certs == nil {
+		return nil
+	}
+	return s.certs.ClientTLS()
+}
+
+// replicaArgs are replica r's flags after -listen.
+func (s *stage) replicaArgs(r int, spec ReplicaSpec, peers []string) ([]string, error) {
+	eps, err := s.links.For(r)
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"-lease", "etcd:" + strings.Join(eps, ",") + "/faults/" + s.sc.Name,
+		"-ttl", DefaultTTL.String(), "-window", DefaultWindow.String(), "-grace", "2s",
+		"-rewind-hold", DefaultRewindHold.String(), "-policy", spec.policy()}
+	if s.sc.Layout != "" {
+		args = append(args, "-layout", s.sc.Layout)
+	}
+	if spec.Peers && len(peers) > 0 {
+		args = append(args, "-peers", strings.Join(peers, ","), "-peer-interval", "250ms")
+	}
+	if c := s.certs; c != nil {
+		args = append(args, "-tls-cert", c.ServerCert, "-tls-key", c.ServerKey, "-tls-client-ca", c.CA,
+			"-etcd-cacert", c.CA, "-etcd-cert", c.ClientCert, "-etcd-key", c.ClientKey)
+	}
+	return args, nil
+}
+
+// run runs one scenario on a rig of its own and returns its figures.
+// It sets up what the scenario runs on (a folder, certificates, etcd and
+// the replicas), each torn down by a deferred call when run returns; the
+// phases after that are stage methods.
+func (x *executor) run(ctx context.Context, sc Scenario) (res ScenarioResult) {
+	res = ScenarioResult{Name: sc.Name, Title: sc.Title, Short: sc.Short, TLS: sc.TLS}
+	if why := x.unmet(sc); why != "" {
+		res.Skipped = why
+		return res
+	}
+	t0 := time.Now()
+	defer func() { res.Duration = time.Since(t0) }()
+	dir, err := os.MkdirTemp(x.dir, sc.Name+"-")
+	if err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	defer os.RemoveAll(dir)
+	s := &stage{x: x, sc: sc, roles: map[int]string{}, bounds: map[int]boundSpec{}}
+	if sc.TLS {
+		if s.certs, err = NewCerts(dir); err != nil {
+			res.Error = err.Error()
+			return res
+		}
+	}
+	members := max(sc.Members, 1)
+	s.cluster, err = StartCluster(ClusterConfig{Bin: x.o.Etcd, Members: members, Dir: dir, Certs: s.certs, Partitionable: sc.Partitionable})
+	if err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	defer s.cluster.Stop()
+	if sc.Holders > 0 {
+		return s.runHolders(ctx, res)
+	}
+	s.links = NewLinks(s.cluster.Endpoints())
+	defer s.links.Close()
+	if err := s.makeReplicas(); err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	defer func() {
+		for _, r := range s.reps {
+			r.Kill()
+		}
+	}()
+	if err := s.startReplicas(); err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	if why := s.faultClockMissing(); why != "" {
+		res.Skipped = why
+		return res
+	}
+	if sc.TLS {
+		s.tlsRefusals(ctx)
+	}
+	a, runErr, err := s.drive(ctx)
+	if err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	s.collect(&res, a, runErr)
+	return res
+}
+
+// runHolders runs a holder scenario, which brings its own processes
+// (etcdholders) rather than replicas and a load: it reports the fault's
+// steps, the holders' report, its checks and notes.
+func (s *stage) runHolders(ctx context.Context, res ScenarioResult) ScenarioResult {
+	s.begun = time.Now()
+	if err := s.sc.Run(ctx, s); err != nil {
+		res.Error = err.Error()
+	}
+	res.Fault, res.Holders, res.Checks, res.Notes = s.fault, s.holders, s.checks, s.notes
+	return res
+}
+
+// makeReplicas makes the scenario's replicas and spares, none started,
+// each with its flags; the replicas (not the spares) are one another's
+// peers.
+func (s *stage) makeReplicas() error {
+	specs := append(append([]ReplicaSpec(nil), s.sc.Replicas...), s.sc.Spares...)
+	for i := range specs {
+		rep, err := newReplica(fmt.Sprintf("r%d", i), s.x.o.Snowidd, nil, s.clientTLS())
+		if err != nil {
+			return err
+		}
+		s.reps = append(s.reps, rep)
+	}
+	s.started = make([]atomic.Bool, len(s.reps))
+	for i, spec := range specs {
+		var peers []string
+		for j, other := range s.reps[:len(s.sc.Replicas)] {
+			if j != i {
+				peers = append(peers, other.URL())
+			}
+		}
+		var err error
+		if s.reps[i].args, err = s.replicaArgs(i, spec, peers); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// startReplicas starts the replicas (not the spares) one at a time, each
+// ready before the next starts: replica i holds node id i, the lowest
+// free, so that a successor starting on the lowest free id takes the one
+// a scenario freed. A replica not ready in time fails it with its log.
+func (s *stage) startReplicas() error {
+	for i := range s.sc.Replicas {
+		if err := s.reps[i].Start(); err != nil {
+			return err
+		}
+		s.started[i].Store(true)
+		if err := s.waitReady(i, 30*time.Second); err != nil {
+			return fmt.Errorf("%w\n%s", err, s.reps[i].Log())
+		}
+	}
+	return nil
+}
+
+// faultClockMissing says why a scenario that steps the clock cannot run
+// on the started replicas' binary, or "". Only a started replica can
+// tell: the binary's -h does not name the hook.
+func (s *stage) faultClockMissing() string {
+	if !s.sc.FaultClock {
+		return ""
+	}
+	if code, _, err := s.reps[0].get(faultClockPath); err != nil || code != 200 {
+		return fmt.Sprintf("needs a fault-injection build of snowidd, whose clock the lab steps (make snowidd-faults builds bin/snowidd-faults); %s answers GET %s with %d", s.x.o.Snowidd, faultClockPath, code)
+	}
+	return ""
+}
+
+// live reports whether replica r was ever started: the clients call it,
+// and it is reported on.
+func (s *stage) live(r int) bool { return s.started[r].Load() }
+
+// drive runs the scenario's fault under load: the clients and the
+// readiness watch start, the load runs alone for 1.5 s, the scenario
+// plays its fault and (if it ran to its end) the fleet settles. It
+// returns what the clients and the watch saw, the scenario's error, and
+// the error that kept it from measuring anything.
+func (s *stage) drive(ctx context.Context) (a *analysis, runErr, err error) {
+	urls := make([]string, len(s.reps))
+	for i, r := range s.reps {
+		urls[i] = r.URL()
+	}
+	watch := watchReadiness(s.reps, s.live)
+	batch := s.sc.Batch
+	if batch == nil {
+		batch = func(n int) int { return []int{0, 100}[n%2] }
+	}
+	main, err := startLoad(loadConfig{urls: urls, clients: s.x.o.Clients, tls: s.clientTLS(), batch: batch,
+		attemptTimeout: DefaultAttemptTimeout, skip: func(r int) bool { return !s.live(r) }})
+	if err != nil {
+		watch.end()
+		return nil, nil, err
+	}
+	s.begun = time.Now()
+	time.Sleep(1500 * time.Millisecond)
+	runErr = s.sc.Run(ctx, s)
+	if runErr == nil {
+		runErr = s.settle()
+	}
+	layout, err := s.sc.layout()
+	if err != nil {
+		return nil, nil, err
+	}
+	a = &analysis{layout: layout}
+	a.callers = main.end()
+	for _, l := range s.extra {
+		a.callers = append(a.callers, l.end()...)
+	}
+	a.ready = watch.end()
+	return a, runErr, nil
+}
+
+// settle waits until every running replica is ready again, then gives
+// the healed fleet a second more of calls.
+func (s *stage) settle() error {
+	for i, r := range s.reps {
+		if s.live(i) && r.Running() {
+			if err := s.waitReady(i, 30*time.Second); err != nil {
+				return err
+			}
+		}
+	}
+	time.Sleep(time.Second)
+	return nil
+}
+
+// collect stops the running replicas and writes into res what a and the
+// stage recorded: the fault's steps, the calls, each live replica's
+// figures, the scenario's checks (after its afterLoad functions ran on
+// a) and notes. An error (runErr, or the first a replica's stop gave)
+// comes with the replicas' and etcd's log tails.
+func (s *stage) collect(res *ScenarioResult, a *analysis, runErr error) {
+	if runErr != nil {
+		res.Error = runErr.Error()
+	}
+	for i, r := range s.reps {
+		if s.live(i) && r.Running() {
+			if err := r.Stop(); err != nil && res.Error == "" {
+				res.Error = err.Error()
+			}
+		}
+	}
+	res.Fault = s.fault
+	res.Calls = a.calls()
+	for i, r := range s.reps {
+		if !s.live(i) {
+			continue
+		}
+		st := a.replica(i, r.Name)
+		st.Role = s.roles[i]
+		if b, ok := s.bounds[i]; ok {
+			st.Bound, st.BoundWhy = b.d, b.why
+		}
+		st.Restarts = r.Restarts()
+		res.Replicas = append(res.Replicas, st)
+	}
+	for _, f := range s.after {
+		f(a)
+	}
+	res.Checks, res.Notes = s.checks, s.notes
+	if res.Error != "" {
+		var logs []string
+		for _, r := range s.reps {
+			logs = append(logs, "--- replica "+r.Name+" ---\n"+tail(r.Log(), 4<<10))
+		}
+		res.Error += "\n" + strings.Join(logs, "\n") + "\n" + tail(s.cluster.Logs(), 4<<10)
+	}
+}
+
+// unmet says why sc cannot run with x's binaries, or "".
+func (x *executor) unmet(sc Scenario) string {
+	switch {
+	case sc.TLS && !x.caps.tls:
+		return fmt.Sprintf("needs a snowidd that serves TLS and dials etcd with a client certificate: %s -h names no -tls-cert and -etcd-cacert", x.o.Snowidd)
+	case sc.Holders > 0 && x.o.Holders == "":
+		return "needs etcdholders (make etcdholders builds bin/etcdholders)"
+	}
+	if sc.Holders > 0 {
+		if _, err := exec.LookPath(x.o.Holders); err != nil {
+			return fmt.Sprintf("needs etcdholders: %v (make etcdholders builds bin/etcdholders)", err)
+		}
+	}
+	return ""
+}
+
+// failures are what r shows wrong, one line each.
+func failures(r ScenarioResult) []string {
+	var out []string
+	add := func(format string, a ...any) { out = append(out, r.Name+": "+fmt.Sprintf(format, a...)) }
+	if r.Error != "" {
+		first, _, _ := strings.Cut(r.Error, "\n")
+		add("did not run to its end: %s", first)
+	}
+	if r.Calls.Duplicates > 0 {
+		add("%d duplicate IDs", r.Calls.Duplicates)
+	}
+	if r.Calls.OrderViolations > 0 {
+		add("%d IDs out of order", r.Calls.OrderViolations)
+	}
+	for _, st := range r.Replicas {
+		if !st.Within() {
+			add("replica %s refused or was not ready for %v, over its bound of %v (%s)", st.Name,
+				max(st.NotReady, st.Refusing).Round(time.Millisecond), st.Bound, st.BoundWhy)
+		}
+	}
+	for _, c := range r.Checks {
+		if !c.OK {
+			add("%s: %s", c.What, c.Measured)
+		}
+	}
+	return out
+}
+
+// summary is a scenario's one line for the progress.
+func summary(r ScenarioResult) string {
+	switch {
+	case r.Skipped != "":
+		return "skipped: " + r.Skipped
+	case r.Holders != nil:
+		h := r.Holders
+		return fmt.Sprintf("%d/%d holders in %v, %d conflicts, %d shared, %d lost", h.Acquired, h.Holders, h.AllHeld.Round(time.Millisecond), h.Conflicts, h.Shared, h.Lost)
+	}
+	n := len(failures(r))
+	return fmt.Sprintf("%d calls, %d IDs, %d duplicates, %d out of order, %d failures, took %v",
+		r.Calls.Calls, r.Calls.IDs, r.Calls.Duplicates, r.Calls.OrderViolations, n, r.Duration.Round(100*time.Millisecond))
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}
+
+// faultClockPath is where a fault-injection build of snowidd steps its
+// clock (snowidd's internal/daemon FaultClockPath).
+const faultClockPath = "/fault/clock"
+
+// dataDir is a folder for a scenario's own files (etcdholders' output).
+func (s *stage) dataDir() string { return filepath.Dir(s.cluster.members[0].dir) }

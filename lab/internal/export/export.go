@@ -1,0 +1,154 @@
+package export
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/snowlab/snowlab/lab/compare"
+	"github.com/snowlab/snowlab/lab/internal/stats"
+	"github.com/snowlab/snowlab/lab/result"
+)
+
+// benchName is the Go benchmark name of one saturate point:
+// BenchmarkSaturate/subject=<subject>/G=<n>-<GOMAXPROCS>. The subject's
+// slashes become colons, since a slash separates the name's parts.
+func benchName(r result.SaturateResult, procs int) string {
+	name := fmt.Sprintf("BenchmarkSaturate/subject=%s/G=%d", strings.ReplaceAll(r.Subject, "/", ":"), r.Goroutines)
+	if procs > 0 {
+		name += fmt.Sprintf("-%d", procs)
+	}
+	return name
+}
+
+// GoBench writes run's saturate results in Go's benchmark format: the
+// configuration lines go test writes (goos, goarch, pkg, cpu) and one line
+// per repeat with the IDs minted as the iteration count, wall-clock ns/op
+// per ID and IDs/s as a custom unit. The commit is left out, as go test
+// leaves it out: benchstat splits its tables by every configuration key,
+// and two runs to compare are of two commits.
+func GoBench(w io.Writer, run *result.Run) error {
+	bw := bufio.NewWriter(w)
+	h := run.Host
+	for _, kv := range [][2]string{
+		{"goos", h.OS}, {"goarch", h.Arch}, {"pkg", "github.com/snowlab/snowlab/lab"}, {"cpu", h.CPU},
+	} {
+		if kv[1] != "" {
+			fmt.Fprintf(bw, "%s: %s\n", kv[0], kv[1])
+		}
+	}
+	for _, r := range run.Saturate {
+		samples := r.Samples
+		if len(samples) == 0 && r.IDsPerSec > 0 {
+			samples = []float64{r.IDsPerSec}
+		}
+		for _, v := range samples {
+			if v <= 0 {
+				continue
+			}
+			ids := max(int64(v*r.Duration.Seconds()+0.5), 1)
+			fmt.Fprintf(bw, "%s\t%d\t%.4g ns/op\t%.6g IDs/s\n", benchName(r, h.GOMAXPROCS), ids, 1e9/v, v)
+		}
+	}
+	return bw.Flush()
+}
+
+// Entry is one figure in github-action-benchmark's custom format.
+type Entry struct {
+	Name  string  `json:"name"`
+	Unit  string  `json:"unit"`
+	Value float64 `json:"value"`
+	Range string  `json:"range,omitempty"`
+	Extra string  `json:"extra,omitempty"`
+}
+
+// ActionBenchmark is run as github-action-benchmark's
+// "customBiggerIsBetter" entries: every saturate point's median IDs/s
+// (with its spread over the repeats), then every ratio the gate reads
+// (lab/compare.Ratios) for which higher is better, marked "gated" or "not
+// gated" in extra. The costs (ns/ID over a limit, lower is better) are in
+// ActionBenchmarkCosts: the action reads one direction per file.
+func ActionBenchmark(run *result.Run) []Entry {
+	var out []Entry
+	for _, r := range run.Saturate {
+		e := Entry{Name: fmt.Sprintf("saturate %s G=%d", r.Subject, r.Goroutines), Unit: "IDs/s", Value: r.IDsPerSec,
+			Extra: fmt.Sprintf("%d repeats; %s", len(r.Samples), hostText(run))}
+		if len(r.Samples) > 1 {
+			e.Value = stats.Median(r.Samples)
+			lo, hi := minMax(r.Samples)
+			e.Range = fmt.Sprintf("%.4g..%.4g", lo, hi)
+		}
+		if e.Value > 0 {
+			out = append(out, e)
+		}
+	}
+	return append(out, ratioEntries(run, false)...)
+}
+
+// ActionBenchmarkCosts is run as github-action-benchmark's
+// "customSmallerIsBetter" entries: every ratio the gate reads for which
+// lower is better (a generator's ns/ID over its limit, 1× being the
+// limit), marked as ActionBenchmark marks its ratios.
+func ActionBenchmarkCosts(run *result.Run) []Entry { return ratioEntries(run, true) }
+
+// ratioEntries are the entries of run's ratios that are LowerIsBetter, or
+// that are not.
+func ratioEntries(run *result.Run, lower bool) []Entry {
+	var out []Entry
+	for _, r := range compare.Ratios(run) {
+		if r.LowerIsBetter != lower {
+			continue
+		}
+		gated := "gated"
+		if r.Informational {
+			gated = "not gated: " + r.Why
+		}
+		unit := "ratio"
+		if lower {
+			unit = "× the limit"
+		}
+		e := Entry{Name: "ratio " + r.Name, Unit: unit, Value: r.Value,
+			Extra: fmt.Sprintf("%s; %d repeats; %s", gated, len(r.Samples), hostText(run))}
+		if len(r.Samples) > 1 {
+			lo, hi := minMax(r.Samples)
+			e.Range = fmt.Sprintf("%.4g..%.4g", lo, hi)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func hostText(run *result.Run) string {
+	return fmt.Sprintf("host %s, %s", run.Host.Hostname, run.Host.String())
+}
+
+// WriteActionBenchmark writes ActionBenchmark(run) as the JSON array the
+// action reads with tool: customBiggerIsBetter.
+func WriteActionBenchmark(w io.Writer, run *result.Run) error {
+	return writeEntries(w, ActionBenchmark(run))
+}
+
+// WriteActionBenchmarkCosts writes ActionBenchmarkCosts(run) as the JSON
+// array the action reads with tool: customSmallerIsBetter.
+func WriteActionBenchmarkCosts(w io.Writer, run *result.Run) error {
+	return writeEntries(w, ActionBenchmarkCosts(run))
+}
+
+func writeEntries(w io.Writer, entries []Entry) error {
+	if entries == nil {
+		entries = []Entry{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(entries)
+}
+
+func minMax(v []float64) (lo, hi float64) {
+	lo, hi = v[0], v[0]
+	for _, x := range v[1:] {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	return lo, hi
+}

@@ -1,0 +1,62 @@
+package history
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/snowlab/snowlab/lab/internal/fixture"
+	"github.com/snowlab/snowlab/lab/result"
+)
+
+// TestExperiment: the experiment a file's header names is read from its
+// leading keys, so a file whose body would not even parse is still told
+// apart; a suite run, a file that is no JSON object and a missing file
+// name none.
+func TestExperiment(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		return p
+	}
+	for _, tc := range []struct{ name, body, want string }{
+		{"btree.json", `{"schema": 2, "experiment": "btree", "started": `, "btree"},
+		{"first.json", `{"experiment":"alternatives"`, "alternatives"},
+		{"run.json", `{"schema": 3, "started": "2026-03-14T09:26:53Z", "subjects": []}`, ""},
+		{"array.json", `[1, 2]`, ""},
+		{"text.json", `not json`, ""},
+		{"empty.json", ``, ""},
+	} {
+		assert.Equal(t, tc.want, Experiment(write(tc.name, tc.body)), tc.name)
+	}
+	assert.Equal(t, "", Experiment(filepath.Join(dir, "missing.json")))
+}
+
+// TestRead: a folder's suite runs are read with their pages, an
+// experiment's file in it is passed over, and a file named that is no
+// suite run is a *BadSource.
+func TestRead(t *testing.T) {
+	dir := t.TempDir()
+	run := fixture.Run()
+	require.NoError(t, result.WriteJSON(filepath.Join(dir, run.Stem()+".json"), run))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, run.Stem()+".html"), []byte("<html>"), 0o644))
+	exp := filepath.Join(dir, "z-btree.json")
+	require.NoError(t, os.WriteFile(exp, []byte(`{"schema": 2, "experiment": "btree"}`), 0o644))
+
+	runs, err := Read([]string{dir}, dir)
+	require.NoError(t, err)
+	require.Len(t, runs, 1)
+	assert.Equal(t, run.Stem()+".html", runs[0].Page)
+	assert.Equal(t, run.Commit, runs[0].Run.Commit)
+
+	_, err = Read([]string{exp}, dir)
+	var bad *BadSource
+	require.ErrorAs(t, err, &bad)
+	assert.ErrorIs(t, err, result.ErrExperiment)
+	_, err = Read([]string{filepath.Join(dir, "missing")}, dir)
+	require.ErrorAs(t, err, &bad)
+}

@@ -1,0 +1,58 @@
+package history
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/snowlab/snowlab/lab/internal/report"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
+	"github.com/snowlab/snowlab/lab/result"
+)
+
+// DefaultBaseline is loadgen history's -baseline unless told otherwise:
+// the baseline loadgen check compares against.
+func DefaultBaseline() string { return filepath.FromSlash(resultdir.Baseline) }
+
+// Page is a history page to write: the runs in Sources onto Out, the
+// ratios Baseline gates first (every gated ratio when nil).
+type Page struct {
+	Out      string
+	Sources  []string
+	Baseline *result.Run
+}
+
+// NewPage is the page loadgen history's -o (out), -baseline (base) and
+// arguments (sources) name, checked: no sources reads the published and
+// the local folder, and no out writes into the one folder named, else
+// into the local folder. A baseline at the default path that is not
+// there is none. Its errors name what is wrong in one line.
+func NewPage(out, base string, sources []string) (Page, error) {
+	if len(sources) == 0 {
+		for _, dir := range []string{resultdir.Published, resultdir.DefaultOut()} {
+			if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+				sources = append(sources, dir)
+			}
+		}
+		if len(sources) == 0 {
+			return Page{}, fmt.Errorf("no %s/ or %s/ folder here: name the folders or files to read", resultdir.Published, resultdir.Local)
+		}
+	} else if fi, err := os.Stat(sources[0]); out == "" && len(sources) == 1 && err == nil && fi.IsDir() {
+		out = filepath.Join(sources[0], report.IndexName)
+	}
+	if out == "" {
+		out = filepath.Join(resultdir.DefaultOut(), report.IndexName)
+	}
+	p := Page{Out: out, Sources: sources}
+	if _, err := os.Stat(base); err == nil || base != DefaultBaseline() {
+		var err error
+		if p.Baseline, err = resultdir.ReadBaseline(base); err != nil {
+			return Page{}, fmt.Errorf("-baseline: %v", err)
+		}
+	}
+	return p, nil
+}
+
+// Write writes the page, and returns how many runs it shows. An error
+// about a source is a *BadSource.
+func (p Page) Write() (int, error) { return WritePage(p.Out, p.Sources, p.Baseline) }

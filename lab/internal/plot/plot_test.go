@@ -1,0 +1,146 @@
+package plot
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/snowlab/snowlab/lab/internal/units"
+)
+
+func si(v float64) string { return units.SI(v, 3, true) }
+
+func TestUseLog(t *testing.T) {
+	assert.False(t, UseLog(1e6, 50e6))
+	assert.False(t, UseLog(1, 100))
+	assert.True(t, UseLog(1, 100.1))
+	assert.True(t, UseLog(25_600, 48e6))
+	assert.False(t, UseLog(0, 1e6), "zero cannot go on a log axis")
+}
+
+func TestLogBounds(t *testing.T) {
+	for _, c := range []struct{ lo, hi, wlo, whi float64 }{
+		{25_400, 48.2e6, 20_000, 50e6},
+		{28, 41e6, 20, 50e6},
+		{100, 1000, 100, 1000},
+		{3, 3, 2, 5},
+		{0.09, 795, 0.05, 1000},
+	} {
+		lo, hi := LogBounds(c.lo, c.hi)
+		assert.InDelta(t, c.wlo, lo, c.wlo*1e-9, "lo of %v", c)
+		assert.InDelta(t, c.whi, hi, c.whi*1e-9, "hi of %v", c)
+	}
+}
+
+func TestLogTicks(t *testing.T) {
+	labels := func(lo, hi float64) []string {
+		var out []string
+		for _, tk := range (LogTicks{si}).Ticks(lo, hi) {
+			if tk.Label != "" {
+				out = append(out, tk.Label)
+			}
+		}
+		return out
+	}
+	assert.Equal(t, []string{"20k", "50k", "100k", "200k", "500k", "1M", "2M", "5M", "10M", "20M", "50M"},
+		labels(20_000, 50e6), "few decades: 1-2-5")
+	assert.Equal(t, []string{"100", "1k", "10k", "100k", "1M", "10M"},
+		labels(20, 50e6), "many decades: powers of ten")
+	assert.Empty(t, (LogTicks{si}).Ticks(0, 1))
+}
+
+func TestLinTicks(t *testing.T) {
+	labels := func(lo, hi float64) []string {
+		var out []string
+		for _, tk := range (LinTicks{si}).Ticks(lo, hi) {
+			if tk.Label != "" {
+				out = append(out, tk.Label)
+			}
+		}
+		return out
+	}
+	assert.Equal(t, []string{"0", "10M", "20M", "30M", "40M", "50M"}, labels(0, 51e6))
+	assert.Equal(t, []string{"0", "1M", "2M", "3M", "4M"}, labels(0, 4.34e6))
+	assert.Equal(t, []string{"0", "0.5", "1", "1.5", "2", "2.5"}, labels(0, 2.6))
+	assert.Equal(t, []string{"20", "40", "60", "80", "100"}, labels(12, 110))
+	assert.Empty(t, (LinTicks{si}).Ticks(1, 1))
+}
+
+func TestYErrs(t *testing.T) {
+	e := YErrs{{X: 1, Y: 10, Lo: 8, Hi: 13}}
+	lo, hi := e.YError(0)
+	assert.Equal(t, 2.0, lo)
+	assert.Equal(t, 3.0, hi)
+	x, y := e.XY(0)
+	assert.Equal(t, [2]float64{1, 10}, [2]float64{x, y})
+	assert.False(t, math.IsNaN(lo))
+}
+
+// TestSaveAll: charts are saved in the order named, nil ones skipped, and
+// no folder is made when there is nothing to draw.
+func TestSaveAll(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "charts")
+	paths, err := SaveAll(dir, []string{"a.svg", "b.svg"}, map[string]*Chart{"a.svg": nil})
+	require.NoError(t, err)
+	assert.Empty(t, paths)
+	assert.NoDirExists(t, dir)
+
+	c := New("t", "s", "x", "y", 4*vg.Inch, 3*vg.Inch)
+	paths, err = SaveAll(dir, []string{"b.svg", "a.svg"}, map[string]*Chart{"a.svg": c, "b.svg": c})
+	require.NoError(t, err)
+	assert.Equal(t, []string{filepath.Join(dir, "b.svg"), filepath.Join(dir, "a.svg")}, paths)
+	assert.FileExists(t, paths[0])
+}
+
+// TestLayoutTallLegend: a legend taller than the page asked for makes the
+// page taller, never runs off it.
+func TestLayoutTallLegend(t *testing.T) {
+	c := New("t", "s", "x", "y", 6*vg.Inch, 2*vg.Inch)
+	for i := range 40 {
+		st := Series(i)
+		l, s, err := st.Lines([]plotter.XY{{X: 1, Y: 1}, {X: 2, Y: 2}})
+		require.NoError(t, err)
+		c.P.Add(l, s)
+		c.Add(fmt.Sprintf("shardedgen/node-per-shard/strict %d", i), l, s)
+	}
+	lay := c.Layout()
+	assert.Greater(t, lay.Page.Max.Y, 2*vg.Inch, "grown")
+	assert.GreaterOrEqual(t, lay.Legend.Min.Y, vg.Length(0))
+	assert.LessOrEqual(t, lay.Legend.Max.Y, lay.Page.Max.Y)
+	assert.LessOrEqual(t, lay.Legend.Max.X, lay.Page.Max.X)
+	assert.Greater(t, lay.Legend.Max.X-lay.Legend.Min.X, Text(9.5, 0, 0).Width("shardedgen/node-per-shard/strict 39"))
+
+	var buf bytes.Buffer
+	_, err := c.WriteTo(&buf)
+	require.NoError(t, err)
+	assert.True(t, strings.Contains(buf.String(), fmt.Sprintf(`viewBox="0 0 432 %.5g"`, lay.Page.Max.Y.Points())),
+		"the page is drawn at the height laid out, %v", lay.Page.Max.Y)
+}
+
+// TestSeriesDistinct: the first 32 series differ in marker and line
+// pattern (grey print), the first 16 in colour too.
+func TestSeriesDistinct(t *testing.T) {
+	grey := map[string]int{}
+	colour := map[color.Color]int{}
+	for i := range 32 {
+		st := Series(i)
+		k := fmt.Sprintf("%T %v", st.Glyph, st.Dashes)
+		_, dup := grey[k]
+		assert.False(t, dup, "series %d and %d alike in grey", i, grey[k])
+		grey[k] = i
+		if i < len(Palette) {
+			_, dup := colour[st.Color]
+			assert.False(t, dup, "series %d and %d share a colour", i, colour[st.Color])
+			colour[st.Color] = i
+		}
+	}
+}

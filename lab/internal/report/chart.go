@@ -1,0 +1,816 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"image/color"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+
+	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/snowlab/snowlab/lab/internal/host"
+	"github.com/snowlab/snowlab/lab/internal/plot"
+	"github.com/snowlab/snowlab/lab/internal/stats"
+	"github.com/snowlab/snowlab/lab/internal/units"
+	"github.com/snowlab/snowlab/lab/result"
+)
+
+// WriteCharts draws run's charts as SVG files in dir and returns the paths
+// written:
+//
+//   - saturate.svg: IDs/s against goroutines, one line per subject, with a
+//     thin dashed line beneath them at each strict ceiling; when the run
+//     has more subjects than one panel draws (plot.MaxSeries), small
+//     multiples instead, one per group of subjects (saturate-strict.svg,
+//     saturate-not-strict.svg, saturate-peers.svg), and the subjects far
+//     slower or faster than the rest (plot.Outliers) on an axis of their
+//     own (saturate-far.svg);
+//   - latency.svg: per-call latency percentiles of the bursts via NextID,
+//     one line per subject over the percentile axis, in the same groups
+//     (latency-strict.svg, ...) when there are more than a panel draws;
+//   - makespan.svg: burst makespans (median bar, min–max whisker) with the
+//     layout's floor.
+//
+// A chart the run has no data for is skipped: no file and no error. dir is
+// created when there is something to write.
+func WriteCharts(run *result.Run, dir string) ([]string, error) {
+	specs := chartsOf(run)
+	names := make([]string, len(specs))
+	charts := make(map[string]*plot.Chart, len(specs))
+	for i, c := range specs {
+		names[i], charts[c.name] = c.name, c.chart
+	}
+	return plot.SaveAll(dir, names, charts)
+}
+
+// chartSpec is one chart of a run: its file name, the report section it
+// illustrates, a text alternative, and the chart.
+type chartSpec struct {
+	name, section, alt string
+	chart              *plot.Chart
+}
+
+// chartsOf draws the charts run has data for, in the order the reports
+// show them.
+func chartsOf(run *result.Run) []chartSpec {
+	if run == nil {
+		return nil
+	}
+	out := saturateCharts(run)
+	out = append(out, latencyCharts(run)...)
+	if c := makespanChart(run); c != nil {
+		out = append(out, chartSpec{"makespan.svg", "Burst", "burst makespans", c})
+	}
+	return out
+}
+
+// The groups of subjects the charts draw apart when there are more than
+// one panel holds.
+const (
+	groupStrict    = "strict"
+	groupNotStrict = "not-strict"
+	groupPeers     = "peers"
+	groupFar       = "far"
+)
+
+// groupTitles name each group in a panel's title.
+var groupTitles = map[string]string{
+	groupStrict:    "strict generators",
+	groupNotStrict: "generators that are not strict, and the physical limits",
+	groupPeers:     "peers",
+	groupFar:       "far from the rest, on an axis of their own",
+}
+
+// groupOf is the group a subject is drawn in: peers, snowlab's strict
+// generators, and the rest of its own with the physical limits they are
+// read against.
+func groupOf(run *result.Run, name string) string {
+	info, _ := subjectInfo(run, name)
+	switch {
+	case info.Peer:
+		return groupPeers
+	case info.Strict && !info.Physical:
+		return groupStrict
+	}
+	return groupNotStrict
+}
+
+// chartPanel is one panel of a chart: its file name, what its title adds
+// ("" for a chart of one panel) and the subjects it draws.
+type chartPanel struct {
+	file, what string
+	names      []string
+}
+
+// panelsOf lays the subjects names out as the panels of the chart base
+// (its file name without .svg): all on one when they fit on one and none
+// is an outlier, else by group (groupOf), the outliers by value (nil: no
+// outlier rule) on a panel of their own.
+func panelsOf(run *result.Run, base string, names []string, value func(string) float64) []chartPanel {
+	items := make([]plot.PanelItem, len(names))
+	for i, n := range names {
+		items[i] = plot.PanelItem{Name: n}
+		if value != nil {
+			items[i].Value = value(n)
+		}
+	}
+	if one := plot.Panels(items, len(items)); len(names) <= plot.MaxSeries && len(one) == 1 {
+		return []chartPanel{{file: base + ".svg", names: names}}
+	}
+	for i := range items {
+		items[i].Group = groupOf(run, items[i].Name)
+	}
+	panels := plot.Panels(items, plot.MaxSeries)
+	count := map[string]int{}
+	for _, p := range panels {
+		count[groupName(p)]++
+	}
+	var out []chartPanel
+	seen := map[string]int{}
+	for _, p := range panels {
+		g := groupName(p)
+		seen[g]++
+		file, what := base+"-"+g, groupTitles[g]
+		if count[g] > 1 {
+			file += fmt.Sprintf("-%d", seen[g])
+			what += fmt.Sprintf(" (%d of %d)", seen[g], count[g])
+		}
+		out = append(out, chartPanel{file: file + ".svg", what: what, names: p.Names})
+	}
+	return out
+}
+
+func groupName(p plot.Panel) string {
+	if p.Outliers {
+		return groupFar
+	}
+	return p.Group
+}
+
+// newChart returns a chart in the house style titled what, with the
+// run's host and commit as its subtitle.
+func newChart(run *result.Run, what, xlabel, ylabel string, w, h vg.Length) *plot.Chart {
+	return plot.New(what, Subtitle(run.Host, run.Revision()), xlabel, ylabel, w, h)
+}
+
+// Subtitle is the subtitle of a chart of a run on h at revision (the
+// commit, "<sha>+dirty" for a dirty tree; "" for none): the host's one
+// line and the commit. Experiments with charts of their own (btree)
+// use it so that every chart names its run alike.
+func Subtitle(h host.Fingerprint, revision string) string {
+	if revision == "" {
+		return h.String()
+	}
+	return h.String() + " · commit " + revision
+}
+
+type style struct {
+	plot.SeriesStyle
+	peer bool
+}
+
+// styles gives every subject in the run one style, the same in every
+// chart, in the order of run.Subjects: no two alike in colour, marker and
+// line pattern, nor in marker and pattern alone (see plot.Series).
+func styles(run *result.Run) map[string]style {
+	present := make(map[string]bool)
+	for _, s := range run.Subjects {
+		present[s.Name] = true
+	}
+	for _, r := range run.Saturate {
+		present[r.Subject] = true
+	}
+	for _, r := range run.Burst {
+		present[r.Subject] = true
+	}
+	out := make(map[string]style)
+	for i, name := range subjectOrder(run, present) {
+		info, _ := subjectInfo(run, name)
+		out[name] = style{SeriesStyle: plot.Series(i), peer: info.Peer}
+	}
+	return out
+}
+
+// legendLabel is a subject's legend entry: its name, marked when a peer.
+func legendLabel(name string, st style) string {
+	if st.peer {
+		return name + " (peer)"
+	}
+	return name
+}
+
+func siTick(v float64) string { return units.SI(v, 3, true) }
+func nsTick(v float64) string { return units.Ns(v) }
+func msTick(v float64) string { return units.TrimSig(v, 3) }
+
+// saturateCharts plots IDs/s against goroutines, on the panels panelsOf
+// lays out: a subject's value for the outlier rule is its best median.
+func saturateCharts(run *result.Run) []chartSpec {
+	bySubject := make(map[string][]result.SaturateResult)
+	best := make(map[string]float64)
+	for _, r := range run.Saturate {
+		if r.Goroutines <= 0 || !(r.IDsPerSec > 0) {
+			continue // a log axis cannot show it; the tables do
+		}
+		bySubject[r.Subject] = append(bySubject[r.Subject], r)
+		best[r.Subject] = math.Max(best[r.Subject], r.IDsPerSec)
+	}
+	if len(bySubject) == 0 {
+		return nil
+	}
+	names := subjectOrder(run, keySet(bySubject))
+	var out []chartSpec
+	for _, p := range panelsOf(run, "saturate", names, func(n string) float64 { return best[n] }) {
+		alt := "IDs/s against goroutines"
+		if p.what != "" {
+			alt += ": " + p.what
+		}
+		out = append(out, chartSpec{p.file, "Saturate", alt, saturatePanel(run, p, bySubject)})
+	}
+	return out
+}
+
+// saturatePanel draws the subjects of one panel: the strict ceilings
+// first, thin and dashed, so that a series on its ceiling is drawn over it
+// and shows; then each subject's medians with min–max whiskers, its
+// markers shifted a little along x so that subjects at the same rate do
+// not hide each other.
+func saturatePanel(run *result.Run, panel chartPanel, bySubject map[string][]result.SaturateResult) *plot.Chart {
+	what := "Saturate: IDs/s against goroutines (median of repeats, whiskers min–max)"
+	if panel.what != "" {
+		what = "Saturate, " + panel.what + ": IDs/s against goroutines (median, whiskers min–max)"
+	}
+	d := newChart(run, what, "goroutines (log₂ scale)", "IDs per second", 10*vg.Inch, 4.4*vg.Inch)
+	d.P.Add(plot.Grid())
+	y := newSpan()
+	ceilings := ceilingLines(d.P, strictCeilings(run, panel.names), &y)
+	series := saturateSeries(d.P, styles(run), panel.names, bySubject, &y)
+	for _, e := range append(series, ceilings...) {
+		d.Add(e.label, e.thumbs...)
+	}
+	if plot.Scale(&d.P.Y, y.lo, y.hi, siTick, false) {
+		d.YLabel += " (log scale)"
+	}
+	goroutineAxis(run, &d.P.X, panel.names, bySubject)
+	return d
+}
+
+// span is the range of the positive values an axis must show (a log
+// axis cannot show the others).
+type span struct{ lo, hi float64 }
+
+func newSpan() span { return span{math.Inf(1), math.Inf(-1)} }
+
+func (s *span) see(v float64) {
+	if v > 0 {
+		s.lo, s.hi = math.Min(s.lo, v), math.Max(s.hi, v)
+	}
+}
+
+// legendEntry is a line of a chart's legend.
+type legendEntry struct {
+	label  string
+	thumbs []gplot.Thumbnailer
+}
+
+// ceiling is a strict ceiling shared by the subjects names, of nodes
+// node ids each.
+type ceiling struct {
+	v     float64
+	nodes []int
+	names []string
+}
+
+// strictCeilings are the distinct strict ceilings of the subjects names,
+// highest first.
+func strictCeilings(run *result.Run, names []string) []*ceiling {
+	var ceilings []*ceiling
+	for _, name := range names {
+		info, ok := subjectInfo(run, name)
+		if !ok || !info.Strict || info.CeilingIDs <= 0 {
+			continue
+		}
+		i := slices.IndexFunc(ceilings, func(c *ceiling) bool {
+			return math.Abs(c.v-info.CeilingIDs) <= 1e-9*c.v
+		})
+		if i < 0 {
+			ceilings = append(ceilings, &ceiling{v: info.CeilingIDs})
+			i = len(ceilings) - 1
+		}
+		c := ceilings[i]
+		if !slices.Contains(c.nodes, info.Nodes) {
+			c.nodes = append(c.nodes, info.Nodes)
+		}
+		c.names = append(c.names, name)
+	}
+	slices.SortFunc(ceilings, func(a, b *ceiling) int { return cmp.Compare(b.v, a.v) })
+	return ceilings
+}
+
+// ceilingLines draws a line per ceiling, to be added before the series so
+// that they are drawn beneath them, and returns their legend entries.
+func ceilingLines(p *gplot.Plot, ceilings []*ceiling, y *span) []legendEntry {
+	var entries []legendEntry
+	for i, c := range ceilings {
+		y.see(c.v)
+		h := plot.HLine{Y: c.v, Style: draw.LineStyle{Color: color.Gray{0x80}, Width: vg.Points(0.8),
+			Dashes: plot.Dashes[i%len(plot.Dashes)]}}
+		p.Add(h)
+		label := "ceiling"
+		if len(c.nodes) == 1 {
+			label += fmt.Sprintf(" %d node%s", c.nodes[0], plural(c.nodes[0]))
+		}
+		label += ": " + units.SI(c.v, 4, true) + "/s"
+		if len(c.names) == 1 && len(ceilings) > 1 {
+			label += " (" + c.names[0] + ")"
+		}
+		entries = append(entries, legendEntry{label, []gplot.Thumbnailer{h}})
+	}
+	return entries
+}
+
+// saturateSeries draws each subject's medians against goroutines with
+// their min–max whiskers and returns their legend entries.
+func saturateSeries(p *gplot.Plot, styles map[string]style, names []string, bySubject map[string][]result.SaturateResult, y *span) []legendEntry {
+	// Subjects at the same rate (strict ones at their ceiling) would hide
+	// each other's markers: shift each along x, 0.06 of an octave apart
+	// (more than a marker's width on a panel this size), at most ±0.2
+	// of an octave in all.
+	dodge := func(k int) float64 {
+		if len(names) < 2 {
+			return 1
+		}
+		step := math.Min(0.4/float64(len(names)-1), 0.06)
+		return math.Pow(2, (float64(k)-float64(len(names)-1)/2)*step)
+	}
+	var entries []legendEntry
+	for k, name := range names {
+		rs := slices.Clone(bySubject[name])
+		slices.SortFunc(rs, func(a, b result.SaturateResult) int { return a.Goroutines - b.Goroutines })
+		xys := make(plotter.XYs, len(rs))
+		var errs plot.YErrs
+		for i, r := range rs {
+			xys[i] = plotter.XY{X: float64(r.Goroutines) * dodge(k), Y: r.IDsPerSec}
+			y.see(r.IDsPerSec)
+			if len(r.Samples) > 1 {
+				lo, hi := slices.Min(r.Samples), slices.Max(r.Samples)
+				if lo > 0 && hi > lo {
+					errs = append(errs, plot.YErr{X: xys[i].X, Y: r.IDsPerSec, Lo: lo, Hi: hi})
+					y.see(lo)
+					y.see(hi)
+				}
+			}
+		}
+		st := styles[name]
+		l, sc, err := st.Lines(xys)
+		if err != nil {
+			continue
+		}
+		if len(errs) > 0 {
+			p.Add(errs.Bars(st.Color))
+		}
+		p.Add(l, sc)
+		entries = append(entries, legendEntry{legendLabel(name, st), []gplot.Thumbnailer{l, sc}})
+	}
+	return entries
+}
+
+// goroutineAxis puts goroutines on a log2 axis x spanning the panel's
+// subjects, with a tick at every power of two, and at any other count the
+// sweep used where it has room.
+func goroutineAxis(run *result.Run, x *gplot.Axis, names []string, bySubject map[string][]result.SaturateResult) {
+	gmin, gmax := math.Inf(1), math.Inf(-1)
+	for _, name := range names {
+		for _, r := range bySubject[name] {
+			gmin = math.Min(gmin, float64(r.Goroutines))
+			gmax = math.Max(gmax, float64(r.Goroutines))
+		}
+	}
+	x.Scale = gplot.LogScale{}
+	x.Min, x.Max = gmin/math.Pow(2, 0.3), gmax*math.Pow(2, 0.3)
+	var ticks []gplot.Tick
+	for e := math.Floor(math.Log2(x.Min)); math.Pow(2, e) <= x.Max; e++ {
+		if v := math.Pow(2, e); v >= x.Min && v >= 1 {
+			ticks = append(ticks, gplot.Tick{Value: v, Label: strconv.Itoa(int(v))})
+		}
+	}
+	for g := range goroutineCounts(run) {
+		v := float64(g)
+		if v < x.Min || v > x.Max {
+			continue
+		}
+		near := slices.ContainsFunc(ticks, func(t gplot.Tick) bool {
+			return t.Label != "" && math.Abs(math.Log2(t.Value/v)) < 0.3
+		})
+		if near {
+			if !slices.ContainsFunc(ticks, func(t gplot.Tick) bool { return t.Value == v }) {
+				ticks = append(ticks, gplot.Tick{Value: v})
+			}
+			continue
+		}
+		ticks = append(ticks, gplot.Tick{Value: v, Label: strconv.Itoa(g)})
+	}
+	x.Tick.Marker = gplot.ConstantTicks(ticks)
+}
+
+func goroutineCounts(run *result.Run) map[int]bool {
+	out := make(map[int]bool)
+	for _, r := range run.Saturate {
+		if r.Goroutines > 0 {
+			out[r.Goroutines] = true
+		}
+	}
+	return out
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// percentiles are the latency chart's x axis.
+var percentiles = []string{"p50", "p90", "p99", "p99.9", "p99.99", "max"}
+
+// latencyCharts plots each NextID burst's per-call latency percentiles,
+// on the panels panelsOf lays out (no outlier rule: the latency axis is
+// logarithmic whatever it holds, and a subject's tail is read against the
+// others').
+func latencyCharts(run *result.Run) []chartSpec {
+	present := make(map[string]bool)
+	for _, b := range run.Burst {
+		if latencyDrawn(b) {
+			present[b.Subject] = true
+		}
+	}
+	if len(present) == 0 {
+		return nil
+	}
+	var out []chartSpec
+	for _, p := range panelsOf(run, "latency", subjectOrder(run, present), nil) {
+		alt := "per-call latency percentiles of the bursts"
+		if p.what != "" {
+			alt += ": " + p.what
+		}
+		if c := latencyPanel(run, p); c != nil {
+			out = append(out, chartSpec{p.file, "Burst", alt, c})
+		}
+	}
+	return out
+}
+
+// latencyDrawn reports whether the latency chart draws burst b: one call
+// per ID, with latencies recorded.
+func latencyDrawn(b result.BurstResult) bool {
+	return b.Via == "NextID" && (b.Latency.Max > 0 || b.Latency.P50 > 0)
+}
+
+// latencyPanel plots the NextID bursts of the panel's subjects.
+func latencyPanel(run *result.Run, panel chartPanel) *plot.Chart {
+	var bursts []result.BurstResult
+	gs := make(map[int]bool)
+	ids := make(map[[2]int]bool)
+	for _, b := range run.Burst {
+		if !latencyDrawn(b) || !slices.Contains(panel.names, b.Subject) {
+			continue
+		}
+		bursts = append(bursts, b)
+		gs[b.Goroutines] = true
+		ids[[2]int{b.IDs, b.Repeats}] = true
+	}
+	if len(bursts) == 0 {
+		return nil
+	}
+	styles := styles(run)
+	order := make(map[string]int)
+	for i, s := range subjectOrder(run, keySet(styles)) {
+		order[s] = i
+	}
+	slices.SortStableFunc(bursts, func(a, b result.BurstResult) int {
+		if d := order[a.Subject] - order[b.Subject]; d != 0 {
+			return d
+		}
+		return a.Goroutines - b.Goroutines
+	})
+	what := "Per-call latency, burst via NextID"
+	if panel.what != "" {
+		what += ", " + panel.what
+	}
+	if len(gs) == 1 {
+		what += fmt.Sprintf(" (%d goroutines", bursts[0].Goroutines)
+		if len(ids) == 1 {
+			what += fmt.Sprintf(", %s IDs × %d repeats", units.Thousands(bursts[0].IDs), bursts[0].Repeats)
+		}
+		what += ")"
+	}
+	d := newChart(run, what, "percentile of calls", "latency per call (log scale)", 10*vg.Inch, 4.4*vg.Inch)
+	p := d.P
+	g := plot.Grid()
+	g.Vertical.Color = nil
+	p.Add(g)
+	ylo, yhi := math.Inf(1), math.Inf(-1)
+	n := len(bursts)
+	step := 0.0
+	if n > 1 {
+		step = math.Min(0.3/float64(n-1), 0.04)
+	}
+	for k, b := range bursts {
+		l := b.Latency
+		vals := []int64{l.P50, l.P90, l.P99, l.P999, l.P9999, l.Max}
+		dx := (float64(k) - float64(n-1)/2) * step
+		xys := make(plotter.XYs, len(vals))
+		for i, v := range vals {
+			y := math.Max(float64(v), 1) // a log axis has no zero
+			xys[i] = plotter.XY{X: float64(i) + dx, Y: y}
+			ylo, yhi = math.Min(ylo, y), math.Max(yhi, y)
+		}
+		st := styles[b.Subject]
+		line, sc, err := st.Lines(xys)
+		if err != nil {
+			continue
+		}
+		p.Add(line, sc)
+		label := legendLabel(b.Subject, st)
+		if len(gs) > 1 {
+			label += fmt.Sprintf(", %d goroutines", b.Goroutines)
+		}
+		d.Add(label, line, sc)
+	}
+	plot.Scale(&p.Y, ylo, yhi, nsTick, true)
+	p.NominalX(percentiles...)
+	p.X.Min, p.X.Max = -0.4, float64(len(percentiles))-0.6
+	return d
+}
+
+func keySet[V any](m map[string]V) map[string]bool {
+	out := make(map[string]bool, len(m))
+	for k := range m {
+		out[k] = true
+	}
+	return out
+}
+
+// Colours of the makespan bars by call style, and of the floor.
+var (
+	viaColor = map[string]color.Color{
+		"NextID":  color.RGBA{0x4c, 0x78, 0xa8, 0xff},
+		"NextIDs": color.RGBA{0xf5, 0x85, 0x18, 0xff},
+	}
+	otherVia  = color.RGBA{0x8c, 0x8c, 0x8c, 0xff}
+	floorFill = color.NRGBA{0xd6, 0x27, 0x28, 0x40}
+	floorLine = color.RGBA{0xb0, 0x1a, 0x1a, 0xff}
+)
+
+// bar is one row of the makespan chart, in milliseconds.
+type bar struct {
+	lo, med, hi float64
+	floorLo     float64 // the floor band, (MinTicks-1)..MinTicks ticks;
+	floorHi     float64 // floorHi 0 when the subject has no floor
+	color       color.Color
+}
+
+// bars draws horizontal bars at y = 0..n-1 from the bottom: the
+// median as a bar, min–max as a whisker, the floor as a shaded band ending
+// in a line, and the median's value at the right.
+type bars struct {
+	rows []bar
+	log  bool
+}
+
+func (b bars) Plot(c draw.Canvas, p *gplot.Plot) {
+	trX, trY := p.Transforms(&c)
+	rowH := trY(1) - trY(0)
+	bh := rowH * 0.62 // bar
+	fh := rowH * 0.84 // floor band and line, apart from the next row's
+	x := func(v float64) vg.Length {
+		if b.log && v <= p.X.Min {
+			return c.Min.X
+		}
+		return trX(v)
+	}
+	base := x(0)
+	if b.log {
+		base = c.Min.X
+	}
+	black := draw.LineStyle{Color: color.Black, Width: vg.Points(0.9)}
+	label := plot.Text(8, draw.XLeft, draw.YCenter)
+	for i, r := range b.rows {
+		y := trY(float64(i))
+		if r.floorHi > 0 {
+			band := vg.Rectangle{Min: vg.Point{X: x(r.floorLo), Y: y - fh/2}, Max: vg.Point{X: x(r.floorHi), Y: y + fh/2}}
+			c.SetColor(floorFill)
+			c.Fill(band.Path())
+		}
+		c.SetColor(r.color)
+		bar := vg.Rectangle{Min: vg.Point{X: base, Y: y - bh/2}, Max: vg.Point{X: x(r.med), Y: y + bh/2}}
+		c.Fill(bar.Path())
+		if r.hi > r.lo {
+			c.StrokeLine2(black, x(r.lo), y, x(r.hi), y)
+			c.StrokeLine2(black, x(r.lo), y-bh/4, x(r.lo), y+bh/4)
+			c.StrokeLine2(black, x(r.hi), y-bh/4, x(r.hi), y+bh/4)
+		}
+		right := x(r.hi)
+		if r.floorHi > 0 {
+			xf := x(r.floorHi)
+			c.StrokeLine2(draw.LineStyle{Color: floorLine, Width: vg.Points(1.6)}, xf, y-fh/2, xf, y+fh/2)
+			right = max(right, xf)
+		}
+		c.FillText(label, vg.Point{X: right + vg.Points(4), Y: y}, msTick(r.med)+" ms")
+	}
+}
+
+func (b bars) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return math.Inf(1), math.Inf(-1), -0.5, float64(len(b.rows)) - 0.5
+}
+
+// whiskerThumb is the legend thumbnail of a min–max whisker.
+type whiskerThumb struct{}
+
+func (whiskerThumb) Thumbnail(c *draw.Canvas) {
+	st := draw.LineStyle{Color: color.Black, Width: vg.Points(0.9)}
+	y := c.Center().Y
+	h := (c.Max.Y - c.Min.Y) / 4
+	c.StrokeLine2(st, c.Min.X+2, y, c.Max.X-2, y)
+	c.StrokeLine2(st, c.Min.X+2, y-h, c.Min.X+2, y+h)
+	c.StrokeLine2(st, c.Max.X-2, y-h, c.Max.X-2, y+h)
+}
+
+// floorThumb is the legend thumbnail of the floor line, or with band
+// set of the band below it.
+type floorThumb struct{ band bool }
+
+func (t floorThumb) Thumbnail(c *draw.Canvas) {
+	r := c.Rectangle
+	if t.band {
+		h := r.Max.Y - r.Min.Y
+		r.Min.Y += h * 0.1
+		r.Max.Y -= h * 0.1
+		c.SetColor(floorFill)
+		c.Fill(r.Path())
+		return
+	}
+	x := (r.Min.X + r.Max.X) / 2
+	c.StrokeLine2(draw.LineStyle{Color: floorLine, Width: vg.Points(1.6)}, x, r.Min.Y, x, r.Max.Y)
+}
+
+// tickOf is the tick length of b's subject, as the run recorded it; a
+// subject without a tick (UUID, ULID) has no floor to draw and gets 1 ms.
+func tickOf(run *result.Run, b result.BurstResult) time.Duration {
+	if info, ok := subjectInfo(run, b.Subject); ok && info.TickNs > 0 {
+		return time.Duration(info.TickNs)
+	}
+	return time.Millisecond
+}
+
+// makespanChart plots each burst's makespan as a horizontal bar.
+func makespanChart(run *result.Run) *plot.Chart {
+	bursts := makespanBursts(run)
+	if len(bursts) == 0 {
+		return nil
+	}
+	gs := make(map[int]bool)
+	ids := make(map[[2]int]bool)
+	for _, b := range bursts {
+		gs[b.Goroutines] = true
+		ids[[2]int{b.IDs, b.Repeats}] = true
+	}
+	rows, labels, x := makespanRows(run, bursts, len(gs) > 1)
+	anyFloor := slices.ContainsFunc(bursts, func(b result.BurstResult) bool { return b.MinTicks > 0 })
+	n := len(bursts)
+	h := max(3.2*vg.Inch, 1.6*vg.Inch+vg.Length(n)*0.3*vg.Inch)
+	d := newChart(run, makespanTitle(bursts, len(gs), len(ids), anyFloor), "makespan, ms", "", 10*vg.Inch, h)
+	p := d.P
+	g := plot.Grid()
+	g.Horizontal.Color = nil
+	g.Vertical.Color = color.Gray{0xd8}
+	p.Add(g)
+	logX := plot.Scale(&p.X, x.lo, x.hi, msTick, false)
+	if logX {
+		d.XLabel += " (log scale)"
+		p.X.Max *= 2.5 // room for the value labels
+	} else {
+		p.X.Max = x.hi * 1.16
+	}
+	p.Add(bars{rows: rows, log: logX})
+	p.NominalY(labels...)
+	p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4
+	makespanLegend(d, bursts, anyFloor)
+	return d
+}
+
+// makespanBursts are the bursts with makespans, in the order the chart
+// lists them from the top: by subject, then NextID before NextIDs, then
+// by goroutines.
+func makespanBursts(run *result.Run) []result.BurstResult {
+	var bursts []result.BurstResult
+	present := make(map[string]bool)
+	for _, b := range run.Burst {
+		if len(b.MakespanNs) > 0 {
+			bursts = append(bursts, b)
+			present[b.Subject] = true
+		}
+	}
+	order := make(map[string]int)
+	for i, s := range subjectOrder(run, present) {
+		order[s] = i
+	}
+	viaRank := func(v string) int {
+		switch v {
+		case "NextID":
+			return 0
+		case "NextIDs":
+			return 1
+		}
+		return 2
+	}
+	slices.SortStableFunc(bursts, func(a, b result.BurstResult) int {
+		if d := order[a.Subject] - order[b.Subject]; d != 0 {
+			return d
+		}
+		if d := viaRank(a.Via) - viaRank(b.Via); d != 0 {
+			return d
+		}
+		return a.Goroutines - b.Goroutines
+	})
+	return bursts
+}
+
+// makespanRows are the bars of bursts, in milliseconds, and their labels
+// (naming the goroutines when manyG), from the bottom row up, and the span
+// of milliseconds they cover.
+func makespanRows(run *result.Run, bursts []result.BurstResult, manyG bool) ([]bar, []string, span) {
+	n := len(bursts)
+	rows := make([]bar, n)
+	labels := make([]string, n)
+	x := newSpan()
+	for i, b := range bursts {
+		lo, med, hi := stats.Spread(b.MakespanNs)
+		r := bar{lo: lo / 1e6, med: med / 1e6, hi: hi / 1e6, color: otherVia}
+		if c, ok := viaColor[b.Via]; ok {
+			r.color = c
+		}
+		x.see(r.lo)
+		x.see(r.med)
+		x.see(r.hi)
+		if b.MinTicks > 0 {
+			tick := float64(tickOf(run, b)) / 1e6
+			r.floorLo, r.floorHi = float64(b.MinTicks-1)*tick, float64(b.MinTicks)*tick
+			x.see(r.floorLo)
+			x.see(r.floorHi)
+		}
+		// Row 0 is at the bottom: the first burst goes on top.
+		rows[n-1-i] = r
+		label := b.Subject + " · " + b.Via
+		if manyG {
+			label += fmt.Sprintf(" · %d goroutines", b.Goroutines)
+		}
+		labels[n-1-i] = label
+	}
+	return rows, labels, x
+}
+
+// makespanTitle names what the chart draws, and the goroutines and IDs
+// when every burst shares them (gs and ids: how many distinct).
+func makespanTitle(bursts []result.BurstResult, gs, ids int, anyFloor bool) string {
+	what := "Burst makespan: median bar, min–max whisker"
+	if anyFloor {
+		what += ", layout floor"
+	}
+	if gs == 1 {
+		what += fmt.Sprintf(" (%d goroutines", bursts[0].Goroutines)
+		if ids == 1 {
+			what += fmt.Sprintf(", %s IDs × %d repeats", units.Thousands(bursts[0].IDs), bursts[0].Repeats)
+		}
+		what += ")"
+	}
+	return what
+}
+
+// makespanLegend explains the call styles the bars are drawn in, the
+// whisker and the floor.
+func makespanLegend(d *plot.Chart, bursts []result.BurstResult, anyFloor bool) {
+	for _, via := range []string{"NextID", "NextIDs"} {
+		if slices.ContainsFunc(bursts, func(b result.BurstResult) bool { return b.Via == via }) {
+			what := "NextID: one call per ID"
+			if via == "NextIDs" {
+				what = "NextIDs: one batch per goroutine"
+			}
+			d.Add(what, plot.Swatch{Color: viaColor[via]})
+		}
+	}
+	if slices.ContainsFunc(bursts, func(b result.BurstResult) bool { return viaColor[b.Via] == nil }) {
+		d.Add("other call style", plot.Swatch{Color: otherVia})
+	}
+	d.Add("min–max of repeats", whiskerThumb{})
+	if anyFloor {
+		d.Add("layout floor: floor ticks × tick length", floorThumb{})
+		d.Add("within one tick of the floor", floorThumb{band: true})
+	}
+}

@@ -1,0 +1,98 @@
+package report
+
+import (
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/snowlab/snowlab/lab/internal/host"
+	"github.com/snowlab/snowlab/lab/internal/plot"
+	"github.com/snowlab/snowlab/lab/result"
+)
+
+// Document is an experiment's report (btree, alternatives, faults)
+// laid out once and written as Markdown, as one
+// self-contained HTML page and as the SVG files of its charts, by the
+// writers that write a suite run's report, so that the two reports never
+// say different things and every experiment gets both. Paragraphs, list
+// items and table cells are Markdown inline markup (code spans, emphasis,
+// links to sections).
+type Document struct {
+	d document
+}
+
+// Section is a heading and what follows it, up to the next.
+type Section struct {
+	s *section
+}
+
+// Section starts a section at the end of d: level 1 (the title, once),
+// 2 or 3.
+func (d *Document) Section(level int, title string) *Section {
+	return &Section{d.d.section(min(max(level, 1), 3), title)}
+}
+
+// Host adds the "Host" section of a suite run's report for h, with its
+// load and clock audit.
+func (d *Document) Host(h host.Fingerprint) { writeHost(&d.d, h) }
+
+// Text adds a paragraph.
+func (s *Section) Text(t string) *Section { s.s.text(t); return s }
+
+// Prose adds the paragraphs of text, which blank lines separate: a note
+// on how to read a report, kept as one piece of Markdown.
+func (s *Section) Prose(text string) *Section {
+	for _, p := range strings.Split(strings.TrimSpace(text), "\n\n") {
+		s.s.text(strings.TrimSpace(p))
+	}
+	return s
+}
+
+// List adds a bulleted list.
+func (s *Section) List(items ...string) *Section { s.s.list(items...); return s }
+
+// Table adds a table.
+func (s *Section) Table(header []string, rows [][]string) *Section {
+	s.s.table(header, rows)
+	return s
+}
+
+// Chart adds c at the end of the section, saved as the SVG file named
+// file, alt its text alternative; a nil chart (nothing to draw) adds
+// nothing.
+func (s *Section) Chart(file, alt string, c *plot.Chart) *Section {
+	s.s.chart(file, alt, c)
+	return s
+}
+
+// WriteMarkdown writes d as Markdown, linking the charts as images in the
+// folder charts (relative to the Markdown file); with charts "" they are
+// left out.
+func (d *Document) WriteMarkdown(w io.Writer, charts string) error {
+	return d.d.writeMarkdown(w, charts)
+}
+
+// WriteHTML writes d as one HTML page that loads nothing from anywhere,
+// its charts inline, linking to the history page (IndexName) beside it.
+func (d *Document) WriteHTML(w io.Writer) error { return d.d.writeHTML(w) }
+
+// WriteCharts saves d's charts as SVG files in dir and returns the paths
+// written; dir is created when there is a chart.
+func (d *Document) WriteCharts(dir string) ([]string, error) { return d.d.writeCharts(dir) }
+
+// WriteFiles writes the result v and its report into dir as a suite run's
+// are written: <stem>.json, <stem>.md, the charts under <stem>/ and
+// <stem>.html. It returns the paths written.
+func (d *Document) WriteFiles(dir, stem string, v any) ([]string, error) {
+	paths, err := result.WriteFiles(dir, stem, v,
+		func(w io.Writer) error { return d.WriteMarkdown(w, stem) },
+		func(dir string) ([]string, error) { return d.WriteCharts(dir) })
+	if err != nil {
+		return paths, err
+	}
+	page := filepath.Join(dir, stem+".html")
+	if err := result.WriteFile(page, d.WriteHTML); err != nil {
+		return paths, err
+	}
+	return append(paths, page), nil
+}

@@ -1,0 +1,247 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/snowlab/snowlab/lab/compare"
+	"github.com/snowlab/snowlab/lab/internal/host"
+	"github.com/snowlab/snowlab/lab/result"
+)
+
+// HistoryRun is one run of a history: the run, and the address of its
+// page relative to the index ("" when it has none).
+type HistoryRun struct {
+	Run  *result.Run
+	Page string
+}
+
+// History is the runs of a results folder in the order they ran, with the
+// trends the index draws: each cross-machine ratio (compare.Ratios) and
+// each subject's IDs/s, one series per host so that runs from different
+// machines are never joined by a line.
+type History struct {
+	Runs []HistoryRun
+	// Ratios are the gated ones first (those loadgen check fails on),
+	// then those it reports only, each in the order compare.Ratios gives
+	// them.
+	Ratios []Trend
+	Rates  []Trend // one per subject, in the order of the newest run's subjects
+	// LoadChanges are the runs whose host's load differs from that of the
+	// run before them on the same host (host.LoadDifference): a step
+	// between the two in a trend may be the host's.
+	LoadChanges []LoadChange
+}
+
+// LoadChange is a run whose load differs from the previous run's on the
+// same host: both index History.Runs.
+type LoadChange struct {
+	Run, Previous int
+	Host          string // HostKey of both
+	Difference    string // host.LoadDifference of the previous run's and this one's
+}
+
+// Trend is one figure across runs.
+type Trend struct {
+	Name string
+	// Informational is set for a ratio the gate reports but does not
+	// check (compare.Ratio.Informational in any run).
+	Informational bool
+	// Gated is set for a ratio loadgen check fails on: not
+	// Informational, and gated in the baseline where the history has one
+	// (a ratio the baseline lacks is reported, not gated).
+	Gated  bool
+	Series []Series
+}
+
+// Series is a trend's points from one host, in run order.
+type Series struct {
+	Host   string // HostKey of the runs
+	Points []Point
+}
+
+// Point is one run's value: Run indexes History.Runs.
+type Point struct {
+	Run   int
+	Value float64
+}
+
+// HostKey names the machine a run's figures belong to: the host's slug,
+// GOMAXPROCS (the same host run with fewer Ps is another machine as far as
+// its throughput goes) and the CPU model, short (a host name is reused by
+// machines of other kinds: "vm" named an Intel and an AMD guest here).
+func HostKey(run *result.Run) string {
+	key := fmt.Sprintf("%s ×%d", run.Host.Slug(), run.Host.GOMAXPROCS)
+	if cpu := shortCPU(run.Host.CPU); cpu != "" {
+		key += " · " + cpu
+	}
+	return key
+}
+
+// shortCPU is a CPU model without its trademarks, clock and the words
+// every model has.
+func shortCPU(model string) string {
+	if i := strings.Index(model, "@"); i >= 0 {
+		model = model[:i]
+	}
+	var words []string
+	for _, w := range strings.Fields(strings.NewReplacer("(R)", "", "(r)", "", "(TM)", "", "(tm)", "").Replace(model)) {
+		if w != "Processor" && w != "CPU" {
+			words = append(words, w)
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// NewHistory orders runs by start time (then commit) and collects their
+// trends. IDs/s is taken from the saturate sweep at one goroutine and at
+// the largest count the run measured for the subject, as two series per
+// host ("<host> G=1", "<host> G=max (n)"): a sweep that changed its
+// largest count starts a new series. baseline, when not nil, is the run
+// loadgen check compares against: only the ratios it gates are Gated.
+func NewHistory(runs []HistoryRun, baseline *result.Run) History {
+	h := History{Runs: slices.Clone(runs)}
+	slices.SortStableFunc(h.Runs, func(a, b HistoryRun) int {
+		return cmp.Or(a.Run.Started.Compare(b.Run.Started), cmp.Compare(a.Run.Commit, b.Run.Commit))
+	})
+	ratios := newTrends()
+	rates := newTrends()
+	for i, hr := range h.Runs {
+		host := HostKey(hr.Run)
+		for _, r := range compare.Ratios(hr.Run) {
+			t := ratios.get(r.Name)
+			t.Informational = t.Informational || r.Informational
+			t.add(host, i, r.Value)
+		}
+		for name, byG := range saturateByG(hr.Run) {
+			gmax := slices.Max(slices.Collect(maps.Keys(byG)))
+			t := rates.get(name)
+			if v, ok := byG[1]; ok {
+				t.add(host+" G=1", i, v)
+			}
+			if gmax > 1 {
+				t.add(fmt.Sprintf("%s G=max (%d)", host, gmax), i, byG[gmax])
+			}
+		}
+	}
+	h.Ratios = ratios.list()
+	var inBase map[string]bool
+	if baseline != nil {
+		inBase = map[string]bool{}
+		for _, r := range compare.Ratios(baseline) {
+			inBase[r.Name] = !r.Informational
+		}
+	}
+	for i := range h.Ratios {
+		t := &h.Ratios[i]
+		t.Gated = !t.Informational && (inBase == nil || inBase[t.Name])
+	}
+	// The gated ratios lead: they are what a regression fails on.
+	slices.SortStableFunc(h.Ratios, func(a, b Trend) int { return cmp.Compare(btoi(!a.Gated), btoi(!b.Gated)) })
+	h.LoadChanges = loadChanges(h.Runs)
+	// Subjects in the order of the newest run that names them, then the
+	// rest by name.
+	order := map[string]int{}
+	for i := len(h.Runs) - 1; i >= 0; i-- {
+		for _, s := range h.Runs[i].Run.Subjects {
+			if _, ok := order[s.Name]; !ok {
+				order[s.Name] = len(order)
+			}
+		}
+	}
+	h.Rates = rates.list()
+	slices.SortStableFunc(h.Rates, func(a, b Trend) int {
+		oa, okA := order[a.Name]
+		ob, okB := order[b.Name]
+		switch {
+		case okA && okB:
+			return oa - ob
+		case okA != okB:
+			if okA {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(a.Name, b.Name)
+	})
+	return h
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// loadChanges are the runs whose load differs from the previous run's on
+// the same host.
+func loadChanges(runs []HistoryRun) []LoadChange {
+	var out []LoadChange
+	last := map[string]int{}
+	for i, hr := range runs {
+		key := HostKey(hr.Run)
+		if prev, ok := last[key]; ok {
+			if d := host.LoadDifference(runs[prev].Run.Host.Load, hr.Run.Host.Load); d != "" {
+				out = append(out, LoadChange{Run: i, Previous: prev, Host: key, Difference: d})
+			}
+		}
+		last[key] = i
+	}
+	return out
+}
+
+// saturateByG is each subject's median IDs/s by goroutine count.
+func saturateByG(run *result.Run) map[string]map[int]float64 {
+	out := map[string]map[int]float64{}
+	for _, r := range run.Saturate {
+		if r.Goroutines <= 0 || !(r.IDsPerSec > 0) {
+			continue
+		}
+		if out[r.Subject] == nil {
+			out[r.Subject] = map[int]float64{}
+		}
+		out[r.Subject][r.Goroutines] = r.IDsPerSec
+	}
+	return out
+}
+
+// trends collects trends by name in the order first seen.
+type trends struct {
+	order []string
+	by    map[string]*Trend
+}
+
+func newTrends() *trends { return &trends{by: map[string]*Trend{}} }
+
+func (ts *trends) get(name string) *Trend {
+	t := ts.by[name]
+	if t == nil {
+		t = &Trend{Name: name}
+		ts.by[name] = t
+		ts.order = append(ts.order, name)
+	}
+	return t
+}
+
+func (ts *trends) list() []Trend {
+	out := make([]Trend, len(ts.order))
+	for i, n := range ts.order {
+		out[i] = *ts.by[n]
+	}
+	return out
+}
+
+// add appends run i's value to the host's series, a new series for a host
+// not seen before.
+func (t *Trend) add(host string, i int, v float64) {
+	k := slices.IndexFunc(t.Series, func(s Series) bool { return s.Host == host })
+	if k < 0 {
+		t.Series = append(t.Series, Series{Host: host})
+		k = len(t.Series) - 1
+	}
+	t.Series[k].Points = append(t.Series[k].Points, Point{Run: i, Value: v})
+}

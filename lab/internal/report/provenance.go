@@ -1,0 +1,48 @@
+package report
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/snowlab/snowlab/lab/internal/md"
+	"github.com/snowlab/snowlab/lab/internal/pgredact"
+	"github.com/snowlab/snowlab/lab/result"
+)
+
+// Title is an experiment report's title: what the experiment measured,
+// then the day the run started and the host it ran on, each where h
+// records it.
+func Title(what string, h *result.Header) string {
+	if !h.Started.IsZero() {
+		what += ", " + h.Started.UTC().Format("2006-01-02")
+	}
+	if h.Host.Hostname != "" {
+		what += " on " + h.Host.Hostname
+	}
+	return what
+}
+
+// Provenance is the items an experiment report's setup list opens with:
+// when the run started and how long it took, the commit it ran at and the
+// command that ran it, any credential in the command redacted, since a
+// report is published.
+func Provenance(h *result.Header) []string {
+	took := ""
+	if h.Elapsed > 0 {
+		took = fmt.Sprintf(" (took %s)", h.Elapsed.Round(time.Second))
+	}
+	return []string{
+		fmt.Sprintf("**Date:** %s%s", h.Started.UTC().Format("2006-01-02 15:04:05 UTC"), took),
+		"**Commit:** " + md.Code(md.OrDash(Revision(h))),
+		"**Command:** " + md.Code(md.OrDash(md.ShellJoin(pgredact.Args(h.Command)))),
+	}
+}
+
+// Revision is the commit h ran at, marked "+dirty" when the tree had
+// uncommitted changes; "" when h records no commit.
+func Revision(h *result.Header) string {
+	if h.Dirty && h.Commit != "" {
+		return h.Commit + "+dirty"
+	}
+	return h.Commit
+}

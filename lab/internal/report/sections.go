@@ -1,0 +1,365 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/snowlab/snowlab/lab/internal/host"
+	"github.com/snowlab/snowlab/lab/internal/md"
+	"github.com/snowlab/snowlab/lab/internal/pgredact"
+	"github.com/snowlab/snowlab/lab/internal/stats"
+	"github.com/snowlab/snowlab/lab/internal/units"
+	"github.com/snowlab/snowlab/lab/result"
+)
+
+// newDocument lays run out as the reports show it: where and how it ran,
+// the summary (the answer: each generator against its ceiling, its limit
+// and the fastest peer, and every check), the host with its load and clocks, the subjects, one table per workload with a
+// note on how to read it, and the failures. Each section names the charts
+// drawn for it.
+func newDocument(run *result.Run) *document {
+	d := &document{}
+	if run == nil {
+		d.section(1, "snowlab lab run").text("No run.")
+		return d
+	}
+	writeHeader(d, run)
+	writeSummary(d, run)
+	writeHost(d, run.Host)
+	writeSubjects(d, run)
+	writeBurst(d, run)
+	writeSaturate(d, run)
+	writeSteady(d, run)
+	writeFailures(d, run)
+	for _, c := range chartsOf(run) {
+		if s := d.find(c.section); s != nil {
+			s.Charts = append(s.Charts, c)
+		}
+	}
+	return d
+}
+
+func writeHeader(d *document, run *result.Run) {
+	date := "unknown"
+	if !run.Started.IsZero() {
+		date = run.Started.UTC().Format("2006-01-02 15:04:05 UTC")
+	}
+	title := "snowlab lab run"
+	if !run.Started.IsZero() {
+		title += " " + run.Started.UTC().Format("2006-01-02")
+	}
+	if run.Host.Hostname != "" {
+		title += " on " + run.Host.Hostname
+	}
+	s := d.section(1, title)
+	elapsed := ""
+	if run.Elapsed > 0 {
+		took := run.Elapsed
+		if took >= time.Minute {
+			took = took.Round(time.Second)
+		} else {
+			took = took.Round(time.Millisecond)
+		}
+		elapsed = fmt.Sprintf(" (took %s)", took)
+	}
+	s.text(fmt.Sprintf("**Date:** %s%s · **Commit:** %s · **Schema:** %d", date, elapsed, md.Code(md.OrDash(run.Revision())), run.Schema))
+	s.text("**Command:** " + md.Code(md.OrDash(md.ShellJoin(pgredact.Args(run.Command)))))
+}
+
+func writeHost(d *document, h host.Fingerprint) {
+	s := d.section(2, "Host")
+	hyper := h.HypervisorName()
+	if hyper == "" {
+		hyper = "none detected (bare metal)"
+	}
+	osArch := strings.Trim(h.OS+"/"+h.Arch, "/")
+	s.table([]string{"Property", "Value"}, append([][]string{
+		{"Hostname", md.OrDash(h.Hostname)},
+		{"CPU", md.OrDash(h.CPU)},
+		{"Cores", fmt.Sprintf("%d physical, %d logical", h.PhysicalCores, h.LogicalCores)},
+		{"Caches", fmt.Sprintf("line %s · L1d %s · L2 %s · L3 %s",
+			units.Bytes(int64(h.CacheLine)), units.Bytes(int64(h.L1D)), units.Bytes(int64(h.L2)), units.Bytes(int64(h.L3)))},
+		{"Hypervisor", hyper},
+		{"GOMAXPROCS", strconv.Itoa(h.GOMAXPROCS)},
+		{"Go", strings.TrimSpace(h.GoVersion + " " + osArch)},
+		{"Kernel", md.OrDash(h.Kernel)},
+		{"Clocksource", md.OrDash(h.Clocksource)},
+		{"PMU", md.OrDash(h.PMU)},
+	}, loadRows(h.Load)...))
+	if len(h.ClockAudit) == 0 {
+		return
+	}
+	s = d.section(3, "Clock audit")
+	var rows [][]string
+	for _, c := range h.ClockAudit {
+		rows = append(rows, []string{c.Name, units.Ns(c.NsPerRead),
+			units.Ns(float64(c.ResolutionNs)), units.Ns(float64(c.KernelResolution))})
+	}
+	s.table([]string{"Source", "Cost per read", "Observed resolution", "Kernel resolution"}, rows)
+	s.text(note("clock-audit"))
+}
+
+// loadRows are the host table's rows on the load the host was under.
+func loadRows(l *host.Load) [][]string {
+	switch {
+	case l == nil:
+		return [][]string{{"Load", "not recorded (not measured by the lab or experiment that wrote this file)"}}
+	case !l.Recorded():
+		return [][]string{{"Load", l.Unknown}}
+	}
+	cpu := fmt.Sprintf("this run %s · other processes %s · steal %s, of %d CPU%s", host.Percent(l.Own),
+		host.Percent(l.Other), host.Percent(l.Steal), l.CPUs, plural(l.CPUs))
+	if l.Seconds > 0 {
+		cpu += " over " + units.Ns(l.Seconds*1e9)
+	}
+	if l.Busy() {
+		cpu += " (busy: others took more than " + host.Percent(host.BusyShare) + ")"
+	}
+	avg := func(a host.LoadAvg) string { return fmt.Sprintf("%.2f, %.2f, %.2f", a.One, a.Five, a.Fifteen) }
+	return [][]string{
+		{"CPU time during the run", cpu},
+		{"Load average (1, 5, 15 min)", fmt.Sprintf("%s at start; %s at end, this run's threads counted", avg(l.Start), avg(l.End))},
+	}
+}
+
+func writeSubjects(d *document, run *result.Run) {
+	if len(run.Subjects) == 0 {
+		return
+	}
+	s := d.section(2, "Subjects")
+	var rows [][]string
+	for _, s := range run.Subjects {
+		ceiling := "—"
+		if s.CeilingIDs > 0 {
+			ceiling = units.Rate(s.CeilingIDs)
+		}
+		rows = append(rows, []string{s.Name, md.OrDash(s.Library), yesNo(s.Peer), yesNo(s.Strict),
+			strconv.Itoa(s.Nodes), ceiling, md.OrDash(s.Note)})
+	}
+	s.table([]string{"Subject", "Library", "Peer", "Strict", "Nodes", "Ceiling", "Note"}, rows)
+}
+
+func writeBurst(d *document, run *result.Run) {
+	if len(run.Burst) == 0 {
+		return
+	}
+	s := d.section(2, "Burst")
+	// Events: a column only when some result has real counts; the
+	// reasons they are missing are said once, below the table.
+	withCounters := false
+	var missing []string
+	for _, b := range run.Burst {
+		if eventsMeasured(b.Events) {
+			withCounters = true
+		} else if src := md.OrDash(b.Events.Source); !slices.Contains(missing, src) {
+			missing = append(missing, src)
+		}
+	}
+	// Two tables, so that neither is wider than a page: what each burst
+	// did, then where its time went.
+	header := []string{"Subject", "Via", "G", "IDs", "Makespan ms median [min–max]", "Ticks median / floor",
+		"IDs/s", "p50", "p99", "p99.9", "Lead median", "Check"}
+	where := []string{"Subject", "Via", "CAS retries/ID", "Tick waits/ID", "Mutex wait/ID"}
+	if withCounters {
+		where = append(where, "Counters/ID")
+	}
+	var rows, whereRows [][]string
+	for _, b := range run.Burst {
+		lo, med, hi := stats.Spread(b.MakespanNs)
+		floor := "—"
+		if b.MinTicks > 0 {
+			floor = strconv.Itoa(b.MinTicks)
+		}
+		rows = append(rows, []string{
+			b.Subject, b.Via, strconv.Itoa(b.Goroutines), units.Thousands(b.IDs),
+			fmt.Sprintf("%s [%s–%s]", units.Ms(med), units.Ms(lo), units.Ms(hi)),
+			units.Count(stats.Median(b.Ticks)) + " / " + floor,
+			units.Rate(b.IDsPerSec),
+			latencyCell(b.Latency, b.Latency.P50), latencyCell(b.Latency, b.Latency.P99), latencyCell(b.Latency, b.Latency.P999),
+			units.SignedNs(stats.Median(b.LeadNs)),
+			b.Check.String(),
+		})
+		row := []string{b.Subject, b.Via,
+			units.Count(b.Contention.CASRetriesPerID),
+			units.Count(b.Contention.TickWaitsPerID),
+			units.Ns(b.Contention.MutexWaitNsPerID),
+		}
+		if withCounters {
+			row = append(row, eventsCell(b.Events))
+		}
+		whereRows = append(whereRows, row)
+	}
+	s.table(header, rows)
+	s.table(where, whereRows)
+	if slices.ContainsFunc(run.Burst, func(b result.BurstResult) bool { return b.Latency.Capped > 0 }) {
+		s.text(cappedNote)
+	}
+	if len(missing) > 0 {
+		what := "Hardware counters"
+		if withCounters {
+			what = "Hardware counters for the rows marked —"
+		}
+		s.text(fmt.Sprintf("%s: %s.", what, strings.Join(missing, "; ")))
+	}
+	s.text(note("burst"))
+}
+
+func writeSaturate(d *document, run *result.Run) {
+	if len(run.Saturate) == 0 {
+		return
+	}
+	s := d.section(2, "Saturate")
+	gs, names, cell := satGrid(run)
+	header := []string{"Subject", "Ceiling (M/s)"}
+	for _, g := range gs {
+		header = append(header, fmt.Sprintf("G=%d (M/s)", g))
+	}
+	var rows [][]string
+	anyFail := false
+	for _, name := range names {
+		ceiling := "—"
+		if c := ceilingOf(run, name); c > 0 {
+			ceiling = units.TrimSig(c/1e6, 4)
+			if info, _ := subjectInfo(run, name); !info.Strict {
+				ceiling += " (not strict)"
+			}
+		}
+		row := []string{name, ceiling}
+		for _, g := range gs {
+			r, ok := cell[satKey{name, g}]
+			if !ok {
+				row = append(row, "—")
+				continue
+			}
+			v := units.SigFig(r.IDsPerSec/1e6, 3)
+			if pct := ceilingPct(run, r); pct > 0 {
+				v += fmt.Sprintf(" (%.1f%%)", pct)
+			}
+			if !r.Check.OK() {
+				v += " ✗"
+				anyFail = true
+			}
+			row = append(row, v)
+		}
+		rows = append(rows, row)
+	}
+	s.table(header, rows)
+	if anyFail {
+		s.text("✗ marks a failed check; see [Failures](#failures).")
+	}
+	writeLimits(d, run, gs, names, cell)
+	s.text(note("saturate"))
+}
+
+// reportLimits writes each subject's cost per ID over its physical limit's
+// in the same run, at each goroutine count.
+func writeLimits(d *document, run *result.Run, gs []int, names []string, cell map[satKey]result.SaturateResult) {
+	rows := limitRows(run, gs, names, cell, func(r float64) string { return units.TrimSig(r, 3) + "×" }, "—")
+	if len(rows) == 0 {
+		return
+	}
+	header := []string{"Subject", "Limit"}
+	for _, g := range gs {
+		header = append(header, fmt.Sprintf("G=%d", g))
+	}
+	s := d.section(3, "Cost over the physical limit")
+	s.table(header, rows)
+	s.text(note("limits"))
+}
+
+// limitRows are the rows of the cost-over-limit table: a subject, its
+// limit, and its ratio at each goroutine count (dash where either side
+// lacks the count). Subjects without a measured limit have no row.
+func limitRows(run *result.Run, gs []int, names []string, cell map[satKey]result.SaturateResult, format func(float64) string, dash string) [][]string {
+	var rows [][]string
+	for _, name := range names {
+		info, _ := subjectInfo(run, name)
+		if info.Limit == "" || info.Physical {
+			continue
+		}
+		row := []string{name, info.Limit}
+		any := false
+		for _, g := range gs {
+			r, ok1 := cell[satKey{name, g}]
+			l, ok2 := cell[satKey{info.Limit, g}]
+			if !ok1 || !ok2 || !(r.IDsPerSec > 0) || !(l.IDsPerSec > 0) {
+				row = append(row, dash)
+				continue
+			}
+			row = append(row, format(l.IDsPerSec/r.IDsPerSec))
+			any = true
+		}
+		if any {
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
+
+func writeSteady(d *document, run *result.Run) {
+	if len(run.Steady) == 0 {
+		return
+	}
+	s := d.section(2, "Steady")
+	var rows [][]string
+	anyCapped := false
+	for _, s := range run.Steady {
+		l := s.Latency
+		rows = append(rows, []string{s.Subject, units.Rate(s.TargetRate), units.Rate(s.Achieved),
+			units.Ns(float64(s.Duration)),
+			latencyCell(l, l.P50), latencyCell(l, l.P99), latencyCell(l, l.P999), latencyCell(l, l.P9999),
+			latencyCell(l, l.Max), s.Check.String()})
+		anyCapped = anyCapped || l.Capped > 0
+	}
+	s.table([]string{"Subject", "Target", "Achieved", "Duration", "p50", "p99", "p99.9", "p99.99", "Max", "Check"}, rows)
+	if anyCapped {
+		s.text(cappedNote)
+	}
+	s.text(note("steady"))
+}
+
+func writeFailures(d *document, run *result.Run) {
+	if len(run.Failures) == 0 {
+		return
+	}
+	s := d.section(2, "Failures")
+	items := make([]string, len(run.Failures))
+	for i, f := range run.Failures {
+		items[i] = md.Escape(f)
+	}
+	s.list(items...)
+	s.text("A run with failures exits non-zero: the generator named issued IDs that broke what it promises.")
+}
+
+// cappedNote explains a "≥" latency.
+const cappedNote = "A latency marked ≥ reached the top of the recorder's range (10s): some calls took at least that long, " +
+	"and how much longer is not known."
+
+// latencyCell formats v, one of l's percentiles, marking it "≥" when it
+// reached the recorder's cap and so is only a lower bound.
+func latencyCell(l result.Latency, v int64) string {
+	if l.IsCapped(v) {
+		return "≥" + units.Ns(float64(l.CapNs))
+	}
+	return units.Ns(float64(v))
+}
+
+// checkShort is the check's description without the first error, for
+// the terminal.
+func checkShort(c result.Check) string {
+	s := c.String()
+	if i := strings.Index(s, " (first: "); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}

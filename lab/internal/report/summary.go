@@ -1,0 +1,306 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/snowlab/snowlab/lab/internal/host"
+	"github.com/snowlab/snowlab/lab/internal/md"
+	"github.com/snowlab/snowlab/lab/internal/units"
+	"github.com/snowlab/snowlab/lab/result"
+)
+
+// summaryRow is one generator's line of a run's summary: its best
+// saturate figure, what that is of its ceiling and of its physical limit
+// at the same goroutine count, the fastest peer that promises as much,
+// and every correctness check it was put to.
+type summaryRow struct {
+	Subject string
+	Strict  bool
+	// Best is the subject's saturate result with the highest IDs/s
+	// (zero when the sweep did not measure it).
+	Best result.SaturateResult
+	// Ceiling is its strict ceiling in IDs/s, 0 for none.
+	Ceiling float64
+	// Limit is the physical limit it is read against, LimitBest that
+	// limit's result at Best's goroutine count (zero when not measured).
+	Limit     string
+	LimitBest result.SaturateResult
+	// Peer is the peer with the highest IDs/s among those that promise at
+	// least as much (strict when the subject is) and passed every check,
+	// PeerBest that figure.
+	Peer     string
+	PeerBest result.SaturateResult
+	Checks   []namedCheck
+}
+
+// namedCheck is one correctness check of a run: where it was made
+// ("burst via NextID", "saturate G=4", "steady") and what it found.
+type namedCheck struct {
+	Where string
+	Check result.Check
+}
+
+// checksOf lists every correctness check the run made of subject, in the
+// order of the reports' tables: bursts, the saturate sweep, steady.
+func checksOf(run *result.Run, subject string) []namedCheck {
+	var out []namedCheck
+	for _, b := range run.Burst {
+		if b.Subject == subject {
+			out = append(out, namedCheck{"burst via " + b.Via, b.Check})
+		}
+	}
+	for _, r := range run.Saturate {
+		if r.Subject == subject {
+			out = append(out, namedCheck{fmt.Sprintf("saturate G=%d", r.Goroutines), r.Check})
+		}
+	}
+	for _, r := range run.Steady {
+		if r.Subject == subject {
+			out = append(out, namedCheck{"steady at " + units.Rate(r.TargetRate), r.Check})
+		}
+	}
+	return out
+}
+
+// allPassed reports whether every check passed.
+func allPassed(checks []namedCheck) bool {
+	for _, c := range checks {
+		if !c.Check.OK() {
+			return false
+		}
+	}
+	return true
+}
+
+// bestSaturate is subject's saturate result with the highest IDs/s.
+func bestSaturate(run *result.Run, subject string) (result.SaturateResult, bool) {
+	var best result.SaturateResult
+	ok := false
+	for _, r := range run.Saturate {
+		if r.Subject == subject && r.IDsPerSec > best.IDsPerSec {
+			best, ok = r, true
+		}
+	}
+	return best, ok
+}
+
+// summarize is the summary of run: a row per generator (every subject
+// that is neither a peer nor a physical limit), in the order of
+// run.Subjects.
+func summarize(run *result.Run) []summaryRow {
+	var rows []summaryRow
+	for _, s := range run.Subjects {
+		if s.Peer || s.Physical {
+			continue
+		}
+		row := summaryRow{Subject: s.Name, Strict: s.Strict, Limit: s.Limit, Checks: checksOf(run, s.Name)}
+		if s.Strict {
+			row.Ceiling = s.CeilingIDs
+		}
+		row.Best, _ = bestSaturate(run, s.Name)
+		if s.Limit != "" && row.Best.Goroutines > 0 {
+			for _, r := range run.Saturate {
+				if r.Subject == s.Limit && r.Goroutines == row.Best.Goroutines {
+					row.LimitBest = r
+				}
+			}
+		}
+		for _, p := range run.Subjects {
+			if !p.Peer || s.Strict && !p.Strict || !allPassed(checksOf(run, p.Name)) {
+				continue // a peer that broke its promise is no yardstick
+			}
+			if b, ok := bestSaturate(run, p.Name); ok && b.IDsPerSec > row.PeerBest.IDsPerSec {
+				row.Peer, row.PeerBest = p.Name, b
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// rateAt is a saturate figure with its goroutine count: "4.12M/s at G=4".
+func rateAt(r result.SaturateResult) string {
+	return fmt.Sprintf("%s at G=%d", units.Rate(r.IDsPerSec), r.Goroutines)
+}
+
+// cells are the row as the summary table prints it.
+func (r summaryRow) cells() []string {
+	rate, ceiling, limit, peer := "not measured", "—", "—", "—"
+	if r.Best.IDsPerSec > 0 {
+		rate = rateAt(r.Best)
+		if r.Ceiling > 0 {
+			ceiling = fmt.Sprintf("%.0f%% of %s/s", 100*r.Best.IDsPerSec/r.Ceiling, units.SI(r.Ceiling, 4, true))
+		}
+		if r.LimitBest.IDsPerSec > 0 {
+			// A cost, as every "over the limit" figure is (the gate's,
+			// the cost table's, the README's): 1× is the limit.
+			limit = fmt.Sprintf("%.2f× %s", r.LimitBest.IDsPerSec/r.Best.IDsPerSec, r.Limit)
+		}
+		if r.PeerBest.IDsPerSec > 0 {
+			peer = fmt.Sprintf("×%s %s (%s)", units.TrimSig(r.Best.IDsPerSec/r.PeerBest.IDsPerSec, 2), r.Peer, units.Rate(r.PeerBest.IDsPerSec))
+		}
+	}
+	if !r.Strict {
+		ceiling = "not strict"
+	}
+	return []string{r.Subject, rate, ceiling, limit, peer, checksCell(r.Checks)}
+}
+
+// checksCell says of every check whether it passed: the failed ones by
+// name with what they found, and how many passed.
+func checksCell(checks []namedCheck) string {
+	if len(checks) == 0 {
+		return "none made"
+	}
+	var failed []string
+	for _, c := range checks {
+		if !c.Check.OK() {
+			failed = append(failed, c.Where+": "+checkShort(c.Check))
+		}
+	}
+	if len(failed) == 0 {
+		return fmt.Sprintf("✓ %d of %d passed", len(checks), len(checks))
+	}
+	s := fmt.Sprintf("✗ %d of %d failed: %s", len(failed), len(checks), strings.Join(failed, "; "))
+	if n := len(checks) - len(failed); n > 0 {
+		s += fmt.Sprintf("; ✓ %d passed", n)
+	}
+	return s
+}
+
+// writeSummary opens the report with its answer: the verdict on every
+// check, the host and its load, and the summary table.
+func writeSummary(d *document, run *result.Run) {
+	s := d.section(2, "Summary")
+	var all, failed []string
+	for _, sub := range run.Subjects {
+		for _, c := range checksOf(run, sub.Name) {
+			all = append(all, c.Where)
+			if !c.Check.OK() {
+				failed = append(failed, fmt.Sprintf("%s (%s): %s", sub.Name, c.Where, checkShort(c.Check)))
+			}
+		}
+	}
+	verdict := "**Result:** ✓ every correctness check passed"
+	if len(all) > 0 {
+		verdict += fmt.Sprintf(" (%d of %d)", len(all), len(all))
+	}
+	if len(failed) > 0 || len(run.Failures) > 0 {
+		n := max(len(failed), len(run.Failures))
+		verdict = fmt.Sprintf("**Result:** ✗ %d correctness check(s) FAILED", n)
+		if len(all) > 0 {
+			verdict += fmt.Sprintf(" of %d", len(all))
+		}
+		verdict += ", see [Failures](#failures)"
+		if len(failed) > 0 {
+			verdict += ": " + md.Escape(strings.Join(failed, "; "))
+		}
+	}
+	s.text(verdict + ".")
+	s.text(hostLead(run))
+
+	rows := summarize(run)
+	if len(rows) == 0 {
+		return
+	}
+	if f := fastest(run, rows); f != "" {
+		s.text(f)
+	}
+	table := make([][]string, len(rows))
+	for i, r := range rows {
+		table[i] = r.cells()
+	}
+	s.table([]string{"Generator", "Best IDs/s", "Of its ceiling", "Time per ID over its limit at that G", "× the fastest peer promising as much", "Checks"}, table)
+	if peers := peerChecks(run); peers != "" {
+		s.text(peers)
+	}
+	s.text(note("summary"))
+}
+
+// fastest names the fastest strict generator, the fastest of the others
+// and the fastest peer that passed its checks, those the run measured:
+// the answer in a line.
+func fastest(run *result.Run, rows []summaryRow) string {
+	var strict, other *summaryRow
+	for i := range rows {
+		r := &rows[i]
+		switch {
+		case r.Best.IDsPerSec <= 0:
+		case r.Strict && (strict == nil || r.Best.IDsPerSec > strict.Best.IDsPerSec):
+			strict = r
+		case !r.Strict && (other == nil || r.Best.IDsPerSec > other.Best.IDsPerSec):
+			other = r
+		}
+	}
+	var parts []string
+	if strict != nil {
+		p := "strict: " + md.Escape(strict.Subject) + " " + rateAt(strict.Best)
+		if strict.Ceiling > 0 {
+			p += fmt.Sprintf(" (%.0f%% of its ceiling)", 100*strict.Best.IDsPerSec/strict.Ceiling)
+		}
+		parts = append(parts, p)
+	}
+	if other != nil {
+		parts = append(parts, "not strict: "+md.Escape(other.Subject)+" "+rateAt(other.Best))
+	}
+	var peer string
+	var peerBest result.SaturateResult
+	for _, p := range run.Subjects {
+		if !p.Peer || !allPassed(checksOf(run, p.Name)) {
+			continue
+		}
+		if b, ok := bestSaturate(run, p.Name); ok && b.IDsPerSec > peerBest.IDsPerSec {
+			peer, peerBest = p.Name, b
+		}
+	}
+	if peer != "" {
+		parts = append(parts, "of the peers: "+md.Escape(peer)+" "+rateAt(peerBest))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "**Fastest:** " + strings.Join(parts, " · ") + "."
+}
+
+// peerChecks says how the checks of the peers and the physical limits
+// went, those the table's rows leave out; "" when there are none.
+func peerChecks(run *result.Run) string {
+	var all, failed []string
+	for _, sub := range run.Subjects {
+		if !sub.Peer && !sub.Physical {
+			continue
+		}
+		for _, c := range checksOf(run, sub.Name) {
+			all = append(all, c.Where)
+			if !c.Check.OK() {
+				failed = append(failed, fmt.Sprintf("%s (%s): %s", sub.Name, c.Where, checkShort(c.Check)))
+			}
+		}
+	}
+	switch {
+	case len(all) == 0:
+		return ""
+	case len(failed) == 0:
+		return fmt.Sprintf("**Peers and physical limits:** ✓ all %d checks passed.", len(all))
+	}
+	return fmt.Sprintf("**Peers and physical limits:** ✗ %d of %d checks failed: %s; ✓ %d passed.",
+		len(failed), len(all), md.Escape(strings.Join(failed, "; ")), len(all)-len(failed))
+}
+
+// hostLead is the host in one paragraph: what it is, and its load, with
+// a warning when the host was busy.
+func hostLead(run *result.Run) string {
+	h := run.Host
+	s := "**Host:** " + md.Escape(h.String())
+	switch l := h.Load; {
+	case l == nil:
+		return s + " · load not recorded (not measured by the lab or experiment that wrote this file)"
+	case l.Busy():
+		return s + " · " + md.Escape(l.String()) + fmt.Sprintf(". **Busy host:** others took %s of the CPU time; "+
+			"absolute figures, tail latencies most of all, are partly the host's (the gate's ratios, read within the run, "+
+			"cancel much of it).", host.Percent(l.Taken()))
+	default:
+		return s + " · " + md.Escape(l.String())
+	}
+}

@@ -1,0 +1,220 @@
+// Package suiteflags reads the flags that shape a suite (loadgen run and
+// loadgen check) into a lab.Suite, and picks its subjects by spec: a
+// group (all, own, peers), a name or a name prefix.
+package suiteflags
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/snowlab/snowlab/lab"
+	"github.com/snowlab/snowlab/lab/internal/peers"
+	"github.com/snowlab/snowlab/lab/subject"
+	"github.com/snowlab/snowlab/lab/workload"
+)
+
+// Flags are the flags that shape a suite, shared by loadgen run and
+// loadgen check.
+type Flags struct {
+	Subjects   string
+	Workloads  string
+	IDs        int
+	Goroutines int
+	Repeats    int
+	Pause      time.Duration
+	Sweep      string
+	Duration   time.Duration
+	SatRepeats int
+	Rate       float64
+	SteadyDur  time.Duration
+	Budget     time.Duration
+	Events     bool
+}
+
+func (f *Flags) Register(fs *flag.FlagSet) {
+	fs.StringVar(&f.Subjects, "subjects", "all", "what to measure: all, own, peers, limit, or a comma list of names or name prefixes (see loadgen list)")
+	fs.StringVar(&f.Workloads, "workloads", "burst,saturate,steady", "comma list of workloads to run")
+	fs.IntVar(&f.IDs, "n", workload.DefaultBurstIDs, fmt.Sprintf("burst: IDs per fan-out burst (1 to %d)", workload.MaxBurstIDs))
+	fs.IntVar(&f.Goroutines, "g", workload.DefaultBurstGoroutines, fmt.Sprintf("burst: goroutines released together per burst (1 to %d)", workload.MaxGoroutines))
+	fs.IntVar(&f.Repeats, "repeats", workload.DefaultBurstRepeats, fmt.Sprintf("burst: bursts per subject, makespan samples (1 to %d)", workload.MaxRepeats))
+	fs.DurationVar(&f.Pause, "pause", workload.DefaultBurstPause, fmt.Sprintf("burst: pause between bursts (0 to %v)", workload.MaxPause))
+	fs.StringVar(&f.Sweep, "sweep", "", fmt.Sprintf("saturate: comma list of goroutine counts, each 1 to %d (default 1,2,4,… up to 2 x GOMAXPROCS)", workload.MaxGoroutines))
+	fs.DurationVar(&f.Duration, "duration", workload.DefaultSaturateDuration, fmt.Sprintf("saturate: length of one repeat (more than 0, at most %v)", workload.MaxDuration))
+	fs.IntVar(&f.SatRepeats, "sat-repeats", workload.DefaultSaturateRepeats, fmt.Sprintf("saturate: repeats per goroutine count, IDs/s samples (1 to %d)", workload.MaxRepeats))
+	fs.Float64Var(&f.Rate, "rate", workload.DefaultSteadyRate, fmt.Sprintf("steady: target calls per second, open loop (more than 0, at most %g)", workload.MaxSteadyRate))
+	fs.DurationVar(&f.SteadyDur, "steady-duration", workload.DefaultSteadyDuration, fmt.Sprintf("steady: length of the run (more than 0, at most %v; rate x duration at most %d calls)", workload.MaxDuration, workload.MaxSteadyCalls))
+	fs.DurationVar(&f.Budget, "ceiling-budget", workload.DefaultCeilingBudget, fmt.Sprintf("burst and steady: a strict subject whose ceiling is far below the workload's demand "+
+		"is asked for no more than its ceiling serves in this long (fewer IDs, said in its note; more than 0, at most %v)", workload.MaxDuration))
+	fs.BoolVar(&f.Events, "events", true, "count hardware (or software) events around bursts")
+}
+
+// Check reports the first flag out of range, naming it and its value. The
+// library would take a zero as its default; a flag set to zero is refused,
+// because its user asked for zero, not for the default.
+func (f *Flags) Check() error {
+	intRange := func(name string, v, lo, hi int, what string) error {
+		if v < lo || v > hi {
+			return fmt.Errorf("-%s %d: want %d to %d %s", name, v, lo, hi, what)
+		}
+		return nil
+	}
+	durRange := func(name string, v, hi time.Duration) error {
+		if v <= 0 || v > hi {
+			return fmt.Errorf("-%s %v: want more than 0, at most %v", name, v, hi)
+		}
+		return nil
+	}
+	for _, err := range []error{
+		intRange("n", f.IDs, 1, workload.MaxBurstIDs, "IDs"),
+		intRange("g", f.Goroutines, 1, workload.MaxGoroutines, "goroutines"),
+		intRange("repeats", f.Repeats, 1, workload.MaxRepeats, "repeats"),
+		intRange("sat-repeats", f.SatRepeats, 1, workload.MaxRepeats, "repeats"),
+		durRange("duration", f.Duration, workload.MaxDuration),
+		durRange("steady-duration", f.SteadyDur, workload.MaxDuration),
+		durRange("ceiling-budget", f.Budget, workload.MaxDuration),
+	} {
+		if err != nil {
+			return err
+		}
+	}
+	switch {
+	case f.Pause < 0 || f.Pause > workload.MaxPause:
+		return fmt.Errorf("-pause %v: want 0 to %v", f.Pause, workload.MaxPause)
+	case math.IsNaN(f.Rate) || f.Rate <= 0 || f.Rate > workload.MaxSteadyRate:
+		return fmt.Errorf("-rate %v: want more than 0, at most %g calls/s", f.Rate, workload.MaxSteadyRate)
+	}
+	if calls := f.Rate * f.SteadyDur.Seconds(); calls < 1 || calls > workload.MaxSteadyCalls {
+		return fmt.Errorf("-rate %v with -steady-duration %v schedules %.3g calls: want 1 to %d", f.Rate, f.SteadyDur, calls, workload.MaxSteadyCalls)
+	}
+	return nil
+}
+
+func (f *Flags) Suite(all []subject.Subject) (lab.Suite, error) {
+	if err := f.Check(); err != nil {
+		return lab.Suite{}, err
+	}
+	subs, err := Select(f.Subjects, all)
+	if err != nil {
+		return lab.Suite{}, err
+	}
+	var w lab.Workloads
+	for _, name := range strings.Split(f.Workloads, ",") {
+		switch strings.TrimSpace(name) {
+		case "burst":
+			w.Burst = true
+		case "saturate":
+			w.Saturate = true
+		case "steady":
+			w.Steady = true
+		default:
+			return lab.Suite{}, fmt.Errorf("-workloads: unknown workload %q (want burst, saturate, steady)", name)
+		}
+	}
+	var sweep []int
+	if f.Sweep != "" {
+		for _, s := range strings.Split(f.Sweep, ",") {
+			g, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || g < 1 || g > workload.MaxGoroutines {
+				return lab.Suite{}, fmt.Errorf("-sweep: %q is not a goroutine count from 1 to %d", s, workload.MaxGoroutines)
+			}
+			sweep = append(sweep, g)
+		}
+	}
+	suite := lab.Suite{
+		Subjects:    subs,
+		Workloads:   w,
+		Burst:       workload.BurstConfig{IDs: f.IDs, Goroutines: f.Goroutines, Repeats: f.Repeats, Pause: f.Pause, CeilingBudget: f.Budget},
+		Saturate:    workload.SaturateConfig{Goroutines: sweep, Duration: f.Duration, Repeats: f.SatRepeats},
+		Steady:      workload.SteadyConfig{Rate: f.Rate, Duration: f.SteadyDur, CeilingBudget: f.Budget},
+		CountEvents: f.Events,
+	}
+	// The flags are checked above; this catches a limit the library
+	// adds later, still as a usage error.
+	return suite, suite.Validate()
+}
+
+// All is every subject in the order a run measures them:
+// snowlab's generators, the physical limits they are read against, then
+// the peers.
+func All() []subject.Subject { return WithLimits(subject.Own(1)) }
+
+// WithLimits appends the physical limits and the peers to own.
+func WithLimits(own []subject.Subject) []subject.Subject {
+	return append(append(own, subject.Limits()...), peers.All()...)
+}
+
+// Select picks subjects from all by group, exact name or name
+// prefix.
+func Select(spec string, all []subject.Subject) ([]subject.Subject, error) {
+	var out []subject.Subject
+	seen := map[string]bool{}
+	add := func(s subject.Subject) {
+		if !seen[s.Name] {
+			seen[s.Name] = true
+			out = append(out, s)
+		}
+	}
+	for _, want := range strings.Split(spec, ",") {
+		want = strings.TrimSpace(want)
+		n := len(out)
+		for _, s := range all {
+			switch {
+			case want == "all",
+				want == "own" && !s.Peer && !s.Physical,
+				want == "peers" && s.Peer,
+				s.Name == want, strings.HasPrefix(s.Name, want+"/"):
+				add(s)
+			}
+		}
+		if len(out) == n && !seenAny(all, want, seen) {
+			return nil, fmt.Errorf("-subjects: no subject matches %q (see loadgen list)", want)
+		}
+	}
+	return out, nil
+}
+
+func seenAny(all []subject.Subject, want string, seen map[string]bool) bool {
+	for _, s := range all {
+		if seen[s.Name] && (s.Name == want || strings.HasPrefix(s.Name, want+"/")) {
+			return true
+		}
+	}
+	return false
+}
+
+// WriteList writes a line per subject: its name, whether it is snowlab's,
+// a peer or a limit, its policy and its ceiling. The error is the first
+// write's that failed.
+func WriteList(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	for _, s := range All() {
+		kind := "snowlab"
+		switch {
+		case s.Peer:
+			kind = "peer"
+		case s.Physical:
+			kind = "limit"
+		}
+		ceiling := "no per-tick limit"
+		if s.Physical {
+			ceiling = "the least per ID: clock read + one CAS"
+		}
+		if c := s.Ceiling(); c > 0 && s.Strict {
+			ceiling = fmt.Sprintf("strict ceiling %.4g IDs/s", c)
+		} else if c > 0 {
+			ceiling = fmt.Sprintf("layout rate %.4g IDs/s (borrows past it)", c)
+		}
+		policy := map[bool]string{true: "strict", false: "borrows"}[s.Strict]
+		if s.Physical {
+			policy = "-"
+		}
+		fmt.Fprintf(bw, "%-42s %-8s %-8s %s\n", s.Name, kind, policy, ceiling)
+	}
+	return bw.Flush()
+}
