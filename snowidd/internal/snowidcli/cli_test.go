@@ -1,4 +1,4 @@
-package cli_test
+package snowidcli
 
 import (
 	"bytes"
@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/snowlab/snowlab"
-	"github.com/snowlab/snowlab/cmd/snowid/cli"
 	"github.com/snowlab/snowlab/nodeid"
 )
 
@@ -24,19 +23,19 @@ func TestRunLeases(t *testing.T) {
 		return nil, refuse
 	}}
 	var out, errs bytes.Buffer
-	code := cli.Run([]string{"gen", "-lease", "fake:somewhere"}, &out, &errs, leases)
+	code := Run([]string{"gen", "-lease", "fake:somewhere"}, &out, &errs, leases)
 	assert.Equal(t, 2, code)
 	assert.Empty(t, out.String())
 	assert.Contains(t, errs.String(), refuse.Error())
 	assert.Equal(t, 1, strings.Count(errs.String(), "\n"), errs.String())
 
 	errs.Reset()
-	code = cli.Run([]string{"gen", "-lease", "fake:somewhere"}, &out, &errs, nil)
+	code = Run([]string{"gen", "-lease", "fake:somewhere"}, &out, &errs, nil)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs.String(), `unknown scheme "fake"`, "without the opener the scheme is unknown")
 
 	out.Reset()
-	require.Zero(t, cli.Run([]string{"layout", "-layout", "39/12/12"}, &out, &errs, nil))
+	require.Zero(t, Run([]string{"layout", "-layout", "39/12/12"}, &out, &errs, nil))
 	assert.Contains(t, out.String(), "39/12/12")
 }
 
@@ -56,7 +55,7 @@ func TestLayoutFlags(t *testing.T) {
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			fs := flag.NewFlagSet("t", flag.ContinueOnError)
-			lf := cli.AddLayoutFlags(fs)
+			lf := AddLayoutFlags(fs)
 			require.NoError(t, fs.Parse(tc.args))
 			l, err := lf.Layout()
 			if tc.err != "" {
@@ -71,25 +70,4 @@ func TestLayoutFlags(t *testing.T) {
 			assert.True(t, tc.want.Epoch.Equal(l.Epoch), "epoch %v, want %v", l.Epoch, tc.want.Epoch)
 		})
 	}
-}
-
-func TestParseFlags(t *testing.T) {
-	var out bytes.Buffer
-	fs := flag.NewFlagSet("tool", flag.ContinueOnError)
-	fs.SetOutput(&out)
-	fs.Int("n", 1, "how many")
-	stop, ok := cli.ParseFlags(fs, []string{"-n", "x"})
-	assert.True(t, stop)
-	assert.False(t, ok)
-	assert.Equal(t, "tool: invalid value \"x\" for flag -n: parse error (run 'tool -h' for usage)\n", out.String())
-
-	out.Reset()
-	stop, ok = cli.ParseFlags(fs, []string{"-h"})
-	assert.True(t, stop)
-	assert.True(t, ok)
-	assert.Contains(t, out.String(), "how many")
-
-	stop, ok = cli.ParseFlags(fs, []string{"-n", "3"})
-	assert.False(t, stop)
-	assert.True(t, ok)
 }

@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"github.com/snowlab/snowlab/clocksrc"
-	"github.com/snowlab/snowlab/internal/cliflag"
 	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/snowidd/internal/cliflag"
 )
 
 // Exit codes.

@@ -105,9 +105,35 @@
 package main
 
 import (
+	"flag"
+	"io"
 	"os"
+	"time"
 
-	"github.com/snowlab/snowlab/internal/snowidcli"
+	"github.com/snowlab/snowlab/etcdlease"
+	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/pglease"
+	"github.com/snowlab/snowlab/snowidd/internal/snowidcli"
 )
 
-func main() { os.Exit(snowidcli.Run(os.Args[1:], os.Stdout, os.Stderr, nil)) }
+// passwordVar holds the etcd user's password when -etcd-password-file
+// does not: the command's own variable, not etcdctl's ETCDCTL_PASSWORD,
+// so that a shell set up for etcdctl as another user does not lend snowid
+// that user.
+const passwordVar = "SNOWID_ETCD_PASSWORD"
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, os.LookupEnv)) }
+
+// run is the command with its arguments, output and environment.
+func run(args []string, stdout, stderr io.Writer, getenv func(string) (string, bool)) int {
+	etcd := etcdlease.NewFlags(passwordVar, getenv)
+	leases := snowidcli.Leases{
+		Scheme: "etcd",
+		Stores: map[string]nodeid.Opener{
+			"etcd": etcd.Opener(10 * time.Second),
+			"pg":   pglease.Opener(pglease.DefaultTTL),
+		},
+		AddFlags: func(fs *flag.FlagSet) func() bool { etcd.Register(fs); return etcd.Given },
+	}
+	return snowidcli.RunLeases(args, stdout, stderr, leases)
+}
