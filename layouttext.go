@@ -38,7 +38,10 @@ func (l *Layout) UnmarshalText(text []byte) error {
 		return fmt.Errorf("%w %q: %v", ErrInvalidLayout, s, err)
 	}
 	if err := nl.Validate(); err != nil {
-		return fmt.Errorf("layout %q: %w", s, err)
+		// One form for every refusal: the sentinel, the text, the reason
+		// (Validate's message after the sentinel's).
+		why := strings.TrimPrefix(err.Error(), ErrInvalidLayout.Error()+": ")
+		return fmt.Errorf("%w %q: %s", ErrInvalidLayout, s, why)
 	}
 	*l = nl
 	return nil

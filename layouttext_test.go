@@ -108,7 +108,7 @@ func TestLayoutTextVar(t *testing.T) {
 	assert.Equal(t, 10*time.Millisecond, l.Unit)
 	// The flag package quotes the error's text but does not wrap it.
 	err := fs.Parse([]string{"-layout", "41/10/11"})
-	assert.ErrorContains(t, err, `invalid value "41/10/11" for flag -layout: layout "41/10/11": snowlab: invalid layout`)
+	assert.ErrorContains(t, err, `invalid value "41/10/11" for flag -layout: snowlab: invalid layout "41/10/11": time 41 + node 10 + seq 11 = 62 bits, want 63`)
 
 	var cfg struct{ Layout Layout }
 	require.NoError(t, json.Unmarshal([]byte(`{"Layout":"35/16/12,1ms,2020-01-01T00:00:00Z"}`), &cfg))

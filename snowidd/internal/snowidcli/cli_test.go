@@ -52,6 +52,17 @@ func TestLayoutFlags(t *testing.T) {
 		{[]string{"-unit", "fast"}, snowlab.Layout{}, `-unit "fast"`},
 		{[]string{"-epoch", "yesterday"}, snowlab.Layout{}, `-epoch "yesterday"`},
 		{[]string{"-layout", "41/10/11"}, snowlab.Layout{}, `-layout "41/10/11"`},
+		// The whole layout in its text form, or a part of it and the rest
+		// from -unit and -epoch; the same part in both is refused.
+		{[]string{"-layout", "39/12/12,10ms,1700000000000"},
+			snowlab.Layout{TimeBits: 39, NodeBits: 12, SeqBits: 12, Unit: 10 * time.Millisecond, Epoch: time.UnixMilli(1700000000000).UTC()}, ""},
+		{[]string{"-epoch", "1700000000000", "-layout", "39/12/12,10ms"},
+			snowlab.Layout{TimeBits: 39, NodeBits: 12, SeqBits: 12, Unit: 10 * time.Millisecond, Epoch: time.UnixMilli(1700000000000).UTC()}, ""},
+		{[]string{"-unit", "1us", "-layout", "51/6/6"},
+			snowlab.Layout{TimeBits: 51, NodeBits: 6, SeqBits: 6, Unit: time.Microsecond, Epoch: snowlab.DefaultLayout.Epoch}, ""},
+		{[]string{"-layout", "39/12/12,10ms", "-unit", "1ms"}, snowlab.Layout{}, `-layout "39/12/12,10ms" -unit "1ms": give the unit in one of them`},
+		{[]string{"-layout", "39/12/12,10ms,0", "-epoch", "0"}, snowlab.Layout{}, `give the epoch in one of them`},
+		{[]string{"-layout", "39/12/12,10ms,soon"}, snowlab.Layout{}, `epoch "soon"`},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			fs := flag.NewFlagSet("t", flag.ContinueOnError)
