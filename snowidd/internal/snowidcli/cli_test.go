@@ -82,3 +82,37 @@ func TestLayoutFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestGenStaticLease: -lease static:N mints on node N as -node N does,
+// and an N that is not a number is one line naming the spec.
+func TestGenStaticLease(t *testing.T) {
+	var out, errs bytes.Buffer
+	require.Zero(t, Run([]string{"gen", "-lease", "static:37", "-n", "2"}, &out, &errs, nil), errs.String())
+	for _, f := range strings.Fields(out.String()) {
+		id, err := snowlab.ParseID(f)
+		require.NoError(t, err)
+		assert.Equal(t, 37, snowlab.DefaultLayout.Decode(id).Node)
+	}
+	assert.Empty(t, errs.String(), "the caller chose the node")
+
+	out.Reset()
+	assert.Equal(t, 2, Run([]string{"gen", "-lease", "static:x"}, &out, &errs, nil))
+	assert.Equal(t, "snowid: gen -lease \"static:x\": static:N wants a node id\n", errs.String())
+	errs.Reset()
+	assert.Equal(t, 2, Run([]string{"gen", "-node", "3", "-lease", "static:3"}, &out, &errs, nil))
+	assert.Contains(t, errs.String(), "give one or the other")
+	assert.Empty(t, out.String())
+}
+
+// TestHelpNamesEveryScheme: snowid's help and gen's name every lease
+// scheme the one command takes.
+func TestHelpNamesEveryScheme(t *testing.T) {
+	for _, args := range [][]string{{"help"}, {"help", "gen"}} {
+		var out, errs bytes.Buffer
+		require.Zero(t, Run(args, &out, &errs, nil))
+		help := out.String() + errs.String()
+		for _, scheme := range []string{"dir:", "static:", "etcd:", "pg:"} {
+			assert.Contains(t, help, scheme, "%v", args)
+		}
+	}
+}

@@ -1,8 +1,9 @@
-// Package snowidcli is the snowid command: decode a stray ID from a log,
-// mint a few IDs, print a layout's horizon. It lives here, not in
-// cmd/snowid, so that a build linking more lease stores (the etcdlease
-// module's etcd-enabled snowid) runs the same command, through the public
-// shell cmd/snowid/cli, since another module cannot import this one.
+// Package snowidcli is the snowid command (github.com/snowlab/snowlab/snowidd/cmd/snowid):
+// decode a stray ID from a log, mint a few IDs, print a layout's horizon.
+// It lives in the snowidd module, which requires every lease store's
+// module, so that one snowid takes every lease spec (dir:, static:, etcd:,
+// pg:) while the library's own packages stay free of every store client;
+// its layout flags are snowidd's too.
 package snowidcli
 
 import (
@@ -34,6 +35,7 @@ const usageText = `usage:
   snowid mask [-key-file F] [-key-version V] ID...
   snowid unmask [-key-file F] [-key-version V] STRING...
 Layout flags (-layout, -unit, -epoch) default to 41/10/12, 1ms, 2024-01-01T00:00:00Z.
+Lease specs (gen -lease): dir:PATH, static:N, etcd:HOST:PORT/PREFIX, pg:DSN.
 Run "snowid help COMMAND" for a command's flags.
 `
 
