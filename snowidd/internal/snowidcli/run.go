@@ -44,7 +44,7 @@ func run(args []string, stdout, stderr io.Writer) int { return Run(args, stdout,
 
 // Run runs the snowid command line args (without the program name) and
 // returns the exit code. stores adds lease schemes to gen -lease beyond
-// dir: (an etcd-enabled build passes etcdlease's); nil adds none.
+// dir: (cmd/snowid passes etcdlease's and pglease's); nil adds none.
 func Run(args []string, stdout, stderr io.Writer, stores map[string]nodeid.Opener) int {
 	return RunLeases(args, stdout, stderr, Leases{Stores: stores})
 }
