@@ -33,6 +33,7 @@ func TestRunLeases(t *testing.T) {
 	code = Run([]string{"gen", "-lease", "fake:somewhere"}, &out, &errs, nil)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs.String(), `unknown scheme "fake"`, "without the opener the scheme is unknown")
+	assert.Contains(t, errs.String(), "(lease stores here: dir); snowid also takes static:N (-node N)\n")
 
 	out.Reset()
 	require.Zero(t, Run([]string{"layout", "-layout", "39/12/12"}, &out, &errs, nil))

@@ -185,7 +185,11 @@ func idWriter(format string, l snowlab.Layout) func(w *bufio.Writer, id snowlab.
 func acquireGenLease(r genRun, stderr io.Writer, leases Leases) (*nodeid.Lease, int, bool) {
 	store, err := nodeid.OpenStore(r.lease, leases.Stores)
 	if err != nil {
-		return nil, fail(stderr, "gen -lease: %v", err), false
+		hint := "" // static:N is gen's, not a store's: OpenStore cannot name it
+		if scheme, _, _ := strings.Cut(r.lease, ":"); scheme != "dir" && leases.Stores[scheme] == nil {
+			hint = "; snowid also takes static:N (-node N)"
+		}
+		return nil, fail(stderr, "gen -lease: %v%s", err, hint), false
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
