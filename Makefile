@@ -2,7 +2,7 @@
 GO ?= go
 BENCHTIME ?= 300ms
 
-.PHONY: all test vet vet-etcd vet-pg vet-snowidd fmt race lint-actions test-etcd test-pg test-snowidd snowidd loadgen service proto bench bench-generators ladder ci lab history publish bench-check cross test-386 pin-modules consumer-test check-commits
+.PHONY: all test vet vet-etcd vet-pg vet-snowidd fmt race lint-actions test-etcd test-pg test-snowidd snowid snowidd loadgen service proto bench bench-generators ladder ci lab history publish bench-check cross test-386 pin-modules consumer-test check-commits
 
 ## The repository is several modules (CONTRIBUTING.md, "Modules"), tied for
 ## development by go.work: the library at the root, the lab (lab/, all of
@@ -22,7 +22,7 @@ SERVICE_PKGS = ./etcdlease/... ./pglease/... ./snowidd/...
 
 ## The library: what a consumer imports, and what must build on every platform.
 LIB_PKGS = . ./clocksrc ./mutexgen ./atomicgen ./shardedgen ./nodeid/... ./mask/... ./limit ./internal/...
-## The platforms the library and snowid are vetted for.
+## The platforms the library is vetted for.
 CROSS_PLATFORMS ?= linux/amd64 linux/arm64 linux/386 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 ## The platforms the service modules (etcdlease, pglease, snowidd) are vetted
 ## for: they have no platform-specific code (their fleet tests are
@@ -68,6 +68,10 @@ vet-pg:
 ## vet-snowidd: go vet the snowidd module (the service) alone
 vet-snowidd:
 	cd snowidd && $(GO) vet ./...
+
+## snowid: build the snowid command, every lease store in it, to bin/snowid
+snowid:
+	cd snowidd && $(GO) build -o ../bin/snowid ./cmd/snowid
 
 ## snowidd: build the service to bin/snowidd
 snowidd:
@@ -129,7 +133,8 @@ test-etcd:
 
 ## test-pg: the pglease module against the PostgreSQL at $$PG_DSN (the
 ## storetest suite, a server restart during a lease, a holder frozen past its
-## TTL), then snowidd's fleet test on -lease pg:. The tests crash and restart
+## TTL), then snowidd's fleet test on -lease pg: and snowid's tests on a
+## server (gen -lease pg:, partitions run on it). The tests crash and restart
 ## that server (scripts/pg.sh crash and restart): give them one of their own,
 ## PG_DSN=$$(scripts/pg.sh start) make test-pg; scripts/pg.sh stop "$$PG_DSN".
 ## Without PG_DSN they skip, unless SNOWLAB_REQUIRE_PG=1 (as .ci/run sets).
@@ -138,6 +143,7 @@ test-pg:
 		echo "test-pg: no PG_DSN: the PostgreSQL tests will skip (PG_DSN=\$$(scripts/pg.sh start) make test-pg)"; fi
 	cd pglease && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 	cd snowidd && $(GO) test -race -count=1 -run '^TestFleetPG$$' ./internal/daemon
+	cd snowidd && $(GO) test -race -count=1 -run 'Postgres' ./cmd/snowid ./internal/snowidcli
 
 ## bench: the library's benchmarks in ROUNDS interleaved rounds (scripts/bench.sh), for benchstat
 ROUNDS ?= 10
@@ -154,14 +160,14 @@ ladder:
 
 ci: test cross test-386 consumer-test
 
-## cross: go vet the library and snowid for each of CROSS_PLATFORMS
-## (GOOS/GOARCH, no cgo), the etcdlease, pglease and snowidd modules for
+## cross: go vet the library for each of CROSS_PLATFORMS (GOOS/GOARCH,
+## no cgo), the etcdlease, pglease and snowidd (with snowid) modules for
 ## each of SNOWIDD_CROSS_PLATFORMS, and go build the library, lab and loadgen
 ## modules for those in CROSS_BUILD_ALL.
 cross:
 	@set -e; lib=$$($(LIB_MODULE_PKGS)); for p in $(CROSS_PLATFORMS); do \
 		os=$${p%/*}; arch=$${p#*/}; echo "cross: $$p"; \
-		GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) vet $(LIB_PKGS) ./cmd/snowid/...; \
+		GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) vet $(LIB_PKGS); \
 		case " $(SNOWIDD_CROSS_PLATFORMS) " in *" $$p "*) \
 			(cd etcdlease && GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) vet ./...); \
 			(cd pglease && GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) vet ./...); \
@@ -179,8 +185,8 @@ COMMIT ?= HEAD
 pin-modules:
 	scripts/pin-modules.sh $(COMMIT)
 
-## consumer-test: install snowid, loadgen, snowidd and the etcd snowid at
-## HEAD as a user outside the tree would (the local repository served as
+## consumer-test: install snowid (on each of its lease stores), loadgen
+## and snowidd at HEAD as a user outside the tree would (the local repository served as
 ## github.com/snowlab/snowlab, no workspace), run each, and build a module
 ## requiring the library and etcdlease whose go.sum must hold nothing of the
 ## lab (scripts/consumer-test.sh). It fails, saying to run make pin-modules,
@@ -199,7 +205,7 @@ check-commits:
 ## IA-32 emulation) the tests are compiled but not run, and the target says so.
 test-386:
 	@probe=$$(mktemp -d); \
-	if GOARCH=386 CGO_ENABLED=0 $(GO) build -o $$probe/snowid ./cmd/snowid && $$probe/snowid layout >/dev/null 2>&1; then \
+	if GOARCH=386 CGO_ENABLED=0 $(GO) test -c -o $$probe/mask.test ./mask && $$probe/mask.test -test.run '^$$' >/dev/null 2>&1; then \
 		rm -rf $$probe; echo "test-386: GOARCH=386 go test $(LIB_PKGS)"; \
 		GOARCH=386 CGO_ENABLED=0 $(GO) test -count=1 $(LIB_PKGS); \
 	else \

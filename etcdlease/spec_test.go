@@ -1,48 +1,17 @@
 package etcdlease
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/snowlab/snowlab"
-	"github.com/snowlab/snowlab/cmd/snowid/cli"
 	"github.com/snowlab/snowlab/nodeid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// TestSnowidGenEtcdLease runs the etcd-enabled snowid twice on one prefix:
-// both runs hold a node id in etcd, and the second, on the same id after the
-// first released it, continues past every ID the first minted.
-func TestSnowidGenEtcdLease(t *testing.T) {
-	// The endpoints as scripts/etcd.sh prints them, http:// included.
-	spec := fmt.Sprintf("etcd:%s%s", strings.Join(endpoints(t), ","), prefix(t))
-	stores := map[string]nodeid.Opener{"etcd": Opener(MinTTL)}
-	gen := func(n int) []snowlab.ID {
-		var out, errs bytes.Buffer
-		code := cli.Run([]string{"gen", "-lease", spec, "-n", fmt.Sprint(n), "-policy", "monotonic"}, &out, &errs, stores)
-		require.Equal(t, 0, code, errs.String())
-		var ids []snowlab.ID
-		for _, f := range strings.Fields(out.String()) {
-			id, err := snowlab.ParseID(f)
-			require.NoError(t, err)
-			ids = append(ids, id)
-		}
-		require.Len(t, ids, n)
-		return ids
-	}
-	first := gen(5000)
-	second := gen(10)
-	assert.Greater(t, second[0], first[len(first)-1])
-	assert.Equal(t, snowlab.DefaultLayout.Decode(first[0]).Node, snowlab.DefaultLayout.Decode(second[0]).Node,
-		"the released id is taken again")
-}
 
 // TestOpenerSpecs: an etcd spec that does not parse is nodeid.ErrInvalidSpec,
 // one line naming it (and never a password put in an endpoint); one that
@@ -153,8 +122,8 @@ const longWait = time.Minute
 
 // TestAcquireUnreachable: the README's snippet (Dial, then nodeid.Acquire
 // with a long context) against a port nothing listens on fails at once
-// with ErrUnreachable naming the endpoint, and so do the lease spec and the
-// etcd-enabled snowid gen (exit 1: the spec is right, etcd is down).
+// with ErrUnreachable naming the endpoint, and so does the lease spec
+// (snowidd/cmd/snowid's tests run snowid gen on it: exit 1).
 func TestAcquireUnreachable(t *testing.T) {
 	addr := closedPort(t)
 	check := func(t *testing.T, err error, start time.Time) {
@@ -183,15 +152,6 @@ func TestAcquireUnreachable(t *testing.T) {
 		_, err := nodeid.AcquireSpec(ctx, "etcd:http://"+addr+"/myapp", map[string]nodeid.Opener{"etcd": Opener(DefaultTTL)}, nodeid.Options{})
 		check(t, err, start)
 		assert.NotErrorIs(t, err, nodeid.ErrInvalidSpec, "the spec is right")
-	})
-	t.Run("snowid gen", func(t *testing.T) {
-		var out, errs bytes.Buffer
-		code := cli.Run([]string{"gen", "-lease", "etcd:http://" + addr + "/myapp"}, &out, &errs,
-			map[string]nodeid.Opener{"etcd": Opener(DefaultTTL)})
-		assert.Equal(t, 1, code, errs.String())
-		assert.Empty(t, out.String())
-		assert.Equal(t, 1, strings.Count(errs.String(), "\n"), errs.String())
-		assert.Contains(t, errs.String(), "no etcd at http://"+addr)
 	})
 }
 

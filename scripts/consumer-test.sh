@@ -7,8 +7,9 @@
 # from a bare copy holding HEAD (scripts/localrepo.sh: git url.insteadOf,
 # GOPRIVATE, no workspace), third-party modules coming from the module
 # proxy as usual. Then, as the README's Install section says a user can:
-#   1. go install snowid, loadgen, snowidd and the etcd-enabled snowid at
-#      HEAD (a fresh GOBIN), and run each once;
+#   1. go install snowid (every lease store in one command), loadgen and
+#      snowidd at HEAD (a fresh GOBIN), and run each once, snowid on each
+#      of its lease stores;
 #   2. build two new modules, one requiring the library at HEAD and one
 #      the library and etcdlease, run them, print their go list -m all,
 #      and check that their go.sum holds nothing of the lab (plotting,
@@ -82,16 +83,14 @@ echo "consumer-test: serving ${head:0:12} as github.com/snowlab/snowlab, no work
 
 # 1. The commands, as the README installs them.
 bin=$tmp/bin
-mkdir -p "$bin/etcd" "$bin/pg"
+mkdir -p "$bin"
 install() { # GOBIN PACKAGE
 	echo "consumer-test: go install $2@${head:0:12}"
 	GOBIN=$1 GOFLAGS= go install "$2@$head"
 }
-install "$bin" github.com/snowlab/snowlab/cmd/snowid
+install "$bin" github.com/snowlab/snowlab/snowidd/cmd/snowid
 install "$bin" github.com/snowlab/snowlab/cmd/loadgen
 install "$bin" github.com/snowlab/snowlab/snowidd/cmd/snowidd
-install "$bin/etcd" github.com/snowlab/snowlab/etcdlease/cmd/snowid
-install "$bin/pg" github.com/snowlab/snowlab/pglease/cmd/snowid
 
 # expect NAME WANT-STATUS PATTERN CMD...: run CMD, check its exit status
 # and that its output holds PATTERN.
@@ -107,9 +106,14 @@ expect() {
 	echo "consumer-test: $name: ok ($(grep -E -m1 -- "$pattern" "$tmp/out"))"
 }
 expect "snowid layout" 0 '41/10/12' "$bin/snowid" layout
-expect "snowid without etcd" 2 'lease stores here: dir\)' "$bin/snowid" gen -lease nosuch:x
-expect "etcd snowid" 2 'lease stores here: dir, etcd' "$bin/etcd/snowid" gen -lease nosuch:x
-expect "pg snowid" 2 'lease stores here: dir, pg' "$bin/pg/snowid" gen -lease nosuch:x
+# The one snowid links every lease store: a dir: lease mints, and an
+# etcd: or pg: lease on a port nothing listens on reaches the store's
+# client (exit 1, the store is down) rather than an unknown scheme (exit 2).
+expect "snowid lease stores" 2 'lease stores here: dir, etcd, pg\)' "$bin/snowid" gen -lease nosuch:x
+expect "snowid gen -lease dir:" 0 '^[0-9]+$' "$bin/snowid" gen -lease "dir:$tmp/nodeids" -n 2
+expect "snowid gen -lease static:" 0 '^[0-9]+$' "$bin/snowid" gen -lease static:7
+expect "snowid gen -lease etcd:" 1 'etcdlease: no etcd at http://127.0.0.1:1' "$bin/snowid" gen -lease etcd:http://127.0.0.1:1/app
+expect "snowid gen -lease pg:" 1 'pglease: .*connection refused' "$bin/snowid" gen -lease "pg:postgres://snow@127.0.0.1:1/db?sslmode=disable"
 expect "loadgen list" 0 'atomicgen' "$bin/loadgen" list
 expect "snowidd -h" 0 '-lease' "$bin/snowidd" -h
 

@@ -19,9 +19,9 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/snowlab/snowlab"
-	"github.com/snowlab/snowlab/cmd/snowid/cli"
 	snowlabv1 "github.com/snowlab/snowlab/snowidd/gen/snowlab/v1"
 	"github.com/snowlab/snowlab/snowidd/gen/snowlab/v1/snowlabv1connect"
+	"github.com/snowlab/snowlab/snowidd/internal/snowidcli"
 )
 
 // Decode's JSON carries every field, zero ones too, under the keys
@@ -50,7 +50,7 @@ func TestDecodeJSONKeys(t *testing.T) {
 		assert.Equal(t, float64(tc.seq), got["seq"], tc.name)
 
 		var out, errs bytes.Buffer
-		require.Zero(t, cli.Run([]string{"decode", "-json", id.String()}, &out, &errs, nil), errs.String())
+		require.Zero(t, snowidcli.Run([]string{"decode", "-json", id.String()}, &out, &errs, nil), errs.String())
 		var want map[string]any
 		require.NoError(t, json.Unmarshal(out.Bytes(), &want), out.String())
 		for k, v := range got {

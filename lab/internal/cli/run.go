@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/snowlab/snowlab/cmd/snowid/cli"
 	"github.com/snowlab/snowlab/lab"
 	"github.com/snowlab/snowlab/lab/internal/cpus"
 	"github.com/snowlab/snowlab/lab/internal/history"
@@ -79,13 +78,27 @@ func isHelp(arg string) bool {
 }
 
 // parseFlags parses args into fs. It returns the exit code to stop with,
-// or -1 to go on: -h prints the flags and exits 0, a bad flag is one line
-// naming it (cli.ParseFlags, as snowid reports one) and exits 2.
+// or -1 to go on: -h prints the usage and exits 0, a bad flag is one line
+// naming it and where to read the usage, as snowid reports one, and exits
+// 2, never the flag package's line followed by every flag's description.
 func parseFlags(fs *flag.FlagSet, args []string) int {
-	switch stop, ok := cli.ParseFlags(fs, args); {
-	case stop && ok:
+	out, usage := fs.Output(), fs.Usage
+	fs.SetOutput(io.Discard) // the flag package's own error and usage
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	fs.Usage = usage
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		if usage != nil {
+			usage()
+		} else {
+			fmt.Fprintf(out, "Usage of %s:\n", fs.Name())
+			fs.PrintDefaults()
+		}
 		return exitOK
-	case stop:
+	case err != nil:
+		fmt.Fprintf(out, "%s: %v (run '%s -h' for usage)\n", fs.Name(), err, fs.Name())
 		return exitUsage
 	}
 	return -1

@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab"
-	"github.com/snowlab/snowlab/cmd/snowid/cli"
 	"github.com/snowlab/snowlab/etcdlease"
 	"github.com/snowlab/snowlab/nodeid"
 	"github.com/snowlab/snowlab/snowidd/internal/peerclock"
+	"github.com/snowlab/snowlab/snowidd/internal/snowidcli"
 	"github.com/snowlab/snowlab/snowidd/server"
 )
 
@@ -118,7 +118,7 @@ func parseOptions(args []string, getenv func(string) (string, bool), stderr io.W
 // rawFlags are the flags parsed into something else than an option.
 type rawFlags struct {
 	policy *string
-	layout *cli.LayoutFlags
+	layout *snowidcli.LayoutFlags
 	peers  *string
 }
 
@@ -130,7 +130,7 @@ func (o *options) flags(getenv func(string) (string, bool), stderr io.Writer) (*
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "`address` to serve gRPC, gRPC-Web, Connect and HTTP on (one port)")
 	fs.StringVar(&o.leaseSpec, "lease", "", "the lease `SPEC` the node ids come from (required): dir:PATH (a lock folder shared by the replicas of one host), etcd:HOST:PORT/PREFIX (etcd:http://HOST:PORT,.../PREFIX for several endpoints, etcd:https://… for TLS: see -etcd-*), pg:DSN (a PostgreSQL table; the DSN a postgres:// URL or key=value string, snowlab_table=NAME picks the table) or static:N (node ids N.. assigned by hand: nothing stops two replicas from sharing them; a restart starts past the IDs its predecessor can have stamped, see -window)")
 	raw.policy = fs.String("policy", "strict", "`policy` when the clock gives no fresh tick: strict (refuse a rewind past -max-wait, never stamp a time ahead of the clock) or monotonic (carry on from the last tick)")
-	raw.layout = cli.AddLayoutFlags(fs)
+	raw.layout = snowidcli.AddLayoutFlags(fs)
 	fs.IntVar(&o.shards, "shards", 1, fmt.Sprintf("node ids to hold and mint on, one per shard (1..%d): above 1, a node-per-shard generator passes one node id's 4,096 IDs per ms", MaxShards))
 	fs.DurationVar(&o.maxWait, "max-wait", snowlab.DefaultMaxWait, "largest clock rewind a strict generator waits out before refusing (Unavailable); negative refuses every rewind")
 	fs.DurationVar(&o.window, "window", nodeid.DefaultWindow, "lease reservation kept ahead of the clock: a replica cut off from its store mints for at most this long, a successor after a crash waits at most this long; with static:N and -policy monotonic, how far IDs may run ahead of the clock, so a restarted replica stamps its first IDs this far ahead (a strict one waits at most a tick)")

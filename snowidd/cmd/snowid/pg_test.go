@@ -24,7 +24,7 @@ func TestGenRefusesBadSpecs(t *testing.T) {
 		"pgx:postgres://app@127.0.0.1/app",
 	} {
 		var out, errs bytes.Buffer
-		code := run([]string{"gen", "-lease", spec, "-n", "1"}, &out, &errs)
+		code := run([]string{"gen", "-lease", spec, "-n", "1"}, &out, &errs, noEnv)
 		assert.Equal(t, 2, code, "%s: %s", spec, errs.String())
 		assert.Empty(t, out.String())
 		assert.Equal(t, 1, strings.Count(errs.String(), "\n"), "one line: %s", errs.String())
@@ -48,7 +48,7 @@ func TestGenOnPostgres(t *testing.T) {
 	q.Set("snowlab_table", "snowid_cmd_test")
 	u.RawQuery = q.Encode()
 	var out, errs bytes.Buffer
-	code := run([]string{"gen", "-lease", "pg:" + u.String(), "-n", "3"}, &out, &errs)
+	code := run([]string{"gen", "-lease", "pg:" + u.String(), "-n", "3"}, &out, &errs, noEnv)
 	require.Equal(t, 0, code, errs.String())
 	lines := strings.Fields(out.String())
 	require.Len(t, lines, 3)
@@ -95,7 +95,7 @@ func TestGenHidesPasswords(t *testing.T) {
 	} {
 		t.Run(tc.dsn, func(t *testing.T) {
 			var out, errs bytes.Buffer
-			code := run([]string{"gen", "-lease", "pg:" + tc.dsn, "-n", "1"}, &out, &errs)
+			code := run([]string{"gen", "-lease", "pg:" + tc.dsn, "-n", "1"}, &out, &errs, noEnv)
 			assert.Equal(t, tc.code, code, errs.String())
 			assert.Empty(t, out.String())
 			assert.NotContains(t, errs.String(), marker)
@@ -108,3 +108,6 @@ func TestGenHidesPasswords(t *testing.T) {
 		})
 	}
 }
+
+// noEnv is an environment with no variables set.
+func noEnv(string) (string, bool) { return "", false }

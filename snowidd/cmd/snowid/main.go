@@ -1,9 +1,12 @@
-// Snowid decodes, mints and describes snowlab IDs from the command line.
+// Snowid decodes, mints and describes snowlab IDs from the command line,
+// with every lease store:
+//
+//	go install github.com/snowlab/snowlab/snowidd/cmd/snowid@latest
 //
 // Usage:
 //
 //	snowid decode [-json] [-layout T/N/S] [-unit D] [-epoch E] ID...
-//	snowid gen [-node N | -lease SPEC] [-n K] [-policy strict|monotonic] [-max-lead D] [-format dec|base32|json] [layout flags]
+//	snowid gen [-node N | -lease SPEC] [-etcd-* flags] [-n K] [-policy strict|monotonic] [-max-lead D] [-format dec|base32|json] [layout flags]
 //	snowid layout [-layout T/N/S] [-unit D] [-epoch E]
 //	snowid range [layout flags] FROM TO
 //	snowid partitions -table T -from FROM -to TO -every D [layout flags]
@@ -31,16 +34,31 @@
 // Gen mints K IDs for node N with an atomicgen generator on the default
 // clock and prints one per line, as decimal (the default), base32, or the
 // JSON objects decode -json prints. Node defaults to 0 (said on stderr) and
-// K to 1. On -node N a run starts past every ID an earlier run on N can have
-// printed (nodeid.StaticConfig): a strict run waits at most a tick, a
-// monotonic one, whose IDs run at most -max-lead (10 ms) ahead of the clock,
-// starts that far ahead. With -lease dir:PATH it takes its node id from a
-// nodeid lock folder instead (-node with -lease is refused) and releases it
-// on exit, so repeated runs never mint the same ID; the build in the
-// etcdlease module (etcdlease/cmd/snowid) also takes -lease
-// etcd:[http://]HOST:PORT/PREFIX. A clock outside the layout's window (an
-// epoch ahead of it, a horizon passed) mints nothing: one line says so,
-// exit 2.
+// K to 1. On -node N (or -lease static:N) a run starts past every ID an
+// earlier run on N can have printed (nodeid.StaticConfig): a strict run
+// waits at most a tick, a monotonic one, whose IDs run at most -max-lead
+// (10 ms) ahead of the clock, starts that far ahead. With -lease SPEC it
+// takes its node id from a lease store instead (-node with -lease is
+// refused), holds it for as long as it mints and releases it on exit, so
+// repeated runs never mint the same ID. The stores, every one in this one
+// command:
+//
+//	dir:PATH                  a nodeid lock folder shared by the processes of one host
+//	etcd:ENDPOINT[,...]/PREFIX  etcd (ENDPOINT HOST:PORT, http://HOST:PORT or https://HOST:PORT)
+//	pg:DSN                    a PostgreSQL table (a postgres:// URL or a key=value
+//	                          string; snowlab_table=NAME picks the table, created when
+//	                          absent); the DSN's password is masked in every line printed
+//
+// A secured etcd takes etcdctl's flag names: -etcd-cacert, -etcd-cert and
+// -etcd-key for TLS and client certificates, -etcd-user for etcd's auth,
+// with the password in -etcd-password-file or $SNOWID_ETCD_PASSWORD (never
+// on the command line):
+//
+//	SNOWID_ETCD_PASSWORD=… snowid gen -lease etcd:https://10.0.0.1:2379/myapp \
+//		-etcd-cacert ca.crt -etcd-cert client.crt -etcd-key client.key -etcd-user myapp
+//
+// A clock outside the layout's window (an epoch ahead of it, a horizon
+// passed) mints nothing: one line says so, exit 2.
 //
 // Layout describes a layout: the bits and shift of each field, the largest
 // node and sequence, how many IDs one node can mint per tick and per second,
@@ -94,7 +112,10 @@
 // 2024-01-01T00:00:00Z) unless told otherwise: -layout gives the time, node
 // and sequence bits, -unit the tick (a Go duration such as 1ms or 100us)
 // and -epoch the instant the time field counts from, in RFC 3339 or Unix
-// milliseconds. The result must pass snowlab.Layout.Validate. Flags may come
+// milliseconds; -layout also takes the whole layout in snowlab.Layout's
+// text form, 41/10/12,1ms,2024-01-01T00:00:00Z (a unit or epoch given
+// there and in -unit or -epoch too is refused). The result must pass
+// snowlab.Layout.Validate. Flags may come
 // before or after the IDs; "--" ends the flags.
 //
 // Snowid exits 0 on success, 2 on a bad argument or a usage error (one line
@@ -105,9 +126,35 @@
 package main
 
 import (
+	"flag"
+	"io"
 	"os"
+	"time"
 
-	"github.com/snowlab/snowlab/internal/snowidcli"
+	"github.com/snowlab/snowlab/etcdlease"
+	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/pglease"
+	"github.com/snowlab/snowlab/snowidd/internal/snowidcli"
 )
 
-func main() { os.Exit(snowidcli.Run(os.Args[1:], os.Stdout, os.Stderr, nil)) }
+// passwordVar holds the etcd user's password when -etcd-password-file
+// does not: the command's own variable, not etcdctl's ETCDCTL_PASSWORD,
+// so that a shell set up for etcdctl as another user does not lend snowid
+// that user.
+const passwordVar = "SNOWID_ETCD_PASSWORD"
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, os.LookupEnv)) }
+
+// run is the command with its arguments, output and environment.
+func run(args []string, stdout, stderr io.Writer, getenv func(string) (string, bool)) int {
+	etcd := etcdlease.NewFlags(passwordVar, getenv)
+	leases := snowidcli.Leases{
+		Scheme: "etcd",
+		Stores: map[string]nodeid.Opener{
+			"etcd": etcd.Opener(10 * time.Second),
+			"pg":   pglease.Opener(pglease.DefaultTTL),
+		},
+		AddFlags: func(fs *flag.FlagSet) func() bool { etcd.Register(fs); return etcd.Given },
+	}
+	return snowidcli.RunLeases(args, stdout, stderr, leases)
+}

@@ -12,20 +12,22 @@ import (
 )
 
 // LayoutFlags are the -layout, -unit and -epoch flags every command takes,
-// snowid's and the project's other commands' (snowidd), with the same
-// checks and messages. They are read as strings and checked after parsing,
-// so that a bad value is one error line naming it rather than the flag
-// package's usage dump.
+// snowid's and snowidd's, with the same checks and messages. They are
+// read as strings and, after parsing, as one snowlab.Layout in its text
+// form (Layout.UnmarshalText), so that a bad value is one error line
+// naming it rather than the flag package's usage dump. -layout takes the
+// bits (41/10/12) or the whole text form (41/10/12,1ms,2024-01-01T00:00:00Z);
+// -unit and -epoch set the unit and the epoch when -layout does not.
 type LayoutFlags struct {
-	fs                *flag.FlagSet
-	bits, unit, epoch string
+	fs                  *flag.FlagSet
+	layout, unit, epoch string
 }
 
 // AddLayoutFlags defines -layout, -unit and -epoch on fs.
 func AddLayoutFlags(fs *flag.FlagSet) *LayoutFlags {
 	d := snowlab.DefaultLayout
 	lf := &LayoutFlags{fs: fs}
-	fs.StringVar(&lf.bits, "layout", formatBits(d), "`time/node/seq` bits of the layout, 63 in all")
+	fs.StringVar(&lf.layout, "layout", formatBits(d), "`time/node/seq` bits of the layout, 63 in all, or the whole layout as time/node/seq,unit,epoch (41/10/12,1ms,2024-01-01T00:00:00Z)")
 	fs.StringVar(&lf.unit, "unit", d.Unit.String(), "`duration` of one tick of the time field")
 	fs.StringVar(&lf.epoch, "epoch", d.Epoch.Format(time.RFC3339Nano),
 		"`instant` the time field counts from: RFC 3339 or Unix milliseconds")
@@ -33,21 +35,23 @@ func AddLayoutFlags(fs *flag.FlagSet) *LayoutFlags {
 }
 
 // Layout returns the layout the flags describe, validated. Its error names
-// the flag at fault (or the layout flags set, when Validate refuses their
-// combination).
+// the layout flags set and their values, and then what
+// Layout.UnmarshalText found wrong.
 func (lf *LayoutFlags) Layout() (snowlab.Layout, error) {
-	l := snowlab.DefaultLayout
-	var err error
-	if l.TimeBits, l.NodeBits, l.SeqBits, err = parseBits(lf.bits); err != nil {
-		return l, fmt.Errorf("-layout %q: %w", lf.bits, err)
+	parts := strings.SplitN(lf.layout, ",", 3)
+	set := map[string]bool{}
+	lf.fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if len(parts) > 1 && set["unit"] {
+		return snowlab.Layout{}, fmt.Errorf("-layout %q -unit %q: give the unit in one of them", lf.layout, lf.unit)
 	}
-	if l.Unit, err = time.ParseDuration(lf.unit); err != nil {
-		return l, fmt.Errorf("-unit %q: want a duration such as 1ms or 100us", lf.unit)
+	if len(parts) > 2 && set["epoch"] {
+		return snowlab.Layout{}, fmt.Errorf("-layout %q -epoch %q: give the epoch in one of them", lf.layout, lf.epoch)
 	}
-	if l.Epoch, err = parseEpoch(lf.epoch); err != nil {
-		return l, fmt.Errorf("-epoch %q: %w", lf.epoch, err)
+	for len(parts) < 3 { // the unit, then the epoch, from their flags
+		parts = append(parts, [...]string{1: lf.unit, 2: lf.epoch}[len(parts)])
 	}
-	if err := l.Validate(); err != nil {
+	var l snowlab.Layout
+	if err := l.UnmarshalText([]byte(strings.Join(parts, ","))); err != nil {
 		return l, fmt.Errorf("%s: %w", lf.setFlags(), err)
 	}
 	return l, nil
@@ -71,24 +75,6 @@ func (lf *LayoutFlags) setFlags() string {
 
 func formatBits(l snowlab.Layout) string {
 	return fmt.Sprintf("%d/%d/%d", l.TimeBits, l.NodeBits, l.SeqBits)
-}
-
-// parseBits reads "41/10/12". Each field needs at least one bit: a zero
-// Layout would otherwise pass Validate as the default.
-func parseBits(s string) (t, n, q uint, err error) {
-	parts := strings.Split(s, "/")
-	if len(parts) != 3 {
-		return 0, 0, 0, errors.New("want time/node/seq bits, such as 41/10/12")
-	}
-	var v [3]uint
-	for i, p := range parts {
-		u, err := strconv.ParseUint(p, 10, 8)
-		if err != nil || u == 0 {
-			return 0, 0, 0, fmt.Errorf("%q is not a bit count in 1..63", p)
-		}
-		v[i] = uint(u)
-	}
-	return v[0], v[1], v[2], nil
 }
 
 // parseEpoch reads an instant in RFC 3339 or as (possibly negative) Unix

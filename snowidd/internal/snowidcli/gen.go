@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,6 +27,12 @@ const genBatch = 4096
 // borrowed ahead when printed faster than 4,096 a ms, and a rerun within
 // that time printed the same IDs (TestGenRerun, on 4 IDs a tick).
 const defaultMaxLead = 10 * time.Millisecond
+
+// leaseSchemes are the lease specs gen -lease takes, for its help.
+const leaseSchemes = "dir:PATH (a lock folder shared by the processes of one host), " +
+	"static:N (node id N assigned by hand, as -node N), " +
+	"etcd:HOST:PORT/PREFIX (etcd:http://HOST:PORT,.../PREFIX for several endpoints, etcd:https://… for TLS: see -etcd-*) " +
+	"or pg:DSN (a PostgreSQL table; the DSN a postgres:// URL or key=value string, snowlab_table=NAME picks the table)"
 
 // genRun is what gen's flags asked for, parsed and checked.
 type genRun struct {
@@ -99,7 +106,7 @@ func parseGen(args []string, stderr io.Writer, leases Leases) (r genRun, code in
 	policyName := fs.String("policy", "strict", "`policy` when the clock gives no fresh tick: strict or monotonic")
 	maxLead := fs.Duration("max-lead", defaultMaxLead, "with -policy monotonic, how far IDs may run ahead of the clock; a run on -node N starts this far ahead, past every ID an earlier run on N can have printed")
 	format := fs.String("format", "dec", "output `format`: dec, base32 or json (the objects of decode -json)")
-	leaseSpec := fs.String("lease", "", "take the node id from the lease `SPEC` names instead of -node (not with it): dir:PATH (a lock folder shared by the processes of one host), or etcd:[http://]HOST:PORT/PREFIX in the etcd-enabled build (etcdlease/cmd/snowid)")
+	leaseSpec := fs.String("lease", "", "take the node id from a lease `SPEC` instead of -node (not with it): "+leaseSchemes)
 	lf := AddLayoutFlags(fs)
 	leaseFlagsGiven := func() bool { return false }
 	if leases.AddFlags != nil {
@@ -140,6 +147,13 @@ func parseGen(args []string, stderr io.Writer, leases Leases) (r genRun, code in
 	if leaseFlagsGiven() && (!r.leaseSet || !strings.HasPrefix(r.lease, leases.Scheme+":")) {
 		return r, fail(stderr, "gen: the -%s-* flags are for -lease %s:…, which is not given", leases.Scheme, leases.Scheme), false
 	}
+	if rest, ok := strings.CutPrefix(r.lease, "static:"); ok && r.leaseSet {
+		// static:N is -node N, as snowidd's -lease static:N is.
+		if r.node, err = strconv.Atoi(rest); err != nil {
+			return r, fail(stderr, "gen -lease %q: static:N wants a node id", r.lease), false
+		}
+		r.nodeSet, r.leaseSet = true, false
+	}
 	return r, exitOK, true
 }
 
@@ -171,7 +185,11 @@ func idWriter(format string, l snowlab.Layout) func(w *bufio.Writer, id snowlab.
 func acquireGenLease(r genRun, stderr io.Writer, leases Leases) (*nodeid.Lease, int, bool) {
 	store, err := nodeid.OpenStore(r.lease, leases.Stores)
 	if err != nil {
-		return nil, fail(stderr, "gen -lease: %v", err), false
+		hint := "" // static:N is gen's, not a store's: OpenStore cannot name it
+		if scheme, _, _ := strings.Cut(r.lease, ":"); scheme != "dir" && leases.Stores[scheme] == nil {
+			hint = "; snowid also takes static:N (-node N)"
+		}
+		return nil, fail(stderr, "gen -lease: %v%s", err, hint), false
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

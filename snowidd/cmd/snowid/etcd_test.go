@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,4 +104,54 @@ func TestGenSecuredEtcd(t *testing.T) {
 			assert.Contains(t, errs, tt.want)
 		})
 	}
+}
+
+// TestGenEtcdLease runs snowid gen twice on one prefix of a plain etcd:
+// both runs hold a node id in etcd, and the second, on the same id after
+// the first released it, continues past every ID the first minted.
+func TestGenEtcdLease(t *testing.T) {
+	if _, err := etcdtest.Binary(); err != nil {
+		if os.Getenv("SNOWLAB_REQUIRE_ETCD") == "1" {
+			t.Fatalf("etcd is required when SNOWLAB_REQUIRE_ETCD=1: %v", err)
+		}
+		t.Skip(err)
+	}
+	srv, err := etcdtest.Start(t.TempDir())
+	require.NoError(t, err)
+	t.Cleanup(srv.Stop)
+	spec := "etcd:" + srv.Endpoints()[0] + prefix + "/plain"
+	gen := func(n int) []snowlab.ID {
+		var out, errs bytes.Buffer
+		code := run([]string{"gen", "-lease", spec, "-n", fmt.Sprint(n), "-policy", "monotonic"}, &out, &errs, noEnv)
+		require.Equal(t, 0, code, errs.String())
+		var ids []snowlab.ID
+		for _, f := range strings.Fields(out.String()) {
+			id, err := snowlab.ParseID(f)
+			require.NoError(t, err)
+			ids = append(ids, id)
+		}
+		require.Len(t, ids, n)
+		return ids
+	}
+	first := gen(5000)
+	second := gen(10)
+	assert.Greater(t, second[0], first[len(first)-1])
+	assert.Equal(t, snowlab.DefaultLayout.Decode(first[0]).Node, snowlab.DefaultLayout.Decode(second[0]).Node,
+		"the released id is taken again")
+}
+
+// TestGenEtcdUnreachable: gen -lease etcd: on a port nothing listens on
+// is exit 1 (the spec is right, etcd is down), one line naming the
+// endpoint; this needs no etcd.
+func TestGenEtcdUnreachable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	var out, errs bytes.Buffer
+	code := run([]string{"gen", "-lease", "etcd:http://" + addr + "/myapp"}, &out, &errs, noEnv)
+	assert.Equal(t, 1, code, errs.String())
+	assert.Empty(t, out.String())
+	assert.Equal(t, 1, strings.Count(errs.String(), "\n"), errs.String())
+	assert.Contains(t, errs.String(), "no etcd at http://"+addr)
 }

@@ -1,8 +1,9 @@
-// Package snowidcli is the snowid command: decode a stray ID from a log,
-// mint a few IDs, print a layout's horizon. It lives here, not in
-// cmd/snowid, so that a build linking more lease stores (the etcdlease
-// module's etcd-enabled snowid) runs the same command, through the public
-// shell cmd/snowid/cli, since another module cannot import this one.
+// Package snowidcli is the snowid command (github.com/snowlab/snowlab/snowidd/cmd/snowid):
+// decode a stray ID from a log, mint a few IDs, print a layout's horizon.
+// It lives in the snowidd module, which requires every lease store's
+// module, so that one snowid takes every lease spec (dir:, static:, etcd:,
+// pg:) while the library's own packages stay free of every store client;
+// its layout flags are snowidd's too.
 package snowidcli
 
 import (
@@ -12,8 +13,8 @@ import (
 	"strings"
 
 	"github.com/snowlab/snowlab/clocksrc"
-	"github.com/snowlab/snowlab/internal/cliflag"
 	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/snowidd/internal/cliflag"
 )
 
 // Exit codes.
@@ -34,6 +35,7 @@ const usageText = `usage:
   snowid mask [-key-file F] [-key-version V] ID...
   snowid unmask [-key-file F] [-key-version V] STRING...
 Layout flags (-layout, -unit, -epoch) default to 41/10/12, 1ms, 2024-01-01T00:00:00Z.
+Lease specs (gen -lease): dir:PATH, static:N, etcd:HOST:PORT/PREFIX, pg:DSN.
 Run "snowid help COMMAND" for a command's flags.
 `
 
@@ -42,7 +44,7 @@ func run(args []string, stdout, stderr io.Writer) int { return Run(args, stdout,
 
 // Run runs the snowid command line args (without the program name) and
 // returns the exit code. stores adds lease schemes to gen -lease beyond
-// dir: (an etcd-enabled build passes etcdlease's); nil adds none.
+// dir: (cmd/snowid passes etcdlease's and pglease's); nil adds none.
 func Run(args []string, stdout, stderr io.Writer, stores map[string]nodeid.Opener) int {
 	return RunLeases(args, stdout, stderr, Leases{Stores: stores})
 }
