@@ -384,14 +384,6 @@ func release(l *nodeid.Lease, log *slog.Logger) bool {
 // node-per-shard shardedgen for more.
 func newGenerator(o options, cfg snowlab.Config) (snowlab.Generator, snowlab.Config, error) {
 	cfg.Layout, cfg.Policy, cfg.MaxWait = o.layout, o.policy, o.maxWait
-	if cfg.Policy == snowlab.Monotonic && cfg.MaxLead == 0 {
-		// A monotonic generator on a lease may not stamp past its
-		// reservation, kept -window ahead of the clock and renewed every
-		// third of it: a lead up to half the window waits for the clock
-		// (a tick per tick) where an unbounded one ran into the
-		// reservation and was refused (Unavailable) at full speed.
-		cfg.MaxLead = o.window / 2
-	}
 	var g snowlab.Generator
 	var err error
 	if o.shards == 1 {

@@ -102,7 +102,7 @@ func TestRunRefusesBadUsage(t *testing.T) {
 	}{
 		{"shards with a bad lease", []string{"-lease", "nope:x", "-shards", "99"}, nil, []string{"-shards 99"}},
 		{"no scheme", []string{"-lease", "bogus"}, nil, []string{`"bogus"`, "want scheme:location"}},
-		{"unknown scheme", []string{"-lease", "bogus:x"}, nil, []string{`"bogus:x"`, `unknown scheme "bogus"`, "dir, etcd", "also takes static:N"}},
+		{"unknown scheme", []string{"-lease", "bogus:x"}, nil, []string{`"bogus:xxxxx"`, `unknown scheme "bogus"`, "dir, etcd", "also takes static:N"}},
 		{"unknown scheme from the environment", nil, []string{"SNOWIDD_LEASE", "dri:/tmp/x"}, []string{`"dri:/tmp/x"`, `unknown scheme "dri"`}},
 		{"empty spec", nil, []string{"SNOWIDD_LEASE", ""}, []string{"-lease is required"}},
 		{"dir under a regular file", []string{"-lease", "dir:" + underFile}, nil, []string{`"dir:` + underFile + `"`, "not a directory"}},
@@ -110,7 +110,7 @@ func TestRunRefusesBadUsage(t *testing.T) {
 		{"etcd without a port", []string{"-lease", "etcd:127.0.0.1/x"}, nil, []string{`"etcd:127.0.0.1/x"`, "not HOST:PORT"}},
 		{"etcd with another scheme", []string{"-lease", "etcd:ftp://127.0.0.1:2379/x"}, nil, []string{`scheme "ftp://"`}},
 		{"pg DSN that does not parse", []string{"-lease", "pg:postgres://snow:S3cret@127.0.0.1:notaport/db"}, nil,
-			[]string{`"pg:postgres://snow:xxxxx@127.0.0.1:notaport/db"`, "the DSN does not parse"}},
+			[]string{`"pg:postgres://snow:xxxxx@127.0.0.1:xxxxx/db"`, "the DSN does not parse"}},
 		{"pg table name", []string{"-lease", "pg:host=127.0.0.1 password=S3cret snowlab_table=Ids"}, nil, []string{`snowlab_table="Ids"`}},
 		{"listen without a port", []string{"-lease", "static:1", "-listen", "nonsense"}, nil, []string{`-listen "nonsense"`}},
 		{"listen on a port past 65535", []string{"-lease", "dir:" + t.TempDir(), "-listen", "127.0.0.1:70000"}, nil, []string{`-listen "127.0.0.1:70000"`}},
