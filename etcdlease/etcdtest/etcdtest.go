@@ -179,16 +179,6 @@ func (s *Server) stopLocked() {
 	s.cmd = nil
 }
 
-// Log is the tail of the server's output.
-func (s *Server) Log() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.log == nil {
-		return ""
-	}
-	return s.log.String()
-}
-
 func healthy(c *http.Client, url string) bool {
 	resp, err := c.Get(url + "/health")
 	if err != nil {

@@ -420,9 +420,6 @@ func (c *Cluster) Get(ctx context.Context, key string) (string, bool, error) {
 	return "", false, fmt.Errorf("faults: reading %s: %w", key, last)
 }
 
-// Metric reads an unlabelled series from member i's /metrics.
-func (c *Cluster) Metric(i int, name string) (float64, error) { return c.metric(c.members[i], name) }
-
 func freePorts(n int) ([]int, error) {
 	var ls []net.Listener
 	defer func() {
