@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -16,8 +15,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/snowlab/snowlab/etcdlease/etcdtest"
 )
 
 // ClusterConfig is how StartCluster runs etcd.
@@ -58,10 +58,9 @@ type Member struct {
 	dir       string
 	id        string // hex, as etcd's X-Server-From names it
 
-	mu     sync.Mutex
-	cmd    *exec.Cmd
-	exited chan struct{}
-	log    *tailBuffer
+	mu   sync.Mutex
+	proc *etcdtest.Process // nil while not running
+	log  *etcdtest.Tail
 }
 
 // StartCluster starts cfg.Members members and waits until the cluster
@@ -85,7 +84,7 @@ func StartCluster(cfg ClusterConfig) (*Cluster, error) {
 }
 
 func startCluster(cfg ClusterConfig) (*Cluster, error) {
-	ports, err := freePorts(3 * cfg.Members)
+	ports, err := etcdtest.FreePorts(3 * cfg.Members)
 	if err != nil {
 		return nil, err
 	}
@@ -164,19 +163,17 @@ func (c *Cluster) args(m *Member, initial string) []string {
 func (c *Cluster) start(m *Member, initial string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.cmd != nil {
+	if m.proc != nil {
 		return fmt.Errorf("faults: etcd %s is running", m.Name)
 	}
 	cmd := exec.Command(c.cfg.Bin, c.args(m, initial)...)
-	m.log = &tailBuffer{max: 32 << 10}
+	m.log = etcdtest.NewTail(32 << 10)
 	cmd.Stdout, cmd.Stderr = m.log, m.log
-	cmd.SysProcAttr = dieWithParent()
-	if err := cmd.Start(); err != nil {
+	proc, err := etcdtest.StartProcess(cmd) // dies with the lab (Linux)
+	if err != nil {
 		return fmt.Errorf("faults: starting %s: %w", c.cfg.Bin, err)
 	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	m.cmd, m.exited = cmd, exited
+	m.proc = proc
 	return nil
 }
 
@@ -200,12 +197,11 @@ func (c *Cluster) Kill(i int) {
 	m := c.members[i]
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.cmd == nil {
+	if m.proc == nil {
 		return
 	}
-	_ = m.cmd.Process.Kill()
-	<-m.exited
-	m.cmd = nil
+	m.proc.Kill()
+	m.proc = nil
 }
 
 // Restart starts member i again on its ports and data folder (its
@@ -223,7 +219,7 @@ func (c *Cluster) Running(i int) bool {
 	m := c.members[i]
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.cmd != nil
+	return m.proc != nil
 }
 
 // Stop ends every member (SIGTERM, SIGKILL after 5 s) and the peer proxy.
@@ -233,17 +229,11 @@ func (c *Cluster) Stop() {
 		wg.Go(func() {
 			m.mu.Lock()
 			defer m.mu.Unlock()
-			if m.cmd == nil {
+			if m.proc == nil {
 				return
 			}
-			_ = m.cmd.Process.Signal(syscall.SIGTERM)
-			select {
-			case <-m.exited:
-			case <-time.After(5 * time.Second):
-				_ = m.cmd.Process.Kill()
-				<-m.exited
-			}
-			m.cmd = nil
+			m.proc.Stop(5 * time.Second)
+			m.proc = nil
 		})
 	}
 	wg.Wait()
@@ -287,10 +277,10 @@ func (c *Cluster) WaitHealthy(within time.Duration) error {
 func (m *Member) exitedChan() <-chan struct{} {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.cmd == nil {
+	if m.proc == nil {
 		return nil // not running: nothing to wait for
 	}
-	return m.exited
+	return m.proc.Exited()
 }
 
 func (c *Cluster) healthy() (bool, string) {
@@ -418,49 +408,4 @@ func (c *Cluster) Get(ctx context.Context, key string) (string, bool, error) {
 		last = errors.New("no etcd member is running")
 	}
 	return "", false, fmt.Errorf("faults: reading %s: %w", key, last)
-}
-
-func freePorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			_ = l.Close()
-		}
-	}()
-	ports := make([]int, n)
-	for i := range ports {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("faults: pick a free port: %w", err)
-		}
-		ls = append(ls, l)
-		ports[i] = l.Addr().(*net.TCPAddr).Port
-	}
-	return ports, nil
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if over := len(t.b) - t.max; over > 0 {
-		t.b = append(t.b[:0:0], t.b[over:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	if t == nil {
-		return ""
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.b)
 }
