@@ -17,6 +17,7 @@ require (
 	github.com/snowlab/snowlab/pglease v0.0.0-20261201152941-75c696cb57c0
 	github.com/snowlab/snowlab/snowidd v0.0.0-20261201152941-75c696cb57c0
 	github.com/stretchr/testify v1.12.1
+	golang.org/x/mod v0.42.0
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
 	golang.org/x/term v0.47.0
 	gonum.org/v1/plot v0.17.0
