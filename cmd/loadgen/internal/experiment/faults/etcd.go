@@ -1,7 +1,6 @@
 package faults
 
 import (
-	"bufio"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -11,11 +10,14 @@ import (
 	"net/http"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
+	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/snowlab/snowlab/etcdlease/etcdtest"
 )
@@ -330,43 +332,84 @@ func (c *Cluster) Leader() (int, error) {
 
 // metric reads one unlabelled series from a member's /metrics.
 func (c *Cluster) metric(m *Member, name string) (float64, error) {
-	return scrape(c.hc, m.metrics+"/metrics", name, "etcd "+m.Name)
+	return scrape(c.hc, m.metrics+"/metrics", "etcd "+m.Name, name)
 }
 
-// scrape reads one series, by its whole name with labels as written,
-// from the Prometheus text a GET of url answers; who names the process
-// in the error.
-func scrape(hc *http.Client, url, series, who string) (float64, error) {
-	resp, err := hc.Get(url)
+// scrape reads the series name with exactly the labels given (name,
+// value pairs; none for an unlabelled series) from the Prometheus text a
+// GET of url answers; who names the process in the error.
+func scrape(hc *http.Client, url, who, name string, labels ...string) (float64, error) {
+	fams, err := families(hc, url, who)
 	if err != nil {
 		return 0, err
 	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), series+" "); ok {
-			return strconv.ParseFloat(v, 64)
+	for _, m := range fams[name].GetMetric() {
+		if hasLabels(m, labels) {
+			return sampleValue(m), nil
 		}
 	}
-	return 0, fmt.Errorf("no %s in %s's metrics", series, who)
+	return 0, fmt.Errorf("no %s%q in %s's metrics", name, labels, who)
 }
 
-var serverID = regexp.MustCompile(`(?m)^etcd_server_id\{server_id="([0-9a-f]+)"\} 1$`)
+// families are the metric families of the Prometheus text a GET of url
+// answers, parsed by expfmt (what Prometheus itself reads it with).
+func families(hc *http.Client, url, who string) (map[string]*dto.MetricFamily, error) {
+	resp, err := hc.Get(url)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("%s's metrics: %w", who, err)
+	}
+	return fams, nil
+}
 
-// memberID is the member's id in hex, as its /metrics names it.
+// hasLabels says whether m has exactly the labels given as name, value
+// pairs.
+func hasLabels(m *dto.Metric, labels []string) bool {
+	if len(m.GetLabel())*2 != len(labels) {
+		return false
+	}
+	for i := 0; i+1 < len(labels); i += 2 {
+		if !slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool {
+			return l.GetName() == labels[i] && l.GetValue() == labels[i+1]
+		}) {
+			return false
+		}
+	}
+	return true
+}
+
+// sampleValue is the value of a gauge, counter or untyped series.
+func sampleValue(m *dto.Metric) float64 {
+	switch {
+	case m.GetGauge() != nil:
+		return m.GetGauge().GetValue()
+	case m.GetCounter() != nil:
+		return m.GetCounter().GetValue()
+	default:
+		return m.GetUntyped().GetValue()
+	}
+}
+
+// memberID is the member's id in hex, as its /metrics names it: the
+// server_id label of its etcd_server_id series (value 1).
 func (c *Cluster) memberID(m *Member) (string, error) {
-	resp, err := c.hc.Get(m.metrics + "/metrics")
+	fams, err := families(c.hc, m.metrics+"/metrics", "etcd "+m.Name)
 	if err != nil {
 		return "", err
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	id := serverID.FindSubmatch(b)
-	if id == nil {
-		return "", fmt.Errorf("faults: etcd %s's metrics name no server id", m.Name)
+	for _, s := range fams["etcd_server_id"].GetMetric() {
+		for _, l := range s.GetLabel() {
+			if l.GetName() == "server_id" && sampleValue(s) == 1 {
+				return l.GetValue(), nil
+			}
+		}
 	}
-	return string(id[1]), nil
+	return "", fmt.Errorf("faults: etcd %s's metrics name no server id", m.Name)
 }
 
 // Get reads key through etcd's JSON gateway (any running member): its

@@ -187,10 +187,10 @@ func (r *Replica) Node() (int, error) {
 	return strconv.Atoi(m[1])
 }
 
-// Metric reads one series of the replica's /metrics, by its whole name
-// with labels as written (`snowidd_ready`, `x{peer="…"}`).
-func (r *Replica) Metric(series string) (float64, error) {
-	return scrape(r.hc, r.url+"/metrics", series, "replica "+r.Name)
+// Metric reads one series of the replica's /metrics, by its name and its
+// labels as name, value pairs (`snowidd_ready`; `x`, "peer", "…").
+func (r *Replica) Metric(name string, labels ...string) (float64, error) {
+	return scrape(r.hc, r.url+"/metrics", "replica "+r.Name, name, labels...)
 }
 
 // post sends an empty POST to path on the replica and returns its status
