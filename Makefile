@@ -2,7 +2,7 @@
 GO ?= go
 BENCHTIME ?= 300ms
 
-.PHONY: all test vet vet-etcd vet-pg vet-snowidd fmt race lint-actions test-etcd test-pg test-snowidd snowid snowidd loadgen service proto bench bench-generators ladder ci lab history publish bench-check cross test-386 pin-modules consumer-test check-commits
+.PHONY: all test vet vet-etcd vet-pg vet-snowidd fmt race lint-actions deadcode test-etcd test-pg test-snowidd snowid snowidd loadgen service proto bench bench-generators ladder ci lab history publish bench-check cross test-386 pin-modules consumer-test check-commits
 
 ## The repository is several modules (CONTRIBUTING.md, "Modules"), tied for
 ## development by go.work: the library at the root, the lab (lab/, all of
@@ -38,13 +38,13 @@ CROSS_BUILD_ALL ?= linux/amd64 darwin/arm64 windows/amd64
 
 all: test
 
-## test: vet (every module), gofmt check, the workflows' lint, and the
-## race-enabled tests of the library, lab and loadgen modules, which build
-## bin/snowidd first for the lab's tests that call a replica
+## test: vet (every module), gofmt check, the workflows' lint, the dead-code
+## check, and the race-enabled tests of the library, lab and loadgen
+## modules, which build bin/snowidd first for the lab's tests that call a replica
 ## (lab/internal/replica/replicatest starts it). The etcdlease module's tests need
 ## etcd: `make test-etcd`; pglease's a PostgreSQL of their own: `make
 ## test-pg`; snowidd's: `make test-snowidd`.
-test: vet fmt lint-actions race
+test: vet fmt lint-actions deadcode race
 
 ## vet: go vet every module of go.work
 vet:
@@ -120,6 +120,21 @@ test-snowidd:
 ## is not in go.work, so that its dependencies never move the modules' versions.
 lint-actions:
 	cd tools && GOWORK=off $(GO) tool actionlint ../.github/workflows/*.yml
+
+## deadcode: fail on any function of the modules that no program and no test
+## reaches (golang.org/x/tools/cmd/deadcode -test: Rapid Type Analysis from
+## every main and test binary), run as a Go tool of tools/go.mod as
+## actionlint is. The one kind it lists that stays: an Example without an
+## Output comment, documentation that compiles but never runs (deadcode
+## -h says so). The analysis loads every module from source: about 45 s of
+## CPU on a warm cache.
+DEADCODE_FORMAT = {{range .Funcs}}{{println .Position.File .Position.Line .Name}}{{end}}
+deadcode:
+	@dc=$$(cd tools && GOWORK=off $(GO) tool -n deadcode) || exit 1; \
+	out=$$($$dc -test -filter '^github.com/snowlab/snowlab(/|$$)' -f '$(DEADCODE_FORMAT)' \
+		$$($(LIB_MODULE_PKGS)) $(LAB_PKGS) $(SERVICE_PKGS)) || exit 1; \
+	dead=$$(echo "$$out" | awk 'NF && !($$1 ~ /_test\.go$$/ && $$3 ~ /^Example/)'); \
+	if [ -n "$$dead" ]; then echo "deadcode: functions nothing reaches (delete them, or test them):"; echo "$$dead"; exit 1; fi
 
 ## test-etcd: the etcdlease module against a real etcd: $$ETCD_ENDPOINTS when set,
 ## else a throwaway server the tests start from the etcd binary on PATH

@@ -3,21 +3,27 @@
 // picked free, a data directory the caller owns, in plaintext or (StartTLS)
 // with TLS and client certificates on its client port. The etcdlease tests
 // and snowidd's fleet test use it; it is no part of the lease store.
+//
+// It also holds the one copy of the process supervision that tests and the
+// lab share: FreePorts picks loopback ports, a Process is a child that dies
+// with its parent and is stopped with SIGTERM then SIGKILL, and a Tail
+// keeps the end of its output for a failure's report. Their users are the
+// servers here, snowidd's fleet test and the lab's fault rig (etcd
+// clusters, snowidd replicas). They live in this package of the etcdlease
+// module because it is the lowest module all of them import (as tlstest
+// does for certificates), and a test helper package already.
 package etcdtest
 
 import (
-	"bytes"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -38,10 +44,9 @@ type Server struct {
 	tls                *TLS // nil: plaintext
 	health             *http.Client
 
-	mu     sync.Mutex
-	cmd    *exec.Cmd
-	exited chan struct{}
-	log    *tailBuffer
+	mu   sync.Mutex
+	proc *Process // nil while stopped
+	log  *Tail
 }
 
 // Start starts etcd with its data in dir and waits until it reports
@@ -79,7 +84,7 @@ func start(dir string, t *TLS) (*Server, error) {
 	}
 	var last error
 	for range 3 { // a port picked free may be taken before etcd binds it
-		ports, err := freePorts(2)
+		ports, err := FreePorts(2)
 		if err != nil {
 			return nil, err
 		}
@@ -110,7 +115,7 @@ func (s *Server) Endpoints() []string { return []string{s.clientURL} }
 func (s *Server) Restart() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.cmd != nil {
+	if s.proc != nil {
 		return errors.New("etcdtest: server already running")
 	}
 	args := []string{
@@ -131,23 +136,21 @@ func (s *Server) Restart() error {
 		}
 	}
 	cmd := exec.Command(s.bin, args...)
-	s.log = &tailBuffer{max: 64 << 10}
+	s.log = NewTail(64 << 10)
 	cmd.Stdout, cmd.Stderr = s.log, s.log
-	cmd.SysProcAttr = dieWithParent() // never outlive the test (Linux)
-	if err := cmd.Start(); err != nil {
+	proc, err := StartProcess(cmd) // never outlives the test (Linux)
+	if err != nil {
 		return fmt.Errorf("etcdtest: start %s: %w", s.bin, err)
 	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	s.cmd, s.exited = cmd, exited
+	s.proc = proc
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		if healthy(s.health, s.clientURL) {
 			return nil
 		}
 		select {
-		case <-exited:
-			s.cmd = nil
+		case <-proc.Exited():
+			s.proc = nil
 			return fmt.Errorf("etcdtest: etcd exited before it was healthy:\n%s", s.log.String())
 		case <-time.After(50 * time.Millisecond):
 		}
@@ -166,27 +169,11 @@ func (s *Server) Stop() {
 }
 
 func (s *Server) stopLocked() {
-	if s.cmd == nil {
+	if s.proc == nil {
 		return
 	}
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-s.exited:
-	case <-time.After(5 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-s.exited
-	}
-	s.cmd = nil
-}
-
-// Log is the tail of the server's output.
-func (s *Server) Log() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.log == nil {
-		return ""
-	}
-	return s.log.String()
+	s.proc.Stop(5 * time.Second)
+	s.proc = nil
 }
 
 func healthy(c *http.Client, url string) bool {
@@ -197,46 +184,4 @@ func healthy(c *http.Client, url string) bool {
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode == http.StatusOK && strings.Contains(string(body), `"true"`)
-}
-
-func freePorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			_ = l.Close()
-		}
-	}()
-	ports := make([]int, n)
-	for i := range ports {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("etcdtest: pick a free port: %w", err)
-		}
-		ls = append(ls, l)
-		ports[i] = l.Addr().(*net.TCPAddr).Port
-	}
-	return ports, nil
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   bytes.Buffer
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b.Write(p)
-	if over := t.b.Len() - t.max; over > 0 {
-		t.b.Next(over)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.b.String()
 }

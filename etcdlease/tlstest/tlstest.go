@@ -6,10 +6,11 @@
 //
 // It is a package of the etcdlease module, not of the snowlab library,
 // because that is the lowest module the tests which need it can import:
-// etcdlease's own (an etcd that demands client certificates) and
-// snowidd's (a replica serving mutual TLS, a fleet with TLS on every
-// hop). No module imports another's internal packages, so it is public;
-// it is no part of the lease store.
+// etcdlease's own (an etcd that demands client certificates), snowidd's
+// (a replica serving mutual TLS, a fleet with TLS on every hop) and the
+// lab's fault rig (etcd members and replicas on mutual TLS). No module
+// imports another's internal packages, so it is public; it is no part of
+// the lease store.
 package tlstest
 
 import (

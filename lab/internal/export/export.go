@@ -1,42 +1,48 @@
 package export
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
+
+	"golang.org/x/perf/benchfmt"
 
 	"github.com/snowlab/snowlab/lab/compare"
 	"github.com/snowlab/snowlab/lab/internal/stats"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-// benchName is the Go benchmark name of one saturate point:
-// BenchmarkSaturate/subject=<subject>/G=<n>-<GOMAXPROCS>. The subject's
-// slashes become colons, since a slash separates the name's parts.
-func benchName(r result.SaturateResult, procs int) string {
-	name := fmt.Sprintf("BenchmarkSaturate/subject=%s/G=%d", strings.ReplaceAll(r.Subject, "/", ":"), r.Goroutines)
+// benchName is the Go benchmark name of one saturate point, as benchfmt
+// holds it (without the "Benchmark" prefix):
+// Saturate/subject=<subject>/G=<n>-<GOMAXPROCS>. The subject's slashes
+// become colons, since a slash separates the name's parts.
+func benchName(r result.SaturateResult, procs int) benchfmt.Name {
+	name := fmt.Sprintf("Saturate/subject=%s/G=%d", strings.ReplaceAll(r.Subject, "/", ":"), r.Goroutines)
 	if procs > 0 {
 		name += fmt.Sprintf("-%d", procs)
 	}
-	return name
+	return benchfmt.Name(name)
 }
 
-// GoBench writes run's saturate results in Go's benchmark format: the
+// GoBench writes run's saturate results in Go's benchmark format with
+// benchfmt's Writer (what benchstat reads with benchfmt's Reader): the
 // configuration lines go test writes (goos, goarch, pkg, cpu) and one line
 // per repeat with the IDs minted as the iteration count, wall-clock ns/op
 // per ID and IDs/s as a custom unit. The commit is left out, as go test
 // leaves it out: benchstat splits its tables by every configuration key,
 // and two runs to compare are of two commits.
 func GoBench(w io.Writer, run *result.Run) error {
-	bw := bufio.NewWriter(w)
+	bw := benchfmt.NewWriter(w)
 	h := run.Host
+	res := &benchfmt.Result{}
 	for _, kv := range [][2]string{
 		{"goos", h.OS}, {"goarch", h.Arch}, {"pkg", "github.com/snowlab/snowlab/lab"}, {"cpu", h.CPU},
 	} {
 		if kv[1] != "" {
-			fmt.Fprintf(bw, "%s: %s\n", kv[0], kv[1])
+			res.Config = append(res.Config, benchfmt.Config{Key: kv[0], Value: []byte(kv[1]), File: true})
 		}
 	}
 	for _, r := range run.Saturate {
@@ -48,11 +54,26 @@ func GoBench(w io.Writer, run *result.Run) error {
 			if v <= 0 {
 				continue
 			}
-			ids := max(int64(v*r.Duration.Seconds()+0.5), 1)
-			fmt.Fprintf(bw, "%s\t%d\t%.4g ns/op\t%.6g IDs/s\n", benchName(r, h.GOMAXPROCS), ids, 1e9/v, v)
+			// An int, as benchfmt holds it: 2^31-1 IDs on 32-bit
+			// platforms, a 21 s repeat at 100M IDs/s, is the most a
+			// line can count.
+			ids := min(max(int64(v*r.Duration.Seconds()+0.5), 1), math.MaxInt)
+			res.Name, res.Iters = benchName(r, h.GOMAXPROCS), int(ids)
+			// Four and six significant digits, as the lines were written
+			// by hand before: the repeats differ by more than that.
+			res.Values = []benchfmt.Value{{Value: sig(1e9/v, 4), Unit: "ns/op"}, {Value: sig(v, 6), Unit: "IDs/s"}}
+			if err := bw.Write(res); err != nil {
+				return err
+			}
 		}
 	}
-	return bw.Flush()
+	return nil
+}
+
+// sig is v rounded to n significant digits.
+func sig(v float64, n int) float64 {
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', n, 64), 64)
+	return r
 }
 
 // Entry is one figure in github-action-benchmark's custom format.

@@ -21,7 +21,7 @@ func TestGoBenchParses(t *testing.T) {
 	require.NoError(t, GoBench(&buf, run))
 	text := buf.String()
 	assert.True(t, strings.HasPrefix(text, "pkg: github.com/snowlab/snowlab/lab\ncpu: Test CPU 8-core\n"), text[:80])
-	assert.Contains(t, text, "\nBenchmarkSaturate/subject=atomicgen:strict/G=1-8\t")
+	assert.Contains(t, text, "\nBenchmarkSaturate/subject=atomicgen:strict/G=1-8 ")
 	r := benchfmt.NewReader(strings.NewReader(text), "lab.txt")
 	n := 0
 	names := map[string]bool{}

@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"runtime/debug"
 	"strings"
+
+	"golang.org/x/mod/module"
 )
 
 // Commit is the short revision of the source loadgen runs, and whether
@@ -34,7 +36,9 @@ func Commit() (sha string, dirty bool) {
 // or "" when it recorded none. go build in a checkout records
 // vcs.revision and vcs.modified; go install of a module version records
 // no vcs setting but the version, whose commit a pseudo-version carries
-// (v0.0.0-20261130101500-abcdef123456: abcdef1) and which a release tag
+// (v0.0.0-20261130101500-abcdef123456: abcdef1, read by x/mod's
+// module.PseudoVersionRev, which knows every pseudo-version form) and
+// which a release tag
 // names by itself (v1.2.0); "(devel)" names nothing. Since Go 1.24 a
 // version built from a modified tree ends in "+dirty".
 func builtFrom(bi *debug.BuildInfo) (sha string, dirty bool) {
@@ -55,23 +59,8 @@ func builtFrom(bi *debug.BuildInfo) (sha string, dirty bool) {
 	}
 	v, meta, _ := strings.Cut(v, "+")
 	dirty = strings.Contains("+"+meta+"+", "+dirty+")
-	if rev := pseudoRevision(v); rev != "" {
-		return rev[:7], dirty
+	if rev, err := module.PseudoVersionRev(v); err == nil {
+		return rev[:min(len(rev), 7)], dirty
 	}
 	return v, dirty
-}
-
-// pseudoRevision is the commit hash a pseudo-version ends with (its last
-// dash-separated field, 12 hex digits, after a timestamp), "" when v is
-// not one.
-func pseudoRevision(v string) string {
-	parts := strings.Split(v, "-")
-	if len(parts) < 3 {
-		return ""
-	}
-	rev := parts[len(parts)-1]
-	if len(rev) != 12 || strings.Trim(rev, "0123456789abcdef") != "" {
-		return ""
-	}
-	return rev
 }

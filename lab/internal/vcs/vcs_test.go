@@ -30,6 +30,9 @@ func TestBuiltFrom(t *testing.T) {
 		{"a dirty pseudo-version", "v0.0.0-20261130101500-abcdef123456+dirty", nil, "abcdef1", true},
 		{"go install @v1.2.0", "v1.2.0", nil, "v1.2.0", false},
 		{"a pre-release tag", "v1.3.0-rc-1", nil, "v1.3.0-rc-1", false},
+		// 12 hex digits after a dash, but no timestamp: a tag, not a
+		// pseudo-version (a split on dashes took it for a commit).
+		{"a pre-release tag like a commit", "v1.0.0-beta-deadbeefcafe", nil, "v1.0.0-beta-deadbeefcafe", false},
 		{"go run", "(devel)", nil, "", false},
 		{"no version", "", nil, "", false},
 	} {

@@ -36,13 +36,12 @@ const (
 
 // replicaProc is one snowidd process: this test binary run as the command.
 type replicaProc struct {
-	t      *testing.T
-	args   []string
-	addr   string // host:port, kept across restarts
-	cmd    *exec.Cmd
-	exited chan struct{} // closed once cmd.Wait returned
-	log    *logWriter
-	logs   []string // of earlier runs
+	t    *testing.T
+	args []string
+	addr string            // host:port, kept across restarts
+	proc *etcdtest.Process // nil once killed or stopped
+	log  *logWriter
+	logs []string // of earlier runs
 }
 
 func startReplica(t *testing.T, listen string, args ...string) *replicaProc {
@@ -56,48 +55,39 @@ func (r *replicaProc) start() {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"-listen", r.addr}, r.args...)...)
 	cmd.Env = append(os.Environ(), childEnv+"=1")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	lw := newLogWriter()
 	cmd.Stderr = lw
 	served := lw.match(urlLine)
-	require.NoError(t, cmd.Start())
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	r.addr = strings.TrimPrefix(servedURL(t, lw, served, exited, func() any { return cmd.ProcessState }, 20*time.Second), "http://")
-	r.cmd, r.exited, r.log = cmd, exited, lw
+	proc, err := etcdtest.StartProcess(cmd) // dies with the test
+	require.NoError(t, err)
+	r.addr = strings.TrimPrefix(servedURL(t, lw, served, proc.Exited(), func() any { return proc.State() }, 20*time.Second), "http://")
+	r.proc, r.log = proc, lw
 	t.Cleanup(func() {
-		if r.cmd == cmd {
-			_ = cmd.Process.Kill()
-			<-exited
+		if r.proc == proc {
+			proc.Kill()
 		}
 	})
 }
 
 func (r *replicaProc) url() string { return "http://" + r.addr }
 
-func (r *replicaProc) signal(sig syscall.Signal) { require.NoError(r.t, r.cmd.Process.Signal(sig)) }
+func (r *replicaProc) signal(sig syscall.Signal) { require.NoError(r.t, r.proc.Signal(sig)) }
 
 // kill SIGKILLs the replica and waits for it to be gone.
 func (r *replicaProc) kill() {
-	r.signal(syscall.SIGKILL)
-	<-r.exited
+	r.proc.Kill()
 	r.logs = append(r.logs, r.log.String())
-	r.cmd = nil
+	r.proc = nil
 }
 
 // terminate sends SIGTERM and returns the exit status.
 func (r *replicaProc) terminate() error {
-	r.signal(syscall.SIGTERM)
-	select {
-	case <-r.exited:
-	case <-time.After(20 * time.Second):
-		_ = r.cmd.Process.Kill()
-		<-r.exited
+	if !r.proc.Stop(20 * time.Second) {
 		return fmt.Errorf("replica %s did not exit within 20 s of SIGTERM", r.addr)
 	}
-	state := r.cmd.ProcessState
+	state := r.proc.State()
 	r.logs = append(r.logs, r.log.String())
-	r.cmd = nil
+	r.proc = nil
 	if state == nil || !state.Success() {
 		return fmt.Errorf("exit status %v", state)
 	}
@@ -160,7 +150,7 @@ func TestFleetFailures(t *testing.T) {
 		if t.Failed() {
 			for _, r := range reps {
 				logs := r.logs
-				if r.cmd != nil {
+				if r.proc != nil {
 					logs = append(logs, r.log.String())
 				}
 				t.Logf("replica %s:\n%s", r.addr, strings.Join(logs, "--- restarted ---\n"))

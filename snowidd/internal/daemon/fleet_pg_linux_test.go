@@ -94,7 +94,7 @@ func TestFleetPG(t *testing.T) {
 	reps := []*replicaProc{startReplica(t, "127.0.0.1:0", args...), startReplica(t, "127.0.0.1:0", args...)}
 	logs := func(r *replicaProc) string {
 		all := r.logs
-		if r.cmd != nil {
+		if r.proc != nil {
 			all = append(all, r.log.String())
 		}
 		return strings.Join(all, "--- restarted ---\n")

@@ -15,17 +15,6 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/units"
 )
 
-// WriteCharts draws the run's charts as SVG files in dir and returns the
-// paths written:
-//
-//   - ids-per-sec.svg: IDs/s against clients, one line per scheme, log
-//     scale, with the demand and 1 / commit latency as reference lines;
-//   - inversion-window.svg: each scheme's widest inversion window (over
-//     its client counts), log scale, with snowlab's skew bound.
-//
-// The report's Markdown links them and its HTML page draws them inline.
-func WriteCharts(run *Result, dir string) ([]string, error) { return document(run).WriteCharts(dir) }
-
 func newChart(run *Result, what, xlabel, ylabel string) *plot.Chart {
 	return plot.New(what, report.Subtitle(run.Host, revision(run)), xlabel, ylabel, 12*vg.Inch, 6.5*vg.Inch)
 }

@@ -14,7 +14,13 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/units"
 )
 
-// Chart file names, under the run's stem.
+// Chart file names, under the run's stem: SVG files the report writes
+// beside its Markdown, which links them (its HTML page draws them inline):
+//
+//   - ids-per-sec.svg: IDs/s against clients, one line per scheme, log
+//     scale, with the demand and 1 / commit latency as reference lines;
+//   - inversion-window.svg: each scheme's widest inversion window (over
+//     its client counts), log scale, with snowlab's skew bound.
 const (
 	ChartRate   = "ids-per-sec.svg"
 	ChartWindow = "inversion-window.svg"
@@ -42,10 +48,6 @@ func clientList(ns []int) string {
 func WriteMarkdown(w io.Writer, run *Result, charts string) error {
 	return document(run).WriteMarkdown(w, charts)
 }
-
-// WriteHTML writes the run's report as one self-contained HTML page, its
-// charts inline.
-func WriteHTML(w io.Writer, run *Result) error { return document(run).WriteHTML(w) }
 
 // document lays the run's report out, one function per section.
 func document(run *Result) *report.Document {

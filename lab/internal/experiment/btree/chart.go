@@ -16,8 +16,8 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/units"
 )
 
-// WriteCharts draws the run's charts as SVG files in dir and returns the
-// paths written:
+// The charts' file names, under the run's stem, SVG files the report
+// writes beside its Markdown:
 //
 //   - index-size.svg: the primary-key index's size per key kind, one bar
 //     per engine, labelled with the size and the ratio to the bigint
@@ -27,9 +27,6 @@ import (
 //     documents' ~90% (appends) and ln 2 ≈ 69% (random inserts).
 //
 // The report's Markdown links them and its HTML page draws them inline.
-func WriteCharts(run *Result, dir string) ([]string, error) { return document(run).WriteCharts(dir) }
-
-// The charts' file names, under the run's stem.
 const (
 	chartSize = "index-size.svg"
 	chartFill = "leaf-fill.svg"

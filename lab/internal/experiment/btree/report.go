@@ -140,19 +140,9 @@ func fillCell(v, predicted float64) string {
 
 func pct(v float64) string { return units.TrimSig(100*v, 3) + "%" }
 
-// WriteMarkdown writes the run as Markdown: the setup, the measured-versus
-// -predicted table, one table per engine, the engines' settings, the host
-// and how to read it all. charts, when set, is the folder (relative to the
-// Markdown file) the charts are in.
-func WriteMarkdown(w io.Writer, run *Result, charts string) error {
-	return document(run).WriteMarkdown(w, charts)
-}
-
-// WriteHTML writes the run's report as one self-contained HTML page, its
-// charts inline.
-func WriteHTML(w io.Writer, run *Result) error { return document(run).WriteHTML(w) }
-
-// document lays the run's report out, one function per section.
+// document lays the run's report out, one function per section: the
+// setup, the measured-versus-predicted table, one table per engine, the
+// engines' settings, the host and how to read it all.
 func document(run *Result) *report.Document {
 	d := &report.Document{}
 	writeSetup(d, run)

@@ -1,19 +1,11 @@
 package faults
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
-	"math/big"
-	"net"
-	"os"
-	"path/filepath"
-	"time"
+
+	"github.com/snowlab/snowlab/etcdlease/tlstest"
 )
 
 // Certs are a throwaway certificate authority and the certificates the
@@ -21,8 +13,7 @@ import (
 // certificate for every server (etcd members and replicas, all on
 // 127.0.0.1) and one client certificate for every client (replicas
 // dialling etcd, etcd members dialling each other, the lab calling the
-// replicas). Made with crypto/x509 for the run; nothing leaves the
-// folder.
+// replicas). Made for the run; nothing leaves the folder.
 type Certs struct {
 	CA                    string
 	ServerCert, ServerKey string
@@ -31,62 +22,36 @@ type Certs struct {
 	client                tls.Certificate
 }
 
-// NewCerts writes a CA, a server and a client certificate into dir.
+// NewCerts writes a CA, a server and a client certificate into dir,
+// issued by tlstest (etcdlease's throwaway certificates, the one copy the
+// tests and the lab share).
 func NewCerts(dir string) (*Certs, error) {
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := tlstest.NewCA("snowlab faults CA")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("faults: %w", err)
 	}
-	now := time.Now()
-	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "snowlab faults CA"},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		return nil, err
-	}
-	ca, _ := x509.ParseCertificate(caDER)
-	c := &Certs{CA: filepath.Join(dir, "ca.pem"),
-		ServerCert: filepath.Join(dir, "server.pem"), ServerKey: filepath.Join(dir, "server-key.pem"),
-		ClientCert: filepath.Join(dir, "client.pem"), ClientKey: filepath.Join(dir, "client-key.pem")}
-	if err := writePEM(c.CA, "CERTIFICATE", caDER); err != nil {
-		return nil, err
+	c := &Certs{caPool: ca.Pool()}
+	if c.CA, err = ca.WriteCert(dir, "ca.pem"); err != nil {
+		return nil, fmt.Errorf("faults: %w", err)
 	}
 	// etcd checks a peer's client certificate for the server usage too
-	// (a peer is both), so both certificates carry both usages.
-	usages := []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}
-	for i, leaf := range []struct {
-		cn        string
-		cert, key string
-	}{{"127.0.0.1", c.ServerCert, c.ServerKey}, {"snowlab-faults-client", c.ClientCert, c.ClientKey}} {
-		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-		if err != nil {
-			return nil, err
-		}
-		tmpl := &x509.Certificate{SerialNumber: big.NewInt(int64(i + 2)), Subject: pkix.Name{CommonName: leaf.cn},
-			NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
-			KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: usages,
-			IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, DNSNames: []string{"localhost"}}
-		der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-		if err != nil {
-			return nil, err
-		}
-		kb, err := x509.MarshalECPrivateKey(key)
-		if err != nil {
-			return nil, err
-		}
-		if err := writePEM(leaf.cert, "CERTIFICATE", der); err != nil {
-			return nil, err
-		}
-		if err := writePEM(leaf.key, "EC PRIVATE KEY", kb); err != nil {
-			return nil, err
-		}
+	// (a peer is both), so both certificates carry both usages (tlstest's
+	// Peer), for 127.0.0.1 where every server of the rig listens.
+	server, err := ca.Peer("127.0.0.1", "localhost")
+	if err != nil {
+		return nil, fmt.Errorf("faults: %w", err)
 	}
-	c.caPool = x509.NewCertPool()
-	c.caPool.AddCert(ca)
-	if c.client, err = tls.LoadX509KeyPair(c.ClientCert, c.ClientKey); err != nil {
-		return nil, fmt.Errorf("faults: the client certificate just made: %w", err)
+	client, err := ca.Peer("127.0.0.1", "localhost")
+	if err != nil {
+		return nil, fmt.Errorf("faults: %w", err)
 	}
+	if c.ServerCert, c.ServerKey, err = server.Write(dir, "server"); err != nil {
+		return nil, fmt.Errorf("faults: %w", err)
+	}
+	if c.ClientCert, c.ClientKey, err = client.Write(dir, "client"); err != nil {
+		return nil, fmt.Errorf("faults: %w", err)
+	}
+	c.client = client.TLSCertificate()
 	return c, nil
 }
 
@@ -94,8 +59,4 @@ func NewCerts(dir string) (*Certs, error) {
 // certificate presented.
 func (c *Certs) ClientTLS() *tls.Config {
 	return &tls.Config{RootCAs: c.caPool, Certificates: []tls.Certificate{c.client}, MinVersion: tls.VersionTLS12}
-}
-
-func writePEM(path, typ string, der []byte) error {
-	return os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600)
 }

@@ -1,23 +1,25 @@
 package faults
 
 import (
-	"bufio"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
+	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/snowlab/snowlab/etcdlease/etcdtest"
 )
 
 // ClusterConfig is how StartCluster runs etcd.
@@ -58,10 +60,9 @@ type Member struct {
 	dir       string
 	id        string // hex, as etcd's X-Server-From names it
 
-	mu     sync.Mutex
-	cmd    *exec.Cmd
-	exited chan struct{}
-	log    *tailBuffer
+	mu   sync.Mutex
+	proc *etcdtest.Process // nil while not running
+	log  *etcdtest.Tail
 }
 
 // StartCluster starts cfg.Members members and waits until the cluster
@@ -85,7 +86,7 @@ func StartCluster(cfg ClusterConfig) (*Cluster, error) {
 }
 
 func startCluster(cfg ClusterConfig) (*Cluster, error) {
-	ports, err := freePorts(3 * cfg.Members)
+	ports, err := etcdtest.FreePorts(3 * cfg.Members)
 	if err != nil {
 		return nil, err
 	}
@@ -164,19 +165,17 @@ func (c *Cluster) args(m *Member, initial string) []string {
 func (c *Cluster) start(m *Member, initial string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.cmd != nil {
+	if m.proc != nil {
 		return fmt.Errorf("faults: etcd %s is running", m.Name)
 	}
 	cmd := exec.Command(c.cfg.Bin, c.args(m, initial)...)
-	m.log = &tailBuffer{max: 32 << 10}
+	m.log = etcdtest.NewTail(32 << 10)
 	cmd.Stdout, cmd.Stderr = m.log, m.log
-	cmd.SysProcAttr = dieWithParent()
-	if err := cmd.Start(); err != nil {
+	proc, err := etcdtest.StartProcess(cmd) // dies with the lab (Linux)
+	if err != nil {
 		return fmt.Errorf("faults: starting %s: %w", c.cfg.Bin, err)
 	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	m.cmd, m.exited = cmd, exited
+	m.proc = proc
 	return nil
 }
 
@@ -200,12 +199,11 @@ func (c *Cluster) Kill(i int) {
 	m := c.members[i]
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.cmd == nil {
+	if m.proc == nil {
 		return
 	}
-	_ = m.cmd.Process.Kill()
-	<-m.exited
-	m.cmd = nil
+	m.proc.Kill()
+	m.proc = nil
 }
 
 // Restart starts member i again on its ports and data folder (its
@@ -223,7 +221,7 @@ func (c *Cluster) Running(i int) bool {
 	m := c.members[i]
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.cmd != nil
+	return m.proc != nil
 }
 
 // Stop ends every member (SIGTERM, SIGKILL after 5 s) and the peer proxy.
@@ -233,17 +231,11 @@ func (c *Cluster) Stop() {
 		wg.Go(func() {
 			m.mu.Lock()
 			defer m.mu.Unlock()
-			if m.cmd == nil {
+			if m.proc == nil {
 				return
 			}
-			_ = m.cmd.Process.Signal(syscall.SIGTERM)
-			select {
-			case <-m.exited:
-			case <-time.After(5 * time.Second):
-				_ = m.cmd.Process.Kill()
-				<-m.exited
-			}
-			m.cmd = nil
+			m.proc.Stop(5 * time.Second)
+			m.proc = nil
 		})
 	}
 	wg.Wait()
@@ -287,10 +279,10 @@ func (c *Cluster) WaitHealthy(within time.Duration) error {
 func (m *Member) exitedChan() <-chan struct{} {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.cmd == nil {
+	if m.proc == nil {
 		return nil // not running: nothing to wait for
 	}
-	return m.exited
+	return m.proc.Exited()
 }
 
 func (c *Cluster) healthy() (bool, string) {
@@ -340,43 +332,84 @@ func (c *Cluster) Leader() (int, error) {
 
 // metric reads one unlabelled series from a member's /metrics.
 func (c *Cluster) metric(m *Member, name string) (float64, error) {
-	return scrape(c.hc, m.metrics+"/metrics", name, "etcd "+m.Name)
+	return scrape(c.hc, m.metrics+"/metrics", "etcd "+m.Name, name)
 }
 
-// scrape reads one series, by its whole name with labels as written,
-// from the Prometheus text a GET of url answers; who names the process
-// in the error.
-func scrape(hc *http.Client, url, series, who string) (float64, error) {
-	resp, err := hc.Get(url)
+// scrape reads the series name with exactly the labels given (name,
+// value pairs; none for an unlabelled series) from the Prometheus text a
+// GET of url answers; who names the process in the error.
+func scrape(hc *http.Client, url, who, name string, labels ...string) (float64, error) {
+	fams, err := families(hc, url, who)
 	if err != nil {
 		return 0, err
 	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), series+" "); ok {
-			return strconv.ParseFloat(v, 64)
+	for _, m := range fams[name].GetMetric() {
+		if hasLabels(m, labels) {
+			return sampleValue(m), nil
 		}
 	}
-	return 0, fmt.Errorf("no %s in %s's metrics", series, who)
+	return 0, fmt.Errorf("no %s%q in %s's metrics", name, labels, who)
 }
 
-var serverID = regexp.MustCompile(`(?m)^etcd_server_id\{server_id="([0-9a-f]+)"\} 1$`)
+// families are the metric families of the Prometheus text a GET of url
+// answers, parsed by expfmt (what Prometheus itself reads it with).
+func families(hc *http.Client, url, who string) (map[string]*dto.MetricFamily, error) {
+	resp, err := hc.Get(url)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("%s's metrics: %w", who, err)
+	}
+	return fams, nil
+}
 
-// memberID is the member's id in hex, as its /metrics names it.
+// hasLabels says whether m has exactly the labels given as name, value
+// pairs.
+func hasLabels(m *dto.Metric, labels []string) bool {
+	if len(m.GetLabel())*2 != len(labels) {
+		return false
+	}
+	for i := 0; i+1 < len(labels); i += 2 {
+		if !slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool {
+			return l.GetName() == labels[i] && l.GetValue() == labels[i+1]
+		}) {
+			return false
+		}
+	}
+	return true
+}
+
+// sampleValue is the value of a gauge, counter or untyped series.
+func sampleValue(m *dto.Metric) float64 {
+	switch {
+	case m.GetGauge() != nil:
+		return m.GetGauge().GetValue()
+	case m.GetCounter() != nil:
+		return m.GetCounter().GetValue()
+	default:
+		return m.GetUntyped().GetValue()
+	}
+}
+
+// memberID is the member's id in hex, as its /metrics names it: the
+// server_id label of its etcd_server_id series (value 1).
 func (c *Cluster) memberID(m *Member) (string, error) {
-	resp, err := c.hc.Get(m.metrics + "/metrics")
+	fams, err := families(c.hc, m.metrics+"/metrics", "etcd "+m.Name)
 	if err != nil {
 		return "", err
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	id := serverID.FindSubmatch(b)
-	if id == nil {
-		return "", fmt.Errorf("faults: etcd %s's metrics name no server id", m.Name)
+	for _, s := range fams["etcd_server_id"].GetMetric() {
+		for _, l := range s.GetLabel() {
+			if l.GetName() == "server_id" && sampleValue(s) == 1 {
+				return l.GetValue(), nil
+			}
+		}
 	}
-	return string(id[1]), nil
+	return "", fmt.Errorf("faults: etcd %s's metrics name no server id", m.Name)
 }
 
 // Get reads key through etcd's JSON gateway (any running member): its
@@ -418,52 +451,4 @@ func (c *Cluster) Get(ctx context.Context, key string) (string, bool, error) {
 		last = errors.New("no etcd member is running")
 	}
 	return "", false, fmt.Errorf("faults: reading %s: %w", key, last)
-}
-
-// Metric reads an unlabelled series from member i's /metrics.
-func (c *Cluster) Metric(i int, name string) (float64, error) { return c.metric(c.members[i], name) }
-
-func freePorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			_ = l.Close()
-		}
-	}()
-	ports := make([]int, n)
-	for i := range ports {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("faults: pick a free port: %w", err)
-		}
-		ls = append(ls, l)
-		ports[i] = l.Addr().(*net.TCPAddr).Port
-	}
-	return ports, nil
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if over := len(t.b) - t.max; over > 0 {
-		t.b = append(t.b[:0:0], t.b[over:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	if t == nil {
-		return ""
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.b)
 }

@@ -11,8 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/snowlab/snowlab/etcdlease/etcdtest"
 )
 
 // Replica is a snowidd process the rig started: on a port of its own,
@@ -26,9 +27,8 @@ type Replica struct {
 	hc   *http.Client
 
 	mu       sync.Mutex
-	cmd      *exec.Cmd
-	exited   chan struct{}
-	log      *tailBuffer
+	proc     *etcdtest.Process // nil while not running
+	log      *etcdtest.Tail
 	earlier  []string // the logs of earlier runs
 	restarts int
 }
@@ -36,7 +36,7 @@ type Replica struct {
 // newReplica prepares a replica of bin on a free loopback port, with args
 // after -listen; tlsConf (nil: plaintext) is how the rig reaches it.
 func newReplica(name, bin string, args []string, tlsConf *tls.Config) (*Replica, error) {
-	ports, err := freePorts(1)
+	ports, err := etcdtest.FreePorts(1)
 	if err != nil {
 		return nil, err
 	}
@@ -60,13 +60,12 @@ var servingLine = regexp.MustCompile(`msg="serving gRPC`)
 func (r *Replica) Start() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.cmd != nil {
+	if r.proc != nil {
 		return fmt.Errorf("faults: replica %s is running", r.Name)
 	}
 	cmd := exec.Command(r.bin, append([]string{"-listen", r.addr}, r.args...)...)
-	cmd.SysProcAttr = dieWithParent()
 	pr, pw := io.Pipe()
-	log := &tailBuffer{max: 256 << 10}
+	log := etcdtest.NewTail(256 << 10)
 	cmd.Stdout, cmd.Stderr = pw, pw
 	serving := make(chan struct{})
 	go func() {
@@ -82,26 +81,25 @@ func (r *Replica) Start() error {
 		}
 		_, _ = io.Copy(io.Discard, pr)
 	}()
-	if err := cmd.Start(); err != nil {
+	proc, err := etcdtest.StartProcess(cmd) // dies with the lab (Linux)
+	if err != nil {
 		pw.Close()
 		return fmt.Errorf("faults: starting %s: %w", r.bin, err)
 	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); pw.Close(); close(exited) }()
+	go func() { <-proc.Exited(); pw.Close() }()
 	select {
 	case <-serving:
-	case <-exited:
-		return fmt.Errorf("faults: replica %s exited before serving (%v):\n%s", r.Name, cmd.ProcessState, log)
+	case <-proc.Exited():
+		return fmt.Errorf("faults: replica %s exited before serving (%v):\n%s", r.Name, proc.State(), log)
 	case <-time.After(30 * time.Second):
-		_ = cmd.Process.Kill()
-		<-exited
+		proc.Kill()
 		return fmt.Errorf("faults: replica %s did not serve within 30 s:\n%s", r.Name, log)
 	}
 	if r.log != nil {
 		r.earlier = append(r.earlier, r.log.String())
 		r.restarts++
 	}
-	r.cmd, r.exited, r.log = cmd, exited, log
+	r.proc, r.log = proc, log
 	return nil
 }
 
@@ -109,19 +107,18 @@ func (r *Replica) Start() error {
 func (r *Replica) Running() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.cmd != nil
+	return r.proc != nil
 }
 
 // Kill SIGKILLs the replica and waits for it to be gone.
 func (r *Replica) Kill() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.cmd == nil {
+	if r.proc == nil {
 		return
 	}
-	_ = r.cmd.Process.Kill()
-	<-r.exited
-	r.cmd = nil
+	r.proc.Kill()
+	r.proc = nil
 }
 
 // Stop sends SIGTERM and waits for the drain; an exit other than 0 is an
@@ -129,21 +126,15 @@ func (r *Replica) Kill() {
 func (r *Replica) Stop() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.cmd == nil {
+	if r.proc == nil {
 		return nil
 	}
-	_ = r.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-r.exited:
-	case <-time.After(20 * time.Second):
-		_ = r.cmd.Process.Kill()
-		<-r.exited
-		r.cmd = nil
+	proc := r.proc
+	r.proc = nil
+	if !proc.Stop(20 * time.Second) {
 		return fmt.Errorf("faults: replica %s did not stop within 20 s of SIGTERM", r.Name)
 	}
-	st := r.cmd.ProcessState
-	r.cmd = nil
-	if !st.Success() {
+	if st := proc.State(); !st.Success() {
 		return fmt.Errorf("faults: replica %s exited with %v; its last words:\n%s", r.Name, st, lastLines(r.log.String(), 8))
 	}
 	return nil
@@ -196,10 +187,10 @@ func (r *Replica) Node() (int, error) {
 	return strconv.Atoi(m[1])
 }
 
-// Metric reads one series of the replica's /metrics, by its whole name
-// with labels as written (`snowidd_ready`, `x{peer="…"}`).
-func (r *Replica) Metric(series string) (float64, error) {
-	return scrape(r.hc, r.url+"/metrics", series, "replica "+r.Name)
+// Metric reads one series of the replica's /metrics, by its name and its
+// labels as name, value pairs (`snowidd_ready`; `x`, "peer", "…").
+func (r *Replica) Metric(name string, labels ...string) (float64, error) {
+	return scrape(r.hc, r.url+"/metrics", "replica "+r.Name, name, labels...)
 }
 
 // post sends an empty POST to path on the replica and returns its status

@@ -28,9 +28,6 @@ func WriteFiles(dir string, run *Result) ([]string, error) {
 // WriteMarkdown writes run's report as Markdown.
 func WriteMarkdown(w io.Writer, run *Result) error { return document(run).WriteMarkdown(w, "") }
 
-// WriteHTML writes run's report as one self-contained HTML page.
-func WriteHTML(w io.Writer, run *Result) error { return document(run).WriteHTML(w) }
-
 // document lays run's report out, one function per section.
 func document(run *Result) *report.Document {
 	d := &report.Document{}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -600,6 +599,3 @@ func tail(s string, n int) string {
 // faultClockPath is where a fault-injection build of snowidd steps its
 // clock (snowidd's internal/daemon FaultClockPath).
 const faultClockPath = "/fault/clock"
-
-// dataDir is a folder for a scenario's own files (etcdholders' output).
-func (s *stage) dataDir() string { return filepath.Dir(s.cluster.members[0].dir) }

@@ -285,3 +285,35 @@ func TestExecuteRefuses(t *testing.T) {
 		assert.NoError(t, err, s.Name)
 	}
 }
+
+// scrape finds a series by its name and exact labels in Prometheus text,
+// as etcd and snowidd write it, and says which it did not find.
+func TestScrape(t *testing.T) {
+	const text = `# HELP etcd_server_is_leader Whether or not this member is a leader.
+# TYPE etcd_server_is_leader gauge
+etcd_server_is_leader 1
+# TYPE snowidd_clock_peer_offset_seconds gauge
+snowidd_clock_peer_offset_seconds{peer="http://127.0.0.1:1"} -2.5
+snowidd_clock_peer_offset_seconds{peer="http://127.0.0.1:2"} 0.25
+# TYPE x_total counter
+x_total{a="1",b="2"} 7
+`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(text)) }))
+	t.Cleanup(srv.Close)
+	get := func(name string, labels ...string) (float64, error) {
+		return scrape(srv.Client(), srv.URL, "r0", name, labels...)
+	}
+	v, err := get("etcd_server_is_leader")
+	require.NoError(t, err)
+	assert.Equal(t, 1.0, v)
+	v, err = get("snowidd_clock_peer_offset_seconds", "peer", "http://127.0.0.1:2")
+	require.NoError(t, err)
+	assert.Equal(t, 0.25, v)
+	v, err = get("x_total", "b", "2", "a", "1")
+	require.NoError(t, err)
+	assert.Equal(t, 7.0, v, "labels in any order")
+	_, err = get("x_total", "a", "1")
+	assert.ErrorContains(t, err, `no x_total["a" "1"] in r0's metrics`, "labels match exactly")
+	_, err = get("snowidd_clock_peer_offset_seconds")
+	assert.Error(t, err, "a labelled series is not the unlabelled one")
+}
