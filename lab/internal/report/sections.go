@@ -9,7 +9,7 @@ import (
 
 	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/md"
-	"github.com/snowlab/snowlab/lab/internal/pgredact"
+	"github.com/snowlab/snowlab/lab/internal/redact"
 	"github.com/snowlab/snowlab/lab/internal/stats"
 	"github.com/snowlab/snowlab/lab/internal/units"
 	"github.com/snowlab/snowlab/lab/result"
@@ -66,7 +66,7 @@ func writeHeader(d *document, run *result.Run) {
 		elapsed = fmt.Sprintf(" (took %s)", took)
 	}
 	s.text(fmt.Sprintf("**Date:** %s%s · **Commit:** %s · **Schema:** %d", date, elapsed, md.Code(md.OrDash(run.Revision())), run.Schema))
-	s.text("**Command:** " + md.Code(md.OrDash(md.ShellJoin(pgredact.Args(run.Command)))))
+	s.text("**Command:** " + md.Code(md.OrDash(md.ShellJoin(redact.Args(run.Command)))))
 }
 
 func writeHost(d *document, h host.Fingerprint) {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/snowlab/snowlab/lab/internal/pgredact"
+	"github.com/snowlab/snowlab/lab/internal/redact"
 )
 
 // Server is the PostgreSQL server the schemes ran on.
@@ -48,12 +48,12 @@ type pgServer struct {
 }
 
 // pgError is err with pgx's parse error, the one that quotes the DSN,
-// rewritten to quote nothing of it (pgredact.Error).
+// rewritten to quote nothing of it (redact.Error).
 func pgError(err error) error {
 	if err == nil {
 		return nil
 	}
-	return pgredact.Error(err)
+	return redact.Error(err)
 }
 
 func openServer(ctx context.Context, dsn string) (*pgServer, error) {

@@ -1,4 +1,4 @@
-// Package pgredact keeps credentials out of what the lab records or prints:
+// Package redact keeps credentials out of what the lab records or prints:
 // a command line going into a result file, a driver's error. A result
 // file is committed and shared; a password in it is a leak that no later
 // commit can take back.
@@ -9,4 +9,4 @@
 // of a command line, and a program names a DSN or URL it prints as
 // nodeid.Redact gives it. Error rewrites pgx's parse errors, which quote
 // the DSN (and pieces of it), so that a message holds none of it.
-package pgredact
+package redact
