@@ -17,10 +17,10 @@ require (
 	github.com/oklog/ulid/v2 v2.1.2
 	github.com/rs/zerolog v1.28.0
 	github.com/schollz/progressbar/v3 v3.19.1
-	github.com/snowlab/snowlab v0.0.0-20261201152941-75c696cb57c0
-	github.com/snowlab/snowlab/etcdlease v0.0.0-20261201152941-75c696cb57c0
-	github.com/snowlab/snowlab/pglease v0.0.0-20261201152941-75c696cb57c0
-	github.com/snowlab/snowlab/snowidd v0.0.0-20261201152941-75c696cb57c0
+	github.com/snowlab/snowlab v0.0.0-20261201160128-f76f597bd59e
+	github.com/snowlab/snowlab/etcdlease v0.0.0-20261201160128-f76f597bd59e
+	github.com/snowlab/snowlab/pglease v0.0.0-20261201160128-f76f597bd59e
+	github.com/snowlab/snowlab/snowidd v0.0.0-20261201160128-f76f597bd59e
 	github.com/sony/sonyflake/v2 v2.2.0
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
@@ -58,8 +58,8 @@ require (
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/ncruces/go-strftime v1.1.0 // indirect
 	github.com/prometheus/client_golang v1.25.0 // indirect
-	github.com/prometheus/client_model v0.6.3 // indirect
-	github.com/prometheus/common v0.72.0 // indirect
+	github.com/prometheus/client_model v0.6.3
+	github.com/prometheus/common v0.72.0
 	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect

@@ -2,15 +2,13 @@ module github.com/snowlab/snowlab/cmd/loadgen
 
 go 1.26.0
 
-require github.com/snowlab/snowlab/lab v0.0.0-20261201152941-75c696cb57c0
+require github.com/snowlab/snowlab/lab v0.0.0-20261201160128-f76f597bd59e
 
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
 	codeberg.org/go-latex/latex v0.2.0 // indirect
 	codeberg.org/go-pdf/fpdf v0.11.1 // indirect
 	connectrpc.com/connect v1.21.1 // indirect
-	connectrpc.com/grpchealth v1.5.0 // indirect
-	connectrpc.com/grpcreflect v1.3.1 // indirect
 	git.sr.ht/~sbinet/gg v0.7.0 // indirect
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0 // indirect
 	github.com/Shopify/toxiproxy/v2 v2.5.0 // indirect
@@ -20,12 +18,9 @@ require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/bwmarrin/snowflake v0.3.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/chromedp/cdproto v0.159.0 // indirect
-	github.com/chromedp/chromedp v0.23.0 // indirect
 	github.com/coreos/go-semver v0.3.1 // indirect
 	github.com/coreos/go-systemd/v22 v22.7.0 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
-	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/golang/protobuf v1.5.4 // indirect
 	github.com/google/uuid v1.6.0 // indirect
@@ -52,19 +47,18 @@ require (
 	github.com/rs/xid v1.4.0 // indirect
 	github.com/rs/zerolog v1.28.0 // indirect
 	github.com/schollz/progressbar/v3 v3.19.1 // indirect
-	github.com/snowlab/snowlab v0.0.0-20261201152941-75c696cb57c0 // indirect
-	github.com/snowlab/snowlab/etcdlease v0.0.0-20261201152941-75c696cb57c0 // indirect
-	github.com/snowlab/snowlab/pglease v0.0.0-20261201152941-75c696cb57c0 // indirect
-	github.com/snowlab/snowlab/snowidd v0.0.0-20261201152941-75c696cb57c0 // indirect
+	github.com/snowlab/snowlab v0.0.0-20261201160128-f76f597bd59e // indirect
+	github.com/snowlab/snowlab/etcdlease v0.0.0-20261201160128-f76f597bd59e // indirect
+	github.com/snowlab/snowlab/pglease v0.0.0-20261201160128-f76f597bd59e // indirect
+	github.com/snowlab/snowlab/snowidd v0.0.0-20261201160128-f76f597bd59e // indirect
 	github.com/sony/sonyflake/v2 v2.2.0 // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
 	go.etcd.io/etcd/api/v3 v3.7.3 // indirect
 	go.etcd.io/etcd/client/pkg/v3 v3.7.3 // indirect
 	go.etcd.io/etcd/client/v3 v3.7.3 // indirect
 	go.uber.org/multierr v1.11.0 // indirect
 	go.uber.org/zap v1.27.1 // indirect
-	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/image v0.46.0 // indirect
+	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/net v0.61.0 // indirect
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da // indirect
 	golang.org/x/sync v0.24.0 // indirect
