@@ -16,7 +16,6 @@ import (
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/clocksrc"
 	"github.com/snowlab/snowlab/internal/mono"
-	"github.com/snowlab/snowlab/limit"
 )
 
 // CeilingPerSec is the default layout's strict per-node ceiling.
@@ -89,45 +88,42 @@ func BareClock(b *testing.B) {
 	runtime.KeepAlive(sink)
 }
 
-// BareCAS is one uncontended load and compare-and-swap: limit.Word's
-// Advance with no clock.
+// BareCAS is one uncontended load and compare-and-swap: the limit word's
+// advance (words.go) with no clock.
 func BareCAS(b *testing.B) {
-	var w limit.Word
+	var w word
 	var sink uint64
 	for b.Loop() {
-		v, _ := w.Advance(0)
-		sink += v
+		sink += w.advance(0)
 	}
 	runtime.KeepAlive(sink)
 }
 
 // BareClockCAS is one default clock read plus one load and
-// compare-and-swap (limit.Word): the least a lock-free generator that
+// compare-and-swap (the limit word): the least a lock-free generator that
 // honours the clock can do per ID. The lab measures the same loop as its
 // limit/clock+cas subject.
 func BareClockCAS(b *testing.B) {
 	c := clocksrc.Default()
-	var w limit.Word
+	var w word
 	var sink uint64
 	for b.Loop() {
-		v, _ := w.Advance(uint64(c.UnixNano()))
-		sink += v
+		sink += w.advance(uint64(c.UnixNano()))
 	}
 	runtime.KeepAlive(sink)
 }
 
 // BarePerPClockCAS runs BareClockCAS from GOMAXPROCS goroutines, each on
-// its P's word (limit.PerP, picked by procPin as shardedgen picks its
+// its P's word (perP, picked by procPin as shardedgen picks its
 // shard): the floor for shardedgen, and the lab's limit/per-p subject.
 func BarePerPClockCAS(b *testing.B) {
 	c := clocksrc.Default()
-	words := limit.NewPerP(runtime.GOMAXPROCS(0))
-	epoch := c.UnixNano() // PerP's values must fit in 54 bits
+	words := newPerP(runtime.GOMAXPROCS(0))
+	epoch := c.UnixNano() // perP's values must fit in 54 bits
 	b.RunParallel(func(pb *testing.PB) {
 		var sink uint64
 		for pb.Next() {
-			v, _, _ := words.Advance(uint64(c.UnixNano() - epoch))
-			sink += v
+			sink += words.advance(uint64(c.UnixNano() - epoch))
 		}
 		runtime.KeepAlive(sink)
 	})

@@ -9,7 +9,7 @@ import (
 	"slices"
 
 	"github.com/snowlab/snowlab/lab/internal/host"
-	"github.com/snowlab/snowlab/limit"
+	"github.com/snowlab/snowlab/lab/internal/limit"
 )
 
 // MaxProcs bounds -gomaxprocs: the per-P limit holds at most that many

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/snowlab/snowlab/clocksrc"
+	"github.com/snowlab/snowlab/lab/internal/limit"
 	"github.com/snowlab/snowlab/lab/subject"
-	"github.com/snowlab/snowlab/limit"
 )
 
 // Flag is the hidden flag's name.

@@ -3,13 +3,14 @@ package limit
 import (
 	"sync/atomic"
 	"unsafe"
-
-	"github.com/snowlab/snowlab/internal/engine"
 )
 
-// CacheLine is the span one word is padded to: the generators' own
-// (engine.CacheLine), so that the limit is laid out as they are.
-const CacheLine = engine.CacheLine
+// CacheLine is the span one word is padded to: 128 bytes, the generators'
+// own (the library's internal engine.CacheLine: two 64-byte lines, which
+// x86's adjacent-line prefetcher pulls in pairs, and one line on Apple
+// silicon), so that the limit is laid out as they are. The lab imports no
+// other module's internal packages, so the figure is written here again.
+const CacheLine = 128
 
 // Word is one atomic word alone on its cache lines, so that nothing but
 // its own callers contends for it. The zero Word is ready to use.
