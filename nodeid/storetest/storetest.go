@@ -597,16 +597,7 @@ func expiry(t *testing.T, s []nodeid.Store, cfg Config) {
 func zombie(t *testing.T, s []nodeid.Store, cfg Config) {
 	r := base()
 	a := acquire(t, s[0], 2, 1, 0)
-	reserve(t, a, r+1e9)
-	cfg.Expire(t, a)
-	b := acquire(t, s[1], 2, 1, 0)
-	wantFloor(t, b, r+1e9, "the expired holder's reservation")
-	wantTokenAbove(t, b, a)
-	zombieRefused(t, a, r)
-	refused(t, s[0], 1, 1, "the zombie's Release must not free its successor's ids")
-	if isLost(b) {
-		t.Fatal("the successor's Lost closed after the zombie's writes")
-	}
+	b := takeOver(t, s, cfg, a, 2, 1, r, "the zombie's Release must not free its successor's ids")
 	reserve(t, b, r+2e9)
 	releaseAt(t, b, r+2e9)
 	c := acquire(t, s[0], 2, 1, 0)
@@ -624,22 +615,34 @@ func zombie(t *testing.T, s []nodeid.Store, cfg Config) {
 func zombieOfPart(t *testing.T, s []nodeid.Store, cfg Config, r int64) {
 	t.Helper()
 	a := acquire(t, s[0], 3, 2, 0)
-	reserve(t, a, r+1e9)
-	cfg.Expire(t, a)
-	b := acquire(t, s[1], 1, 0, 0)
-	wantFloor(t, b, r+1e9, "the expired holder's reservation")
-	wantTokenAbove(t, b, a)
-	zombieRefused(t, a, r)
-	refused(t, s[0], 1, 0, "the zombie's Release must not free its successor's id 0")
-	if isLost(b) {
-		t.Fatal("the successor's Lost closed after the zombie's writes")
-	}
+	b := takeOver(t, s, cfg, a, 1, 0, r, "the zombie's Release must not free its successor's id 0")
 	c := acquire(t, s[0], 2, 2, 1) // id 0 is held: 1..2 is the only run of two
 	wantFloor(t, c, r+1e9, "ids 1..2 keep the expired holder's last reservation, not what it wrote as a zombie")
 	wantTokenAbove(t, c, a)
 	releaseAt(t, b, r+2e9)
 	d := acquire(t, s[1], 1, 0, 0)
 	wantFloor(t, d, r+2e9, "id 0 has its successor's reservation, not the zombie's")
+}
+
+// takeOver has a, held through s[0], reserve to r+1s and expire, and the
+// other client take count ids among 0..maxNode from id 0: the successor's
+// floor is that reservation and its token above a's, every write of the
+// zombie a is refused, its Release frees none of the successor's ids (why
+// says which) and the successor's Lost stays open. It returns the
+// successor.
+func takeOver(t *testing.T, s []nodeid.Store, cfg Config, a nodeid.Claim, count, maxNode int, r int64, why string) nodeid.Claim {
+	t.Helper()
+	reserve(t, a, r+1e9)
+	cfg.Expire(t, a)
+	b := acquire(t, s[1], count, maxNode, 0)
+	wantFloor(t, b, r+1e9, "the expired holder's reservation")
+	wantTokenAbove(t, b, a)
+	zombieRefused(t, a, r)
+	refused(t, s[0], 1, maxNode, why)
+	if isLost(b) {
+		t.Fatal("the successor's Lost closed after the zombie's writes")
+	}
+	return b
 }
 
 // zombieRefused fails t unless the zombie a's Reserve and Release, with
