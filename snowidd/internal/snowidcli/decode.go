@@ -56,13 +56,9 @@ func runDecode(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("decode", "[-json] [-layout T/N/S] [-unit D] [-epoch E] ID...", stderr)
 	asJSON := fs.Bool("json", false, "print one JSON object per ID")
 	lf := AddLayoutFlags(fs)
-	addNote(fs, idFormsHelp)
-	ids, code, ok := parse(fs, args)
+	ids, code, ok := parseIDArgs(fs, args)
 	if !ok {
 		return code
-	}
-	if len(ids) == 0 {
-		return usageError(fs, "no IDs given")
 	}
 	l, err := lf.Layout()
 	if err != nil {

@@ -143,13 +143,9 @@ func hexCount(b []byte) (hexDigits, solid, firstBad int) {
 func runMask(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("mask", "[-key-file FILE] [-key-version V] ID...", stderr)
 	mf := addMaskFlags(fs)
-	addNote(fs, idFormsHelp)
-	ids, code, ok := parse(fs, args)
+	ids, code, ok := parseIDArgs(fs, args)
 	if !ok {
 		return code
-	}
-	if len(ids) == 0 {
-		return usageError(fs, "no IDs given")
 	}
 	ring, err := mf.keyring()
 	if err != nil {
