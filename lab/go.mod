@@ -17,10 +17,10 @@ require (
 	github.com/oklog/ulid/v2 v2.1.2
 	github.com/rs/zerolog v1.28.0
 	github.com/schollz/progressbar/v3 v3.19.1
-	github.com/snowlab/snowlab v0.0.0-20261201161311-41a0d7653fae
-	github.com/snowlab/snowlab/etcdlease v0.0.0-20261201161311-41a0d7653fae
-	github.com/snowlab/snowlab/pglease v0.0.0-20261201161311-41a0d7653fae
-	github.com/snowlab/snowlab/snowidd v0.0.0-20261201161311-41a0d7653fae
+	github.com/snowlab/snowlab v0.0.0-20261201164116-573dc0aed9c5
+	github.com/snowlab/snowlab/etcdlease v0.0.0-20261201164116-573dc0aed9c5
+	github.com/snowlab/snowlab/pglease v0.0.0-20261201164116-573dc0aed9c5
+	github.com/snowlab/snowlab/snowidd v0.0.0-20261201164116-573dc0aed9c5
 	github.com/sony/sonyflake/v2 v2.2.0
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da

@@ -8,9 +8,9 @@ require (
 	connectrpc.com/grpcreflect v1.3.1
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/prometheus/client_golang v1.25.0
-	github.com/snowlab/snowlab v0.0.0-20261201161311-41a0d7653fae
-	github.com/snowlab/snowlab/etcdlease v0.0.0-20261201161311-41a0d7653fae
-	github.com/snowlab/snowlab/pglease v0.0.0-20261201161311-41a0d7653fae
+	github.com/snowlab/snowlab v0.0.0-20261201164116-573dc0aed9c5
+	github.com/snowlab/snowlab/etcdlease v0.0.0-20261201164116-573dc0aed9c5
+	github.com/snowlab/snowlab/pglease v0.0.0-20261201164116-573dc0aed9c5
 	github.com/stretchr/testify v1.12.1
 	go.etcd.io/etcd/client/v3 v3.7.3
 	golang.org/x/net v0.61.0
