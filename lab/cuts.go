@@ -12,7 +12,7 @@ import (
 
 // noteCuts says in a subject's note where its bursts or its steady run
 // were cut to what its strict ceiling serves in the workload's ceiling
-// budget (workload.DefaultCeilingBudget), so that the reports, which
+// budget (CeilingBudget, 500ms by default), so that the reports, which
 // print the note beside the subject, say why its figures are of fewer
 // IDs than the others'.
 func noteCuts(run *result.Run) {

@@ -7,8 +7,9 @@
 //
 //   - lab/subject: a subject from a func (subject.Func), snowlab's own
 //     generators and the physical limits they are read against;
-//   - lab/workload: the workloads' configurations, the Suite's fields;
-//   - package lab: the Suite that runs them (Suite.Measure);
+//   - package lab: the Suite that runs the workloads (Suite.Measure) and
+//     their configurations, its fields (BurstConfig, SaturateConfig,
+//     SteadyConfig);
 //   - lab/result: the result it returns, read (result.Read) and written
 //     (result.WriteJSON) in the schema loadgen writes;
 //   - lab/compare: the comparison of two runs and the gate (compare.Gate)
@@ -17,7 +18,8 @@
 //     cmd/loadgen's main calls.
 //
 // Everything else is the lab's internal tree, which no other module can
-// import: the other libraries' subjects (internal/peers), a snowidd
+// import: the workloads that drive a subject and check its IDs
+// (internal/workload), the other libraries' subjects (internal/peers), a snowidd
 // replica and its remote subject (internal/replica, internal/remote), the
 // host fingerprint (internal/host), perf events, the figures' formats
 // (internal/units, internal/stats, internal/md), the reports and charts
@@ -27,7 +29,7 @@
 // command's install path is at the top of the tree.
 //
 // A zero field of a workload's configuration takes the lab's default
-// (workload.DefaultBurstIDs and the rest), and loadgen's flags start from
-// the same constants, so a Suite built in code and `loadgen run` measure
+// (each field's comment gives it), and loadgen's flags start from the
+// same constants, so a Suite built in code and `loadgen run` measure
 // alike.
 package lab

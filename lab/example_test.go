@@ -9,7 +9,6 @@ import (
 	"github.com/snowlab/snowlab/lab"
 	"github.com/snowlab/snowlab/lab/compare"
 	"github.com/snowlab/snowlab/lab/subject"
-	"github.com/snowlab/snowlab/lab/workload"
 )
 
 // Benchmark your own generator: wrap it as a subject with subject.Func
@@ -41,8 +40,8 @@ func Example() {
 	suite := lab.Suite{
 		Subjects:  append([]subject.Subject{mine}, subject.Limits()...),
 		Workloads: lab.Workloads{Burst: true, Saturate: true},
-		Burst:     workload.BurstConfig{IDs: 10_000, Goroutines: 4, Repeats: 2},
-		Saturate:  workload.SaturateConfig{Goroutines: []int{1, 2}, Duration: 20 * time.Millisecond, Repeats: 2},
+		Burst:     lab.BurstConfig{IDs: 10_000, Goroutines: 4, Repeats: 2},
+		Saturate:  lab.SaturateConfig{Goroutines: []int{1, 2}, Duration: 20 * time.Millisecond, Repeats: 2},
 	}
 	run, err := suite.Measure()
 	if err != nil {

@@ -7,9 +7,9 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/perfevent"
 	"github.com/snowlab/snowlab/lab/internal/redact"
+	"github.com/snowlab/snowlab/lab/internal/workload"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
-	"github.com/snowlab/snowlab/lab/workload"
 )
 
 // Workloads selects what a suite runs.
@@ -22,9 +22,9 @@ type Workloads struct {
 type Suite struct {
 	Subjects  []subject.Subject
 	Workloads Workloads
-	Burst     workload.BurstConfig
-	Saturate  workload.SaturateConfig
-	Steady    workload.SteadyConfig
+	Burst     BurstConfig
+	Saturate  SaturateConfig
+	Steady    SteadyConfig
 	// CountEvents turns on hardware (or software) event counting around
 	// bursts (perf events, Linux only), and records in the host's PMU what can be
 	// counted.
@@ -70,7 +70,8 @@ func (s Suite) Steps() int {
 			}
 		}
 		if s.Workloads.Saturate {
-			n += len(s.Saturate.Sweep()) * s.Saturate.RepeatCount()
+			sat := workload.SaturateConfig(s.Saturate)
+			n += len(sat.Sweep()) * sat.RepeatCount()
 		}
 		if s.Workloads.Steady {
 			n++
@@ -139,10 +140,8 @@ func (s Suite) bursts(run *result.Run, ev *perfevent.Counter, progress func(stri
 			if batch && !sub.Batch {
 				continue
 			}
-			cfg := s.Burst
-			cfg.Batch = batch
 			progress("burst " + sub.Name)
-			r, err := workload.Burst(sub, cfg, ev)
+			r, err := workload.Burst(sub, workload.BurstConfig(s.Burst), batch, ev)
 			if err != nil {
 				return err
 			}
@@ -163,8 +162,9 @@ func (s Suite) saturate(run *result.Run, progress func(string)) error {
 		// cost over its physical limit's, scaling over the limit's
 		// scaling) compare
 		// repeats that ran a moment apart on the same host.
-		reps := s.Saturate.RepeatCount()
-		sat, err := workload.SaturateSweep(s.Subjects, s.Saturate, func(sub subject.Subject, g, r int) {
+		cfg := workload.SaturateConfig(s.Saturate)
+		reps := cfg.RepeatCount()
+		sat, err := workload.SaturateSweep(s.Subjects, cfg, func(sub subject.Subject, g, r int) {
 			progress(fmt.Sprintf("saturate %s x%d (%d/%d)", sub.Name, g, r+1, reps))
 		})
 		if err != nil {
@@ -188,7 +188,7 @@ func (s Suite) steady(run *result.Run, progress func(string)) error {
 			break
 		}
 		progress("steady " + sub.Name)
-		r, err := workload.Steady(sub, s.Steady)
+		r, err := workload.Steady(sub, workload.SteadyConfig(s.Steady))
 		if err != nil {
 			return err
 		}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/snowlab/snowlab/lab/internal/fixture"
 	"github.com/snowlab/snowlab/lab/subject"
-	"github.com/snowlab/snowlab/lab/workload"
 )
 
 // TestSuiteNamesFailures: a generator's duplicates do not stop the suite;
@@ -18,7 +17,7 @@ import (
 func TestSuiteNamesFailures(t *testing.T) {
 	s := fixture.Duplicating()
 	run, err := Suite{Subjects: []subject.Subject{s}, Workloads: Workloads{Burst: true},
-		Burst: workload.BurstConfig{IDs: 500, Goroutines: 2, Repeats: 1}}.Measure()
+		Burst: BurstConfig{IDs: 500, Goroutines: 2, Repeats: 1}}.Measure()
 	require.NoError(t, err)
 	require.Len(t, run.Failures, 1)
 	assert.Contains(t, run.Failures[0], "broken (burst via NextID)")
@@ -29,8 +28,8 @@ func TestSuiteNamesFailures(t *testing.T) {
 // before it measures anything.
 func TestSuiteRefusesOutOfRange(t *testing.T) {
 	_, err := Suite{Subjects: subject.Own(1)[:1], Workloads: Workloads{Steady: true},
-		Steady: workload.SteadyConfig{Duration: -time.Second}}.Measure()
-	require.ErrorIs(t, err, workload.ErrConfig)
+		Steady: SteadyConfig{Duration: -time.Second}}.Measure()
+	require.ErrorIs(t, err, ErrConfig)
 	assert.ErrorContains(t, err, "-1s")
 }
 
@@ -40,9 +39,9 @@ func TestSuiteMeasures(t *testing.T) {
 	suite := Suite{
 		Subjects:  subject.Own(1)[:1],
 		Workloads: Workloads{Burst: true, Saturate: true, Steady: true},
-		Burst:     workload.BurstConfig{IDs: 2000, Goroutines: 2, Repeats: 2, Pause: time.Millisecond},
-		Saturate:  workload.SaturateConfig{Goroutines: []int{1, 2}, Duration: 5 * time.Millisecond, Repeats: 2},
-		Steady:    workload.SteadyConfig{Rate: 100_000, Duration: 10 * time.Millisecond},
+		Burst:     BurstConfig{IDs: 2000, Goroutines: 2, Repeats: 2, Pause: time.Millisecond},
+		Saturate:  SaturateConfig{Goroutines: []int{1, 2}, Duration: 5 * time.Millisecond, Repeats: 2},
+		Steady:    SteadyConfig{Rate: 100_000, Duration: 10 * time.Millisecond},
 		Commit:    "abc1234",
 	}
 	steps := 0
@@ -69,8 +68,8 @@ func TestSuiteCutsASlowStrictSubject(t *testing.T) {
 	suite := Suite{
 		Subjects:  []subject.Subject{slow, fast},
 		Workloads: Workloads{Burst: true, Steady: true},
-		Burst:     workload.BurstConfig{IDs: 20_000, Goroutines: 4, Repeats: 1, CeilingBudget: 100 * time.Millisecond},
-		Steady:    workload.SteadyConfig{Rate: 1e6, Duration: 20 * time.Millisecond, Workers: 2, CeilingBudget: 100 * time.Millisecond},
+		Burst:     BurstConfig{IDs: 20_000, Goroutines: 4, Repeats: 1, CeilingBudget: 100 * time.Millisecond},
+		Steady:    SteadyConfig{Rate: 1e6, Duration: 20 * time.Millisecond, Workers: 2, CeilingBudget: 100 * time.Millisecond},
 	}
 	run, err := suite.Measure()
 	require.NoError(t, err)

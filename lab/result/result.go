@@ -96,8 +96,8 @@ const HistEncoding = "hdr-v2-compressed-base64"
 // Hist is an HdrHistogram snapshot as stored in results: Encoding and
 // Data (see HistEncoding) in files of schema 2, the bucket counts in files
 // of schema 1 as first written. Encoding, not the schema, says which:
-// lab/workload.Compact re-encodes a schema-1 file's counts in the
-// compressed form, and lab/workload.Histogram reads either.
+// lab/internal/workload.Compact re-encodes a schema-1 file's counts in the
+// compressed form, and lab/internal/workload.Histogram reads either.
 type Hist struct {
 	Encoding string `json:"encoding,omitempty"`
 	Data     string `json:"data,omitempty"`

@@ -11,8 +11,8 @@ import (
 
 	"github.com/snowlab/snowlab/lab/internal/publish/publishtest"
 	"github.com/snowlab/snowlab/lab/internal/resultdir"
+	"github.com/snowlab/snowlab/lab/internal/workload"
 	"github.com/snowlab/snowlab/lab/result"
-	"github.com/snowlab/snowlab/lab/workload"
 )
 
 // TestPublishCompacts: a schema-1 run is published with its histograms

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/snowlab/snowlab/lab/internal/workload"
 	"github.com/snowlab/snowlab/lab/result"
-	"github.com/snowlab/snowlab/lab/workload"
 )
 
 // committable checks the result file at path before it is published and

@@ -16,8 +16,8 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/publish/publishtest"
 	"github.com/snowlab/snowlab/lab/internal/report"
 	"github.com/snowlab/snowlab/lab/internal/resultdir"
+	"github.com/snowlab/snowlab/lab/internal/workload"
 	"github.com/snowlab/snowlab/lab/result"
-	"github.com/snowlab/snowlab/lab/workload"
 )
 
 // schema1 is a schema-1 run written into a folder of its own.

@@ -22,8 +22,8 @@ import (
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/lab/internal/remote"
+	"github.com/snowlab/snowlab/lab/internal/workload"
 	"github.com/snowlab/snowlab/lab/subject"
-	"github.com/snowlab/snowlab/lab/workload"
 	"github.com/snowlab/snowlab/snowidd/client"
 	"github.com/snowlab/snowlab/snowidd/server"
 )
@@ -240,7 +240,7 @@ func TestBatchCallersCallAtOnce(t *testing.T) {
 	url := serveHandler(t, gt.wrap(c.wrap(newServer(t, snowlab.Config{Node: 5}, server.Config{}).Handler())))
 	s, err := remote.Subject(url, client.ConnectJSON, batch, snowlab.Layout{})
 	require.NoError(t, err)
-	res, err := workload.Burst(s, workload.BurstConfig{IDs: g * batch * 3, Goroutines: g, Repeats: 1}, nil)
+	res, err := workload.Burst(s, workload.BurstConfig{IDs: g * batch * 3, Goroutines: g, Repeats: 1}, false, nil)
 	require.NoError(t, err)
 	assert.Zero(t, res.Check.Errors, res.Check.FirstError)
 	assert.Equal(t, g*batch*3, res.Check.IDs)

@@ -14,7 +14,7 @@ import (
 	"github.com/snowlab/snowlab/atomicgen"
 	"github.com/snowlab/snowlab/etcdlease/tlstest"
 	"github.com/snowlab/snowlab/lab/internal/remote"
-	"github.com/snowlab/snowlab/lab/workload"
+	"github.com/snowlab/snowlab/lab/internal/workload"
 	"github.com/snowlab/snowlab/snowidd/client"
 	"github.com/snowlab/snowlab/snowidd/server"
 )
@@ -29,7 +29,7 @@ func TestSubjectAgainstTheServer(t *testing.T) {
 			for _, fill := range []bool{false, true} {
 				s, err := remote.Subject(url, p, batch, snowlab.Layout{})
 				require.NoError(t, err)
-				res, err := workload.Burst(s, workload.BurstConfig{IDs: 2000, Goroutines: 4, Repeats: 1, Batch: fill}, nil)
+				res, err := workload.Burst(s, workload.BurstConfig{IDs: 2000, Goroutines: 4, Repeats: 1}, fill, nil)
 				require.NoError(t, err, s.Name)
 				assert.True(t, res.Check.OK(), "%s (fill %v): %s", s.Name, fill, res.Check)
 				assert.Equal(t, 2000, res.Check.IDs, s.Name)
@@ -96,7 +96,7 @@ func TestSubjectOverMutualTLS(t *testing.T) {
 	for _, p := range client.Protocols() {
 		s, err := remote.SubjectTLS(url, p, 10, snowlab.Layout{}, tlstest.ClientConfig(ca, clientPair))
 		require.NoError(t, err)
-		res, err := workload.Burst(s, workload.BurstConfig{IDs: 1000, Goroutines: 4, Repeats: 1}, nil)
+		res, err := workload.Burst(s, workload.BurstConfig{IDs: 1000, Goroutines: 4, Repeats: 1}, false, nil)
 		require.NoError(t, err, s.Name)
 		assert.True(t, res.Check.OK(), "%s: %s", s.Name, res.Check)
 		assert.Equal(t, 1000, res.Check.IDs, s.Name)

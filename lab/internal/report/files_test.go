@@ -12,7 +12,6 @@ import (
 	"github.com/snowlab/snowlab/lab"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
-	"github.com/snowlab/snowlab/lab/workload"
 )
 
 // TestWriteFiles: a small real run of every workload on one own generator,
@@ -21,9 +20,9 @@ func TestWriteFiles(t *testing.T) {
 	run, err := lab.Suite{
 		Subjects:  subject.Own(1)[:1],
 		Workloads: lab.Workloads{Burst: true, Saturate: true, Steady: true},
-		Burst:     workload.BurstConfig{IDs: 2000, Goroutines: 2, Repeats: 2, Pause: time.Millisecond},
-		Saturate:  workload.SaturateConfig{Goroutines: []int{1, 2}, Duration: 5 * time.Millisecond, Repeats: 2},
-		Steady:    workload.SteadyConfig{Rate: 100_000, Duration: 10 * time.Millisecond},
+		Burst:     lab.BurstConfig{IDs: 2000, Goroutines: 2, Repeats: 2, Pause: time.Millisecond},
+		Saturate:  lab.SaturateConfig{Goroutines: []int{1, 2}, Duration: 5 * time.Millisecond, Repeats: 2},
+		Steady:    lab.SteadyConfig{Rate: 100_000, Duration: 10 * time.Millisecond},
 		Commit:    "abc1234",
 	}.Measure()
 	require.NoError(t, err)

@@ -15,8 +15,8 @@ import (
 
 	"github.com/snowlab/snowlab/lab"
 	"github.com/snowlab/snowlab/lab/internal/peers"
+	"github.com/snowlab/snowlab/lab/internal/workload"
 	"github.com/snowlab/snowlab/lab/subject"
-	"github.com/snowlab/snowlab/lab/workload"
 )
 
 // Flags are the flags that shape a suite, shared by loadgen run and
@@ -129,9 +129,9 @@ func (f *Flags) Suite(all []subject.Subject) (lab.Suite, error) {
 	suite := lab.Suite{
 		Subjects:    subs,
 		Workloads:   w,
-		Burst:       workload.BurstConfig{IDs: f.IDs, Goroutines: f.Goroutines, Repeats: f.Repeats, Pause: f.Pause, CeilingBudget: f.Budget},
-		Saturate:    workload.SaturateConfig{Goroutines: sweep, Duration: f.Duration, Repeats: f.SatRepeats},
-		Steady:      workload.SteadyConfig{Rate: f.Rate, Duration: f.SteadyDur, CeilingBudget: f.Budget},
+		Burst:       lab.BurstConfig{IDs: f.IDs, Goroutines: f.Goroutines, Repeats: f.Repeats, Pause: f.Pause, CeilingBudget: f.Budget},
+		Saturate:    lab.SaturateConfig{Goroutines: sweep, Duration: f.Duration, Repeats: f.SatRepeats},
+		Steady:      lab.SteadyConfig{Rate: f.Rate, Duration: f.SteadyDur, CeilingBudget: f.Budget},
 		CountEvents: f.Events,
 	}
 	// The flags are checked above; this catches a limit the library

@@ -20,9 +20,9 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/remote"
 	"github.com/snowlab/snowlab/lab/internal/replica"
+	"github.com/snowlab/snowlab/lab/internal/workload"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
-	"github.com/snowlab/snowlab/lab/workload"
 	"github.com/snowlab/snowlab/snowidd/client"
 )
 
@@ -235,7 +235,7 @@ func Measure(rep *replica.Replica, o Options, c Config) (*result.Run, error) {
 		return nil, err
 	}
 	suite := lab.Suite{Subjects: all, Workloads: lab.Workloads{Saturate: true},
-		Saturate: workload.SaturateConfig{Goroutines: o.sweep, Duration: o.duration, Repeats: o.satRepeats},
+		Saturate: lab.SaturateConfig{Goroutines: o.sweep, Duration: o.duration, Repeats: o.satRepeats},
 		Command:  c.Command, Commit: c.Commit, Dirty: c.Dirty}
 	steps := suite.Steps() + len(unbatched)
 	progress := func(step int, what string) {
@@ -255,7 +255,7 @@ func Measure(rep *replica.Replica, o Options, c Config) (*result.Run, error) {
 			return nil, fmt.Errorf("%s: no saturate figure to take a share of", s.Name)
 		}
 		steady := lab.Suite{Subjects: []subject.Subject{s}, Workloads: lab.Workloads{Steady: true},
-			Steady: workload.SteadyConfig{Rate: peak * o.steadyShare, Duration: o.steadyDur, Workers: o.workers}}
+			Steady: lab.SteadyConfig{Rate: peak * o.steadyShare, Duration: o.steadyDur, Workers: o.workers}}
 		n := suite.Steps() + i
 		steady.Progress = func(int, int, string) { progress(n, "steady "+s.Name) }
 		r, err := steady.Measure()

@@ -30,7 +30,7 @@ func TestBurstOwn(t *testing.T) {
 	for _, name := range []string{"mutexgen/strict", "atomicgen/monotonic", "shardedgen/node-per-shard/strict"} {
 		for _, batch := range []bool{false, true} {
 			s := ownSubject(t, name)
-			r, err := Burst(s, BurstConfig{IDs: 20_000, Goroutines: 8, Repeats: 2, Pause: time.Millisecond, Batch: batch}, nil)
+			r, err := Burst(s, BurstConfig{IDs: 20_000, Goroutines: 8, Repeats: 2, Pause: time.Millisecond}, batch, nil)
 			require.NoError(t, err)
 			assert.True(t, r.Check.OK(), "%s: %+v", name, r.Check)
 			assert.Equal(t, 40_000, r.Check.IDs)
@@ -113,7 +113,7 @@ func TestSteadyOwn(t *testing.T) {
 // TestChecksCatchDuplicates: every workload finds a generator's duplicates.
 func TestChecksCatchDuplicates(t *testing.T) {
 	s := fixture.Duplicating()
-	b, err := Burst(s, BurstConfig{IDs: 1000, Goroutines: 4, Repeats: 1}, nil)
+	b, err := Burst(s, BurstConfig{IDs: 1000, Goroutines: 4, Repeats: 1}, false, nil)
 	require.NoError(t, err)
 	assert.Positive(t, b.Check.Duplicates)
 	sat, err := Saturate(s, 2, SaturateConfig{Duration: 5 * time.Millisecond, Repeats: 1})
@@ -221,10 +221,10 @@ func TestConfigOutOfRange(t *testing.T) {
 		run  func() error
 		want string
 	}{
-		{func() error { _, err := Burst(s, BurstConfig{IDs: math.MaxInt}, nil); return err }, "9223372036854775807"},
-		{func() error { _, err := Burst(s, BurstConfig{IDs: -1}, nil); return err }, "-1"},
-		{func() error { _, err := Burst(s, BurstConfig{Goroutines: 1 << 40}, nil); return err }, "1099511627776"},
-		{func() error { _, err := Burst(s, BurstConfig{Pause: -time.Second}, nil); return err }, "-1s"},
+		{func() error { _, err := Burst(s, BurstConfig{IDs: math.MaxInt}, false, nil); return err }, "9223372036854775807"},
+		{func() error { _, err := Burst(s, BurstConfig{IDs: -1}, false, nil); return err }, "-1"},
+		{func() error { _, err := Burst(s, BurstConfig{Goroutines: 1 << 40}, false, nil); return err }, "1099511627776"},
+		{func() error { _, err := Burst(s, BurstConfig{Pause: -time.Second}, false, nil); return err }, "-1s"},
 		{func() error { _, err := Saturate(s, 1, SaturateConfig{Duration: -time.Second}); return err }, "-1s"},
 		{func() error { _, err := Saturate(s, math.MaxInt, SaturateConfig{}); return err }, "9223372036854775807"},
 		{func() error { _, err := Saturate(s, 0, SaturateConfig{}); return err }, "goroutines 0"},
@@ -234,7 +234,7 @@ func TestConfigOutOfRange(t *testing.T) {
 		{func() error { _, err := Steady(s, SteadyConfig{Rate: 1e9, Duration: time.Minute}); return err }, "6e+10 calls"},
 		{func() error { _, err := Steady(s, SteadyConfig{Rate: 1, Duration: time.Millisecond}); return err }, "schedules no call"},
 		{func() error { _, err := Steady(s, SteadyConfig{CeilingBudget: -time.Second}); return err }, "ceiling budget -1s"},
-		{func() error { _, err := Burst(s, BurstConfig{CeilingBudget: time.Hour}, nil); return err }, "ceiling budget 1h0m0s"},
+		{func() error { _, err := Burst(s, BurstConfig{CeilingBudget: time.Hour}, false, nil); return err }, "ceiling budget 1h0m0s"},
 	} {
 		err := tc.run()
 		assert.ErrorIs(t, err, ErrConfig, tc.want)
@@ -252,7 +252,7 @@ func TestLimitSubjects(t *testing.T) {
 		assert.True(t, s.Physical, s.Name)
 		assert.False(t, s.Strict, s.Name)
 		assert.Zero(t, s.Ceiling(), s.Name)
-		b, err := Burst(s, BurstConfig{IDs: 20_000, Goroutines: 8, Repeats: 2, Pause: time.Millisecond}, nil)
+		b, err := Burst(s, BurstConfig{IDs: 20_000, Goroutines: 8, Repeats: 2, Pause: time.Millisecond}, false, nil)
 		require.NoError(t, err)
 		assert.True(t, b.Check.OK(), "%s: %+v", s.Name, b.Check)
 		sat, err := Saturate(s, 4, SaturateConfig{Duration: 20 * time.Millisecond, Repeats: 1})
@@ -366,7 +366,7 @@ func TestWorkloadsGiveEachGoroutineACaller(t *testing.T) {
 		}}
 	for _, batch := range []bool{false, true} {
 		made = nil
-		b, err := Burst(s, BurstConfig{IDs: 1000, Goroutines: 4, Repeats: 2, Pause: time.Millisecond, Batch: batch}, nil)
+		b, err := Burst(s, BurstConfig{IDs: 1000, Goroutines: 4, Repeats: 2, Pause: time.Millisecond}, batch, nil)
 		require.NoError(t, err)
 		assert.True(t, b.Check.OK(), "burst (batch %v): %+v", batch, b.Check)
 		assert.Equal(t, 2000, b.Check.IDs)

@@ -21,9 +21,6 @@ type BurstConfig struct {
 	Goroutines int           // 0 is DefaultBurstGoroutines
 	Repeats    int           // 0 is DefaultBurstRepeats
 	Pause      time.Duration // 0 is DefaultBurstPause
-	// Batch asks for each goroutine's share with one Fill (NextIDs) call
-	// instead of one Next call per ID.
-	Batch bool
 	// CeilingBudget bounds one burst of a strict subject: it asks for
 	// no more IDs than the subject's ceiling mints in this long (0 is
 	// DefaultCeilingBudget), so that a generator a hundred times slower
@@ -52,15 +49,17 @@ func (c BurstConfig) boundFor(s subject.Subject) BurstConfig {
 
 // Burst fires cfg.Repeats bursts at a fresh instance of s each time and
 // reports makespan, ticks spanned, lead, per-call latency, contention and
-// event counts, and the correctness check over every ID issued.
-func Burst(s subject.Subject, cfg BurstConfig, ev *perfevent.Counter) (result.BurstResult, error) {
+// event counts, and the correctness check over every ID issued. batch
+// asks for each goroutine's share with one Fill (NextIDs) call instead of
+// one Next call per ID.
+func Burst(s subject.Subject, cfg BurstConfig, batch bool, ev *perfevent.Counter) (result.BurstResult, error) {
 	if err := cfg.Validate(); err != nil {
 		return result.BurstResult{Subject: s.Name}, err
 	}
 	asked := cfg.withDefaults().IDs
 	cfg = cfg.boundFor(s)
-	res := burstHeader(s, cfg, asked)
-	b := newBurster(s, cfg)
+	res := burstHeader(s, cfg, asked, batch)
+	b := newBurster(s, cfg, batch)
 	var issued int
 	// The contention meter and the event counters span every repeat, so
 	// that their per-ID figures divide by all the IDs issued.
@@ -92,9 +91,9 @@ func Burst(s subject.Subject, cfg BurstConfig, ev *perfevent.Counter) (result.Bu
 // burstHeader is the part of a burst result fixed before it runs: its
 // shape as bounded (cfg), what was asked if the bound cut it, and the
 // fewest ticks a strict s can mint cfg.IDs in.
-func burstHeader(s subject.Subject, cfg BurstConfig, asked int) result.BurstResult {
+func burstHeader(s subject.Subject, cfg BurstConfig, asked int, batch bool) result.BurstResult {
 	via := "NextID"
-	if cfg.Batch {
+	if batch {
 		via = "NextIDs"
 	}
 	res := result.BurstResult{Subject: s.Name, Via: via, Goroutines: cfg.Goroutines, IDs: cfg.IDs, Repeats: cfg.Repeats}
@@ -113,12 +112,13 @@ func burstHeader(s subject.Subject, cfg BurstConfig, asked int) result.BurstResu
 type burster struct {
 	s       subject.Subject
 	cfg     BurstConfig
+	batch   bool // one Fill call per goroutine instead of Next per ID
 	streams [][]subject.ID
 	recs    []*Recorder
 }
 
-func newBurster(s subject.Subject, cfg BurstConfig) *burster {
-	b := &burster{s: s, cfg: cfg,
+func newBurster(s subject.Subject, cfg BurstConfig, batch bool) *burster {
+	b := &burster{s: s, cfg: cfg, batch: batch,
 		streams: make([][]subject.ID, cfg.Goroutines), recs: make([]*Recorder, cfg.Goroutines)}
 	for i := range b.streams {
 		b.streams[i] = make([]subject.ID, share(cfg.IDs, cfg.Goroutines, i))
@@ -168,7 +168,7 @@ func (b *burster) fire(callers []subject.Minter) (t0 int64, ends []int64, errs [
 	errs = make([]error, len(callers))
 	t0 = fanOut(len(callers), nil, func(i int, _ int64) {
 		ids, rec, caller := b.streams[i], b.recs[i], callers[i]
-		if b.cfg.Batch {
+		if b.batch {
 			t := mono.Now()
 			n, err := subject.Fill(caller, ids)
 			rec.Record(mono.Now() - t)
