@@ -1,31 +1,93 @@
 package cli
 
 import (
+	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+
+	"github.com/snowlab/snowlab/lab/internal/experiment"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
+	"github.com/snowlab/snowlab/lab/internal/vcs"
 )
 
-// finishExperiment ends an experiment's subcommand (btree, alternatives):
-// the table on stdout, the result files unless noWrite (write returns
-// the paths written), and the run's own error last, so that a partial
-// run is still shown and kept. An experiment's errors quote no DSN: the
-// driver's parse error, the one that would, is rewritten where it is made
-// (redact.Error).
-func finishExperiment(name string, stdout, stderr io.Writer, table func(io.Writer) error, noWrite bool, write func() ([]string, error), runErr error) int {
-	if err := table(stdout); err != nil {
-		fmt.Fprintf(stderr, "loadgen %s: %v\n", name, err)
+// experiments are the subcommands that run one of the lab's experiments,
+// by name.
+var experiments = map[string]func() experiment.Experiment{
+	"btree":        func() experiment.Experiment { return &btreeCmd{} },
+	"alternatives": func() experiment.Experiment { return &alternativesCmd{} },
+	"faults":       func() experiment.Experiment { return &faultsCmd{} },
+	"service":      func() experiment.Experiment { return &serviceCmd{} },
+}
+
+// runExperiment is `loadgen NAME` for an experiment: the prologue every
+// experiment shares (its flags with -out, -no-write and -q, no stray
+// argument, the commit, Ctrl-C), its Run, then its table, its files and
+// the exit status: 2 for bad input, 1 for a run that failed, even in
+// part.
+func runExperiment(x experiment.Experiment, args, command []string, stdout, stderr io.Writer) int {
+	name := "loadgen " + x.Name()
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	x.Flags(fs)
+	out := fs.String("out", resultdir.DefaultOut(), "folder for the result files (JSON, Markdown, HTML, and the SVG charts where the experiment draws any); git ignores the default: loadgen publish commits a run")
+	noWrite := fs.Bool("no-write", false, "print the table only, write no files")
+	quiet := fs.Bool("q", false, "no progress output")
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "%s: unexpected argument %q\n", name, fs.Arg(0))
+		return exitUsage
+	}
+	env := experiment.Env{Command: command, Quiet: *quiet, Stdout: stdout, Stderr: stderr}
+	env.Commit, env.Dirty = vcs.Commit()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res, err := x.Run(ctx, env)
+	switch {
+	case errors.Is(err, experiment.ErrUsage):
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return exitUsage
+	case res == nil && err != nil:
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return exitFailure
+	case res == nil:
+		return exitOK
+	}
+	return finishExperiment(name, *out, *noWrite, res, err, stdout, stderr)
+}
+
+// finishExperiment ends an experiment's subcommand: the table on stdout,
+// the result files unless noWrite, and the run's own error last, so that
+// a partial run is still shown and kept. An experiment's errors quote no
+// DSN: the driver's parse error, the one that would, is rewritten where
+// it is made (redact.Error).
+func finishExperiment(name, dir string, noWrite bool, res *experiment.Output, runErr error, stdout, stderr io.Writer) int {
+	if err := res.Table(stdout); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return exitFailure
 	}
+	if res.Suite != nil {
+		if runErr != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", name, runErr)
+			return exitFailure
+		}
+		return finishSuiteRun(name, dir, noWrite, res.Suite, stdout, stderr)
+	}
 	if !noWrite {
-		paths, err := write()
+		paths, err := res.Files(dir)
 		if err != nil {
-			fmt.Fprintf(stderr, "loadgen %s: writing results: %v\n", name, err)
+			fmt.Fprintf(stderr, "%s: writing results: %v\n", name, err)
 			return exitFailure
 		}
 		printWrote(stdout, paths)
 	}
 	if runErr != nil {
-		fmt.Fprintf(stderr, "loadgen %s: %v\n", name, runErr)
+		fmt.Fprintf(stderr, "%s: %v\n", name, runErr)
 		return exitFailure
 	}
 	return exitOK

@@ -45,14 +45,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runCheck(args, command, stdout, stderr)
 	case "export":
 		return runExport(args, stdout, stderr)
-	case "btree":
-		return runBtree(args, command, stdout, stderr)
-	case "alternatives":
-		return runAlternatives(args, command, stdout, stderr)
-	case "service":
-		return runService(args, command, stdout, stderr)
-	case "faults":
-		return runFaults(args, command, stdout, stderr)
 	case "list":
 		return runList(stdout, stderr)
 	case "history":
@@ -64,6 +56,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return exitFailure
 		}
 		return exitOK
+	}
+	if x, ok := experiments[cmd]; ok {
+		return runExperiment(x(), args, command, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "loadgen: unknown command %q (run 'loadgen help' for the commands)\n", cmd)
 	return exitUsage

@@ -1,66 +1,55 @@
 package cli
 
 import (
+	"context"
 	"flag"
-	"fmt"
 	"io"
 
 	"github.com/snowlab/snowlab/lab/internal/cpus"
+	"github.com/snowlab/snowlab/lab/internal/experiment"
 	"github.com/snowlab/snowlab/lab/internal/experiment/service"
 	"github.com/snowlab/snowlab/lab/internal/progress"
 	"github.com/snowlab/snowlab/lab/internal/replica"
 	"github.com/snowlab/snowlab/lab/internal/report"
-	"github.com/snowlab/snowlab/lab/internal/resultdir"
-	"github.com/snowlab/snowlab/lab/internal/vcs"
 )
 
-// runService is `loadgen service`: a local snowidd measured by the lab's
-// own loops and checks, beside the in-process generator.
-func runService(args, command []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("loadgen service", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var f service.Flags
-	f.Register(fs)
-	out := fs.String("out", resultdir.DefaultOut(), "folder for the result files (JSON, Markdown, SVG charts, HTML); git ignores the default: loadgen publish commits a run")
-	noWrite := fs.Bool("no-write", false, "print the table only, write no files")
-	quiet := fs.Bool("q", false, "no progress bar")
-	if code := parseFlags(fs, args); code >= 0 {
-		return code
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "loadgen service: unexpected argument %q\n", fs.Arg(0))
-		return exitUsage
-	}
-	o, err := f.Options()
+// serviceCmd is `loadgen service`: a local snowidd measured by the lab's
+// own loops and checks, beside the in-process generator. Its result is a
+// suite run, written and checked as `loadgen run` writes and checks one.
+type serviceCmd struct{ f service.Flags }
+
+func (*serviceCmd) Name() string             { return "service" }
+func (c *serviceCmd) Flags(fs *flag.FlagSet) { c.f.Register(fs) }
+
+func (c *serviceCmd) Run(_ context.Context, env experiment.Env) (*experiment.Output, error) {
+	o, err := c.f.Options()
 	if err != nil {
-		fmt.Fprintf(stderr, "loadgen service: %v\n", err)
-		return exitUsage
+		return nil, experiment.Usage(err)
 	}
 	restore, err := cpus.Bind(o.CPUs, 0)
 	if err != nil {
-		fmt.Fprintf(stderr, "loadgen service: %v\n", err)
-		return exitUsage
+		return nil, experiment.Usage(err)
 	}
 	defer restore()
 	rep, err := replica.Start(o.Bin, replica.Config{Procs: o.ServerProcs, Shards: o.Shards, CPUs: o.ServerCPUs})
 	if err != nil {
-		fmt.Fprintf(stderr, "loadgen service: %v\n", err)
-		return exitFailure
+		return nil, err
 	}
-	sha, dirty := vcs.Commit()
-	bar := progress.New(stderr, *quiet, 0)
-	res, err := service.Measure(rep, o, service.Config{Command: command, Commit: sha, Dirty: dirty, Progress: bar.Step})
+	bar := progress.New(env.Stderr, env.Quiet, 0)
+	res, err := service.Measure(rep, o, service.Config{Command: env.Command, Commit: env.Commit, Dirty: env.Dirty, Progress: bar.Step})
 	bar.Finish()
 	if stopErr := rep.Stop(); err == nil && stopErr != nil {
 		err = stopErr
 	}
-	if err == nil {
-		err = report.WriteTable(stdout, res)
-	}
 	if err != nil {
-		fmt.Fprintf(stderr, "loadgen service: %v\n", err)
-		return exitFailure
+		return nil, err
 	}
-	service.WriteSummary(stdout, service.Summarize(res, o))
-	return finishSuiteRun("loadgen service", *out, *noWrite, res, stdout, stderr)
+	sum := service.Summarize(res, o)
+	return &experiment.Output{Table: func(w io.Writer) error {
+		if err := report.WriteTable(w, res); err != nil {
+			return err
+		}
+		service.WriteSummary(w, sum)
+		return nil
+	}, Suite: res}, nil
 }
