@@ -22,9 +22,9 @@ import (
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-// ErrBaselineFailures is the error for a run that was to become the
+// errBaselineFailures is the error for a run that was to become the
 // baseline and has correctness failures.
-var ErrBaselineFailures = errors.New("the run that was to become the baseline has correctness failures")
+var errBaselineFailures = errors.New("the run that was to become the baseline has correctness failures")
 
 // Flags are the gate's flags as typed (loadgen check).
 type Flags struct {
@@ -109,7 +109,7 @@ func (p Plan) Suite() (lab.Suite, error) {
 
 // Keep writes the checked run's files where -write-baseline or -out
 // asks for them, saying each one on w. Under -write-baseline a run with
-// correctness failures is ErrBaselineFailures.
+// correctness failures is errBaselineFailures.
 func (p Plan) Keep(cur *result.Run, w io.Writer) error {
 	if !p.f.write && p.f.out == "" {
 		return nil
@@ -126,7 +126,7 @@ func (p Plan) Keep(cur *result.Run, w io.Writer) error {
 		fmt.Fprintln(w, "wrote", path)
 	}
 	if p.f.write && len(cur.Failures) > 0 {
-		return ErrBaselineFailures
+		return errBaselineFailures
 	}
 	return nil
 }

@@ -97,7 +97,7 @@ func TestPlanUsage(t *testing.T) {
 			require.Error(t, err)
 			assert.Equal(t, Plan{}, p)
 			assert.NotContains(t, err.Error(), "\n")
-			assert.False(t, errors.Is(err, ErrBaselineFailures))
+			assert.False(t, errors.Is(err, errBaselineFailures))
 			if strings.HasPrefix(tt.name, "tolerance") {
 				assert.ErrorIs(t, err, compare.ErrTolerance)
 			}
@@ -182,7 +182,7 @@ func TestSuite(t *testing.T) {
 
 // TestKeep: the checked run's files are written only under -out or
 // -write-baseline, each one said; a baseline with correctness failures
-// is ErrBaselineFailures, after its files are written for a look.
+// is errBaselineFailures, after its files are written for a look.
 func TestKeep(t *testing.T) {
 	base := writeRun(t, t.TempDir(), "base.json", "aaaaaaa")
 	for _, tt := range []struct {
@@ -196,7 +196,7 @@ func TestKeep(t *testing.T) {
 		{"-out", func(dir string) []string { return []string{"-baseline", base, "-out", dir} }, fixture.Run(), true, nil},
 		{"-write-baseline", func(dir string) []string { return []string{"-write-baseline", "-baseline", dir} }, passing(), true, nil},
 		{"-write-baseline of a failing run", func(dir string) []string { return []string{"-write-baseline", "-baseline", dir} },
-			fixture.Run(), true, ErrBaselineFailures},
+			fixture.Run(), true, errBaselineFailures},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "to")

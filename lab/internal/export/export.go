@@ -27,14 +27,14 @@ func benchName(r result.SaturateResult, procs int) benchfmt.Name {
 	return benchfmt.Name(name)
 }
 
-// GoBench writes run's saturate results in Go's benchmark format with
+// goBench writes run's saturate results in Go's benchmark format with
 // benchfmt's Writer (what benchstat reads with benchfmt's Reader): the
 // configuration lines go test writes (goos, goarch, pkg, cpu) and one line
 // per repeat with the IDs minted as the iteration count, wall-clock ns/op
 // per ID and IDs/s as a custom unit. The commit is left out, as go test
 // leaves it out: benchstat splits its tables by every configuration key,
 // and two runs to compare are of two commits.
-func GoBench(w io.Writer, run *result.Run) error {
+func goBench(w io.Writer, run *result.Run) error {
 	bw := benchfmt.NewWriter(w)
 	h := run.Host
 	res := &benchfmt.Result{}
@@ -76,8 +76,8 @@ func sig(v float64, n int) float64 {
 	return r
 }
 
-// Entry is one figure in github-action-benchmark's custom format.
-type Entry struct {
+// entry is one figure in github-action-benchmark's custom format.
+type entry struct {
 	Name  string  `json:"name"`
 	Unit  string  `json:"unit"`
 	Value float64 `json:"value"`
@@ -85,16 +85,16 @@ type Entry struct {
 	Extra string  `json:"extra,omitempty"`
 }
 
-// ActionBenchmark is run as github-action-benchmark's
+// actionBenchmark is run as github-action-benchmark's
 // "customBiggerIsBetter" entries: every saturate point's median IDs/s
 // (with its spread over the repeats), then every ratio the gate reads
 // (lab/compare.Ratios) for which higher is better, marked "gated" or "not
 // gated" in extra. The costs (ns/ID over a limit, lower is better) are in
-// ActionBenchmarkCosts: the action reads one direction per file.
-func ActionBenchmark(run *result.Run) []Entry {
-	var out []Entry
+// actionBenchmarkCosts: the action reads one direction per file.
+func actionBenchmark(run *result.Run) []entry {
+	var out []entry
 	for _, r := range run.Saturate {
-		e := Entry{Name: fmt.Sprintf("saturate %s G=%d", r.Subject, r.Goroutines), Unit: "IDs/s", Value: r.IDsPerSec,
+		e := entry{Name: fmt.Sprintf("saturate %s G=%d", r.Subject, r.Goroutines), Unit: "IDs/s", Value: r.IDsPerSec,
 			Extra: fmt.Sprintf("%d repeats; %s", len(r.Samples), hostText(run))}
 		if len(r.Samples) > 1 {
 			e.Value = stats.Median(r.Samples)
@@ -108,16 +108,16 @@ func ActionBenchmark(run *result.Run) []Entry {
 	return append(out, ratioEntries(run, false)...)
 }
 
-// ActionBenchmarkCosts is run as github-action-benchmark's
+// actionBenchmarkCosts is run as github-action-benchmark's
 // "customSmallerIsBetter" entries: every ratio the gate reads for which
 // lower is better (a generator's ns/ID over its limit, 1× being the
-// limit), marked as ActionBenchmark marks its ratios.
-func ActionBenchmarkCosts(run *result.Run) []Entry { return ratioEntries(run, true) }
+// limit), marked as actionBenchmark marks its ratios.
+func actionBenchmarkCosts(run *result.Run) []entry { return ratioEntries(run, true) }
 
 // ratioEntries are the entries of run's ratios that are LowerIsBetter, or
 // that are not.
-func ratioEntries(run *result.Run, lower bool) []Entry {
-	var out []Entry
+func ratioEntries(run *result.Run, lower bool) []entry {
+	var out []entry
 	for _, r := range compare.Ratios(run) {
 		if r.LowerIsBetter != lower {
 			continue
@@ -130,7 +130,7 @@ func ratioEntries(run *result.Run, lower bool) []Entry {
 		if lower {
 			unit = "× the limit"
 		}
-		e := Entry{Name: "ratio " + r.Name, Unit: unit, Value: r.Value,
+		e := entry{Name: "ratio " + r.Name, Unit: unit, Value: r.Value,
 			Extra: fmt.Sprintf("%s; %d repeats; %s", gated, len(r.Samples), hostText(run))}
 		if len(r.Samples) > 1 {
 			lo, hi := minMax(r.Samples)
@@ -145,21 +145,21 @@ func hostText(run *result.Run) string {
 	return fmt.Sprintf("host %s, %s", run.Host.Hostname, run.Host.String())
 }
 
-// WriteActionBenchmark writes ActionBenchmark(run) as the JSON array the
+// writeActionBenchmark writes actionBenchmark(run) as the JSON array the
 // action reads with tool: customBiggerIsBetter.
-func WriteActionBenchmark(w io.Writer, run *result.Run) error {
-	return writeEntries(w, ActionBenchmark(run))
+func writeActionBenchmark(w io.Writer, run *result.Run) error {
+	return writeEntries(w, actionBenchmark(run))
 }
 
-// WriteActionBenchmarkCosts writes ActionBenchmarkCosts(run) as the JSON
+// writeActionBenchmarkCosts writes actionBenchmarkCosts(run) as the JSON
 // array the action reads with tool: customSmallerIsBetter.
-func WriteActionBenchmarkCosts(w io.Writer, run *result.Run) error {
-	return writeEntries(w, ActionBenchmarkCosts(run))
+func writeActionBenchmarkCosts(w io.Writer, run *result.Run) error {
+	return writeEntries(w, actionBenchmarkCosts(run))
 }
 
-func writeEntries(w io.Writer, entries []Entry) error {
+func writeEntries(w io.Writer, entries []entry) error {
 	if entries == nil {
-		entries = []Entry{}
+		entries = []entry{}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

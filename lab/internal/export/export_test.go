@@ -18,7 +18,7 @@ import (
 func TestGoBenchParses(t *testing.T) {
 	run := fixture.Sweep(6)
 	var buf bytes.Buffer
-	require.NoError(t, GoBench(&buf, run))
+	require.NoError(t, goBench(&buf, run))
 	text := buf.String()
 	assert.True(t, strings.HasPrefix(text, "pkg: github.com/snowlab/snowlab/lab\ncpu: Test CPU 8-core\n"), text[:80])
 	assert.Contains(t, text, "\nBenchmarkSaturate/subject=atomicgen:strict/G=1-8 ")
@@ -46,7 +46,7 @@ func TestGoBenchParses(t *testing.T) {
 func TestActionBenchmark(t *testing.T) {
 	run := fixture.Sweep(6)
 	var buf bytes.Buffer
-	require.NoError(t, WriteActionBenchmark(&buf, run))
+	require.NoError(t, writeActionBenchmark(&buf, run))
 	var got []map[string]any
 	require.NoError(t, json.Unmarshal(buf.Bytes(), &got), buf.String())
 	byName := map[string]map[string]any{}
@@ -68,10 +68,10 @@ func TestActionBenchmark(t *testing.T) {
 
 	// The costs, apart: 1× is the limit, lower is better.
 	buf.Reset()
-	require.NoError(t, WriteActionBenchmarkCosts(&buf, run))
-	var costs []Entry
+	require.NoError(t, writeActionBenchmarkCosts(&buf, run))
+	var costs []entry
 	require.NoError(t, json.Unmarshal(buf.Bytes(), &costs), buf.String())
-	names := map[string]Entry{}
+	names := map[string]entry{}
 	for _, e := range costs {
 		names[e.Name] = e
 	}

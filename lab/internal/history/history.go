@@ -18,9 +18,9 @@ import (
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-// Write writes the history page of runs to out, the ratios baseline
+// write writes the history page of runs to out, the ratios baseline
 // gates (every gated ratio when nil) first.
-func Write(out string, runs []report.HistoryRun, baseline *result.Run) error {
+func write(out string, runs []report.HistoryRun, baseline *result.Run) error {
 	h := report.NewHistory(runs, baseline)
 	return result.WriteFile(out, func(w io.Writer) error { return report.WriteIndex(w, h) })
 }
@@ -32,12 +32,12 @@ type BadSource struct{ Err error }
 func (e *BadSource) Error() string { return e.Err.Error() }
 func (e *BadSource) Unwrap() error { return e.Err }
 
-// Read reads the suite results in sources. A folder's files of an
+// read reads the suite results in sources. A folder's files of an
 // experiment (btree's, alternatives', which name it in "experiment") are
 // not suite runs and are passed over; any other file that is not a result
 // is an error naming it. Each run's page (<stem>.html beside its JSON) is
 // addressed relative to pageDir, where the index goes.
-func Read(sources []string, pageDir string) ([]report.HistoryRun, error) {
+func read(sources []string, pageDir string) ([]report.HistoryRun, error) {
 	var runs []report.HistoryRun
 	seen := map[string]bool{}
 	for _, src := range sources {
@@ -58,7 +58,7 @@ func Read(sources []string, pageDir string) ([]report.HistoryRun, error) {
 				continue
 			}
 			seen[abs] = true
-			if fi.IsDir() && Experiment(f) != "" {
+			if fi.IsDir() && experiment(f) != "" {
 				continue
 			}
 			run, err := result.Read(f)
@@ -87,7 +87,7 @@ func historyRun(run *result.Run, f, pageDir string) report.HistoryRun {
 	return hr
 }
 
-// Experiment is the experiment the result file at path names in its
+// experiment is the experiment the result file at path names in its
 // header, "" for a suite run or a file it cannot tell. It reads the
 // leading keys only: an experiment's result opens with its header
 // (result.Header: "schema", then "experiment"), and a suite run's first
@@ -95,7 +95,7 @@ func historyRun(run *result.Run, f, pageDir string) report.HistoryRun {
 // of a file that can hold megabytes of samples. result.Read stays the
 // judge of a file this passes: it refuses an experiment with the key
 // elsewhere.
-func Experiment(path string) string {
+func experiment(path string) string {
 	f, err := os.Open(path)
 	if err != nil {
 		return ""
@@ -134,7 +134,7 @@ func Experiment(path string) string {
 // ratios baseline gates (every gated ratio when nil) first. It returns
 // how many runs the page shows. An error about a source is a *BadSource.
 func WritePage(out string, sources []string, baseline *result.Run) (int, error) {
-	runs, err := Read(sources, filepath.Dir(out))
+	runs, err := read(sources, filepath.Dir(out))
 	if err != nil {
 		return 0, err
 	}
@@ -145,5 +145,5 @@ func WritePage(out string, sources []string, baseline *result.Run) (int, error) 
 			return 0, err
 		}
 	}
-	return len(runs), Write(out, runs, baseline)
+	return len(runs), write(out, runs, baseline)
 }

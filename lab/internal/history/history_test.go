@@ -31,9 +31,9 @@ func TestExperiment(t *testing.T) {
 		{"text.json", `not json`, ""},
 		{"empty.json", ``, ""},
 	} {
-		assert.Equal(t, tc.want, Experiment(write(tc.name, tc.body)), tc.name)
+		assert.Equal(t, tc.want, experiment(write(tc.name, tc.body)), tc.name)
 	}
-	assert.Equal(t, "", Experiment(filepath.Join(dir, "missing.json")))
+	assert.Equal(t, "", experiment(filepath.Join(dir, "missing.json")))
 }
 
 // TestRead: a folder's suite runs are read with their pages, an
@@ -47,16 +47,16 @@ func TestRead(t *testing.T) {
 	exp := filepath.Join(dir, "z-btree.json")
 	require.NoError(t, os.WriteFile(exp, []byte(`{"schema": 2, "experiment": "btree"}`), 0o644))
 
-	runs, err := Read([]string{dir}, dir)
+	runs, err := read([]string{dir}, dir)
 	require.NoError(t, err)
 	require.Len(t, runs, 1)
 	assert.Equal(t, run.Stem()+".html", runs[0].Page)
 	assert.Equal(t, run.Commit, runs[0].Run.Commit)
 
-	_, err = Read([]string{exp}, dir)
+	_, err = read([]string{exp}, dir)
 	var bad *BadSource
 	require.ErrorAs(t, err, &bad)
 	assert.ErrorIs(t, err, result.ErrExperiment)
-	_, err = Read([]string{filepath.Join(dir, "missing")}, dir)
+	_, err = read([]string{filepath.Join(dir, "missing")}, dir)
 	require.ErrorAs(t, err, &bad)
 }

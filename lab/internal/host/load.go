@@ -101,7 +101,7 @@ func Percent(share float64) string {
 	return fmt.Sprintf("%.0f%%", 100*share)
 }
 
-// LoadShareDiff is how far apart the shares of CPU time taken from two
+// loadShareDiff is how far apart the shares of CPU time taken from two
 // runs (Load.Taken) may be before their loads are said to differ: 10
 // points of the host's CPU time. A saturate repeat at as many goroutines
 // as CPUs runs on every CPU, so a share others take is about that share
@@ -112,12 +112,12 @@ func Percent(share float64) string {
 // say why) and under the gate's 25% tolerance: a warning marks a
 // difference the figures can show and the repeats' own noise cannot
 // explain.
-const LoadShareDiff = 0.10
+const loadShareDiff = 0.10
 
 // BusyShare is the share taken from a run (Load.Taken) past which the
 // reports call its host busy: the same 10 points, counted from an idle
 // host.
-const BusyShare = LoadShareDiff
+const BusyShare = loadShareDiff
 
 // Busy reports whether others took more than BusyShare of the host's CPU
 // time during the run.
@@ -126,7 +126,7 @@ func (l *Load) Busy() bool { return l.Taken() > BusyShare }
 // LoadDifference says how the loads a and b of two runs differ enough
 // that the runs' absolute figures may differ by it ("" when they do not,
 // or when either load is not recorded: see Recorded): the shares of CPU
-// time taken from them (Load.Taken) more than LoadShareDiff apart.
+// time taken from them (Load.Taken) more than loadShareDiff apart.
 //
 // The load average is shown beside it but not ruled on: it is a decaying
 // one-minute average of runnable tasks, which at a run's end counts the
@@ -135,7 +135,7 @@ func (l *Load) Busy() bool { return l.Taken() > BusyShare }
 // cannot tell another process from the lab. The shares of CPU time,
 // measured over the run itself, can.
 func LoadDifference(a, b *Load) string {
-	if !a.Recorded() || !b.Recorded() || math.Abs(a.Taken()-b.Taken()) <= LoadShareDiff {
+	if !a.Recorded() || !b.Recorded() || math.Abs(a.Taken()-b.Taken()) <= loadShareDiff {
 		return ""
 	}
 	parts := []string{fmt.Sprintf("other processes and steal took %s vs %s of the CPU time",

@@ -36,12 +36,12 @@ func (w *Word) Advance(now uint64) (v uint64, lost int) {
 	}
 }
 
-// ShardBits is how many low bits of a PerP value name its word, so that
+// shardBits is how many low bits of a PerP value name its word, so that
 // the words' values fall in disjoint spaces. It bounds the words to 1,024.
-const ShardBits = 10
+const shardBits = 10
 
 // MaxShards is the most words a PerP holds.
-const MaxShards = 1 << ShardBits
+const MaxShards = 1 << shardBits
 
 // PerP is one Word per P: the calling goroutine's P picks its word, as
 // shardedgen picks its shard.
@@ -54,7 +54,7 @@ func NewPerP(n int) *PerP { return &PerP{words: make([]Word, min(max(n, 1), MaxS
 func (p *PerP) Shards() int { return len(p.words) }
 
 // Advance advances the calling goroutine's P's word to max(old+1, now)
-// and returns the value shifted left by ShardBits with the word's index in
+// and returns the value shifted left by shardBits with the word's index in
 // the low bits (unique across the words while now stays below 2^54), the
 // index, and the compare-and-swaps lost. now must fit in 64-ShardBits bits.
 func (p *PerP) Advance(now uint64) (v uint64, shard, lost int) {
@@ -64,11 +64,11 @@ func (p *PerP) Advance(now uint64) (v uint64, shard, lost int) {
 		shard %= len(p.words)
 	}
 	w, lost := p.words[shard].Advance(now)
-	return w<<ShardBits | uint64(shard), shard, lost
+	return w<<shardBits | uint64(shard), shard, lost
 }
 
 // Shard is the index of the word that returned v.
 func Shard(v uint64) int { return int(v & (MaxShards - 1)) }
 
 // Value is v without its word's index: the value its word held.
-func Value(v uint64) uint64 { return v >> ShardBits }
+func Value(v uint64) uint64 { return v >> shardBits }

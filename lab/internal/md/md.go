@@ -40,7 +40,7 @@ func (e *Writer) Table(header []string, rows [][]string) {
 	line := func(cells []string) {
 		esc := make([]string, len(cells))
 		for i, c := range cells {
-			esc[i] = Cell(c)
+			esc[i] = cell(c)
 		}
 		e.Printf("| %s |\n", strings.Join(esc, " | "))
 	}
@@ -59,8 +59,8 @@ func Escape(s string) string {
 	return r.Replace(s)
 }
 
-// Cell escapes a table cell: pipes and newlines would break the row.
-func Cell(s string) string {
+// cell escapes a table cell: pipes and newlines would break the row.
+func cell(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ", "\r", "").Replace(s)
 }
 

@@ -8,18 +8,18 @@ import (
 )
 
 // MaxSeries is the most series a panel draws. Eight is as many as the
-// markers tell apart (Glyphs) and as many as a reader can follow to the
+// markers tell apart (glyphs) and as many as a reader can follow to the
 // legend and back; beyond it a chart becomes small multiples.
 const MaxSeries = 8
 
-// OutlierFactor is how far, as a factor, a series' value may lie from the
+// outlierFactor is how far, as a factor, a series' value may lie from the
 // median of the others' before it is an outlier and drawn on a panel of
 // its own: 30, about a decade and a half. The generators of one run span
 // less (a strict generator's 2M/s to a monotonic one's 50M/s is 25×), and
 // a series 30× away adds a decade and more of empty axis that squeezes
 // the rest together (Sonyflake's defaults, 25.6k/s, under generators at
 // 4M/s to 48M/s: 160× to 1900×).
-const OutlierFactor = 30
+const outlierFactor = 30
 
 // PanelItem is a series to lay out: its name, the group it belongs to
 // (panels never mix groups) and the value the outlier rule reads (on a
@@ -50,7 +50,7 @@ func Panels(items []PanelItem, max int) []Panel {
 	for i, it := range items {
 		values[i] = it.Value
 	}
-	out := Outliers(values)
+	out := outliers(values)
 	var groups []string
 	byGroup := map[string][]string{}
 	var far []string
@@ -96,12 +96,12 @@ func chunks(names []string, max int) [][]string {
 	return out
 }
 
-// Outliers marks the values more than OutlierFactor away from the median
+// outliers marks the values more than outlierFactor away from the median
 // of the other values, on a log scale. With fewer than three positive
 // values nothing is an outlier (two values are as far from each other
 // either way), and when more than a third would be, none is: the axis
 // must then span them all.
-func Outliers(values []float64) []bool {
+func outliers(values []float64) []bool {
 	out := make([]bool, len(values))
 	var logs []float64
 	for _, v := range values {
@@ -112,7 +112,7 @@ func Outliers(values []float64) []bool {
 	if len(logs) < 3 {
 		return out
 	}
-	limit := math.Log10(OutlierFactor)
+	limit := math.Log10(outlierFactor)
 	n := 0
 	for i, v := range values {
 		if !(v > 0) || math.IsInf(v, 0) {

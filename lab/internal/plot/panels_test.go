@@ -26,7 +26,7 @@ func TestOutliers(t *testing.T) {
 		{"zero and NaN are never outliers", []float64{0, 4e6, 4e6, 4e6, -1}, []bool{false, false, false, false, false}},
 		{"none", nil, []bool{}},
 	} {
-		assert.Equal(t, tc.want, Outliers(tc.values), tc.name)
+		assert.Equal(t, tc.want, outliers(tc.values), tc.name)
 	}
 }
 

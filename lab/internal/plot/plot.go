@@ -25,10 +25,10 @@ func New(title, subtitle, xlabel, ylabel string, w, h vg.Length) *Chart {
 	p := gplot.New()
 	p.BackgroundColor = nil // Save paints the whole page
 	for _, a := range []*gplot.Axis{&p.X, &p.Y} {
-		a.Tick.Label.Font = Sans(9)
+		a.Tick.Label.Font = sans(9)
 	}
 	leg := gplot.NewLegend()
-	leg.TextStyle.Font = Sans(9.5)
+	leg.TextStyle.Font = sans(9.5)
 	leg.Top, leg.Left = true, true
 	leg.ThumbnailWidth = vg.Points(26)
 	leg.Padding = vg.Points(3)
@@ -201,15 +201,15 @@ const (
 	underLegend = vg.Length(40)
 )
 
-// Sans is the chart typeface: Liberation Sans, which gonum embeds for
+// sans is the chart typeface: Liberation Sans, which gonum embeds for
 // measuring text and is metric-compatible with Arial.
-func Sans(size vg.Length) font.Font {
+func sans(size vg.Length) font.Font {
 	return font.Font{Typeface: "Liberation", Variant: "Sans", Size: size}
 }
 
 // Text is a text style in the house typeface.
 func Text(size vg.Length, xa draw.XAlignment, ya draw.YAlignment) text.Style {
-	return text.Style{Color: color.Black, Font: Sans(size), XAlign: xa, YAlign: ya,
+	return text.Style{Color: color.Black, Font: sans(size), XAlign: xa, YAlign: ya,
 		Handler: gplot.DefaultTextHandler}
 }
 
@@ -228,15 +228,15 @@ var Palette = []color.Color{
 	color.RGBA{0xa6, 0x76, 0x1d, 0xff}, color.RGBA{0x66, 0x99, 0xff, 0xff},
 }
 
-// Glyphs are the series markers, filled and hollow in turn.
-var Glyphs = []draw.GlyphDrawer{
+// glyphs are the series markers, filled and hollow in turn.
+var glyphs = []draw.GlyphDrawer{
 	draw.CircleGlyph{}, draw.SquareGlyph{}, draw.PyramidGlyph{}, draw.RingGlyph{},
 	draw.BoxGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{},
 }
 
-// LineDashes are the series line patterns: solid, then dashed, dotted and
-// dash-dotted for the series past each len(Glyphs).
-var LineDashes = [][]vg.Length{nil, {6, 2.5}, {1.5, 2}, {7, 2.5, 1.5, 2.5}}
+// lineDashes are the series line patterns: solid, then dashed, dotted and
+// dash-dotted for the series past each len(glyphs).
+var lineDashes = [][]vg.Length{nil, {6, 2.5}, {1.5, 2}, {7, 2.5, 1.5, 2.5}}
 
 // SeriesStyle is how one series is drawn: colour, marker and line pattern.
 type SeriesStyle struct {
@@ -246,15 +246,15 @@ type SeriesStyle struct {
 }
 
 // Series is the style of the i-th series of a chart. The marker and line
-// pattern alone tell the first len(Glyphs)×len(LineDashes) (32) series
+// pattern alone tell the first len(glyphs)×len(lineDashes) (32) series
 // apart, so that a chart stays readable printed in grey; the colour tells
 // the first len(Palette) (16) apart at a glance.
 func Series(i int) SeriesStyle {
 	i = max(i, 0)
 	return SeriesStyle{
 		Color:  Palette[i%len(Palette)],
-		Glyph:  Glyphs[i%len(Glyphs)],
-		Dashes: LineDashes[(i/len(Glyphs))%len(LineDashes)],
+		Glyph:  glyphs[i%len(glyphs)],
+		Dashes: lineDashes[(i/len(glyphs))%len(lineDashes)],
 	}
 }
 
@@ -284,16 +284,16 @@ func Grid() *plotter.Grid {
 	return g
 }
 
-// UseLog decides an axis scale from the data: logarithmic when the
+// useLog decides an axis scale from the data: logarithmic when the
 // values span more than 100x, where a linear axis would flatten the small
 // ones against zero.
-func UseLog(lo, hi float64) bool {
+func useLog(lo, hi float64) bool {
 	return lo > 0 && hi/lo > 100
 }
 
-// LogBounds widens [lo, hi] to the nearest 1-2-5 steps outside it, so
+// logBounds widens [lo, hi] to the nearest 1-2-5 steps outside it, so
 // that a log axis starts and ends on a labelled value.
-func LogBounds(lo, hi float64) (float64, float64) {
+func logBounds(lo, hi float64) (float64, float64) {
 	down := func(v float64) float64 {
 		d := math.Pow(10, math.Floor(math.Log10(v)))
 		for _, m := range []float64{5, 2, 1} {
@@ -319,11 +319,11 @@ func LogBounds(lo, hi float64) (float64, float64) {
 	return lo, hi
 }
 
-// LogTicks marks a log axis: every power of ten labelled, 2× and 5×
+// logTicks marks a log axis: every power of ten labelled, 2× and 5×
 // labelled too when the axis spans few decades, the rest as minor ticks.
-type LogTicks struct{ Format func(float64) string }
+type logTicks struct{ Format func(float64) string }
 
-func (t LogTicks) Ticks(lo, hi float64) []gplot.Tick {
+func (t logTicks) Ticks(lo, hi float64) []gplot.Tick {
 	if lo <= 0 || hi <= lo {
 		return nil
 	}
@@ -346,12 +346,12 @@ func (t LogTicks) Ticks(lo, hi float64) []gplot.Tick {
 	return ticks
 }
 
-// LinTicks marks a linear axis every 1, 2, 2.5 or 5 × 10^k, about six
+// linTicks marks a linear axis every 1, 2, 2.5 or 5 × 10^k, about six
 // labelled ticks with a minor tick between each two (gonum's default aims
 // at three, too few to read a value off).
-type LinTicks struct{ Format func(float64) string }
+type linTicks struct{ Format func(float64) string }
 
-func (t LinTicks) Ticks(lo, hi float64) []gplot.Tick {
+func (t linTicks) Ticks(lo, hi float64) []gplot.Tick {
 	if !(hi > lo) || math.IsInf(hi-lo, 0) {
 		return nil
 	}
@@ -388,10 +388,10 @@ func (t LinTicks) Ticks(lo, hi float64) []gplot.Tick {
 // Scale sets a value axis to [lo, hi] of the data: log (lo > 0 and
 // wide ranges) or linear from zero. It reports whether it chose log.
 func Scale(a *gplot.Axis, lo, hi float64, format func(float64) string, forceLog bool) bool {
-	if (forceLog || UseLog(lo, hi)) && lo > 0 {
+	if (forceLog || useLog(lo, hi)) && lo > 0 {
 		a.Scale = gplot.LogScale{}
-		a.Min, a.Max = LogBounds(lo, hi)
-		a.Tick.Marker = LogTicks{format}
+		a.Min, a.Max = logBounds(lo, hi)
+		a.Tick.Marker = logTicks{format}
 		return true
 	}
 	a.Scale = gplot.LinearScale{}
@@ -399,7 +399,7 @@ func Scale(a *gplot.Axis, lo, hi float64, format func(float64) string, forceLog 
 	if a.Max <= 0 {
 		a.Max = 1
 	}
-	a.Tick.Marker = LinTicks{format}
+	a.Tick.Marker = linTicks{format}
 	return false
 }
 

@@ -20,11 +20,11 @@ import (
 func si(v float64) string { return units.SI(v, 3, true) }
 
 func TestUseLog(t *testing.T) {
-	assert.False(t, UseLog(1e6, 50e6))
-	assert.False(t, UseLog(1, 100))
-	assert.True(t, UseLog(1, 100.1))
-	assert.True(t, UseLog(25_600, 48e6))
-	assert.False(t, UseLog(0, 1e6), "zero cannot go on a log axis")
+	assert.False(t, useLog(1e6, 50e6))
+	assert.False(t, useLog(1, 100))
+	assert.True(t, useLog(1, 100.1))
+	assert.True(t, useLog(25_600, 48e6))
+	assert.False(t, useLog(0, 1e6), "zero cannot go on a log axis")
 }
 
 func TestLogBounds(t *testing.T) {
@@ -35,7 +35,7 @@ func TestLogBounds(t *testing.T) {
 		{3, 3, 2, 5},
 		{0.09, 795, 0.05, 1000},
 	} {
-		lo, hi := LogBounds(c.lo, c.hi)
+		lo, hi := logBounds(c.lo, c.hi)
 		assert.InDelta(t, c.wlo, lo, c.wlo*1e-9, "lo of %v", c)
 		assert.InDelta(t, c.whi, hi, c.whi*1e-9, "hi of %v", c)
 	}
@@ -44,7 +44,7 @@ func TestLogBounds(t *testing.T) {
 func TestLogTicks(t *testing.T) {
 	labels := func(lo, hi float64) []string {
 		var out []string
-		for _, tk := range (LogTicks{si}).Ticks(lo, hi) {
+		for _, tk := range (logTicks{si}).Ticks(lo, hi) {
 			if tk.Label != "" {
 				out = append(out, tk.Label)
 			}
@@ -55,13 +55,13 @@ func TestLogTicks(t *testing.T) {
 		labels(20_000, 50e6), "few decades: 1-2-5")
 	assert.Equal(t, []string{"100", "1k", "10k", "100k", "1M", "10M"},
 		labels(20, 50e6), "many decades: powers of ten")
-	assert.Empty(t, (LogTicks{si}).Ticks(0, 1))
+	assert.Empty(t, (logTicks{si}).Ticks(0, 1))
 }
 
 func TestLinTicks(t *testing.T) {
 	labels := func(lo, hi float64) []string {
 		var out []string
-		for _, tk := range (LinTicks{si}).Ticks(lo, hi) {
+		for _, tk := range (linTicks{si}).Ticks(lo, hi) {
 			if tk.Label != "" {
 				out = append(out, tk.Label)
 			}
@@ -72,7 +72,7 @@ func TestLinTicks(t *testing.T) {
 	assert.Equal(t, []string{"0", "1M", "2M", "3M", "4M"}, labels(0, 4.34e6))
 	assert.Equal(t, []string{"0", "0.5", "1", "1.5", "2", "2.5"}, labels(0, 2.6))
 	assert.Equal(t, []string{"20", "40", "60", "80", "100"}, labels(12, 110))
-	assert.Empty(t, (LinTicks{si}).Ticks(1, 1))
+	assert.Empty(t, (linTicks{si}).Ticks(1, 1))
 }
 
 func TestYErrs(t *testing.T) {

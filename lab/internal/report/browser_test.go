@@ -125,7 +125,7 @@ func TestPagesInBrowser(t *testing.T) {
 
 	run := fixture.Run()
 	runPage := filepath.Join(dir, "run.html")
-	writeFile(t, runPage, func(b *bytes.Buffer) error { return WriteHTML(b, run) })
+	writeFile(t, runPage, func(b *bytes.Buffer) error { return writeHTML(b, run) })
 	// Three times the history's runs, on a third host too: more commits
 	// than the axis has room to label.
 	var runs []HistoryRun
@@ -147,7 +147,7 @@ func TestPagesInBrowser(t *testing.T) {
 	// (an older lab: no load recorded).
 	committed := newestFullRun(t)
 	committedPage := filepath.Join(dir, "committed.html")
-	writeFile(t, committedPage, func(b *bytes.Buffer) error { return WriteHTML(b, committed) })
+	writeFile(t, committedPage, func(b *bytes.Buffer) error { return writeHTML(b, committed) })
 
 	for _, p := range []browserPage{
 		// Tables: summary, host, clock audit, subjects, burst and where its

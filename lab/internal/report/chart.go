@@ -21,7 +21,7 @@ import (
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-// WriteCharts draws run's charts as SVG files in dir and returns the paths
+// writeCharts draws run's charts as SVG files in dir and returns the paths
 // written:
 //
 //   - saturate.svg: IDs/s against goroutines, one line per subject, with a
@@ -39,7 +39,7 @@ import (
 //
 // A chart the run has no data for is skipped: no file and no error. dir is
 // created when there is something to write.
-func WriteCharts(run *result.Run, dir string) ([]string, error) {
+func writeCharts(run *result.Run, dir string) ([]string, error) {
 	specs := chartsOf(run)
 	names := make([]string, len(specs))
 	charts := make(map[string]*plot.Chart, len(specs))

@@ -58,7 +58,7 @@ func svgText(t *testing.T, path string) string {
 func TestWriteCharts(t *testing.T) {
 	run := fixture.Run()
 	dir := t.TempDir()
-	paths, err := WriteCharts(run, dir)
+	paths, err := writeCharts(run, dir)
 	require.NoError(t, err)
 	// Eleven subjects are more than a panel draws: the saturate sweep in
 	// small multiples by group, Sonyflake's defaults (25.6k/s under 4M/s
@@ -168,7 +168,7 @@ func TestWriteChartsNoData(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "charts")
-			paths, err := WriteCharts(run, dir)
+			paths, err := writeCharts(run, dir)
 			require.NoError(t, err)
 			assert.Empty(t, paths)
 			_, err = os.Stat(dir)
@@ -181,7 +181,7 @@ func TestWriteChartsPartial(t *testing.T) {
 	full := fixture.Run()
 
 	satOnly := &result.Run{Host: full.Host, Subjects: full.Subjects, Saturate: full.Saturate}
-	paths, err := WriteCharts(satOnly, t.TempDir())
+	paths, err := writeCharts(satOnly, t.TempDir())
 	require.NoError(t, err)
 	require.Len(t, paths, 4)
 	for _, p := range paths {
@@ -195,7 +195,7 @@ func TestWriteChartsPartial(t *testing.T) {
 			batch.Burst = append(batch.Burst, b)
 		}
 	}
-	paths, err = WriteCharts(batch, t.TempDir())
+	paths, err = writeCharts(batch, t.TempDir())
 	require.NoError(t, err)
 	require.Len(t, paths, 1)
 	assert.Equal(t, "makespan.svg", filepath.Base(paths[0]))
@@ -214,7 +214,7 @@ func TestWriteChartsLinear(t *testing.T) {
 			run.Saturate = append(run.Saturate, r)
 		}
 	}
-	paths, err := WriteCharts(run, t.TempDir())
+	paths, err := writeCharts(run, t.TempDir())
 	require.NoError(t, err)
 	require.Len(t, paths, 1)
 	text := svgText(t, paths[0])
@@ -231,7 +231,7 @@ func TestWriteChartsVaryingGoroutines(t *testing.T) {
 	run.Burst = append(run.Burst, extra)
 	run.Saturate = append(run.Saturate, result.SaturateResult{Subject: "atomicgen/strict", Goroutines: 6, IDsPerSec: 4e6})
 	dir := t.TempDir()
-	_, err := WriteCharts(run, dir)
+	_, err := writeCharts(run, dir)
 	require.NoError(t, err)
 	assert.Contains(t, svgText(t, filepath.Join(dir, "saturate-strict.svg")), "\n6\n", "a non-power-of-two count with room gets a label")
 	assert.Contains(t, svgText(t, filepath.Join(dir, "latency.svg")), "mutexgen/strict, 64 goroutines")
@@ -241,7 +241,7 @@ func TestWriteChartsVaryingGoroutines(t *testing.T) {
 func TestWriteChartsError(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "file")
 	require.NoError(t, os.WriteFile(file, nil, 0o644))
-	paths, err := WriteCharts(fixture.Run(), file)
+	paths, err := writeCharts(fixture.Run(), file)
 	assert.Error(t, err, "dir is a file")
 	assert.Empty(t, paths)
 }

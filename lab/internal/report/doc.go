@@ -1,8 +1,8 @@
 // Package report turns lab results (lab/result) into what people read: a
 // Markdown report with a note under each table on how to read it
-// (WriteMarkdown), the same report as one self-contained HTML page with
-// its charts inline (WriteHTML), a compact table for the terminal
-// (WriteTable), SVG charts (WriteCharts) in the house style of
+// (writeMarkdown), the same report as one self-contained HTML page with
+// its charts inline (writeHTML), a compact table for the terminal
+// (WriteTable), SVG charts (writeCharts) in the house style of
 // lab/internal/plot, and the history of many runs as one HTML page
 // (NewHistory groups the runs' ratios and rates by host, WriteIndex draws
 // them). The Markdown and HTML reports render one document (sections.go

@@ -13,13 +13,13 @@ import (
 // written.
 func WriteFiles(dir string, run *result.Run) ([]string, error) {
 	paths, err := result.WriteFiles(dir, run.Stem(), run,
-		func(w io.Writer) error { return WriteMarkdown(w, run) },
-		func(dir string) ([]string, error) { return WriteCharts(run, dir) })
+		func(w io.Writer) error { return writeMarkdown(w, run) },
+		func(dir string) ([]string, error) { return writeCharts(run, dir) })
 	if err != nil {
 		return paths, err
 	}
 	page := filepath.Join(dir, run.Stem()+".html")
-	if err := result.WriteFile(page, func(w io.Writer) error { return WriteHTML(w, run) }); err != nil {
+	if err := result.WriteFile(page, func(w io.Writer) error { return writeHTML(w, run) }); err != nil {
 		return paths, err
 	}
 	return append(paths, page), nil

@@ -40,7 +40,7 @@ type History struct {
 // same host: both index History.Runs.
 type LoadChange struct {
 	Run, Previous int
-	Host          string // HostKey of both
+	Host          string // hostKey of both
 	Difference    string // host.LoadDifference of the previous run's and this one's
 }
 
@@ -59,7 +59,7 @@ type Trend struct {
 
 // Series is a trend's points from one host, in run order.
 type Series struct {
-	Host   string // HostKey of the runs
+	Host   string // hostKey of the runs
 	Points []Point
 }
 
@@ -69,11 +69,11 @@ type Point struct {
 	Value float64
 }
 
-// HostKey names the machine a run's figures belong to: the host's slug,
+// hostKey names the machine a run's figures belong to: the host's slug,
 // GOMAXPROCS (the same host run with fewer Ps is another machine as far as
 // its throughput goes) and the CPU model, short (a host name is reused by
 // machines of other kinds: "vm" named an Intel and an AMD guest here).
-func HostKey(run *result.Run) string {
+func hostKey(run *result.Run) string {
 	key := fmt.Sprintf("%s ×%d", run.Host.Slug(), run.Host.GOMAXPROCS)
 	if cpu := shortCPU(run.Host.CPU); cpu != "" {
 		key += " · " + cpu
@@ -110,7 +110,7 @@ func NewHistory(runs []HistoryRun, baseline *result.Run) History {
 	ratios := newTrends()
 	rates := newTrends()
 	for i, hr := range h.Runs {
-		host := HostKey(hr.Run)
+		host := hostKey(hr.Run)
 		for _, r := range compare.Ratios(hr.Run) {
 			t := ratios.get(r.Name)
 			t.Informational = t.Informational || r.Informational
@@ -183,7 +183,7 @@ func loadChanges(runs []HistoryRun) []LoadChange {
 	var out []LoadChange
 	last := map[string]int{}
 	for i, hr := range runs {
-		key := HostKey(hr.Run)
+		key := hostKey(hr.Run)
 		if prev, ok := last[key]; ok {
 			if d := host.LoadDifference(runs[prev].Run.Host.Load, hr.Run.Host.Load); d != "" {
 				out = append(out, LoadChange{Run: i, Previous: prev, Host: key, Difference: d})

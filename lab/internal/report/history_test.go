@@ -104,11 +104,11 @@ func TestWriteIndex(t *testing.T) {
 
 func TestHostKey(t *testing.T) {
 	run := fixture.Run()
-	assert.Equal(t, "lab-vm-3 ×8 · AMD EPYC 7B13 64-Core", HostKey(run))
+	assert.Equal(t, "lab-vm-3 ×8 · AMD EPYC 7B13 64-Core", hostKey(run))
 	run.Host.CPU = "Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz"
-	assert.Equal(t, "lab-vm-3 ×8 · Intel Xeon E5-2680 v4", HostKey(run))
+	assert.Equal(t, "lab-vm-3 ×8 · Intel Xeon E5-2680 v4", hostKey(run))
 	run.Host.CPU = ""
-	assert.Equal(t, "lab-vm-3 ×8", HostKey(run))
+	assert.Equal(t, "lab-vm-3 ×8", hostKey(run))
 }
 
 func TestShortRevision(t *testing.T) {
@@ -151,7 +151,7 @@ func historyRuns(t *testing.T, dir string) []HistoryRun {
 			}
 		}
 		page := run.Stem() + ".html"
-		writeFile(t, filepath.Join(dir, page), func(b *bytes.Buffer) error { return WriteHTML(b, run) })
+		writeFile(t, filepath.Join(dir, page), func(b *bytes.Buffer) error { return writeHTML(b, run) })
 		runs = append(runs, HistoryRun{Run: run, Page: page})
 	}
 	return runs

@@ -40,12 +40,12 @@ type runPage struct {
 	Index    string
 }
 
-// WriteHTML writes run as one self-contained HTML page: the sections of
+// writeHTML writes run as one self-contained HTML page: the sections of
 // the Markdown report (host fingerprint, tables, how to read them,
 // failures) with each chart drawn inline as SVG where its section is. It
 // loads nothing: no script, no stylesheet, no font, no image from
 // anywhere. The page links to the history, IndexName, beside it.
-func WriteHTML(w io.Writer, run *result.Run) error { return newDocument(run).writeHTML(w) }
+func writeHTML(w io.Writer, run *result.Run) error { return newDocument(run).writeHTML(w) }
 
 // writeHTML writes d as one page titled by its first section, each
 // section's charts inline at its end, linking to the history beside it.
@@ -139,8 +139,8 @@ func WriteIndex(w io.Writer, h History) error {
 		if !r.Started.IsZero() {
 			date = r.Started.UTC().Format("2006-01-02 15:04 UTC")
 		}
-		hosts[HostKey(r)] = true
-		p.Runs = append(p.Runs, indexRun{N: i, Date: date, Commit: md.OrDash(r.Revision()), HostKey: HostKey(r),
+		hosts[hostKey(r)] = true
+		p.Runs = append(p.Runs, indexRun{N: i, Date: date, Commit: md.OrDash(r.Revision()), HostKey: hostKey(r),
 			Host: r.Host.String(), Page: hr.Page, Failures: len(r.Failures), Load: loadCell(r.Host.Load), Busy: r.Host.Load.Busy()})
 	}
 	p.Hosts = len(hosts)

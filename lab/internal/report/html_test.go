@@ -15,7 +15,7 @@ import (
 func htmlOf(t *testing.T, run *result.Run) string {
 	t.Helper()
 	var buf bytes.Buffer
-	require.NoError(t, WriteHTML(&buf, run))
+	require.NoError(t, writeHTML(&buf, run))
 	return buf.String()
 }
 

@@ -6,12 +6,12 @@ import (
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-// WriteMarkdown writes a Markdown summary of run: where and how it ran,
+// writeMarkdown writes a Markdown summary of run: where and how it ran,
 // the host and its clocks, the subjects, one table per workload with a
 // note on how to read it, and the failures. It links the charts
-// WriteCharts draws as images under the folder <stem>/ beside it, where
+// writeCharts draws as images under the folder <stem>/ beside it, where
 // result.WriteFiles puts them.
-func WriteMarkdown(w io.Writer, run *result.Run) error {
+func writeMarkdown(w io.Writer, run *result.Run) error {
 	chartDir := ""
 	if run != nil {
 		chartDir = run.Stem()

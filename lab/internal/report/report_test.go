@@ -21,7 +21,7 @@ var updateGolden = flag.Bool("update", false, "rewrite the golden files in testd
 func markdownOf(t *testing.T, run *result.Run) string {
 	t.Helper()
 	var buf bytes.Buffer
-	require.NoError(t, WriteMarkdown(&buf, run))
+	require.NoError(t, writeMarkdown(&buf, run))
 	return buf.String()
 }
 
@@ -180,7 +180,7 @@ func (f *failAfter) Write(p []byte) (int, error) {
 
 func TestWriteErrors(t *testing.T) {
 	for _, n := range []int{0, 100, 2000} {
-		assert.ErrorIs(t, WriteMarkdown(&failAfter{n}, fixture.Run()), errRptWrite, "markdown after %d bytes", n)
+		assert.ErrorIs(t, writeMarkdown(&failAfter{n}, fixture.Run()), errRptWrite, "markdown after %d bytes", n)
 		assert.ErrorIs(t, WriteTable(&failAfter{n}, fixture.Run()), errRptWrite, "table after %d bytes", n)
 	}
 }

@@ -5,12 +5,12 @@ import (
 	"slices"
 )
 
-// Number is what the lab measures: counts, nanoseconds, rates.
-type Number interface{ ~int | ~int64 | ~float64 }
+// number is what the lab measures: counts, nanoseconds, rates.
+type number interface{ ~int | ~int64 | ~float64 }
 
 // Median is the median of v (the mean of the middle two for an even
 // count), NaN for none: no value is a missing figure, never a zero one.
-func Median[T Number](v []T) float64 {
+func Median[T number](v []T) float64 {
 	if len(v) == 0 {
 		return math.NaN()
 	}
@@ -27,7 +27,7 @@ func Median[T Number](v []T) float64 {
 }
 
 // Spread is the minimum, median and maximum of v, NaN for none.
-func Spread[T Number](v []T) (lo, med, hi float64) {
+func Spread[T number](v []T) (lo, med, hi float64) {
 	if len(v) == 0 {
 		return math.NaN(), math.NaN(), math.NaN()
 	}

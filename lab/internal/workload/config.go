@@ -55,7 +55,7 @@ const (
 	MaxDuration     = 10 * time.Minute // one saturate repeat or one steady run
 	MaxSteadyRate   = 1e9
 	MaxSteadyCalls  = 20_000_000 // rate × duration; 320 MiB of IDs
-	MaxSaturateKept = 64 << 20   // SaturateConfig.MaxIDs; 1 GiB of IDs
+	maxSaturateKept = 64 << 20   // SaturateConfig.MaxIDs; 1 GiB of IDs
 )
 
 // ErrConfig is wrapped by every error about a workload configuration out
@@ -97,8 +97,8 @@ func (c SaturateConfig) Validate() error {
 		return configErr("saturate duration %v: want more than 0, at most %v", c.Duration, MaxDuration)
 	case c.Repeats < 0 || c.Repeats > MaxRepeats:
 		return configErr("saturate repeats %d: want 1 to %d", c.Repeats, MaxRepeats)
-	case c.MaxIDs < 0 || c.MaxIDs > MaxSaturateKept:
-		return configErr("saturate IDs kept %d: want 1 to %d", c.MaxIDs, MaxSaturateKept)
+	case c.MaxIDs < 0 || c.MaxIDs > maxSaturateKept:
+		return configErr("saturate IDs kept %d: want 1 to %d", c.MaxIDs, maxSaturateKept)
 	case c.SampleEvery < 0:
 		return configErr("saturate sample interval %d: want 1 or more", c.SampleEvery)
 	}

@@ -14,7 +14,7 @@ import (
 // one point must not be charged another's contention.
 type contentionMeter struct {
 	stats     snowlab.Stats
-	rt0       RuntimeSample
+	rt0       runtimeSample
 	open      bool
 	mutexWait float64 // seconds, over the windows
 	buckets   []float64
@@ -31,7 +31,7 @@ func startContention() *contentionMeter {
 }
 
 // begin opens a window.
-func (c *contentionMeter) begin() { c.rt0, c.open = ReadRuntime(), true }
+func (c *contentionMeter) begin() { c.rt0, c.open = readRuntime(), true }
 
 // end closes the window begin opened, adding what the runtime recorded in
 // it.
@@ -40,7 +40,7 @@ func (c *contentionMeter) end() {
 		return
 	}
 	c.open = false
-	rt := ReadRuntime()
+	rt := readRuntime()
 	if c.rt0.HasMutexWait && rt.HasMutexWait {
 		c.mutexWait += max(rt.MutexWaitSeconds-c.rt0.MutexWaitSeconds, 0)
 	}

@@ -1,6 +1,6 @@
 // Package workload drives a subject (lab/subject) and measures it: Burst
 // releases G goroutines together for a fixed number of IDs (makespan,
-// ticks spanned against the fewest the layout allows), Saturate runs a closed loop
+// ticks spanned against the fewest the layout allows), saturate runs a closed loop
 // for a fixed time at each goroutine count (IDs/s), Steady schedules calls
 // open-loop at a fixed rate (latency from when each call was due, so a
 // stall is not hidden). All three start their goroutines through one

@@ -16,10 +16,10 @@ const (
 	metricSchedLatency = "/sched/latencies:seconds"
 )
 
-// RuntimeSample is a reading of the runtime metrics the lab reports as
+// runtimeSample is a reading of the runtime metrics the lab reports as
 // contention. Take one before and one after a measurement and compare them
-// with RuntimeDelta.
-type RuntimeSample struct {
+// with runtimeDelta.
+type runtimeSample struct {
 	// MutexWaitSeconds is /sync/mutex/wait/total:seconds; HasMutexWait is
 	// false if this Go does not provide it.
 	MutexWaitSeconds float64
@@ -31,11 +31,11 @@ type RuntimeSample struct {
 	SchedLatencyCounts  []uint64
 }
 
-// ReadRuntime reads the runtime metrics in RuntimeSample.
-func ReadRuntime() RuntimeSample {
+// readRuntime reads the runtime metrics in runtimeSample.
+func readRuntime() runtimeSample {
 	s := []metrics.Sample{{Name: metricMutexWait}, {Name: metricSchedLatency}}
 	metrics.Read(s)
-	var r RuntimeSample
+	var r runtimeSample
 	if s[0].Value.Kind() == metrics.KindFloat64 {
 		r.MutexWaitSeconds, r.HasMutexWait = s[0].Value.Float64(), true
 	}
@@ -48,12 +48,12 @@ func ReadRuntime() RuntimeSample {
 	return r
 }
 
-// RuntimeDelta compares two samples, a taken before b: the mutex wait
+// runtimeDelta compares two samples, a taken before b: the mutex wait
 // between them in nanoseconds per ID (ids <= 0 gives the total), and the
 // p99 in nanoseconds of the scheduler latencies recorded between them (the
 // upper bound of the bucket holding the p99; 0 when none were recorded).
 // A metric the runtime did not provide reads 0.
-func RuntimeDelta(a, b RuntimeSample, ids int) (mutexWaitNsPerID, schedLatencyP99Ns float64) {
+func runtimeDelta(a, b runtimeSample, ids int) (mutexWaitNsPerID, schedLatencyP99Ns float64) {
 	if a.HasMutexWait && b.HasMutexWait {
 		if d := b.MutexWaitSeconds - a.MutexWaitSeconds; d > 0 {
 			mutexWaitNsPerID = d * 1e9 / float64(max(ids, 1))

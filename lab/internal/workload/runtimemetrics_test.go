@@ -22,14 +22,14 @@ func TestRuntimeMetricsExist(t *testing.T) {
 		}
 	}
 	assert.Empty(t, want, "metrics missing from runtime/metrics")
-	s := ReadRuntime()
+	s := readRuntime()
 	assert.True(t, s.HasMutexWait, "ReadRuntime() has no mutex wait")
 	assert.Equal(t, len(s.SchedLatencyCounts)+1, len(s.SchedLatencyBuckets), "ReadRuntime(): scheduling latency buckets for %d counts", len(s.SchedLatencyCounts))
 }
 
 func TestRuntimeDeltaMutexContention(t *testing.T) {
 	const goroutines, rounds = 8, 20
-	a := ReadRuntime()
+	a := readRuntime()
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for range goroutines {
@@ -44,18 +44,18 @@ func TestRuntimeDeltaMutexContention(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	b := ReadRuntime()
+	b := readRuntime()
 	ids := goroutines * rounds
-	wait, p99 := RuntimeDelta(a, b, ids)
+	wait, p99 := runtimeDelta(a, b, ids)
 	t.Logf("mutex wait %.0f ns/ID, sched latency p99 %.0f ns", wait, p99)
 	assert.Positive(t, wait, "mutexWaitNsPerID with %d goroutines contending", goroutines)
 	assert.False(t, math.IsInf(p99, 0) || math.IsNaN(p99), "schedLatencyP99Ns = %v, want finite", p99)
 	assert.GreaterOrEqual(t, p99, 0.0, "schedLatencyP99Ns")
 	// Per ID: the total divides by ids.
-	total, _ := RuntimeDelta(a, b, 0)
+	total, _ := runtimeDelta(a, b, 0)
 	assert.InDelta(t, wait, total/float64(ids), 1e-6*total, "RuntimeDelta(ids=0) = %v, want %v * %d", total, wait, ids)
 	// Nothing between a sample and itself.
-	w, p := RuntimeDelta(b, b, 1)
+	w, p := runtimeDelta(b, b, 1)
 	assert.Zero(t, w, "RuntimeDelta(b, b) mutex wait")
 	assert.Zero(t, p, "RuntimeDelta(b, b) p99")
 }
@@ -99,17 +99,17 @@ func TestRuntimeDeltaHistogram(t *testing.T) {
 		{"tail in +Inf", []uint64{0, 0, 0, 0}, []uint64{0, 0, 0, 3}, 1e5},
 		{"nothing new", []uint64{4, 4, 4, 4}, []uint64{4, 4, 4, 4}, 0},
 	} {
-		a := RuntimeSample{SchedLatencyBuckets: buckets, SchedLatencyCounts: tc.a}
-		b := RuntimeSample{SchedLatencyBuckets: buckets, SchedLatencyCounts: tc.b}
-		_, got := RuntimeDelta(a, b, 10)
+		a := runtimeSample{SchedLatencyBuckets: buckets, SchedLatencyCounts: tc.a}
+		b := runtimeSample{SchedLatencyBuckets: buckets, SchedLatencyCounts: tc.b}
+		_, got := runtimeDelta(a, b, 10)
 		assert.InDelta(t, tc.want, got, 1e-6, "%s: p99 ns", tc.name)
 	}
 	// Mutex wait per ID, and a missing metric reads 0.
-	a := RuntimeSample{MutexWaitSeconds: 1, HasMutexWait: true}
-	b := RuntimeSample{MutexWaitSeconds: 1.5, HasMutexWait: true}
-	w, _ := RuntimeDelta(a, b, 1000)
+	a := runtimeSample{MutexWaitSeconds: 1, HasMutexWait: true}
+	b := runtimeSample{MutexWaitSeconds: 1.5, HasMutexWait: true}
+	w, _ := runtimeDelta(a, b, 1000)
 	assert.InDelta(t, 5e5, w, 1e-6, "mutex wait ns/ID")
-	w, p := RuntimeDelta(RuntimeSample{}, b, 1000)
+	w, p := runtimeDelta(runtimeSample{}, b, 1000)
 	assert.Zero(t, w, "missing metrics: mutex wait")
 	assert.Zero(t, p, "missing metrics: p99")
 }

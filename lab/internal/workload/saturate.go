@@ -32,7 +32,7 @@ type SaturateConfig struct {
 
 func (c SaturateConfig) withDefaults() SaturateConfig {
 	if len(c.Goroutines) == 0 {
-		c.Goroutines = Sweep(2 * runtime.GOMAXPROCS(0))
+		c.Goroutines = sweep(2 * runtime.GOMAXPROCS(0))
 	}
 	c.Duration = cmp.Or(c.Duration, DefaultSaturateDuration)
 	c.Repeats = cmp.Or(c.Repeats, DefaultSaturateRepeats)
@@ -49,9 +49,9 @@ func (c SaturateConfig) Sweep() []int { return c.withDefaults().Goroutines }
 // when 0.
 func (c SaturateConfig) RepeatCount() int { return c.withDefaults().Repeats }
 
-// Sweep returns 1, 2, 4, … up to and including top (top itself is added
+// sweep returns 1, 2, 4, … up to and including top (top itself is added
 // when it is not a power of two).
-func Sweep(top int) []int {
+func sweep(top int) []int {
 	var g []int
 	for n := 1; n < top; n *= 2 {
 		g = append(g, n)
@@ -59,9 +59,9 @@ func Sweep(top int) []int {
 	return append(g, max(top, 1))
 }
 
-// Saturate runs s closed-loop with g goroutines and reports IDs/s per
+// saturate runs s closed-loop with g goroutines and reports IDs/s per
 // repeat, sampled per-call latency, contention and the check.
-func Saturate(s subject.Subject, g int, cfg SaturateConfig) (result.SaturateResult, error) {
+func saturate(s subject.Subject, g int, cfg SaturateConfig) (result.SaturateResult, error) {
 	p, err := newSaturation(s, g, cfg)
 	if err != nil {
 		return p.res, err

@@ -55,7 +55,7 @@ func TestBurstOwn(t *testing.T) {
 
 func TestSaturateOwn(t *testing.T) {
 	s := ownSubject(t, "atomicgen/strict")
-	r, err := Saturate(s, 2, SaturateConfig{Duration: 20 * time.Millisecond, Repeats: 2})
+	r, err := saturate(s, 2, SaturateConfig{Duration: 20 * time.Millisecond, Repeats: 2})
 	require.NoError(t, err)
 	assert.True(t, r.Check.OK(), "%+v", r.Check)
 	assert.Len(t, r.Samples, 2)
@@ -116,7 +116,7 @@ func TestChecksCatchDuplicates(t *testing.T) {
 	b, err := Burst(s, BurstConfig{IDs: 1000, Goroutines: 4, Repeats: 1}, false, nil)
 	require.NoError(t, err)
 	assert.Positive(t, b.Check.Duplicates)
-	sat, err := Saturate(s, 2, SaturateConfig{Duration: 5 * time.Millisecond, Repeats: 1})
+	sat, err := saturate(s, 2, SaturateConfig{Duration: 5 * time.Millisecond, Repeats: 1})
 	require.NoError(t, err)
 	assert.Positive(t, sat.Check.Duplicates)
 
@@ -162,9 +162,9 @@ func TestTickFill(t *testing.T) {
 }
 
 func TestSweep(t *testing.T) {
-	assert.Equal(t, []int{1}, Sweep(1))
-	assert.Equal(t, []int{1, 2, 4}, Sweep(4))
-	assert.Equal(t, []int{1, 2, 4, 6}, Sweep(6))
+	assert.Equal(t, []int{1}, sweep(1))
+	assert.Equal(t, []int{1, 2, 4}, sweep(4))
+	assert.Equal(t, []int{1, 2, 4, 6}, sweep(6))
 }
 
 // TestZeroConfigTakesDefaults: a Suite built with zero configurations runs
@@ -225,10 +225,10 @@ func TestConfigOutOfRange(t *testing.T) {
 		{func() error { _, err := Burst(s, BurstConfig{IDs: -1}, false, nil); return err }, "-1"},
 		{func() error { _, err := Burst(s, BurstConfig{Goroutines: 1 << 40}, false, nil); return err }, "1099511627776"},
 		{func() error { _, err := Burst(s, BurstConfig{Pause: -time.Second}, false, nil); return err }, "-1s"},
-		{func() error { _, err := Saturate(s, 1, SaturateConfig{Duration: -time.Second}); return err }, "-1s"},
-		{func() error { _, err := Saturate(s, math.MaxInt, SaturateConfig{}); return err }, "9223372036854775807"},
-		{func() error { _, err := Saturate(s, 0, SaturateConfig{}); return err }, "goroutines 0"},
-		{func() error { _, err := Saturate(s, 1, SaturateConfig{Goroutines: []int{0}}); return err }, "goroutines 0"},
+		{func() error { _, err := saturate(s, 1, SaturateConfig{Duration: -time.Second}); return err }, "-1s"},
+		{func() error { _, err := saturate(s, math.MaxInt, SaturateConfig{}); return err }, "9223372036854775807"},
+		{func() error { _, err := saturate(s, 0, SaturateConfig{}); return err }, "goroutines 0"},
+		{func() error { _, err := saturate(s, 1, SaturateConfig{Goroutines: []int{0}}); return err }, "goroutines 0"},
 		{func() error { _, err := Steady(s, SteadyConfig{Rate: math.NaN()}); return err }, "NaN"},
 		{func() error { _, err := Steady(s, SteadyConfig{Rate: math.Inf(1)}); return err }, "+Inf"},
 		{func() error { _, err := Steady(s, SteadyConfig{Rate: 1e9, Duration: time.Minute}); return err }, "6e+10 calls"},
@@ -255,7 +255,7 @@ func TestLimitSubjects(t *testing.T) {
 		b, err := Burst(s, BurstConfig{IDs: 20_000, Goroutines: 8, Repeats: 2, Pause: time.Millisecond}, false, nil)
 		require.NoError(t, err)
 		assert.True(t, b.Check.OK(), "%s: %+v", s.Name, b.Check)
-		sat, err := Saturate(s, 4, SaturateConfig{Duration: 20 * time.Millisecond, Repeats: 1})
+		sat, err := saturate(s, 4, SaturateConfig{Duration: 20 * time.Millisecond, Repeats: 1})
 		require.NoError(t, err)
 		assert.True(t, sat.Check.OK(), "%s: %+v", s.Name, sat.Check)
 		assert.Positive(t, sat.IDsPerSec)
@@ -299,7 +299,7 @@ func TestServerCPU(t *testing.T) {
 	}
 	// A server that spends 2 µs of CPU per ID it serves.
 	s.ServerCPU = func() (time.Duration, bool) { return time.Duration(minted.Load()) * 2 * time.Microsecond, true }
-	r, err := Saturate(s, 2, SaturateConfig{Duration: 10 * time.Millisecond, Repeats: 3})
+	r, err := saturate(s, 2, SaturateConfig{Duration: 10 * time.Millisecond, Repeats: 3})
 	require.NoError(t, err)
 	assert.InEpsilonSlice(t, []float64{500_000, 500_000, 500_000}, r.ServerCPUSamples, 1e-9, "IDs per server CPU-second")
 	assert.InEpsilon(t, 500_000, r.ServerPerCPUSec, 1e-9)
@@ -308,7 +308,7 @@ func TestServerCPU(t *testing.T) {
 	assert.Equal(t, 2*time.Microsecond, st.ServerCPUPerID)
 
 	s.ServerCPU = func() (time.Duration, bool) { return 0, false }
-	r, err = Saturate(s, 1, SaturateConfig{Duration: 5 * time.Millisecond, Repeats: 1})
+	r, err = saturate(s, 1, SaturateConfig{Duration: 5 * time.Millisecond, Repeats: 1})
 	require.NoError(t, err)
 	assert.Empty(t, r.ServerCPUSamples)
 	st, err = Steady(s, SteadyConfig{Rate: 100_000, Duration: 10 * time.Millisecond, Workers: 1})
@@ -376,7 +376,7 @@ func TestWorkloadsGiveEachGoroutineACaller(t *testing.T) {
 	}
 
 	made = nil
-	sat, err := Saturate(s, 3, SaturateConfig{Duration: 5 * time.Millisecond, Repeats: 1})
+	sat, err := saturate(s, 3, SaturateConfig{Duration: 5 * time.Millisecond, Repeats: 1})
 	require.NoError(t, err)
 	assert.True(t, sat.Check.OK(), "saturate: %+v", sat.Check)
 	require.Len(t, made, 1)

@@ -6,27 +6,27 @@ import (
 	"time"
 )
 
-// FetchFunc reserves the next block of a segment allocator's tag and
+// fetchFunc reserves the next block of a segment allocator's tag and
 // returns the block's last ID: the block is [last-step+1, last]. In the
 // experiment it is one UPDATE ... SET max_id = max_id + step ... RETURNING
 // max_id, its own transaction.
-type FetchFunc func(ctx context.Context) (last int64, err error)
+type fetchFunc func(ctx context.Context) (last int64, err error)
 
-// PrefetchShare is the share of a block handed out after which a
-// double-buffered Allocator fetches the next one: Leaf's segment mode
+// prefetchShare is the share of a block handed out after which a
+// double-buffered allocator fetches the next one: Leaf's segment mode
 // loads the next segment once the current one is less than 90% idle.
-const PrefetchShare = 0.1
+const prefetchShare = 0.1
 
-// Allocator hands out the IDs of one block locally, one by one, and
+// allocator hands out the IDs of one block locally, one by one, and
 // fetches the next block when the current one is spent; with DoubleBuffer
-// it fetches the next block in the background as soon as PrefetchShare of
+// it fetches the next block in the background as soon as prefetchShare of
 // the current one is handed out, as Meituan's Leaf does, so that a client
 // waits for the database only when a whole block goes faster than one
 // fetch. It is one client's (one node's) and not safe for concurrent use.
-type Allocator struct {
+type allocator struct {
 	step   int64
 	double bool
-	fetch  FetchFunc
+	fetch  fetchFunc
 
 	next, last int64 // the current block's next and last ID; next > last: spent
 	pending    chan fetched
@@ -39,16 +39,16 @@ type fetched struct {
 	err  error
 }
 
-// NewAllocator returns an allocator of blocks of step IDs from fetch.
-func NewAllocator(step int64, doubleBuffer bool, fetch FetchFunc) (*Allocator, error) {
-	if step < 1 || step > MaxSize {
-		return nil, fmt.Errorf("%w: block step %d: want 1 to %d", ErrOptions, step, MaxSize)
+// newAllocator returns an allocator of blocks of step IDs from fetch.
+func newAllocator(step int64, doubleBuffer bool, fetch fetchFunc) (*allocator, error) {
+	if step < 1 || step > maxSize {
+		return nil, fmt.Errorf("%w: block step %d: want 1 to %d", errOptions, step, maxSize)
 	}
-	return &Allocator{step: step, double: doubleBuffer, fetch: fetch, next: 1, last: 0}, nil
+	return &allocator{step: step, double: doubleBuffer, fetch: fetch, next: 1, last: 0}, nil
 }
 
 // Next hands out the next ID, fetching a block first when none is left.
-func (a *Allocator) Next(ctx context.Context) (int64, error) {
+func (a *allocator) Next(ctx context.Context) (int64, error) {
 	if a.next > a.last {
 		if a.pending == nil {
 			a.start(ctx)
@@ -68,7 +68,7 @@ func (a *Allocator) Next(ctx context.Context) (int64, error) {
 	}
 	id := a.next
 	a.next++
-	if a.double && a.pending == nil && float64(a.step-(a.last-a.next+1)) >= PrefetchShare*float64(a.step) {
+	if a.double && a.pending == nil && float64(a.step-(a.last-a.next+1)) >= prefetchShare*float64(a.step) {
 		a.start(ctx)
 	}
 	return id, nil
@@ -77,7 +77,7 @@ func (a *Allocator) Next(ctx context.Context) (int64, error) {
 // start fetches a block: in the background when double-buffered, at once
 // otherwise. Only one fetch is ever in flight, so the fetch may use the
 // client's connection.
-func (a *Allocator) start(ctx context.Context) {
+func (a *allocator) start(ctx context.Context) {
 	a.pending = make(chan fetched, 1)
 	run := func(ch chan<- fetched) {
 		t0 := time.Now()
@@ -92,18 +92,18 @@ func (a *Allocator) start(ctx context.Context) {
 }
 
 // Remaining is how many IDs of the current block are left to hand out.
-func (a *Allocator) Remaining() int64 { return max(a.last-a.next+1, 0) }
+func (a *allocator) Remaining() int64 { return max(a.last-a.next+1, 0) }
 
 // Prefetching reports whether a fetch has started whose block is not yet
 // in use (in flight, or done and waiting).
-func (a *Allocator) Prefetching() bool { return a.pending != nil }
+func (a *allocator) Prefetching() bool { return a.pending != nil }
 
 // Trips is the duration of every fetch whose block was taken into use.
-func (a *Allocator) Trips() []time.Duration { return a.trips }
+func (a *allocator) Trips() []time.Duration { return a.trips }
 
 // Close waits for a fetch still in flight, so that the connection it uses
 // is free again, and counts its round trip.
-func (a *Allocator) Close() error {
+func (a *allocator) Close() error {
 	if a.pending == nil {
 		return nil
 	}

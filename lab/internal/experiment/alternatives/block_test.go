@@ -37,7 +37,7 @@ func (g *gatedFetcher) fetch(ctx context.Context) (int64, error) {
 	return g.maxID, nil
 }
 
-func next(t *testing.T, a *Allocator) int64 {
+func next(t *testing.T, a *allocator) int64 {
 	t.Helper()
 	id, err := a.Next(context.Background())
 	require.NoError(t, err)
@@ -46,7 +46,7 @@ func next(t *testing.T, a *Allocator) int64 {
 
 func TestAllocatorSingleBuffer(t *testing.T) {
 	g := newGatedFetcher(10)
-	a, err := NewAllocator(10, false, g.fetch)
+	a, err := newAllocator(10, false, g.fetch)
 	require.NoError(t, err)
 	for range 3 {
 		g.release <- nil
@@ -69,7 +69,7 @@ func TestAllocatorSingleBuffer(t *testing.T) {
 // without waiting when it arrived in time, and waits for it when not.
 func TestAllocatorDoubleBuffer(t *testing.T) {
 	g := newGatedFetcher(20)
-	a, err := NewAllocator(20, true, g.fetch)
+	a, err := newAllocator(20, true, g.fetch)
 	require.NoError(t, err)
 	g.release <- nil // the first block: nothing held, the client waits for it
 	assert.Equal(t, int64(1), next(t, a))
@@ -102,7 +102,7 @@ func TestAllocatorDoubleBuffer(t *testing.T) {
 func TestAllocatorErrors(t *testing.T) {
 	boom := errors.New("server went away")
 	g := newGatedFetcher(5)
-	a, err := NewAllocator(5, true, g.fetch)
+	a, err := newAllocator(5, true, g.fetch)
 	require.NoError(t, err)
 	g.release <- boom
 	_, err = a.Next(context.Background())
@@ -110,14 +110,14 @@ func TestAllocatorErrors(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	a, err = NewAllocator(5, true, g.fetch)
+	a, err = newAllocator(5, true, g.fetch)
 	require.NoError(t, err)
 	_, err = a.Next(ctx)
 	assert.ErrorIs(t, err, context.Canceled)
 	require.NoError(t, a.Close())
 
-	for _, step := range []int64{0, -1, MaxSize + 1} {
-		_, err := NewAllocator(step, false, g.fetch)
-		assert.ErrorIs(t, err, ErrOptions, "step %d", step)
+	for _, step := range []int64{0, -1, maxSize + 1} {
+		_, err := newAllocator(step, false, g.fetch)
+		assert.ErrorIs(t, err, errOptions, "step %d", step)
 	}
 }

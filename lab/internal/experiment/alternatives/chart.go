@@ -140,7 +140,7 @@ func windowChart(run *Result) *plot.Chart {
 	if len(names) == 0 {
 		return nil
 	}
-	bound := float64(SkewBound(run.Config.Skew))
+	bound := float64(skewBound(run.Config.Skew))
 	hi = math.Max(hi, bound)
 	what := fmt.Sprintf("Inversion window per scheme: the largest time by which an ID sorts before one handed out earlier (widest over %s clients)", clientList(run.Config.Clients))
 	ch := newChart(run, what, "scheme", "inversion window (log scale)")
@@ -150,7 +150,7 @@ func windowChart(run *Result) *plot.Chart {
 	p.Add(grid, bars{values: vals, labels: labels, color: plot.Color(0)})
 	h := refLine(bound, 0)
 	p.Add(h)
-	ch.Add("snowlab's skew bound: "+ns(SkewBound(run.Config.Skew))+" (±"+ns(run.Config.Skew)+" clocks + 1 ms tick)", h)
+	ch.Add("snowlab's skew bound: "+ns(skewBound(run.Config.Skew))+" (±"+ns(run.Config.Skew)+" clocks + 1 ms tick)", h)
 	if run.Config.Duration > 0 {
 		d := refLine(float64(run.Config.Duration), 1)
 		p.Add(d)

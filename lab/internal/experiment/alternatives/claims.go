@@ -16,18 +16,18 @@ import (
 // call at a time cannot exceed 2,000 IDs/s, so a service's callers must
 // batch, and a batch issues IDs out of time order.
 const (
-	DocCommitLatency = 240 * time.Microsecond
-	DocRowRate       = 4_000
-	DocPeak          = 100_000
-	DocBlock         = 24
-	DocRoundTrip     = 500 * time.Microsecond
+	docCommitLatency = 240 * time.Microsecond
+	docRowRate       = 4_000
+	docPeak          = 100_000
+	docBlock         = 24
+	docRoundTrip     = 500 * time.Microsecond
 )
 
 // Tolerances of the verdicts: a measured figure "holds" a claim of
 // "about X" when it is within this factor of X either way.
 const (
-	CeilingTolerance = 1.5 // the row's rate against 1 / commit latency
-	FigureTolerance  = 2.0 // a figure against the documents' figure
+	ceilingTolerance = 1.5 // the row's rate against 1 / commit latency
+	figureTolerance  = 2.0 // a figure against the documents' figure
 )
 
 // Best is the point of a scheme with the most IDs/s.
@@ -65,17 +65,17 @@ func (s SchemeResult) WidestWindow() (Point, bool) {
 	return w, found
 }
 
-// SkewBound is the widest inversion snowlab's IDs can show between
+// skewBound is the widest inversion snowlab's IDs can show between
 // clients whose clocks differ by at most 2 × skew: the clocks' spread plus
 // one tick of the time field, within which IDs sort by node id, not by
 // time.
-func SkewBound(skew time.Duration) time.Duration {
+func skewBound(skew time.Duration) time.Duration {
 	return 2*skew + snowlab.DefaultLayout.Unit
 }
 
-// Findings are the measured figures each claim is held against. A figure
+// findings are the measured figures each claim is held against. A figure
 // that was not measured is zero (its Has... flag false).
-type Findings struct {
+type findings struct {
 	// Row is the ticket scheme's best point.
 	Row    Point
 	HasRow bool
@@ -86,21 +86,21 @@ type Findings struct {
 	RowOverCeiling float64
 	RowOverDoc     float64
 	// ForcedBlock is the block size the documents' peak needs at the
-	// row's measured rate: DocPeak / rate, rounded up.
+	// row's measured rate: docPeak / rate, rounded up.
 	ForcedBlock int
 	// Blocks are the block schemes' widest windows, smallest step first;
 	// Block24 the best point of the documents' 24-ID block (either
 	// buffer), if it ran.
-	Blocks     []WindowFinding
+	Blocks     []windowFinding
 	Block24    Point
 	HasBlock24 bool
-	Stride     WindowFinding
+	Stride     windowFinding
 	HasStride  bool
-	Snowlab    WindowFinding
+	Snowlab    windowFinding
 	HasSnowlab bool
 	// Service are the snowidd schemes that ran, in the run's order;
 	// ServiceSkipped why they did not, when they were skipped.
-	Service        []ServiceFinding
+	Service        []serviceFinding
 	ServiceSkipped string
 	// Nextval is sequence/cache-1 with one client: one database round
 	// trip per ID, beside which the service's round trip is read.
@@ -114,8 +114,8 @@ type Findings struct {
 	Demand   float64
 }
 
-// WindowFinding is a scheme's widest inversion window.
-type WindowFinding struct {
+// windowFinding is a scheme's widest inversion window.
+type windowFinding struct {
 	Name  string
 	Point Point
 	// Capped is set when the window is as long as the run (90% or more):
@@ -132,29 +132,29 @@ type WindowFinding struct {
 // more in a longer run.
 func capped(window, run time.Duration) bool { return window >= run*9/10 }
 
-// ServiceFinding is one snowidd scheme (its Size the NextIDs count, 0
+// serviceFinding is one snowidd scheme (its Size the NextIDs count, 0
 // for NextID per ID, and MaxAge the batch's age bound, 0 for none): Best
 // its best point, OneCaller its point with one client, Window its widest
 // inversion window.
-type ServiceFinding struct {
+type serviceFinding struct {
 	Name         string
 	Scheme       Scheme
 	Best         Point
 	OneCaller    Point
 	HasOneCaller bool
-	Window       WindowFinding
+	Window       windowFinding
 }
 
-// Find computes the findings of a run.
-func Find(run *Result) Findings {
-	f := Findings{Commit: run.CommitLatency, Skew: run.Config.Skew, Bound: SkewBound(run.Config.Skew), Duration: run.Config.Duration,
+// find computes the findings of a run.
+func find(run *Result) findings {
+	f := findings{Commit: run.CommitLatency, Skew: run.Config.Skew, Bound: skewBound(run.Config.Skew), Duration: run.Config.Duration,
 		Demand: run.Config.Demand}
-	window := func(s SchemeResult) (WindowFinding, bool) {
+	window := func(s SchemeResult) (windowFinding, bool) {
 		p, ok := s.WidestWindow()
 		if !ok {
-			return WindowFinding{}, false
+			return windowFinding{}, false
 		}
-		w := WindowFinding{Name: s.Name, Point: p, Capped: capped(p.Disorder.Window, run.Config.Duration),
+		w := windowFinding{Name: s.Name, Point: p, Capped: capped(p.Disorder.Window, run.Config.Duration),
 			OverBound: float64(p.Disorder.Window) / float64(f.Bound)}
 		for _, q := range s.Points {
 			w.KeptUp = w.KeptUp || q.KeptUp
@@ -163,26 +163,26 @@ func Find(run *Result) Findings {
 	}
 	for _, s := range run.Schemes {
 		switch s.Scheme.Kind {
-		case Ticket:
+		case ticket:
 			f.Row, f.HasRow = s.Best()
-		case Block:
+		case block:
 			if w, ok := window(s); ok {
 				f.Blocks = append(f.Blocks, w)
 			}
-			if s.Scheme.Size == DocBlock {
+			if s.Scheme.Size == docBlock {
 				if p, ok := s.Best(); ok && (!f.HasBlock24 || p.IDsPerSec > f.Block24.IDsPerSec) {
 					f.Block24, f.HasBlock24 = p, true
 				}
 			}
-		case Stride:
+		case stride:
 			f.Stride, f.HasStride = window(s)
 		case Snowlab:
 			f.Snowlab, f.HasSnowlab = window(s)
-		case Sequence:
+		case sequence:
 			if s.Scheme.Size == 1 {
 				f.Nextval, f.HasNextval = s.point(1)
 			}
-		case Snowidd:
+		case snowidd:
 			if s.Skipped != "" {
 				f.ServiceSkipped = s.Skipped
 				continue
@@ -191,7 +191,7 @@ func Find(run *Result) Findings {
 			if !ok {
 				continue
 			}
-			sf := ServiceFinding{Name: s.Name, Scheme: s.Scheme, Best: best}
+			sf := serviceFinding{Name: s.Name, Scheme: s.Scheme, Best: best}
 			sf.Window, _ = window(s)
 			sf.OneCaller, sf.HasOneCaller = s.point(1)
 			f.Service = append(f.Service, sf)
@@ -204,11 +204,11 @@ func Find(run *Result) Findings {
 		if f.Ceiling > 0 {
 			f.RowOverCeiling = f.Row.IDsPerSec / f.Ceiling
 		}
-		f.RowOverDoc = f.Row.IDsPerSec / DocRowRate
-		f.ForcedBlock = int(math.Ceil(DocPeak / f.Row.IDsPerSec))
+		f.RowOverDoc = f.Row.IDsPerSec / docRowRate
+		f.ForcedBlock = int(math.Ceil(docPeak / f.Row.IDsPerSec))
 	}
 	return f
 }
 
-// Within reports whether v is within factor tol of want either way.
-func Within(v, want, tol float64) bool { return v >= want/tol && v <= want*tol }
+// within reports whether v is within factor tol of want either way.
+func within(v, want, tol float64) bool { return v >= want/tol && v <= want*tol }

@@ -24,15 +24,15 @@ type Control interface {
 	Restart(ctx context.Context) error
 }
 
-// ScriptControl is a Control through scripts/pg.sh's crash and restart
+// scriptControl is a Control through scripts/pg.sh's crash and restart
 // (pg_ctl stop -m immediate, pg_ctl start), for a server that script
 // started.
-type ScriptControl struct {
+type scriptControl struct {
 	Script string
 	DSN    string
 }
 
-func (c ScriptControl) run(ctx context.Context, verb string) error {
+func (c scriptControl) run(ctx context.Context, verb string) error {
 	out, err := exec.CommandContext(ctx, c.Script, verb, c.DSN).CombinedOutput()
 	if err != nil {
 		// The script's output never holds the DSN (scripts/pg.sh names
@@ -43,8 +43,8 @@ func (c ScriptControl) run(ctx context.Context, verb string) error {
 	return nil
 }
 
-func (c ScriptControl) Crash(ctx context.Context) error   { return c.run(ctx, "crash") }
-func (c ScriptControl) Restart(ctx context.Context) error { return c.run(ctx, "restart") }
+func (c scriptControl) Crash(ctx context.Context) error   { return c.run(ctx, "crash") }
+func (c scriptControl) Restart(ctx context.Context) error { return c.run(ctx, "restart") }
 
 // Crash is the crash experiment: clients on the ticket row with
 // synchronous_commit = off (their commits return before the WAL is

@@ -6,10 +6,10 @@ import (
 	"time"
 )
 
-// IssuedID is one ID and the moment it was handed out, in nanoseconds on
+// issuedID is one ID and the moment it was handed out, in nanoseconds on
 // the run's monotonic clock (since the run began), so that a step of the
 // wall clock during a run cannot pass for disorder.
-type IssuedID struct {
+type issuedID struct {
 	ID int64
 	At int64
 }
@@ -41,8 +41,8 @@ type Disorder struct {
 
 // MeasureDisorder computes the disorder of issues. It sorts issues by ID
 // (and by time among equal IDs) in place.
-func MeasureDisorder(issues []IssuedID) Disorder {
-	slices.SortFunc(issues, func(a, b IssuedID) int {
+func MeasureDisorder(issues []issuedID) Disorder {
+	slices.SortFunc(issues, func(a, b issuedID) int {
 		return cmp.Or(cmp.Compare(a.ID, b.ID), cmp.Compare(a.At, b.At))
 	})
 	n := int64(len(issues))

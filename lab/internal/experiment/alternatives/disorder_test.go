@@ -12,14 +12,14 @@ import (
 
 // issues builds a hand-out log: IDs in the order they were handed out,
 // at times 0, 10, 20, ... ns unless at is given.
-func issues(ids []int64, at ...int64) []IssuedID {
-	out := make([]IssuedID, len(ids))
+func issues(ids []int64, at ...int64) []issuedID {
+	out := make([]issuedID, len(ids))
 	for i, id := range ids {
 		t := int64(10 * i)
 		if at != nil {
 			t = at[i]
 		}
-		out[i] = IssuedID{ID: id, At: t}
+		out[i] = issuedID{ID: id, At: t}
 	}
 	return out
 }
@@ -27,7 +27,7 @@ func issues(ids []int64, at ...int64) []IssuedID {
 func TestMeasureDisorder(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		log  []IssuedID
+		log  []issuedID
 		want Disorder
 	}{
 		{"none", nil, Disorder{}},
@@ -77,9 +77,9 @@ func TestInversionsAgainstPairs(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for round := range 50 {
 		n := 1 + r.IntN(200)
-		log := make([]IssuedID, n)
+		log := make([]issuedID, n)
 		for i := range log {
-			log[i] = IssuedID{ID: int64(r.IntN(10 * n)), At: int64(r.IntN(1000))}
+			log[i] = issuedID{ID: int64(r.IntN(10 * n)), At: int64(r.IntN(1000))}
 		}
 		var inverted int64
 		var window time.Duration
@@ -102,7 +102,7 @@ func TestInversionsAgainstPairs(t *testing.T) {
 func ExampleMeasureDisorder() {
 	// Node A holds the block [1, 3] and node B [4, 6]. B hands out 4 and
 	// 5 first; A hands out its block a second later.
-	log := []IssuedID{
+	log := []issuedID{
 		{ID: 4, At: 0}, {ID: 5, At: int64(time.Millisecond)},
 		{ID: 1, At: int64(time.Second)}, {ID: 2, At: int64(time.Second + time.Millisecond)}, {ID: 3, At: int64(time.Second + 2*time.Millisecond)},
 	}

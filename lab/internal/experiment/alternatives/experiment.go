@@ -17,32 +17,32 @@ import (
 )
 
 // Defaults for Options.
-var DefaultClients = []int{1, 2, 4, 8, 16, 32}
+var defaultClients = []int{1, 2, 4, 8, 16, 32}
 
 const (
-	DefaultDuration = 5 * time.Second
-	// DefaultDemand is the peak the blocks are sized for: 100,000 IDs/s
+	defaultDuration = 5 * time.Second
+	// defaultDemand is the peak the blocks are sized for: 100,000 IDs/s
 	// across the fleet.
-	DefaultDemand       = 100_000
-	DefaultSkew         = 5 * time.Millisecond
-	DefaultMaxIDs       = 4_000_000
-	DefaultCrashClients = 4
-	DefaultCrashAfter   = 2 * time.Second
-	DefaultFsyncSeconds = 2
+	defaultDemand       = 100_000
+	defaultSkew         = 5 * time.Millisecond
+	defaultMaxIDs       = 4_000_000
+	defaultCrashClients = 4
+	defaultCrashAfter   = 2 * time.Second
+	defaultFsyncSeconds = 2
 )
 
 // Limits on Options.
 const (
-	MaxClients     = 256
-	MaxDuration    = 10 * time.Minute
-	MaxDemand      = 1e9
-	MaxSkew        = time.Hour
-	MaxIDs         = 100_000_000
-	MaxFsyncSecond = 60
+	maxClients     = 256
+	maxDuration    = 10 * time.Minute
+	maxDemand      = 1e9
+	maxSkew        = time.Hour
+	maxIDs         = 100_000_000
+	maxFsyncSecond = 60
 )
 
-// ErrOptions is wrapped by every error about Options out of range.
-var ErrOptions = errors.New("alternatives: option out of range")
+// errOptions is wrapped by every error about Options out of range.
+var errOptions = errors.New("alternatives: option out of range")
 
 // Options configure an experiment. The zero value but for DSN runs the
 // issue's experiment.
@@ -52,20 +52,20 @@ type Options struct {
 	// pg_read_all_settings) tells whether the server is local.
 	DSN string
 	// Clients are the numbers of concurrent clients (simulated nodes)
-	// each scheme runs with (DefaultClients when empty).
+	// each scheme runs with (defaultClients when empty).
 	Clients []int
 	// Duration is each run's length.
 	Duration time.Duration
 	// Demand is the fleet's IDs/s, shared evenly by the clients (a scheme
-	// that cannot keep up runs flat out); 0 is DefaultDemand, negative
+	// that cannot keep up runs flat out); 0 is defaultDemand, negative
 	// runs every client as fast as it can.
 	Demand float64
-	// MaxIDs caps the IDs recorded per run (DefaultMaxIDs when 0).
+	// MaxIDs caps the IDs recorded per run (defaultMaxIDs when 0).
 	MaxIDs int
-	// Skew bounds the snowlab clients' clock offsets (DefaultSkew when 0;
+	// Skew bounds the snowlab clients' clock offsets (defaultSkew when 0;
 	// negative: none).
 	Skew time.Duration
-	// Schemes to run, in order (DefaultSchemes when empty).
+	// Schemes to run, in order (defaultSchemes when empty).
 	Schemes []Scheme
 	// Snowidd is the base URL (http://HOST:PORT) of a running snowidd
 	// replica for the snowidd schemes; without one they are skipped, and
@@ -77,7 +77,7 @@ type Options struct {
 	Control      Control
 	CrashClients int
 	CrashAfter   time.Duration
-	// FsyncSeconds is pg_test_fsync's seconds per test (DefaultFsyncSeconds
+	// FsyncSeconds is pg_test_fsync's seconds per test (defaultFsyncSeconds
 	// when 0; negative: not measured).
 	FsyncSeconds int
 	// Command, Commit and Dirty are recorded in the result; any credential
@@ -96,28 +96,28 @@ type Options struct {
 // value. Zero fields take their defaults and are valid.
 func (o Options) Validate() error {
 	bad := func(format string, a ...any) error {
-		return fmt.Errorf("%w: %s", ErrOptions, fmt.Sprintf(format, a...))
+		return fmt.Errorf("%w: %s", errOptions, fmt.Sprintf(format, a...))
 	}
 	for _, n := range o.Clients {
-		if n < 1 || n > MaxClients {
-			return bad("clients %d: want 1 to %d", n, MaxClients)
+		if n < 1 || n > maxClients {
+			return bad("clients %d: want 1 to %d", n, maxClients)
 		}
 	}
 	switch {
-	case o.Duration < 0 || o.Duration > MaxDuration:
-		return bad("duration %s: want up to %s", o.Duration, MaxDuration)
-	case o.Demand > MaxDemand:
-		return bad("demand %g IDs/s: want at most %g (negative: unpaced)", o.Demand, float64(MaxDemand))
-	case o.MaxIDs < 0 || o.MaxIDs > MaxIDs:
-		return bad("max IDs %d: want 1 to %d", o.MaxIDs, MaxIDs)
-	case o.Skew > MaxSkew:
-		return bad("skew %s: want at most %s", o.Skew, MaxSkew)
-	case o.CrashClients < 0 || o.CrashClients > MaxClients:
-		return bad("crash clients %d: want 1 to %d", o.CrashClients, MaxClients)
-	case o.CrashAfter < 0 || o.CrashAfter > MaxDuration:
-		return bad("crash after %s: want up to %s", o.CrashAfter, MaxDuration)
-	case o.FsyncSeconds > MaxFsyncSecond:
-		return bad("fsync seconds %d: want at most %d (negative: not measured)", o.FsyncSeconds, MaxFsyncSecond)
+	case o.Duration < 0 || o.Duration > maxDuration:
+		return bad("duration %s: want up to %s", o.Duration, maxDuration)
+	case o.Demand > maxDemand:
+		return bad("demand %g IDs/s: want at most %g (negative: unpaced)", o.Demand, float64(maxDemand))
+	case o.MaxIDs < 0 || o.MaxIDs > maxIDs:
+		return bad("max IDs %d: want 1 to %d", o.MaxIDs, maxIDs)
+	case o.Skew > maxSkew:
+		return bad("skew %s: want at most %s", o.Skew, maxSkew)
+	case o.CrashClients < 0 || o.CrashClients > maxClients:
+		return bad("crash clients %d: want 1 to %d", o.CrashClients, maxClients)
+	case o.CrashAfter < 0 || o.CrashAfter > maxDuration:
+		return bad("crash after %s: want up to %s", o.CrashAfter, maxDuration)
+	case o.FsyncSeconds > maxFsyncSecond:
+		return bad("fsync seconds %d: want at most %d (negative: not measured)", o.FsyncSeconds, maxFsyncSecond)
 	}
 	for _, s := range o.Schemes {
 		if s.Size < 0 || s.Size > s.maxSize() {
@@ -134,34 +134,34 @@ func (o Options) Validate() error {
 
 func (o Options) withDefaults() Options {
 	if len(o.Clients) == 0 {
-		o.Clients = DefaultClients
+		o.Clients = defaultClients
 	}
 	o.Clients = slices.Clone(o.Clients)
 	if o.Duration == 0 {
-		o.Duration = DefaultDuration
+		o.Duration = defaultDuration
 	}
 	if o.Demand == 0 {
-		o.Demand = DefaultDemand
+		o.Demand = defaultDemand
 	}
 	o.Demand = max(o.Demand, 0)
 	if o.MaxIDs == 0 {
-		o.MaxIDs = DefaultMaxIDs
+		o.MaxIDs = defaultMaxIDs
 	}
 	if o.Skew == 0 {
-		o.Skew = DefaultSkew
+		o.Skew = defaultSkew
 	}
 	o.Skew = max(o.Skew, 0)
 	if len(o.Schemes) == 0 {
-		o.Schemes = DefaultSchemes()
+		o.Schemes = defaultSchemes()
 	}
 	if o.CrashClients == 0 {
-		o.CrashClients = DefaultCrashClients
+		o.CrashClients = defaultCrashClients
 	}
 	if o.CrashAfter == 0 {
-		o.CrashAfter = DefaultCrashAfter
+		o.CrashAfter = defaultCrashAfter
 	}
 	if o.FsyncSeconds == 0 {
-		o.FsyncSeconds = DefaultFsyncSeconds
+		o.FsyncSeconds = defaultFsyncSeconds
 	}
 	o.FsyncSeconds = max(o.FsyncSeconds, 0)
 	return o
@@ -203,9 +203,9 @@ func Execute(ctx context.Context, o Options) (*Result, error) {
 // newResult is the result's header and configuration, recorded before
 // anything runs so that a run cut short still says what it was asked.
 func newResult(o Options) *Result {
-	run := &Result{Header: result.NewHeader(Experiment, SchemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
+	run := &Result{Header: result.NewHeader(experiment, schemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
 		Config: Config{Clients: o.Clients, Duration: o.Duration, Demand: o.Demand, MaxIDs: o.MaxIDs, Skew: o.Skew,
-			PrefetchShare: PrefetchShare, CrashClients: o.CrashClients, CrashAfter: o.CrashAfter, FsyncSeconds: o.FsyncSeconds,
+			PrefetchShare: prefetchShare, CrashClients: o.CrashClients, CrashAfter: o.CrashAfter, FsyncSeconds: o.FsyncSeconds,
 			Snowidd: nodeid.Redact(o.Snowidd), SnowiddNote: o.SnowiddNote}}
 	for _, s := range o.Schemes {
 		run.Config.Schemes = append(run.Config.Schemes, s.Name())
@@ -248,7 +248,7 @@ func runSchemes(ctx context.Context, srv *pgServer, o Options, say sayFunc) ([]S
 	var out []SchemeResult
 	var errs []error
 	for _, sc := range o.Schemes {
-		if sc.Kind == Snowidd && o.Snowidd == "" {
+		if sc.Kind == snowidd && o.Snowidd == "" {
 			res := SchemeResult{Scheme: sc, Name: sc.Name(), Skipped: noReplica}
 			say("%-22s skipped: %s", sc.Name(), res.Skipped)
 			out = append(out, res)

@@ -23,19 +23,19 @@ type Flags struct {
 // Register defines the experiment's flags in fs.
 func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.dsn, "pg", "", "PostgreSQL connection string (postgres://user@host:port/db); scripts/pg.sh start prints one for a throwaway server, make alternatives runs it all")
-	fs.StringVar(&f.clients, "clients", clientsText(DefaultClients), fmt.Sprintf("comma list of client counts (simulated nodes), each 1 to %d", MaxClients))
-	fs.DurationVar(&f.duration, "duration", DefaultDuration, fmt.Sprintf("length of each run, one scheme at one client count (more than 0, at most %v)", MaxDuration))
-	fs.Float64Var(&f.demand, "demand", DefaultDemand, fmt.Sprintf("the fleet's IDs/s, shared by the clients (more than 0, at most %g; -1: as fast as they go)", float64(MaxDemand)))
-	fs.IntVar(&f.maxIDs, "max-ids", DefaultMaxIDs, fmt.Sprintf("most IDs recorded per run (1 to %d)", MaxIDs))
-	fs.DurationVar(&f.skew, "skew", DefaultSkew, fmt.Sprintf("snowlab clients' clock offsets spread over ±skew (0 to %v)", MaxSkew))
+	fs.StringVar(&f.clients, "clients", clientsText(defaultClients), fmt.Sprintf("comma list of client counts (simulated nodes), each 1 to %d", maxClients))
+	fs.DurationVar(&f.duration, "duration", defaultDuration, fmt.Sprintf("length of each run, one scheme at one client count (more than 0, at most %v)", maxDuration))
+	fs.Float64Var(&f.demand, "demand", defaultDemand, fmt.Sprintf("the fleet's IDs/s, shared by the clients (more than 0, at most %g; -1: as fast as they go)", float64(maxDemand)))
+	fs.IntVar(&f.maxIDs, "max-ids", defaultMaxIDs, fmt.Sprintf("most IDs recorded per run (1 to %d)", maxIDs))
+	fs.DurationVar(&f.skew, "skew", defaultSkew, fmt.Sprintf("snowlab clients' clock offsets spread over ±skew (0 to %v)", maxSkew))
 	fs.StringVar(&f.schemes, "schemes", "all", "comma list of ticket, sequence/cache-N, series/N, block/N, block/N+double, stride, snowlab, snowidd, snowidd/N (or all)")
 	fs.StringVar(&f.snowiddURL, "snowidd", "", "base URL (http://HOST:PORT) of a running snowidd replica for the snowidd schemes")
 	fs.StringVar(&f.snowiddBin, "snowidd-bin", "", "a snowidd binary to start on loopback for the run's snowidd schemes (make snowidd builds bin/snowidd); "+
 		"without this or -snowidd those schemes are skipped, and the report says so")
 	fs.StringVar(&f.control, "pg-control", "", "script that crashes and restarts the server (scripts/pg.sh, for a server it started): runs the crash experiment")
-	fs.IntVar(&f.crashClients, "crash-clients", DefaultCrashClients, fmt.Sprintf("crash experiment: clients on the row (1 to %d)", MaxClients))
-	fs.DurationVar(&f.crashAfter, "crash-after", DefaultCrashAfter, fmt.Sprintf("crash experiment: how long the clients run before the stop (more than 0, at most %v)", MaxDuration))
-	fs.IntVar(&f.fsyncSec, "fsync-seconds", DefaultFsyncSeconds, fmt.Sprintf("pg_test_fsync seconds per test on the server's data folder (-1: not measured, at most %d)", MaxFsyncSecond))
+	fs.IntVar(&f.crashClients, "crash-clients", defaultCrashClients, fmt.Sprintf("crash experiment: clients on the row (1 to %d)", maxClients))
+	fs.DurationVar(&f.crashAfter, "crash-after", defaultCrashAfter, fmt.Sprintf("crash experiment: how long the clients run before the stop (more than 0, at most %v)", maxDuration))
+	fs.IntVar(&f.fsyncSec, "fsync-seconds", defaultFsyncSeconds, fmt.Sprintf("pg_test_fsync seconds per test on the server's data folder (-1: not measured, at most %d)", maxFsyncSecond))
 }
 
 // Setup is the experiment's flags, checked: the Options to run with, and
@@ -55,7 +55,7 @@ func (f Flags) Setup() (Setup, error) {
 	if err != nil {
 		return Setup{}, fmt.Errorf("-clients: %v", err)
 	}
-	sc, err := ParseSchemes(f.schemes)
+	sc, err := parseSchemes(f.schemes)
 	if err != nil {
 		return Setup{}, fmt.Errorf("-schemes: %v", err)
 	}
@@ -74,7 +74,7 @@ func (f Flags) Setup() (Setup, error) {
 		if _, err := os.Stat(f.control); err != nil {
 			return Setup{}, fmt.Errorf("-pg-control: %v", err)
 		}
-		o.Control = ScriptControl{Script: f.control, DSN: f.dsn}
+		o.Control = scriptControl{Script: f.control, DSN: f.dsn}
 	}
 	s := Setup{Options: o}
 	if callsSnowidd(sc) {
@@ -123,20 +123,20 @@ func (f Flags) checkSnowidd() error {
 // inRange reports the first numeric flag out of range.
 func (f Flags) inRange() error {
 	switch {
-	case f.duration <= 0 || f.duration > MaxDuration:
-		return fmt.Errorf("-duration %v: want more than 0, at most %v", f.duration, MaxDuration)
-	case f.demand != -1 && (f.demand <= 0 || f.demand > MaxDemand):
-		return fmt.Errorf("-demand %g: want more than 0, at most %g, or -1", f.demand, float64(MaxDemand))
-	case f.maxIDs < 1 || f.maxIDs > MaxIDs:
-		return fmt.Errorf("-max-ids %d: want 1 to %d", f.maxIDs, MaxIDs)
-	case f.skew < 0 || f.skew > MaxSkew:
-		return fmt.Errorf("-skew %v: want 0 to %v", f.skew, MaxSkew)
-	case f.crashClients < 1 || f.crashClients > MaxClients:
-		return fmt.Errorf("-crash-clients %d: want 1 to %d", f.crashClients, MaxClients)
-	case f.crashAfter <= 0 || f.crashAfter > MaxDuration:
-		return fmt.Errorf("-crash-after %v: want more than 0, at most %v", f.crashAfter, MaxDuration)
-	case f.fsyncSec == 0 || f.fsyncSec < -1 || f.fsyncSec > MaxFsyncSecond:
-		return fmt.Errorf("-fsync-seconds %d: want 1 to %d, or -1", f.fsyncSec, MaxFsyncSecond)
+	case f.duration <= 0 || f.duration > maxDuration:
+		return fmt.Errorf("-duration %v: want more than 0, at most %v", f.duration, maxDuration)
+	case f.demand != -1 && (f.demand <= 0 || f.demand > maxDemand):
+		return fmt.Errorf("-demand %g: want more than 0, at most %g, or -1", f.demand, float64(maxDemand))
+	case f.maxIDs < 1 || f.maxIDs > maxIDs:
+		return fmt.Errorf("-max-ids %d: want 1 to %d", f.maxIDs, maxIDs)
+	case f.skew < 0 || f.skew > maxSkew:
+		return fmt.Errorf("-skew %v: want 0 to %v", f.skew, maxSkew)
+	case f.crashClients < 1 || f.crashClients > maxClients:
+		return fmt.Errorf("-crash-clients %d: want 1 to %d", f.crashClients, maxClients)
+	case f.crashAfter <= 0 || f.crashAfter > maxDuration:
+		return fmt.Errorf("-crash-after %v: want more than 0, at most %v", f.crashAfter, maxDuration)
+	case f.fsyncSec == 0 || f.fsyncSec < -1 || f.fsyncSec > maxFsyncSecond:
+		return fmt.Errorf("-fsync-seconds %d: want 1 to %d, or -1", f.fsyncSec, maxFsyncSecond)
 	}
 	return nil
 }
@@ -145,7 +145,7 @@ func (f Flags) inRange() error {
 // replica, so that one is started only for a run that uses it.
 func callsSnowidd(schemes []Scheme) bool {
 	for _, s := range schemes {
-		if s.Kind == Snowidd {
+		if s.Kind == snowidd {
 			return true
 		}
 	}
@@ -166,8 +166,8 @@ func parseClients(spec string) ([]int, error) {
 	var out []int
 	for _, part := range strings.Split(spec, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(part))
-		if err != nil || n < 1 || n > MaxClients {
-			return nil, fmt.Errorf("client count %q: want 1 to %d", strings.TrimSpace(part), MaxClients)
+		if err != nil || n < 1 || n > maxClients {
+			return nil, fmt.Errorf("client count %q: want 1 to %d", strings.TrimSpace(part), maxClients)
 		}
 		for _, have := range out {
 			if have == n {

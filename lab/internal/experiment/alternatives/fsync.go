@@ -41,9 +41,9 @@ type SyncMethod struct {
 	OpsPerSec float64 `json:"ops_per_sec"` // 0: n/a on this platform
 }
 
-// ParseTestFsync reads the "one 8kB write" comparison out of
+// parseTestFsync reads the "one 8kB write" comparison out of
 // pg_test_fsync's output.
-func ParseTestFsync(out string) ([]SyncMethod, error) {
+func parseTestFsync(out string) ([]SyncMethod, error) {
 	var methods []SyncMethod
 	in := false
 	sc := bufio.NewScanner(strings.NewReader(out))
@@ -114,7 +114,7 @@ func measureCommitLatency(ctx context.Context, srv Server, seconds int) CommitLa
 		c.NotMeasured = fmt.Sprintf("not measured: %s: %v: %s", filepath.Base(bin), err, firstLine(string(out)))
 		return c
 	}
-	if c.Methods, err = ParseTestFsync(string(out)); err != nil {
+	if c.Methods, err = parseTestFsync(string(out)); err != nil {
 		c.NotMeasured = "not measured: " + err.Error()
 		return c
 	}

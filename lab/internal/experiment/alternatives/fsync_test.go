@@ -13,7 +13,7 @@ import (
 func TestParseTestFsync(t *testing.T) {
 	out, err := os.ReadFile("testdata/pg_test_fsync-15.txt")
 	require.NoError(t, err)
-	methods, err := ParseTestFsync(string(out))
+	methods, err := parseTestFsync(string(out))
 	require.NoError(t, err)
 	var names []string
 	for _, m := range methods {
@@ -26,7 +26,7 @@ func TestParseTestFsync(t *testing.T) {
 
 	for _, bad := range []string{"", "Compare file sync methods using one 8kB write:\n        fdatasync   lots ops/sec\n",
 		"Compare file sync methods using one 8kB write:\n        fdatasync  12 ops/min\n"} {
-		_, err := ParseTestFsync(bad)
+		_, err := parseTestFsync(bad)
 		assert.Error(t, err, "%q", bad)
 	}
 }

@@ -31,7 +31,7 @@ type Point struct {
 
 // clientLog is what one client recorded.
 type clientLog struct {
-	issues []IssuedID
+	issues []issuedID
 	waits  []time.Duration
 	trips  []time.Duration
 	end    time.Duration
@@ -73,7 +73,7 @@ func measure(ctx context.Context, sources []source, p pace) Point {
 	start = time.Now()
 	close(startGate)
 	done.Wait()
-	var all []IssuedID
+	var all []issuedID
 	var waits, trips []time.Duration
 	var errs []error
 	for i, l := range logs {
@@ -115,7 +115,7 @@ func runClient(ctx context.Context, src source, start time.Time, p pace, n int) 
 	if interval > 0 {
 		capacity = min(capacity, int(p.duration/interval)+1)
 	}
-	l.issues = make([]IssuedID, 0, capacity)
+	l.issues = make([]issuedID, 0, capacity)
 	l.waits = make([]time.Duration, 0, capacity)
 	var timer *time.Timer
 	// A client that ran until its time was up ran for the run's duration;
@@ -154,7 +154,7 @@ func runClient(ctx context.Context, src source, start time.Time, p pace, n int) 
 			l.end = t
 			return l
 		}
-		l.issues = append(l.issues, IssuedID{ID: id, At: int64(t)})
+		l.issues = append(l.issues, issuedID{ID: id, At: int64(t)})
 		l.waits = append(l.waits, t-now)
 		l.end = t
 	}

@@ -153,15 +153,15 @@ func (s *pgServer) exec(ctx context.Context, sql string, args ...any) error {
 // each run starts from an untouched row or sequence.
 func (s *pgServer) prepare(ctx context.Context, sc Scheme, n int) error {
 	switch sc.Kind {
-	case Ticket:
+	case ticket:
 		return s.exec(ctx, "DROP TABLE IF EXISTS ticket; CREATE TABLE ticket (id int PRIMARY KEY, n bigint NOT NULL); INSERT INTO ticket VALUES (1, 0)")
-	case Sequence:
+	case sequence:
 		return s.exec(ctx, fmt.Sprintf("DROP SEQUENCE IF EXISTS seq; CREATE SEQUENCE seq CACHE %d", sc.Size))
-	case Series:
+	case series:
 		return s.exec(ctx, "DROP SEQUENCE IF EXISTS seq; CREATE SEQUENCE seq CACHE 1")
-	case Block:
+	case block:
 		return s.exec(ctx, "DROP TABLE IF EXISTS alloc; CREATE TABLE alloc (tag text PRIMARY KEY, max_id bigint NOT NULL); INSERT INTO alloc VALUES ('ids', 0)")
-	case Stride:
+	case stride:
 		for i := 1; i <= n; i++ {
 			if err := s.exec(ctx, fmt.Sprintf("DROP SEQUENCE IF EXISTS stride_%d; CREATE SEQUENCE stride_%d INCREMENT BY %d START WITH %d CACHE 1", i, i, n, i)); err != nil {
 				return err

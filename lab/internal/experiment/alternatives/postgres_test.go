@@ -37,16 +37,16 @@ func TestPostgres(t *testing.T) {
 	run, err := Execute(context.Background(), Options{DSN: dsn, Clients: []int{1, 3}, Duration: 250 * time.Millisecond,
 		Demand: 20_000, FsyncSeconds: -1, Host: testHost(), Commit: "abc1234"})
 	require.NoError(t, err)
-	require.Len(t, run.Schemes, len(DefaultSchemes()))
+	require.Len(t, run.Schemes, len(defaultSchemes()))
 	assert.NotEmpty(t, run.Server.Version)
 	for _, s := range []string{"fsync", "synchronous_commit", "wal_sync_method", "shared_buffers"} {
 		assert.NotEmpty(t, run.Server.Settings[s], s)
 	}
 	assert.Contains(t, run.CommitLatency.NotMeasured, "switched off")
 	assert.Contains(t, run.Crash.Skipped, "no control")
-	bound := SkewBound(run.Config.Skew)
+	bound := skewBound(run.Config.Skew)
 	for _, s := range run.Schemes {
-		if s.Scheme.Kind == Snowidd {
+		if s.Scheme.Kind == snowidd {
 			// No replica was named: skipped, and the result says why
 			// (TestSnowidd and TestPostgresBesideSnowidd measure it).
 			assert.Empty(t, s.Points, s.Name)
@@ -67,9 +67,9 @@ func TestPostgres(t *testing.T) {
 				assert.Zero(t, p.Disorder.Window, what)
 			}
 			switch s.Scheme.Kind {
-			case Ticket, Sequence, Stride:
+			case ticket, sequence, stride:
 				assert.Equal(t, p.IDs, p.Trip.Count, "%s: one round trip per ID", what)
-			case Series, Block:
+			case series, block:
 				assert.GreaterOrEqual(t, p.Trip.Count*int64(s.Scheme.Size), p.IDs, "%s: a round trip per %d IDs", what, s.Scheme.Size)
 				assert.Less(t, p.Trip.Count, p.IDs/int64(s.Scheme.Size)+int64(2*p.Clients)+1, "%s: no more round trips than blocks", what)
 			case Snowlab:
@@ -95,7 +95,7 @@ func TestPostgresBesideSnowidd(t *testing.T) {
 	base := replicatest.Start(t)
 	run, err := Execute(context.Background(), Options{DSN: dsn, Clients: []int{1, 2}, Duration: 150 * time.Millisecond,
 		Demand: 5_000, FsyncSeconds: -1, Host: testHost(), Snowidd: base, SnowiddNote: "replicatest",
-		Schemes: []Scheme{{Kind: Sequence, Size: 1}, {Kind: Snowidd}, {Kind: Snowidd, Size: 100}, {Kind: Snowidd, Size: 100, MaxAge: 5 * time.Millisecond}}})
+		Schemes: []Scheme{{Kind: sequence, Size: 1}, {Kind: snowidd}, {Kind: snowidd, Size: 100}, {Kind: snowidd, Size: 100, MaxAge: 5 * time.Millisecond}}})
 	require.NoError(t, err)
 	assert.Equal(t, base, run.Config.Snowidd)
 	assert.Equal(t, "replicatest", run.Config.SnowiddNote)
@@ -103,10 +103,10 @@ func TestPostgresBesideSnowidd(t *testing.T) {
 		assert.Empty(t, s.Skipped, s.Name)
 		require.Len(t, s.Points, 2, s.Name)
 	}
-	f := Find(run)
+	f := find(run)
 	require.Len(t, f.Service, 3)
 	assert.True(t, f.HasNextval)
-	vs := Verdicts(f, run.Crash)
+	vs := verdicts(f, run.Crash)
 	for _, v := range vs[len(vs)-3:] {
 		assert.NotEqual(t, notMeasured, v.Outcome, "%s: %s", v.Claim, v.Why)
 		assert.NotEmpty(t, v.Measured, v.Claim)
@@ -114,7 +114,7 @@ func TestPostgresBesideSnowidd(t *testing.T) {
 	assert.Contains(t, vs[len(vs)-3].Why, "A nextval round trip to PostgreSQL")
 	assert.Contains(t, vs[len(vs)-1].Why, "snowidd/100@5ms reordered IDs by at most")
 	var md strings.Builder
-	require.NoError(t, WriteMarkdown(&md, run, ""))
+	require.NoError(t, writeMarkdown(&md, run, ""))
 	assert.Contains(t, md.String(), "**snowidd:** a replica at "+base+" (replicatest), called over gRPC")
 }
 
@@ -131,8 +131,8 @@ func TestCrash(t *testing.T) {
 	dsn := strings.TrimSpace(string(out))
 	t.Cleanup(func() { assert.NoError(t, exec.Command("../../../../scripts/pg.sh", "stop", dsn).Run()) })
 	run, err := Execute(context.Background(), Options{DSN: dsn, Clients: []int{1}, Duration: 100 * time.Millisecond,
-		Schemes: []Scheme{{Kind: Ticket}}, FsyncSeconds: -1, Host: testHost(),
-		Control: ScriptControl{Script: "../../../../scripts/pg.sh", DSN: dsn}, CrashClients: 2, CrashAfter: 500 * time.Millisecond})
+		Schemes: []Scheme{{Kind: ticket}}, FsyncSeconds: -1, Host: testHost(),
+		Control: scriptControl{Script: "../../../../scripts/pg.sh", DSN: dsn}, CrashClients: 2, CrashAfter: 500 * time.Millisecond})
 	require.NoError(t, err)
 	c := run.Crash
 	require.True(t, c.Ran(), "%+v", c)
@@ -158,7 +158,7 @@ func TestRemoteServerSkipsWhatNeedsTheDisk(t *testing.T) {
 func TestExecuteRefusesBadOptions(t *testing.T) {
 	run, err := Execute(context.Background(), Options{DSN: "postgres://x@127.0.0.1:1/db", Clients: []int{1000}})
 	assert.Nil(t, run)
-	assert.ErrorIs(t, err, ErrOptions)
+	assert.ErrorIs(t, err, errOptions)
 	assert.ErrorContains(t, err, "1000")
 	// A server that is not there: one error, its password redacted.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -22,8 +22,8 @@ import (
 //   - inversion-window.svg: each scheme's widest inversion window (over
 //     its client counts), log scale, with snowlab's skew bound.
 const (
-	ChartRate   = "ids-per-sec.svg"
-	ChartWindow = "inversion-window.svg"
+	chartRate   = "ids-per-sec.svg"
+	chartWindow = "inversion-window.svg"
 )
 
 func demandText(d float64) string {
@@ -41,11 +41,11 @@ func clientList(ns []int) string {
 	return strings.Join(s, ", ")
 }
 
-// WriteMarkdown writes the run as Markdown: the setup, the claims beside
+// writeMarkdown writes the run as Markdown: the setup, the claims beside
 // the measurements, the charts (from the folder charts, relative to the
 // Markdown file, when set), every scheme's figures, the commit latency,
 // the crash, the server, the host and how to read it all.
-func WriteMarkdown(w io.Writer, run *Result, charts string) error {
+func writeMarkdown(w io.Writer, run *Result, charts string) error {
 	return document(run).WriteMarkdown(w, charts)
 }
 
@@ -76,7 +76,7 @@ func writeSetup(d *report.Document, run *Result) {
 		fmt.Sprintf("**Runs:** every scheme with %s clients (simulated nodes, one connection each), %s each", clientList(c.Clients), c.Duration),
 		"**Demand:** "+demandText(c.Demand),
 		fmt.Sprintf("**snowlab clocks:** offset evenly over ±%s, so two clients differ by up to %s; its skew bound (the spread plus one 1 ms tick) is %s",
-			ns(c.Skew), ns(2*c.Skew), ns(SkewBound(c.Skew))),
+			ns(c.Skew), ns(2*c.Skew), ns(skewBound(c.Skew))),
 	)
 	if line := snowiddSetup(run); line != "" {
 		items = append(items, "**snowidd:** "+md.Escape(line))
@@ -88,7 +88,7 @@ func writeSetup(d *report.Document, run *Result) {
 // writeVerdicts is the claims beside what the run measured, why each
 // verdict, and the charts.
 func writeVerdicts(d *report.Document, run *Result) {
-	vs := Verdicts(Find(run), run.Crash)
+	vs := verdicts(find(run), run.Crash)
 	var rows [][]string
 	var why []string
 	for _, v := range vs {
@@ -99,8 +99,8 @@ func writeVerdicts(d *report.Document, run *Result) {
 	if len(why) > 0 {
 		s.List(why...)
 	}
-	s.Chart(ChartRate, "IDs per second against clients, per scheme", rateChart(run)).
-		Chart(ChartWindow, "Inversion window per scheme", windowChart(run))
+	s.Chart(chartRate, "IDs per second against clients, per scheme", rateChart(run)).
+		Chart(chartWindow, "Inversion window per scheme", windowChart(run))
 }
 
 // writeSchemes is every scheme's figures at each client count, and the
@@ -199,7 +199,7 @@ func writeServer(d *report.Document, srv Server) {
 func snowiddSetup(run *Result) string {
 	asked := false
 	for _, s := range run.Schemes {
-		if s.Scheme.Kind != Snowidd {
+		if s.Scheme.Kind != snowidd {
 			continue
 		}
 		if s.Skipped != "" {
@@ -287,7 +287,7 @@ func WriteTable(w io.Writer, run *Result) error {
 		}
 	}
 	fmt.Fprintln(w)
-	for _, v := range Verdicts(Find(run), run.Crash) {
+	for _, v := range verdicts(find(run), run.Crash) {
 		if _, err := fmt.Fprintf(w, "%s: %s. %s\n", strings.ToUpper(v.Outcome), v.Claim, v.Why); err != nil {
 			return err
 		}

@@ -6,14 +6,14 @@ import (
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-// SchemaVersion is the version of the alternatives result file format
+// schemaVersion is the version of the alternatives result file format
 // (its own, apart from result.SchemaVersion). Bump it when a field changes
 // meaning.
-const SchemaVersion = 1
+const schemaVersion = 1
 
-// Experiment is the value of Result.Experiment, which tells an alternatives
+// experiment is the value of Result.Experiment, which tells an alternatives
 // result file from the lab's other results.
-const Experiment = "alternatives"
+const experiment = "alternatives"
 
 // Result is one alternatives experiment. The file
 // results/<date>-<host>-<sha>-alternatives.json holds one.
@@ -70,11 +70,11 @@ func (r *Result) Scheme(name string) (SchemeResult, bool) {
 	return SchemeResult{}, false
 }
 
-// ReadResult reads an alternatives result file, refusing one of another
+// readResult reads an alternatives result file, refusing one of another
 // experiment or schema.
-func ReadResult(path string) (*Result, error) {
+func readResult(path string) (*Result, error) {
 	var run Result
-	if err := result.ReadExperiment(path, Experiment, SchemaVersion, &run); err != nil {
+	if err := result.ReadExperiment(path, experiment, schemaVersion, &run); err != nil {
 		return nil, err
 	}
 	return &run, nil

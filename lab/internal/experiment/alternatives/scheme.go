@@ -14,30 +14,30 @@ type Kind string
 
 // The kinds the experiment measures.
 const (
-	// Ticket is the ticket server: one row, UPDATE ... SET n = n + 1
+	// ticket is the ticket server: one row, UPDATE ... SET n = n + 1
 	// RETURNING n, one ID per transaction.
-	Ticket Kind = "ticket"
-	// Sequence is one nextval per round trip on a sequence of CACHE Size:
+	ticket Kind = "ticket"
+	// sequence is one nextval per round trip on a sequence of CACHE Size:
 	// CACHE 1 asks the shared sequence every time, a larger cache gives each
 	// session (each client) a run of Size values of its own.
-	Sequence Kind = "sequence"
-	// Series is nextval over generate_series: Size IDs per round trip from
+	sequence Kind = "sequence"
+	// series is nextval over generate_series: Size IDs per round trip from
 	// a CACHE 1 sequence, handed out locally.
-	Series Kind = "series"
-	// Block is block (segment) allocation: one row per tag, max_id =
+	series Kind = "series"
+	// block is block (segment) allocation: one row per tag, max_id =
 	// max_id + Size per transaction, the block handed out locally, with
 	// Leaf's double buffer when DoubleBuffer is set.
-	Block Kind = "block"
-	// Stride is multi-master auto-increment: N sequences INCREMENT BY N
+	block Kind = "block"
+	// stride is multi-master auto-increment: N sequences INCREMENT BY N
 	// START WITH i, one per client (master), for N clients.
-	Stride Kind = "stride"
+	stride Kind = "stride"
 	// Snowlab is snowlab's atomicgen in process, one node id per client,
 	// each client's clock offset within ± the skew.
 	Snowlab Kind = "snowlab"
-	// Snowidd is snowlab as a service: each client asks a snowidd replica
+	// snowidd is snowlab as a service: each client asks a snowidd replica
 	// over gRPC on a connection of its own, one NextID call per ID (Size
 	// 0) or one NextIDs call for Size IDs, handed out locally.
-	Snowidd Kind = "snowidd"
+	snowidd Kind = "snowidd"
 )
 
 // Scheme is one kind with its size.
@@ -55,29 +55,29 @@ type Scheme struct {
 	MaxAge time.Duration `json:"max_age_ns,omitempty"`
 }
 
-// MaxAgeLimit bounds a scheme's MaxAge.
-const MaxAgeLimit = time.Minute
+// maxAgeLimit bounds a scheme's MaxAge.
+const maxAgeLimit = time.Minute
 
-// MaxSize bounds a scheme's size (and a block's step).
-const MaxSize = 100_000_000
+// maxSize bounds a scheme's size (and a block's step).
+const maxSize = 100_000_000
 
 // Name is the scheme's name in flags, tables and charts: ticket,
 // sequence/cache-1, series/1000, block/24, block/24+double, stride,
 // snowlab, snowidd, snowidd/1000, snowidd/1000@10ms.
 func (s Scheme) Name() string {
 	switch s.Kind {
-	case Snowidd:
+	case snowidd:
 		if s.Size > 0 && s.MaxAge > 0 {
 			return fmt.Sprintf("snowidd/%d@%v", s.Size, s.MaxAge)
 		}
 		if s.Size > 0 {
 			return fmt.Sprintf("snowidd/%d", s.Size)
 		}
-	case Sequence:
+	case sequence:
 		return fmt.Sprintf("sequence/cache-%d", s.Size)
-	case Series:
+	case series:
 		return fmt.Sprintf("series/%d", s.Size)
-	case Block:
+	case block:
 		n := fmt.Sprintf("block/%d", s.Size)
 		if s.DoubleBuffer {
 			n += "+double"
@@ -88,70 +88,70 @@ func (s Scheme) Name() string {
 }
 
 // Database reports whether the scheme asks the database for its IDs.
-func (s Scheme) Database() bool { return s.Kind != Snowlab && s.Kind != Snowidd }
+func (s Scheme) Database() bool { return s.Kind != Snowlab && s.Kind != snowidd }
 
 // maxSize is the largest size of the scheme's kind: a NextIDs call asks
 // for at most client.MaxBatch.
 func (s Scheme) maxSize() int {
-	if s.Kind == Snowidd {
+	if s.Kind == snowidd {
 		return client.MaxBatch
 	}
-	return MaxSize
+	return maxSize
 }
 
-// DefaultMaxAge is the age bound of the default age-bounded batch scheme:
+// defaultMaxAge is the age bound of the default age-bounded batch scheme:
 // about the skew bound, so that a batch reorders no more than the clocks
 // of a fleet of nodes do.
-const DefaultMaxAge = 10 * time.Millisecond
+const defaultMaxAge = 10 * time.Millisecond
 
-// DefaultSchemes is every scheme the experiment measures by default, in
+// defaultSchemes is every scheme the experiment measures by default, in
 // report order.
-func DefaultSchemes() []Scheme {
+func defaultSchemes() []Scheme {
 	return []Scheme{
-		{Kind: Ticket},
-		{Kind: Sequence, Size: 1}, {Kind: Sequence, Size: 1000}, {Kind: Series, Size: 1000},
-		{Kind: Block, Size: 24}, {Kind: Block, Size: 24, DoubleBuffer: true},
-		{Kind: Block, Size: 1000}, {Kind: Block, Size: 1000, DoubleBuffer: true},
-		{Kind: Block, Size: 100_000}, {Kind: Block, Size: 100_000, DoubleBuffer: true},
-		{Kind: Stride},
+		{Kind: ticket},
+		{Kind: sequence, Size: 1}, {Kind: sequence, Size: 1000}, {Kind: series, Size: 1000},
+		{Kind: block, Size: 24}, {Kind: block, Size: 24, DoubleBuffer: true},
+		{Kind: block, Size: 1000}, {Kind: block, Size: 1000, DoubleBuffer: true},
+		{Kind: block, Size: 100_000}, {Kind: block, Size: 100_000, DoubleBuffer: true},
+		{Kind: stride},
 		{Kind: Snowlab},
-		{Kind: Snowidd}, {Kind: Snowidd, Size: 1000}, {Kind: Snowidd, Size: 1000, MaxAge: DefaultMaxAge},
+		{Kind: snowidd}, {Kind: snowidd, Size: 1000}, {Kind: snowidd, Size: 1000, MaxAge: defaultMaxAge},
 	}
 }
 
-// ParseScheme reads a scheme's name as Name writes it.
-func ParseScheme(name string) (Scheme, error) {
+// parseScheme reads a scheme's name as Name writes it.
+func parseScheme(name string) (Scheme, error) {
 	name = strings.ToLower(strings.TrimSpace(name))
 	bad := func(why string) (Scheme, error) {
-		return Scheme{}, fmt.Errorf("%w: scheme %q: %s", ErrOptions, name, why)
+		return Scheme{}, fmt.Errorf("%w: scheme %q: %s", errOptions, name, why)
 	}
 	kind, arg, hasArg := strings.Cut(name, "/")
 	s := Scheme{Kind: Kind(kind)}
 	switch s.Kind {
-	case Ticket, Stride, Snowlab:
+	case ticket, stride, Snowlab:
 		if hasArg {
 			return bad("takes no size")
 		}
 		return s, nil
-	case Sequence:
+	case sequence:
 		arg, hasArg = strings.CutPrefix(arg, "cache-")
 		if !hasArg {
 			return bad("want sequence/cache-N")
 		}
-	case Block:
+	case block:
 		arg, s.DoubleBuffer = strings.CutSuffix(arg, "+double")
-	case Snowidd:
+	case snowidd:
 		if !hasArg {
 			return s, nil
 		}
 		if size, age, ok := strings.Cut(arg, "@"); ok {
 			d, err := time.ParseDuration(age)
-			if err != nil || d <= 0 || d > MaxAgeLimit {
-				return bad(fmt.Sprintf("age %q: want a duration above 0, at most %v", age, MaxAgeLimit))
+			if err != nil || d <= 0 || d > maxAgeLimit {
+				return bad(fmt.Sprintf("age %q: want a duration above 0, at most %v", age, maxAgeLimit))
 			}
 			arg, s.MaxAge = size, d
 		}
-	case Series:
+	case series:
 	default:
 		return bad("unknown (want ticket, sequence/cache-N, series/N, block/N, block/N+double, stride, snowlab, snowidd, snowidd/N, snowidd/N@AGE)")
 	}
@@ -163,21 +163,21 @@ func ParseScheme(name string) (Scheme, error) {
 	return s, nil
 }
 
-// ParseSchemes reads a comma list of scheme names ("all" or "" is
-// DefaultSchemes), refusing one listed twice.
-func ParseSchemes(spec string) ([]Scheme, error) {
+// parseSchemes reads a comma list of scheme names ("all" or "" is
+// defaultSchemes), refusing one listed twice.
+func parseSchemes(spec string) ([]Scheme, error) {
 	if s := strings.TrimSpace(spec); s == "" || s == "all" {
-		return DefaultSchemes(), nil
+		return defaultSchemes(), nil
 	}
 	var out []Scheme
 	seen := map[string]bool{}
 	for _, part := range strings.Split(spec, ",") {
-		s, err := ParseScheme(part)
+		s, err := parseScheme(part)
 		if err != nil {
 			return nil, err
 		}
 		if seen[s.Name()] {
-			return nil, fmt.Errorf("%w: scheme %q listed twice", ErrOptions, s.Name())
+			return nil, fmt.Errorf("%w: scheme %q listed twice", errOptions, s.Name())
 		}
 		seen[s.Name()] = true
 		out = append(out, s)

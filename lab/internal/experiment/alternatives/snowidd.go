@@ -24,11 +24,11 @@ const noReplica = "no snowidd replica to call (loadgen alternatives -snowidd-bin
 // for longer ago than that.
 func newSnowiddSource(base string, batch int, maxAge time.Duration) (source, error) {
 	if base == "" {
-		return nil, fmt.Errorf("%w: %s", ErrOptions, noReplica)
+		return nil, fmt.Errorf("%w: %s", errOptions, noReplica)
 	}
 	sub, err := remote.Subject(base, client.GRPC, 0, snowlab.Layout{})
 	if err != nil {
-		return nil, fmt.Errorf("%w: snowidd: %w", ErrOptions, err)
+		return nil, fmt.Errorf("%w: snowidd: %w", errOptions, err)
 	}
 	m, err := sub.New()
 	if err != nil {

@@ -20,7 +20,7 @@ func TestSnowidd(t *testing.T) {
 	f := fleet{snowidd: replicatest.Start(t)}
 	const batch = 50
 	const age = 2 * time.Millisecond
-	for _, sc := range []Scheme{{Kind: Snowidd}, {Kind: Snowidd, Size: batch}, {Kind: Snowidd, Size: batch, MaxAge: age}} {
+	for _, sc := range []Scheme{{Kind: snowidd}, {Kind: snowidd, Size: batch}, {Kind: snowidd, Size: batch, MaxAge: age}} {
 		for _, n := range []int{1, 3} {
 			what := sc.Name() + ", " + clients(n)
 			p, err := runPoint(context.Background(), f, sc, n, pace{duration: 150 * time.Millisecond, demand: 6_000, perCap: 10_000})
@@ -55,10 +55,10 @@ func TestSnowidd(t *testing.T) {
 // answer is an error before the run's clock starts, naming what is wrong.
 func TestSnowiddSourceRefuses(t *testing.T) {
 	_, err := newSnowiddSource("", 0, 0)
-	assert.ErrorIs(t, err, ErrOptions)
+	assert.ErrorIs(t, err, errOptions)
 	assert.ErrorContains(t, err, "no snowidd replica")
 	_, err = newSnowiddSource("grpc://127.0.0.1:1", 0, 0)
-	assert.ErrorIs(t, err, ErrOptions)
+	assert.ErrorIs(t, err, errOptions)
 	assert.ErrorContains(t, err, "grpc://127.0.0.1:1")
 	_, err = newSnowiddSource("http://127.0.0.1:1", 10, 0)
 	assert.ErrorContains(t, err, "snowidd at http://127.0.0.1:1")

@@ -37,7 +37,7 @@ func newSource(ctx context.Context, f fleet, sc Scheme, i, n int) (source, error
 	switch sc.Kind {
 	case Snowlab:
 		return newSnowlabSource(i, n, f.skew)
-	case Snowidd:
+	case snowidd:
 		return newSnowiddSource(f.snowidd, sc.Size, sc.MaxAge)
 	}
 	conn, err := f.srv.connect(ctx, nil)
@@ -53,13 +53,13 @@ func newSource(ctx context.Context, f fleet, sc Scheme, i, n int) (source, error
 		}
 	}
 	switch sc.Kind {
-	case Ticket:
+	case ticket:
 		return &rowSource{fetch: one("UPDATE ticket SET n = n + 1 WHERE id = 1 RETURNING n"), close: closeConn}, nil
-	case Sequence:
+	case sequence:
 		return &rowSource{fetch: one("SELECT nextval('seq')"), close: closeConn}, nil
-	case Stride:
+	case stride:
 		return &rowSource{fetch: one(fmt.Sprintf("SELECT nextval('stride_%d')", i+1)), close: closeConn}, nil
-	case Series:
+	case series:
 		sql := fmt.Sprintf("SELECT nextval('seq') FROM generate_series(1, %d)", sc.Size)
 		return &seriesSource{close: closeConn, fetch: func(ctx context.Context) ([]int64, error) {
 			rows, err := conn.Query(ctx, sql)
@@ -75,9 +75,9 @@ func newSource(ctx context.Context, f fleet, sc Scheme, i, n int) (source, error
 			}
 			return ids, nil
 		}}, nil
-	case Block:
+	case block:
 		step := int64(sc.Size)
-		a, err := NewAllocator(step, sc.DoubleBuffer, func(ctx context.Context) (int64, error) {
+		a, err := newAllocator(step, sc.DoubleBuffer, func(ctx context.Context) (int64, error) {
 			var last int64
 			err := conn.QueryRow(ctx, "UPDATE alloc SET max_id = max_id + $1 WHERE tag = 'ids' RETURNING max_id", step).Scan(&last)
 			return last, err
@@ -89,7 +89,7 @@ func newSource(ctx context.Context, f fleet, sc Scheme, i, n int) (source, error
 		return &blockSource{conn: conn, alloc: a}, nil
 	}
 	conn.Close(ctx)
-	return nil, fmt.Errorf("%w: no source for scheme %q", ErrOptions, sc.Name())
+	return nil, fmt.Errorf("%w: no source for scheme %q", errOptions, sc.Name())
 }
 
 // rowSource asks its server for every ID: one round trip each (for the
@@ -144,11 +144,11 @@ func (s *seriesSource) Next(ctx context.Context) (int64, error) {
 func (s *seriesSource) Trips() []time.Duration          { return s.trips }
 func (s *seriesSource) Close(ctx context.Context) error { return s.close(ctx) }
 
-// blockSource hands out blocks from an Allocator over the client's
+// blockSource hands out blocks from an allocator over the client's
 // connection.
 type blockSource struct {
 	conn  *pgx.Conn
-	alloc *Allocator
+	alloc *allocator
 }
 
 func (s *blockSource) Next(ctx context.Context) (int64, error) {
@@ -166,10 +166,10 @@ func (s *blockSource) Close(ctx context.Context) error {
 // shifted by the client's offset.
 type snowlabSource struct{ gen *atomicgen.Generator }
 
-// ClockOffset is client i's (0-based) clock offset among n: spread evenly
+// clockOffset is client i's (0-based) clock offset among n: spread evenly
 // from -skew to +skew, 0 for a single client, so that two clients'
 // clocks differ by at most 2 × skew.
-func ClockOffset(i, n int, skew time.Duration) time.Duration {
+func clockOffset(i, n int, skew time.Duration) time.Duration {
 	if n < 2 {
 		return 0
 	}
@@ -178,7 +178,7 @@ func ClockOffset(i, n int, skew time.Duration) time.Duration {
 
 func newSnowlabSource(i, n int, skew time.Duration) (source, error) {
 	base := clocksrc.Default()
-	offset := int64(ClockOffset(i, n, skew))
+	offset := int64(clockOffset(i, n, skew))
 	gen, err := atomicgen.New(snowlab.Config{Node: i, Clock: clocksrc.Func(func() int64 { return base.UnixNano() + offset })})
 	if err != nil {
 		return nil, err

@@ -8,9 +8,9 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/units"
 )
 
-// Verdict is one claim made for or against a scheme beside the
+// verdict is one claim made for or against a scheme beside the
 // measurement, with a plain sentence saying whether it holds and why.
-type Verdict struct {
+type verdict struct {
 	Claim     string
 	Documents string
 	Measured  string
@@ -43,10 +43,10 @@ func clients(n int) string {
 	return fmt.Sprintf("%d clients", n)
 }
 
-// Verdicts writes a sentence for each claim from the findings, in the
+// verdicts writes a sentence for each claim from the findings, in the
 // order the report lists the claims.
-func Verdicts(f Findings, crash Crash) []Verdict {
-	return []Verdict{
+func verdicts(f findings, crash Crash) []verdict {
+	return []verdict{
 		rowAtCommitLatency(f),
 		rowAt4000(f),
 		blocksForPeak(f),
@@ -61,13 +61,13 @@ func Verdicts(f Findings, crash Crash) []Verdict {
 }
 
 // rowRate is the ticket row's best rate and where it was reached.
-func rowRate(f Findings) string {
+func rowRate(f findings) string {
 	return fmt.Sprintf("%s at %s", units.Rate(f.Row.IDsPerSec), clients(f.Row.Clients))
 }
 
 // rowAtCommitLatency judges the claim that one row does about 1 / commit latency.
-func rowAtCommitLatency(f Findings) Verdict {
-	v := Verdict{Claim: "One row does about 1 / commit latency: its updates are serial and each holds the row through its commit's flush",
+func rowAtCommitLatency(f findings) verdict {
+	v := verdict{Claim: "One row does about 1 / commit latency: its updates are serial and each holds the row through its commit's flush",
 		Documents: "~240 µs per commit → ~4,000 IDs/s"}
 	switch {
 	case !f.HasRow:
@@ -76,12 +76,12 @@ func rowAtCommitLatency(f Findings) Verdict {
 		v.Measured = "row: " + rowRate(f)
 		v.Outcome, v.Why = notMeasured, "The row peaked at "+rowRate(f)+", but the commit latency was "+strings.TrimPrefix(f.Commit.NotMeasured, "not measured: ")+"."
 	default:
-		ok := Within(f.RowOverCeiling, 1, CeilingTolerance)
+		ok := within(f.RowOverCeiling, 1, ceilingTolerance)
 		v.Measured = fmt.Sprintf("row: %s; 1 / commit latency: %s (%s per %s)", rowRate(f), units.Rate(f.Ceiling), ns(f.Commit.PerOp), f.Commit.Method)
 		v.Outcome = outcome(ok)
 		if ok {
 			v.Why = fmt.Sprintf("The row peaked at %s, %s the %s that one %s flush per ID allows (within the %s tolerance): the flush is what serialises it.",
-				rowRate(f), times(f.RowOverCeiling), units.Rate(f.Ceiling), f.Commit.Method, times(CeilingTolerance))
+				rowRate(f), times(f.RowOverCeiling), units.Rate(f.Ceiling), f.Commit.Method, times(ceilingTolerance))
 		} else if f.RowOverCeiling > 1 {
 			v.Why = fmt.Sprintf("The row peaked at %s, %s the %s that one %s flush per ID allows at pg_test_fsync's figure: the server's commits cost less than the tool's flush did (on a shared disk the two were measured at different moments), so the flush as measured does not bound the row here.",
 				rowRate(f), times(f.RowOverCeiling), units.Rate(f.Ceiling), f.Commit.Method)
@@ -94,20 +94,20 @@ func rowAtCommitLatency(f Findings) Verdict {
 }
 
 // rowAt4000 judges the claim that one row does about 4,000 IDs/s.
-func rowAt4000(f Findings) Verdict {
-	v := Verdict{Claim: "One row does about 4,000 IDs/s", Documents: "~4,000 IDs/s"}
+func rowAt4000(f findings) verdict {
+	v := verdict{Claim: "One row does about 4,000 IDs/s", Documents: "~4,000 IDs/s"}
 	if !f.HasRow {
 		v.Outcome, v.Why = notMeasured, "The ticket scheme did not run."
 	} else {
-		ok := Within(f.RowOverDoc, 1, FigureTolerance)
+		ok := within(f.RowOverDoc, 1, figureTolerance)
 		v.Measured = rowRate(f)
 		v.Outcome = outcome(ok)
 		why := fmt.Sprintf("The row peaked at %s, %s the documents' 4,000/s", rowRate(f), times(f.RowOverDoc))
 		if f.Commit.Measured() {
-			why += fmt.Sprintf(", on a disk whose flush takes %s, not the documents' %s", ns(f.Commit.PerOp), ns(DocCommitLatency))
+			why += fmt.Sprintf(", on a disk whose flush takes %s, not the documents' %s", ns(f.Commit.PerOp), ns(docCommitLatency))
 		}
 		if ok {
-			v.Why = why + fmt.Sprintf(" (within %s): the figure carries to this host.", times(FigureTolerance))
+			v.Why = why + fmt.Sprintf(" (within %s): the figure carries to this host.", times(figureTolerance))
 		} else {
 			v.Why = why + ": the ceiling is the disk's flush rate, so the documents' figure is one disk's, not a constant."
 		}
@@ -116,26 +116,26 @@ func rowAt4000(f Findings) Verdict {
 }
 
 // blocksForPeak judges the claim that a 100,000/s peak forces blocks of about 24.
-func blocksForPeak(f Findings) Verdict {
-	v := Verdict{Claim: "A 100,000 IDs/s peak forces blocks of about 24", Documents: "100,000 / 4,000 ≈ 24 (25)"}
+func blocksForPeak(f findings) verdict {
+	v := verdict{Claim: "A 100,000 IDs/s peak forces blocks of about 24", Documents: "100,000 / 4,000 ≈ 24 (25)"}
 	if !f.HasRow {
 		v.Outcome, v.Why = notMeasured, "The ticket scheme did not run, so the row's rate is unknown."
 	} else {
-		ok := Within(float64(f.ForcedBlock), DocBlock, FigureTolerance)
+		ok := within(float64(f.ForcedBlock), docBlock, figureTolerance)
 		v.Measured = fmt.Sprintf("100,000 / %s = blocks of ≥ %s", units.Rate(f.Row.IDsPerSec), units.Thousands(f.ForcedBlock))
 		v.Outcome = outcome(ok)
 		why := fmt.Sprintf("At the row's measured %s, 100,000 IDs/s needs blocks of at least %s", units.Rate(f.Row.IDsPerSec), units.Thousands(f.ForcedBlock))
 		if ok {
-			why += fmt.Sprintf(", within %s of the documents' 24", times(FigureTolerance))
+			why += fmt.Sprintf(", within %s of the documents' 24", times(figureTolerance))
 		} else {
 			why += ", not 24: the arithmetic (peak ÷ row rate) holds, the 24 follows from 4,000/s"
 		}
 		if f.HasBlock24 {
 			kept := "fell short of"
-			if f.Block24.IDsPerSec >= 0.95*DocPeak {
+			if f.Block24.IDsPerSec >= 0.95*docPeak {
 				kept = "kept up with"
 			}
-			if f.Demand == DocPeak {
+			if f.Demand == docPeak {
 				why += fmt.Sprintf("; blocks of 24 delivered at most %s at %s, and %s the 100,000/s asked", units.Rate(f.Block24.IDsPerSec), clients(f.Block24.Clients), kept)
 			} else {
 				why += fmt.Sprintf("; blocks of 24 delivered at most %s at %s", units.Rate(f.Block24.IDsPerSec), clients(f.Block24.Clients))
@@ -147,8 +147,8 @@ func blocksForPeak(f Findings) Verdict {
 }
 
 // blocksReorder judges the claim that blocks reorder time, far beyond snowlab's skew bound.
-func blocksReorder(f Findings) Verdict {
-	v := Verdict{Claim: "The blocks a peak forces reorder time: a node holding [1000, 1999] can emit 1500 long after another emits 2000",
+func blocksReorder(f findings) verdict {
+	v := verdict{Claim: "The blocks a peak forces reorder time: a node holding [1000, 1999] can emit 1500 long after another emits 2000",
 		Documents: "hours (a block lasts as long as its node takes to spend it)"}
 	if len(f.Blocks) == 0 {
 		v.Outcome, v.Why = notMeasured, "No block scheme ran."
@@ -192,8 +192,8 @@ func blocksReorder(f Findings) Verdict {
 }
 
 // strideByCount judges the claim that stride interleaves by count, not time.
-func strideByCount(f Findings) Verdict {
-	v := Verdict{Claim: "Multi-master stride: masters interleave by issue count, not by time",
+func strideByCount(f findings) verdict {
+	v := verdict{Claim: "Multi-master stride: masters interleave by issue count, not by time",
 		Documents: "disorder grows with the masters' rate difference"}
 	if !f.HasStride {
 		v.Outcome, v.Why = notMeasured, "The stride scheme did not run."
@@ -214,8 +214,8 @@ func strideByCount(f Findings) Verdict {
 }
 
 // snowlabWithinSkew judges the claim that Snowflake's disorder is bounded by the clock skew.
-func snowlabWithinSkew(f Findings) Verdict {
-	v := Verdict{Claim: "Snowflake's disorder is bounded by the clock skew between nodes",
+func snowlabWithinSkew(f findings) verdict {
+	v := verdict{Claim: "Snowflake's disorder is bounded by the clock skew between nodes",
 		Documents: "milliseconds (NTP keeps a datacenter within ~10 ms)"}
 	if !f.HasSnowlab {
 		v.Outcome, v.Why = notMeasured, "The snowlab scheme did not run."
@@ -240,8 +240,8 @@ func snowlabWithinSkew(f Findings) Verdict {
 }
 
 // asyncCommitSafe judges the first fix people reach for: synchronous_commit = off.
-func asyncCommitSafe(crash Crash) Verdict {
-	v := Verdict{Claim: "synchronous_commit = off lifts the row's ceiling safely",
+func asyncCommitSafe(crash Crash) verdict {
+	v := verdict{Claim: "synchronous_commit = off lifts the row's ceiling safely",
 		Documents: "(not in the documents: the first fix people reach for)"}
 	switch {
 	case crash.Skipped != "":
@@ -265,18 +265,18 @@ func pct(v float64) string { return units.TrimSig(100*v, 3) + "%" }
 
 // unbatchedService is the snowidd scheme that calls NextID per ID, if it
 // ran.
-func (f Findings) unbatchedService() (ServiceFinding, bool) {
+func (f findings) unbatchedService() (serviceFinding, bool) {
 	for _, s := range f.Service {
 		if s.Scheme.Size == 0 {
 			return s, true
 		}
 	}
-	return ServiceFinding{}, false
+	return serviceFinding{}, false
 }
 
 // serviceSkipped is the verdict's reason when the snowidd schemes were
 // skipped, else what did not run.
-func serviceSkipped(f Findings, what string) string {
+func serviceSkipped(f findings, what string) string {
 	if f.ServiceSkipped != "" {
 		return "The snowidd schemes were skipped: " + f.ServiceSkipped + "."
 	}
@@ -286,8 +286,8 @@ func serviceSkipped(f Findings, what string) string {
 // serviceOneCaller judges the claim that one caller of a service cannot
 // exceed 1 / round trip, and holds the service's round trip beside the
 // database's.
-func serviceOneCaller(f Findings) Verdict {
-	v := Verdict{Claim: "One caller asking a service for one ID at a time cannot exceed 1 / round trip",
+func serviceOneCaller(f findings) verdict {
+	v := verdict{Claim: "One caller asking a service for one ID at a time cannot exceed 1 / round trip",
 		Documents: "0.5 ms per round trip → 2,000 IDs/s per caller"}
 	one, ok := f.unbatchedService()
 	if !ok || !one.HasOneCaller || one.OneCaller.Trip.P50 <= 0 {
@@ -297,13 +297,13 @@ func serviceOneCaller(f Findings) Verdict {
 	p := one.OneCaller
 	trip := p.Trip.P50
 	ceiling := float64(time.Second) / float64(trip)
-	ok = p.IDsPerSec <= ceiling*CeilingTolerance
+	ok = p.IDsPerSec <= ceiling*ceilingTolerance
 	v.Measured = fmt.Sprintf("1 client: %s; round trip p50 %s, so 1 / round trip = %s", units.Rate(p.IDsPerSec), ns(trip), units.Rate(ceiling))
 	v.Outcome = outcome(ok)
 	switch {
 	case !ok:
 		v.Why = fmt.Sprintf("One client calling NextID got %s, %s the %s its median round trip (%s) allows, beyond the %s tolerance: its calls did not each wait for a round trip.",
-			units.Rate(p.IDsPerSec), times(p.IDsPerSec/ceiling), units.Rate(ceiling), ns(trip), times(CeilingTolerance))
+			units.Rate(p.IDsPerSec), times(p.IDsPerSec/ceiling), units.Rate(ceiling), ns(trip), times(ceilingTolerance))
 	case p.KeptUp:
 		v.Why = fmt.Sprintf("One client calling NextID kept up with its %s share of the demand, below the %s its median round trip (%s) allows, so it stayed under the bound rather than meet it.",
 			units.Rate(p.Demand), units.Rate(ceiling), ns(trip))
@@ -311,7 +311,7 @@ func serviceOneCaller(f Findings) Verdict {
 		v.Why = fmt.Sprintf("One client calling NextID got %s, %s the %s its median round trip (%s) allows: each ID waits for its call.",
 			units.Rate(p.IDsPerSec), times(p.IDsPerSec/ceiling), units.Rate(ceiling), ns(trip))
 	}
-	v.Why += fmt.Sprintf(" That round trip is %s the documents' 0.5 ms, so here the bound is %s, not 2,000/s.", times(float64(trip)/float64(DocRoundTrip)), units.Rate(ceiling))
+	v.Why += fmt.Sprintf(" That round trip is %s the documents' 0.5 ms, so here the bound is %s, not 2,000/s.", times(float64(trip)/float64(docRoundTrip)), units.Rate(ceiling))
 	if f.HasNextval && f.Nextval.Trip.P50 > 0 {
 		v.Why += fmt.Sprintf(" A nextval round trip to PostgreSQL (sequence/cache-1, 1 client) took %s at the median (%s): the service's hop costs %s a database round trip here.",
 			ns(f.Nextval.Trip.P50), units.Rate(f.Nextval.IDsPerSec), times(float64(trip)/float64(f.Nextval.Trip.P50)))
@@ -322,8 +322,8 @@ func serviceOneCaller(f Findings) Verdict {
 // serviceBatchesReorder judges the claim that the batches a service's
 // callers must take issue IDs out of time order, against snowlab's skew
 // bound, and says how far the unbatched calls reordered them.
-func serviceBatchesReorder(f Findings) Verdict {
-	v := Verdict{Claim: "Above 1 / round trip a service's callers must batch, and a batch issues IDs out of time order",
+func serviceBatchesReorder(f findings) verdict {
+	v := verdict{Claim: "Above 1 / round trip a service's callers must batch, and a batch issues IDs out of time order",
 		Documents: "batches hold unused IDs and hand them out late"}
 	one, hasOne := f.unbatchedService()
 	var cells, parts []string
@@ -379,8 +379,8 @@ func serviceBatchesReorder(f Findings) Verdict {
 // earlier: any later ID was minted after that request was sent. The
 // allowance is the longest wait for an ID, for a client descheduled
 // between its age check and its hand-out.
-func serviceAgeBound(f Findings) Verdict {
-	v := Verdict{Claim: "An age bound on a client's prefetched batch bounds the disorder batching adds: no ID is handed out more than the bound after its batch was asked for",
+func serviceAgeBound(f findings) verdict {
+	v := verdict{Claim: "An age bound on a client's prefetched batch bounds the disorder batching adds: no ID is handed out more than the bound after its batch was asked for",
 		Documents: "the service's client buffer (snowidd/client BufferConfig.MaxAge)"}
 	var cells, parts []string
 	within, bounded := 0, 0

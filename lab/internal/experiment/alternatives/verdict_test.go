@@ -19,7 +19,7 @@ func testHost() *host.Fingerprint {
 }
 
 func point(clients int, rate float64, window time.Duration, keptUp bool) Point {
-	return Point{Clients: clients, IDs: int64(rate), IDsPerSec: rate, Demand: DocPeak, KeptUp: keptUp,
+	return Point{Clients: clients, IDs: int64(rate), IDsPerSec: rate, Demand: docPeak, KeptUp: keptUp,
 		Disorder: Disorder{IDs: int64(rate), Window: window}, PerID: Latency{Count: int64(rate), Max: 200 * time.Microsecond}}
 }
 
@@ -37,31 +37,31 @@ func tripPoint(clients int, rate float64, trip, window time.Duration) Point {
 // and snowidd at 100 µs a round trip (unbatched) and in batches of 1,000,
 // bare and bounded to 10 ms.
 func syntheticRun(rowRate float64, commit time.Duration, snowWindow time.Duration) *Result {
-	return &Result{Header: result.Header{Schema: SchemaVersion, Experiment: Experiment, Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+	return &Result{Header: result.Header{Schema: schemaVersion, Experiment: experiment, Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
 		Commit: "abc1234", Host: *testHost()},
-		Config: Config{Clients: []int{1, 8}, Duration: time.Second, Demand: DocPeak, Skew: 5 * time.Millisecond, PrefetchShare: PrefetchShare},
+		Config: Config{Clients: []int{1, 8}, Duration: time.Second, Demand: docPeak, Skew: 5 * time.Millisecond, PrefetchShare: prefetchShare},
 		Server: Server{Version: "15.0", Settings: map[string]string{"fsync": "on", "synchronous_commit": "on", "wal_sync_method": "fdatasync"}},
 		CommitLatency: CommitLatency{Command: "pg_test_fsync -s 1", Method: "fdatasync", PerOp: commit,
 			OpsPerSec: float64(time.Second) / float64(commit), Methods: []SyncMethod{{"fdatasync", float64(time.Second) / float64(commit)}, {"fsync_writethrough", 0}}},
 		Schemes: []SchemeResult{
-			{Scheme: Scheme{Kind: Ticket}, Name: "ticket", Points: []Point{point(1, rowRate/2, 0, false), point(8, rowRate, time.Millisecond, false)}},
-			{Scheme: Scheme{Kind: Block, Size: 24}, Name: "block/24", Points: []Point{point(8, 24*rowRate, 2*time.Millisecond, false)}},
-			{Scheme: Scheme{Kind: Block, Size: 1000}, Name: "block/1000", Points: []Point{point(8, DocPeak, 300*time.Millisecond, true)}},
-			{Scheme: Scheme{Kind: Block, Size: 100_000}, Name: "block/100000", Points: []Point{point(8, DocPeak, 950*time.Millisecond, true)}},
-			{Scheme: Scheme{Kind: Stride}, Name: "stride", Points: []Point{point(8, 20_000, 200*time.Millisecond, false)}},
-			{Scheme: Scheme{Kind: Snowlab}, Name: "snowlab", Points: []Point{point(1, DocPeak, 0, true), point(8, DocPeak, snowWindow, true)}},
-			{Scheme: Scheme{Kind: Sequence, Size: 1}, Name: "sequence/cache-1", Points: []Point{tripPoint(1, 4500, 200*time.Microsecond, 0)}},
-			{Scheme: Scheme{Kind: Snowidd}, Name: "snowidd", Points: []Point{tripPoint(1, 9000, 100*time.Microsecond, 0),
+			{Scheme: Scheme{Kind: ticket}, Name: "ticket", Points: []Point{point(1, rowRate/2, 0, false), point(8, rowRate, time.Millisecond, false)}},
+			{Scheme: Scheme{Kind: block, Size: 24}, Name: "block/24", Points: []Point{point(8, 24*rowRate, 2*time.Millisecond, false)}},
+			{Scheme: Scheme{Kind: block, Size: 1000}, Name: "block/1000", Points: []Point{point(8, docPeak, 300*time.Millisecond, true)}},
+			{Scheme: Scheme{Kind: block, Size: 100_000}, Name: "block/100000", Points: []Point{point(8, docPeak, 950*time.Millisecond, true)}},
+			{Scheme: Scheme{Kind: stride}, Name: "stride", Points: []Point{point(8, 20_000, 200*time.Millisecond, false)}},
+			{Scheme: Scheme{Kind: Snowlab}, Name: "snowlab", Points: []Point{point(1, docPeak, 0, true), point(8, docPeak, snowWindow, true)}},
+			{Scheme: Scheme{Kind: sequence, Size: 1}, Name: "sequence/cache-1", Points: []Point{tripPoint(1, 4500, 200*time.Microsecond, 0)}},
+			{Scheme: Scheme{Kind: snowidd}, Name: "snowidd", Points: []Point{tripPoint(1, 9000, 100*time.Microsecond, 0),
 				tripPoint(8, 40_000, 100*time.Microsecond, 300*time.Microsecond)}},
-			{Scheme: Scheme{Kind: Snowidd, Size: 1000}, Name: "snowidd/1000", Points: []Point{point(8, DocPeak, 80*time.Millisecond, true)}},
-			{Scheme: Scheme{Kind: Snowidd, Size: 1000, MaxAge: 10 * time.Millisecond}, Name: "snowidd/1000@10ms",
+			{Scheme: Scheme{Kind: snowidd, Size: 1000}, Name: "snowidd/1000", Points: []Point{point(8, docPeak, 80*time.Millisecond, true)}},
+			{Scheme: Scheme{Kind: snowidd, Size: 1000, MaxAge: 10 * time.Millisecond}, Name: "snowidd/1000@10ms",
 				Points: []Point{point(8, 90_000, 10100*time.Microsecond, false)}},
 		},
 		Crash: Crash{Clients: 4, HandedOut: 1000, MaxBefore: 1000, RowAfter: 960, Reissued: 40},
 	}
 }
 
-func outcomes(vs []Verdict) []string {
+func outcomes(vs []verdict) []string {
 	var out []string
 	for _, v := range vs {
 		out = append(out, v.Outcome)
@@ -72,11 +72,11 @@ func outcomes(vs []Verdict) []string {
 func TestVerdicts(t *testing.T) {
 	// The documents' world: a 240 µs flush, a row at 4,000/s.
 	run := syntheticRun(4000, 240*time.Microsecond, 9*time.Millisecond)
-	f := Find(run)
+	f := find(run)
 	assert.Equal(t, 8, f.Row.Clients, "the row's best point")
 	assert.Equal(t, 25, f.ForcedBlock)
 	assert.InDelta(t, 0.96, f.RowOverCeiling, 0.001)
-	vs := Verdicts(f, run.Crash)
+	vs := verdicts(f, run.Crash)
 	assert.Equal(t, []string{holds, holds, holds, holds, holds, holds, doesNot, holds, holds, holds}, outcomes(vs))
 	assert.Contains(t, vs[3].Why, "block/100000 by 950ms (≥: the run's length)")
 	assert.Contains(t, vs[3].Why, "did not keep up", "block/24 fell short of the demand")
@@ -94,17 +94,17 @@ func TestVerdicts(t *testing.T) {
 	// A slow disk: 2 ms per flush, the row at 450/s. The ceiling holds,
 	// the documents' figures do not; snowlab beyond its bound does not.
 	run = syntheticRun(450, 2*time.Millisecond, 30*time.Millisecond)
-	f = Find(run)
+	f = find(run)
 	assert.Equal(t, 223, f.ForcedBlock, "100,000 / 450, rounded up")
-	vs = Verdicts(f, run.Crash)
+	vs = verdicts(f, run.Crash)
 	assert.Equal(t, []string{holds, doesNot, doesNot, holds, holds, doesNot, doesNot, holds, holds, holds}, outcomes(vs))
 	assert.Contains(t, vs[1].Why, "0.11×")
 	assert.Contains(t, vs[2].Why, "at least 223")
 
 	// snowlab's window may pass the skew bound by the longest call (the
 	// hand-out is timed when NextID returns), and no more.
-	assert.Equal(t, holds, Verdicts(Find(syntheticRun(450, 2*time.Millisecond, 11200*time.Microsecond)), run.Crash)[5].Outcome)
-	assert.Equal(t, doesNot, Verdicts(Find(syntheticRun(450, 2*time.Millisecond, 11300*time.Microsecond)), run.Crash)[5].Outcome)
+	assert.Equal(t, holds, verdicts(find(syntheticRun(450, 2*time.Millisecond, 11200*time.Microsecond)), run.Crash)[5].Outcome)
+	assert.Equal(t, doesNot, verdicts(find(syntheticRun(450, 2*time.Millisecond, 11300*time.Microsecond)), run.Crash)[5].Outcome)
 
 	// One caller beyond 1 / round trip, a batch within the skew bound and
 	// unbatched IDs reordered beyond the longest call: none holds.
@@ -114,7 +114,7 @@ func TestVerdicts(t *testing.T) {
 	sv[0].Points[1].Disorder.Window = 500 * time.Microsecond
 	sv[1].Points[0].Disorder.Window = 5 * time.Millisecond
 	sv[2].Points[0].Disorder.Window = 10201 * time.Microsecond // 1 µs past the bound and the longest wait
-	vs = Verdicts(Find(run), run.Crash)
+	vs = verdicts(find(run), run.Crash)
 	assert.Equal(t, []string{doesNot, doesNot, doesNot}, outcomes(vs[7:]))
 	assert.Contains(t, vs[9].Why, "beyond its bound of 10ms")
 	assert.Contains(t, vs[7].Why, "1.6× the 10.0k/s")
@@ -127,26 +127,26 @@ func TestVerdicts(t *testing.T) {
 	for i := len(run.Schemes) - 3; i < len(run.Schemes); i++ {
 		run.Schemes[i].Points, run.Schemes[i].Skipped = nil, noReplica
 	}
-	vs = Verdicts(Find(run), run.Crash)
+	vs = verdicts(find(run), run.Crash)
 	for _, v := range vs[7:] {
 		assert.Equal(t, notMeasured, v.Outcome, v.Claim)
 		assert.Contains(t, v.Why, "skipped: no snowidd replica", v.Claim)
 	}
 
 	// A row far above its flush: not each commit waits for one.
-	vs = Verdicts(Find(syntheticRun(5000, 2*time.Millisecond, time.Millisecond)), run.Crash)
+	vs = verdicts(find(syntheticRun(5000, 2*time.Millisecond, time.Millisecond)), run.Crash)
 	assert.Equal(t, doesNot, vs[0].Outcome)
 
 	// Nothing measured: every verdict says so rather than guess.
-	empty := &Result{Config: Config{Skew: DefaultSkew, Duration: time.Second, Demand: DocPeak},
+	empty := &Result{Config: Config{Skew: defaultSkew, Duration: time.Second, Demand: docPeak},
 		CommitLatency: CommitLatency{NotMeasured: "not measured: the server is not on this machine"}, Crash: Crash{Skipped: "remote"}}
-	for _, v := range Verdicts(Find(empty), empty.Crash) {
+	for _, v := range verdicts(find(empty), empty.Crash) {
 		assert.Equal(t, notMeasured, v.Outcome, v.Claim)
 		assert.NotEmpty(t, v.Why, v.Claim)
 	}
 	run = syntheticRun(450, 2*time.Millisecond, time.Millisecond)
 	run.CommitLatency = CommitLatency{NotMeasured: "not measured: the server is not on this machine"}
-	vs = Verdicts(Find(run), run.Crash)
+	vs = verdicts(find(run), run.Crash)
 	assert.Equal(t, notMeasured, vs[0].Outcome)
 	assert.Contains(t, vs[0].Why, "the server is not on this machine")
 }
@@ -159,8 +159,8 @@ func TestWriteFiles(t *testing.T) {
 	require.NoError(t, err)
 	stem := filepath.Join(dir, run.Stem())
 	assert.True(t, strings.HasSuffix(stem, "-test-host-abc1234-alternatives"), stem)
-	assert.Equal(t, []string{stem + ".json", stem + ".md", filepath.Join(stem, ChartRate), filepath.Join(stem, ChartWindow), stem + ".html"}, paths)
-	back, err := ReadResult(stem + ".json")
+	assert.Equal(t, []string{stem + ".json", stem + ".md", filepath.Join(stem, chartRate), filepath.Join(stem, chartWindow), stem + ".html"}, paths)
+	back, err := readResult(stem + ".json")
 	require.NoError(t, err)
 	assert.Equal(t, run.Config, back.Config)
 	assert.Equal(t, run.Schemes, back.Schemes)
@@ -168,7 +168,7 @@ func TestWriteFiles(t *testing.T) {
 	require.NoError(t, err)
 	for _, want := range []string{"## Predicted and measured", "One row does about 4,000 IDs/s",
 		"does not hold", "## Schemes", "## Commit latency", "## Crash", "## Server", "## Host", "## How to read this",
-		"adjacent pairs inverted", ChartRate} {
+		"adjacent pairs inverted", chartRate} {
 		assert.Contains(t, string(mdText), want)
 	}
 	page, err := os.ReadFile(stem + ".html")
@@ -190,6 +190,6 @@ func TestWriteFiles(t *testing.T) {
 		require.NoError(t, err)
 		assert.Contains(t, string(svg), "<svg")
 	}
-	_, err = ReadResult(filepath.Join(dir, "missing.json"))
+	_, err = readResult(filepath.Join(dir, "missing.json"))
 	assert.Error(t, err)
 }

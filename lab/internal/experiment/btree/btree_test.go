@@ -78,9 +78,9 @@ func checkOrdered(t *testing.T, e EngineResult) {
 }
 
 func TestSQLite(t *testing.T) {
-	idx, err := OpenSQLite(SQLiteOptions{})
+	idx, err := openSQLite(sqliteOptions{})
 	require.NoError(t, err)
-	clu, err := OpenSQLite(SQLiteOptions{Clustered: true})
+	clu, err := openSQLite(sqliteOptions{Clustered: true})
 	require.NoError(t, err)
 	run := execute(t, idx, clu)
 	for _, e := range run.Engines {
@@ -112,7 +112,7 @@ func TestSQLite(t *testing.T) {
 	stem := filepath.Join(dir, run.Stem())
 	assert.True(t, strings.HasSuffix(stem, "-test-host-abc1234-btree"), stem)
 	assert.Equal(t, []string{stem + ".json", stem + ".md", filepath.Join(stem, "index-size.svg"), filepath.Join(stem, "leaf-fill.svg"), stem + ".html"}, paths)
-	back, err := ReadResult(stem + ".json")
+	back, err := readResult(stem + ".json")
 	require.NoError(t, err)
 	assert.Equal(t, run.Config, back.Config)
 	assert.Equal(t, key(t, run.Engines[0], UUIDv4).Index, key(t, back.Engines[0], UUIDv4).Index)
@@ -149,7 +149,7 @@ func TestPostgres(t *testing.T) {
 		}
 		t.Skip("PG_DSN not set: no PostgreSQL to measure (PG_DSN=$(scripts/pg.sh start) go test ./internal/experiment/btree, then scripts/pg.sh stop \"$PG_DSN\")")
 	}
-	pg, err := OpenPostgres(context.Background(), PostgresOptions{DSN: dsn})
+	pg, err := openPostgres(context.Background(), postgresOptions{DSN: dsn})
 	require.NoError(t, err)
 	run := execute(t, pg)
 	e := run.Engines[0]
@@ -175,13 +175,13 @@ func TestPostgres(t *testing.T) {
 }
 
 func TestParseKinds(t *testing.T) {
-	ks, err := ParseKinds("uuidv4, snowlab")
+	ks, err := parseKinds("uuidv4, snowlab")
 	require.NoError(t, err)
 	assert.Equal(t, []KeyKind{Snowlab, UUIDv4}, ks, "load order, whatever the listed order")
-	ks, err = ParseKinds("all")
+	ks, err = parseKinds("all")
 	require.NoError(t, err)
 	assert.Equal(t, Kinds(), ks)
-	_, err = ParseKinds("uuidv6")
+	_, err = parseKinds("uuidv6")
 	assert.Error(t, err)
 }
 
@@ -215,20 +215,20 @@ func TestKeysAreWhatTheySay(t *testing.T) {
 func TestPredictionCells(t *testing.T) {
 	assert.Equal(t, "1.84× (+2%)", ratioCell(1.84, 1.8))
 	assert.Equal(t, "—", ratioCell(math.NaN(), 1.8))
-	assert.Equal(t, "67.1% (-2 pts)", fillCell(0.671, PredictedFillRandom))
-	assert.Equal(t, "90% (±0 pts)", fillCell(0.90, PredictedFillOrdered))
+	assert.Equal(t, "67.1% (-2 pts)", fillCell(0.671, predictedFillRandom))
+	assert.Equal(t, "90% (±0 pts)", fillCell(0.90, predictedFillOrdered))
 }
 
 // TestExecuteRefusesOptionsOutOfRange: Execute refuses, before minting a
 // key, options that would not fit in memory, naming the value.
 func TestExecuteRefusesOptionsOutOfRange(t *testing.T) {
 	for _, o := range []Options{
-		{Rows: math.MaxInt}, {Rows: -5}, {TailRows: -2}, {BatchRows: MaxBatchRows + 1},
+		{Rows: math.MaxInt}, {Rows: -5}, {TailRows: -2}, {BatchRows: maxBatchRows + 1},
 		{TxRows: math.MaxInt}, {PayloadBytes: math.MaxInt}, {PayloadBytes: 4},
 	} {
 		run, err := Execute(context.Background(), o)
 		assert.Nil(t, run)
-		assert.ErrorIs(t, err, ErrOptions, "%+v", o)
+		assert.ErrorIs(t, err, errOptions, "%+v", o)
 	}
 	_, err := Execute(context.Background(), Options{Rows: math.MaxInt})
 	assert.ErrorContains(t, err, "9223372036854775807")

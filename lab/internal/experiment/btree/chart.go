@@ -93,7 +93,7 @@ func sizeChart(run *Result) *plot.Chart {
 	anyMark := false
 	for s, e := range engines {
 		vals, labels, marks := make([]float64, len(keys)), make([]string, len(keys)), make([]float64, len(keys))
-		big, hasBig := e.Key(Bigint)
+		big, hasBig := e.Key(bigint)
 		for i, k := range keys {
 			vals[i], marks[i] = math.NaN(), math.NaN()
 			r, ok := e.Key(k)
@@ -102,12 +102,12 @@ func sizeChart(run *Result) *plot.Chart {
 			}
 			vals[i] = float64(r.Index.Bytes) / mib
 			labels[i] = units.TrimSig(vals[i], 3)
-			if ratio := e.Ratio(k, Bigint); !math.IsNaN(ratio) {
+			if ratio := e.Ratio(k, bigint); !math.IsNaN(ratio) {
 				labels[i] += "\n" + units.TrimSig(ratio, 3) + "×"
 			}
 			hi = math.Max(hi, vals[i])
-			if hasBig && e.Engine != EngineSQLiteClustered && PredictedRatio(k) != 1 {
-				marks[i] = float64(big.Index.Bytes) / mib * PredictedRatio(k)
+			if hasBig && e.Engine != EngineSQLiteClustered && predictedRatio(k) != 1 {
+				marks[i] = float64(big.Index.Bytes) / mib * predictedRatio(k)
 				hi = math.Max(hi, marks[i])
 				anyMark = true
 			}
@@ -164,7 +164,7 @@ func fillChart(run *Result) *plot.Chart {
 	for i, ref := range []struct {
 		y     float64
 		label string
-	}{{100 * PredictedFillOrdered, "predicted, appends: 90%"}, {100 * PredictedFillRandom, "predicted, random: ln 2 ≈ 69%"}} {
+	}{{100 * predictedFillOrdered, "predicted, appends: 90%"}, {100 * predictedFillRandom, "predicted, random: ln 2 ≈ 69%"}} {
 		h := plot.HLine{Y: ref.y, Style: draw.LineStyle{Color: color.Gray{0x40}, Width: vg.Points(1.1), Dashes: plot.Dashes[i%len(plot.Dashes)]}}
 		p.Add(h)
 		ch.Add(ref.label, h)

@@ -15,18 +15,18 @@
 //
 // The engines:
 //
-//   - OpenSQLite: embedded SQLite through modernc.org/sqlite, pure Go, so
+//   - openSQLite: embedded SQLite through modernc.org/sqlite, pure Go, so
 //     the experiment runs anywhere Go does. The key is indexed by a
 //     separate UNIQUE index on a rowid table (entries: key, rowid), the
 //     same structure as PostgreSQL's heap and primary-key index, so the
 //     measured index depends on the key alone. An "INTEGER PRIMARY KEY"
 //     would instead make a bigint key the rowid, with no index to measure
 //     and a table B-tree of another page format than a 16-byte key's
-//     index: not comparable. With SQLiteOptions.Clustered the keys go into
+//     index: not comparable. With sqliteOptions.Clustered the keys go into
 //     WITHOUT ROWID tables instead (the key's B-tree holds whole rows, as
 //     InnoDB's clustered keys do). Figures come page by page from the
 //     dbstat virtual table, which the driver is built with (checked).
-//   - OpenPostgres: any PostgreSQL reached through pgx v5, in a schema of
+//   - openPostgres: any PostgreSQL reached through pgx v5, in a schema of
 //     its own, measured with pg_relation_size, pgstattuple's pgstatindex,
 //     pg_current_wal_lsn and pg_stat_wal. scripts/pg.sh starts a throwaway
 //     server.

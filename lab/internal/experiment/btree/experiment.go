@@ -15,49 +15,49 @@ import (
 
 // Defaults for Options.
 const (
-	DefaultRows         = 1_000_000
-	DefaultBatchRows    = 1_000
-	DefaultTxRows       = 20_000
-	DefaultPayloadBytes = 32
+	defaultRows         = 1_000_000
+	defaultBatchRows    = 1_000
+	defaultTxRows       = 20_000
+	defaultPayloadBytes = 32
 )
 
 // Limits on Options. Execute mints every key of a kind before loading it
 // (16 bytes each for the wide kinds) and builds each INSERT's rows in
 // memory, so the limits keep one experiment within a few GiB.
 const (
-	MaxRows         = 50_000_000
-	MaxBatchRows    = 16_000 // SQLite binds at most 32,766 parameters per statement, two per row
-	MaxPayloadBytes = 4096
-	MinPayloadBytes = 8
+	maxRows         = 50_000_000
+	maxBatchRows    = 16_000 // SQLite binds at most 32,766 parameters per statement, two per row
+	maxPayloadBytes = 4096
+	minPayloadBytes = 8
 )
 
-// ErrOptions is wrapped by every error about Options out of range.
-var ErrOptions = errors.New("btree: option out of range")
+// errOptions is wrapped by every error about Options out of range.
+var errOptions = errors.New("btree: option out of range")
 
 // Validate reports the first option out of range, naming it and its
 // value. Zero fields take their defaults and are valid.
 func (o Options) Validate() error {
 	bad := func(format string, a ...any) error {
-		return fmt.Errorf("%w: %s", ErrOptions, fmt.Sprintf(format, a...))
+		return fmt.Errorf("%w: %s", errOptions, fmt.Sprintf(format, a...))
 	}
 	switch {
-	case o.Rows < 0 || o.Rows > MaxRows:
-		return bad("rows %d: want 1 to %d", o.Rows, MaxRows)
-	case o.TailRows < -1 || o.TailRows > MaxRows:
-		return bad("tail rows %d: want -1 (none), 0 (rows/10) or up to %d", o.TailRows, MaxRows)
-	case o.BatchRows < 0 || o.BatchRows > MaxBatchRows:
-		return bad("batch rows %d: want 1 to %d", o.BatchRows, MaxBatchRows)
-	case o.TxRows < 0 || o.TxRows > MaxRows:
-		return bad("transaction rows %d: want 1 to %d", o.TxRows, MaxRows)
-	case o.PayloadBytes != 0 && (o.PayloadBytes < MinPayloadBytes || o.PayloadBytes > MaxPayloadBytes):
-		return bad("payload %d bytes: want %d to %d", o.PayloadBytes, MinPayloadBytes, MaxPayloadBytes)
+	case o.Rows < 0 || o.Rows > maxRows:
+		return bad("rows %d: want 1 to %d", o.Rows, maxRows)
+	case o.TailRows < -1 || o.TailRows > maxRows:
+		return bad("tail rows %d: want -1 (none), 0 (rows/10) or up to %d", o.TailRows, maxRows)
+	case o.BatchRows < 0 || o.BatchRows > maxBatchRows:
+		return bad("batch rows %d: want 1 to %d", o.BatchRows, maxBatchRows)
+	case o.TxRows < 0 || o.TxRows > maxRows:
+		return bad("transaction rows %d: want 1 to %d", o.TxRows, maxRows)
+	case o.PayloadBytes != 0 && (o.PayloadBytes < minPayloadBytes || o.PayloadBytes > maxPayloadBytes):
+		return bad("payload %d bytes: want %d to %d", o.PayloadBytes, minPayloadBytes, maxPayloadBytes)
 	}
 	return nil
 }
 
 // Options configure an experiment.
 type Options struct {
-	// Rows is how many rows each key kind loads (DefaultRows when 0).
+	// Rows is how many rows each key kind loads (defaultRows when 0).
 	Rows int
 	// TailRows is how many more rows are inserted after the load and its
 	// measurement, after a checkpoint, into the now-full table: the WAL
@@ -87,21 +87,21 @@ type Options struct {
 
 func (o Options) withDefaults() Options {
 	if o.Rows <= 0 {
-		o.Rows = DefaultRows
+		o.Rows = defaultRows
 	}
 	if o.TailRows == 0 {
 		o.TailRows = o.Rows / 10
 	}
 	o.TailRows = max(o.TailRows, 0)
 	if o.BatchRows <= 0 {
-		o.BatchRows = DefaultBatchRows
+		o.BatchRows = defaultBatchRows
 	}
 	if o.TxRows <= 0 {
-		o.TxRows = DefaultTxRows
+		o.TxRows = defaultTxRows
 	}
 	o.TxRows = max(o.TxRows, o.BatchRows)
 	if o.PayloadBytes <= 0 {
-		o.PayloadBytes = DefaultPayloadBytes
+		o.PayloadBytes = defaultPayloadBytes
 	}
 	o.PayloadBytes = max(o.PayloadBytes, 8)
 	if len(o.Keys) == 0 {
@@ -170,7 +170,7 @@ func Execute(ctx context.Context, o Options) (*Result, error) {
 	o = o.withDefaults()
 	run := &Result{Header: result.NewHeader(Experiment, SchemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
 		Config: Config{Rows: o.Rows, TailRows: o.TailRows, BatchRows: o.BatchRows, TxRows: o.TxRows, PayloadBytes: o.PayloadBytes,
-			Keys: o.Keys, SnowlabPolicy: SnowlabPolicy.String(), SequenceStart: SequenceStart}}
+			Keys: o.Keys, SnowlabPolicy: snowlabPolicy.String(), SequenceStart: SequenceStart}}
 	say := func(format string, a ...any) {
 		if o.Progress != nil {
 			o.Progress(fmt.Sprintf(format, a...))

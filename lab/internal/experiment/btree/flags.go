@@ -17,11 +17,11 @@ type Flags struct {
 
 // Register defines the experiment's flags in fs.
 func (f *Flags) Register(fs *flag.FlagSet) {
-	fs.IntVar(&f.rows, "rows", DefaultRows, fmt.Sprintf("rows per key kind and engine (1 to %d)", MaxRows))
-	fs.IntVar(&f.tail, "tail", 0, fmt.Sprintf("rows inserted after a checkpoint into the loaded table, for the WAL they cost (0: rows/10, -1: none, at most %d)", MaxRows))
-	fs.IntVar(&f.batch, "batch", DefaultBatchRows, fmt.Sprintf("rows per INSERT statement (1 to %d)", MaxBatchRows))
-	fs.IntVar(&f.tx, "tx", DefaultTxRows, fmt.Sprintf("rows per transaction (1 to %d)", MaxRows))
-	fs.IntVar(&f.payload, "payload", DefaultPayloadBytes, fmt.Sprintf("bytes of payload beside the key in every row (%d to %d)", MinPayloadBytes, MaxPayloadBytes))
+	fs.IntVar(&f.rows, "rows", defaultRows, fmt.Sprintf("rows per key kind and engine (1 to %d)", maxRows))
+	fs.IntVar(&f.tail, "tail", 0, fmt.Sprintf("rows inserted after a checkpoint into the loaded table, for the WAL they cost (0: rows/10, -1: none, at most %d)", maxRows))
+	fs.IntVar(&f.batch, "batch", defaultBatchRows, fmt.Sprintf("rows per INSERT statement (1 to %d)", maxBatchRows))
+	fs.IntVar(&f.tx, "tx", defaultTxRows, fmt.Sprintf("rows per transaction (1 to %d)", maxRows))
+	fs.IntVar(&f.payload, "payload", defaultPayloadBytes, fmt.Sprintf("bytes of payload beside the key in every row (%d to %d)", minPayloadBytes, maxPayloadBytes))
 	fs.StringVar(&f.keys, "keys", "all", "key kinds, a comma list of sequence, snowlab, uuidv7, ulid, uuidv4 (or all)")
 	fs.StringVar(&f.engines, "engines", "", "engines, a comma list of sqlite, sqlite-clustered, postgresql (default: both SQLite ones, and postgresql when -pg is given)")
 	fs.StringVar(&f.dsn, "pg", "", "PostgreSQL connection string (postgres://user@host:port/db); scripts/pg.sh start prints one for a throwaway server")
@@ -36,13 +36,13 @@ type Setup struct {
 	Options Options
 	engines []string
 	dsn     string
-	sqlite  SQLiteOptions
+	sqlite  sqliteOptions
 }
 
 // Setup checks the flags. Its error names the first flag that is wrong,
 // its value and what is wanted, in one line.
 func (f Flags) Setup() (Setup, error) {
-	kinds, err := ParseKinds(f.keys)
+	kinds, err := parseKinds(f.keys)
 	if err != nil {
 		return Setup{}, fmt.Errorf("-keys: %v", err)
 	}
@@ -67,7 +67,7 @@ func (f Flags) Setup() (Setup, error) {
 	}
 	return Setup{
 		Options: Options{Rows: f.rows, TailRows: f.tail, BatchRows: f.batch, TxRows: f.tx, PayloadBytes: f.payload, Keys: kinds},
-		engines: names, dsn: f.dsn, sqlite: SQLiteOptions{Dir: f.sqliteDir, PageSize: f.pageSize, Keep: f.keep},
+		engines: names, dsn: f.dsn, sqlite: sqliteOptions{Dir: f.sqliteDir, PageSize: f.pageSize, Keep: f.keep},
 	}, nil
 }
 
@@ -82,9 +82,9 @@ func (s Setup) Open(ctx context.Context) ([]Engine, error) {
 		case EngineSQLite, EngineSQLiteClustered:
 			o := s.sqlite
 			o.Clustered = name == EngineSQLiteClustered
-			e, err = OpenSQLite(o)
+			e, err = openSQLite(o)
 		case EnginePostgres:
-			e, err = OpenPostgres(ctx, PostgresOptions{DSN: s.dsn, Keep: s.sqlite.Keep})
+			e, err = openPostgres(ctx, postgresOptions{DSN: s.dsn, Keep: s.sqlite.Keep})
 		}
 		if err != nil {
 			return engs, err
@@ -102,11 +102,11 @@ func (f Flags) inRange() error {
 		v, lo, hi int
 		what      string
 	}{
-		{"rows", f.rows, 1, MaxRows, "rows"},
-		{"tail", f.tail, -1, MaxRows, "rows (-1: none, 0: rows/10)"},
-		{"batch", f.batch, 1, MaxBatchRows, "rows (SQLite binds at most 32,766 parameters per statement)"},
-		{"tx", f.tx, 1, MaxRows, "rows"},
-		{"payload", f.payload, MinPayloadBytes, MaxPayloadBytes, "bytes"},
+		{"rows", f.rows, 1, maxRows, "rows"},
+		{"tail", f.tail, -1, maxRows, "rows (-1: none, 0: rows/10)"},
+		{"batch", f.batch, 1, maxBatchRows, "rows (SQLite binds at most 32,766 parameters per statement)"},
+		{"tx", f.tx, 1, maxRows, "rows"},
+		{"payload", f.payload, minPayloadBytes, maxPayloadBytes, "bytes"},
 	} {
 		if r.v < r.lo || r.v > r.hi {
 			return fmt.Errorf("-%s %d: want %d to %d %s", r.name, r.v, r.lo, r.hi, r.what)

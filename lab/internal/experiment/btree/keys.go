@@ -21,7 +21,7 @@ const (
 	// starts at SequenceStart and counts up by one.
 	Sequence KeyKind = "sequence"
 	// Snowlab is a snowlab ID (bigint) from atomicgen under the Monotonic
-	// policy (see SnowlabPolicy).
+	// policy (see snowlabPolicy).
 	Snowlab KeyKind = "snowlab"
 	// UUIDv7 is github.com/google/uuid's NewV7, stored as 16 bytes.
 	UUIDv7 KeyKind = "uuidv7"
@@ -44,14 +44,14 @@ func Kinds() []KeyKind { return []KeyKind{Sequence, Snowlab, UUIDv7, ULID, UUIDv
 // Snowflake-sized number has; the comparison is about order, not width.
 const SequenceStart int64 = 1 << 62
 
-// SnowlabPolicy is the policy the snowlab keys are minted under. Monotonic
+// snowlabPolicy is the policy the snowlab keys are minted under. Monotonic
 // never waits: the whole key set is minted before the load at well above
 // the 4,096-per-millisecond ceiling, borrowing future ticks, so the IDs'
 // embedded times run ahead of the clock by up to rows/4,096 ms. Strict
 // would mint the same increasing sequence of IDs (one node, one
 // goroutine), only slower (at most 4,096 per ms: 244 ms per million); the
 // index cannot tell the two apart.
-const SnowlabPolicy = snowlab.Monotonic
+const snowlabPolicy = snowlab.Monotonic
 
 // Width is the key's stored size in bytes: 8 for the bigints, 16 for the
 // 128-bit keys.
@@ -87,9 +87,9 @@ func (k KeyKind) Label() string {
 	return string(k)
 }
 
-// ParseKinds reads a comma list of key kinds ("all" for every one), and
+// parseKinds reads a comma list of key kinds ("all" for every one), and
 // returns them in load order whatever order they were listed in.
-func ParseKinds(spec string) ([]KeyKind, error) {
+func parseKinds(spec string) ([]KeyKind, error) {
 	want := map[KeyKind]bool{}
 	for _, s := range strings.Split(spec, ",") {
 		s = strings.ToLower(strings.TrimSpace(s))
@@ -145,7 +145,7 @@ func generate(k KeyKind, n int) (*keySet, time.Duration, error) {
 			s.ints[i] = SequenceStart + int64(i)
 		}
 	case Snowlab:
-		gen, err := atomicgen.New(snowlab.Config{Node: 1, Policy: SnowlabPolicy})
+		gen, err := atomicgen.New(snowlab.Config{Node: 1, Policy: snowlabPolicy})
 		if err != nil {
 			return nil, 0, err
 		}

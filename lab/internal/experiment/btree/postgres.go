@@ -19,8 +19,8 @@ const EnginePostgres = "postgresql"
 
 const pgxModule = "github.com/jackc/pgx/v5"
 
-// PostgresOptions configure a PostgreSQL engine.
-type PostgresOptions struct {
+// postgresOptions configure a PostgreSQL engine.
+type postgresOptions struct {
 	// DSN is a pgx connection string: postgres://user@host:port/db or
 	// "host=... port=...". The role needs CREATE on the database; CHECKPOINT
 	// wants a superuser or pg_checkpoint, CREATE EXTENSION pgstattuple a
@@ -31,7 +31,7 @@ type PostgresOptions struct {
 }
 
 type pgEngine struct {
-	o        PostgresOptions
+	o        postgresOptions
 	conn     *pgx.Conn
 	schema   string
 	version  string
@@ -52,10 +52,10 @@ type pgEngine struct {
 
 type walCounters struct{ records, fpi int64 }
 
-// OpenPostgres connects to the server at o.DSN and makes a schema of its
+// openPostgres connects to the server at o.DSN and makes a schema of its
 // own (snowlab_btree_<pid>_<random>) for the tables, dropped on Close
 // unless o.Keep.
-func OpenPostgres(ctx context.Context, o PostgresOptions) (Engine, error) {
+func openPostgres(ctx context.Context, o postgresOptions) (Engine, error) {
 	conn, err := pgx.Connect(ctx, o.DSN)
 	if err != nil {
 		return nil, fmt.Errorf("postgresql: %w", redact.Error(err))

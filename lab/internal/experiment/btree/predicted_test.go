@@ -22,8 +22,8 @@ func TestPredicted(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.k), func(t *testing.T) {
-			assert.Equal(t, tt.ratio, PredictedRatio(tt.k))
-			assert.Equal(t, tt.size, PredictedBytesPerRow(tt.k))
+			assert.Equal(t, tt.ratio, predictedRatio(tt.k))
+			assert.Equal(t, tt.size, predictedBytesPerRow(tt.k))
 		})
 	}
 }

@@ -14,26 +14,26 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/units"
 )
 
-// Bigint is the key the documents' "bigint" stands for in the ratios: the
+// bigint is the key the documents' "bigint" stands for in the ratios: the
 // snowlab ID, the library's own 64-bit key. The sequence is the ideal it
 // is held against.
-const Bigint = Snowlab
+const bigint = Snowlab
 
-// Prediction is one line of the measured-versus-predicted table.
-type Prediction struct {
+// prediction is one line of the measured-versus-predicted table.
+type prediction struct {
 	What      string
 	Predicted string
 	// Measured is one cell per engine, in the run's engine order.
 	Measured []string
 }
 
-// Predictions builds the measured-versus-predicted table: each ratio and leaf
+// predictions builds the measured-versus-predicted table: each ratio and leaf
 // fill a B-tree model predicts for each key type, beside what each
 // engine measured.
-func Predictions(run *Result) []Prediction {
-	var out []Prediction
+func predictions(run *Result) []prediction {
+	var out []prediction
 	row := func(what, predicted string, cell func(e EngineResult) string) {
-		c := Prediction{What: what, Predicted: predicted}
+		c := prediction{What: what, Predicted: predicted}
 		for _, e := range run.Engines {
 			c.Measured = append(c.Measured, cell(e))
 		}
@@ -42,10 +42,10 @@ func Predictions(run *Result) []Prediction {
 	ratio := func(a, b KeyKind, predicted float64) func(EngineResult) string {
 		return func(e EngineResult) string { return ratioCell(e.Ratio(a, b), predicted) }
 	}
-	row("UUIDv4 / bigint index size", "1.8× (1.4× width × 1.3× fill)", ratio(UUIDv4, Bigint, PredictedRatio(UUIDv4)))
-	row("UUIDv7 / bigint index size", "1.4× (width only)", ratio(UUIDv7, Bigint, PredictedRatio(UUIDv7)))
-	row("ULID / bigint index size", "1.4× (width only)", ratio(ULID, Bigint, PredictedRatio(ULID)))
-	row("UUIDv4 / UUIDv7 index size (fill alone)", "1.3× (90% / 69%)", ratio(UUIDv4, UUIDv7, PredictedFillPenalty))
+	row("UUIDv4 / bigint index size", "1.8× (1.4× width × 1.3× fill)", ratio(UUIDv4, bigint, predictedRatio(UUIDv4)))
+	row("UUIDv7 / bigint index size", "1.4× (width only)", ratio(UUIDv7, bigint, predictedRatio(UUIDv7)))
+	row("ULID / bigint index size", "1.4× (width only)", ratio(ULID, bigint, predictedRatio(ULID)))
+	row("UUIDv4 / UUIDv7 index size (fill alone)", "1.3× (90% / 69%)", ratio(UUIDv4, UUIDv7, predictedFillPenalty))
 	row("snowlab / sequence index size", "1.0× (both append)", ratio(Snowlab, Sequence, 1))
 	for _, k := range run.Config.Keys {
 		pred := "~90% (appends)"
@@ -57,13 +57,13 @@ func Predictions(run *Result) []Prediction {
 			if !ok || !r.Index.FillKnown() {
 				return "—"
 			}
-			return fillCell(r.Index.LeafFill, PredictedFill(k))
+			return fillCell(r.Index.LeafFill, predictedFill(k))
 		})
 	}
-	for _, k := range []KeyKind{Bigint, UUIDv7, UUIDv4} {
-		p := PredictedBytesPerRow(k)
+	for _, k := range []KeyKind{bigint, UUIDv7, UUIDv4} {
+		p := predictedBytesPerRow(k)
 		label := k.Label()
-		if k == Bigint {
+		if k == bigint {
 			label = "bigint (snowlab)"
 		}
 		row("Index bytes per row, "+label, units.TrimSig(p, 3)+" (= "+units.TrimSig(p, 3)+" GB per 10⁹ rows)", func(e EngineResult) string {
@@ -78,16 +78,16 @@ func Predictions(run *Result) []Prediction {
 		})
 	}
 	scaled := run.Config.Rows != 1_000_000
-	for _, k := range []KeyKind{Bigint, UUIDv7, UUIDv4} {
+	for _, k := range []KeyKind{bigint, UUIDv7, UUIDv4} {
 		label := k.Label()
-		if k == Bigint {
+		if k == bigint {
 			label = "bigint (snowlab)"
 		}
 		what := "Index size at 1 M rows, " + label
 		if scaled {
 			what += " (measured, scaled to 1 M)"
 		}
-		row(what, fmt.Sprintf("~%g MB (published, PostgreSQL)", PublishedPG1M(k)), func(e EngineResult) string {
+		row(what, fmt.Sprintf("~%g MB (published, PostgreSQL)", publishedPG1M(k)), func(e EngineResult) string {
 			r, ok := e.Key(k)
 			if !ok || r.Rows == 0 {
 				return "—"
@@ -96,7 +96,7 @@ func Predictions(run *Result) []Prediction {
 				return "n/a: holds whole rows"
 			}
 			mib := float64(r.Index.Bytes) / float64(r.Rows) * 1e6 / (1 << 20)
-			return fmt.Sprintf("%s MiB (%s)", units.TrimSig(mib, 3), pctDiff(mib, PublishedPG1M(k)))
+			return fmt.Sprintf("%s MiB (%s)", units.TrimSig(mib, 3), pctDiff(mib, publishedPG1M(k)))
 		})
 	}
 	return out
@@ -186,7 +186,7 @@ func writePredictions(d *report.Document, run *Result) {
 		header = append(header, e.Engine)
 	}
 	var rows [][]string
-	for _, cmp := range Predictions(run) {
+	for _, cmp := range predictions(run) {
 		rows = append(rows, append([]string{cmp.What, cmp.Predicted}, cmp.Measured...))
 	}
 	d.Section(2, "Predicted and measured").Table(header, rows).
@@ -237,7 +237,7 @@ func engineRow(e EngineResult, r KeyResult, pg bool) []string {
 	row := []string{r.Key.Label(), fmt.Sprint(r.KeyBytes), units.Bytes(r.Index.Bytes),
 		fmt.Sprintf("%s / %s", units.Thousands(int(r.Index.LeafPages)), units.Thousands(int(r.Index.InternalPages))),
 		fmt.Sprint(r.Index.Levels), units.TrimSig(r.BytesPerRow(), 3),
-		ratioOnly(e.Ratio(r.Key, Bigint)), fill, frag, table, units.Rate(r.InsertsPerSec)}
+		ratioOnly(e.Ratio(r.Key, bigint)), fill, frag, table, units.Rate(r.InsertsPerSec)}
 	if pg {
 		row = append(row, walBytes(r.WAL), walPerRow(r.WAL, r.Rows))
 	}
@@ -356,7 +356,7 @@ func WriteTable(w io.Writer, run *Result) error {
 				tw1, fpi = walPerRow(r.Tail.WAL, r.Tail.Rows), walFPI(r.Tail.WAL)
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Engine, r.Key, units.Bytes(r.Index.Bytes),
-				units.TrimSig(r.BytesPerRow(), 3), ratioOnly(e.Ratio(r.Key, Bigint)), fill, frag,
+				units.TrimSig(r.BytesPerRow(), 3), ratioOnly(e.Ratio(r.Key, bigint)), fill, frag,
 				units.Rate(r.InsertsPerSec), strings.Replace(walPerRow(r.WAL, r.Rows), "—", "-", 1), tw1, fpi)
 		}
 		if e.Error != "" {
@@ -373,7 +373,7 @@ func WriteTable(w io.Writer, run *Result) error {
 		fmt.Fprintf(tw, "\t%s", strings.ToUpper(e.Engine))
 	}
 	fmt.Fprintln(tw)
-	for _, c := range Predictions(run) {
+	for _, c := range predictions(run) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.What, c.Predicted, strings.Join(c.Measured, "\t"))
 	}
 	return tw.Flush()

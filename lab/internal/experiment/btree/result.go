@@ -157,8 +157,8 @@ func (e EngineResult) Ratio(a, b KeyKind) float64 {
 	return float64(ra.Index.Bytes) / float64(rb.Index.Bytes)
 }
 
-// ReadResult reads a B-tree result file, refusing one of another schema.
-func ReadResult(path string) (*Result, error) {
+// readResult reads a B-tree result file, refusing one of another schema.
+func readResult(path string) (*Result, error) {
 	var run Result
 	if err := result.ReadExperiment(path, Experiment, SchemaVersion, &run); err != nil {
 		return nil, err
@@ -171,31 +171,31 @@ func ReadResult(path string) (*Result, error) {
 // leaves ~90% full under appends (PostgreSQL's B-tree leaf fillfactor)
 // and ln 2 ≈ 69% under uniformly random inserts (Yao 1978).
 const (
-	PredictedFillOrdered = 0.90
-	PredictedFillRandom  = math.Ln2
-	// PredictedWidth is the 16-byte key's penalty over the 8-byte one.
-	PredictedWidth = 1.4
-	// PredictedFillPenalty is 90% / 69%.
-	PredictedFillPenalty = 1.3
+	predictedFillOrdered = 0.90
+	predictedFillRandom  = math.Ln2
+	// predictedWidth is the 16-byte key's penalty over the 8-byte one.
+	predictedWidth = 1.4
+	// predictedFillPenalty is 90% / 69%.
+	predictedFillPenalty = 1.3
 )
 
-// PredictedRatio is the documents' index size for kind k over a bigint's:
+// predictedRatio is the documents' index size for kind k over a bigint's:
 // 1.8x for UUIDv4 (1.4x width times 1.3x fill), 1.4x for the time-ordered
 // 128-bit keys (width only), 1x for the bigints.
-func PredictedRatio(k KeyKind) float64 { return documented(k, 1.8, 1.4, 1) }
+func predictedRatio(k KeyKind) float64 { return documented(k, 1.8, 1.4, 1) }
 
-// PredictedFill is the documents' leaf fill for kind k.
-func PredictedFill(k KeyKind) float64 {
+// predictedFill is the documents' leaf fill for kind k.
+func predictedFill(k KeyKind) float64 {
 	if k.Ordered() {
-		return PredictedFillOrdered
+		return predictedFillOrdered
 	}
-	return PredictedFillRandom
+	return predictedFillRandom
 }
 
-// PredictedBytesPerRow is the documents' index size per row: their
+// predictedBytesPerRow is the documents' index size per row: their
 // billion-row figures (22.4, 31.3 and 40.8 GB) over 10^9 rows. ULID is a
 // time-ordered 16-byte key like UUIDv7 and gets its figure.
-func PredictedBytesPerRow(k KeyKind) float64 { return documented(k, 40.8, 31.3, 22.4) }
+func predictedBytesPerRow(k KeyKind) float64 { return documented(k, 40.8, 31.3, 22.4) }
 
 // documented is the documents' figure for k's class: they give one for
 // UUIDv4, one for the time-ordered 16-byte keys (UUIDv7, and ULID, which
@@ -210,11 +210,11 @@ func documented(k KeyKind, uuidv4, ordered16, bigint float64) float64 {
 	return bigint
 }
 
-// PublishedPG1M is the commonly quoted PostgreSQL measurement of a
+// publishedPG1M is the commonly quoted PostgreSQL measurement of a
 // primary-key index at 1,000,000 rows, in MB as pg_size_pretty prints them (MiB): ~21 MB for
 // a bigint key, ~30 MB for UUIDv7, ~38 MB for UUIDv4; 0 where none was
 // quoted (ULID, the sequence stands for the bigint).
-func PublishedPG1M(k KeyKind) float64 {
+func publishedPG1M(k KeyKind) float64 {
 	switch k {
 	case Sequence, Snowlab:
 		return 21

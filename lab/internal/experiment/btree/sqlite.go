@@ -30,8 +30,8 @@ const (
 
 const sqliteModule = "modernc.org/sqlite"
 
-// SQLiteOptions configure an SQLite engine.
-type SQLiteOptions struct {
+// sqliteOptions configure an SQLite engine.
+type sqliteOptions struct {
 	// Dir holds the database files, one per key kind; a temporary folder
 	// (removed on Close) when empty.
 	Dir string
@@ -47,7 +47,7 @@ type SQLiteOptions struct {
 }
 
 type sqliteEngine struct {
-	o        SQLiteOptions
+	o        sqliteOptions
 	dir      string
 	tmp      bool
 	version  string
@@ -58,10 +58,10 @@ type sqliteEngine struct {
 	sqls map[int]string // INSERT statements by row count
 }
 
-// OpenSQLite returns an SQLite engine through modernc.org/sqlite, a pure-Go
+// openSQLite returns an SQLite engine through modernc.org/sqlite, a pure-Go
 // SQLite (no cgo). It checks that the driver is built with the dbstat
 // virtual table, which the measurement reads.
-func OpenSQLite(o SQLiteOptions) (Engine, error) {
+func openSQLite(o sqliteOptions) (Engine, error) {
 	e := &sqliteEngine{o: o, dir: o.Dir, settings: map[string]string{}}
 	if e.dir == "" {
 		d, err := os.MkdirTemp("", "snowlab-btree-")

@@ -139,7 +139,7 @@ func (a *analysis) replica(r int, name string) ReplicaStat {
 		}
 		for _, at := range c.attempts {
 			if at.replica == r {
-				tries = append(tries, sample{at.at, at.outcome == OutcomeOK})
+				tries = append(tries, sample{at.at, at.outcome == outcomeOK})
 			}
 		}
 	}

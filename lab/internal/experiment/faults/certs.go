@@ -8,13 +8,13 @@ import (
 	"github.com/snowlab/snowlab/etcdlease/tlstest"
 )
 
-// Certs are a throwaway certificate authority and the certificates the
+// certs are a throwaway certificate authority and the certificates the
 // rig's mutual TLS needs, as PEM files in one folder: one server
 // certificate for every server (etcd members and replicas, all on
 // 127.0.0.1) and one client certificate for every client (replicas
 // dialling etcd, etcd members dialling each other, the lab calling the
 // replicas). Made for the run; nothing leaves the folder.
-type Certs struct {
+type certs struct {
 	CA                    string
 	ServerCert, ServerKey string
 	ClientCert, ClientKey string
@@ -22,15 +22,15 @@ type Certs struct {
 	client                tls.Certificate
 }
 
-// NewCerts writes a CA, a server and a client certificate into dir,
+// newCerts writes a CA, a server and a client certificate into dir,
 // issued by tlstest (etcdlease's throwaway certificates, the one copy the
 // tests and the lab share).
-func NewCerts(dir string) (*Certs, error) {
+func newCerts(dir string) (*certs, error) {
 	ca, err := tlstest.NewCA("snowlab faults CA")
 	if err != nil {
 		return nil, fmt.Errorf("faults: %w", err)
 	}
-	c := &Certs{caPool: ca.Pool()}
+	c := &certs{caPool: ca.Pool()}
 	if c.CA, err = ca.WriteCert(dir, "ca.pem"); err != nil {
 		return nil, fmt.Errorf("faults: %w", err)
 	}
@@ -57,6 +57,6 @@ func NewCerts(dir string) (*Certs, error) {
 
 // ClientTLS is the lab's side of mutual TLS: the CA trusted, the client
 // certificate presented.
-func (c *Certs) ClientTLS() *tls.Config {
+func (c *certs) ClientTLS() *tls.Config {
 	return &tls.Config{RootCAs: c.caPool, Certificates: []tls.Certificate{c.client}, MinVersion: tls.VersionTLS12}
 }

@@ -3,20 +3,20 @@
 // that take ID fleets down, with every ID the clients receive checked.
 //
 // The rig is made of real parts. etcd is Debian's etcd-server, one or
-// three members on loopback ports with throwaway data folders (Cluster).
+// three members on loopback ports with throwaway data folders (cluster).
 // Every replica reaches every member through a toxiproxy proxy of its own
-// run in this process (Links), so that a replica can be cut off from etcd
+// run in this process (links), so that a replica can be cut off from etcd
 // (both ways, or etcd's answers only), slowed or made lossy while its
 // clients still reach it; a partitionable cluster's members reach each
-// other through a peer proxy that can cut one member off (PeerProxy). The
-// replicas are snowidd processes (Replica), killed, restarted on their
+// other through a peer proxy that can cut one member off (peerProxy). The
+// replicas are snowidd processes (replica), killed, restarted on their
 // ports, their clocks stepped through a fault-injection build's hook
 // (snowidd -tags snowidd_faults: POST /fault/clock), never the machine's.
 // Clients are goroutines calling the replicas over the wire (lab/internal/remote),
 // each call going round the fleet until one serves. A fleet starting at
 // once is etcdholders, run as a process.
 //
-// Scenarios lists what is played; Execute runs a set and returns a
+// scenarios lists what is played; Execute runs a set and returns a
 // Result: per scenario the calls attempted, served and refused by code,
 // the IDs received, duplicates and per-node order violations (both must be
 // 0), each replica's longest span not ready or refusing beside the bound

@@ -22,31 +22,31 @@ import (
 	"github.com/snowlab/snowlab/etcdlease/etcdtest"
 )
 
-// ClusterConfig is how StartCluster runs etcd.
-type ClusterConfig struct {
+// clusterConfig is how StartCluster runs etcd.
+type clusterConfig struct {
 	// Bin is the etcd binary (Debian's etcd-server: /usr/bin/etcd).
 	Bin string
 	// Members is 1 or 3.
 	Members int
 	// Dir holds the members' data folders; the caller removes it.
 	Dir string
-	// Certs, when set, has every member serve its clients and its peers
+	// certs, when set, has every member serve its clients and its peers
 	// over mutual TLS (--client-cert-auth, --peer-client-cert-auth):
-	// client URLs are https:// and want a certificate Certs signed.
-	Certs *Certs
+	// client URLs are https:// and want a certificate certs signed.
+	Certs *certs
 	// Partitionable routes the members' peer traffic through peer
-	// proxies (PeerProxy) that can cut a member off. It needs plaintext
+	// proxies (peerProxy) that can cut a member off. It needs plaintext
 	// peers: the proxy reads which member a connection comes from.
 	Partitionable bool
 }
 
-// Cluster is etcd members on loopback ports, each started, killed and
+// cluster is etcd members on loopback ports, each started, killed and
 // restarted on its own ports and data folder.
-type Cluster struct {
-	cfg     ClusterConfig
+type cluster struct {
+	cfg     clusterConfig
 	token   string
 	members []*Member
-	proxy   *PeerProxy // nil unless Partitionable
+	proxy   *peerProxy // nil unless Partitionable
 	hc      *http.Client
 }
 
@@ -67,7 +67,7 @@ type Member struct {
 
 // StartCluster starts cfg.Members members and waits until the cluster
 // has a leader and every member reports healthy.
-func StartCluster(cfg ClusterConfig) (*Cluster, error) {
+func StartCluster(cfg clusterConfig) (*cluster, error) {
 	if cfg.Members != 1 && cfg.Members != 3 {
 		return nil, fmt.Errorf("faults: %d etcd members: want 1 or 3", cfg.Members)
 	}
@@ -85,7 +85,7 @@ func StartCluster(cfg ClusterConfig) (*Cluster, error) {
 	return nil, last
 }
 
-func startCluster(cfg ClusterConfig) (*Cluster, error) {
+func startCluster(cfg clusterConfig) (*cluster, error) {
 	ports, err := etcdtest.FreePorts(3 * cfg.Members)
 	if err != nil {
 		return nil, err
@@ -94,12 +94,12 @@ func startCluster(cfg ClusterConfig) (*Cluster, error) {
 	if cfg.Certs != nil {
 		scheme = "https"
 	}
-	c := &Cluster{cfg: cfg, token: fmt.Sprintf("snowlab-faults-%d", time.Now().UnixNano()), hc: &http.Client{Timeout: 2 * time.Second}}
+	c := &cluster{cfg: cfg, token: fmt.Sprintf("snowlab-faults-%d", time.Now().UnixNano()), hc: &http.Client{Timeout: 2 * time.Second}}
 	if cfg.Certs != nil {
 		c.hc.Transport = &http.Transport{TLSClientConfig: cfg.Certs.ClientTLS()}
 	}
 	if cfg.Partitionable {
-		c.proxy = NewPeerProxy()
+		c.proxy = newPeerProxy()
 	}
 	var initial []string
 	for i := range cfg.Members {
@@ -145,7 +145,7 @@ func startCluster(cfg ClusterConfig) (*Cluster, error) {
 }
 
 // args are the member's command line; initial is --initial-cluster.
-func (c *Cluster) args(m *Member, initial string) []string {
+func (c *cluster) args(m *Member, initial string) []string {
 	a := []string{
 		"--name", m.Name, "--data-dir", m.dir,
 		"--listen-client-urls", m.ClientURL, "--advertise-client-urls", m.ClientURL,
@@ -162,7 +162,7 @@ func (c *Cluster) args(m *Member, initial string) []string {
 	return a
 }
 
-func (c *Cluster) start(m *Member, initial string) error {
+func (c *cluster) start(m *Member, initial string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.proc != nil {
@@ -180,10 +180,10 @@ func (c *Cluster) start(m *Member, initial string) error {
 }
 
 // Members are the cluster's members, in order.
-func (c *Cluster) Members() []*Member { return c.members }
+func (c *cluster) Members() []*Member { return c.members }
 
 // Endpoints are the members' client URLs.
-func (c *Cluster) Endpoints() []string {
+func (c *cluster) Endpoints() []string {
 	out := make([]string, len(c.members))
 	for i, m := range c.members {
 		out[i] = m.ClientURL
@@ -192,10 +192,10 @@ func (c *Cluster) Endpoints() []string {
 }
 
 // Proxy is the peer proxy of a partitionable cluster, nil otherwise.
-func (c *Cluster) Proxy() *PeerProxy { return c.proxy }
+func (c *cluster) Proxy() *peerProxy { return c.proxy }
 
 // Kill SIGKILLs member i and waits for it to be gone.
-func (c *Cluster) Kill(i int) {
+func (c *cluster) Kill(i int) {
 	m := c.members[i]
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -208,7 +208,7 @@ func (c *Cluster) Kill(i int) {
 
 // Restart starts member i again on its ports and data folder (its
 // --initial-cluster is read from there, as after a crash).
-func (c *Cluster) Restart(i int) error {
+func (c *cluster) Restart(i int) error {
 	var initial []string
 	for _, m := range c.members {
 		initial = append(initial, m.Name+"="+m.peerAdv)
@@ -217,7 +217,7 @@ func (c *Cluster) Restart(i int) error {
 }
 
 // Running says whether member i's process is up.
-func (c *Cluster) Running(i int) bool {
+func (c *cluster) Running(i int) bool {
 	m := c.members[i]
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -225,7 +225,7 @@ func (c *Cluster) Running(i int) bool {
 }
 
 // Stop ends every member (SIGTERM, SIGKILL after 5 s) and the peer proxy.
-func (c *Cluster) Stop() {
+func (c *cluster) Stop() {
 	var wg sync.WaitGroup
 	for _, m := range c.members {
 		wg.Go(func() {
@@ -245,7 +245,7 @@ func (c *Cluster) Stop() {
 }
 
 // Logs are the tails of the members' logs, for a failure's report.
-func (c *Cluster) Logs() string {
+func (c *cluster) Logs() string {
 	var b strings.Builder
 	for _, m := range c.members {
 		fmt.Fprintf(&b, "--- etcd %s ---\n%s\n", m.Name, m.log)
@@ -255,7 +255,7 @@ func (c *Cluster) Logs() string {
 
 // WaitHealthy waits until every running member answers healthy (which
 // needs a leader) and one of them leads.
-func (c *Cluster) WaitHealthy(within time.Duration) error {
+func (c *cluster) WaitHealthy(within time.Duration) error {
 	deadline := time.Now().Add(within)
 	for {
 		ok, state := c.healthy()
@@ -285,7 +285,7 @@ func (m *Member) exitedChan() <-chan struct{} {
 	return m.proc.Exited()
 }
 
-func (c *Cluster) healthy() (bool, string) {
+func (c *cluster) healthy() (bool, string) {
 	var states []string
 	ok, leaders := true, 0
 	for i, m := range c.members {
@@ -318,7 +318,7 @@ func (c *Cluster) healthy() (bool, string) {
 }
 
 // Leader is the index of the member that leads now.
-func (c *Cluster) Leader() (int, error) {
+func (c *cluster) Leader() (int, error) {
 	for i, m := range c.members {
 		if !c.Running(i) {
 			continue
@@ -331,7 +331,7 @@ func (c *Cluster) Leader() (int, error) {
 }
 
 // metric reads one unlabelled series from a member's /metrics.
-func (c *Cluster) metric(m *Member, name string) (float64, error) {
+func (c *cluster) metric(m *Member, name string) (float64, error) {
 	return scrape(c.hc, m.metrics+"/metrics", "etcd "+m.Name, name)
 }
 
@@ -397,7 +397,7 @@ func sampleValue(m *dto.Metric) float64 {
 
 // memberID is the member's id in hex, as its /metrics names it: the
 // server_id label of its etcd_server_id series (value 1).
-func (c *Cluster) memberID(m *Member) (string, error) {
+func (c *cluster) memberID(m *Member) (string, error) {
 	fams, err := families(c.hc, m.metrics+"/metrics", "etcd "+m.Name)
 	if err != nil {
 		return "", err
@@ -414,7 +414,7 @@ func (c *Cluster) memberID(m *Member) (string, error) {
 
 // Get reads key through etcd's JSON gateway (any running member): its
 // value and whether it exists.
-func (c *Cluster) Get(ctx context.Context, key string) (string, bool, error) {
+func (c *cluster) Get(ctx context.Context, key string) (string, bool, error) {
 	body, _ := json.Marshal(map[string]string{"key": base64.StdEncoding.EncodeToString([]byte(key))})
 	var last error
 	for i, m := range c.members {

@@ -65,7 +65,7 @@ func TestShortSet(t *testing.T) {
 	res, err := Execute(ctx, o)
 	require.NoError(t, err)
 	var md strings.Builder
-	require.NoError(t, WriteMarkdown(&md, res))
+	require.NoError(t, writeMarkdown(&md, res))
 	t.Logf("%d scenarios in %v:\n%s", len(res.Scenarios), time.Since(start).Round(time.Second), md.String())
 	for _, sc := range res.Scenarios {
 		if sc.Skipped != "" {

@@ -26,7 +26,7 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.snowidd, "snowidd", filepath.Join("bin", "snowidd-faults"), "the replica binary; a fault-injection build (make snowidd-faults) for the clock scenario, which skips without one")
 	fs.StringVar(&f.etcd, "etcd", "etcd", "the etcd binary (apt-get install etcd-server)")
 	fs.StringVar(&f.holders, "holders", filepath.Join("bin", "etcdholders"), "etcdholders, for the fleet-start scenarios (make etcdholders)")
-	fs.IntVar(&f.clients, "clients", DefaultClients, fmt.Sprintf("client goroutines calling the fleet, 1 to %d", maxClients))
+	fs.IntVar(&f.clients, "clients", defaultClients, fmt.Sprintf("client goroutines calling the fleet, 1 to %d", maxClients))
 	fs.BoolVar(&f.list, "list", false, "list the scenarios and exit")
 }
 
@@ -53,7 +53,7 @@ func (f Flags) Options() (Options, error) {
 // WriteList writes a line per scenario, its name and title, marking
 // those of the short set.
 func WriteList(w io.Writer) error {
-	for _, s := range Scenarios() {
+	for _, s := range scenarios() {
 		short := ""
 		if s.Short {
 			short = " (short set)"

@@ -14,28 +14,28 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// Links are the network between the replicas and etcd: for each replica
+// links are the network between the replicas and etcd: for each replica
 // and each etcd member a toxiproxy proxy, run in this process, that the
 // replica's lease spec names instead of the member, so that a fault can
 // be put on one replica's links alone. TLS passes through untouched
 // (the proxies relay bytes).
-type Links struct {
+type links struct {
 	api     *toxiproxy.ApiServer
 	mu      sync.Mutex
 	proxies map[int][]*toxiproxy.Proxy // by replica, one per member
 	members []string                   // the members' client URLs
 }
 
-// NewLinks makes the proxy server for a cluster whose members' client
+// newLinks makes the proxy server for a cluster whose members' client
 // URLs are endpoints.
-func NewLinks(endpoints []string) *Links {
-	return &Links{api: toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), zerolog.Nop()),
+func newLinks(endpoints []string) *links {
+	return &links{api: toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), zerolog.Nop()),
 		proxies: map[int][]*toxiproxy.Proxy{}, members: endpoints}
 }
 
 // For returns replica r's endpoints: one proxy per member, made on the
 // first call, as URLs with the members' scheme.
-func (l *Links) For(r int) ([]string, error) {
+func (l *links) For(r int) ([]string, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	ps, ok := l.proxies[r]
@@ -61,20 +61,20 @@ func (l *Links) For(r int) ([]string, error) {
 	return out, nil
 }
 
-// Direction is which way a toxic acts on a link.
-type Direction string
+// direction is which way a toxic acts on a link.
+type direction string
 
 const (
-	// Upstream is from the replica to etcd: its requests.
-	Upstream Direction = "upstream"
-	// Downstream is from etcd to the replica: the answers.
-	Downstream Direction = "downstream"
+	// upstream is from the replica to etcd: its requests.
+	upstream direction = "upstream"
+	// downstream is from etcd to the replica: the answers.
+	downstream direction = "downstream"
 )
 
 // Blackhole drops every byte that flows in the directions given on
 // replica r's links, connections kept open (nothing closes them, as
 // with packets silently lost), until Heal.
-func (l *Links) Blackhole(r int, dirs ...Direction) error {
+func (l *links) Blackhole(r int, dirs ...direction) error {
 	for _, d := range dirs {
 		if err := l.toxic(r, "blackhole", d, `"timeout"`, `{"timeout":0}`); err != nil {
 			return err
@@ -89,8 +89,8 @@ func (l *Links) Blackhole(r int, dirs ...Direction) error {
 // (200 ms, Linux's minimum, doubled each time the retransmission is lost
 // too) late, the stream held behind it, which is what a TCP stream does
 // with a lost segment.
-func (l *Links) Degrade(r int, latency, jitter time.Duration, loss float64) error {
-	for _, d := range []Direction{Upstream, Downstream} {
+func (l *links) Degrade(r int, latency, jitter time.Duration, loss float64) error {
+	for _, d := range []direction{upstream, downstream} {
 		if latency > 0 {
 			if err := l.toxic(r, "latency", d, `"latency"`, fmt.Sprintf(`{"latency":%d,"jitter":%d}`, latency.Milliseconds(), jitter.Milliseconds())); err != nil {
 				return err
@@ -109,7 +109,7 @@ func (l *Links) Degrade(r int, latency, jitter time.Duration, loss float64) erro
 }
 
 // Heal removes every toxic from replica r's links.
-func (l *Links) Heal(r int) error {
+func (l *links) Heal(r int) error {
 	l.mu.Lock()
 	ps := l.proxies[r]
 	l.mu.Unlock()
@@ -119,7 +119,7 @@ func (l *Links) Heal(r int) error {
 	return nil
 }
 
-func (l *Links) toxic(r int, name string, d Direction, typ, attrs string) error {
+func (l *links) toxic(r int, name string, d direction, typ, attrs string) error {
 	l.mu.Lock()
 	ps := l.proxies[r]
 	l.mu.Unlock()
@@ -136,7 +136,7 @@ func (l *Links) toxic(r int, name string, d Direction, typ, attrs string) error 
 }
 
 // Close stops every proxy.
-func (l *Links) Close() {
+func (l *links) Close() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, ps := range l.proxies {

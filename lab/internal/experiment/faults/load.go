@@ -16,9 +16,9 @@ import (
 // "failed_precondition", …): a call that failed on the wire, and one that
 // ran out its attempt's time.
 const (
-	OutcomeOK        = "ok"
-	OutcomeTransport = "transport"
-	OutcomeTimeout   = "timeout"
+	outcomeOK        = "ok"
+	outcomeTransport = "transport"
+	outcomeTimeout   = "timeout"
 )
 
 // served is one call a replica answered with IDs.
@@ -149,7 +149,7 @@ func (c *caller) run(stop <-chan struct{}, conns []*remote.Client, cfg loadConfi
 				refusedFirst = true
 				continue
 			}
-			c.attempts = append(c.attempts, attempt{replica: r, at: now, outcome: OutcomeOK})
+			c.attempts = append(c.attempts, attempt{replica: r, at: now, outcome: outcomeOK})
 			c.served = append(c.served, served{replica: r, at: now, first: len(c.ids), n: len(ids)})
 			c.ids = append(c.ids, ids...)
 			if refusedFirst {
@@ -186,7 +186,7 @@ func outcomeOf(err error) string {
 		return code
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return OutcomeTimeout
+		return outcomeTimeout
 	}
-	return OutcomeTransport
+	return outcomeTransport
 }

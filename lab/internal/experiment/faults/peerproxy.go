@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// PeerProxy stands between etcd members: each member's peer URL, as the
+// peerProxy stands between etcd members: each member's peer URL, as the
 // others dial it, is a listener here that forwards to the member. Cutting
 // a member off takes more than refusing the connections others make to
 // it: etcd's raft transport sends a member's messages over streams its
@@ -22,7 +22,7 @@ import (
 // and refused both ways: to it, and from it to any other. Connections
 // without the header (probes of a peer's health) pass, except to a
 // partitioned member.
-type PeerProxy struct {
+type peerProxy struct {
 	mu      sync.Mutex
 	targets map[int]*peerTarget
 	ids     map[string]int // member id (hex) -> index
@@ -43,14 +43,14 @@ type peerConn struct {
 	client, upstream net.Conn
 }
 
-// NewPeerProxy returns a proxy with no members yet.
-func NewPeerProxy() *PeerProxy {
-	return &PeerProxy{targets: map[int]*peerTarget{}, ids: map[string]int{}, cut: map[int]bool{}, conns: map[*peerConn]struct{}{}}
+// newPeerProxy returns a proxy with no members yet.
+func newPeerProxy() *peerProxy {
+	return &peerProxy{targets: map[int]*peerTarget{}, ids: map[string]int{}, cut: map[int]bool{}, conns: map[*peerConn]struct{}{}}
 }
 
 // Add listens on a free loopback port for member i's peers and forwards
 // to upstream (HOST:PORT); it returns the listening address.
-func (p *PeerProxy) Add(i int, upstream string) (string, error) {
+func (p *peerProxy) Add(i int, upstream string) (string, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", fmt.Errorf("faults: peer proxy: %w", err)
@@ -63,7 +63,7 @@ func (p *PeerProxy) Add(i int, upstream string) (string, error) {
 }
 
 // Name tells the proxy member i's id (hex), as its X-Server-From says it.
-func (p *PeerProxy) Name(i int, id string) {
+func (p *peerProxy) Name(i int, id string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.ids[id] = i
@@ -71,7 +71,7 @@ func (p *PeerProxy) Name(i int, id string) {
 
 // Partition cuts member i off from every other: its peer connections
 // close, and new ones to or from it are refused until Heal.
-func (p *PeerProxy) Partition(i int) {
+func (p *peerProxy) Partition(i int) {
 	p.mu.Lock()
 	p.cut[i] = true
 	var doomed []*peerConn
@@ -87,14 +87,14 @@ func (p *PeerProxy) Partition(i int) {
 }
 
 // Heal ends member i's partition.
-func (p *PeerProxy) Heal(i int) {
+func (p *peerProxy) Heal(i int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.cut, i)
 }
 
 // Close stops every listener and connection.
-func (p *PeerProxy) Close() {
+func (p *peerProxy) Close() {
 	p.mu.Lock()
 	p.closed = true
 	for _, t := range p.targets {
@@ -108,7 +108,7 @@ func (p *PeerProxy) Close() {
 	}
 }
 
-func (p *PeerProxy) accept(to int, ln net.Listener, upstream string) {
+func (p *peerProxy) accept(to int, ln net.Listener, upstream string) {
 	for {
 		client, err := ln.Accept()
 		if err != nil {
@@ -123,7 +123,7 @@ const maxPeerHeader = 64 << 10
 
 // serve reads the connection's first request header, then forwards it
 // and everything after, both ways, unless a partition forbids.
-func (p *PeerProxy) serve(to int, client net.Conn, upstream string) {
+func (p *peerProxy) serve(to int, client net.Conn, upstream string) {
 	_ = client.SetReadDeadline(time.Now().Add(10 * time.Second))
 	br := bufio.NewReaderSize(client, 4096)
 	var head bytes.Buffer

@@ -16,9 +16,9 @@ import (
 	"github.com/snowlab/snowlab/etcdlease/etcdtest"
 )
 
-// Replica is a snowidd process the rig started: on a port of its own,
+// replica is a snowidd process the rig started: on a port of its own,
 // kept across restarts, so that clients and peers keep its URL.
-type Replica struct {
+type replica struct {
 	Name string
 	bin  string
 	args []string
@@ -35,12 +35,12 @@ type Replica struct {
 
 // newReplica prepares a replica of bin on a free loopback port, with args
 // after -listen; tlsConf (nil: plaintext) is how the rig reaches it.
-func newReplica(name, bin string, args []string, tlsConf *tls.Config) (*Replica, error) {
+func newReplica(name, bin string, args []string, tlsConf *tls.Config) (*replica, error) {
 	ports, err := etcdtest.FreePorts(1)
 	if err != nil {
 		return nil, err
 	}
-	r := &Replica{Name: name, bin: bin, args: args, addr: fmt.Sprintf("127.0.0.1:%d", ports[0])}
+	r := &replica{Name: name, bin: bin, args: args, addr: fmt.Sprintf("127.0.0.1:%d", ports[0])}
 	r.url = "http://" + r.addr
 	r.hc = &http.Client{Timeout: time.Second}
 	if tlsConf != nil {
@@ -51,13 +51,13 @@ func newReplica(name, bin string, args []string, tlsConf *tls.Config) (*Replica,
 }
 
 // URL is the replica's base URL.
-func (r *Replica) URL() string { return r.url }
+func (r *replica) URL() string { return r.url }
 
 var servingLine = regexp.MustCompile(`msg="serving gRPC`)
 
 // Start starts the process and waits for the line saying it serves (not
 // for readiness: a replica serves before it holds a lease).
-func (r *Replica) Start() error {
+func (r *replica) Start() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.proc != nil {
@@ -104,14 +104,14 @@ func (r *Replica) Start() error {
 }
 
 // Running says whether the process is up.
-func (r *Replica) Running() bool {
+func (r *replica) Running() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.proc != nil
 }
 
 // Kill SIGKILLs the replica and waits for it to be gone.
-func (r *Replica) Kill() {
+func (r *replica) Kill() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.proc == nil {
@@ -123,7 +123,7 @@ func (r *Replica) Kill() {
 
 // Stop sends SIGTERM and waits for the drain; an exit other than 0 is an
 // error.
-func (r *Replica) Stop() error {
+func (r *replica) Stop() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.proc == nil {
@@ -148,21 +148,21 @@ func lastLines(s string, n int) string {
 }
 
 // Restarts is how many times the replica was started again.
-func (r *Replica) Restarts() int {
+func (r *replica) Restarts() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.restarts
 }
 
 // Log is what the replica logged, every run, oldest first.
-func (r *Replica) Log() string {
+func (r *replica) Log() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return strings.Join(append(append([]string(nil), r.earlier...), r.log.String()), "--- restarted ---\n")
 }
 
 // Readyz answers /readyz: whether 200, and the body.
-func (r *Replica) Readyz() (bool, string) {
+func (r *replica) Readyz() (bool, string) {
 	resp, err := r.hc.Get(r.url + "/readyz")
 	if err != nil {
 		return false, err.Error()
@@ -175,7 +175,7 @@ func (r *Replica) Readyz() (bool, string) {
 var readyNode = regexp.MustCompile(`^ready: node ids? (\d+)`)
 
 // Node is the first node id the replica says it holds, when it is ready.
-func (r *Replica) Node() (int, error) {
+func (r *replica) Node() (int, error) {
 	ok, body := r.Readyz()
 	if !ok {
 		return -1, fmt.Errorf("replica %s is not ready: %s", r.Name, body)
@@ -189,13 +189,13 @@ func (r *Replica) Node() (int, error) {
 
 // Metric reads one series of the replica's /metrics, by its name and its
 // labels as name, value pairs (`snowidd_ready`; `x`, "peer", "…").
-func (r *Replica) Metric(name string, labels ...string) (float64, error) {
+func (r *replica) Metric(name string, labels ...string) (float64, error) {
 	return scrape(r.hc, r.url+"/metrics", "replica "+r.Name, name, labels...)
 }
 
 // post sends an empty POST to path on the replica and returns its status
 // and body.
-func (r *Replica) post(path string) (int, string, error) {
+func (r *replica) post(path string) (int, string, error) {
 	resp, err := r.hc.Post(r.url+path, "", nil)
 	if err != nil {
 		return 0, "", err
@@ -206,7 +206,7 @@ func (r *Replica) post(path string) (int, string, error) {
 }
 
 // get fetches path on the replica.
-func (r *Replica) get(path string) (int, string, error) {
+func (r *replica) get(path string) (int, string, error) {
 	resp, err := r.hc.Get(r.url + path)
 	if err != nil {
 		return 0, "", err

@@ -25,8 +25,8 @@ func WriteFiles(dir string, run *Result) ([]string, error) {
 	return document(&cp).WriteFiles(dir, cp.Stem(), &cp)
 }
 
-// WriteMarkdown writes run's report as Markdown.
-func WriteMarkdown(w io.Writer, run *Result) error { return document(run).WriteMarkdown(w, "") }
+// writeMarkdown writes run's report as Markdown.
+func writeMarkdown(w io.Writer, run *Result) error { return document(run).WriteMarkdown(w, "") }
 
 // document lays run's report out, one function per section.
 func document(run *Result) *report.Document {
@@ -276,7 +276,7 @@ func checksCell(cs []Check) string {
 func refusals(attempts map[string]int) string {
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(attempts)) {
-		if k != OutcomeOK {
+		if k != outcomeOK {
 			parts = append(parts, fmt.Sprintf("%s %s", k, units.Thousands(attempts[k])))
 		}
 	}

@@ -23,9 +23,9 @@ import (
 const (
 	DefaultTTL            = 3 * time.Second
 	DefaultWindow         = 1500 * time.Millisecond
-	DefaultRewindHold     = time.Second
-	DefaultClients        = 4
-	DefaultAttemptTimeout = 500 * time.Millisecond
+	defaultRewindHold     = time.Second
+	defaultClients        = 4
+	defaultAttemptTimeout = 500 * time.Millisecond
 	// etcdElection is etcd's default --election-timeout, which the rig
 	// keeps: raft waits up to twice it (randomized) before electing.
 	etcdElection = time.Second
@@ -55,7 +55,7 @@ type Options struct {
 	// folder when empty); it is removed after.
 	Dir string
 	// Clients is how many client goroutines call the fleet (0:
-	// DefaultClients).
+	// defaultClients).
 	Clients int
 	// Command, Commit and Dirty are recorded in the result.
 	Command []string
@@ -90,7 +90,7 @@ func Execute(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 	if o.Clients <= 0 {
-		o.Clients = DefaultClients
+		o.Clients = defaultClients
 	}
 	dir := o.Dir
 	if dir == "" {
@@ -102,7 +102,7 @@ func Execute(ctx context.Context, o Options) (*Result, error) {
 	x := &executor{o: o, dir: dir, caps: probeSnowidd(o.Snowidd)}
 	run := &Result{Header: result.NewHeader(Experiment, SchemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
 		Config: Config{TTL: DefaultTTL, Window: DefaultWindow, Refresh: DefaultWindow / 3, MaxFloorWait: snowlab.DefaultMaxFloorWait,
-			RewindHold: DefaultRewindHold, ElectionTimeout: etcdElection, Clients: o.Clients, AttemptTimeout: DefaultAttemptTimeout,
+			RewindHold: defaultRewindHold, ElectionTimeout: etcdElection, Clients: o.Clients, AttemptTimeout: defaultAttemptTimeout,
 			Snowidd: o.Snowidd, Etcd: o.Etcd, EtcdVersion: etcdVersion(o.Etcd), Holders: o.Holders, Set: o.Set}}
 	// The load is read over the whole run and over each scenario: the
 	// spans measured are partly the host's when others take its CPUs.
@@ -127,14 +127,14 @@ func Execute(ctx context.Context, o Options) (*Result, error) {
 }
 
 // pick is the scenarios o asks for, in the table's order.
-func pick(o Options) ([]Scenario, error) {
-	all := Scenarios()
+func pick(o Options) ([]scenario, error) {
+	all := scenarios()
 	if len(o.Scenarios) > 0 {
-		var out []Scenario
+		var out []scenario
 		for _, name := range o.Scenarios {
-			i := slices.IndexFunc(all, func(s Scenario) bool { return s.Name == name })
+			i := slices.IndexFunc(all, func(s scenario) bool { return s.Name == name })
 			if i < 0 {
-				return nil, fmt.Errorf("%w: no scenario %q (want one of %s)", ErrOptions, name, strings.Join(Names(), ", "))
+				return nil, fmt.Errorf("%w: no scenario %q (want one of %s)", ErrOptions, name, strings.Join(names(), ", "))
 			}
 			out = append(out, all[i])
 		}
@@ -142,17 +142,17 @@ func pick(o Options) ([]Scenario, error) {
 	}
 	switch o.Set {
 	case "short":
-		return slices.DeleteFunc(all, func(s Scenario) bool { return !s.Short }), nil
+		return slices.DeleteFunc(all, func(s scenario) bool { return !s.Short }), nil
 	case "full", "":
 		return all, nil
 	}
 	return nil, fmt.Errorf("%w: set %q: want short or full", ErrOptions, o.Set)
 }
 
-// Names are the scenarios' names, in order.
-func Names() []string {
+// names are the scenarios' names, in order.
+func names() []string {
 	var out []string
-	for _, s := range Scenarios() {
+	for _, s := range scenarios() {
 		out = append(out, s.Name)
 	}
 	return out
@@ -196,11 +196,11 @@ func (x *executor) say(format string, a ...any) {
 // stage is one scenario under way: the rig it runs on and what it notes.
 type stage struct {
 	x        *executor
-	sc       Scenario
-	cluster  *Cluster
-	links    *Links
-	certs    *Certs
-	reps     []*Replica
+	sc       scenario
+	cluster  *cluster
+	links    *links
+	certs    *certs
+	reps     []*replica
 	started  []atomic.Bool // by replica: ever started (a spare is not, at first)
 	begun    time.Time
 	fault    []string
@@ -273,14 +273,14 @@ func (s *stage) clientTLS() *tls.Config {
 }
 
 // replicaArgs are replica r's flags after -listen.
-func (s *stage) replicaArgs(r int, spec ReplicaSpec, peers []string) ([]string, error) {
+func (s *stage) replicaArgs(r int, spec replicaSpec, peers []string) ([]string, error) {
 	eps, err := s.links.For(r)
 	if err != nil {
 		return nil, err
 	}
 	args := []string{"-lease", "etcd:" + strings.Join(eps, ",") + "/faults/" + s.sc.Name,
 		"-ttl", DefaultTTL.String(), "-window", DefaultWindow.String(), "-grace", "2s",
-		"-rewind-hold", DefaultRewindHold.String(), "-policy", spec.policy()}
+		"-rewind-hold", defaultRewindHold.String(), "-policy", spec.policy()}
 	if s.sc.Layout != "" {
 		args = append(args, "-layout", s.sc.Layout)
 	}
@@ -298,7 +298,7 @@ func (s *stage) replicaArgs(r int, spec ReplicaSpec, peers []string) ([]string, 
 // It sets up what the scenario runs on (a folder, certificates, etcd and
 // the replicas), each torn down by a deferred call when run returns; the
 // phases after that are stage methods.
-func (x *executor) run(ctx context.Context, sc Scenario) (res ScenarioResult) {
+func (x *executor) run(ctx context.Context, sc scenario) (res ScenarioResult) {
 	res = ScenarioResult{Name: sc.Name, Title: sc.Title, Short: sc.Short, TLS: sc.TLS}
 	if why := x.unmet(sc); why != "" {
 		res.Skipped = why
@@ -314,13 +314,13 @@ func (x *executor) run(ctx context.Context, sc Scenario) (res ScenarioResult) {
 	defer os.RemoveAll(dir)
 	s := &stage{x: x, sc: sc, roles: map[int]string{}, bounds: map[int]boundSpec{}}
 	if sc.TLS {
-		if s.certs, err = NewCerts(dir); err != nil {
+		if s.certs, err = newCerts(dir); err != nil {
 			res.Error = err.Error()
 			return res
 		}
 	}
 	members := max(sc.Members, 1)
-	s.cluster, err = StartCluster(ClusterConfig{Bin: x.o.Etcd, Members: members, Dir: dir, Certs: s.certs, Partitionable: sc.Partitionable})
+	s.cluster, err = StartCluster(clusterConfig{Bin: x.o.Etcd, Members: members, Dir: dir, Certs: s.certs, Partitionable: sc.Partitionable})
 	if err != nil {
 		res.Error = err.Error()
 		return res
@@ -329,7 +329,7 @@ func (x *executor) run(ctx context.Context, sc Scenario) (res ScenarioResult) {
 	if sc.Holders > 0 {
 		return s.runHolders(ctx, res)
 	}
-	s.links = NewLinks(s.cluster.Endpoints())
+	s.links = newLinks(s.cluster.Endpoints())
 	defer s.links.Close()
 	if err := s.makeReplicas(); err != nil {
 		res.Error = err.Error()
@@ -376,7 +376,7 @@ func (s *stage) runHolders(ctx context.Context, res ScenarioResult) ScenarioResu
 // each with its flags; the replicas (not the spares) are one another's
 // peers.
 func (s *stage) makeReplicas() error {
-	specs := append(append([]ReplicaSpec(nil), s.sc.Replicas...), s.sc.Spares...)
+	specs := append(append([]replicaSpec(nil), s.sc.Replicas...), s.sc.Spares...)
 	for i := range specs {
 		rep, err := newReplica(fmt.Sprintf("r%d", i), s.x.o.Snowidd, nil, s.clientTLS())
 		if err != nil {
@@ -450,7 +450,7 @@ func (s *stage) drive(ctx context.Context) (a *analysis, runErr, err error) {
 		batch = func(n int) int { return []int{0, 100}[n%2] }
 	}
 	main, err := startLoad(loadConfig{urls: urls, clients: s.x.o.Clients, tls: s.clientTLS(), batch: batch,
-		attemptTimeout: DefaultAttemptTimeout, skip: func(r int) bool { return !s.live(r) }})
+		attemptTimeout: defaultAttemptTimeout, skip: func(r int) bool { return !s.live(r) }})
 	if err != nil {
 		watch.end()
 		return nil, nil, err
@@ -532,7 +532,7 @@ func (s *stage) collect(res *ScenarioResult, a *analysis, runErr error) {
 }
 
 // unmet says why sc cannot run with x's binaries, or "".
-func (x *executor) unmet(sc Scenario) string {
+func (x *executor) unmet(sc scenario) string {
 	switch {
 	case sc.TLS && !x.caps.tls:
 		return fmt.Sprintf("needs a snowidd that serves TLS and dials etcd with a client certificate: %s -h names no -tls-cert and -etcd-cacert", x.o.Snowidd)

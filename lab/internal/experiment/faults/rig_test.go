@@ -55,7 +55,7 @@ func TestAnalysisChecks(t *testing.T) {
 	}
 	now := time.Now()
 	good := &caller{ids: []uint64{id(10, 1, 0), id(10, 2, 0), id(11, 1, 0), id(9, 3, 0)},
-		served: []served{{replica: 0, at: now, first: 0, n: 4}}, calls: 1, attempts: []attempt{{0, now, OutcomeOK}}}
+		served: []served{{replica: 0, at: now, first: 0, n: 4}}, calls: 1, attempts: []attempt{{0, now, outcomeOK}}}
 	a := &analysis{layout: l, callers: []*caller{good}}
 	st := a.calls()
 	assert.Equal(t, 4, st.IDs)
@@ -117,7 +117,7 @@ func roundTrip(c net.Conn, d time.Duration) (time.Duration, error) {
 // lose every byte while blackholed (one way or both), delay a chunk by a
 // retransmission timeout when it is lost, and carry again once healed.
 func TestLinks(t *testing.T) {
-	l := NewLinks([]string{"http://" + echo(t)})
+	l := newLinks([]string{"http://" + echo(t)})
 	t.Cleanup(l.Close)
 	eps, err := l.For(0)
 	require.NoError(t, err)
@@ -149,7 +149,7 @@ func TestLinks(t *testing.T) {
 	assert.Error(t, err, "every chunk lost: retransmitted after 200 ms, lost again, 400 ms…")
 	require.NoError(t, l.Heal(0))
 
-	for _, dirs := range [][]Direction{{Upstream, Downstream}, {Downstream}, {Upstream}} {
+	for _, dirs := range [][]direction{{upstream, downstream}, {downstream}, {upstream}} {
 		require.NoError(t, l.Blackhole(0, dirs...))
 		_, err = roundTrip(dial(), 300*time.Millisecond)
 		var ne net.Error
@@ -174,7 +174,7 @@ func member(t *testing.T, name string) string {
 // closes those to or from a partitioned member until healed, and passes
 // a request without X-Server-From except to a partitioned member.
 func TestPeerProxy(t *testing.T) {
-	p := NewPeerProxy()
+	p := newPeerProxy()
 	t.Cleanup(p.Close)
 	var addrs []string
 	for i := range 3 {
@@ -237,7 +237,7 @@ func TestPeerProxy(t *testing.T) {
 // and the CA as client CA accepts the lab's client and refuses a client
 // without a certificate.
 func TestCerts(t *testing.T) {
-	c, err := NewCerts(t.TempDir())
+	c, err := newCerts(t.TempDir())
 	require.NoError(t, err)
 	cert, err := tls.LoadX509KeyPair(c.ServerCert, c.ServerKey)
 	require.NoError(t, err)
@@ -279,7 +279,7 @@ func TestExecuteRefuses(t *testing.T) {
 	for _, s := range short {
 		assert.True(t, s.Short, s.Name)
 	}
-	assert.Len(t, Names(), len(full))
+	assert.Len(t, names(), len(full))
 	for _, s := range full {
 		_, err := s.layout()
 		assert.NoError(t, err, s.Name)

@@ -16,9 +16,9 @@ import (
 	"github.com/snowlab/snowlab/snowidd/client"
 )
 
-// Scenario is one fault the rig plays on a fleet under load, or a fleet
+// scenario is one fault the rig plays on a fleet under load, or a fleet
 // starting at once (Holders).
-type Scenario struct {
+type scenario struct {
 	// Name is how the scenario is asked for (-scenarios); Title says
 	// what it does.
 	Name, Title string
@@ -30,7 +30,7 @@ type Scenario struct {
 	Partitionable bool
 	// Replicas start at once; Spares are prepared and started by the
 	// scenario (a successor).
-	Replicas, Spares []ReplicaSpec
+	Replicas, Spares []replicaSpec
 	// TLS runs every hop over mutual TLS: clients to replicas, replicas
 	// to etcd (through the links, which relay TLS), etcd to etcd.
 	TLS bool
@@ -49,22 +49,22 @@ type Scenario struct {
 	Run func(ctx context.Context, s *stage) error
 }
 
-// ReplicaSpec is how a replica of a scenario runs.
-type ReplicaSpec struct {
+// replicaSpec is how a replica of a scenario runs.
+type replicaSpec struct {
 	// Monotonic runs it -policy monotonic (strict otherwise).
 	Monotonic bool
 	// Peers gives it the other replicas as -peers.
 	Peers bool
 }
 
-func (r ReplicaSpec) policy() string {
+func (r replicaSpec) policy() string {
 	if r.Monotonic {
 		return "monotonic"
 	}
 	return "strict"
 }
 
-var three = []ReplicaSpec{{}, {}, {}}
+var three = []replicaSpec{{}, {}, {}}
 
 // The bounds' terms.
 var (
@@ -80,9 +80,9 @@ var (
 	leaderWhy   = "election ≤ 2 × election timeout (2 s) + Refresh (0.5 s) + reconnect (1 s) + rig slack (0.25 s)"
 )
 
-// Scenarios are the fault lab's scenarios, in the order a run plays them.
-func Scenarios() []Scenario {
-	return []Scenario{
+// scenarios are the fault lab's scenarios, in the order a run plays them.
+func scenarios() []scenario {
+	return []scenario{
 		{Name: "leader-killed", Title: "the etcd leader SIGKILLed, restarted 5 s later", Short: true,
 			Members: 3, Replicas: three, Run: leaderKilled},
 		{Name: "leader-killed-mtls", Title: "the same with mutual TLS on every hop (clients to replicas, replicas to etcd, etcd to etcd)", Short: true,
@@ -92,15 +92,15 @@ func Scenarios() []Scenario {
 		{Name: "quorum-lost", Title: "2 of 3 etcd members SIGKILLed for 5 s, then restarted",
 			Members: 3, Replicas: three, Run: quorumLost},
 		{Name: "replica-cut-off", Title: "one replica cut off from etcd for 6 s while clients still call it; a successor takes its node id", Short: true,
-			Members: 3, Replicas: three, Spares: []ReplicaSpec{{}}, Run: replicaCutOff},
+			Members: 3, Replicas: three, Spares: []replicaSpec{{}}, Run: replicaCutOff},
 		{Name: "slow-lossy-link", Title: "one replica's links to etcd: 200 ms more round trip and 10% of segments lost, for 10 s",
 			Members: 3, Replicas: three, Run: slowLossyLink},
 		{Name: "asymmetric-partition", Title: "one replica's requests reach etcd, etcd's answers do not, for 6 s",
 			Members: 3, Replicas: three, Run: asymmetricPartition},
 		{Name: "clock-steps", Title: "a strict and a monotonic replica's clocks stepped back 2 s, then forward 10 s", Short: true,
-			Members: 3, Replicas: []ReplicaSpec{{Peers: true}, {Monotonic: true, Peers: true}, {Peers: true}}, FaultClock: true, Run: clockSteps},
+			Members: 3, Replicas: []replicaSpec{{Peers: true}, {Monotonic: true, Peers: true}, {Peers: true}}, FaultClock: true, Run: clockSteps},
 		{Name: "successor-waits", Title: "a replica whose clock ran 5 s ahead SIGKILLed; its successor, on the only free node id, waits out the reservation",
-			Members: 3, Layout: "41/1/21", Replicas: []ReplicaSpec{{}, {}}, Spares: []ReplicaSpec{{}}, FaultClock: true, Run: successorWaits},
+			Members: 3, Layout: "41/1/21", Replicas: []replicaSpec{{}, {}}, Spares: []replicaSpec{{}}, FaultClock: true, Run: successorWaits},
 		{Name: "kill9-batch", Title: "a replica SIGKILLed during NextIDs(100000), three times", Short: true,
 			Members: 3, Replicas: three, Run: kill9Batch},
 		{Name: "holders-1024", Title: "1,024 holders, each with its own etcd client, acquiring node ids at once on a 3-member cluster",
@@ -262,7 +262,7 @@ func replicaCutOff(ctx context.Context, s *stage) error {
 	s.role(3, "successor on the cut-off replica's node id")
 	s.mark("replica r0 (node id %d) cut off from every etcd member: its links blackholed both ways", k)
 	cutAt := time.Now()
-	if err := s.links.Blackhole(0, Upstream, Downstream); err != nil {
+	if err := s.links.Blackhole(0, upstream, downstream); err != nil {
 		return err
 	}
 	// Its etcd lease expires a TTL after its last keep-alive.
@@ -364,7 +364,7 @@ func asymmetricPartition(ctx context.Context, s *stage) error {
 	s.role(0, "its requests reach etcd, the answers do not")
 	s.mark("r0's links: etcd's answers dropped, r0's requests still delivered")
 	cutAt := time.Now()
-	if err := s.links.Blackhole(0, Downstream); err != nil {
+	if err := s.links.Blackhole(0, downstream); err != nil {
 		return err
 	}
 	if err := sleepCtx(ctx, 6*time.Second); err != nil {
@@ -442,7 +442,7 @@ func clockSteps(ctx context.Context, s *stage) error {
 		return err
 	}
 	offsets(8 * time.Second)
-	s.bound(0, 2*time.Second+DefaultRewindHold+slack, "the rewind (2 s) + -rewind-hold (1 s) + rig slack (0.25 s)")
+	s.bound(0, 2*time.Second+defaultRewindHold+slack, "the rewind (2 s) + -rewind-hold (1 s) + rig slack (0.25 s)")
 	s.bound(1, refresh+slack, "Refresh (0.5 s): the forward step outruns the reservation until the next refresh + rig slack (0.25 s)")
 	s.afterLoad(func(a *analysis) {
 		refused := 0
@@ -598,7 +598,7 @@ func kill9Batch(ctx context.Context, s *stage) error {
 		}
 		failed := 0
 		for _, at := range caller.attempts {
-			if at.outcome != OutcomeOK {
+			if at.outcome != outcomeOK {
 				failed++
 			}
 		}
@@ -634,7 +634,7 @@ func holders(ctx context.Context, s *stage) error {
 }
 
 // layout is the scenario's layout, as its replicas mint with it.
-func (sc Scenario) layout() (snowlab.Layout, error) {
+func (sc scenario) layout() (snowlab.Layout, error) {
 	if sc.Layout == "" {
 		return snowlab.DefaultLayout, nil
 	}

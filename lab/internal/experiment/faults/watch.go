@@ -26,7 +26,7 @@ const readinessEvery = 50 * time.Millisecond
 
 // watchReadiness polls each replica that live says was started (a spare
 // is not polled before it is: it was not meant to serve).
-func watchReadiness(reps []*Replica, live func(r int) bool) *readiness {
+func watchReadiness(reps []*replica, live func(r int) bool) *readiness {
 	w := &readiness{stop: make(chan struct{}), samples: make([][]sample, len(reps))}
 	for i, r := range reps {
 		w.wg.Go(func() {
