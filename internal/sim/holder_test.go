@@ -32,6 +32,7 @@ type holder struct {
 	pauseArmed   time.Duration
 	pausedUntil  int64
 	partUntil    int64
+	reserving    int // Reserve calls under way (the refresher's)
 	claims       []*claim
 
 	lease     *nodeid.Lease // main goroutine only

@@ -166,6 +166,15 @@ func (cl *claim) Token() int64          { return cl.token }
 func (cl *claim) Lost() <-chan struct{} { return cl.cs.Lost() }
 
 func (cl *claim) Reserve(ctx context.Context, until int64) error {
+	h := cl.c.h
+	h.w.mu.Lock()
+	h.reserving++
+	h.w.mu.Unlock()
+	defer func() {
+		h.w.mu.Lock()
+		h.reserving--
+		h.w.mu.Unlock()
+	}()
 	return cl.cs.Reserve(ctx, until, "the store gave the ids to another holder", func(ctx context.Context, v int64) (bool, error) {
 		held := false
 		err := cl.c.call(ctx, "reserve", cl.c.h.w.bug != bugAsyncCommit, func(s *store) error {
