@@ -95,4 +95,22 @@
 // raced through two clients, ranges judged by every id, tokens,
 // reservations outliving a crashed holder, expiry, zombies refused,
 // restarts.
+//
+// # Simulation
+//
+// internal/sim runs this package's Acquire and ClaimState, the fence and
+// the three generators against a store in memory inside a testing/synctest
+// bubble (virtual time), on schedules drawn from a seed: 3 to 5 holders
+// with ranges of 1 or 2 of 4 or 8 node ids, network delays, lost replies,
+// store crashes that lose unflushed writes, partitions, process crashes
+// and pauses (struck between a clock read and its use), and each holder's
+// clock stepped back and forward and frozen. Every ID is checked: unique
+// fleet-wide, increasing per node id within a claim and across hand-offs,
+// within the claim's durable reservation and past its true floor; every
+// refusal must have its designed reason. make test runs 1,000 schedules
+// (about 90 a second), 50 under the race detector; make sim runs a
+// million. A failure prints its replay command, go test ./internal/sim
+// -run TestSimulation -sim.seed S -v. Put back as store mutants, an
+// asynchronously committed reservation, a range floor from its first id
+// and a floor one tick inside the reservation each produce duplicates.
 package nodeid
