@@ -145,7 +145,6 @@ func (h *holder) rebuild() {
 
 // release lets the lease go gracefully; its generators must refuse after.
 func (h *holder) release() {
-	h.waitRefresherIdle()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	err := h.lease.Release(ctx)
 	cancel()
@@ -160,22 +159,4 @@ func (h *holder) release() {
 		h.mint() // a dead generator: it must refuse
 	}
 	h.lease, h.gens = nil, nil
-}
-
-// waitRefresherIdle waits (at most 50 ms) until the lease's refresher is
-// blocked in its select with no tick pending. Release closes the
-// refresher's stop channel; were a tick pending then too, Go's select
-// would pick one of the two at random, and the schedule would not replay.
-// A tick is left pending only while the refresher is busy (in Reserve, or
-// paused), and it takes it the instant it is done.
-func (h *holder) waitRefresherIdle() {
-	for i := 0; i < 50; i++ {
-		h.w.mu.Lock()
-		busy := h.reserving > 0 || now() < h.pausedUntil
-		h.w.mu.Unlock()
-		if !busy {
-			return
-		}
-		sleep(time.Millisecond)
-	}
 }

@@ -36,8 +36,10 @@ type holder struct {
 	claims       []*claim
 
 	lease     *nodeid.Lease // main goroutine only
+	slot      int           // the lease's refresher's slot (see phase)
 	gens      []*gen
-	abandoned []*nodeid.Lease // the crashed processes' leases
+	abandoned []*nodeid.Lease            // the crashed processes' leases
+	refresher [slots + 1]<-chan struct{} // by slot: the Lost of a crashed process's lease
 }
 
 func newHolder(w *world, id int) *holder {
@@ -110,6 +112,7 @@ func (h *holder) waitPause() {
 // the schedule's time is up; then it releases what it holds.
 func (h *holder) run() {
 	for time.Now().Before(h.w.ends) {
+		toPhase(phase(h.id, 0)) // a Release that waited for its refresher ends on its phase
 		if h.lease == nil {
 			h.acquire()
 		} else {
@@ -191,6 +194,7 @@ func (h *holder) crash() {
 	}
 	if h.lease != nil {
 		h.abandoned = append(h.abandoned, h.lease)
+		h.refresher[h.slot] = h.lease.Lost()
 	}
 	h.lease, h.gens = nil, nil
 	sleep(time.Duration(1+h.rng.IntN(20)) * time.Millisecond)
@@ -203,15 +207,17 @@ func (h *holder) options() nodeid.Options {
 
 // acquire takes a lease and builds a generator on each of its node ids.
 func (h *holder) acquire() {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	h.w.mu.Lock()
 	c := &client{h: h, inc: h.inc}
 	h.w.mu.Unlock()
+	// Acquire on a free slot's phase: the refresher it starts keeps it,
+	// and this goroutine goes back to its own.
+	h.slot = h.freeSlot()
+	toPhase(phase(h.id, h.slot))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	l, err := nodeid.Acquire(ctx, c, h.options())
 	cancel()
-	// Half a quantum: the refresher Acquire started keeps this phase, and
-	// this goroutine moves to the other one.
-	time.Sleep(quantum / 2)
+	toPhase(phase(h.id, 0))
 	h.w.chk.acquired(h, l, err)
 	if err != nil {
 		return
@@ -220,5 +226,26 @@ func (h *holder) acquire() {
 	first, count := l.Nodes()
 	for n := first; n < first+count; n++ {
 		h.build(n)
+	}
+}
+
+// freeSlot is a slot no refresher of this holder runs on: none of a
+// crashed process's lease whose refresher has yet to see the loss (its
+// Reserve in flight when the process crashed). A refresher closes Lost
+// when it sees the loss, and then returns without touching the world.
+func (h *holder) freeSlot() int {
+	for {
+		for s := 1; s <= slots; s++ {
+			if h.refresher[s] == nil {
+				return s
+			}
+			select {
+			case <-h.refresher[s]:
+				h.refresher[s] = nil
+				return s
+			default:
+			}
+		}
+		sleep(time.Millisecond)
 	}
 }

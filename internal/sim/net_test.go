@@ -19,6 +19,7 @@ func (c *client) call(ctx context.Context, op string, sync bool, apply func(*sto
 	w.mu.Lock()
 	d1, d2, dSync := h.netDelay(), h.netDelay(), time.Duration(h.srng.IntN(300))*quantum
 	lost := h.srng.IntN(100) < 3
+	w.trace("h%d %s sent", h.id, op)
 	w.mu.Unlock()
 	if err := sleepCtx(ctx, d1); err != nil {
 		return fmt.Errorf("sim: %s: %w", op, err)

@@ -44,7 +44,7 @@ func runSeedTrace(t *testing.T, seed uint64, bug string, checks checkSet, keep b
 		for i, h := range w.hs {
 			go func() {
 				defer func() { done <- struct{}{} }()
-				time.Sleep(time.Duration(7*(i+1)) * time.Nanosecond) // the holder's phase
+				toPhase(phase(i, 0))
 				h.run()
 			}()
 		}

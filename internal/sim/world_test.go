@@ -12,10 +12,11 @@ import (
 
 // quantum is the grain of every sleep in a simulation. Each goroutine of
 // the world wakes only at instants of its own phase (its offset within a
-// quantum: the driver 0, holder h's two goroutines 7(h+1) ns and 500 ns
-// later), and every sleep is a whole number of quanta, so no two
-// goroutines ever wake at one virtual instant: synctest then runs them in
-// one order, the order of their instants, and a seed replays exactly.
+// quantum: the driver 0, holder h's main goroutine and the refresher of
+// each of its leases the offsets phase gives them), and every sleep is a
+// whole number of quanta, so no two goroutines ever wake at one virtual
+// instant: synctest then runs them in one order, the order of their
+// instants, and a seed replays exactly.
 const quantum = time.Microsecond
 
 // Mutants: a switch in the simulated store that puts back one of the
@@ -124,6 +125,24 @@ func (w *world) trace(format string, args ...any) {
 func sleep(d time.Duration) {
 	q := (d + quantum - 1) / quantum
 	time.Sleep(max(q, 1) * quantum)
+}
+
+// slots is how many refreshers of one holder may run at once, each on a
+// phase of its own: the current lease's, and those of crashed processes
+// whose Reserve was still in flight.
+const slots = 9
+
+// phase is the offset within a quantum of holder h's goroutine in slot s
+// (0, its main goroutine; 1..slots, a lease's refresher): 200 ns apart
+// per holder, 20 ns per slot, so at most 5 holders.
+func phase(h, s int) time.Duration { return time.Duration(1+200*h+20*s) * time.Nanosecond }
+
+// toPhase sleeps until the first instant at or after now at offset off
+// within a quantum.
+func toPhase(off time.Duration) {
+	if d := (off - time.Duration(now())%quantum + quantum) % quantum; d > 0 {
+		time.Sleep(d)
+	}
 }
 
 // now is the bubble's virtual time in Unix nanoseconds.
