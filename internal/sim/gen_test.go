@@ -77,17 +77,16 @@ func (h *holder) build(n int) {
 	kind := h.rng.IntN(4)
 	c0, lastEnd := h.peek(), l.Fence().LastEnd()
 	g, name, err := newGen(kind, cfg)
-	// The new generator's grant stops the earlier ones on n, even when
-	// its constructor then refuses (the grant comes before the wait for
-	// the clock).
-	for _, o := range h.gens {
-		if o.node == n {
-			o.dead = true
-		}
-	}
 	if err != nil {
+		// A constructor that refuses takes no grant: the earlier
+		// generators on n mint on.
 		h.w.chk.buildRefused(h, name, c0, lastEnd, err)
 		return
+	}
+	for _, o := range h.gens {
+		if o.node == n {
+			o.dead = true // the new one's grant stopped it
+		}
 	}
 	start := tickOf(lastEnd - 1)
 	if lastEnd <= epoch.UnixNano() {
