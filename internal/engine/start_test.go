@@ -91,3 +91,42 @@ func TestBuildAfterEarlierGeneratorMovedOn(t *testing.T) {
 		t.Fatalf("the earlier generator: %v, want ErrNoReservation", err)
 	}
 }
+
+// TestRevokedRefusesAtOnce: a generator whose fence is revoked refuses
+// with ErrNoReservation on its next call, without waiting, even when its
+// tick is used up (it would wait for the next) or its clock went back (it
+// would wait the rewind out or refuse with ErrClockBackwards). Before plan
+// looked at the grant first, a Strict generator with a spent tick waited
+// a tick (TickWaits 1) and then returned ErrClockBackwards.
+func TestRevokedRefusesAtOnce(t *testing.T) {
+	epoch := snowlab.DefaultLayout.Epoch.UnixNano()
+	for _, back := range []int64{0, int64(5 * time.Millisecond)} {
+		for _, kind := range []struct {
+			name  string
+			build func(snowlab.Config) (snowlab.Generator, error)
+		}{
+			{"mutexgen", func(c snowlab.Config) (snowlab.Generator, error) { return mutexgen.New(c) }},
+			{"atomicgen", func(c snowlab.Config) (snowlab.Generator, error) { return atomicgen.New(c) }},
+		} {
+			name, build := kind.name, kind.build
+			now := epoch + int64(time.Hour)
+			f := snowlab.NewFence(0, now+int64(time.Minute))
+			g, err := build(snowlab.Config{Fence: f, Clock: clocksrc.Func(func() int64 { return now }), MaxWait: time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := make([]snowlab.ID, snowlab.DefaultLayout.MaxSeq()+1)
+			if n, err := g.NextIDs(ids); err != nil || n != len(ids) {
+				t.Fatalf("%s: the whole tick: %d IDs, %v", name, n, err)
+			}
+			f.Revoke()
+			now -= back
+			if _, err := g.NextID(); !errors.Is(err, snowlab.ErrNoReservation) {
+				t.Fatalf("%s, clock back %v: a revoked generator with its tick spent: %v, want ErrNoReservation", name, time.Duration(back), err)
+			}
+			if s := g.Stats(); s.TickWaits+s.RewindWaits != 0 {
+				t.Fatalf("%s, clock back %v: a revoked generator waited: %+v", name, time.Duration(back), s)
+			}
+		}
+	}
+}

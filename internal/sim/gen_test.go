@@ -103,10 +103,9 @@ func (h *holder) mint() {
 		return
 	}
 	g := h.gens[h.rng.IntN(len(h.gens))]
-	if g.spent && h.policy == snowlab.Strict && tickOf(h.peek()) == g.last {
-		// The engine would wait for the next tick (see build), even on a
-		// dead generator: its plan waits for a tick before it looks at the
-		// reservation.
+	if g.spent && h.policy == snowlab.Strict && tickOf(h.peek()) == g.last && !g.dead && !g.fence.Revoked() {
+		// The engine would wait for the next tick (see build). A dead
+		// generator refuses at once.
 		return
 	}
 	lost := false
