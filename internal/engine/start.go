@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab"
-	"github.com/snowlab/snowlab/internal/mono"
 )
 
 // Prepare is the common start of every generator: it compiles cfg, checks
@@ -95,9 +94,9 @@ func (r *Rules) waitStart(start int64, refuse bool) error {
 		}
 		start -= r.leadTicks * r.unitNs
 	}
-	deadline := addSat(mono.Now(), int64(r.startWait))
+	deadline := addSat(elapsed(), int64(r.startWait))
 	for ns < start {
-		left := deadline - mono.Now()
+		left := deadline - elapsed()
 		if left <= 0 {
 			return fmt.Errorf("%w: the clock did not pass the node id's start (%v: the previous holder's floor or an earlier generator's last tick) within %v",
 				snowlab.ErrClockBackwards, time.Unix(0, start).UTC(), r.startWait)
