@@ -28,12 +28,12 @@ type checker struct {
 	checks checkSet
 	fail   string
 	seen   map[snowlab.ID]int64         // every ID: the token of the claim that minted it
-	last   map[[2]int64]snowlab.ID      // {node, token}: the claim's last ID on the node
+	last   map[[3]int64]snowlab.ID      // {node, token, shard}: the claim's last ID on the node's shard
 	spans  map[int64]map[int64][2]int64 // node -> token -> [lowest, highest] ID
 }
 
 func newChecker(w *world, checks checkSet) *checker {
-	return &checker{w: w, checks: checks, seen: map[snowlab.ID]int64{}, last: map[[2]int64]snowlab.ID{}, spans: map[int64]map[int64][2]int64{}}
+	return &checker{w: w, checks: checks, seen: map[snowlab.ID]int64{}, last: map[[3]int64]snowlab.ID{}, spans: map[int64]map[int64][2]int64{}}
 }
 
 // violate records a violation (the first one stays); under mu.
@@ -62,8 +62,9 @@ func (c *checker) acquired(h *holder, l *nodeid.Lease, err error) {
 }
 
 // buildRefused judges a generator's constructor refusing: only a clock
-// behind the fence's LastEnd (MaxFloorWait is negative) or a lease
-// already lost or released is a reason.
+// behind the fence's LastEnd when it was called (it then refused at once,
+// or waited MaxFloorWait in vain: the clock runs forward during a build)
+// or a lease already lost or released is a reason.
 func (c *checker) buildRefused(h *holder, kind string, clock, lastEnd int64, err error) {
 	c.w.mu.Lock()
 	defer c.w.mu.Unlock()
@@ -99,6 +100,8 @@ func (c *checker) minted(h *holder, g *gen, ids []snowlab.ID, err error, c0, c1,
 			c.violate("h%d: %s on node %d minted %d on node %d", h.id, g.kind, g.node, id, p.Node)
 		case h.policy == snowlab.Strict && tick > tickOf(max(c0, c1)):
 			c.violate("h%d: Strict %s minted %d at tick %d ahead of its clock's tick %d", h.id, g.kind, id, tick, tickOf(max(c0, c1)))
+		case g.lead > 0 && tick > tickOf(max(c0, c1))+g.lead:
+			c.violate("h%d: %s minted %d at tick %d, more than MaxLead %d ticks ahead of its clock's tick %d", h.id, g.kind, id, tick, g.lead, tickOf(max(c0, c1)))
 		}
 		c.checkID(h, g, id, tick)
 		g.last, g.spent = tick, false
@@ -122,10 +125,18 @@ func (c *checker) checkID(h *holder, g *gen, id snowlab.ID, tick int64) {
 	}
 	c.seen[id] = g.token
 	k := [2]int64{node, g.token}
-	if prev, ok := c.last[k]; ok && id <= prev {
+	// A split shardedgen's IDs increase within each shard's half of the
+	// sequence, not across the two (shardedgen's doc): a batch that finds
+	// its shard's tick spent takes the other's.
+	var shard int64
+	if g.kind == "shardedgen-split" && c.w.p.layout().Decode(id).Seq >= 1<<(c.w.p.layout().SeqBits-1) {
+		shard = 1
+	}
+	ks := [3]int64{node, g.token, shard}
+	if prev, ok := c.last[ks]; ok && id <= prev {
 		c.violate("h%d: %s minted %d after %d on node %d (token %d): out of order", h.id, g.kind, id, prev, node, g.token)
 	}
-	c.last[k] = id
+	c.last[ks] = id
 	if c.spans[node] == nil {
 		c.spans[node] = map[int64][2]int64{}
 	}
@@ -147,8 +158,12 @@ func (c *checker) checkID(h *holder, g *gen, id snowlab.ID, tick int64) {
 
 // refusalRight: ErrNoReservation is right only when the fence is revoked
 // (lost, released, superseded) or the next tick would end past the
-// reservation u; ErrClockBackwards only for a Strict generator whose clock
-// is behind its last tick (MaxWait is negative: every rewind is refused).
+// reservation u. ErrClockBackwards needs the clock, when the call began,
+// at or behind the last tick (a Strict generator: a rewind, or a spent
+// tick the clock did not leave within MaxWait), or a bounded Monotonic
+// generator's last tick at least MaxLead ahead of it. That is necessary,
+// not sufficient: the engine's waits bound how long it tries, which the
+// checker does not time.
 func (c *checker) refusalRight(h *holder, g *gen, err error, clock, u int64) bool {
 	now := tickOf(clock)
 	next := now
@@ -162,7 +177,10 @@ func (c *checker) refusalRight(h *holder, g *gen, err error, clock, u int64) boo
 	case errors.Is(err, snowlab.ErrNoReservation):
 		return g.dead || g.fence.Revoked() || tickEnd(next) > u
 	case errors.Is(err, snowlab.ErrClockBackwards):
-		return h.policy == snowlab.Strict && now < g.last
+		if h.policy == snowlab.Strict {
+			return now <= g.last
+		}
+		return g.lead > 0 && now+g.lead <= g.last
 	}
 	return false
 }

@@ -22,7 +22,16 @@ type gen struct {
 	last  int64 // tick of the last ID
 	spent bool  // last is spent: the tick before the start
 	dead  bool  // superseded, or its lease released: it must refuse
+	lead  int64 // MaxLead in ticks (Monotonic; 0: unbounded)
 }
+
+// waits are the bounds a generator is built with, drawn from the seed:
+// refuse at once (negative), the default, or a few ticks.
+var (
+	maxWaits      = [...]time.Duration{-1, 0, 2 * time.Millisecond}
+	maxFloorWaits = [...]time.Duration{-1, 0, 20 * time.Millisecond}
+	maxLeads      = [...]time.Duration{0, time.Millisecond, 5 * time.Millisecond}
+)
 
 // newGen builds a generator of kind on cfg: mutexgen, atomicgen, or a
 // shardedgen (one shard per node id, or a sequence split in two on one).
@@ -59,20 +68,17 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-// build makes a generator on node n of the lease. It first waits, on
-// virtual time, for the clock to pass the first tick boundary at or after
-// the fence's LastEnd: the generators run with MaxWait and MaxFloorWait
-// negative, so that they refuse rather than wait (their waits are bounded
-// on the runtime's monotonic clock, which a synctest bubble does not
-// fake), and a Strict one built inside its first tick would wait for the
-// next.
+// build makes a generator on node n of the lease, with MaxWait,
+// MaxFloorWait and (Monotonic) MaxLead drawn from the seed. The engine's
+// waits run on the bubble's virtual time; the generator's clock puts the
+// holder's goroutine back on its phase after each (genClock).
 func (h *holder) build(n int) {
 	l := h.lease
-	boundary := tickEnd(tickOf(l.Fence().LastEnd() - 1))
-	for i := 0; i < 40 && h.peek() < boundary; i++ {
-		sleep(time.Millisecond)
+	cfg := l.Config(snowlab.Config{Policy: h.policy, Clock: h.genClock,
+		MaxWait: maxWaits[h.rng.IntN(3)], MaxFloorWait: maxFloorWaits[h.rng.IntN(3)]})
+	if h.policy == snowlab.Monotonic {
+		cfg.MaxLead = maxLeads[h.rng.IntN(3)]
 	}
-	cfg := l.Config(snowlab.Config{Policy: h.policy, MaxWait: -1, MaxFloorWait: -1})
 	cfg.Node = n
 	kind := h.rng.IntN(4)
 	c0, lastEnd := h.peek(), l.Fence().LastEnd()
@@ -92,7 +98,8 @@ func (h *holder) build(n int) {
 	if lastEnd <= epoch.UnixNano() {
 		start = -1
 	}
-	h.gens = append(h.gens, &gen{g: g, kind: name, node: n, token: l.Token(), fence: l.Fence(), last: start, spent: true})
+	h.gens = append(h.gens, &gen{g: g, kind: name, node: n, token: l.Token(), fence: l.Fence(), last: start, spent: true,
+		lead: int64(cfg.MaxLead / time.Millisecond)})
 }
 
 // mint takes a few IDs from one live generator, one by one or as a
@@ -103,17 +110,13 @@ func (h *holder) mint() {
 		return
 	}
 	g := h.gens[h.rng.IntN(len(h.gens))]
-	if g.spent && h.policy == snowlab.Strict && tickOf(h.peek()) == g.last && !g.dead && !g.fence.Revoked() {
-		// The engine would wait for the next tick (see build). A dead
-		// generator refuses at once.
-		return
-	}
 	lost := false
 	select {
 	case <-h.lease.Lost():
 		lost = true
 	default:
 	}
+	s0 := g.g.Stats()
 	c0, u0 := h.peek(), g.fence.Until()
 	var buf [4]snowlab.ID
 	want := 1 + h.rng.IntN(len(buf))
@@ -128,6 +131,10 @@ func (h *holder) mint() {
 			}
 		}
 	}
+	s1 := g.g.Stats()
+	h.w.mu.Lock()
+	h.w.stats.waits += int(s1.TickWaits + s1.RewindWaits - s0.TickWaits - s0.RewindWaits)
+	h.w.mu.Unlock()
 	h.w.chk.minted(h, g, buf[:got], err, c0, h.peek(), u0, lost)
 }
 

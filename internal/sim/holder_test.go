@@ -20,7 +20,8 @@ type holder struct {
 	rng, srng *rand.Rand
 	count     int // node ids per lease
 	policy    snowlab.Policy
-	clock     clocksrc.Clock
+	clock     clocksrc.Clock // the lease's
+	genClock  clocksrc.Clock // the generators' (genRead)
 
 	// Under w.mu:
 	inc          int   // process incarnation: a crash adds one
@@ -49,6 +50,7 @@ func newHolder(w *world, id int) *holder {
 	h.res = [...]int64{1, int64(time.Microsecond), int64(time.Millisecond)}[w.rng.IntN(3)]
 	h.offset = int64(w.rng.IntN(int(w.p.window/time.Millisecond)*2)-int(w.p.window/time.Millisecond)) * int64(time.Millisecond)
 	h.clock = clocksrc.Func(h.read)
+	h.genClock = clocksrc.Func(h.genRead)
 	return h
 }
 
@@ -85,6 +87,17 @@ func (h *holder) read() int64 {
 		sleep(d)
 	}
 	return v
+}
+
+// genRead is the generators' clock: read, after putting the main
+// goroutine back on its phase. A generator's wait (Go's timers, on
+// virtual time) ends at an instant of no one's phase; nothing of the world
+// is touched between the wake and this read, and from here on the
+// goroutine is on its own phase again, so a wait cannot make two
+// goroutines meet at one instant.
+func (h *holder) genRead() int64 {
+	toPhase(phase(h.id, 0))
+	return h.read()
 }
 
 // peek is the clock's reading now, for the checker: no pause strikes.

@@ -83,6 +83,7 @@ type world struct {
 // stats counts what a schedule did, for the test's log.
 type stats struct {
 	ids, refusals, acquires, lostReplies, storeCrashes, crashes, pauses, partitions, steps, freezes, rebuilds, releases int
+	waits                                                                                                               int // the generators' waits (a spent tick, a rewind), on virtual time
 }
 
 func (s *stats) add(o stats) {
@@ -98,6 +99,7 @@ func (s *stats) add(o stats) {
 	s.freezes += o.freezes
 	s.rebuilds += o.rebuilds
 	s.releases += o.releases
+	s.waits += o.waits
 }
 
 func newWorld(seed uint64, bug string, checks checkSet) *world {
