@@ -10,7 +10,7 @@ import (
 )
 
 var (
-	flagSeeds = flag.Int("sim.seeds", 0, "how many schedules TestSimulation runs, from seed 1 (0: the CI budget)")
+	flagSeeds = flag.Int("sim.seeds", 0, "how many schedules TestSimulation runs (TestSimulationReplays: runs twice), from seed 1 (0: the CI budget)")
 	flagSeed  = flag.Uint64("sim.seed", 0, "replay this one schedule (with -v, its trace)")
 	flagBug   = flag.String("sim.bug", "", "with -sim.seed: the store mutant to replay it against")
 )
