@@ -2,7 +2,7 @@
 GO ?= go
 BENCHTIME ?= 300ms
 
-.PHONY: all test vet vet-etcd vet-pg vet-snowidd fmt race lint-actions deadcode test-etcd test-pg test-snowidd snowid snowidd loadgen service proto bench bench-generators ladder ci lab history publish bench-check cross test-386 pin-modules consumer-test check-commits
+.PHONY: all test vet vet-etcd vet-pg vet-snowidd fmt race lint-actions deadcode test-etcd test-pg test-snowidd snowid snowidd loadgen service proto bench bench-generators ladder ci lab history publish bench-check cross test-386 pin-modules consumer-test check-commits sim
 
 ## The repository is several modules (CONTRIBUTING.md, "Modules"), tied for
 ## development by go.work: the library at the root, the lab (lab/, all of
@@ -299,6 +299,14 @@ etcdholders:
 test-faults: snowidd-faults etcdholders
 	cd snowidd && $(GO) test -race -count=1 -tags snowidd_faults -run '^TestFaultClock' ./internal/daemon
 	cd lab && SNOWLAB_FAULTS=1 SNOWIDD_FAULTS_BIN=$(CURDIR)/bin/snowidd-faults ETCDHOLDERS_BIN=$(CURDIR)/bin/etcdholders $(GO) test -race -count=1 -timeout 15m -run '^TestShortSet$$' -v ./internal/experiment/faults
+
+## sim: the deterministic simulation (internal/sim) over SIM_SEEDS schedules
+## (default a million, about three hours at 90 a second), in the foreground:
+## run it in the background with `make sim > sim.log 2>&1 &`. A failing
+## seed prints the command that replays it.
+SIM_SEEDS ?= 1000000
+sim:
+	$(GO) test -count=1 -timeout 0 -run '^TestSimulation$$' -v ./internal/sim -sim.seeds $(SIM_SEEDS)
 
 ## chaos: every fault scenario (loadgen faults -set full, about 4 minutes);
 ## writes results/local/*-faults.* (make publish RUN=... commits one).

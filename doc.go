@@ -40,6 +40,8 @@
 //   - grant: one generator's right to mint on some of a fence's node ids
 //     ([Grant], from [Fence.Grant]); a newer grant on the same node ids
 //     stops the older one, so two live generators never share a node id.
+//     A constructor takes it only once it will not refuse: one that
+//     refuses (its clock too far behind) leaves the older one minting.
 //   - floor: the reserved-until the previous holder of a node id left
 //     behind ([Fence.Floor], nodeid.Claim's Floor): no ID of its successor
 //     carries a time before it.

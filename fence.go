@@ -129,9 +129,8 @@ func (f *Fence) LastEnd() int64 { return max(f.floor, f.used.Load()) }
 // ErrNoReservation when the fence is revoked. The new generator must start
 // after LastEnd read after Grant returns.
 func (f *Fence) Grant(first, count int) (*Grant, error) {
-	if f.count > 0 && (first < f.first || count < 1 || count > f.count || first-f.first > f.count-count) {
-		return nil, fmt.Errorf("%w: %s are not held: the lease holds %s",
-			ErrInvalidNode, nodeRange(first, count), nodeRange(f.first, f.count))
+	if err := f.CheckGrant(first, count); err != nil {
+		return nil, err
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -153,6 +152,23 @@ func (f *Fence) Grant(first, count int) (*Grant, error) {
 	g.until.Store(until)
 	f.grants = append(live, g)
 	return g, nil
+}
+
+// CheckGrant reports the error Grant(first, count) would fail with now,
+// without taking a grant or stopping any: ErrInvalidNode when the range
+// reaches outside Nodes, ErrNoReservation when the fence is revoked. A
+// generator's constructor checks before it waits for the clock, and takes
+// the grant only once it will not refuse, so that a constructor that
+// refuses leaves the earlier generator on the node ids running.
+func (f *Fence) CheckGrant(first, count int) error {
+	if f.count > 0 && (first < f.first || count < 1 || count > f.count || first-f.first > f.count-count) {
+		return fmt.Errorf("%w: %s are not held: the lease holds %s",
+			ErrInvalidNode, nodeRange(first, count), nodeRange(f.first, f.count))
+	}
+	if f.Revoked() {
+		return fmt.Errorf("%w: the lease on the node ids was lost or released", ErrNoReservation)
+	}
+	return nil
 }
 
 func nodeRange(first, count int) string {

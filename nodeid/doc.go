@@ -95,4 +95,28 @@
 // raced through two clients, ranges judged by every id, tokens,
 // reservations outliving a crashed holder, expiry, zombies refused,
 // restarts.
+//
+// # Simulation
+//
+// internal/sim runs this package's Acquire and ClaimState, the fence and
+// the three generators against a store in memory inside a testing/synctest
+// bubble (virtual time), on schedules drawn from a seed: 3 to 5 holders
+// with ranges of 1 or 2 of 4 or 8 node ids, network delays, lost replies,
+// store crashes that lose unflushed writes, partitions, process crashes
+// and pauses (struck between a clock read and its use), and each holder's
+// clock stepped back and forward and frozen. The generators wait (a spent
+// tick, a rewind within MaxWait, a floor within MaxFloorWait) on the
+// bubble's virtual time, with bounds drawn from the seed. Every ID is
+// checked: unique fleet-wide, increasing per node id within a claim and
+// across hand-offs, within the claim's durable reservation and past its
+// true floor; every refusal must have its designed reason. make test runs
+// 1,000 schedules (about 90 a second), 50 under the race detector, and
+// requires 100 to replay to the same trace; make sim runs a million. A
+// failure prints its replay command, go test ./internal/sim -run
+// TestSimulation -sim.seed S -v. It found that a generator's constructor
+// that refused still stopped the generator it was to replace, and that a
+// revoked generator with its tick used up waited and then blamed the
+// clock; both are fixed. Put back as store mutants, an
+// asynchronously committed reservation, a range floor from its first id
+// and a floor one tick inside the reservation each produce duplicates.
 package nodeid

@@ -231,11 +231,17 @@ func (l *Lease) refresh() {
 	for {
 		select {
 		case <-l.stop:
-			return
 		case <-l.claim.Lost():
-			l.markLost(ErrLost)
-			return
 		case <-t.C:
+		}
+		// A tick left pending while a Reserve ran (a slow store, a
+		// paused process) and a Release or a loss are often ready
+		// together, and Go's select picks among ready cases at random:
+		// checked here first, a Release never waits for one more round
+		// trip to the store, and the choice does not depend on chance
+		// (internal/sim replays every schedule from its seed).
+		if l.stopped() {
+			return
 		}
 		until := addSat(l.opts.Clock.UnixNano(), int64(l.opts.Window))
 		ctx, cancel := context.WithTimeout(context.Background(), l.opts.Refresh)
@@ -252,6 +258,24 @@ func (l *Lease) refresh() {
 			return
 		}
 	}
+}
+
+// stopped reports, Release first, whether the refresher must end: the
+// lease was released, or the store says the claim is lost (the fence is
+// then revoked).
+func (l *Lease) stopped() bool {
+	select {
+	case <-l.stop:
+		return true
+	default:
+	}
+	select {
+	case <-l.claim.Lost():
+		l.markLost(ErrLost)
+		return true
+	default:
+	}
+	return false
 }
 
 func (l *Lease) markLost(err error) {

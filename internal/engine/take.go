@@ -206,6 +206,9 @@ func (r *Rules) revokedErr(node int) error {
 }
 
 func (r *Rules) unreservedErr(tick int64, node int) error {
+	if r.grant.Revoked() {
+		return r.revokedErr(node)
+	}
 	return fmt.Errorf("%w: node %d: tick %d (%v) ends after the reservation's end %v",
 		snowlab.ErrNoReservation, node, tick, time.Unix(0, r.tickStart(tick)).UTC(), r.reservationEnd())
 }

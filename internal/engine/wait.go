@@ -7,23 +7,22 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab"
-	"github.com/snowlab/snowlab/internal/mono"
 )
 
 // waiter bounds the waits of one call. The bound is MaxWait (plus one tick
-// when waiting for a new tick), measured on the monotonic clock, and it
+// when waiting for a new tick), measured on the monotonic clock (elapsed), and it
 // starts again whenever the generator's clock reaches a tick it had not
 // reached before: a batch spanning many ticks, or a caller losing races
 // while time moves on, is making progress and is not refused.
 type waiter struct {
-	deadline int64 // monotonic ns; 0 before the first wait
+	deadline int64 // elapsed ns; 0 before the first wait
 	seen     int64 // highest tick read while waiting
 	target   int64 // tick the current wait is for, to count waits once
 	expired  bool  // the bound passed; the next wait without progress refuses
 }
 
 func (w *waiter) wait(r *Rules, p plan, now, ns int64, l *ledger) error {
-	m := mono.Now()
+	m := elapsed()
 	budget := r.maxWait().Nanoseconds()
 	if p.act == waitTick {
 		budget = addSat(budget, r.unitNs)
@@ -60,20 +59,46 @@ func (w *waiter) wait(r *Rules, p plan, now, ns int64, l *ledger) error {
 // nanosleep system call wakes within the kernel's timer slack (about 50 µs)
 // and hands the P to other goroutines while it blocks; the last stretch
 // yields instead of sleeping.
+//
+// Inside a testing/synctest bubble time moves only when every goroutine
+// in it blocks, which neither a yield nor a nanosleep does: a caller
+// would spin on a clock that never moves. So a short pause first yields
+// once and looks at the clock: when it has not moved at all (a bubble;
+// outside one, two readings of the monotonic clock around a yield are
+// tens of nanoseconds apart), it sleeps on Go's timers, which a bubble
+// fakes exactly. A clock too coarse to tell takes the same path and only
+// sleeps less precisely. This costs a yield and two clock readings per
+// wait, against a wait of at least 140 µs; NextID's fast path never
+// pauses.
 func pause(d int64) {
 	const (
 		timerSlop = int64(1200 * time.Microsecond)
 		slack     = int64(70 * time.Microsecond)
 	)
-	switch {
-	case d > 2*timerSlop:
+	if d > 2*timerSlop {
 		time.Sleep(time.Duration(d - timerSlop))
+		return
+	}
+	t0 := elapsed()
+	runtime.Gosched()
+	switch {
+	case elapsed() == t0:
+		time.Sleep(time.Duration(max(d, 1)))
 	case d > 2*slack:
 		nanosleep(d - slack)
-	default:
-		runtime.Gosched()
 	}
 }
+
+// base is the origin of elapsed.
+var base = time.Now()
+
+// elapsed is the time since base on the monotonic clock, in nanoseconds:
+// what waits are bounded by. Outside a testing/synctest bubble it is
+// runtime.nanotime's reading less a constant; inside one, time.Since
+// reads the bubble's virtual clock (by wall time: a bubble's times carry
+// no monotonic reading), so a test can drive MaxWait and MaxFloorWait.
+// Only a pair of readings within one call is ever compared.
+func elapsed() int64 { return int64(time.Since(base)) }
 
 // addSat is a+b for b >= 0, held at math.MaxInt64 instead of wrapping: a
 // MaxWait of math.MaxInt64 means "wait as long as it takes", not a
