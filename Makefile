@@ -2,7 +2,7 @@
 GO ?= go
 BENCHTIME ?= 300ms
 
-.PHONY: all test vet vet-etcd vet-pg vet-snowidd fmt race lint-actions deadcode test-etcd test-pg test-snowidd snowid snowidd loadgen service proto bench bench-generators ladder ci lab history publish bench-check cross test-386 pin-modules consumer-test check-commits
+.PHONY: all test vet vet-etcd vet-pg vet-snowidd fmt race lint-actions deadcode test-etcd test-pg test-snowidd snowid snowidd loadgen service proto bench bench-generators ladder ci lab history publish bench-check cross test-386 pin-modules consumer-test check-commits model
 
 ## The repository is several modules (CONTRIBUTING.md, "Modules"), tied for
 ## development by go.work: the library at the root, the lab (lab/, all of
@@ -292,6 +292,13 @@ snowidd-faults:
 ## on etcd (the fault lab's fleet-start scenarios)
 etcdholders:
 	cd etcdlease && $(GO) build -o ../bin/etcdholders ./cmd/etcdholders
+
+## model: simulate the Quint model of the lease-and-fence protocol for a
+## fixed budget and check that each of its mutants has a counterexample
+## (scripts/model.sh, model/README.md; MODEL_SAMPLES, MODEL_STEPS,
+## MODEL_SEED, MODEL_MUTANT_SAMPLES change the budget)
+model:
+	scripts/model.sh
 
 ## test-faults: the fault build's clock hook, then the fault lab's short set
 ## (CI's, about 2 minutes on 2 cores): etcd from PATH (apt-get install
