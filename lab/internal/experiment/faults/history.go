@@ -7,39 +7,43 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"sort"
 	"time"
 
 	"github.com/anishathalye/porcupine"
+	"github.com/snowlab/snowlab"
 )
 
 // ErrHistory: a store history file that cannot be read.
 var ErrHistory = errors.New("faults: bad store history")
 
 // StoreOp is one operation a replica's lease made on its store, as a
-// fault-injection build of snowidd records it (one JSON object a line):
-// which, on which node ids, with what, when it was called and when it
-// returned (Unix nanoseconds on the host's wall clock, which every
-// process of the rig shares), and how it ended.
+// fault-injection build of snowidd records it (SNOWIDD_FAULT_HISTORY: a
+// JSON line when the operation is called, another with the same id when
+// it returns): which, on which node ids, with what, when it was called
+// and when it returned (Unix nanoseconds on the host's wall clock, which
+// every process of the rig shares), and how it ended.
 type StoreOp struct {
 	Replica string `json:"replica,omitempty"` // set by the rig
+	ID      string `json:"id"`
 	// Op is acquire, reserve or release. Renewals are the store's own
 	// (etcd's keep-alive) and are not seen through nodeid.Store.
-	Op    string `json:"op"`
+	Op    string `json:"op,omitempty"`
 	First int    `json:"first"`
 	Count int    `json:"count"`
-	Token int64  `json:"token"`
-	Floor int64  `json:"floor"` // acquire's answer
-	Value int64  `json:"value"` // reserve's or release's until
-	Call  int64  `json:"call"`
+	Token int64  `json:"token,omitempty"`
+	Floor int64  `json:"floor,omitempty"` // acquire's answer
+	Value int64  `json:"value,omitempty"` // reserve's or release's until
+	Call  int64  `json:"call,omitempty"`
 	// Return is when the answer came; math.MaxInt64 when none did (the
 	// replica was killed in the call).
-	Return int64 `json:"return"`
+	Return int64 `json:"return,omitempty"`
 	// Outcome is ok, lost (the store refused: the claim is gone), nofree
 	// (acquire found no free node id), or error (no verdict from the
-	// store: the operation may or may not have happened).
-	Outcome string `json:"outcome"`
+	// store, or no answer: the operation may or may not have happened).
+	Outcome string `json:"outcome,omitempty"`
 }
 
 // The outcomes of a StoreOp.
@@ -50,20 +54,34 @@ const (
 	StoreOutcomeError  = "error"
 )
 
-// ReadStoreOps reads a history of JSON lines, naming each op's replica.
+// ReadStoreOps reads a replica's history file: each call line, with
+// what its return line (the line with the same id) adds, in the order
+// called. An operation never answered returns at math.MaxInt64 with
+// outcome error.
 func ReadStoreOps(r io.Reader, replica string) ([]StoreOp, error) {
 	var ops []StoreOp
+	byID := map[string]int{}
 	sc := bufio.NewScanner(r)
 	for line := 1; sc.Scan(); line++ {
-		var op StoreOp
-		if err := json.Unmarshal(sc.Bytes(), &op); err != nil {
+		var l StoreOp
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			return nil, fmt.Errorf("%w: %s line %d: %v", ErrHistory, replica, line, err)
 		}
-		if op.Return == 0 {
-			op.Return = math.MaxInt64
+		i, ok := byID[l.ID]
+		switch {
+		case l.Op != "" && !ok:
+			l.Replica, l.Return, l.Outcome = replica, math.MaxInt64, StoreOutcomeError
+			byID[l.ID] = len(ops)
+			ops = append(ops, l)
+		case l.Op == "" && ok && ops[i].Return == math.MaxInt64:
+			op := &ops[i]
+			op.Return, op.Outcome = l.Return, l.Outcome
+			if op.Op == "acquire" {
+				op.First, op.Count, op.Token, op.Floor = l.First, l.Count, l.Token, l.Floor
+			}
+		default:
+			return nil, fmt.Errorf("%w: %s line %d: id %q: a call seen twice, or a return without its call", ErrHistory, replica, line, l.ID)
 		}
-		op.Replica = replica
-		ops = append(ops, op)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrHistory, replica, err)
@@ -238,4 +256,94 @@ func CheckIDs(ids []ReceivedID, limit int) (lines []string, n int) {
 		}
 	}
 	return lines, n
+}
+
+// HistoryCheck is a scenario's history check: Porcupine's verdict on the
+// store operations every replica recorded, and CheckIDs' on the IDs the
+// clients received.
+type HistoryCheck struct {
+	// Ops is how many store operations the replicas recorded.
+	Ops int `json:"ops"`
+	// Porcupine is Ok, Illegal or Unknown (out of time); "no history"
+	// when a fault-injection build recorded none or it cannot be read,
+	// with Error saying why; "not recorded" for a build without the
+	// hook (its IDs are still checked).
+	Porcupine string `json:"porcupine"`
+	Error     string `json:"error,omitempty"`
+	// IDs checked, and the violations CheckIDs found, a few shown.
+	IDs          int      `json:"ids"`
+	IDViolations int      `json:"id_violations"`
+	Examples     []string `json:"examples,omitempty"`
+}
+
+// Failed says whether the check found something wrong, or could not run.
+func (h *HistoryCheck) Failed() bool {
+	return (h.Porcupine != string(porcupine.Ok) && h.Porcupine != notRecorded) || h.IDViolations > 0
+}
+
+// notRecorded is HistoryCheck.Porcupine for a replica build that records
+// no history.
+const notRecorded = "not recorded"
+
+func (h *HistoryCheck) String() string {
+	s := fmt.Sprintf("Porcupine %s on %d store operations", h.Porcupine, h.Ops)
+	if h.Error != "" {
+		s += " (" + h.Error + ")"
+	}
+	return s + fmt.Sprintf(", %d ID violations in %d IDs %v", h.IDViolations, h.IDs, h.Examples)
+}
+
+// historyTimeout bounds Porcupine's search per scenario: a scenario's
+// few hundred store operations on a handful of node ids check in
+// milliseconds; a search that runs out says Unknown, which fails the
+// scenario rather than passing it.
+const historyTimeout = 30 * time.Second
+
+// checkHistory reads every replica's store history and checks it and
+// the IDs a received.
+func (s *stage) checkHistory(a *analysis) *HistoryCheck {
+	h := &HistoryCheck{}
+	var ops []StoreOp
+	files := 0 // a fault-injection build creates its file as it starts
+	for _, r := range s.reps {
+		if r.history == "" {
+			continue
+		}
+		f, err := os.Open(r.history)
+		if errors.Is(err, os.ErrNotExist) {
+			continue // never started (a spare), or a build without the hook
+		}
+		if err != nil {
+			h.Porcupine, h.Error = "no history", err.Error()
+			return h
+		}
+		files++
+		more, err := ReadStoreOps(f, r.Name)
+		f.Close()
+		if err != nil {
+			h.Porcupine, h.Error = "no history", err.Error()
+			return h
+		}
+		ops = append(ops, more...)
+	}
+	h.Ops = len(ops)
+	switch {
+	case files == 0:
+		h.Porcupine = notRecorded
+	case len(ops) == 0:
+		h.Porcupine, h.Error = "no history", "the replicas' history files hold no store operation"
+	default:
+		h.Porcupine = string(CheckStoreOps(ops, historyTimeout))
+	}
+	var ids []ReceivedID
+	for _, c := range a.callers {
+		for _, sv := range c.served {
+			for _, v := range c.ids[sv.first : sv.first+sv.n] {
+				ids = append(ids, ReceivedID{ID: v, Node: a.layout.Decode(snowlab.ID(v)).Node, Call: sv.call.UnixNano(), Return: sv.at.UnixNano()})
+			}
+		}
+	}
+	h.IDs = len(ids)
+	h.Examples, h.IDViolations = CheckIDs(ids, maxExamples)
+	return h
 }

@@ -76,16 +76,20 @@ func TestCheckStoreOpsUnknownOutcome(t *testing.T) {
 }
 
 func TestReadStoreOps(t *testing.T) {
-	ops, err := ReadStoreOps(strings.NewReader(`{"op":"acquire","first":2,"count":1,"token":5,"floor":9,"call":1,"return":2,"outcome":"ok"}
-{"op":"reserve","first":2,"count":1,"token":5,"value":20,"call":3,"outcome":"error"}
+	ops, err := ReadStoreOps(strings.NewReader(`{"id":"a-1","op":"acquire","first":-1,"count":1,"call":1}
+{"id":"a-2","op":"reserve","first":2,"count":1,"token":5,"value":20,"call":3}
+{"id":"a-1","first":2,"count":1,"token":5,"floor":9,"return":2,"outcome":"ok"}
 `), "r1")
 	require.NoError(t, err)
-	require.Len(t, ops, 2)
-	require.Equal(t, StoreOp{Replica: "r1", Op: "acquire", First: 2, Count: 1, Token: 5, Floor: 9, Call: 1, Return: 2, Outcome: StoreOutcomeOK}, ops[0])
-	require.Equal(t, int64(math.MaxInt64), ops[1].Return, "no answer: returned at the end of time")
-	_, err = ReadStoreOps(strings.NewReader("{\"op\":\n"), "r2")
-	require.ErrorIs(t, err, ErrHistory)
-	require.ErrorContains(t, err, "r2 line 1")
+	require.Equal(t, []StoreOp{
+		{Replica: "r1", ID: "a-1", Op: "acquire", First: 2, Count: 1, Token: 5, Floor: 9, Call: 1, Return: 2, Outcome: StoreOutcomeOK},
+		{Replica: "r1", ID: "a-2", Op: "reserve", First: 2, Count: 1, Token: 5, Value: 20, Call: 3, Return: math.MaxInt64, Outcome: StoreOutcomeError},
+	}, ops, "a reserve never answered: it returns at the end of time, outcome unknown")
+	for _, bad := range []string{"{\"op\":\n", `{"id":"x","return":3,"outcome":"ok"}`} {
+		_, err = ReadStoreOps(strings.NewReader(bad), "r2")
+		require.ErrorIs(t, err, ErrHistory)
+		require.ErrorContains(t, err, "r2 line 1")
+	}
 }
 
 func TestCheckIDs(t *testing.T) {

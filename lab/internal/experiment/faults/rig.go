@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -196,6 +197,7 @@ func (x *executor) say(format string, a ...any) {
 // stage is one scenario under way: the rig it runs on and what it notes.
 type stage struct {
 	x        *executor
+	dir      string // the scenario's folder
 	sc       Scenario
 	cluster  *Cluster
 	links    *Links
@@ -312,7 +314,7 @@ func (x *executor) run(ctx context.Context, sc Scenario) (res ScenarioResult) {
 		return res
 	}
 	defer os.RemoveAll(dir)
-	s := &stage{x: x, sc: sc, roles: map[int]string{}, bounds: map[int]boundSpec{}}
+	s := &stage{x: x, sc: sc, dir: dir, roles: map[int]string{}, bounds: map[int]boundSpec{}}
 	if sc.TLS {
 		if s.certs, err = NewCerts(dir); err != nil {
 			res.Error = err.Error()
@@ -382,6 +384,7 @@ func (s *stage) makeReplicas() error {
 		if err != nil {
 			return err
 		}
+		rep.history = filepath.Join(s.dir, rep.Name+".history")
 		s.reps = append(s.reps, rep)
 	}
 	s.started = make([]atomic.Bool, len(s.reps))
@@ -506,6 +509,7 @@ func (s *stage) collect(res *ScenarioResult, a *analysis, runErr error) {
 	}
 	res.Fault = s.fault
 	res.Calls = a.calls()
+	res.History = s.checkHistory(a)
 	for i, r := range s.reps {
 		if !s.live(i) {
 			continue
@@ -560,6 +564,9 @@ func failures(r ScenarioResult) []string {
 	}
 	if r.Calls.OrderViolations > 0 {
 		add("%d IDs out of order", r.Calls.OrderViolations)
+	}
+	if h := r.History; h != nil && h.Failed() {
+		add("history check: %s", h)
 	}
 	for _, st := range r.Replicas {
 		if !st.Within() {
