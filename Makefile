@@ -300,11 +300,12 @@ etcdholders:
 model:
 	scripts/model.sh
 
-## test-faults: the fault build's clock hook, then the fault lab's short set
-## (CI's, about 2 minutes on 2 cores): etcd from PATH (apt-get install
+## test-faults: the fault build's clock hook and store history, then the
+## fault lab's short set (CI's, about 2 minutes on 2 cores, a Porcupine
+## check of each scenario's history included): etcd from PATH (apt-get install
 ## etcd-server), started by the test with its toxiproxy links and replicas
 test-faults: snowidd-faults etcdholders
-	cd snowidd && $(GO) test -race -count=1 -tags snowidd_faults -run '^TestFaultClock' ./internal/daemon
+	cd snowidd && $(GO) test -race -count=1 -tags snowidd_faults -run '^(TestFaultClock|TestRecordStore)' ./internal/daemon
 	cd lab && SNOWLAB_FAULTS=1 SNOWIDD_FAULTS_BIN=$(CURDIR)/bin/snowidd-faults ETCDHOLDERS_BIN=$(CURDIR)/bin/etcdholders $(GO) test -race -count=1 -timeout 15m -run '^TestShortSet$$' -v ./internal/experiment/faults
 
 ## chaos: every fault scenario (loadgen faults -set full, about 4 minutes);
