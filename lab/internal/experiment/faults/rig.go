@@ -592,8 +592,8 @@ func summary(r ScenarioResult) string {
 		return fmt.Sprintf("%d/%d holders in %v, %d conflicts, %d shared, %d lost", h.Acquired, h.Holders, h.AllHeld.Round(time.Millisecond), h.Conflicts, h.Shared, h.Lost)
 	}
 	n := len(failures(r))
-	return fmt.Sprintf("%d calls, %d IDs, %d duplicates, %d out of order, %d failures, took %v",
-		r.Calls.Calls, r.Calls.IDs, r.Calls.Duplicates, r.Calls.OrderViolations, n, r.Duration.Round(100*time.Millisecond))
+	return fmt.Sprintf("%d calls, %d IDs, %d duplicates, %d out of order, history %s, %d failures, took %v",
+		r.Calls.Calls, r.Calls.IDs, r.Calls.Duplicates, r.Calls.OrderViolations, historyCell(r.History), n, r.Duration.Round(100*time.Millisecond))
 }
 
 func tail(s string, n int) string {
