@@ -2,7 +2,7 @@
 GO ?= go
 BENCHTIME ?= 300ms
 
-.PHONY: all test vet vet-etcd vet-pg vet-snowidd fmt race lint-actions deadcode test-etcd test-pg test-snowidd snowid snowidd loadgen service proto bench bench-generators ladder ci lab history publish bench-check cross test-386 pin-modules consumer-test check-commits sim
+.PHONY: all test vet vet-etcd vet-pg vet-snowidd fmt race lint-actions deadcode test-etcd test-pg test-snowidd snowid snowidd loadgen service proto bench bench-generators ladder ci lab history publish bench-check cross test-386 pin-modules consumer-test check-commits sim model
 
 ## The repository is several modules (CONTRIBUTING.md, "Modules"), tied for
 ## development by go.work: the library at the root, the lab (lab/, all of
@@ -293,11 +293,19 @@ snowidd-faults:
 etcdholders:
 	cd etcdlease && $(GO) build -o ../bin/etcdholders ./cmd/etcdholders
 
-## test-faults: the fault build's clock hook, then the fault lab's short set
-## (CI's, about 2 minutes on 2 cores): etcd from PATH (apt-get install
+## model: simulate the Quint model of the lease-and-fence protocol for a
+## fixed budget and check that each of its mutants has a counterexample
+## (scripts/model.sh, model/README.md; MODEL_SAMPLES, MODEL_STEPS,
+## MODEL_SEED, MODEL_MUTANT_SAMPLES change the budget)
+model:
+	scripts/model.sh
+
+## test-faults: the fault build's clock hook and store history, then the
+## fault lab's short set (CI's, about 2 minutes on 2 cores, a Porcupine
+## check of each scenario's history included): etcd from PATH (apt-get install
 ## etcd-server), started by the test with its toxiproxy links and replicas
 test-faults: snowidd-faults etcdholders
-	cd snowidd && $(GO) test -race -count=1 -tags snowidd_faults -run '^TestFaultClock' ./internal/daemon
+	cd snowidd && $(GO) test -race -count=1 -tags snowidd_faults -run '^(TestFaultClock|TestRecordStore)' ./internal/daemon
 	cd lab && SNOWLAB_FAULTS=1 SNOWIDD_FAULTS_BIN=$(CURDIR)/bin/snowidd-faults ETCDHOLDERS_BIN=$(CURDIR)/bin/etcdholders $(GO) test -race -count=1 -timeout 15m -run '^TestShortSet$$' -v ./internal/experiment/faults
 
 ## sim: the deterministic simulation (internal/sim) over SIM_SEEDS schedules

@@ -7,6 +7,7 @@ require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/Shopify/toxiproxy/v2 v2.5.0
 	github.com/aclements/go-perfevent v0.0.0-20240703205258-f34bb3e1a4e4
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/bwmarrin/snowflake v0.3.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0

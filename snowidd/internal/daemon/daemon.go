@@ -55,6 +55,9 @@ type hooks struct {
 	wrap       func(http.Handler) http.Handler // nil: the server's handler as it is
 	note       string                          // logged at start when set
 	readyEvery time.Duration                   // how often readiness is read for the log; 0: readyEvery
+	// store wraps the lease store (a fault-injection build records its
+	// operations); nil: the store as it is.
+	store func(nodeid.Store) (nodeid.Store, error)
 }
 
 // readyEvery is how often the replica reads its readiness to log each
@@ -122,6 +125,11 @@ func newReplica(o options, h hooks, stderr io.Writer) (*replica, error) {
 	store, err := openStore(o)
 	if err != nil {
 		return nil, err
+	}
+	if store != nil && h.store != nil {
+		if store, err = h.store(store); err != nil {
+			return nil, err
+		}
 	}
 	// TLS files that do not load are refused like a lease spec that
 	// can never work; once serving, a change that does not load is

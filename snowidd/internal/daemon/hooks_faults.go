@@ -25,7 +25,7 @@ const FaultClockPath = "/fault/clock"
 // offset the lab steps over FaultClockPath.
 func systemHooks() hooks {
 	c := &faultClock{base: clocksrc.Default()}
-	return hooks{readKernel: clocksrc.ReadKernel, clock: c, wrap: c.wrap,
+	return hooks{readKernel: clocksrc.ReadKernel, clock: c, wrap: c.wrap, store: recordStore,
 		note: "fault-injection build: the clock is stepped over POST " + FaultClockPath + "; never run this build in production"}
 }
 

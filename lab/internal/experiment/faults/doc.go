@@ -23,7 +23,10 @@
 // the design sets (made of the TTL, the Window, its refresh, etcd's
 // election and the fault's length), the clients' failover times, and the
 // scenario's own checks (a replica cut off stops at its reservation, its
-// successor starts after it). WriteFiles writes it as the lab's other
+// successor starts after it), and an independent history check
+// (HistoryCheck): Porcupine over the store operations the fault build's
+// replicas record (StoreOp, CheckStoreOps), and CheckIDs over every ID
+// received. WriteFiles writes it as the lab's other
 // experiments are written, with a Markdown and an HTML report.
 //
 // The module does not import snowidd's or etcdlease's packages: the rig

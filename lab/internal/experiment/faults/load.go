@@ -24,6 +24,7 @@ const (
 // served is one call a replica answered with IDs.
 type served struct {
 	replica int
+	call    time.Time // when the attempt that was answered began
 	at      time.Time // when the answer arrived
 	first   int       // its IDs' offset in the caller's ids
 	n       int
@@ -130,6 +131,7 @@ func (c *caller) run(stop <-chan struct{}, conns []*remote.Client, cfg loadConfi
 				continue
 			}
 			c.inflight.Store(1)
+			callAt := time.Now()
 			ctx, cancel := context.WithTimeout(context.Background(), cfg.attemptTimeout)
 			var ids []uint64
 			var err error
@@ -150,7 +152,7 @@ func (c *caller) run(stop <-chan struct{}, conns []*remote.Client, cfg loadConfi
 				continue
 			}
 			c.attempts = append(c.attempts, attempt{replica: r, at: now, outcome: outcomeOK})
-			c.served = append(c.served, served{replica: r, at: now, first: len(c.ids), n: len(ids)})
+			c.served = append(c.served, served{replica: r, call: callAt, at: now, first: len(c.ids), n: len(ids)})
 			c.ids = append(c.ids, ids...)
 			if refusedFirst {
 				c.failovers = append(c.failovers, now.Sub(begun))

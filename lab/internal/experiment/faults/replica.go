@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -22,9 +23,12 @@ type replica struct {
 	Name string
 	bin  string
 	args []string
-	addr string // 127.0.0.1:PORT
-	url  string // http:// or https:// + addr
-	hc   *http.Client
+	// history is the file the replica records its store operations in
+	// (SNOWIDD_FAULT_HISTORY, a fault-injection build's); empty: none.
+	history string
+	addr    string // 127.0.0.1:PORT
+	url     string // http:// or https:// + addr
+	hc      *http.Client
 
 	mu       sync.Mutex
 	proc     *etcdtest.Process // nil while not running
@@ -64,6 +68,9 @@ func (r *replica) Start() error {
 		return fmt.Errorf("faults: replica %s is running", r.Name)
 	}
 	cmd := exec.Command(r.bin, append([]string{"-listen", r.addr}, r.args...)...)
+	if r.history != "" {
+		cmd.Env = append(os.Environ(), "SNOWIDD_FAULT_HISTORY="+r.history)
+	}
 	pr, pw := io.Pipe()
 	log := etcdtest.NewTail(256 << 10)
 	cmd.Stdout, cmd.Stderr = pw, pw

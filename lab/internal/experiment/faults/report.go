@@ -94,7 +94,7 @@ func writeScenarios(d *report.Document, run *Result) {
 	var rows [][]string
 	for _, s := range run.Scenarios {
 		if s.Skipped != "" {
-			rows = append(rows, []string{s.Name, "skipped: " + s.Skipped, "", "", "", "", "", "", ""})
+			rows = append(rows, []string{s.Name, "skipped: " + s.Skipped, "", "", "", "", "", "", "", ""})
 			continue
 		}
 		if s.Holders != nil {
@@ -102,14 +102,16 @@ func writeScenarios(d *report.Document, run *Result) {
 		}
 		cl := s.Calls
 		rows = append(rows, []string{s.Name, units.Thousands(cl.Calls), units.Thousands(cl.Served), units.Thousands(cl.Failed), refusals(cl.Attempts),
-			units.Thousands(cl.IDs), strconv.Itoa(cl.Duplicates), strconv.Itoa(cl.OrderViolations), failover(cl)})
+			units.Thousands(cl.IDs), strconv.Itoa(cl.Duplicates), strconv.Itoa(cl.OrderViolations), failover(cl), historyCell(s.History)})
 	}
 	d.Section(2, "Scenarios").
-		Table([]string{"Scenario", "Calls", "Served", "All refused", "Attempts refused, by code", "IDs", "Duplicates", "Out of order", "Failover: n, max, p99"}, rows).
+		Table([]string{"Scenario", "Calls", "Served", "All refused", "Attempts refused, by code", "IDs", "Duplicates", "Out of order", "Failover: n, max, p99", "Porcupine"}, rows).
 		Text("A call goes to the next replica round the fleet and, refused, to each other in turn; *All refused* are calls no replica served. " +
 			"An attempt is one try on one replica: refused with a status code, `transport` (no answer: a killed replica, a refused connection) or `timeout`. " +
 			"*Out of order* counts IDs a client received from a node id that were not above the last it received from that node id. " +
-			"*Failover* is the served calls that had first been refused, and how long those took from the first try to the answer.")
+			"*Failover* is the served calls that had first been refused, and how long those took from the first try to the answer. " +
+			"*Porcupine* is the independent history check: Porcupine's verdict on the store operations the replicas recorded (acquire, reserve, release) " +
+			"against a sequential model of the store, with how many there were, and the IDs that break fleet-wide uniqueness or their node id's real-time order.")
 }
 
 // writeReplicas is how long each replica was down against its bound.
@@ -220,7 +222,7 @@ func timeline(s ScenarioResult) []string {
 // starts and the skipped scenarios on lines of their own below it.
 func WriteTable(w io.Writer, run *Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tCALLS\tIDS\tDUP\tORDER\tREFUSED\tFAILOVER MAX\tLONGEST DOWN (BOUND)\tCHECKS\tTOOK")
+	fmt.Fprintln(tw, "SCENARIO\tCALLS\tIDS\tDUP\tORDER\tPORCUPINE\tREFUSED\tFAILOVER MAX\tLONGEST DOWN (BOUND)\tCHECKS\tTOOK")
 	var below []string
 	for _, s := range run.Scenarios {
 		switch {
@@ -245,7 +247,7 @@ func WriteTable(w io.Writer, run *Result) error {
 			down = append(down, cell)
 		}
 		cl := s.Calls
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%v\n", s.Name, cl.Calls, cl.IDs, cl.Duplicates, cl.OrderViolations,
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%v\n", s.Name, cl.Calls, cl.IDs, cl.Duplicates, cl.OrderViolations, historyCell(s.History),
 			refusals(cl.Attempts), dur(cl.FailoverMax), strings.Join(down, ", "), checksCell(s.Checks), s.Duration.Round(100*time.Millisecond))
 	}
 	if err := tw.Flush(); err != nil {
@@ -332,4 +334,16 @@ func ints(v []int) string {
 		s[i] = strconv.Itoa(n)
 	}
 	return strings.Join(s, ", ")
+}
+
+// historyCell is a scenario's history check in a cell.
+func historyCell(h *HistoryCheck) string {
+	if h == nil {
+		return "—"
+	}
+	cell := fmt.Sprintf("%s, %s ops", h.Porcupine, units.Thousands(h.Ops))
+	if h.IDViolations > 0 {
+		cell += fmt.Sprintf(", %d ID violations", h.IDViolations)
+	}
+	return cell
 }

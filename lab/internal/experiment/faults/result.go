@@ -67,6 +67,9 @@ type ScenarioResult struct {
 	// Checks are the scenario's own claims (a zombie stopped at its
 	// reservation, its successor started after it), each measured.
 	Checks []Check `json:"checks,omitempty"`
+	// History is the independent check of the scenario's recorded store
+	// operations and received IDs; nil where none was recorded.
+	History *HistoryCheck `json:"history,omitempty"`
 	// Notes are what the scenario observed and claims nothing about.
 	Notes   []string       `json:"notes,omitempty"`
 	Holders *HoldersReport `json:"holders,omitempty"`

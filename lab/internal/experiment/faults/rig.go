@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -196,6 +197,7 @@ func (x *executor) say(format string, a ...any) {
 // stage is one scenario under way: the rig it runs on and what it notes.
 type stage struct {
 	x        *executor
+	dir      string // the scenario's folder
 	sc       scenario
 	cluster  *cluster
 	links    *links
@@ -312,7 +314,7 @@ func (x *executor) run(ctx context.Context, sc scenario) (res ScenarioResult) {
 		return res
 	}
 	defer os.RemoveAll(dir)
-	s := &stage{x: x, sc: sc, roles: map[int]string{}, bounds: map[int]boundSpec{}}
+	s := &stage{x: x, sc: sc, dir: dir, roles: map[int]string{}, bounds: map[int]boundSpec{}}
 	if sc.TLS {
 		if s.certs, err = newCerts(dir); err != nil {
 			res.Error = err.Error()
@@ -382,6 +384,7 @@ func (s *stage) makeReplicas() error {
 		if err != nil {
 			return err
 		}
+		rep.history = filepath.Join(s.dir, rep.Name+".history")
 		s.reps = append(s.reps, rep)
 	}
 	s.started = make([]atomic.Bool, len(s.reps))
@@ -506,6 +509,7 @@ func (s *stage) collect(res *ScenarioResult, a *analysis, runErr error) {
 	}
 	res.Fault = s.fault
 	res.Calls = a.calls()
+	res.History = s.checkHistory(a)
 	for i, r := range s.reps {
 		if !s.live(i) {
 			continue
@@ -561,6 +565,9 @@ func failures(r ScenarioResult) []string {
 	if r.Calls.OrderViolations > 0 {
 		add("%d IDs out of order", r.Calls.OrderViolations)
 	}
+	if h := r.History; h != nil && h.Failed() {
+		add("history check: %s", h)
+	}
 	for _, st := range r.Replicas {
 		if !st.Within() {
 			add("replica %s refused or was not ready for %v, over its bound of %v (%s)", st.Name,
@@ -585,8 +592,8 @@ func summary(r ScenarioResult) string {
 		return fmt.Sprintf("%d/%d holders in %v, %d conflicts, %d shared, %d lost", h.Acquired, h.Holders, h.AllHeld.Round(time.Millisecond), h.Conflicts, h.Shared, h.Lost)
 	}
 	n := len(failures(r))
-	return fmt.Sprintf("%d calls, %d IDs, %d duplicates, %d out of order, %d failures, took %v",
-		r.Calls.Calls, r.Calls.IDs, r.Calls.Duplicates, r.Calls.OrderViolations, n, r.Duration.Round(100*time.Millisecond))
+	return fmt.Sprintf("%d calls, %d IDs, %d duplicates, %d out of order, history %s, %d failures, took %v",
+		r.Calls.Calls, r.Calls.IDs, r.Calls.Duplicates, r.Calls.OrderViolations, historyCell(r.History), n, r.Duration.Round(100*time.Millisecond))
 }
 
 func tail(s string, n int) string {

@@ -1,0 +1,349 @@
+package faults
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/snowlab/snowlab"
+)
+
+// ErrHistory: a store history file that cannot be read.
+var ErrHistory = errors.New("faults: bad store history")
+
+// StoreOp is one operation a replica's lease made on its store, as a
+// fault-injection build of snowidd records it (SNOWIDD_FAULT_HISTORY: a
+// JSON line when the operation is called, another with the same id when
+// it returns): which, on which node ids, with what, when it was called
+// and when it returned (Unix nanoseconds on the host's wall clock, which
+// every process of the rig shares), and how it ended.
+type StoreOp struct {
+	Replica string `json:"replica,omitempty"` // set by the rig
+	ID      string `json:"id"`
+	// Op is acquire, reserve or release. Renewals are the store's own
+	// (etcd's keep-alive) and are not seen through nodeid.Store.
+	Op    string `json:"op,omitempty"`
+	First int    `json:"first"`
+	Count int    `json:"count"`
+	Token int64  `json:"token,omitempty"`
+	Floor int64  `json:"floor,omitempty"` // acquire's answer
+	Value int64  `json:"value,omitempty"` // reserve's or release's until
+	Call  int64  `json:"call,omitempty"`
+	// Return is when the answer came; math.MaxInt64 when none did (the
+	// replica was killed in the call).
+	Return int64 `json:"return,omitempty"`
+	// Outcome is ok, lost (the store refused: the claim is gone), nofree
+	// (acquire found no free node id), or error (no verdict from the
+	// store, or no answer: the operation may or may not have happened).
+	Outcome string `json:"outcome,omitempty"`
+}
+
+// The outcomes of a StoreOp.
+const (
+	StoreOutcomeOK     = "ok"
+	StoreOutcomeLost   = "lost"
+	StoreOutcomeNoFree = "nofree"
+	StoreOutcomeError  = "error"
+)
+
+// ReadStoreOps reads a replica's history file: each call line, with
+// what its return line (the line with the same id) adds, in the order
+// called. An operation never answered returns at math.MaxInt64 with
+// outcome error.
+func ReadStoreOps(r io.Reader, replica string) ([]StoreOp, error) {
+	var ops []StoreOp
+	byID := map[string]int{}
+	sc := bufio.NewScanner(r)
+	for line := 1; sc.Scan(); line++ {
+		var l StoreOp
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			return nil, fmt.Errorf("%w: %s line %d: %v", ErrHistory, replica, line, err)
+		}
+		i, ok := byID[l.ID]
+		switch {
+		case l.Op != "" && !ok:
+			l.Replica, l.Return, l.Outcome = replica, math.MaxInt64, StoreOutcomeError
+			byID[l.ID] = len(ops)
+			ops = append(ops, l)
+		case l.Op == "" && ok && ops[i].Return == math.MaxInt64:
+			op := &ops[i]
+			op.Return, op.Outcome = l.Return, l.Outcome
+			if op.Op == "acquire" {
+				op.First, op.Count, op.Token, op.Floor = l.First, l.Count, l.Token, l.Floor
+			}
+		default:
+			return nil, fmt.Errorf("%w: %s line %d: id %q: a call seen twice, or a return without its call", ErrHistory, replica, line, l.ID)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrHistory, replica, err)
+	}
+	return ops, nil
+}
+
+// storeState is what the sequential store keeps for one node id: the
+// generation (token) of its last holder, whether that holder still holds
+// it, the floor that holder was handed and the reserved-until.
+type storeState struct {
+	known    bool // false until the history's first acquire of the id
+	token    int64
+	held     bool
+	floor    int64
+	reserved int64
+}
+
+// storeModel is the store nodeid.Store describes, for one node id
+// (Porcupine partitions the history by node id), nondeterministic where
+// the store may act unseen: a hold can expire at any moment (so a claim
+// may be lost, and a new acquire may succeed on a held id), and an
+// operation without a verdict may or may not have happened. What it
+// insists on is what uniqueness rests on: an acquire hands out a newer
+// token and, as the floor, the reserved-until the store holds then; a
+// reserve or release succeeds only for the current holder; reserve only
+// moves reserved-until forward.
+var storeModel = porcupine.NondeterministicModel{
+	Partition: partitionByNode,
+	Init:      func() []any { return []any{storeState{}} },
+	Step: func(state, input, output any) []any {
+		return storeStep(state.(storeState), input.(StoreOp))
+	},
+	DescribeOperation: func(input, _ any) string {
+		op := input.(StoreOp)
+		return fmt.Sprintf("%s %s node %d token %d floor %d value %d: %s", op.Replica, op.Op, op.First, op.Token, op.Floor, op.Value, op.Outcome)
+	},
+	DescribeState: func(state any) string {
+		s := state.(storeState)
+		return fmt.Sprintf("token %d held %v floor %d reserved %d", s.token, s.held, s.floor, s.reserved)
+	},
+}
+
+// storeStep is the states the store can be in after op from s (none: op
+// cannot have happened then).
+func storeStep(s storeState, op StoreOp) []any {
+	mine := s.held && s.token == op.Token
+	switch op.Op {
+	case "acquire":
+		if op.Outcome != StoreOutcomeOK {
+			return []any{s} // an acquire that fails or has no answer is not partitioned here
+		}
+		if s.known && (op.Token <= s.token || op.Floor != s.reserved) {
+			return nil
+		}
+		return []any{storeState{known: true, token: op.Token, held: true, floor: op.Floor, reserved: op.Floor}}
+	case "reserve", "release":
+		if !s.known {
+			return []any{s} // a holder from before the history began
+		}
+		done := s
+		if mine {
+			done.reserved = max(s.reserved, op.Value)
+			if op.Op == "release" {
+				done = storeState{known: true, token: s.token, reserved: max(op.Value, s.floor)}
+			}
+		}
+		switch op.Outcome {
+		case StoreOutcomeOK:
+			if !mine {
+				return nil
+			}
+			return []any{done}
+		case StoreOutcomeLost:
+			gone := s
+			gone.held = gone.held && !mine // expired unseen, if it was this holder's
+			return []any{gone}
+		default:
+			return []any{s, done}
+		}
+	}
+	return nil
+}
+
+// partitionByNode splits a history by node id (an op's First).
+func partitionByNode(history []porcupine.Operation) [][]porcupine.Operation {
+	byNode := map[int][]porcupine.Operation{}
+	for _, op := range history {
+		n := op.Input.(StoreOp).First
+		byNode[n] = append(byNode[n], op)
+	}
+	nodes := make([]int, 0, len(byNode))
+	for n := range byNode {
+		nodes = append(nodes, n)
+	}
+	slices.Sort(nodes)
+	parts := make([][]porcupine.Operation, 0, len(nodes))
+	for _, n := range nodes {
+		parts = append(parts, byNode[n])
+	}
+	return parts
+}
+
+// CheckStoreOps checks ops with Porcupine against the sequential store
+// and says Ok, Illegal (no order of the operations that respects real
+// time is a run of the store) or Unknown (out of time). Failed acquires
+// name no node id and are left out; so are ops on node ids that were
+// never acquired in the history. A node id's first acquire in the
+// history may carry any token and floor (it may have been held before
+// the history began).
+func CheckStoreOps(ops []StoreOp, timeout time.Duration) porcupine.CheckResult {
+	acquired := map[int]bool{}
+	for _, op := range ops {
+		if op.Op == "acquire" && op.Outcome == StoreOutcomeOK {
+			acquired[op.First] = true
+		}
+	}
+	var history []porcupine.Operation
+	for i, op := range ops {
+		if !acquired[op.First] || (op.Op == "acquire" && op.Outcome != StoreOutcomeOK) {
+			continue
+		}
+		history = append(history, porcupine.Operation{ClientId: i, Input: op, Output: op.Outcome, Call: op.Call, Return: op.Return})
+	}
+	return porcupine.CheckOperationsTimeout(storeModel.ToModel(), history, timeout)
+}
+
+// ReceivedID is one ID a client received: from which call (sent at Call,
+// answered at Return, Unix nanoseconds) and its node id.
+type ReceivedID struct {
+	ID           uint64
+	Node         int
+	Call, Return int64
+}
+
+// CheckIDs is the ID half of the history check, independent of the
+// rig's own counts: no ID is received twice, fleet-wide; and per node
+// id, an ID whose call began after another's answer arrived is above it
+// (the node id's IDs grow in real time, across every hand-off of the
+// node id between replicas). It returns a line per violation, at most
+// limit of them, and how many there were.
+func CheckIDs(ids []ReceivedID, limit int) (lines []string, n int) {
+	report := func(format string, args ...any) {
+		n++
+		if len(lines) < limit {
+			lines = append(lines, fmt.Sprintf(format, args...))
+		}
+	}
+	seen := make(map[uint64]bool, len(ids))
+	for _, id := range ids {
+		if seen[id.ID] {
+			report("ID %d received twice", id.ID)
+		}
+		seen[id.ID] = true
+	}
+	byReturn := slices.Clone(ids)
+	sort.Slice(byReturn, func(i, j int) bool { return byReturn[i].Return < byReturn[j].Return })
+	byCall := slices.Clone(ids)
+	sort.Slice(byCall, func(i, j int) bool { return byCall[i].Call < byCall[j].Call })
+	highest := map[int]ReceivedID{} // per node id, the highest ID answered so far
+	j := 0
+	for _, b := range byCall {
+		for ; j < len(byReturn) && byReturn[j].Return < b.Call; j++ {
+			a := byReturn[j]
+			if h, ok := highest[a.Node]; !ok || a.ID > h.ID {
+				highest[a.Node] = a
+			}
+		}
+		if h, ok := highest[b.Node]; ok && b.ID <= h.ID {
+			report("node %d: ID %d, called %s after ID %d was answered, is not above it",
+				b.Node, b.ID, time.Duration(b.Call-h.Return), h.ID)
+		}
+	}
+	return lines, n
+}
+
+// HistoryCheck is a scenario's history check: Porcupine's verdict on the
+// store operations every replica recorded, and CheckIDs' on the IDs the
+// clients received.
+type HistoryCheck struct {
+	// Ops is how many store operations the replicas recorded.
+	Ops int `json:"ops"`
+	// Porcupine is Ok, Illegal or Unknown (out of time); "no history"
+	// when a fault-injection build recorded none or it cannot be read,
+	// with Error saying why; "not recorded" for a build without the
+	// hook (its IDs are still checked).
+	Porcupine string `json:"porcupine"`
+	Error     string `json:"error,omitempty"`
+	// IDs checked, and the violations CheckIDs found, a few shown.
+	IDs          int      `json:"ids"`
+	IDViolations int      `json:"id_violations"`
+	Examples     []string `json:"examples,omitempty"`
+}
+
+// Failed says whether the check found something wrong, or could not run.
+func (h *HistoryCheck) Failed() bool {
+	return (h.Porcupine != string(porcupine.Ok) && h.Porcupine != notRecorded) || h.IDViolations > 0
+}
+
+// notRecorded is HistoryCheck.Porcupine for a replica build that records
+// no history.
+const notRecorded = "not recorded"
+
+func (h *HistoryCheck) String() string {
+	s := fmt.Sprintf("Porcupine %s on %d store operations", h.Porcupine, h.Ops)
+	if h.Error != "" {
+		s += " (" + h.Error + ")"
+	}
+	return s + fmt.Sprintf(", %d ID violations in %d IDs %v", h.IDViolations, h.IDs, h.Examples)
+}
+
+// historyTimeout bounds Porcupine's search per scenario: a scenario's
+// few hundred store operations on a handful of node ids check in
+// milliseconds; a search that runs out says Unknown, which fails the
+// scenario rather than passing it.
+const historyTimeout = 30 * time.Second
+
+// checkHistory reads every replica's store history and checks it and
+// the IDs a received.
+func (s *stage) checkHistory(a *analysis) *HistoryCheck {
+	h := &HistoryCheck{}
+	var ops []StoreOp
+	files := 0 // a fault-injection build creates its file as it starts
+	for _, r := range s.reps {
+		if r.history == "" {
+			continue
+		}
+		f, err := os.Open(r.history)
+		if errors.Is(err, os.ErrNotExist) {
+			continue // never started (a spare), or a build without the hook
+		}
+		if err != nil {
+			h.Porcupine, h.Error = "no history", err.Error()
+			return h
+		}
+		files++
+		more, err := ReadStoreOps(f, r.Name)
+		f.Close()
+		if err != nil {
+			h.Porcupine, h.Error = "no history", err.Error()
+			return h
+		}
+		ops = append(ops, more...)
+	}
+	h.Ops = len(ops)
+	switch {
+	case files == 0:
+		h.Porcupine = notRecorded
+	case len(ops) == 0:
+		h.Porcupine, h.Error = "no history", "the replicas' history files hold no store operation"
+	default:
+		h.Porcupine = string(CheckStoreOps(ops, historyTimeout))
+	}
+	var ids []ReceivedID
+	for _, c := range a.callers {
+		for _, sv := range c.served {
+			for _, v := range c.ids[sv.first : sv.first+sv.n] {
+				ids = append(ids, ReceivedID{ID: v, Node: a.layout.Decode(snowlab.ID(v)).Node, Call: sv.call.UnixNano(), Return: sv.at.UnixNano()})
+			}
+		}
+	}
+	h.IDs = len(ids)
+	h.Examples, h.IDViolations = CheckIDs(ids, maxExamples)
+	return h
+}
