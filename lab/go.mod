@@ -3,6 +3,7 @@ module github.com/snowlab/snowlab/lab
 go 1.26.0
 
 require (
+	github.com/go-zookeeper/zk v1.0.4 // indirect
 	connectrpc.com/connect v1.21.1
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/Shopify/toxiproxy/v2 v2.5.0
@@ -20,6 +21,7 @@ require (
 	github.com/snowlab/snowlab v0.0.0-20261201164116-573dc0aed9c5
 	github.com/snowlab/snowlab/etcdlease v0.0.0-20261201164116-573dc0aed9c5
 	github.com/snowlab/snowlab/pglease v0.0.0-20261201164116-573dc0aed9c5
+	github.com/snowlab/snowlab/zklease v0.0.0-20261201164116-573dc0aed9c5
 	github.com/snowlab/snowlab/snowidd v0.0.0-20261201164116-573dc0aed9c5
 	github.com/sony/sonyflake/v2 v2.2.0
 	github.com/stretchr/testify v1.12.1

@@ -24,6 +24,7 @@ import (
 	"github.com/snowlab/snowlab/etcdlease"
 	"github.com/snowlab/snowlab/nodeid"
 	"github.com/snowlab/snowlab/pglease"
+	"github.com/snowlab/snowlab/zklease"
 	"github.com/snowlab/snowlab/shardedgen"
 	"github.com/snowlab/snowlab/snowidd/internal/peerclock"
 	"github.com/snowlab/snowlab/snowidd/server"
@@ -164,7 +165,7 @@ func openStore(o options) (nodeid.Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("snowidd: %v", err)
 	}
-	stores := map[string]nodeid.Opener{"etcd": etcdlease.OpenerWith(o.ttl, creds), "pg": pglease.Opener(o.ttl)}
+	stores := map[string]nodeid.Opener{"etcd": etcdlease.OpenerWith(o.ttl, creds), "pg": pglease.Opener(o.ttl), "zk": zklease.Opener(o.ttl)}
 	store, err := nodeid.OpenStore(o.leaseSpec, stores)
 	if err != nil {
 		hint := ""
