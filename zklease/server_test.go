@@ -296,3 +296,22 @@ func (p *proxy) setCut(cut bool) {
 		p.conns = nil
 	}
 }
+
+func (m *member) addr() string { return "127.0.0.1:" + strconv.Itoa(m.client) }
+
+// leader waits (30 s at most) until a running member other than gone
+// says it leads, and returns it.
+func (e *ensemble) leader(t *testing.T, gone *member) *member {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, m := range e.members {
+			if m != gone && m.cmd != nil && mode(m) == "leader" {
+				return m
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("no ZooKeeper server led within 30 s")
+	return nil
+}
