@@ -198,6 +198,7 @@ type stage struct {
 	x        *executor
 	sc       Scenario
 	cluster  *Cluster
+	zk       *ZooKeeper // the store of a zk scenario, in place of cluster
 	links    *Links
 	certs    *Certs
 	reps     []*Replica
@@ -278,7 +279,7 @@ func (s *stage) replicaArgs(r int, spec ReplicaSpec, peers []string) ([]string, 
 	if err != nil {
 		return nil, err
 	}
-	args := []string{"-lease", "etcd:" + strings.Join(eps, ",") + "/faults/" + s.sc.Name,
+	args := []string{"-lease", s.leaseSpec(eps),
 		"-ttl", DefaultTTL.String(), "-window", DefaultWindow.String(), "-grace", "2s",
 		"-rewind-hold", DefaultRewindHold.String(), "-policy", spec.policy()}
 	if s.sc.Layout != "" {
@@ -319,17 +320,16 @@ func (x *executor) run(ctx context.Context, sc Scenario) (res ScenarioResult) {
 			return res
 		}
 	}
-	members := max(sc.Members, 1)
-	s.cluster, err = StartCluster(ClusterConfig{Bin: x.o.Etcd, Members: members, Dir: dir, Certs: s.certs, Partitionable: sc.Partitionable})
+	endpoints, stop, err := s.startStore(dir)
 	if err != nil {
 		res.Error = err.Error()
 		return res
 	}
-	defer s.cluster.Stop()
+	defer stop()
 	if sc.Holders > 0 {
 		return s.runHolders(ctx, res)
 	}
-	s.links = NewLinks(s.cluster.Endpoints())
+	s.links = NewLinks(endpoints)
 	defer s.links.Close()
 	if err := s.makeReplicas(); err != nil {
 		res.Error = err.Error()
@@ -527,7 +527,7 @@ func (s *stage) collect(res *ScenarioResult, a *analysis, runErr error) {
 		for _, r := range s.reps {
 			logs = append(logs, "--- replica "+r.Name+" ---\n"+tail(r.Log(), 4<<10))
 		}
-		res.Error += "\n" + strings.Join(logs, "\n") + "\n" + tail(s.cluster.Logs(), 4<<10)
+		res.Error += "\n" + strings.Join(logs, "\n") + "\n" + tail(s.storeLogs(), 4<<10)
 	}
 }
 
@@ -538,6 +538,8 @@ func (x *executor) unmet(sc Scenario) string {
 		return fmt.Sprintf("needs a snowidd that serves TLS and dials etcd with a client certificate: %s -h names no -tls-cert and -etcd-cacert", x.o.Snowidd)
 	case sc.Holders > 0 && x.o.Holders == "":
 		return "needs etcdholders (make etcdholders builds bin/etcdholders)"
+	case sc.Store == "zk":
+		return zkMissing()
 	}
 	if sc.Holders > 0 {
 		if _, err := exec.LookPath(x.o.Holders); err != nil {
