@@ -24,10 +24,10 @@ import (
 	"github.com/snowlab/snowlab/etcdlease"
 	"github.com/snowlab/snowlab/nodeid"
 	"github.com/snowlab/snowlab/pglease"
-	"github.com/snowlab/snowlab/zklease"
 	"github.com/snowlab/snowlab/shardedgen"
 	"github.com/snowlab/snowlab/snowidd/internal/peerclock"
 	"github.com/snowlab/snowlab/snowidd/server"
+	"github.com/snowlab/snowlab/zklease"
 )
 
 // Exit codes.
