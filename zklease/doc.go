@@ -72,8 +72,10 @@
 // unless forceSync=no), so R survives the loss of a minority of servers.
 // In a leader change ZooKeeper keeps sessions that reconnect within their
 // timeout (and so their claims); a session that expires meanwhile loses
-// them, which the claim reports as above. (The tests do not exercise an
-// ensemble yet.)
+// them, which the claim reports as above. TestLeaderChange kills the
+// leader of a 3-server ensemble under six holders (a 2 s session; the
+// election took about 1 s there, and every holder kept its claim), and
+// TestSessionExpiry cuts a holder off until its session expires.
 //
 // # Choosing the session timeout
 //

@@ -67,8 +67,8 @@ func TestLeaderChange(t *testing.T) {
 	succ := successors(t, e, root, hs)
 	noTwoHolders(t, append(claimsOf(hs), succ...))
 
-	e.start(ld)
-	e.wait(ld)
+	e.start(t, ld)
+	e.wait(t, ld)
 	if m := mode(ld); m != "follower" {
 		t.Errorf("the old leader, restarted, is %q, want follower", m)
 	}

@@ -26,12 +26,19 @@ func newRoot(t *testing.T) string {
 	return fmt.Sprintf("/t%d_%s", roots.Add(1), name)
 }
 
-// client returns a Store on server under root whose connection goes
-// through a proxy of its own, closed when t ends.
+// client returns a Store on server under root, with sessions of
+// testSession, whose connection goes through a proxy of its own, closed
+// when t ends.
 func client(t *testing.T, server, root string) *Store {
 	t.Helper()
+	return clientWith(t, server, root, testSession)
+}
+
+// clientWith is client with sessions of the given timeout.
+func clientWith(t *testing.T, server, root string, session time.Duration) *Store {
+	t.Helper()
 	p := newProxy(t, server)
-	s, err := newStore([]string{server}, root, testSession, p.dial)
+	s, err := newStore([]string{server}, root, session, p.dial)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,28 +47,46 @@ func client(t *testing.T, server, root string) *Store {
 	return s
 }
 
+// restartSession is the session of the Restart case's clients: the case
+// wants the holder to keep its ids while the server is SIGKILLed and
+// started again, and the JVM takes 4..5 s to serve again here (up to 10 s
+// on a loaded machine), past testSession; a restarted server gives the
+// sessions it restores a whole timeout from its start. The other cases
+// keep testSession, so that their expiries take 2 s, not 15.
+const restartSession = 15 * time.Second
+
 // TestStoreSuite runs the Store suite on a standalone ZooKeeper of the
-// test's own, which the restart case kills and starts again on the same
+// test's own, which the Restart case kills and starts again on the same
 // data. Each case's backend is a fresh root path, and each client of it a
-// session of its own. A crash is the end of the holder's session (Close:
+// session of its own (of restartSession in the Restart case, testSession
+// in the others). A crash is the end of the holder's session (Close:
 // ZooKeeper deletes its ephemeral claim znodes at once); an expiry is a
 // holder cut off from the server until the server expires its session.
 func TestStoreSuite(t *testing.T) {
 	e := startEnsemble(t, 1)
-	server := e.servers()[0]
+	m := e.members[0]
+	server := m.addr()
 	cfg := storetest.Config{
 		Crash:  func(t *testing.T, c nodeid.Claim) { c.(*claim).s.Close() },
 		Expire: func(t *testing.T, c nodeid.Claim) { expire(t, server, c.(*claim)) },
 		TTL:    testSession,
-		// No Stop and Start: the Restart case wants the holder to keep its
-		// ids across a restart, and a JVM restarts in 4..5 s here, past
-		// the 2 s session, so ZooKeeper rightly expires it (the holder
-		// loses its ids and says so). A session long enough to outlive a
-		// restart would make every expiry case wait that long.
+		Stop: func(t *testing.T) {
+			starting.Store(server, struct{}{})
+			e.kill(m)
+		},
+		Start: func(t *testing.T) {
+			e.start(t, m)
+			e.wait(t, m)
+			starting.Delete(server)
+		},
 	}
 	storetest.Run(t, func(t *testing.T) storetest.Backend {
 		root := newRoot(t)
-		return storetest.BackendFunc(func(t *testing.T) nodeid.Store { return client(t, server, root) })
+		session := testSession
+		if strings.HasSuffix(t.Name(), "/Restart") {
+			session = restartSession
+		}
+		return storetest.BackendFunc(func(t *testing.T) nodeid.Store { return clientWith(t, server, root, session) })
 	}, cfg)
 }
 
