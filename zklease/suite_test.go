@@ -63,6 +63,7 @@ const restartSession = 15 * time.Second
 // ZooKeeper deletes its ephemeral claim znodes at once); an expiry is a
 // holder cut off from the server until the server expires its session.
 func TestStoreSuite(t *testing.T) {
+	t.Parallel() // each test runs servers of its own: their waits overlap
 	e := startEnsemble(t, 1)
 	m := e.members[0]
 	server := m.addr()

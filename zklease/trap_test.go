@@ -20,6 +20,7 @@ import (
 // would mint at once, 2 s in the past of the dead one's IDs: this test
 // fails.)
 func TestEphemeralTrap(t *testing.T) {
+	t.Parallel() // each test runs servers of its own: their waits overlap
 	e := startEnsemble(t, 1)
 	server := e.servers()[0]
 	root := newRoot(t)
