@@ -2,7 +2,7 @@
 GO ?= go
 BENCHTIME ?= 300ms
 
-.PHONY: all test vet vet-etcd vet-pg vet-snowidd fmt race lint-actions deadcode test-etcd test-pg test-snowidd snowid snowidd loadgen service proto bench bench-generators ladder ci lab history publish bench-check cross test-386 pin-modules consumer-test check-commits sim model
+.PHONY: all test vet vet-etcd vet-pg vet-snowidd fmt race lint-actions deadcode test-etcd test-zk test-pg test-snowidd snowid snowidd loadgen service proto bench bench-generators ladder ci lab history publish bench-check cross test-386 pin-modules consumer-test check-commits sim model
 
 ## The repository is several modules (CONTRIBUTING.md, "Modules"), tied for
 ## development by go.work: the library at the root, the lab (lab/, all of
@@ -18,7 +18,7 @@ LIB_MODULE_PKGS = GOWORK=off $(GO) list ./...
 ## The lab and loadgen's main, the other half of what make test tests.
 LAB_PKGS = ./lab/... ./cmd/loadgen/...
 ## The modules with tests of their own (make test-etcd, test-pg, test-snowidd).
-SERVICE_PKGS = ./etcdlease/... ./pglease/... ./snowidd/...
+SERVICE_PKGS = ./etcdlease/... ./pglease/... ./zklease/... ./snowidd/...
 
 ## The library: what a consumer imports, and what must build on every platform.
 LIB_PKGS = . ./clocksrc ./mutexgen ./atomicgen ./shardedgen ./nodeid/... ./mask/... ./internal/...
@@ -145,6 +145,13 @@ test-etcd:
 	@if [ -z "$$ETCD_ENDPOINTS" ] && ! command -v etcd >/dev/null 2>&1; then \
 		echo "test-etcd: no ETCD_ENDPOINTS and no etcd on PATH: the etcd tests will skip (scripts/etcd.sh start, or apt-get install etcd-server)"; fi
 	cd etcdlease && $(GO) vet ./... && $(GO) test -race -count=1 ./...
+
+## test-zk: the zklease module against real ZooKeeper servers its tests
+## start from Debian's zookeeper package (scripts/zk.sh install puts it
+## there). With SNOWLAB_REQUIRE_ZK=1 (as .ci/run sets) a missing ZooKeeper
+## fails the tests instead of skipping them.
+test-zk:
+	cd zklease && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 ## test-pg: the pglease module against the PostgreSQL at $$PG_DSN (the
 ## storetest suite, a server restart during a lease, a holder frozen past its

@@ -11,6 +11,7 @@ require (
 	github.com/bwmarrin/snowflake v0.3.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
+	github.com/go-zookeeper/zk v1.0.4
 	github.com/google/uuid v1.6.0
 	github.com/influxdata/influxdb v1.13.2
 	github.com/jackc/pgx/v5 v5.12.0
@@ -22,6 +23,7 @@ require (
 	github.com/snowlab/snowlab/etcdlease v0.0.0-20261201164116-573dc0aed9c5
 	github.com/snowlab/snowlab/pglease v0.0.0-20261201164116-573dc0aed9c5
 	github.com/snowlab/snowlab/snowidd v0.0.0-20261201164116-573dc0aed9c5
+	github.com/snowlab/snowlab/zklease v0.0.0-20261201164116-573dc0aed9c5
 	github.com/sony/sonyflake/v2 v2.2.0
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da

@@ -114,6 +114,7 @@ expect "snowid gen -lease dir:" 0 '^[0-9]+$' "$bin/snowid" gen -lease "dir:$tmp/
 expect "snowid gen -lease static:" 0 '^[0-9]+$' "$bin/snowid" gen -lease static:7
 expect "snowid gen -lease etcd:" 1 'etcdlease: no etcd at http://127.0.0.1:1' "$bin/snowid" gen -lease etcd:http://127.0.0.1:1/app
 expect "snowid gen -lease pg:" 1 'pglease: .*connection refused' "$bin/snowid" gen -lease "pg:postgres://snow@127.0.0.1:1/db?sslmode=disable"
+expect "snowid gen -lease zk:" 1 'zklease: ZooKeeper unreachable' "$bin/snowid" gen -lease zk:127.0.0.1:1/app
 expect "loadgen list" 0 'atomicgen' "$bin/loadgen" list
 expect "snowidd -h" 0 '-lease' "$bin/snowidd" -h
 

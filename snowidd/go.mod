@@ -3,6 +3,7 @@ module github.com/snowlab/snowlab/snowidd
 go 1.26.0
 
 require (
+	github.com/go-zookeeper/zk v1.0.4 // indirect
 	connectrpc.com/connect v1.21.1
 	connectrpc.com/grpchealth v1.5.0
 	connectrpc.com/grpcreflect v1.3.1
@@ -11,6 +12,7 @@ require (
 	github.com/snowlab/snowlab v0.0.0-20261201164116-573dc0aed9c5
 	github.com/snowlab/snowlab/etcdlease v0.0.0-20261201164116-573dc0aed9c5
 	github.com/snowlab/snowlab/pglease v0.0.0-20261201164116-573dc0aed9c5
+	github.com/snowlab/snowlab/zklease v0.0.0-20261201164116-573dc0aed9c5
 	github.com/stretchr/testify v1.12.1
 	go.etcd.io/etcd/client/v3 v3.7.3
 	golang.org/x/net v0.61.0

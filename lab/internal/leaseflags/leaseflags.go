@@ -18,6 +18,7 @@ import (
 	"github.com/snowlab/snowlab/lab/subject"
 	"github.com/snowlab/snowlab/nodeid"
 	"github.com/snowlab/snowlab/pglease"
+	"github.com/snowlab/snowlab/zklease"
 )
 
 // etcdPasswordVar holds the etcd user's password for -lease etcd: when
@@ -81,7 +82,7 @@ func (f *Flags) Subjects() (all []subject.Subject, release func(), err error) {
 	if !f.set {
 		return suiteflags.All(), func() {}, nil
 	}
-	stores := map[string]nodeid.Opener{"etcd": f.etcd.Opener(ttl), "pg": pglease.Opener(ttl)}
+	stores := map[string]nodeid.Opener{"etcd": f.etcd.Opener(ttl), "pg": pglease.Opener(ttl), "zk": zklease.Opener(ttl)}
 	store, err := nodeid.OpenStore(f.spec, stores)
 	if err != nil {
 		return nil, nil, &specError{"-lease: " + err.Error(), err}

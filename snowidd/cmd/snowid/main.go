@@ -48,6 +48,8 @@
 //	pg:DSN                    a PostgreSQL table (a postgres:// URL or a key=value
 //	                          string; snowlab_table=NAME picks the table, created when
 //	                          absent); the DSN's password is masked in every line printed
+//	zk:HOST:PORT[,...]/PATH   ZooKeeper znodes under PATH (an ephemeral claim znode and
+//	                          a persistent reservation per node id)
 //
 // A secured etcd takes etcdctl's flag names: -etcd-cacert, -etcd-cert and
 // -etcd-key for TLS and client certificates, -etcd-user for etcd's auth,
@@ -134,6 +136,7 @@ import (
 	"github.com/snowlab/snowlab/etcdlease"
 	"github.com/snowlab/snowlab/nodeid"
 	"github.com/snowlab/snowlab/pglease"
+	"github.com/snowlab/snowlab/zklease"
 	"github.com/snowlab/snowlab/snowidd/internal/snowidcli"
 )
 
@@ -153,6 +156,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) (string, b
 		Stores: map[string]nodeid.Opener{
 			"etcd": etcd.Opener(10 * time.Second),
 			"pg":   pglease.Opener(pglease.DefaultTTL),
+			"zk":   zklease.Opener(zklease.DefaultSessionTimeout),
 		},
 		AddFlags: func(fs *flag.FlagSet) func() bool { etcd.Register(fs); return etcd.Given },
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/snowlab/snowlab/shardedgen"
 	"github.com/snowlab/snowlab/snowidd/internal/peerclock"
 	"github.com/snowlab/snowlab/snowidd/server"
+	"github.com/snowlab/snowlab/zklease"
 )
 
 // Exit codes.
@@ -172,7 +173,7 @@ func openStore(o options) (nodeid.Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("snowidd: %v", err)
 	}
-	stores := map[string]nodeid.Opener{"etcd": etcdlease.OpenerWith(o.ttl, creds), "pg": pglease.Opener(o.ttl)}
+	stores := map[string]nodeid.Opener{"etcd": etcdlease.OpenerWith(o.ttl, creds), "pg": pglease.Opener(o.ttl), "zk": zklease.Opener(o.ttl)}
 	store, err := nodeid.OpenStore(o.leaseSpec, stores)
 	if err != nil {
 		hint := ""

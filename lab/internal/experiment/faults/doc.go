@@ -14,7 +14,9 @@
 // (snowidd -tags snowidd_faults: POST /fault/clock), never the machine's.
 // Clients are goroutines calling the replicas over the wire (lab/internal/remote),
 // each call going round the fleet until one serves. A fleet starting at
-// once is etcdholders, run as a process.
+// once is etcdholders, run as a process. A scenario whose Store is "zk"
+// runs on a standalone ZooKeeper instead (ZooKeeper, Debian's package),
+// its replicas on -lease zk: through the same links.
 //
 // scenarios lists what is played; Execute runs a set and returns a
 // Result: per scenario the calls attempted, served and refused by code,

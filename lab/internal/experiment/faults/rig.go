@@ -200,6 +200,7 @@ type stage struct {
 	dir      string // the scenario's folder
 	sc       scenario
 	cluster  *cluster
+	zk       *ZooKeeper // the store of a zk scenario, in place of cluster
 	links    *links
 	certs    *certs
 	reps     []*replica
@@ -280,7 +281,7 @@ func (s *stage) replicaArgs(r int, spec replicaSpec, peers []string) ([]string, 
 	if err != nil {
 		return nil, err
 	}
-	args := []string{"-lease", "etcd:" + strings.Join(eps, ",") + "/faults/" + s.sc.Name,
+	args := []string{"-lease", s.leaseSpec(eps),
 		"-ttl", DefaultTTL.String(), "-window", DefaultWindow.String(), "-grace", "2s",
 		"-rewind-hold", defaultRewindHold.String(), "-policy", spec.policy()}
 	if s.sc.Layout != "" {
@@ -321,17 +322,16 @@ func (x *executor) run(ctx context.Context, sc scenario) (res ScenarioResult) {
 			return res
 		}
 	}
-	members := max(sc.Members, 1)
-	s.cluster, err = StartCluster(clusterConfig{Bin: x.o.Etcd, Members: members, Dir: dir, Certs: s.certs, Partitionable: sc.Partitionable})
+	endpoints, stop, err := s.startStore(dir)
 	if err != nil {
 		res.Error = err.Error()
 		return res
 	}
-	defer s.cluster.Stop()
+	defer stop()
 	if sc.Holders > 0 {
 		return s.runHolders(ctx, res)
 	}
-	s.links = newLinks(s.cluster.Endpoints())
+	s.links = newLinks(endpoints)
 	defer s.links.Close()
 	if err := s.makeReplicas(); err != nil {
 		res.Error = err.Error()
@@ -531,7 +531,7 @@ func (s *stage) collect(res *ScenarioResult, a *analysis, runErr error) {
 		for _, r := range s.reps {
 			logs = append(logs, "--- replica "+r.Name+" ---\n"+tail(r.Log(), 4<<10))
 		}
-		res.Error += "\n" + strings.Join(logs, "\n") + "\n" + tail(s.cluster.Logs(), 4<<10)
+		res.Error += "\n" + strings.Join(logs, "\n") + "\n" + tail(s.storeLogs(), 4<<10)
 	}
 }
 
@@ -542,6 +542,8 @@ func (x *executor) unmet(sc scenario) string {
 		return fmt.Sprintf("needs a snowidd that serves TLS and dials etcd with a client certificate: %s -h names no -tls-cert and -etcd-cacert", x.o.Snowidd)
 	case sc.Holders > 0 && x.o.Holders == "":
 		return "needs etcdholders (make etcdholders builds bin/etcdholders)"
+	case sc.Store == "zk":
+		return zkMissing()
 	}
 	if sc.Holders > 0 {
 		if _, err := exec.LookPath(x.o.Holders); err != nil {

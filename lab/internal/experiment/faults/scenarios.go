@@ -24,6 +24,9 @@ type scenario struct {
 	Name, Title string
 	// Short puts the scenario in CI's set.
 	Short bool
+	// Store is the replicas' lease store: "zk" for a standalone
+	// ZooKeeper (-lease zk:), etcd otherwise.
+	Store string
 	// Members is the etcd cluster's size (1 or 3); Partitionable routes
 	// its peer traffic through the peer proxy.
 	Members       int
@@ -93,6 +96,8 @@ func scenarios() []scenario {
 			Members: 3, Replicas: three, Run: quorumLost},
 		{Name: "replica-cut-off", Title: "one replica cut off from etcd for 6 s while clients still call it; a successor takes its node id", Short: true,
 			Members: 3, Replicas: three, Spares: []replicaSpec{{}}, Run: replicaCutOff},
+		{Name: "replica-cut-off-zk", Title: "the same on ZooKeeper: one replica cut off from it for 6 s while clients still call it; its session expires, a successor takes its node id",
+			Store: "zk", Replicas: three, Spares: []replicaSpec{{}}, Run: replicaCutOff},
 		{Name: "slow-lossy-link", Title: "one replica's links to etcd: 200 ms more round trip and 10% of segments lost, for 10 s",
 			Members: 3, Replicas: three, Run: slowLossyLink},
 		{Name: "asymmetric-partition", Title: "one replica's requests reach etcd, etcd's answers do not, for 6 s",
@@ -258,19 +263,21 @@ func replicaCutOff(ctx context.Context, s *stage) error {
 	if err != nil {
 		return err
 	}
-	s.role(0, "cut off from etcd, still called by clients")
+	store, hold := s.storeWords()
+	s.role(0, "cut off from "+store+", still called by clients")
 	s.role(3, "successor on the cut-off replica's node id")
-	s.mark("replica r0 (node id %d) cut off from every etcd member: its links blackholed both ways", k)
+	s.mark("replica r0 (node id %d) cut off from every %s server: its links blackholed both ways", k, store)
 	cutAt := time.Now()
 	if err := s.links.Blackhole(0, upstream, downstream); err != nil {
 		return err
 	}
-	// Its etcd lease expires a TTL after its last keep-alive.
+	// Its etcd lease (ZooKeeper session) expires a TTL after its last
+	// keep-alive (ping).
 	expiredAt, err := s.waitGone(ctx, k, cutAt)
 	if err != nil {
 		return err
 	}
-	s.mark("etcd expired r0's lease: node id %d is free", k)
+	s.mark("%s expired r0's %s: node id %d is free", store, hold, k)
 	reserved, err := s.reservation(ctx, k)
 	if err != nil {
 		return err
@@ -297,7 +304,7 @@ func replicaCutOff(ctx context.Context, s *stage) error {
 	}
 	s.check("healed, the cut-off replica took another node id (its own is the successor's)", k0 != k, "r0 holds %d", k0)
 	s.bound(0, healAt.Sub(cutAt)+reconnect+slack, fmt.Sprintf("the cut-off (%v) + reconnect (1 s) + rig slack (0.25 s)", healAt.Sub(cutAt).Round(10*time.Millisecond)))
-	s.note("etcd expired r0's lease %v after the cut-off (TTL %v)", expiredAt.Sub(cutAt).Round(time.Millisecond), DefaultTTL)
+	s.note("%s expired r0's %s %v after the cut-off (TTL %v)", store, hold, expiredAt.Sub(cutAt).Round(time.Millisecond), DefaultTTL)
 	s.afterLoad(func(a *analysis) {
 		zombie, successor := a.servedBy(0, k), a.servedBy(3, k)
 		last, first := lastTime(zombie), firstTime(successor)
@@ -463,7 +470,7 @@ func clockSteps(ctx context.Context, s *stage) error {
 func (s *stage) waitGone(ctx context.Context, k int, since time.Time) (time.Time, error) {
 	key := fmt.Sprintf("/faults/%s/nodes/%d", s.sc.Name, k)
 	for deadline := time.Now().Add(DefaultTTL + 10*time.Second); ; {
-		_, held, err := s.cluster.Get(ctx, key)
+		held, err := s.held(ctx, key, k)
 		if err == nil && !held {
 			return time.Now(), nil
 		}
@@ -478,6 +485,9 @@ func (s *stage) waitGone(ctx context.Context, k int, since time.Time) (time.Time
 
 // reservation reads node id k's reserved-until from etcd.
 func (s *stage) reservation(ctx context.Context, k int) (time.Time, error) {
+	if s.zk != nil {
+		return s.zk.Reserved(ctx, zkRoot(s.sc.Name), k)
+	}
 	v, ok, err := s.cluster.Get(ctx, fmt.Sprintf("/faults/%s/reserved/%d", s.sc.Name, k))
 	if err != nil || !ok {
 		return time.Time{}, fmt.Errorf("reading node id %d's reservation: %v (present: %v)", k, err, ok)

@@ -1,0 +1,232 @@
+package faults
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/snowlab/snowlab/etcdlease/etcdtest"
+)
+
+// zkTick is the rig's ZooKeeper tickTime. The server grants sessions of
+// 2 to 20 ticks, 1 s to 10 s here, so the replicas' DefaultTTL (3 s,
+// their session timeout under -lease zk:) is granted as asked; at
+// ZooKeeper's default tick (2 s) it would be raised to 4 s.
+const zkTick = 500 * time.Millisecond
+
+// zkJar is where Debian's zookeeper package puts ZooKeeper.
+const zkJar = "/usr/share/java/zookeeper.jar"
+
+// zkMissing says why ZooKeeper cannot run here, or "".
+func zkMissing() string {
+	if _, err := exec.LookPath("java"); err != nil {
+		return "needs java and ZooKeeper (scripts/zk.sh install): no java on PATH"
+	}
+	if _, err := os.Stat(zkJar); err != nil {
+		return "needs ZooKeeper (scripts/zk.sh install): no " + zkJar
+	}
+	return ""
+}
+
+// ZooKeeper is a standalone ZooKeeper server on a loopback port with a
+// throwaway data folder, the store of the zk scenarios: Debian's package
+// run with a heap of at most 128 MiB.
+type ZooKeeper struct {
+	addr string
+	proc *etcdtest.Process
+	log  *etcdtest.Tail
+}
+
+// StartZooKeeper starts a server whose data and config live under dir
+// and waits (60 s at most: a JVM starts in 2..10 s on 2 loaded cores)
+// until it serves.
+func StartZooKeeper(dir string) (*ZooKeeper, error) {
+	ports, err := etcdtest.FreePorts(1)
+	if err != nil {
+		return nil, err
+	}
+	dir = filepath.Join(dir, "zk")
+	cfg := filepath.Join(dir, "zoo.cfg")
+	lines := []string{"tickTime=" + strconv.Itoa(int(zkTick/time.Millisecond)), "dataDir=" + filepath.Join(dir, "data"),
+		"clientPort=" + strconv.Itoa(ports[0]), "clientPortAddress=127.0.0.1", "admin.enableServer=false", "4lw.commands.whitelist=srvr"}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(cfg, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		return nil, err
+	}
+	z := &ZooKeeper{addr: "127.0.0.1:" + strconv.Itoa(ports[0]), log: etcdtest.NewTail(32 << 10)}
+	cmd := exec.Command("java", "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", "/etc/zookeeper/conf_example:"+zkJar,
+		"-Dzookeeper.log.dir="+dir, "org.apache.zookeeper.server.quorum.QuorumPeerMain", cfg)
+	cmd.Stdout, cmd.Stderr = z.log, z.log
+	if z.proc, err = etcdtest.StartProcess(cmd); err != nil { // dies with the lab (Linux)
+		return nil, fmt.Errorf("faults: starting ZooKeeper: %w", err)
+	}
+	for deadline := time.Now().Add(60 * time.Second); !z.serving(); {
+		if time.Now().After(deadline) {
+			z.Stop()
+			return nil, fmt.Errorf("faults: ZooKeeper did not serve on %s within 60 s:\n%s", z.addr, tail(z.log.String(), 2000))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return z, nil
+}
+
+// serving asks the server's "srvr" whether it serves (a Mode line).
+func (z *ZooKeeper) serving() bool {
+	c, err := net.DialTimeout("tcp", z.addr, time.Second)
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(time.Second))
+	if _, err := c.Write([]byte("srvr")); err != nil {
+		return false
+	}
+	var b strings.Builder
+	buf := make([]byte, 4096)
+	for {
+		n, err := c.Read(buf)
+		b.Write(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	return strings.Contains(b.String(), "Mode: ")
+}
+
+// Addr is the server's client address, HOST:PORT.
+func (z *ZooKeeper) Addr() string { return z.addr }
+
+// Stop ends the server (SIGTERM, SIGKILL after 5 s).
+func (z *ZooKeeper) Stop() { z.proc.Stop(5 * time.Second) }
+
+// Logs is the tail of the server's log, for a failure's report.
+func (z *ZooKeeper) Logs() string { return "--- zookeeper ---\n" + z.log.String() }
+
+// read returns znode p's data, or false when it does not exist, through a
+// session of its own (the rig's reads are few).
+func (z *ZooKeeper) read(ctx context.Context, p string) ([]byte, bool, error) {
+	conn, _, err := zk.Connect([]string{z.addr}, 4*time.Second, zk.WithLogger(quiet{}))
+	if err != nil {
+		return nil, false, err
+	}
+	defer conn.Close()
+	type got struct {
+		data []byte
+		err  error
+	}
+	ch := make(chan got, 1)
+	go func() {
+		data, _, err := conn.Get(p)
+		ch <- got{data, err}
+	}()
+	select {
+	case <-ctx.Done():
+		return nil, false, ctx.Err()
+	case g := <-ch:
+		if errors.Is(g.err, zk.ErrNoNode) {
+			return nil, false, nil
+		}
+		return g.data, g.err == nil, g.err
+	}
+}
+
+// Held reports whether node id k has a claim znode under root (zklease's
+// ROOT/claims/K, ephemeral in its holder's session).
+func (z *ZooKeeper) Held(ctx context.Context, root string, k int) (bool, error) {
+	_, ok, err := z.read(ctx, fmt.Sprintf("%s/claims/%d", root, k))
+	return ok, err
+}
+
+// Reserved is node id k's reserved-until under root (zklease's
+// ROOT/reserved/K).
+func (z *ZooKeeper) Reserved(ctx context.Context, root string, k int) (time.Time, error) {
+	p := fmt.Sprintf("%s/reserved/%d", root, k)
+	data, ok, err := z.read(ctx, p)
+	if err != nil || !ok {
+		return time.Time{}, fmt.Errorf("reading %s: %v (present: %v)", p, err, ok)
+	}
+	var r struct {
+		Until int64 `json:"reservedUntil"`
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		return time.Time{}, fmt.Errorf("%s holds %q: %v", p, data, err)
+	}
+	return time.Unix(0, r.Until), nil
+}
+
+// quiet keeps the ZooKeeper client's chatter out of the lab's output.
+type quiet struct{}
+
+func (quiet) Printf(string, ...any) {}
+
+// zkRoot is the znode under which a zk scenario's replicas keep their
+// claims and reservations.
+func zkRoot(scenario string) string { return "/faults/" + scenario }
+
+// startStore starts the scenario's store, etcd or ZooKeeper, and returns
+// the endpoints the links lead to and how to stop it.
+func (s *stage) startStore(dir string) ([]string, func(), error) {
+	if s.sc.Store == "zk" {
+		z, err := StartZooKeeper(dir)
+		if err != nil {
+			return nil, nil, err
+		}
+		s.zk = z
+		return []string{"tcp://" + z.Addr()}, z.Stop, nil
+	}
+	c, err := StartCluster(clusterConfig{Bin: s.x.o.Etcd, Members: max(s.sc.Members, 1), Dir: dir, Certs: s.certs, Partitionable: s.sc.Partitionable})
+	if err != nil {
+		return nil, nil, err
+	}
+	s.cluster = c
+	return c.Endpoints(), c.Stop, nil
+}
+
+// leaseSpec is the replicas' -lease, naming eps, their links' endpoints.
+func (s *stage) leaseSpec(eps []string) string {
+	if s.zk != nil {
+		var hosts []string
+		for _, ep := range eps {
+			hosts = append(hosts, strings.TrimPrefix(ep, "tcp://"))
+		}
+		return "zk:" + strings.Join(hosts, ",") + zkRoot(s.sc.Name)
+	}
+	return "etcd:" + strings.Join(eps, ",") + "/faults/" + s.sc.Name
+}
+
+func (s *stage) storeLogs() string {
+	if s.zk != nil {
+		return s.zk.Logs()
+	}
+	return s.cluster.Logs()
+}
+
+// storeWords name the store and what of a holder's expires in it.
+func (s *stage) storeWords() (store, hold string) {
+	if s.zk != nil {
+		return "ZooKeeper", "session"
+	}
+	return "etcd", "lease"
+}
+
+// held reports whether node id k is held: etcd's key, or zklease's claim
+// znode.
+func (s *stage) held(ctx context.Context, key string, k int) (bool, error) {
+	if s.zk != nil {
+		return s.zk.Held(ctx, zkRoot(s.sc.Name), k)
+	}
+	_, held, err := s.cluster.Get(ctx, key)
+	return held, err
+}

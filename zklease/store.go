@@ -1,0 +1,346 @@
+package zklease
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/nodeid"
+)
+
+const (
+	// DefaultPath is the znode under which New keeps its znodes when given
+	// no path.
+	DefaultPath = "/snowlab"
+	// DefaultSessionTimeout is the session timeout New asks for when given
+	// 0. The server clamps what it grants to 2..20 ticks (4 s..40 s with
+	// the default tickTime of 2 s).
+	DefaultSessionTimeout = 10 * time.Second
+	// MaxCount is the most node ids one claim holds: Acquire puts two
+	// operations per node id in one multi-op, and a claim watches each
+	// id's znode; 64 keeps both small (ZooKeeper takes requests of up to
+	// jute.maxbuffer, 1 MiB: about 100 bytes per operation here).
+	MaxCount = 64
+	// ReachTimeout bounds how long Acquire waits for a session before it
+	// fails with ErrUnreachable.
+	ReachTimeout = 5 * time.Second
+)
+
+// ErrUnreachable: no ZooKeeper server gave the store a session in time.
+var ErrUnreachable = errors.New("zklease: ZooKeeper unreachable")
+
+// Store is a nodeid.Store on ZooKeeper: see the package documentation for
+// the znodes it writes and how it fences a holder. It holds one ZooKeeper
+// session, made on the first Acquire; every claim made through it lives as
+// long as that session.
+type Store struct {
+	servers []string
+	root    string
+	timeout time.Duration
+	dialer  zk.Dialer
+
+	mu     sync.Mutex
+	conn   *zk.Conn
+	claims map[*claim]struct{} // the claims not yet released or lost
+	closed bool
+}
+
+var _ nodeid.Store = (*Store)(nil)
+
+// New returns a Store on the ZooKeeper ensemble at servers (host:port
+// each) that keeps its znodes under root (DefaultPath when empty) and asks
+// for sessions of sessionTimeout (DefaultSessionTimeout when 0). It does
+// not connect: the first Acquire does, and fails with ErrUnreachable when
+// no server answers within ReachTimeout. Close ends the session, which
+// deletes the claim znodes of every claim not released.
+func New(servers []string, root string, sessionTimeout time.Duration) (*Store, error) {
+	return newStore(servers, root, sessionTimeout, nil)
+}
+
+func newStore(servers []string, root string, timeout time.Duration, dialer zk.Dialer) (*Store, error) {
+	if len(servers) == 0 {
+		return nil, fmt.Errorf("%w: zklease: no ZooKeeper server given", nodeid.ErrInvalidSpec)
+	}
+	for _, s := range servers {
+		if err := checkHostPort(s); err != nil {
+			return nil, fmt.Errorf("%w: zklease: server %w", nodeid.ErrInvalidSpec, err)
+		}
+	}
+	if root == "" {
+		root = DefaultPath
+	}
+	if err := checkPath(root); err != nil {
+		return nil, fmt.Errorf("%w: zklease: %w", nodeid.ErrInvalidSpec, err)
+	}
+	if timeout == 0 {
+		timeout = DefaultSessionTimeout
+	}
+	return &Store{servers: slices.Clone(servers), root: root, timeout: timeout, dialer: dialer, claims: map[*claim]struct{}{}}, nil
+}
+
+// Close ends the store's session: ZooKeeper deletes the claim znodes of
+// the claims not released (their reservations stay), and they are lost.
+func (s *Store) Close() {
+	s.mu.Lock()
+	conn := s.conn
+	s.closed = true
+	s.mu.Unlock()
+	if conn != nil {
+		conn.Close()
+	}
+	s.loseAll(func(*claim) bool { return true }, "the store was closed")
+}
+
+func (s *Store) claimPath(n int) string    { return s.root + "/claims/" + strconv.Itoa(n) }
+func (s *Store) reservedPath(n int) string { return s.root + "/reserved/" + strconv.Itoa(n) }
+
+// nopLogger keeps the client's connection chatter (server addresses,
+// retries) out of the program's output.
+type nopLogger struct{}
+
+func (nopLogger) Printf(string, ...any) {}
+
+// session returns the store's connection once it has a session, dialling
+// it on first use. It waits at most ReachTimeout (or ctx).
+func (s *Store) session(ctx context.Context) (*zk.Conn, int64, error) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, 0, errors.New("zklease: the store is closed")
+	}
+	if s.conn == nil {
+		dialer := s.dialer
+		if dialer == nil {
+			dialer = net.DialTimeout
+		}
+		conn, _, err := zk.Connect(s.servers, s.timeout, zk.WithLogger(nopLogger{}), zk.WithEventCallback(s.event), zk.WithDialer(dialer))
+		if err != nil {
+			s.mu.Unlock()
+			return nil, 0, fmt.Errorf("%w at %s: %w", ErrUnreachable, strings.Join(s.servers, ","), err)
+		}
+		s.conn = conn
+	}
+	conn := s.conn
+	s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, ReachTimeout)
+	defer cancel()
+	for conn.State() != zk.StateHasSession {
+		if !sleep(ctx, 20*time.Millisecond) {
+			return nil, 0, fmt.Errorf("%w: no session from %s within %v", ErrUnreachable, strings.Join(s.servers, ","), ReachTimeout)
+		}
+	}
+	return conn, conn.SessionID(), nil
+}
+
+// event is the connection's event callback. A session that expired, or a
+// new one in place of the one a claim was made in, means the claim znodes
+// of that session are gone: those claims are lost. It runs on the
+// client's goroutine and must not wait for the connection's answers.
+func (s *Store) event(ev zk.Event) {
+	switch ev.State {
+	case zk.StateExpired:
+		s.loseAll(func(*claim) bool { return true }, "the ZooKeeper session expired")
+	case zk.StateHasSession:
+		s.mu.Lock()
+		conn := s.conn
+		s.mu.Unlock()
+		if conn == nil {
+			return
+		}
+		id := conn.SessionID()
+		s.loseAll(func(c *claim) bool { return c.session != id }, "the ZooKeeper session ended (a new one replaced it)")
+	}
+}
+
+// loseAll loses the registered claims that match.
+func (s *Store) loseAll(match func(*claim) bool, why string) {
+	s.mu.Lock()
+	var gone []*claim
+	for c := range s.claims {
+		if match(c) {
+			gone = append(gone, c)
+			delete(s.claims, c)
+		}
+	}
+	s.mu.Unlock()
+	for _, c := range gone {
+		c.lose(why)
+	}
+}
+
+func (s *Store) forget(c *claim) {
+	s.mu.Lock()
+	delete(s.claims, c)
+	s.mu.Unlock()
+}
+
+// record is what a reservation znode holds.
+type record struct {
+	// Until is the reserved-until, Unix nanoseconds.
+	Until int64 `json:"reservedUntil"`
+	// Generation is the token of the id's latest holder.
+	Generation int64 `json:"generation"`
+}
+
+func (r record) bytes() []byte {
+	b, _ := json.Marshal(r) // two int64s: cannot fail
+	return b
+}
+
+func parseRecord(p string, b []byte) (record, error) {
+	var r record
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r, fmt.Errorf("zklease: %s holds %q, not a reservation: %w", p, b, err)
+	}
+	return r, nil
+}
+
+// checkCount refuses a claim of count node ids among 0..maxNode that no
+// range can hold, or that is larger than one claim takes.
+func checkCount(count, maxNode int) error {
+	if count < 1 || maxNode < 0 || count > maxNode+1 {
+		return fmt.Errorf("%w: zklease: %d node ids asked for among 0..%d", snowlab.ErrInvalidNode, count, maxNode)
+	}
+	if count > MaxCount {
+		return fmt.Errorf("%w: zklease: %d node ids asked for, one claim holds at most %d", snowlab.ErrInvalidNode, count, MaxCount)
+	}
+	return nil
+}
+
+// ensurePath creates p and its ancestors as persistent znodes where
+// missing.
+func ensurePath(ctx context.Context, conn *zk.Conn, p string) error {
+	for i := 1; i <= len(p); i++ {
+		if i < len(p) && p[i] != '/' {
+			continue
+		}
+		_, err := call(ctx, func() (string, error) { return conn.Create(p[:i], nil, zk.FlagPersistent, zk.WorldACL(zk.PermAll)) })
+		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
+			return fmt.Errorf("zklease: create %s: %w", p[:i], err)
+		}
+	}
+	return nil
+}
+
+// call runs f, a client call without a context, and returns when it does
+// or when ctx ends. An abandoned call still runs to its end: abandoned, if
+// not nil, gets what it returned.
+func call[T any](ctx context.Context, f func() (T, error), abandoned ...func(T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result, 1)
+	gone := make(chan struct{})
+	go func() {
+		v, err := f()
+		ch <- result{v, err}
+		select {
+		case <-gone:
+			for _, a := range abandoned {
+				a(v, err)
+			}
+		default:
+		}
+	}()
+	select {
+	case r := <-ch:
+		return r.v, r.err
+	case <-ctx.Done():
+		close(gone)
+		select {
+		case r := <-ch: // it finished meanwhile
+			return r.v, r.err
+		default:
+		}
+		var zero T
+		return zero, ctx.Err()
+	}
+}
+
+// call2 is call for a client call with two results.
+func call2[A, B any](ctx context.Context, f func() (A, B, error)) (A, B, error) {
+	type pair struct {
+		a A
+		b B
+	}
+	r, err := call(ctx, func() (pair, error) {
+		a, b, err := f()
+		return pair{a, b}, err
+	})
+	return r.a, r.b, err
+}
+
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// pickRange returns the first id of a range of count free ids among
+// 0..maxNode, held marking the ids taken, or -1: the lowest after no
+// conflict, after the k-th one a random one among the lowest 2^k, so that
+// a fleet starting at once spreads out rather than all trying the next id.
+func pickRange(held map[int]bool, count, maxNode, conflicts int) int {
+	var free []int
+	for first := 0; first+count-1 <= maxNode; first++ {
+		ok := true
+		for n := first; n < first+count; n++ {
+			if held[n] {
+				ok = false
+				first = n // the next range to try starts past n
+				break
+			}
+		}
+		if ok {
+			free = append(free, first)
+			if len(free) >= 1<<min(conflicts, 10) {
+				break
+			}
+		}
+	}
+	if len(free) == 0 {
+		return -1
+	}
+	return free[rand.IntN(len(free))]
+}
+
+func hostname() string {
+	h, err := os.Hostname()
+	if err != nil {
+		return "?"
+	}
+	return h
+}
+
+// checkPath accepts an absolute znode path: no empty, "." or ".."
+// component, no trailing slash.
+func checkPath(p string) error {
+	if !strings.HasPrefix(p, "/") || p == "/" {
+		return fmt.Errorf("path %q: want /NAME[/NAME...]", p)
+	}
+	for _, part := range strings.Split(p[1:], "/") {
+		if part == "" || part == "." || part == ".." || path.Clean(part) != part {
+			return fmt.Errorf("path %q: component %q is not a znode name", p, part)
+		}
+	}
+	return nil
+}

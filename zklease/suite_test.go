@@ -1,0 +1,135 @@
+package zklease
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/nodeid/storetest"
+)
+
+// proxies maps each test store to the proxy its connection goes through.
+var proxies sync.Map // *Store -> *proxy
+
+var roots atomic.Int64
+
+// newRoot is a znode path no other test uses.
+func newRoot(t *testing.T) string {
+	name := strings.NewReplacer("/", "_", " ", "_", "#", "_").Replace(t.Name())
+	return fmt.Sprintf("/t%d_%s", roots.Add(1), name)
+}
+
+// client returns a Store on server under root, with sessions of
+// testSession, whose connection goes through a proxy of its own, closed
+// when t ends.
+func client(t *testing.T, server, root string) *Store {
+	t.Helper()
+	return clientWith(t, server, root, testSession)
+}
+
+// clientWith is client with sessions of the given timeout.
+func clientWith(t *testing.T, server, root string, session time.Duration) *Store {
+	t.Helper()
+	p := newProxy(t, server)
+	s, err := newStore([]string{server}, root, session, p.dial)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxies.Store(s, p)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// restartSession is the session of the Restart case's clients: the case
+// wants the holder to keep its ids while the server is SIGKILLed and
+// started again, and the JVM takes 4..5 s to serve again here (up to 10 s
+// on a loaded machine), past testSession; a restarted server gives the
+// sessions it restores a whole timeout from its start. The other cases
+// keep testSession, so that their expiries take 2 s, not 15.
+const restartSession = 15 * time.Second
+
+// TestStoreSuite runs the Store suite on a standalone ZooKeeper of the
+// test's own, which the Restart case kills and starts again on the same
+// data. Each case's backend is a fresh root path, and each client of it a
+// session of its own (of restartSession in the Restart case, testSession
+// in the others). A crash is the end of the holder's session (Close:
+// ZooKeeper deletes its ephemeral claim znodes at once); an expiry is a
+// holder cut off from the server until the server expires its session.
+func TestStoreSuite(t *testing.T) {
+	t.Parallel() // each test runs servers of its own: their waits overlap
+	e := startEnsemble(t, 1)
+	m := e.members[0]
+	server := m.addr()
+	cfg := storetest.Config{
+		Crash:  func(t *testing.T, c nodeid.Claim) { c.(*claim).s.Close() },
+		Expire: func(t *testing.T, c nodeid.Claim) { expire(t, server, c.(*claim)) },
+		TTL:    testSession,
+		Stop: func(t *testing.T) {
+			starting.Store(server, struct{}{})
+			e.kill(m)
+		},
+		Start: func(t *testing.T) {
+			e.start(t, m)
+			e.wait(t, m)
+			starting.Delete(server)
+		},
+	}
+	storetest.Run(t, func(t *testing.T) storetest.Backend {
+		root := newRoot(t)
+		session := testSession
+		if strings.HasSuffix(t.Name(), "/Restart") {
+			session = restartSession
+		}
+		return storetest.BackendFunc(func(t *testing.T) nodeid.Store { return clientWith(t, server, root, session) })
+	}, cfg)
+}
+
+// expire cuts c's store off from ZooKeeper until the server has expired
+// its session (its claim znodes are gone: at most the session timeout and
+// a tick after the cut), then lets it reconnect, as a holder whose network
+// came back would, and waits until it has heard that its session expired.
+func expire(t *testing.T, server string, c *claim) {
+	t.Helper()
+	p, _ := proxies.Load(c.s)
+	p.(*proxy).setCut(true)
+	defer p.(*proxy).setCut(false)
+	obs, _, err := zk.Connect([]string{server}, testSession, zk.WithLogger(nopLogger{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer obs.Close()
+	deadline := time.Now().Add(testSession + 10*time.Second)
+	for time.Now().Before(deadline) {
+		ok, _, err := obs.Exists(c.s.claimPath(c.first))
+		if err == nil && !ok {
+			p.(*proxy).setCut(false)
+			waitLost(t, c, "the holder reconnected after its session expired")
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("the session of ids %d..%d did not expire within %v of its holder being cut off", c.first, c.first+c.count-1, testSession+10*time.Second)
+}
+
+// waitLost waits (10 s at most) for c's Lost.
+func waitLost(t *testing.T, c nodeid.Claim, why string) {
+	t.Helper()
+	select {
+	case <-c.Lost():
+	case <-time.After(10 * time.Second):
+		t.Fatalf("ids %d..%d: Lost not closed within 10 s: %s", c.First(), c.First()+c.Count()-1, why)
+	}
+}
+
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return c
+}
