@@ -63,7 +63,10 @@ type Store struct {
 	once   sync.Once
 }
 
-var _ nodeid.Store = (*Store)(nil)
+var (
+	_ nodeid.Store     = (*Store)(nil)
+	_ nodeid.Preferrer = (*Store)(nil)
+)
 
 // New returns a Store keeping its Leases, named PREFIX-N, in namespace,
 // written with a lease duration of ttl (DefaultTTL when 0, at least

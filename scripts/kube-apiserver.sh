@@ -60,7 +60,7 @@ build() {
 	mkdir -p "$cache/src"
 	cp "$here/kube-apiserver/go.mod" "$here/kube-apiserver/go.sum" "$here/kube-apiserver/tools.go" "$cache/src/"
 	local t0=$SECONDS
-	(cd "$cache/src" && GOWORK=off GOFLAGS=-mod=mod go build -trimpath -o "$bin.tmp" k8s.io/kubernetes/cmd/kube-apiserver) >&2
+	(cd "$cache/src" && GOWORK=off GOFLAGS=-mod=mod go build -o "$bin.tmp" k8s.io/kubernetes/cmd/kube-apiserver) >&2
 	mv "$bin.tmp" "$bin"
 	say "built $bin in $((SECONDS - t0)) s"
 }

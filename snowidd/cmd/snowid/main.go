@@ -132,6 +132,7 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab/etcdlease"
+	"github.com/snowlab/snowlab/k8slease"
 	"github.com/snowlab/snowlab/nodeid"
 	"github.com/snowlab/snowlab/pglease"
 	"github.com/snowlab/snowlab/snowidd/internal/snowidcli"
@@ -153,6 +154,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) (string, b
 		Stores: map[string]nodeid.Opener{
 			"etcd": etcd.Opener(10 * time.Second),
 			"pg":   pglease.Opener(pglease.DefaultTTL),
+			"k8s":  k8slease.Opener(k8slease.DefaultTTL),
 		},
 		AddFlags: func(fs *flag.FlagSet) func() bool { etcd.Register(fs); return etcd.Given },
 	}
