@@ -143,16 +143,25 @@ func (s *Store) AcquireAt(ctx context.Context, first, count, maxNode int) (nodei
 		return nil, fmt.Errorf("k8slease: acquire: %w", err)
 	}
 	holder := fmt.Sprintf("%s/pid-%d/%08x", hostname(), os.Getpid(), rand.Uint32())
-	for conflicts := 0; ; conflicts++ {
+	var prev map[int]*coordv1.Lease // the last view that had no free run
+	for conflicts, waits := 0, 0; ; {
 		view, err := s.list(ctx)
 		if err != nil {
 			return nil, err
 		}
 		cands := s.freeRanges(view, count, maxNode, time.Now())
 		if len(cands) == 0 {
-			return nil, fmt.Errorf("%w: k8slease: no %d consecutive node ids among 0..%d are free in namespace %s (Leases %s-N)",
-				nodeid.ErrNoFreeNode, count, maxNode, s.ns, s.prefix)
+			if (prev != nil && sameVersions(prev, view)) || waits >= maxSettle {
+				return nil, fmt.Errorf("%w: k8slease: no %d consecutive node ids among 0..%d are free in namespace %s (Leases %s-N)",
+					nodeid.ErrNoFreeNode, count, maxNode, s.ns, s.prefix)
+			}
+			prev, waits = view, waits+1
+			if err := sleep(ctx, settle); err != nil {
+				return nil, err
+			}
+			continue
 		}
+		prev = nil
 		pick := cands[0]
 		if conflicts > 0 {
 			pick = cands[rand.IntN(min(len(cands), 1<<min(conflicts, 16)))]
@@ -166,9 +175,45 @@ func (s *Store) AcquireAt(ctx context.Context, first, count, maxNode int) (nodei
 		if !errors.Is(err, errConflict) {
 			return nil, err
 		}
-		if conflicts > 100 {
+		if conflicts++; conflicts > 100 {
 			return nil, fmt.Errorf("k8slease: claim node ids: the Leases keep changing under contention: %w", err)
 		}
+	}
+}
+
+// settle and maxSettle bound how long Acquire makes sure that no run is
+// free before it says so. A claim of several ids is taken id by id, and a
+// claimant that loses a race half-way gives back the ids it took: for a
+// moment they look held. So "none free" is only said of a view that is
+// the same, Lease for Lease, after settle (a give-back takes a request's
+// time, milliseconds on a loaded loopback); at most maxSettle waits.
+const (
+	settle    = 200 * time.Millisecond
+	maxSettle = 10
+)
+
+// sameVersions reports whether two views hold the same Leases at the
+// same resourceVersions.
+func sameVersions(a, b map[int]*coordv1.Lease) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for n, l := range a {
+		if m := b[n]; m == nil || m.ResourceVersion != l.ResourceVersion {
+			return false
+		}
+	}
+	return true
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return fmt.Errorf("k8slease: acquire: %w", ctx.Err())
+	case <-t.C:
+		return nil
 	}
 }
 
