@@ -2,12 +2,12 @@
 GO ?= go
 BENCHTIME ?= 300ms
 
-.PHONY: all test vet vet-etcd vet-pg vet-snowidd fmt race lint-actions deadcode test-etcd test-zk test-pg test-snowidd snowid snowidd loadgen service proto bench bench-generators ladder ci lab history publish bench-check cross test-386 pin-modules consumer-test check-commits sim model
+.PHONY: all test vet vet-etcd vet-pg vet-k8s vet-snowidd fmt race lint-actions deadcode test-etcd test-zk test-pg test-k8s test-snowidd snowid snowidd loadgen service proto bench bench-generators ladder ci lab history publish bench-check cross test-386 pin-modules consumer-test check-commits sim model
 
 ## The repository is several modules (CONTRIBUTING.md, "Modules"), tied for
 ## development by go.work: the library at the root, the lab (lab/, all of
 ## loadgen's code included), loadgen's one-file main (cmd/loadgen/),
-## etcdlease/, pglease/ and snowidd/; tools/ is apart. Which
+## etcdlease/, pglease/, k8slease/ and snowidd/; tools/ is apart. Which
 ## modules a pattern such as ./... at the root matches in workspace mode
 ## depends on go.work's replace block, so the targets below name the
 ## modules' folders.
@@ -18,13 +18,13 @@ LIB_MODULE_PKGS = GOWORK=off $(GO) list ./...
 ## The lab and loadgen's main, the other half of what make test tests.
 LAB_PKGS = ./lab/... ./cmd/loadgen/...
 ## The modules with tests of their own (make test-etcd, test-pg, test-snowidd).
-SERVICE_PKGS = ./etcdlease/... ./pglease/... ./zklease/... ./snowidd/...
+SERVICE_PKGS = ./etcdlease/... ./pglease/... ./zklease/... ./k8slease/... ./snowidd/...
 
 ## The library: what a consumer imports, and what must build on every platform.
 LIB_PKGS = . ./clocksrc ./mutexgen ./atomicgen ./shardedgen ./nodeid/... ./mask/... ./internal/...
 ## The platforms the library is vetted for.
 CROSS_PLATFORMS ?= linux/amd64 linux/arm64 linux/386 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
-## The platforms the service modules (etcdlease, pglease, snowidd) are vetted
+## The platforms the service modules (etcdlease, pglease, k8slease, snowidd) are vetted
 ## for: they have no platform-specific code (their fleet tests are
 ## Linux-only), so one of each other system and 32-bit linux stand for the
 ## rest. Vetting them on all seven compiled the etcd client and gRPC seven
@@ -64,6 +64,10 @@ race: snowidd
 ## vet-pg: go vet the pglease module alone
 vet-pg:
 	cd pglease && $(GO) vet ./...
+
+## vet-k8s: go vet the k8slease module alone
+vet-k8s:
+	cd k8slease && $(GO) vet ./...
 
 ## vet-snowidd: go vet the snowidd module (the service) alone
 vet-snowidd:
@@ -167,6 +171,19 @@ test-pg:
 	cd snowidd && $(GO) test -race -count=1 -run '^TestFleetPG$$' ./internal/daemon
 	cd snowidd && $(GO) test -race -count=1 -run 'Postgres' ./cmd/snowid ./internal/snowidcli
 
+## test-k8s: the k8slease module against the kube-apiserver $$KUBECONFIG
+## names (the storetest suite, two holders of one StatefulSet ordinal), then
+## snowidd's fleet test on -lease k8s: and the deploy manifests' server-side
+## dry run. scripts/kube-apiserver.sh starts a throwaway one (built from the
+## module proxy when not cached: about 13 CPU-minutes once):
+## eval "$$(scripts/kube-apiserver.sh start)"; make test-k8s; scripts/kube-apiserver.sh stop.
+## Without KUBECONFIG they skip, unless SNOWLAB_REQUIRE_K8S=1 (as .ci/run sets).
+test-k8s:
+	@if [ -z "$$KUBECONFIG" ]; then \
+		echo "test-k8s: no KUBECONFIG: the Kubernetes tests will skip (eval \"\$$(scripts/kube-apiserver.sh start)\")"; fi
+	cd k8slease && $(GO) vet ./... && $(GO) test -race -count=1 ./...
+	cd snowidd && $(GO) test -race -count=1 -run '^TestFleetK8s$$|^TestDeployManifests$$' ./internal/daemon ./deploy/...
+
 ## bench: the library's benchmarks in ROUNDS interleaved rounds (scripts/bench.sh), for benchstat
 ROUNDS ?= 10
 bench:
@@ -183,7 +200,7 @@ ladder:
 ci: test cross test-386 consumer-test
 
 ## cross: go vet the library for each of CROSS_PLATFORMS (GOOS/GOARCH,
-## no cgo), the etcdlease, pglease and snowidd (with snowid) modules for
+## no cgo), the etcdlease, pglease, k8slease and snowidd (with snowid) modules for
 ## each of SNOWIDD_CROSS_PLATFORMS, and go build the library, lab and loadgen
 ## modules for those in CROSS_BUILD_ALL.
 cross:
@@ -193,6 +210,7 @@ cross:
 		case " $(SNOWIDD_CROSS_PLATFORMS) " in *" $$p "*) \
 			(cd etcdlease && GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) vet ./...); \
 			(cd pglease && GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) vet ./...); \
+			(cd k8slease && GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) vet ./...); \
 			(cd snowidd && GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) vet ./...) ;; esac; \
 		case " $(CROSS_BUILD_ALL) " in *" $$p "*) GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) build $$lib $(LAB_PKGS) ;; esac; \
 	done

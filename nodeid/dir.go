@@ -71,6 +71,12 @@ func (s dirStore) reservedName(n int) string {
 
 // Acquire implements Store.
 func (s dirStore) Acquire(ctx context.Context, count, maxNode int) (Claim, error) {
+	return s.AcquireAt(ctx, -1, count, maxNode)
+}
+
+// AcquireAt implements Preferrer: the run from first is tried before the
+// lowest free one.
+func (s dirStore) AcquireAt(ctx context.Context, first, count, maxNode int) (Claim, error) {
 	if count < 1 || maxNode < 0 || count > maxNode+1 {
 		return nil, fmt.Errorf("nodeid: dir %s: cannot take %d node ids out of 0..%d", s.path, count, maxNode)
 	}
@@ -82,6 +88,15 @@ func (s dirStore) Acquire(ctx context.Context, count, maxNode int) (Claim, error
 		return nil, fmt.Errorf("nodeid: dir store: open %s: %w", s.path, err)
 	}
 	defer closeDir(dfd)
+	if first >= 0 && first+count-1 <= maxNode {
+		files, busy, err := s.lockRun(dfd, first, count)
+		if err != nil {
+			return nil, err
+		}
+		if busy < 0 {
+			return s.claimOrUnlock(first, files)
+		}
+	}
 	for first := 0; first+count-1 <= maxNode; {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("nodeid: dir %s: %w", s.path, err)
@@ -94,14 +109,19 @@ func (s dirStore) Acquire(ctx context.Context, count, maxNode int) (Claim, error
 			first = busy + 1 // no run that includes the busy node id can be had
 			continue
 		}
-		c, err := s.claim(first, files)
-		if err != nil {
-			unlockAll(files)
-			return nil, err
-		}
-		return c, nil
+		return s.claimOrUnlock(first, files)
 	}
 	return nil, fmt.Errorf("%w: dir %s has no %d consecutive free node ids in 0..%d", ErrNoFreeNode, s.path, count, maxNode)
+}
+
+// claimOrUnlock is claim, the locks given back when it fails.
+func (s dirStore) claimOrUnlock(first int, files []*os.File) (Claim, error) {
+	c, err := s.claim(first, files)
+	if err != nil {
+		unlockAll(files)
+		return nil, err
+	}
+	return c, nil
 }
 
 // lockRun locks the node ids first..first+count-1 in the folder open as

@@ -35,6 +35,14 @@ type Store interface {
 	Acquire(ctx context.Context, count, maxNode int) (Claim, error)
 }
 
+// Preferrer is a Store that can try a given range of node ids first:
+// Acquire uses it when Options.Preferred is set. AcquireAt is Acquire,
+// except that the run first..first+count-1 is tried before any other;
+// when it is not free, any free run is taken, as Acquire would.
+type Preferrer interface {
+	AcquireAt(ctx context.Context, first, count, maxNode int) (Claim, error)
+}
+
 // Claim is a store's hold on a range of node ids.
 type Claim interface {
 	// First and Count are the node ids held.
@@ -71,6 +79,14 @@ type Options struct {
 	// Clock is the clock reservations are measured on; nil is
 	// clocksrc.Default(). Use the generators' clock.
 	Clock clocksrc.Clock
+	// Preferred asks for the node ids from Prefer first: a hint, such
+	// as a StatefulSet ordinal (see Ordinal), never a promise. A store
+	// that implements Preferrer tries them first and takes any free
+	// ones when they are held; another store ignores the hint. Two
+	// processes given one Prefer (a pod force-deleted while it still
+	// runs, kubernetes #54368) get different node ids either way.
+	Preferred bool
+	Prefer    int
 }
 
 // DefaultWindow is the reservation kept ahead of the clock.
@@ -99,6 +115,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Count == 0 {
 		o.Count = 1
+	}
+	if o.Preferred && o.Prefer < 0 {
+		return o, fmt.Errorf("%w: nodeid: Prefer %d is negative", snowlab.ErrInvalidConfig, o.Prefer)
 	}
 	o.Layout = o.Layout.OrDefault()
 	if o.Window == 0 {
@@ -149,6 +168,9 @@ func Acquire(ctx context.Context, store Store, opts Options) (*Lease, error) {
 	if opts.Count > opts.Layout.MaxNode()+1 {
 		return nil, fmt.Errorf("%w: %d node ids asked for, the layout has %d", snowlab.ErrInvalidNode, opts.Count, opts.Layout.MaxNode()+1)
 	}
+	if opts.Preferred && opts.Prefer+opts.Count-1 > opts.Layout.MaxNode() {
+		return nil, fmt.Errorf("%w: preferred node ids %d..%d, the layout has 0..%d", snowlab.ErrInvalidNode, opts.Prefer, opts.Prefer+opts.Count-1, opts.Layout.MaxNode())
+	}
 	claim, err := pick(ctx, store, opts)
 	if err != nil {
 		return nil, err
@@ -184,7 +206,7 @@ func pick(ctx context.Context, store Store, opts Options) (Claim, error) {
 		}
 	}
 	for {
-		c, err := store.Acquire(ctx, opts.Count, opts.Layout.MaxNode())
+		c, err := acquireOnce(ctx, store, opts, len(held) == 0)
 		if err != nil {
 			if len(held) > 0 && errors.Is(err, ErrNoFreeNode) {
 				break
@@ -209,6 +231,15 @@ func pick(ctx context.Context, store Store, opts Options) (Claim, error) {
 	}
 	release(best)
 	return best, nil
+}
+
+// acquireOnce asks store for a claim: through Preferrer, from
+// opts.Prefer, on the first ask when a preference is set.
+func acquireOnce(ctx context.Context, store Store, opts Options, first bool) (Claim, error) {
+	if p, ok := store.(Preferrer); ok && first && opts.Preferred {
+		return p.AcquireAt(ctx, opts.Prefer, opts.Count, opts.Layout.MaxNode())
+	}
+	return store.Acquire(ctx, opts.Count, opts.Layout.MaxNode())
 }
 
 // addSat is a+b for b >= 0, held at math.MaxInt64 instead of wrapping: a

@@ -44,6 +44,11 @@
 //   - Restart: the store goes away during a hold and comes back; the
 //     holder's writes fail meanwhile without being taken for a loss, and
 //     it goes on holding the same ids afterwards.
+//   - Prefer: for a store that implements nodeid.Preferrer, AcquireAt
+//     takes the preferred run when it is free, and through the other
+//     client, with the same preference, a different one (two pods with
+//     one StatefulSet ordinal); a preference outside 0..maxNode is
+//     ignored, not an error. Skipped for a store without AcquireAt.
 //   - Lease: a nodeid.Lease over the store refreshes its reservation, and
 //     a successor's floor, through the other client, is the end of the
 //     last tick its predecessor used.
@@ -154,6 +159,7 @@ func Run(t *testing.T, open func(t *testing.T) Backend, cfg Config) {
 		{"Expiry", expiry},
 		{"Zombie", zombie},
 		{"Restart", restart},
+		{"Prefer", prefer},
 		{"Lease", lease},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -166,6 +172,39 @@ func Run(t *testing.T, open func(t *testing.T) Backend, cfg Config) {
 			c.run(t, clients(t, open(t), 2), cfg)
 		})
 	}
+}
+
+// prefer: AcquireAt takes the preferred run when free; a second holder
+// with the same preference, through the other client, gets another run.
+func prefer(t *testing.T, s []nodeid.Store, _ Config) {
+	p0, ok0 := s[0].(nodeid.Preferrer)
+	p1, ok1 := s[1].(nodeid.Preferrer)
+	if !ok0 || !ok1 {
+		t.Skipf("storetest: %T does not implement nodeid.Preferrer", s[0])
+	}
+	a, err := p0.AcquireAt(ctxFor(t, opTimeout), 5, 2, 7)
+	if err != nil {
+		t.Fatalf("AcquireAt(5, 2, 7): %v", err)
+	}
+	t.Cleanup(func() { _ = a.Release(context.Background(), a.Floor()) })
+	if a.First() != 5 {
+		t.Fatalf("AcquireAt(5, 2, 7) on an empty store: ids %d.., want 5..6", a.First())
+	}
+	b, err := p1.AcquireAt(ctxFor(t, opTimeout), 5, 2, 7)
+	if err != nil {
+		t.Fatalf("AcquireAt(5, 2, 7) while 5..6 is held: %v; want another run", err)
+	}
+	t.Cleanup(func() { _ = b.Release(context.Background(), b.Floor()) })
+	checkShape(t, b, 2, 7)
+	if b.First() == 4 || b.First() == 5 || b.First() == 6 {
+		t.Fatalf("AcquireAt(5, 2, 7) while 5..6 is held: ids %d..%d overlap it", b.First(), b.First()+1)
+	}
+	c, err := p1.AcquireAt(ctxFor(t, opTimeout), 9, 1, 7)
+	if err != nil {
+		t.Fatalf("AcquireAt(9, 1, 7), a preference out of range: %v; want any free id", err)
+	}
+	t.Cleanup(func() { _ = c.Release(context.Background(), c.Floor()) })
+	checkShape(t, c, 1, 7)
 }
 
 // clients opens n clients of b, and fails t when b gives none, or one it

@@ -14,6 +14,7 @@ import (
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/etcdlease"
+	"github.com/snowlab/snowlab/k8slease"
 	"github.com/snowlab/snowlab/lab/internal/suiteflags"
 	"github.com/snowlab/snowlab/lab/subject"
 	"github.com/snowlab/snowlab/nodeid"
@@ -64,7 +65,7 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	// An empty -lease is a spec like any other: refused, not read as no
 	// lease; so whether it was given is recorded apart from its value.
 	fs.Func("lease", "mint snowlab's generators under the nodeid lease `SPEC` names, on GOMAXPROCS node ids: dir:PATH, "+
-		"etcd:HOST:PORT/PREFIX (etcd:https://… for TLS: see -etcd-*) or pg:DSN (a PostgreSQL table)",
+		"etcd:HOST:PORT/PREFIX (etcd:https://… for TLS: see -etcd-*), pg:DSN (a PostgreSQL table) or k8s:NAMESPACE/PREFIX (Kubernetes Leases)",
 		func(s string) error { f.spec, f.set = s, true; return nil })
 	f.etcd = etcdlease.NewFlags(etcdPasswordVar, os.LookupEnv)
 	f.etcd.Register(fs)
@@ -82,7 +83,7 @@ func (f *Flags) Subjects() (all []subject.Subject, release func(), err error) {
 	if !f.set {
 		return suiteflags.All(), func() {}, nil
 	}
-	stores := map[string]nodeid.Opener{"etcd": f.etcd.Opener(ttl), "pg": pglease.Opener(ttl), "zk": zklease.Opener(ttl)}
+	stores := map[string]nodeid.Opener{"etcd": f.etcd.Opener(ttl), "pg": pglease.Opener(ttl), "zk": zklease.Opener(ttl), "k8s": k8slease.Opener(ttl)}
 	store, err := nodeid.OpenStore(f.spec, stores)
 	if err != nil {
 		return nil, nil, &specError{"-lease: " + err.Error(), err}

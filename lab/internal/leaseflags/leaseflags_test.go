@@ -94,7 +94,7 @@ func TestSubjectsUsage(t *testing.T) {
 			[]string{`not -lease "dir:` + file + `"`}},
 		{"empty", []string{"-lease", ""}, []string{"-lease: ", `""`, "want scheme:location"}},
 		{"no scheme", []string{"-lease", "bogus"}, []string{"-lease: ", `"bogus"`, "want scheme:location"}},
-		{"unknown scheme", []string{"-lease", "bogus:x"}, []string{"-lease: ", `unknown scheme "bogus"`, "dir, etcd, pg"}},
+		{"unknown scheme", []string{"-lease", "bogus:x"}, []string{"-lease: ", `unknown scheme "bogus"`, "dir, etcd, k8s, pg"}},
 		{"dir under a regular file", []string{"-lease", "dir:" + filepath.Join(file, "ids")}, []string{"-lease: ", "not a directory"}},
 		{"etcd without a port", []string{"-lease", "etcd:127.0.0.1/x"}, []string{"-lease: ", `"etcd:127.0.0.1/x"`, "is not HOST:PORT"}},
 		{"etcd CA file missing", []string{"-lease", "etcd:127.0.0.1:2379/x", "-etcd-cacert", missing}, []string{"-lease: ", "-etcd-cacert: ", missing}},

@@ -134,10 +134,11 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab/etcdlease"
+	"github.com/snowlab/snowlab/k8slease"
 	"github.com/snowlab/snowlab/nodeid"
 	"github.com/snowlab/snowlab/pglease"
-	"github.com/snowlab/snowlab/zklease"
 	"github.com/snowlab/snowlab/snowidd/internal/snowidcli"
+	"github.com/snowlab/snowlab/zklease"
 )
 
 // passwordVar holds the etcd user's password when -etcd-password-file
@@ -157,6 +158,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) (string, b
 			"etcd": etcd.Opener(10 * time.Second),
 			"pg":   pglease.Opener(pglease.DefaultTTL),
 			"zk":   zklease.Opener(zklease.DefaultSessionTimeout),
+			"k8s":  k8slease.Opener(k8slease.DefaultTTL),
 		},
 		AddFlags: func(fs *flag.FlagSet) func() bool { etcd.Register(fs); return etcd.Given },
 	}

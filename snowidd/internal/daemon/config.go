@@ -39,8 +39,12 @@ type options struct {
 	maxWait    time.Duration
 	window     time.Duration
 	ttl        time.Duration
-	rewindHold time.Duration
-	grace      time.Duration
+	// preferOrdinal asks the lease for the node id of the pod's
+	// StatefulSet ordinal first, prefer.
+	preferOrdinal bool
+	prefer        int
+	rewindHold    time.Duration
+	grace         time.Duration
 	// clockMaxError, above 0, holds readiness while the kernel does not
 	// vouch for the clock within it.
 	clockMaxError time.Duration
@@ -112,6 +116,9 @@ func parseOptions(args []string, getenv func(string) (string, bool), stderr io.W
 	if err := o.resolveStatic(); err != nil {
 		return o, err
 	}
+	if err := o.resolveOrdinal(); err != nil {
+		return o, err
+	}
 	return o, nil
 }
 
@@ -128,13 +135,14 @@ func (o *options) flags(getenv func(string) (string, bool), stderr io.Writer) (*
 	fs := flag.NewFlagSet("snowidd", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "`address` to serve gRPC, gRPC-Web, Connect and HTTP on (one port)")
-	fs.StringVar(&o.leaseSpec, "lease", "", "the lease `SPEC` the node ids come from (required): dir:PATH (a lock folder shared by the replicas of one host), etcd:HOST:PORT/PREFIX (etcd:http://HOST:PORT,.../PREFIX for several endpoints, etcd:https://… for TLS: see -etcd-*), pg:DSN (a PostgreSQL table; the DSN a postgres:// URL or key=value string, snowlab_table=NAME picks the table) or static:N (node ids N.. assigned by hand: nothing stops two replicas from sharing them; a restart starts past the IDs its predecessor can have stamped, see -window)")
+	fs.StringVar(&o.leaseSpec, "lease", "", "the lease `SPEC` the node ids come from (required): dir:PATH (a lock folder shared by the replicas of one host), etcd:HOST:PORT/PREFIX (etcd:http://HOST:PORT,.../PREFIX for several endpoints, etcd:https://… for TLS: see -etcd-*), pg:DSN (a PostgreSQL table; the DSN a postgres:// URL or key=value string, snowlab_table=NAME picks the table), k8s:NAMESPACE/PREFIX (Kubernetes Leases PREFIX-N; the API server from the pod's service account, else $KUBECONFIG or ~/.kube/config) or static:N (node ids N.. assigned by hand: nothing stops two replicas from sharing them; a restart starts past the IDs its predecessor can have stamped, see -window)")
 	raw.policy = fs.String("policy", "strict", "`policy` when the clock gives no fresh tick: strict (refuse a rewind past -max-wait, never stamp a time ahead of the clock) or monotonic (carry on from the last tick)")
 	raw.layout = snowidcli.AddLayoutFlags(fs)
 	fs.IntVar(&o.shards, "shards", 1, fmt.Sprintf("node ids to hold and mint on, one per shard (1..%d): above 1, a node-per-shard generator passes one node id's 4,096 IDs per ms", MaxShards))
 	fs.DurationVar(&o.maxWait, "max-wait", snowlab.DefaultMaxWait, "largest clock rewind a strict generator waits out before refusing (Unavailable); negative refuses every rewind")
 	fs.DurationVar(&o.window, "window", nodeid.DefaultWindow, "lease reservation kept ahead of the clock: a replica cut off from its store mints for at most this long, a successor after a crash waits at most this long; with static:N and -policy monotonic, how far IDs may run ahead of the clock, so a restarted replica stamps its first IDs this far ahead (a strict one waits at most a tick)")
-	fs.DurationVar(&o.ttl, "ttl", 10*time.Second, "etcd or pg lease TTL: how long a crashed or frozen replica keeps its node ids from others")
+	fs.DurationVar(&o.ttl, "ttl", 10*time.Second, "etcd, pg or k8s lease TTL: how long a crashed or frozen replica keeps its node ids from others")
+	fs.BoolVar(&o.preferOrdinal, "prefer-ordinal", false, "ask the lease store for the node id of this pod's StatefulSet ordinal first ($POD_INDEX, else the N of a hostname NAME-N): a hint, the store still decides, so two pods with one ordinal (a force-deleted pod still running, kubernetes #54368) get different node ids; refused with static:N, where nothing would check it")
 	fs.DurationVar(&o.rewindHold, "rewind-hold", server.DefaultRewindHold, "how long the replica reports not ready after refusing a clock rewind")
 	fs.DurationVar(&o.grace, "grace", 10*time.Second, "on SIGTERM, how long calls in flight get to finish before the lease is released")
 	fs.DurationVar(&o.clockMaxError, "clock-max-error", 0, "not ready while the kernel reports the clock unsynchronized or its maximum error above `D` (Linux adjtimex, read only); 0 is off")
@@ -194,7 +202,7 @@ func (o *options) resolve(raw rawFlags) error {
 func (o *options) check() error {
 	switch {
 	case o.leaseSpec == "":
-		return errors.New("-lease is required: dir:PATH, etcd:HOST:PORT/PREFIX, pg:DSN or static:N")
+		return errors.New("-lease is required: dir:PATH, etcd:HOST:PORT/PREFIX, pg:DSN, k8s:NAMESPACE/PREFIX or static:N")
 	case o.shards < 1 || o.shards > MaxShards:
 		return fmt.Errorf("-shards %d: want 1..%d", o.shards, MaxShards)
 	case o.shards > o.layout.MaxNode()+1:
@@ -222,6 +230,27 @@ func (o *options) check() error {
 	case o.peerMaxOffset < 0:
 		return fmt.Errorf("-peer-max-offset %v: want 0 (off) or more", o.peerMaxOffset)
 	}
+	return nil
+}
+
+// resolveOrdinal reads the pod's ordinal for -prefer-ordinal. An ordinal
+// is only a hint to a lease store: with static:N nothing would stop two
+// pods from minting on it, so the two are refused together.
+func (o *options) resolveOrdinal() error {
+	if !o.preferOrdinal {
+		return nil
+	}
+	if o.static {
+		return errors.New("-prefer-ordinal needs a lease store (dir:, etcd:, pg:, k8s:): with static:N nothing stops two pods with one ordinal (a force-deleted pod still running, kubernetes #54368) from minting on one node id")
+	}
+	n, err := nodeid.Ordinal("", 0, o.layout)
+	if err != nil {
+		return fmt.Errorf("-prefer-ordinal: %v", err)
+	}
+	if n+o.shards-1 > o.layout.MaxNode() {
+		return fmt.Errorf("-prefer-ordinal: ordinal %d with -shards %d passes the layout's last node id %d", n, o.shards, o.layout.MaxNode())
+	}
+	o.prefer = n
 	return nil
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/snowlab/snowlab/atomicgen"
 	"github.com/snowlab/snowlab/clocksrc"
 	"github.com/snowlab/snowlab/etcdlease"
+	"github.com/snowlab/snowlab/k8slease"
 	"github.com/snowlab/snowlab/nodeid"
 	"github.com/snowlab/snowlab/pglease"
 	"github.com/snowlab/snowlab/shardedgen"
@@ -173,7 +174,7 @@ func openStore(o options) (nodeid.Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("snowidd: %v", err)
 	}
-	stores := map[string]nodeid.Opener{"etcd": etcdlease.OpenerWith(o.ttl, creds), "pg": pglease.Opener(o.ttl), "zk": zklease.Opener(o.ttl)}
+	stores := map[string]nodeid.Opener{"etcd": etcdlease.OpenerWith(o.ttl, creds), "pg": pglease.Opener(o.ttl), "zk": zklease.Opener(o.ttl), "k8s": k8slease.Opener(o.ttl)}
 	store, err := nodeid.OpenStore(o.leaseSpec, stores)
 	if err != nil {
 		hint := ""
@@ -431,7 +432,7 @@ func newStaticGenerator(o options, clock clocksrc.Clock) (snowlab.Generator, sno
 // A store that refuses the credentials (etcdlease.ErrAuth) is not asked
 // again: the error goes to refused and hold returns.
 func hold(ctx context.Context, o options, store nodeid.Store, srv *server.Server, log *slog.Logger, refused chan<- error, clock clocksrc.Clock) *nodeid.Lease {
-	opts := nodeid.Options{Count: o.shards, Layout: o.layout, Window: o.window, Clock: clock}
+	opts := nodeid.Options{Count: o.shards, Layout: o.layout, Window: o.window, Clock: clock, Preferred: o.preferOrdinal, Prefer: o.prefer}
 	wait := 100 * time.Millisecond
 	retry := func(why string, err error) bool {
 		srv.Unuse(fmt.Sprintf("%s: %v", why, err))

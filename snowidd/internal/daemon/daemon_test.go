@@ -86,6 +86,26 @@ func TestOptions(t *testing.T) {
 	assert.Zero(t, o.clockMaxError, "the clock check is off by default")
 }
 
+// TestPreferOrdinal: -prefer-ordinal reads the pod's ordinal ($POD_INDEX
+// here) into the lease's preference; one that is not a number, or that
+// the layout cannot hold, is refused.
+func TestPreferOrdinal(t *testing.T) {
+	none := func(string) (string, bool) { return "", false }
+	t.Setenv(nodeid.PodIndexEnv, "5")
+	o, err := parseOptions([]string{"-lease", "dir:/nonexistent/ids", "-prefer-ordinal"}, none, io.Discard)
+	require.NoError(t, err)
+	assert.True(t, o.preferOrdinal)
+	assert.Equal(t, 5, o.prefer)
+	o, err = parseOptions([]string{"-lease", "dir:/nonexistent/ids"}, none, io.Discard)
+	require.NoError(t, err)
+	assert.False(t, o.preferOrdinal, "no preference unless asked")
+	_, err = parseOptions([]string{"-lease", "dir:/nonexistent/ids", "-prefer-ordinal", "-shards", "4", "-layout", "41/3/19"}, none, io.Discard)
+	require.ErrorContains(t, err, "passes the layout's last node id 7")
+	t.Setenv(nodeid.PodIndexEnv, "x")
+	_, err = parseOptions([]string{"-lease", "dir:/nonexistent/ids", "-prefer-ordinal"}, none, io.Discard)
+	require.ErrorContains(t, err, "-prefer-ordinal")
+}
+
 // TestRunRefusesBadUsage: a command line, lease spec or listen address that
 // can never work ends Run before it serves: exit 2, one line naming the
 // value. Without that, a mistyped lease is a replica that serves, never
@@ -108,6 +128,8 @@ func TestRunRefusesBadUsage(t *testing.T) {
 		{"dir under a regular file", []string{"-lease", "dir:" + underFile}, nil, []string{`"dir:` + underFile + `"`, "not a directory"}},
 		{"dir without a path", []string{"-lease", "dir:"}, nil, []string{`"dir:"`}},
 		{"etcd without a port", []string{"-lease", "etcd:127.0.0.1/x"}, nil, []string{`"etcd:127.0.0.1/x"`, "not HOST:PORT"}},
+		{"k8s with a bad namespace", []string{"-lease", "k8s:Bad_NS/ids"}, nil, []string{`namespace "Bad_NS"`, "want NAMESPACE/PREFIX"}},
+		{"an ordinal without a store", []string{"-lease", "static:1", "-prefer-ordinal"}, nil, []string{"-prefer-ordinal needs a lease store", "#54368"}},
 		{"etcd with another scheme", []string{"-lease", "etcd:ftp://127.0.0.1:2379/x"}, nil, []string{`scheme "ftp://"`}},
 		{"pg DSN that does not parse", []string{"-lease", "pg:postgres://snow:S3cret@127.0.0.1:notaport/db"}, nil,
 			[]string{`"pg:postgres://snow:xxxxx@127.0.0.1:xxxxx/db"`, "the DSN does not parse"}},

@@ -25,6 +25,7 @@ const (
 	requireClients = "SNOWLAB_REQUIRE_CLIENTS"
 	requireEtcd    = "SNOWLAB_REQUIRE_ETCD"
 	requirePG      = "SNOWLAB_REQUIRE_PG"
+	requireK8s     = "SNOWLAB_REQUIRE_K8S"
 )
 
 // needTool skips (or, with the variable env set to 1, fails) the test

@@ -31,8 +31,9 @@ const defaultMaxLead = 10 * time.Millisecond
 // leaseSchemes are the lease specs gen -lease takes, for its help.
 const leaseSchemes = "dir:PATH (a lock folder shared by the processes of one host), " +
 	"static:N (node id N assigned by hand, as -node N), " +
-	"etcd:HOST:PORT/PREFIX (etcd:http://HOST:PORT,.../PREFIX for several endpoints, etcd:https://… for TLS: see -etcd-*) " +
-	"or pg:DSN (a PostgreSQL table; the DSN a postgres:// URL or key=value string, snowlab_table=NAME picks the table)"
+	"etcd:HOST:PORT/PREFIX (etcd:http://HOST:PORT,.../PREFIX for several endpoints, etcd:https://… for TLS: see -etcd-*), " +
+	"pg:DSN (a PostgreSQL table; the DSN a postgres:// URL or key=value string, snowlab_table=NAME picks the table) " +
+	"or k8s:NAMESPACE/PREFIX (Kubernetes Leases PREFIX-N; in-cluster, else $KUBECONFIG or ~/.kube/config)"
 
 // genRun is what gen's flags asked for, parsed and checked.
 type genRun struct {

@@ -35,7 +35,7 @@ const usageText = `usage:
   snowid mask [-key-file F] [-key-version V] ID...
   snowid unmask [-key-file F] [-key-version V] STRING...
 Layout flags (-layout, -unit, -epoch) default to 41/10/12, 1ms, 2024-01-01T00:00:00Z.
-Lease specs (gen -lease): dir:PATH, static:N, etcd:HOST:PORT/PREFIX, pg:DSN.
+Lease specs (gen -lease): dir:PATH, static:N, etcd:HOST:PORT/PREFIX, pg:DSN, k8s:NAMESPACE/PREFIX.
 Run "snowid help COMMAND" for a command's flags.
 `
 

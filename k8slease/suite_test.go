@@ -1,0 +1,34 @@
+package k8slease
+
+import (
+	"testing"
+	"time"
+
+	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/nodeid/storetest"
+)
+
+// TestStoreSuite runs the Store suite on the kube-apiserver $KUBECONFIG
+// names (scripts/kube-apiserver.sh). Each case's backend is a fresh
+// prefix, each client a clientset and Store of its own. The Restart case
+// is skipped: the script's server is shared by the whole test run.
+func TestStoreSuite(t *testing.T) {
+	kc := kubeconfig(t)
+	storetest.Run(t, func(t *testing.T) storetest.Backend {
+		p := testPrefix(t, kc)
+		return storetest.BackendFunc(func(t *testing.T) nodeid.Store { return testStore(t, kc, p) })
+	}, storetest.Config{Expire: expireClaim, TTL: testTTL})
+}
+
+// expireClaim stops the claim's renewals, as a holder frozen or cut off
+// from the API server would, and waits out the lease duration as the other
+// clients judge it: they saw the last renewal within a watch event's
+// delay of it (well under a second on loopback), and take the id over a
+// lease duration after that; 1.5 s covers the delay on a loaded machine.
+func expireClaim(t *testing.T, nc nodeid.Claim) {
+	t.Helper()
+	c := nc.(*claim)
+	c.stopRenew()
+	c.renewing.Wait()
+	time.Sleep(c.s.ttl + 1500*time.Millisecond)
+}
