@@ -197,6 +197,9 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loadgen: %v\n", err)
 		return exitFailure
 	}
+	if w := res.Host.CPUWarning; w != "" {
+		fmt.Fprintln(stderr, "loadgen:", w) // and in the result: host.cpu_warning
+	}
 	if err := report.WriteTable(stdout, res); err != nil {
 		fmt.Fprintf(stderr, "loadgen: %v\n", err)
 		return exitFailure

@@ -46,8 +46,10 @@ type HogInfo struct {
 // it has with ctx's error.
 func Execute(ctx context.Context, o Options, command []string, commit string, dirty bool, progress func(string)) (*Result, error) {
 	r := &Result{Header: result.NewHeader("contention", Schema, command, commit, dirty, o.Host), Factor: o.Factor, Procs: o.Procs}
-	start := time.Now()
-	defer func() { r.Elapsed = time.Since(start) }()
+	start, meter := time.Now(), host.StartLoad()
+	// The load counts the hog as another process's: its share is the
+	// hog's and the neighbours' together.
+	defer func() { r.Elapsed, r.Host.Load = time.Since(start), meter.Stop() }()
 	r.PMU = perfevent.Probe()
 	if r.PMU != "hardware" && r.PMU != "hardware (user-space)" {
 		r.PMU = "unavailable: no PMU (" + r.PMU + ")"
