@@ -9,7 +9,11 @@
 #   scripts/device-sweep.sh OUTDIR
 #
 # Everything lands in OUTDIR: host.txt, ladder.txt and sharded.txt (Go
-# benchmark format, for benchstat) and results.tgz (the lab's result files).
+# benchmark format, for benchstat), results.tgz (the lab's result files)
+# and contention/ (loadgen contention's files: oversubscription beside a
+# CPU hog, and the padding A/B at every placement the host has, with
+# hardware cache counters where it has a PMU), which `loadgen publish
+# OUTDIR/contention/*.json` copies into results/ for committing.
 set -u
 out=${1:?usage: device-sweep.sh OUTDIR}
 bin=${BIN:-bin/device}
@@ -37,6 +41,11 @@ for p in 16 1 2 4 8; do
 	GOMAXPROCS=$p "$b/loadgen" run -q -out "$out/results" -sweep 1,2,4,8,16,32 -workloads "$w" >"$out/lab-$p.txt" 2>&1
 	echo "lab GOMAXPROCS=$p done $(date +%T)"
 done
+# 4. Oversubscription and placement: the G=P and G=8P points at every
+# GOMAXPROCS the host has, and 8 goroutines placed (SMT siblings, cores,
+# packages: whatever the host lacks is listed as skipped, with why).
+"$b/loadgen" contention -q -out "$out/contention" -place-g 8 >"$out/contention.txt" 2>&1
+echo "contention done $(date +%T)"
 tar czf "$out/results.tgz" -C "$out" results && rm -rf "$out/results"
 tar czf "$out/lab-tables.tgz" -C "$out" $(cd "$out" && ls lab-*.txt) && rm -f "$out"/lab-*.txt
 ls -la "$out"

@@ -21,6 +21,7 @@ var experiments = map[string]func() experiment.Experiment{
 	"alternatives": func() experiment.Experiment { return &alternativesCmd{} },
 	"faults":       func() experiment.Experiment { return &faultsCmd{} },
 	"service":      func() experiment.Experiment { return &serviceCmd{} },
+	"contention":   func() experiment.Experiment { return &contentionCmd{} },
 }
 
 // runExperiment is `loadgen NAME` for an experiment: the prologue every

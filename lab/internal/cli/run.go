@@ -51,6 +51,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runHistory(args, stdout, stderr)
 	case "publish":
 		return runPublish(args, stdout, stderr)
+	case "hog":
+		return runHog(args, stderr)
 	case "help":
 		if _, err := fmt.Fprintln(stdout, usage); err != nil {
 			return exitFailure
@@ -122,6 +124,10 @@ const usage = `usage:
   loadgen faults [-set short|full] a fleet of replicas on etcd under faults: leader
                                     killed, quorum lost, a replica cut off, clock
                                     steps, 1,024 holders at once (loadgen faults -h)
+  loadgen contention [-factor 8] [-parts oversubscription,placement]
+                                    every generator at 8 x GOMAXPROCS goroutines beside
+                                    a CPU hog; padded vs shared cache lines per placement
+  loadgen hog [-threads N] [-for D] the bounded CPU hog loadgen contention starts
   loadgen history [-o FILE] [-baseline FILE.json|DIR] [DIR|FILE.json ...]
                                     the history page of the results (index.html)
   loadgen publish [-to DIR] [RUN.json ...]
@@ -130,7 +136,7 @@ const usage = `usage:
   loadgen list                      list the subjects
   loadgen help                      this text
 
-The experiments (btree, alternatives, service, faults) write
+The experiments (btree, alternatives, service, faults, contention) write
 results/local/<stem>-<experiment>.*; every run checks what it measured and
 exits 1 on a correctness failure.`
 
@@ -190,6 +196,9 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen: %v\n", err)
 		return exitFailure
+	}
+	if w := res.Host.CPUWarning; w != "" {
+		fmt.Fprintln(stderr, "loadgen:", w) // and in the result: host.cpu_warning
 	}
 	if err := report.WriteTable(stdout, res); err != nil {
 		fmt.Fprintf(stderr, "loadgen: %v\n", err)

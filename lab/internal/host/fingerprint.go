@@ -14,7 +14,16 @@ type Fingerprint struct {
 	GOMAXPROCS    int    `json:"gomaxprocs"`
 	// Affinity lists the CPUs the process may run on, where the system
 	// says (Linux); loadgen run -cpus narrows it.
-	Affinity    []int         `json:"affinity,omitempty"`
+	Affinity []int `json:"affinity,omitempty"`
+	// Topology is where the online CPUs sit (SMT siblings, cores,
+	// packages, NUMA nodes), read from /sys on Linux; nil where it could
+	// not be read, and TopologyNote says why.
+	Topology     *Topology `json:"topology,omitempty"`
+	TopologyNote string    `json:"topology_note,omitempty"`
+	// CPUWarning is set when GOMAXPROCS asks for more CPUs than the
+	// process may run on (CPUShortfall), so that a result read later
+	// says its threads took turns.
+	CPUWarning  string        `json:"cpu_warning,omitempty"`
 	GoVersion   string        `json:"go_version"`
 	OS          string        `json:"os"`
 	Arch        string        `json:"arch"`

@@ -60,6 +60,12 @@ func Probe() Fingerprint {
 	if f.Hypervisor == "" && c.HypervisorVendorID != cpuid.VendorUnknown {
 		f.Hypervisor = c.HypervisorVendorID.String()
 	}
+	if t, err := ReadTopology("/sys"); err != nil {
+		f.TopologyNote = "unknown: " + err.Error()
+	} else {
+		f.Topology = t
+	}
+	f.CPUWarning = CPUShortfall("GOMAXPROCS", f.GOMAXPROCS, f.UsableCPUs())
 	if h, err := os.Hostname(); err == nil {
 		f.Hostname = h
 	}

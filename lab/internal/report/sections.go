@@ -69,6 +69,20 @@ func writeHeader(d *document, run *result.Run) {
 	s.text("**Command:** " + md.Code(md.OrDash(md.ShellJoin(redact.Args(run.Command)))))
 }
 
+// topologyRows are the host's topology and its CPU warning, where the
+// run recorded them (none in files of older labs, so their pages read as
+// before).
+func topologyRows(h host.Fingerprint) [][]string {
+	var rows [][]string
+	if h.Topology != nil {
+		rows = append(rows, []string{"Topology", h.Topology.String()})
+	}
+	if h.CPUWarning != "" {
+		rows = append(rows, []string{"CPU warning", md.Escape(h.CPUWarning)})
+	}
+	return rows
+}
+
 func writeHost(d *document, h host.Fingerprint) {
 	s := d.section(2, "Host")
 	hyper := h.HypervisorName()
@@ -88,7 +102,7 @@ func writeHost(d *document, h host.Fingerprint) {
 		{"Kernel", md.OrDash(h.Kernel)},
 		{"Clocksource", md.OrDash(h.Clocksource)},
 		{"PMU", md.OrDash(h.PMU)},
-	}, loadRows(h.Load)...))
+	}, append(topologyRows(h), loadRows(h.Load)...)...))
 	if len(h.ClockAudit) == 0 {
 		return
 	}

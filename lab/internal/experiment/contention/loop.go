@@ -1,0 +1,166 @@
+package contention
+
+import (
+	"math"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/snowlab/snowlab/lab/internal/workload"
+	"github.com/snowlab/snowlab/lab/result"
+	"github.com/snowlab/snowlab/lab/subject"
+)
+
+// sampleEvery times one call in 64, as the suite's saturate does: two
+// clock reads on every call would halve the rate being measured.
+const sampleEvery = 64
+
+// keepTotal bounds the IDs the goroutines keep for the check:
+// 1<<20 in all at 8×GOMAXPROCS goroutines of a 16-CPU host is 16 MiB,
+// and a goroutine that mints more only counts them.
+const keepTotal = 1 << 20
+
+// tally is one repeat of a closed loop: each goroutine's count of IDs,
+// the wall time from release to the last goroutine's end, the sampled
+// latencies and what the check found.
+type tally struct {
+	counts  []int64
+	elapsed time.Duration
+	recs    []*workload.Recorder
+	check   result.Check
+}
+
+// closedLoop runs g goroutines calling m's callers for d, each counting
+// its own calls (its share) and keeping its first IDs for the check.
+func closedLoop(s subject.Subject, m subject.Minter, g int, d time.Duration) tally {
+	callers := subject.Callers(m, g)
+	t := tally{counts: make([]int64, g), recs: make([]*workload.Recorder, g)}
+	kept := make([][]subject.ID, g)
+	errs := make([]error, g)
+	errN := make([]int, g)
+	per := max(keepTotal/g, 1)
+	var stop atomic.Bool
+	var ready, wg sync.WaitGroup
+	release := make(chan struct{})
+	for i := range g {
+		t.recs[i] = workload.NewRecorder()
+		kept[i] = make([]subject.ID, 0, per)
+		ready.Add(1)
+		wg.Go(func() {
+			ready.Done()
+			<-release
+			t.counts[i], errN[i], errs[i] = spin(callers[i], &stop, t.recs[i], &kept[i])
+		})
+	}
+	ready.Wait()
+	start := time.Now()
+	close(release)
+	time.Sleep(d) // the run's length, not a wait for an outcome
+	stop.Store(true)
+	wg.Wait()
+	t.elapsed = time.Since(start)
+	t.check = check(s, kept, errN, errs)
+	return t
+}
+
+// spin is one goroutine's loop until stop.
+func spin(m subject.Minter, stop *atomic.Bool, rec *workload.Recorder, kept *[]subject.ID) (n int64, errN int, first error) {
+	for !stop.Load() {
+		var id subject.ID
+		var err error
+		if n%sampleEvery == 0 {
+			t0 := time.Now()
+			id, err = m.Next()
+			rec.Record(int64(time.Since(t0)))
+		} else {
+			id, err = m.Next()
+		}
+		if err != nil {
+			errN++
+			if first == nil {
+				first = err
+			}
+			continue
+		}
+		n++
+		if len(*kept) < cap(*kept) {
+			*kept = append(*kept, id)
+		}
+	}
+	return n, errN, first
+}
+
+// check: every kept ID unique, each goroutine's increasing where the
+// subject promises per-caller order (the suite checks per-shard order and
+// the tick ceiling; this run is about time and shares).
+func check(s subject.Subject, kept [][]subject.ID, errN []int, errs []error) result.Check {
+	var c result.Check
+	var all []subject.ID
+	for i, k := range kept {
+		all = append(all, k...)
+		c.Errors += errN[i]
+		if errs[i] != nil && c.FirstError == "" {
+			c.FirstError = errs[i].Error()
+		}
+		if s.Order != subject.OrderCaller {
+			continue
+		}
+		for j := 1; j < len(k); j++ {
+			if !k[j-1].Less(k[j]) {
+				c.OrderViolations++
+			}
+		}
+	}
+	slices.SortFunc(all, func(a, b subject.ID) int {
+		switch {
+		case a.Less(b):
+			return -1
+		case b.Less(a):
+			return 1
+		}
+		return 0
+	})
+	for j := 1; j < len(all); j++ {
+		if all[j] == all[j-1] {
+			c.Duplicates++
+		}
+	}
+	c.IDs = len(all)
+	return c
+}
+
+// Shares is how evenly the goroutines were served: each one's IDs over
+// the fair share (total/G), so 1 is fair, 0 starved.
+type Shares struct {
+	Min float64 `json:"min"`
+	Max float64 `json:"max"`
+	// CV is the counts' standard deviation over their mean (0: even).
+	CV float64 `json:"cv"`
+	// Starved counts goroutines that got no ID at all.
+	Starved int `json:"starved"`
+}
+
+// shares of counts.
+func shares(counts []int64) Shares {
+	var sum float64
+	for _, n := range counts {
+		sum += float64(n)
+	}
+	if sum == 0 || len(counts) == 0 {
+		return Shares{Starved: len(counts)}
+	}
+	mean := sum / float64(len(counts))
+	sh := Shares{Min: math.Inf(1)}
+	var ss float64
+	for _, n := range counts {
+		f := float64(n) / mean
+		sh.Min, sh.Max = min(sh.Min, f), max(sh.Max, f)
+		ss += (float64(n) - mean) * (float64(n) - mean)
+		if n == 0 {
+			sh.Starved++
+		}
+	}
+	sh.CV = math.Sqrt(ss/float64(len(counts))) / mean
+	return sh
+}

@@ -1,0 +1,183 @@
+package host
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Topology is how the host's online CPUs sit in hardware, as Linux's sysfs
+// says: which are SMT siblings of one core, which cores share a package
+// (socket), which CPUs share a NUMA node. Where a cache line travels
+// between two CPUs decides what contention on it costs (David, Guerraoui
+// and Trigonakis, SOSP '13), so a figure of a contended run needs it.
+type Topology struct {
+	// CPUs are the online CPUs, ascending.
+	CPUs []TopoCPU `json:"cpus"`
+	// Cores, Packages and NUMANodes count the distinct cores (package,
+	// core id), packages and NUMA nodes among CPUs; SMT is the most
+	// hardware threads one core has (1: no SMT siblings).
+	Cores     int `json:"cores"`
+	Packages  int `json:"packages"`
+	NUMANodes int `json:"numa_nodes"`
+	SMT       int `json:"smt"`
+}
+
+// TopoCPU is one online CPU's place.
+type TopoCPU struct {
+	CPU     int `json:"cpu"`
+	Core    int `json:"core"`    // core_id, unique within its package only
+	Package int `json:"package"` // physical_package_id
+	Node    int `json:"node"`    // NUMA node; 0 where the kernel has none
+	// Siblings are the CPUs of the same core (itself included).
+	Siblings []int `json:"siblings"`
+}
+
+// String is the topology in one line: "2 CPUs, 2 cores (no SMT), 1
+// package, 1 NUMA node".
+func (t *Topology) String() string {
+	if t == nil {
+		return "topology unknown"
+	}
+	smt := "no SMT"
+	if t.SMT > 1 {
+		smt = fmt.Sprintf("SMT %d", t.SMT)
+	}
+	return fmt.Sprintf("%d CPUs, %d cores (%s), %d package(s), %d NUMA node(s)",
+		len(t.CPUs), t.Cores, smt, t.Packages, t.NUMANodes)
+}
+
+// ReadTopology reads the topology under root, the sysfs mount ("/sys" on
+// a real host, a fake tree in tests): the online CPUs from
+// devices/system/cpu/online, each one's core_id, physical_package_id and
+// thread_siblings_list from its topology folder, and the NUMA nodes'
+// cpulists from devices/system/node (absent on kernels without NUMA: one
+// node). It fails naming the file it could not read or parse.
+func ReadTopology(root string) (*Topology, error) {
+	cpuDir := filepath.Join(root, "devices/system/cpu")
+	online, err := readCPUList(filepath.Join(cpuDir, "online"))
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(online)
+	nodes, err := readNodes(filepath.Join(root, "devices/system/node"))
+	if err != nil {
+		return nil, err
+	}
+	t := &Topology{SMT: 1}
+	cores, pkgs, numa := map[[2]int]bool{}, map[int]bool{}, map[int]bool{}
+	for _, c := range online {
+		tc, err := readTopoCPU(filepath.Join(cpuDir, fmt.Sprintf("cpu%d", c), "topology"), c)
+		if err != nil {
+			return nil, err
+		}
+		tc.Node = nodes[c]
+		t.CPUs = append(t.CPUs, tc)
+		cores[[2]int{tc.Package, tc.Core}] = true
+		pkgs[tc.Package], numa[tc.Node] = true, true
+		t.SMT = max(t.SMT, len(tc.Siblings))
+	}
+	t.Cores, t.Packages, t.NUMANodes = len(cores), len(pkgs), len(numa)
+	return t, nil
+}
+
+// readTopoCPU reads CPU c's topology folder dir.
+func readTopoCPU(dir string, c int) (TopoCPU, error) {
+	tc := TopoCPU{CPU: c}
+	var err error
+	if tc.Core, err = readInt(filepath.Join(dir, "core_id")); err != nil {
+		return tc, err
+	}
+	if tc.Package, err = readInt(filepath.Join(dir, "physical_package_id")); err != nil {
+		return tc, err
+	}
+	if tc.Siblings, err = readCPUList(filepath.Join(dir, "thread_siblings_list")); err != nil {
+		return tc, err
+	}
+	slices.Sort(tc.Siblings)
+	return tc, nil
+}
+
+// readNodes maps each CPU to its NUMA node from dir's node<N>/cpulist
+// files; an absent dir is one node, 0, for every CPU.
+func readNodes(dir string) (map[int]int, error) {
+	m := map[int]int{}
+	ents, err := os.ReadDir(dir)
+	if os.IsNotExist(err) {
+		return m, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range ents {
+		n, ok := strings.CutPrefix(e.Name(), "node")
+		id, err := strconv.Atoi(n)
+		if !ok || err != nil {
+			continue
+		}
+		cpus, err := readCPUList(filepath.Join(dir, e.Name(), "cpulist"))
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cpus {
+			m[c] = id
+		}
+	}
+	return m, nil
+}
+
+func readInt(path string) (int, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return n, nil
+}
+
+// readCPUList reads a kernel CPU list file; an empty one (a memory-only
+// NUMA node) is no CPU.
+func readCPUList(path string) ([]int, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	s := strings.TrimSpace(string(b))
+	if s == "" {
+		return nil, nil
+	}
+	cpus, err := ParseCPUList(s)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return cpus, nil
+}
+
+// CPUShortfall says, in one line, when the host gives the process fewer
+// CPUs than a run asks to run at once (want: GOMAXPROCS, or the
+// goroutines a placement pins), and "" when it has enough: on fewer CPUs
+// the run's threads take turns, and its figures are of that sharing, not
+// of the contention it meant to measure (LMAX Disruptor's perf tests warn
+// alike). cpus is what the process may run on (Fingerprint.Affinity, or
+// LogicalCores where that is unknown).
+func CPUShortfall(what string, want, cpus int) string {
+	if cpus <= 0 || want <= cpus {
+		return ""
+	}
+	return fmt.Sprintf("warning: %s asks for %d CPUs at once, this process may run on %d: its threads take turns", what, want, cpus)
+}
+
+// UsableCPUs is how many CPUs the process may run on: its affinity where
+// known, else the logical cores.
+func (f Fingerprint) UsableCPUs() int {
+	if len(f.Affinity) > 0 {
+		return len(f.Affinity)
+	}
+	return f.LogicalCores
+}
