@@ -208,6 +208,9 @@ type BurstResult struct {
 	Contention Contention `json:"contention"`
 	Events     Events     `json:"counters"`
 	Check      Check      `json:"check"`
+	// Fairness is the goroutines' shares of the IDs (via NextID only: a
+	// batch is one call per goroutine); nil in files of older labs.
+	Fairness *Fairness `json:"fairness,omitempty"`
 }
 
 // SaturateResult is one subject at one goroutine count of the saturate sweep.
@@ -242,6 +245,10 @@ type SaturateResult struct {
 	Latency    Latency    `json:"latency"`
 	Contention Contention `json:"contention"`
 	Check      Check      `json:"check"`
+	// Fairness is the goroutines' shares of the IDs in each repeat
+	// (counted at the timed calls, one in SampleEvery); nil with one
+	// goroutine and in files of older labs.
+	Fairness *Fairness `json:"fairness,omitempty"`
 }
 
 // SteadyResult is one subject driven open-loop at a target rate, latency
@@ -257,8 +264,17 @@ type SteadyResult struct {
 	// not cut).
 	RequestedDuration time.Duration `json:"requested_duration_ns,omitempty"`
 	CeilingBudget     time.Duration `json:"ceiling_budget_ns,omitempty"`
-	Latency           Latency       `json:"latency"`
-	Check             Check         `json:"check"`
+	// Latency is each call's latency from when it was due (corrected for
+	// coordinated omission); Uncorrected the same calls' from when they
+	// were sent, as a closed loop would time them (wrk2 keeps both): the
+	// gap between the two is the wait a stall put on the calls behind it.
+	// Uncorrected is nil in files of older labs.
+	Latency     Latency  `json:"latency"`
+	Uncorrected *Latency `json:"latency_uncorrected,omitempty"`
+	Check       Check    `json:"check"`
+	// Fairness is the workers' shares of the calls served; nil with one
+	// worker and in files of older labs.
+	Fairness *Fairness `json:"fairness,omitempty"`
 	// ServerCPUPerID is the CPU time the server process of a remote
 	// subject spent per ID during the run, where the lab could read it
 	// (Subject.ServerCPU; 0: not measured). At a rate below the

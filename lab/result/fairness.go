@@ -1,0 +1,35 @@
+package result
+
+// Fairness is how evenly a run served its goroutines: each one's share of
+// the calls served while all of them were calling (the window ends when
+// the first one stops: in a burst the first to finish its part, in
+// saturate the first to see the stop or fill its buffer), in the manner
+// of concurrencykit's per-thread counts and their deviation. A CAS loop
+// can starve the goroutines that keep losing the race where a mutex
+// serves them in turn; the throughput alone never shows it.
+type Fairness struct {
+	// Shares is each goroutine's fraction of the calls served in the
+	// window (they sum to 1; a fair share is 1/len(Shares)), from the
+	// repeat whose deviation is the median of DeviationSamples.
+	Shares []float64 `json:"shares"`
+	// MinShare and MaxShare are the least and the most of Shares.
+	MinShare float64 `json:"min_share"`
+	MaxShare float64 `json:"max_share"`
+	// DeviationPct is the coefficient of variation of the goroutines'
+	// counts (population standard deviation over the mean), in percent:
+	// 0 when every goroutine was served alike. It is the median of the
+	// repeats' (DeviationSamples).
+	DeviationPct     float64   `json:"deviation_pct"`
+	DeviationSamples []float64 `json:"deviation_samples,omitempty"`
+	// Unfair flags a deviation above the lab's threshold (ThresholdPct)
+	// or a goroutine served less than MinShareFloor of a fair share
+	// (starved): some goroutines were served far less than others. The
+	// thresholds are the lab's (lab/internal/workload), recorded with
+	// the figures they judged.
+	Unfair        bool    `json:"unfair,omitempty"`
+	ThresholdPct  float64 `json:"threshold_pct,omitempty"`
+	MinShareFloor float64 `json:"min_share_floor,omitempty"`
+}
+
+// Measured reports whether f holds a measurement (two goroutines or more).
+func (f *Fairness) Measured() bool { return f != nil && len(f.Shares) > 1 }
