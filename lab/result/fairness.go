@@ -26,6 +26,10 @@ type Fairness struct {
 	// (starved): some goroutines were served far less than others. The
 	// thresholds are the lab's (lab/internal/workload), recorded with
 	// the figures they judged.
+	// OverCPUs marks a run of more goroutines than GOMAXPROCS, which is
+	// recorded but not judged: the scheduler's time slices, not the
+	// subject, then decide much of who is served.
+	OverCPUs      bool    `json:"over_cpus,omitempty"`
 	Unfair        bool    `json:"unfair,omitempty"`
 	ThresholdPct  float64 `json:"threshold_pct,omitempty"`
 	MinShareFloor float64 `json:"min_share_floor,omitempty"`

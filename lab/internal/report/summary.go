@@ -198,6 +198,9 @@ func writeSummary(d *document, run *result.Run) {
 		}
 	}
 	s.text(verdict + ".")
+	if u := unfairLead(run); u != "" {
+		s.text(u)
+	}
 	s.text(hostLead(run))
 
 	rows := summarize(run)

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"math"
+	"runtime"
 	"slices"
 	"sync/atomic"
 
@@ -10,14 +11,15 @@ import (
 
 // UnfairDeviationPct is the deviation of the goroutines' counts
 // (result.Fairness.DeviationPct) above which a run is flagged unfair.
-// Measured on this repository's 2-core VM (go test -run
-// TestFairnessOfOwnGenerators -v, 2026-12-01), the fair subjects'
-// (mutexgen, atomicgen and shardedgen, strict, saturate at G=2, 4 and 8)
-// median deviation was at most 11% and their worst repeat's 29%, more
-// goroutines than cores included (the scheduler's 10 ms slices share a
-// 100 ms repeat unevenly); a goroutine let through once for every other's
-// four is 60% at G=4 and more at G=8. 50% is above every fair figure
-// measured and below the mildest starvation the lab must catch.
+// Measured on this repository's 2-core VM (loadgen run -subjects
+// mutexgen,atomicgen,shardedgen -workloads saturate,steady -sweep 2,4,8,
+// 2026-12-01, other processes taking 93% of the CPU time), snowlab's
+// generators at G=2 (every goroutine with a P) read a median deviation
+// of 1.3% to 31% (mutexgen/strict 20%, atomicgen/strict 5.3%,
+// shardedgen/node-per-shard/strict 1.4%, the monotonic ones up to 31%)
+// and steady's workers 2.6% to 29%; a goroutine let through once for every
+// other's sixteen reads 88% at G=2 and 140% or more at G=4. 50% is above
+// every fair figure measured and below the starvation the lab must catch.
 const UnfairDeviationPct = 50
 
 // StarvedShare is the share of its fair share (1/G) below which one
@@ -25,7 +27,7 @@ const UnfairDeviationPct = 50
 // deviation: one goroutine starved among many moves the deviation little
 // (a goroutine served nothing among G-1 served alike is a deviation of
 // 1/sqrt(G-1): 38% at G=8, 18% at G=32). The fair subjects' least share
-// measured was FIXME of a fair share.
+// measured at G=2 was 0.69 of a fair share (atomicgen/monotonic).
 const StarvedShare = 0.5
 
 // window counts each goroutine's calls over the stretch of time all of
@@ -160,6 +162,11 @@ func sampleOf(counts []int64) (fairnessSample, bool) {
 // the shares of the repeat whose deviation is that median (the lower of
 // the two middle ones for an even count), and the flag. nil when no
 // repeat had two goroutines served.
+//
+// A run of more goroutines than GOMAXPROCS is recorded but not judged
+// (OverCPUs): the scheduler's time slices, not the subject, then decide
+// who is served, and on this repository's 2-core VM fair subjects read up
+// to 225% there.
 func fairnessOf(samples []fairnessSample) *result.Fairness {
 	if len(samples) == 0 {
 		return nil
@@ -181,6 +188,7 @@ func fairnessOf(samples []fairnessSample) *result.Fairness {
 		f.DeviationSamples = append(f.DeviationSamples, s.deviation)
 	}
 	f.MinShareFloor = StarvedShare
-	f.Unfair = f.DeviationPct > UnfairDeviationPct || f.MinShare*float64(len(f.Shares)) < StarvedShare
+	f.OverCPUs = len(f.Shares) > runtime.GOMAXPROCS(0)
+	f.Unfair = !f.OverCPUs && (f.DeviationPct > UnfairDeviationPct || f.MinShare*float64(len(f.Shares)) < StarvedShare)
 	return f
 }

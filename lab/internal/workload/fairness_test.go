@@ -2,6 +2,7 @@ package workload
 
 import (
 	"math"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +15,8 @@ import (
 )
 
 func TestFairnessFigures(t *testing.T) {
+	// Judged only where every goroutine has a P: eight here.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8))
 	s, ok := sampleOf([]int64{4, 1, 1, 1})
 	require.True(t, ok)
 	assert.Equal(t, []float64{4.0 / 7, 1.0 / 7, 1.0 / 7, 1.0 / 7}, s.shares)
@@ -40,6 +43,11 @@ func TestFairnessFigures(t *testing.T) {
 	assert.Less(t, st.deviation, float64(UnfairDeviationPct))
 	assert.True(t, fairnessOf([]fairnessSample{st}).Unfair)
 	assert.Nil(t, fairnessOf(nil))
+	// More goroutines than Ps: recorded, not judged.
+	runtime.GOMAXPROCS(2)
+	over := fairnessOf([]fairnessSample{{[]float64{.9, .1, 0}, 150}})
+	assert.True(t, over.OverCPUs)
+	assert.False(t, over.Unfair)
 }
 
 // starving is a subject whose lock serves goroutine G-1 (the last caller
@@ -122,6 +130,8 @@ func (s *starving) call(starved, first bool) (subject.ID, error) {
 // the lab must flag it, whatever the host's scheduling did to the others.
 func TestUnfairSubjectFlagged(t *testing.T) {
 	const g, passes = 4, 16
+	// Fairness is judged where every goroutine has a P.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(g, runtime.GOMAXPROCS(0))))
 	// Burst: 4 x 2,000 IDs; the favoured three make 6,000 calls in all.
 	b, err := Burst(starvingSubject(g, passes, (g-1)*2000, 0), BurstConfig{IDs: g * 2000, Goroutines: g, Repeats: 2, Pause: time.Millisecond}, false, nil)
 	require.NoError(t, err)
