@@ -61,7 +61,16 @@ type SubjectInfo struct {
 	Note       string  `json:"note,omitempty"`
 	Limit      string  `json:"limit,omitempty"`    // the physical-limit subject it is read against
 	Physical   bool    `json:"physical,omitempty"` // a physical-limit subject itself
+	// Order is the order promised to each goroutine: "caller" (each
+	// goroutine's IDs increase), "shard" (within a shard, a node of its
+	// own), "none"; "" in files of older labs.
+	Order string `json:"order,omitempty"`
 }
+
+// Capped reports whether the subject keeps a strict per-node ceiling: a
+// strict layout's sequence space per tick, which it waits out rather than
+// borrow past.
+func (s SubjectInfo) Capped() bool { return s.Strict && s.CeilingIDs > 0 }
 
 // Latency summarises a latency histogram in nanoseconds. Hist keeps the
 // raw HdrHistogram so a later tool can merge or re-read it.

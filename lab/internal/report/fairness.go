@@ -171,3 +171,47 @@ func fairnessPanel(run *result.Run, panel chartPanel, bySubject map[string][]res
 	goroutineAxis(run, &d.P.X, panel.names, bySubject)
 	return d
 }
+
+// worstFairness is a generator's least fair run among those judged (G up
+// to GOMAXPROCS), for the summary: "92% UNFAIR (saturate G=4)", "8.2%
+// (saturate G=2)"; "not judged" where every run had more goroutines than
+// CPUs, "—" where none measured it.
+func worstFairness(run *result.Run, subject string) string {
+	var worst *result.Fairness
+	where, measured := "", false
+	see := func(w string, f *result.Fairness) {
+		if !f.Measured() {
+			return
+		}
+		measured = true
+		if !f.OverCPUs && (worst == nil || f.DeviationPct > worst.DeviationPct) {
+			worst, where = f, w
+		}
+	}
+	for _, b := range run.Burst {
+		if b.Subject == subject {
+			see("burst", b.Fairness)
+		}
+	}
+	for _, r := range run.Saturate {
+		if r.Subject == subject {
+			see(fmt.Sprintf("saturate G=%d", r.Goroutines), r.Fairness)
+		}
+	}
+	for _, r := range run.Steady {
+		if r.Subject == subject {
+			see("steady", r.Fairness)
+		}
+	}
+	switch {
+	case worst != nil:
+		s := units.TrimSig(worst.DeviationPct, 2) + "%"
+		if worst.Unfair {
+			s += " " + unfairMark
+		}
+		return s + " (" + where + ")"
+	case measured:
+		return "not judged (G over the CPUs)"
+	}
+	return "—"
+}
