@@ -162,7 +162,7 @@ func TestPagesInBrowser(t *testing.T) {
 			[]string{"Capped generator", "× the fastest capped peer, per node", "Uncapped generator",
 				"× the fastest uncapped peer promising as much", fairnessHeader}},
 		{"committed", committedPage, len(chartsOf(committed)), tablesOf(committed), sectionsOf(committed), true, nil},
-		{"index", indexPage, len(h.Ratios) + len(h.Rates), 1, []string{"gated", "runs", "ungated", "rates"}, false, nil},
+		{"index", indexPage, len(h.Ratios) + len(h.Rates) + len(h.Fairness), 1, []string{"gated", "runs", "ungated", "rates", "fairness"}, false, nil},
 	} {
 		assert.Positive(t, p.SVGs, "%s: a run's page and the history draw charts", p.Name)
 		checkInBrowser(t, bctx, p)
