@@ -1,5 +1,7 @@
 package result
 
+import "time"
+
 // Fairness is how evenly a run served its goroutines: each one's share of
 // the calls served while all of them were calling (the window ends when
 // the first one stops: in a burst the first to finish its part, in
@@ -29,11 +31,21 @@ type Fairness struct {
 	// OverCPUs marks a run of more goroutines than GOMAXPROCS, which is
 	// recorded but not judged: the scheduler's time slices, not the
 	// subject, then decide much of who is served.
-	OverCPUs      bool    `json:"over_cpus,omitempty"`
-	Unfair        bool    `json:"unfair,omitempty"`
-	ThresholdPct  float64 `json:"threshold_pct,omitempty"`
-	MinShareFloor float64 `json:"min_share_floor,omitempty"`
+	OverCPUs bool `json:"over_cpus,omitempty"`
+	// Window is how long the goroutines called together in the repeat
+	// Shares come from (a steady run: its length); ShortWindow marks one
+	// under the scheduler's time slice, recorded but not judged: in so
+	// short a stretch the shares are whoever the host happened to run.
+	Window        time.Duration `json:"window_ns,omitempty"`
+	ShortWindow   bool          `json:"short_window,omitempty"`
+	Unfair        bool          `json:"unfair,omitempty"`
+	ThresholdPct  float64       `json:"threshold_pct,omitempty"`
+	MinShareFloor float64       `json:"min_share_floor,omitempty"`
 }
 
 // Measured reports whether f holds a measurement (two goroutines or more).
 func (f *Fairness) Measured() bool { return f != nil && len(f.Shares) > 1 }
+
+// Judged reports whether the lab judged f: measured, with no more
+// goroutines than CPUs, over a window long enough.
+func (f *Fairness) Judged() bool { return f.Measured() && !f.OverCPUs && !f.ShortWindow }

@@ -38,6 +38,8 @@ func fairCell(f *result.Fairness) string {
 		s += " " + unfairMark
 	case f.OverCPUs:
 		s += " (G over the CPUs)"
+	case f.ShortWindow:
+		s += " (under " + units.Ns(float64(f.Window)) + " together)"
 	}
 	return s
 }
@@ -107,7 +109,7 @@ func writeFairness(d *document, run *result.Run, gs []int, names []string, cell 
 	s := d.section(3, "Fairness")
 	s.table(header, rows)
 	s.text(fmt.Sprintf("%s marks a deviation above %s%% or a goroutine served less than %s× a fair share, "+
-		"judged only where every goroutine had a CPU (G up to GOMAXPROCS). %s",
+		"judged only where every goroutine had a CPU (G up to GOMAXPROCS) and they called together for 10ms or more. %s",
 		unfairMark, units.TrimSig(threshold, 3), units.TrimSig(floor, 2), note("fairness")))
 }
 
@@ -184,7 +186,7 @@ func worstFairness(run *result.Run, subject string) string {
 			return
 		}
 		measured = true
-		if !f.OverCPUs && (worst == nil || f.DeviationPct > worst.DeviationPct) {
+		if f.Judged() && (worst == nil || f.DeviationPct > worst.DeviationPct) {
 			worst, where = f, w
 		}
 	}
@@ -211,7 +213,7 @@ func worstFairness(run *result.Run, subject string) string {
 		}
 		return s + " (" + where + ")"
 	case measured:
-		return "not judged (G over the CPUs)"
+		return "not judged (G over the CPUs, or too short together)"
 	}
 	return "—"
 }

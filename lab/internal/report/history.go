@@ -186,7 +186,7 @@ func fairnessTrends(runs []HistoryRun) []Trend {
 	for i, hr := range runs {
 		best := map[string]result.SaturateResult{}
 		for _, r := range hr.Run.Saturate {
-			if r.Fairness.Measured() && !r.Fairness.OverCPUs && r.Goroutines > best[r.Subject].Goroutines {
+			if r.Fairness.Judged() && r.Goroutines > best[r.Subject].Goroutines {
 				best[r.Subject] = r
 			}
 		}

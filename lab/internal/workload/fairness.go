@@ -5,6 +5,9 @@ import (
 	"runtime"
 	"slices"
 	"sync/atomic"
+	"time"
+
+	"github.com/snowlab/snowlab/lab/internal/mono"
 
 	"github.com/snowlab/snowlab/lab/result"
 )
@@ -40,12 +43,13 @@ const StarvedShare = 0.5
 // cores) measured nothing. Each goroutine writes only its own counts,
 // read once every goroutine has returned.
 type window struct {
-	g            int32
-	started      atomic.Int32
-	open, closed atomic.Bool
-	valid        bool    // the window was open when it closed; set by the first to leave
-	at0, at1     []int64 // each goroutine's calls made at the opening and at the close
-	phases       []uint8 // each goroutine's progress through see, its own
+	g               int32
+	started         atomic.Int32
+	open, closed    atomic.Bool
+	valid           bool    // the window was open when it closed; set by the first to leave
+	openAt, closeAt int64   // monotonic ns: set by the last to start and the first to leave
+	at0, at1        []int64 // each goroutine's calls made at the opening and at the close
+	phases          []uint8 // each goroutine's progress through see, its own
 }
 
 // The phases of a goroutine's watch of the window.
@@ -84,6 +88,7 @@ func (w *window) see(i, k int) {
 	case phaseNew:
 		w.phases[i] = phaseStarted
 		if w.started.Add(1) == w.g {
+			w.openAt = mono.Now()
 			w.open.Store(true)
 		}
 		fallthrough
@@ -105,6 +110,7 @@ func (w *window) see(i, k int) {
 // calls up to here.
 func (w *window) leave(i, k int) {
 	if w.closed.CompareAndSwap(false, true) {
+		w.closeAt = mono.Now()
 		w.valid = w.open.Load()
 	}
 	if w.phases[i] < phaseIn {
@@ -115,28 +121,39 @@ func (w *window) leave(i, k int) {
 	}
 }
 
-// counts is each goroutine's calls in the window, nil when it never
-// opened.
-func (w *window) counts() []int64 {
+// counts is each goroutine's calls in the window and how long it was
+// open, nil when it never opened.
+func (w *window) counts() ([]int64, time.Duration) {
 	if !w.valid {
-		return nil
+		return nil, 0
 	}
 	out := make([]int64, len(w.at0))
 	for i := range out {
 		out[i] = w.at1[i] - w.at0[i]
 	}
-	return out
+	return out, time.Duration(w.closeAt - w.openAt)
 }
+
+// MinFairWindow is the shortest stretch of calling together whose
+// fairness the lab judges: the Go scheduler's time slice (10 ms, sysmon's
+// forced preemption). In a shorter one the goroutines' shares are whoever
+// the host happened to run: on this repository's 2-core VM under load a
+// burst of two goroutines of a lock-free generator (atomicgen/monotonic,
+// 10,000 IDs each, windows well under a millisecond) read 100% with one
+// goroutine served nothing, where the same generator's 100 ms saturate
+// repeats read 29%.
+const MinFairWindow = 10 * time.Millisecond
 
 // fairnessSample is one repeat's counts summarised.
 type fairnessSample struct {
 	shares    []float64
 	deviation float64 // percent
+	window    time.Duration
 }
 
-// sampleOf summarises counts; ok is false for fewer than two goroutines
-// or no calls at all.
-func sampleOf(counts []int64) (fairnessSample, bool) {
+// sampleOf summarises counts, made over window; ok is false for fewer
+// than two goroutines or no calls at all.
+func sampleOf(counts []int64, window time.Duration) (fairnessSample, bool) {
 	if len(counts) < 2 {
 		return fairnessSample{}, false
 	}
@@ -155,7 +172,7 @@ func sampleOf(counts []int64) (fairnessSample, bool) {
 		ss += d * d
 		shares[i] = float64(max(c, 0)) / sum
 	}
-	return fairnessSample{shares, 100 * math.Sqrt(ss/float64(len(counts))) / mean}, true
+	return fairnessSample{shares, 100 * math.Sqrt(ss/float64(len(counts))) / mean, window}, true
 }
 
 // fairnessOf is the result over a run's repeats: the median deviation,
@@ -166,7 +183,8 @@ func sampleOf(counts []int64) (fairnessSample, bool) {
 // A run of more goroutines than GOMAXPROCS is recorded but not judged
 // (OverCPUs): the scheduler's time slices, not the subject, then decide
 // who is served, and on this repository's 2-core VM fair subjects read up
-// to 225% there.
+// to 225% there; nor is one whose goroutines called together for less
+// than MinFairWindow (ShortWindow).
 func fairnessOf(samples []fairnessSample) *result.Fairness {
 	if len(samples) == 0 {
 		return nil
@@ -189,6 +207,8 @@ func fairnessOf(samples []fairnessSample) *result.Fairness {
 	}
 	f.MinShareFloor = StarvedShare
 	f.OverCPUs = len(f.Shares) > runtime.GOMAXPROCS(0)
-	f.Unfair = !f.OverCPUs && (f.DeviationPct > UnfairDeviationPct || f.MinShare*float64(len(f.Shares)) < StarvedShare)
+	f.Window = med.window
+	f.ShortWindow = med.window < MinFairWindow
+	f.Unfair = f.Judged() && (f.DeviationPct > UnfairDeviationPct || f.MinShare*float64(len(f.Shares)) < StarvedShare)
 	return f
 }

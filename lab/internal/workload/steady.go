@@ -115,7 +115,7 @@ func Steady(s subject.Subject, cfg SteadyConfig) (result.SteadyResult, error) {
 		n += len(streams[i])
 		counts[i] = int64(len(streams[i]))
 	}
-	if fs, ok := sampleOf(counts); ok {
+	if fs, ok := sampleOf(counts, time.Duration(elapsed)); ok {
 		res.Fairness = fairnessOf([]fairnessSample{fs})
 	}
 	if srvOK && srvOK1 && n > 0 {
