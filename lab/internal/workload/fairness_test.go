@@ -139,7 +139,7 @@ func (s *starving) call(starved, first, last bool) (subject.ID, error) {
 // TestUnfairSubjectFlagged plants a starved goroutine in each workload:
 // the lab must flag it, whatever the host's scheduling did to the others.
 func TestUnfairSubjectFlagged(t *testing.T) {
-	const g, passes = 4, 16
+	const g, passes = 4, 32
 	// Fairness is judged where every goroutine has a P.
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(g, runtime.GOMAXPROCS(0))))
 	// Burst: 4 x 2,000 IDs; the favoured three make 6,000 calls in all.
@@ -149,6 +149,8 @@ func TestUnfairSubjectFlagged(t *testing.T) {
 	assertStarved(t, "burst", *b.Fairness, g, passes)
 
 	// Saturate: buffers of 2,000 each fill long before the 10 minutes end.
+	// The starved goroutine gets at most 1/33 of the calls, 0.12 of a
+	// fair share: under StarvedShare by construction.
 	cfg := SaturateConfig{Duration: MaxDuration, Repeats: 2, MaxIDs: g * 2000, SampleEvery: 1}
 	sat, err := saturate(starvingSubject(g, passes, (g-1)*2000, 0, 2000), g, cfg)
 	require.NoError(t, err)
@@ -174,5 +176,5 @@ func assertStarved(t *testing.T, where string, f result.Fairness, g, passes int)
 	last := f.Shares[g-1]
 	others := 1 - last
 	assert.LessOrEqual(t, last, others/float64(passes)+0.01, "%s: the last goroutine let through once per %d", where, passes)
-	assert.Equal(t, last, f.MinShare)
+	assert.LessOrEqual(t, f.MinShare, last, "%s: the least share at most the starved one's (a favoured goroutine the host did not run may have less)", where)
 }
