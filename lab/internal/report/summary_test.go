@@ -31,18 +31,18 @@ func summaryTable(t *testing.T, run *result.Run) (rows map[string][]string, orde
 	return rows, order, text
 }
 
+// summaryCase is a change to the fixture and what its summary must show.
+type summaryCase struct {
+	name   string
+	change func(*result.Run)
+	want   map[string][]string // generator -> its cells
+	text   []string            // in the section
+}
+
+const bw = "×1 bwmarrin/snowflake (4.09M/s per node, ceiling 4.096M/s per node)"
+
 func TestSummary(t *testing.T) {
-	cappedHeader := []string{"Capped generator", "Best IDs/s", "Of its ceiling", "Time per ID over its limit at that G",
-		"× the fastest capped peer, per node", "Fairness, worst judged", "Checks"}
-	uncappedHeader := []string{"Uncapped generator", "Best IDs/s", "Time per ID over its limit at that G",
-		"× the fastest uncapped peer promising as much", "Fairness, worst judged", "Checks"}
-	const bw = "×1 bwmarrin/snowflake (4.09M/s per node, ceiling 4.096M/s per node)"
-	for _, tc := range []struct {
-		name   string
-		change func(*result.Run)
-		want   map[string][]string // generator -> its cells
-		text   []string            // in the section
-	}{
+	checkSummaries(t, []summaryCase{
 		{"the fixture", nil, map[string][]string{
 			"mutexgen/strict": {"mutexgen/strict", "4.09M/s at G=1", "100% of 4.096M/s", "16.16× limit/clock+cas",
 				bw, "19% (saturate G=4)", "✓ 5 of 5 passed"},
@@ -97,6 +97,23 @@ func TestSummary(t *testing.T) {
 			"mutexgen/strict":     {"mutexgen/strict", "not measured", "—", "—", "—", "4% (burst)", "✓ 2 of 2 passed"},
 			"atomicgen/monotonic": {"atomicgen/monotonic", "48.2M/s at G=1", "1.37× limit/clock+cas", "—", "60% UNFAIR (saturate G=4)", "✓ 5 of 5 passed"},
 		}, nil},
+		{"a busy host", func(r *result.Run) {
+			r.Host.Load = &host.Load{CPUs: 8, Seconds: 221, Own: 0.55, Other: 0.38, Steal: 0.02,
+				Start: host.LoadAvg{One: 6.1}, End: host.LoadAvg{One: 9.4}}
+		}, nil, []string{
+			"· load: other processes 38% · steal 2% · this run 55% of 8 CPUs over 221s · load average 6.10 at start, 9.40 at end. " +
+				"**Busy host:** others took 40% of the CPU time",
+		}},
+		{"a quiet host", func(r *result.Run) {
+			r.Host.Load = &host.Load{CPUs: 8, Seconds: 221, Own: 0.9, Other: 0.02}
+		}, nil, []string{"· load: other processes 2% · steal 0% · this run 90% of 8 CPUs over 221s"}},
+	})
+}
+
+// TestSummaryComparesLikeWithLike: a capped generator meets capped peers
+// only, an uncapped one uncapped peers that promise at least as much.
+func TestSummaryComparesLikeWithLike(t *testing.T) {
+	checkSummaries(t, []summaryCase{
 		// oklog/ulid-monotonic is strict (it never borrows a millisecond)
 		// but has no ceiling: the old summary set the strict generators,
 		// at their 4.096M/s ceiling, against its 8.7M/s ("×0.47"). A
@@ -131,17 +148,18 @@ func TestSummary(t *testing.T) {
 			"atomicgen/strict": {"atomicgen/strict", "4.09M/s at G=1", "100% of 4.096M/s", "16.15× limit/clock+cas",
 				bw, "19% (saturate G=4)", "✓ 6 of 6 passed"},
 		}, nil},
-		{"a busy host", func(r *result.Run) {
-			r.Host.Load = &host.Load{CPUs: 8, Seconds: 221, Own: 0.55, Other: 0.38, Steal: 0.02,
-				Start: host.LoadAvg{One: 6.1}, End: host.LoadAvg{One: 9.4}}
-		}, nil, []string{
-			"· load: other processes 38% · steal 2% · this run 55% of 8 CPUs over 221s · load average 6.10 at start, 9.40 at end. " +
-				"**Busy host:** others took 40% of the CPU time",
-		}},
-		{"a quiet host", func(r *result.Run) {
-			r.Host.Load = &host.Load{CPUs: 8, Seconds: 221, Own: 0.9, Other: 0.02}
-		}, nil, []string{"· load: other processes 2% · steal 0% · this run 90% of 8 CPUs over 221s"}},
-	} {
+	})
+}
+
+// checkSummaries renders each case's summary and checks its tables: both
+// headers, every generator (the capped ones first, each table in the
+// run's order; no peer, no limit), the rows and texts it names.
+func checkSummaries(t *testing.T, cases []summaryCase) {
+	cappedHeader := []string{"Capped generator", "Best IDs/s", "Of its ceiling", "Time per ID over its limit at that G",
+		"× the fastest capped peer, per node", "Fairness, worst judged", "Checks"}
+	uncappedHeader := []string{"Uncapped generator", "Best IDs/s", "Time per ID over its limit at that G",
+		"× the fastest uncapped peer promising as much", "Fairness, worst judged", "Checks"}
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			run := fixture.Run()
 			if tc.change != nil {
