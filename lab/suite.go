@@ -113,7 +113,7 @@ func (s Suite) Measure() (*result.Run, error) {
 	for _, sub := range s.Subjects {
 		run.Subjects = append(run.Subjects, result.SubjectInfo{Name: sub.Name, Library: sub.Library, Peer: sub.Peer,
 			Strict: sub.Strict, Nodes: max(sub.Nodes, 1), CeilingIDs: sub.Ceiling(), TickNs: sub.Tick.Nanoseconds(), Note: sub.Note,
-			Limit: sub.Limit, Physical: sub.Physical})
+			Limit: sub.Limit, Physical: sub.Physical, Order: orderName(sub.Order)})
 	}
 	if err := s.bursts(run, ev, progress); err != nil {
 		return run, err
@@ -198,4 +198,15 @@ func (s Suite) steady(run *result.Run, progress func(string)) error {
 		}
 	}
 	return nil
+}
+
+// orderName is o as result.SubjectInfo.Order records it.
+func orderName(o subject.Order) string {
+	switch o {
+	case subject.OrderCaller:
+		return "caller"
+	case subject.OrderShard:
+		return "shard"
+	}
+	return "none"
 }

@@ -61,7 +61,16 @@ type SubjectInfo struct {
 	Note       string  `json:"note,omitempty"`
 	Limit      string  `json:"limit,omitempty"`    // the physical-limit subject it is read against
 	Physical   bool    `json:"physical,omitempty"` // a physical-limit subject itself
+	// Order is the order promised to each goroutine: "caller" (each
+	// goroutine's IDs increase), "shard" (within a shard, a node of its
+	// own), "none"; "" in files of older labs.
+	Order string `json:"order,omitempty"`
 }
+
+// Capped reports whether the subject keeps a strict per-node ceiling: a
+// strict layout's sequence space per tick, which it waits out rather than
+// borrow past.
+func (s SubjectInfo) Capped() bool { return s.Strict && s.CeilingIDs > 0 }
 
 // Latency summarises a latency histogram in nanoseconds. Hist keeps the
 // raw HdrHistogram so a later tool can merge or re-read it.
@@ -208,6 +217,9 @@ type BurstResult struct {
 	Contention Contention `json:"contention"`
 	Events     Events     `json:"counters"`
 	Check      Check      `json:"check"`
+	// Fairness is the goroutines' shares of the IDs (via NextID only: a
+	// batch is one call per goroutine); nil in files of older labs.
+	Fairness *Fairness `json:"fairness,omitempty"`
 }
 
 // SaturateResult is one subject at one goroutine count of the saturate sweep.
@@ -242,6 +254,10 @@ type SaturateResult struct {
 	Latency    Latency    `json:"latency"`
 	Contention Contention `json:"contention"`
 	Check      Check      `json:"check"`
+	// Fairness is the goroutines' shares of the IDs in each repeat
+	// (counted at the timed calls, one in SampleEvery); nil with one
+	// goroutine and in files of older labs.
+	Fairness *Fairness `json:"fairness,omitempty"`
 }
 
 // SteadyResult is one subject driven open-loop at a target rate, latency
@@ -257,8 +273,17 @@ type SteadyResult struct {
 	// not cut).
 	RequestedDuration time.Duration `json:"requested_duration_ns,omitempty"`
 	CeilingBudget     time.Duration `json:"ceiling_budget_ns,omitempty"`
-	Latency           Latency       `json:"latency"`
-	Check             Check         `json:"check"`
+	// Latency is each call's latency from when it was due (corrected for
+	// coordinated omission); Uncorrected the same calls' from when they
+	// were sent, as a closed loop would time them (wrk2 keeps both): the
+	// gap between the two is the wait a stall put on the calls behind it.
+	// Uncorrected is nil in files of older labs.
+	Latency     Latency  `json:"latency"`
+	Uncorrected *Latency `json:"latency_uncorrected,omitempty"`
+	Check       Check    `json:"check"`
+	// Fairness is the workers' shares of the calls served; nil with one
+	// worker and in files of older labs.
+	Fairness *Fairness `json:"fairness,omitempty"`
 	// ServerCPUPerID is the CPU time the server process of a remote
 	// subject spent per ID during the run, where the lab could read it
 	// (Subject.ServerCPU; 0: not measured). At a rate below the

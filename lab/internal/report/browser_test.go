@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -150,13 +151,18 @@ func TestPagesInBrowser(t *testing.T) {
 	writeFile(t, committedPage, func(b *bytes.Buffer) error { return writeHTML(b, committed) })
 
 	for _, p := range []browserPage{
-		// Tables: summary, host, clock audit, subjects, burst and where its
-		// time went, saturate, cost over the limit, steady.
-		{"run", runPage, len(chartsOf(run)), 9,
+		// Tables: the summary's capped and uncapped generators, host,
+		// clock audit, subjects, burst and where its time went,
+		// saturate, cost over the limit, fairness, steady, its latency
+		// both ways. The summary's new columns (issue 30) are on the
+		// first screen.
+		{"run", runPage, len(chartsOf(run)), 12,
 			[]string{"snowlab-lab-run-2026-03-14-on-lab-vm-3", "summary", "host", "clock-audit", "subjects", "burst", "saturate",
-				"cost-over-the-physical-limit", "steady", "failures"}, true},
-		{"committed", committedPage, len(chartsOf(committed)), tablesOf(committed), sectionsOf(committed), true},
-		{"index", indexPage, len(h.Ratios) + len(h.Rates), 1, []string{"gated", "runs", "ungated", "rates"}, false},
+				"cost-over-the-physical-limit", "fairness", "steady", "corrected-and-uncorrected-latency", "failures"}, true,
+			[]string{"Capped generator", "× the fastest capped peer, per node", "Uncapped generator",
+				"× the fastest uncapped peer promising as much", fairnessHeader}},
+		{"committed", committedPage, len(chartsOf(committed)), tablesOf(committed), sectionsOf(committed), true, nil},
+		{"index", indexPage, len(h.Ratios) + len(h.Rates) + len(h.Fairness), 1, []string{"gated", "runs", "ungated", "rates", "fairness"}, false, nil},
 	} {
 		assert.Positive(t, p.SVGs, "%s: a run's page and the history draw charts", p.Name)
 		checkInBrowser(t, bctx, p)
@@ -191,7 +197,24 @@ type browserPage struct {
 	Tables     int      // tables with a row of data
 	Sections   []string // the ids of its sections, in order
 	Summary    bool     // a summary table on the first screen
+	// FirstScreen are column headers that must be in view, whole, on
+	// the first screen (the window at the top of the page).
+	FirstScreen []string
 }
+
+// firstScreen returns, of the table headers named, those laid out whole
+// within the first screen: at the top of the page, inside the window.
+const firstScreen = `((names) => {
+  window.scrollTo(0, 0);
+  const seen = [];
+  for (const th of document.querySelectorAll('th')) {
+    const r = th.getBoundingClientRect(), name = th.textContent.trim();
+    if (names.includes(name) && r.width > 0 && r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight &&
+        r.left >= 0 && r.right <= window.innerWidth && getComputedStyle(th).visibility !== 'hidden' && !seen.includes(name))
+      seen.push(name);
+  }
+  return seen;
+})`
 
 // checkInBrowser renders p in a tab of bctx's browser, keeps a
 // screenshot of it and of its first screen, and checks it in a subtest
@@ -228,6 +251,12 @@ func checkInBrowser(t *testing.T, bctx context.Context, p browserPage) {
 			chromedp.WaitReady(chromedp.CSS("body"))))
 		got, err := chromedp.Run(ctx, chromedp.Evaluate[pageCheck](inspect))
 		require.NoError(t, err)
+		if len(p.FirstScreen) > 0 {
+			names, _ := json.Marshal(p.FirstScreen)
+			seen, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](firstScreen+"("+string(names)+")"))
+			require.NoError(t, err)
+			assert.ElementsMatch(t, p.FirstScreen, seen, "the new column headers in view on the first screen (report-%s-first-screen.png)", p.Name)
+		}
 		first, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 		require.NoError(t, err)
 		shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))

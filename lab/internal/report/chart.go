@@ -35,7 +35,11 @@ import (
 //     one line per subject over the percentile axis, in the same groups
 //     (latency-strict.svg, ...) when there are more than a panel draws;
 //   - makespan.svg: burst makespans (median bar, min–max whisker) with the
-//     layout's floor.
+//     layout's floor;
+//   - fairness.svg: the deviation of the goroutines' shares in the
+//     saturate sweep against goroutines, with the threshold flagged, in
+//     the saturate charts' groups (fairness-strict.svg, ...) when there are
+//     more than a panel draws.
 //
 // A chart the run has no data for is skipped: no file and no error. dir is
 // created when there is something to write.
@@ -63,6 +67,7 @@ func chartsOf(run *result.Run) []chartSpec {
 		return nil
 	}
 	out := saturateCharts(run)
+	out = append(out, fairnessCharts(run)...)
 	out = append(out, latencyCharts(run)...)
 	if c := makespanChart(run); c != nil {
 		out = append(out, chartSpec{"makespan.svg", "Burst", "burst makespans", c})

@@ -62,9 +62,10 @@ func TestWriteCharts(t *testing.T) {
 	require.NoError(t, err)
 	// Eleven subjects are more than a panel draws: the saturate sweep in
 	// small multiples by group, Sonyflake's defaults (25.6k/s under 4M/s
-	// to 71M/s) on their own; eight NextID bursts fit one latency panel.
+	// to 71M/s) on their own; the eight subjects whose fairness was
+	// measured, and eight NextID bursts, fit one panel each.
 	names := []string{"saturate-strict.svg", "saturate-not-strict.svg", "saturate-peers.svg", "saturate-far.svg",
-		"latency.svg", "makespan.svg"}
+		"fairness.svg", "latency.svg", "makespan.svg"}
 	var want []string
 	for _, n := range names {
 		want = append(want, filepath.Join(dir, n))
@@ -183,10 +184,11 @@ func TestWriteChartsPartial(t *testing.T) {
 	satOnly := &result.Run{Host: full.Host, Subjects: full.Subjects, Saturate: full.Saturate}
 	paths, err := writeCharts(satOnly, t.TempDir())
 	require.NoError(t, err)
-	require.Len(t, paths, 4)
-	for _, p := range paths {
+	require.Len(t, paths, 5)
+	for _, p := range paths[:4] {
 		assert.True(t, strings.HasPrefix(filepath.Base(p), "saturate-"), p)
 	}
+	assert.Equal(t, "fairness.svg", filepath.Base(paths[4]))
 
 	// Batches only: no per-call latency to draw, but makespans.
 	batch := &result.Run{Host: full.Host, Subjects: full.Subjects}
@@ -216,7 +218,7 @@ func TestWriteChartsLinear(t *testing.T) {
 	}
 	paths, err := writeCharts(run, t.TempDir())
 	require.NoError(t, err)
-	require.Len(t, paths, 1)
+	require.Len(t, paths, 2, "saturate and fairness")
 	text := svgText(t, paths[0])
 	assert.NotContains(t, text, "(log scale)")
 	assert.Contains(t, text, "IDs per second")

@@ -4,8 +4,8 @@
 // its charts inline (writeHTML), a compact table for the terminal
 // (WriteTable), SVG charts (writeCharts) in the house style of
 // lab/internal/plot, and the history of many runs as one HTML page
-// (NewHistory groups the runs' ratios and rates by host, WriteIndex draws
-// them). The Markdown and HTML reports render one document (sections.go
+// (NewHistory groups the runs' ratios, rates and fairness by host,
+// WriteIndex draws them). The Markdown and HTML reports render one document (sections.go
 // lays it out), so they never say different things; an experiment's
 // report (btree, alternatives, faults) is a Document written
 // by the same writers, and Subtitle lets its charts name the host as a

@@ -30,6 +30,11 @@ type History struct {
 	// them.
 	Ratios []Trend
 	Rates  []Trend // one per subject, in the order of the newest run's subjects
+	// Fairness is one per subject, in the order of Rates: the deviation
+	// of the goroutines' shares (result.Fairness.DeviationPct) at the
+	// largest goroutine count each run judged, a series per host and
+	// count ("<host> G=4").
+	Fairness []Trend
 	// LoadChanges are the runs whose host's load differs from that of the
 	// run before them on the same host (host.LoadDifference): a step
 	// between the two in a trend may be the host's.
@@ -153,7 +158,8 @@ func NewHistory(runs []HistoryRun, baseline *result.Run) History {
 		}
 	}
 	h.Rates = rates.list()
-	slices.SortStableFunc(h.Rates, func(a, b Trend) int {
+	h.Fairness = fairnessTrends(h.Runs)
+	bySubject := func(a, b Trend) int {
 		oa, okA := order[a.Name]
 		ob, okB := order[b.Name]
 		switch {
@@ -166,8 +172,30 @@ func NewHistory(runs []HistoryRun, baseline *result.Run) History {
 			return 1
 		}
 		return cmp.Compare(a.Name, b.Name)
-	})
+	}
+	slices.SortStableFunc(h.Rates, bySubject)
+	slices.SortStableFunc(h.Fairness, bySubject)
 	return h
+}
+
+// fairnessTrends is each subject's fairness across runs: its deviation at
+// the largest goroutine count the run judged (no more goroutines than
+// GOMAXPROCS), a series per host and count.
+func fairnessTrends(runs []HistoryRun) []Trend {
+	ts := newTrends()
+	for i, hr := range runs {
+		best := map[string]result.SaturateResult{}
+		for _, r := range hr.Run.Saturate {
+			if r.Fairness.Judged() && r.Goroutines > best[r.Subject].Goroutines {
+				best[r.Subject] = r
+			}
+		}
+		for _, name := range slices.Sorted(maps.Keys(best)) {
+			r := best[name]
+			ts.get(name).add(fmt.Sprintf("%s G=%d", hostKey(hr.Run), r.Goroutines), i, r.Fairness.DeviationPct)
+		}
+	}
+	return ts.list()
 }
 
 func btoi(b bool) int {

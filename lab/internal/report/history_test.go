@@ -65,6 +65,21 @@ func TestNewHistory(t *testing.T) {
 	assert.Equal(t, []int{0, 1, 3}, []int{hosts["lab-vm-3 ×8 · AMD EPYC 7B13 64-Core G=1"][0].Run, hosts["lab-vm-3 ×8 · AMD EPYC 7B13 64-Core G=1"][1].Run, hosts["lab-vm-3 ×8 · AMD EPYC 7B13 64-Core G=1"][2].Run})
 	assert.InDelta(t, 1.04*hosts["lab-vm-3 ×8 · AMD EPYC 7B13 64-Core G=1"][0].Value, hosts["lab-vm-3 ×8 · AMD EPYC 7B13 64-Core G=1"][1].Value, 1e-6)
 	assert.Equal(t, "mutexgen/strict", h.Rates[0].Name, "subjects in the run's order")
+
+	// Fairness: each generator's and peer's deviation at the largest G
+	// judged (4), a series per host, in the order of the rates; the
+	// limits keep none.
+	require.NotEmpty(t, h.Fairness)
+	assert.Equal(t, "mutexgen/strict", h.Fairness[0].Name)
+	for _, tr := range h.Fairness {
+		assert.NotContains(t, tr.Name, "limit/", "no fairness for a physical limit")
+		if tr.Name != "atomicgen/monotonic" {
+			continue
+		}
+		require.Len(t, tr.Series, 2)
+		assert.Equal(t, "lab-vm-3 ×8 · AMD EPYC 7B13 64-Core G=4", tr.Series[0].Host)
+		assert.Equal(t, []Point{{0, 60}, {1, 60}, {3, 60}}, tr.Series[0].Points, "the flagged G=4 of the fixture")
+	}
 }
 
 func TestNewHistoryEmpty(t *testing.T) {
@@ -85,7 +100,7 @@ func TestWriteIndex(t *testing.T) {
 	var buf bytes.Buffer
 	require.NoError(t, WriteIndex(&buf, h))
 	page := buf.String()
-	assert.Equal(t, len(h.Ratios)+len(h.Rates), strings.Count(page, "<svg "))
+	assert.Equal(t, len(h.Ratios)+len(h.Rates)+len(h.Fairness), strings.Count(page, "<svg "))
 	has(t, page, "5 runs on 2 hosts")
 	for _, r := range h.Runs {
 		has(t, page, "<code>"+r.Run.Commit+"</code>")

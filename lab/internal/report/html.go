@@ -11,6 +11,7 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/md"
 	"github.com/snowlab/snowlab/lab/internal/plot"
+	"github.com/snowlab/snowlab/lab/internal/units"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -105,6 +106,7 @@ type indexPage struct {
 	Hosts          int
 	Gated, Ungated []figure
 	Rates          []figure
+	Fairness       []figure
 	LoadChanges    []string
 }
 
@@ -124,11 +126,13 @@ func loadCell(l *host.Load) string {
 	return s
 }
 
+func pctTick(v float64) string { return units.TrimSig(v, 3) + "%" }
+
 // WriteIndex writes the history h as one self-contained HTML page: the
 // trends of the ratios the gate checks first, then a table of the runs
 // (date, commit, host, the load it was under, link to each run's page),
-// then the ratios the gate only reports and the IDs/s of each subject,
-// with a line per host; runs whose load differs from the previous run's
+// then the ratios the gate only reports, the IDs/s of each subject and
+// its fairness, with a line per host; runs whose load differs from the previous run's
 // on their host are listed at the top.
 func WriteIndex(w io.Writer, h History) error {
 	p := indexPage{Title: "snowlab lab: history of runs"}
@@ -178,6 +182,14 @@ func WriteIndex(w io.Writer, h History) error {
 			return err
 		}
 		p.Rates = append(p.Rates, f)
+	}
+	for _, t := range h.Fairness {
+		t.Name += ": fairness"
+		f, err := inlineFigure("", trendChart(h, t, "deviation (%)", pctTick, styleOf))
+		if err != nil {
+			return err
+		}
+		p.Fairness = append(p.Fairness, f)
 	}
 	return pages.ExecuteTemplate(w, "index.html.tmpl", p)
 }

@@ -25,7 +25,7 @@ func TestWriteHTML(t *testing.T) {
 	assert.True(t, strings.HasPrefix(page, "<!DOCTYPE html>"))
 	has(t, page, "<title>snowlab lab run 2026-03-14 on lab-vm-3</title>")
 	assert.Equal(t, len(chartsOf(run)), strings.Count(page, "<svg "), "every chart inline")
-	assert.Equal(t, 6, len(chartsOf(run)), "four saturate panels, latency and makespan")
+	assert.Equal(t, 7, len(chartsOf(run)), "four saturate panels, fairness, latency and makespan")
 	assert.False(t, strings.Contains(page, "<?xml"))
 	for _, s := range run.Subjects {
 		has(t, page, s.Name)
@@ -45,7 +45,7 @@ func TestWriteHTML(t *testing.T) {
 	} {
 		has(t, page, want)
 	}
-	assert.Equal(t, 6, strings.Count(page, "How to read this."), "as many notes as the Markdown")
+	assert.Equal(t, 7, strings.Count(page, "How to read this."), "as many notes as the Markdown")
 	for _, ref := range []string{"http://", "https://", "<script", "<link", "@import", "url("} {
 		assert.False(t, strings.Contains(page, ref), "self-contained: %q", ref)
 	}

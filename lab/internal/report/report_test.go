@@ -106,7 +106,7 @@ func TestWriteMarkdown(t *testing.T) {
 	} {
 		assert.Contains(t, md, want)
 	}
-	assert.Equal(t, 6, strings.Count(md, "**How to read this.**"), "summary, clock audit, burst, saturate, limits, steady")
+	assert.Equal(t, 7, strings.Count(md, "**How to read this.**"), "summary, clock audit, burst, saturate, limits, steady, its latency both ways")
 	assert.Less(t, strings.Index(md, "## Summary"), strings.Index(md, "## Host"), "the answer first")
 
 	// Counters unavailable: no column, the reason said once under the table.
@@ -136,9 +136,9 @@ func TestWriteMarkdownCounters(t *testing.T) {
 		PerID: map[string]float64{"instructions": 981.4, "cycles": 412.25, "cache-misses": 0.031}}
 	run.Burst[2].Events = result.Events{Source: "software", PerID: map[string]float64{"task-clock-ns": 97}}
 	burst := mdSection(markdownOf(t, run), "Burst")
-	assert.Contains(t, burst, "| Mutex wait/ID | Counters/ID |")
-	assert.Contains(t, burst, "| 1.18µs | cache-misses 0.031, cycles 412, instructions 981 |")
-	assert.Contains(t, burst, "| 0 | task-clock-ns 97 (software) |")
+	assert.Contains(t, burst, "| Mutex wait/ID | Fairness | Counters/ID |")
+	assert.Contains(t, burst, "| 1.18µs | 4% [0.92–1.1×] | cache-misses 0.031, cycles 412, instructions 981 |")
+	assert.Contains(t, burst, "| 0 | 8.2% [0.84–1.2×] | task-clock-ns 97 (software) |")
 	assert.Contains(t, burst, "Hardware counters for the rows marked —: "+fixture.EventsSource)
 }
 

@@ -176,7 +176,7 @@ func writeBurst(d *document, run *result.Run) {
 	// did, then where its time went.
 	header := []string{"Subject", "Via", "G", "IDs", "Makespan ms median [min–max]", "Ticks median / floor",
 		"IDs/s", "p50", "p99", "p99.9", "Lead median", "Check"}
-	where := []string{"Subject", "Via", "CAS retries/ID", "Tick waits/ID", "Mutex wait/ID"}
+	where := []string{"Subject", "Via", "CAS retries/ID", "Tick waits/ID", "Mutex wait/ID", "Fairness"}
 	if withCounters {
 		where = append(where, "Counters/ID")
 	}
@@ -200,6 +200,7 @@ func writeBurst(d *document, run *result.Run) {
 			units.Count(b.Contention.CASRetriesPerID),
 			units.Count(b.Contention.TickWaitsPerID),
 			units.Ns(b.Contention.MutexWaitNsPerID),
+			fairCell(b.Fairness),
 		}
 		if withCounters {
 			row = append(row, eventsCell(b.Events))
@@ -265,6 +266,7 @@ func writeSaturate(d *document, run *result.Run) {
 		s.text("✗ marks a failed check; see [Failures](#failures).")
 	}
 	writeLimits(d, run, gs, names, cell)
+	writeFairness(d, run, gs, names, cell)
 	s.text(note("saturate"))
 }
 
@@ -333,6 +335,7 @@ func writeSteady(d *document, run *result.Run) {
 		s.text(cappedNote)
 	}
 	s.text(note("steady"))
+	writeOmission(d, run)
 }
 
 func writeFailures(d *document, run *result.Run) {

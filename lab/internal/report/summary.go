@@ -17,6 +17,11 @@ import (
 type summaryRow struct {
 	Subject string
 	Strict  bool
+	// Capped is set for a generator with a strict per-node ceiling
+	// (result.SubjectInfo.Capped): it is compared with capped peers per
+	// node, the others with the uncapped peers.
+	Capped bool
+	Nodes  int
 	// Best is the subject's saturate result with the highest IDs/s
 	// (zero when the sweep did not measure it).
 	Best result.SaturateResult
@@ -26,11 +31,16 @@ type summaryRow struct {
 	// limit's result at Best's goroutine count (zero when not measured).
 	Limit     string
 	LimitBest result.SaturateResult
-	// Peer is the peer with the highest IDs/s among those that promise at
-	// least as much (strict when the subject is) and passed every check,
-	// PeerBest that figure.
-	Peer     string
-	PeerBest result.SaturateResult
+	// Peer is the peer with the highest IDs/s (per node, for a capped
+	// generator) among those that keep the same promise (samePromise)
+	// and passed every check, PeerBest that figure, PeerNodes its nodes
+	// and PeerCeiling its ceiling.
+	Peer        string
+	PeerBest    result.SaturateResult
+	PeerNodes   int
+	PeerCeiling float64
+	// Fairness is its least fair judged run (worstFairness).
+	Fairness string
 	Checks   []namedCheck
 }
 
@@ -106,17 +116,51 @@ func summarize(run *result.Run) []summaryRow {
 				}
 			}
 		}
-		for _, p := range run.Subjects {
-			if !p.Peer || s.Strict && !p.Strict || !allPassed(checksOf(run, p.Name)) {
-				continue // a peer that broke its promise is no yardstick
-			}
-			if b, ok := bestSaturate(run, p.Name); ok && b.IDsPerSec > row.PeerBest.IDsPerSec {
-				row.Peer, row.PeerBest = p.Name, b
-			}
-		}
+		row.Capped, row.Nodes = s.Capped(), max(s.Nodes, 1)
+		peerFor(run, s, &row)
+		row.Fairness = worstFairness(run, s.Name)
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// samePromise reports whether peer keeps what gen promises, so that the
+// two compare like with like: a capped generator (a strict per-node
+// ceiling) only with capped peers, an uncapped one only with uncapped
+// peers (a capped peer waits out its ceiling, which says nothing of an
+// uncapped generator's speed); strict when gen is; and an order at least
+// as strong where both files record it (per caller holds per node).
+func samePromise(gen, peer result.SubjectInfo) bool {
+	if gen.Capped() != peer.Capped() || gen.Strict && !peer.Strict {
+		return false
+	}
+	rank := map[string]int{"none": 0, "shard": 1, "caller": 2}
+	g, okG := rank[gen.Order]
+	p, okP := rank[peer.Order]
+	return !okG || !okP || p >= g
+}
+
+// perNode is a rate per node of a subject of nodes node ids: a capped
+// generator's ceiling is per node, so that its figures compare per node.
+func perNode(r result.SaturateResult, nodes int) float64 { return r.IDsPerSec / float64(max(nodes, 1)) }
+
+// peerFor fills row's peer: the fastest (per node, for a capped
+// generator) of the peers that keep gen's promise and passed every check.
+func peerFor(run *result.Run, gen result.SubjectInfo, row *summaryRow) {
+	best := 0.0
+	for _, p := range run.Subjects {
+		if !p.Peer || !samePromise(gen, p) || !allPassed(checksOf(run, p.Name)) {
+			continue // a peer that broke its promise is no yardstick
+		}
+		b, ok := bestSaturate(run, p.Name)
+		v := b.IDsPerSec
+		if row.Capped {
+			v = perNode(b, p.Nodes)
+		}
+		if ok && v > best {
+			best, row.Peer, row.PeerBest, row.PeerNodes, row.PeerCeiling = v, p.Name, b, max(p.Nodes, 1), p.CeilingIDs
+		}
+	}
 }
 
 // rateAt is a saturate figure with its goroutine count: "4.12M/s at G=4".
@@ -124,7 +168,9 @@ func rateAt(r result.SaturateResult) string {
 	return fmt.Sprintf("%s at G=%d", units.Rate(r.IDsPerSec), r.Goroutines)
 }
 
-// cells are the row as the summary table prints it.
+// cells are the row as the summary's tables print it: a capped
+// generator's with its share of its ceiling and its peer per node, an
+// uncapped one's without.
 func (r summaryRow) cells() []string {
 	rate, ceiling, limit, peer := "not measured", "—", "—", "—"
 	if r.Best.IDsPerSec > 0 {
@@ -137,14 +183,27 @@ func (r summaryRow) cells() []string {
 			// the cost table's, the README's): 1× is the limit.
 			limit = fmt.Sprintf("%.2f× %s", r.LimitBest.IDsPerSec/r.Best.IDsPerSec, r.Limit)
 		}
-		if r.PeerBest.IDsPerSec > 0 {
-			peer = fmt.Sprintf("×%s %s (%s)", units.TrimSig(r.Best.IDsPerSec/r.PeerBest.IDsPerSec, 2), r.Peer, units.Rate(r.PeerBest.IDsPerSec))
-		}
+		peer = r.peerCell()
 	}
-	if !r.Strict {
-		ceiling = "not strict"
+	if !r.Capped {
+		return []string{r.Subject, rate, limit, peer, r.Fairness, checksCell(r.Checks)}
 	}
-	return []string{r.Subject, rate, ceiling, limit, peer, checksCell(r.Checks)}
+	return []string{r.Subject, rate, ceiling, limit, peer, r.Fairness, checksCell(r.Checks)}
+}
+
+// peerCell is how the row's generator stands against its peer: per node
+// for a capped one ("×1 bwmarrin/snowflake (4.09M/s per node, ceiling
+// 4.096M/s per node)"), IDs/s for the others.
+func (r summaryRow) peerCell() string {
+	if r.PeerBest.IDsPerSec <= 0 {
+		return "—"
+	}
+	if !r.Capped {
+		return fmt.Sprintf("×%s %s (%s)", units.TrimSig(r.Best.IDsPerSec/r.PeerBest.IDsPerSec, 2), r.Peer, units.Rate(r.PeerBest.IDsPerSec))
+	}
+	ratio := perNode(r.Best, r.Nodes) / perNode(r.PeerBest, r.PeerNodes)
+	return fmt.Sprintf("×%s %s (%s per node, ceiling %s/s per node)", units.TrimSig(ratio, 2), r.Peer,
+		units.Rate(perNode(r.PeerBest, r.PeerNodes)), units.SI(r.PeerCeiling/float64(r.PeerNodes), 4, true))
 }
 
 // checksCell says of every check whether it passed: the failed ones by
@@ -204,18 +263,54 @@ func writeSummary(d *document, run *result.Run) {
 	if len(rows) == 0 {
 		return
 	}
+	// The tables first, so that they begin on the first screen; the
+	// answer in a line after them.
+	writeSummaryTables(s, rows)
 	if f := fastest(run, rows); f != "" {
 		s.text(f)
 	}
-	table := make([][]string, len(rows))
-	for i, r := range rows {
-		table[i] = r.cells()
+	if u := unfairLead(run); u != "" {
+		s.text(u)
 	}
-	s.table([]string{"Generator", "Best IDs/s", "Of its ceiling", "Time per ID over its limit at that G", "× the fastest peer promising as much", "Checks"}, table)
 	if peers := peerChecks(run); peers != "" {
 		s.text(peers)
 	}
 	s.text(note("summary"))
+}
+
+// The summary's two tables, each with what it compares.
+const (
+	cappedLead = "**Capped generators**, each against the fastest peer with the same promises " +
+		"(a strict per-node ceiling, order per node), per node:"
+	uncappedLead = "**Uncapped generators** (no ceiling, or one they borrow past), each against the fastest peer " +
+		"without a ceiling that promises at least as much, in IDs/s:"
+)
+
+// fairnessHeader heads the summary's column of each generator's least
+// fair run.
+const fairnessHeader = "Fairness, worst judged"
+
+// writeSummaryTables writes the capped generators' table and the
+// uncapped ones', each after the line that says what it compares.
+func writeSummaryTables(s *section, rows []summaryRow) {
+	var capped, uncapped [][]string
+	for _, r := range rows {
+		if r.Capped {
+			capped = append(capped, r.cells())
+		} else {
+			uncapped = append(uncapped, r.cells())
+		}
+	}
+	if len(capped) > 0 {
+		s.text(cappedLead)
+		s.table([]string{"Capped generator", "Best IDs/s", "Of its ceiling", "Time per ID over its limit at that G",
+			"× the fastest capped peer, per node", fairnessHeader, "Checks"}, capped)
+	}
+	if len(uncapped) > 0 {
+		s.text(uncappedLead)
+		s.table([]string{"Uncapped generator", "Best IDs/s", "Time per ID over its limit at that G",
+			"× the fastest uncapped peer promising as much", fairnessHeader, "Checks"}, uncapped)
+	}
 }
 
 // fastest names the fastest strict generator, the fastest of the others
@@ -244,23 +339,39 @@ func fastest(run *result.Run, rows []summaryRow) string {
 	if other != nil {
 		parts = append(parts, "not strict: "+md.Escape(other.Subject)+" "+rateAt(other.Best))
 	}
-	var peer string
-	var peerBest result.SaturateResult
-	for _, p := range run.Subjects {
-		if !p.Peer || !allPassed(checksOf(run, p.Name)) {
-			continue
-		}
-		if b, ok := bestSaturate(run, p.Name); ok && b.IDsPerSec > peerBest.IDsPerSec {
-			peer, peerBest = p.Name, b
-		}
-	}
-	if peer != "" {
-		parts = append(parts, "of the peers: "+md.Escape(peer)+" "+rateAt(peerBest))
-	}
+	parts = append(parts, fastestPeers(run)...)
 	if len(parts) == 0 {
 		return ""
 	}
 	return "**Fastest:** " + strings.Join(parts, " · ") + "."
+}
+
+// fastestPeers names the fastest capped peer and the fastest uncapped
+// one that passed their checks, each in its class: a capped peer's
+// figure is its ceiling's, not its code's.
+func fastestPeers(run *result.Run) []string {
+	var parts []string
+	for _, capped := range []bool{true, false} {
+		var peer string
+		var best result.SaturateResult
+		for _, p := range run.Subjects {
+			if !p.Peer || p.Capped() != capped || !allPassed(checksOf(run, p.Name)) {
+				continue
+			}
+			if b, ok := bestSaturate(run, p.Name); ok && b.IDsPerSec > best.IDsPerSec {
+				peer, best = p.Name, b
+			}
+		}
+		if peer == "" {
+			continue
+		}
+		class := "of the uncapped peers: "
+		if capped {
+			class = "of the capped peers: "
+		}
+		parts = append(parts, class+md.Escape(peer)+" "+rateAt(best))
+	}
+	return parts
 }
 
 // peerChecks says how the checks of the peers and the physical limits

@@ -21,7 +21,7 @@ func summaryTable(t *testing.T, run *result.Run) (rows map[string][]string, orde
 	require.NotEmpty(t, text, "a summary section")
 	rows = map[string][]string{}
 	for _, line := range strings.Split(text, "\n") {
-		if !strings.HasPrefix(line, "| ") || strings.HasPrefix(line, "| Generator ") {
+		if !strings.HasPrefix(line, "| ") || strings.HasPrefix(line, "| Capped generator ") || strings.HasPrefix(line, "| Uncapped generator ") {
 			continue
 		}
 		c := cells(line)
@@ -31,29 +31,37 @@ func summaryTable(t *testing.T, run *result.Run) (rows map[string][]string, orde
 	return rows, order, text
 }
 
+// summaryCase is a change to the fixture and what its summary must show.
+type summaryCase struct {
+	name   string
+	change func(*result.Run)
+	want   map[string][]string // generator -> its cells
+	text   []string            // in the section
+}
+
+const bw = "×1 bwmarrin/snowflake (4.09M/s per node, ceiling 4.096M/s per node)"
+
 func TestSummary(t *testing.T) {
-	header := []string{"Generator", "Best IDs/s", "Of its ceiling", "Time per ID over its limit at that G",
-		"× the fastest peer promising as much", "Checks"}
-	for _, tc := range []struct {
-		name   string
-		change func(*result.Run)
-		want   map[string][]string // generator -> its cells
-		text   []string            // in the section
-	}{
+	checkSummaries(t, []summaryCase{
 		{"the fixture", nil, map[string][]string{
 			"mutexgen/strict": {"mutexgen/strict", "4.09M/s at G=1", "100% of 4.096M/s", "16.16× limit/clock+cas",
-				"×1 bwmarrin/snowflake (4.09M/s)", "✓ 5 of 5 passed"},
+				bw, "19% (saturate G=4)", "✓ 5 of 5 passed"},
 			"atomicgen/strict": {"atomicgen/strict", "4.09M/s at G=1", "100% of 4.096M/s", "16.15× limit/clock+cas",
-				"×1 bwmarrin/snowflake (4.09M/s)", "✓ 6 of 6 passed"},
+				bw, "19% (saturate G=4)", "✓ 6 of 6 passed"},
 			// google/uuid-v7 is faster but failed its check: no yardstick.
-			"atomicgen/monotonic": {"atomicgen/monotonic", "48.2M/s at G=1", "not strict", "1.37× limit/clock+cas",
-				"×5.5 oklog/ulid-monotonic (8.70M/s)", "✓ 5 of 5 passed"},
+			"atomicgen/monotonic": {"atomicgen/monotonic", "48.2M/s at G=1", "1.37× limit/clock+cas",
+				"×5.5 oklog/ulid-monotonic (8.70M/s)", "60% UNFAIR (saturate G=4)", "✓ 5 of 5 passed"},
+			// Eight nodes against bwmarrin's one: per node, as fast.
 			"shardedgen/node-per-shard/strict": {"shardedgen/node-per-shard/strict", "32.7M/s at G=4", "100% of 32.77M/s",
-				"2.17× limit/per-p", "×8 bwmarrin/snowflake (4.09M/s)", "✓ 5 of 5 passed"},
+				"2.17× limit/per-p", bw, "19% (saturate G=4)", "✓ 5 of 5 passed"},
 		}, []string{
 			"**Result:** ✗ 1 correctness check(s) FAILED of 44, see [Failures](#failures): google/uuid-v7 (burst via NextID): FAIL: 37 order violations.",
 			"**Fastest:** strict: shardedgen/node-per-shard/strict 32.7M/s at G=4 (100% of its ceiling) · " +
-				"not strict: atomicgen/monotonic 48.2M/s at G=1 · of the peers: oklog/ulid-monotonic 8.70M/s at G=1.",
+				"not strict: atomicgen/monotonic 48.2M/s at G=1 · of the capped peers: bwmarrin/snowflake 4.09M/s at G=1 · " +
+				"of the uncapped peers: oklog/ulid-monotonic 8.70M/s at G=1.",
+			cappedLead, uncappedLead,
+			"**UNFAIR:** 1 run(s) served their goroutines unevenly (the Fairness columns below): " +
+				"atomicgen/monotonic (saturate G=4: deviation 60%, least share 0.15× a fair one).",
 			"**Peers and physical limits:** ✗ 1 of 23 checks failed: google/uuid-v7 (burst via NextID): FAIL: 37 order violations; ✓ 22 passed.",
 			"**Host:** AMD EPYC 7B13 64-Core Processor · GOMAXPROCS 8 · go1.26.8 · load not recorded",
 		}},
@@ -69,10 +77,10 @@ func TestSummary(t *testing.T) {
 			}
 		}, map[string][]string{
 			"atomicgen/strict": {"atomicgen/strict", "4.09M/s at G=1", "100% of 4.096M/s", "16.15× limit/clock+cas",
-				"×1 bwmarrin/snowflake (4.09M/s)", "✗ 1 of 6 failed: saturate G=4: FAIL: 2 duplicates; ✓ 5 passed"},
+				bw, "19% (saturate G=4)", "✗ 1 of 6 failed: saturate G=4: FAIL: 2 duplicates; ✓ 5 passed"},
 			// With its check passed, google/uuid-v7 is the fastest peer.
-			"atomicgen/monotonic": {"atomicgen/monotonic", "48.2M/s at G=1", "not strict", "1.37× limit/clock+cas",
-				"×4.9 google/uuid-v7 (9.80M/s)", "✓ 5 of 5 passed"},
+			"atomicgen/monotonic": {"atomicgen/monotonic", "48.2M/s at G=1", "1.37× limit/clock+cas",
+				"×4.9 google/uuid-v7 (9.80M/s)", "60% UNFAIR (saturate G=4)", "✓ 5 of 5 passed"},
 		}, []string{
 			"**Result:** ✗ 1 correctness check(s) FAILED of 44, see [Failures](#failures): atomicgen/strict (saturate G=4): FAIL: 2 duplicates.",
 			"**Peers and physical limits:** ✓ all 23 checks passed.",
@@ -86,8 +94,8 @@ func TestSummary(t *testing.T) {
 			}
 			r.Saturate = sat
 		}, map[string][]string{
-			"mutexgen/strict":     {"mutexgen/strict", "not measured", "—", "—", "—", "✓ 2 of 2 passed"},
-			"atomicgen/monotonic": {"atomicgen/monotonic", "48.2M/s at G=1", "not strict", "1.37× limit/clock+cas", "—", "✓ 5 of 5 passed"},
+			"mutexgen/strict":     {"mutexgen/strict", "not measured", "—", "—", "—", "4% (burst)", "✓ 2 of 2 passed"},
+			"atomicgen/monotonic": {"atomicgen/monotonic", "48.2M/s at G=1", "1.37× limit/clock+cas", "—", "60% UNFAIR (saturate G=4)", "✓ 5 of 5 passed"},
 		}, nil},
 		{"a busy host", func(r *result.Run) {
 			r.Host.Load = &host.Load{CPUs: 8, Seconds: 221, Own: 0.55, Other: 0.38, Steal: 0.02,
@@ -99,22 +107,80 @@ func TestSummary(t *testing.T) {
 		{"a quiet host", func(r *result.Run) {
 			r.Host.Load = &host.Load{CPUs: 8, Seconds: 221, Own: 0.9, Other: 0.02}
 		}, nil, []string{"· load: other processes 2% · steal 0% · this run 90% of 8 CPUs over 221s"}},
-	} {
+	})
+}
+
+// TestSummaryComparesLikeWithLike: a capped generator meets capped peers
+// only, an uncapped one uncapped peers that promise at least as much.
+func TestSummaryComparesLikeWithLike(t *testing.T) {
+	checkSummaries(t, []summaryCase{
+		// oklog/ulid-monotonic is strict (it never borrows a millisecond)
+		// but has no ceiling: the old summary set the strict generators,
+		// at their 4.096M/s ceiling, against its 8.7M/s ("×0.47"). A
+		// capped generator meets capped peers only; an uncapped one may
+		// meet ulid, which promises more than it.
+		{"a strict peer without a ceiling", func(r *result.Run) {
+			for i := range r.Subjects {
+				if r.Subjects[i].Name == "oklog/ulid-monotonic" {
+					r.Subjects[i].Strict = true
+				}
+			}
+		}, map[string][]string{
+			"atomicgen/strict": {"atomicgen/strict", "4.09M/s at G=1", "100% of 4.096M/s", "16.15× limit/clock+cas",
+				bw, "19% (saturate G=4)", "✓ 6 of 6 passed"},
+			"atomicgen/monotonic": {"atomicgen/monotonic", "48.2M/s at G=1", "1.37× limit/clock+cas",
+				"×5.5 oklog/ulid-monotonic (8.70M/s)", "60% UNFAIR (saturate G=4)", "✓ 5 of 5 passed"},
+		}, nil},
+		// A peer promising a weaker order than the generator is no
+		// yardstick where both files record the order.
+		{"a peer promising less order", func(r *result.Run) {
+			for i := range r.Subjects {
+				switch s := &r.Subjects[i]; s.Name {
+				case "bwmarrin/snowflake":
+					s.Order = "none"
+				case "mutexgen/strict":
+					s.Order = "caller"
+				}
+			}
+		}, map[string][]string{
+			"mutexgen/strict": {"mutexgen/strict", "4.09M/s at G=1", "100% of 4.096M/s", "16.16× limit/clock+cas",
+				"×160 sony/sonyflake (25.5k/s per node, ceiling 25.6k/s per node)", "19% (saturate G=4)", "✓ 5 of 5 passed"},
+			"atomicgen/strict": {"atomicgen/strict", "4.09M/s at G=1", "100% of 4.096M/s", "16.15× limit/clock+cas",
+				bw, "19% (saturate G=4)", "✓ 6 of 6 passed"},
+		}, nil},
+	})
+}
+
+// checkSummaries renders each case's summary and checks its tables: both
+// headers, every generator (the capped ones first, each table in the
+// run's order; no peer, no limit), the rows and texts it names.
+func checkSummaries(t *testing.T, cases []summaryCase) {
+	cappedHeader := []string{"Capped generator", "Best IDs/s", "Of its ceiling", "Time per ID over its limit at that G",
+		"× the fastest capped peer, per node", "Fairness, worst judged", "Checks"}
+	uncappedHeader := []string{"Uncapped generator", "Best IDs/s", "Time per ID over its limit at that G",
+		"× the fastest uncapped peer promising as much", "Fairness, worst judged", "Checks"}
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			run := fixture.Run()
 			if tc.change != nil {
 				tc.change(run)
 			}
 			rows, order, text := summaryTable(t, run)
-			assert.Contains(t, text, "| "+strings.Join(header, " | ")+" |")
-			// Every generator, in the run's order; no peer, no limit.
-			var gens []string
+			assert.Contains(t, text, "| "+strings.Join(cappedHeader, " | ")+" |")
+			assert.Contains(t, text, "| "+strings.Join(uncappedHeader, " | ")+" |")
+			// Every generator, the capped ones first, each table in the
+			// run's order; no peer, no limit.
+			var gens, uncapped []string
 			for _, s := range run.Subjects {
-				if !s.Peer && !s.Physical {
+				switch {
+				case s.Peer || s.Physical:
+				case s.Capped():
 					gens = append(gens, s.Name)
+				default:
+					uncapped = append(uncapped, s.Name)
 				}
 			}
-			assert.Equal(t, gens, order)
+			assert.Equal(t, append(gens, uncapped...), order)
 			for name, want := range tc.want {
 				assert.Equal(t, want, rows[name], name)
 			}

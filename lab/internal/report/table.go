@@ -30,6 +30,12 @@ func WriteTable(w io.Writer, run *result.Run) error {
 	tableSaturate(ew, run)
 	tableOverLimit(ew, run)
 	tableSteady(ew, run)
+	if u := unfairRuns(run); len(u) > 0 {
+		ew.Printf("\n%d %s:\n", len(u), unfairMark)
+		for _, f := range u {
+			ew.Printf("  %s\n", f)
+		}
+	}
 	if len(run.Failures) > 0 {
 		ew.Printf("\n%d FAILURE(S):\n", len(run.Failures))
 		for _, f := range run.Failures {
@@ -137,14 +143,18 @@ func tableSteady(ew *md.Writer, run *result.Run) {
 		return
 	}
 	tw := newTab(ew)
-	fmt.Fprintln(tw, "STEADY\tTARGET\tACHIEVED\tP50\tP99\tP99.9\tP99.99\tMAX\tCHECK")
+	fmt.Fprintln(tw, "STEADY\tTARGET\tACHIEVED\tP50\tP99\tP99 UNCORRECTED\tP99.9\tP99.99\tMAX\tFAIRNESS\tCHECK")
 	anyCapped := false
 	for _, s := range run.Steady {
 		l := s.Latency
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Subject,
+		unc := "-"
+		if u := s.Uncorrected; u != nil && u.Count > 0 {
+			unc = latencyCell(*u, u.P99)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Subject,
 			units.Rate(s.TargetRate), units.Rate(s.Achieved),
-			latencyCell(l, l.P50), latencyCell(l, l.P99), latencyCell(l, l.P999),
-			latencyCell(l, l.P9999), latencyCell(l, l.Max), checkShort(s.Check))
+			latencyCell(l, l.P50), latencyCell(l, l.P99), unc, latencyCell(l, l.P999),
+			latencyCell(l, l.P9999), latencyCell(l, l.Max), fairCell(s.Fairness), checkShort(s.Check))
 		anyCapped = anyCapped || l.Capped > 0
 	}
 	tw.Flush()

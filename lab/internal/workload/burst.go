@@ -82,6 +82,7 @@ func Burst(s subject.Subject, cfg BurstConfig, batch bool, ev *perfevent.Counter
 	}
 	res.Contention = meter.finish(issued)
 	res.Latency = Merge(b.recs)
+	res.Fairness = fairnessOf(b.fair)
 	if med := stats.Median(res.MakespanNs); med > 0 {
 		res.IDsPerSec = float64(cfg.IDs) / (float64(med) / 1e9)
 	}
@@ -115,11 +116,14 @@ type burster struct {
 	batch   bool // one Fill call per goroutine instead of Next per ID
 	streams [][]subject.ID
 	recs    []*Recorder
+	win     *window          // the calls each goroutine made while all were calling
+	fair    []fairnessSample // per repeat
 }
 
 func newBurster(s subject.Subject, cfg BurstConfig, batch bool) *burster {
 	b := &burster{s: s, cfg: cfg, batch: batch,
-		streams: make([][]subject.ID, cfg.Goroutines), recs: make([]*Recorder, cfg.Goroutines)}
+		streams: make([][]subject.ID, cfg.Goroutines), recs: make([]*Recorder, cfg.Goroutines),
+		win: newWindow(cfg.Goroutines)}
 	for i := range b.streams {
 		b.streams[i] = make([]subject.ID, share(cfg.IDs, cfg.Goroutines, i))
 	}
@@ -149,6 +153,9 @@ func (b *burster) repeat(res *result.BurstResult, meter *contentionMeter) (int, 
 	res.Ticks = append(res.Ticks, ticks)
 	res.LeadNs = append(res.LeadNs, newest.Sub(wall).Nanoseconds())
 
+	if fs, ok := sampleOf(b.win.counts()); ok && !b.batch {
+		b.fair = append(b.fair, fs)
+	}
 	nerr, first := failures(errs)
 	c := checker{b.s, m}.check(b.streams, nerr, first)
 	res.Check = mergeChecks(res.Check, c)
@@ -166,6 +173,7 @@ func (b *burster) repeat(res *result.BurstResult, meter *contentionMeter) (int, 
 func (b *burster) fire(callers []subject.Minter) (t0 int64, ends []int64, errs []error) {
 	ends = make([]int64, len(callers))
 	errs = make([]error, len(callers))
+	b.win.reset()
 	t0 = fanOut(len(callers), nil, func(i int, _ int64) {
 		ids, rec, caller := b.streams[i], b.recs[i], callers[i]
 		if b.batch {
@@ -174,20 +182,32 @@ func (b *burster) fire(callers []subject.Minter) (t0 int64, ends []int64, errs [
 			rec.Record(mono.Now() - t)
 			b.streams[i], errs[i] = ids[:n], err
 		} else {
-			for k := range ids {
-				t := mono.Now()
-				id, err := caller.Next()
-				rec.Record(mono.Now() - t)
-				if err != nil {
-					b.streams[i], errs[i] = ids[:k], err
-					break
-				}
-				ids[k] = id
-			}
+			b.streams[i], errs[i] = b.calls(i, caller, ids, rec)
 		}
 		ends[i] = mono.Now()
 	})
 	return t0, ends, errs
+}
+
+// calls is goroutine i's part of a burst via NextID: one call per ID of
+// ids, each timed, and its count in the fairness window. It returns the
+// IDs it got and the error that stopped it.
+func (b *burster) calls(i int, caller subject.Minter, ids []subject.ID, rec *Recorder) ([]subject.ID, error) {
+	for k := range ids {
+		if b.win.watching(i) {
+			b.win.see(i, k)
+		}
+		t := mono.Now()
+		id, err := caller.Next()
+		rec.Record(mono.Now() - t)
+		if err != nil {
+			b.win.leave(i, k)
+			return ids[:k], err
+		}
+		ids[k] = id
+	}
+	b.win.leave(i, len(ids))
+	return ids, nil
 }
 
 // share is goroutine i's part of n split g ways.

@@ -145,6 +145,8 @@ type saturation struct {
 	recs   []*Recorder
 	meter  *contentionMeter
 	issued int
+	win    *window          // each goroutine's calls while all were calling
+	fair   []fairnessSample // per repeat
 }
 
 func newSaturation(s subject.Subject, g int, cfg SaturateConfig) (*saturation, error) {
@@ -162,6 +164,7 @@ func newSaturation(s subject.Subject, g int, cfg SaturateConfig) (*saturation, e
 		p.recs[i] = NewRecorder()
 	}
 	p.meter = newContention()
+	p.win = newWindow(g)
 	return p, nil
 }
 
@@ -180,30 +183,14 @@ func (p *saturation) repeat(buf streamBuf) error {
 	counts := make([]int, g)
 	errs := make([]error, g)
 	ends := make([]int64, g)
+	p.win.reset()
 	p.meter.begin()
 	cpu0, cpuOK := processCPU()
 	srv0, srvOK := serverCPU(s.ServerCPU)
 	t0 := fanOut(g, func() { timer = time.AfterFunc(cfg.Duration, func() { stop.Store(true) }) }, func(i int, _ int64) {
-		ids, rec, every, caller := streams[i], p.recs[i], cfg.SampleEvery, callers[i]
-		k := 0
-		for ; k < len(ids) && !stop.Load(); k++ {
-			var id subject.ID
-			var err error
-			if k%every == 0 {
-				t := mono.Now()
-				id, err = caller.Next()
-				rec.Record(mono.Now() - t)
-			} else {
-				id, err = caller.Next()
-			}
-			if err != nil {
-				errs[i] = err
-				break
-			}
-			ids[k] = id
-		}
+		counts[i], errs[i] = p.loop(i, callers[i], streams[i], &stop)
 		ends[i] = mono.Now()
-		counts[i] = k
+		p.win.leave(i, counts[i])
 	})
 	cpu1, cpuOK1 := processCPU()
 	srv1, srvOK1 := serverCPU(s.ServerCPU)
@@ -229,6 +216,9 @@ func (p *saturation) repeat(buf streamBuf) error {
 	if lead := newestTime(streams, s).Sub(wall).Nanoseconds(); len(p.res.Samples) == 1 || lead > p.res.LeadNs {
 		p.res.LeadNs = lead
 	}
+	if fs, ok := sampleOf(p.win.counts()); ok {
+		p.fair = append(p.fair, fs)
+	}
 	p.meter.add(subject.Stats(m))
 	p.issued += n
 	ck := checker{s, m}
@@ -237,6 +227,35 @@ func (p *saturation) repeat(buf streamBuf) error {
 	}
 	p.res.Check = mergeChecks(p.res.Check, ck.check(streams, nerr, first))
 	return nil
+}
+
+// loop is goroutine i's closed loop: calls into ids until stop is set,
+// the buffer is full or a call fails, timing one call in SampleEvery. It
+// returns the calls that returned an ID and the error that stopped it.
+func (p *saturation) loop(i int, caller subject.Minter, ids []subject.ID, stop *atomic.Bool) (int, error) {
+	rec, every := p.recs[i], p.cfg.SampleEvery
+	k := 0
+	for ; k < len(ids) && !stop.Load(); k++ {
+		var id subject.ID
+		var err error
+		if k%every == 0 {
+			// The window is watched at the timed calls only: the
+			// untimed ones stay as bare as the loop was before it.
+			if p.win.watching(i) {
+				p.win.see(i, k)
+			}
+			t := mono.Now()
+			id, err = caller.Next()
+			rec.Record(mono.Now() - t)
+		} else {
+			id, err = caller.Next()
+		}
+		if err != nil {
+			return k, err
+		}
+		ids[k] = id
+	}
+	return k, nil
 }
 
 // serverCPU reads f where there is one.
@@ -252,6 +271,7 @@ func (p *saturation) finish() result.SaturateResult {
 	res := p.res
 	res.Contention = p.meter.finish(p.issued)
 	res.Latency = Merge(p.recs)
+	res.Fairness = fairnessOf(p.fair)
 	res.IDsPerSec = stats.Median(res.Samples)
 	if len(res.ServerCPUSamples) > 0 {
 		res.ServerPerCPUSec = stats.Median(res.ServerCPUSamples)

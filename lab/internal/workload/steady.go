@@ -75,15 +75,16 @@ func Steady(s subject.Subject, cfg SteadyConfig) (result.SteadyResult, error) {
 	interval := float64(time.Second) / cfg.Rate
 	streams := make([][]subject.ID, cfg.Workers)
 	recs := make([]*Recorder, cfg.Workers)
+	sent := make([]*Recorder, cfg.Workers) // the same calls from when they were sent
 	errs := make([]error, cfg.Workers)
 	for i := range streams {
 		streams[i] = make([]subject.ID, 0, total/int64(cfg.Workers)+1)
-		recs[i] = NewRecorder()
+		recs[i], sent[i] = NewRecorder(), NewRecorder()
 	}
 	var nextCall atomic.Int64
 	srv0, srvOK := serverCPU(s.ServerCPU)
 	t0 := fanOut(cfg.Workers, nil, func(w int, t0 int64) {
-		ids, rec, caller := streams[w], recs[w], callers[w]
+		ids, rec, urec, caller := streams[w], recs[w], sent[w], callers[w]
 		wt := newWaiter()
 		defer wt.close()
 		for {
@@ -93,8 +94,11 @@ func Steady(s subject.Subject, cfg SteadyConfig) (result.SteadyResult, error) {
 			}
 			due := t0 + int64(float64(i)*interval)
 			waitUntil(wt, due)
+			t := mono.Now()
 			id, err := caller.Next()
-			rec.Record(mono.Now() - due)
+			end := mono.Now()
+			rec.Record(end - due)
+			urec.Record(end - t)
 			if err != nil {
 				errs[w] = err
 				break
@@ -106,8 +110,13 @@ func Steady(s subject.Subject, cfg SteadyConfig) (result.SteadyResult, error) {
 	elapsed := mono.Now() - t0
 	srv1, srvOK1 := serverCPU(s.ServerCPU)
 	n := 0
+	counts := make([]int64, len(streams))
 	for i := range streams {
 		n += len(streams[i])
+		counts[i] = int64(len(streams[i]))
+	}
+	if fs, ok := sampleOf(counts, time.Duration(elapsed)); ok {
+		res.Fairness = fairnessOf([]fairnessSample{fs})
 	}
 	if srvOK && srvOK1 && n > 0 {
 		res.ServerCPUPerID = (srv1 - srv0) / time.Duration(n)
@@ -115,6 +124,8 @@ func Steady(s subject.Subject, cfg SteadyConfig) (result.SteadyResult, error) {
 	nerr, first := failures(errs)
 	res.Achieved = float64(n) / (float64(elapsed) / 1e9)
 	res.Latency = Merge(recs)
+	unc := Merge(sent)
+	res.Uncorrected = &unc
 	res.Check = checker{s, m}.check(streams, nerr, first)
 	return res, nil
 }
