@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -221,12 +222,12 @@ func TestConfigOutOfRange(t *testing.T) {
 		run  func() error
 		want string
 	}{
-		{func() error { _, err := Burst(s, BurstConfig{IDs: math.MaxInt}, false, nil); return err }, "9223372036854775807"},
+		{func() error { _, err := Burst(s, BurstConfig{IDs: math.MaxInt}, false, nil); return err }, strconv.Itoa(math.MaxInt)},
 		{func() error { _, err := Burst(s, BurstConfig{IDs: -1}, false, nil); return err }, "-1"},
-		{func() error { _, err := Burst(s, BurstConfig{Goroutines: 1 << 40}, false, nil); return err }, "1099511627776"},
+		{func() error { _, err := Burst(s, BurstConfig{Goroutines: math.MaxInt}, false, nil); return err }, strconv.Itoa(math.MaxInt)},
 		{func() error { _, err := Burst(s, BurstConfig{Pause: -time.Second}, false, nil); return err }, "-1s"},
 		{func() error { _, err := saturate(s, 1, SaturateConfig{Duration: -time.Second}); return err }, "-1s"},
-		{func() error { _, err := saturate(s, math.MaxInt, SaturateConfig{}); return err }, "9223372036854775807"},
+		{func() error { _, err := saturate(s, math.MaxInt, SaturateConfig{}); return err }, strconv.Itoa(math.MaxInt)},
 		{func() error { _, err := saturate(s, 0, SaturateConfig{}); return err }, "goroutines 0"},
 		{func() error { _, err := saturate(s, 1, SaturateConfig{Goroutines: []int{0}}); return err }, "goroutines 0"},
 		{func() error { _, err := Steady(s, SteadyConfig{Rate: math.NaN()}); return err }, "NaN"},
