@@ -92,7 +92,7 @@ require (
 	github.com/schollz/progressbar/v3 v3.19.1 // indirect
 	github.com/snowlab/snowlab v0.0.0-20261201164116-573dc0aed9c5 // indirect
 	github.com/snowlab/snowlab/etcdlease v0.0.0-20261201164116-573dc0aed9c5 // indirect
-	github.com/snowlab/snowlab/k8slease v0.0.0-20261201164116-573dc0aed9c5 // indirect
+	github.com/snowlab/snowlab/k8slease v0.0.0 // indirect
 	github.com/snowlab/snowlab/pglease v0.0.0-20261201164116-573dc0aed9c5 // indirect
 	github.com/snowlab/snowlab/snowidd v0.0.0-20261201164116-573dc0aed9c5 // indirect
 	github.com/sony/sonyflake/v2 v2.2.0 // indirect
