@@ -2,7 +2,7 @@ module github.com/snowlab/snowlab/cmd/loadgen
 
 go 1.26.0
 
-require github.com/snowlab/snowlab/lab v0.0.0-20261201183224-3944d6d5f223
+require github.com/snowlab/snowlab/lab v0.0.0-20261201183242-51f0813b871b
 
 require (
 	github.com/davecgh/go-spew v1.1.2-0.20180830191138-d8f796af33cc // indirect
@@ -58,12 +58,14 @@ require (
 	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
 	github.com/aclements/go-perfevent v0.0.0-20240703205258-f34bb3e1a4e4 // indirect
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
+	github.com/anishathalye/porcupine v1.3.1 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/bwmarrin/snowflake v0.3.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/coreos/go-semver v0.3.1 // indirect
 	github.com/coreos/go-systemd/v22 v22.7.0 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
+	github.com/go-zookeeper/zk v1.0.4 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/golang/protobuf v1.5.4 // indirect
 	github.com/google/uuid v1.6.0 // indirect
@@ -90,11 +92,12 @@ require (
 	github.com/rs/xid v1.4.0 // indirect
 	github.com/rs/zerolog v1.28.0 // indirect
 	github.com/schollz/progressbar/v3 v3.19.1 // indirect
-	github.com/snowlab/snowlab v0.0.0-20261201183224-3944d6d5f223 // indirect
-	github.com/snowlab/snowlab/etcdlease v0.0.0-20261201183224-3944d6d5f223 // indirect
-	github.com/snowlab/snowlab/k8slease v0.0.0-20261201183224-3944d6d5f223 // indirect
-	github.com/snowlab/snowlab/pglease v0.0.0-20261201183224-3944d6d5f223 // indirect
-	github.com/snowlab/snowlab/snowidd v0.0.0-20261201183224-3944d6d5f223 // indirect
+	github.com/snowlab/snowlab v0.0.0-20261201183242-51f0813b871b // indirect
+	github.com/snowlab/snowlab/etcdlease v0.0.0-20261201183242-51f0813b871b // indirect
+	github.com/snowlab/snowlab/k8slease v0.0.0-20261201183242-51f0813b871b // indirect
+	github.com/snowlab/snowlab/pglease v0.0.0-20261201183242-51f0813b871b // indirect
+	github.com/snowlab/snowlab/snowidd v0.0.0-20261201183242-51f0813b871b // indirect
+	github.com/snowlab/snowlab/zklease v0.0.0-20261201183242-51f0813b871b // indirect
 	github.com/sony/sonyflake/v2 v2.2.0 // indirect
 	go.etcd.io/etcd/api/v3 v3.7.3 // indirect
 	go.etcd.io/etcd/client/pkg/v3 v3.7.3 // indirect
