@@ -109,7 +109,7 @@ expect "snowid layout" 0 '41/10/12' "$bin/snowid" layout
 # The one snowid links every lease store: a dir: lease mints, and an
 # etcd: or pg: lease on a port nothing listens on reaches the store's
 # client (exit 1, the store is down) rather than an unknown scheme (exit 2).
-expect "snowid lease stores" 2 'lease stores here: dir, etcd, k8s, pg\)' "$bin/snowid" gen -lease nosuch:x
+expect "snowid lease stores" 2 'lease stores here: dir, etcd, k8s, pg, zk\)' "$bin/snowid" gen -lease nosuch:x
 expect "snowid gen -lease dir:" 0 '^[0-9]+$' "$bin/snowid" gen -lease "dir:$tmp/nodeids" -n 2
 expect "snowid gen -lease static:" 0 '^[0-9]+$' "$bin/snowid" gen -lease static:7
 expect "snowid gen -lease etcd:" 1 'etcdlease: no etcd at http://127.0.0.1:1' "$bin/snowid" gen -lease etcd:http://127.0.0.1:1/app
