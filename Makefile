@@ -246,6 +246,24 @@ RUN ?=
 publish: loadgen
 	$(LOADGEN) publish $(RUN)
 
+## instr-gate: the instruction-count gate (lab/internal/instr): every
+## single-goroutine path (each generator and policy, NextID and
+## NextIDs(64), decode, ParseID, mask) counted under valgrind's cachegrind
+## on a synthetic clock and compared with results/baseline/instr/
+## (scripts/instr-gate.sh installs valgrind from Debian when missing, or
+## skips where it cannot, unless SNOWLAB_REQUIRE_VALGRIND=1).
+## INSTR_FLAGS='-inject 3' plants a 3% regression to show it fails.
+INSTR_FLAGS ?=
+.PHONY: instr-gate instr-baseline
+instr-gate:
+	scripts/instr-gate.sh $(INSTR_FLAGS)
+
+## instr-baseline: count every path and write results/baseline/instr/
+## instructions.json (with the Go and valgrind versions, which the gate
+## requires to match): after a deliberate change in cost, or a new toolchain
+instr-baseline:
+	scripts/instr-gate.sh -write-baseline
+
 ## bench-check: the regression gate against results/baseline
 bench-check: loadgen
 	$(LOADGEN) check -q

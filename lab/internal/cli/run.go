@@ -43,6 +43,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runCompare(args, stdout, stderr)
 	case "check":
 		return runCheck(args, command, stdout, stderr)
+	case "instr":
+		return runInstr(args, stdout, stderr)
 	case "export":
 		return runExport(args, stdout, stderr)
 	case "list":
@@ -108,6 +110,10 @@ const usage = `usage:
   loadgen check [-baseline DIR|FILE.json]
                                     the CI regression gate: a short fixed suite compared
                                     on cross-machine ratios with a baseline (loadgen check -h)
+  loadgen instr [-write-baseline] [-inject PCT]
+                                    the instruction-count gate: every single-goroutine
+                                    path counted under cachegrind against
+                                    results/baseline/instr/ (make instr-gate)
   loadgen export [-format F] RUN.json
                                     a run for benchstat (gobench) or
                                     github-action-benchmark (benchmark-action,
