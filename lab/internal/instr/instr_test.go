@@ -108,6 +108,9 @@ func TestMainGate(t *testing.T) {
 		{"100", nil, 0},
 		{"101", nil, 0},
 		{"103", nil, 1},
+		// The fake ignores the planted steps: a step measured at no
+		// instructions is an error, never an endless or a zero plant.
+		{"100", []string{"-inject", "3"}, 1},
 	} {
 		t.Setenv("PERCALL", c.perCall)
 		var out, errb bytes.Buffer

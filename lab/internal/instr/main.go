@@ -184,7 +184,14 @@ func (o options) stepCost(ctx context.Context, base *File) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return (with - b) / spinSteps, nil
+	step := (with - b) / spinSteps
+	if !(step > 0.5) {
+		// A step is a load, an add, a store and the loop's own
+		// increment, compare and branch: a count below half an
+		// instruction means the planted steps did not run.
+		return 0, fmt.Errorf("%w: %d planted steps added %.1f instructions a call to %s", ErrValgrind, spinSteps, with-b, probe)
+	}
+	return step, nil
 }
 
 func perCall(f *File, name string) float64 {
