@@ -104,7 +104,7 @@ func (o options) run(ctx context.Context, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%w (make instr-baseline writes one)", err)
 		}
 	}
-	jobs, planted, err := o.jobs(ctx, base, stderr)
+	jobs, err := o.jobs(ctx, base, stderr)
 	if err != nil {
 		return err
 	}
@@ -130,7 +130,7 @@ func (o options) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	for i := range rows {
-		rows[i].Injected = planted[i]
+		rows[i].Steps = jobs[i].Steps
 	}
 	if err := WriteRows(stdout, rows, o.tol); err != nil {
 		return err
@@ -143,30 +143,27 @@ func (o options) run(ctx context.Context, stdout, stderr io.Writer) error {
 
 // jobs are the paths to count, with the planted steps under -inject: each
 // path's steps are its share of the baseline's count divided by what one
-// step costs, measured first on decode/layout (at least one step).
-func (o options) jobs(ctx context.Context, base *File, stderr io.Writer) ([]Job, []float64, error) {
+// step costs, measured first on decode/layout (at least one step). The
+// loop's entry adds a few instructions a call beyond its steps, so the
+// counts grow somewhat more than asked: the change column says by how much.
+func (o options) jobs(ctx context.Context, base *File, stderr io.Writer) ([]Job, error) {
 	paths := Paths()
 	jobs := make([]Job, len(paths))
-	planted := make([]float64, len(paths))
 	for i, p := range paths {
 		jobs[i] = Job{Path: p}
 	}
 	if o.inject == 0 {
-		return jobs, planted, nil
+		return jobs, nil
 	}
 	step, err := o.stepCost(ctx, base)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	fmt.Fprintf(stderr, "planting about %.1f%% per path: one step costs %.2f instructions\n", o.inject, step)
 	for i, p := range paths {
-		b := perCall(base, p.Name)
-		jobs[i].Steps = max(1, int(math.Round(o.inject/100*b/step)))
-		if b > 0 {
-			planted[i] = float64(jobs[i].Steps) * step / b
-		}
+		jobs[i].Steps = max(1, int(math.Round(o.inject/100*perCall(base, p.Name)/step)))
 	}
-	return jobs, planted, nil
+	return jobs, nil
 }
 
 // spinSteps is how many steps stepCost plants to measure one.
