@@ -20,6 +20,7 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/suiteflags"
 	"github.com/snowlab/snowlab/lab/internal/workload"
 	"github.com/snowlab/snowlab/lab/result"
+	"github.com/snowlab/snowlab/lab/subject"
 )
 
 // errBaselineFailures is the error for a run that was to become the
@@ -87,8 +88,10 @@ func (f Flags) Plan() (Plan, error) {
 }
 
 // Suite is the fixed short suite the gate runs: snowlab's own generators
-// (peers are not ours to gate) and the two physical-limit subjects its
-// ratios are read against, saturate at 1 and 2 goroutines, six short
+// (peers are not ours to gate) and the three physical-limit subjects its
+// ratios are read against (the fetch-and-add limits the generators'
+// costs are over, and limit/per-p, whose scaling shardedgen's is over;
+// not limit/clock+cas, which only peers are read against: 1.2 s less), saturate at 1 and 2 goroutines, six short
 // interleaved repeats each so the significance test has samples and
 // every ratio compares repeats that ran a moment apart; slowed under
 // -inject-regression, to show the gate failing.
@@ -98,7 +101,7 @@ func (p Plan) Suite() (lab.Suite, error) {
 		all = inject.Slow(all)
 	}
 	sf := suiteflags.Flags{
-		Subjects: "own,limit", Workloads: "saturate", Sweep: "1,2",
+		Subjects: "own," + subject.LimitClockAdd + "," + subject.LimitPerPAdd + "," + subject.LimitPerP, Workloads: "saturate", Sweep: "1,2",
 		Duration: 50 * time.Millisecond, SatRepeats: 6,
 		// Not run; set so that the flags' range check passes.
 		IDs: 1, Goroutines: 1, Repeats: 1, Rate: workload.DefaultSteadyRate, SteadyDur: workload.DefaultSteadyDuration,

@@ -150,11 +150,11 @@ func TestPlanWriteBaseline(t *testing.T) {
 }
 
 // TestSuite: the gate's suite is snowlab's generators and the physical
-// limits, saturate alone at 1 and 2 goroutines, six short repeats;
+// limits their gated ratios read (not limit/clock+cas), saturate alone at 1 and 2 goroutines, six short repeats;
 // -inject-regression slows atomicgen only, and says so in its note.
 func TestSuite(t *testing.T) {
 	base := writeRun(t, t.TempDir(), "base.json", "aaaaaaa")
-	want, err := suiteflags.Select("own,limit", suiteflags.All())
+	want, err := suiteflags.Select("own,limit/clock+add,limit/per-p+add,limit/per-p", suiteflags.All())
 	require.NoError(t, err)
 	for _, slow := range []bool{false, true} {
 		args := []string{"-baseline", base}

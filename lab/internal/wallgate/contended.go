@@ -16,10 +16,11 @@ const ContendedG = 2
 
 // contended are the costs under contention: each non-strict generator's
 // time per ID over its limit subject's at ContendedG, both sides
-// contending alike (atomicgen and limit/clock+cas on one shared word;
-// shardedgen and limit/per-p each on the calling P's), per repeat in IDs
+// contending alike (atomicgen and limit/clock+add on one shared word;
+// shardedgen and limit/per-p+add each on the calling P's), per repeat in IDs
 // per CPU-second where both have them. mutexgen is left out, as
-// lab/compare leaves it out at G=1: a mutex is not a compare-and-swap.
+// lab/compare leaves it out at G=1: how a lock is handed over differs by
+// CPU.
 func contended(run *result.Run) []ratio {
 	sat := map[string]*result.SaturateResult{}
 	for i := range run.Saturate {
