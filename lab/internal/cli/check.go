@@ -52,17 +52,21 @@ func runCheck(args, command []string, stdout, stderr io.Writer) int {
 // run's files.
 func gateCheck(plan check.Plan, command []string, quiet bool, stdout, stderr io.Writer) int {
 	var measureErr error
-	outcome, err := plan.Decide(func(isFirst bool) (*result.Run, error) {
-		repeats := check.MoreRepeats
-		if isFirst {
-			repeats = 0
-		} else {
-			fmt.Fprintf(stderr, "loadgen check: another run of %d repeats (UNKNOWN leaning worse, or confirming a failure)\n", repeats)
+	calls := 0
+	outcome, err := plan.Decide(func(full bool) (*result.Run, error) {
+		repeats := 0 // the suite's own
+		switch {
+		case !full:
+			repeats = check.MoreRepeats
+			fmt.Fprintf(stderr, "loadgen check: pooling another run of %d repeats: a ratio is UNKNOWN and leans worse\n", repeats)
+		case calls > 0:
+			fmt.Fprintln(stderr, "loadgen check: the gate failed; a confirmation run decides")
 		}
 		run, err := measureCheck(plan, repeats, command, quiet, stderr)
-		if err == nil && isFirst {
+		if err == nil && calls == 0 {
 			err = plan.Keep(run, stderr)
 		}
+		calls++
 		measureErr = err
 		return run, err
 	})

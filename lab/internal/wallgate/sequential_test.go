@@ -10,9 +10,11 @@ import (
 type script struct {
 	runs  []*result.Run
 	calls int
+	full  []bool
 }
 
-func (s *script) measure(bool) (*result.Run, error) {
+func (s *script) measure(full bool) (*result.Run, error) {
+	s.full = append(s.full, full)
 	r := s.runs[min(s.calls, len(s.runs)-1)]
 	s.calls++
 	return r, nil
@@ -84,6 +86,9 @@ func TestSequentialConfirms(t *testing.T) {
 	if s.calls != 2 || out.Confirm == nil {
 		t.Fatalf("calls %d, confirm %v: want the run and a confirmation", s.calls, out.Confirm)
 	}
+	if len(s.full) != 2 || !s.full[1] {
+		t.Errorf("the confirmation run must be full-length (full: %v)", s.full)
+	}
 	if err := out.Err(); err == nil {
 		t.Error("a confirmed regression must fail")
 	}
@@ -107,7 +112,12 @@ func TestPool(t *testing.T) {
 	if len(a.Saturate[0].Samples) != 6 || len(a.Failures) != 0 {
 		t.Fatal("Pool changed a")
 	}
-	for i, s := range p.Saturate {
+	unpaired := b.Saturate[0] // run builds its points in map order
+	for _, s := range p.Saturate {
+		i := 1
+		if s.Subject == unpaired.Subject && s.Goroutines == unpaired.Goroutines {
+			i = 0
+		}
 		if len(s.Samples) != 12 {
 			t.Errorf("%s G=%d: %d samples, want 12", s.Subject, s.Goroutines, len(s.Samples))
 		}
