@@ -117,7 +117,11 @@ func (r Report) Err() error {
 }
 
 // Decide gates new against base.
-func Decide(base, new *result.Run, o Options) (Report, error) {
+func Decide(base, new *result.Run, o Options) (Report, error) { return decideOnly(base, new, o, nil) }
+
+// decideOnly is Decide over the ratios only names (all where nil): Holm's
+// correction counts those alone.
+func decideOnly(base, new *result.Run, o Options, only map[string]bool) (Report, error) {
 	o, err := o.withDefaults()
 	if err != nil {
 		return Report{}, err
@@ -135,7 +139,7 @@ func Decide(base, new *result.Run, o Options) (Report, error) {
 	var ps []float64
 	for _, b := range gated(base) {
 		n, ok := newBy[b.Name]
-		if !ok {
+		if !ok || (only != nil && !only[b.Name]) {
 			continue
 		}
 		row := measure(b, n, o.Alpha)

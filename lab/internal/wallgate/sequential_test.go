@@ -86,6 +86,9 @@ func TestSequentialConfirms(t *testing.T) {
 	if s.calls != 2 || out.Confirm == nil {
 		t.Fatalf("calls %d, confirm %v: want the run and a confirmation", s.calls, out.Confirm)
 	}
+	if len(out.Confirm.Rows) != len(out.Failed()) {
+		t.Errorf("the confirmation decides the %d failed ratios only, got %d rows", len(out.Failed()), len(out.Confirm.Rows))
+	}
 	if len(s.full) != 2 || !s.full[1] {
 		t.Errorf("the confirmation run must be full-length (full: %v)", s.full)
 	}
