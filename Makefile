@@ -118,8 +118,9 @@ test-snowidd:
 ## lint-actions: actionlint on the GitHub Actions workflows, run as a Go tool of
 ## the tools/ module (tools/go.mod), so that no module's go.mod gains it; tools/
 ## is not in go.work, so that its dependencies never move the modules' versions.
+## The own-generator example's workflow (lab/testdata/owngen) is linted too.
 lint-actions:
-	cd tools && GOWORK=off $(GO) tool actionlint ../.github/workflows/*.yml
+	cd tools && GOWORK=off $(GO) tool actionlint ../.github/workflows/*.yml ../lab/testdata/owngen/workflow.yml
 
 ## deadcode: fail on any function of the modules that no program and no test
 ## reaches (golang.org/x/tools/cmd/deadcode -test: Rapid Type Analysis from
