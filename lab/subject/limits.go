@@ -15,10 +15,11 @@ import (
 // it is read against in Subject.Limit.
 const (
 	// LimitClockCAS reads the default clock and moves one shared word
-	// with a compare-and-swap: the least a generator on one word can do.
+	// with a compare-and-swap: the least a generator on one word whose
+	// every ID takes a compare-and-swap can do (the peers' limit).
 	LimitClockCAS = "limit/clock+cas"
-	// LimitPerP does the same on the calling P's own word: the least a
-	// sharded generator can do.
+	// LimitPerP does the same on the calling P's own word: the limit a
+	// sharded generator's scaling is read against.
 	LimitPerP = "limit/per-p"
 	// LimitClockAdd reads the monotonic clock and takes the next count of
 	// one shared word with a fetch-and-add (a compare-and-swap once per
@@ -51,13 +52,17 @@ func LimitFor(sharded, add bool) string {
 }
 
 // Limits returns the physical-limit subjects: the loop bodies of package
-// github.com/snowlab/snowlab/lab/internal/limit (a clock read, then one
-// compare-and-swap moving a padded word to max(old+1, now)) run as
-// subjects, so that each generator's figures in a run can be read as a
-// ratio to what the host can do at all. Their IDs are nanoseconds since Limits was called
-// (shifted left by limit.ShardBits, the word's index in the low bits, for
-// limit/per-p): unique and increasing per word, so the lab's checks hold
-// for them; they promise no tick ceiling.
+// github.com/snowlab/snowlab/lab/internal/limit run as subjects, so that
+// each generator's figures in a run can be read as a ratio to what the
+// host can do at all: limit/clock+cas and limit/per-p (a clock read, then
+// one compare-and-swap moving a padded word to max(old+1, now)), then
+// limit/clock+add and limit/per-p+add (addLimits: a clock read and one
+// fetch-and-add, snowlab's own common path). The compare-and-swap
+// limits' IDs are nanoseconds since Limits was called, the fetch-and-add
+// limits' a tick of 2^20 ns above a count (limit.Word.Take); the per-P
+// ones are shifted left with the word's index in the low bits. They are
+// unique and increase per word, so the lab's checks hold for them; they
+// promise no tick ceiling.
 func Limits() []Subject {
 	clock := clocksrc.Default()
 	epoch := clock.UnixNano()
@@ -73,7 +78,7 @@ func Limits() []Subject {
 	}
 
 	word := subject(LimitClockCAS, "not a generator: the default clock read and one compare-and-swap on one padded word per ID, "+
-		"with no sequence logic; every single-word generator's saturate IDs/s is read against it")
+		"with no sequence logic; the peers, and any generator whose every ID takes a compare-and-swap, are read against it")
 	word.Order = OrderCaller
 	word.Decode = func(id ID) (time.Time, int) { return at(id.Lo), -1 }
 	word.New = func() (Minter, error) {
@@ -87,7 +92,7 @@ func Limits() []Subject {
 	}
 
 	perP := subject(LimitPerP, "not a generator: the default clock read and one compare-and-swap on the calling P's padded word "+
-		"(picked by procPin) per ID; every sharded generator's saturate IDs/s is read against it")
+		"(picked by procPin) per ID; shardedgen's scaling is read against its scaling")
 	perP.Order = OrderShard
 	perP.Decode = func(id ID) (time.Time, int) { return at(limit.Value(id.Lo)), limit.Shard(id.Lo) }
 	perP.New = func() (Minter, error) {
