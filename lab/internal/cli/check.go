@@ -58,7 +58,7 @@ func gateCheck(plan check.Plan, command []string, quiet bool, stdout, stderr io.
 		switch {
 		case !full:
 			repeats = check.MoreRepeats
-			fmt.Fprintf(stderr, "loadgen check: pooling another run of %d repeats: a ratio is UNKNOWN and leans worse\n", repeats)
+			fmt.Fprintf(stderr, "loadgen check: pooling another run of %d repeats: a ratio is UNKNOWN and its loss at least half the minimum effect\n", repeats)
 		case calls > 0:
 			fmt.Fprintln(stderr, "loadgen check: the gate failed; a confirmation run decides")
 		}

@@ -24,7 +24,8 @@
 // UNKNOWN passes and is said, so the gate never fails on noise.
 //
 // Sequential is the same decision for a gate that can measure again
-// (loadgen check): while a ratio is UNKNOWN and leans worse it pools more
+// (loadgen check): while a ratio is UNKNOWN and leans worse (by half the
+// minimum effect or more) it pools more
 // runs into the first, up to a cap, and a failure stands only when a
 // fresh confirmation run fails on one of the same ratios.
 package wallgate

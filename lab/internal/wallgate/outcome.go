@@ -16,7 +16,7 @@ func (o Outcome) Write(w io.Writer) error {
 		return err
 	}
 	ew := md.NewWriter(w)
-	ew.Printf("runs pooled: %d (more while a ratio was UNKNOWN and leaned worse, at most %d more)\n", o.Rounds, DefaultMoreRounds)
+	ew.Printf("runs pooled: %d (more while a ratio was UNKNOWN and its loss at least half the minimum effect, at most %d more)\n", o.Rounds, DefaultMoreRounds)
 	if o.Confirm != nil {
 		ew.Printf("confirmation run: %d ratio(s) DIFFERENT and worse", len(o.Confirm.Failed()))
 		for _, r := range o.Confirm.Failed() {

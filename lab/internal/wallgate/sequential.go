@@ -58,8 +58,9 @@ func (o Outcome) Err() error {
 
 // Sequential is the gate that adds repeats while it is unsure, as
 // Chromium's Pinpoint does: it decides the first run against base, and
-// while a ratio is UNKNOWN with its loss estimate worse (a regression the
-// repeats so far can neither show nor rule out) pools up to moreRounds
+// while a ratio is UNKNOWN with its loss estimate at least half the
+// minimum effect (a regression the repeats so far can neither show nor
+// rule out) pools up to moreRounds
 // more runs into it and decides again; a decision that fails is then
 // checked by a fresh confirmation run, decided alone against base on the
 // failed ratios only (Holm's correction over those: they are the
@@ -108,12 +109,15 @@ func Sequential(base *result.Run, measure Measure, o Options, moreRounds int) (O
 	return out, nil
 }
 
-// leansWorse reports whether a row is UNKNOWN with its loss estimate
-// worse: more repeats could make it DIFFERENT and fail. An UNKNOWN row
-// leaning better cannot fail the gate, so it costs no more runs.
+// leansWorse reports whether a row is UNKNOWN with its loss estimate at
+// least half the minimum effect: more repeats could make it DIFFERENT
+// and fail, which takes an estimate of the whole minimum effect. A row
+// leaning better, or worse by less than half of it (the estimate would
+// have to double on more repeats of the same code), costs no more runs:
+// on a pass, most checks then make one run only.
 func leansWorse(r Report) bool {
 	for _, row := range r.Rows {
-		if row.Decision == Unknown && row.Loss > 0 {
+		if row.Decision == Unknown && row.Loss >= r.MinEffect/2 {
 			return true
 		}
 	}

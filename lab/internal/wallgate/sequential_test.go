@@ -53,9 +53,17 @@ func TestSequentialSamePassesAtOnce(t *testing.T) {
 	}
 }
 
-// TestSequentialMoreRepeatsWhileUnknown: a ratio 10% worse on a noisy
-// host is UNKNOWN after one run; pooled runs narrow it, up to the cap.
+// TestSequentialMoreRepeatsWhileUnknown: a ratio about 17% worse on a
+// noisy host (its spread's median is 1.1) is UNKNOWN after one run;
+// pooled runs narrow it, up to the cap. One about 8% worse (under half
+// the 25% minimum effect) pools nothing.
 func TestSequentialMoreRepeatsWhileUnknown(t *testing.T) {
+	mild := spreadRun(0.99, []float64{1, 1.3, 0.8, 1.25, 0.85, 1.2})
+	s := &script{runs: []*result.Run{mild}}
+	out, err := Sequential(run(1, 1), s.measure, Options{}, DefaultMoreRounds)
+	if err != nil || out.Rounds != 1 || out.Rows[0].Decision != Unknown {
+		t.Fatalf("an 8%% loss: %d rounds, %+v, %v: want one UNKNOWN run", out.Rounds, out.Rows[0], err)
+	}
 	noisy := spreadRun(1.1, []float64{1, 1.3, 0.8, 1.25, 0.85, 1.2})
 	first, err := Decide(run(1, 1), noisy, Options{})
 	if err != nil || !leansWorse(first) {
