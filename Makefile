@@ -122,8 +122,9 @@ test-snowidd:
 ## lint-actions: actionlint on the GitHub Actions workflows, run as a Go tool of
 ## the tools/ module (tools/go.mod), so that no module's go.mod gains it; tools/
 ## is not in go.work, so that its dependencies never move the modules' versions.
+## The own-generator example's workflow (lab/testdata/owngen) is linted too.
 lint-actions:
-	cd tools && GOWORK=off $(GO) tool actionlint ../.github/workflows/*.yml
+	cd tools && GOWORK=off $(GO) tool actionlint ../.github/workflows/*.yml ../lab/testdata/owngen/workflow.yml
 
 ## deadcode: fail on any function of the modules that no program and no test
 ## reaches (golang.org/x/tools/cmd/deadcode -test: Rapid Type Analysis from
@@ -270,6 +271,24 @@ history: loadgen
 RUN ?=
 publish: loadgen
 	$(LOADGEN) publish $(RUN)
+
+## instr-gate: the instruction-count gate (lab/internal/instr): every
+## single-goroutine path (each generator and policy, NextID and
+## NextIDs(64), decode, ParseID, mask) counted under valgrind's cachegrind
+## on a synthetic clock and compared with results/baseline/instr/
+## (scripts/instr-gate.sh installs valgrind from Debian when missing, or
+## skips where it cannot, unless SNOWLAB_REQUIRE_VALGRIND=1).
+## INSTR_FLAGS='-inject 3' plants a 3% regression to show it fails.
+INSTR_FLAGS ?=
+.PHONY: instr-gate instr-baseline
+instr-gate:
+	scripts/instr-gate.sh $(INSTR_FLAGS)
+
+## instr-baseline: count every path and write results/baseline/instr/
+## instructions.json (with the Go and valgrind versions, which the gate
+## requires to match): after a deliberate change in cost, or a new toolchain
+instr-baseline:
+	scripts/instr-gate.sh -write-baseline
 
 ## bench-check: the regression gate against results/baseline
 bench-check: loadgen

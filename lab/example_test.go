@@ -34,7 +34,7 @@ func Example() {
 	}
 	mine := subject.Func("mine/counter", next, fill)
 	mine.Order = subject.OrderCaller   // each goroutine's IDs increase: the lab checks it
-	mine.Limit = subject.LimitClockCAS // read it against a clock read + one CAS
+	mine.Limit = subject.LimitClockAdd // its path is a fetch-and-add: read it against a clock read + one
 	mine.Library = "example.com/mine"
 
 	suite := lab.Suite{
@@ -60,5 +60,7 @@ func Example() {
 	// measured: mine/counter
 	// measured: limit/clock+cas
 	// measured: limit/per-p
-	// ratio: mine/counter ns/ID over limit/clock+cas @G=1
+	// measured: limit/clock+add
+	// measured: limit/per-p+add
+	// ratio: mine/counter ns/ID over limit/clock+add @G=1
 }

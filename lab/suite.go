@@ -7,6 +7,7 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/perfevent"
 	"github.com/snowlab/snowlab/lab/internal/redact"
+	"github.com/snowlab/snowlab/lab/internal/vcs"
 	"github.com/snowlab/snowlab/lab/internal/workload"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
@@ -33,7 +34,10 @@ type Suite struct {
 	// with any credential in it redacted.
 	Command []string
 	// Commit is the source revision, recorded in the result; Dirty says
-	// the tree had uncommitted changes.
+	// the tree had uncommitted changes. Where Commit is empty, Measure
+	// records the revision the program was built from (its build info,
+	// else git in the working directory), so that a run of your own
+	// subjects carries its commit into the history as loadgen's do.
 	Commit string
 	Dirty  bool
 	// Progress, when set, is told before each step.
@@ -91,6 +95,9 @@ func (s Suite) Measure() (*result.Run, error) {
 		return nil, err
 	}
 	started := time.Now()
+	if s.Commit == "" {
+		s.Commit, s.Dirty = vcs.Commit()
+	}
 	run := &result.Run{Schema: result.SchemaVersion, Started: started.UTC(), Command: redact.Args(s.Command),
 		Commit: s.Commit, Dirty: s.Dirty, Host: host.Probe()}
 	// The load is read over the whole run, the failed part of one

@@ -5,8 +5,10 @@
 // 500 ms: -ceiling-budget): a 100,000-ID fan-out burst, a saturate sweep over goroutine
 // counts and an open-loop steady run, against snowlab's generators (mutex
 // baseline, lock-free, sharded; both policies), the physical limits they
-// are read against (limit/clock+cas: a clock read and one compare-and-swap
-// on a shared word; limit/per-p: the same on the calling P's word) and the
+// are read against (limit/clock+add: a clock read and one fetch-and-add
+// on a shared word, their own common path; limit/per-p+add: the same on
+// the calling P's word; the compare-and-swap loops limit/clock+cas and
+// limit/per-p, for the peers) and the
 // Go ID libraries people use today, all in one process on one host; -gomaxprocs N
 // runs it on N cores. It prints a table,
 // and writes results/local/<date>-<host>-<sha>.json, a Markdown summary

@@ -41,7 +41,11 @@ func OwnWith(base snowlab.Config) []Subject {
 		s := FromLayout(snowlab.DefaultLayout)
 		s.Name, s.Library = name, "github.com/snowlab/snowlab"
 		s.Strict, s.Order, s.Batch = p == snowlab.Strict, OrderCaller, true
-		s.Limit = LimitClockCAS
+		// Every snowlab generator's common path is one fetch-and-add
+		// (internal/engine's Cell.Next; mutexgen's lock is a
+		// compare-and-swap, more), on the default layout and on any
+		// with 20 bits above the sequence for its overshoot.
+		s.Limit = LimitFor(false, addsOn(base.Layout))
 		return s
 	}
 	var out []Subject
@@ -67,7 +71,7 @@ func OwnWith(base snowlab.Config) []Subject {
 			cfg.Policy = p
 			s := subject("shardedgen/"+m.String()+"/"+p.String(), p)
 			s.Order = OrderShard
-			s.Limit = LimitPerP
+			s.Limit = LimitFor(true, addsOn(base.Layout))
 			s.Shards = shards
 			if m == shardedgen.NodePerShard {
 				s.Nodes = shards
@@ -80,6 +84,20 @@ func OwnWith(base snowlab.Config) []Subject {
 		}
 	}
 	return out
+}
+
+// addsOn reports whether the engine takes a count with fetch-and-add on
+// layout l (the zero Layout is the default): it does when the state
+// word's count field (the 64-TimeBits bits below the tick) holds at least
+// 2^20 counts beyond the sequence's, room for every caller's overshoot
+// (internal/engine's Rules.addOK, which the lab cannot import: the rule
+// is written here again, and TestOwnLimits holds its cases).
+func addsOn(l snowlab.Layout) bool {
+	l = l.OrDefault()
+	if l.TimeBits == 0 || l.TimeBits > 63 || l.SeqBits >= 64-l.TimeBits {
+		return false // not a valid layout: the generator refuses it
+	}
+	return uint64(1)<<(64-l.TimeBits)-uint64(1)<<l.SeqBits >= 1<<20
 }
 
 // own adapts a snowlab.Generator to Minter.

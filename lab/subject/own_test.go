@@ -2,6 +2,7 @@ package subject
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -126,4 +127,52 @@ func TestSlotCapacity(t *testing.T) {
 	assert.Equal(t, 4096.0, byName(t, "shardedgen/node-per-shard/strict").SlotCapacity())
 	split := byName(t, "shardedgen/split-sequence/strict")
 	assert.InDelta(t, 4096.0/float64(split.Shards), split.SlotCapacity(), 1e-9)
+}
+
+// TestOwnLimits: each of snowlab's generators is read against the
+// fetch-and-add limit of its kind (one word, or one per P), because its
+// common path is a fetch-and-add on the default layout; a layout too
+// tight for fetch-add's overshoot (internal/engine's TestFetchAddRoom
+// case) gets the compare-and-swap limits.
+func TestOwnLimits(t *testing.T) {
+	for _, s := range Own(1) {
+		want := LimitClockAdd
+		if strings.HasPrefix(s.Name, "shardedgen/") {
+			want = LimitPerPAdd
+		}
+		assert.Equal(t, want, s.Limit, s.Name)
+	}
+	tight := snowlab.Layout{TimeBits: 50, NodeBits: 1, SeqBits: 12, Unit: time.Nanosecond, Epoch: snowlab.DefaultLayout.Epoch}
+	assert.True(t, addsOn(snowlab.Layout{}))
+	assert.True(t, addsOn(snowlab.DefaultLayout))
+	assert.False(t, addsOn(tight))
+	assert.False(t, addsOn(snowlab.Layout{TimeBits: 64}))
+	assert.Equal(t, LimitClockCAS, LimitFor(false, false))
+	assert.Equal(t, LimitPerP, LimitFor(true, false))
+}
+
+// TestLimitSubjects: every limit subject mints distinct, increasing IDs
+// that decode to about now, and names no limit of its own.
+func TestLimitSubjects(t *testing.T) {
+	subs := Limits()
+	names := make([]string, len(subs))
+	for i, s := range subs {
+		names[i] = s.Name
+		assert.True(t, s.Physical, s.Name)
+		assert.Empty(t, s.Limit, s.Name)
+		m, err := s.New()
+		require.NoError(t, err, s.Name)
+		var last ID
+		for k := range 1000 {
+			id, err := m.Next()
+			require.NoError(t, err, s.Name)
+			if k > 0 {
+				require.Less(t, last.Lo, id.Lo, s.Name)
+			}
+			last = id
+		}
+		tm, _ := s.Decode(last)
+		assert.WithinDuration(t, time.Now(), tm, 2*time.Second, s.Name)
+	}
+	assert.Equal(t, []string{LimitClockCAS, LimitPerP, LimitClockAdd, LimitPerPAdd}, names)
 }

@@ -18,8 +18,10 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/report"
 	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/internal/suiteflags"
+	"github.com/snowlab/snowlab/lab/internal/wallgate"
 	"github.com/snowlab/snowlab/lab/internal/workload"
 	"github.com/snowlab/snowlab/lab/result"
+	"github.com/snowlab/snowlab/lab/subject"
 )
 
 // errBaselineFailures is the error for a run that was to become the
@@ -87,19 +89,29 @@ func (f Flags) Plan() (Plan, error) {
 }
 
 // Suite is the fixed short suite the gate runs: snowlab's own generators
-// (peers are not ours to gate) and the two physical-limit subjects its
-// ratios are read against, saturate at 1 and 2 goroutines, six short
+// (peers are not ours to gate) and the three physical-limit subjects its
+// ratios are read against (the fetch-and-add limits the generators'
+// costs are over, and limit/per-p, whose scaling shardedgen's is over;
+// not limit/clock+cas, which only peers are read against: 1.2 s less), saturate at 1 and 2 goroutines, six short
 // interleaved repeats each so the significance test has samples and
 // every ratio compares repeats that ran a moment apart; slowed under
 // -inject-regression, to show the gate failing.
-func (p Plan) Suite() (lab.Suite, error) {
+func (p Plan) Suite() (lab.Suite, error) { return p.SuiteRepeats(6) }
+
+// MoreRepeats is the repeats of each run the gate pools in while unsure,
+// and of its confirmation run: half the first run's, so that a pass
+// costs at most wallgate.DefaultMoreRounds x 3.3 s more on two cores.
+const MoreRepeats = 3
+
+// SuiteRepeats is Suite with n repeats per point.
+func (p Plan) SuiteRepeats(n int) (lab.Suite, error) {
 	all := suiteflags.All()
 	if *p.f.slow {
 		all = inject.Slow(all)
 	}
 	sf := suiteflags.Flags{
-		Subjects: "own,limit", Workloads: "saturate", Sweep: "1,2",
-		Duration: 50 * time.Millisecond, SatRepeats: 6,
+		Subjects: "own," + subject.LimitClockAdd + "," + subject.LimitPerPAdd + "," + subject.LimitPerP, Workloads: "saturate", Sweep: "1,2",
+		Duration: 50 * time.Millisecond, SatRepeats: n,
 		// Not run; set so that the flags' range check passes.
 		IDs: 1, Goroutines: 1, Repeats: 1, Rate: workload.DefaultSteadyRate, SteadyDur: workload.DefaultSteadyDuration,
 		Budget: workload.DefaultCeilingBudget,
@@ -135,16 +147,18 @@ func (p Plan) Keep(cur *result.Run, w io.Writer) error {
 // rather than be compared with one.
 func (p Plan) WritesBaseline() bool { return p.f.write }
 
-// Gate compares cur with the baseline; a baseline the gate cannot read
-// ratios from is an error.
-func (p Plan) Gate(cur *result.Run) (compare.GateReport, error) {
-	return compare.Gate(p.Baseline, cur, p.f.tol)
+// Decide is the gate: the wall-time gate's rules (lab/internal/wallgate)
+// with -tolerance as the minimum effect, pooling more runs from measure
+// while unsure and confirming a failure with one more
+// (wallgate.Sequential).
+func (p Plan) Decide(measure wallgate.Measure) (wallgate.Outcome, error) {
+	return wallgate.Sequential(p.Baseline, measure, wallgate.Options{MinEffect: p.f.tol}, wallgate.DefaultMoreRounds)
 }
 
-// Report writes the gate's finding on w, as JSON under -json.
-func (p Plan) Report(w io.Writer, gate compare.GateReport) error {
+// WriteOutcome writes the gate's finding on w, as JSON under -json.
+func (p Plan) WriteOutcome(w io.Writer, o wallgate.Outcome) error {
 	if p.f.asJSON {
-		return gate.WriteJSON(w)
+		return o.WriteJSON(w)
 	}
-	return gate.Write(w)
+	return o.Write(w)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -150,11 +151,11 @@ func TestPlanWriteBaseline(t *testing.T) {
 }
 
 // TestSuite: the gate's suite is snowlab's generators and the physical
-// limits, saturate alone at 1 and 2 goroutines, six short repeats;
+// limits their gated ratios read (not limit/clock+cas), saturate alone at 1 and 2 goroutines, six short repeats;
 // -inject-regression slows atomicgen only, and says so in its note.
 func TestSuite(t *testing.T) {
 	base := writeRun(t, t.TempDir(), "base.json", "aaaaaaa")
-	want, err := suiteflags.Select("own,limit", suiteflags.All())
+	want, err := suiteflags.Select("own,limit/clock+add,limit/per-p+add,limit/per-p", suiteflags.All())
 	require.NoError(t, err)
 	for _, slow := range []bool{false, true} {
 		args := []string{"-baseline", base}
@@ -228,9 +229,9 @@ func TestKeep(t *testing.T) {
 	}
 }
 
-// TestGate: the run is compared with the baseline at -tolerance, and
-// the finding written as a table or, under -json, as JSON; a correctness
-// failure fails the gate.
+// TestGate: the run is gated against the baseline by the wall gate's
+// rules at -tolerance as the minimum effect, and the finding written as a
+// table or, under -json, as JSON; a correctness failure fails the gate.
 func TestGate(t *testing.T) {
 	base := writeRun(t, t.TempDir(), "base.json", "aaaaaaa")
 	for _, tt := range []struct {
@@ -244,25 +245,23 @@ func TestGate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p, err := plan(t, "-baseline", base, "-tolerance", "0.3")
 			require.NoError(t, err)
-			gate, err := p.Gate(tt.run)
+			out, err := p.Decide(func(bool) (*result.Run, error) { return tt.run, nil })
 			require.NoError(t, err)
-			assert.Equal(t, 0.3, gate.Tolerance)
-			assert.Equal(t, "aaaaaaa", gate.BaseCommit)
-			assert.Equal(t, tt.ok, gate.OK())
+			assert.Equal(t, 0.3, out.MinEffect)
+			assert.Equal(t, "aaaaaaa", out.BaseCommit)
+			assert.Equal(t, tt.ok, out.Err() == nil, "%v", out.Err())
 
 			var table bytes.Buffer
-			require.NoError(t, p.Report(&table, gate))
+			require.NoError(t, p.WriteOutcome(&table, out))
 			assert.False(t, json.Valid(table.Bytes()), "a table, not JSON")
 			assert.Contains(t, table.String(), "aaaaaaa")
 
 			p, err = plan(t, "-baseline", base, "-tolerance", "0.3", "-json")
 			require.NoError(t, err)
-			var out bytes.Buffer
-			require.NoError(t, p.Report(&out, gate))
-			assert.True(t, json.Valid(out.Bytes()), out.String())
-			var want bytes.Buffer
-			require.NoError(t, gate.WriteJSON(&want))
-			assert.Equal(t, want.String(), out.String())
+			var js bytes.Buffer
+			require.NoError(t, p.WriteOutcome(&js, out))
+			assert.True(t, json.Valid(js.Bytes()), js.String())
+			assert.Contains(t, js.String(), fmt.Sprintf(`"pass": %v`, tt.ok))
 		})
 	}
 }

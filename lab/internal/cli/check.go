@@ -33,35 +33,67 @@ func runCheck(args, command []string, stdout, stderr io.Writer) int {
 	if plan.BaselinePath != "" {
 		fmt.Fprintf(stderr, "baseline: %s\n", plan.BaselinePath)
 	}
-	cur, err := measureCheck(plan, command, *quiet, stderr)
-	if err == nil {
-		err = plan.Keep(cur, stderr)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "loadgen check: %v\n", err)
-		return exitFailure
-	}
 	if plan.WritesBaseline() {
+		cur, err := measureCheck(plan, 0, command, *quiet, stderr)
+		if err == nil {
+			err = plan.Keep(cur, stderr)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "loadgen check: %v\n", err)
+			return exitFailure
+		}
 		return exitOK
 	}
-	gate, err := plan.Gate(cur)
+	return gateCheck(plan, command, *quiet, stdout, stderr)
+}
+
+// gateCheck runs the suite and gates it (check.Plan.Decide): more runs
+// while unsure, a confirmation run before it fails. -out keeps the first
+// run's files.
+func gateCheck(plan check.Plan, command []string, quiet bool, stdout, stderr io.Writer) int {
+	var measureErr error
+	calls := 0
+	outcome, err := plan.Decide(func(full bool) (*result.Run, error) {
+		repeats := 0 // the suite's own
+		switch {
+		case !full:
+			repeats = check.MoreRepeats
+			fmt.Fprintf(stderr, "loadgen check: pooling another run of %d repeats: a ratio is UNKNOWN and its loss at least half the minimum effect\n", repeats)
+		case calls > 0:
+			fmt.Fprintln(stderr, "loadgen check: the gate failed; a confirmation run decides")
+		}
+		run, err := measureCheck(plan, repeats, command, quiet, stderr)
+		if err == nil && calls == 0 {
+			err = plan.Keep(run, stderr)
+		}
+		calls++
+		measureErr = err
+		return run, err
+	})
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen check: %v\n", err)
-		return exitUsage
+		if measureErr != nil {
+			return exitFailure
+		}
+		return exitUsage // a baseline the gate cannot compare with
 	}
-	if err := plan.Report(stdout, gate); err != nil {
+	if err := plan.WriteOutcome(stdout, outcome); err != nil {
 		fmt.Fprintf(stderr, "loadgen check: %v\n", err)
 		return exitFailure
 	}
-	if !gate.OK() {
+	if outcome.Err() != nil {
 		return exitFailure
 	}
 	return exitOK
 }
 
-// measureCheck runs the gate's suite, with a progress bar unless quiet.
-func measureCheck(plan check.Plan, command []string, quiet bool, stderr io.Writer) (*result.Run, error) {
+// measureCheck runs the gate's suite (repeats per point: the suite's
+// own where 0), with a progress bar unless quiet.
+func measureCheck(plan check.Plan, repeats int, command []string, quiet bool, stderr io.Writer) (*result.Run, error) {
 	suite, err := plan.Suite()
+	if repeats > 0 {
+		suite, err = plan.SuiteRepeats(repeats)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -37,7 +37,7 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loadgen history: %v\n", err)
 		return exitUsage
 	}
-	n, err := page.Write()
+	n, changes, err := page.Write()
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen history: %v\n", err)
 		// What was named is at fault (a folder that is not there, a
@@ -50,5 +50,8 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	fmt.Fprintf(stdout, "wrote %s (%d runs)\n", page.Out, n)
+	for _, line := range changes {
+		fmt.Fprintln(stdout, line)
+	}
 	return exitOK
 }

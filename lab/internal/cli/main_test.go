@@ -171,7 +171,7 @@ func TestCheckAgainstOwnBaseline(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &gate), out)
 	assert.True(t, gate.Pass)
-	assert.Contains(t, out, "atomicgen/monotonic ns/ID over limit/clock+cas @G=1")
+	assert.Contains(t, out, "atomicgen/monotonic ns/ID over limit/clock+add @G=1")
 	assert.Contains(t, out, "tick fill atomicgen/strict @G=2")
 }
 
@@ -343,7 +343,7 @@ func TestList(t *testing.T) {
 	code, out, _ := runArgs("list")
 	require.Equal(t, exitOK, code)
 	for _, name := range []string{"mutexgen/strict", "atomicgen/monotonic", "shardedgen/split-sequence/strict", "bwmarrin/snowflake", "google/uuid-v7",
-		"limit/clock+cas", "limit/per-p"} {
+		"limit/clock+cas", "limit/per-p", "limit/clock+add", "limit/per-p+add"} {
 		assert.Contains(t, out, name)
 	}
 }
@@ -408,7 +408,7 @@ func TestRunLeaseFlags(t *testing.T) {
 	assert.NotContains(t, errs, "Sup3r-s3cret")
 }
 
-// TestRunLimits: -subjects limit selects the two physical limits (and
+// TestRunLimits: -subjects limit selects the four physical limits (and
 // "own" does not), -gomaxprocs sets the run's GOMAXPROCS and the result
 // records it, and the table reads generators against their limit.
 func TestRunLimits(t *testing.T) {
@@ -420,8 +420,8 @@ func TestRunLimits(t *testing.T) {
 	require.Equal(t, exitOK, code, errs)
 	assert.Equal(t, before, runtime.GOMAXPROCS(0), "restored after the run")
 	assert.Contains(t, out, "GOMAXPROCS 1")
-	assert.Regexp(t, `(?m)^atomicgen/monotonic +limit/clock\+cas +[0-9.]+x`, out)
-	assert.Regexp(t, `(?m)^shardedgen/node-per-shard/monotonic +limit/per-p +[0-9.]+x`, out)
+	assert.Regexp(t, `(?m)^atomicgen/monotonic +limit/clock\+add +[0-9.]+x`, out)
+	assert.Regexp(t, `(?m)^shardedgen/node-per-shard/monotonic +limit/per-p\+add +[0-9.]+x`, out)
 	jsons, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	require.Len(t, jsons, 1)
 	res, err := result.Read(jsons[0])
@@ -431,7 +431,7 @@ func TestRunLimits(t *testing.T) {
 	for _, s := range res.Subjects {
 		names = append(names, s.Name)
 	}
-	assert.ElementsMatch(t, []string{"atomicgen/monotonic", "shardedgen/node-per-shard/monotonic", "limit/clock+cas", "limit/per-p"}, names)
+	assert.ElementsMatch(t, []string{"atomicgen/monotonic", "shardedgen/node-per-shard/monotonic", "limit/clock+cas", "limit/per-p", "limit/clock+add", "limit/per-p+add"}, names)
 
 	subs, err := suiteflags.Select("own", suiteflags.All())
 	require.NoError(t, err)

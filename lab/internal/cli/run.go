@@ -43,6 +43,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runCompare(args, stdout, stderr)
 	case "check":
 		return runCheck(args, command, stdout, stderr)
+	case "instr":
+		return runInstr(args, stdout, stderr)
+	case "gate":
+		return runGate(args, stdout, stderr)
 	case "export":
 		return runExport(args, stdout, stderr)
 	case "list":
@@ -107,9 +111,18 @@ const usage = `usage:
                                     results/local/, which git ignores
   loadgen compare [-fail-on-regression] [-json] OLD.json NEW.json
                                     per-metric change with a noise-aware verdict
+                                    (informational: gate CI with loadgen gate)
+  loadgen gate [-baseline OLD.json|DIR] NEW.json
+                                    the wall-time gate on two result files (yours or
+                                    ours): DIFFERENT / SAME / UNKNOWN per host-normalised
+                                    ratio, Holm-corrected, with a minimum effect
   loadgen check [-baseline DIR|FILE.json]
                                     the CI regression gate: a short fixed suite compared
                                     on cross-machine ratios with a baseline (loadgen check -h)
+  loadgen instr [-write-baseline] [-inject PCT]
+                                    the instruction-count gate: every single-goroutine
+                                    path counted under cachegrind against
+                                    results/baseline/instr/ (make instr-gate)
   loadgen export [-format F] RUN.json
                                     a run for benchstat (gobench) or
                                     github-action-benchmark (benchmark-action,

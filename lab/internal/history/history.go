@@ -20,9 +20,9 @@ import (
 
 // write writes the history page of runs to out, the ratios baseline
 // gates (every gated ratio when nil) first.
-func write(out string, runs []report.HistoryRun, baseline *result.Run) error {
+func write(out string, runs []report.HistoryRun, baseline *result.Run) (report.History, error) {
 	h := report.NewHistory(runs, baseline)
-	return result.WriteFile(out, func(w io.Writer) error { return report.WriteIndex(w, h) })
+	return h, result.WriteFile(out, func(w io.Writer) error { return report.WriteIndex(w, h) })
 }
 
 // BadSource is an error about one of the history's sources: missing, or
@@ -134,16 +134,22 @@ func experiment(path string) string {
 // ratios baseline gates (every gated ratio when nil) first. It returns
 // how many runs the page shows. An error about a source is a *BadSource.
 func WritePage(out string, sources []string, baseline *result.Run) (int, error) {
+	h, err := writePage(out, sources, baseline)
+	return len(h.Runs), err
+}
+
+// writePage is WritePage returning the history it drew.
+func writePage(out string, sources []string, baseline *result.Run) (report.History, error) {
 	runs, err := read(sources, filepath.Dir(out))
 	if err != nil {
-		return 0, err
+		return report.History{}, err
 	}
 	if filepath.Dir(out) == resultdir.DefaultOut() {
 		// The lab's own folder may not be there yet when only published
 		// runs are; any other folder named must be.
 		if err := os.MkdirAll(resultdir.DefaultOut(), 0o755); err != nil {
-			return 0, err
+			return report.History{}, err
 		}
 	}
-	return len(runs), write(out, runs, baseline)
+	return write(out, runs, baseline)
 }

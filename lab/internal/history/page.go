@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/snowlab/snowlab/lab/internal/changepoint"
+	"github.com/snowlab/snowlab/lab/internal/md"
 	"github.com/snowlab/snowlab/lab/internal/report"
 	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
@@ -53,6 +55,34 @@ func NewPage(out, base string, sources []string) (Page, error) {
 	return p, nil
 }
 
-// Write writes the page, and returns how many runs it shows. An error
-// about a source is a *BadSource.
-func (p Page) Write() (int, error) { return WritePage(p.Out, p.Sources, p.Baseline) }
+// Write writes the page, and returns how many runs it shows and a line
+// per change point of its gated series (ChangeLines). An error about a
+// source is a *BadSource.
+func (p Page) Write() (int, []string, error) {
+	h, err := writePage(p.Out, p.Sources, p.Baseline)
+	return len(h.Runs), ChangeLines(h), err
+}
+
+// ChangeLines says each change point of h's gated series in a line: the
+// series, the first run at the new level (its commit and date), the
+// levels before and after, the p-value; or one line saying there are
+// none (nothing where no series is gated).
+func ChangeLines(h report.History) []string {
+	var out []string
+	gated := 0
+	for _, t := range h.Ratios {
+		if !t.Gated {
+			continue
+		}
+		gated++
+		for _, c := range t.Changes {
+			r := h.Runs[c.Run].Run
+			out = append(out, fmt.Sprintf("change point: %s on %s at %s (%s): %.4g -> %.4g (%+.1f%%), p=%.3g",
+				t.Name, c.Host, md.OrDash(r.Revision()), r.Started.Format("2006-01-02"), c.Before, c.After, 100*(c.After/c.Before-1), c.P))
+		}
+	}
+	if len(out) == 0 && gated > 0 {
+		out = append(out, fmt.Sprintf("change points: none in the %d gated series (e-divisive means, p <= %g)", gated, changepoint.DefaultP))
+	}
+	return out
+}

@@ -72,3 +72,58 @@ func Shard(v uint64) int { return int(v & (MaxShards - 1)) }
 
 // Value is v without its word's index: the value its word held.
 func Value(v uint64) uint64 { return v >> shardBits }
+
+// The fetch-and-add limits' word is a tick above a count, as the
+// generators' state word is: tickShift turns clock nanoseconds into ticks
+// of 2^20 ns (1.05 ms, about the default layout's millisecond), and the
+// count takes the low countBits. 32 bits of count are 4.3e9 IDs in one
+// tick, 4e12 IDs/s: no host comes near it, so a fetch-and-add can never
+// carry into the tick bits.
+const (
+	tickShift = 20
+	countBits = 32
+)
+
+// Take is the least the generators' common path does: load the word, read
+// the clock, and while the clock is still in the word's tick (or behind
+// it) take the next count with one fetch-and-add, which cannot fail and so
+// never retries; when the clock has moved to a later tick, claim it with
+// one compare-and-swap (retried only when another caller moved the word
+// in between). That is snowlab's single-ID fast path (a fetch-and-add on
+// reuse, one compare-and-swap per new tick) with none of its policy,
+// window or fence checks, so no generator on one word can do less per
+// ID. now is the clock in nanoseconds (the caller reads it, as the
+// generators do, once per call). The value is the tick above the count;
+// every value Take returns from one Word is distinct and, in the order the
+// calls took effect, increasing, whatever now does.
+func (w *Word) Take(now uint64) (v uint64, lost int) {
+	t := now >> tickShift
+	for {
+		old := w.v.Load()
+		if t <= old>>countBits {
+			return w.v.Add(1) - 1, lost
+		}
+		if w.v.CompareAndSwap(old, t<<countBits|1) {
+			return t << countBits, lost
+		}
+		lost++
+	}
+}
+
+// TickOf is the clock reading, in nanoseconds rounded down to a tick, of
+// a value Take returned (after Value, for a PerP's).
+func TickOf(v uint64) uint64 { return v >> countBits << tickShift }
+
+// Take is Word.Take on the calling goroutine's P's word, its value shifted
+// left by shardBits with the word's index in the low bits, as Advance.
+// Shifted, a value keeps 64-shardBits-countBits = 22 bits of tick: 2^22
+// ticks of 2^20 ns are 51 days since the clock's origin.
+func (p *PerP) Take(now uint64) (v uint64, shard, lost int) {
+	shard = procPin()
+	procUnpin()
+	if shard >= len(p.words) {
+		shard %= len(p.words)
+	}
+	w, lost := p.words[shard].Take(now)
+	return w<<shardBits | uint64(shard), shard, lost
+}

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -141,6 +142,15 @@ func TestPagesInBrowser(t *testing.T) {
 		}
 	}
 	h := NewHistory(runs, nil)
+	ip, err := newIndexPage(h)
+	require.NoError(t, err)
+	indexSections := []string{"changes", "gated", "runs", "ungated", "rates"}
+	if len(ip.Ungated) == 0 && len(ip.Short) == 0 {
+		indexSections = slices.Delete(indexSections, 3, 4)
+	}
+	if len(ip.Fairness) > 0 {
+		indexSections = append(indexSections, "fairness")
+	}
 	indexPage := filepath.Join(dir, IndexName)
 	writeFile(t, indexPage, func(b *bytes.Buffer) error { return WriteIndex(b, h) })
 
@@ -162,7 +172,9 @@ func TestPagesInBrowser(t *testing.T) {
 			[]string{"Capped generator", "× the fastest capped peer, per node", "Uncapped generator",
 				"× the fastest uncapped peer promising as much", fairnessHeader}},
 		{"committed", committedPage, len(chartsOf(committed)), tablesOf(committed), sectionsOf(committed), true, nil},
-		{"index", indexPage, len(h.Ratios) + len(h.Rates) + len(h.Fairness), 1, []string{"gated", "runs", "ungated", "rates", "fairness"}, false, nil},
+		// The history: what changed and the gated charts lead its first
+		// screen; figures too short to chart are a table.
+		{"index", indexPage, len(ip.Gated) + len(ip.Ungated) + len(ip.Rates) + len(ip.Fairness), 1 + btoi(len(ip.Short) > 0), indexSections, false, nil},
 	} {
 		assert.Positive(t, p.SVGs, "%s: a run's page and the history draw charts", p.Name)
 		checkInBrowser(t, bctx, p)

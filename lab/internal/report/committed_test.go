@@ -83,9 +83,10 @@ func sectionsOf(run *result.Run) []string {
 	return ids
 }
 
-// TestCommittedRuns: every run committed in results/, written by older
-// labs, still reads and renders, its summary leading with every
-// generator, its load said to be not recorded, its hypervisor named once.
+// TestCommittedRuns: every run committed in results/, most written by
+// older labs, still reads and renders, its summary leading with every
+// generator, its load said to be not recorded where the lab that wrote
+// it recorded none, its hypervisor named once.
 func TestCommittedRuns(t *testing.T) {
 	for _, path := range committedRuns(t) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
@@ -93,10 +94,11 @@ func TestCommittedRuns(t *testing.T) {
 			require.NoError(t, err)
 			md := markdownOf(t, run)
 			page := htmlOf(t, run)
-			assert.Nil(t, run.Host.Load, "an older lab's file")
 			summary := mdSection(md, "Summary")
-			assert.Contains(t, summary, "load not recorded")
-			assert.Contains(t, mdSection(md, "Host"), "| Load | not recorded")
+			if run.Host.Load == nil {
+				assert.Contains(t, summary, "load not recorded")
+				assert.Contains(t, mdSection(md, "Host"), "| Load | not recorded")
+			}
 			assert.Less(t, strings.Index(md, "## Summary"), strings.Index(md, "## Host"))
 			for _, s := range run.Subjects {
 				if !s.Peer && !s.Physical {

@@ -3,7 +3,9 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"github.com/snowlab/snowlab/lab/internal/changepoint"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -60,6 +62,38 @@ type Trend struct {
 	// (a ratio the baseline lacks is reported, not gated).
 	Gated  bool
 	Series []Series
+	// Changes are the change points of a gated trend's series
+	// (lab/internal/changepoint, e-divisive means), in series then run
+	// order; none for a trend not gated.
+	Changes []Change
+}
+
+// Change is a change point of one series of a trend: Run (indexing
+// History.Runs) is the first run at the new level; Before and After are
+// the levels' means, P the permutation test's p-value.
+type Change struct {
+	Host          string
+	Run           int
+	Before, After float64
+	P             float64
+}
+
+// changes are the change points of t's series.
+func changes(t Trend) []Change {
+	var out []Change
+	for _, s := range t.Series {
+		var xs []float64
+		var runs []int
+		for _, p := range s.Points {
+			if !math.IsNaN(p.Value) && !math.IsInf(p.Value, 0) {
+				xs, runs = append(xs, p.Value), append(runs, p.Run)
+			}
+		}
+		for _, c := range changepoint.Find(xs, changepoint.Options{Seed: 1}) {
+			out = append(out, Change{Host: s.Host, Run: runs[c.Index], Before: c.Before, After: c.After, P: c.P})
+		}
+	}
+	return out
 }
 
 // Series is a trend's points from one host, in run order.
@@ -143,6 +177,9 @@ func NewHistory(runs []HistoryRun, baseline *result.Run) History {
 	for i := range h.Ratios {
 		t := &h.Ratios[i]
 		t.Gated = !t.Informational && (inBase == nil || inBase[t.Name])
+		if t.Gated {
+			t.Changes = changes(*t)
+		}
 	}
 	// The gated ratios lead: they are what a regression fails on.
 	slices.SortStableFunc(h.Ratios, func(a, b Trend) int { return cmp.Compare(btoi(!a.Gated), btoi(!b.Gated)) })

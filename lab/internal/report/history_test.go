@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -284,4 +285,53 @@ func TestHistoryLoadChanges(t *testing.T) {
 	buf.Reset()
 	require.NoError(t, WriteIndex(&buf, h))
 	assert.NotContains(t, buf.String(), "load-changes")
+}
+
+// TestHistoryChangePoints: a gated ratio that steps 30% worse after six
+// runs of twelve has one change point, at the seventh run, on the page's
+// "What changed" and the chart's caption; the flat ratios have none.
+func TestHistoryChangePoints(t *testing.T) {
+	var runs []HistoryRun
+	for k := range 12 {
+		run := fixture.Sweep(6)
+		run.Started = run.Started.Add(time.Duration(k) * time.Hour)
+		run.Commit = fmt.Sprintf("c%06d", k)
+		slow := 1 + 0.01*float64(k%3) // run-to-run noise
+		if k >= 6 {
+			slow *= 1.3
+		}
+		for i := range run.Saturate {
+			if s := &run.Saturate[i]; s.Subject == "atomicgen/monotonic" && s.Goroutines == 1 {
+				for j := range s.Samples {
+					s.Samples[j] /= slow
+				}
+				for j := range s.CPUSamples {
+					s.CPUSamples[j] /= slow
+				}
+			}
+		}
+		runs = append(runs, HistoryRun{Run: run})
+	}
+	h := NewHistory(runs, nil)
+	const name = "atomicgen/monotonic ns/ID over limit/clock+cas @G=1"
+	found := 0
+	for _, tr := range h.Ratios {
+		if tr.Name != name {
+			assert.Empty(t, tr.Changes, tr.Name)
+			continue
+		}
+		require.True(t, tr.Gated)
+		require.Len(t, tr.Changes, 1)
+		assert.Equal(t, 6, tr.Changes[0].Run)
+		assert.InDelta(t, 1.3, tr.Changes[0].After/tr.Changes[0].Before, 0.02)
+		found++
+	}
+	require.Equal(t, 1, found)
+	var buf bytes.Buffer
+	require.NoError(t, WriteIndex(&buf, h))
+	page := buf.String()
+	changes := page[strings.Index(page, `<section id="changes">`):strings.Index(page, `<section id="gated">`)]
+	has(t, changes, "atomicgen/monotonic ns/ID over limit/clock") // html/template writes + as &#43;
+	has(t, changes, "at #6 (c000006)")
+	has(t, page, "Change point at #6 (c000006)")
 }

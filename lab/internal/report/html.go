@@ -108,6 +108,106 @@ type indexPage struct {
 	Rates          []figure
 	Fairness       []figure
 	LoadChanges    []string
+	// Changes are the change points of the gated series, a line each;
+	// Gated counts the gated ratios searched.
+	Changes    []string
+	GatedCount int
+	// Short are the reported figures with fewer than minTrendPoints runs
+	// on every host: a table row each (name, latest value) instead of a
+	// chart, which would draw one or two points.
+	Short []shortTrend
+}
+
+// minTrendPoints is the fewest runs on one host that earn a reported
+// figure a chart: the history of 13 runs drew 126 charts (771 KB), most
+// with one or two points, which say no more than the latest value.
+const minTrendPoints = 3
+
+// shortTrend is a reported figure too short to chart.
+type shortTrend struct{ Name, Latest string }
+
+// longest is the most points any series of t has.
+func longest(t Trend) int {
+	n := 0
+	for _, s := range t.Series {
+		n = max(n, len(s.Points))
+	}
+	return n
+}
+
+// latest is t's newest point, with its host.
+func latest(t Trend, format func(float64) string) string {
+	best, run, host := 0.0, -1, ""
+	for _, s := range t.Series {
+		if p := s.Points[len(s.Points)-1]; p.Run > run {
+			best, run, host = p.Value, p.Run, s.Host
+		}
+	}
+	return fmt.Sprintf("%s (#%d, %s)", format(best), run, host)
+}
+
+// changeLines are h's gated change points for the page, a line each.
+func changeLines(h History) []string {
+	var out []string
+	for _, t := range h.Ratios {
+		for _, c := range t.Changes {
+			out = append(out, fmt.Sprintf("%s on %s: %s → %s (%+.1f%%) at #%d (%s), p=%.3g", t.Name, c.Host,
+				ratioTick(c.Before), ratioTick(c.After), 100*(c.After/c.Before-1), c.Run, shortRevision(h.Runs[c.Run].Run.Revision()), c.P))
+		}
+	}
+	return out
+}
+
+// addTrends adds h's trends to the page: every gated ratio as a chart
+// (captioned with its change points), the reported ones and the rates as
+// charts where a host has minTrendPoints runs of them, else as rows of
+// Short.
+func (p *indexPage) addTrends(h History, styleOf func(string) plot.SeriesStyle) error {
+	for _, t := range h.Ratios {
+		if !t.Gated && longest(t) < minTrendPoints {
+			p.Short = append(p.Short, shortTrend{t.Name, latest(t, ratioTick)})
+			continue
+		}
+		f, err := inlineFigure("", trendChart(h, t, "ratio", ratioTick, styleOf))
+		if err != nil {
+			return err
+		}
+		if !t.Gated {
+			p.Ungated = append(p.Ungated, f)
+			continue
+		}
+		p.GatedCount++
+		for _, c := range t.Changes {
+			f.Caption += fmt.Sprintf("Change point at #%d (%s) on %s: %s → %s. ", c.Run,
+				shortRevision(h.Runs[c.Run].Run.Revision()), c.Host, ratioTick(c.Before), ratioTick(c.After))
+		}
+		p.Gated = append(p.Gated, f)
+	}
+	for _, t := range h.Rates {
+		t.Name += ": IDs/s"
+		if longest(t) < minTrendPoints {
+			p.Short = append(p.Short, shortTrend{t.Name, latest(t, siTick)})
+			continue
+		}
+		f, err := inlineFigure("", trendChart(h, t, "IDs per second", siTick, styleOf))
+		if err != nil {
+			return err
+		}
+		p.Rates = append(p.Rates, f)
+	}
+	for _, t := range h.Fairness {
+		t.Name += ": fairness"
+		if longest(t) < minTrendPoints {
+			p.Short = append(p.Short, shortTrend{t.Name, latest(t, pctTick)})
+			continue
+		}
+		f, err := inlineFigure("", trendChart(h, t, "deviation (%)", pctTick, styleOf))
+		if err != nil {
+			return err
+		}
+		p.Fairness = append(p.Fairness, f)
+	}
+	return nil
 }
 
 // loadCell is a run's load in the index's table: the share of the CPU
@@ -135,6 +235,15 @@ func pctTick(v float64) string { return units.TrimSig(v, 3) + "%" }
 // its fairness, with a line per host; runs whose load differs from the previous run's
 // on their host are listed at the top.
 func WriteIndex(w io.Writer, h History) error {
+	p, err := newIndexPage(h)
+	if err != nil {
+		return err
+	}
+	return pages.ExecuteTemplate(w, "index.html.tmpl", p)
+}
+
+// newIndexPage is the history page's content.
+func newIndexPage(h History) (indexPage, error) {
 	p := indexPage{Title: "snowlab lab: history of runs"}
 	hosts := map[string]bool{}
 	for i, hr := range h.Runs {
@@ -164,32 +273,6 @@ func WriteIndex(w io.Writer, h History) error {
 		}
 		return plot.Series(i)
 	}
-	for _, t := range h.Ratios {
-		f, err := inlineFigure("", trendChart(h, t, "ratio", ratioTick, styleOf))
-		if err != nil {
-			return err
-		}
-		if t.Gated {
-			p.Gated = append(p.Gated, f)
-		} else {
-			p.Ungated = append(p.Ungated, f)
-		}
-	}
-	for _, t := range h.Rates {
-		t.Name += ": IDs/s"
-		f, err := inlineFigure("", trendChart(h, t, "IDs per second", siTick, styleOf))
-		if err != nil {
-			return err
-		}
-		p.Rates = append(p.Rates, f)
-	}
-	for _, t := range h.Fairness {
-		t.Name += ": fairness"
-		f, err := inlineFigure("", trendChart(h, t, "deviation (%)", pctTick, styleOf))
-		if err != nil {
-			return err
-		}
-		p.Fairness = append(p.Fairness, f)
-	}
-	return pages.ExecuteTemplate(w, "index.html.tmpl", p)
+	p.Changes = changeLines(h)
+	return p, p.addTrends(h, styleOf)
 }

@@ -237,3 +237,30 @@ func TestCeilingPct(t *testing.T) {
 	assert.Zero(t, ceilingPct(run, result.SaturateResult{Subject: "google/uuid-v7", IDsPerSec: 9e6}))
 	assert.Equal(t, 50.0, ceilingPct(run, result.SaturateResult{Subject: "unknown", CeilingPct: 50}))
 }
+
+// TestLimitFinding: a subject faster than its limit in every repeat is a
+// finding under the cost-over-limit table; one that beats it in only some
+// repeats (the noise) is not.
+func TestLimitFinding(t *testing.T) {
+	run := fixture.Sweep(6)
+	for i := range run.Saturate {
+		s := &run.Saturate[i]
+		if s.Subject != "atomicgen/monotonic" || s.Goroutines != 1 {
+			continue
+		}
+		for k := range s.Samples {
+			s.Samples[k] = 40e6 // its limit, limit/clock+cas, is 25e6
+		}
+	}
+	sat := mdSection(markdownOf(t, run), "Saturate")
+	assert.Contains(t, sat, "**Finding:** atomicgen/monotonic reads below limit/clock+cas at G=1 in every one of its 6 repeats")
+	assert.Equal(t, 1, strings.Count(sat, "**Finding:**"), "only the planted one")
+
+	run = fixture.Sweep(6)
+	for i := range run.Saturate {
+		if s := &run.Saturate[i]; s.Subject == "atomicgen/monotonic" && s.Goroutines == 1 {
+			s.Samples[0] = 40e6 // one repeat fast: noise
+		}
+	}
+	assert.NotContains(t, markdownOf(t, run), "**Finding:**")
+}

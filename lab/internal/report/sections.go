@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -283,7 +284,54 @@ func writeLimits(d *document, run *result.Run, gs []int, names []string, cell ma
 	}
 	s := d.section(3, "Cost over the physical limit")
 	s.table(header, rows)
+	for _, b := range belowLimits(run, gs, names, cell) {
+		s.text(fmt.Sprintf("**Finding:** %s reads below %s at G=%d in every one of its %d repeats (at most %s×): "+
+			"that limit does more than this path must, so it is no limit for it.", b.subject, b.limit, b.g, b.repeats, units.TrimSig(b.max, 3)))
+	}
 	s.text(note("limits"))
+}
+
+// below is a subject that beat its limit: every per-repeat ratio (the
+// limit's IDs/s over the subject's, repeats paired in the order they ran)
+// under 1, max the largest of them.
+type below struct {
+	subject, limit string
+	g, repeats     int
+	max            float64
+}
+
+// belowLimits are the subjects whose every repeat at some G read below
+// its limit. Every repeat, not the median, so that the finding is beyond
+// the run's own noise: with 6 repeats a limit that holds reads below 1×
+// in all of them by chance with probability at most 2^-6 per cell when
+// the two sides tie.
+func belowLimits(run *result.Run, gs []int, names []string, cell map[satKey]result.SaturateResult) []below {
+	var out []below
+	for _, name := range names {
+		info, _ := subjectInfo(run, name)
+		if info.Limit == "" || info.Physical {
+			continue
+		}
+		for _, g := range gs {
+			r, ok1 := cell[satKey{name, g}]
+			l, ok2 := cell[satKey{info.Limit, g}]
+			if !ok1 || !ok2 || len(r.Samples) < 2 || len(r.Samples) != len(l.Samples) {
+				continue
+			}
+			b := below{subject: name, limit: info.Limit, g: g, repeats: len(r.Samples)}
+			for i := range r.Samples {
+				if !(r.Samples[i] > 0) {
+					b.max = math.Inf(1)
+					break
+				}
+				b.max = max(b.max, l.Samples[i]/r.Samples[i])
+			}
+			if b.max < 1 {
+				out = append(out, b)
+			}
+		}
+	}
+	return out
 }
 
 // limitRows are the rows of the cost-over-limit table: a subject, its

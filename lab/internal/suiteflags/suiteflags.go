@@ -203,7 +203,7 @@ func WriteList(w io.Writer) error {
 		}
 		ceiling := "no per-tick limit"
 		if s.Physical {
-			ceiling = "the least per ID: clock read + one CAS"
+			ceiling = "the least per ID: clock read + one atomic step (" + strings.TrimPrefix(s.Name, "limit/") + ")"
 		}
 		if c := s.Ceiling(); c > 0 && s.Strict {
 			ceiling = fmt.Sprintf("strict ceiling %.4g IDs/s", c)

@@ -248,7 +248,7 @@ func TestConfigOutOfRange(t *testing.T) {
 // and demand no tick ceiling.
 func TestLimitSubjects(t *testing.T) {
 	subs := subject.Limits()
-	require.Len(t, subs, 2)
+	require.Len(t, subs, 4)
 	for _, s := range subs {
 		assert.True(t, s.Physical, s.Name)
 		assert.False(t, s.Strict, s.Name)
@@ -272,7 +272,7 @@ func TestLimitSubjects(t *testing.T) {
 		assert.WithinDuration(t, time.Now(), tm, time.Second, s.Name)
 	}
 	for _, s := range subject.Own(1) {
-		assert.Contains(t, []string{subject.LimitClockCAS, subject.LimitPerP}, s.Limit, s.Name)
+		assert.Contains(t, []string{subject.LimitClockAdd, subject.LimitPerPAdd}, s.Limit, s.Name)
 	}
 }
 

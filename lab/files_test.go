@@ -1,4 +1,4 @@
-package report
+package lab_test
 
 import (
 	"os"
@@ -15,7 +15,9 @@ import (
 )
 
 // TestWriteFiles: a small real run of every workload on one own generator,
-// written as loadgen writes results, reads back the same.
+// written by lab.WriteFiles as loadgen writes results, reads back the
+// same. (It was report's test of the same function; report cannot import
+// lab, which now wraps it.)
 func TestWriteFiles(t *testing.T) {
 	run, err := lab.Suite{
 		Subjects:  subject.Own(1)[:1],
@@ -28,7 +30,7 @@ func TestWriteFiles(t *testing.T) {
 	require.NoError(t, err)
 
 	dir := t.TempDir()
-	paths, err := WriteFiles(dir, run)
+	paths, err := lab.WriteFiles(dir, run)
 	require.NoError(t, err)
 	stem := filepath.Join(dir, run.Stem())
 	assert.Contains(t, paths, stem+".json")

@@ -1,0 +1,95 @@
+package instr
+
+import (
+	"debug/buildinfo"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// BaselinePath is where the gate's baseline lives, slash-separated: a
+// folder of its own under results/baseline, whose newest .json is the
+// wall-time gate's baseline (loadgen check), so that neither reads the
+// other's file.
+const BaselinePath = "results/baseline/instr/instructions.json"
+
+// File is one measurement of every path: the baseline, or a run compared
+// with it. Go, Valgrind and GOARCH say what the counts depend on besides
+// the code: another compiler, valgrind or architecture executes other
+// instructions, so the gate refuses to compare across them.
+type File struct {
+	When      time.Time   `json:"when"`
+	Commit    string      `json:"commit,omitempty"`
+	Go        string      `json:"go"`       // the toolchain that built the target
+	Valgrind  string      `json:"valgrind"` // valgrind --version
+	GOOS      string      `json:"goos"`
+	GOARCH    string      `json:"goarch"`
+	Tool      string      `json:"tool"` // how the counts were taken
+	Tolerance float64     `json:"tolerance"`
+	Paths     []PathCount `json:"paths"`
+}
+
+// PathCount is one path's instructions per call.
+type PathCount struct {
+	Name        string  `json:"name"`
+	Calls       int     `json:"calls"` // N2 - N1
+	PerCall     float64 `json:"per_call"`
+	InjectSteps int     `json:"inject_steps,omitempty"` // a planted regression; never in a baseline
+}
+
+// Tool is what File.Tool records.
+const Tool = "valgrind --tool=cachegrind --cache-sim=no; GOMAXPROCS=1 GOGC=off; (I(N2)-I(N1))/(N2-N1), N1 = calls/8, N2 = N1 + calls"
+
+// Stamp fills f's toolchain fields: the Go version and architecture
+// recorded in the target binary, and valgrind's version.
+func Stamp(f *File, valgrind, target string) error {
+	bi, err := buildinfo.ReadFile(target)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrUsage, target, err)
+	}
+	f.Go = bi.GoVersion
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "GOOS":
+			f.GOOS = s.Value
+		case "GOARCH":
+			f.GOARCH = s.Value
+		}
+	}
+	out, err := exec.Command(valgrind, "--version").Output()
+	if err != nil {
+		return fmt.Errorf("%w: %s --version: %v", ErrValgrind, valgrind, err)
+	}
+	f.Valgrind = strings.TrimSpace(string(out))
+	f.Tool = Tool
+	return nil
+}
+
+// Read reads a File.
+func Read(path string) (*File, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBaseline, err)
+	}
+	var f File
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrBaseline, path, err)
+	}
+	return &f, nil
+}
+
+// Write writes f to path, creating its folder.
+func Write(path string, f *File) error {
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}

@@ -1,0 +1,140 @@
+package instr
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Every path runs and takes the same number of clock readings each run:
+// a few hundred calls of each, on its synthetic clock, without an error
+// (a Strict path that exhausted its sequence would wait, then fail).
+func TestPathsRun(t *testing.T) {
+	seen := map[string]bool{}
+	for _, p := range Paths() {
+		if seen[p.Name] || p.Calls < 1000 {
+			t.Errorf("path %s: duplicate, or %d calls", p.Name, p.Calls)
+		}
+		seen[p.Name] = true
+		if err := Run(p, 5000, 1); err != nil {
+			t.Error(err)
+		}
+	}
+	if len(seen) != 20 {
+		t.Errorf("%d paths, want 20 (4 generators x 2 policies x 2 calls, 4 codec paths)", len(seen))
+	}
+}
+
+func TestTargetMainBadInput(t *testing.T) {
+	for _, args := range [][]string{{"-path", "nope", "-n", "1"}, {"-path", "decode/layout", "-n", "-1"}, {"-bogus"}} {
+		var out, errb bytes.Buffer
+		if code := TargetMain(args, &out, &errb); code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", args, code, errb.String())
+		}
+	}
+	var out bytes.Buffer
+	if code := TargetMain([]string{"-list"}, &out, &out); code != 0 || !strings.Contains(out.String(), "atomicgen/monotonic/nextid\n") {
+		t.Errorf("-list: exit %d, %q", code, out.String())
+	}
+}
+
+func file(per ...float64) *File {
+	f := &File{Go: "go1.26.8", Valgrind: "valgrind-3.19.0", GOOS: "linux", GOARCH: "amd64"}
+	for i, v := range per {
+		f.Paths = append(f.Paths, PathCount{Name: string(rune('a' + i)), Calls: 1000, PerCall: v})
+	}
+	return f
+}
+
+func TestCompare(t *testing.T) {
+	rows, err := Compare(file(100, 200, 300), file(101, 206, 290), 0.015)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"same", "worse", "better"}
+	for i, r := range rows {
+		if r.Verdict != want[i] {
+			t.Errorf("%s: %+.2f%% is %s, want %s", r.Name, 100*r.Change, r.Verdict, want[i])
+		}
+	}
+	if Worse(rows) != 1 {
+		t.Errorf("Worse = %d, want 1", Worse(rows))
+	}
+	other := file(100, 200, 300)
+	other.Valgrind = "valgrind-3.22.0"
+	if _, err := Compare(file(100, 200, 300), other, 0.015); !errors.Is(err, ErrBaseline) || !strings.Contains(err.Error(), "re-baseline") {
+		t.Errorf("another valgrind: %v, want ErrBaseline asking to re-baseline", err)
+	}
+	if _, err := Compare(file(100, 200), file(100, 200, 300), 0.015); !errors.Is(err, ErrBaseline) {
+		t.Errorf("another path set: %v, want ErrBaseline", err)
+	}
+}
+
+// fakeValgrind is a stand-in for valgrind: it prints cachegrind's
+// "I refs" line for 1,000,000 + n x PERCALL instructions (PERCALL from
+// the environment), so that Main can be driven end to end without it.
+func fakeValgrind(t *testing.T) string {
+	t.Helper()
+	script := `#!/bin/sh
+if [ "$1" = --version ]; then echo valgrind-3.19.0; exit 0; fi
+while [ $# -gt 0 ]; do if [ "$1" = -n ]; then n=$2; fi; shift; done
+echo "==1== I   refs:      $((1000000 + n * PERCALL))" >&2
+`
+	p := filepath.Join(t.TempDir(), "valgrind")
+	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// The gate passes the count it recorded and fails one 3% dearer.
+func TestMainGate(t *testing.T) {
+	vg := fakeValgrind(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Join(t.TempDir(), "b.json")
+	args := []string{"-valgrind", vg, "-target", self, "-baseline", base}
+	for _, c := range []struct {
+		perCall string
+		extra   []string
+		code    int
+	}{
+		{"100", []string{"-write-baseline"}, 0},
+		{"100", nil, 0},
+		{"101", nil, 0},
+		{"103", nil, 1},
+		// The fake ignores the planted steps: a step measured at no
+		// instructions is an error, never an endless or a zero plant.
+		{"100", []string{"-inject", "3"}, 1},
+	} {
+		t.Setenv("PERCALL", c.perCall)
+		var out, errb bytes.Buffer
+		if code := Main(append(args, c.extra...), &out, &errb); code != c.code {
+			t.Errorf("per call %s %v: exit %d, want %d\n%s%s", c.perCall, c.extra, code, c.code, out.String(), errb.String())
+		}
+	}
+}
+
+func TestMainBadInputAndSkip(t *testing.T) {
+	for _, args := range [][]string{{"-tolerance", "0"}, {"-inject", "-1"}, {"-inject", "3", "-write-baseline"}, {"extra"}, {"-workers", "0"}} {
+		var out, errb bytes.Buffer
+		if code := Main(args, &out, &errb); code != 2 || strings.Count(errb.String(), "\n") != 1 {
+			t.Errorf("%v: exit %d, want 2 and one line; got %q", args, code, errb.String())
+		}
+	}
+	missing := []string{"-valgrind", filepath.Join(t.TempDir(), "no-valgrind")}
+	t.Setenv(RequireEnv, "")
+	var out, errb bytes.Buffer
+	if code := Main(missing, &out, &errb); code != 0 || !strings.Contains(out.String(), "skipped") {
+		t.Errorf("no valgrind: exit %d, %q; want a skip", code, out.String())
+	}
+	t.Setenv(RequireEnv, "1")
+	if code := Main(missing, &out, &errb); code != 1 {
+		t.Errorf("no valgrind, %s=1: exit %d, want 1", RequireEnv, code)
+	}
+}

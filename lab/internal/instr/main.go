@@ -1,0 +1,201 @@
+package instr
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/snowlab/snowlab/lab/internal/vcs"
+)
+
+// RequireEnv set to 1 makes a missing valgrind a failure instead of a
+// skip (CI sets it).
+const RequireEnv = "SNOWLAB_REQUIRE_VALGRIND"
+
+type options struct {
+	runner   Runner
+	baseline string
+	write    bool
+	tol      float64
+	inject   float64
+	out      string
+}
+
+// Main is loadgen instr, the instruction-count gate: it counts every
+// path under cachegrind and compares the counts with the baseline, or
+// writes the baseline (-write-baseline). It returns the exit status: 0
+// (passed, or skipped where valgrind is missing and not required), 1 (a
+// path got dearer than the tolerance, or a step failed), 2 (bad input).
+func Main(args []string, stdout, stderr io.Writer) int {
+	o, code := parse(args, stderr)
+	if code >= 0 {
+		return code
+	}
+	if _, err := exec.LookPath(o.runner.Valgrind); err != nil {
+		if os.Getenv(RequireEnv) == "1" {
+			fmt.Fprintf(stderr, "loadgen instr: %s not found and %s=1: install it (scripts/instr-gate.sh does, from Debian)\n", o.runner.Valgrind, RequireEnv)
+			return 1
+		}
+		fmt.Fprintf(stdout, "loadgen instr: skipped: %s not found (valgrind runs on Linux; not on macOS or Windows); %s=1 makes this fail\n", o.runner.Valgrind, RequireEnv)
+		return 0
+	}
+	if err := o.run(context.Background(), stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "loadgen instr: %v\n", err)
+		if errors.Is(err, ErrUsage) {
+			return 2
+		}
+		return 1
+	}
+	return 0
+}
+
+func parse(args []string, stderr io.Writer) (options, int) {
+	fs := flag.NewFlagSet("loadgen instr", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o options
+	fs.StringVar(&o.runner.Target, "target", filepath.FromSlash("bin/instrpath"), "the instrpath binary to count (scripts/instr-gate.sh builds it static)")
+	fs.StringVar(&o.runner.Valgrind, "valgrind", "valgrind", "the valgrind program")
+	fs.IntVar(&o.runner.Workers, "workers", 2, "paths counted at once (the counts do not depend on it)")
+	fs.StringVar(&o.baseline, "baseline", filepath.FromSlash(BaselinePath), "the baseline to compare with, or to write")
+	fs.BoolVar(&o.write, "write-baseline", false, "write the counts as the baseline instead of comparing")
+	fs.Float64Var(&o.tol, "tolerance", DefaultTolerance, "fail a path whose count grew by more than this fraction")
+	fs.Float64Var(&o.inject, "inject", 0, "plant a regression of about this many percent on every path (inject.Spin), to show the gate fails it")
+	fs.StringVar(&o.out, "o", "", "also write this run's counts to this file")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return o, 0
+		}
+		return o, 2
+	}
+	switch {
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "loadgen instr: unexpected argument %q\n", fs.Arg(0))
+	case !(o.tol > 0 && o.tol < 1):
+		fmt.Fprintf(stderr, "loadgen instr: -tolerance %v: want a fraction between 0 and 1, e.g. 0.015\n", o.tol)
+	case !(o.inject >= 0 && o.inject <= 100):
+		fmt.Fprintf(stderr, "loadgen instr: -inject %v: want a percentage from 0 to 100\n", o.inject)
+	case o.inject > 0 && o.write:
+		fmt.Fprintln(stderr, "loadgen instr: -inject with -write-baseline would record the regression as the baseline")
+	case o.runner.Workers < 1 || o.runner.Workers > 64:
+		fmt.Fprintf(stderr, "loadgen instr: -workers %d: want 1 to 64\n", o.runner.Workers)
+	default:
+		return o, -1
+	}
+	return o, 2
+}
+
+func (o options) run(ctx context.Context, stdout, stderr io.Writer) error {
+	cur := &File{When: time.Now().UTC(), Tolerance: o.tol}
+	if err := Stamp(cur, o.runner.Valgrind, o.runner.Target); err != nil {
+		return err
+	}
+	cur.Commit, _ = vcs.Commit()
+	var base *File
+	if !o.write {
+		var err error
+		if base, err = Read(o.baseline); err != nil {
+			return fmt.Errorf("%w (make instr-baseline writes one)", err)
+		}
+	}
+	jobs, err := o.jobs(ctx, base, stderr)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	if cur.Paths, err = o.runner.Measure(ctx, jobs); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "counted %d paths in %.0f s\n", len(jobs), time.Since(start).Seconds())
+	if o.out != "" {
+		if err := Write(o.out, cur); err != nil {
+			return err
+		}
+	}
+	if o.write {
+		if err := Write(o.baseline, cur); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s (%d paths, %s, %s)\n", o.baseline, len(cur.Paths), cur.Go, cur.Valgrind)
+		return nil
+	}
+	rows, err := Compare(base, cur, o.tol)
+	if err != nil {
+		return err
+	}
+	for i := range rows {
+		rows[i].Steps = jobs[i].Steps
+	}
+	if err := WriteRows(stdout, rows, o.tol); err != nil {
+		return err
+	}
+	if n := Worse(rows); n > 0 {
+		return fmt.Errorf("%w: %d of %d paths count more than %.1f%% above %s", ErrRegression, n, len(rows), 100*o.tol, o.baseline)
+	}
+	return nil
+}
+
+// jobs are the paths to count, with the planted steps under -inject: each
+// path's steps are its share of the baseline's count divided by what one
+// step costs, measured first on decode/layout (at least one step). The
+// loop's entry adds a few instructions a call beyond its steps, so the
+// counts grow somewhat more than asked: the change column says by how much.
+func (o options) jobs(ctx context.Context, base *File, stderr io.Writer) ([]Job, error) {
+	paths := Paths()
+	jobs := make([]Job, len(paths))
+	for i, p := range paths {
+		jobs[i] = Job{Path: p}
+	}
+	if o.inject == 0 {
+		return jobs, nil
+	}
+	step, err := o.stepCost(ctx, base)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(stderr, "planting about %.1f%% per path: one step costs %.2f instructions\n", o.inject, step)
+	for i, p := range paths {
+		jobs[i].Steps = max(1, int(math.Round(o.inject/100*perCall(base, p.Name)/step)))
+	}
+	return jobs, nil
+}
+
+// spinSteps is how many steps stepCost plants to measure one.
+const spinSteps = 1000
+
+func (o options) stepCost(ctx context.Context, base *File) (float64, error) {
+	const probe = "decode/layout"
+	b := perCall(base, probe)
+	p, err := Lookup(probe)
+	if err != nil || b <= 0 {
+		return 0, fmt.Errorf("%w: no %s count to size the planted steps by", ErrBaseline, probe)
+	}
+	p.Calls = 4000 // about 16 million instructions at 1,000 steps a call
+	with, err := o.runner.PerCall(ctx, probe, p.Calls, spinSteps)
+	if err != nil {
+		return 0, err
+	}
+	step := (with - b) / spinSteps
+	if !(step > 0.5) {
+		// A step is a load, an add, a store and the loop's own
+		// increment, compare and branch: a count below half an
+		// instruction means the planted steps did not run.
+		return 0, fmt.Errorf("%w: %d planted steps added %.1f instructions a call to %s", ErrValgrind, spinSteps, with-b, probe)
+	}
+	return step, nil
+}
+
+func perCall(f *File, name string) float64 {
+	for _, p := range f.Paths {
+		if p.Name == name {
+			return p.PerCall
+		}
+	}
+	return 0
+}

@@ -1,0 +1,200 @@
+package instr
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/atomicgen"
+	"github.com/snowlab/snowlab/clocksrc"
+	"github.com/snowlab/snowlab/lab/internal/inject"
+	"github.com/snowlab/snowlab/mask"
+	"github.com/snowlab/snowlab/mutexgen"
+	"github.com/snowlab/snowlab/shardedgen"
+)
+
+// Batch is the size of the NextIDs paths' batch: one call fills 64 IDs.
+const Batch = 64
+
+// startMillis is where every synthetic clock starts: 2026-01-01T00:00:00Z,
+// inside DefaultLayout's window.
+const startMillis = 1767225600000
+
+// strictClock moves forward 1 ms every readsPerMilli reads: the same
+// readings in the same order on every run, so a Strict call takes the same
+// path every time (a fixed clock would exhaust the sequence and wait for
+// a tick that never comes: ErrClockBackwards). One goroutine reads it (the
+// target runs with GOMAXPROCS 1), so a plain counter is enough.
+// readsPerMilli is chosen so that a tick sees at most 1,024 IDs, a quarter
+// of the 4,096 its sequence holds: the path never exhausts a tick and
+// never waits (1,024 reads for NextID; 16 for NextIDs(64), which reads the
+// clock about once a batch).
+func strictClock(readsPerMilli int64) clocksrc.Clock {
+	var reads int64
+	return clocksrc.Func(func() int64 {
+		reads++
+		return (startMillis + reads/readsPerMilli) * int64(time.Millisecond)
+	})
+}
+
+// Path is one single-goroutine path the gate counts: Setup builds its
+// state and returns the call that runs the path once.
+// Calls is how many calls one count adds: sized so that a count spans
+// about 30 million instructions (200,000 NextID calls of 120 to 470
+// instructions; 32,768 batches of about 900; 64,000 decodes of 470 to
+// 720; 16,000 masks of about 2,300), against start-up and run-time noise
+// of about 0.1 million instructions a run.
+type Path struct {
+	Name  string
+	Calls int
+	Setup func() (func() error, error)
+}
+
+type newGen func(snowlab.Config) (snowlab.Generator, error)
+
+var generators = []struct {
+	name string
+	newG newGen
+}{
+	{"mutexgen", func(c snowlab.Config) (snowlab.Generator, error) { return mutexgen.New(c) }},
+	{"atomicgen", func(c snowlab.Config) (snowlab.Generator, error) { return atomicgen.New(c) }},
+	{"shardedgen/node-per-shard", func(c snowlab.Config) (snowlab.Generator, error) {
+		return shardedgen.New(shardedgen.Config{Config: c, Shards: 1, Mode: shardedgen.NodePerShard})
+	}},
+	{"shardedgen/split-sequence", func(c snowlab.Config) (snowlab.Generator, error) {
+		return shardedgen.New(shardedgen.Config{Config: c, Shards: 1, Mode: shardedgen.SplitSequence})
+	}},
+}
+
+// Paths are every path the gate counts, in the order it reports them:
+// each generator under each policy, one NextID and one NextIDs(Batch) a
+// call, then Layout.Decode, ParseID, and mask's encode and decode.
+func Paths() []Path {
+	var out []Path
+	for _, g := range generators {
+		for _, pol := range []snowlab.Policy{snowlab.Strict, snowlab.Monotonic} {
+			out = append(out, genPath(g.name, g.newG, pol, false), genPath(g.name, g.newG, pol, true))
+		}
+	}
+	return append(out, codecPaths()...)
+}
+
+func policyName(p snowlab.Policy) string {
+	if p == snowlab.Monotonic {
+		return "monotonic"
+	}
+	return "strict"
+}
+
+func genPath(name string, newG newGen, pol snowlab.Policy, batch bool) Path {
+	call, calls := "nextid", 200_000
+	if batch {
+		call, calls = "nextids"+strconv.Itoa(Batch), 32_768
+	}
+	return Path{Name: name + "/" + policyName(pol) + "/" + call, Calls: calls, Setup: func() (func() error, error) {
+		clock := clocksrc.FixedMillis(startMillis)
+		if pol == snowlab.Strict {
+			clock = strictClock(1024)
+			if batch {
+				clock = strictClock(1024 / Batch)
+			}
+		}
+		g, err := newG(snowlab.Config{Node: 1, Clock: clock, Policy: pol})
+		if err != nil {
+			return nil, err
+		}
+		if !batch {
+			return func() error { _, err := g.NextID(); return err }, nil
+		}
+		dst := make([]snowlab.ID, Batch)
+		return func() error {
+			n, err := g.NextIDs(dst)
+			if err == nil && n != Batch {
+				err = fmt.Errorf("NextIDs filled %d of %d", n, Batch)
+			}
+			return err
+		}, nil
+	}}
+}
+
+// sampleID is the ID the codec paths decode and mask: node 1, sequence 5,
+// at startMillis.
+func sampleID() (snowlab.ID, error) {
+	return snowlab.DefaultLayout.Compose(time.UnixMilli(startMillis), 1, 5)
+}
+
+// maskSecret is a fixed 16-byte test key: the mask paths' cost does not
+// depend on the key's value, only on its length (AES-128).
+var maskSecret = []byte("snowlab-instr-16")
+
+func codecPaths() []Path {
+	return []Path{
+		{"decode/layout", 64_000, func() (func() error, error) {
+			id, err := sampleID()
+			return func() error {
+				if snowlab.DefaultLayout.Decode(id).Node != 1 {
+					return fmt.Errorf("decode: wrong node")
+				}
+				return nil
+			}, err
+		}},
+		{"decode/parse-id", 64_000, func() (func() error, error) {
+			id, err := sampleID()
+			s := id.String()
+			return func() error { _, err := snowlab.ParseID(s); return err }, err
+		}},
+		{"mask/encode", 16_000, func() (func() error, error) {
+			id, err := sampleID()
+			k, kerr := mask.New(maskSecret)
+			var buf [mask.Len]byte
+			return func() error { _, err := k.AppendEncode(buf[:0], id); return err }, firstErr(err, kerr)
+		}},
+		{"mask/decode", 16_000, func() (func() error, error) {
+			id, err := sampleID()
+			k, kerr := mask.New(maskSecret)
+			if err = firstErr(err, kerr); err != nil {
+				return nil, err
+			}
+			s, err := k.Encode(id)
+			return func() error { _, err := k.Decode(s); return err }, err
+		}},
+	}
+}
+
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Lookup is the path named name.
+func Lookup(name string) (Path, error) {
+	for _, p := range Paths() {
+		if p.Name == name {
+			return p, nil
+		}
+	}
+	return Path{}, fmt.Errorf("%w: no path %q (instrpath -list names them)", ErrUsage, name)
+}
+
+// Run sets path up and calls it n times, with inject.Spin(steps) after
+// each call when steps > 0 (the gate's planted regression).
+func Run(p Path, n, steps int) error {
+	call, err := p.Setup()
+	if err != nil {
+		return fmt.Errorf("%s: %w", p.Name, err)
+	}
+	for i := 0; i < n; i++ {
+		if err := call(); err != nil {
+			return fmt.Errorf("%s: call %d: %w", p.Name, i, err)
+		}
+		if steps > 0 {
+			inject.Spin(steps)
+		}
+	}
+	return nil
+}
