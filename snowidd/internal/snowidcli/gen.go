@@ -47,6 +47,11 @@ type genRun struct {
 	policy   snowlab.Policy
 	maxLead  time.Duration
 	write    func(w *bufio.Writer, id snowlab.ID) error
+
+	// preferOrdinal asks the store for node id prefer, the pod's
+	// StatefulSet ordinal, first.
+	preferOrdinal bool
+	prefer        int
 }
 
 func runGen(args []string, stdout, stderr io.Writer, leases Leases) int {
@@ -101,13 +106,14 @@ func runGen(args []string, stdout, stderr io.Writer, leases Leases) int {
 // parseGen reads and checks gen's flags; ok is false when gen must exit
 // with code.
 func parseGen(args []string, stderr io.Writer, leases Leases) (r genRun, code int, ok bool) {
-	fs := newFlagSet("gen", "[-node N | -lease SPEC] [-n K] [-policy strict|monotonic] [-max-lead D] [-format dec|base32|json] [layout flags]", stderr)
+	fs := newFlagSet("gen", "[-node N | -lease SPEC [-prefer-ordinal]] [-n K] [-policy strict|monotonic] [-max-lead D] [-format dec|base32|json] [layout flags]", stderr)
 	node := fs.Int("node", 0, "mint for node `N`, 0..max node of the layout (1023 by default); without it (and -lease) node 0, said on stderr")
 	n := fs.Int("n", 1, "mint `K` IDs")
 	policyName := fs.String("policy", "strict", "`policy` when the clock gives no fresh tick: strict or monotonic")
 	maxLead := fs.Duration("max-lead", defaultMaxLead, "with -policy monotonic, how far IDs may run ahead of the clock; a run on -node N starts this far ahead, past every ID an earlier run on N can have printed")
 	format := fs.String("format", "dec", "output `format`: dec, base32 or json (the objects of decode -json)")
 	leaseSpec := fs.String("lease", "", "take the node id from a lease `SPEC` instead of -node (not with it): "+leaseSchemes)
+	preferOrdinal := fs.Bool("prefer-ordinal", false, "with -lease, ask the store for the node id of this pod's StatefulSet ordinal first ($POD_INDEX, else the N of a hostname NAME-N): a hint, the store still decides, so two pods with one ordinal (a force-deleted pod still running, kubernetes #54368) get different node ids; refused with -node and static:N, where nothing would check it")
 	lf := AddLayoutFlags(fs)
 	leaseFlagsGiven := func() bool { return false }
 	if leases.AddFlags != nil {
@@ -121,7 +127,7 @@ func parseGen(args []string, stderr io.Writer, leases Leases) (r genRun, code in
 		// An unquoted DSN's second word lands here: described, not quoted.
 		return r, usageError(fs, "unexpected argument %q", nodeid.Redact(pos[0])), false
 	}
-	r = genRun{lf: lf, n: *n, node: *node, lease: *leaseSpec, maxLead: *maxLead}
+	r = genRun{lf: lf, n: *n, node: *node, lease: *leaseSpec, maxLead: *maxLead, preferOrdinal: *preferOrdinal}
 	var err error
 	if r.layout, err = lf.Layout(); err != nil {
 		return r, fail(stderr, "gen %v", err), false
@@ -155,7 +161,29 @@ func parseGen(args []string, stderr io.Writer, leases Leases) (r genRun, code in
 		}
 		r.nodeSet, r.leaseSet = true, false
 	}
+	if code, ok := r.resolveOrdinal(stderr); !ok {
+		return r, code, false
+	}
 	return r, exitOK, true
+}
+
+// resolveOrdinal reads the pod's ordinal for -prefer-ordinal, as snowidd
+// does: only a hint to a lease store, so refused without one (-node N,
+// static:N), where nothing would stop two pods with one ordinal from
+// minting on one node id.
+func (r *genRun) resolveOrdinal(stderr io.Writer) (int, bool) {
+	if !r.preferOrdinal {
+		return exitOK, true
+	}
+	if !r.leaseSet {
+		return fail(stderr, "gen -prefer-ordinal needs -lease with a store (dir:, etcd:, pg:, k8s:): with -node or static:N nothing stops two pods with one ordinal (a force-deleted pod still running, kubernetes #54368) from minting on one node id"), false
+	}
+	n, err := nodeid.Ordinal("", 0, r.layout)
+	if err != nil {
+		return fail(stderr, "gen -prefer-ordinal: %v", err), false
+	}
+	r.prefer = n
+	return exitOK, true
 }
 
 // idWriter writes one ID a line in format for layout l; nil for an unknown
@@ -194,7 +222,7 @@ func acquireGenLease(r genRun, stderr io.Writer, leases Leases) (*nodeid.Lease, 
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	lease, err := nodeid.Acquire(ctx, store, nodeid.Options{Layout: r.layout})
+	lease, err := nodeid.Acquire(ctx, store, nodeid.Options{Layout: r.layout, Preferred: r.preferOrdinal, Prefer: r.prefer})
 	if err != nil {
 		// The spec is right: the store is down, or full.
 		fmt.Fprintf(stderr, "snowid: gen -lease %q: %v\n", nodeid.Redact(r.lease), err)

@@ -16,7 +16,11 @@
 // each call going round the fleet until one serves. A fleet starting at
 // once is etcdholders, run as a process. A scenario whose Store is "zk"
 // runs on a standalone ZooKeeper instead (ZooKeeper, Debian's package),
-// its replicas on -lease zk: through the same links.
+// its replicas on -lease zk: through the same links; one whose Store is
+// "k8s" on a kube-apiserver over an etcd of its own (kubeAPI, the binary
+// scripts/kube-apiserver.sh caches), its replicas on -lease k8s: with a
+// kubeconfig each naming its link (TLS verified: the server's certificate
+// names 127.0.0.1, the address dialled).
 //
 // scenarios lists what is played; Execute runs a set and returns a
 // Result: per scenario the calls attempted, served and refused by code,

@@ -30,6 +30,10 @@ type replica struct {
 	url     string // http:// or https:// + addr
 	hc      *http.Client
 
+	// env is added to the replica's environment (a k8s scenario's
+	// KUBECONFIG, naming its link).
+	env []string
+
 	mu       sync.Mutex
 	proc     *etcdtest.Process // nil while not running
 	log      *etcdtest.Tail
@@ -68,8 +72,9 @@ func (r *replica) Start() error {
 		return fmt.Errorf("faults: replica %s is running", r.Name)
 	}
 	cmd := exec.Command(r.bin, append([]string{"-listen", r.addr}, r.args...)...)
+	cmd.Env = append(os.Environ(), r.env...)
 	if r.history != "" {
-		cmd.Env = append(os.Environ(), "SNOWIDD_FAULT_HISTORY="+r.history)
+		cmd.Env = append(cmd.Env, "SNOWIDD_FAULT_HISTORY="+r.history)
 	}
 	pr, pw := io.Pipe()
 	log := etcdtest.NewTail(256 << 10)

@@ -201,6 +201,7 @@ type stage struct {
 	sc       scenario
 	cluster  *cluster
 	zk       *ZooKeeper // the store of a zk scenario, in place of cluster
+	kube     *kubeAPI   // the store of a k8s scenario, in place of cluster
 	links    *links
 	certs    *certs
 	reps     []*replica
@@ -399,6 +400,9 @@ func (s *stage) makeReplicas() error {
 		if s.reps[i].args, err = s.replicaArgs(i, spec, peers); err != nil {
 			return err
 		}
+		if s.reps[i].env, err = s.storeEnv(i); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -544,6 +548,8 @@ func (x *executor) unmet(sc scenario) string {
 		return "needs etcdholders (make etcdholders builds bin/etcdholders)"
 	case sc.Store == "zk":
 		return zkMissing()
+	case sc.Store == "k8s":
+		return kubeMissing()
 	}
 	if sc.Holders > 0 {
 		if _, err := exec.LookPath(x.o.Holders); err != nil {

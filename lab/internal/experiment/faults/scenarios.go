@@ -25,7 +25,8 @@ type scenario struct {
 	// Short puts the scenario in CI's set.
 	Short bool
 	// Store is the replicas' lease store: "zk" for a standalone
-	// ZooKeeper (-lease zk:), etcd otherwise.
+	// ZooKeeper (-lease zk:), "k8s" for a kube-apiserver's Leases (-lease
+	// k8s:), etcd otherwise.
 	Store string
 	// Members is the etcd cluster's size (1 or 3); Partitionable routes
 	// its peer traffic through the peer proxy.
@@ -98,6 +99,8 @@ func scenarios() []scenario {
 			Members: 3, Replicas: three, Spares: []replicaSpec{{}}, Run: replicaCutOff},
 		{Name: "replica-cut-off-zk", Title: "the same on ZooKeeper: one replica cut off from it for 6 s while clients still call it; its session expires, a successor takes its node id",
 			Store: "zk", Replicas: three, Spares: []replicaSpec{{}}, Run: replicaCutOff},
+		{Name: "replica-cut-off-k8s", Title: "the same on Kubernetes Leases: one replica cut off from the kube-apiserver for 6 s while clients still call it; its Lease goes unrenewed, a successor waiting for a node id takes it",
+			Store: "k8s", Layout: kubeLayout, Replicas: []replicaSpec{{}, {}, {}, {}}, Spares: []replicaSpec{{}}, Run: replicaCutOff},
 		{Name: "slow-lossy-link", Title: "one replica's links to etcd: 200 ms more round trip and 10% of segments lost, for 10 s",
 			Members: 3, Replicas: three, Run: slowLossyLink},
 		{Name: "asymmetric-partition", Title: "one replica's requests reach etcd, etcd's answers do not, for 6 s",
@@ -264,8 +267,9 @@ func replicaCutOff(ctx context.Context, s *stage) error {
 		return err
 	}
 	store, hold := s.storeWords()
+	succ := len(s.sc.Replicas) // the spare
 	s.role(0, "cut off from "+store+", still called by clients")
-	s.role(3, "successor on the cut-off replica's node id")
+	s.role(succ, "successor on the cut-off replica's node id")
 	s.mark("replica r0 (node id %d) cut off from every %s server: its links blackholed both ways", k, store)
 	cutAt := time.Now()
 	if err := s.links.Blackhole(0, upstream, downstream); err != nil {
@@ -277,25 +281,28 @@ func replicaCutOff(ctx context.Context, s *stage) error {
 	if err != nil {
 		return err
 	}
-	s.mark("%s expired r0's %s: node id %d is free", store, hold, k)
+	s.mark("%s: node id %d is free", s.expiredWords(store, hold), k)
 	reserved, err := s.reservation(ctx, k)
 	if err != nil {
 		return err
 	}
-	s.mark("r0's last stored reservation: %v after the cut-off; successor r3 started", reserved.Sub(cutAt).Round(time.Millisecond))
-	if err := s.startSpare(3); err != nil {
+	s.mark("r0's last stored reservation: %v after the cut-off; successor r%d started", reserved.Sub(cutAt).Round(time.Millisecond), succ)
+	if err := s.startSpare(succ); err != nil {
 		return err
 	}
-	if err := s.waitReady(3, 20*time.Second); err != nil {
+	if err := s.waitReady(succ, 20*time.Second); err != nil {
 		return err
 	}
-	k3, err := s.reps[3].Node()
+	ks, err := s.reps[succ].Node()
 	if err != nil {
 		return err
 	}
-	s.mark("r3 ready on node id %d", k3)
-	s.check("the successor took the cut-off replica's node id", k3 == k, "r0 held %d, r3 holds %d", k, k3)
+	s.mark("r%d ready on node id %d", succ, ks)
+	s.check("the successor took the cut-off replica's node id", ks == k, "r0 held %d, r%d holds %d", k, succ, ks)
 	if err := sleepCtx(ctx, time.Until(cutAt.Add(6*time.Second))); err != nil {
+		return err
+	}
+	if err := s.makeRoom(); err != nil {
 		return err
 	}
 	healAt, k0, err := s.healAndRejoin(0)
@@ -304,9 +311,9 @@ func replicaCutOff(ctx context.Context, s *stage) error {
 	}
 	s.check("healed, the cut-off replica took another node id (its own is the successor's)", k0 != k, "r0 holds %d", k0)
 	s.bound(0, healAt.Sub(cutAt)+reconnect+slack, fmt.Sprintf("the cut-off (%v) + reconnect (1 s) + rig slack (0.25 s)", healAt.Sub(cutAt).Round(10*time.Millisecond)))
-	s.note("%s expired r0's %s %v after the cut-off (TTL %v)", store, hold, expiredAt.Sub(cutAt).Round(time.Millisecond), DefaultTTL)
+	s.note("%s %v after the cut-off (TTL %v)", s.expiredWords(store, hold), expiredAt.Sub(cutAt).Round(time.Millisecond), DefaultTTL)
 	s.afterLoad(func(a *analysis) {
-		zombie, successor := a.servedBy(0, k), a.servedBy(3, k)
+		zombie, successor := a.servedBy(0, k), a.servedBy(succ, k)
 		last, first := lastTime(zombie), firstTime(successor)
 		s.check("the cut-off replica minted nothing past its stored reservation", !last.After(reserved),
 			"its last ID on node id %d stamped %s, the reservation until %s", k, stamp(last), stamp(reserved))
@@ -485,6 +492,9 @@ func (s *stage) waitGone(ctx context.Context, k int, since time.Time) (time.Time
 
 // reservation reads node id k's reserved-until from etcd.
 func (s *stage) reservation(ctx context.Context, k int) (time.Time, error) {
+	if s.kube != nil {
+		return s.kube.Reserved(ctx, kubePrefix(s.sc.Name), k)
+	}
 	if s.zk != nil {
 		return s.zk.Reserved(ctx, zkRoot(s.sc.Name), k)
 	}

@@ -175,9 +175,18 @@ func (quiet) Printf(string, ...any) {}
 // claims and reservations.
 func zkRoot(scenario string) string { return "/faults/" + scenario }
 
-// startStore starts the scenario's store, etcd or ZooKeeper, and returns
-// the endpoints the links lead to and how to stop it.
+// startStore starts the scenario's store, etcd, ZooKeeper or a
+// kube-apiserver, and returns the endpoints the links lead to and how to
+// stop it.
 func (s *stage) startStore(dir string) ([]string, func(), error) {
+	if s.sc.Store == "k8s" {
+		k, err := startKube(dir, s.x.o.Etcd)
+		if err != nil {
+			return nil, nil, err
+		}
+		s.kube = k
+		return []string{"https://" + k.addr}, k.Stop, nil
+	}
 	if s.sc.Store == "zk" {
 		z, err := StartZooKeeper(dir)
 		if err != nil {
@@ -196,6 +205,9 @@ func (s *stage) startStore(dir string) ([]string, func(), error) {
 
 // leaseSpec is the replicas' -lease, naming eps, their links' endpoints.
 func (s *stage) leaseSpec(eps []string) string {
+	if s.kube != nil { // the link is in the replica's KUBECONFIG (storeEnv)
+		return "k8s:" + kubeNamespace + "/" + kubePrefix(s.sc.Name)
+	}
 	if s.zk != nil {
 		var hosts []string
 		for _, ep := range eps {
@@ -207,6 +219,9 @@ func (s *stage) leaseSpec(eps []string) string {
 }
 
 func (s *stage) storeLogs() string {
+	if s.kube != nil {
+		return s.kube.Logs() + "\n" + s.kube.etcd.Logs()
+	}
 	if s.zk != nil {
 		return s.zk.Logs()
 	}
@@ -215,15 +230,21 @@ func (s *stage) storeLogs() string {
 
 // storeWords name the store and what of a holder's expires in it.
 func (s *stage) storeWords() (store, hold string) {
+	if s.kube != nil {
+		return "kube-apiserver", "Lease"
+	}
 	if s.zk != nil {
 		return "ZooKeeper", "session"
 	}
 	return "etcd", "lease"
 }
 
-// held reports whether node id k is held: etcd's key, or zklease's claim
-// znode.
+// held reports whether node id k is held: etcd's key, zklease's claim
+// znode, or k8slease's Lease not yet expired as the lab observes it.
 func (s *stage) held(ctx context.Context, key string, k int) (bool, error) {
+	if s.kube != nil {
+		return s.kube.Held(ctx, kubePrefix(s.sc.Name), k)
+	}
 	if s.zk != nil {
 		return s.zk.Held(ctx, zkRoot(s.sc.Name), k)
 	}

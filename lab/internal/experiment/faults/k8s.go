@@ -1,0 +1,342 @@
+package faults
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/snowlab/snowlab/etcdlease/etcdtest"
+)
+
+// kubeVersion is the kube-apiserver scripts/kube-apiserver.sh builds and
+// caches; the k8s scenarios run on that binary.
+const kubeVersion = "v1.37.2"
+
+// kubeNamespace is the namespace of the k8s scenarios' Leases.
+const kubeNamespace = "default"
+
+// kubeAPIServerBin is the kube-apiserver binary: $SNOWLAB_KUBE_APISERVER,
+// else where scripts/kube-apiserver.sh caches it (outside the checkout,
+// keyed by version).
+func kubeAPIServerBin() string {
+	if p := os.Getenv("SNOWLAB_KUBE_APISERVER"); p != "" {
+		return p
+	}
+	cache := os.Getenv("SNOWLAB_CACHE")
+	if cache == "" {
+		base := os.Getenv("XDG_CACHE_HOME")
+		if base == "" {
+			home, _ := os.UserHomeDir()
+			base = filepath.Join(home, ".cache")
+		}
+		cache = filepath.Join(base, "snowlab")
+	}
+	return filepath.Join(cache, "kube-apiserver-"+kubeVersion, "kube-apiserver")
+}
+
+// kubeMissing says why a kube-apiserver cannot run here, or "".
+func kubeMissing() string {
+	bin := kubeAPIServerBin()
+	if _, err := exec.LookPath(bin); err != nil {
+		return fmt.Sprintf("needs kube-apiserver %s (scripts/kube-apiserver.sh build, about 13 CPU-minutes once; or $SNOWLAB_KUBE_APISERVER): no %s", kubeVersion, bin)
+	}
+	return ""
+}
+
+// kubeAPI is a kube-apiserver on a loopback port over an etcd of its own,
+// the store of the k8s scenarios: what scripts/kube-apiserver.sh starts,
+// started by the rig so that it lives and dies with the scenario. Its
+// one user, in system:masters, holds a bearer token; it serves TLS with
+// the self-signed certificate it writes in its cert dir, for 127.0.0.1
+// among others.
+type kubeAPI struct {
+	addr  string // 127.0.0.1:PORT
+	token string
+	ca    string // the serving certificate's file, its own CA
+	etcd  *cluster
+	proc  *etcdtest.Process
+	log   *etcdtest.Tail
+	hc    *http.Client
+	seen  map[string]seen // by Lease: its version and when the lab first saw it
+}
+
+// seen is a Lease's resourceVersion and when the lab first read it.
+type seen struct {
+	rv string
+	at time.Time
+}
+
+// startKube starts an etcd and a kube-apiserver on it under dir, and
+// waits (120 s at most: it takes 4 to 20 s on 2 loaded cores) for its
+// /readyz.
+func startKube(dir, etcdBin string) (*kubeAPI, error) {
+	dir = filepath.Join(dir, "kube")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	c, err := StartCluster(clusterConfig{Bin: etcdBin, Members: 1, Dir: dir})
+	if err != nil {
+		return nil, err
+	}
+	k := &kubeAPI{etcd: c, log: etcdtest.NewTail(32 << 10), ca: filepath.Join(dir, "certs", "apiserver.crt"), seen: map[string]seen{}}
+	if err := k.start(dir); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	return k, nil
+}
+
+// start writes the token file and service-account key and starts the
+// server on a free port.
+func (k *kubeAPI) start(dir string) error {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return err
+	}
+	k.token = hex.EncodeToString(b)
+	tokens := filepath.Join(dir, "tokens.csv")
+	if err := os.WriteFile(tokens, []byte(k.token+`,snowlab-admin,snowlab-admin,"system:masters"`+"\n"), 0o600); err != nil {
+		return err
+	}
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return err
+	}
+	pub, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err != nil {
+		return err
+	}
+	saKey, saPub := filepath.Join(dir, "sa.key"), filepath.Join(dir, "sa.pub")
+	if err := os.WriteFile(saKey, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}), 0o600); err != nil {
+		return err
+	}
+	if err := os.WriteFile(saPub, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub}), 0o600); err != nil {
+		return err
+	}
+	ports, err := etcdtest.FreePorts(1)
+	if err != nil {
+		return err
+	}
+	k.addr = "127.0.0.1:" + strconv.Itoa(ports[0])
+	cmd := exec.Command(kubeAPIServerBin(), "--etcd-servers="+k.etcd.Endpoints()[0], "--token-auth-file="+tokens,
+		"--authorization-mode=RBAC", "--secure-port="+strconv.Itoa(ports[0]), "--bind-address=127.0.0.1",
+		"--advertise-address=127.0.0.1", "--endpoint-reconciler-type=none",
+		"--service-account-issuer=https://kubernetes.default.svc", "--service-account-key-file="+saPub,
+		"--service-account-signing-key-file="+saKey, "--cert-dir="+filepath.Join(dir, "certs"), "--service-cluster-ip-range=10.96.0.0/24")
+	cmd.Stdout, cmd.Stderr = k.log, k.log
+	if k.proc, err = etcdtest.StartProcess(cmd); err != nil { // dies with the lab (Linux)
+		return fmt.Errorf("faults: starting kube-apiserver: %w", err)
+	}
+	// Until it is ready its certificate may not be written yet: readiness
+	// is asked without verifying it, every later request verifies it.
+	probe := &http.Client{Timeout: time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	for deadline := time.Now().Add(120 * time.Second); k.get(probe, "/readyz", nil) != nil; {
+		if time.Now().After(deadline) {
+			k.proc.Stop(5 * time.Second)
+			return fmt.Errorf("faults: kube-apiserver not ready on %s within 120 s:\n%s", k.addr, tail(k.log.String(), 2000))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	pool := x509.NewCertPool()
+	if pemCA, err := os.ReadFile(k.ca); err != nil || !pool.AppendCertsFromPEM(pemCA) {
+		k.proc.Stop(5 * time.Second)
+		return fmt.Errorf("faults: kube-apiserver's certificate %s: %v", k.ca, err)
+	}
+	k.hc = &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	return nil
+}
+
+// errNotFound is a GET the server answered 404.
+var errNotFound = fmt.Errorf("faults: not found")
+
+// get GETs path with the token and decodes the JSON answer into v (when
+// not nil).
+func (k *kubeAPI) get(hc *http.Client, path string, v any) error {
+	req, err := http.NewRequest(http.MethodGet, "https://"+k.addr+path, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+k.token)
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusNotFound:
+		return errNotFound
+	case resp.StatusCode != http.StatusOK:
+		return fmt.Errorf("faults: GET %s: HTTP %d", path, resp.StatusCode)
+	case v == nil:
+		return nil
+	}
+	return json.NewDecoder(resp.Body).Decode(v)
+}
+
+// Stop ends the server (SIGTERM, SIGKILL after 5 s), then its etcd.
+func (k *kubeAPI) Stop() {
+	k.proc.Stop(5 * time.Second)
+	k.etcd.Stop()
+}
+
+// Logs is the tail of the server's log, for a failure's report.
+func (k *kubeAPI) Logs() string { return "--- kube-apiserver ---\n" + k.log.String() }
+
+// lease is what the lab reads of a k8slease Lease.
+type lease struct {
+	Metadata struct {
+		ResourceVersion string            `json:"resourceVersion"`
+		Annotations     map[string]string `json:"annotations"`
+	} `json:"metadata"`
+	Spec struct {
+		HolderIdentity       string `json:"holderIdentity"`
+		LeaseDurationSeconds int    `json:"leaseDurationSeconds"`
+	} `json:"spec"`
+}
+
+// Lease reads node id k's Lease, PREFIX-K, in the scenarios' namespace.
+func (k *kubeAPI) Lease(ctx context.Context, prefix string, n int) (*lease, error) {
+	var l lease
+	p := fmt.Sprintf("/apis/coordination.k8s.io/v1/namespaces/%s/leases/%s-%d", kubeNamespace, prefix, n)
+	if err := k.get(k.hc, p, &l); err != nil {
+		return nil, err
+	}
+	return &l, ctx.Err()
+}
+
+// Held reports whether node id n is held as the Lease API defines it,
+// judged by the lab as a claimant would (k8slease's observer): a holder
+// named, and the Lease seen changed within its leaseDurationSeconds, on
+// the lab's clock, from when the lab first read its current version. The
+// API server expires nothing.
+func (k *kubeAPI) Held(ctx context.Context, prefix string, n int) (bool, error) {
+	l, err := k.Lease(ctx, prefix, n)
+	if err != nil {
+		return false, err
+	}
+	if l.Spec.HolderIdentity == "" {
+		return false, nil
+	}
+	name, now := prefix+"-"+strconv.Itoa(n), time.Now()
+	if e, ok := k.seen[name]; !ok || e.rv != l.Metadata.ResourceVersion {
+		k.seen[name] = seen{l.Metadata.ResourceVersion, now}
+	}
+	return now.Sub(k.seen[name].at) < time.Duration(l.Spec.LeaseDurationSeconds)*time.Second, nil
+}
+
+// Reserved is node id n's reserved-until, the Lease's
+// snowlab.io/reserved-until annotation (k8slease.ReservedAnnotation).
+func (k *kubeAPI) Reserved(ctx context.Context, prefix string, n int) (time.Time, error) {
+	l, err := k.Lease(ctx, prefix, n)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("reading node id %d's Lease: %v", n, err)
+	}
+	v := l.Metadata.Annotations["snowlab.io/reserved-until"]
+	ns, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("node id %d's reservation %q: %v", n, v, err)
+	}
+	return time.Unix(0, ns), nil
+}
+
+// kubeconfig writes replica r's kubeconfig: the server is r's link to the
+// kube-apiserver, https://127.0.0.1:LINKPORT. TLS is verified against the
+// server's own certificate (no insecure-skip-verify): the link relays
+// bytes, and the certificate names 127.0.0.1, the address dialled, so
+// no tls-server-name is needed either.
+func (k *kubeAPI) kubeconfig(dir string, r int, link string) (string, error) {
+	u, err := url.Parse(link)
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(dir, fmt.Sprintf("r%d.kubeconfig", r))
+	cfg := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: faults
+  cluster:
+    server: https://%s
+    certificate-authority: %s
+users:
+- name: snowlab-admin
+  user:
+    token: %s
+contexts:
+- name: faults
+  context: {cluster: faults, user: snowlab-admin, namespace: %s}
+current-context: faults
+`, u.Host, k.ca, k.token, kubeNamespace)
+	return p, os.WriteFile(p, []byte(cfg), 0o600)
+}
+
+// kubePrefix is the Lease name prefix of a k8s scenario's replicas.
+func kubePrefix(scenario string) string { return "faults-" + scenario }
+
+// storeEnv is replica r's environment for the store: in a k8s scenario,
+// KUBECONFIG naming r's link to the kube-apiserver.
+func (s *stage) storeEnv(r int) ([]string, error) {
+	if s.kube == nil {
+		return nil, nil
+	}
+	eps, err := s.links.For(r)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.kube.kubeconfig(s.dir, r, eps[0])
+	if err != nil {
+		return nil, err
+	}
+	return []string{"KUBECONFIG=" + p}, nil
+}
+
+// kubeLayout is replica-cut-off-k8s's layout: 4 node ids, all held by its
+// 4 replicas. The Lease API expires nothing: a successor takes a Lease
+// only once it has itself seen it unchanged for its duration, counted
+// from when it started watching, so a successor started with an id free
+// would take that one at once; with none free it waits (snowidd asks the
+// store again, 100 ms to 2 s apart) and takes the cut-off replica's.
+const kubeLayout = "41/2/20"
+
+// expiredWords say how node id k came to be free: etcd expired the
+// holder's lease, ZooKeeper its session; a Lease is not expired by the
+// kube-apiserver but judged expired by a claimant, here the lab.
+func (s *stage) expiredWords(store, hold string) string {
+	if s.kube != nil {
+		return "r0's Lease unchanged for its leaseDurationSeconds as the lab observed it (the kube-apiserver expires nothing)"
+	}
+	return fmt.Sprintf("%s expired r0's %s", store, hold)
+}
+
+// makeRoom, before the cut-off replica is healed, lets it find a node id
+// to take in place of its own, now the successor's: in a k8s scenario,
+// whose layout its replicas fill, the last replica stops (SIGTERM), which
+// releases its Lease. Other stores have ids to spare.
+func (s *stage) makeRoom() error {
+	if s.kube == nil {
+		return nil
+	}
+	last := len(s.sc.Replicas) - 1
+	k, err := s.reps[last].Node()
+	if err != nil {
+		return err
+	}
+	s.role(last, "stopped before the heal, releasing its node id for the cut-off replica")
+	if err := s.reps[last].Stop(); err != nil {
+		return err
+	}
+	s.mark("r%d stopped (SIGTERM), releasing node id %d: the one the cut-off replica can take when healed", last, k)
+	return nil
+}

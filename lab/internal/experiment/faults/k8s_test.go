@@ -1,0 +1,71 @@
+package faults
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestKubeMissing: without the kube-apiserver binary the k8s scenario is
+// skipped, and the reason says how to get one.
+func TestKubeMissing(t *testing.T) {
+	t.Setenv("SNOWLAB_KUBE_APISERVER", t.TempDir()+"/kube-apiserver")
+	why := (&executor{}).unmet(scenarios()[pickIndex(t, "replica-cut-off-k8s")])
+	assert.Contains(t, why, "scripts/kube-apiserver.sh build")
+	assert.Contains(t, why, "SNOWLAB_KUBE_APISERVER")
+}
+
+func pickIndex(t *testing.T, name string) int {
+	for i, s := range scenarios() {
+		if s.Name == name {
+			return i
+		}
+	}
+	t.Fatalf("no scenario %s", name)
+	return -1
+}
+
+// TestKubeLease: the lab reads a Lease as k8slease writes it: a released
+// one is free at once, a held one is held until the lab has seen it
+// unchanged for its leaseDurationSeconds, and its reserved-until is the
+// annotation's Unix nanoseconds.
+func TestKubeLease(t *testing.T) {
+	holder, rv := "host/pid-1/0a", "7"
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer tok" || r.URL.Path != "/apis/coordination.k8s.io/v1/namespaces/default/leases/faults-x-2" {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = w.Write([]byte(`{"metadata":{"resourceVersion":"` + rv + `","annotations":{"snowlab.io/reserved-until":"1700000000123456789"}},` +
+			`"spec":{"holderIdentity":"` + holder + `","leaseDurationSeconds":1}}`))
+	}))
+	defer srv.Close()
+	k := &kubeAPI{addr: strings.TrimPrefix(srv.URL, "https://"), token: "tok", hc: srv.Client(), seen: map[string]seen{}}
+	ctx := context.Background()
+	until, err := k.Reserved(ctx, "faults-x", 2)
+	require.NoError(t, err)
+	assert.Equal(t, int64(1700000000123456789), until.UnixNano())
+	held, err := k.Held(ctx, "faults-x", 2)
+	require.NoError(t, err)
+	assert.True(t, held, "first seen now: held for a whole duration")
+	k.seen["faults-x-2"] = seen{rv, time.Now().Add(-time.Second)} // seen unchanged for the duration
+	held, err = k.Held(ctx, "faults-x", 2)
+	require.NoError(t, err)
+	assert.False(t, held, "unchanged for its duration: expired")
+	rv = "8" // renewed
+	held, err = k.Held(ctx, "faults-x", 2)
+	require.NoError(t, err)
+	assert.True(t, held, "a new version: held again")
+	holder = ""
+	held, err = k.Held(ctx, "faults-x", 2)
+	require.NoError(t, err)
+	assert.False(t, held, "released")
+	_, err = k.Held(ctx, "faults-x", 3)
+	assert.ErrorIs(t, err, errNotFound)
+}
