@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/jackc/pgx/v5 v5.12.0
-	github.com/snowlab/snowlab v0.0.0-20261201183306-ad6d45cadc66
+	github.com/snowlab/snowlab v0.0.0-20261201184929-62c6e8dbc619
 	github.com/stretchr/testify v1.12.1
 )
 
