@@ -24,15 +24,10 @@ type plan struct {
 // s it loaded and the clock reading now (a tick) it took after loading s.
 // It is pure: the same inputs give the same plan, whatever the generator.
 func (r *Rules) plan(s uint64, now int64, want int, cap uint64) plan {
-	t, n := r.unpack(s)
-	if r.revoked() {
-		// Before the waits: a generator whose lease is gone refuses at
-		// once, not after waiting for a tick it may not use anyway.
-		return plan{act: unreserved, tick: t}
-	}
 	if now < 0 || now > r.maxTick {
 		return plan{act: overflow, tick: now}
 	}
+	t, n := r.unpack(s)
 	if n > cap {
 		n = cap // fetch-add callers overshoot a spent tick; the tick is just spent
 	}

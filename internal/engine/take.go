@@ -163,6 +163,12 @@ func (r *Rules) take(c stateWord, l *ledger, dst []snowlab.ID, at sample, mode o
 			at = r.sample(c)
 		}
 		p := r.plan(at.word, at.tick, len(dst)-done, l.space.cap)
+		if p.act != issue && r.revoked() {
+			// Before any wait or refusal: a generator whose lease is
+			// gone refuses at once, not after waiting for a tick it may
+			// not use anyway. An issue finds out after its CAS, below.
+			return done, r.revokedErr(l.space.node)
+		}
 		switch p.act {
 		case issue:
 			if t, _ := r.unpack(p.next); t > int64(at.word>>(r.nShift&63)) {
