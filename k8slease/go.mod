@@ -3,7 +3,7 @@ module github.com/snowlab/snowlab/k8slease
 go 1.26.0
 
 require (
-	github.com/snowlab/snowlab v0.0.0-20261201184929-62c6e8dbc619
+	github.com/snowlab/snowlab v0.0.0-20261201193851-efeb9e81bbf4
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
 	k8s.io/client-go v0.37.2

@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/jackc/pgx/v5 v5.12.0
-	github.com/snowlab/snowlab v0.0.0-20261201184929-62c6e8dbc619
+	github.com/snowlab/snowlab v0.0.0-20261201193851-efeb9e81bbf4
 	github.com/stretchr/testify v1.12.1
 )
 
