@@ -280,7 +280,7 @@ publish: loadgen
 ## skips where it cannot, unless SNOWLAB_REQUIRE_VALGRIND=1).
 ## INSTR_FLAGS='-inject 3' plants a 3% regression to show it fails.
 INSTR_FLAGS ?=
-.PHONY: instr-gate instr-baseline
+.PHONY: instr-gate instr-baseline gates
 instr-gate:
 	scripts/instr-gate.sh $(INSTR_FLAGS)
 
@@ -289,6 +289,19 @@ instr-gate:
 ## requires to match): after a deliberate change in cost, or a new toolchain
 instr-baseline:
 	scripts/instr-gate.sh -write-baseline
+
+## gates: how well the regression gates work (loadgen gates,
+## lab/internal/experiment/gates): false alarms over 30 same-code pairs,
+## quiet and beside a CPU hog, and detection of planted slowdowns, for the
+## instruction gate, the wall gate, compare and the ratio gate; about an
+## hour on two cores (GATES_FLAGS='-pairs 5 -trials 1' for a taste);
+## writes results/local/*-gates.*
+GATES_FLAGS ?=
+# scripts/instr-gate.sh -h installs valgrind where it is missing and builds
+# bin/instrpath and bin/loadgen.
+gates:
+	scripts/instr-gate.sh -h >/dev/null
+	$(LOADGEN) gates -target bin/instrpath $(GATES_FLAGS)
 
 ## bench-check: the regression gate against results/baseline
 bench-check: loadgen

@@ -22,6 +22,7 @@ var experiments = map[string]func() experiment.Experiment{
 	"faults":       func() experiment.Experiment { return &faultsCmd{} },
 	"service":      func() experiment.Experiment { return &serviceCmd{} },
 	"contention":   func() experiment.Experiment { return &contentionCmd{} },
+	"gates":        func() experiment.Experiment { return &gatesCmd{} },
 }
 
 // runExperiment is `loadgen NAME` for an experiment: the prologue every

@@ -140,7 +140,11 @@ const usage = `usage:
   loadgen contention [-factor 8] [-parts oversubscription,placement]
                                     every generator at 8 x GOMAXPROCS goroutines beside
                                     a CPU hog; padded vs shared cache lines per placement
-  loadgen hog [-threads N] [-for D] the bounded CPU hog loadgen contention starts
+  loadgen gates [-pairs 30] [-levels 3,5,10,25]
+                                    how often each regression gate (instr, wall,
+                                    compare, ratio) fails same-code pairs, quiet and
+                                    beside a CPU hog, and catches planted slowdowns
+  loadgen hog [-threads N] [-for D] the bounded CPU hog loadgen contention and gates start
   loadgen history [-o FILE] [-baseline FILE.json|DIR] [DIR|FILE.json ...]
                                     the history page of the results (index.html)
   loadgen publish [-to DIR] [RUN.json ...]
@@ -149,7 +153,7 @@ const usage = `usage:
   loadgen list                      list the subjects
   loadgen help                      this text
 
-The experiments (btree, alternatives, service, faults, contention) write
+The experiments (btree, alternatives, service, faults, contention, gates) write
 results/local/<stem>-<experiment>.*; every run checks what it measured and
 exits 1 on a correctness failure.`
 

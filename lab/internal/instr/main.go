@@ -141,35 +141,43 @@ func (o options) run(ctx context.Context, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// jobs are the paths to count, with the planted steps under -inject: each
-// path's steps are its share of the baseline's count divided by what one
-// step costs, measured first on decode/layout (at least one step). The
-// loop's entry adds a few instructions a call beyond its steps, so the
-// counts grow somewhat more than asked: the change column says by how much.
+// jobs are the paths to count, with the planted steps under -inject.
 func (o options) jobs(ctx context.Context, base *File, stderr io.Writer) ([]Job, error) {
-	paths := Paths()
-	jobs := make([]Job, len(paths))
-	for i, p := range paths {
-		jobs[i] = Job{Path: p}
-	}
 	if o.inject == 0 {
-		return jobs, nil
+		return PlantJobs(base, Paths(), 0, 0), nil
 	}
-	step, err := o.stepCost(ctx, base)
+	step, err := StepCost(ctx, o.runner, base)
 	if err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(stderr, "planting about %.1f%% per path: one step costs %.2f instructions\n", o.inject, step)
+	return PlantJobs(base, Paths(), o.inject, step), nil
+}
+
+// PlantJobs makes the jobs that count paths with about pct percent more
+// instructions each (none when pct is 0): each path's steps are its share
+// of base's count divided by what one step costs (StepCost), at least
+// one. The loop's entry adds a few instructions a call beyond its steps,
+// so the counts grow somewhat more than asked: the change column says by
+// how much.
+func PlantJobs(base *File, paths []Path, pct, step float64) []Job {
+	jobs := make([]Job, len(paths))
 	for i, p := range paths {
-		jobs[i].Steps = max(1, int(math.Round(o.inject/100*perCall(base, p.Name)/step)))
+		jobs[i] = Job{Path: p}
+		if pct > 0 {
+			jobs[i].Steps = max(1, int(math.Round(pct/100*perCall(base, p.Name)/step)))
+		}
 	}
-	return jobs, nil
+	return jobs
 }
 
 // spinSteps is how many steps stepCost plants to measure one.
 const spinSteps = 1000
 
-func (o options) stepCost(ctx context.Context, base *File) (float64, error) {
+// StepCost is what one planted step (inject.Spin) costs, in
+// instructions: decode/layout counted with 1,000 steps a call, less its
+// count in base.
+func StepCost(ctx context.Context, r Runner, base *File) (float64, error) {
 	const probe = "decode/layout"
 	b := perCall(base, probe)
 	p, err := Lookup(probe)
@@ -177,7 +185,7 @@ func (o options) stepCost(ctx context.Context, base *File) (float64, error) {
 		return 0, fmt.Errorf("%w: no %s count to size the planted steps by", ErrBaseline, probe)
 	}
 	p.Calls = 4000 // about 16 million instructions at 1,000 steps a call
-	with, err := o.runner.PerCall(ctx, probe, p.Calls, spinSteps)
+	with, err := r.PerCall(ctx, probe, p.Calls, spinSteps)
 	if err != nil {
 		return 0, err
 	}

@@ -1,0 +1,183 @@
+package gates
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/snowlab/snowlab/lab/internal/hog"
+	"github.com/snowlab/snowlab/lab/internal/instr"
+	"github.com/snowlab/snowlab/lab/internal/wallgate"
+	"github.com/snowlab/snowlab/lab/result"
+)
+
+// The gates measured, and the loads.
+const (
+	GateInstr   = "instr"
+	GateWall    = "wall"
+	GateCompare = "compare"
+	GateRatio   = "ratio"
+
+	LoadQuiet = "quiet"
+	LoadHog   = "hog"
+)
+
+var (
+	allGates = []string{GateInstr, GateWall, GateCompare, GateRatio}
+	allLoads = []string{LoadQuiet, LoadHog}
+)
+
+// defaultPaths are the paths counted by default: one per generator and
+// kind of call, decode/layout (which sizes a planted step) and the
+// widest-band path of the instruction gate's own noise measurement
+// (shardedgen/node-per-shard/strict/nextids64, 0.67%). Counting all 20
+// paths takes about 40 s on two cores, so 30 pairs and the trials of both
+// loads would take over an hour: -instr-paths all does.
+var defaultPaths = []string{
+	"atomicgen/monotonic/nextid",
+	"mutexgen/strict/nextid",
+	"shardedgen/node-per-shard/strict/nextids64",
+	"decode/layout",
+}
+
+// Flags are loadgen gates' flags as typed.
+type Flags struct {
+	pairs, trials, hogThreads, workers      int
+	levels, loads, gates, paths, trialLoads string
+	target, valgrind                        string
+}
+
+// Register defines the flags in fs.
+func (f *Flags) Register(fs *flag.FlagSet) {
+	fs.IntVar(&f.pairs, "pairs", 30, "same-code pairs per load (chained: each run of loadgen check's suite, and each instruction count, is the second of one pair and the first of the next)")
+	fs.IntVar(&f.trials, "trials", 10, "detection trials per planted slowdown and load (at most -pairs: a trial plants against its pair's first run)")
+	fs.StringVar(&f.levels, "levels", "3,5,10,25", "planted slowdowns, percent, comma-separated")
+	fs.StringVar(&f.trialLoads, "trial-loads", strings.Join(allLoads, ","), "loads under which the detection trials run (a subset of -loads)")
+	fs.StringVar(&f.loads, "loads", strings.Join(allLoads, ","), "loads to measure under: quiet, hog (a child spinning on every CPU)")
+	fs.StringVar(&f.gates, "gates", strings.Join(allGates, ","), "gates to measure: instr, wall, compare, ratio")
+	fs.IntVar(&f.hogThreads, "hog", 0, "busy goroutines of the hog (0: one per CPU)")
+	fs.StringVar(&f.paths, "instr-paths", strings.Join(defaultPaths, ","), "instruction paths counted, comma-separated, or all")
+	fs.StringVar(&f.target, "target", filepath.FromSlash("bin/instrpath"), "the instrpath binary (scripts/instr-gate.sh builds it static)")
+	fs.StringVar(&f.valgrind, "valgrind", "valgrind", "the valgrind program")
+	fs.IntVar(&f.workers, "workers", 2, "paths counted at once")
+}
+
+// Options is a checked run of loadgen gates.
+type Options struct {
+	Pairs, Trials int
+	Levels        []float64
+	Loads, Gates  []string
+	TrialLoads    []string
+	HogThreads    int
+	Paths         []instr.Path
+	Runner        instr.Runner
+
+	// Seams for tests; nil is the real thing.
+	// measure runs loadgen check's suite with repeats per point, with a
+	// slowdown of pct percent planted (none when 0).
+	measure func(ctx context.Context, repeats int, pct float64) (*result.Run, error)
+	count   func(ctx context.Context, jobs []instr.Job) (*instr.File, error)
+	step    func(ctx context.Context, base *instr.File) (float64, error)
+	hogCmd  func(threads int, max time.Duration) (*exec.Cmd, error)
+}
+
+// The rules of the gates as CI runs them.
+var (
+	wallOptions = wallgate.Options{} // loadgen check's: a minimum effect of 25%
+	moreRounds  = wallgate.DefaultMoreRounds
+	instrTol    = instr.DefaultTolerance // 1.5%
+	ratioTol    = 0.25                   // compare.DefaultTolerance
+)
+
+// Options checks the flags; the error names the bad value.
+func (f Flags) Options() (Options, error) {
+	o := Options{Pairs: f.pairs, Trials: f.trials, HogThreads: f.hogThreads,
+		Runner: instr.Runner{Valgrind: f.valgrind, Target: f.target, Workers: f.workers}}
+	var err error
+	if o.Levels, err = levels(f.levels); err != nil {
+		return o, err
+	}
+	if o.Loads, err = oneOf("-loads", f.loads, allLoads); err != nil {
+		return o, err
+	}
+	if o.Gates, err = oneOf("-gates", f.gates, allGates); err != nil {
+		return o, err
+	}
+	if o.TrialLoads, err = oneOf("-trial-loads", f.trialLoads, allLoads); err != nil {
+		return o, err
+	}
+	o.TrialLoads = slices.DeleteFunc(o.TrialLoads, func(l string) bool { return !slices.Contains(o.Loads, l) })
+	switch {
+	case o.Pairs < 1 || o.Pairs > 1000:
+		return o, fmt.Errorf("-pairs %d: want 1 to 1000", o.Pairs)
+	case o.Trials < 0 || o.Trials > o.Pairs:
+		return o, fmt.Errorf("-trials %d: want 0 to -pairs (%d)", o.Trials, o.Pairs)
+	case o.HogThreads < 0 || o.HogThreads > hog.MaxThreads:
+		return o, fmt.Errorf("-hog %d: want 0 to %d", o.HogThreads, hog.MaxThreads)
+	case f.workers < 1 || f.workers > 64:
+		return o, fmt.Errorf("-workers %d: want 1 to 64", f.workers)
+	}
+	if o.HogThreads == 0 {
+		o.HogThreads = min(runtime.NumCPU(), hog.MaxThreads)
+	}
+	if slices.Contains(o.Gates, GateInstr) {
+		if o.Paths, err = paths(f.paths); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+func levels(s string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(v > 0 && v <= 100) {
+			return nil, fmt.Errorf("-levels: %q: want percentages above 0 up to 100, e.g. 3,5,10,25", f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func oneOf(flagName, s string, allowed []string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if !slices.Contains(allowed, f) {
+			return nil, fmt.Errorf("%s: %q: want some of %s", flagName, f, strings.Join(allowed, ", "))
+		}
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// paths are the named instruction paths, decode/layout always among
+// them: a planted step is sized on it.
+func paths(s string) ([]instr.Path, error) {
+	if s == "all" {
+		return instr.Paths(), nil
+	}
+	names := strings.Split(s, ",")
+	if !slices.Contains(names, "decode/layout") {
+		names = append(names, "decode/layout")
+	}
+	var out []instr.Path
+	for _, n := range names {
+		p, err := instr.Lookup(strings.TrimSpace(n))
+		if err != nil {
+			return nil, fmt.Errorf("-instr-paths: %v", err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
