@@ -358,7 +358,7 @@ model:
 	scripts/model.sh
 
 ## test-faults: the fault build's clock hook and store history, then the
-## fault lab's short set (CI's, about 2 minutes on 2 cores, a Porcupine
+## fault lab's short set (CI's, about 100 s on 2 cores, a Porcupine
 ## check of each scenario's history included): etcd from PATH (apt-get install
 ## etcd-server), started by the test with its toxiproxy links and replicas
 test-faults: snowidd-faults etcdholders

@@ -114,4 +114,15 @@ func TestCheckIDs(t *testing.T) {
 	require.Equal(t, 1, n, "%v", lines)
 	require.Contains(t, lines[0], "node 3: ID 15")
 	require.Contains(t, lines[0], "ID 20")
+
+	// one call's batch, partly below: each ID at or below 20 is a violation
+	batch := good[:len(good):len(good)]
+	for _, id := range []uint64{19, 21, 20, 22} {
+		batch = append(batch, ReceivedID{ID: id, Node: 3, Call: 12, Return: 13})
+	}
+	lines, n = CheckIDs(batch, 10)
+	require.Equal(t, 3, n, "%v", lines) // 19 and 20 below, 20 twice
+	require.Contains(t, lines[0], "ID 20 received twice")
+	require.Contains(t, lines[1], "node 3: ID 19")
+	require.Contains(t, lines[2], "node 3: ID 20")
 }
