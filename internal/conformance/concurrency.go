@@ -106,8 +106,9 @@ func testConcurrent(t *testing.T, s Suite) {
 					// Strict never stamps a time the clock had not reached.
 					latest := time.Unix(0, c.UnixNano())
 					for _, id := range all {
-						require.False(t, snowlab.DefaultLayout.Decode(id).Time.After(latest),
-							"id %d is ahead of the clock", id)
+						if snowlab.DefaultLayout.Decode(id).Time.After(latest) {
+							require.FailNowf(t, "ahead of the clock", "id %d is ahead of the clock", id)
+						}
 					}
 				}
 			})
