@@ -2,6 +2,7 @@ package inject
 
 import (
 	"flag"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -58,57 +59,41 @@ func TestRegisterHides(t *testing.T) {
 }
 
 // TestPlant: atomicgen's subjects get the planted work, said in their
-// note, sized from their cost per ID; their IDs are still the
-// generator's; a subject without a cost, or a bad size, is refused.
+// note, whole steps and the fraction of IDs that take one more; their IDs
+// are still the generator's; a bad q is refused.
 func TestPlant(t *testing.T) {
 	all := subject.Own(1)
-	costs := map[string]float64{}
-	for _, s := range all {
-		if strings.HasPrefix(s.Name, "atomicgen/") {
-			costs[s.Name] = 40
-		}
-	}
-	got, err := Plant(all, Planting{Pct: 5, StepNs: 1, NsPerID: costs})
+	got, err := Plant(all, 2<<FracBits+307)
 	require.NoError(t, err)
+	n := 0
 	for i, s := range got {
-		if _, ok := costs[s.Name]; !ok {
+		if !Planted(s.Name) {
 			assert.Equal(t, all[i].Note, s.Note, s.Name)
 			continue
 		}
+		n++
 		assert.Equal(t, PlantNote, s.Note, s.Name)
+		assert.False(t, s.Batch, s.Name)
 		m, err := s.New()
 		require.NoError(t, err)
 		pm := m.(plantedMinter)
-		// 5% of 40 ns at 1 ns a step: 2 steps a call.
 		assert.Equal(t, 2, pm.whole, s.Name)
-		assert.Equal(t, uint64(0), pm.frac, s.Name)
+		assert.Equal(t, uint64(307), pm.frac, "%s: 307 of 1,024 IDs take a third step", s.Name)
 		a, err := m.Next()
 		require.NoError(t, err)
 		b, err := m.Next()
 		require.NoError(t, err)
 		assert.True(t, a.Less(b), "%s: planted minter still mints increasing IDs", s.Name)
 	}
-	got, err = Plant(all, Planting{Pct: 3, StepNs: 4, NsPerID: costs})
-	require.NoError(t, err)
-	for _, s := range got {
-		if s.Note == PlantNote {
-			m, _ := s.New()
-			pm := m.(plantedMinter)
-			// 3% of 40 ns = 1.2 ns = 0.3 steps: 307 of 1,024 IDs take one.
-			assert.Equal(t, 0, pm.whole)
-			assert.Equal(t, uint64(307), pm.frac)
-		}
+	assert.Equal(t, 2, n, "both atomicgen subjects are planted")
+	for _, q := range []int{0, -1, 1<<30 + 1} {
+		_, err = Plant(all, q)
+		assert.ErrorContains(t, err, fmt.Sprintf("planting %d/1024", q))
 	}
-	_, err = Plant(all, Planting{Pct: 5, StepNs: 1, NsPerID: map[string]float64{}})
-	assert.ErrorContains(t, err, "no clean cost per ID for atomicgen/")
-	_, err = Plant(all, Planting{Pct: 0, StepNs: 1, NsPerID: costs})
-	assert.ErrorContains(t, err, "planting 0%")
 }
 
-// TestWork: Work does its steps (a different value for each count), and
-// StepCost measures something positive.
+// TestWork: Work does its steps (a different value for each count).
 func TestWork(t *testing.T) {
 	assert.Equal(t, uint64(7), Work(0, 7))
 	assert.NotEqual(t, Work(1, 7), Work(2, 7))
-	assert.Greater(t, StepCost(), 0.0)
 }

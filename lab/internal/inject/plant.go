@@ -5,58 +5,50 @@ import (
 	"math"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/snowlab/snowlab/lab/subject"
 )
-
-// Planting is a wall-time regression of a chosen size (loadgen gates'
-// detection trials): every atomicgen subject does Work after each ID, as
-// many steps as make about Pct percent of its own cost per ID.
-type Planting struct {
-	// Pct is the slowdown asked for, in percent of a subject's cost per
-	// ID (above 0, at most 100).
-	Pct float64
-	// StepNs is what one Work step costs on this host (StepCost).
-	StepNs float64
-	// NsPerID is each atomicgen subject's clean cost per ID, measured on
-	// this host at one goroutine; a subject missing from it is refused.
-	NsPerID map[string]float64
-}
 
 // PlantNote is what a planted subject's note says, so that no result of
 // a planted run can pass for a real one.
 const PlantNote = "REGRESSION PLANTED (loadgen gates): extra work after every ID"
 
-// fracBits is the fixed point of a planted subject's fractional steps:
-// steps per call are held in 1/1024ths.
-const fracBits = 10
+// FracBits is the fixed point of a planted subject's steps: Plant takes
+// steps per call in 1/1024ths.
+const FracBits = 10
 
-// Plant returns all with every atomicgen subject slowed by p (batching
-// off, as Slow does); the others are left as they are. A slowdown below
-// one step per ID is planted as one step on that fraction of IDs, chosen
-// by the ID's low sequence bits: a strict generator's sequence and a
-// monotonic one's cycle through them thousands of times a second, and
-// the choice needs no state that two goroutines would share (a shared
-// counter would add a contended cache line, a regression of its own at
-// G=2).
-func Plant(all []subject.Subject, p Planting) ([]subject.Subject, error) {
-	if !(p.Pct > 0 && p.Pct <= 100) || !(p.StepNs > 0) {
-		return nil, fmt.Errorf("inject: planting %v%% at %v ns a step: want a percentage above 0 up to 100 and a step cost above 0", p.Pct, p.StepNs)
+// Plant returns all with every atomicgen subject doing q/1024 Work steps
+// after each ID on average (batching off, as Slow does); the others are
+// left as they are. A fraction of a step is planted as one step on that
+// fraction of IDs, chosen by the ID's low sequence bits: a strict
+// generator's sequence and a monotonic one's cycle through them thousands
+// of times a second, and the choice needs no state that two goroutines
+// would share (a shared counter would add a contended cache line, a
+// regression of its own at G=2).
+//
+// What q steps cost is not q times a step's cost alone: the CPU runs the
+// steps beside the next call's clock read (out of order, up to its
+// reorder window), so a few steps cost next to nothing and more cost
+// their full price; loadgen gates measures the slowdown each q gives and
+// picks q from that.
+func Plant(all []subject.Subject, q int) ([]subject.Subject, error) {
+	if q < 1 || q > 1<<30 {
+		return nil, fmt.Errorf("inject: planting %d/1024 steps a call: want 1 to 2^30", q)
 	}
 	out := make([]subject.Subject, len(all))
 	for i, s := range all {
 		if Planted(s.Name) {
-			ns := p.NsPerID[s.Name]
-			if !(ns > 0) {
-				return nil, fmt.Errorf("inject: no clean cost per ID for %s to size its planted steps by", s.Name)
-			}
-			q := int(math.Round(p.Pct / 100 * ns / p.StepNs * (1 << fracBits)))
-			s = planted(s, max(q, 1))
+			s = planted(s, q)
 		}
 		out[i] = s
 	}
 	return out, nil
+}
+
+// PlantMinter is m doing q/1024 Work steps after each ID, as Plant's
+// subjects do.
+func PlantMinter(m subject.Minter, q int) subject.Minter {
+	return plantedMinter{m, q >> FracBits, uint64(q & (1<<FracBits - 1))}
 }
 
 // Planted is whether Plant (and Slow) slow the subject named name:
@@ -67,7 +59,7 @@ func planted(s subject.Subject, q int) subject.Subject {
 	inner := s.New
 	s.New = func() (subject.Minter, error) {
 		m, err := inner()
-		return plantedMinter{m, q >> fracBits, uint64(q & (1<<fracBits - 1))}, err
+		return PlantMinter(m, q), err
 	}
 	s.Batch = false
 	s.Note = PlantNote
@@ -86,7 +78,7 @@ type plantedMinter struct {
 func (p plantedMinter) Next() (subject.ID, error) {
 	id, err := p.m.Next()
 	n := p.whole
-	if id.Lo&(1<<fracBits-1) < p.frac {
+	if id.Lo&(1<<FracBits-1) < p.frac {
 		n++
 	}
 	if Work(n, id.Lo) == math.MaxUint64 {
@@ -104,19 +96,4 @@ func Work(steps int, x uint64) uint64 {
 		x = x*0x9e3779b97f4a7c15 + uint64(i)
 	}
 	return x
-}
-
-// StepCost measures one Work step on this host: the least time per step
-// over five runs of 2^22 steps.
-func StepCost() float64 {
-	const steps = 1 << 22
-	best := math.Inf(1)
-	for range 5 {
-		t := time.Now()
-		if Work(steps, uint64(t.UnixNano())) == math.MaxUint64 {
-			workSink.Add(1)
-		}
-		best = min(best, float64(time.Since(t).Nanoseconds())/steps)
-	}
-	return best
 }

@@ -25,8 +25,10 @@
 // as a gate sees when nothing changed. A detection trial is a same-code baseline, the first
 // run of its pair, against a run with a planted slowdown of 3, 5, 10 or
 // 25 percent: on the wall-time side every atomicgen subject does
-// inject.Work after each ID, sized from its clean cost per ID measured at
-// the start (lab/internal/inject.Plant); on the instruction side every
+// inject.Work after each ID (lab/internal/inject.Plant), as many steps as
+// made atomicgen/monotonic that much slower in a tight loop measured at
+// the start (the CPU hides a few steps beside the next call's clock read,
+// so steps are sized from what they measured, not from their count); on the instruction side every
 // path counted does inject.Spin steps sized from the baseline count
 // (instr.PlantJobs). What the slowdown came to is measured and shown
 // beside what was asked for: the wall side from the trial's own runs,

@@ -116,6 +116,7 @@ func fakeOptions(t *testing.T, loads ...string) (Options, *int) {
 	}
 	o.count = fakeCount(false)
 	o.step = func(context.Context, *instr.File) (float64, error) { return 4, nil }
+	o.cost = func(q int) float64 { return 40 * (1 + 0.02*float64(q)/1024) } // 2% a step
 	return o, &calls
 }
 
@@ -136,7 +137,7 @@ func TestExecute(t *testing.T) {
 	assert.Equal(t, 2, r.Summary(GateInstr, LoadQuiet, 3).Failed)
 	m := r.Summary(GateWall, LoadQuiet, 60).Measured
 	assert.InDelta(t, 60, m, 0.01, "the measured slowdown is the planted one")
-	assert.Equal(t, 1+1+3, *calls-plantedRuns(r), "a calibration run, then 1 + pairs chained runs")
+	assert.Equal(t, 1+3, *calls-plantedRuns(r), "1 + pairs chained runs, and the planted trials")
 	assert.Len(t, r.Limits, 1, "atomicgen/monotonic over its limit, the fixture's one such ratio")
 
 	var table bytes.Buffer
@@ -208,4 +209,20 @@ func TestHogLoad(t *testing.T) {
 	assert.Equal(t, 3, started, "one hog per pair beside the hog")
 	assert.Equal(t, 3, r.Summary(GateWall, LoadHog, 0).Of)
 	assert.Equal(t, 0, r.Summary(GateWall, LoadHog, 60).Of, "no trials beside the hog")
+}
+
+// TestCalibrate: each level's q is interpolated from the measured
+// slowdowns, where the steps first cost nothing (hidden beside the next
+// call) and then their price; a level the grid never reaches is the
+// largest q, not reached.
+func TestCalibrate(t *testing.T) {
+	// 8 steps hidden, then 1% a step.
+	cost := func(q int) float64 { return 40 * (1 + 0.01*max(0, float64(q)/1024-8)) }
+	pts, planted := calibrate([]float64{3, 10, 500}, cost)
+	require.Len(t, pts, len(calGrid()))
+	assert.Equal(t, 0.0, pts[0].Slowdown)
+	assert.InDelta(t, 120, pts[len(pts)-1].Slowdown, 1e-9, "128 steps: 120 paid")
+	assert.Equal(t, PlantedLevel{Pct: 3, Q: 11 << 10, Reached: true}, planted[0], "8 hidden + 3")
+	assert.Equal(t, PlantedLevel{Pct: 10, Q: 18 << 10, Reached: true}, planted[1])
+	assert.Equal(t, PlantedLevel{Pct: 500, Q: 128 << 10}, planted[2])
 }

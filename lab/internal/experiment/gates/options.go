@@ -85,7 +85,10 @@ type Options struct {
 	measure func(ctx context.Context, repeats int, pct float64) (*result.Run, error)
 	count   func(ctx context.Context, jobs []instr.Job) (*instr.File, error)
 	step    func(ctx context.Context, base *instr.File) (float64, error)
-	hogCmd  func(threads int, max time.Duration) (*exec.Cmd, error)
+	// cost is the measured subject's ns/ID in a tight loop with q/1024
+	// planted steps a call (calibrate).
+	cost   func(q int) float64
+	hogCmd func(threads int, max time.Duration) (*exec.Cmd, error)
 }
 
 // The rules of the gates as CI runs them.

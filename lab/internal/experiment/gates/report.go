@@ -102,8 +102,15 @@ func document(r *Result) *report.Document {
 	if len(r.Paths) > 0 {
 		items = append(items, "**Instruction paths counted:** "+md.Escape(strings.Join(r.Paths, ", ")))
 	}
-	if r.StepNs > 0 {
-		items = append(items, fmt.Sprintf("**Planted step:** %.2f ns (wall), %.2f instructions (instruction counts)", r.StepNs, r.InstrStep))
+	if len(r.Planted) > 0 {
+		var ps []string
+		for _, p := range r.Planted {
+			ps = append(ps, fmt.Sprintf("%g%%: %.2f", p.Pct, float64(p.Q)/1024))
+		}
+		items = append(items, "**Wall-time planting, Work steps a call per level asked (sized from a tight loop, quiet):** "+strings.Join(ps, ", "))
+	}
+	if r.InstrStep > 0 {
+		items = append(items, fmt.Sprintf("**Instruction-side step:** %.2f instructions", r.InstrStep))
 	}
 	for _, load := range r.Loads {
 		if most, med := r.Noise(load); !math.IsNaN(most) {
@@ -120,6 +127,13 @@ func document(r *Result) *report.Document {
 	d.Section(2, "False alarms and detection").Prose(fmt.Sprintf(gatesText, r.HogThreads, r.HogCPUSeconds)).Table(header(r), escape(rows(r)))
 	if len(r.Limits) > 0 {
 		d.Section(2, "Generators over their limits").Prose(limitText).Table(limitHeader, escape(limitRows(r)))
+	}
+	if len(r.Calibration) > 0 {
+		var rows [][]string
+		for _, c := range r.Calibration {
+			rows = append(rows, []string{fmt.Sprintf("%.3g", float64(c.Q)/1024), fmt.Sprintf("%+.1f%%", c.Slowdown)})
+		}
+		d.Section(2, "Sizing the planted slowdown").Prose(calText).Table([]string{"Work steps a call", "atomicgen/monotonic slower by"}, escape(rows))
 	}
 	d.Host(r.Host)
 	return d
@@ -147,3 +161,8 @@ paths). Beside the hog, a child process of %d busy goroutines ran through each p
 const limitText = `Each gated cost-over-limit ratio (a generator's time per ID over its limit's, per
 interleaved repeat; 1.00 is the limit) over every clean run of the pairs: a generator reading below
 1.00 beats a loop that does no more than it must.`
+
+const calText = `Before the first pair, atomicgen/monotonic ran in a tight loop on one goroutine, clean and
+with each number of planted Work steps a call (five loops each, the least of each kept; the running
+maximum down the table). Each level was planted with the steps interpolated from this table. A few
+steps cost next to nothing: the CPU runs them beside the next call's clock read, out of order.`

@@ -22,13 +22,14 @@ type Result struct {
 	Gates  []string  `json:"gates"`
 	// Paths are the instruction paths counted.
 	Paths []string `json:"instr_paths,omitempty"`
-	// StepNs is what one wall-time planted step cost (inject.StepCost),
-	// NsPerID each atomicgen subject's clean cost per ID it was sized by
-	// (a run of the suite before the first pair), InstrStep what one
-	// instruction-side step counted (instr.StepCost).
-	StepNs    float64            `json:"wall_step_ns,omitempty"`
-	NsPerID   map[string]float64 `json:"ns_per_id,omitempty"`
-	InstrStep float64            `json:"instr_step_instructions,omitempty"`
+	// Calibration is what each q of planted steps (in 1/1024ths a call)
+	// cost atomicgen/monotonic in a tight loop, quiet, before the first
+	// pair; Planted the q each level was planted with, interpolated from
+	// it. InstrStep is what one instruction-side step counted
+	// (instr.StepCost).
+	Calibration []CalPoint     `json:"calibration,omitempty"`
+	Planted     []PlantedLevel `json:"planted,omitempty"`
+	InstrStep   float64        `json:"instr_step_instructions,omitempty"`
 	// HogThreads and HogCPUSeconds: the hog's goroutines and the CPU time
 	// it took over all its pairs.
 	HogThreads    int     `json:"hog_threads"`

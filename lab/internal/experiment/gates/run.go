@@ -12,7 +12,6 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/inject"
 	"github.com/snowlab/snowlab/lab/internal/instr"
-	"github.com/snowlab/snowlab/lab/internal/stats"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
 )
@@ -56,6 +55,8 @@ type run struct {
 	// runs of the suite (about 10 s each on two cores), not 60.
 	prevRun   *result.Run
 	prevCount *instr.File
+	// q is each level's planted q/1024 steps a call (calibrate).
+	q map[float64]int
 }
 
 // trial is whether pair k under load runs the detection trials.
@@ -68,12 +69,12 @@ func (x *run) defaults() {
 		x.o.measure = func(_ context.Context, repeats int, pct float64) (*result.Run, error) {
 			var wrap func([]subject.Subject) []subject.Subject
 			if pct > 0 {
-				planting := inject.Planting{Pct: pct, StepNs: x.r.StepNs, NsPerID: x.r.NsPerID}
-				if _, err := inject.Plant(subject.Own(1), planting); err != nil {
+				q := x.q[pct]
+				if _, err := inject.Plant(subject.Own(1), q); err != nil {
 					return nil, err
 				}
 				wrap = func(all []subject.Subject) []subject.Subject {
-					out, _ := inject.Plant(all, planting) // checked above on the same subjects
+					out, _ := inject.Plant(all, q) // checked above
 					return out
 				}
 			}
@@ -126,22 +127,34 @@ func (x *run) all(ctx context.Context, progress func(string)) error {
 	return nil
 }
 
-// calibrate measures a planted step's cost and each atomicgen subject's
-// clean cost per ID, quiet, before the first pair.
+// calibrate sizes each planted slowdown, quiet, before the first pair:
+// the q whose measured slowdown of atomicgen/monotonic in a tight loop is
+// the level asked for.
 func (x *run) calibrate(ctx context.Context, progress func(string)) error {
-	progress("gates: sizing the planted slowdown (a step's cost, a clean run of the suite)")
-	x.r.StepNs = inject.StepCost()
-	run, err := x.o.measure(ctx, firstRepeats, 0)
-	if err != nil {
-		return fmt.Errorf("the clean run that sizes the planted slowdown: %w", err)
-	}
-	x.r.NsPerID = map[string]float64{}
-	for _, s := range run.Saturate {
-		if s.Goroutines == 1 && len(s.Samples) > 0 && inject.Planted(s.Subject) {
-			x.r.NsPerID[s.Subject] = 1e9 / stats.Median(s.Samples)
+	progress("gates: sizing the planted slowdowns (atomicgen/monotonic in a tight loop, planted and clean)")
+	var loopErr error
+	cost := x.o.cost
+	if cost == nil {
+		cost = func(q int) float64 {
+			v, err := loopCost(q)
+			if err != nil && loopErr == nil {
+				loopErr = err
+			}
+			return v
 		}
 	}
-	return nil
+	x.r.Calibration, x.r.Planted = calibrate(x.o.Levels, cost)
+	if loopErr != nil {
+		return fmt.Errorf("sizing the planted slowdowns: %w", loopErr)
+	}
+	x.q = map[float64]int{}
+	for _, p := range x.r.Planted {
+		x.q[p.Pct] = p.Q
+		if !p.Reached {
+			x.r.Failures = append(x.r.Failures, fmt.Sprintf("the planting could not reach %g%%: the largest q measured (%d/1024 steps a call) is used", p.Pct, p.Q))
+		}
+	}
+	return ctx.Err()
 }
 
 // pairUnder is pair k and its trials under load, the hog started for it
