@@ -40,8 +40,10 @@ type attempt struct {
 // caller is one client goroutine: its calls in the order made, its IDs in
 // the order received.
 type caller struct {
-	// inflight is 1 while an attempt is under way (the kill -9 scenario
-	// kills a replica in the middle of one).
+	// inflight is the number (from 1, its index in attempts plus 1) of
+	// the attempt under way, 0 between attempts: the kill -9 scenario
+	// kills a replica in the middle of one, and checks afterwards that
+	// the attempt it cut failed.
 	inflight  atomic.Int32
 	ids       []uint64
 	served    []served
@@ -130,7 +132,7 @@ func (c *caller) run(stop <-chan struct{}, conns []*remote.Client, cfg loadConfi
 			if cfg.skip != nil && cfg.skip(r) {
 				continue
 			}
-			c.inflight.Store(1)
+			c.inflight.Store(int32(len(c.attempts) + 1))
 			callAt := time.Now()
 			ctx, cancel := context.WithTimeout(context.Background(), cfg.attemptTimeout)
 			var ids []uint64

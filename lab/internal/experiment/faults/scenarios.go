@@ -577,24 +577,20 @@ func kill9Batch(ctx context.Context, s *stage) error {
 	}
 	s.extra = append(s.extra, big)
 	caller := big.callers[0]
-	cut := 0
+	var killed []int32 // the attempt in flight at each kill
 	for i := range 3 {
-		// Kill while a batch is in flight: its attempt under way for a
-		// few milliseconds.
-		deadline := time.Now().Add(10 * time.Second)
-		for caller.inflight.Load() == 0 {
-			if time.Now().After(deadline) {
-				return fmt.Errorf("no NextIDs(100000) in flight to r0 within 10 s")
-			}
-			time.Sleep(200 * time.Microsecond)
+		// Kill while a batch is in flight, its attempt under way for 2
+		// ms. A call that ended within them (a loaded host's 2 ms sleep
+		// can last longer than a batch) is let go and the next one
+		// waited for; whether the kill cut the attempt it saw is
+		// checked from that attempt's outcome after the load.
+		a, err := batchInFlight(caller, 10*time.Second)
+		if err != nil {
+			return err
 		}
-		time.Sleep(2 * time.Millisecond)
-		inflight := caller.inflight.Load() == 1
 		s.reps[0].Kill()
-		if inflight {
-			cut++
-		}
-		s.mark("SIGKILL r0 (kill %d) with a NextIDs(100000) in flight: %v", i+1, inflight)
+		killed = append(killed, a)
+		s.mark("SIGKILL r0 (kill %d) during its NextIDs(100000) attempt %d, 2 ms under way", i+1, a)
 		if err := sleepCtx(ctx, 300*time.Millisecond); err != nil {
 			return err
 		}
@@ -622,11 +618,35 @@ func kill9Batch(ctx context.Context, s *stage) error {
 				failed++
 			}
 		}
-		s.check("each kill landed inside a NextIDs(100000) call", cut == 3, "%d of 3", cut)
+		cut := 0
+		for _, k := range killed {
+			if int(k) <= len(caller.attempts) && caller.attempts[k-1].outcome != outcomeOK {
+				cut++
+			}
+		}
+		s.check("each kill landed inside a NextIDs(100000) call", cut == 3, "%d of 3 attempts in flight at a kill failed", cut)
 		s.check("every NextIDs(100000) answered carried 100000 IDs, none part of a cut call", n > 0 && sizes[client.MaxBatch] == n,
 			"%d of %d answered calls carried 100000; %d attempts failed", sizes[client.MaxBatch], n, failed)
 	})
 	return nil
+}
+
+// batchInFlight waits for an attempt of c's that has been under way for
+// 2 ms and returns its number (inflight).
+func batchInFlight(c *caller, within time.Duration) (int32, error) {
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		a := c.inflight.Load()
+		if a == 0 {
+			time.Sleep(200 * time.Microsecond)
+			continue
+		}
+		time.Sleep(2 * time.Millisecond)
+		if c.inflight.Load() == a {
+			return a, nil
+		}
+	}
+	return 0, fmt.Errorf("no NextIDs(100000) in flight to r0 for 2 ms within %v", within)
 }
 
 // holders runs etcdholders against the cluster and keeps its report.
