@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/go-zookeeper/zk v1.0.4
-	github.com/snowlab/snowlab v0.0.0-20261201215453-60b908b146b9
+	github.com/snowlab/snowlab v0.0.0-20261201221229-917c2b75c803
 )
 
 require golang.org/x/sys v0.50.0 // indirect
