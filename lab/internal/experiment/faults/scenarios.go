@@ -579,10 +579,10 @@ func kill9Batch(ctx context.Context, s *stage) error {
 	caller := big.callers[0]
 	var killed []int32 // the attempt in flight at each kill
 	for i := range 3 {
-		// Kill while a batch is in flight, its attempt under way for 2
-		// ms. A call that ended within them (a loaded host's 2 ms sleep
-		// can last longer than a batch) is let go and the next one
-		// waited for; whether the kill cut the attempt it saw is
+		// Kill while a batch is in flight, half way through it by the
+		// last batch's time. A call that ended before (a loaded host's
+		// sleep can last longer than a batch) is let go and the next
+		// one waited for; whether the kill cut the attempt it saw is
 		// checked from that attempt's outcome after the load.
 		a, err := batchInFlight(caller, 10*time.Second)
 		if err != nil {
@@ -590,7 +590,7 @@ func kill9Batch(ctx context.Context, s *stage) error {
 		}
 		s.reps[0].Kill()
 		killed = append(killed, a)
-		s.mark("SIGKILL r0 (kill %d) during its NextIDs(100000) attempt %d, 2 ms under way", i+1, a)
+		s.mark("SIGKILL r0 (kill %d) during its NextIDs(100000) attempt %d, half a batch's time under way", i+1, a)
 		if err := sleepCtx(ctx, 300*time.Millisecond); err != nil {
 			return err
 		}
@@ -632,21 +632,28 @@ func kill9Batch(ctx context.Context, s *stage) error {
 }
 
 // batchInFlight waits for an attempt of c's that has been under way for
-// 2 ms and returns its number (inflight).
+// half as long as the last one that succeeded took (2 ms before any
+// has), and returns its number (inflight). A batch answered within those
+// 2 ms, as one on two idle cores is, would leave a fixed wait killing a
+// replica that had already sent its answer.
 func batchInFlight(c *caller, within time.Duration) (int32, error) {
 	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
 		a := c.inflight.Load()
 		if a == 0 {
-			time.Sleep(200 * time.Microsecond)
+			time.Sleep(100 * time.Microsecond)
 			continue
 		}
-		time.Sleep(2 * time.Millisecond)
+		wait := 2 * time.Millisecond
+		if d := time.Duration(c.lastOK.Load()); d > 0 {
+			wait = d / 2
+		}
+		time.Sleep(wait)
 		if c.inflight.Load() == a {
 			return a, nil
 		}
 	}
-	return 0, fmt.Errorf("no NextIDs(100000) in flight to r0 for 2 ms within %v", within)
+	return 0, fmt.Errorf("no NextIDs(100000) in flight to r0 for half a batch's time within %v", within)
 }
 
 // holders runs etcdholders against the cluster and keeps its report.
