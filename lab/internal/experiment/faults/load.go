@@ -42,12 +42,8 @@ type attempt struct {
 type caller struct {
 	// inflight is the number (from 1, its index in attempts plus 1) of
 	// the attempt under way, 0 between attempts: the kill -9 scenario
-	// kills a replica in the middle of one, and checks afterwards that
-	// the attempt it cut failed.
+	// kills a replica in the middle of one.
 	inflight  atomic.Int32
-	// lastOK is how long the last attempt that succeeded took, in ns:
-	// the kill -9 scenario kills half that far into an attempt.
-	lastOK atomic.Int64
 	ids       []uint64
 	served    []served
 	attempts  []attempt
@@ -157,7 +153,6 @@ func (c *caller) run(stop <-chan struct{}, conns []*remote.Client, cfg loadConfi
 				continue
 			}
 			c.attempts = append(c.attempts, attempt{replica: r, at: now, outcome: outcomeOK})
-			c.lastOK.Store(int64(now.Sub(callAt)))
 			c.served = append(c.served, served{replica: r, call: callAt, at: now, first: len(c.ids), n: len(ids)})
 			c.ids = append(c.ids, ids...)
 			if refusedFirst {
