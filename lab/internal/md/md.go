@@ -97,3 +97,14 @@ func OrDash(s string) string {
 	}
 	return s
 }
+
+// EscapeRows escapes every cell of rows in place (Escape) and returns
+// them, for a table of plain text.
+func EscapeRows(rows [][]string) [][]string {
+	for _, row := range rows {
+		for i := range row {
+			row[i] = Escape(row[i])
+		}
+	}
+	return rows
+}

@@ -106,22 +106,13 @@ func document(r *Result) *report.Document {
 	d.Section(1, report.Title("Contention: oversubscription, padding and placement", &r.Header)).List(items...)
 	if len(r.Oversub) > 0 {
 		d.Section(2, "Oversubscription").Prose(fmt.Sprintf(oversubText, r.Factor, r.Hog.Threads, r.Hog.For, r.Hog.CPUSeconds)).
-			Table(oversubHeader, escape(oversubRows(r)))
+			Table(oversubHeader, md.EscapeRows(oversubRows(r)))
 	}
 	if len(r.Placement) > 0 {
-		d.Section(2, "Padding and placement").Prose(placementText).Table(placementHeader, escape(placementRows(r)))
+		d.Section(2, "Padding and placement").Prose(placementText).Table(placementHeader, md.EscapeRows(placementRows(r)))
 	}
 	d.Host(r.Host)
 	return d
-}
-
-func escape(rows [][]string) [][]string {
-	for _, row := range rows {
-		for i := range row {
-			row[i] = md.Escape(row[i])
-		}
-	}
-	return rows
 }
 
 const oversubText = `Every generator in a closed loop at three conditions: G=P (as many goroutines as Ps),

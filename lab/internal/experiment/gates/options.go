@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/snowlab/snowlab/lab/compare"
 	"github.com/snowlab/snowlab/lab/internal/hog"
 	"github.com/snowlab/snowlab/lab/internal/instr"
 	"github.com/snowlab/snowlab/lab/internal/wallgate"
@@ -95,8 +96,8 @@ type Options struct {
 var (
 	wallOptions = wallgate.Options{} // loadgen check's: a minimum effect of 25%
 	moreRounds  = wallgate.DefaultMoreRounds
-	instrTol    = instr.DefaultTolerance // 1.5%
-	ratioTol    = 0.25                   // compare.DefaultTolerance
+	instrTol    = instr.DefaultTolerance   // 1.5%
+	ratioTol    = compare.DefaultTolerance // 25%
 )
 
 // Options checks the flags; the error names the bad value.

@@ -124,28 +124,19 @@ func document(r *Result) *report.Document {
 		items = append(items, "**Goals:** met: no false alarm, and the instruction gate caught every planted slowdown of 3% or more")
 	}
 	d.Section(1, report.Title("Regression gates: false alarms and detection", &r.Header)).List(items...)
-	d.Section(2, "False alarms and detection").Prose(fmt.Sprintf(gatesText, r.HogThreads, r.HogCPUSeconds)).Table(header(r), escape(rows(r)))
+	d.Section(2, "False alarms and detection").Prose(fmt.Sprintf(gatesText, r.HogThreads, r.HogCPUSeconds)).Table(header(r), md.EscapeRows(rows(r)))
 	if len(r.Limits) > 0 {
-		d.Section(2, "Generators over their limits").Prose(limitText).Table(limitHeader, escape(limitRows(r)))
+		d.Section(2, "Generators over their limits").Prose(limitText).Table(limitHeader, md.EscapeRows(limitRows(r)))
 	}
 	if len(r.Calibration) > 0 {
 		var rows [][]string
 		for _, c := range r.Calibration {
 			rows = append(rows, []string{fmt.Sprintf("%.3g", float64(c.Q)/1024), fmt.Sprintf("%+.1f%%", c.Slowdown)})
 		}
-		d.Section(2, "Sizing the planted slowdown").Prose(calText).Table([]string{"Work steps a call", "atomicgen/monotonic slower by"}, escape(rows))
+		d.Section(2, "Sizing the planted slowdown").Prose(calText).Table([]string{"Work steps a call", "atomicgen/monotonic slower by"}, md.EscapeRows(rows))
 	}
 	d.Host(r.Host)
 	return d
-}
-
-func escape(rows [][]string) [][]string {
-	for _, row := range rows {
-		for i := range row {
-			row[i] = md.Escape(row[i])
-		}
-	}
-	return rows
 }
 
 const gatesText = `Each gate judged pairs of runs of the same code (a failure is a false alarm) and, for the

@@ -68,17 +68,21 @@ func (x *run) defaults() {
 	if x.o.measure == nil {
 		x.o.measure = func(_ context.Context, repeats int, pct float64) (*result.Run, error) {
 			var wrap func([]subject.Subject) []subject.Subject
+			var plantErr error
 			if pct > 0 {
-				q := x.q[pct]
-				if _, err := inject.Plant(subject.Own(1), q); err != nil {
-					return nil, err
-				}
 				wrap = func(all []subject.Subject) []subject.Subject {
-					out, _ := inject.Plant(all, q) // checked above
+					out, err := inject.Plant(all, x.q[pct])
+					if err != nil {
+						plantErr = err
+						return all
+					}
 					return out
 				}
 			}
-			s, err := check.GateSuite(repeats, wrap)
+			s, err := check.GateSuite(repeats, wrap) // calls wrap
+			if plantErr != nil {
+				return nil, plantErr
+			}
 			if err != nil {
 				return nil, err
 			}
