@@ -3,13 +3,17 @@
 package daemon
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/snowlab/snowlab/clocksrc"
+	"github.com/snowlab/snowlab/snowidd/gen/snowlab/v1/snowlabv1connect"
 )
 
 // FaultClockPath is where a fault-injection build (go build -tags
@@ -21,12 +25,32 @@ import (
 // touched, and a build without the tag has no such path.
 const FaultClockPath = "/fault/clock"
 
+// FaultHoldPath is where a fault-injection build lets its lab hold one
+// answer: POST ?for=D arms it, and the next NextIDs call made under
+// FaultHeldPrefix, its IDs minted, waits D (or until the caller gives up)
+// before the first byte of its answer is written; GET answers whether a
+// hold is armed and whether an answer is being held. The lab's kill -9
+// scenario kills the replica while "holding" is true, so the kill lands
+// inside a call whose IDs were minted and never delivered, every time:
+// unheld, a replica mints and sends 100,000 IDs in a few milliseconds,
+// and a kill timed from the client missed the call 1 time in 3 or more
+// under CI's load.
+const FaultHoldPath = "/fault/hold"
+
+// FaultHeldPrefix is the base URL path of the calls a hold may take: a
+// client whose target is the replica's URL plus this prefix is served as
+// any other, and only its NextIDs calls are held, so the rest of the
+// lab's load on the replica goes on unheld.
+const FaultHeldPrefix = "/fault/held"
+
 // systemHooks in a fault-injection build: the default clock plus an
-// offset the lab steps over FaultClockPath.
+// offset the lab steps over FaultClockPath, and the hold of
+// FaultHoldPath.
 func systemHooks() hooks {
 	c := &faultClock{base: clocksrc.Default()}
-	return hooks{readKernel: clocksrc.ReadKernel, clock: c, wrap: c.wrap, store: recordStore,
-		note: "fault-injection build: the clock is stepped over POST " + FaultClockPath + "; never run this build in production"}
+	h := &faultHold{}
+	return hooks{readKernel: clocksrc.ReadKernel, clock: c, wrap: func(next http.Handler) http.Handler { return h.wrap(c.wrap(next)) }, store: recordStore,
+		note: "fault-injection build: the clock is stepped over POST " + FaultClockPath + " and answers held over POST " + FaultHoldPath + "; never run this build in production"}
 }
 
 // faultClock is base plus offset ns.
@@ -64,3 +88,94 @@ func (c *faultClock) wrap(h http.Handler) http.Handler {
 	})
 	return mux
 }
+
+// faultHold is FaultHoldPath's state.
+type faultHold struct {
+	armed   atomic.Int64 // ns the next NextIDs answer is held; 0: none
+	holding atomic.Bool
+}
+
+// faultHoldAnswer is FaultHoldPath's body.
+type faultHoldAnswer struct {
+	Armed   bool `json:"armed"`
+	Holding bool `json:"holding"`
+}
+
+// wrap serves FaultHoldPath beside next, and next under FaultHeldPrefix,
+// where the NextIDs call that takes an armed hold has its answer held.
+func (h *faultHold) wrap(next http.Handler) http.Handler {
+	answer := func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(faultHoldAnswer{Armed: h.armed.Load() > 0, Holding: h.holding.Load()})
+	}
+	held := http.StripPrefix(FaultHeldPrefix, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == snowlabv1connect.IDServiceNextIDsProcedure {
+			if d := h.armed.Swap(0); d > 0 {
+				w = &heldWriter{ResponseWriter: w, h: h, d: time.Duration(d), ctx: r.Context()}
+			}
+		}
+		next.ServeHTTP(w, r)
+	}))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == FaultHoldPath && r.Method == http.MethodGet:
+			answer(w)
+			return
+		case r.URL.Path == FaultHoldPath && r.Method == http.MethodPost:
+			d, err := time.ParseDuration(r.URL.Query().Get("for"))
+			if err != nil || d <= 0 {
+				http.Error(w, fmt.Sprintf("for %q: want a positive Go duration such as 5s", r.URL.Query().Get("for")), http.StatusBadRequest)
+				return
+			}
+			h.armed.Store(int64(d))
+			answer(w)
+			return
+		case strings.HasPrefix(r.URL.Path, FaultHeldPrefix+"/"):
+			held.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// heldWriter holds its answer before the first thing written: the
+// handler has minted the IDs by then (a unary answer is written after
+// the method returns).
+type heldWriter struct {
+	http.ResponseWriter
+	h    *faultHold
+	d    time.Duration
+	ctx  context.Context
+	once sync.Once
+}
+
+func (w *heldWriter) hold() {
+	w.once.Do(func() {
+		w.h.holding.Store(true)
+		defer w.h.holding.Store(false)
+		t := time.NewTimer(w.d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-w.ctx.Done():
+		}
+	})
+}
+
+func (w *heldWriter) WriteHeader(code int) {
+	w.hold()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *heldWriter) Write(p []byte) (int, error) {
+	w.hold()
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *heldWriter) Flush() {
+	w.hold()
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// Unwrap lets http.ResponseController reach the server's writer.
+func (w *heldWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

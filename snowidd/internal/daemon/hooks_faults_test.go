@@ -3,8 +3,11 @@
 package daemon
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"regexp"
 	"strconv"
 	"testing"
 	"time"
@@ -12,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/snowlab/snowlab/snowidd/client"
 	"github.com/snowlab/snowlab/snowidd/server"
 )
 
@@ -45,5 +49,76 @@ func TestFaultClockSteps(t *testing.T) {
 	require.Equal(t, http.StatusOK, post("-12s"))
 	assert.InDelta(t, -2, time.Until(clockOf(t, d.url)).Seconds(), 1)
 	assert.Equal(t, http.StatusBadRequest, post("soon"))
+	assert.Equal(t, 0, d.stop(t), d.log.String())
+}
+
+// holdState reads a replica's GET FaultHoldPath.
+func holdState(t *testing.T, url string) faultHoldAnswer {
+	t.Helper()
+	resp, err := http.Get(url + FaultHoldPath)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var a faultHoldAnswer
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&a))
+	return a
+}
+
+// In the fault-injection build a POST to FaultHoldPath holds the next
+// NextIDs answer under FaultHeldPrefix, its IDs already minted
+// (snowidd_ids_issued_total counts them), until the caller gives up; a
+// call outside the prefix, and the call after the held one, are not
+// held; a hold that is no positive duration is 400.
+func TestFaultHoldsOneAnswer(t *testing.T) {
+	d := startDaemonWith(t, systemHooks(), "-lease", "static:1")
+	waitFor(t, 15*time.Second, "ready", ready(d.url))
+	post := func(q string) int {
+		resp, err := http.Post(d.url+FaultHoldPath+"?for="+q, "", nil)
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	assert.Equal(t, http.StatusBadRequest, post("soon"))
+	assert.Equal(t, http.StatusBadRequest, post("0s"))
+	assert.Equal(t, faultHoldAnswer{}, holdState(t, d.url))
+	require.Equal(t, http.StatusOK, post("1h"))
+	assert.Equal(t, faultHoldAnswer{Armed: true}, holdState(t, d.url))
+
+	plain, err := client.New(client.Config{Targets: []string{d.url}, Rounds: 1})
+	require.NoError(t, err)
+	ids, err := plain.NextIDs(t.Context(), 10)
+	require.NoError(t, err, "a call outside the prefix is not held")
+	assert.Len(t, ids, 10)
+	assert.Equal(t, faultHoldAnswer{Armed: true}, holdState(t, d.url))
+
+	cl, err := client.New(client.Config{Targets: []string{d.url + FaultHeldPrefix}, Rounds: 1})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := cl.NextIDs(ctx, 1000)
+		done <- err
+	}()
+	holding := func(want bool) func() (bool, string) {
+		return func() (bool, string) {
+			a := holdState(t, d.url)
+			return a.Holding == want, fmt.Sprintf("%+v", a)
+		}
+	}
+	waitFor(t, time.Minute, "an answer held", holding(true))
+	issued := regexp.MustCompile(`(?m)^snowidd_ids_issued_total .*$`)
+	assert.Equal(t, "snowidd_ids_issued_total 1010", issued.FindString(metrics(t, d.url)), "minted before the hold")
+	select {
+	case err := <-done:
+		t.Fatalf("the held call returned: %v", err)
+	default:
+	}
+	cancel()
+	require.Error(t, <-done, "the held call, given up")
+	waitFor(t, time.Minute, "the hold ended with its caller", holding(false))
+	ids, err = cl.NextIDs(t.Context(), 10)
+	require.NoError(t, err, "the next call is not held")
+	assert.Len(t, ids, 10)
+	assert.Equal(t, faultHoldAnswer{}, holdState(t, d.url))
 	assert.Equal(t, 0, d.stop(t), d.log.String())
 }
