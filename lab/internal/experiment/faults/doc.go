@@ -11,7 +11,9 @@
 // other through a peer proxy that can cut one member off (peerProxy). The
 // replicas are snowidd processes (replica), killed, restarted on their
 // ports, their clocks stepped through a fault-injection build's hook
-// (snowidd -tags snowidd_faults: POST /fault/clock), never the machine's.
+// (snowidd -tags snowidd_faults: POST /fault/clock), never the machine's;
+// the same build holds one minted NextIDs answer on request (POST
+// /fault/hold), so that a kill lands inside that call every time.
 // Clients are goroutines calling the replicas over the wire (lab/internal/remote),
 // each call going round the fleet until one serves. A fleet starting at
 // once is etcdholders, run as a process. A scenario whose Store is "zk"

@@ -612,5 +612,11 @@ func tail(s string, n int) string {
 }
 
 // faultClockPath is where a fault-injection build of snowidd steps its
-// clock (snowidd's internal/daemon FaultClockPath).
-const faultClockPath = "/fault/clock"
+// clock (snowidd's internal/daemon FaultClockPath); faultHoldPath, where
+// it arms a hold on the next NextIDs answer made under faultHeldPrefix
+// (FaultHoldPath, FaultHeldPrefix).
+const (
+	faultClockPath  = "/fault/clock"
+	faultHoldPath   = "/fault/hold"
+	faultHeldPrefix = "/fault/held"
+)

@@ -570,30 +570,28 @@ func successorWaits(ctx context.Context, s *stage) error {
 
 func kill9Batch(ctx context.Context, s *stage) error {
 	s.role(0, "SIGKILLed during NextIDs(100000), three times")
-	big, err := startLoad(loadConfig{urls: []string{s.reps[0].URL()}, clients: 1, tls: s.clientTLS(), fixed: true,
+	// The caller reaches r0 under faultHeldPrefix, so that r0's hold
+	// takes its calls and none of the main load's.
+	big, err := startLoad(loadConfig{urls: []string{s.reps[0].URL() + faultHeldPrefix}, clients: 1, tls: s.clientTLS(), fixed: true,
 		batch: func(int) int { return client.MaxBatch }, attemptTimeout: 10 * time.Second, pause: 100 * time.Millisecond})
 	if err != nil {
 		return err
 	}
 	s.extra = append(s.extra, big)
 	caller := big.callers[0]
-	cut := 0 // kills that landed inside an attempt
+	var held []int32 // the attempt each kill landed in
 	for i := range 3 {
-		// Kill while a batch is in flight, 300 µs under way; the kill
-		// landed inside it when the same attempt is still in flight
-		// once SIGKILL has been sent. (Its outcome does not tell: the
-		// client may retry within the call and be answered by the
-		// restarted replica.)
-		a, err := batchInFlight(caller, 10*time.Second)
+		// Kill while r0 holds the answer of a batch it has minted
+		// (POST /fault/hold): the kill lands inside that call every
+		// time, its IDs never delivered. The check after the load
+		// holds that each such attempt ended without an answer.
+		a, err := batchHeld(ctx, s.reps[0], caller, 10*time.Second)
 		if err != nil {
 			return err
 		}
 		s.reps[0].Kill()
-		inside := caller.inflight.Load() == a
-		if inside {
-			cut++
-		}
-		s.mark("SIGKILL r0 (kill %d) during its NextIDs(100000) attempt %d, 300µs under way; still in flight after the kill: %v", i+1, a, inside)
+		held = append(held, a)
+		s.mark("SIGKILL r0 (kill %d) while it held the answer of NextIDs(100000) attempt %d, its IDs minted", i+1, a)
 		if err := sleepCtx(ctx, 300*time.Millisecond); err != nil {
 			return err
 		}
@@ -621,33 +619,47 @@ func kill9Batch(ctx context.Context, s *stage) error {
 				failed++
 			}
 		}
-		s.check("each kill landed inside a NextIDs(100000) call", cut == 3, "%d of 3 attempts still in flight once SIGKILL was sent", cut)
+		cut := 0
+		for _, at := range held {
+			if int(at) <= len(caller.attempts) && caller.attempts[at-1].outcome != outcomeOK {
+				cut++
+			}
+		}
+		s.check("each kill cut the NextIDs(100000) attempt whose answer r0 held", len(held) == 3 && cut == 3,
+			"%d of %d held attempts ended without an answer", cut, len(held))
 		s.check("every NextIDs(100000) answered carried 100000 IDs, none part of a cut call", n > 0 && sizes[client.MaxBatch] == n,
 			"%d of %d answered calls carried 100000; %d attempts failed", sizes[client.MaxBatch], n, failed)
 	})
 	return nil
 }
 
-// batchInFlight waits for an attempt of c's that has been under way for
-// 300 µs and returns its number (inflight). A batch answered by then is
-// let go and the next one waited for. Not longer: a replica mints
-// 100,000 IDs in about 2 ms on this repository's VM, so a kill 2 ms in
-// often found the answer already sent (2 of 3 kills inside, three runs
-// in a row).
-func batchInFlight(c *caller, within time.Duration) (int32, error) {
+// batchHeld arms r's hold (faultHoldPath) for longer than the caller's
+// attempt may take, and waits until r holds the answer of a NextIDs call
+// it has minted; it returns the number (inflight) of c's attempt then
+// under way. Timing the kill from the client instead (300 µs into an
+// attempt) missed 1 kill in 3 under CI's load: a replica mints and sends
+// 100,000 IDs in a few milliseconds.
+func batchHeld(ctx context.Context, r *replica, c *caller, within time.Duration) (int32, error) {
+	if code, body, err := r.post(faultHoldPath + "?for=30s"); err != nil || code != 200 {
+		return 0, fmt.Errorf("arming %s's hold: %d %s %v", r.Name, code, body, err)
+	}
 	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
-		a := c.inflight.Load()
-		if a == 0 {
-			time.Sleep(100 * time.Microsecond)
-			continue
+		code, body, err := r.get(faultHoldPath)
+		if err != nil || code != 200 {
+			return 0, fmt.Errorf("reading %s's hold: %d %s %v", r.Name, code, body, err)
 		}
-		time.Sleep(300 * time.Microsecond)
-		if c.inflight.Load() == a {
-			return a, nil
+		if strings.Contains(body, `"holding":true`) {
+			if a := c.inflight.Load(); a != 0 {
+				return a, nil
+			}
+			return 0, fmt.Errorf("%s holds an answer, but no NextIDs(100000) of the caller's is in flight", r.Name)
+		}
+		if err := sleepCtx(ctx, time.Millisecond); err != nil {
+			return 0, err
 		}
 	}
-	return 0, fmt.Errorf("no NextIDs(100000) in flight to r0 for 300µs within %v", within)
+	return 0, fmt.Errorf("%s held no NextIDs(100000) answer within %v", r.Name, within)
 }
 
 // holders runs etcdholders against the cluster and keeps its report.
