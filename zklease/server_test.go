@@ -140,6 +140,7 @@ func (e *ensemble) start(t *testing.T, m *member) {
 	m.cmd = exec.Command("java", "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", e.cp,
 		"-Dzookeeper.log.dir="+filepath.Dir(m.log), "org.apache.zookeeper.server.quorum.QuorumPeerMain", m.cfg)
 	m.cmd.Stdout, m.cmd.Stderr = log, log
+	m.cmd.SysProcAttr = dieWithParent()
 	if err := m.cmd.Start(); err != nil {
 		t.Fatalf("starting ZooKeeper server %d: %v", m.id, err)
 	}
