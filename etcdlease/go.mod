@@ -3,7 +3,7 @@ module github.com/snowlab/snowlab/etcdlease
 go 1.26.0
 
 require (
-	github.com/snowlab/snowlab v0.0.0-20261201233428-9d07222cc54e
+	github.com/snowlab/snowlab v0.0.0-20261202002931-595ee9516a96
 	github.com/stretchr/testify v1.12.1
 	go.etcd.io/etcd/api/v3 v3.7.3
 	go.etcd.io/etcd/client/v3 v3.7.3

@@ -3,7 +3,7 @@ module github.com/snowlab/snowlab/k8slease
 go 1.26.0
 
 require (
-	github.com/snowlab/snowlab v0.0.0-20261201233428-9d07222cc54e
+	github.com/snowlab/snowlab v0.0.0-20261202002931-595ee9516a96
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
 	k8s.io/client-go v0.37.2

@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/jackc/pgx/v5 v5.12.0
-	github.com/snowlab/snowlab v0.0.0-20261201233428-9d07222cc54e
+	github.com/snowlab/snowlab v0.0.0-20261202002931-595ee9516a96
 	github.com/stretchr/testify v1.12.1
 )
 
