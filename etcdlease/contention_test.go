@@ -48,11 +48,14 @@ const contentionTTL = 30 * time.Second
 // id taken before it (63 + 62 + … = 2,016); a holder alone still takes
 // the lowest free id.
 //
-// The holders' leases live contentionTTL, not the suite's 2 s: nothing
-// here waits for one to expire, and 64 holders claiming at once under
-// -race beside CI's other suites once left a holder more than 2 s between
-// two of its keep-alives (the lease expired mid-claim, "requested lease
-// not found"), which is the load, not the spreading this test checks.
+// The holders' leases live contentionTTL, not the suite's 2 s, and their
+// first question to etcd may take as long, not ReachTimeout's 3 s:
+// nothing here waits for a lease to expire or for etcd to be missing, and
+// 64 holders claiming at once under -race beside CI's other suites once
+// left a holder more than 2 s between two of its keep-alives (the lease
+// expired mid-claim, "requested lease not found") and once kept one
+// waiting 3 s for its first answer, which is the load, not the spreading
+// this test checks.
 func TestAcquireSpreadsUnderContention(t *testing.T) {
 	eps := endpoints(t)
 	p := prefix(t)
@@ -65,6 +68,7 @@ func TestAcquireSpreadsUnderContention(t *testing.T) {
 		t.Cleanup(func() { _ = cli.Close() })
 		cli.KV = failedTxns{cli.KV, &conflicts}
 		stores[i] = newStore(cli, p, contentionTTL)
+		stores[i].reachTimeout = contentionTTL
 	}
 	claims := make([]nodeid.Claim, n)
 	errs := make([]error, n)
