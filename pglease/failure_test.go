@@ -218,9 +218,14 @@ func TestFrozenHolderPastTTL(t *testing.T) {
 	// B waits for A's id: free once the database's clock passes A's
 	// expires_at, at most a TTL after A's last renewal.
 	stB := newStore(t, dsn, table, ttl)
+	// B reserves 2 s ahead, not A's 500 ms: B is not the one frozen, and
+	// with 500 ms a refresh of B's held up 400 ms by CI's load (6 suites
+	// on 2 cores) once stopped B's generator at its reservation, a
+	// refusal this test is not about.
+	optsB := nodeid.Options{Window: 2 * time.Second, Refresh: 100 * time.Millisecond}
 	var b *nodeid.Lease
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		b, err = nodeid.Acquire(ctxT(t), onlyFirst{stB}, opts)
+		b, err = nodeid.Acquire(ctxT(t), onlyFirst{stB}, optsB)
 		if err == nil {
 			break
 		}
