@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -104,38 +103,31 @@ type faultHoldAnswer struct {
 // wrap serves FaultHoldPath beside next, and next under FaultHeldPrefix,
 // where the NextIDs call that takes an armed hold has its answer held.
 func (h *faultHold) wrap(next http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/", next)
 	answer := func(w http.ResponseWriter) {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(faultHoldAnswer{Armed: h.armed.Load() > 0, Holding: h.holding.Load()})
 	}
-	held := http.StripPrefix(FaultHeldPrefix, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("GET "+FaultHoldPath, func(w http.ResponseWriter, _ *http.Request) { answer(w) })
+	mux.HandleFunc("POST "+FaultHoldPath, func(w http.ResponseWriter, r *http.Request) {
+		d, err := time.ParseDuration(r.URL.Query().Get("for"))
+		if err != nil || d <= 0 {
+			http.Error(w, fmt.Sprintf("for %q: want a positive Go duration such as 5s", r.URL.Query().Get("for")), http.StatusBadRequest)
+			return
+		}
+		h.armed.Store(int64(d))
+		answer(w)
+	})
+	mux.Handle(FaultHeldPrefix+"/", http.StripPrefix(FaultHeldPrefix, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == snowlabv1connect.IDServiceNextIDsProcedure {
 			if d := h.armed.Swap(0); d > 0 {
 				w = &heldWriter{ResponseWriter: w, h: h, d: time.Duration(d), ctx: r.Context()}
 			}
 		}
 		next.ServeHTTP(w, r)
-	}))
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch {
-		case r.URL.Path == FaultHoldPath && r.Method == http.MethodGet:
-			answer(w)
-			return
-		case r.URL.Path == FaultHoldPath && r.Method == http.MethodPost:
-			d, err := time.ParseDuration(r.URL.Query().Get("for"))
-			if err != nil || d <= 0 {
-				http.Error(w, fmt.Sprintf("for %q: want a positive Go duration such as 5s", r.URL.Query().Get("for")), http.StatusBadRequest)
-				return
-			}
-			h.armed.Store(int64(d))
-			answer(w)
-			return
-		case strings.HasPrefix(r.URL.Path, FaultHeldPrefix+"/"):
-			held.ServeHTTP(w, r)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
+	})))
+	return mux
 }
 
 // heldWriter holds its answer before the first thing written: the
