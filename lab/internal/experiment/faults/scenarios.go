@@ -649,7 +649,13 @@ func batchHeld(ctx context.Context, r *replica, c *caller, within time.Duration)
 		if err != nil || code != 200 {
 			return 0, fmt.Errorf("reading %s's hold: %d %s %v", r.Name, code, body, err)
 		}
-		if strings.Contains(body, `"holding":true`) {
+		var state struct {
+			Holding bool `json:"holding"`
+		}
+		if err := json.Unmarshal([]byte(body), &state); err != nil {
+			return 0, fmt.Errorf("reading %s's hold: %q: %v", r.Name, body, err)
+		}
+		if state.Holding {
 			if a := c.inflight.Load(); a != 0 {
 				return a, nil
 			}

@@ -64,6 +64,17 @@ func calibrate(levels []float64, cost func(q int) float64) ([]CalPoint, []Plante
 	return pts, out
 }
 
+// plantedQ is the q level pct was planted with (calibrate), 0 for a
+// level not sized, which inject.Plant refuses.
+func (r *Result) plantedQ(pct float64) int {
+	for _, p := range r.Planted {
+		if p.Pct == pct {
+			return p.Q
+		}
+	}
+	return 0
+}
+
 // sizeQ interpolates the q that gives pct between the calibration's
 // points (from 0 below the first).
 func sizeQ(pct float64, pts []CalPoint) PlantedLevel {
@@ -81,11 +92,12 @@ func sizeQ(pct float64, pts []CalPoint) PlantedLevel {
 // loopCost is the measured subject's cost per ID in a tight loop on one
 // goroutine, q/1024 planted steps after each ID (none when q is 0).
 func loopCost(q int) (float64, error) {
-	i := slices.IndexFunc(subject.Own(1), func(s subject.Subject) bool { return s.Name == measured })
+	own := subject.Own(1)
+	i := slices.IndexFunc(own, func(s subject.Subject) bool { return s.Name == measured })
 	if i < 0 {
 		return 0, fmt.Errorf("no subject %s to calibrate the planting on", measured)
 	}
-	m, err := subject.Own(1)[i].New()
+	m, err := own[i].New()
 	if err != nil {
 		return 0, err
 	}

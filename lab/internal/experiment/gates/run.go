@@ -55,8 +55,6 @@ type run struct {
 	// runs of the suite (about 10 s each on two cores), not 60.
 	prevRun   *result.Run
 	prevCount *instr.File
-	// q is each level's planted q/1024 steps a call (calibrate).
-	q map[float64]int
 }
 
 // trial is whether pair k under load runs the detection trials.
@@ -71,7 +69,7 @@ func (x *run) defaults() {
 			var plantErr error
 			if pct > 0 {
 				wrap = func(all []subject.Subject) []subject.Subject {
-					out, err := inject.Plant(all, x.q[pct])
+					out, err := inject.Plant(all, x.r.plantedQ(pct))
 					if err != nil {
 						plantErr = err
 						return all
@@ -151,9 +149,7 @@ func (x *run) calibrate(ctx context.Context, progress func(string)) error {
 	if loopErr != nil {
 		return fmt.Errorf("sizing the planted slowdowns: %w", loopErr)
 	}
-	x.q = map[float64]int{}
 	for _, p := range x.r.Planted {
-		x.q[p.Pct] = p.Q
 		if !p.Reached {
 			x.r.Failures = append(x.r.Failures, fmt.Sprintf("the planting could not reach %g%%: the largest q measured (%d/1024 steps a call) is used", p.Pct, p.Q))
 		}
