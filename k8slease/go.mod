@@ -3,7 +3,7 @@ module github.com/snowlab/snowlab/k8slease
 go 1.26.0
 
 require (
-	github.com/snowlab/snowlab v0.0.0-20261202004038-7cbeb8140fa4
+	github.com/snowlab/snowlab v0.0.0-20261202005647-523b29433033
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
 	k8s.io/client-go v0.37.2

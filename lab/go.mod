@@ -19,11 +19,11 @@ require (
 	github.com/oklog/ulid/v2 v2.1.2
 	github.com/rs/zerolog v1.28.0
 	github.com/schollz/progressbar/v3 v3.19.1
-	github.com/snowlab/snowlab v0.0.0-20261202004038-7cbeb8140fa4
-	github.com/snowlab/snowlab/etcdlease v0.0.0-20261202004038-7cbeb8140fa4
-	github.com/snowlab/snowlab/pglease v0.0.0-20261202004038-7cbeb8140fa4
-	github.com/snowlab/snowlab/snowidd v0.0.0-20261202004038-7cbeb8140fa4
-	github.com/snowlab/snowlab/zklease v0.0.0-20261202004038-7cbeb8140fa4
+	github.com/snowlab/snowlab v0.0.0-20261202005647-523b29433033
+	github.com/snowlab/snowlab/etcdlease v0.0.0-20261202005647-523b29433033
+	github.com/snowlab/snowlab/pglease v0.0.0-20261202005647-523b29433033
+	github.com/snowlab/snowlab/snowidd v0.0.0-20261202005647-523b29433033
+	github.com/snowlab/snowlab/zklease v0.0.0-20261202005647-523b29433033
 	github.com/sony/sonyflake/v2 v2.2.0
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
@@ -109,7 +109,7 @@ require (
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/rs/xid v1.4.0 // indirect
-	github.com/snowlab/snowlab/k8slease v0.0.0-20261202004038-7cbeb8140fa4
+	github.com/snowlab/snowlab/k8slease v0.0.0-20261202005647-523b29433033
 	go.etcd.io/etcd/api/v3 v3.7.3 // indirect
 	go.etcd.io/etcd/client/pkg/v3 v3.7.3 // indirect
 	go.etcd.io/etcd/client/v3 v3.7.3 // indirect

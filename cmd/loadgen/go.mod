@@ -2,7 +2,7 @@ module github.com/snowlab/snowlab/cmd/loadgen
 
 go 1.26.0
 
-require github.com/snowlab/snowlab/lab v0.0.0-20261202004038-7cbeb8140fa4
+require github.com/snowlab/snowlab/lab v0.0.0-20261202005647-523b29433033
 
 require (
 	github.com/davecgh/go-spew v1.1.2-0.20180830191138-d8f796af33cc // indirect
@@ -92,12 +92,12 @@ require (
 	github.com/rs/xid v1.4.0 // indirect
 	github.com/rs/zerolog v1.28.0 // indirect
 	github.com/schollz/progressbar/v3 v3.19.1 // indirect
-	github.com/snowlab/snowlab v0.0.0-20261202004038-7cbeb8140fa4 // indirect
-	github.com/snowlab/snowlab/etcdlease v0.0.0-20261202004038-7cbeb8140fa4 // indirect
-	github.com/snowlab/snowlab/k8slease v0.0.0-20261202004038-7cbeb8140fa4 // indirect
-	github.com/snowlab/snowlab/pglease v0.0.0-20261202004038-7cbeb8140fa4 // indirect
-	github.com/snowlab/snowlab/snowidd v0.0.0-20261202004038-7cbeb8140fa4 // indirect
-	github.com/snowlab/snowlab/zklease v0.0.0-20261202004038-7cbeb8140fa4 // indirect
+	github.com/snowlab/snowlab v0.0.0-20261202005647-523b29433033 // indirect
+	github.com/snowlab/snowlab/etcdlease v0.0.0-20261202005647-523b29433033 // indirect
+	github.com/snowlab/snowlab/k8slease v0.0.0-20261202005647-523b29433033 // indirect
+	github.com/snowlab/snowlab/pglease v0.0.0-20261202005647-523b29433033 // indirect
+	github.com/snowlab/snowlab/snowidd v0.0.0-20261202005647-523b29433033 // indirect
+	github.com/snowlab/snowlab/zklease v0.0.0-20261202005647-523b29433033 // indirect
 	github.com/sony/sonyflake/v2 v2.2.0 // indirect
 	go.etcd.io/etcd/api/v3 v3.7.3 // indirect
 	go.etcd.io/etcd/client/pkg/v3 v3.7.3 // indirect
