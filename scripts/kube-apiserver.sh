@@ -49,11 +49,16 @@ free_port() {
 }
 
 # build: the cached binary, built under a lock (two callers build once).
+# The lock's descriptor is closed before build returns: start runs the
+# server in the background after it, and a server that inherited the
+# descriptor held the lock for its whole life, so every other start on the
+# machine waited until it stopped.
 build() {
 	mkdir -p "$cache"
 	exec 9>"$cache/build.lock"
 	flock 9
 	if [[ -x "$bin" ]]; then
+		exec 9>&-
 		return 0
 	fi
 	say "no $bin: building kube-apiserver $version from the Go module proxy (about 13 CPU-minutes)"
@@ -63,6 +68,7 @@ build() {
 	(cd "$cache/src" && GOWORK=off GOFLAGS=-mod=mod go build -o "$bin.tmp" k8s.io/kubernetes/cmd/kube-apiserver) >&2
 	mv "$bin.tmp" "$bin"
 	say "built $bin in $((SECONDS - t0)) s"
+	exec 9>&-
 }
 
 start() {
