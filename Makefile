@@ -2,7 +2,7 @@
 GO ?= go
 BENCHTIME ?= 300ms
 
-.PHONY: all test vet vet-etcd vet-pg vet-k8s vet-snowidd fmt race lint-actions deadcode test-etcd test-zk test-pg test-k8s test-snowidd snowid snowidd loadgen service proto bench bench-generators ladder ci lab history publish bench-check cross test-386 pin-modules consumer-test check-commits sim model
+.PHONY: all test vet vet-etcd vet-pg vet-k8s vet-snowidd fmt race lint-actions deadcode test-etcd test-zk test-pg test-k8s test-snowidd snowid snowidd image loadgen service proto bench bench-generators ladder ci lab history publish bench-check cross test-386 pin-modules consumer-test check-commits sim model
 
 ## The repository is several modules (CONTRIBUTING.md, "Modules"), tied for
 ## development by go.work: the library at the root, the lab (lab/, all of
@@ -79,12 +79,23 @@ vet-snowidd:
 	cd snowidd && $(GO) vet ./...
 
 ## snowid: build the snowid command, every lease store in it, to bin/snowid
+## (static, as bin/snowidd)
 snowid:
-	cd snowidd && $(GO) build -o ../bin/snowid ./cmd/snowid
+	cd snowidd && CGO_ENABLED=0 $(GO) build -o ../bin/snowid ./cmd/snowid
 
-## snowidd: build the service to bin/snowidd
+## snowidd: build the service to bin/snowidd, static (CGO_ENABLED=0): it
+## runs in an empty root (a scratch image), where a cgo build's dynamic
+## loader and libc are missing ("no such file or directory")
 snowidd:
-	cd snowidd && $(GO) build -o ../bin/snowidd ./cmd/snowidd
+	cd snowidd && CGO_ENABLED=0 $(GO) build -o ../bin/snowidd ./cmd/snowidd
+
+## image: snowidd and snowid as OCI images in bin/image/, built without a
+## container daemon, the same digest from the same commit
+## (scripts/image.sh); prints each digest and pins snowidd's in
+## snowidd/deploy/k8s/kustomization.yaml. IMAGE_REPO=REGISTRY/snowidd
+## pushes it there and names it so in the kustomization.
+image:
+	scripts/image.sh
 
 ## loadgen: build the lab's command to bin/loadgen, saying so first: the
 ## first build compiles the lab and its dependencies (plotting, SQL drivers,
