@@ -64,7 +64,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The throwaway registry, on loopback, in memory; it logs its port.
+# The throwaway registry, on loopback, in memory; it logs its port. The
+# log is created first: the shell opens it in the background process,
+# maybe after the loop below first reads it.
+: >"$tmp/registry.log"
 "$crane" registry serve --address 127.0.0.1:0 2>"$tmp/registry.log" &
 reg_pid=$!
 port=
