@@ -81,13 +81,15 @@ vet-snowidd:
 ## snowid: build the snowid command, every lease store in it, to bin/snowid
 ## (static, as bin/snowidd)
 snowid:
-	cd snowidd && CGO_ENABLED=0 $(GO) build -o ../bin/snowid ./cmd/snowid
+	cd snowidd && $(STATIC_BUILD) -o ../bin/snowid ./cmd/snowid
 
 ## snowidd: build the service to bin/snowidd, static (CGO_ENABLED=0): it
 ## runs in an empty root (a scratch image), where a cgo build's dynamic
-## loader and libc are missing ("no such file or directory")
+## loader and libc are missing ("no such file or directory"). -trimpath as
+## make image builds it, so that the two share their compiled packages.
+STATIC_BUILD = CGO_ENABLED=0 $(GO) build -trimpath
 snowidd:
-	cd snowidd && CGO_ENABLED=0 $(GO) build -o ../bin/snowidd ./cmd/snowidd
+	cd snowidd && $(STATIC_BUILD) -o ../bin/snowidd ./cmd/snowidd
 
 ## image: snowidd and snowid as OCI images in bin/image/, built without a
 ## container daemon, the same digest from the same commit
