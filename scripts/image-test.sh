@@ -3,13 +3,14 @@
 #
 #   scripts/image-test.sh
 #
-#  1. builds the images (scripts/image.sh; the kustomization it pins is a
-#     copy, so that the checkout stays clean) and the client packages
-#     (scripts/client-packages.sh);
-#  2. loads snowidd's OCI layout into podman (Debian's, with runc: crun
-#     cannot set the ulimits on this kernel's hybrid cgroups; both
-#     installed when missing) and checks the digest podman reports, the
-#     user it runs as (65532) and that it has no shell;
+#  1. builds the images (scripts/image.sh), pushing snowidd's to a
+#     registry on loopback (crane registry serve) and pinning it in a copy
+#     of the kustomization (the checkout stays clean), and the client
+#     packages (scripts/client-packages.sh);
+#  2. pulls the reference the kustomization pins into podman (Debian's,
+#     with runc: crun cannot set the ulimits on this kernel's hybrid
+#     cgroups; both installed when missing) and checks the digest podman
+#     reports, the user it runs as (65532) and that it has no shell;
 #  3. runs it with a bad flag: exit 2 and one line;
 #  4. runs it as the manifests do (non-root, read-only root, no
 #     capabilities) on a dir: lease in a host folder, its port published on
@@ -43,28 +44,50 @@ limits=(--ulimit nofile=1024:1024 --ulimit nproc=1000:1000)
 tmp=$(mktemp -d)
 cid=
 img=
+reg_pid=
 cleanup() {
+	if [[ -n $reg_pid ]]; then
+		kill "$reg_pid" 2>/dev/null || true
+		wait "$reg_pid" 2>/dev/null || true
+	fi
 	if [[ -n $cid ]]; then "${podman[@]}" rm -f "$cid" >/dev/null 2>&1 || true; fi
 	if [[ -n $img ]]; then "${podman[@]}" rmi -f "$img" >/dev/null 2>&1 || true; fi
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 
-# 1. The images and the packages.
+# 1. The images and the packages. snowidd's is pushed to a registry on
+# loopback (crane registry serve) as IMAGE_REPO makes image.sh do, and
+# the container below runs what the kustomization then pins.
+crane=$(cd tools && GOWORK=off go tool -n crane)
+: >"$tmp/registry.log"
+"$crane" registry serve --address 127.0.0.1:0 2>"$tmp/registry.log" &
+reg_pid=$!
+port=
+for _ in $(seq 1 100); do
+	port=$(sed -n 's/.*serving on port \([0-9]*\).*/\1/p' "$tmp/registry.log")
+	[[ -n $port ]] && break
+	sleep 0.1
+done
+[[ -n $port ]] || { cat "$tmp/registry.log" >&2; fail "crane registry serve named no port"; }
 cp -r snowidd/deploy/k8s "$tmp/k8s"
 t=$SECONDS
-IMAGE_OUT=$tmp/image IMAGE_KUSTOMIZATION=$tmp/k8s/kustomization.yaml scripts/image.sh >"$tmp/image.out"
+IMAGE_REPO=127.0.0.1:$port/snowidd IMAGE_OUT=$tmp/image IMAGE_KUSTOMIZATION=$tmp/k8s/kustomization.yaml \
+	scripts/image.sh >"$tmp/image.out"
 cat "$tmp/image.out"
 digest=$(awk '$1 == "snowidd" {print $3}' "$tmp/image.out")
+name=$(sed -n 's/^  newName: //p' "$tmp/k8s/kustomization.yaml")
 grep -q "^  digest: $digest\$" "$tmp/k8s/kustomization.yaml" || fail "the kustomization does not pin $digest"
-say "images built in $((SECONDS - t)) s; the kustomization pins snowidd@$digest"
+ref=$name@$digest
+say "images built in $((SECONDS - t)) s; the kustomization pins $ref"
 t=$SECONDS
 mapfile -t pkgs < <(scripts/client-packages.sh "$tmp/packages" 2>"$tmp/packages.log") ||
 	{ cat "$tmp/packages.log" >&2; fail "scripts/client-packages.sh"; }
 say "client packages built in $((SECONDS - t)) s: ${pkgs[*]##*/}"
 
-# 2. Into podman, from the OCI layout.
-img=$(cd "$tmp/image" && "${podman[@]}" pull -q oci:snowidd) # named localhost/snowidd, as podman load -i names it
+# 2. Into podman: the reference the kustomization pins, pulled from the
+# loopback registry (plain HTTP there).
+img=$("${podman[@]}" pull -q --tls-verify=false "$ref")
 got=$("${podman[@]}" image inspect --format '{{.Digest}}' "$img")
 [[ $got == "$digest" ]] || fail "podman holds the image as $got, make image printed $digest"
 user=$("${podman[@]}" image inspect --format '{{.Config.User}}' "$img")
@@ -91,7 +114,7 @@ hostport=$("${podman[@]}" port "$cid" 8080/tcp)
 url=http://$hostport
 say "container ${cid:0:12} on $url (-lease dir:/leases)"
 ready=
-for _ in $(seq 1 300); do
+for _ in $(seq 1 600); do
 	if ready=$(curl -fsS "$url/readyz" 2>/dev/null); then break; fi
 	[[ $("${podman[@]}" inspect --format '{{.State.Running}}' "$cid") == true ]] ||
 		{ "${podman[@]}" logs "$cid" >&2; fail "the container exited before it was ready"; }

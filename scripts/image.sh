@@ -124,8 +124,8 @@ extra=()
 d_snowid=$(image snowid "snowid: decode, mint and describe snowlab IDs")
 
 if [[ $repo != localhost/* ]]; then
-	"$crane" push "$out/snowidd" "$repo:${rev%-dirty}" >/dev/null 2>"$tmp/crane.log" || { cat "$tmp/crane.log" >&2; exit 1; }
-	say "pushed $repo:${rev%-dirty}@$d_snowidd"
+	"$crane" push "$out/snowidd" "$repo:$rev" >/dev/null 2>"$tmp/crane.log" || { cat "$tmp/crane.log" >&2; exit 1; }
+	say "pushed $repo:$rev@$d_snowidd"
 fi
 if [[ -n $kust ]]; then
 	# The one images entry's newName and digest lines.
