@@ -14,6 +14,7 @@ import (
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/etcdlease"
 	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/snowidd/internal/cliflag"
 	"github.com/snowlab/snowlab/snowidd/internal/peerclock"
 	"github.com/snowlab/snowlab/snowidd/internal/snowidcli"
 	"github.com/snowlab/snowlab/snowidd/server"
@@ -86,6 +87,10 @@ func envName(name string) string {
 // errHelp is what parseOptions returns after printing the usage for -h.
 var errHelp = flag.ErrHelp
 
+// errReported is what parseOptions returns after printing a bad flag's one
+// line (cliflag.Parse): Run exits 2 without printing it again.
+var errReported = errors.New("snowidd: the flags' error is printed")
+
 // parseOptions reads the flags from args and, for those not given there,
 // from the SNOWIDD_* variables getenv returns.
 func parseOptions(args []string, getenv func(string) (string, bool), stderr io.Writer) (options, error) {
@@ -94,8 +99,11 @@ func parseOptions(args []string, getenv func(string) (string, bool), stderr io.W
 	if err := setFromEnv(fs, getenv); err != nil {
 		return o, err
 	}
-	if err := fs.Parse(args); err != nil {
-		return o, err
+	if stop, ok := cliflag.Parse(fs, args); stop {
+		if ok {
+			return o, errHelp
+		}
+		return o, errReported
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q", nodeid.Redact(fs.Arg(0)))

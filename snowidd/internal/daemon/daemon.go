@@ -80,6 +80,9 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 	if errors.Is(err, errHelp) {
 		return exitOK
 	}
+	if errors.Is(err, errReported) {
+		return exitUsage
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "snowidd: %v\n", err)
 		return exitUsage

@@ -120,6 +120,8 @@ func TestRunRefusesBadUsage(t *testing.T) {
 		env  []string
 		want []string
 	}{
+		{"unknown flag", []string{"-lease", "static:1", "-bogus"}, nil, []string{"flag provided but not defined: -bogus", "run 'snowidd -h'"}},
+		{"flag value that does not parse", []string{"-lease", "static:1", "-grace", "soon"}, nil, []string{`"soon"`, "-grace"}},
 		{"shards with a bad lease", []string{"-lease", "nope:x", "-shards", "99"}, nil, []string{"-shards 99"}},
 		{"no scheme", []string{"-lease", "bogus"}, nil, []string{`"bogus"`, "want scheme:location"}},
 		{"unknown scheme", []string{"-lease", "bogus:x"}, nil, []string{`"bogus:xxxxx"`, `unknown scheme "bogus"`, "dir, etcd", "also takes static:N"}},
