@@ -20,9 +20,11 @@ const (
 	Strict Policy = iota
 	// Monotonic runs a logical clock max(last, now): a spent sequence
 	// borrows the next tick and a rewind is absorbed by carrying on from the
-	// last tick. It never refuses and waits only when MaxLead is reached, so
-	// the embedded time is an upper bound on the creation time. Pick it
-	// when availability matters more than the timestamp's exactness.
+	// last tick. It never refuses a rewind and waits only when MaxLead is
+	// reached or, on a lease, when it has used up the reservation (for
+	// the lease to move it, within MaxWait), so the embedded time is an
+	// upper bound on the creation time. Pick it when availability matters
+	// more than the timestamp's exactness.
 	//
 	// Its IDs run ahead of the clock, by seconds at full speed when MaxLead
 	// is 0 (6.4 s after 2 s at 17 M IDs/s), and nothing but a fence
@@ -106,7 +108,7 @@ type Config struct {
 // Stats counts the slow paths a generator took since it was made.
 type Stats struct {
 	CASRetries     uint64 // compare-and-swaps lost to another caller
-	TickWaits      uint64 // waits for a new tick: sequence spent, or MaxLead reached
+	TickWaits      uint64 // waits for a new tick: sequence spent, MaxLead reached, or (Monotonic) the reservation used up
 	RewindWaits    uint64 // rewinds waited out (or waited on until refused)
 	RewindRefusals uint64 // calls that returned ErrClockBackwards
 }

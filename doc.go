@@ -102,9 +102,12 @@
 // unbounded) and the call waits when it is reached. When the clock is behind
 // the last tick by more than MaxLead plus MaxWait (an NTP step back under a
 // generator with a lead), the call fails at once with ErrClockBackwards
-// instead of blocking for as long as the step. Pick Monotonic when
-// availability matters more than the timestamp's exactness, or for bursts
-// above the per-node ceiling. Its lead is also what a restart must clear:
+// instead of blocking for as long as the step. On a lease, a logical clock
+// that reaches the end of the reservation waits up to MaxWait for the
+// lease to move it forward, then fails with [ErrNoReservation]. Pick
+// Monotonic when availability matters more than the timestamp's
+// exactness, or for bursts above the per-node ceiling. Its lead is also
+// what a restart must clear:
 // at full speed and MaxLead 0 it ran 6.4 s ahead after 2 s, and a process
 // restarted on that node id minted the same IDs again. A lease's
 // reservation covers the lead; on a node id assigned by hand, set MaxLead

@@ -30,8 +30,9 @@
 // Acquire grants an etcd lease of the store's TTL (at least 2 s: etcd does
 // not expire a lease sooner than 1.5 election timeouts, 2 s with its
 // default timing). For a candidate range of count consecutive ids (the
-// lowest free one, skipping those a listing shows held) it runs one
-// transaction:
+// lowest free one, skipping those a listing shows held; AcquireAt, the
+// nodeid.Preferrer a StatefulSet ordinal uses, tries a given free range
+// first) it runs one transaction:
 //
 //	If   CreateRevision(<prefix>/nodes/N) == 0        for every N in the range
 //	Then Put <prefix>/nodes/N (attached to the lease)  for every N

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -122,6 +123,16 @@ func (s *Store) reservedKey(n int) string { return s.prefix + "/reserved/" + str
 // answered (the etcd client retries an unavailable cluster until the
 // context ends, and then says only "context deadline exceeded").
 func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, error) {
+	return s.AcquireAt(ctx, -1, count, maxNode)
+}
+
+var _ nodeid.Preferrer = (*Store)(nil)
+
+// AcquireAt is Acquire trying the range first..first+count-1 before any
+// other (nodeid.Preferrer): when it is not free, any free range is taken,
+// as Acquire would. A first of -1, or one whose range does not fit in
+// 0..maxNode, prefers none.
+func (s *Store) AcquireAt(ctx context.Context, first, count, maxNode int) (nodeid.Claim, error) {
 	if err := checkCount(count, maxNode); err != nil {
 		return nil, err
 	}
@@ -144,7 +155,7 @@ func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, 
 		}
 	}()
 	a := &attempt{
-		s: s, cli: cli, lease: lease, count: count, maxNode: maxNode, held: map[int]bool{},
+		s: s, cli: cli, lease: lease, count: count, maxNode: maxNode, held: map[int]bool{}, prefer: first,
 		holder: fmt.Sprintf("lease=%x pid=%d host=%s", int64(lease), os.Getpid(), hostname()),
 	}
 	if err := a.list(ctx); err != nil {
@@ -179,6 +190,7 @@ type attempt struct {
 	lease          clientv3.LeaseID
 	holder         string // the node keys' value: who holds them
 	count, maxNode int
+	prefer         int // the first id of the range to try first, or -1
 
 	// held are the node ids held now: only a hint, the transaction decides.
 	held map[int]bool
@@ -201,8 +213,8 @@ func (a *attempt) list(ctx context.Context) error {
 	return nil
 }
 
-// run tries ranges until one is claimed or none is free. The lowest free
-// range first: alone, a holder takes the lowest free ids, and a successor
+// run tries ranges until one is claimed or none is free. The preferred
+// range first when it is free, else the lowest free range: alone, a holder takes the lowest free ids, and a successor
 // the ids its predecessor left. Each conflict (another holder took the
 // range first) doubles the lowest free ranges the next try picks among at
 // random, so that a fleet starting at once spreads out in a few tries each
@@ -225,8 +237,11 @@ func (a *attempt) run(ctx context.Context) (*claim, error) {
 			continue
 		}
 		first := cands[0]
-		if conflicts > 0 {
+		switch {
+		case conflicts > 0:
 			first = cands[rand.IntN(min(len(cands), 1<<min(conflicts, 16)))]
+		case slices.Contains(cands, a.prefer):
+			first = a.prefer
 		}
 		if err := a.keepAlive(ctx); err != nil {
 			return nil, err

@@ -55,20 +55,35 @@
 // next range starts after the last of them, so a range is never taken
 // around a locked id, and nothing is taken. The claim's Floor is the
 // latest reserved_until over the range, its Token one more than the
-// highest generation. When no range is free Acquire fails with
-// nodeid.ErrNoFreeNode.
+// highest generation. When every range is held Acquire fails with
+// nodeid.ErrNoFreeNode. AcquireAt (nodeid.Preferrer) tries a given range
+// before the others.
 //
-// # No claim waits for another session
+// # A claim waits for another session only when nothing else is free
 //
 // A session stalled inside its claim's transaction (a GC pause, a VM
 // suspend, SIGSTOP) keeps the rows it locked, and nothing else: other
 // claims pass over those ids at once and take the others. Claims lock
 // free rows only, so they never delay a holder's renewal or Reserve
-// either. What could still wait for a lock (inserting a never-held id
-// that another transaction is inserting and has not committed, the
-// table's own lock during DDL, creating the table) is bounded by
-// lock_timeout, which every transaction of the store sets to 50 ms: a
-// claim that meets it passes over the range's first id and goes on.
+// either. Inserting a never-held id that another transaction is inserting
+// and has not committed waits for at most lock_timeout, which every
+// transaction of the store sets to 50 ms: a claim that meets it passes
+// over the range's first id and goes on.
+//
+// An id passed over that way is not held: another claim is under way on
+// it, and may yet give it up (its range was partly busy). So when no
+// range was free and some were passed over for a claim under way, Acquire
+// looks again after 5 ms, then after twice as long each time up to 200 ms,
+// until a range is free, every range is held (nodeid.ErrNoFreeNode), or
+// its context ends: claims that meet on a server whose commits are slow
+// (100 ms, twice lock_timeout) end with every id taken, not with refusals
+// beside free ids. A session stalled for good on the last free ids makes
+// Acquire wait until its context ends.
+//
+// Creating the table waits for a session creating it at the same moment,
+// bounded by the context alone (no lock_timeout): until that session
+// commits there is no table to claim in, and processes starting at once
+// on a new database then all find the one table.
 //
 // # Fencing by generation
 //

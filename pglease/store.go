@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"regexp"
 	"strings"
@@ -118,8 +119,9 @@ func Open(dsn string, ttl time.Duration) (nodeid.Store, func(), error) {
 //     has already minted in. remote_apply, stronger, is kept as it is.
 //   - lock_timeout is lockTimeout: a statement that would wait for a lock
 //     another session holds fails instead (SQLSTATE 55P03), so a session
-//     stalled inside a transaction (a frozen process, an open migration)
-//     delays a claim by at most that much.
+//     stalled inside a claim's transaction delays a claim by at most that
+//     much before it passes over the id (creating the table lifts it: see
+//     ensureTable).
 var txBegin = fmt.Sprintf(`BEGIN; SET LOCAL lock_timeout = %d; SELECT set_config('synchronous_commit',
 	CASE current_setting('synchronous_commit') WHEN 'remote_apply' THEN 'remote_apply' ELSE 'on' END, true)`,
 	lockTimeout.Milliseconds())
@@ -129,7 +131,10 @@ var txBegin = fmt.Sprintf(`BEGIN; SET LOCAL lock_timeout = %d; SELECT set_config
 // inserting right now and the table's own lock (DDL). A live claim's
 // transaction lasts a few round trips and one WAL flush, a few
 // milliseconds on a LAN: 50 ms is ten times that, and a stalled session
-// costs each claim that meets it no more.
+// costs each claim that meets it no more. A claim whose commit takes
+// longer (a slow disk, a slow synchronous standby) is not taken for a
+// stalled one: Acquire looks at the ids it passed over again when it
+// finds nothing else free.
 const lockTimeout = 50 * time.Millisecond
 
 // lockNotAvailable is the SQLSTATE of a statement that met lock_timeout.
@@ -212,37 +217,71 @@ const schema = `CREATE TABLE IF NOT EXISTS %s (
 // ensureTable creates the table unless it is known to exist. A table
 // that exists is not created again, so a role without the right to create
 // one works on a table a migration made. While another session creates
-// it in a transaction still open, the creation fails after lockTimeout
-// (SQLSTATE 55P03) instead of waiting for that session.
+// it, the creation waits for that session's transaction, without
+// lock_timeout, and then finds the table there: eight processes starting
+// at once on a server whose commits take 100 ms would otherwise have all
+// but one fail (the creator holds its catalog rows until its commit is
+// flushed). The wait is bounded by ctx alone: no claim can be made before
+// the table exists, and a migration stalled before its COMMIT is a table
+// that does not exist yet.
 func (s *Store) ensureTable(ctx context.Context) error {
 	s.ensure.Lock()
 	defer s.ensure.Unlock()
 	if s.ensured {
 		return nil
 	}
-	var exists bool
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		return tx.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", s.table).Scan(&exists)
-	})
+	exists, err := s.tableExists(ctx)
 	if err != nil {
-		return s.errf("pglease: look for table %s: %w", s.name, err)
+		return err
 	}
 	if !exists {
-		_, err := s.exec(ctx, fmt.Sprintf(schema, s.table))
-		var pe *pgconn.PgError
-		// Another process creating it at the same moment is as good.
-		if err != nil && !(errors.As(err, &pe) && (pe.Code == "42P07" || pe.Code == "23505")) {
-			return s.errf("pglease: create table %s: %w", s.name, err)
+		err := s.inTx(ctx, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, "SET LOCAL lock_timeout = 0"); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, fmt.Sprintf(schema, s.table))
+			return err
+		})
+		if err != nil {
+			// Another process that created it meanwhile makes this
+			// creation fail on the catalog (42P07, or 23505 or 42710 on
+			// the table's row type, by the moment it met the other): the
+			// table is there, as good.
+			if exists, lerr := s.tableExists(ctx); lerr != nil || !exists {
+				return s.errf("pglease: create table %s: %w", s.name, err)
+			}
 		}
 	}
 	s.ensured = true
 	return nil
 }
 
+// tableExists reports whether the store's table exists.
+func (s *Store) tableExists(ctx context.Context) (bool, error) {
+	var exists bool
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", s.table).Scan(&exists)
+	})
+	if err != nil {
+		return false, s.errf("pglease: look for table %s: %w", s.name, err)
+	}
+	return exists, nil
+}
+
 // Acquire takes count consecutive free node ids among 0..maxNode, each
 // candidate range in one transaction (see the package documentation). When
 // every range is held it fails with nodeid.ErrNoFreeNode.
 func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, error) {
+	return s.AcquireAt(ctx, -1, count, maxNode)
+}
+
+var _ nodeid.Preferrer = (*Store)(nil)
+
+// AcquireAt is Acquire trying the range first..first+count-1 before any
+// other (nodeid.Preferrer): when it is not free, any free range is taken,
+// as Acquire would. A first of -1, or one whose range does not fit in
+// 0..maxNode, prefers none.
+func (s *Store) AcquireAt(ctx context.Context, first, count, maxNode int) (nodeid.Claim, error) {
 	if count < 1 || maxNode < 0 || count > maxNode+1 {
 		return nil, fmt.Errorf("%w: pglease: %d node ids asked for among 0..%d", snowlab.ErrInvalidNode, count, maxNode)
 	}
@@ -252,33 +291,103 @@ func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, 
 	if err := s.ensureTable(ctx); err != nil {
 		return nil, err
 	}
-	held, err := s.heldIDs(ctx, maxNode)
-	if err != nil {
-		return nil, err
+	if first < 0 || first+count-1 > maxNode {
+		first = -1
 	}
 	holder := fmt.Sprintf("pid=%d host=%s", os.Getpid(), hostname())
-	for first, tries := 0, 0; first+count-1 <= maxNode; {
-		if n := lastHeld(held, first, count); n >= 0 {
-			first = n + 1
-			continue
-		}
-		c, busy, err := s.claim(ctx, first, count, holder)
-		var pe *pgconn.PgError
-		switch {
-		case err != nil && errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001") && tries < 100:
-			tries++ // a deadlock or serialization failure: the range is contended, try it again
-			continue
-		case err != nil:
+	for wait := firstSettle; ; wait = min(2*wait, maxSettle) {
+		held, err := s.heldIDs(ctx, maxNode)
+		if err != nil {
 			return nil, err
-		case c != nil:
-			return c, nil
+		}
+		c, contended, err := s.pass(ctx, held, first, count, maxNode, holder)
+		switch {
+		case err != nil || c != nil:
+			return c, err
+		case contended == 0:
+			return nil, fmt.Errorf("%w: pglease: no %d consecutive node ids among 0..%d are free in table %s (%d of them are held)",
+				nodeid.ErrNoFreeNode, count, maxNode, s.name, len(held))
+		}
+		// Every range had an id that is neither held nor free: another
+		// session is claiming it and has not committed. Wait for it to
+		// finish, and look again.
+		if err := sleep(ctx, wait/2+rand.N(wait/2+1)); err != nil {
+			return nil, s.errf("pglease: no %d consecutive node ids among 0..%d are free in table %s, and %d ranges are being claimed by other sessions that have not finished: %w",
+				count, maxNode, s.name, contended, err)
+		}
+	}
+}
+
+// firstSettle and maxSettle bound the waits of an Acquire that found no
+// free range but some ranges being claimed by other sessions: it looks
+// again after firstSettle, then after twice as long each time, up to
+// maxSettle (each with jitter, so that claimers that met do not meet
+// again in step). A claim's transaction lasts a few round trips and a WAL
+// flush: milliseconds on a LAN, 100 ms on a server whose disk or
+// synchronous standby is slow. A session stalled inside its claim keeps
+// the ids it locked until it ends: Acquire waits for it only when no
+// other range is free, and for as long as ctx lets it.
+const (
+	firstSettle = 5 * time.Millisecond
+	maxSettle   = 200 * time.Millisecond
+)
+
+// pass tries the preferred range (first, unless -1), then every range
+// held does not rule out, lowest first, until one is claimed. It returns
+// the claim, or nil and how many ranges it passed over because another
+// session was claiming one of their ids (locked, or being inserted) rather
+// than holding it: when none was, no range is free.
+func (s *Store) pass(ctx context.Context, held map[int]bool, first, count, maxNode int, holder string) (*claim, int, error) {
+	contended, tries := 0, 0
+	try := func(at int) (*claim, []int, error) {
+		for {
+			c, busy, inFlight, err := s.claim(ctx, at, count, holder)
+			var pe *pgconn.PgError
+			if err != nil && errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001") && tries < 100 {
+				tries++ // a deadlock or serialization failure: the range is contended, try it again
+				continue
+			}
+			if inFlight {
+				contended++
+			}
+			return c, busy, err
+		}
+	}
+	if first >= 0 && lastHeld(held, first, count) < 0 {
+		c, busy, err := try(first)
+		if err != nil || c != nil {
+			return c, 0, err
 		}
 		for _, n := range busy {
 			held[n] = true
 		}
 	}
-	return nil, fmt.Errorf("%w: pglease: no %d consecutive node ids among 0..%d are free in table %s (%d of them are held or being claimed)",
-		nodeid.ErrNoFreeNode, count, maxNode, s.name, len(held))
+	for at := 0; at+count-1 <= maxNode; {
+		if n := lastHeld(held, at, count); n >= 0 {
+			at = n + 1
+			continue
+		}
+		c, busy, err := try(at)
+		if err != nil || c != nil {
+			return c, 0, err
+		}
+		for _, n := range busy {
+			held[n] = true
+		}
+	}
+	return nil, contended, nil
+}
+
+// sleep waits d or until ctx ends, and then says which.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 // heldIDs lists the ids held now: only a hint, the claim's transaction
@@ -337,10 +446,14 @@ const (
 )
 
 // claim tries to take first..first+count-1 in one transaction. It returns
-// the claim, or the ids of the range it cannot have now (held, or locked
-// by another session: every row of the range must be free and locked by
-// this transaction, or none is taken) and nil, or an error.
-func (s *Store) claim(ctx context.Context, first, count int, holder string) (c *claim, busy []int, err error) {
+// the claim, or nil and the ids of the range it cannot have now (busy:
+// held, or locked by another session; every row of the range must be free
+// and locked by this transaction, or none is taken), with inFlight set
+// when some of them are not held but being claimed by another session
+// that has not committed (locked, or inserted: which one, lock_timeout's
+// error does not say, so the range's first id stands for it); or an
+// error.
+func (s *Store) claim(ctx context.Context, first, count int, holder string) (c *claim, busy []int, inFlight bool, err error) {
 	last := first + count - 1
 	var token, floor int64
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
@@ -350,8 +463,12 @@ func (s *Store) claim(ctx context.Context, first, count int, holder string) (c *
 		gen, lfloor, lbusy, err := s.lockRange(ctx, tx, first, last)
 		floor, busy = lfloor, lbusy
 		switch {
-		case err != nil || len(busy) > 0:
-			return err // busy: the transaction commits the rows it inserted, nothing else
+		case err != nil:
+			return err
+		case len(busy) > 0:
+			// The transaction commits the rows it inserted, nothing else.
+			inFlight, err = s.beingClaimed(ctx, tx, busy)
+			return err
 		case gen == math.MaxInt64:
 			// The next token would not fit in the column.
 			return fmt.Errorf("generation %d is the last there is; the ids cannot be handed out again", gen)
@@ -368,17 +485,27 @@ func (s *Store) claim(ctx context.Context, first, count int, holder string) (c *
 		// Another session is inserting one of the range's rows and has
 		// not committed: which one, the error does not say. The range
 		// cannot be had now; the next one starts an id further.
-		return nil, []int{first}, nil
+		return nil, []int{first}, true, nil
 	case err != nil:
-		return nil, nil, s.errf("pglease: claim node ids %d..%d: %w", first, last, err)
+		return nil, nil, false, s.errf("pglease: claim node ids %d..%d: %w", first, last, err)
 	case len(busy) > 0:
-		return nil, busy, nil
+		return nil, busy, inFlight, nil
 	}
 	c = &claim{s: s, first: first, count: count, token: token, floor: floor, holder: holder}
 	c.st = nodeid.NewClaimState(fmt.Sprintf("pglease: node ids %d..%d (token %d)", first, last, token), floor,
 		func() { c.stopRenewal() })
 	c.start()
-	return c, nil, nil
+	return c, nil, false, nil
+}
+
+// beingClaimed reports whether any of the ids lockFree passed over is
+// free by the rows as committed now: then another session has it locked,
+// a claim under way (or stalled), not a holder.
+func (s *Store) beingClaimed(ctx context.Context, tx pgx.Tx, ids []int) (bool, error) {
+	var free bool
+	err := tx.QueryRow(ctx, s.sqlf(`SELECT EXISTS (SELECT 1 FROM %[1]s
+		WHERE node = ANY($1) AND (holder IS NULL OR expires_at <= clock_timestamp()))`), ids).Scan(&free)
+	return free, err
 }
 
 // lockRange locks the free rows of first..last (lockFree) and returns the

@@ -77,6 +77,23 @@
 // election took about 1 s there, and every holder kept its claim), and
 // TestSessionExpiry cuts a holder off until its session expires.
 //
+// # Reaching a server
+//
+// A store lists one or more servers; the client tries them in a shuffled
+// order. Each attempt on one server, from the dial to the server's answer
+// to the connect request, is bounded by the reach timeout (ReachTimeout,
+// 5 s) and the session timeout, each shared among the listed servers
+// (1.67 s for three servers and a 10 s session), so that a server that
+// accepts connections and never answers (a hung JVM, a forward to a dead
+// one) costs one share, and a healthy server listed beside it is reached
+// within ReachTimeout. go-zookeeper alone waits ten times its read
+// timeout for that answer, 66.7 s for a 10 s session. TestOneServer lists
+// two such servers before a healthy one.
+//
+// A root path ZooKeeper refuses (an empty, "." or ".." component; a
+// control character; a character the client or the server refuses, see
+// checkPath) is an invalid spec at start, never a store that seems down.
+//
 // # Choosing the session timeout
 //
 // The session timeout is how long a crashed or cut-off holder keeps its

@@ -8,12 +8,12 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
-	"path"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-zookeeper/zk"
 
@@ -114,7 +114,9 @@ type nopLogger struct{}
 func (nopLogger) Printf(string, ...any) {}
 
 // session returns the store's connection once it has a session, dialling
-// it on first use. It waits at most ReachTimeout (or ctx).
+// it on first use. It waits at most ReachTimeout (or ctx). Each attempt on
+// one server is bounded (attemptBound), so that a server that accepts
+// connections and never answers does not keep the client from the others.
 func (s *Store) session(ctx context.Context) (*zk.Conn, int64, error) {
 	s.mu.Lock()
 	if s.closed {
@@ -126,6 +128,7 @@ func (s *Store) session(ctx context.Context) (*zk.Conn, int64, error) {
 		if dialer == nil {
 			dialer = net.DialTimeout
 		}
+		dialer = boundedDialer(dialer, attemptBound(len(s.servers), s.timeout))
 		conn, _, err := zk.Connect(s.servers, s.timeout, zk.WithLogger(nopLogger{}), zk.WithEventCallback(s.event), zk.WithDialer(dialer))
 		if err != nil {
 			s.mu.Unlock()
@@ -331,16 +334,43 @@ func hostname() string {
 	return h
 }
 
-// checkPath accepts an absolute znode path: no empty, "." or ".."
-// component, no trailing slash.
+// checkPath accepts an absolute znode path that ZooKeeper can hold, so
+// that a path it refuses is a spec that can never work (ErrInvalidSpec at
+// start, exit 2), not a store that seems down and is retried for ever.
+// The rules are the union of the client's (go-zookeeper's validatePath)
+// and the server's (org.apache.zookeeper.common.PathUtils, 3.8), which
+// refuse different ranges: no empty, "." or ".." component, no trailing
+// slash; UTF-8 only, without the control characters U+0000..U+001F and
+// U+007F..U+009F, the private use area U+E000..U+F8FF, U+FFF0..U+FFFF,
+// or any character past U+FFFF (the server checks UTF-16 code units, and
+// refuses every surrogate but one). The error quotes the path and the
+// part at fault with %q, so a control character in it is escaped, never
+// printed raw, and names the character at fault by its code point and
+// offset, so that the message says what is wrong where a program masks
+// the path (nodeid.Redact masks one with characters a secret could hide
+// in). TestOneServer holds the ranges' edges to a real server.
 func checkPath(p string) error {
 	if !strings.HasPrefix(p, "/") || p == "/" {
 		return fmt.Errorf("path %q: want /NAME[/NAME...]", p)
 	}
-	for _, part := range strings.Split(p[1:], "/") {
-		if part == "" || part == "." || part == ".." || path.Clean(part) != part {
-			return fmt.Errorf("path %q: component %q is not a znode name", p, part)
+	for i, part := range strings.Split(p[1:], "/") {
+		if part == "" || part == "." || part == ".." {
+			return fmt.Errorf("path %q: component %d is %q, not a znode name", p, i+1, part)
+		}
+	}
+	for at, r := range p {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(p[at:], "\uFFFD"):
+			return fmt.Errorf("path %q: byte %d is not UTF-8", p, at)
+		case refusedRune(r):
+			return fmt.Errorf("path %q: %U at byte %d, which ZooKeeper refuses in a znode name", p, r, at)
 		}
 	}
 	return nil
+}
+
+// refusedRune reports whether ZooKeeper's client or server refuses r in a
+// znode name (see checkPath).
+func refusedRune(r rune) bool {
+	return r <= 0x1f || (r >= 0x7f && r <= 0x9f) || (r >= 0xe000 && r <= 0xf8ff) || r >= 0xfff0
 }
