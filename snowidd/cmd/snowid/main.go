@@ -3,16 +3,19 @@
 //
 //	go install github.com/snowlab/snowlab/snowidd/cmd/snowid@latest
 //
-// Usage:
+// Usage (the usage "snowid help" prints, and each command's -h, say the
+// same):
 //
-//	snowid decode [-json] [-layout T/N/S] [-unit D] [-epoch E] ID...
-//	snowid gen [-node N | -lease SPEC] [-etcd-* flags] [-n K] [-policy strict|monotonic] [-max-lead D] [-format dec|base32|json] [layout flags]
-//	snowid layout [-layout T/N/S] [-unit D] [-epoch E]
+//	snowid decode [-json] [layout flags] ID...
+//	snowid gen [-node N | -lease SPEC [-prefer-ordinal]] [-n K] [-policy strict|monotonic] [-max-lead D] [-format dec|base32|json] [layout flags]
+//	snowid layout [layout flags]
 //	snowid range [layout flags] FROM TO
 //	snowid partitions -table T -from FROM -to TO -every D [layout flags]
 //	snowid plan -processes N -surge X -burst B [-rate R] [-years Y] [-unit D] [-epoch E]
-//	snowid mask [-key-file F] [-key-version V] ID...
-//	snowid unmask [-key-file F] [-key-version V] STRING...
+//	snowid clock [-json] [-watch D]
+//	snowid mask [-key-file FILE] [-key-version V] ID...
+//	snowid unmask [-key-file FILE] [-key-version V] STRING...
+//	snowid version
 //	snowid help [COMMAND]
 //
 // Decode takes each ID apart and prints its decimal and base32 forms, the
@@ -39,17 +42,30 @@
 // waits at most a tick, a monotonic one, whose IDs run at most -max-lead
 // (10 ms) ahead of the clock, starts that far ahead. With -lease SPEC it
 // takes its node id from a lease store instead (-node with -lease is
-// refused), holds it for as long as it mints and releases it on exit, so
-// repeated runs never mint the same ID. The stores, every one in this one
-// command:
+// refused), says on stderr which node id it holds before the first ID
+// (stdout holds only IDs), holds it for as long as it mints and releases
+// it on exit, so repeated runs never mint the same ID. The lease specs,
+// every store in this one command:
 //
 //	dir:PATH                  a nodeid lock folder shared by the processes of one host
-//	etcd:ENDPOINT[,...]/PREFIX  etcd (ENDPOINT HOST:PORT, http://HOST:PORT or https://HOST:PORT)
+//	static:N                  node id N assigned by hand, as -node N: no store
+//	etcd:HOST:PORT/PREFIX     etcd; several endpoints comma-separated, each HOST:PORT,
+//	                          http://HOST:PORT or https://HOST:PORT (TLS)
 //	pg:DSN                    a PostgreSQL table (a postgres:// URL or a key=value
 //	                          string; snowlab_table=NAME picks the table, created when
 //	                          absent); the DSN's password is masked in every line printed
+//	k8s:NAMESPACE/PREFIX      Kubernetes Lease objects PREFIX-N in NAMESPACE (the API
+//	                          server from the pod's service account, else $KUBECONFIG
+//	                          or ~/.kube/config)
 //	zk:HOST:PORT[,...]/PATH   ZooKeeper znodes under PATH (an ephemeral claim znode and
 //	                          a persistent reservation per node id)
+//
+// Killed by SIGINT or SIGTERM, gen -lease stops minting (the IDs printed
+// are whole lines), releases its lease, so that the next holder takes the
+// node id at once instead of waiting for its TTL or reservation, and then
+// dies of that signal, as a command without a lease to give back would:
+// its parent sees a process killed by the signal (a shell's $? is 130 or
+// 143), so a shell loop or make stops as it does on any Ctrl-C.
 //
 // A secured etcd takes etcdctl's flag names: -etcd-cacert, -etcd-cert and
 // -etcd-key for TLS and client certificates, -etcd-user for etcd's auth,
@@ -81,6 +97,15 @@
 // An -every that is not a whole number of ticks, a -from inside a tick, a
 // -to that is not -from plus whole partitions, more than 10,000 partitions,
 // or a name PostgreSQL would cut short is refused.
+//
+// Clock prints the kernel's clock discipline (synchronized, a leap second
+// armed, the estimated and maximum error; "unknown" where the system does
+// not say) and what a Default clock (clocksrc.Default) saw while it read
+// it for -watch; -json prints it as one object.
+//
+// Version prints the version of the module snowid was built from, its
+// VCS revision and the Go version, as go version -m shows them (snowidd
+// -version prints the same line for snowidd).
 //
 // Plan sizes a layout for a fleet of N processes that each hold a node id,
 // X node ids per process during a rollout (2 for blue-green), a burst of B
@@ -131,14 +156,10 @@ import (
 	"flag"
 	"io"
 	"os"
-	"time"
 
 	"github.com/snowlab/snowlab/etcdlease"
-	"github.com/snowlab/snowlab/k8slease"
-	"github.com/snowlab/snowlab/nodeid"
-	"github.com/snowlab/snowlab/pglease"
 	"github.com/snowlab/snowlab/snowidd/internal/snowidcli"
-	"github.com/snowlab/snowlab/zklease"
+	"github.com/snowlab/snowlab/snowidd/leasespec"
 )
 
 // passwordVar holds the etcd user's password when -etcd-password-file
@@ -151,16 +172,16 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, os.LookupEnv)) }
 
 // run is the command with its arguments, output and environment.
 func run(args []string, stdout, stderr io.Writer, getenv func(string) (string, bool)) int {
+	return snowidcli.RunLeases(args, stdout, stderr, leases(getenv))
+}
+
+// leases are every lease store leasespec lists, each with its default TTL,
+// and the -etcd-* flags.
+func leases(getenv func(string) (string, bool)) snowidcli.Leases {
 	etcd := etcdlease.NewFlags(passwordVar, getenv)
-	leases := snowidcli.Leases{
-		Scheme: "etcd",
-		Stores: map[string]nodeid.Opener{
-			"etcd": etcd.Opener(10 * time.Second),
-			"pg":   pglease.Opener(pglease.DefaultTTL),
-			"zk":   zklease.Opener(zklease.DefaultSessionTimeout),
-			"k8s":  k8slease.Opener(k8slease.DefaultTTL),
-		},
+	return snowidcli.Leases{
+		Scheme:   "etcd",
+		Stores:   leasespec.Openers(0, etcd),
 		AddFlags: func(fs *flag.FlagSet) func() bool { etcd.Register(fs); return etcd.Given },
 	}
-	return snowidcli.RunLeases(args, stdout, stderr, leases)
 }

@@ -53,7 +53,7 @@ func (r record) writeText(w io.Writer) {
 }
 
 func runDecode(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("decode", "[-json] [-layout T/N/S] [-unit D] [-epoch E] ID...", stderr)
+	fs := newFlagSet("decode", stderr)
 	asJSON := fs.Bool("json", false, "print one JSON object per ID")
 	lf := AddLayoutFlags(fs)
 	ids, code, ok := parseIDArgs(fs, args)

@@ -13,7 +13,7 @@ import (
 var now = time.Now
 
 func runLayout(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("layout", "[-layout T/N/S] [-unit D] [-epoch E]", stderr)
+	fs := newFlagSet("layout", stderr)
 	lf := AddLayoutFlags(fs)
 	pos, code, ok := parse(fs, args)
 	if !ok {

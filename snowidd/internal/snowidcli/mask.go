@@ -141,7 +141,7 @@ func hexCount(b []byte) (hexDigits, solid, firstBad int) {
 }
 
 func runMask(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("mask", "[-key-file FILE] [-key-version V] ID...", stderr)
+	fs := newFlagSet("mask", stderr)
 	mf := addMaskFlags(fs)
 	ids, code, ok := parseIDArgs(fs, args)
 	if !ok {
@@ -161,7 +161,7 @@ func runMask(args []string, stdout, stderr io.Writer) int {
 }
 
 func runUnmask(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("unmask", "[-key-file FILE] [-key-version V] STRING...", stderr)
+	fs := newFlagSet("unmask", stderr)
 	mf := addMaskFlags(fs)
 	strs, code, ok := parse(fs, args)
 	if !ok {

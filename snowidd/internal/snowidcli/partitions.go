@@ -36,7 +36,7 @@ type partitionSeries struct {
 }
 
 func runPartitions(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("partitions", "-table T -from FROM -to TO -every D [-layout T/N/S] [-unit D] [-epoch E]", stderr)
+	fs := newFlagSet("partitions", stderr)
 	table := fs.String("table", "", "the parent `table`, partitioned BY RANGE (id): a SQL identifier, schema-qualified or not")
 	fromArg := fs.String("from", "", "`FROM`, the first partition's start: RFC 3339 or a date (midnight UTC)")
 	toArg := fs.String("to", "", "`TO`, the last partition's end (exclusive): -from plus a whole number of -every")

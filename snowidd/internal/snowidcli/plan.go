@@ -203,7 +203,7 @@ func (f fleet) fits(n need) []snowlab.Layout {
 }
 
 func runPlan(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("plan", "-processes N -surge X -burst B [-rate R] [-years Y] [-unit D] [-epoch E]", stderr)
+	fs := newFlagSet("plan", stderr)
 	processes := fs.Int64("processes", 0, "`N` processes mint IDs in steady state, each holding a node id")
 	surge := fs.String("surge", "", "`X` node ids held at once per process during a rollout: 1 for none, 2 for blue-green, 1.25 for a 25% surge")
 	burst := fs.Int64("burst", 0, "`B`, the most IDs the fleet is asked for within one tick")

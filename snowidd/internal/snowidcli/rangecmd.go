@@ -23,7 +23,7 @@ func parseInstant(s string) (time.Time, error) {
 }
 
 func runRange(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("range", "[-layout T/N/S] [-unit D] [-epoch E] FROM TO", stderr)
+	fs := newFlagSet("range", stderr)
 	lf := AddLayoutFlags(fs)
 	pos, code, ok := parse(fs, args)
 	if !ok {
