@@ -4,10 +4,11 @@
 // builds its openers and its help from it, so that a store linked is a
 // store named: the help texts are written from the openers registered,
 // and the tests of each program check its hand-written texts (package
-// docs, READMEs) against them.
+// docs, READMEs) against them:
 //
-//	stores, err := nodeid.OpenStore(spec, leasespec.Openers(0, nil))
 //	fs.String("lease", "", "the lease `SPEC`: "+leasespec.Help(leasespec.Stores()))
+//	...
+//	store, err := nodeid.OpenStore(spec, leasespec.Openers(0, nil))
 package leasespec
 
 import (
