@@ -42,7 +42,7 @@ type Scheme struct {
 // help lists them: dir: (nodeid's own), then a store module each.
 func Stores() []Scheme {
 	return []Scheme{
-		{Name: "dir", Form: "dir:PATH", Store: "a lock folder",
+		{Name: "dir", Form: "dir:PATH", Store: "lock folder",
 			What: "a lock folder shared by the processes of one host"},
 		{Name: "etcd", Form: "etcd:HOST:PORT/PREFIX", Store: "etcd", Expires: true,
 			What: "etcd; etcd:http://HOST:PORT,.../PREFIX for several endpoints, etcd:https://… for TLS: see -etcd-*"},

@@ -26,6 +26,9 @@ type text struct {
 	schemes  bool // names every lease spec, by its form
 	commands bool // has every command's synopsis line
 	stores   bool // names every store leasespec describes, by its name in prose
+	// notStores: names none of them (for a list of stores this
+	// repository does not ship).
+	notStores bool
 }
 
 // snowidTexts are the texts this build of snowid is described by: the
@@ -46,14 +49,33 @@ func snowidTexts(t *testing.T, leases snowidcli.Leases) []text {
 		{name: "snowid help", body: help("help"), schemes: true, commands: true},
 		{name: "snowid gen -h", body: help("gen", "-h"), schemes: true},
 	}
-	// README.md's opening paragraph, in a checkout (a module download
-	// of snowidd holds no README.md of the repository's root).
-	if b, err := os.ReadFile(filepath.Join("..", "..", "..", "README.md")); err == nil {
+	// README.md's opening paragraph and nodeid's package doc, in a
+	// checkout (a module download of snowidd holds neither).
+	if b, ok := repoFile(t, "README.md"); ok {
 		texts = append(texts, text{name: "README.md's opening paragraph", body: opening(string(b)), stores: true})
-	} else if !errors.Is(err, os.ErrNotExist) {
-		t.Fatal(err)
+	}
+	if b, ok := repoFile(t, "nodeid/doc.go"); ok {
+		f, err := parser.ParseFile(token.NewFileSet(), "doc.go", b, parser.ParseComments|parser.PackageClauseOnly)
+		require.NoError(t, err)
+		doc := strings.Join(strings.Fields(f.Doc.Text()), " ")
+		texts = append(texts, text{name: "nodeid's package doc", body: doc, stores: true})
+		// A store this repository ships is not one "of your own".
+		own, _, _ := strings.Cut(doc[strings.Index(doc, "A Store of your own ("):], ")")
+		texts = append(texts, text{name: "nodeid's \"A Store of your own\"", body: own, notStores: true})
 	}
 	return texts
+}
+
+// repoFile reads the file at path from the repository's root, three
+// folders up; ok is false outside a checkout.
+func repoFile(t *testing.T, path string) (b []byte, ok bool) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", filepath.FromSlash(path)))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, false
+	}
+	require.NoError(t, err)
+	return b, true
 }
 
 // opening is a Markdown document's first paragraph after its title,
@@ -82,6 +104,9 @@ func missing(texts []text, schemes []leasespec.Scheme, commands []snowidcli.Comm
 			if tx.stores && s.Store != "" && !strings.Contains(tx.body, s.Store) {
 				out = append(out, tx.name+" lacks the store "+s.Store)
 			}
+			if tx.notStores && s.Store != "" && strings.Contains(tx.body, s.Store) {
+				out = append(out, tx.name+" names "+s.Store+", a store shipped here")
+			}
 		}
 		for _, c := range commands {
 			if tx.commands && !lines[c.Line()] {
@@ -96,7 +121,8 @@ func missing(texts []text, schemes []leasespec.Scheme, commands []snowidcli.Comm
 // lease specs names each one this build registers (dir:, static: and
 // every opener main passes, as leasespec describes it), every text that
 // lists its commands has each command's line as the command table gives
-// it, and README.md's opening names every store.
+// it, and README.md's opening and nodeid's package doc name every store
+// (nodeid's doc called ZooKeeper and Kubernetes stores "of your own").
 func TestTextsNameEverySchemeAndCommand(t *testing.T) {
 	l := leases(noEnv)
 	for name := range l.Stores {
@@ -129,8 +155,9 @@ func TestTextsCatchAPlant(t *testing.T) {
 		"the package doc (main.go) lacks the line snowid frob [-x]",
 		"snowid help lacks the line snowid frob [-x]", // the table is planted here, not in the command
 	}
-	if _, err := os.Stat(filepath.Join("..", "..", "..", "README.md")); err == nil {
-		want = append(want, "README.md's opening paragraph lacks the store Plantstore")
+	if _, ok := repoFile(t, "README.md"); ok {
+		want = append(want, "README.md's opening paragraph lacks the store Plantstore",
+			"nodeid's package doc lacks the store Plantstore")
 	}
 	assert.ElementsMatch(t, want, got)
 }
