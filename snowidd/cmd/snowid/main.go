@@ -138,12 +138,13 @@
 // Every command reads the default layout (41/10/12 bits of 1 ms ticks since
 // 2024-01-01T00:00:00Z) unless told otherwise: -layout gives the time, node
 // and sequence bits, -unit the tick (a Go duration such as 1ms or 100us)
-// and -epoch the instant the time field counts from, in RFC 3339 or Unix
-// milliseconds; -layout also takes the whole layout in snowlab.Layout's
-// text form, 41/10/12,1ms,2024-01-01T00:00:00Z (a unit or epoch given
-// there and in -unit or -epoch too is refused). The result must pass
-// snowlab.Layout.Validate. Flags may come
-// before or after the IDs; "--" ends the flags.
+// and -epoch the instant the time field counts from, in RFC 3339, as a
+// date (midnight UTC, as range and partitions read their bounds) or in
+// Unix milliseconds; -layout also takes the whole layout in
+// snowlab.Layout's text form, 41/10/12,1ms,2024-01-01T00:00:00Z (a unit
+// or epoch given there and in -unit or -epoch too is refused). The result
+// must pass snowlab.Layout.Validate. Flags may come before or after the
+// IDs; "--" ends the flags.
 //
 // Snowid exits 0 on success, 2 on a bad argument or a usage error (one line
 // on stderr naming the argument, or a short usage; a lease spec that can

@@ -155,3 +155,27 @@ func TestVersionCommand(t *testing.T) {
 	assert.Empty(t, stdout)
 	assert.Equal(t, "snowid version: unexpected argument \"x\" (run 'snowid version -h' for usage)\n", stderr)
 }
+
+// -epoch (and the epoch in -layout's text form, and plan's -epoch) reads
+// a plain date, midnight UTC, as range's and partitions' bounds do: it
+// took only RFC 3339 and Unix milliseconds. A bad one is one line naming
+// the value and the forms, exit 2.
+func TestEpochTakesADate(t *testing.T) {
+	want, _, code := snowid(t, "layout", "-epoch", "2025-01-01T00:00:00Z")
+	require.Equal(t, exitOK, code)
+	for _, args := range [][]string{
+		{"layout", "-epoch", "2025-01-01"},
+		{"layout", "-layout", "41/10/12,1ms,2025-01-01"},
+	} {
+		got, stderr, code := snowid(t, args...)
+		assert.Equal(t, exitOK, code, stderr)
+		assert.Equal(t, want, got, "%v", args)
+	}
+	_, stderr, code := snowid(t, "plan", "-processes", "10", "-surge", "2", "-burst", "100", "-epoch", "2025-01-01")
+	assert.Equal(t, exitOK, code, stderr)
+
+	stdout, stderr, code := snowid(t, "layout", "-epoch", "2025-13-01")
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, stdout)
+	assert.Equal(t, `snowid: layout -epoch "2025-13-01": snowlab: invalid layout: epoch "2025-13-01": want RFC 3339 (2024-01-01T00:00:00Z), a date (2024-01-01, midnight UTC) or Unix milliseconds`+"\n", stderr)
+}

@@ -211,7 +211,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	years := fs.Float64("years", 10, "`Y`, the fewest years the layout must still last")
 	d := snowlab.DefaultLayout
 	unit := fs.String("unit", d.Unit.String(), "`duration` of one tick of the time field")
-	epoch := fs.String("epoch", d.Epoch.Format(time.RFC3339Nano), "`instant` the time field counts from: RFC 3339 or Unix milliseconds")
+	epoch := fs.String("epoch", d.Epoch.Format(time.RFC3339Nano), "`instant` the time field counts from: "+epochForms)
 	usage := fs.Usage
 	fs.Usage = func() {
 		usage()
