@@ -121,7 +121,9 @@
 // per line: 17 characters of lower-case Crockford base32, a keyed
 // permutation of the ID (package mask: FF1 over AES) that shows neither its
 // time, nor its node, nor its order. Unmask prints the decimal
-// ID of each such string. The key comes from -key-file F, or else from
+// ID of each such string, read in either case (as decode reads base32:
+// a string that passed through something that upper-cases it still
+// unmasks, though the public form itself is lower case). The key comes from -key-file F, or else from
 // $SNOWID_MASK_KEY, in one of two forms: 32, 48 or 64 hex digits (either
 // case; surrounding whitespace such as a final newline is ignored) for a key
 // of 16, 24 or 32 bytes, or exactly 16, 24 or 32 raw bytes. Content that is

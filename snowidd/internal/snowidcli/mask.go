@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/snowlab/snowlab/mask"
 )
@@ -175,7 +176,10 @@ func runUnmask(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "unmask: %v", err)
 	}
 	return eachArg(strs, stdout, stderr, "unmask", func(arg string) (string, error) {
-		id, err := ring.Decode(arg)
+		// Either case, as decode reads base32: the public form is lower
+		// case (mask.Decode reads only that), but a string may have been
+		// upper-cased on its way back (a log, a case-insensitive path).
+		id, err := ring.Decode(strings.ToLower(arg))
 		return id.String(), err
 	})
 }
