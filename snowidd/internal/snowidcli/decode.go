@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/snowidd/internal/idtext"
 )
 
 // localZone is the zone of time_local; tests replace it.
@@ -28,7 +29,7 @@ type record struct {
 
 func describe(l snowlab.Layout, id snowlab.ID) record {
 	p := l.Decode(id)
-	f := timeFormat(l)
+	f := idtext.TimeFormat(l)
 	local := p.Time.In(localZone)
 	return record{
 		ID:        id.String(),
@@ -70,7 +71,7 @@ func runDecode(args []string, stdout, stderr io.Writer) int {
 	code = exitOK
 	printed := 0
 	for _, arg := range ids {
-		id, err := parseIDArg(arg)
+		id, err := idtext.Parse(arg)
 		if err != nil {
 			// Keep the output in order with the error lines.
 			if err := out.Flush(); err != nil {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/snowlab/snowlab/snowidd/internal/idtext"
 )
 
 // now is the clock layout measures the years left from; tests replace it.
@@ -27,7 +29,7 @@ func runLayout(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "layout %v", err)
 	}
 
-	tf := timeFormat(l)
+	tf := idtext.TimeFormat(l)
 	perTick := big.NewInt(int64(l.MaxSeq()) + 1)
 	// IDs per second = perTick * 1s / Unit, exact.
 	perSec := new(big.Rat).SetFrac(

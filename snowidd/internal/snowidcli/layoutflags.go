@@ -101,21 +101,6 @@ func parseEpoch(s string) (time.Time, error) {
 	return t, nil
 }
 
-// timeFormat is RFC 3339 with as many fractional digits as the layout's
-// ticks need: milliseconds, unless the unit or the epoch is finer.
-func timeFormat(l snowlab.Layout) string {
-	fine := func(d time.Duration) bool {
-		return l.Unit%d != 0 || time.Duration(l.Epoch.Nanosecond())%d != 0
-	}
-	switch {
-	case !fine(time.Millisecond):
-		return "2006-01-02T15:04:05.000Z07:00"
-	case !fine(time.Microsecond):
-		return "2006-01-02T15:04:05.000000Z07:00"
-	}
-	return "2006-01-02T15:04:05.000000000Z07:00"
-}
-
 // ParsePolicy reads a -policy flag's value, the name Policy.String gives:
 // strict or monotonic (Policy.UnmarshalText).
 func ParsePolicy(name string) (snowlab.Policy, bool) {

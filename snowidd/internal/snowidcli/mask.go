@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/snowlab/snowlab/mask"
+	"github.com/snowlab/snowlab/snowidd/internal/idtext"
 )
 
 // maskKeyEnv holds the mask key when -key-file is not given, in the forms
@@ -153,7 +154,7 @@ func runMask(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "mask: %v", err)
 	}
 	return eachArg(ids, stdout, stderr, "mask", func(arg string) (string, error) {
-		id, err := parseIDArg(arg)
+		id, err := idtext.Parse(arg)
 		if err != nil {
 			return "", err
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/snowidd/internal/idtext"
 )
 
 // maxPartitions is the most partitions one partitions command writes. A
@@ -132,7 +133,7 @@ func (ps *partitionSeries) check(table string) string {
 // piece lies inside [from, to), which check found in the layout's window.
 func (ps *partitionSeries) write(stdout io.Writer) error {
 	l, parent := ps.layout, ps.parent
-	tf := timeFormat(l)
+	tf := idtext.TimeFormat(l)
 	out := bufio.NewWriter(stdout)
 	fmt.Fprintf(out, "-- snowid partitions: %d of %s, [%s, %s) every %s\n",
 		ps.n, parent.quoted(), ps.from.UTC().Format(tf), ps.to.UTC().Format(tf), ps.everyText())

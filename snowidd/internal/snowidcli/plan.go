@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/snowidd/internal/idtext"
 )
 
 // maxListed is the most fitting layouts plan lists: the narrowest node
@@ -273,7 +274,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 // layouts that fit, why the others do not, and the default's verdict.
 func (f fleet) writePlan(w io.Writer, surgeText string) {
 	n := f.needs()
-	tf := timeFormat(snowlab.Layout{Unit: f.unit, Epoch: f.epoch})
+	tf := idtext.TimeFormat(snowlab.Layout{Unit: f.unit, Epoch: f.epoch})
 	fmt.Fprintf(w, "plan as of %s, ticks of %v since %s\n\n", f.now.UTC().Format(time.DateOnly), f.unit, f.epoch.UTC().Format(tf))
 	if f.now.Before(f.epoch) {
 		fmt.Fprintf(w, "the epoch is %s after %s: nothing can be minted before it, and the years left below count from it\n\n",
