@@ -65,7 +65,9 @@
 // node id at once instead of waiting for its TTL or reservation, and then
 // dies of that signal, as a command without a lease to give back would:
 // its parent sees a process killed by the signal (a shell's $? is 130 or
-// 143), so a shell loop or make stops as it does on any Ctrl-C.
+// 143), so a shell loop or make stops as it does on any Ctrl-C. A reader
+// that goes away (snowid gen -lease … | head) ends it the same way, with
+// SIGPIPE and no error line.
 //
 // A secured etcd takes etcdctl's flag names: -etcd-cacert, -etcd-cert and
 // -etcd-key for TLS and client certificates, -etcd-user for etcd's auth,

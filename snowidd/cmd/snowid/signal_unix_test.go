@@ -25,24 +25,12 @@ import (
 // test binary, running main), minting for minutes unless stopped, and
 // returns it once it has said which node id it holds and printed its
 // first ID. Its stdout is drained from then on, so that a full pipe never
-// holds it; last returns the last ID it printed, once it has ended.
+// holds it; last waits for the end of that stdout, when the process has
+// ended, and returns the last ID it printed. Call it before cmd.Wait,
+// which closes the pipe.
 func startGen(t *testing.T, spec string) (cmd *exec.Cmd, last func() snowlab.ID) {
 	t.Helper()
-	cmd = exec.Command(os.Args[0], "gen", "-lease", spec, "-n", "1000000000")
-	cmd.Env = append(os.Environ(), asSnowid+"=1")
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	stderr, err := cmd.StderrPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-
-	errLine, err := bufio.NewReader(stderr).ReadString('\n')
-	require.NoError(t, err)
-	assert.Equal(t, "snowid: gen: node 0, leased from "+nodeid.Redact(spec)+"\n", errLine, "the node line comes before the IDs")
-	go io.Copy(io.Discard, stderr)
-	lines := bufio.NewScanner(stdout)
-	require.True(t, lines.Scan(), "gen printed no ID: %v", lines.Err())
+	cmd, lines, _ := startGenPipe(t, spec)
 	lastLine := lines.Text()
 	done := make(chan struct{})
 	go func() {
@@ -58,6 +46,28 @@ func startGen(t *testing.T, spec string) (cmd *exec.Cmd, last func() snowlab.ID)
 		require.NoError(t, err, "the last line is a whole ID")
 		return id
 	}
+}
+
+// startGenPipe is startGen up to the first ID, which lines holds; the
+// rest of stdout is the caller's to read, or to close.
+func startGenPipe(t *testing.T, spec string) (*exec.Cmd, *bufio.Scanner, io.Closer) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "gen", "-lease", spec, "-n", "1000000000")
+	cmd.Env = append(os.Environ(), asSnowid+"=1")
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+
+	errLine, err := bufio.NewReader(stderr).ReadString('\n')
+	require.NoError(t, err)
+	assert.Equal(t, "snowid: gen: node 0, leased from "+nodeid.Redact(spec)+"\n", errLine, "the node line comes before the IDs")
+	go io.Copy(io.Discard, stderr)
+	lines := bufio.NewScanner(stdout)
+	require.True(t, lines.Scan(), "gen printed no ID: %v", lines.Err())
+	return cmd, lines, stdout
 }
 
 // checkFloor asserts that a claim's floor is the end of the tick of last,
@@ -95,15 +105,39 @@ func TestSignalReleasesLease(t *testing.T) {
 			dir := t.TempDir()
 			cmd, last := startGen(t, "dir:"+dir)
 			require.NoError(t, cmd.Process.Signal(sig))
+			lastID := last()
 			waitSignalled(t, cmd, sig)
 
 			c, err := nodeid.Dir(dir).Acquire(context.Background(), 1, snowlab.DefaultLayout.MaxNode())
 			require.NoError(t, err)
 			defer c.Release(context.Background(), c.Floor())
 			require.Equal(t, 0, c.First())
-			checkFloor(t, c, last())
+			checkFloor(t, c, lastID)
 		})
 	}
+}
+
+// TestClosedPipeReleasesLease: snowid gen -lease … | head, the reader
+// gone after one line: gen's next write fails, and it releases its lease
+// before it dies of SIGPIPE, as any command writing into a closed pipe
+// does (before, the runtime ended it on that SIGPIPE with its lease held).
+func TestClosedPipeReleasesLease(t *testing.T) {
+	dir := t.TempDir()
+	cmd, lines, stdout := startGenPipe(t, "dir:"+dir)
+	first, err := snowlab.ParseID(lines.Text())
+	require.NoError(t, err)
+	require.NoError(t, stdout.Close())
+	waitSignalled(t, cmd, syscall.SIGPIPE)
+
+	c, err := nodeid.Dir(dir).Acquire(context.Background(), 1, snowlab.DefaultLayout.MaxNode())
+	require.NoError(t, err)
+	defer c.Release(context.Background(), c.Floor())
+	checked := time.Now()
+	l := snowlab.DefaultLayout
+	require.Equal(t, 0, c.First())
+	assert.Greater(t, c.Floor(), l.Decode(first).Time.UnixNano(), "the floor is past the IDs printed")
+	assert.LessOrEqual(t, c.Floor(), checked.Add(l.Unit).UnixNano(),
+		"the floor is the last tick used (its end at most a tick past the clock), not the reservation a window ahead")
 }
 
 // TestSignalReleasesEtcdLease: the same on etcd, where a holder killed
@@ -123,6 +157,7 @@ func TestSignalReleasesEtcdLease(t *testing.T) {
 	spec := "etcd:" + srv.Endpoints()[0] + prefix + "/signal"
 	cmd, last := startGen(t, spec)
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	lastID := last()
 	waitSignalled(t, cmd, syscall.SIGTERM)
 
 	store, err := nodeid.OpenStore(spec, map[string]nodeid.Opener{"etcd": etcdlease.Opener(0)})
@@ -133,5 +168,5 @@ func TestSignalReleasesEtcdLease(t *testing.T) {
 	require.NoError(t, err)
 	defer c.Release(context.Background(), c.Floor())
 	assert.Equal(t, 0, c.First(), "node id 0 is free at once, not held for the TTL")
-	checkFloor(t, c, last())
+	checkFloor(t, c, lastID)
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/snowlab/snowlab"
@@ -93,14 +94,18 @@ func genStatic(r genRun, stdout, stderr io.Writer) int {
 	if !r.nodeSet {
 		fmt.Fprintf(stderr, "snowid: gen: node %d (the default: -node N picks one, -lease dir:PATH leases a free one)\n", r.node)
 	}
-	return mintGen(g, r, stdout, stderr, nil)
+	if code := mintGen(g, r, stdout, stderr, nil); code != exitBrokenPipe {
+		return code
+	}
+	return raise(syscall.SIGPIPE)
 }
 
 // genLeased mints on a node id taken from the lease store -lease names,
 // and releases it when done. SIGINT or SIGTERM (stopSignals) stops it
-// between batches of IDs: the lease is then released, so that the next
-// holder does not wait for its TTL nor its reservation, and the signal
-// is returned for runGen to die of.
+// between batches of IDs, and so does a reader that goes away (SIGPIPE,
+// a write's EPIPE): the lease is then released, so that the next holder
+// does not wait for its TTL nor its reservation, and the signal is
+// returned for runGen to die of.
 func genLeased(r genRun, stdout, stderr io.Writer, leases Leases) (int, os.Signal) {
 	sigs, unnotify := notifyStop()
 	defer unnotify()
@@ -119,6 +124,12 @@ func genLeased(r genRun, stdout, stderr io.Writer, leases Leases) (int, os.Signa
 	code := genOnLease(ctx, r, stdout, stderr, leases)
 	cancel()
 	<-watched
+	if code == exitBrokenPipe && sig == nil {
+		// The reader went away (snowid gen … | head): SIGPIPE, which
+		// gen notifies to get the write's error instead of dying with
+		// its lease, may not have reached the channel yet.
+		sig = syscall.SIGPIPE
+	}
 	return code, sig
 }
 
@@ -253,7 +264,7 @@ func idWriter(format string, l snowlab.Layout) func(w *bufio.Writer, id snowlab.
 // acquireGenLease opens the store -lease names and takes a node id from it.
 // An empty -lease is a spec like any other: refused, not read as no lease
 // (which would mint on node 0).
-func acquireGenLease(ctx context.Context, r genRun, stderr io.Writer, leases Leases) (*nodeid.Lease, int, bool) {
+func acquireGenLease(stopped context.Context, r genRun, stderr io.Writer, leases Leases) (*nodeid.Lease, int, bool) {
 	store, err := nodeid.OpenStore(r.lease, leases.Stores)
 	if err != nil {
 		hint := "" // static:N is gen's, not a store's: OpenStore cannot name it
@@ -262,9 +273,12 @@ func acquireGenLease(ctx context.Context, r genRun, stderr io.Writer, leases Lea
 		}
 		return nil, fail(stderr, "gen -lease: %v%s", err, hint), false
 	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(stopped, 10*time.Second)
 	defer cancel()
 	lease, err := nodeid.Acquire(ctx, store, nodeid.Options{Layout: r.layout, Preferred: r.preferOrdinal, Prefer: r.prefer})
+	if err != nil && stopped.Err() != nil {
+		return nil, exitFail, false // a signal: gen dies of it, no lease taken
+	}
 	if err != nil {
 		// The spec is right: the store is down, or full.
 		fmt.Fprintf(stderr, "snowid: gen -lease %q: %v\n", nodeid.Redact(r.lease), err)
@@ -273,17 +287,28 @@ func acquireGenLease(ctx context.Context, r genRun, stderr io.Writer, leases Lea
 	return lease, exitOK, true
 }
 
+// exitBrokenPipe is mintGen's code for a reader gone away (EPIPE), never
+// an exit code: the caller dies of SIGPIPE, silently, as a command
+// writing into a closed pipe does.
+const exitBrokenPipe = -1
+
 // mintGen writes r.n IDs from g to stdout, genBatch at a time, until stop
 // is closed (nil: never): then it writes the IDs minted so far, whole
 // lines, and returns exitFail (the caller dies of its signal).
 func mintGen(g *atomicgen.Generator, r genRun, stdout, stderr io.Writer, stop <-chan struct{}) int {
+	failed := func(err error) int {
+		if errors.Is(err, syscall.EPIPE) {
+			return exitBrokenPipe
+		}
+		return writeFailed(stderr, err)
+	}
 	out := bufio.NewWriter(stdout)
 	buf := make([]snowlab.ID, min(r.n, genBatch))
 	for left := r.n; left > 0; {
 		select {
 		case <-stop:
 			if err := out.Flush(); err != nil {
-				return writeFailed(stderr, err)
+				return failed(err)
 			}
 			return exitFail
 		default:
@@ -291,12 +316,12 @@ func mintGen(g *atomicgen.Generator, r genRun, stdout, stderr io.Writer, stop <-
 		got, genErr := g.NextIDs(buf[:min(left, len(buf))])
 		for _, id := range buf[:got] {
 			if err := r.write(out, id); err != nil {
-				return writeFailed(stderr, err)
+				return failed(err)
 			}
 		}
 		if genErr != nil {
 			if err := out.Flush(); err != nil {
-				return writeFailed(stderr, err)
+				return failed(err)
 			}
 			if errors.Is(genErr, snowlab.ErrOverflow) {
 				// The clock is outside the layout's window: the layout
@@ -309,7 +334,7 @@ func mintGen(g *atomicgen.Generator, r genRun, stdout, stderr io.Writer, stop <-
 		left -= got
 	}
 	if err := out.Flush(); err != nil {
-		return writeFailed(stderr, err)
+		return failed(err)
 	}
 	return exitOK
 }

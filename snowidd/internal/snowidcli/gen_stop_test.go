@@ -8,6 +8,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -138,4 +139,46 @@ func TestGenLeaseStops(t *testing.T) {
 			assert.Equal(t, lastEnd.UnixNano(), c.Floor(), "the floor is the end of the last ID's tick, not the lease's reservation")
 		})
 	}
+}
+
+// pipeWriter takes the first n writes and then fails every other with
+// EPIPE, as a pipe whose reader went away (snowid gen … | head).
+type pipeWriter struct {
+	n   int
+	out bytes.Buffer
+}
+
+func (w *pipeWriter) Write(p []byte) (int, error) {
+	if w.n == 0 {
+		return 0, syscall.EPIPE
+	}
+	w.n--
+	return w.out.Write(p)
+}
+
+// TestGenLeaseBrokenPipe: a reader gone away (snowid gen -lease … | head)
+// ends gen -lease as a signal does: the lease is released, and gen dies
+// of SIGPIPE, silently, as a command writing into a closed pipe does.
+// Before, the write's SIGPIPE ended the process with its lease held.
+func TestGenLeaseBrokenPipe(t *testing.T) {
+	_, raised := stopWith(t)
+	dir := t.TempDir()
+	out := &pipeWriter{n: 2}
+	var errs bytes.Buffer
+	code := run([]string{"gen", "-lease", "dir:" + dir, "-n", "50000000"}, out, &errs)
+	assert.Equal(t, 128+int(syscall.SIGPIPE), code)
+	assert.Equal(t, syscall.SIGPIPE, raised())
+	assert.Equal(t, "snowid: gen: node 0, leased from dir:"+dir+"\n", errs.String(), "no error line for a closed pipe")
+	ids := strings.Fields(out.out.String())
+	require.NotEmpty(t, ids)
+	last := mustParse(t, ids[len(ids)-2]) // the last field may be cut short
+
+	c, err := nodeid.Dir(dir).Acquire(context.Background(), 1, snowlab.DefaultLayout.MaxNode())
+	require.NoError(t, err)
+	defer c.Release(context.Background(), c.Floor())
+	checked := time.Now()
+	l := snowlab.DefaultLayout
+	assert.Greater(t, c.Floor(), l.Decode(last).Time.UnixNano(), "the floor is past the IDs written")
+	assert.LessOrEqual(t, c.Floor(), checked.Add(l.Unit).UnixNano(),
+		"the floor is the last tick used (its end at most a tick past the clock), not the reservation a window ahead")
 }

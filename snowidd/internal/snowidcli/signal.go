@@ -7,10 +7,6 @@ import (
 	"time"
 )
 
-// stopSignals end gen -lease gracefully: it stops minting, releases its
-// lease and then dies of the signal (raise).
-var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
-
 // notifyStop delivers stopSignals on the channel it returns until stop is
 // called; tests replace it with a channel of their own.
 var notifyStop = func() (sigs <-chan os.Signal, stop func()) {
