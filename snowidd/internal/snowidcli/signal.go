@@ -7,12 +7,21 @@ import (
 	"time"
 )
 
+// stopSignals end gen -lease gracefully: it stops minting, releases its
+// lease and then dies of the signal (raise).
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
+
 // notifyStop delivers stopSignals on the channel it returns until stop is
-// called; tests replace it with a channel of their own.
+// called, and holds heldSignals meanwhile; tests replace it with a channel
+// of their own.
 var notifyStop = func() (sigs <-chan os.Signal, stop func()) {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, stopSignals...)
-	return ch, func() { signal.Stop(ch) }
+	held := make(chan os.Signal, 1)
+	if len(heldSignals) > 0 {
+		signal.Notify(held, heldSignals...)
+	}
+	return ch, func() { signal.Stop(ch); signal.Stop(held) }
 }
 
 // raise ends the process with sig's default action, after gen -lease has

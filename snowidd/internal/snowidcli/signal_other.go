@@ -2,14 +2,10 @@
 
 package snowidcli
 
-import (
-	"os"
-	"syscall"
-)
+import "os"
 
-// stopSignals end gen -lease gracefully: it stops minting, releases its
-// lease and then exits as if killed by the signal (raise).
-var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
+// heldSignals: none here (see signal_unix.go).
+var heldSignals []os.Signal
 
 // raiseSignal cannot send a signal where a process cannot signal itself
 // (Windows): raise's exit code stands for the signal.

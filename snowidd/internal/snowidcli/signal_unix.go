@@ -8,11 +8,13 @@ import (
 	"syscall"
 )
 
-// stopSignals end gen -lease gracefully: it stops minting, releases its
-// lease and then dies of the signal (raise). SIGPIPE is among them so
-// that a write into a closed pipe fails with EPIPE, which gen handles the
-// same way, instead of ending the process at once.
-var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE}
+// heldSignals are notified while gen -lease runs, to a channel nobody
+// reads: with SIGPIPE notified, a write into a closed standard output
+// fails with EPIPE, which gen handles as it does a stop signal, instead
+// of ending the process at once with its lease held. (A SIGPIPE is no
+// stop signal itself: the kernel sends one for a write to any closed
+// socket, such as a store's connection torn down by a TLS refusal.)
+var heldSignals = []os.Signal{syscall.SIGPIPE}
 
 // raiseSignal sends sig to this process, and reports whether it could.
 // No longer notified, SIGINT and SIGTERM reach the runtime's handler,
