@@ -5,9 +5,12 @@ package main
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -19,6 +22,7 @@ import (
 	"github.com/snowlab/snowlab/etcdlease"
 	"github.com/snowlab/snowlab/etcdlease/etcdtest"
 	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/pglease"
 )
 
 // startGen starts snowid gen -lease spec in a process of its own (this
@@ -161,6 +165,38 @@ func TestSignalReleasesEtcdLease(t *testing.T) {
 	waitSignalled(t, cmd, syscall.SIGTERM)
 
 	store, err := nodeid.OpenStore(spec, map[string]nodeid.Opener{"etcd": etcdlease.Opener(0)})
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := store.Acquire(ctx, 1, snowlab.DefaultLayout.MaxNode())
+	require.NoError(t, err)
+	defer c.Release(context.Background(), c.Floor())
+	assert.Equal(t, 0, c.First(), "node id 0 is free at once, not held for the TTL")
+	checkFloor(t, c, lastID)
+}
+
+// TestSignalReleasesPGLease: the same on PostgreSQL (PG_DSN), where a
+// holder killed without releasing keeps its row for the TTL (10 s).
+func TestSignalReleasesPGLease(t *testing.T) {
+	dsn := strings.TrimSpace(os.Getenv("PG_DSN"))
+	if dsn == "" {
+		if os.Getenv("SNOWLAB_REQUIRE_PG") == "1" {
+			t.Fatal("SNOWLAB_REQUIRE_PG=1 but PG_DSN is not set: .ci/run starts PostgreSQL with scripts/pg.sh")
+		}
+		t.Skip("PG_DSN not set: PG_DSN=$(scripts/pg.sh start) make test-pg runs it")
+	}
+	u, err := url.Parse(dsn)
+	require.NoError(t, err, "scripts/pg.sh prints a postgres:// URL")
+	q := u.Query()
+	q.Set("snowlab_table", fmt.Sprintf("snowid_signal_%d", time.Now().UnixNano()))
+	u.RawQuery = q.Encode()
+	spec := "pg:" + u.String()
+	cmd, last := startGen(t, spec)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	lastID := last()
+	waitSignalled(t, cmd, syscall.SIGTERM)
+
+	store, err := nodeid.OpenStore(spec, map[string]nodeid.Opener{"pg": pglease.Opener(0)})
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
