@@ -419,6 +419,10 @@ func (c *claim) Floor() int64          { return c.floor }
 func (c *claim) Token() int64          { return c.token }
 func (c *claim) Lost() <-chan struct{} { return c.st.Lost() }
 
+// Err says why the claim was lost, once Lost is closed: nodeid.Lease.Err
+// reports it.
+func (c *claim) Err() error { return c.st.Err() }
+
 // guards are the transaction conditions that hold only while this claim's
 // node keys are the ones it created.
 func (c *claim) guards() []clientv3.Cmp {

@@ -47,6 +47,10 @@ func (c *claim) Floor() int64          { return c.floor }
 func (c *claim) Token() int64          { return c.token }
 func (c *claim) Lost() <-chan struct{} { return c.st.Lost() }
 
+// Err says why the claim was lost, once Lost is closed: nodeid.Lease.Err
+// reports it.
+func (c *claim) Err() error { return c.st.Err() }
+
 // Reserve stores until as every Lease's reserved-until annotation (and
 // renews them): see write for the guard.
 func (c *claim) Reserve(ctx context.Context, until int64) error {

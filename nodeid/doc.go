@@ -11,8 +11,9 @@
 // expired while a successor took its node id, a restart whose clock is behind
 // the last ID it issued.
 //
-// A Lease holds node ids from a Store (a lock directory on one host with
-// Dir, or etcd with the nested etcdlease module) together with a
+// A Lease holds node ids from a Store (a lock folder on one host with
+// Dir; etcd, PostgreSQL, Kubernetes or ZooKeeper with the nested
+// etcdlease, pglease, k8slease and zklease modules) together with a
 // reserved-until time kept in that store: generators stamp only timestamps
 // before it (through the lease's snowlab.Fence), it is made durable before
 // any ID uses it, and a background refresher moves it ahead by
@@ -41,12 +42,14 @@
 //     one host, nothing to install.
 //   - Acquire with the etcdlease module's store: a fleet, with a TTL lease
 //     in etcd; with the pglease module's store, a fleet that already runs
-//     PostgreSQL. Those modules keep the etcd client and pgx out of the
-//     library.
+//     PostgreSQL; with k8slease's, a fleet on Kubernetes (Lease objects);
+//     with zklease's, a fleet that already runs ZooKeeper (an ephemeral
+//     znode per claim). Those modules keep the etcd client, pgx,
+//     client-go and the ZooKeeper client out of the library.
 //
-// OpenStore reads a lease spec (dir:PATH, etcd:HOST:PORT/PREFIX, pg:DSN,
-// given the openers of those modules); a spec that can never work is
-// ErrInvalidSpec.
+// OpenStore reads a lease spec (dir:PATH, and etcd:, pg:, k8s: or zk:
+// given the openers of those modules: snowidd/leasespec has them all); a
+// spec that can never work is ErrInvalidSpec.
 //
 // # The reservation
 //
@@ -75,10 +78,11 @@
 // # When a lease is lost
 //
 // A Dir lease is never lost while its process lives (the kernel holds the
-// lock). An etcd or PostgreSQL lease is lost when the holder cannot keep it
-// alive for a TTL (the store unreachable, the process frozen): Lease.Lost
-// is closed, Lease.Err says why (ErrLost), and the generators built with
-// Lease.Config stop. Before that, a holder cut off from its store keeps
+// lock). An etcd, PostgreSQL, Kubernetes or ZooKeeper lease is lost when
+// the holder cannot keep it alive for a TTL (ZooKeeper's session timeout:
+// the store unreachable, the process frozen): Lease.Lost is closed,
+// Lease.Err says why (ErrLost, and the store's reason), and the
+// generators built with Lease.Config stop. Before that, a holder cut off from its store keeps
 // minting up to R and then every call fails with snowlab.ErrNoReservation;
 // if the store comes back in time the lease refreshes and minting resumes
 // by itself. Either way no ID past R is minted. What to do: on
@@ -89,7 +93,7 @@
 //
 // # A Store of your own
 //
-// A Store of your own (Consul, ZooKeeper, a Kubernetes Lease) proves
+// A Store of your own (Consul, a cloud database, a lock service) proves
 // itself with package storetest (as testing/fstest), which every store
 // here passes and which fails a store broken in each way it checks: claims
 // raced through two clients, ranges judged by every id, tokens,

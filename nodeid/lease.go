@@ -57,7 +57,9 @@ type Claim interface {
 	// Reserve makes until durable as the node ids' reserved-until. It must
 	// fail when the claim is no longer held.
 	Reserve(ctx context.Context, until int64) error
-	// Lost is closed when the store knows the claim is gone.
+	// Lost is closed when the store knows the claim is gone. A claim
+	// with a method Err() error (ClaimState's) says there why, wrapping
+	// ErrLost: Lease.Err returns it.
 	Lost() <-chan struct{}
 	// Release stores until as the final reserved-until and frees the node ids.
 	Release(ctx context.Context, until int64) error
@@ -302,11 +304,23 @@ func (l *Lease) stopped() bool {
 	}
 	select {
 	case <-l.claim.Lost():
-		l.markLost(ErrLost)
+		l.markLost(lostErr(l.claim))
 		return true
 	default:
 	}
 	return false
+}
+
+// lostErr is why c, whose Lost is closed, was lost: its Err when it has
+// one that wraps ErrLost (a ClaimState's names the claim and the store's
+// reason, "the ZooKeeper session expired"), else ErrLost alone.
+func lostErr(c Claim) error {
+	if e, ok := c.(interface{ Err() error }); ok {
+		if err := e.Err(); errors.Is(err, ErrLost) {
+			return err
+		}
+	}
+	return ErrLost
 }
 
 func (l *Lease) markLost(err error) {

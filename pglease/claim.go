@@ -30,6 +30,10 @@ func (c *claim) Floor() int64          { return c.floor }
 func (c *claim) Token() int64          { return c.token }
 func (c *claim) Lost() <-chan struct{} { return c.st.Lost() }
 
+// Err says why the claim was lost, once Lost is closed: nodeid.Lease.Err
+// reports it.
+func (c *claim) Err() error { return c.st.Err() }
+
 // guard is the condition, on parameters $1..$4, that holds only for the
 // claim's rows while it holds them: the id range, its token and holder,
 // and a hold that has not run out by the database's clock.

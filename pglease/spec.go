@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -129,10 +130,31 @@ func (e *secretError) Unwrap() error { return e.err }
 // connects with, masked in its message: pgx's errors do not quote it, and
 // this makes sure. A message does not pass through nodeid.Redact, which
 // describes one DSN, not text that may quote one.
+//
+// It also puts the message on one line: pgx's error for a server it could
+// not reach gives each address it tried on a line of its own, and the
+// same attempt twice under sslmode=prefer (with TLS, then without), which
+// a command printed as three lines and a log split.
 func redacted(secret string, err error) error {
-	msg := mask(err.Error(), secret)
+	msg := oneLine(mask(err.Error(), secret))
 	if msg == err.Error() {
 		return err
 	}
 	return &secretError{msg: msg, err: err}
+}
+
+// oneLine joins the lines of msg after its first with "; ", each trimmed
+// and once.
+func oneLine(msg string) string {
+	first, rest, ok := strings.Cut(msg, "\n")
+	if !ok {
+		return msg
+	}
+	var parts []string
+	for _, l := range strings.Split(rest, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !slices.Contains(parts, l) {
+			parts = append(parts, l)
+		}
+	}
+	return strings.TrimRight(first, " ") + " " + strings.Join(parts, "; ")
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -99,6 +100,28 @@ func TestErrorsHideThePassword(t *testing.T) {
 	requireNoSecret(t, err, "Acquire on a database that is not there", secret)
 	assert.Contains(t, err.Error(), "no_such_database_snowlab")
 	t.Logf("no such database: %v", err)
+}
+
+// TestUnreachableIsOneLine: a server that is not there is one line of
+// error, each address tried once: pgx's message took a line per attempt,
+// the same attempt twice under the default sslmode=prefer (three lines
+// for one address, printed so by snowid).
+func TestUnreachableIsOneLine(t *testing.T) {
+	addr := closedPort(t)
+	_, port, _ := strings.Cut(addr, ":")
+	st, closeStore, err := Open("postgres://snow@localhost:"+port+"/db", time.Second)
+	require.NoError(t, err, "opening does not reach the server")
+	defer closeStore()
+	_, err = st.Acquire(ctxT(t), 1, 1023)
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "\n")
+	assert.Equal(t, 1, strings.Count(err.Error(), addr+" (localhost): dial error"), "each attempt once: %v", err)
+	assert.Regexp(t, "^pglease: look for table snowlab_nodeids: failed to connect to `user=snow database=db`: "+
+		regexp.QuoteMeta(addr)+` \(localhost\): dial error: dial tcp `+regexp.QuoteMeta(addr)+`: connect: connection refused`, err.Error())
+	t.Log(err)
+
+	assert.Equal(t, "failed: a: x; b", oneLine("failed:\n\ta: x\n\ta: x\n\tb\n"))
+	assert.Equal(t, "one line", oneLine("one line"))
 }
 
 // TestRedacted: the password is masked in a message raw and escaped, and

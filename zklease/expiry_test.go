@@ -3,6 +3,7 @@ package zklease
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -66,6 +67,11 @@ func TestSessionExpiry(t *testing.T) {
 
 	p.(*proxy).setCut(false)
 	waitLost(t, c, "the holder reconnected after its session expired")
+	// The claim says why, which a nodeid.Lease reports as its Err (it
+	// was ErrLost alone).
+	if err := c.(interface{ Err() error }).Err(); !errors.Is(err, nodeid.ErrLost) || !strings.Contains(err.Error(), "the ZooKeeper session") {
+		t.Fatalf("the lost claim's Err: %v, want ErrLost and the session's end", err)
+	}
 	if err := c.Reserve(ctx(t), time.Now().Add(time.Hour).UnixNano()); !errors.Is(err, nodeid.ErrLost) {
 		t.Fatalf("Reserve after the session expired: %v, want ErrLost", err)
 	}

@@ -6,11 +6,14 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/snowlab/snowlab/snowidd/leasespec"
 )
 
 // -lease takes a spec, not a path: its metavar says SPEC and its text
-// lists every scheme loadgen opens, so "-lease PATH" does not send a new
-// user to give a folder where etcd: or pg: was meant.
+// lists every scheme loadgen opens (leasespec's, ZooKeeper's included,
+// which it left out), so "-lease PATH" does not send a new user to give a
+// folder where etcd: or pg: was meant.
 func TestHelpLeaseIsASpec(t *testing.T) {
 	fs := flag.NewFlagSet("loadgen run", flag.ContinueOnError)
 	var help strings.Builder
@@ -18,7 +21,7 @@ func TestHelpLeaseIsASpec(t *testing.T) {
 	new(Flags).Register(fs)
 	fs.PrintDefaults()
 	assert.Contains(t, help.String(), "\n  -lease SPEC\n")
-	for _, scheme := range []string{"dir:PATH", "etcd:HOST:PORT/PREFIX", "pg:DSN"} {
-		assert.Contains(t, help.String(), scheme)
+	for _, s := range leasespec.Stores() {
+		assert.Contains(t, help.String(), s.Form)
 	}
 }

@@ -14,12 +14,10 @@ import (
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/etcdlease"
-	"github.com/snowlab/snowlab/k8slease"
 	"github.com/snowlab/snowlab/lab/internal/suiteflags"
 	"github.com/snowlab/snowlab/lab/subject"
 	"github.com/snowlab/snowlab/nodeid"
-	"github.com/snowlab/snowlab/pglease"
-	"github.com/snowlab/snowlab/zklease"
+	"github.com/snowlab/snowlab/snowidd/leasespec"
 )
 
 // etcdPasswordVar holds the etcd user's password for -lease etcd: when
@@ -28,8 +26,9 @@ import (
 // does not lend loadgen that user.
 const etcdPasswordVar = "LOADGEN_ETCD_PASSWORD"
 
-// ttl is the TTL of a -lease on etcd or PostgreSQL: a lab run that dies
-// frees its node ids this long after.
+// ttl is the TTL of a -lease on a store whose holds expire (ZooKeeper's
+// session timeout): a lab run that dies frees its node ids this long
+// after.
 const ttl = 10 * time.Second
 
 // StoreError is the error for a spec that is right on a store that
@@ -64,8 +63,7 @@ type Flags struct {
 func (f *Flags) Register(fs *flag.FlagSet) {
 	// An empty -lease is a spec like any other: refused, not read as no
 	// lease; so whether it was given is recorded apart from its value.
-	fs.Func("lease", "mint snowlab's generators under the nodeid lease `SPEC` names, on GOMAXPROCS node ids: dir:PATH, "+
-		"etcd:HOST:PORT/PREFIX (etcd:https://… for TLS: see -etcd-*), pg:DSN (a PostgreSQL table) or k8s:NAMESPACE/PREFIX (Kubernetes Leases)",
+	fs.Func("lease", "mint snowlab's generators under the nodeid lease `SPEC` names, on GOMAXPROCS node ids: "+leasespec.Help(leasespec.Stores()),
 		func(s string) error { f.spec, f.set = s, true; return nil })
 	f.etcd = etcdlease.NewFlags(etcdPasswordVar, os.LookupEnv)
 	f.etcd.Register(fs)
@@ -83,8 +81,7 @@ func (f *Flags) Subjects() (all []subject.Subject, release func(), err error) {
 	if !f.set {
 		return suiteflags.All(), func() {}, nil
 	}
-	stores := map[string]nodeid.Opener{"etcd": f.etcd.Opener(ttl), "pg": pglease.Opener(ttl), "zk": zklease.Opener(ttl), "k8s": k8slease.Opener(ttl)}
-	store, err := nodeid.OpenStore(f.spec, stores)
+	store, err := nodeid.OpenStore(f.spec, leasespec.Openers(ttl, f.etcd))
 	if err != nil {
 		return nil, nil, &specError{"-lease: " + err.Error(), err}
 	}

@@ -22,13 +22,12 @@ import (
 	"github.com/snowlab/snowlab/atomicgen"
 	"github.com/snowlab/snowlab/clocksrc"
 	"github.com/snowlab/snowlab/etcdlease"
-	"github.com/snowlab/snowlab/k8slease"
 	"github.com/snowlab/snowlab/nodeid"
-	"github.com/snowlab/snowlab/pglease"
 	"github.com/snowlab/snowlab/shardedgen"
+	"github.com/snowlab/snowlab/snowidd/internal/cliflag"
 	"github.com/snowlab/snowlab/snowidd/internal/peerclock"
+	"github.com/snowlab/snowlab/snowidd/leasespec"
 	"github.com/snowlab/snowlab/snowidd/server"
-	"github.com/snowlab/snowlab/zklease"
 )
 
 // Exit codes.
@@ -60,6 +59,8 @@ type hooks struct {
 	// store wraps the lease store (a fault-injection build records its
 	// operations); nil: the store as it is.
 	store func(nodeid.Store) (nodeid.Store, error)
+	// stdout receives -version's line; nil: os.Stdout.
+	stdout io.Writer
 }
 
 // readyEvery is how often the replica reads its readiness to log each
@@ -82,6 +83,13 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 	}
 	if errors.Is(err, errReported) {
 		return exitUsage
+	}
+	if errors.Is(err, errVersion) {
+		if h.stdout == nil {
+			h.stdout = os.Stdout
+		}
+		fmt.Fprintln(h.stdout, cliflag.Version("snowidd", cliflag.BuildInfo()))
+		return exitOK
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "snowidd: %v\n", err)
@@ -173,11 +181,10 @@ func openStore(o options) (nodeid.Store, error) {
 	if o.static {
 		return nil, nil
 	}
-	creds, err := o.etcd.Credentials()
-	if err != nil {
+	if _, err := o.etcd.Credentials(); err != nil {
 		return nil, fmt.Errorf("snowidd: %v", err)
 	}
-	stores := map[string]nodeid.Opener{"etcd": etcdlease.OpenerWith(o.ttl, creds), "pg": pglease.Opener(o.ttl), "zk": zklease.Opener(o.ttl), "k8s": k8slease.Opener(o.ttl)}
+	stores := leasespec.Openers(o.ttl, o.etcd)
 	store, err := nodeid.OpenStore(o.leaseSpec, stores)
 	if err != nil {
 		hint := ""
