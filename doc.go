@@ -107,9 +107,10 @@
 // above the per-node ceiling. Its lead is also what a restart must clear:
 // at full speed and MaxLead 0 it ran 6.4 s ahead after 2 s, and a process
 // restarted on that node id minted the same IDs again. A lease's
-// reservation covers the lead; on a node id assigned by hand, set MaxLead
-// and build with nodeid.StaticConfig, which refuses an unbounded lead and
-// starts a restart past everything its predecessor can have stamped.
+// reservation covers the lead; on a node id assigned by hand, build with
+// nodeid.StaticConfig, which holds every lead on such ids to
+// nodeid.StaticMaxLead (100 ms) and starts a restart past it, whatever
+// policy and lead its predecessor ran with.
 //
 // # Encodings
 //

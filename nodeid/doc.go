@@ -23,9 +23,15 @@
 //
 // Static, FromEnv and Ordinal name ids without a store: they check the
 // range and nothing else, and say so. StaticConfig gives a generator on
-// such ids a fence with no store behind it: it starts past every tick a
-// previous process on the ids can have stamped, given its MaxLead, so a
-// restart never repeats IDs (Monotonic must bound its lead for that).
+// such ids a fence with no store behind it. With no store, nothing tells a
+// restart how far ahead of the clock its predecessor ran, so the bound is
+// one constant, StaticMaxLead (100 ms): no generator on a static id leads
+// the clock by more (a Monotonic MaxLead above it is refused), and every
+// start begins past it, whatever its predecessor's Policy and MaxLead and
+// its own. A Strict restart waits 100 ms and a tick for that; a Monotonic
+// one starts 100 ms ahead and mints at the clock's pace until it catches
+// up. A restart therefore never repeats IDs, unless the clock was stepped
+// back in between.
 //
 // # Where a node id comes from
 //

@@ -405,16 +405,19 @@ func newGenerator(o options, cfg snowlab.Config) (snowlab.Generator, snowlab.Con
 }
 
 // newStaticGenerator builds the generator of static node ids on a fence
-// (nodeid.StaticConfig) whose floor is past every tick a replica killed on
-// them can have stamped: without it, a monotonic replica ran 6.4 s ahead
-// of the clock after 2 s at 17 M IDs/s, and its restart minted those IDs
-// again. A monotonic replica's lead is bounded by -window, as a lease's
-// reservation bounds it, so a restart starts at most -window ahead; a
-// strict one waits at most a tick.
+// (nodeid.StaticConfig) whose floor is past every tick any replica killed
+// on them can have stamped, whatever its -policy and -window: without it,
+// a monotonic replica ran 6.4 s ahead of the clock after 2 s at 17 M
+// IDs/s, and its restart minted those IDs again. A monotonic replica's
+// lead is bounded by -window, as a lease's reservation bounds it, and by
+// nodeid.StaticMaxLead (100 ms), the bound every run on a static id
+// shares: a restart starts 100 ms ahead of the clock, a strict one after
+// waiting that long, so a replica restarted with a shorter -window or
+// another -policy never reaches into its predecessor's IDs.
 func newStaticGenerator(o options, clock clocksrc.Clock) (snowlab.Generator, snowlab.Config, error) {
 	cfg := snowlab.Config{Node: o.staticNode, Clock: clock, Layout: o.layout, Policy: o.policy}
 	if o.policy == snowlab.Monotonic {
-		cfg.MaxLead = o.window
+		cfg.MaxLead = min(o.window, nodeid.StaticMaxLead)
 	}
 	cfg, err := nodeid.StaticConfig(cfg, o.shards)
 	if err != nil {
