@@ -29,6 +29,11 @@
 //     reservation, and its first holder would not wait for the last one's.
 //   - annotation snowlab.io/token: the fencing token of N's latest holder.
 //
+// A Lease of the pool whose annotations are not in that form (no token,
+// a value that is not a decimal number, a negative token) is ErrCorrupt,
+// an error naming it: never read as a reserved-until of 0, nor taken and
+// written over.
+//
 // # Claims are compare-and-swap on resourceVersion
 //
 // Acquire lists the store's Leases and picks the lowest run of count ids

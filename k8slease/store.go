@@ -342,19 +342,32 @@ func (s *Store) undo(ctx context.Context, taken []*coordv1.Lease) {
 	}
 }
 
-// annotations reads a Lease's reserved-until and token (0 for none).
+// annotations reads a Lease's reserved-until and token (0 for no Lease).
+// A Lease of the store's that this version did not write as it writes
+// them (no token annotation, an annotation that is not a number, a
+// negative token) is ErrCorrupt, naming it: never read as a reservation
+// of 0, which would hand the id out at once and write over it.
 func annotations(l *coordv1.Lease) (reserved, token int64, err error) {
 	if l == nil {
 		return 0, 0, nil
 	}
-	for key, p := range map[string]*int64{ReservedAnnotation: &reserved, TokenAnnotation: &token} {
-		v, ok := l.Annotations[key]
+	if _, ok := l.Annotations[TokenAnnotation]; !ok {
+		return 0, 0, fmt.Errorf("%w: Lease %s/%s has no %s annotation: not a Lease this version wrote (its reserved-until is not read as 0)", ErrCorrupt, l.Namespace, l.Name, TokenAnnotation)
+	}
+	for _, a := range []struct {
+		key string
+		p   *int64
+	}{{ReservedAnnotation, &reserved}, {TokenAnnotation, &token}} {
+		v, ok := l.Annotations[a.key]
 		if !ok {
-			continue
+			continue // a holder that never reserved: 0
 		}
-		if *p, err = strconv.ParseInt(v, 10, 64); err != nil {
-			return 0, 0, fmt.Errorf("%w: Lease %s/%s: %s %q is not a number", ErrCorrupt, l.Namespace, l.Name, key, v)
+		if *a.p, err = strconv.ParseInt(v, 10, 64); err != nil {
+			return 0, 0, fmt.Errorf("%w: Lease %s/%s: %s %q is not a number", ErrCorrupt, l.Namespace, l.Name, a.key, v)
 		}
+	}
+	if token < 0 {
+		return 0, 0, fmt.Errorf("%w: Lease %s/%s: %s %d is negative", ErrCorrupt, l.Namespace, l.Name, TokenAnnotation, token)
 	}
 	return reserved, token, nil
 }

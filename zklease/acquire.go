@@ -97,7 +97,7 @@ func (s *Store) try(ctx context.Context, conn *zk.Conn, session int64, holder []
 		case err != nil:
 			return nil, fmt.Errorf("zklease: read %s: %w", p, err)
 		}
-		if recs[i], err = parseRecord(p, data); err != nil {
+		if recs[i], err = parseRecord(first+i, p, data); err != nil {
 			return nil, err
 		}
 		versions[i] = stat.Version

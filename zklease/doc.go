@@ -23,7 +23,10 @@
 //     or expired because the holder was silent for the session timeout.
 //   - ROOT/reserved/N: PERSISTENT, {"reservedUntil": R, "generation": G}:
 //     the reserved-until of N in Unix nanoseconds and the token of its
-//     latest holder. It outlives every holder.
+//     latest holder. It outlives every holder. Data in any other form (a
+//     field missing or added, another version's record, a hand edit) is
+//     ErrCorrupt, an error naming N and the znode: it is never read as a
+//     reserved-until of 0, and never overwritten.
 //
 // The ephemeral znode alone is the trap the design describes: the holder
 // dies, its znode goes, a new process takes N with a clock behind the

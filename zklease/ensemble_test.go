@@ -304,7 +304,7 @@ func readThrough(t *testing.T, m *member, root string, cs []nodeid.Claim) {
 		if err != nil {
 			t.Fatalf("read %s through server %d: %v", p, m.id, err)
 		}
-		r, err := parseRecord(p, data)
+		r, err := parseRecord(c.First(), p, data)
 		if err != nil {
 			t.Fatal(err)
 		}

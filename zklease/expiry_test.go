@@ -72,7 +72,7 @@ func TestSessionExpiry(t *testing.T) {
 	if err := c.Release(ctx(t), time.Now().Add(time.Hour).UnixNano()); !errors.Is(err, nodeid.ErrLost) {
 		t.Fatalf("Release after the session expired: %v, want ErrLost", err)
 	}
-	readRecord(t, server, s.reservedPath(0), record{Until: succ.Floor(), Generation: succ.Token()})
+	readRecord(t, server, s, 0, record{Until: succ.Floor(), Generation: succ.Token()})
 	if err := succ.Release(ctx(t), succ.Floor()); err != nil {
 		t.Fatal(err)
 	}
@@ -98,9 +98,11 @@ func waitGone(t *testing.T, server, p string) time.Time {
 	return time.Time{}
 }
 
-// readRecord checks that the reservation znode p holds want.
-func readRecord(t *testing.T, server, p string, want record) {
+// readRecord checks that node id n's reservation znode under s's root
+// holds want.
+func readRecord(t *testing.T, server string, s *Store, n int, want record) {
 	t.Helper()
+	p := s.reservedPath(n)
 	obs, _, err := zk.Connect([]string{server}, testSession, zk.WithLogger(nopLogger{}))
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +112,7 @@ func readRecord(t *testing.T, server, p string, want record) {
 	if err != nil {
 		t.Fatalf("read %s: %v", p, err)
 	}
-	got, err := parseRecord(p, data)
+	got, err := parseRecord(n, p, data)
 	if err != nil {
 		t.Fatal(err)
 	}
