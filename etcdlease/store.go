@@ -109,6 +109,7 @@ func DialOptions() []grpc.DialOption {
 
 func (s *Store) nodeKey(n int) string     { return s.prefix + "/nodes/" + strconv.Itoa(n) }
 func (s *Store) reservedKey(n int) string { return s.prefix + "/reserved/" + strconv.Itoa(n) }
+func (s *Store) layoutKey() string        { return s.prefix + "/layout" }
 
 // Acquire grants an etcd lease and takes count consecutive free node ids
 // among 0..maxNode with one transaction per candidate range: it creates
@@ -121,7 +122,7 @@ func (s *Store) reservedKey(n int) string { return s.prefix + "/reserved/" + str
 // naming them, rather than waiting out ctx on requests that cannot be
 // answered (the etcd client retries an unavailable cluster until the
 // context ends, and then says only "context deadline exceeded").
-func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, error) {
+func (s *Store) Acquire(ctx context.Context, layout snowlab.Layout, count, maxNode int) (nodeid.Claim, error) {
 	if err := checkCount(count, maxNode); err != nil {
 		return nil, err
 	}
@@ -130,6 +131,9 @@ func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, 
 		return nil, err
 	}
 	if err := reach(ctx, cli, s.reachTimeout); err != nil {
+		return nil, err
+	}
+	if err := s.pinLayout(ctx, cli, layout); err != nil {
 		return nil, err
 	}
 	grant, err := cli.Grant(ctx, int64(s.ttl/time.Second))
@@ -157,6 +161,31 @@ func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, 
 	c.start()
 	done = true
 	return c, nil
+}
+
+// pinLayout records layout under <prefix>/layout when no layout is
+// recorded there (a transaction that puts it only if the key was never
+// created, else reads it), and compares it with the record (nodeid's
+// Store contract).
+func (s *Store) pinLayout(ctx context.Context, cli *clientv3.Client, layout snowlab.Layout) error {
+	text, err := layout.MarshalText()
+	if err != nil {
+		return err
+	}
+	k := s.layoutKey()
+	resp, err := cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(k), "=", 0)).
+		Then(clientv3.OpPut(k, string(text))).Else(clientv3.OpGet(k)).Commit()
+	if err != nil {
+		return fmt.Errorf("etcdlease: record the layout at %s: %w", k, refusedAuth(err))
+	}
+	if resp.Succeeded {
+		return nil
+	}
+	kvs := resp.Responses[0].GetResponseRange().GetKvs()
+	if len(kvs) == 0 {
+		return fmt.Errorf("etcdlease: %s was deleted while it was read: try again", k)
+	}
+	return nodeid.CheckLayout("etcd key "+k, string(kvs[0].Value), layout)
 }
 
 // checkCount refuses a claim of count node ids among 0..maxNode that no

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/require"
 
+	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/nodeid"
 )
 
@@ -30,7 +31,7 @@ func stalledTx(t *testing.T, dsn string, stmt string, args ...any) {
 // that took and released them leaves them.
 func makeRows(t *testing.T, st *Store, count int) {
 	t.Helper()
-	c, err := st.Acquire(ctxT(t), count, 1023)
+	c, err := st.Acquire(ctxT(t), snowlab.Layout{}, count, 1023)
 	require.NoError(t, err)
 	require.NoError(t, c.Release(ctxT(t), 0))
 }
@@ -43,7 +44,7 @@ func acquireSoon(t *testing.T, st *Store, count int) nodeid.Claim {
 	ctx, cancel := context.WithTimeout(ctxT(t), 2*time.Second)
 	defer cancel()
 	start := time.Now()
-	c, err := st.Acquire(ctx, count, 1023)
+	c, err := st.Acquire(ctx, snowlab.Layout{}, count, 1023)
 	took := time.Since(start)
 	require.NoError(t, err, "Acquire(%d) beside a stalled transaction, after %v", count, took)
 	t.Cleanup(func() { _ = c.Release(context.Background(), 0) })
@@ -93,7 +94,7 @@ func TestStalledClaimerBlocksNobody(t *testing.T) {
 		ctx, cancel := context.WithTimeout(ctxT(t), 2*time.Second)
 		defer cancel()
 		start := time.Now()
-		_, err := st.Acquire(ctx, 1, 1023)
+		_, err := st.Acquire(ctx, snowlab.Layout{}, 1, 1023)
 		took := time.Since(start)
 		var pe *pgconn.PgError
 		require.ErrorAs(t, err, &pe, "Acquire while another session creates the table, after %v", took)

@@ -28,6 +28,13 @@
 //     ErrCorrupt, an error naming N and the znode: it is never read as a
 //     reserved-until of 0, and never overwritten.
 //
+// And once for the root, ROOT/layout: PERSISTENT, the layout its node ids
+// are held under (snowlab.Layout's text form,
+// 41/10/12,1ms,2024-01-01T00:00:00Z for the default). The first Acquire
+// creates it (a create fails when the znode exists, so of two first
+// holders only one makes it), and every Acquire compares its own layout
+// with it first: another is nodeid.ErrLayout, and nothing is taken.
+//
 // The ephemeral znode alone is the trap the design describes: the holder
 // dies, its znode goes, a new process takes N with a clock behind the
 // dead one's last ID, and mints it again. The persistent reservation is

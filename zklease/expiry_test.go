@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/nodeid"
 )
 
@@ -25,7 +26,7 @@ func TestSessionExpiry(t *testing.T) {
 	server := e.servers()[0]
 	root := newRoot(t)
 	s := client(t, server, root)
-	c, err := s.Acquire(ctx(t), 1, 0)
+	c, err := s.Acquire(ctx(t), snowlab.Layout{}, 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +53,7 @@ func TestSessionExpiry(t *testing.T) {
 	gone := waitGone(t, server, s.claimPath(0))
 	t.Logf("the server expired the session %v after the cut (session timeout %v)", gone.Sub(cut).Round(time.Millisecond), testSession)
 
-	succ, err := client(t, server, root).Acquire(ctx(t), 1, 0)
+	succ, err := client(t, server, root).Acquire(ctx(t), snowlab.Layout{}, 1, 0)
 	if err != nil {
 		t.Fatalf("taking node id 0 after its holder's session expired: %v", err)
 	}

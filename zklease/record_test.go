@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/snowlab/snowlab"
 )
 
 // unknownRecords are reservation znode data this version does not write:
@@ -74,7 +76,7 @@ func TestUnknownReservationRefused(t *testing.T) {
 		if _, err := conn.Create(p, []byte(data), zk.FlagPersistent, zk.WorldACL(zk.PermAll)); err != nil {
 			t.Fatal(err)
 		}
-		c, err := client(t, server, root).Acquire(ctx(t), 1, 0)
+		c, err := client(t, server, root).Acquire(ctx(t), snowlab.Layout{}, 1, 0)
 		if err == nil {
 			t.Errorf("node id 0, its reservation %q: Acquire gave id %d with floor %d; want ErrCorrupt", data, c.First(), c.Floor())
 			_ = c.Release(ctx(t), c.Floor())

@@ -49,6 +49,12 @@
 //     client, with the same preference, a different one (two pods with
 //     one StatefulSet ordinal); a preference outside 0..maxNode is
 //     ignored, not an error. Skipped for a store without AcquireAt.
+//   - Layout: the first Acquire records its layout; an Acquire under
+//     another layout (other bits on ids never held, another epoch)
+//     through either client fails with nodeid.ErrLayout and takes
+//     nothing, while ids are held and after they are released.
+//   - LayoutRace: holders of two layouts acquire at once on a new store:
+//     only one layout is served, the other's fail with nodeid.ErrLayout.
 //   - Lease: a nodeid.Lease over the store refreshes its reservation, and
 //     a successor's floor, through the other client, is the end of the
 //     last tick its predecessor used.
@@ -128,6 +134,11 @@ type Config struct {
 	Recover time.Duration
 }
 
+// suiteLayout is the layout every case but Layout and LayoutRace
+// acquires under: DefaultLayout, as nodeid.Acquire passes it for the
+// zero Layout of the Lease case.
+var suiteLayout = snowlab.DefaultLayout
+
 // opTimeout bounds each store call the suite makes.
 const opTimeout = 30 * time.Second
 
@@ -160,6 +171,8 @@ func Run(t *testing.T, open func(t *testing.T) Backend, cfg Config) {
 		{"Zombie", zombie},
 		{"Restart", restart},
 		{"Prefer", prefer},
+		{"Layout", layoutCase},
+		{"LayoutRace", layoutRace},
 		{"Lease", lease},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -174,6 +187,106 @@ func Run(t *testing.T, open func(t *testing.T) Backend, cfg Config) {
 	}
 }
 
+// The layouts of the Layout cases besides suiteLayout: narrow splits the
+// same 22 bits 8/14, so that its node 0 mints the IDs of suiteLayout's
+// nodes 0..3; narrowLater is narrow with its epoch a day later, the same
+// bits read as other times.
+var (
+	narrow      = snowlab.Layout{TimeBits: 41, NodeBits: 8, SeqBits: 14, Unit: time.Millisecond, Epoch: snowlab.DefaultLayout.Epoch}
+	narrowLater = snowlab.Layout{TimeBits: 41, NodeBits: 8, SeqBits: 14, Unit: time.Millisecond, Epoch: snowlab.DefaultLayout.Epoch.Add(24 * time.Hour)}
+)
+
+func layoutText(l snowlab.Layout) string {
+	b, err := l.MarshalText()
+	if err != nil {
+		return fmt.Sprintf("%+v (%v)", l, err)
+	}
+	return string(b)
+}
+
+// wrongLayout fails t unless Acquire(1, 7) under layout fails with
+// ErrLayout.
+func wrongLayout(t *testing.T, s nodeid.Store, layout snowlab.Layout, why string) {
+	t.Helper()
+	c, err := s.Acquire(ctxFor(t, opTimeout), layout, 1, 7)
+	if err == nil {
+		_ = c.Release(context.Background(), c.Floor())
+		t.Fatalf("Acquire(1, 7) under layout %s took id %d; want nodeid.ErrLayout: %s", layoutText(layout), c.First(), why)
+	}
+	if !errors.Is(err, nodeid.ErrLayout) {
+		t.Fatalf("Acquire(1, 7) under layout %s: %v; want nodeid.ErrLayout: %s", layoutText(layout), err, why)
+	}
+}
+
+// layoutCase: the first Acquire on a store records its layout (narrow,
+// through the first client); an Acquire under another layout, through
+// either client, fails with ErrLayout and takes nothing, while ids are
+// held and once they are released: suiteLayout on ids never held (a
+// store that records the layout only on the ids it hands out passes
+// that), the zero Layout (which is suiteLayout) and narrow with another
+// epoch. The recorded layout is served on, through both clients.
+func layoutCase(t *testing.T, s []nodeid.Store, _ Config) {
+	a := acquireIn(t, s[0], narrow, 1, 7, 0)
+	for i, l := range []snowlab.Layout{suiteLayout, {}, narrowLater} {
+		wrongLayout(t, s[(i+1)%2], l, "the store records layout "+layoutText(narrow)+" (id 0 held under it)")
+	}
+	b := acquireIn(t, s[1], narrow, 2, 7, 1) // the refused Acquires took nothing
+	releaseAt(t, a, a.Floor())
+	releaseAt(t, b, b.Floor())
+	for i := range s {
+		wrongLayout(t, s[i], suiteLayout, "the store's record of layout "+layoutText(narrow)+" outlives its holders")
+	}
+	c := acquireIn(t, s[1], narrow, 8, 7, 0) // nothing was left held
+	releaseAt(t, c, c.Floor())
+}
+
+// layoutRace: on a new store, eight contenders acquire at once, through
+// the two clients, half under suiteLayout and half under narrow: the
+// first to record its layout wins, and only contenders of that layout
+// get ids; the others fail with ErrLayout. A store whose record is not
+// created only where none exists serves both.
+func layoutRace(t *testing.T, s []nodeid.Store, _ Config) {
+	layouts := []snowlab.Layout{suiteLayout, narrow}
+	const contenders = 8
+	claims := make([]nodeid.Claim, contenders)
+	errs := make([]error, contenders)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range contenders {
+		wg.Go(func() {
+			<-start
+			claims[i], errs[i] = s[i%2].Acquire(ctxFor(t, opTimeout), layouts[i/2%2], 1, 7)
+		})
+	}
+	close(start)
+	wg.Wait()
+	won := -1 // the index in layouts of the layout served
+	for i, c := range claims {
+		l := i / 2 % 2
+		if errs[i] != nil {
+			if !errors.Is(errs[i], nodeid.ErrLayout) {
+				t.Errorf("contender %d (layout %s): %v; want a claim, or nodeid.ErrLayout", i, layoutText(layouts[l]), errs[i])
+			}
+			continue
+		}
+		t.Cleanup(func() { _ = c.Release(context.Background(), c.Floor()) })
+		if won >= 0 && won != l {
+			t.Errorf("contender %d got id %d under layout %s, and another under %s: one store, two layouts", i, c.First(), layoutText(layouts[l]), layoutText(layouts[won]))
+		}
+		won = l
+	}
+	if t.Failed() {
+		return
+	}
+	if won < 0 {
+		t.Fatal("no contender got an id: want those of the first layout recorded served")
+	}
+	for i := range s {
+		wrongLayout(t, s[i], layouts[1-won], "the race recorded layout "+layoutText(layouts[won]))
+	}
+	t.Logf("eight contenders under two layouts at once: layout %s recorded", layoutText(layouts[won]))
+}
+
 // prefer: AcquireAt takes the preferred run when free; a second holder
 // with the same preference, through the other client, gets another run.
 func prefer(t *testing.T, s []nodeid.Store, _ Config) {
@@ -182,7 +295,7 @@ func prefer(t *testing.T, s []nodeid.Store, _ Config) {
 	if !ok0 || !ok1 {
 		t.Skipf("storetest: %T does not implement nodeid.Preferrer", s[0])
 	}
-	a, err := p0.AcquireAt(ctxFor(t, opTimeout), 5, 2, 7)
+	a, err := p0.AcquireAt(ctxFor(t, opTimeout), suiteLayout, 5, 2, 7)
 	if err != nil {
 		t.Fatalf("AcquireAt(5, 2, 7): %v", err)
 	}
@@ -190,7 +303,7 @@ func prefer(t *testing.T, s []nodeid.Store, _ Config) {
 	if a.First() != 5 {
 		t.Fatalf("AcquireAt(5, 2, 7) on an empty store: ids %d.., want 5..6", a.First())
 	}
-	b, err := p1.AcquireAt(ctxFor(t, opTimeout), 5, 2, 7)
+	b, err := p1.AcquireAt(ctxFor(t, opTimeout), suiteLayout, 5, 2, 7)
 	if err != nil {
 		t.Fatalf("AcquireAt(5, 2, 7) while 5..6 is held: %v; want another run", err)
 	}
@@ -199,7 +312,7 @@ func prefer(t *testing.T, s []nodeid.Store, _ Config) {
 	if b.First() == 4 || b.First() == 5 || b.First() == 6 {
 		t.Fatalf("AcquireAt(5, 2, 7) while 5..6 is held: ids %d..%d overlap it", b.First(), b.First()+1)
 	}
-	c, err := p1.AcquireAt(ctxFor(t, opTimeout), 9, 1, 7)
+	c, err := p1.AcquireAt(ctxFor(t, opTimeout), suiteLayout, 9, 1, 7)
 	if err != nil {
 		t.Fatalf("AcquireAt(9, 1, 7), a preference out of range: %v; want any free id", err)
 	}
@@ -247,9 +360,15 @@ func ctxFor(t *testing.T, d time.Duration) context.Context {
 // ignored (a lost claim's is one).
 func acquire(t *testing.T, s nodeid.Store, count, maxNode, first int) nodeid.Claim {
 	t.Helper()
-	c, err := s.Acquire(ctxFor(t, opTimeout), count, maxNode)
+	return acquireIn(t, s, suiteLayout, count, maxNode, first)
+}
+
+// acquireIn is acquire under layout.
+func acquireIn(t *testing.T, s nodeid.Store, layout snowlab.Layout, count, maxNode, first int) nodeid.Claim {
+	t.Helper()
+	c, err := s.Acquire(ctxFor(t, opTimeout), layout, count, maxNode)
 	if err != nil {
-		t.Fatalf("Acquire(%d, %d): %v", count, maxNode, err)
+		t.Fatalf("Acquire(%d, %d) under layout %s: %v", count, maxNode, layoutText(layout), err)
 	}
 	t.Cleanup(func() { _ = c.Release(context.Background(), c.Floor()) })
 	checkShape(t, c, count, maxNode)
@@ -269,7 +388,7 @@ func checkShape(t *testing.T, c nodeid.Claim, count, maxNode int) {
 // refused fails t unless Acquire(count, maxNode) fails with ErrNoFreeNode.
 func refused(t *testing.T, s nodeid.Store, count, maxNode int, why string) {
 	t.Helper()
-	c, err := s.Acquire(ctxFor(t, opTimeout), count, maxNode)
+	c, err := s.Acquire(ctxFor(t, opTimeout), suiteLayout, count, maxNode)
 	if err == nil {
 		_ = c.Release(context.Background(), c.Floor())
 		t.Fatalf("Acquire(%d, %d) took ids %d..%d; want nodeid.ErrNoFreeNode: %s", count, maxNode, c.First(), c.First()+c.Count()-1, why)
@@ -382,7 +501,7 @@ func race(t *testing.T, s []nodeid.Store, contenders, count, maxNode int) ([]nod
 	for i := range contenders {
 		wg.Go(func() {
 			<-start
-			claims[i], errs[i] = s[i%len(s)].Acquire(ctxFor(t, opTimeout), count, maxNode)
+			claims[i], errs[i] = s[i%len(s)].Acquire(ctxFor(t, opTimeout), suiteLayout, count, maxNode)
 		})
 	}
 	close(start)
@@ -582,7 +701,7 @@ func release(t *testing.T, s []nodeid.Store, _ Config) {
 // context, are errors, never ErrNoFreeNode, and leave nothing held.
 func badArguments(t *testing.T, s []nodeid.Store, _ Config) {
 	for _, a := range []struct{ count, maxNode int }{{0, 7}, {-1, 7}, {1, -1}, {9, 7}} {
-		c, err := s[0].Acquire(ctxFor(t, opTimeout), a.count, a.maxNode)
+		c, err := s[0].Acquire(ctxFor(t, opTimeout), suiteLayout, a.count, a.maxNode)
 		if err == nil {
 			_ = c.Release(context.Background(), c.Floor())
 			t.Fatalf("Acquire(%d, %d) gave ids %d..%d; want an error", a.count, a.maxNode, c.First(), c.First()+c.Count()-1)
@@ -593,7 +712,7 @@ func badArguments(t *testing.T, s []nodeid.Store, _ Config) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	c, err := s[0].Acquire(ctx, 1, 7)
+	c, err := s[0].Acquire(ctx, suiteLayout, 1, 7)
 	if err == nil {
 		_ = c.Release(context.Background(), c.Floor())
 		t.Fatal("Acquire with a canceled context took an id")
@@ -731,7 +850,7 @@ func restart(t *testing.T, ss []nodeid.Store, cfg Config) {
 		t.Fatalf("Reserve with the store stopped returned after %v, its context ended after %v", took, bound)
 	}
 	t.Logf("Reserve with the store stopped: %v (after %v)", err, took.Round(time.Millisecond))
-	c, err := s.Acquire(ctxFor(t, bound), 1, 1)
+	c, err := s.Acquire(ctxFor(t, bound), suiteLayout, 1, 1)
 	if err == nil {
 		_ = c.Release(context.Background(), c.Floor())
 		t.Fatal("Acquire succeeded with the store stopped")

@@ -235,7 +235,7 @@ func (r *replica) serve(ctx context.Context, ln net.Listener, stderr io.Writer) 
 		log.Info("comparing clocks with peers", "peers", nodeid.Redact(strings.Join(o.peers, ",")), "every", o.peerInterval, "max_offset", o.peerMaxOffset)
 	}
 	held := make(chan *nodeid.Lease, 1)
-	refused := make(chan error, 1) // the store refused the credentials
+	refused := make(chan error, 1) // the store refused the credentials, or the layout
 	if o.static {
 		gen, cfg, err := newStaticGenerator(o, r.h.clock)
 		if err != nil {
@@ -261,7 +261,11 @@ func (r *replica) serve(ctx context.Context, ln net.Listener, stderr io.Writer) 
 	case err := <-refused:
 		// A mistake asking again cannot mend: stop, as for a lease spec
 		// that can never work.
-		log.Error("the lease store refused the credentials: fix them (-etcd-user, its password, -etcd-cert) or the user's roles", "err", err)
+		if errors.Is(err, nodeid.ErrLayout) {
+			log.Error("the lease store serves another layout: give this layout a store of its own (another prefix, table, path or folder), or run with the store's", "err", err)
+		} else {
+			log.Error("the lease store refused the credentials: fix them (-etcd-user, its password, -etcd-cert) or the user's roles", "err", err)
+		}
 		_ = r.hs.Close()
 		stopHolding()
 		<-held
@@ -432,8 +436,9 @@ func newStaticGenerator(o options, clock clocksrc.Clock) (snowlab.Generator, sno
 // lease is replaced. The server is not ready meanwhile and its calls are
 // refused.
 //
-// A store that refuses the credentials (etcdlease.ErrAuth) is not asked
-// again: the error goes to refused and hold returns.
+// A store that refuses the credentials (etcdlease.ErrAuth), or that
+// serves another layout (nodeid.ErrLayout), is not asked again: the error
+// goes to refused and hold returns.
 func hold(ctx context.Context, o options, store nodeid.Store, srv *server.Server, log *slog.Logger, refused chan<- error, clock clocksrc.Clock) *nodeid.Lease {
 	opts := nodeid.Options{Count: o.shards, Layout: o.layout, Window: o.window, Clock: clock, Preferred: o.preferOrdinal, Prefer: o.prefer}
 	wait := 100 * time.Millisecond
@@ -454,7 +459,7 @@ func hold(ctx context.Context, o options, store nodeid.Store, srv *server.Server
 		actx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		lease, err := nodeid.Acquire(actx, store, opts)
 		cancel()
-		if errors.Is(err, etcdlease.ErrAuth) {
+		if errors.Is(err, etcdlease.ErrAuth) || errors.Is(err, nodeid.ErrLayout) {
 			srv.Unuse(fmt.Sprintf("acquiring a lease: %v", err))
 			refused <- err
 			return nil

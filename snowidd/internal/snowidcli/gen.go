@@ -229,6 +229,10 @@ func acquireGenLease(r genRun, stderr io.Writer, leases Leases) (*nodeid.Lease, 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	lease, err := nodeid.Acquire(ctx, store, nodeid.Options{Layout: r.layout, Preferred: r.preferOrdinal, Prefer: r.prefer})
+	if errors.Is(err, nodeid.ErrLayout) {
+		// The store serves another layout: asking again cannot mend it.
+		return nil, fail(stderr, "gen -lease %q, %s: %v", nodeid.Redact(r.lease), r.lf.setFlags(), err), false
+	}
 	if err != nil {
 		// The spec is right: the store is down, or full.
 		fmt.Fprintf(stderr, "snowid: gen -lease %q: %v\n", nodeid.Redact(r.lease), err)

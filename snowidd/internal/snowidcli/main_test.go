@@ -608,6 +608,20 @@ func TestGenRestartAnyPolicy(t *testing.T) {
 	}
 }
 
+// TestGenLeaseOtherLayout: gen -lease on a store whose node ids are held
+// under another layout (41/8/14's node 0 mints the IDs of 41/10/12's
+// nodes 0..3) is refused, exit 2, one line naming both layouts, and mints
+// nothing.
+func TestGenLeaseOtherLayout(t *testing.T) {
+	dir := t.TempDir()
+	_, stderr, code := snowid(t, "gen", "-lease", "dir:"+dir)
+	require.Equal(t, exitOK, code, stderr)
+	stdout, stderr, code := snowid(t, "gen", "-lease", "dir:"+dir, "-layout", "41/8/14")
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, stdout)
+	oneErrorLine(t, stderr, "snowid: gen -lease \"dir:"+dir+"\", -layout \"41/8/14\": nodeid: the store holds its node ids under another layout: dir "+dir+" (its file layout) records layout 41/10/12,1ms,2024-01-01T00:00:00Z, the holder's is 41/8/14,1ms,2024-01-01T00:00:00Z")
+}
+
 // TestGenLease: gen -lease takes its node id from a lock folder, and a
 // second run on the same folder, after the first released, continues past
 // every ID the first minted.
