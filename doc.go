@@ -33,6 +33,10 @@
 //     and refreshed in the background (nodeid.Lease, from nodeid.Acquire).
 //   - claim: a store's hold on a range of node ids, which a lease wraps
 //     (nodeid.Claim, returned by a nodeid.Store's Acquire).
+//   - store layout: the one layout a store's node ids are held under,
+//     recorded by its first Acquire; a holder of another is refused
+//     (nodeid.ErrLayout), since a node id of one layout mints the IDs of
+//     other node ids of another.
 //   - fence: the reservation of a lease's node ids, shared between the lease
 //     and the generators that mint with them ([Fence]); past its
 //     reserved-until, or once revoked, generators refuse with

@@ -433,6 +433,11 @@ func (c *claim) Floor() int64          { return c.floor }
 func (c *claim) Token() int64          { return c.token }
 func (c *claim) Lost() <-chan struct{} { return c.st.Lost() }
 
+// guardsOf is the condition of a claim's writes, guards. (A variable only
+// so that the module's tests can plant the mutant of a write without it,
+// which the Store suite must fail.)
+var guardsOf = (*claim).guards
+
 // guards are the transaction conditions that hold only while this claim's
 // node keys are the ones it created.
 func (c *claim) guards() []clientv3.Cmp {
@@ -465,7 +470,7 @@ func (c *claim) reserve(ctx context.Context, v int64) (bool, error) {
 	for i := range puts {
 		puts[i] = clientv3.OpPut(c.s.reservedKey(c.first+i), strconv.FormatInt(v, 10))
 	}
-	resp, err := c.s.cli.Txn(ctx).If(c.guards()...).Then(puts...).Commit()
+	resp, err := c.s.cli.Txn(ctx).If(guardsOf(c)...).Then(puts...).Commit()
 	if err != nil {
 		return false, fmt.Errorf("etcdlease: reserve node ids %d..%d until %v: %w", c.first, c.first+c.count-1, time.Unix(0, v).UTC(), err)
 	}
@@ -488,7 +493,7 @@ func (c *claim) Release(ctx context.Context, until int64) error {
 		ops = append(ops, clientv3.OpPut(c.s.reservedKey(c.first+i), strconv.FormatInt(v, 10)))
 		ops = append(ops, clientv3.OpDelete(c.s.nodeKey(c.first+i)))
 	}
-	resp, err := c.s.cli.Txn(ctx).If(c.guards()...).Then(ops...).Commit()
+	resp, err := c.s.cli.Txn(ctx).If(guardsOf(c)...).Then(ops...).Commit()
 	if err != nil {
 		return fmt.Errorf("etcdlease: release node ids %d..%d: %w", c.first, c.first+c.count-1, err)
 	}

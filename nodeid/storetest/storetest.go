@@ -30,6 +30,12 @@
 //     Config.Expire): its highest Reserve is the floor the other client
 //     finds on each id. (Release may store less than the last Reserve, so
 //     only a holder that is gone shows what Reserve stored.)
+//   - Durable: a holder of three ids reserves, the backend loses what it
+//     had not made durable (Config.Lose) and the holder ends: its last
+//     acknowledged Reserve is the floor the other client finds on each
+//     id. A store that acknowledges a Reserve before the backend made it
+//     durable hands out an older floor there, and its successor repeats
+//     IDs.
 //   - Release: frees the ids for the next holder, is no loss, and a
 //     released claim's Reserve is refused with nodeid.ErrLost.
 //   - BadArguments: impossible counts and ranges, and a canceled context,
@@ -41,6 +47,17 @@
 //     old holder's Reserve and Release are refused with nodeid.ErrLost and
 //     change nothing the successor or the next holder sees: a write is
 //     guarded on every id of the range, not on any one of them.
+//   - Stolen: a holder's ids are taken from it behind its back
+//     (Config.Steal: a hand edit, its monitors stopped), a successor takes
+//     them through the other client and reserves; then the old holder's
+//     Release, and in a second round its Reserve, are refused with
+//     nodeid.ErrLost and change nothing the successor or the next holder
+//     sees. Only the store's guard stands between that write and the
+//     successor's record: a guard that holds while anyone holds the ids,
+//     not only this claim (a reservation znode written whatever its
+//     version, a transaction without its condition), fails here, where
+//     Zombie cannot see it once a store's monitors have noticed the
+//     expiry and refuse the write themselves.
 //   - Restart: the store goes away during a hold and comes back; the
 //     holder's writes fail meanwhile without being taken for a loss, and
 //     it goes on holding the same ids afterwards.
@@ -63,8 +80,9 @@
 // client (nil, or the same pointer again), and when neither Config.Crash
 // nor Config.Expire is set: without a holder that goes away, nothing
 // shows whether Reserve stores anything. Expiry and Zombie need
-// Config.Expire, Restart needs Config.Stop and Config.Start: without them
-// those cases are skipped, and say why.
+// Config.Expire, Restart needs Config.Stop and Config.Start, Durable
+// Config.Lose and Stolen Config.Steal: without them those cases are
+// skipped, and say why.
 //
 // Each case claims low node ids: 0..7, and in the Lease case whatever
 // nodeid.Acquire takes first.
@@ -74,7 +92,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -132,12 +153,96 @@ type Config struct {
 	// Recover bounds how long a holder may take to reach the store again
 	// after Start (reconnects, backoff); 0 is 20 s.
 	Recover time.Duration
+	// Lose crashes the backend as a power cut would, losing every write it
+	// acknowledged without making it durable, and brings it back on what
+	// it kept, at the same address, within Recover; clients reconnect as
+	// after Stop and Start. The Durable case needs a backend on which
+	// such writes would still be unflushed when Lose strikes: for
+	// PostgreSQL, a database whose synchronous_commit default is off and
+	// a WAL writer slowed to flush every 10 s, stopped with pg_ctl -m
+	// immediate (what pglease's suite does), so that a store that does
+	// not ask for synchronous commits loses its reservations there, as
+	// on a server configured so. nil: Durable is skipped. A server that
+	// makes every write durable before it acknowledges it, whatever its
+	// client asks (etcd and ZooKeeper log and fsync on a quorum first,
+	// the Kubernetes API writes through etcd), loses nothing acknowledged
+	// when it is killed: a store on it has nothing to get wrong there but
+	// waiting for the acknowledgement, and its suite leaves Lose nil.
+	Lose func(t *testing.T)
+	// Steal takes c's ids from its holder behind its back, as a person
+	// editing the store by hand would (deleting or freeing its hold: a
+	// node key, a claim znode, a Lease's holder, a row's holder), through
+	// a connection of its own, and keeps c's holder from hearing of it:
+	// it stops c's renewals and the monitors that would close Lost, and
+	// leaves its connection or session alone. c's next write then meets
+	// nothing but the guard the store puts on it, which must refuse it
+	// once a successor has written (the Stolen case). nil: Stolen is
+	// skipped (a Dir lock is the kernel's, held while its process
+	// lives: nothing takes it from a live holder).
+	Steal func(t *testing.T, c nodeid.Claim)
 }
 
 // suiteLayout is the layout every case but Layout and LayoutRace
 // acquires under: DefaultLayout, as nodeid.Acquire passes it for the
 // zero Layout of the Lease case.
 var suiteLayout = snowlab.DefaultLayout
+
+// A Mutant is a bug planted in a store that the suite must catch: its
+// Case, a case of Run ("" for Run itself), fails, saying Says.
+type Mutant struct {
+	Name string   // what PlantedMutant returns in the child that runs it
+	Case string   // the case that must fail
+	Says string   // what its failure must say
+	Env  []string // more of the child's environment, KEY=value
+}
+
+// mutantEnv carries a mutant's name to the child process that plants it.
+const mutantEnv = "STORETEST_MUTANT"
+
+// PlantedMutant is the name of the mutant CatchMutants asks this process
+// to plant, "" when none: the test that calls Run plants it first.
+func PlantedMutant() string { return os.Getenv(mutantEnv) }
+
+// CatchMutants proves the suite against a store's mutants, as the
+// suite's own tests prove it against broken stores: for each mutant it
+// runs the test named test of this test binary (the one that calls Run)
+// again in a child process, limited to the mutant's case, with
+// PlantedMutant returning the mutant's name there, and fails t unless
+// that case fails saying m.Says. The child's failure is the point; its
+// output is shown when it passes or fails otherwise.
+func CatchMutants(t *testing.T, test string, mutants []Mutant) {
+	t.Helper()
+	if PlantedMutant() != "" {
+		t.Skip("storetest: a child of CatchMutants")
+	}
+	for _, m := range mutants {
+		t.Run(m.Name+"/"+m.Case, func(t *testing.T) {
+			run, failed := "^"+test+"$", "--- FAIL: "+test+" "
+			if m.Case != "" {
+				run += "/^" + m.Case + "$"
+				failed = "--- FAIL: " + test + "/" + m.Case + " "
+			}
+			cmd := exec.Command(os.Args[0], "-test.run="+run, "-test.v", "-test.count=1")
+			cmd.Env = append(append(os.Environ(), mutantEnv+"="+m.Name), m.Env...)
+			out, err := cmd.CombinedOutput()
+			var exit *exec.ExitError
+			switch {
+			case !errors.As(err, &exit):
+				t.Fatalf("the suite with mutant %s planted: %v, want case %s to fail\n%s", m.Name, err, m.Case, out)
+			case !strings.Contains(string(out), failed):
+				t.Fatalf("the suite with mutant %s planted did not fail case %s:\n%s", m.Name, m.Case, out)
+			case !strings.Contains(string(out), m.Says):
+				t.Fatalf("the suite with mutant %s planted failed case %s without saying %q:\n%s", m.Name, m.Case, m.Says, out)
+			}
+			for _, line := range strings.Split(string(out), "\n") {
+				if strings.Contains(line, m.Says) {
+					t.Logf("mutant %s, case %s: %s", m.Name, m.Case, strings.TrimSpace(line))
+					break
+				}
+			}
+		})
+	}
+}
 
 // opTimeout bounds each store call the suite makes.
 const opTimeout = 30 * time.Second
@@ -165,10 +270,12 @@ func Run(t *testing.T, open func(t *testing.T) Backend, cfg Config) {
 		{"Tokens", tokens},
 		{"Reservations", reservations},
 		{"Crash", crash},
+		{"Durable", durable},
 		{"Release", release},
 		{"BadArguments", badArguments},
 		{"Expiry", expiry},
 		{"Zombie", zombie},
+		{"Stolen", stolen},
 		{"Restart", restart},
 		{"Prefer", prefer},
 		{"Layout", layoutCase},
@@ -181,6 +288,10 @@ func Run(t *testing.T, open func(t *testing.T) Backend, cfg Config) {
 				t.Skip("storetest: Config.Expire is not set: this store's holds do not expire")
 			case c.name == "Restart" && cfg.Stop == nil:
 				t.Skip("storetest: Config.Stop and Config.Start are not set: this store cannot be taken away and brought back here")
+			case c.name == "Durable" && cfg.Lose == nil:
+				t.Skip("storetest: Config.Lose is not set: this backend cannot be made to lose writes it acknowledged here")
+			case c.name == "Stolen" && cfg.Steal == nil:
+				t.Skip("storetest: Config.Steal is not set: nothing takes this store's ids from a live holder")
 			}
 			c.run(t, clients(t, open(t), 2), cfg)
 		})
@@ -670,6 +781,86 @@ func crash(t *testing.T, s []nodeid.Store, cfg Config) {
 		wantFloor(t, c, r+2e9, fmt.Sprintf("id %d: the reservation its holder made durable (its highest) before it %s", n, how))
 		wantTokenAbove(t, c, a)
 	}
+}
+
+// durable: a holder of three ids reserves twice, both acknowledged; the
+// backend loses what it had not made durable (Config.Lose), and the
+// holder ends (Crash, else Expire): the last acknowledged reservation is
+// what the other client finds on each id.
+func durable(t *testing.T, s []nodeid.Store, cfg Config) {
+	end, how := cfg.Crash, "crashed"
+	if end == nil {
+		end, how = cfg.Expire, "expired"
+	}
+	r := base()
+	a := acquire(t, s[0], 3, 2, 0)
+	reserve(t, a, r+1e9)
+	reserve(t, a, r+2e9)
+	cfg.Lose(t)
+	end(t, a)
+	deadline := time.Now().Add(cfg.Recover)
+	for n := range 3 { // ids below n are held: n is the only one free
+		var c nodeid.Claim
+		for {
+			var err error
+			c, err = s[1].Acquire(ctxFor(t, opTimeout), suiteLayout, 1, n)
+			if err == nil {
+				break
+			}
+			if errors.Is(err, nodeid.ErrNoFreeNode) || time.Now().After(deadline) {
+				t.Fatalf("Acquire(1, %d) after the backend lost what was not durable and the holder %s: %v (within %v)", n, how, err, cfg.Recover)
+			}
+			time.Sleep(50 * time.Millisecond) // the client reconnecting
+		}
+		t.Cleanup(func() { _ = c.Release(context.Background(), c.Floor()) })
+		checkShape(t, c, 1, n)
+		wantFloor(t, c, r+2e9, fmt.Sprintf("id %d: the last reservation acknowledged before the backend lost what was not durable (an older one: a Reserve acknowledged before it was durable)", n))
+		wantTokenAbove(t, c, a)
+	}
+}
+
+// stolen: a holder's ids are taken behind its back (Config.Steal) and a
+// successor takes and reserves them; then the old holder writes, its
+// Release in a first round and its Reserve in a second, and must be
+// refused on the store's guard alone.
+func stolen(t *testing.T, s []nodeid.Store, cfg Config) {
+	r := base()
+	stolenRound(t, s, cfg, r, "Release", func(a nodeid.Claim) error { return a.Release(ctxFor(t, opTimeout), r+7200e9) })
+	r += 10e9
+	stolenRound(t, s, cfg, r, "Reserve", func(a nodeid.Claim) error { return a.Reserve(ctxFor(t, opTimeout), r+3600e9) })
+}
+
+// stolenRound: a holds ids 0..1, reserves to r+1s and has them stolen; b
+// takes them through the other client (floor r+1s, a larger token) and
+// reserves to r+2s; a's write (what) must fail with ErrLost, close a's
+// Lost, free none of b's ids and leave b's reservation as the next
+// holder's floor.
+func stolenRound(t *testing.T, s []nodeid.Store, cfg Config, r int64, what string, write func(a nodeid.Claim) error) {
+	t.Helper()
+	a := acquire(t, s[0], 2, 1, 0)
+	reserve(t, a, r+1e9)
+	cfg.Steal(t, a)
+	b := acquire(t, s[1], 2, 1, 0)
+	wantFloor(t, b, r+1e9, "the reservation of the holder whose ids were stolen")
+	wantTokenAbove(t, b, a)
+	reserve(t, b, r+2e9)
+	if err := write(a); !errors.Is(err, nodeid.ErrLost) {
+		t.Fatalf("the old holder's %s on ids 0..1 after they were stolen and a successor reserved them: %v, want nodeid.ErrLost (its guard let it write over the successor)", what, err)
+	}
+	select {
+	case <-a.Lost():
+	case <-time.After(opTimeout):
+		t.Fatalf("the old holder's Lost is still open after the store refused its %s", what)
+	}
+	refused(t, s[0], 1, 1, "the old holder's "+what+" must not free its successor's ids")
+	if isLost(b) {
+		t.Fatalf("the successor's Lost closed after the old holder's %s", what)
+	}
+	releaseAt(t, b, r+2e9)
+	c := acquire(t, s[0], 2, 1, 0)
+	wantFloor(t, c, r+2e9, "the successor's reservation, not what the old holder's "+what+" wrote")
+	wantTokenAbove(t, c, b)
+	releaseAt(t, c, c.Floor())
 }
 
 // release: frees the ids, is no loss, and a released claim can no longer
