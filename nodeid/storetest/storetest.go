@@ -86,6 +86,15 @@
 //
 // Each case claims low node ids: 0..7, and in the Lease case whatever
 // nodeid.Acquire takes first.
+//
+// The suite is proven by the broken stores it fails: this package's own
+// tests plant, one at a time, the bugs a store could have in a store in
+// memory, and each fails the case that checks it. A store proves that the
+// suite catches its own likely bugs with CatchMutants: its test that
+// calls Run first plants the bug PlantedMutant names, and CatchMutants
+// runs that test in a child process per mutant and requires the mutant's
+// case to fail there (see pglease's: commits left asynchronous, a guard
+// that holds for any holder).
 package storetest
 
 import (
