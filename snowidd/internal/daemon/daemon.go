@@ -224,6 +224,19 @@ func (r *replica) newServers(tlsCollectors []prometheus.Collector) error {
 // it returns the exit code.
 func (r *replica) serve(ctx context.Context, ln net.Listener, stderr io.Writer) int {
 	o, log := r.o, r.log
+	if o.static {
+		// Built before serving: its start waits for the fence's floor
+		// (up to nodeid.StaticMaxLead and a tick, a strict one), and the
+		// calls that come meanwhile wait in the listener's queue rather
+		// than meet a replica with no generator.
+		gen, cfg, err := newStaticGenerator(o, r.h.clock)
+		if err != nil {
+			fmt.Fprintf(stderr, "snowidd: -lease %q: %v\n", nodeid.Redact(o.leaseSpec), err)
+			_ = ln.Close()
+			return exitUsage
+		}
+		r.srv.Use(gen, cfg, nil, o.shards)
+	}
 	served := make(chan error, 1)
 	go func() { served <- r.hs.Serve(r.srv.Listener(ln, o.limits, r.tlsConfig)) }()
 	r.logServing(ln)
@@ -237,14 +250,6 @@ func (r *replica) serve(ctx context.Context, ln net.Listener, stderr io.Writer) 
 	held := make(chan *nodeid.Lease, 1)
 	refused := make(chan error, 1) // the store refused the credentials, or the layout
 	if o.static {
-		gen, cfg, err := newStaticGenerator(o, r.h.clock)
-		if err != nil {
-			fmt.Fprintf(stderr, "snowidd: -lease %q: %v\n", nodeid.Redact(o.leaseSpec), err)
-			_ = r.hs.Close()
-			stopHolding()
-			return exitUsage
-		}
-		r.srv.Use(gen, cfg, nil, o.shards)
 		log.Warn("static node ids: nothing stops another process from minting on them", "first", o.staticNode, "count", o.shards)
 		held <- nil
 	} else {
