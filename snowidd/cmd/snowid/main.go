@@ -53,6 +53,10 @@
 //	zk:HOST:PORT[,...]/PATH   ZooKeeper znodes under PATH (an ephemeral claim znode and
 //	                          a persistent reservation per node id)
 //
+// A store serves one layout, recorded by the first run on it: a run with
+// other layout flags is refused, exit 2, in one line naming both layouts
+// (node 0 of 41/8/14 mints the IDs of nodes 0..3 of 41/10/12).
+//
 // A secured etcd takes etcdctl's flag names: -etcd-cacert, -etcd-cert and
 // -etcd-key for TLS and client certificates, -etcd-user for etcd's auth,
 // with the password in -etcd-password-file or $SNOWID_ETCD_PASSWORD (never
