@@ -367,19 +367,9 @@ func layoutCase(t *testing.T, s []nodeid.Store, _ Config) {
 // created only where none exists serves both.
 func layoutRace(t *testing.T, s []nodeid.Store, _ Config) {
 	layouts := []snowlab.Layout{suiteLayout, narrow}
-	const contenders = 8
-	claims := make([]nodeid.Claim, contenders)
-	errs := make([]error, contenders)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range contenders {
-		wg.Go(func() {
-			<-start
-			claims[i], errs[i] = s[i%2].Acquire(ctxFor(t, opTimeout), layouts[i/2%2], 1, 7)
-		})
-	}
-	close(start)
-	wg.Wait()
+	claims, errs := atOnce(8, func(i int) (nodeid.Claim, error) {
+		return s[i%2].Acquire(ctxFor(t, opTimeout), layouts[i/2%2], 1, 7)
+	})
 	won := -1 // the index in layouts of the layout served
 	for i, c := range claims {
 		l := i / 2 % 2
@@ -608,24 +598,32 @@ func contention(t *testing.T, s []nodeid.Store, _ Config) {
 	}
 }
 
+// atOnce runs acquire(i) for i in 0..n-1 on n goroutines released at
+// once, and returns what each returned.
+func atOnce(n int, acquire func(i int) (nodeid.Claim, error)) ([]nodeid.Claim, []error) {
+	claims, errs := make([]nodeid.Claim, n), make([]error, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			claims[i], errs[i] = acquire(i)
+		})
+	}
+	close(start)
+	wg.Wait()
+	return claims, errs
+}
+
 // race starts contenders goroutines at once, contender i acquiring count
 // of ids 0..maxNode through client i%2, and returns the claims made with
 // the id each holds (id: contender). It fails t on an id handed to two, or
 // an error other than ErrNoFreeNode.
 func race(t *testing.T, s []nodeid.Store, contenders, count, maxNode int) ([]nodeid.Claim, map[int]int) {
 	t.Helper()
-	claims := make([]nodeid.Claim, contenders)
-	errs := make([]error, contenders)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range contenders {
-		wg.Go(func() {
-			<-start
-			claims[i], errs[i] = s[i%len(s)].Acquire(ctxFor(t, opTimeout), suiteLayout, count, maxNode)
-		})
-	}
-	close(start)
-	wg.Wait()
+	claims, errs := atOnce(contenders, func(i int) (nodeid.Claim, error) {
+		return s[i%len(s)].Acquire(ctxFor(t, opTimeout), suiteLayout, count, maxNode)
+	})
 	held := map[int]int{} // id: the contender holding it
 	var got []nodeid.Claim
 	for i, c := range claims {
@@ -772,14 +770,20 @@ func reservations(t *testing.T, s []nodeid.Store, _ Config) {
 	releaseAt(t, d, d.Floor())
 }
 
+// ender is how a case ends a holder without a word: Config.Crash, else
+// Config.Expire, and the word for it.
+func ender(cfg Config) (func(*testing.T, nodeid.Claim), string) {
+	if cfg.Crash != nil {
+		return cfg.Crash, "crashed"
+	}
+	return cfg.Expire, "expired"
+}
+
 // crash: a holder of three ids reserves, then ends without releasing
 // (Config.Crash, else Config.Expire); the highest reservation it stored
 // is what the other client finds on each of the ids.
 func crash(t *testing.T, s []nodeid.Store, cfg Config) {
-	end, how := cfg.Crash, "crashed"
-	if end == nil {
-		end, how = cfg.Expire, "expired"
-	}
+	end, how := ender(cfg)
 	r := base()
 	a := acquire(t, s[0], 3, 2, 0)
 	reserve(t, a, r+2e9)
@@ -797,10 +801,7 @@ func crash(t *testing.T, s []nodeid.Store, cfg Config) {
 // holder ends (Crash, else Expire): the last acknowledged reservation is
 // what the other client finds on each id.
 func durable(t *testing.T, s []nodeid.Store, cfg Config) {
-	end, how := cfg.Crash, "crashed"
-	if end == nil {
-		end, how = cfg.Expire, "expired"
-	}
+	end, how := ender(cfg)
 	r := base()
 	a := acquire(t, s[0], 3, 2, 0)
 	reserve(t, a, r+1e9)

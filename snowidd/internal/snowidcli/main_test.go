@@ -575,6 +575,18 @@ func TestGenRerun(t *testing.T) {
 	}
 }
 
+// parseIDs reads the decimal IDs gen printed, one a line.
+func parseIDs(t *testing.T, out string) []snowlab.ID {
+	t.Helper()
+	var ids []snowlab.ID
+	for _, f := range strings.Fields(out) {
+		id, err := snowlab.ParseID(f)
+		require.NoError(t, err)
+		ids = append(ids, id)
+	}
+	return ids
+}
+
 // TestGenRestartAnyPolicy: a run on -node N after a monotonic one that
 // ran its whole default lead (100 ms) ahead of the clock starts past
 // every ID it printed, whatever its own -policy and -max-lead (snowid gen
@@ -586,13 +598,7 @@ func TestGenRestartAnyPolicy(t *testing.T) {
 		t.Helper()
 		stdout, stderr, code := snowid(t, append([]string{"gen", "-node", "9", "-layout", "42/19/2"}, args...)...)
 		require.Equal(t, exitOK, code, stderr)
-		var out []snowlab.ID
-		for _, f := range strings.Fields(stdout) {
-			id, err := snowlab.ParseID(f)
-			require.NoError(t, err)
-			out = append(out, id)
-		}
-		return out
+		return parseIDs(t, stdout)
 	}
 	var l snowlab.Layout
 	require.NoError(t, l.UnmarshalText([]byte("42/19/2")))
@@ -627,15 +633,7 @@ func TestGenLeaseOtherLayout(t *testing.T) {
 // every ID the first minted.
 func TestGenLease(t *testing.T) {
 	dir := t.TempDir()
-	parse := func(out string) []snowlab.ID {
-		var ids []snowlab.ID
-		for _, f := range strings.Fields(out) {
-			id, err := snowlab.ParseID(f)
-			require.NoError(t, err)
-			ids = append(ids, id)
-		}
-		return ids
-	}
+	parse := func(out string) []snowlab.ID { return parseIDs(t, out) }
 	out, errs, code := snowid(t, "gen", "-lease", "dir:"+dir, "-n", "5000", "-policy", "monotonic")
 	require.Equal(t, 0, code, errs)
 	first := parse(out)
