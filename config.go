@@ -30,9 +30,10 @@ const (
 	// is 0 (6.4 s after 2 s at 17 M IDs/s), and nothing but a fence
 	// remembers how far: a process restarted on the same node id without
 	// one mints IDs its predecessor already issued. On a lease (Fence set)
-	// the reservation covers them; on a node id assigned by hand, set
-	// MaxLead and build the Config with nodeid.StaticConfig, which starts
-	// the successor past its predecessor's reach.
+	// the reservation covers them; on a node id assigned by hand, build the
+	// Config with nodeid.StaticConfig, which bounds the lead of every run
+	// on such ids (nodeid.StaticMaxLead, 100 ms) and starts the successor
+	// past it.
 	Monotonic
 )
 
@@ -93,8 +94,9 @@ type Config struct {
 	// the clock before a call waits for the clock; 0 is unbounded. It is
 	// also how far a restarted process on the same node id must start
 	// ahead (or wait) so as not to repeat the IDs of the one it replaces:
-	// nodeid.StaticConfig does that for a node id assigned by hand, and
-	// refuses 0, which no start covers; a lease's Fence covers it instead.
+	// nodeid.StaticConfig does that for a node id assigned by hand, for
+	// every lead up to nodeid.StaticMaxLead, and refuses a longer one or 0,
+	// which no start covers; a lease's Fence covers any lead instead.
 	MaxLead time.Duration
 	// Fence, when set, is the node id's reservation (see nodeid): IDs are
 	// minted only inside it.

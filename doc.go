@@ -33,6 +33,10 @@
 //     and refreshed in the background (nodeid.Lease, from nodeid.Acquire).
 //   - claim: a store's hold on a range of node ids, which a lease wraps
 //     (nodeid.Claim, returned by a nodeid.Store's Acquire).
+//   - store layout: the one layout a store's node ids are held under,
+//     recorded by its first Acquire; a holder of another is refused
+//     (nodeid.ErrLayout), since a node id of one layout mints the IDs of
+//     other node ids of another.
 //   - fence: the reservation of a lease's node ids, shared between the lease
 //     and the generators that mint with them ([Fence]); past its
 //     reserved-until, or once revoked, generators refuse with
@@ -110,9 +114,10 @@
 // what a restart must clear:
 // at full speed and MaxLead 0 it ran 6.4 s ahead after 2 s, and a process
 // restarted on that node id minted the same IDs again. A lease's
-// reservation covers the lead; on a node id assigned by hand, set MaxLead
-// and build with nodeid.StaticConfig, which refuses an unbounded lead and
-// starts a restart past everything its predecessor can have stamped.
+// reservation covers the lead; on a node id assigned by hand, build with
+// nodeid.StaticConfig, which holds every lead on such ids to
+// nodeid.StaticMaxLead (100 ms) and starts a restart past it, whatever
+// policy and lead its predecessor ran with.
 //
 // # Encodings
 //

@@ -214,7 +214,7 @@ func TestSecuredEtcd(t *testing.T) {
 		require.NoError(t, err)
 		defer closeStore()
 		start := time.Now()
-		_, err = st.Acquire(ctxT(t), 1, 1023)
+		_, err = st.Acquire(ctxT(t), snowlab.Layout{}, 1, 1023)
 		assert.Less(t, time.Since(start), ReachTimeout, "waited for the reach timeout")
 		require.Error(t, err)
 		assert.NotContains(t, err.Error(), testPassword)

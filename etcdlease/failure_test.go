@@ -65,15 +65,15 @@ func TestTwoProcessesGetDifferentIDsAndTheRestFills(t *testing.T) {
 	}()
 	for held := 2; held < 1024; {
 		n := min(MaxCount, 1024-held)
-		c, err := st.Acquire(ctxT(t), n, 1023)
+		c, err := st.Acquire(ctxT(t), snowlab.Layout{}, n, 1023)
 		if n > 1 && errors.Is(err, nodeid.ErrNoFreeNode) {
-			c, err = st.Acquire(ctxT(t), 1, 1023)
+			c, err = st.Acquire(ctxT(t), snowlab.Layout{}, 1, 1023)
 		}
 		require.NoError(t, err, "with %d ids held", held)
 		fill = append(fill, c)
 		held += c.Count()
 	}
-	_, err := st.Acquire(ctxT(t), 1, 1023)
+	_, err := st.Acquire(ctxT(t), snowlab.Layout{}, 1, 1023)
 	require.ErrorIs(t, err, nodeid.ErrNoFreeNode, "the 1,025th acquirer")
 	t.Logf("the 1,025th acquirer: %v", err)
 	_, err = nodeid.Acquire(ctxT(t), st, leaseOptions())
@@ -82,7 +82,7 @@ func TestTwoProcessesGetDifferentIDsAndTheRestFills(t *testing.T) {
 	// B releases (stdin closed): its id is the only free one.
 	_ = b.in.Close()
 	b.requireExit(exitOK, 10*time.Second)
-	c, err := st.Acquire(ctxT(t), 1, 1023)
+	c, err := st.Acquire(ctxT(t), snowlab.Layout{}, 1, 1023)
 	require.NoError(t, err)
 	fill = append(fill, c)
 	// B minted nothing, so its release left the reservation as B found
@@ -296,8 +296,8 @@ type recorder struct {
 	claims []*claim
 }
 
-func (r *recorder) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, error) {
-	c, err := r.Store.Acquire(ctx, count, maxNode)
+func (r *recorder) Acquire(ctx context.Context, layout snowlab.Layout, count, maxNode int) (nodeid.Claim, error) {
+	c, err := r.Store.Acquire(ctx, layout, count, maxNode)
 	if err == nil {
 		r.claims = append(r.claims, c.(*claim))
 	}

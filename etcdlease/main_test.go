@@ -169,8 +169,8 @@ type nodeLimit struct {
 	max int
 }
 
-func (s nodeLimit) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, error) {
-	return s.Store.Acquire(ctx, count, min(maxNode, s.max))
+func (s nodeLimit) Acquire(ctx context.Context, layout snowlab.Layout, count, maxNode int) (nodeid.Claim, error) {
+	return s.Store.Acquire(ctx, layout, count, min(maxNode, s.max))
 }
 
 // Exit codes of a child.

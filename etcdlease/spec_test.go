@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/nodeid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -183,7 +184,7 @@ func TestAcquireCallerGaveUp(t *testing.T) {
 	defer closeStore()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = store.Acquire(ctx, 1, 1023)
+	_, err = store.Acquire(ctx, snowlab.Layout{}, 1, 1023)
 	require.ErrorIs(t, err, context.Canceled)
 	assert.NotErrorIs(t, err, ErrUnreachable)
 }

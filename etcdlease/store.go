@@ -110,6 +110,7 @@ func DialOptions() []grpc.DialOption {
 
 func (s *Store) nodeKey(n int) string     { return s.prefix + "/nodes/" + strconv.Itoa(n) }
 func (s *Store) reservedKey(n int) string { return s.prefix + "/reserved/" + strconv.Itoa(n) }
+func (s *Store) layoutKey() string        { return s.prefix + "/layout" }
 
 // Acquire grants an etcd lease and takes count consecutive free node ids
 // among 0..maxNode with one transaction per candidate range: it creates
@@ -122,8 +123,8 @@ func (s *Store) reservedKey(n int) string { return s.prefix + "/reserved/" + str
 // naming them, rather than waiting out ctx on requests that cannot be
 // answered (the etcd client retries an unavailable cluster until the
 // context ends, and then says only "context deadline exceeded").
-func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, error) {
-	return s.AcquireAt(ctx, -1, count, maxNode)
+func (s *Store) Acquire(ctx context.Context, layout snowlab.Layout, count, maxNode int) (nodeid.Claim, error) {
+	return s.AcquireAt(ctx, layout, -1, count, maxNode)
 }
 
 var _ nodeid.Preferrer = (*Store)(nil)
@@ -132,7 +133,7 @@ var _ nodeid.Preferrer = (*Store)(nil)
 // other (nodeid.Preferrer): when it is not free, any free range is taken,
 // as Acquire would. A first of -1, or one whose range does not fit in
 // 0..maxNode, prefers none.
-func (s *Store) AcquireAt(ctx context.Context, first, count, maxNode int) (nodeid.Claim, error) {
+func (s *Store) AcquireAt(ctx context.Context, layout snowlab.Layout, first, count, maxNode int) (nodeid.Claim, error) {
 	if err := checkCount(count, maxNode); err != nil {
 		return nil, err
 	}
@@ -141,6 +142,9 @@ func (s *Store) AcquireAt(ctx context.Context, first, count, maxNode int) (nodei
 		return nil, err
 	}
 	if err := reach(ctx, cli, s.reachTimeout); err != nil {
+		return nil, err
+	}
+	if err := s.pinLayout(ctx, cli, layout); err != nil {
 		return nil, err
 	}
 	grant, err := cli.Grant(ctx, int64(s.ttl/time.Second))
@@ -168,6 +172,31 @@ func (s *Store) AcquireAt(ctx context.Context, first, count, maxNode int) (nodei
 	c.start()
 	done = true
 	return c, nil
+}
+
+// pinLayout records layout under <prefix>/layout when no layout is
+// recorded there (a transaction that puts it only if the key was never
+// created, else reads it), and compares it with the record (nodeid's
+// Store contract).
+func (s *Store) pinLayout(ctx context.Context, cli *clientv3.Client, layout snowlab.Layout) error {
+	text, err := layout.MarshalText()
+	if err != nil {
+		return err
+	}
+	k := s.layoutKey()
+	resp, err := cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(k), "=", 0)).
+		Then(clientv3.OpPut(k, string(text))).Else(clientv3.OpGet(k)).Commit()
+	if err != nil {
+		return fmt.Errorf("etcdlease: record the layout at %s: %w", k, refusedAuth(err))
+	}
+	if resp.Succeeded {
+		return nil
+	}
+	kvs := resp.Responses[0].GetResponseRange().GetKvs()
+	if len(kvs) == 0 {
+		return fmt.Errorf("etcdlease: %s was deleted while it was read: try again", k)
+	}
+	return nodeid.CheckLayout("etcd key "+k, string(kvs[0].Value), layout)
 }
 
 // checkCount refuses a claim of count node ids among 0..maxNode that no
@@ -423,6 +452,11 @@ func (c *claim) Lost() <-chan struct{} { return c.st.Lost() }
 // reports it.
 func (c *claim) Err() error { return c.st.Err() }
 
+// guardsOf is the condition of a claim's writes, guards. (A variable only
+// so that the module's tests can plant the mutant of a write without it,
+// which the Store suite must fail.)
+var guardsOf = (*claim).guards
+
 // guards are the transaction conditions that hold only while this claim's
 // node keys are the ones it created.
 func (c *claim) guards() []clientv3.Cmp {
@@ -455,7 +489,7 @@ func (c *claim) reserve(ctx context.Context, v int64) (bool, error) {
 	for i := range puts {
 		puts[i] = clientv3.OpPut(c.s.reservedKey(c.first+i), strconv.FormatInt(v, 10))
 	}
-	resp, err := c.s.cli.Txn(ctx).If(c.guards()...).Then(puts...).Commit()
+	resp, err := c.s.cli.Txn(ctx).If(guardsOf(c)...).Then(puts...).Commit()
 	if err != nil {
 		return false, fmt.Errorf("etcdlease: reserve node ids %d..%d until %v: %w", c.first, c.first+c.count-1, time.Unix(0, v).UTC(), err)
 	}
@@ -478,7 +512,7 @@ func (c *claim) Release(ctx context.Context, until int64) error {
 		ops = append(ops, clientv3.OpPut(c.s.reservedKey(c.first+i), strconv.FormatInt(v, 10)))
 		ops = append(ops, clientv3.OpDelete(c.s.nodeKey(c.first+i)))
 	}
-	resp, err := c.s.cli.Txn(ctx).If(c.guards()...).Then(ops...).Commit()
+	resp, err := c.s.cli.Txn(ctx).If(guardsOf(c)...).Then(ops...).Commit()
 	if err != nil {
 		return fmt.Errorf("etcdlease: release node ids %d..%d: %w", c.first, c.first+c.count-1, err)
 	}

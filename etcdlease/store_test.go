@@ -22,7 +22,7 @@ func ctxT(t *testing.T) context.Context {
 
 func acquire(t *testing.T, st nodeid.Store, count, maxNode int) *claim {
 	t.Helper()
-	c, err := st.Acquire(ctxT(t), count, maxNode)
+	c, err := st.Acquire(ctxT(t), snowlab.Layout{}, count, maxNode)
 	require.NoError(t, err, "Acquire(%d, %d)", count, maxNode)
 	return c.(*claim)
 }
@@ -122,12 +122,12 @@ func requireClaim(t *testing.T, c nodeid.Claim, first int, floor int64, what str
 func TestAcquireRefusals(t *testing.T) {
 	st, _ := dial(t, endpoints(t))
 	for _, tc := range []struct{ count, maxNode int }{{0, 10}, {3, 1}, {MaxCount + 1, 1023}, {1, -1}} {
-		_, err := st.Acquire(ctxT(t), tc.count, tc.maxNode)
+		_, err := st.Acquire(ctxT(t), snowlab.Layout{}, tc.count, tc.maxNode)
 		assert.ErrorIs(t, err, snowlab.ErrInvalidNode, "Acquire(%d, %d)", tc.count, tc.maxNode)
 	}
 	_, err := st.cli.Put(ctxT(t), st.reservedKey(5), "soon")
 	require.NoError(t, err)
-	_, err = st.Acquire(ctxT(t), 14, 20)
+	_, err = st.Acquire(ctxT(t), snowlab.Layout{}, 14, 20)
 	require.Error(t, err, "a malformed reserved-until was accepted as a floor")
 	assert.Contains(t, err.Error(), `"soon"`)
 	for _, n := range []int{0, 5, 13} {

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/snowlab/snowlab"
 )
 
 // Dir is the store for the processes of one host: a folder (created 0o755
@@ -20,6 +22,7 @@ import (
 //     ends, however it ends, so a crashed holder's id is free at once.
 //     flock locks belong to an open file description, so two claims in
 //     one process exclude each other just as two processes do.
+//
 //   - slot-NNNN.reserved, the text "UNTIL GEN\n": UNTIL is N's
 //     reserved-until in decimal Unix nanoseconds and GEN the generation of
 //     its last holder, which Acquire increments and Claim.Token reports (a
@@ -31,6 +34,12 @@ import (
 //     renamed over it, and the folder fsynced. Acquire, Reserve and
 //     Release return only after that, so a reservation is on disk before
 //     any ID uses it and survives a crash of the process or of the host.
+//
+//   - layout, the folder's layout as Layout.MarshalText writes it: the
+//     first Acquire writes it (a temporary file, fsynced, hard-linked into
+//     place, so that of two first holders racing only one makes it, and
+//     no one reads it half-written) and an Acquire with another layout
+//     fails with ErrLayout.
 //
 // Acquire takes the lowest count consecutive ids whose lock files it can
 // lock without waiting. Do not delete the files while they are in use:
@@ -70,18 +79,21 @@ func (s dirStore) reservedName(n int) string {
 }
 
 // Acquire implements Store.
-func (s dirStore) Acquire(ctx context.Context, count, maxNode int) (Claim, error) {
-	return s.AcquireAt(ctx, -1, count, maxNode)
+func (s dirStore) Acquire(ctx context.Context, layout snowlab.Layout, count, maxNode int) (Claim, error) {
+	return s.AcquireAt(ctx, layout, -1, count, maxNode)
 }
 
 // AcquireAt implements Preferrer: the run from first is tried before the
 // lowest free one.
-func (s dirStore) AcquireAt(ctx context.Context, first, count, maxNode int) (Claim, error) {
+func (s dirStore) AcquireAt(ctx context.Context, layout snowlab.Layout, first, count, maxNode int) (Claim, error) {
 	if count < 1 || maxNode < 0 || count > maxNode+1 {
 		return nil, fmt.Errorf("nodeid: dir %s: cannot take %d node ids out of 0..%d", s.path, count, maxNode)
 	}
 	if err := os.MkdirAll(s.path, 0o755); err != nil {
 		return nil, fmt.Errorf("nodeid: dir store: %w", err)
+	}
+	if err := s.pinLayout(layout); err != nil {
+		return nil, err
 	}
 	dfd, err := openDir(s.path)
 	if err != nil {
@@ -112,6 +124,55 @@ func (s dirStore) AcquireAt(ctx context.Context, first, count, maxNode int) (Cla
 		return s.claimOrUnlock(first, files)
 	}
 	return nil, fmt.Errorf("%w: dir %s has no %d consecutive free node ids in 0..%d", ErrNoFreeNode, s.path, count, maxNode)
+}
+
+// pinLayout records layout as the folder's when it has none (see Dir), and
+// compares it with the folder's.
+func (s dirStore) pinLayout(layout snowlab.Layout) error {
+	text, err := layout.MarshalText()
+	if err != nil {
+		return err
+	}
+	name := filepath.Join(s.path, "layout")
+	b, err := os.ReadFile(name)
+	if errors.Is(err, os.ErrNotExist) {
+		if err := s.createOnce(name, text); err != nil {
+			return fmt.Errorf("nodeid: dir store: record the layout: %w", err)
+		}
+		b, err = os.ReadFile(name)
+	}
+	if err != nil {
+		return fmt.Errorf("nodeid: dir store: %w", err)
+	}
+	return CheckLayout("dir "+s.path+" (its file layout)", string(b), layout)
+}
+
+// createOnce makes the file name hold b, unless it exists: b goes to a
+// temporary file, fsynced, which is hard-linked to name (a link never
+// replaces a file, so of two racing writers one makes it and the other's
+// link fails) and removed; the folder is fsynced. A reader sees name
+// whole or not at all.
+func (s dirStore) createOnce(name string, b []byte) error {
+	f, err := os.CreateTemp(s.path, filepath.Base(name)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.Link(tmp, name); err != nil && !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	return syncDir(s.path)
 }
 
 // claimOrUnlock is claim, the locks given back when it fails.

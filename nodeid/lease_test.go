@@ -114,10 +114,10 @@ func TestLeaseOverDir(t *testing.T) {
 func TestLeasesOverOneDir(t *testing.T) {
 	ctx := context.Background()
 	s := nodeid.Dir(t.TempDir())
-	a, err := nodeid.Acquire(ctx, s, nodeid.Options{})
+	a, err := nodeid.Acquire(ctx, s, nodeid.Options{Layout: small})
 	require.NoError(t, err)
 	defer a.Release(ctx)
-	b, err := nodeid.Acquire(ctx, s, nodeid.Options{Count: 4})
+	b, err := nodeid.Acquire(ctx, s, nodeid.Options{Count: 4, Layout: small})
 	require.NoError(t, err)
 	defer b.Release(ctx)
 	first, count := b.Nodes()
@@ -216,6 +216,6 @@ type firstNodes struct {
 	max int
 }
 
-func (s firstNodes) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, error) {
-	return s.Store.Acquire(ctx, count, min(maxNode, s.max))
+func (s firstNodes) Acquire(ctx context.Context, layout snowlab.Layout, count, maxNode int) (nodeid.Claim, error) {
+	return s.Store.Acquire(ctx, layout, count, min(maxNode, s.max))
 }

@@ -7,6 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/clocksrc"
 	"github.com/snowlab/snowlab/nodeid"
 )
@@ -15,21 +16,25 @@ import (
 // as a store's watcher does (zklease on a session expiry).
 type lostClaim struct{ cs *nodeid.ClaimState }
 
-func (c *lostClaim) Acquire(context.Context, int, int) (nodeid.Claim, error) { return c, nil }
-func (c *lostClaim) First() int                                              { return 0 }
-func (c *lostClaim) Count() int                                              { return 1 }
-func (c *lostClaim) Floor() int64                                            { return 0 }
-func (c *lostClaim) Token() int64                                            { return 1 }
-func (c *lostClaim) Lost() <-chan struct{}                                   { return c.cs.Lost() }
-func (c *lostClaim) Reserve(context.Context, int64) error                    { return nil }
-func (c *lostClaim) Release(context.Context, int64) error                    { return nil }
-func (c *lostClaim) lose(why string)                                         { c.cs.Lose(why) }
+func (c *lostClaim) Acquire(context.Context, snowlab.Layout, int, int) (nodeid.Claim, error) {
+	return c, nil
+}
+func (c *lostClaim) First() int                           { return 0 }
+func (c *lostClaim) Count() int                           { return 1 }
+func (c *lostClaim) Floor() int64                         { return 0 }
+func (c *lostClaim) Token() int64                         { return 1 }
+func (c *lostClaim) Lost() <-chan struct{}                { return c.cs.Lost() }
+func (c *lostClaim) Reserve(context.Context, int64) error { return nil }
+func (c *lostClaim) Release(context.Context, int64) error { return nil }
+func (c *lostClaim) lose(why string)                      { c.cs.Lose(why) }
 
 // explainedClaim is a lostClaim that says why it was lost.
 type explainedClaim struct{ lostClaim }
 
-func (c *explainedClaim) Acquire(context.Context, int, int) (nodeid.Claim, error) { return c, nil }
-func (c *explainedClaim) Err() error                                              { return c.cs.Err() }
+func (c *explainedClaim) Acquire(context.Context, snowlab.Layout, int, int) (nodeid.Claim, error) {
+	return c, nil
+}
+func (c *explainedClaim) Err() error { return c.cs.Err() }
 
 // TestLostLeaseSaysWhy: a claim its store loses (Lost closed by the
 // store's watcher, not by a failed Reserve) makes the lease lost with the

@@ -150,7 +150,7 @@ func TestDirGenerationExhausted(t *testing.T) {
 	dir := t.TempDir()
 	name := filepath.Join(dir, "slot-0000.reserved")
 	require.NoError(t, os.WriteFile(name, fmt.Appendf(nil, "%d %d\n", 1000, int64(math.MaxInt64)), 0o644))
-	_, err := nodeid.Dir(dir).Acquire(context.Background(), 1, 0)
+	_, err := nodeid.Dir(dir).Acquire(context.Background(), snowlab.Layout{}, 1, 0)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), name)
 	assert.Contains(t, err.Error(), "generation")

@@ -28,6 +28,18 @@
 //   - reserved_until: the id's reserved-until R, in Unix nanoseconds. It
 //     outlives every holder: it is what the next one waits for.
 //
+// Beside it, TABLE_layout (Schema makes both) holds one row: the layout
+// the table's node ids are held under (snowlab.Layout's text form,
+// 41/10/12,1ms,2024-01-01T00:00:00Z for the default). The first Acquire
+// inserts it (ON CONFLICT DO NOTHING: of two first holders, the second
+// finds the first's), and every Acquire compares its own layout with it
+// first: another is nodeid.ErrLayout, and nothing is taken. It is a table
+// of its own so that recording the layout never waits for a lock a
+// claim holds on the node ids' rows. A table made before it gets its
+// companion on the first Acquire (or from Schema's DDL, for a role that
+// may not create tables); the table's name is at most 56 bytes, so that
+// TABLE_layout fits PostgreSQL's 63.
+//
 // An id is free when it has no row, no holder, or expires_at is not after
 // clock_timestamp(): expiry is judged by the database's clock alone, never
 // by a holder's, so a holder whose clock is off neither keeps its ids longer

@@ -37,8 +37,8 @@ func requireUnique(t *testing.T, sets ...[]snowlab.ID) int {
 // must wait for that id rather than take another.
 type onlyFirst struct{ nodeid.Store }
 
-func (s onlyFirst) Acquire(ctx context.Context, count, _ int) (nodeid.Claim, error) {
-	return s.Store.Acquire(ctx, count, count-1)
+func (s onlyFirst) Acquire(ctx context.Context, layout snowlab.Layout, count, _ int) (nodeid.Claim, error) {
+	return s.Store.Acquire(ctx, layout, count, count-1)
 }
 
 // minter mints with a generator until told to stop or until NextID fails.

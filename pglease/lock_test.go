@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
+	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/nodeid"
 )
 
@@ -32,7 +33,7 @@ func stalledTx(t *testing.T, dsn string, stmt string, args ...any) pgx.Tx {
 // that took and released them leaves them.
 func makeRows(t *testing.T, st *Store, count int) {
 	t.Helper()
-	c, err := st.Acquire(ctxT(t), count, 1023)
+	c, err := st.Acquire(ctxT(t), snowlab.Layout{}, count, 1023)
 	require.NoError(t, err)
 	require.NoError(t, c.Release(ctxT(t), 0))
 }
@@ -45,7 +46,7 @@ func acquireSoon(t *testing.T, st *Store, count int) nodeid.Claim {
 	ctx, cancel := context.WithTimeout(ctxT(t), 2*time.Second)
 	defer cancel()
 	start := time.Now()
-	c, err := st.Acquire(ctx, count, 1023)
+	c, err := st.Acquire(ctx, snowlab.Layout{}, count, 1023)
 	took := time.Since(start)
 	require.NoError(t, err, "Acquire(%d) beside a stalled transaction, after %v", count, took)
 	t.Cleanup(func() { _ = c.Release(context.Background(), 0) })
@@ -101,7 +102,7 @@ func TestStalledClaimerBlocksNobody(t *testing.T) {
 		}
 		done := make(chan result, 1)
 		go func() {
-			c, err := st.Acquire(ctxT(t), 1, 1023)
+			c, err := st.Acquire(ctxT(t), snowlab.Layout{}, 1, 1023)
 			done <- result{c, err}
 		}()
 		// The migration commits once Acquire waits for it.
@@ -127,7 +128,7 @@ func TestStalledClaimerBlocksNobody(t *testing.T) {
 		stalledTx(t, dsn, Schema(table)) // a migration frozen before its COMMIT
 		ctx, cancel := context.WithTimeout(ctxT(t), 300*time.Millisecond)
 		defer cancel()
-		_, err := st.Acquire(ctx, 1, 1023)
+		_, err := st.Acquire(ctx, snowlab.Layout{}, 1, 1023)
 		require.ErrorIs(t, err, context.DeadlineExceeded, "Acquire while the table's creation never commits: bounded by its context")
 		require.ErrorContains(t, err, "create table "+table)
 	})
@@ -148,7 +149,7 @@ func TestStalledClaimerBlocksNobody(t *testing.T) {
 			}
 			return nil
 		}
-		c, err := st.Acquire(ctxT(t), 1, 3)
+		c, err := st.Acquire(ctxT(t), snowlab.Layout{}, 1, 3)
 		require.NoError(t, err, "Acquire among 0..3 with 1..3 held and 0 being claimed by a session that gives it up")
 		t.Cleanup(func() { _ = c.Release(context.Background(), 0) })
 		require.Equal(t, 0, c.First())
@@ -159,7 +160,7 @@ func TestStalledClaimerBlocksNobody(t *testing.T) {
 		stalledTx(t, dsn, st.sqlf(lockFree), 0, 0)
 		ctx, cancel := context.WithTimeout(ctxT(t), 300*time.Millisecond)
 		defer cancel()
-		_, err := st.Acquire(ctx, 1, 3)
+		_, err := st.Acquire(ctx, snowlab.Layout{}, 1, 3)
 		require.ErrorIs(t, err, context.DeadlineExceeded, "Acquire among 0..3, 1..3 held, 0 locked by a claim stalled for good: bounded by its context")
 		require.NotErrorIs(t, err, nodeid.ErrNoFreeNode)
 	})
@@ -194,7 +195,7 @@ func holdOneToThree(t *testing.T, dsn string) *Store {
 	st := newStore(t, dsn, freshTable(t, dsn), time.Second)
 	var first nodeid.Claim
 	for n := range 4 {
-		c, err := newStore(t, dsn, st.name, time.Minute).Acquire(ctxT(t), 1, 1023)
+		c, err := newStore(t, dsn, st.name, time.Minute).Acquire(ctxT(t), snowlab.Layout{}, 1, 1023)
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = c.Release(context.Background(), 0) })
 		require.Equal(t, n, c.First())

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/nodeid"
 )
 
@@ -96,7 +97,7 @@ func TestRedactWhatPgxTakes(t *testing.T) {
 			}
 			require.NoError(t, err)
 			defer closeStore()
-			_, err = st.Acquire(ctxT(t), 1, 1023)
+			_, err = st.Acquire(ctxT(t), snowlab.Layout{}, 1, 1023)
 			require.Error(t, err)
 			assert.NotContains(t, err.Error(), marker, "Acquire with nothing listening")
 		})

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
+	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/nodeid"
 )
 
@@ -69,7 +70,7 @@ func TestSlowCommits(t *testing.T) {
 		for i, st := range stores {
 			wg.Go(func() {
 				<-start
-				claims[i], errs[i] = st.Acquire(ctxT(t), 1, 1023)
+				claims[i], errs[i] = st.Acquire(ctxT(t), snowlab.Layout{}, 1, 1023)
 			})
 		}
 		close(start)
@@ -96,7 +97,7 @@ func TestSlowCommits(t *testing.T) {
 			for i := range tc.contenders {
 				wg.Go(func() {
 					<-start
-					claims[i], errs[i] = stores[i%2].Acquire(ctxT(t), tc.count, maxNode)
+					claims[i], errs[i] = stores[i%2].Acquire(ctxT(t), snowlab.Layout{}, tc.count, maxNode)
 				})
 			}
 			close(start)

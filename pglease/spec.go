@@ -53,7 +53,7 @@ func parseDSN(dsn string) (*pgxpool.Config, string, error) {
 	table := cfg.ConnConfig.RuntimeParams[TableParam]
 	delete(cfg.ConnConfig.RuntimeParams, TableParam)
 	if !tableName.MatchString(table) && table != "" {
-		return nil, "", fmt.Errorf("pglease: %s=%q: want a lowercase SQL name, letters, digits and _, optionally schema.table", TableParam, table)
+		return nil, "", fmt.Errorf("pglease: %s=%q: want a lowercase SQL name, letters, digits and _ (the table's at most 56), optionally schema.table", TableParam, table)
 	}
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = connectTimeout

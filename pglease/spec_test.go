@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/nodeid"
 )
 
@@ -79,7 +80,7 @@ func TestErrorsHideThePassword(t *testing.T) {
 	st, closeStore, err := Open(dsn, time.Second)
 	require.NoError(t, err, "opening does not reach the server")
 	defer closeStore()
-	_, err = st.Acquire(ctxT(t), 1, 1023)
+	_, err = st.Acquire(ctxT(t), snowlab.Layout{}, 1, 1023)
 	requireNoSecret(t, err, "Acquire with nothing listening", secret)
 	assert.NotErrorIs(t, err, nodeid.ErrNoFreeNode)
 	t.Logf("nothing listening: %v", err)
@@ -96,7 +97,7 @@ func TestErrorsHideThePassword(t *testing.T) {
 	st, closeStore, err = Open(u.String(), time.Second)
 	require.NoError(t, err)
 	defer closeStore()
-	_, err = st.Acquire(ctxT(t), 1, 1023)
+	_, err = st.Acquire(ctxT(t), snowlab.Layout{}, 1, 1023)
 	requireNoSecret(t, err, "Acquire on a database that is not there", secret)
 	assert.Contains(t, err.Error(), "no_such_database_snowlab")
 	t.Logf("no such database: %v", err)
@@ -112,7 +113,7 @@ func TestUnreachableIsOneLine(t *testing.T) {
 	st, closeStore, err := Open("postgres://snow@localhost:"+port+"/db", time.Second)
 	require.NoError(t, err, "opening does not reach the server")
 	defer closeStore()
-	_, err = st.Acquire(ctxT(t), 1, 1023)
+	_, err = st.Acquire(ctxT(t), snowlab.Layout{}, 1, 1023)
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "\n")
 	assert.Equal(t, 1, strings.Count(err.Error(), addr+" (localhost): dial error"), "each attempt once: %v", err)
@@ -145,7 +146,7 @@ func TestOpenerTable(t *testing.T) {
 	}
 	st, err := nodeid.OpenStore("pg:"+dsn+sep+TableParam+"="+table, map[string]nodeid.Opener{"pg": Opener(time.Second)})
 	require.NoError(t, err)
-	c, err := st.Acquire(ctxT(t), 2, 1023)
+	c, err := st.Acquire(ctxT(t), snowlab.Layout{}, 2, 1023)
 	require.NoError(t, err)
 	defer c.Release(context.Background(), 0)
 	var n int

@@ -38,6 +38,7 @@ type Store struct {
 	pool   *pgxpool.Pool
 	name   string // the table as given, for messages
 	table  string // the table, quoted for SQL
+	layout string // its companion TABLE_layout, quoted for SQL
 	ttl    time.Duration
 	secret string // the connection's password, masked in every error
 
@@ -53,8 +54,9 @@ type Store struct {
 var _ nodeid.Store = (*Store)(nil)
 
 // tableName is a table name the store takes: lowercase, unquoted SQL
-// identifiers, optionally schema-qualified.
-var tableName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}(\.[a-z_][a-z0-9_]{0,62})?$`)
+// identifiers, optionally schema-qualified; the table's name at most 56
+// bytes, so that its companion TABLE_layout fits PostgreSQL's 63.
+var tableName = regexp.MustCompile(`^(?:[a-z_][a-z0-9_]{0,62}\.)?[a-z_][a-z0-9_]{0,55}$`)
 
 // New returns a Store that keeps its rows in table (DefaultTable when
 // empty; schema.table names another schema) of the database pool connects
@@ -68,7 +70,7 @@ func New(pool *pgxpool.Pool, table string, ttl time.Duration) (*Store, error) {
 		table = DefaultTable
 	}
 	if !tableName.MatchString(table) {
-		return nil, fmt.Errorf("pglease: table name %q: want a lowercase SQL name, letters, digits and _, optionally schema.table", table)
+		return nil, fmt.Errorf("pglease: table name %q: want a lowercase SQL name, letters, digits and _ (the table's at most 56), optionally schema.table", table)
 	}
 	if ttl == 0 {
 		ttl = DefaultTTL
@@ -76,7 +78,7 @@ func New(pool *pgxpool.Pool, table string, ttl time.Duration) (*Store, error) {
 	ttl = max(ttl, MinTTL)
 	ttl = (ttl + time.Microsecond - 1).Truncate(time.Microsecond)
 	return &Store{
-		pool: pool, name: table, table: quoteTable(table), ttl: ttl,
+		pool: pool, name: table, table: quoteTable(table), layout: quoteTable(table + layoutSuffix), ttl: ttl,
 		secret: pool.Config().ConnConfig.Password,
 	}, nil
 }
@@ -196,7 +198,7 @@ func Schema(table string) string {
 	if table == "" {
 		table = DefaultTable
 	}
-	return fmt.Sprintf(schema, quoteTable(table))
+	return fmt.Sprintf(schema, quoteTable(table), quoteTable(table+layoutSuffix))
 }
 
 // quoteTable quotes a table name New takes, "table" or "schema"."table":
@@ -212,7 +214,20 @@ const schema = `CREATE TABLE IF NOT EXISTS %s (
     holder         text,
     expires_at     timestamptz,
     reserved_until bigint      NOT NULL DEFAULT 0
+);
+` + layoutSchema
+
+// layoutSchema is the DDL of the table's companion TABLE_layout, one row
+// at most: the layout the table's node ids are held under. A table of
+// its own, so that recording it never waits for a lock a claim holds on
+// the node ids' rows.
+const layoutSchema = `CREATE TABLE IF NOT EXISTS %s (
+    single boolean PRIMARY KEY DEFAULT true CHECK (single),
+    layout text    NOT NULL
 );`
+
+// layoutSuffix names the companion table: TABLE_layout.
+const layoutSuffix = "_layout"
 
 // ensureTable creates the table unless it is known to exist. A table
 // that exists is not created again, so a role without the right to create
@@ -230,49 +245,100 @@ func (s *Store) ensureTable(ctx context.Context) error {
 	if s.ensured {
 		return nil
 	}
-	exists, err := s.tableExists(ctx)
+	exists, err := s.relationExists(ctx, s.table, s.name)
 	if err != nil {
 		return err
 	}
 	if !exists {
-		err := s.inTx(ctx, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, "SET LOCAL lock_timeout = 0"); err != nil {
-				return err
-			}
-			_, err := tx.Exec(ctx, fmt.Sprintf(schema, s.table))
-			return err
-		})
-		if err != nil {
-			// Another process that created it meanwhile makes this
-			// creation fail on the catalog (42P07, or 23505 or 42710 on
-			// the table's row type, by the moment it met the other): the
-			// table is there, as good.
-			if exists, lerr := s.tableExists(ctx); lerr != nil || !exists {
-				return s.errf("pglease: create table %s: %w", s.name, err)
-			}
+		if err := s.create(ctx, fmt.Sprintf(schema, s.table, s.layout), s.table); err != nil {
+			return s.errf("pglease: create table %s: %w", s.name, err)
 		}
+	} else if err := s.ensureLayoutTable(ctx); err != nil {
+		return err
 	}
 	s.ensured = true
 	return nil
 }
 
-// tableExists reports whether the store's table exists.
-func (s *Store) tableExists(ctx context.Context) (bool, error) {
-	var exists bool
+// create runs ddl, CREATE ... IF NOT EXISTS statements, in a transaction
+// without lock_timeout (see ensureTable). When it fails, it looks for
+// table: another process that created it meanwhile makes this creation
+// fail on the catalog (42P07, or 23505 or 42710 on the table's row type,
+// by the moment it met the other), and the table is there, as good.
+func (s *Store) create(ctx context.Context, ddl, table string) error {
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		return tx.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", s.table).Scan(&exists)
+		if _, err := tx.Exec(ctx, "SET LOCAL lock_timeout = 0"); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, ddl)
+		return err
 	})
 	if err != nil {
-		return false, s.errf("pglease: look for table %s: %w", s.name, err)
+		if exists, lerr := s.relationExists(ctx, table, table); lerr == nil && exists {
+			return nil
+		}
+	}
+	return err
+}
+
+// relationExists reports whether the table named table exists (name is
+// how errors call it).
+func (s *Store) relationExists(ctx context.Context, table, name string) (bool, error) {
+	var exists bool
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", table).Scan(&exists)
+	})
+	if err != nil {
+		return false, s.errf("pglease: look for table %s: %w", name, err)
 	}
 	return exists, nil
+}
+
+// ensureLayoutTable creates the companion TABLE_layout of a table made
+// before it, unless it exists.
+func (s *Store) ensureLayoutTable(ctx context.Context) error {
+	exists, err := s.relationExists(ctx, s.layout, s.name+layoutSuffix)
+	if err != nil || exists {
+		return err
+	}
+	if err := s.create(ctx, fmt.Sprintf(layoutSchema, s.layout), s.layout); err != nil {
+		return s.errf("pglease: table %s has no companion %s%s, and creating it failed (run pglease.Schema's DDL as a role that may): %w",
+			s.name, s.name, layoutSuffix, err)
+	}
+	return nil
+}
+
+// pinLayout records layout in TABLE_layout when it holds none (an insert
+// of its one row: of two first holders, the second's waits for the
+// first's and then does nothing), and compares it with the record
+// (nodeid's Store contract). Once the layout is recorded, it is one read.
+func (s *Store) pinLayout(ctx context.Context, layout snowlab.Layout) error {
+	text, err := layout.MarshalText()
+	if err != nil {
+		return err
+	}
+	var recorded string
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		err := tx.QueryRow(ctx, "SELECT layout FROM "+s.layout).Scan(&recorded)
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		if _, err := tx.Exec(ctx, "INSERT INTO "+s.layout+" (layout) VALUES ($1) ON CONFLICT DO NOTHING", string(text)); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, "SELECT layout FROM "+s.layout).Scan(&recorded)
+	})
+	if err != nil {
+		return s.errf("pglease: record the layout in table %s%s: %w", s.name, layoutSuffix, err)
+	}
+	return nodeid.CheckLayout("table "+s.name+layoutSuffix, recorded, layout)
 }
 
 // Acquire takes count consecutive free node ids among 0..maxNode, each
 // candidate range in one transaction (see the package documentation). When
 // every range is held it fails with nodeid.ErrNoFreeNode.
-func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, error) {
-	return s.AcquireAt(ctx, -1, count, maxNode)
+func (s *Store) Acquire(ctx context.Context, layout snowlab.Layout, count, maxNode int) (nodeid.Claim, error) {
+	return s.AcquireAt(ctx, layout, -1, count, maxNode)
 }
 
 var _ nodeid.Preferrer = (*Store)(nil)
@@ -281,7 +347,7 @@ var _ nodeid.Preferrer = (*Store)(nil)
 // other (nodeid.Preferrer): when it is not free, any free range is taken,
 // as Acquire would. A first of -1, or one whose range does not fit in
 // 0..maxNode, prefers none.
-func (s *Store) AcquireAt(ctx context.Context, first, count, maxNode int) (nodeid.Claim, error) {
+func (s *Store) AcquireAt(ctx context.Context, layout snowlab.Layout, first, count, maxNode int) (nodeid.Claim, error) {
 	if count < 1 || maxNode < 0 || count > maxNode+1 {
 		return nil, fmt.Errorf("%w: pglease: %d node ids asked for among 0..%d", snowlab.ErrInvalidNode, count, maxNode)
 	}
@@ -289,6 +355,9 @@ func (s *Store) AcquireAt(ctx context.Context, first, count, maxNode int) (nodei
 		return nil, fmt.Errorf("pglease: acquire: %w", err)
 	}
 	if err := s.ensureTable(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.pinLayout(ctx, layout); err != nil {
 		return nil, err
 	}
 	if first < 0 || first+count-1 > maxNode {

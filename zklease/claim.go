@@ -217,7 +217,7 @@ func (c *claim) stillHeld(ctx context.Context) (bool, error) {
 		if err != nil {
 			return false, fmt.Errorf("zklease: read %s: %w", p, err)
 		}
-		r, err := parseRecord(p, data)
+		r, err := parseRecord(c.first+i, p, data)
 		if err != nil {
 			return false, err
 		}

@@ -23,7 +23,17 @@
 //     or expired because the holder was silent for the session timeout.
 //   - ROOT/reserved/N: PERSISTENT, {"reservedUntil": R, "generation": G}:
 //     the reserved-until of N in Unix nanoseconds and the token of its
-//     latest holder. It outlives every holder.
+//     latest holder. It outlives every holder. Data in any other form (a
+//     field missing or added, another version's record, a hand edit) is
+//     ErrCorrupt, an error naming N and the znode: it is never read as a
+//     reserved-until of 0, and never overwritten.
+//
+// And once for the root, ROOT/layout: PERSISTENT, the layout its node ids
+// are held under (snowlab.Layout's text form,
+// 41/10/12,1ms,2024-01-01T00:00:00Z for the default). The first Acquire
+// creates it (a create fails when the znode exists, so of two first
+// holders only one makes it), and every Acquire compares its own layout
+// with it first: another is nodeid.ErrLayout, and nothing is taken.
 //
 // The ephemeral znode alone is the trap the design describes: the holder
 // dies, its znode goes, a new process takes N with a clock behind the

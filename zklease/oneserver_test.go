@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/nodeid"
 )
 
@@ -48,7 +49,7 @@ func TestOneServer(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(s.Close)
-		c, err := s.Acquire(ctx(t), 1, 1023)
+		c, err := s.Acquire(ctx(t), snowlab.Layout{}, 1, 1023)
 		if err != nil {
 			t.Fatalf("Acquire with servers %v, the client trying the two black holes first: %v", order, err)
 		}

@@ -1,10 +1,12 @@
 package zklease
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -203,12 +205,41 @@ func (r record) bytes() []byte {
 	return b
 }
 
-func parseRecord(p string, b []byte) (record, error) {
-	var r record
-	if err := json.Unmarshal(b, &r); err != nil {
-		return r, fmt.Errorf("zklease: %s holds %q, not a reservation: %w", p, b, err)
+// ErrCorrupt: a znode of the store holds data this version does not
+// read (an older or newer version's record, a hand edit). It is never
+// read as a reservation of 0, nor overwritten: the error names the node
+// id and the znode, for a person to mend.
+var ErrCorrupt = errors.New("zklease: unknown data in a znode of the store")
+
+// parseRecord reads node id n's reservation znode p, which holds b. It
+// takes exactly the record bytes writes: a JSON object with both fields,
+// a generation that is not negative, nothing else. Anything else is
+// ErrCorrupt: decoded leniently, a record in another form (other field
+// names, a field missing, a string for a number) reads as reserved-until
+// 0, and the claim would hand out the id with floor 0 and write its own
+// record over the reservation.
+func parseRecord(n int, p string, b []byte) (record, error) {
+	var raw struct {
+		Until      *int64 `json:"reservedUntil"`
+		Generation *int64 `json:"generation"`
 	}
-	return r, nil
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&raw)
+	switch {
+	case err != nil:
+	case dec.Decode(new(json.RawMessage)) != io.EOF:
+		err = errors.New("data after the record")
+	case raw.Until == nil || raw.Generation == nil:
+		err = errors.New("a field is missing")
+	case *raw.Generation < 0:
+		err = errors.New("the generation is negative")
+	}
+	if err != nil {
+		return record{}, fmt.Errorf("%w: node id %d: reservation znode %s holds %.200q, not a record {\"reservedUntil\":R,\"generation\":G} (%v): neither read as reserved-until 0 nor overwritten",
+			ErrCorrupt, n, p, b, err)
+	}
+	return record{Until: *raw.Until, Generation: *raw.Generation}, nil
 }
 
 // checkCount refuses a claim of count node ids among 0..maxNode that no

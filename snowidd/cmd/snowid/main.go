@@ -37,12 +37,14 @@
 // Gen mints K IDs for node N with an atomicgen generator on the default
 // clock and prints one per line, as decimal (the default), base32, or the
 // JSON objects decode -json prints. Node defaults to 0 (said on stderr) and
-// K to 1. On -node N (or -lease static:N) a run starts past every ID an
-// earlier run on N can have printed (nodeid.StaticConfig): a strict run
-// waits at most a tick, a monotonic one, whose IDs run at most -max-lead
-// (10 ms) ahead of the clock, starts that far ahead. With -lease SPEC it
-// takes its node id from a lease store instead (-node with -lease is
-// refused), says on stderr which node id it holds before the first ID
+// K to 1. On -node N (or -lease static:N) a run starts past every ID any
+// earlier run on N can have printed, whatever its -policy and -max-lead
+// (nodeid.StaticConfig): no run on a static node id leads the clock by
+// more than 100 ms (-max-lead, 100 ms by default, is refused above it), so
+// every run starts 100 ms ahead: a strict one waits 100 ms and a tick
+// before its first ID, a monotonic one starts there at once. With -lease
+// SPEC it takes its node id from a lease store instead (-node with -lease
+// is refused), says on stderr which node id it holds before the first ID
 // (stdout holds only IDs), holds it for as long as it mints and releases
 // it on exit, so repeated runs never mint the same ID. The lease specs,
 // every store in this one command:
@@ -68,6 +70,10 @@
 // 143), so a shell loop or make stops as it does on any Ctrl-C. A reader
 // that goes away (snowid gen -lease … | head) ends it the same way, with
 // SIGPIPE and no error line.
+//
+// A store serves one layout, recorded by the first run on it: a run with
+// other layout flags is refused, exit 2, in one line naming both layouts
+// (node 0 of 41/8/14 mints the IDs of nodes 0..3 of 41/10/12).
 //
 // A secured etcd takes etcdctl's flag names: -etcd-cacert, -etcd-cert and
 // -etcd-key for TLS and client certificates, -etcd-user for etcd's auth,

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/nodeid"
 )
 
@@ -98,9 +99,9 @@ type recordingStore struct {
 	h *historyFile
 }
 
-func (r recordingStore) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, error) {
+func (r recordingStore) Acquire(ctx context.Context, layout snowlab.Layout, count, maxNode int) (nodeid.Claim, error) {
 	l := r.h.begin("acquire", -1, count, 0, 0)
-	c, err := r.s.Acquire(ctx, count, maxNode)
+	c, err := r.s.Acquire(ctx, layout, count, maxNode)
 	if err == nil {
 		l.First, l.Token, l.Floor = c.First(), c.Token(), c.Floor()
 		c = recordingClaim{Claim: c, h: r.h}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/nodeid"
 )
 
@@ -30,7 +31,7 @@ func TestRecordStore(t *testing.T) {
 	t.Setenv(FaultHistoryEnv, path)
 	s, err = recordStore(dir)
 	require.NoError(t, err)
-	c, err := s.Acquire(ctx, 1, 3)
+	c, err := s.Acquire(ctx, snowlab.Layout{}, 1, 3)
 	require.NoError(t, err)
 	require.NoError(t, c.Reserve(ctx, 100))
 	require.NoError(t, c.Release(ctx, 50))

@@ -23,13 +23,15 @@ import (
 // genBatch is how many IDs gen reserves per NextIDs call.
 const genBatch = 4096
 
-// defaultMaxLead is -max-lead's default: a monotonic run borrows at most 10
-// ticks (40,960 IDs in the default layout) ahead of the clock, then mints
-// 4,096 IDs a ms like strict, so a later run on the same -node starts at
-// most 10 ms ahead. Unbounded, -n 10000000 spans 2.4 s of ticks, all
-// borrowed ahead when printed faster than 4,096 a ms, and a rerun within
-// that time printed the same IDs (TestGenRerun, on 4 IDs a tick).
-const defaultMaxLead = 10 * time.Millisecond
+// defaultMaxLead is -max-lead's default: nodeid.StaticMaxLead (100 ms),
+// the most any run on a static node id (-node N, static:N) may lead the
+// clock. Every run on -node N starts that far ahead of the clock, whatever
+// -policy and -max-lead an earlier run on N had, so a monotonic run with
+// the default lead starts at once, and a strict one waits 100 ms and a
+// tick. Unbounded, -n 10000000 spanned 2.4 s of ticks, all borrowed ahead
+// when printed faster than 4,096 a ms, and a rerun within that time
+// printed the same IDs (TestGenRerun, on 4 IDs a tick).
+const defaultMaxLead = nodeid.StaticMaxLead
 
 // genRun is what gen's flags asked for, parsed and checked.
 type genRun struct {
@@ -158,7 +160,7 @@ func parseGen(args []string, stderr io.Writer, leases Leases) (r genRun, code in
 	node := fs.Int("node", 0, "mint for node `N`, 0..max node of the layout (1023 by default); without it (and -lease) node 0, said on stderr")
 	n := fs.Int("n", 1, "mint `K` IDs")
 	policyName := fs.String("policy", "strict", "`policy` when the clock gives no fresh tick: strict or monotonic")
-	maxLead := fs.Duration("max-lead", defaultMaxLead, "with -policy monotonic, how far IDs may run ahead of the clock; a run on -node N starts this far ahead, past every ID an earlier run on N can have printed")
+	maxLead := fs.Duration("max-lead", defaultMaxLead, "with -policy monotonic, how far IDs may run ahead of the clock: at most "+nodeid.StaticMaxLead.String()+" on -node N, since every run on N, strict or monotonic, starts "+nodeid.StaticMaxLead.String()+" ahead of the clock, past every ID any earlier run on N can have printed (a strict one waits that long first)")
 	format := fs.String("format", "dec", "output `format`: dec, base32 or json (the objects of decode -json)")
 	leaseSpec := fs.String("lease", "", "take the node id from a lease `SPEC` instead of -node (not with it): "+leasespec.Help(leases.Schemes()))
 	preferOrdinal := fs.Bool("prefer-ordinal", false, "with -lease, ask the store for the node id of this pod's StatefulSet ordinal first ($POD_INDEX, else the N of a hostname NAME-N): a hint, the store still decides, so two pods with one ordinal (a force-deleted pod still running, kubernetes #54368) get different node ids; refused with -node and static:N, where nothing would check it")
@@ -211,6 +213,10 @@ func parseGen(args []string, stderr io.Writer, leases Leases) (r genRun, code in
 		}
 		r.nodeSet, r.leaseSet = true, false
 		r.nodeFlag = fmt.Sprintf("-lease %q", r.lease)
+	}
+	if !r.leaseSet && r.policy == snowlab.Monotonic && r.maxLead > nodeid.StaticMaxLead {
+		return r, fail(stderr, "gen -max-lead %v: at most %v on static node id %d (-node N, static:N): every run on it starts %v ahead of the clock, and a later one would print this run's IDs again; -lease SPEC holds a node id whose reservation covers a longer lead",
+			r.maxLead, nodeid.StaticMaxLead, r.node, nodeid.StaticMaxLead), false
 	}
 	if code, ok := r.resolveOrdinal(stderr, leases); !ok {
 		return r, code, false
@@ -278,6 +284,10 @@ func acquireGenLease(stopped context.Context, r genRun, stderr io.Writer, leases
 	lease, err := nodeid.Acquire(ctx, store, nodeid.Options{Layout: r.layout, Preferred: r.preferOrdinal, Prefer: r.prefer})
 	if err != nil && stopped.Err() != nil {
 		return nil, exitFail, false // a signal: gen dies of it, no lease taken
+	}
+	if errors.Is(err, nodeid.ErrLayout) {
+		// The store serves another layout: asking again cannot mend it.
+		return nil, fail(stderr, "gen -lease %q, %s: %v", nodeid.Redact(r.lease), r.lf.setFlags(), err), false
 	}
 	if err != nil {
 		// The spec is right: the store is down, or full.

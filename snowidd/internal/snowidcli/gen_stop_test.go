@@ -131,7 +131,7 @@ func TestGenLeaseStops(t *testing.T) {
 			// The next holder's floor is the end of the last tick used
 			// (every ID minted was printed), not the reservation kept a
 			// window (3 s) ahead of the clock.
-			c, err := nodeid.Dir(dir).Acquire(context.Background(), 1, snowlab.DefaultLayout.MaxNode())
+			c, err := nodeid.Dir(dir).Acquire(context.Background(), snowlab.DefaultLayout, 1, snowlab.DefaultLayout.MaxNode())
 			require.NoError(t, err)
 			defer c.Release(context.Background(), c.Floor())
 			assert.Equal(t, 0, c.First())
@@ -173,7 +173,7 @@ func TestGenLeaseBrokenPipe(t *testing.T) {
 	require.NotEmpty(t, ids)
 	last := mustParse(t, ids[len(ids)-2]) // the last field may be cut short
 
-	c, err := nodeid.Dir(dir).Acquire(context.Background(), 1, snowlab.DefaultLayout.MaxNode())
+	c, err := nodeid.Dir(dir).Acquire(context.Background(), snowlab.DefaultLayout, 1, snowlab.DefaultLayout.MaxNode())
 	require.NoError(t, err)
 	defer c.Release(context.Background(), c.Floor())
 	checked := time.Now()
