@@ -9,8 +9,6 @@ import (
 	"errors"
 	"slices"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -21,6 +19,7 @@ import (
 	"github.com/snowlab/snowlab/atomicgen"
 	"github.com/snowlab/snowlab/clocksrc"
 	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/nodeid/storetest"
 )
 
 // idTime is the start of an ID's tick in the default layout.
@@ -229,10 +228,11 @@ func TestClockBehindReservation(t *testing.T) {
 // must not count as a loss; etcd restarts on the same data and ports and
 // minting resumes under the same lease. No ID repeats.
 //
-// The lease's clock is the test's: it stands still while etcd stops and
-// restarts, and moves one tick a step while the holder mints, so what the
-// holder may mint is decided by the reservations etcd acknowledged, not
-// by how long a loaded machine took over the stop. (On the real clock the
+// The lease's clock is the test's (storetest.StepClock): it stands still
+// while etcd stops and restarts, and moves one tick a step while the
+// holder mints, so what the holder may mint is decided by the
+// reservations etcd acknowledged (storetest.Acks), not by how long a
+// loaded machine took over the stop. (On the real clock the
 // test required an ID after Stop had returned and the holder to stop
 // within 100 ms of the reservation's end, which its 100 µs sleeps
 // overslept on a loaded machine.)
@@ -240,31 +240,22 @@ func TestStoreUnreachable(t *testing.T) {
 	srv := ownServer(t)
 	st, _ := dial(t, srv.Endpoints())
 	rec := &recorder{Store: st}
-	var now atomic.Int64
-	now.Store(time.Now().UnixNano())
+	acks := &storetest.Acks{Store: rec}
+	clock := storetest.NewStepClock(time.Now().UnixNano())
 	opts := leaseOptions()
-	opts.Clock = clocksrc.Func(now.Load)
-	lease, err := nodeid.Acquire(ctxT(t), rec, opts)
+	opts.Clock = clock
+	lease, err := nodeid.Acquire(ctxT(t), acks, opts)
 	require.NoError(t, err)
 	defer lease.Release(ctxT(t)) // bounded: etcd may be down when a check fails
 	c := rec.claims[0]
 	gen, err := atomicgen.New(lease.Config(snowlab.Config{}))
 	require.NoError(t, err)
 	var ids []snowlab.ID
-	// mint moves the clock n ticks on, one ID a tick, and returns the
-	// error that ended it.
-	ticks := int(testWindow / snowlab.DefaultLayout.Unit)
-	mint := func(n int) error {
-		for range n {
-			now.Add(int64(snowlab.DefaultLayout.Unit))
-			id, err := gen.NextID()
-			if err != nil {
-				return err
-			}
-			ids = append(ids, id)
-		}
-		return nil
+	mint := func(n int) (err error) {
+		ids, err = clock.Mint(gen, snowlab.DefaultLayout, n, ids)
+		return err
 	}
+	ticks := int(testWindow / snowlab.DefaultLayout.Unit)
 	// Fewer ticks than the window: the reservation Acquire made is still
 	// ahead of the clock when etcd stops.
 	require.NoError(t, mint(ticks/10))
@@ -276,13 +267,10 @@ func TestStoreUnreachable(t *testing.T) {
 	// moved by a reservation etcd did not acknowledge would let the
 	// holder mint past what it did.
 	require.NoError(t, mint(ticks/2), "with etcd down, within the reservation")
-	_, failed := rec.reserves()
-	for f := failed; f == failed; _, f = rec.reserves() {
-		time.Sleep(5 * time.Millisecond)
-	}
+	acks.WaitFailure()
 	err = mint(10 * ticks)
 	require.ErrorIs(t, err, snowlab.ErrNoReservation, "with etcd down, how minting ended")
-	d, _ := rec.reserves()
+	d, _ := acks.Acked()
 	durable := time.Unix(0, d)
 	last := ids[len(ids)-1]
 	end := idTime(last).Add(time.Millisecond)
@@ -323,47 +311,15 @@ func TestStoreUnreachable(t *testing.T) {
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
 // recorder keeps the claims a store hands out.
-// It also keeps what their Reserve calls made durable (the largest until
-// a call returned nil for) and how many failed: what etcd acknowledged,
-// to hold a lease's fence against.
 type recorder struct {
 	nodeid.Store
-	claims  []*claim
-	mu      sync.Mutex
-	durable int64
-	failed  int
+	claims []*claim
 }
 
 func (r *recorder) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, error) {
 	c, err := r.Store.Acquire(ctx, count, maxNode)
-	if err != nil {
-		return nil, err
-	}
-	r.claims = append(r.claims, c.(*claim))
-	return recorded{c, r}, nil
-}
-
-// reserves is what the claims' Reserve calls made durable, and how many
-// failed.
-func (r *recorder) reserves() (durable int64, failed int) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.durable, r.failed
-}
-
-type recorded struct {
-	nodeid.Claim
-	r *recorder
-}
-
-func (c recorded) Reserve(ctx context.Context, until int64) error {
-	err := c.Claim.Reserve(ctx, until)
-	c.r.mu.Lock()
-	defer c.r.mu.Unlock()
 	if err == nil {
-		c.r.durable = max(c.r.durable, until)
-	} else {
-		c.r.failed++
+		r.claims = append(r.claims, c.(*claim))
 	}
-	return err
+	return c, err
 }

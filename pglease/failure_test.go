@@ -5,7 +5,6 @@ import (
 	"errors"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/snowlab/snowlab/atomicgen"
 	"github.com/snowlab/snowlab/clocksrc"
 	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/nodeid/storetest"
 )
 
 // idTime is the start of an ID's tick in the default layout.
@@ -97,57 +97,17 @@ func (m *minter) snapshot() []snowlab.ID {
 	return slices.Clone(m.ids)
 }
 
-// acked wraps a store's claims and keeps what their Reserve calls made
-// durable (the largest until a call returned nil for) and how many
-// failed: what the store acknowledged, to hold a lease's fence against.
-type acked struct {
-	nodeid.Store
-	mu      sync.Mutex
-	durable int64
-	failed  int
-}
-
-func (a *acked) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, error) {
-	c, err := a.Store.Acquire(ctx, count, maxNode)
-	if err != nil {
-		return nil, err
-	}
-	return ackedClaim{c, a}, nil
-}
-
-func (a *acked) state() (durable int64, failed int) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.durable, a.failed
-}
-
-type ackedClaim struct {
-	nodeid.Claim
-	a *acked
-}
-
-func (c ackedClaim) Reserve(ctx context.Context, until int64) error {
-	err := c.Claim.Reserve(ctx, until)
-	c.a.mu.Lock()
-	defer c.a.mu.Unlock()
-	if err != nil {
-		c.a.failed++
-	} else {
-		c.a.durable = max(c.a.durable, until)
-	}
-	return err
-}
-
 // TestServerRestartDuringLease: the server crashes while a holder mints.
 // Minting goes on up to the last durable reservation, then stops with
 // ErrNoReservation; the server restarts on the same data within the TTL
 // and minting resumes under the same lease (same id, same token, never
 // lost). No ID repeats, none reaches past a reservation the database had.
 //
-// The lease's clock is the test's: it stands still while the server
-// crashes and restarts, and moves one tick a step while the holder mints,
-// so what the holder may mint is decided by the reservations the database
-// acknowledged, not by how long a loaded machine took over the crash. (On
+// The lease's clock is the test's (storetest.StepClock): it stands still
+// while the server crashes and restarts, and moves one tick a step while
+// the holder mints, so what the holder may mint is decided by the
+// reservations the database acknowledged (storetest.Acks), not by how
+// long a loaded machine took over the crash. (On
 // the real clock the test required an ID after the crash had returned,
 // which a crash slower than the window left none for, and the holder to
 // stop within 100 ms of the reservation's end, which its 100 µs sleeps
@@ -157,28 +117,19 @@ func TestServerRestartDuringLease(t *testing.T) {
 	dsn := pgDSN(t)
 	// The hold must outlast the outage, crash and recovery on a loaded
 	// machine included: this test is not about expiry.
-	st := &acked{Store: newStore(t, dsn, freshTable(t, dsn), time.Minute)}
-	var now atomic.Int64
-	now.Store(time.Now().UnixNano())
+	pg := newStore(t, dsn, freshTable(t, dsn), time.Minute)
+	st := &storetest.Acks{Store: pg}
+	clock := storetest.NewStepClock(time.Now().UnixNano())
 	const window = time.Second
-	lease, err := nodeid.Acquire(ctxT(t), st, nodeid.Options{Window: window, Refresh: 200 * time.Millisecond, Clock: clocksrc.Func(now.Load)})
+	lease, err := nodeid.Acquire(ctxT(t), st, nodeid.Options{Window: window, Refresh: 200 * time.Millisecond, Clock: clock})
 	require.NoError(t, err)
 	defer lease.Release(context.Background())
 	gen, err := atomicgen.New(lease.Config(snowlab.Config{}))
 	require.NoError(t, err)
 	var ids []snowlab.ID
-	// mint moves the clock n ticks on, one ID a tick, and returns the
-	// error that ended it.
-	mint := func(n int) error {
-		for range n {
-			now.Add(int64(snowlab.DefaultLayout.Unit))
-			id, err := gen.NextID()
-			if err != nil {
-				return err
-			}
-			ids = append(ids, id)
-		}
-		return nil
+	mint := func(n int) (err error) {
+		ids, err = clock.Mint(gen, snowlab.DefaultLayout, n, ids)
+		return err
 	}
 	// Fewer ticks than the window: the reservation Acquire made is still
 	// ahead of the clock when the server crashes.
@@ -196,13 +147,10 @@ func TestServerRestartDuringLease(t *testing.T) {
 	// moved by a reservation the database did not acknowledge would let
 	// the holder mint past what it did.
 	require.NoError(t, mint(int(window/snowlab.DefaultLayout.Unit)/2), "with the server down, within the reservation")
-	_, failed := st.state()
-	for f := failed; f == failed; _, f = st.state() {
-		time.Sleep(5 * time.Millisecond)
-	}
+	st.WaitFailure()
 	err = mint(10 * int(window/snowlab.DefaultLayout.Unit))
 	require.ErrorIs(t, err, snowlab.ErrNoReservation, "with the server down, how minting ended")
-	d, _ := st.state()
+	d, _ := st.Acked()
 	durable := time.Unix(0, d)
 	last := ids[len(ids)-1]
 	require.False(t, tickEnd(last).After(durable), "an ID's tick ends at %v, after the last reservation the database acknowledged, %v", tickEnd(last), durable)
@@ -233,7 +181,7 @@ func TestServerRestartDuringLease(t *testing.T) {
 	}
 	var gen64 int64
 	var holder string
-	query(t, dsn, st.Store.(*Store).sqlf(`SELECT generation, holder FROM %[1]s WHERE node = $1`), []any{lease.Node()}, &gen64, &holder)
+	query(t, dsn, pg.sqlf(`SELECT generation, holder FROM %[1]s WHERE node = $1`), []any{lease.Node()}, &gen64, &holder)
 	require.Equal(t, lease.Token(), gen64, "after the restart, the row's generation, want the lease's token")
 	n := requireUnique(t, ids)
 	require.IsIncreasing(t, ids, "IDs across the restart")
