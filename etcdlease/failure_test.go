@@ -43,11 +43,17 @@ func checkUnique(t *testing.T, sets ...[]snowlab.ID) int {
 // held, the 1,025th acquirer gets nodeid.ErrNoFreeNode; when one process
 // releases, its id is free again, its reservation untouched by a holder
 // that minted nothing.
+//
+// Every hold must last the whole test: its etcd leases live 30 s, not
+// testTTL (2 s), with which a keep-alive held up at load average 17-25
+// let one expire while the ids were filled, and the 1,025th acquirer got
+// it.
 func TestTwoProcessesGetDifferentIDsAndTheRestFills(t *testing.T) {
+	const ttl = 30 * time.Second
 	eps := endpoints(t)
-	st, p := dial(t, eps)
-	a := startChild(t, "holder A", "hold", eps, p, 1023, 0)
-	b := startChild(t, "holder B", "hold", eps, p, 1023, 0)
+	st, p := dialTTL(t, eps, ttl)
+	a := startChild(t, "holder A", "hold", eps, p, 1023, 0, "ETCDLEASE_TTL="+ttl.String())
+	b := startChild(t, "holder B", "hold", eps, p, 1023, 0, "ETCDLEASE_TTL="+ttl.String())
 	a.waitIDs(0, 10*time.Second)
 	b.waitIDs(0, 10*time.Second)
 	na, _, _ := a.snapshot()
