@@ -10,11 +10,12 @@ import (
 )
 
 func TestProbe(t *testing.T) {
+	// How long Probe takes is not checked: a loaded machine stretches its
+	// 100,000 clock reads (some of them system calls) past any bound
+	// that would catch a slow Probe. auditReads is what keeps it short.
 	start := time.Now()
 	f := Probe()
-	took := time.Since(start)
-	t.Logf("Probe() took %v: %+v", took, f)
-	assert.Less(t, took, time.Second, "Probe() should take well under a second")
+	t.Logf("Probe() took %v: %+v", time.Since(start), f)
 	assert.NotContains(t, []string{"", "unknown"}, f.CPU, "want a CPU brand")
 	assert.GreaterOrEqual(t, f.PhysicalCores, 1)
 	assert.GreaterOrEqual(t, f.LogicalCores, f.PhysicalCores)
