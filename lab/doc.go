@@ -10,8 +10,9 @@
 //   - package lab: the Suite that runs the workloads (Suite.Measure) and
 //     their configurations, its fields (BurstConfig, SaturateConfig,
 //     SteadyConfig);
-//   - lab/result: the result it returns, read (result.Read) and written
-//     (result.WriteJSON) in the schema loadgen writes;
+//   - lab/result: the result it returns, in the schema loadgen writes,
+//     with the host it ran on, and read back (result.Read); WriteFiles
+//     writes it with its report as loadgen does;
 //   - lab/compare: the comparison of two runs and the gate (compare.Gate)
 //     that fails a run slower than its baseline against the same limit;
 //   - lab/loadgen: the loadgen command's one entry point (Main), which

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/loadgen"
 	"github.com/snowlab/snowlab/lab/result"
 )
@@ -59,7 +60,7 @@ func TestOwnGenExample(t *testing.T) {
 	// The gate fails the job when the two runs share no ratio (a
 	// baseline of another generator): it never passes on nothing.
 	other := filepath.Join(dir, "other.json")
-	require.NoError(t, result.WriteJSON(other, &result.Run{Schema: result.SchemaVersion, Commit: "abc1234"}))
+	require.NoError(t, resultdir.WriteJSON(other, &result.Run{Schema: result.SchemaVersion, Commit: "abc1234"}))
 	stdout.Reset()
 	stderr.Reset()
 	assert.NotEqual(t, 0, loadgen.Main([]string{"gate", "-baseline", other, runs["new"]}, &stdout, &stderr))

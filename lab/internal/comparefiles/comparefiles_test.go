@@ -13,6 +13,7 @@ import (
 
 	"github.com/snowlab/snowlab/lab/compare"
 	"github.com/snowlab/snowlab/lab/internal/fixture"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -32,7 +33,7 @@ func files(t *testing.T) map[string]string {
 		run := fixture.Run()
 		run.Commit = commit
 		paths[name] = filepath.Join(dir, name+".json")
-		require.NoError(t, result.WriteJSON(paths[name], run))
+		require.NoError(t, resultdir.WriteJSON(paths[name], run))
 	}
 	write("experiment", []byte(`{"schema":1,"experiment":"btree"}`))
 	write("empty", []byte(`{"schema":2,"commit":"ccccccc"}`))

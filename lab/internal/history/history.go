@@ -5,9 +5,9 @@ package history
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,7 +22,11 @@ import (
 // gates (every gated ratio when nil) first.
 func write(out string, runs []report.HistoryRun, baseline *result.Run) (report.History, error) {
 	h := report.NewHistory(runs, baseline)
-	return h, result.WriteFile(out, func(w io.Writer) error { return report.WriteIndex(w, h) })
+	var page bytes.Buffer
+	if err := report.WriteIndex(&page, h); err != nil {
+		return h, err
+	}
+	return h, resultdir.WriteFile(out, page.Bytes())
 }
 
 // BadSource is an error about one of the history's sources: missing, or

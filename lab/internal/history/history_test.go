@@ -12,6 +12,7 @@ import (
 
 	"github.com/snowlab/snowlab/lab/internal/fixture"
 	"github.com/snowlab/snowlab/lab/internal/report"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -45,15 +46,15 @@ func TestExperiment(t *testing.T) {
 func TestRead(t *testing.T) {
 	dir := t.TempDir()
 	run := fixture.Run()
-	require.NoError(t, result.WriteJSON(filepath.Join(dir, run.Stem()+".json"), run))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, run.Stem()+".html"), []byte("<html>"), 0o644))
+	require.NoError(t, resultdir.WriteJSON(filepath.Join(dir, resultdir.Stem(run)+".json"), run))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, resultdir.Stem(run)+".html"), []byte("<html>"), 0o644))
 	exp := filepath.Join(dir, "z-btree.json")
 	require.NoError(t, os.WriteFile(exp, []byte(`{"schema": 2, "experiment": "btree"}`), 0o644))
 
 	runs, err := read([]string{dir}, dir)
 	require.NoError(t, err)
 	require.Len(t, runs, 1)
-	assert.Equal(t, run.Stem()+".html", runs[0].Page)
+	assert.Equal(t, resultdir.Stem(run)+".html", runs[0].Page)
 	assert.Equal(t, run.Commit, runs[0].Run.Commit)
 
 	_, err = read([]string{exp}, dir)

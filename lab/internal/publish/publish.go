@@ -94,7 +94,7 @@ func publishRun(path, dir string, compacted *result.Run) ([]string, error) {
 		to := filepath.Join(dir, stem+ext)
 		var err error
 		if ext == ".json" && compacted != nil {
-			err = result.WriteJSON(to, compacted)
+			err = resultdir.WriteJSON(to, compacted)
 		} else {
 			err = copyFile(from, to)
 		}
@@ -147,8 +147,5 @@ func copyFile(from, to string) error {
 	if err != nil {
 		return err
 	}
-	return result.WriteFile(to, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
+	return resultdir.WriteFile(to, data)
 }

@@ -70,14 +70,14 @@ func TestIntoCopies(t *testing.T) {
 	run := fixture.Run()
 	_, err := report.WriteFiles(src, run)
 	require.NoError(t, err)
-	path := filepath.Join(src, run.Stem()+".json")
+	path := filepath.Join(src, resultdir.Stem(run)+".json")
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, bytes.Replace(data, []byte("{"), []byte(`{"tuning":{"x":1},`), 1), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(src, run.Stem()+".html"), []byte("<p>page</p>"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(src, resultdir.Stem(run)+".html"), []byte("<p>page</p>"), 0o644))
 	want := tree(t, src)
-	require.Contains(t, want, run.Stem()+".md")
-	require.Contains(t, want, run.Stem()+".html")
+	require.Contains(t, want, resultdir.Stem(run)+".md")
+	require.Contains(t, want, resultdir.Stem(run)+".html")
 
 	p, err := Prepare([]string{path})
 	require.NoError(t, err)
@@ -190,15 +190,15 @@ func TestPrepareNewest(t *testing.T) {
 	newer := fixture.Run()
 	newer.Started = older.Started.Add(time.Hour)
 	for _, run := range []*result.Run{older, newer} {
-		require.NoError(t, result.WriteJSON(filepath.Join(local, run.Stem()+".json"), run))
+		require.NoError(t, resultdir.WriteJSON(filepath.Join(local, resultdir.Stem(run)+".json"), run))
 	}
 	p, err := Prepare(nil)
 	require.NoError(t, err)
 	var out bytes.Buffer
 	require.NoError(t, p.Into(resultdir.Published, &out))
 	paths, _ := wrote(t, out.String())
-	assert.Equal(t, []string{filepath.Join(resultdir.Published, newer.Stem()+".json")}, paths)
-	assert.NoFileExists(t, filepath.Join(resultdir.Published, older.Stem()+".json"))
+	assert.Equal(t, []string{filepath.Join(resultdir.Published, resultdir.Stem(newer)+".json")}, paths)
+	assert.NoFileExists(t, filepath.Join(resultdir.Published, resultdir.Stem(older)+".json"))
 }
 
 // TestIntoSameFolder: a run already in the folder is left as it is,
@@ -207,8 +207,8 @@ func TestPrepareNewest(t *testing.T) {
 func TestIntoSameFolder(t *testing.T) {
 	dir := t.TempDir()
 	run := fixture.Run()
-	path := filepath.Join(dir, run.Stem()+".json")
-	require.NoError(t, result.WriteJSON(path, run))
+	path := filepath.Join(dir, resultdir.Stem(run)+".json")
+	require.NoError(t, resultdir.WriteJSON(path, run))
 	experiment := filepath.Join(t.TempDir(), "2026-03-14-btree.json")
 	require.NoError(t, os.WriteFile(experiment, []byte(`{"schema":1,"experiment":"btree"}`), 0o644))
 
@@ -230,8 +230,8 @@ func TestIntoSameFolder(t *testing.T) {
 func TestIntoUnwritable(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "plain-file")
 	require.NoError(t, os.WriteFile(file, nil, 0o644))
-	path := filepath.Join(t.TempDir(), fixture.Run().Stem()+".json")
-	require.NoError(t, result.WriteJSON(path, fixture.Run()))
+	path := filepath.Join(t.TempDir(), resultdir.Stem(fixture.Run())+".json")
+	require.NoError(t, resultdir.WriteJSON(path, fixture.Run()))
 	p, err := Prepare([]string{path})
 	require.NoError(t, err)
 	var out bytes.Buffer

@@ -14,15 +14,21 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/plot"
 	"github.com/snowlab/snowlab/lab/internal/stats"
 	"github.com/snowlab/snowlab/lab/internal/units"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-// writeCharts draws run's charts as SVG files in dir and returns the paths
-// written:
+// chartSpec is one chart of a run: its file name, the report section it
+// illustrates, a text alternative, and the chart.
+type chartSpec struct {
+	name, section, alt string
+	chart              *plot.Chart
+}
+
+// chartsOf draws the charts run has data for, in the order the reports
+// show them, each saved (document.writeCharts) as an SVG file:
 //
 //   - saturate.svg: IDs/s against goroutines, one line per subject, with a
 //     thin dashed line beneath them at each strict ceiling; when the run
@@ -41,27 +47,7 @@ import (
 //     the saturate charts' groups (fairness-strict.svg, ...) when there are
 //     more than a panel draws.
 //
-// A chart the run has no data for is skipped: no file and no error. dir is
-// created when there is something to write.
-func writeCharts(run *result.Run, dir string) ([]string, error) {
-	specs := chartsOf(run)
-	names := make([]string, len(specs))
-	charts := make(map[string]*plot.Chart, len(specs))
-	for i, c := range specs {
-		names[i], charts[c.name] = c.name, c.chart
-	}
-	return plot.SaveAll(dir, names, charts)
-}
-
-// chartSpec is one chart of a run: its file name, the report section it
-// illustrates, a text alternative, and the chart.
-type chartSpec struct {
-	name, section, alt string
-	chart              *plot.Chart
-}
-
-// chartsOf draws the charts run has data for, in the order the reports
-// show them.
+// A chart the run has no data for is skipped: no file and no error.
 func chartsOf(run *result.Run) []chartSpec {
 	if run == nil {
 		return nil
@@ -168,7 +154,7 @@ func newChart(run *result.Run, what, xlabel, ylabel string, w, h vg.Length) *plo
 // commit, "<sha>+dirty" for a dirty tree; "" for none): the host's one
 // line and the commit. Experiments with charts of their own (btree)
 // use it so that every chart names its run alike.
-func Subtitle(h host.Fingerprint, revision string) string {
+func Subtitle(h result.Host, revision string) string {
 	if revision == "" {
 		return h.String()
 	}

@@ -2,11 +2,10 @@ package report
 
 import (
 	"io"
-	"path/filepath"
 	"strings"
 
-	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/plot"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -34,7 +33,7 @@ func (d *Document) Section(level int, title string) *Section {
 
 // Host adds the "Host" section of a suite run's report for h, with its
 // load and clock audit.
-func (d *Document) Host(h host.Fingerprint) { writeHost(&d.d, h) }
+func (d *Document) Host(h result.Host) { writeHost(&d.d, h) }
 
 // Text adds a paragraph.
 func (s *Section) Text(t string) *Section { s.s.text(t); return s }
@@ -76,23 +75,10 @@ func (d *Document) WriteMarkdown(w io.Writer, charts string) error {
 // its charts inline, linking to the history page (IndexName) beside it.
 func (d *Document) WriteHTML(w io.Writer) error { return d.d.writeHTML(w) }
 
-// WriteCharts saves d's charts as SVG files in dir and returns the paths
-// written; dir is created when there is a chart.
-func (d *Document) WriteCharts(dir string) ([]string, error) { return d.d.writeCharts(dir) }
-
-// WriteFiles writes the result v and its report into dir as a suite run's
-// are written: <stem>.json, <stem>.md, the charts under <stem>/ and
-// <stem>.html. It returns the paths written.
-func (d *Document) WriteFiles(dir, stem string, v any) ([]string, error) {
-	paths, err := result.WriteFiles(dir, stem, v,
-		func(w io.Writer) error { return d.WriteMarkdown(w, stem) },
-		func(dir string) ([]string, error) { return d.WriteCharts(dir) })
-	if err != nil {
-		return paths, err
-	}
-	page := filepath.Join(dir, stem+".html")
-	if err := result.WriteFile(page, d.WriteHTML); err != nil {
-		return paths, err
-	}
-	return append(paths, page), nil
+// WriteFiles writes the result v of the experiment h heads into dir as
+// a suite run's are written: <stem>.json, <stem>.md, the charts under
+// <stem>/ and <stem>.html (resultdir.ExperimentStem). It returns the
+// paths written.
+func (d *Document) WriteFiles(dir string, h *result.Header, v any) ([]string, error) {
+	return writeFiles(dir, resultdir.ExperimentStem(h), v, &d.d)
 }

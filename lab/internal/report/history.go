@@ -3,11 +3,13 @@ package report
 import (
 	"cmp"
 	"fmt"
-	"github.com/snowlab/snowlab/lab/internal/changepoint"
 	"maps"
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/snowlab/snowlab/lab/internal/changepoint"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 
 	"github.com/snowlab/snowlab/lab/compare"
 	"github.com/snowlab/snowlab/lab/internal/host"
@@ -113,7 +115,7 @@ type Point struct {
 // its throughput goes) and the CPU model, short (a host name is reused by
 // machines of other kinds: "vm" named an Intel and an AMD guest here).
 func hostKey(run *result.Run) string {
-	key := fmt.Sprintf("%s ×%d", run.Host.Slug(), run.Host.GOMAXPROCS)
+	key := fmt.Sprintf("%s ×%d", resultdir.Slug(run.Host), run.Host.GOMAXPROCS)
 	if cpu := shortCPU(run.Host.CPU); cpu != "" {
 		key += " · " + cpu
 	}

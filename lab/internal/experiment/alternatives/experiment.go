@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab"
-	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/remote"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/internal/units"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/nodeid"
@@ -86,7 +86,7 @@ type Options struct {
 	Commit  string
 	Dirty   bool
 	// Host, when set, is recorded instead of host.Probe() (tests).
-	Host *host.Fingerprint
+	Host *result.Host
 	// Progress, when set, is told what is about to happen and what
 	// finished.
 	Progress func(msg string)
@@ -203,7 +203,7 @@ func Execute(ctx context.Context, o Options) (*Result, error) {
 // newResult is the result's header and configuration, recorded before
 // anything runs so that a run cut short still says what it was asked.
 func newResult(o Options) *Result {
-	run := &Result{Header: result.NewHeader(experiment, schemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
+	run := &Result{Header: resultdir.NewHeader(experiment, schemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
 		Config: Config{Clients: o.Clients, Duration: o.Duration, Demand: o.Demand, MaxIDs: o.MaxIDs, Skew: o.Skew,
 			PrefetchShare: prefetchShare, CrashClients: o.CrashClients, CrashAfter: o.CrashAfter, FsyncSeconds: o.FsyncSeconds,
 			Snowidd: nodeid.Redact(o.Snowidd), SnowiddNote: o.SnowiddNote}}

@@ -14,5 +14,5 @@ func WriteFiles(dir string, run *Result) ([]string, error) {
 	cp := *run
 	cp.Command = redact.Args(run.Command)
 	run = &cp
-	return document(run).WriteFiles(dir, run.Stem(), run)
+	return document(run).WriteFiles(dir, &run.Header, run)
 }

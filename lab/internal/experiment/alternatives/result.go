@@ -3,6 +3,7 @@ package alternatives
 import (
 	"time"
 
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -74,7 +75,7 @@ func (r *Result) Scheme(name string) (SchemeResult, bool) {
 // experiment or schema.
 func readResult(path string) (*Result, error) {
 	var run Result
-	if err := result.ReadExperiment(path, experiment, schemaVersion, &run); err != nil {
+	if err := resultdir.ReadExperiment(path, experiment, schemaVersion, &run); err != nil {
 		return nil, err
 	}
 	return &run, nil

@@ -10,12 +10,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab/internal/host"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-func testHost() *host.Fingerprint {
-	return &host.Fingerprint{Hostname: "test-host", CPU: "test cpu", GOMAXPROCS: 2, GoVersion: "go-test"}
+func testHost() *result.Host {
+	return &result.Host{Hostname: "test-host", CPU: "test cpu", GOMAXPROCS: 2, GoVersion: "go-test"}
 }
 
 func point(clients int, rate float64, window time.Duration, keptUp bool) Point {
@@ -157,7 +157,7 @@ func TestWriteFiles(t *testing.T) {
 	dir := t.TempDir()
 	paths, err := WriteFiles(dir, run)
 	require.NoError(t, err)
-	stem := filepath.Join(dir, run.Stem())
+	stem := filepath.Join(dir, resultdir.ExperimentStem(&run.Header))
 	assert.True(t, strings.HasSuffix(stem, "-test-host-abc1234-alternatives"), stem)
 	assert.Equal(t, []string{stem + ".json", stem + ".md", filepath.Join(stem, chartRate), filepath.Join(stem, chartWindow), stem + ".html"}, paths)
 	back, err := readResult(stem + ".json")

@@ -11,7 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab/internal/host"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
+	"github.com/snowlab/snowlab/lab/result"
 )
 
 // testRows is small enough for the race detector and big enough for a
@@ -19,8 +20,8 @@ import (
 // any size.
 const testRows = 20_000
 
-func testHost() *host.Fingerprint {
-	return &host.Fingerprint{Hostname: "test-host", CPU: "test cpu", GOMAXPROCS: 2, GoVersion: "go-test"}
+func testHost() *result.Host {
+	return &result.Host{Hostname: "test-host", CPU: "test cpu", GOMAXPROCS: 2, GoVersion: "go-test"}
 }
 
 func execute(t *testing.T, engines ...Engine) *Result {
@@ -109,7 +110,7 @@ func TestSQLite(t *testing.T) {
 	dir := t.TempDir()
 	paths, err := WriteFiles(dir, run)
 	require.NoError(t, err)
-	stem := filepath.Join(dir, run.Stem())
+	stem := filepath.Join(dir, resultdir.ExperimentStem(&run.Header))
 	assert.True(t, strings.HasSuffix(stem, "-test-host-abc1234-btree"), stem)
 	assert.Equal(t, []string{stem + ".json", stem + ".md", filepath.Join(stem, "index-size.svg"), filepath.Join(stem, "leaf-fill.svg"), stem + ".html"}, paths)
 	back, err := readResult(stem + ".json")
@@ -122,7 +123,7 @@ func TestSQLite(t *testing.T) {
 		"1.8× (1.4× width × 1.3× fill)", "~69% (ln 2", "## sqlite-clustered", "## Host", "## How to read this"} {
 		assert.Contains(t, string(md), want)
 	}
-	assert.Contains(t, string(md), "![Index size per key kind and engine]("+run.Stem()+"/index-size.svg)")
+	assert.Contains(t, string(md), "![Index size per key kind and engine]("+resultdir.ExperimentStem(&run.Header)+"/index-size.svg)")
 	page, err := os.ReadFile(stem + ".html")
 	require.NoError(t, err)
 	for _, want := range []string{"<h2>Predicted and measured</h2>", "<h2>sqlite-clustered: ", "<h2>Host</h2>",

@@ -10,10 +10,10 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/plot"
 	"github.com/snowlab/snowlab/lab/internal/report"
 	"github.com/snowlab/snowlab/lab/internal/units"
+	"github.com/snowlab/snowlab/lab/result"
 )
 
 // The charts' file names, under the run's stem, SVG files the report
@@ -251,7 +251,7 @@ func (markThumb) Thumbnail(c *draw.Canvas) {
 
 // newChart is a chart in the lab's house style, its subtitle the host and
 // commit the run measured.
-func newChart(what string, on host.Fingerprint, commit, xlabel, ylabel string, w, h vg.Length) *plot.Chart {
+func newChart(what string, on result.Host, commit, xlabel, ylabel string, w, h vg.Length) *plot.Chart {
 	return plot.New(what, report.Subtitle(on, commit), xlabel, ylabel, w, h)
 }
 

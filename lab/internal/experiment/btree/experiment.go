@@ -8,7 +8,7 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/snowlab/snowlab/lab/internal/host"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/internal/units"
 	"github.com/snowlab/snowlab/lab/result"
 )
@@ -79,7 +79,7 @@ type Options struct {
 	Commit  string
 	Dirty   bool
 	// Host, when set, is recorded instead of host.Probe() (tests).
-	Host *host.Fingerprint
+	Host *result.Host
 	// Progress, when set, is told what is about to happen and what
 	// finished.
 	Progress func(msg string)
@@ -168,7 +168,7 @@ func Execute(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	o = o.withDefaults()
-	run := &Result{Header: result.NewHeader(Experiment, SchemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
+	run := &Result{Header: resultdir.NewHeader(Experiment, SchemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
 		Config: Config{Rows: o.Rows, TailRows: o.TailRows, BatchRows: o.BatchRows, TxRows: o.TxRows, PayloadBytes: o.PayloadBytes,
 			Keys: o.Keys, SnowlabPolicy: snowlabPolicy.String(), SequenceStart: SequenceStart}}
 	say := func(format string, a ...any) {

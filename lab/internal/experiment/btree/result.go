@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -160,7 +161,7 @@ func (e EngineResult) Ratio(a, b KeyKind) float64 {
 // readResult reads a B-tree result file, refusing one of another schema.
 func readResult(path string) (*Result, error) {
 	var run Result
-	if err := result.ReadExperiment(path, Experiment, SchemaVersion, &run); err != nil {
+	if err := resultdir.ReadExperiment(path, Experiment, SchemaVersion, &run); err != nil {
 		return nil, err
 	}
 	return &run, nil

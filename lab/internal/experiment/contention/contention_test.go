@@ -15,6 +15,7 @@ import (
 
 	"github.com/snowlab/snowlab/lab/internal/hog"
 	"github.com/snowlab/snowlab/lab/internal/host"
+	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
 )
 
@@ -83,7 +84,7 @@ func TestExecute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fp := &host.Fingerprint{Hostname: "test", Topology: top, Affinity: []int{0, 1}, GOMAXPROCS: 2}
+	fp := &result.Host{Hostname: "test", Topology: top, Affinity: []int{0, 1}, GOMAXPROCS: 2}
 	subs := subject.Own(1)[:1]
 	o := Options{Factor: 2, Duration: 10 * time.Millisecond, PlaceDuration: 10 * time.Millisecond, Repeats: 1,
 		HogThreads: 1, PlaceG: 2, Parts: []string{partOversub, partPlacement}, Subjects: subs,

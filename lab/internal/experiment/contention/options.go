@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab/lab/internal/hog"
-	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/stats"
+	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
 )
 
@@ -42,7 +42,7 @@ type Options struct {
 	// HogCommand starts the hog's child (nil: this executable's `hog`).
 	HogCommand func(threads int, max time.Duration) (*exec.Cmd, error)
 	// Host, when set, is recorded instead of host.Probe() (tests).
-	Host *host.Fingerprint
+	Host *result.Host
 }
 
 // Flags are loadgen contention's flags.

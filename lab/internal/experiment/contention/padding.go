@@ -60,7 +60,7 @@ type PlacementPoint struct {
 
 // placement runs every layout at every placement (with "unplaced", the
 // scheduler's choice, first).
-func placement(ctx context.Context, o Options, top *host.Topology, allowed []int, progress func(string)) ([]PlacementPoint, error) {
+func placement(ctx context.Context, o Options, top *result.Topology, allowed []int, progress func(string)) ([]PlacementPoint, error) {
 	ev := perfevent.Open()
 	defer ev.Close()
 	var out []PlacementPoint
@@ -69,7 +69,7 @@ func placement(ctx context.Context, o Options, top *host.Topology, allowed []int
 		var skip string
 		if pl != "unplaced" {
 			var err error
-			if cpus, err = top.Place(pl, o.PlaceG, allowed); err != nil {
+			if cpus, err = host.Place(top, pl, o.PlaceG, allowed); err != nil {
 				skip = err.Error()
 			}
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/perfevent"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -45,7 +46,7 @@ type HogInfo struct {
 // Execute runs the parts of o. A run cut short (ctx ended) returns what
 // it has with ctx's error.
 func Execute(ctx context.Context, o Options, command []string, commit string, dirty bool, progress func(string)) (*Result, error) {
-	r := &Result{Header: result.NewHeader("contention", Schema, command, commit, dirty, o.Host), Factor: o.Factor, Procs: o.Procs}
+	r := &Result{Header: resultdir.NewHeader("contention", Schema, command, commit, dirty, o.Host), Factor: o.Factor, Procs: o.Procs}
 	start, meter := time.Now(), host.StartLoad()
 	// The load counts the hog as another process's: its share is the
 	// hog's and the neighbours' together.

@@ -22,7 +22,7 @@ import (
 func WriteFiles(dir string, run *Result) ([]string, error) {
 	cp := *run
 	cp.Command = redact.Args(run.Command)
-	return document(&cp).WriteFiles(dir, cp.Stem(), &cp)
+	return document(&cp).WriteFiles(dir, &cp.Header, &cp)
 }
 
 // writeMarkdown writes run's report as Markdown.

@@ -3,7 +3,6 @@ package faults
 import (
 	"time"
 
-	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -74,7 +73,7 @@ type ScenarioResult struct {
 	Notes   []string       `json:"notes,omitempty"`
 	Holders *HoldersReport `json:"holders,omitempty"`
 	// Load is what else the host did while the scenario ran.
-	Load *host.Load `json:"load,omitempty"`
+	Load *result.Load `json:"load,omitempty"`
 }
 
 // CallStats count the clients' calls.

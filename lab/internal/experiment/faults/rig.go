@@ -15,6 +15,7 @@ import (
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/lab/internal/host"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -63,7 +64,7 @@ type Options struct {
 	Commit  string
 	Dirty   bool
 	// Host, when set, is recorded instead of host.Probe().
-	Host *host.Fingerprint
+	Host *result.Host
 	// Progress, when set, is told what is happening.
 	Progress func(msg string)
 }
@@ -101,7 +102,7 @@ func Execute(ctx context.Context, o Options) (*Result, error) {
 		defer os.RemoveAll(dir)
 	}
 	x := &executor{o: o, dir: dir, caps: probeSnowidd(o.Snowidd)}
-	run := &Result{Header: result.NewHeader(Experiment, SchemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
+	run := &Result{Header: resultdir.NewHeader(Experiment, SchemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
 		Config: Config{TTL: DefaultTTL, Window: DefaultWindow, Refresh: DefaultWindow / 3, MaxFloorWait: snowlab.DefaultMaxFloorWait,
 			RewindHold: defaultRewindHold, ElectionTimeout: etcdElection, Clients: o.Clients, AttemptTimeout: defaultAttemptTimeout,
 			Snowidd: o.Snowidd, Etcd: o.Etcd, EtcdVersion: etcdVersion(o.Etcd), Holders: o.Holders, Set: o.Set}}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab/internal/host"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/internal/workload"
 	"github.com/snowlab/snowlab/lab/result"
 )
@@ -39,12 +39,12 @@ func Schema1Run(t testing.TB, dir, extra string) (path string, recorded result.L
 	old.Hist = &result.Hist{LowestTrackableValue: snap.LowestTrackableValue, HighestTrackableValue: snap.HighestTrackableValue,
 		SignificantFigures: snap.SignificantFigures, Counts: counts}
 	run := &result.Run{Schema: 1, Commit: "ddddddd", Started: time.Date(2026, 3, 14, 9, 0, 0, 0, time.UTC),
-		Host:     host.Fingerprint{Hostname: "lab-vm-3", GOMAXPROCS: 2},
+		Host:     result.Host{Hostname: "lab-vm-3", GOMAXPROCS: 2},
 		Saturate: []result.SaturateResult{{Subject: "atomicgen/strict", Goroutines: 1, IDsPerSec: 4e6, Latency: old}},
 		Steady:   []result.SteadyResult{{Subject: "atomicgen/strict", TargetRate: 1e5, Latency: old}}}
 	require.NoError(t, os.MkdirAll(dir, 0o755))
-	path = filepath.Join(dir, run.Stem()+".json")
-	require.NoError(t, result.WriteJSON(path, run))
+	path = filepath.Join(dir, resultdir.Stem(run)+".json")
+	require.NoError(t, resultdir.WriteJSON(path, run))
 	if extra != "" {
 		data, err := os.ReadFile(path)
 		require.NoError(t, err)
