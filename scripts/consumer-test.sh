@@ -89,7 +89,7 @@ install() { # GOBIN PACKAGE
 	GOBIN=$1 GOFLAGS= go install "$2@$head"
 }
 install "$bin" github.com/snowlab/snowlab/snowidd/cmd/snowid
-install "$bin" github.com/snowlab/snowlab/cmd/loadgen
+install "$bin" github.com/snowlab/snowlab/lab/cmd/loadgen
 install "$bin" github.com/snowlab/snowlab/snowidd/cmd/snowidd
 
 # expect NAME WANT-STATUS PATTERN CMD...: run CMD, check its exit status
@@ -120,11 +120,11 @@ expect "snowidd -h" 0 '-lease' "$bin/snowidd" -h
 
 # 2. Consumers: a service of the library alone, and one that also takes
 # its node id from etcd. What the lab requires (its direct requirements,
-# and the lab and loadgen modules) must reach neither's go.sum, except,
+# and the lab module) must reach neither's go.sum, except,
 # for the second, what etcdlease's own build list holds too (grpc's tests
 # require google/uuid and gonum, x/net's x/term): those come with etcd.
 labmods=$(
-	for d in lab cmd/loadgen; do
+	for d in lab; do
 		git show "HEAD:$d/go.mod" | awk '
 			/^module/ { print $2 }
 			/^require[[:space:]]*\(/ { block = 1; next }

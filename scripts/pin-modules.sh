@@ -4,7 +4,7 @@
 #   scripts/pin-modules.sh [COMMIT]        (make pin-modules [COMMIT=...])
 #
 # Every module in go.work that requires another module of this repository
-# (lab requires the library and snowidd, loadgen the lab, snowidd etcdlease,
+# (lab requires the library and snowidd, snowidd etcdlease,
 # ...) gets that requirement set to the other module's version at COMMIT
 # (default HEAD): its newest release (v0.1.0, lab/v0.1.0) when nothing a
 # build of it sees has changed since, else COMMIT's own version, until

@@ -302,6 +302,15 @@ func TestHelp(t *testing.T) {
 	assert.NotContains(t, errs, inject.Flag, "the regression switch is not offered")
 }
 
+// TestUnknownCommand: a subcommand loadgen does not have is one line
+// naming it on stderr, with status 2 and nothing on stdout.
+func TestUnknownCommand(t *testing.T) {
+	code, out, errs := runArgs("nosuch")
+	assert.Equal(t, exitUsage, code)
+	assert.Equal(t, "loadgen: unknown command \"nosuch\" (run 'loadgen help' for the commands)\n", errs)
+	assert.Empty(t, out)
+}
+
 // TestListWriteError: list fails when its output cannot be written.
 func TestListWriteError(t *testing.T) {
 	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)

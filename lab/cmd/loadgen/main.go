@@ -27,19 +27,17 @@
 // promised and broke, or a strict generator above its per-tick ceiling is
 // listed under failures and makes loadgen exit 1.
 //
-// This folder is a module of one file: the lab module, rooted at lab/,
-// holds all of loadgen (lab/internal/cli and the packages beside it), and
-// main calls its one entry point, lab/loadgen.Main. A module holds only
-// its own folder, so this one keeps the install path
-// github.com/snowlab/snowlab/cmd/loadgen at the top of the tree.
+// Install it with go install github.com/snowlab/snowlab/lab/cmd/loadgen@latest,
+// or run it in a checkout with go run ./lab/cmd/loadgen. It is part of the
+// lab module: main is flags and dispatch, lab/internal/cli.
 package main
 
 import (
 	"os"
 
-	"github.com/snowlab/snowlab/lab/loadgen"
+	"github.com/snowlab/snowlab/lab/internal/cli"
 )
 
 func main() {
-	os.Exit(loadgen.Main(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
 }
