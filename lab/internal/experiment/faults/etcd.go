@@ -19,7 +19,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/snowlab/snowlab/etcdlease/etcdtest"
+	"github.com/snowlab/snowlab/lab/internal/host"
 )
 
 // clusterConfig is how StartCluster runs etcd.
@@ -61,8 +61,8 @@ type Member struct {
 	id        string // hex, as etcd's X-Server-From names it
 
 	mu   sync.Mutex
-	proc *etcdtest.Process // nil while not running
-	log  *etcdtest.Tail
+	proc *host.Process // nil while not running
+	log  *host.Tail
 }
 
 // StartCluster starts cfg.Members members and waits until the cluster
@@ -86,7 +86,7 @@ func StartCluster(cfg clusterConfig) (*cluster, error) {
 }
 
 func startCluster(cfg clusterConfig) (*cluster, error) {
-	ports, err := etcdtest.FreePorts(3 * cfg.Members)
+	ports, err := host.FreePorts(3 * cfg.Members)
 	if err != nil {
 		return nil, err
 	}
@@ -169,9 +169,9 @@ func (c *cluster) start(m *Member, initial string) error {
 		return fmt.Errorf("faults: etcd %s is running", m.Name)
 	}
 	cmd := exec.Command(c.cfg.Bin, c.args(m, initial)...)
-	m.log = etcdtest.NewTail(32 << 10)
+	m.log = host.NewTail(32 << 10)
 	cmd.Stdout, cmd.Stderr = m.log, m.log
-	proc, err := etcdtest.StartProcess(cmd) // dies with the lab (Linux)
+	proc, err := host.StartProcess(cmd) // dies with the lab (Linux)
 	if err != nil {
 		return fmt.Errorf("faults: starting %s: %w", c.cfg.Bin, err)
 	}

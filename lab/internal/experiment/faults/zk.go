@@ -15,7 +15,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/snowlab/snowlab/etcdlease/etcdtest"
+	"github.com/snowlab/snowlab/lab/internal/host"
 )
 
 // zkTick is the rig's ZooKeeper tickTime. The server grants sessions of
@@ -43,15 +43,15 @@ func zkMissing() string {
 // run with a heap of at most 128 MiB.
 type ZooKeeper struct {
 	addr string
-	proc *etcdtest.Process
-	log  *etcdtest.Tail
+	proc *host.Process
+	log  *host.Tail
 }
 
 // StartZooKeeper starts a server whose data and config live under dir
 // and waits (60 s at most: a JVM starts in 2..10 s on 2 loaded cores)
 // until it serves.
 func StartZooKeeper(dir string) (*ZooKeeper, error) {
-	ports, err := etcdtest.FreePorts(1)
+	ports, err := host.FreePorts(1)
 	if err != nil {
 		return nil, err
 	}
@@ -65,11 +65,11 @@ func StartZooKeeper(dir string) (*ZooKeeper, error) {
 	if err := os.WriteFile(cfg, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		return nil, err
 	}
-	z := &ZooKeeper{addr: "127.0.0.1:" + strconv.Itoa(ports[0]), log: etcdtest.NewTail(32 << 10)}
+	z := &ZooKeeper{addr: "127.0.0.1:" + strconv.Itoa(ports[0]), log: host.NewTail(32 << 10)}
 	cmd := exec.Command("java", "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", "/etc/zookeeper/conf_example:"+zkJar,
 		"-Dzookeeper.log.dir="+dir, "org.apache.zookeeper.server.quorum.QuorumPeerMain", cfg)
 	cmd.Stdout, cmd.Stderr = z.log, z.log
-	if z.proc, err = etcdtest.StartProcess(cmd); err != nil { // dies with the lab (Linux)
+	if z.proc, err = host.StartProcess(cmd); err != nil { // dies with the lab (Linux)
 		return nil, fmt.Errorf("faults: starting ZooKeeper: %w", err)
 	}
 	for deadline := time.Now().Add(60 * time.Second); !z.serving(); {

@@ -1,4 +1,4 @@
-package etcdtest
+package host
 
 import (
 	"bufio"
@@ -18,7 +18,7 @@ import (
 // childEnv makes this test binary, run as a child, the process the tests
 // supervise: "term" exits on SIGTERM (Go's default), "ignore" ignores it;
 // both say "ready" once their signal handling is set, then wait.
-const childEnv = "ETCDTEST_PROCESS_CHILD"
+const childEnv = "HOST_PROCESS_CHILD"
 
 func TestMain(m *testing.M) {
 	switch os.Getenv(childEnv) {

@@ -1,4 +1,4 @@
-package etcdtest
+package host
 
 import (
 	"errors"
@@ -14,8 +14,8 @@ import (
 // FreePorts returns n distinct loopback TCP ports that were free when it
 // returned: it holds all n listeners open until it has them, so that none
 // repeats. Another process may still take one before the caller binds it,
-// so a caller that starts a server on them retries the start (Start and
-// the lab's fault rig try three times).
+// so a caller that starts a server on them retries the start (the fault
+// rig tries three times).
 func FreePorts(n int) ([]int, error) {
 	var ls []net.Listener
 	defer func() {
@@ -27,7 +27,7 @@ func FreePorts(n int) ([]int, error) {
 	for i := range ports {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			return nil, fmt.Errorf("etcdtest: pick a free port: %w", err)
+			return nil, fmt.Errorf("host: pick a free port: %w", err)
 		}
 		ls = append(ls, l)
 		ports[i] = l.Addr().(*net.TCPAddr).Port
@@ -71,12 +71,11 @@ func (t *Tail) String() string {
 	return string(t.b)
 }
 
-// Process is a child process a test or the lab started: it dies with the
-// process that started it (on Linux, where the kernel sends it SIGKILL
-// when its parent ends; elsewhere Stop and Kill are the only ends), and
-// Exited says when it is gone. The etcd servers here, snowidd's fleet
-// test and the lab's fault rig (etcd members, snowidd replicas) run
-// their children as Processes.
+// Process is a child process the lab started: it dies with the process
+// that started it (on Linux, where the kernel sends it SIGKILL when its
+// parent ends; elsewhere Stop and Kill are the only ends), and Exited says
+// when it is gone. The fault rig runs every server it supervises (etcd
+// members, a kube-apiserver, ZooKeeper, snowidd replicas) as a Process.
 type Process struct {
 	cmd    *exec.Cmd
 	exited chan struct{}
