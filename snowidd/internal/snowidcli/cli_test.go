@@ -19,9 +19,9 @@ import (
 // Opener's refusal is the command's usage error, one line naming it.
 func TestRunLeases(t *testing.T) {
 	refuse := errors.New("no such store here")
-	leases := map[string]nodeid.Opener{"fake": func(rest string) (nodeid.Store, error) {
+	leases := map[string]nodeid.Opener{"fake": nodeid.OpenerFunc(func(rest string) (nodeid.Store, error) {
 		return nil, refuse
-	}}
+	})}
 	var out, errs bytes.Buffer
 	code := Run([]string{"gen", "-lease", "fake:somewhere"}, &out, &errs, leases)
 	assert.Equal(t, 2, code)
