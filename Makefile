@@ -2,7 +2,7 @@
 GO ?= go
 BENCHTIME ?= 300ms
 
-.PHONY: all test vet vet-etcd vet-pg vet-k8s vet-snowidd fmt race lint-actions deadcode test-etcd test-zk test-pg test-k8s test-snowidd snowid snowidd loadgen service proto bench bench-generators ladder ci lab history publish bench-check cross test-386 pin-modules consumer-test check-commits sim model
+.PHONY: all test vet fmt race lint-actions deadcode test-etcd test-zk test-pg test-k8s test-snowidd snowid snowidd loadgen service proto bench ladder lab history publish bench-check cross test-386 pin-modules consumer-test check-commits sim model
 
 ## The repository is several modules (CONTRIBUTING.md, "Modules"), tied for
 ## development by go.work: the library at the root, the lab (lab/, loadgen
@@ -55,28 +55,12 @@ test: vet fmt lint-actions deadcode race
 vet:
 	$(GO) vet $$($(LIB_MODULE_PKGS)) $(LAB_PKGS) $(SERVICE_PKGS)
 
-## vet-etcd: go vet the etcdlease module alone
-vet-etcd:
-	cd etcdlease && $(GO) vet ./...
-
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 race: snowidd
 	$(GO) test -race -count=1 $$($(LIB_MODULE_PKGS)) $(LAB_PKGS)
-
-## vet-pg: go vet the pglease module alone
-vet-pg:
-	cd pglease && $(GO) vet ./...
-
-## vet-k8s: go vet the k8slease module alone
-vet-k8s:
-	cd k8slease && $(GO) vet ./...
-
-## vet-snowidd: go vet the snowidd module (the service) alone
-vet-snowidd:
-	cd snowidd && $(GO) vet ./...
 
 ## snowid: build the snowid command, every lease store in it, to bin/snowid
 snowid:
@@ -195,15 +179,9 @@ ROUNDS ?= 10
 bench:
 	scripts/bench.sh -rounds $(ROUNDS) -benchtime $(BENCHTIME) -o bench.txt
 
-## bench-generators: the generator benchmarks only, interleaved
-bench-generators:
-	scripts/bench.sh -rounds $(ROUNDS) -benchtime $(BENCHTIME) -o bench.txt ./mutexgen ./atomicgen ./shardedgen
-
 ## ladder: where NextID's time goes, step by step (atomicgen BenchmarkLadder), interleaved
 ladder:
 	scripts/bench.sh -rounds $(ROUNDS) -bench Ladder -benchtime 300ms -o ladder.txt ./atomicgen
-
-ci: test cross test-386 consumer-test
 
 ## cross: go vet the library for each of CROSS_PLATFORMS (GOOS/GOARCH,
 ## no cgo), the etcdlease, pglease, k8slease and snowidd (with snowid) modules for
