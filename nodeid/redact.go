@@ -131,6 +131,9 @@ func (r *redactor) arg(s string) string {
 	}
 	// NAME:REST with another NAME: user:password as well as a spec (a
 	// PostgreSQL DSN, pg:postgres://... or pg:host=... , among them).
+	if rest == "" {
+		return s
+	}
 	if !strings.ContainsAny(rest, "/=@") {
 		return name + ":" + r.hide(rest)
 	}

@@ -75,7 +75,7 @@ var redactCases = []struct{ in, want string }{
 	{"http://ops:Zq9Mark@h:1,https://h2:2", "http://ops:xxxxx@h:1,https://h2:2"},
 	{"http://h:1/?token=Zq9Mark", "http://h:1/?token=xxxxx"},
 	{"http://h:Zq9Mark", "http://h:xxxxx"},
-	{"x y://Zq9Mark@h", "xxxxx:xxxxx@h"}, // no scheme: user information
+	{"x y://Zq9Mark@h", "xxxxx:xxxxx@h"},                                           // no scheme: user information
 	{"pg:a=b password=,x://Zq9Mark,x:// c=d", "pg:a=xxxxx password=xxxxx c=xxxxx"}, // no URL list
 	// Command-line arguments.
 	{"-lease=pg:postgres://snow:Zq9Mark@h/db", "-lease=pg:postgres://snow:xxxxx@h/db"},
@@ -87,6 +87,7 @@ var redactCases = []struct{ in, want string }{
 	// Nothing to hide: shown as given.
 	{"dir:/tmp/lease", "dir:/tmp/lease"},
 	{"static:3", "static:3"},
+	{"pg:", "pg:"}, // nothing to hide: OpenStore says the location is missing
 	{"k8s:ns/prefix", "k8s:ns/prefix"},
 	{"127.0.0.1:8080", "127.0.0.1:8080"},
 	{"localhost:8080", "localhost:8080"},

@@ -1,4 +1,14 @@
-package export
+// loadgen export writes a lab result in the formats the tools CI users
+// already run read: Go's benchmark format, one line per saturate repeat,
+// so that benchstat (golang.org/x/perf) compares two lab runs like two go
+// test -bench runs; and github-action-benchmark's custom JSON
+// ("customBiggerIsBetter": name, unit, value, extra), with the gate's
+// host-normalised ratios beside the raw IDs/s, and the costs over the
+// physical limits apart ("customSmallerIsBetter"), so that a trend across
+// commits is drawn from figures that hold across hosts. It only formats:
+// the result is read by lab/result and the ratios computed by lab/compare.
+
+package cli
 
 import (
 	"encoding/json"
@@ -172,4 +182,30 @@ func minMax(v []float64) (lo, hi float64) {
 		lo, hi = min(lo, x), max(hi, x)
 	}
 	return lo, hi
+}
+
+// The formats loadgen export writes.
+const (
+	formatGoBench              = "gobench"
+	formatActionBenchmark      = "benchmark-action"
+	formatActionBenchmarkCosts = "benchmark-action-costs"
+)
+
+// formatHelp says what each format is, for -format.
+const formatHelp = formatGoBench + ": Go's benchmark format, one line per saturate repeat, for benchstat; " +
+	formatActionBenchmark + ": github-action-benchmark's customBiggerIsBetter JSON (IDs/s and the gate's ratios where higher is better); " +
+	formatActionBenchmarkCosts + ": its customSmallerIsBetter JSON (the gate's costs: ns/ID over a limit, 1× being the limit)"
+
+// exportWriter is the function that writes a run in format; an unknown format
+// is an error naming it and the formats there are.
+func exportWriter(format string) (func(io.Writer, *result.Run) error, error) {
+	switch format {
+	case formatGoBench:
+		return goBench, nil
+	case formatActionBenchmark:
+		return writeActionBenchmark, nil
+	case formatActionBenchmarkCosts:
+		return writeActionBenchmarkCosts, nil
+	}
+	return nil, fmt.Errorf("-format %q: want %s, %s or %s", format, formatGoBench, formatActionBenchmark, formatActionBenchmarkCosts)
 }
