@@ -1,7 +1,4 @@
-// Package comparefiles compares two result files for loadgen compare,
-// telling a file that cannot be read from two runs that share nothing to
-// compare.
-package comparefiles
+package cli
 
 import (
 	"errors"
@@ -11,26 +8,27 @@ import (
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-// NothingError is the error for two runs that share nothing (an
+// nothingError is the error for two runs that share nothing (an
 // experiment's file, a run of other workloads): no comparison, which a
 // gate must not pass.
 // It wraps compare.ErrNothingInCommon, or result.ErrExperiment when a
 // file is an experiment's.
-type NothingError struct {
+type nothingError struct {
 	msg string
 	err error
 }
 
-func (e *NothingError) Error() string { return e.msg }
+func (e *nothingError) Error() string { return e.msg }
 
 // Unwrap returns the reason: compare.ErrNothingInCommon or
 // result.ErrExperiment.
-func (e *NothingError) Unwrap() error { return e.err }
+func (e *nothingError) Unwrap() error { return e.err }
 
-// Compare reads the suite runs at oldPath and newPath and compares them.
+// compareFiles reads the suite runs at oldPath and newPath and compares
+// them for loadgen compare.
 // A file that is not a result is an error naming it; two results that
-// share nothing are a *NothingError saying what each one is.
-func Compare(oldPath, newPath string) (compare.Comparison, error) {
+// share nothing are a *nothingError saying what each one is.
+func compareFiles(oldPath, newPath string) (compare.Comparison, error) {
 	paths := [2]string{oldPath, newPath}
 	var runs [2]*result.Run
 	var errs [2]error
@@ -52,11 +50,11 @@ func Compare(oldPath, newPath string) (compare.Comparison, error) {
 				what[i] = fmt.Sprintf("%s: a suite run (commit %s, %d subjects)", paths[i], runs[i].Revision(), len(runs[i].Subjects))
 			}
 		}
-		return compare.Comparison{}, &NothingError{fmt.Sprintf("nothing to compare: %s; %s", what[0], what[1]), result.ErrExperiment}
+		return compare.Comparison{}, &nothingError{fmt.Sprintf("nothing to compare: %s; %s", what[0], what[1]), result.ErrExperiment}
 	}
 	c := compare.Runs(runs[0], runs[1])
 	if err := c.Err(); err != nil {
-		return compare.Comparison{}, &NothingError{fmt.Sprintf("%s vs %s: %v", oldPath, newPath, err), err}
+		return compare.Comparison{}, &nothingError{fmt.Sprintf("%s vs %s: %v", oldPath, newPath, err), err}
 	}
 	return c, nil
 }

@@ -1,4 +1,4 @@
-package comparefiles
+package cli
 
 import (
 	"errors"
@@ -46,7 +46,7 @@ func files(t *testing.T) map[string]string {
 // by row, with each run's commit.
 func TestCompare(t *testing.T) {
 	p := files(t)
-	c, err := Compare(p["old"], p["new"])
+	c, err := compareFiles(p["old"], p["new"])
 	require.NoError(t, err)
 	assert.Equal(t, "aaaaaaa", c.OldCommit)
 	assert.Equal(t, "bbbbbbb", c.NewCommit)
@@ -56,7 +56,7 @@ func TestCompare(t *testing.T) {
 }
 
 // TestCompareUnreadable: a file that cannot be read or is not a result
-// is an error naming it, and not a *NothingError (which a caller turns
+// is an error naming it, and not a *nothingError (which a caller turns
 // into a gate failure rather than a usage error), whichever side it is
 // on.
 func TestCompareUnreadable(t *testing.T) {
@@ -72,19 +72,19 @@ func TestCompareUnreadable(t *testing.T) {
 		{"experiment and not JSON", p["experiment"], p["garbage"], p["garbage"]},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Compare(tt.old, tt.new)
+			_, err := compareFiles(tt.old, tt.new)
 			require.Error(t, err)
-			assert.False(t, errors.As(err, new(*NothingError)), "%v", err)
+			assert.False(t, errors.As(err, new(*nothingError)), "%v", err)
 			assert.Contains(t, err.Error(), tt.bad)
 			assert.NotContains(t, err.Error(), "\n")
 		})
 	}
-	_, err := Compare(p["missing"], p["new"])
+	_, err := compareFiles(p["missing"], p["new"])
 	assert.ErrorIs(t, err, os.ErrNotExist, "the file's error is kept")
 }
 
 // TestCompareNothing: an experiment's result on either side, or two
-// suite runs that share no metric, are a *NothingError in one line
+// suite runs that share no metric, are a *nothingError in one line
 // saying what each file is.
 func TestCompareNothing(t *testing.T) {
 	p := files(t)
@@ -104,8 +104,8 @@ func TestCompareNothing(t *testing.T) {
 			[]string{p["old"] + " vs " + p["empty"], "share no metric", "commit aaaaaaa", "commit ccccccc"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Compare(tt.old, tt.new)
-			var nothing *NothingError
+			_, err := compareFiles(tt.old, tt.new)
+			var nothing *nothingError
 			require.ErrorAs(t, err, &nothing)
 			assert.ErrorIs(t, err, tt.reason, "it unwraps to its reason")
 			msg := nothing.Error()

@@ -1,7 +1,4 @@
-// Package cpus holds loadgen to the CPUs and the GOMAXPROCS a run asks
-// for (-cpus, -gomaxprocs), and puts both back after, for a caller that
-// goes on (a test binary).
-package cpus
+package cli
 
 import (
 	"fmt"
@@ -12,15 +9,17 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/limit"
 )
 
-// MaxProcs bounds -gomaxprocs: the per-P limit holds at most that many
+// maxProcs bounds -gomaxprocs: the per-P limit holds at most that many
 // words.
-const MaxProcs = limit.MaxShards
+const maxProcs = limit.MaxShards
 
-// Bind binds this process to the CPUs of spec ("" leaves them; a list as
-// host.ParseCPUList reads it) and sets GOMAXPROCS to procs, or to their
-// count when procs is 0; restore puts both back. An error names -cpus and
+// bindCPUs holds loadgen to the CPUs and the GOMAXPROCS a run asks for
+// (-cpus, -gomaxprocs): it binds this process to the CPUs of spec (""
+// leaves them; a list as host.ParseCPUList reads it) and sets GOMAXPROCS
+// to procs, or to their count when procs is 0; restore puts both back,
+// for a caller that goes on (a test binary). An error names -cpus and
 // spec.
-func Bind(spec string, procs int) (restore func(), err error) {
+func bindCPUs(spec string, procs int) (restore func(), err error) {
 	var undo []func()
 	restore = func() {
 		for _, f := range slices.Backward(undo) {
@@ -42,7 +41,7 @@ func Bind(spec string, procs int) (restore func(), err error) {
 		if procs == 0 {
 			// Set, not left to the runtime, which would follow the
 			// new affinity at a moment of its choosing, mid-run.
-			procs = min(len(cpus), MaxProcs)
+			procs = min(len(cpus), maxProcs)
 		}
 	}
 	if procs > 0 {

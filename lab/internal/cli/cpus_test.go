@@ -1,4 +1,4 @@
-package cpus
+package cli
 
 import (
 	"runtime"
@@ -14,13 +14,13 @@ import (
 // 0 with no CPUs leaves it.
 func TestBindProcs(t *testing.T) {
 	was := runtime.GOMAXPROCS(0)
-	restore, err := Bind("", 1)
+	restore, err := bindCPUs("", 1)
 	require.NoError(t, err)
 	assert.Equal(t, 1, runtime.GOMAXPROCS(0))
 	restore()
 	assert.Equal(t, was, runtime.GOMAXPROCS(0))
 
-	restore, err = Bind("", 0)
+	restore, err = bindCPUs("", 0)
 	require.NoError(t, err)
 	assert.Equal(t, was, runtime.GOMAXPROCS(0))
 	restore()
@@ -31,7 +31,7 @@ func TestBindProcs(t *testing.T) {
 func TestBindRefuses(t *testing.T) {
 	was := runtime.GOMAXPROCS(0)
 	for _, bad := range []string{"x", "3-1", "0,,1"} {
-		_, err := Bind(bad, 1)
+		_, err := bindCPUs(bad, 1)
 		assert.ErrorContains(t, err, `-cpus "`+bad+`"`)
 		assert.Equal(t, was, runtime.GOMAXPROCS(0), bad)
 	}
@@ -46,7 +46,7 @@ func TestBindCPUs(t *testing.T) {
 	before := host.Affinity()
 	require.NotEmpty(t, before)
 	was := runtime.GOMAXPROCS(0)
-	restore, err := Bind("0", 0)
+	restore, err := bindCPUs("0", 0)
 	require.NoError(t, err)
 	assert.Equal(t, []int{0}, host.Affinity())
 	assert.Equal(t, 1, runtime.GOMAXPROCS(0))

@@ -1,7 +1,4 @@
-// Package history reads the suite results of folders and files for the
-// history page (report.WriteIndex), passing over the experiments' files
-// in a folder without reading them whole.
-package history
+package cli
 
 import (
 	"bufio"
@@ -18,9 +15,9 @@ import (
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-// write writes the history page of runs to out, the ratios baseline
+// writeHistory writes the history page of runs to out, the ratios baseline
 // gates (every gated ratio when nil) first.
-func write(out string, runs []report.HistoryRun, baseline *result.Run) (report.History, error) {
+func writeHistory(out string, runs []report.HistoryRun, baseline *result.Run) (report.History, error) {
 	h := report.NewHistory(runs, baseline)
 	var page bytes.Buffer
 	if err := report.WriteIndex(&page, h); err != nil {
@@ -29,30 +26,30 @@ func write(out string, runs []report.HistoryRun, baseline *result.Run) (report.H
 	return h, resultdir.WriteFile(out, page.Bytes())
 }
 
-// BadSource is an error about one of the history's sources: missing, or
+// badSource is an error about one of the history's sources: missing, or
 // not a suite result.
-type BadSource struct{ Err error }
+type badSource struct{ Err error }
 
-func (e *BadSource) Error() string { return e.Err.Error() }
-func (e *BadSource) Unwrap() error { return e.Err }
+func (e *badSource) Error() string { return e.Err.Error() }
+func (e *badSource) Unwrap() error { return e.Err }
 
-// read reads the suite results in sources. A folder's files of an
+// readHistory reads the suite results in sources. A folder's files of an
 // experiment (btree's, alternatives', which name it in "experiment") are
 // not suite runs and are passed over; any other file that is not a result
 // is an error naming it. Each run's page (<stem>.html beside its JSON) is
 // addressed relative to pageDir, where the index goes.
-func read(sources []string, pageDir string) ([]report.HistoryRun, error) {
+func readHistory(sources []string, pageDir string) ([]report.HistoryRun, error) {
 	var runs []report.HistoryRun
 	seen := map[string]bool{}
 	for _, src := range sources {
 		fi, err := os.Stat(src)
 		if err != nil {
-			return nil, &BadSource{err}
+			return nil, &badSource{err}
 		}
 		files := []string{src}
 		if fi.IsDir() {
 			if files, err = filepath.Glob(filepath.Join(src, "*.json")); err != nil {
-				return nil, &BadSource{err}
+				return nil, &badSource{err}
 			}
 			slices.Sort(files)
 		}
@@ -62,7 +59,7 @@ func read(sources []string, pageDir string) ([]report.HistoryRun, error) {
 				continue
 			}
 			seen[abs] = true
-			if fi.IsDir() && experiment(f) != "" {
+			if fi.IsDir() && experimentOf(f) != "" {
 				continue
 			}
 			run, err := result.Read(f)
@@ -70,7 +67,7 @@ func read(sources []string, pageDir string) ([]report.HistoryRun, error) {
 				continue
 			}
 			if err != nil {
-				return nil, &BadSource{err}
+				return nil, &badSource{err}
 			}
 			runs = append(runs, historyRun(run, f, pageDir))
 		}
@@ -91,7 +88,7 @@ func historyRun(run *result.Run, f, pageDir string) report.HistoryRun {
 	return hr
 }
 
-// experiment is the experiment the result file at path names in its
+// experimentOf is the experiment the result file at path names in its
 // header, "" for a suite run or a file it cannot tell. It reads the
 // leading keys only: an experiment's result opens with its header
 // (result.Header: "schema", then "experiment"), and a suite run's first
@@ -99,7 +96,7 @@ func historyRun(run *result.Run, f, pageDir string) report.HistoryRun {
 // of a file that can hold megabytes of samples. result.Read stays the
 // judge of a file this passes: it refuses an experiment with the key
 // elsewhere.
-func experiment(path string) string {
+func experimentOf(path string) string {
 	f, err := os.Open(path)
 	if err != nil {
 		return ""
@@ -133,18 +130,18 @@ func experiment(path string) string {
 	return ""
 }
 
-// WritePage reads the suite results in sources (folders, whose *.json
+// writeHistoryPage reads the suite results in sources (folders, whose *.json
 // files are read, or files) and writes their history page to out, the
 // ratios baseline gates (every gated ratio when nil) first. It returns
 // how many runs the page shows. An error about a source is a *BadSource.
-func WritePage(out string, sources []string, baseline *result.Run) (int, error) {
-	h, err := writePage(out, sources, baseline)
+func writeHistoryPage(out string, sources []string, baseline *result.Run) (int, error) {
+	h, err := drawHistoryPage(out, sources, baseline)
 	return len(h.Runs), err
 }
 
-// writePage is WritePage returning the history it drew.
-func writePage(out string, sources []string, baseline *result.Run) (report.History, error) {
-	runs, err := read(sources, filepath.Dir(out))
+// drawHistoryPage is WritePage returning the history it drew.
+func drawHistoryPage(out string, sources []string, baseline *result.Run) (report.History, error) {
+	runs, err := readHistory(sources, filepath.Dir(out))
 	if err != nil {
 		return report.History{}, err
 	}
@@ -155,5 +152,5 @@ func writePage(out string, sources []string, baseline *result.Run) (report.Histo
 			return report.History{}, err
 		}
 	}
-	return write(out, runs, baseline)
+	return writeHistory(out, runs, baseline)
 }

@@ -1,4 +1,4 @@
-package history
+package cli
 
 import (
 	"fmt"
@@ -16,11 +16,11 @@ import (
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-// TestExperiment: the experiment a file's header names is read from its
+// TestHistoryExperiment: the experiment a file's header names is read from its
 // leading keys, so a file whose body would not even parse is still told
 // apart; a suite run, a file that is no JSON object and a missing file
 // name none.
-func TestExperiment(t *testing.T) {
+func TestHistoryExperiment(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) string {
 		p := filepath.Join(dir, name)
@@ -35,15 +35,15 @@ func TestExperiment(t *testing.T) {
 		{"text.json", `not json`, ""},
 		{"empty.json", ``, ""},
 	} {
-		assert.Equal(t, tc.want, experiment(write(tc.name, tc.body)), tc.name)
+		assert.Equal(t, tc.want, experimentOf(write(tc.name, tc.body)), tc.name)
 	}
-	assert.Equal(t, "", experiment(filepath.Join(dir, "missing.json")))
+	assert.Equal(t, "", experimentOf(filepath.Join(dir, "missing.json")))
 }
 
-// TestRead: a folder's suite runs are read with their pages, an
+// TestHistoryRead: a folder's suite runs are read with their pages, an
 // experiment's file in it is passed over, and a file named that is no
 // suite run is a *BadSource.
-func TestRead(t *testing.T) {
+func TestHistoryRead(t *testing.T) {
 	dir := t.TempDir()
 	run := fixture.Run()
 	require.NoError(t, resultdir.WriteJSON(filepath.Join(dir, resultdir.Stem(run)+".json"), run))
@@ -51,17 +51,17 @@ func TestRead(t *testing.T) {
 	exp := filepath.Join(dir, "z-btree.json")
 	require.NoError(t, os.WriteFile(exp, []byte(`{"schema": 2, "experiment": "btree"}`), 0o644))
 
-	runs, err := read([]string{dir}, dir)
+	runs, err := readHistory([]string{dir}, dir)
 	require.NoError(t, err)
 	require.Len(t, runs, 1)
 	assert.Equal(t, resultdir.Stem(run)+".html", runs[0].Page)
 	assert.Equal(t, run.Commit, runs[0].Run.Commit)
 
-	_, err = read([]string{exp}, dir)
-	var bad *BadSource
+	_, err = readHistory([]string{exp}, dir)
+	var bad *badSource
 	require.ErrorAs(t, err, &bad)
 	assert.ErrorIs(t, err, result.ErrExperiment)
-	_, err = read([]string{filepath.Join(dir, "missing")}, dir)
+	_, err = readHistory([]string{filepath.Join(dir, "missing")}, dir)
 	require.ErrorAs(t, err, &bad)
 }
 
@@ -93,12 +93,12 @@ func TestChangeLines(t *testing.T) {
 		}
 		return out
 	}
-	lines := ChangeLines(report.NewHistory(runs(1.3), nil))
+	lines := changeLines(report.NewHistory(runs(1.3), nil))
 	require.Len(t, lines, 1, "%q", lines)
 	assert.Contains(t, lines[0], "change point: atomicgen/monotonic ns/ID over limit/clock+cas @G=1 on ")
 	assert.Contains(t, lines[0], "at c000006 (2026-11-30)")
 	assert.Contains(t, lines[0], "(+30.")
-	lines = ChangeLines(report.NewHistory(runs(1), nil))
+	lines = changeLines(report.NewHistory(runs(1), nil))
 	require.Len(t, lines, 1)
 	assert.Contains(t, lines[0], "change points: none in the ")
 }

@@ -1,7 +1,4 @@
-// Package leaseflags reads loadgen run's -lease and -etcd-* flags into
-// the suite's subjects, snowlab's generators minting under a nodeid lease
-// on GOMAXPROCS node ids.
-package leaseflags
+package cli
 
 import (
 	"context"
@@ -28,13 +25,13 @@ import (
 // does not lend loadgen that user.
 const etcdPasswordVar = "LOADGEN_ETCD_PASSWORD"
 
-// ttl is the TTL of a -lease on etcd or PostgreSQL: a lab run that dies
+// leaseTTL is the TTL of a -lease on etcd or PostgreSQL: a lab run that dies
 // frees its node ids this long after.
-const ttl = 10 * time.Second
+const leaseTTL = 10 * time.Second
 
-// StoreError is the error for a spec that is right on a store that
+// storeError is the error for a spec that is right on a store that
 // failed (or has no free ids): a failure, not a usage error.
-type StoreError struct {
+type storeError struct {
 	Spec string
 	Err  error
 }
@@ -42,7 +39,7 @@ type StoreError struct {
 // Error names the spec as nodeid.Redact describes it, and puts that
 // description in place of the location wherever the store's message
 // quotes it whole (pglease's and etcdlease's do not; another store might).
-func (e *StoreError) Error() string {
+func (e *storeError) Error() string {
 	named := nodeid.Redact(e.Spec)
 	msg := e.Err.Error()
 	if scheme, rest, ok := strings.Cut(e.Spec, ":"); ok && rest != "" {
@@ -51,17 +48,19 @@ func (e *StoreError) Error() string {
 	return fmt.Sprintf("-lease %q: %s", named, msg)
 }
 
-func (e *StoreError) Unwrap() error { return e.Err }
+func (e *storeError) Unwrap() error { return e.Err }
 
-// Flags are -lease and the etcd flags as typed.
-type Flags struct {
+// leaseFlags are loadgen run's -lease and -etcd-* flags as typed, read
+// into the suite's subjects: snowlab's generators minting under a nodeid
+// lease on GOMAXPROCS node ids.
+type leaseFlags struct {
 	spec string
 	set  bool
 	etcd *etcdlease.Flags
 }
 
-// Register defines the flags in fs.
-func (f *Flags) Register(fs *flag.FlagSet) {
+// register defines the flags in fs.
+func (f *leaseFlags) register(fs *flag.FlagSet) {
 	// An empty -lease is a spec like any other: refused, not read as no
 	// lease; so whether it was given is recorded apart from its value.
 	fs.Func("lease", "mint snowlab's generators under the nodeid lease `SPEC` names, on GOMAXPROCS node ids: dir:PATH, "+
@@ -71,19 +70,19 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	f.etcd.Register(fs)
 }
 
-// Subjects is every subject, snowlab's generators minting under the
+// subjects is every subject, snowlab's generators minting under the
 // lease -lease names when set; release gives the lease back. A spec that
 // cannot work is an error naming it in one line; a store that fails is
 // a *StoreError. Errors name the spec as nodeid.Redact describes it (as
 // OpenStore's do): a spec can hold a password.
-func (f *Flags) Subjects() (all []subject.Subject, release func(), err error) {
+func (f *leaseFlags) subjects() (all []subject.Subject, release func(), err error) {
 	if f.etcd.Given() && !strings.HasPrefix(f.spec, "etcd:") {
 		return nil, nil, fmt.Errorf("the -etcd-* flags are for -lease etcd:…, not -lease %q", nodeid.Redact(f.spec))
 	}
 	if !f.set {
 		return suiteflags.All(), func() {}, nil
 	}
-	stores := map[string]nodeid.Opener{"etcd": f.etcd.Opener(ttl), "pg": pglease.Opener(ttl), "zk": zklease.Opener(ttl), "k8s": k8slease.Opener(ttl)}
+	stores := map[string]nodeid.Opener{"etcd": f.etcd.Opener(leaseTTL), "pg": pglease.Opener(leaseTTL), "zk": zklease.Opener(leaseTTL), "k8s": k8slease.Opener(leaseTTL)}
 	store, err := nodeid.OpenStore(f.spec, stores)
 	if err != nil {
 		return nil, nil, &specError{"-lease: " + err.Error(), err}
@@ -92,7 +91,7 @@ func (f *Flags) Subjects() (all []subject.Subject, release func(), err error) {
 	lease, err := nodeid.Acquire(ctx, store, nodeid.Options{Count: runtime.GOMAXPROCS(0)})
 	cancel()
 	if err != nil {
-		return nil, nil, &StoreError{f.spec, err}
+		return nil, nil, &storeError{f.spec, err}
 	}
 	all = suiteflags.WithLimits(subject.OwnWith(lease.Config(snowlab.Config{})))
 	return all, func() { lease.Release(context.Background()) }, nil

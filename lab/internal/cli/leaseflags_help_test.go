@@ -1,4 +1,4 @@
-package leaseflags
+package cli
 
 import (
 	"flag"
@@ -15,7 +15,7 @@ func TestHelpLeaseIsASpec(t *testing.T) {
 	fs := flag.NewFlagSet("loadgen run", flag.ContinueOnError)
 	var help strings.Builder
 	fs.SetOutput(&help)
-	new(Flags).Register(fs)
+	new(leaseFlags).register(fs)
 	fs.PrintDefaults()
 	assert.Contains(t, help.String(), "\n  -lease SPEC\n")
 	for _, scheme := range []string{"dir:PATH", "etcd:HOST:PORT/PREFIX", "pg:DSN"} {

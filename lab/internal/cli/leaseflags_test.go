@@ -1,4 +1,4 @@
-package leaseflags
+package cli
 
 import (
 	"context"
@@ -21,18 +21,18 @@ import (
 	"github.com/snowlab/snowlab/nodeid"
 )
 
-// parse is the flags as loadgen run reads args.
-func parse(t *testing.T, args ...string) *Flags {
+// parseLeaseFlags is the flags as loadgen run reads args.
+func parseLeaseFlags(t *testing.T, args ...string) *leaseFlags {
 	t.Helper()
 	fs := flag.NewFlagSet("loadgen run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	var f Flags
-	f.Register(fs)
+	var f leaseFlags
+	f.register(fs)
 	require.NoError(t, fs.Parse(args))
 	return &f
 }
 
-func names(all []subject.Subject) []string {
+func subjectNames(all []subject.Subject) []string {
 	var ns []string
 	for _, s := range all {
 		ns = append(ns, s.Name)
@@ -45,20 +45,20 @@ func names(all []subject.Subject) []string {
 // no -etcd-* flag, as it may be set for every run.
 func TestSubjectsWithoutLease(t *testing.T) {
 	t.Setenv(etcdPasswordVar, "Sup3r-s3cret")
-	all, release, err := parse(t).Subjects()
+	all, release, err := parseLeaseFlags(t).subjects()
 	require.NoError(t, err)
 	require.NotNil(t, release)
 	release()
-	assert.Equal(t, names(suiteflags.All()), names(all))
+	assert.Equal(t, subjectNames(suiteflags.All()), subjectNames(all))
 }
 
 // TestSubjectsUnderLease: -lease dir: holds GOMAXPROCS node ids from 0
 // (for the node-per-shard subjects) until release gives them back.
 func TestSubjectsUnderLease(t *testing.T) {
 	dir := t.TempDir()
-	all, release, err := parse(t, "-lease", "dir:"+dir).Subjects()
+	all, release, err := parseLeaseFlags(t, "-lease", "dir:"+dir).subjects()
 	require.NoError(t, err)
-	assert.Equal(t, names(suiteflags.All()), names(all))
+	assert.Equal(t, subjectNames(suiteflags.All()), subjectNames(all))
 
 	n := runtime.GOMAXPROCS(0)
 	max := snowlab.Layout{}.OrDefault().MaxNode()
@@ -103,11 +103,11 @@ func TestSubjectsUsage(t *testing.T) {
 		{"pg with a bad port", []string{"-lease", "pg:postgres://app:Sup3r-s3cret@127.0.0.1:70000/app"}, []string{"-lease: ", `"pg:postgres://app:`, "@127.0.0.1:70000/app\"", "invalid port"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			all, release, err := parse(t, tt.args...).Subjects()
+			all, release, err := parseLeaseFlags(t, tt.args...).subjects()
 			require.Error(t, err)
 			assert.Nil(t, all)
 			assert.Nil(t, release)
-			assert.False(t, errors.As(err, new(*StoreError)), "%v", err)
+			assert.False(t, errors.As(err, new(*storeError)), "%v", err)
 			if strings.HasPrefix(err.Error(), "-lease: ") {
 				assert.ErrorIs(t, err, nodeid.ErrInvalidSpec, "a spec that can never work")
 			}
@@ -132,19 +132,19 @@ func TestSubjectsEtcdPassword(t *testing.T) {
 
 	t.Run("etcdctl's variable", func(t *testing.T) {
 		t.Setenv("ETCDCTL_PASSWORD", "Sup3r-s3cret")
-		_, _, err := parse(t, "-lease", spec, "-etcd-user", "bob").Subjects()
+		_, _, err := parseLeaseFlags(t, "-lease", spec, "-etcd-user", "bob").subjects()
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), `-etcd-user "bob" without a password`)
 		assert.Contains(t, err.Error(), "$"+etcdPasswordVar)
-		assert.False(t, errors.As(err, new(*StoreError)))
+		assert.False(t, errors.As(err, new(*storeError)))
 	})
 	t.Run("file and variable", func(t *testing.T) {
 		t.Setenv(etcdPasswordVar, "Sup3r-s3cret")
-		_, _, err := parse(t, "-lease", spec, "-etcd-user", "bob", "-etcd-password-file", pw).Subjects()
+		_, _, err := parseLeaseFlags(t, "-lease", spec, "-etcd-user", "bob", "-etcd-password-file", pw).subjects()
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "-etcd-password-file and $"+etcdPasswordVar+" are both set")
 		assert.NotContains(t, err.Error(), "Sup3r-s3cret")
-		assert.False(t, errors.As(err, new(*StoreError)))
+		assert.False(t, errors.As(err, new(*storeError)))
 	})
 }
 
@@ -157,8 +157,8 @@ func TestSubjectsStoreError(t *testing.T) {
 	// being read as never held and its time reused.
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "slot-0000.reserved"), []byte("garbage"), 0o644))
 	spec := "dir:" + dir
-	all, release, err := parse(t, "-lease", spec).Subjects()
-	var se *StoreError
+	all, release, err := parseLeaseFlags(t, "-lease", spec).subjects()
+	var se *storeError
 	require.ErrorAs(t, err, &se)
 	assert.Nil(t, all)
 	assert.Nil(t, release)
@@ -174,17 +174,17 @@ func TestStoreError(t *testing.T) {
 	cause := fmt.Errorf("dial postgres://app:Sup3r-s3cret@db:5432/app: %w", nodeid.ErrNoFreeNode)
 	for _, tt := range []struct {
 		name string
-		err  *StoreError
+		err  *storeError
 		want string
 	}{
-		{"plain", &StoreError{Spec: "dir:/tmp/ids", Err: nodeid.ErrNoFreeNode},
+		{"plain", &storeError{Spec: "dir:/tmp/ids", Err: nodeid.ErrNoFreeNode},
 			`-lease "dir:/tmp/ids": ` + nodeid.ErrNoFreeNode.Error()},
-		{"password", &StoreError{Spec: "pg:postgres://app:Sup3r-s3cret@db:5432/app", Err: cause}, `-lease "pg:postgres://app:`},
+		{"password", &storeError{Spec: "pg:postgres://app:Sup3r-s3cret@db:5432/app", Err: cause}, `-lease "pg:postgres://app:`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			wrapped := fmt.Errorf("loadgen run: %w", tt.err)
 			assert.ErrorIs(t, wrapped, nodeid.ErrNoFreeNode)
-			var se *StoreError
+			var se *storeError
 			require.ErrorAs(t, wrapped, &se)
 			assert.Same(t, tt.err, se)
 			assert.Contains(t, se.Error(), tt.want)

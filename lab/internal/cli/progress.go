@@ -1,6 +1,4 @@
-// Package progress is loadgen's progress bar: a bar on stderr when
-// stderr is a terminal, and nothing otherwise (CI logs, pipes, -q).
-package progress
+package cli
 
 import (
 	"fmt"
@@ -11,17 +9,18 @@ import (
 	"golang.org/x/term"
 )
 
-// Bar is a progress bar, or nothing where none is shown.
-type Bar struct{ bar *progressbar.ProgressBar }
+// progressBar is loadgen's progress bar: a bar on stderr when stderr is
+// a terminal, and nothing otherwise (CI logs, pipes, -q).
+type progressBar struct{ bar *progressbar.ProgressBar }
 
-// New is a bar of steps steps on w (0: taken from the first Step), or
+// newProgress is a bar of steps steps on w (0: taken from the first Step), or
 // nothing when quiet or w is no terminal.
-func New(w io.Writer, quiet bool, steps int) *Bar {
+func newProgress(w io.Writer, quiet bool, steps int) *progressBar {
 	f, ok := w.(*os.File)
 	if quiet || !ok || !term.IsTerminal(int(f.Fd())) {
-		return &Bar{}
+		return &progressBar{}
 	}
-	return &Bar{bar: progressbar.NewOptions(steps,
+	return &progressBar{bar: progressbar.NewOptions(steps,
 		progressbar.OptionSetWriter(w),
 		progressbar.OptionSetWidth(30),
 		progressbar.OptionShowCount(),
@@ -30,9 +29,9 @@ func New(w io.Writer, quiet bool, steps int) *Bar {
 	)}
 }
 
-// Step shows step i of n; a bar made before its count was known takes
+// step shows step i of n; a bar made before its count was known takes
 // n from the first step.
-func (p *Bar) Step(i, n int, what string) {
+func (p *progressBar) step(i, n int, what string) {
 	if p.bar == nil {
 		return
 	}
@@ -43,8 +42,8 @@ func (p *Bar) Step(i, n int, what string) {
 	_ = p.bar.Set(i)
 }
 
-// Finish clears the bar.
-func (p *Bar) Finish() {
+// finish clears the bar.
+func (p *progressBar) finish() {
 	if p.bar != nil {
 		_ = p.bar.Finish()
 	}

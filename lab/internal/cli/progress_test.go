@@ -1,4 +1,4 @@
-package progress
+package cli
 
 import (
 	"strings"
@@ -12,10 +12,10 @@ import (
 func TestNotATerminal(t *testing.T) {
 	var b strings.Builder
 	for _, quiet := range []bool{false, true} {
-		bar := New(&b, quiet, 3)
+		bar := newProgress(&b, quiet, 3)
 		assert.Nil(t, bar.bar)
-		bar.Step(1, 3, "burst")
-		bar.Finish()
+		bar.step(1, 3, "burst")
+		bar.finish()
 	}
 	assert.Empty(t, b.String())
 }

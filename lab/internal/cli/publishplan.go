@@ -1,7 +1,4 @@
-// Package publish copies runs into the published folder and refreshes its
-// history page: committing a run is this deliberate step, never a side
-// effect of running the lab, whose runs land in the ignored local folder.
-package publish
+package cli
 
 import (
 	"errors"
@@ -12,44 +9,46 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/snowlab/snowlab/lab/internal/history"
 	"github.com/snowlab/snowlab/lab/internal/report"
 	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-// Plan is the runs to publish, each checked and compacted where it must
-// be (committable) before anything is copied.
-type Plan struct {
+// publishPlan is the runs loadgen publish copies into the published
+// folder, refreshing its history page (committing a run is this
+// deliberate step, never a side effect of running the lab, whose runs
+// land in the ignored local folder), each checked and compacted where it
+// must be (committable) before anything is copied.
+type publishPlan struct {
 	runs      []string
 	compacted []*result.Run
 }
 
-// Prepare checks the result files runs names (none: the newest in the
+// preparePublish checks the result files runs names (none: the newest in the
 // local folder). Its errors are about what was named, in one line.
-func Prepare(runs []string) (Plan, error) {
+func preparePublish(runs []string) (publishPlan, error) {
 	if len(runs) == 0 {
 		newest, err := resultdir.NewestJSON(resultdir.DefaultOut())
 		if err != nil {
-			return Plan{}, fmt.Errorf("nothing to publish: %v (run the lab first: make lab)", err)
+			return publishPlan{}, fmt.Errorf("nothing to publish: %v (run the lab first: make lab)", err)
 		}
 		runs = []string{newest}
 	}
-	p := Plan{runs: runs, compacted: make([]*result.Run, len(runs))}
+	p := publishPlan{runs: runs, compacted: make([]*result.Run, len(runs))}
 	for i, f := range runs {
 		run, err := committable(f)
 		if err != nil {
-			return Plan{}, err
+			return publishPlan{}, err
 		}
 		p.compacted[i] = run
 	}
 	return p, nil
 }
 
-// Into copies the runs into dir, saying each file written on w, and
+// into copies the runs into dir, saying each file written on w, and
 // refreshes dir's history page, the ratios of the baseline in
 // dir/baseline first (every gated ratio when there is none).
-func (p Plan) Into(dir string, w io.Writer) error {
+func (p publishPlan) into(dir string, w io.Writer) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -64,7 +63,7 @@ func (p Plan) Into(dir string, w io.Writer) error {
 	}
 	index := filepath.Join(dir, report.IndexName)
 	base, _ := resultdir.ReadBaseline(filepath.Join(dir, "baseline")) // none there: every gated ratio leads
-	n, err := history.WritePage(index, []string{dir}, base)
+	n, err := writeHistoryPage(index, []string{dir}, base)
 	if err != nil {
 		return fmt.Errorf("the history page was not refreshed: %w", err)
 	}

@@ -1,4 +1,4 @@
-package publish
+package cli
 
 import (
 	"bytes"
@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/snowlab/snowlab/lab/internal/fixture"
-	"github.com/snowlab/snowlab/lab/internal/publish/publishtest"
 	"github.com/snowlab/snowlab/lab/internal/report"
 	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/internal/workload"
@@ -22,12 +21,12 @@ import (
 
 // schema1 is a schema-1 run written into a folder of its own.
 func schema1(t *testing.T, extra string) string {
-	path, _ := publishtest.Schema1Run(t, t.TempDir(), extra)
+	path, _ := schema1Run(t, t.TempDir(), extra)
 	return path
 }
 
-// tree is every file under dir, by path relative to it, with its bytes.
-func tree(t *testing.T, dir string) map[string]string {
+// publishedTree is every file under dir, by path relative to it, with its bytes.
+func publishedTree(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	files := map[string]string{}
 	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -45,9 +44,9 @@ func tree(t *testing.T, dir string) map[string]string {
 	return files
 }
 
-// wrote is the paths out says were written, the history page's
+// publishWrote is the paths out says were written, the history page's
 // ("wrote PAGE (N runs)") apart.
-func wrote(t *testing.T, out string) (paths []string, index string) {
+func publishWrote(t *testing.T, out string) (paths []string, index string) {
 	t.Helper()
 	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 		path, ok := strings.CutPrefix(line, "wrote ")
@@ -61,11 +60,11 @@ func wrote(t *testing.T, out string) (paths []string, index string) {
 	return paths, index
 }
 
-// TestIntoCopies: a run of this lab is copied as it is, byte for byte,
+// TestPublishIntoCopies: a run of this lab is copied as it is, byte for byte,
 // with its Markdown, HTML page and charts' folder, each file said, and
 // the history page refreshed; a field this lab does not read is kept,
 // since nothing is rewritten.
-func TestIntoCopies(t *testing.T) {
+func TestPublishIntoCopies(t *testing.T) {
 	src, dst := t.TempDir(), filepath.Join(t.TempDir(), "results")
 	run := fixture.Run()
 	_, err := report.WriteFiles(src, run)
@@ -75,21 +74,21 @@ func TestIntoCopies(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, bytes.Replace(data, []byte("{"), []byte(`{"tuning":{"x":1},`), 1), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(src, resultdir.Stem(run)+".html"), []byte("<p>page</p>"), 0o644))
-	want := tree(t, src)
+	want := publishedTree(t, src)
 	require.Contains(t, want, resultdir.Stem(run)+".md")
 	require.Contains(t, want, resultdir.Stem(run)+".html")
 
-	p, err := Prepare([]string{path})
+	p, err := preparePublish([]string{path})
 	require.NoError(t, err)
 	var out bytes.Buffer
-	require.NoError(t, p.Into(dst, &out))
+	require.NoError(t, p.into(dst, &out))
 
-	got := tree(t, dst)
+	got := publishedTree(t, dst)
 	index := got[report.IndexName]
 	assert.NotEmpty(t, index)
 	delete(got, report.IndexName)
 	assert.Equal(t, want, got)
-	paths, indexPath := wrote(t, out.String())
+	paths, indexPath := publishWrote(t, out.String())
 	assert.Len(t, paths, len(want))
 	for _, p := range paths {
 		assert.FileExists(t, p)
@@ -98,16 +97,16 @@ func TestIntoCopies(t *testing.T) {
 	assert.Contains(t, out.String(), "(1 runs)\n")
 }
 
-// TestIntoCompacts: a schema-1 run's histograms are written compressed,
+// TestPublishIntoCompacts: a schema-1 run's histograms are written compressed,
 // a fraction of the size, and read back with the same buckets.
-func TestIntoCompacts(t *testing.T) {
+func TestPublishIntoCompacts(t *testing.T) {
 	path := schema1(t, "")
 	dst := t.TempDir()
-	p, err := Prepare([]string{path})
+	p, err := preparePublish([]string{path})
 	require.NoError(t, err)
 	var out bytes.Buffer
-	require.NoError(t, p.Into(dst, &out))
-	paths, _ := wrote(t, out.String())
+	require.NoError(t, p.into(dst, &out))
+	paths, _ := publishWrote(t, out.String())
 	published := filepath.Join(dst, filepath.Base(path))
 	assert.Equal(t, []string{published}, paths)
 
@@ -137,10 +136,10 @@ func TestIntoCompacts(t *testing.T) {
 	assert.Equal(t, before.Size(), again.Size())
 }
 
-// TestPrepareRefuses: a file that is not a result, or a run to compact
+// TestPublishPrepareRefuses: a file that is not a result, or a run to compact
 // that holds a field this lab does not know (which rewriting would
 // drop), is refused in one line naming it, before anything is copied.
-func TestPrepareRefuses(t *testing.T) {
+func TestPublishPrepareRefuses(t *testing.T) {
 	dir := t.TempDir()
 	garbage := filepath.Join(dir, "garbage.json")
 	require.NoError(t, os.WriteFile(garbage, []byte("not json"), 0o644))
@@ -161,25 +160,25 @@ func TestPrepareRefuses(t *testing.T) {
 		{"histogram that does not read", []string{bad}, []string{bad, "unreadable histogram"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := Prepare(tt.runs)
+			p, err := preparePublish(tt.runs)
 			require.Error(t, err)
-			assert.Equal(t, Plan{}, p)
+			assert.Equal(t, publishPlan{}, p)
 			assert.NotContains(t, err.Error(), "\n")
 			for _, want := range tt.want {
 				assert.Contains(t, err.Error(), want)
 			}
 		})
 	}
-	_, err := Prepare([]string{bad})
+	_, err := preparePublish([]string{bad})
 	assert.ErrorIs(t, err, workload.ErrHist, "the histogram's error is kept")
 }
 
-// TestPrepareNewest: with no run named, the newest in the local folder
+// TestPublishPrepareNewest: with no run named, the newest in the local folder
 // is published; with none there, nothing is, and the error says how to
 // make one.
-func TestPrepareNewest(t *testing.T) {
+func TestPublishPrepareNewest(t *testing.T) {
 	t.Chdir(t.TempDir())
-	_, err := Prepare(nil)
+	_, err := preparePublish(nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "nothing to publish: ")
 	assert.Contains(t, err.Error(), "make lab")
@@ -192,19 +191,19 @@ func TestPrepareNewest(t *testing.T) {
 	for _, run := range []*result.Run{older, newer} {
 		require.NoError(t, resultdir.WriteJSON(filepath.Join(local, resultdir.Stem(run)+".json"), run))
 	}
-	p, err := Prepare(nil)
+	p, err := preparePublish(nil)
 	require.NoError(t, err)
 	var out bytes.Buffer
-	require.NoError(t, p.Into(resultdir.Published, &out))
-	paths, _ := wrote(t, out.String())
+	require.NoError(t, p.into(resultdir.Published, &out))
+	paths, _ := publishWrote(t, out.String())
 	assert.Equal(t, []string{filepath.Join(resultdir.Published, resultdir.Stem(newer)+".json")}, paths)
 	assert.NoFileExists(t, filepath.Join(resultdir.Published, resultdir.Stem(older)+".json"))
 }
 
-// TestIntoSameFolder: a run already in the folder is left as it is,
+// TestPublishIntoSameFolder: a run already in the folder is left as it is,
 // and only the history page is written; an experiment's result is
 // copied as it is.
-func TestIntoSameFolder(t *testing.T) {
+func TestPublishIntoSameFolder(t *testing.T) {
 	dir := t.TempDir()
 	run := fixture.Run()
 	path := filepath.Join(dir, resultdir.Stem(run)+".json")
@@ -212,11 +211,11 @@ func TestIntoSameFolder(t *testing.T) {
 	experiment := filepath.Join(t.TempDir(), "2026-03-14-btree.json")
 	require.NoError(t, os.WriteFile(experiment, []byte(`{"schema":1,"experiment":"btree"}`), 0o644))
 
-	p, err := Prepare([]string{path, experiment})
+	p, err := preparePublish([]string{path, experiment})
 	require.NoError(t, err)
 	var out bytes.Buffer
-	require.NoError(t, p.Into(dir, &out))
-	paths, index := wrote(t, out.String())
+	require.NoError(t, p.into(dir, &out))
+	paths, index := publishWrote(t, out.String())
 	assert.Equal(t, []string{filepath.Join(dir, filepath.Base(experiment))}, paths)
 	assert.Equal(t, filepath.Join(dir, report.IndexName), index)
 	got, err := os.ReadFile(paths[0])
@@ -225,17 +224,17 @@ func TestIntoSameFolder(t *testing.T) {
 	assert.Contains(t, out.String(), "(1 runs)\n", "the experiment is no suite run")
 }
 
-// TestIntoUnwritable: a folder that cannot be made is an error, and
+// TestPublishIntoUnwritable: a folder that cannot be made is an error, and
 // nothing is said to be written.
-func TestIntoUnwritable(t *testing.T) {
+func TestPublishIntoUnwritable(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "plain-file")
 	require.NoError(t, os.WriteFile(file, nil, 0o644))
 	path := filepath.Join(t.TempDir(), resultdir.Stem(fixture.Run())+".json")
 	require.NoError(t, resultdir.WriteJSON(path, fixture.Run()))
-	p, err := Prepare([]string{path})
+	p, err := preparePublish([]string{path})
 	require.NoError(t, err)
 	var out bytes.Buffer
-	err = p.Into(filepath.Join(file, "results"), &out)
+	err = p.into(filepath.Join(file, "results"), &out)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "not a directory")
 	assert.Empty(t, out.String())

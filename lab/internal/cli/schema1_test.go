@@ -1,6 +1,4 @@
-// Package publishtest writes the results loadgen publish's tests
-// publish: runs as an older lab wrote them.
-package publishtest
+package cli
 
 import (
 	"bytes"
@@ -16,12 +14,12 @@ import (
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-// Schema1Run writes into dir (made if missing) a run as an older lab
+// schema1Run writes into dir (made if missing) a run as an older lab
 // wrote it: schema 1, its latency histograms arrays of bucket counts,
 // with extra (a JSON member) added to its top level when not "". It
 // returns the file's path and the latency as recorded, its histogram in
 // the compressed form a current lab writes.
-func Schema1Run(t testing.TB, dir, extra string) (path string, recorded result.Latency) {
+func schema1Run(t testing.TB, dir, extra string) (path string, recorded result.Latency) {
 	t.Helper()
 	r := workload.NewRecorder()
 	for i := int64(1); i <= 20_000; i++ {

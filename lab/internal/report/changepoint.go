@@ -1,4 +1,63 @@
-// Package changepoint finds the runs where a series of benchmark figures
+package report
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// Defaults. Otava's window of 50 points, and segments of at least 3
+// points either side of a split (2 points make a single outlier look like
+// a level). Otava holds a split at p 0.001 over windows of 50 points; the
+// published history is 13 runs, and there are only C(13,6) = 1,716 ways to
+// split 13 runs 6/7, so a 10% step in 3% noise planted there reads
+// p = 0.002 with 999 permutations (TestPlantedStep): 0.005 keeps it, and
+// gives none in 20 seeded flat series with 15% noise (TestFlatNoise).
+const (
+	ChangePointP       = 0.005
+	changePermutations = 999
+	changeWindow       = 50
+	changeMinSize      = 3
+)
+
+// changeOptions are the test's settings; zero fields take the defaults. Seed
+// seeds the permutations, so that a series gives the same answer every
+// time.
+type changeOptions struct {
+	P            float64
+	Permutations int
+	Window       int
+	MinSize      int
+	Seed         uint64
+}
+
+func (o changeOptions) withDefaults() changeOptions {
+	if o.P <= 0 {
+		o.P = ChangePointP
+	}
+	if o.Permutations <= 0 {
+		o.Permutations = changePermutations
+	}
+	if o.Window <= 0 {
+		o.Window = changeWindow
+	}
+	if o.MinSize <= 0 {
+		o.MinSize = changeMinSize
+	}
+	o.MinSize = max(o.MinSize, 2) // a one-point segment has no pairs to average
+	return o
+}
+
+// changePoint is a change point: Index is the first point of the new level;
+// Before and After are the means of the segments either side (within the
+// window it was found in), P its permutation p-value.
+type changePoint struct {
+	Index         int
+	Before, After float64
+	P             float64
+}
+
+// findChanges finds the runs where a series of benchmark figures
 // changed level: the e-divisive means test of Matteson and James ("A
 // nonparametric approach for multiple change point analysis of
 // multivariate data", JASA 109(505), 2014), as Apache Otava (MongoDB's
@@ -18,75 +77,17 @@
 // none is left. Long series are searched in windows of Window points,
 // half-overlapping, as Otava does, so that an old level does not hide a
 // new step.
-package changepoint
-
-import (
-	"math"
-	"math/rand/v2"
-	"slices"
-)
-
-// Defaults. Otava's window of 50 points, and segments of at least 3
-// points either side of a split (2 points make a single outlier look like
-// a level). Otava holds a split at p 0.001 over windows of 50 points; the
-// published history is 13 runs, and there are only C(13,6) = 1,716 ways to
-// split 13 runs 6/7, so a 10% step in 3% noise planted there reads
-// p = 0.002 with 999 permutations (TestPlantedStep): 0.005 keeps it, and
-// gives none in 20 seeded flat series with 15% noise (TestFlatNoise).
-const (
-	DefaultP            = 0.005
-	DefaultPermutations = 999
-	DefaultWindow       = 50
-	DefaultMinSize      = 3
-)
-
-// Options are the test's settings; zero fields take the defaults. Seed
-// seeds the permutations, so that a series gives the same answer every
-// time.
-type Options struct {
-	P            float64
-	Permutations int
-	Window       int
-	MinSize      int
-	Seed         uint64
-}
-
-func (o Options) withDefaults() Options {
-	if o.P <= 0 {
-		o.P = DefaultP
-	}
-	if o.Permutations <= 0 {
-		o.Permutations = DefaultPermutations
-	}
-	if o.Window <= 0 {
-		o.Window = DefaultWindow
-	}
-	if o.MinSize <= 0 {
-		o.MinSize = DefaultMinSize
-	}
-	o.MinSize = max(o.MinSize, 2) // a one-point segment has no pairs to average
-	return o
-}
-
-// Change is a change point: Index is the first point of the new level;
-// Before and After are the means of the segments either side (within the
-// window it was found in), P its permutation p-value.
-type Change struct {
-	Index         int
-	Before, After float64
-	P             float64
-}
-
-// Find returns the change points of xs in index order. NaN points are
+//
+// findChanges returns the change points of xs in index order. NaN points are
 // not allowed: the caller drops them.
-func Find(xs []float64, o Options) []Change {
+func findChanges(xs []float64, o changeOptions) []changePoint {
 	o = o.withDefaults()
 	rng := rand.New(rand.NewPCG(o.Seed, 0x5eed))
-	found := map[int]Change{}
+	found := map[int]changePoint{}
 	step := max(o.Window/2, 1)
 	for lo := 0; ; lo += step {
 		hi := min(lo+o.Window, len(xs))
-		for _, c := range search(xs[lo:hi], o, rng) {
+		for _, c := range searchChanges(xs[lo:hi], o, rng) {
 			c.Index += lo
 			if _, dup := found[c.Index]; !dup {
 				found[c.Index] = c
@@ -96,22 +97,22 @@ func Find(xs []float64, o Options) []Change {
 			break
 		}
 	}
-	var out []Change
+	var out []changePoint
 	for _, c := range found {
 		out = append(out, c)
 	}
-	slices.SortFunc(out, func(a, b Change) int { return a.Index - b.Index })
+	slices.SortFunc(out, func(a, b changePoint) int { return a.Index - b.Index })
 	return out
 }
 
-// segment is a half-open span of the series still to be searched.
-type segment struct{ lo, hi int }
+// changeSegment is a half-open span of the series still to be searched.
+type changeSegment struct{ lo, hi int }
 
-// search is the hierarchical e-divisive search of one window: split the
+// searchChanges is the hierarchical e-divisive search of one window: split the
 // segment whose best split is the most significant, while one is.
-func search(xs []float64, o Options, rng *rand.Rand) []Change {
-	segs := []segment{{0, len(xs)}}
-	var out []Change
+func searchChanges(xs []float64, o changeOptions, rng *rand.Rand) []changePoint {
+	segs := []changeSegment{{0, len(xs)}}
+	var out []changePoint
 	for {
 		best, bestSeg, bestP := -1, -1, math.Inf(1)
 		for i, s := range segs {
@@ -127,14 +128,14 @@ func search(xs []float64, o Options, rng *rand.Rand) []Change {
 			return out
 		}
 		s := segs[bestSeg]
-		out = append(out, Change{Index: best, Before: mean(xs[s.lo:best]), After: mean(xs[best:s.hi]), P: bestP})
-		segs = slices.Replace(segs, bestSeg, bestSeg+1, segment{s.lo, best}, segment{best, s.hi})
+		out = append(out, changePoint{Index: best, Before: meanOf(xs[s.lo:best]), After: meanOf(xs[best:s.hi]), P: bestP})
+		segs = slices.Replace(segs, bestSeg, bestSeg+1, changeSegment{s.lo, best}, changeSegment{best, s.hi})
 	}
 }
 
 // permutationP is the share of random permutations of xs (and the
 // observed order itself) whose best split reaches q.
-func permutationP(xs []float64, q float64, o Options, rng *rand.Rand) float64 {
+func permutationP(xs []float64, q float64, o changeOptions, rng *rand.Rand) float64 {
 	perm := slices.Clone(xs)
 	reach := 1 // the observed order
 	for range o.Permutations {
@@ -186,7 +187,7 @@ func bestSplit(xs []float64, minSize int) (int, float64) {
 	return best, bestQ
 }
 
-func mean(xs []float64) float64 {
+func meanOf(xs []float64) float64 {
 	s := 0.0
 	for _, x := range xs {
 		s += x

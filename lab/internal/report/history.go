@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/snowlab/snowlab/lab/internal/changepoint"
 	"github.com/snowlab/snowlab/lab/internal/resultdir"
 
 	"github.com/snowlab/snowlab/lab/compare"
@@ -91,7 +90,7 @@ func changes(t Trend) []Change {
 				xs, runs = append(xs, p.Value), append(runs, p.Run)
 			}
 		}
-		for _, c := range changepoint.Find(xs, changepoint.Options{Seed: 1}) {
+		for _, c := range findChanges(xs, changeOptions{Seed: 1}) {
 			out = append(out, Change{Host: s.Host, Run: runs[c.Index], Before: c.Before, After: c.After, P: c.P})
 		}
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/md"
-	"github.com/snowlab/snowlab/lab/internal/redact"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/internal/stats"
 	"github.com/snowlab/snowlab/lab/internal/units"
 	"github.com/snowlab/snowlab/lab/result"
@@ -67,7 +67,7 @@ func writeHeader(d *document, run *result.Run) {
 		elapsed = fmt.Sprintf(" (took %s)", took)
 	}
 	s.text(fmt.Sprintf("**Date:** %s%s · **Commit:** %s · **Schema:** %d", date, elapsed, md.Code(md.OrDash(run.Revision())), run.Schema))
-	s.text("**Command:** " + md.Code(md.OrDash(md.ShellJoin(redact.Args(run.Command)))))
+	s.text("**Command:** " + md.Code(md.OrDash(md.ShellJoin(resultdir.RedactArgs(run.Command)))))
 }
 
 // topologyRows are the host's topology and its CPU warning, where the

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab/lab/internal/host"
-	"github.com/snowlab/snowlab/lab/internal/redact"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -18,7 +17,7 @@ import (
 // committed, and a DSN's password must not be.
 func NewHeader(experiment string, schema int, command []string, commit string, dirty bool, h *result.Host) result.Header {
 	hd := result.Header{Schema: schema, Experiment: experiment, Started: time.Now().UTC(),
-		Command: redact.Args(command), Commit: commit, Dirty: dirty}
+		Command: RedactArgs(command), Commit: commit, Dirty: dirty}
 	if h != nil {
 		hd.Host = *h
 	} else {

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/snowlab/snowlab/lab/internal/mono"
+	"github.com/snowlab/snowlab/lab/internal/limit"
 
 	"github.com/snowlab/snowlab/lab/result"
 )
@@ -91,7 +91,7 @@ func (w *window) see(i, k int) {
 	case phaseNew:
 		w.phases[i] = phaseStarted
 		if w.started.Add(1) == w.g {
-			w.openAt = mono.Now()
+			w.openAt = limit.Now()
 			w.open.Store(true)
 		}
 		fallthrough
@@ -113,7 +113,7 @@ func (w *window) see(i, k int) {
 // calls up to here.
 func (w *window) leave(i, k int) {
 	if w.closed.CompareAndSwap(false, true) {
-		w.closeAt = mono.Now()
+		w.closeAt = limit.Now()
 		w.valid = w.open.Load()
 	}
 	if w.phases[i] < phaseIn {

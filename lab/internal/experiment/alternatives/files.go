@@ -1,7 +1,7 @@
 package alternatives
 
 import (
-	"github.com/snowlab/snowlab/lab/internal/redact"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 )
 
 // WriteFiles writes the run into dir as the lab's other results are
@@ -12,7 +12,7 @@ func WriteFiles(dir string, run *Result) ([]string, error) {
 	// Execute redacts the command already; a Result built or edited
 	// elsewhere is redacted here too, as a result file is committed.
 	cp := *run
-	cp.Command = redact.Args(run.Command)
+	cp.Command = resultdir.RedactArgs(run.Command)
 	run = &cp
 	return document(run).WriteFiles(dir, &run.Header, run)
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/snowlab/snowlab/lab/internal/redact"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 )
 
 // Server is the PostgreSQL server the schemes ran on.
@@ -53,7 +53,7 @@ func pgError(err error) error {
 	if err == nil {
 		return nil
 	}
-	return redact.Error(err)
+	return resultdir.RedactError(err)
 }
 
 func openServer(ctx context.Context, dsn string) (*pgServer, error) {

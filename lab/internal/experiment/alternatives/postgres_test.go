@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab/internal/replica/replicatest"
+	"github.com/snowlab/snowlab/lab/internal/fixture"
 )
 
 // pgDSN is the server PG_DSN names. The project's .ci/run starts one with
@@ -92,7 +92,7 @@ func TestPostgres(t *testing.T) {
 // and the service's three verdicts are generated from the run.
 func TestPostgresBesideSnowidd(t *testing.T) {
 	dsn := pgDSN(t)
-	base := replicatest.Start(t)
+	base := fixture.StartReplica(t)
 	run, err := Execute(context.Background(), Options{DSN: dsn, Clients: []int{1, 2}, Duration: 150 * time.Millisecond,
 		Demand: 5_000, FsyncSeconds: -1, Host: testHost(), Snowidd: base, SnowiddNote: "replicatest",
 		Schemes: []Scheme{{Kind: sequence, Size: 1}, {Kind: snowidd}, {Kind: snowidd, Size: 100}, {Kind: snowidd, Size: 100, MaxAge: 5 * time.Millisecond}}})

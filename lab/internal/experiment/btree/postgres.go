@@ -11,7 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/snowlab/snowlab/lab/internal/redact"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 )
 
 // EnginePostgres is the PostgreSQL engine's name.
@@ -58,7 +58,7 @@ type walCounters struct{ records, fpi int64 }
 func openPostgres(ctx context.Context, o postgresOptions) (Engine, error) {
 	conn, err := pgx.Connect(ctx, o.DSN)
 	if err != nil {
-		return nil, fmt.Errorf("postgresql: %w", redact.Error(err))
+		return nil, fmt.Errorf("postgresql: %w", resultdir.RedactError(err))
 	}
 	e := &pgEngine{o: o, conn: conn, settings: map[string]string{}}
 	if err := e.setup(ctx); err != nil {

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab/lab/internal/md"
-	"github.com/snowlab/snowlab/lab/internal/redact"
 	"github.com/snowlab/snowlab/lab/internal/report"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/internal/units"
 )
 
@@ -21,7 +21,7 @@ import (
 // <stem>.md and <stem>.html. It returns the paths written.
 func WriteFiles(dir string, run *Result) ([]string, error) {
 	cp := *run
-	cp.Command = redact.Args(run.Command)
+	cp.Command = resultdir.RedactArgs(run.Command)
 	return document(&cp).WriteFiles(dir, &cp.Header, &cp)
 }
 
@@ -60,7 +60,7 @@ func writeSetup(d *report.Document, run *Result) {
 	d.Section(1, title).
 		Text(fmt.Sprintf("**Date:** %s (took %s) · **Commit:** %s · **Set:** %s · **Schema:** %d",
 			run.Started.UTC().Format("2006-01-02 15:04:05 UTC"), run.Elapsed.Round(time.Second), md.Code(md.OrDash(rev)), md.OrDash(c.Set), run.Schema)).
-		Text("**Command:** " + md.Code(md.OrDash(md.ShellJoin(redact.Args(run.Command))))).
+		Text("**Command:** " + md.Code(md.OrDash(md.ShellJoin(resultdir.RedactArgs(run.Command))))).
 		Text(fmt.Sprintf("**Rig:** etcd %s on loopback ports with throwaway data folders; every replica's links to it through toxiproxy in the lab's process; "+
 			"snowidd replicas as processes (%s), -ttl %v, -window %v (refresh %v), -rewind-hold %v; generators' MaxFloorWait %v; "+
 			"etcd's election timeout %v; %d client goroutines, each over its own connections, the four protocols in turn, an attempt on one replica bounded at %v.",
