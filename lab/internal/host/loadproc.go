@@ -17,9 +17,9 @@ import (
 // architecture Go runs on.
 const clockTick = 10 * time.Millisecond
 
-// LoadMeter measures a run's Load: StartLoad reads the host as the run
+// loadMeter measures a run's Load: StartLoad reads the host as the run
 // begins, Stop as it ends.
-type LoadMeter struct {
+type loadMeter struct {
 	fsys  fs.FS // /proc; nil where there is none to read
 	start loadSample
 	err   error
@@ -49,15 +49,15 @@ func (c cpuTimes) procBusy() int64 { return c.user + c.nice + c.system }
 
 // StartLoad begins measuring the host's load over a run. Off Linux the
 // Load it gives is Unknown.
-func StartLoad() *LoadMeter {
+func StartLoad() *loadMeter {
 	if runtime.GOOS != "linux" {
-		return &LoadMeter{err: fmt.Errorf("no /proc to read on %s", runtime.GOOS)}
+		return &loadMeter{err: fmt.Errorf("no /proc to read on %s", runtime.GOOS)}
 	}
 	return startLoad(os.DirFS("/proc"))
 }
 
-func startLoad(fsys fs.FS) *LoadMeter {
-	m := &LoadMeter{fsys: fsys}
+func startLoad(fsys fs.FS) *loadMeter {
+	m := &loadMeter{fsys: fsys}
 	m.start, m.err = readLoad(fsys)
 	return m
 }
@@ -65,7 +65,7 @@ func startLoad(fsys fs.FS) *LoadMeter {
 // Stop reads the host again and returns the load over the run: shares of
 // the CPU time between the two readings, and the load average at each. A
 // reading that failed gives a Load whose Unknown says why.
-func (m *LoadMeter) Stop() *result.Load {
+func (m *loadMeter) Stop() *result.Load {
 	if m.err != nil {
 		return &result.Load{Unknown: "unknown: " + m.err.Error()}
 	}

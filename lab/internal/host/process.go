@@ -109,8 +109,8 @@ func (p *Process) State() *os.ProcessState {
 	}
 }
 
-// Signal sends sig to the process.
-func (p *Process) Signal(sig os.Signal) error { return p.cmd.Process.Signal(sig) }
+// signal sends sig to the process.
+func (p *Process) signal(sig os.Signal) error { return p.cmd.Process.Signal(sig) }
 
 // Kill sends SIGKILL and waits until the process is gone.
 func (p *Process) Kill() {

@@ -56,7 +56,7 @@ func TestNewHistory(t *testing.T) {
 		}
 	}
 	require.GreaterOrEqual(t, i, 0)
-	hosts := map[string][]Point{}
+	hosts := map[string][]point{}
 	for _, s := range h.Rates[i].Series {
 		hosts[s.Host] = s.Points
 	}
@@ -79,7 +79,7 @@ func TestNewHistory(t *testing.T) {
 		}
 		require.Len(t, tr.Series, 2)
 		assert.Equal(t, "lab-vm-3 ×8 · AMD EPYC 7B13 64-Core G=4", tr.Series[0].Host)
-		assert.Equal(t, []Point{{0, 60}, {1, 60}, {3, 60}}, tr.Series[0].Points, "the flagged G=4 of the fixture")
+		assert.Equal(t, []point{{0, 60}, {1, 60}, {3, 60}}, tr.Series[0].Points, "the flagged G=4 of the fixture")
 	}
 }
 
@@ -262,7 +262,7 @@ func TestHistoryLoadChanges(t *testing.T) {
 	runs[4].Run.Host.Load = quiet // after a busy run on ci-runner-7
 	h := NewHistory(runs, nil)
 	require.Len(t, h.LoadChanges, 2)
-	assert.Equal(t, LoadChange{Run: 1, Previous: 0, Host: "lab-vm-3 ×8 · AMD EPYC 7B13 64-Core",
+	assert.Equal(t, loadChange{Run: 1, Previous: 0, Host: "lab-vm-3 ×8 · AMD EPYC 7B13 64-Core",
 		Difference: "other processes and steal took 3% vs 43% of the CPU time; steal 0% vs 2%"}, h.LoadChanges[0])
 	assert.Equal(t, 4, h.LoadChanges[1].Run)
 	assert.Equal(t, 2, h.LoadChanges[1].Previous)

@@ -127,7 +127,7 @@ const minTrendPoints = 3
 type shortTrend struct{ Name, Latest string }
 
 // longest is the most points any series of t has.
-func longest(t Trend) int {
+func longest(t trend) int {
 	n := 0
 	for _, s := range t.Series {
 		n = max(n, len(s.Points))
@@ -136,7 +136,7 @@ func longest(t Trend) int {
 }
 
 // latest is t's newest point, with its host.
-func latest(t Trend, format func(float64) string) string {
+func latest(t trend, format func(float64) string) string {
 	best, run, host := 0.0, -1, ""
 	for _, s := range t.Series {
 		if p := s.Points[len(s.Points)-1]; p.Run > run {

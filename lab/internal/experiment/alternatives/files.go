@@ -8,8 +8,8 @@ import (
 // written, under the stem <date>-<host>-<sha>-alternatives: <stem>.json,
 // <stem>.md, the charts under <stem>/ and <stem>.html. It returns the
 // paths written.
-func WriteFiles(dir string, run *Result) ([]string, error) {
-	// Execute redacts the command already; a Result built or edited
+func WriteFiles(dir string, run *runResult) ([]string, error) {
+	// Execute redacts the command already; a runResult built or edited
 	// elsewhere is redacted here too, as a result file is committed.
 	cp := *run
 	cp.Command = resultdir.RedactArgs(run.Command)

@@ -20,9 +20,9 @@ func TestSnowidd(t *testing.T) {
 	f := fleet{snowidd: fixture.StartReplica(t)}
 	const batch = 50
 	const age = 2 * time.Millisecond
-	for _, sc := range []Scheme{{Kind: snowidd}, {Kind: snowidd, Size: batch}, {Kind: snowidd, Size: batch, MaxAge: age}} {
+	for _, sc := range []schemeSpec{{Kind: snowidd}, {Kind: snowidd, Size: batch}, {Kind: snowidd, Size: batch, MaxAge: age}} {
 		for _, n := range []int{1, 3} {
-			what := sc.Name() + ", " + clients(n)
+			what := sc.name() + ", " + clients(n)
 			p, err := runPoint(context.Background(), f, sc, n, pace{duration: 150 * time.Millisecond, demand: 6_000, perCap: 10_000})
 			require.NoError(t, err, what)
 			require.Empty(t, p.Error, what)

@@ -10,5 +10,5 @@
 // adjacent in one cache line and words padded apart, unplaced and pinned
 // on one CPU, SMT siblings, separate cores and across packages where the
 // host has them (host.Place), with hardware counters where a
-// PMU opens. Its result file is its own schema (Schema).
+// PMU opens. Its result file is its own schema (schema).
 package contention

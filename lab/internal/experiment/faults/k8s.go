@@ -87,7 +87,7 @@ func startKube(dir, etcdBin string) (*kubeAPI, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	c, err := StartCluster(clusterConfig{Bin: etcdBin, Members: 1, Dir: dir})
+	c, err := startClusterRetrying(clusterConfig{Bin: etcdBin, Members: 1, Dir: dir})
 	if err != nil {
 		return nil, err
 	}

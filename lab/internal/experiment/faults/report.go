@@ -122,7 +122,7 @@ func writeReplicas(d *report.Document, run *Result) {
 			within := "—"
 			if r.Bound > 0 {
 				within = "yes"
-				if !r.Within() {
+				if !r.within() {
 					within = "**NO**"
 				}
 			}
@@ -240,7 +240,7 @@ func WriteTable(w io.Writer, run *Result) error {
 			cell := r.Name + " " + dur(max(r.NotReady, r.Refusing))
 			if r.Bound > 0 {
 				cell += " (" + dur(r.Bound) + ")"
-				if !r.Within() {
+				if !r.within() {
 					cell += " OVER"
 				}
 			}
@@ -337,7 +337,7 @@ func ints(v []int) string {
 }
 
 // historyCell is a scenario's history check in a cell.
-func historyCell(h *HistoryCheck) string {
+func historyCell(h *historyCheck) string {
 	if h == nil {
 		return "—"
 	}

@@ -49,7 +49,7 @@ func TestFailures(t *testing.T) {
 		assert.Contains(t, got, want)
 	}
 	assert.Len(t, run.Failures, 3)
-	assert.True(t, ReplicaStat{}.Within(), "no bound, nothing to exceed")
+	assert.True(t, ReplicaStat{}.within(), "no bound, nothing to exceed")
 }
 
 // The run is written as JSON, Markdown and HTML under one stem; the

@@ -39,8 +39,8 @@ const (
 	slack = 250 * time.Millisecond
 )
 
-// Options configure Execute.
-type Options struct {
+// options configure Execute.
+type options struct {
 	// Snowidd is the replica binary: a fault-injection build (make
 	// snowidd-faults) for the clock scenarios, which skip without one.
 	Snowidd string
@@ -69,16 +69,16 @@ type Options struct {
 	Progress func(msg string)
 }
 
-// ErrOptions is wrapped by the error for Options that can never run.
+// errOptions is wrapped by the error for options that can never run.
 var ErrOptions = errors.New("faults: bad options")
 
 // Execute runs the scenarios of o's set (or those o names), each on a
 // fleet and an etcd of its own, and returns their figures. A scenario
 // that cannot run here (no fault-injection build, no TLS in the replica
 // binary, no etcdholders) is recorded as skipped with the reason; one that
-// breaks off is recorded with its error. The error is for Options that
+// breaks off is recorded with its error. The error is for options that
 // can never work.
-func Execute(ctx context.Context, o Options) (*Result, error) {
+func Execute(ctx context.Context, o options) (*Result, error) {
 	scs, err := pick(o)
 	if err != nil {
 		return nil, err
@@ -129,7 +129,7 @@ func Execute(ctx context.Context, o Options) (*Result, error) {
 }
 
 // pick is the scenarios o asks for, in the table's order.
-func pick(o Options) ([]scenario, error) {
+func pick(o options) ([]scenario, error) {
 	all := scenarios()
 	if len(o.Scenarios) > 0 {
 		var out []scenario
@@ -184,7 +184,7 @@ func etcdVersion(bin string) string {
 }
 
 type executor struct {
-	o    Options
+	o    options
 	dir  string
 	caps capabilities
 }
@@ -201,7 +201,7 @@ type stage struct {
 	dir      string // the scenario's folder
 	sc       scenario
 	cluster  *cluster
-	zk       *ZooKeeper // the store of a zk scenario, in place of cluster
+	zk       *zooKeeper // the store of a zk scenario, in place of cluster
 	kube     *kubeAPI   // the store of a k8s scenario, in place of cluster
 	links    *links
 	certs    *certs
@@ -574,11 +574,11 @@ func failures(r ScenarioResult) []string {
 	if r.Calls.OrderViolations > 0 {
 		add("%d IDs out of order", r.Calls.OrderViolations)
 	}
-	if h := r.History; h != nil && h.Failed() {
+	if h := r.History; h != nil && h.failed() {
 		add("history check: %s", h)
 	}
 	for _, st := range r.Replicas {
-		if !st.Within() {
+		if !st.within() {
 			add("replica %s refused or was not ready for %v, over its bound of %v (%s)", st.Name,
 				max(st.NotReady, st.Refusing).Round(time.Millisecond), st.Bound, st.BoundWhy)
 		}

@@ -496,7 +496,7 @@ func (s *stage) reservation(ctx context.Context, k int) (time.Time, error) {
 		return s.kube.Reserved(ctx, kubePrefix(s.sc.Name), k)
 	}
 	if s.zk != nil {
-		return s.zk.Reserved(ctx, zkRoot(s.sc.Name), k)
+		return s.zk.reserved(ctx, zkRoot(s.sc.Name), k)
 	}
 	v, ok, err := s.cluster.Get(ctx, fmt.Sprintf("/faults/%s/reserved/%d", s.sc.Name, k))
 	if err != nil || !ok {
