@@ -64,7 +64,7 @@ type trend struct {
 	Gated  bool
 	Series []trendSeries
 	// Changes are the change points of a gated trend's series
-	// (lab/internal/changepoint, e-divisive means), in series then run
+	// (findChanges, e-divisive means), in series then run
 	// order; none for a trend not gated.
 	Changes []change
 }
