@@ -109,9 +109,6 @@ func (p *Process) State() *os.ProcessState {
 	}
 }
 
-// signal sends sig to the process.
-func (p *Process) signal(sig os.Signal) error { return p.cmd.Process.Signal(sig) }
-
 // Kill sends SIGKILL and waits until the process is gone.
 func (p *Process) Kill() {
 	_ = p.cmd.Process.Kill()

@@ -61,16 +61,6 @@ type schemeResult struct {
 	Skipped string `json:"skipped,omitempty"`
 }
 
-// scheme is the result of the scheme named name.
-func (r *runResult) scheme(name string) (schemeResult, bool) {
-	for _, s := range r.Schemes {
-		if s.Name == name {
-			return s, true
-		}
-	}
-	return schemeResult{}, false
-}
-
 // readResult reads an alternatives result file, refusing one of another
 // experiment or schema.
 func readResult(path string) (*runResult, error) {
