@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/snowlab/snowlab/lab/internal/mono"
+	"github.com/snowlab/snowlab/lab/internal/limit"
 	"github.com/snowlab/snowlab/lab/internal/stats"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
@@ -189,7 +189,7 @@ func (p *saturation) repeat(buf streamBuf) error {
 	srv0, srvOK := serverCPU(s.ServerCPU)
 	t0 := fanOut(g, func() { timer = time.AfterFunc(cfg.Duration, func() { stop.Store(true) }) }, func(i int, _ int64) {
 		counts[i], errs[i] = p.loop(i, callers[i], streams[i], &stop)
-		ends[i] = mono.Now()
+		ends[i] = limit.Now()
 		p.win.leave(i, counts[i])
 	})
 	cpu1, cpuOK1 := processCPU()
@@ -249,9 +249,9 @@ func (p *saturation) loop(i int, caller subject.Minter, ids []subject.ID, stop *
 			if p.win.watching(i) {
 				p.win.see(i, k)
 			}
-			t := mono.Now()
+			t := limit.Now()
 			id, err = caller.Next()
-			rec.Record(mono.Now() - t)
+			rec.Record(limit.Now() - t)
 		} else {
 			id, err = caller.Next()
 		}

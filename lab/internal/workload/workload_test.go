@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/snowlab/snowlab/lab/internal/fixture"
-	"github.com/snowlab/snowlab/lab/internal/mono"
+	"github.com/snowlab/snowlab/lab/internal/limit"
 	"github.com/snowlab/snowlab/lab/subject"
 )
 
@@ -322,9 +322,9 @@ func TestWaitUntil(t *testing.T) {
 	w := newWaiter()
 	defer w.close()
 	for _, ahead := range []time.Duration{-time.Millisecond, 0, 10 * time.Microsecond, 300 * time.Microsecond, 3 * time.Millisecond} {
-		due := mono.Now() + int64(ahead)
+		due := limit.Now() + int64(ahead)
 		waitUntil(w, due)
-		assert.GreaterOrEqual(t, mono.Now(), due, "waiting %v", ahead)
+		assert.GreaterOrEqual(t, limit.Now(), due, "waiting %v", ahead)
 	}
 }
 

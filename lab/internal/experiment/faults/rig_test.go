@@ -267,24 +267,24 @@ func TestCerts(t *testing.T) {
 	assert.Error(t, err, "a client without a certificate")
 }
 
-// Options that can never run are refused, naming what is wrong.
+// options that can never run are refused, naming what is wrong.
 func TestExecuteRefuses(t *testing.T) {
 	for _, tc := range []struct {
-		o    Options
+		o    options
 		want string
 	}{
-		{Options{Set: "medium", Snowidd: "x", Etcd: "y"}, `set "medium": want short or full`},
-		{Options{Scenarios: []string{"leader-killed", "meteor"}, Snowidd: "x", Etcd: "y"}, `no scenario "meteor"`},
-		{Options{Set: "short"}, "the snowidd and etcd binaries are required"},
-		{Options{Set: "short", Snowidd: "/no/such/snowidd", Etcd: "/no/such/etcd"}, "/no/such/snowidd"},
+		{options{Set: "medium", Snowidd: "x", Etcd: "y"}, `set "medium": want short or full`},
+		{options{Scenarios: []string{"leader-killed", "meteor"}, Snowidd: "x", Etcd: "y"}, `no scenario "meteor"`},
+		{options{Set: "short"}, "the snowidd and etcd binaries are required"},
+		{options{Set: "short", Snowidd: "/no/such/snowidd", Etcd: "/no/such/etcd"}, "/no/such/snowidd"},
 	} {
 		_, err := Execute(t.Context(), tc.o)
 		require.ErrorIs(t, err, ErrOptions)
 		assert.ErrorContains(t, err, tc.want)
 	}
-	short, err := pick(Options{Set: "short"})
+	short, err := pick(options{Set: "short"})
 	require.NoError(t, err)
-	full, err := pick(Options{Set: "full"})
+	full, err := pick(options{Set: "full"})
 	require.NoError(t, err)
 	assert.Less(t, len(short), len(full))
 	for _, s := range short {
