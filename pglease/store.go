@@ -310,7 +310,7 @@ func (s *Store) ensureLayoutTable(ctx context.Context) error {
 
 // pinLayout records layout in TABLE_layout when it holds none (an insert
 // of its one row: of two first holders, the second's waits for the
-// first's and then does nothing), and compares it with the record
+// first's commit, however long it takes, and then does nothing), and compares it with the record
 // (nodeid's Store contract). Once the layout is recorded, it is one read.
 func (s *Store) pinLayout(ctx context.Context, layout snowlab.Layout) error {
 	text, err := layout.MarshalText()
@@ -321,6 +321,14 @@ func (s *Store) pinLayout(ctx context.Context, layout snowlab.Layout) error {
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		err := tx.QueryRow(ctx, "SELECT layout FROM "+s.layout).Scan(&recorded)
 		if !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		// The first holders of a new table insert at once, and all but
+		// one wait for its commit: without lock_timeout, as a table's
+		// creation (ensureTable), bounded by ctx alone. With it, seven of
+		// eight processes starting on a server whose commits take 100 ms
+		// failed here (TestSlowCommits).
+		if _, err := tx.Exec(ctx, "SET LOCAL lock_timeout = 0"); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, "INSERT INTO "+s.layout+" (layout) VALUES ($1) ON CONFLICT DO NOTHING", string(text)); err != nil {
