@@ -87,7 +87,8 @@ func instead(row Row) string {
 	return strings.Join(parts, "; ")
 }
 
-var replayHeader = []string{"Peer's report", "Side", "Subject", "Fault replayed", "IDs", "Duplicates", "Order breaks (in process / across restart)", "Instead", "Check"}
+var replayHeader = []string{"Peer's report", "Side", "Subject", "Fault replayed", "How the fault reached it", "IDs", "Duplicates",
+	"Order breaks (in process / across restart)", "Instead", "Check"}
 
 func replayRows(r *Result) [][]string {
 	issue := map[string]Scenario{}
@@ -100,7 +101,7 @@ func replayRows(r *Result) [][]string {
 		f := figures(row)
 		rows = append(rows, []string{
 			fmt.Sprintf("[%s](%s) (%s)", sc.Issue, sc.URL, md.Code(sc.Name)),
-			row.Side, md.Escape(row.Subject), md.Escape(md.OrDash(row.Fault)), f.ids, f.dups, f.breaks,
+			row.Side, md.Escape(row.Subject), md.Escape(md.OrDash(row.Fault)), md.Escape(md.OrDash(row.Injected)), f.ids, f.dups, f.breaks,
 			md.Escape(instead(row)), md.Escape(row.Check)})
 	}
 	return rows
@@ -128,7 +129,7 @@ func lead(r *Result) string {
 			rows++
 		}
 	}
-	verdict := "every check passed"
+	verdict := "Every check passed"
 	if len(r.Failures) > 0 {
 		verdict = fmt.Sprintf("**%d check(s) FAILED**: %s", len(r.Failures), md.Escape(strings.Join(r.Failures, "; ")))
 	}

@@ -217,7 +217,7 @@ func bwmarrin53(e *env) ([]Row, error) {
 	rows = append(rows, Row{Side: sidePeer, Subject: "bwmarrin/snowflake@v0.3.0, node 1",
 		Fault:    "restart with the wall clock 5 ms behind",
 		Injected: "NewNode with Epoch 5 ms later (the library reads no clock it is given; a clock 5 ms behind at NewNode gives the same IDs)",
-		Expect:   expectDuplicates}.with(count(a, b)))
+		Expect:   expectDuplicates, Note: "the restarted node starts each millisecond's sequence at 0 with nothing to say what its predecessor used"}.with(count(a, b)))
 
 	// The control: snowlab's generator on a bare node id, the same restart.
 	c1 := e.w.clock(0)
@@ -334,7 +334,8 @@ func leaf216(e *env) ([]Row, error) {
 		}
 		note := fmt.Sprintf("back on node %d: the floor is the reservation made durable before any ID used it, ahead of every ID", b.node)
 		if b.node != a.node {
-			note = fmt.Sprintf("took node %d at once, passing over node %d, whose reservation was still ahead of the clock", b.node, a.node)
+			note = fmt.Sprintf("took node %d at once, passing over node %d, whose reservation was still ahead of the clock; "+
+				"its IDs sort by time, below its predecessor's (order is promised per node id)", b.node, a.node)
 		}
 		rows = append(rows, Row{Side: sideSnowlab, Subject: subject,
 			Fault:    "crash 2.5 s into the lease (reservation 3 s ahead, refreshed every 1 s), restart with the clock 1 s back",
