@@ -97,6 +97,21 @@ func (e *env) hold(s *crashStore, layout snowlab.Layout, n int) error {
 	return nil
 }
 
+// ground is where a restart scenario's holders run: a store of their own
+// with, when full, every other node id of fleetLayout held (a restart must
+// come back to its own), else the default layout's 1,024 node ids, all
+// free; and how a row's subject says so.
+func (e *env) ground(full bool) (*crashStore, snowlab.Layout, string, error) {
+	s, err := e.store()
+	if err != nil {
+		return nil, snowlab.Layout{}, "", err
+	}
+	if !full {
+		return s, snowlab.Layout{}, "the default layout (1,024 node ids, all free)", nil
+	}
+	return s, fleetLayout, "8 node ids, 7 held by the rest of the fleet", e.hold(s, fleetLayout, fleetSize-1)
+}
+
 // leased starts a process on a lease from s: an atomicgen generator with
 // policy on the lease's configuration, on a clock of its own. pred is the
 // process it restarts (nil for none): its clock then reads back less than
@@ -128,6 +143,25 @@ func (e *env) leased(s *crashStore, layout snowlab.Layout, policy snowlab.Policy
 	p := generatorProc(g, l.Node(), clk)
 	p.lease, p.claim, p.ahead, p.waited, p.pred = l, s.claimOf(l), ahead, waited, pred
 	return p, nil
+}
+
+// restarted starts pred's successor on s (leased: its clock back less
+// than pred's last reading), has it mint for d, and says where it came
+// back: on pred's node id, with why (sameNode), or, passing over it, on
+// another.
+func (e *env) restarted(s *crashStore, layout snowlab.Layout, policy snowlab.Policy, pred *proc, back, d time.Duration, sameNode string) (*proc, string, error) {
+	b, err := e.leased(s, layout, policy, pred, back)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := pace(e.ctx, e.w, d, e.perMs, b); err != nil {
+		return nil, "", err
+	}
+	if b.node == pred.node {
+		return b, fmt.Sprintf("back on node %d, %s", b.node, sameNode), nil
+	}
+	return b, fmt.Sprintf("took node %d at once, passing over node %d, whose reservation was still ahead of the clock; "+
+		"its IDs sort by time, below its predecessor's where those ran ahead (order is promised per node id)", b.node, pred.node), nil
 }
 
 // stop ends p gracefully: its lease's Release, where it has one, stores
@@ -243,14 +277,11 @@ func bwmarrin53(e *env) ([]Row, error) {
 		Expect: expectDuplicates, Note: "what the generator alone does: the defence is the lease's floor"}.with(count(a, b)))
 
 	// snowlab on a lease: the same restart, graceful.
-	s, err := e.store()
+	s, layout, where, err := e.ground(true)
 	if err != nil {
 		return nil, err
 	}
-	if err := e.hold(s, fleetLayout, fleetSize-1); err != nil {
-		return nil, err
-	}
-	a, err = e.leased(s, fleetLayout, snowlab.Strict, nil, 0)
+	a, err = e.leased(s, layout, snowlab.Strict, nil, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -260,16 +291,12 @@ func bwmarrin53(e *env) ([]Row, error) {
 	if err := e.stop(a); err != nil {
 		return nil, err
 	}
-	b, err = e.leased(s, fleetLayout, snowlab.Strict, a, back)
+	b, note, err := e.restarted(s, layout, snowlab.Strict, a, back, shortRun, "whose floor is the end of the last tick its predecessor used")
 	if err != nil {
 		return nil, err
 	}
-	if err := pace(e.ctx, e.w, shortRun, e.perMs, b); err != nil {
-		return nil, err
-	}
-	rows = append(rows, Row{Side: sideSnowlab, Subject: "atomicgen/strict on a dir: lease, 8 node ids, 7 held by the rest of the fleet",
-		Fault: "restart with the clock 5 ms behind", Injected: injectedClock, Expect: expectNone,
-		Note: fmt.Sprintf("back on node %d, whose floor is the end of the last tick its predecessor used", b.node)}.with(count(a, b)))
+	rows = append(rows, Row{Side: sideSnowlab, Subject: "atomicgen/strict on a dir: lease, " + where,
+		Fault: "restart with the clock 5 ms behind", Injected: injectedClock, Expect: expectNone, Note: note}.with(count(a, b)))
 
 	// snowlab: the rollback inside the running process, 5 ms and 20 ms.
 	for _, d := range []time.Duration{back, 20 * time.Millisecond} {
@@ -304,16 +331,9 @@ func bwmarrin53(e *env) ([]Row, error) {
 func leaf216(e *env) ([]Row, error) {
 	rows := []Row{notRun("Meituan-Dianping/Leaf (Java)")}
 	for _, full := range []bool{true, false} {
-		s, err := e.store()
+		s, layout, where, err := e.ground(full)
 		if err != nil {
 			return nil, err
-		}
-		layout, subject := snowlab.Layout{}, "atomicgen/strict on a dir: lease, the default layout (1,024 node ids, all free)"
-		if full {
-			layout, subject = fleetLayout, "atomicgen/strict on a dir: lease, 8 node ids, 7 held by the rest of the fleet"
-			if err := e.hold(s, layout, fleetSize-1); err != nil {
-				return nil, err
-			}
 		}
 		a, err := e.leased(s, layout, snowlab.Strict, nil, 0)
 		if err != nil {
@@ -325,19 +345,12 @@ func leaf216(e *env) ([]Row, error) {
 		if err := e.crash(a); err != nil {
 			return nil, err
 		}
-		b, err := e.leased(s, layout, snowlab.Strict, a, time.Second)
+		b, note, err := e.restarted(s, layout, snowlab.Strict, a, time.Second, afterRun,
+			"whose floor is the reservation made durable before any ID used it, ahead of every ID")
 		if err != nil {
 			return nil, err
 		}
-		if err := pace(e.ctx, e.w, afterRun, e.perMs, b); err != nil {
-			return nil, err
-		}
-		note := fmt.Sprintf("back on node %d: the floor is the reservation made durable before any ID used it, ahead of every ID", b.node)
-		if b.node != a.node {
-			note = fmt.Sprintf("took node %d at once, passing over node %d, whose reservation was still ahead of the clock; "+
-				"its IDs sort by time, below its predecessor's (order is promised per node id)", b.node, a.node)
-		}
-		rows = append(rows, Row{Side: sideSnowlab, Subject: subject,
+		rows = append(rows, Row{Side: sideSnowlab, Subject: "atomicgen/strict on a dir: lease, " + where,
 			Fault:    "crash 2.5 s into the lease (reservation 3 s ahead, refreshed every 1 s), restart with the clock 1 s back",
 			Injected: injectedClock, Expect: expectNone, Note: note}.with(count(a, b)))
 	}
@@ -434,16 +447,9 @@ func baidu85(e *env) ([]Row, error) {
 		Expect: expectNone, Note: "the restart starts past the 100 ms any predecessor can have borrowed"}.with(count(a, b)))
 
 	for _, full := range []bool{true, false} {
-		s, err := e.store()
+		s, layout, where, err := e.ground(full)
 		if err != nil {
 			return nil, err
-		}
-		layout, subject := snowlab.Layout{}, "atomicgen/monotonic (MaxLead 0: the lease bounds the lead) on a dir: lease, the default layout (others free)"
-		if full {
-			layout, subject = fleetLayout, "atomicgen/monotonic (MaxLead 0: the lease bounds the lead) on a dir: lease, 8 node ids, 7 held"
-			if err := e.hold(s, layout, fleetSize-1); err != nil {
-				return nil, err
-			}
 		}
 		a, err := e.leased(s, layout, snowlab.Monotonic, nil, 0)
 		if err != nil {
@@ -453,19 +459,11 @@ func baidu85(e *env) ([]Row, error) {
 		if err := e.stop(a); err != nil {
 			return nil, err
 		}
-		b, err := e.leased(s, layout, snowlab.Monotonic, a, 0)
+		b, note, err := e.restarted(s, layout, snowlab.Monotonic, a, 0, shortRun, "starting past the end of the last tick its predecessor borrowed")
 		if err != nil {
 			return nil, err
 		}
-		if err := pace(e.ctx, e.w, shortRun, e.perMs, b); err != nil {
-			return nil, err
-		}
-		note := fmt.Sprintf("back on node %d, starting past the end of the last tick its predecessor borrowed", b.node)
-		if b.node != a.node {
-			note = fmt.Sprintf("took node %d at once, passing over node %d, whose reservation covered the lead: "+
-				"order is promised per node id, so across node ids the IDs sort by time, as baidu's do", b.node, a.node)
-		}
-		rows = append(rows, Row{Side: sideSnowlab, Subject: subject,
+		rows = append(rows, Row{Side: sideSnowlab, Subject: "atomicgen/monotonic (MaxLead 0: the lease bounds the lead) on a dir: lease, " + where,
 			Fault:    "4 ms of the layout's IDs in one NextIDs call (4 ms ahead of the clock), then an immediate graceful restart",
 			Injected: "none: no clock moved", Expect: expectNone, Note: note}.with(count(a, b)))
 	}
