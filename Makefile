@@ -2,12 +2,12 @@
 GO ?= go
 BENCHTIME ?= 300ms
 
-.PHONY: all test vet vet-etcd vet-pg vet-k8s vet-snowidd fmt race lint-actions deadcode test-etcd test-zk test-pg test-k8s test-go127 test-snowidd snowid snowidd image loadgen service proto bench bench-generators ladder ci lab history publish bench-check cross test-386 pin-modules consumer-test check-commits sim model
+.PHONY: all test vet fmt race lint-actions deadcode test-etcd test-zk test-pg test-k8s test-go127 test-snowidd snowid snowidd image loadgen service proto bench ladder lab history publish bench-check cross test-386 pin-modules consumer-test check-commits sim model
 
 ## The repository is several modules (CONTRIBUTING.md, "Modules"), tied for
-## development by go.work: the library at the root, the lab (lab/, all of
-## loadgen's code included), loadgen's one-file main (cmd/loadgen/),
-## etcdlease/, pglease/, k8slease/ and snowidd/; tools/ is apart. Which
+## development by go.work: the library at the root, the lab (lab/, loadgen
+## included: lab/cmd/loadgen), etcdlease/, pglease/, k8slease/, zklease/ and
+## snowidd/; tools/ is apart. Which
 ## modules a pattern such as ./... at the root matches in workspace mode
 ## depends on go.work's replace block, so the targets below name the
 ## modules' folders.
@@ -15,8 +15,8 @@ BENCHTIME ?= 300ms
 ## (GOWORK=off), where ./... stops at the nested modules' go.mod files and
 ## the library builds on its own go.mod alone, as a consumer's build does.
 LIB_MODULE_PKGS = GOWORK=off $(GO) list ./...
-## The lab and loadgen's main, the other half of what make test tests.
-LAB_PKGS = ./lab/... ./cmd/loadgen/...
+## The lab and loadgen, the other half of what make test tests.
+LAB_PKGS = ./lab/...
 ## The modules with tests of their own (make test-etcd, test-pg, test-snowidd).
 SERVICE_PKGS = ./etcdlease/... ./pglease/... ./zklease/... ./k8slease/... ./snowidd/...
 
@@ -30,7 +30,7 @@ CROSS_PLATFORMS ?= linux/amd64 linux/arm64 linux/386 darwin/amd64 darwin/arm64 w
 ## rest. Vetting them on all seven compiled the etcd client and gRPC seven
 ## times: 8 of a cold CI's 17 minutes went to make cross.
 SNOWIDD_CROSS_PLATFORMS ?= linux/386 darwin/arm64 windows/amd64
-## The platforms the library, lab and loadgen modules are built for, one per
+## The platforms the library and lab modules are built for, one per
 ## system: perf event counting is Linux-only (lab/internal/perfevent has a stub
 ## elsewhere that says so), and one architecture each keeps CI's cold-cache
 ## time down (the embedded SQLite driver alone is a long compile per platform).
@@ -44,7 +44,7 @@ CROSS_BUILD_ALL ?= darwin/arm64 windows/amd64
 all: test
 
 ## test: vet (every module), gofmt check, the workflows' lint, the dead-code
-## check, and the race-enabled tests of the library, lab and loadgen
+## check, and the race-enabled tests of the library and lab
 ## modules, which build bin/snowidd first for the lab's tests that call a replica
 ## (lab/internal/replica/replicatest starts it). The etcdlease module's tests need
 ## etcd: `make test-etcd`; pglease's a PostgreSQL of their own: `make
@@ -55,28 +55,12 @@ test: vet fmt lint-actions deadcode race
 vet:
 	$(GO) vet $$($(LIB_MODULE_PKGS)) $(LAB_PKGS) $(SERVICE_PKGS)
 
-## vet-etcd: go vet the etcdlease module alone
-vet-etcd:
-	cd etcdlease && $(GO) vet ./...
-
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 race: snowidd
 	$(GO) test -race -count=1 $$($(LIB_MODULE_PKGS)) $(LAB_PKGS)
-
-## vet-pg: go vet the pglease module alone
-vet-pg:
-	cd pglease && $(GO) vet ./...
-
-## vet-k8s: go vet the k8slease module alone
-vet-k8s:
-	cd k8slease && $(GO) vet ./...
-
-## vet-snowidd: go vet the snowidd module (the service) alone
-vet-snowidd:
-	cd snowidd && $(GO) vet ./...
 
 ## snowid: build the snowid command, every lease store in it, to bin/snowid
 ## (static, as bin/snowidd)
@@ -107,8 +91,8 @@ image:
 ## through that build.
 LOADGEN = bin/loadgen
 loadgen:
-	@echo "loadgen: go build -o $(LOADGEN) ./cmd/loadgen (the first build compiles the lab: about two minutes)"
-	@$(GO) build -o $(LOADGEN) ./cmd/loadgen
+	@echo "loadgen: go build -o $(LOADGEN) ./lab/cmd/loadgen (the first build compiles the lab: about two minutes)"
+	@$(GO) build -o $(LOADGEN) ./lab/cmd/loadgen
 
 ## service: build bin/snowidd, start it on a free loopback port and measure
 ## it with the lab (loadgen service): NextID per protocol, NextIDs per batch
@@ -227,19 +211,13 @@ ROUNDS ?= 10
 bench:
 	scripts/bench.sh -rounds $(ROUNDS) -benchtime $(BENCHTIME) -o bench.txt
 
-## bench-generators: the generator benchmarks only, interleaved
-bench-generators:
-	scripts/bench.sh -rounds $(ROUNDS) -benchtime $(BENCHTIME) -o bench.txt ./mutexgen ./atomicgen ./shardedgen
-
 ## ladder: where NextID's time goes, step by step (atomicgen BenchmarkLadder), interleaved
 ladder:
 	scripts/bench.sh -rounds $(ROUNDS) -bench Ladder -benchtime 300ms -o ladder.txt ./atomicgen
 
-ci: test cross test-386 consumer-test
-
 ## cross: go vet the library for each of CROSS_PLATFORMS (GOOS/GOARCH,
 ## no cgo), the etcdlease, pglease, k8slease and snowidd (with snowid) modules for
-## each of SNOWIDD_CROSS_PLATFORMS, and go build the library, lab and loadgen
+## each of SNOWIDD_CROSS_PLATFORMS, and go build the library and lab
 ## modules for those in CROSS_BUILD_ALL. One go vet a platform vets the
 ## library and the service modules together, in workspace mode as each
 ## module's own folder would: five invocations a platform were four more
@@ -355,7 +333,7 @@ btree: loadgen
 	$(LOADGEN) btree $(BTREE_FLAGS)
 
 ## pg: the same on SQLite and a throwaway PostgreSQL (scripts/pg.sh), stopped afterwards.
-## Against a server of your own: go run ./cmd/loadgen btree -pg postgres://user@host:port/db
+## Against a server of your own: go run ./lab/cmd/loadgen btree -pg postgres://user@host:port/db
 pg: loadgen
 	@dsn=$$(scripts/pg.sh start) || exit 1; \
 	trap 'scripts/pg.sh stop "$$dsn"' EXIT; \
@@ -367,7 +345,7 @@ pg: loadgen
 ## also crashes and restarts it for the crash experiment), stopped afterwards;
 ## writes results/local/*-alternatives.*. Pass e.g. ALTERNATIVES_FLAGS='-duration 5s'.
 ## Against a server of your own (no crash experiment, no commit latency unless local):
-## go run ./cmd/loadgen alternatives -pg postgres://user@host:port/db [-snowidd http://HOST:PORT]
+## go run ./lab/cmd/loadgen alternatives -pg postgres://user@host:port/db [-snowidd http://HOST:PORT]
 alternatives: snowidd loadgen
 	@dsn=$$(scripts/pg.sh start) || exit 1; \
 	trap 'scripts/pg.sh stop "$$dsn"' EXIT; \

@@ -35,7 +35,7 @@ func TestOpenerSpecs(t *testing.T) {
 		assert.NotContains(t, err.Error(), "\n", tt.spec)
 	}
 
-	_, err := Opener(time.Second)("http://user:s3cret@127.0.0.1:2379/x")
+	_, err := Opener(time.Second).Open("http://user:s3cret@127.0.0.1:2379/x")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "user information")
 	assert.NotContains(t, err.Error(), "s3cret")

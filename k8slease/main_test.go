@@ -67,7 +67,13 @@ func testPrefix(t *testing.T, kc string) string {
 // process would have), closed when t ends.
 func testStore(t *testing.T, kc, prefix string) *Store {
 	t.Helper()
-	s, err := New(clientset(t, kc), testNamespace, prefix, testTTL)
+	return testStoreTTL(t, kc, prefix, testTTL)
+}
+
+// testStoreTTL is testStore with a lease duration of ttl.
+func testStoreTTL(t *testing.T, kc, prefix string, ttl time.Duration) *Store {
+	t.Helper()
+	s, err := New(clientset(t, kc), testNamespace, prefix, ttl)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -104,13 +104,13 @@ func Opener(ttl time.Duration) nodeid.Opener { return OpenerWith(ttl, "") }
 
 // OpenerWith is Opener with the kubeconfig file named (none: as Opener).
 func OpenerWith(ttl time.Duration, kubeconfig string) nodeid.Opener {
-	return func(rest string) (nodeid.Store, error) {
+	return nodeid.OpenerFunc(func(rest string) (nodeid.Store, error) {
 		ns, prefix, err := parseSpec(rest)
 		if err != nil {
 			return nil, err
 		}
 		return Dial(kubeconfig, ns, prefix, ttl)
-	}
+	})
 }
 
 // parseSpec splits "NAMESPACE[/PREFIX]".

@@ -10,7 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab/loadgen"
+	"github.com/snowlab/snowlab/lab/internal/cli"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -50,7 +51,7 @@ func TestOwnGenExample(t *testing.T) {
 	}
 
 	var stdout, stderr bytes.Buffer
-	code := loadgen.Main([]string{"gate", "-baseline", filepath.Dir(runs["baseline"]), runs["new"]}, &stdout, &stderr)
+	code := cli.Main([]string{"gate", "-baseline", filepath.Dir(runs["baseline"]), runs["new"]}, &stdout, &stderr)
 	assert.Equal(t, 0, code, "%s\n%s", stdout.String(), stderr.String())
 	assert.Contains(t, stdout.String(), "mine/counter ns/ID over limit/clock+add @G=1")
 	assert.Contains(t, stdout.String(), "mine/counter ns/ID over limit/clock+add @G=2")
@@ -59,8 +60,8 @@ func TestOwnGenExample(t *testing.T) {
 	// The gate fails the job when the two runs share no ratio (a
 	// baseline of another generator): it never passes on nothing.
 	other := filepath.Join(dir, "other.json")
-	require.NoError(t, result.WriteJSON(other, &result.Run{Schema: result.SchemaVersion, Commit: "abc1234"}))
+	require.NoError(t, resultdir.WriteJSON(other, &result.Run{Schema: result.SchemaVersion, Commit: "abc1234"}))
 	stdout.Reset()
 	stderr.Reset()
-	assert.NotEqual(t, 0, loadgen.Main([]string{"gate", "-baseline", other, runs["new"]}, &stdout, &stderr))
+	assert.NotEqual(t, 0, cli.Main([]string{"gate", "-baseline", other, runs["new"]}, &stdout, &stderr))
 }

@@ -51,7 +51,7 @@ func TestDSNsThatDoNotParse(t *testing.T) {
 		{"postgres://snow:S3cret@127.0.0.1/db?snowlab_table=Bad-Name", []string{"S3cret"}, "snowlab_table"},
 	} {
 		t.Run(tc.dsn, func(t *testing.T) {
-			_, err := Opener(time.Second)(tc.dsn)
+			_, err := Opener(time.Second).Open(tc.dsn)
 			requireNoSecret(t, err, "Opener", tc.secrets...)
 			assert.Contains(t, err.Error(), tc.want)
 			_, err = nodeid.OpenStore("pg:"+tc.dsn, extra)

@@ -166,7 +166,7 @@ func TestParsedPaths(t *testing.T) {
 		"127.0.0.1:2181/a\x01b", "127.0.0.1:2181/a\nb", "127.0.0.1:2181/app/./x", "127.0.0.1:2181/app//x",
 		"127.0.0.1:2181/app\xff", "127.0.0.1:2181/app\U0001F600", "127.0.0.1:2181/app\u0085",
 	} {
-		_, err := open(spec)
+		_, err := open.Open(spec)
 		if err == nil {
 			t.Errorf("Opener(%q) accepted it", spec)
 			continue
@@ -180,7 +180,7 @@ func TestParsedPaths(t *testing.T) {
 		}
 	}
 	for _, spec := range []string{"127.0.0.1:2181/app", "127.0.0.1:2181/zookeeper/app", "127.0.0.1:2181/app/é"} {
-		if _, err := open(spec); err != nil {
+		if _, err := open.Open(spec); err != nil {
 			t.Errorf("Opener(%q): %v", spec, err)
 		}
 	}

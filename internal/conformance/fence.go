@@ -99,6 +99,13 @@ func testMonotonicWaitsForFence(t *testing.T, s Suite) {
 		waited = time.Since(start)
 		require.NoError(t, err, "the reservation extended during the wait")
 		<-extended
+		if s.multi() {
+			// A call on another shard (the goroutine woke on another P)
+			// mints in that shard's own unspent ticks without waiting:
+			// which shard runs it is the scheduler's, so only the
+			// single-state generators have a wait to measure here.
+			return
+		}
 		assert.Equal(t, base+3*msNs, snowlab.DefaultLayout.Decode(id).Time.UnixNano(), "the first tick past the old end")
 		assert.GreaterOrEqual(t, waited, 2*time.Millisecond, "minted before the extension")
 		assert.Less(t, waited, maxWait, "waited past the extension")

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/md"
 	"github.com/snowlab/snowlab/lab/internal/stats"
 	"github.com/snowlab/snowlab/lab/internal/units"
@@ -346,7 +345,7 @@ type GateReport struct {
 	Alpha               float64
 	BaseCommit          string
 	NewCommit           string
-	BaseHost, NewHost   host.Fingerprint
+	BaseHost, NewHost   result.Host
 	HostNote            string // how the hosts differ, "" when they do not
 	LoadNote            string // how their loads differ (host.LoadDifference), "" when they do not
 	Rows                []GateRow

@@ -19,6 +19,7 @@ import (
 	"github.com/snowlab/snowlab/lab/compare"
 	"github.com/snowlab/snowlab/lab/internal/fixture"
 	"github.com/snowlab/snowlab/lab/internal/inject"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/internal/suiteflags"
 	"github.com/snowlab/snowlab/lab/result"
 )
@@ -40,7 +41,7 @@ func writeRun(t *testing.T, dir, name, commit string) string {
 	run := fixture.Run()
 	run.Commit = commit
 	path := filepath.Join(dir, name)
-	require.NoError(t, result.WriteJSON(path, run))
+	require.NoError(t, resultdir.WriteJSON(path, run))
 	return path
 }
 
@@ -215,7 +216,7 @@ func TestKeep(t *testing.T) {
 				assert.NoDirExists(t, dir)
 				return
 			}
-			json := filepath.Join(dir, tt.run.Stem()+".json")
+			json := filepath.Join(dir, resultdir.Stem(tt.run)+".json")
 			assert.Contains(t, said.String(), "wrote "+json+"\n")
 			for _, line := range strings.Split(strings.TrimSuffix(said.String(), "\n"), "\n") {
 				path, ok := strings.CutPrefix(line, "wrote ")

@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/snowlab/snowlab/lab/internal/check"
-	"github.com/snowlab/snowlab/lab/internal/progress"
 	"github.com/snowlab/snowlab/lab/internal/vcs"
 	"github.com/snowlab/snowlab/lab/result"
 )
@@ -99,9 +98,9 @@ func measureCheck(plan check.Plan, repeats int, command []string, quiet bool, st
 	}
 	suite.Command = command
 	suite.Commit, suite.Dirty = vcs.Commit()
-	bar := progress.New(stderr, quiet, suite.Steps())
-	suite.Progress = bar.Step
+	bar := newProgress(stderr, quiet, suite.Steps())
+	suite.Progress = bar.step
 	cur, err := suite.Measure()
-	bar.Finish()
+	bar.finish()
 	return cur, err
 }

@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-
-	"github.com/snowlab/snowlab/lab/internal/comparefiles"
 )
 
 func runCompare(args []string, stdout, stderr io.Writer) int {
@@ -23,13 +21,13 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: loadgen compare [-fail-on-regression] [-json] OLD.json NEW.json")
 		return exitUsage
 	}
-	c, err := comparefiles.Compare(fset.Arg(0), fset.Arg(1))
+	c, err := compareFiles(fset.Arg(0), fset.Arg(1))
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen compare: %v\n", err)
 		// Runs that share nothing are no comparison: a usage error, or
 		// under -fail-on-regression a failure, as a gate must not pass
 		// on nothing.
-		if *failOn && errors.As(err, new(*comparefiles.NothingError)) {
+		if *failOn && errors.As(err, new(*nothingError)) {
 			return exitFailure
 		}
 		return exitUsage

@@ -4,9 +4,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/snowlab/snowlab/lab/result"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
+	"github.com/snowlab/snowlab/lab/result"
 )
 
 // gateRun writes a run whose atomicgen/monotonic costs cost times its
@@ -25,7 +27,7 @@ func gateRun(t *testing.T, dir, name string, cost float64) string {
 			result.SaturateResult{Subject: "atomicgen/monotonic", Goroutines: g, Samples: gen, CPUSamples: gen, IDsPerSec: 1e7 / cost})
 	}
 	path := filepath.Join(dir, name)
-	require.NoError(t, result.WriteJSON(path, r))
+	require.NoError(t, resultdir.WriteJSON(path, r))
 	return path
 }
 

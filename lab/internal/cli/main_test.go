@@ -84,8 +84,8 @@ func TestCompareExitAndJSON(t *testing.T) {
 	}
 	old, cur := sweep(20e6), sweep(10e6)
 	oldPath, curPath := filepath.Join(dir, "old.json"), filepath.Join(dir, "new.json")
-	require.NoError(t, result.WriteJSON(oldPath, old))
-	require.NoError(t, result.WriteJSON(curPath, cur))
+	require.NoError(t, resultdir.WriteJSON(oldPath, old))
+	require.NoError(t, resultdir.WriteJSON(curPath, cur))
 
 	code, out, _ := runArgs("compare", oldPath, curPath)
 	assert.Equal(t, exitOK, code, "without -fail-on-regression a comparison is a report")
@@ -119,8 +119,8 @@ func TestCompareNothingInCommon(t *testing.T) {
 		Steady: []result.SteadyResult{{Subject: "atomicgen/monotonic", TargetRate: 1e6, Latency: result.Latency{Count: 10, P99: 100}}}}
 	suitePath, steadyPath := filepath.Join(dir, "suite.json"), filepath.Join(dir, "steady.json")
 	btreePath := filepath.Join(dir, "x-btree.json")
-	require.NoError(t, result.WriteJSON(suitePath, suite))
-	require.NoError(t, result.WriteJSON(steadyPath, steady))
+	require.NoError(t, resultdir.WriteJSON(suitePath, suite))
+	require.NoError(t, resultdir.WriteJSON(steadyPath, steady))
 	require.NoError(t, os.WriteFile(btreePath, []byte(`{"schema":1,"experiment":"btree","commit":"abc1234"}`), 0o644))
 
 	for _, tc := range []struct {
@@ -184,8 +184,8 @@ func TestCheckBaselineArgument(t *testing.T) {
 	newer := filepath.Join(dir, "20260102T000000Z-vm-bbbbbbb.json")
 	steadyOnly := &result.Run{Schema: result.SchemaVersion, Commit: "bbbbbbb",
 		Steady: []result.SteadyResult{{Subject: "atomicgen/monotonic", TargetRate: 1e6, Latency: result.Latency{Count: 10, P99: 100}}}}
-	require.NoError(t, result.WriteJSON(older, steadyOnly))
-	require.NoError(t, result.WriteJSON(newer, steadyOnly))
+	require.NoError(t, resultdir.WriteJSON(older, steadyOnly))
+	require.NoError(t, resultdir.WriteJSON(newer, steadyOnly))
 	btree := filepath.Join(dir, "x-btree.json.d")
 	require.NoError(t, os.MkdirAll(btree, 0o755))
 	btreeFile := filepath.Join(btree, "x-btree.json")
@@ -300,6 +300,15 @@ func TestHelp(t *testing.T) {
 	_, _, errs := runArgs("check", "-h")
 	assert.Contains(t, errs, "-tolerance")
 	assert.NotContains(t, errs, inject.Flag, "the regression switch is not offered")
+}
+
+// TestUnknownCommand: a subcommand loadgen does not have is one line
+// naming it on stderr, with status 2 and nothing on stdout.
+func TestUnknownCommand(t *testing.T) {
+	code, out, errs := runArgs("nosuch")
+	assert.Equal(t, exitUsage, code)
+	assert.Equal(t, "loadgen: unknown command \"nosuch\" (run 'loadgen help' for the commands)\n", errs)
+	assert.Empty(t, out)
 }
 
 // TestListWriteError: list fails when its output cannot be written.

@@ -140,7 +140,7 @@ func TestTextsNameEverySchemeAndCommand(t *testing.T) {
 // written by hand, and from none written from the openers.
 func TestTextsCatchAPlant(t *testing.T) {
 	l := leases(noEnv)
-	l.Stores["plant"] = func(string) (nodeid.Store, error) { return nil, errors.New("planted") }
+	l.Stores["plant"] = nodeid.OpenerFunc(func(string) (nodeid.Store, error) { return nil, errors.New("planted") })
 	planted := leasespec.Scheme{Name: "plant", Form: "plant:…", Store: "Plantstore"}
 	plantedCmd := snowidcli.Command{Name: "frob", Synopsis: "[-x]"}
 	schemes := l.Schemes()

@@ -21,9 +21,9 @@ import (
 // Opener's refusal is the command's usage error, one line naming it.
 func TestRunLeases(t *testing.T) {
 	refuse := errors.New("no such store here")
-	leases := map[string]nodeid.Opener{"fake": func(rest string) (nodeid.Store, error) {
+	leases := map[string]nodeid.Opener{"fake": nodeid.OpenerFunc(func(rest string) (nodeid.Store, error) {
 		return nil, refuse
-	}}
+	})}
 	var out, errs bytes.Buffer
 	code := Run([]string{"gen", "-lease", "fake:somewhere"}, &out, &errs, leases)
 	assert.Equal(t, 2, code)
@@ -113,7 +113,7 @@ func TestGenStaticLease(t *testing.T) {
 // is not registered.
 func TestHelpNamesEveryScheme(t *testing.T) {
 	stores := leasespec.Openers(0, nil)
-	stores["plant"] = func(string) (nodeid.Store, error) { return nil, errors.New("planted") }
+	stores["plant"] = nodeid.OpenerFunc(func(string) (nodeid.Store, error) { return nil, errors.New("planted") })
 	for _, args := range [][]string{{"help"}, {"help", "gen"}} {
 		var out, errs bytes.Buffer
 		require.Zero(t, Run(args, &out, &errs, stores))

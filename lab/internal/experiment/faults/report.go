@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab/lab/internal/md"
-	"github.com/snowlab/snowlab/lab/internal/redact"
 	"github.com/snowlab/snowlab/lab/internal/report"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/internal/units"
 )
 
@@ -21,8 +21,8 @@ import (
 // <stem>.md and <stem>.html. It returns the paths written.
 func WriteFiles(dir string, run *Result) ([]string, error) {
 	cp := *run
-	cp.Command = redact.Args(run.Command)
-	return document(&cp).WriteFiles(dir, cp.Stem(), &cp)
+	cp.Command = resultdir.RedactArgs(run.Command)
+	return document(&cp).WriteFiles(dir, &cp.Header, &cp)
 }
 
 // writeMarkdown writes run's report as Markdown.
@@ -60,7 +60,7 @@ func writeSetup(d *report.Document, run *Result) {
 	d.Section(1, title).
 		Text(fmt.Sprintf("**Date:** %s (took %s) · **Commit:** %s · **Set:** %s · **Schema:** %d",
 			run.Started.UTC().Format("2006-01-02 15:04:05 UTC"), run.Elapsed.Round(time.Second), md.Code(md.OrDash(rev)), md.OrDash(c.Set), run.Schema)).
-		Text("**Command:** " + md.Code(md.OrDash(md.ShellJoin(redact.Args(run.Command))))).
+		Text("**Command:** " + md.Code(md.OrDash(md.ShellJoin(resultdir.RedactArgs(run.Command))))).
 		Text(fmt.Sprintf("**Rig:** etcd %s on loopback ports with throwaway data folders; every replica's links to it through toxiproxy in the lab's process; "+
 			"snowidd replicas as processes (%s), -ttl %v, -window %v (refresh %v), -rewind-hold %v; generators' MaxFloorWait %v; "+
 			"etcd's election timeout %v; %d client goroutines, each over its own connections, the four protocols in turn, an attempt on one replica bounded at %v.",
@@ -122,7 +122,7 @@ func writeReplicas(d *report.Document, run *Result) {
 			within := "—"
 			if r.Bound > 0 {
 				within = "yes"
-				if !r.Within() {
+				if !r.within() {
 					within = "**NO**"
 				}
 			}
@@ -240,7 +240,7 @@ func WriteTable(w io.Writer, run *Result) error {
 			cell := r.Name + " " + dur(max(r.NotReady, r.Refusing))
 			if r.Bound > 0 {
 				cell += " (" + dur(r.Bound) + ")"
-				if !r.Within() {
+				if !r.within() {
 					cell += " OVER"
 				}
 			}
@@ -337,7 +337,7 @@ func ints(v []int) string {
 }
 
 // historyCell is a scenario's history check in a cell.
-func historyCell(h *HistoryCheck) string {
+func historyCell(h *historyCheck) string {
 	if h == nil {
 		return "—"
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/snowlab/snowlab/lab/internal/fixture"
 	"github.com/snowlab/snowlab/lab/internal/instr"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -148,7 +149,7 @@ func TestExecute(t *testing.T) {
 	paths, err := WriteFiles(dir, r)
 	require.NoError(t, err)
 	assert.Len(t, paths, 3)
-	got, err := os.ReadFile(filepath.Join(dir, r.Stem()+".md"))
+	got, err := os.ReadFile(filepath.Join(dir, resultdir.ExperimentStem(&r.Header)+".md"))
 	require.NoError(t, err)
 	assert.Contains(t, string(got), "False alarms and detection")
 	assert.Contains(t, string(got), "**Goals:** met")
