@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/peers"
+	"github.com/snowlab/snowlab/lab/result"
 )
 
 // someday is when the virtual runs take place: a bubble starts in 2000,
@@ -29,7 +29,7 @@ func runVirtual(t *testing.T, perMs, restarts int, names ...string) *Result {
 		time.Sleep(time.Until(someday))
 		var err error
 		res, err = Execute(t.Context(), Options{Scenarios: names, PerMs: perMs, Restarts: restarts, Dir: dir,
-			Clock: "virtual", Host: &host.Fingerprint{Hostname: "test"}})
+			Clock: "virtual", Host: &result.Host{Hostname: "test"}})
 		require.NoError(t, err)
 	})
 	return res

@@ -17,7 +17,7 @@ import (
 // WriteFiles writes the run into dir under the stem
 // <date>-<host>-<sha>-peerfaults: its JSON, Markdown and HTML page.
 func WriteFiles(dir string, r *Result) ([]string, error) {
-	return document(r).WriteFiles(dir, r.Stem(), r)
+	return document(r).WriteFiles(dir, &r.Header, r)
 }
 
 var tableHeader = []string{"scenario", "side", "IDs", "duplicates", "order breaks", "floor ahead", "waited", "rewinds", "refused", "check", "subject"}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab/lab/internal/host"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -141,7 +142,7 @@ type Options struct {
 	// "virtual".
 	Clock string
 	// Host, when set, is recorded instead of host.Probe() (tests).
-	Host *host.Fingerprint
+	Host *result.Host
 
 	Command  []string
 	Commit   string
@@ -152,7 +153,7 @@ type Options struct {
 // Execute plays the scenarios of o. A run cut short returns what it has
 // with the error.
 func Execute(ctx context.Context, o Options) (*Result, error) {
-	r := &Result{Header: result.NewHeader("peerfaults", Schema, o.Command, o.Commit, o.Dirty, o.Host),
+	r := &Result{Header: resultdir.NewHeader("peerfaults", Schema, o.Command, o.Commit, o.Dirty, o.Host),
 		PerMs: o.PerMs, Restarts: o.Restarts, Clock: o.Clock}
 	start, meter := time.Now(), host.StartLoad()
 	defer func() { r.Elapsed, r.Host.Load = time.Since(start), meter.Stop() }()
