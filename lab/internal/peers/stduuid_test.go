@@ -24,9 +24,9 @@ var stdlibWant = map[string]peerWant{
 // TestStdUUIDv7Promises checks what stduuid.go says of Go 1.27's NewV7,
 // through the adapter, across goroutines: (1) version 7, variant 10;
 // (2) every call's 60-bit timestamp (the first 8 bytes less the version
-// nibble) differs from every other call's, in every goroutine, which only
-// one lock around one last value gives, and each goroutine's IDs
-// increase; (3) the state is the package's, not the instance's: IDs from
+// nibble) differs from every other call's, across the goroutines: one
+// last value for the whole package, advanced under its mutex; and each
+// goroutine's IDs increase; (3) the state is the package's, not the instance's: IDs from
 // two instances interleaved in one goroutine increase; (4) the decoded
 // time is the clock's, give or take the run-ahead.
 func TestStdUUIDv7Promises(t *testing.T) {
