@@ -351,6 +351,16 @@ alternatives: snowidd loadgen
 	trap 'scripts/pg.sh stop "$$dsn"' EXIT; \
 	$(LOADGEN) alternatives -pg "$$dsn" -pg-control scripts/pg.sh -snowidd-bin bin/snowidd $(ALTERNATIVES_FLAGS)
 
+## peerfaults: the peers' reported failures (bwmarrin/snowflake #53, Leaf #216,
+## yitter/IdGenerator #110, baidu/uid-generator #85 and #88) replayed beside
+## snowlab's compositions under the same fault (lab/internal/experiment/peerfaults;
+## about 25 s, in process, on lock folders in a temporary folder); writes
+## results/local/*-peerfaults.* (make publish RUN=... commits one).
+.PHONY: peerfaults
+PEERFAULTS_FLAGS ?=
+peerfaults: loadgen
+	$(LOADGEN) peerfaults $(PEERFAULTS_FLAGS)
+
 ## --- The fault lab (lab/internal/experiment/faults): a fleet of replicas on etcd under faults ---
 .PHONY: snowidd-faults etcdholders test-faults chaos
 CHAOS_FLAGS ?=

@@ -140,6 +140,10 @@ const usage = `usage:
                                     how often each regression gate (instr, wall,
                                     compare, ratio) fails same-code pairs, quiet and
                                     beside a CPU hog, and catches planted slowdowns
+  loadgen peerfaults [-scenarios bwmarrin-53,leaf-216,...]
+                                    the peers' reported failures (bwmarrin #53, Leaf
+                                    #216, yitter #110, baidu #85, #88) replayed beside
+                                    snowlab's compositions under the same fault
   loadgen hog [-threads N] [-for D] the bounded CPU hog loadgen contention and gates start
   loadgen history [-o FILE] [-baseline FILE.json|DIR] [DIR|FILE.json ...]
                                     the history page of the results (index.html)
@@ -149,7 +153,7 @@ const usage = `usage:
   loadgen list                      list the subjects
   loadgen help                      this text
 
-The experiments (btree, alternatives, service, faults, contention, gates) write
+The experiments (btree, alternatives, service, faults, contention, gates, peerfaults) write
 results/local/<stem>-<experiment>.*; every run checks what it measured and
 exits 1 on a correctness failure.`
 
