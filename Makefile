@@ -155,12 +155,15 @@ deadcode:
 ## the language, the standard library and vet's checks, which a plain run
 ## meets; races are the code's, which make test and the store targets
 ## check under -race on 1.26 (and -race would double the compile, cold).
+## Also the lab's peers, where the go1.27 build tag adds the standard
+## library's uuid.NewV7 (stdlib/uuid-v7), which 1.26 never compiles.
 GO_NEXT ?= go1.27.3
 STORE_PKGS = ./etcdlease/... ./zklease/... ./pglease/... ./k8slease/...
+NEXT_LAB_PKGS = ./lab/internal/peers
 test-go127:
 	GOTOOLCHAIN=$(GO_NEXT) $(GO) version
-	GOTOOLCHAIN=$(GO_NEXT) $(GO) vet $$($(LIB_MODULE_PKGS)) $(STORE_PKGS)
-	ETCD_ENDPOINTS= GOTOOLCHAIN=$(GO_NEXT) $(GO) test -count=1 $$($(LIB_MODULE_PKGS)) $(STORE_PKGS)
+	GOTOOLCHAIN=$(GO_NEXT) $(GO) vet $$($(LIB_MODULE_PKGS)) $(STORE_PKGS) $(NEXT_LAB_PKGS)
+	ETCD_ENDPOINTS= GOTOOLCHAIN=$(GO_NEXT) $(GO) test -count=1 $$($(LIB_MODULE_PKGS)) $(STORE_PKGS) $(NEXT_LAB_PKGS)
 
 ## test-etcd: the etcdlease module against a real etcd: $$ETCD_ENDPOINTS when set,
 ## else a throwaway server the tests start from the etcd binary on PATH
