@@ -209,7 +209,7 @@ func (s dirStore) lockRun(dfd, first, count int) (files []*os.File, busy int, er
 // two holders of a node id ever get the same token, even if the first crashes at
 // once.
 func (s dirStore) claim(first int, files []*os.File) (*dirClaim, error) {
-	c := &dirClaim{store: s, first: first, n: len(files), files: files}
+	c := &dirClaim{store: s, first: first, n: len(files), files: files, never: make(chan struct{})}
 	untils := make([]int64, len(files))
 	var gen int64
 	for i := range files {
@@ -254,15 +254,19 @@ func readReserved(name string) (until, gen int64, err error) {
 	return until, gen, nil
 }
 
-// never is the Lost channel of every Dir claim.
-var never = make(chan struct{})
-
 // dirClaim is a Dir store's hold on consecutive node ids: their lock files,
 // kept open and locked until Release.
 type dirClaim struct {
 	store        dirStore
 	first, n     int
 	floor, token int64
+
+	// never is the Lost channel: one per claim, made with it, so that a
+	// lease taken inside a testing/synctest bubble waits on a channel of
+	// the bubble (one package-level channel, made outside every bubble,
+	// kept its refresher from ever counting as durably blocked, and
+	// virtual time from moving).
+	never chan struct{}
 
 	mu     sync.Mutex
 	files  []*os.File // nil once released
@@ -278,7 +282,7 @@ func (c *dirClaim) Token() int64 { return c.token }
 // process unlocks it or ends, so while this process lives nobody can take
 // the node ids from it (short of deleting the lock files, which Dir's
 // contract forbids).
-func (c *dirClaim) Lost() <-chan struct{} { return never }
+func (c *dirClaim) Lost() <-chan struct{} { return c.never }
 
 // Reserve writes until as every node id's reserved-until. It only moves the
 // reservation forward: a node id already at or past until keeps its value,
