@@ -246,7 +246,7 @@ func (s *crashStore) Acquire(ctx context.Context, layout snowlab.Layout, count, 
 	if err != nil {
 		return nil, err
 	}
-	cc := &crashClaim{Claim: c, reserved: c.Floor(), lost: make(chan struct{})}
+	cc := &crashClaim{Claim: c, reserved: c.Floor()}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.claims == nil {
@@ -268,15 +268,7 @@ type crashClaim struct {
 	mu       sync.Mutex
 	reserved int64 // the highest reservation made durable
 	crashed  bool
-	lost     chan struct{}
 }
-
-// Lost implements nodeid.Claim. A lock folder never loses a claim while
-// its process lives, so the channel is never closed, as Dir's; but it is
-// made with the claim: Dir's is one package-level channel, made outside
-// any testing/synctest bubble, and a lease's refresher waiting on it would
-// never count as durably blocked, so the bubble's clock would never move.
-func (c *crashClaim) Lost() <-chan struct{} { return c.lost }
 
 // Reserve implements nodeid.Claim.
 func (c *crashClaim) Reserve(ctx context.Context, until int64) error {
