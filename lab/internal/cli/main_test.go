@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -357,7 +358,11 @@ func TestList(t *testing.T) {
 	}
 }
 
+// TestMain parses the test binary's flags before it sets os.Args to the
+// bare command the tests run as: set first, it left m.Run no -run, -v or
+// -count to parse, and every invocation ran every test.
 func TestMain(m *testing.M) {
+	flag.Parse()
 	os.Args = []string{"loadgen"}
 	os.Exit(m.Run())
 }
