@@ -133,13 +133,21 @@ func TestPauseAndFreezeAddNoState(t *testing.T) {
 				s.ps[p].paused, s.ps[p].frozen = false, false
 			}
 		})
-		for k := range proj {
-			if _, ok := without[k]; !ok {
-				s := (&model{b: b}).decode([]byte(k), false)
-				t.Fatalf("%v: with pauses and frozen clocks the search reaches a state it does not reach without: %s", b, (&model{b: b}).describe(&s))
-			}
-		}
+		requireAmong(t, b, proj, without, "with pauses and frozen clocks the search reaches a state it does not reach without")
 		t.Logf("%v: the %d states within %d steps with pauses and frozen clocks are, once those are forgotten, %d of the %d states without", b, len(all), pauseDepth, len(proj), len(without))
+	}
+}
+
+// requireAmong fails the test, saying what and showing the state, unless
+// every state of some (keys of b's model) is in all.
+func requireAmong(t *testing.T, b bounds, some map[string]bool, all reach, what string) {
+	t.Helper()
+	for k := range some {
+		if _, ok := all[k]; !ok {
+			m := &model{b: b}
+			s := m.decode([]byte(k), false)
+			t.Fatalf("%v: %s: %s", b, what, m.describe(&s))
+		}
 	}
 }
 
@@ -175,12 +183,7 @@ func TestExhaustiveTimedExpiry(t *testing.T) {
 				s.vol[n].expires, s.dur[n].expires = none, none
 			}
 		})
-		for k := range proj {
-			if _, ok := all[k]; !ok {
-				s := (&model{b: untimed}).decode([]byte(k), false)
-				t.Fatalf("%v: the timed search reaches a state the untimed one does not: %s", b, (&model{b: untimed}).describe(&s))
-			}
-		}
+		requireAmong(t, untimed, proj, all, "the timed search reaches a state the untimed one does not")
 		t.Logf("%v (mutant %q):", b, b.mutant)
 		t.Logf("    timed: %d distinct states, %d transitions, %d steps deep: complete%s; %v CPU; all among the untimed search's %d states",
 			len(timed), out.transitions, len(out.levels)-1, map[bool]string{true: ", every invariant holds", false: ", an invariant is broken (" + invariantOf(out.kept) + ")"}[out.kept == ""],
