@@ -124,7 +124,8 @@
 //
 // Timed, as in lease.qnt, the store grants a hold a TTL on its own clock
 // and renews it (Renew). Untimed, the store may find any hold expired
-// whenever a process asks for its node ids: an Acquire may take any run.
+// whenever it is asked: an Acquire may take any run, and a Release's
+// guarded write may be refused.
 // That is every TTL and every renewal schedule at once, and it needs no
 // expiry in the state; TestUntimedExpiryCoversTimed checks, at small
 // bounds, that every state of the timed search is a state of the untimed
