@@ -53,6 +53,40 @@ type Store struct {
 	// reachTimeout bounds Acquire's first question to etcd: ReachTimeout,
 	// shorter in tests of an etcd that does not answer.
 	reachTimeout time.Duration
+
+	// renewed, when set (ObserveRenewals), is told of every keep-alive
+	// answer of every claim.
+	renewed atomic.Pointer[func(Renewal)]
+}
+
+// A Renewal is one keep-alive answer etcd gave for a claim's etcd lease:
+// the lease was alive when etcd renewed it, before Received, and it was
+// granted TTL from then. Since is an instant before etcd renewed it: the
+// start of the keep-alive, for its first answer; else the previous
+// answer's arrival less the TTL (never before the start), assuming no
+// answer reaches the holder more than a TTL after etcd sent it. (etcd
+// renews in the order asked, so this renewal came after the previous
+// answer's; but the client asks again whenever an answer is late, so it
+// may answer a question asked before the previous answer arrived.)
+type Renewal struct {
+	First, Count    int
+	Token           int64
+	Since, Received time.Time
+	TTL             time.Duration
+}
+
+// ObserveRenewals has f called with every keep-alive answer of every
+// claim the store holds, on the goroutine that keeps the claim's lease
+// alive (f must return at once). Renewals happen inside the store, unseen
+// through nodeid.Store; this is for a history of the store's operations
+// (snowidd's fault-injection build records one for the fault lab's
+// Porcupine check). A nil f stops the calls.
+func (s *Store) ObserveRenewals(f func(Renewal)) {
+	if f == nil {
+		s.renewed.Store(nil)
+		return
+	}
+	s.renewed.Store(&f)
 }
 
 var _ nodeid.Store = (*Store)(nil)
@@ -553,9 +587,12 @@ func (c *claim) start() {
 func (c *claim) keepAlive(ctx context.Context) {
 	for {
 		c.keepAlives.Add(1)
+		start := time.Now()
 		ch, err := c.s.cli.KeepAlive(ctx, c.lease)
 		if err == nil {
-			for range ch {
+			since := start
+			for resp := range ch {
+				since = c.renewed(resp, start, since)
 			}
 		}
 		wait := 50 * time.Millisecond
@@ -582,6 +619,23 @@ func (c *claim) keepAlive(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// renewed tells the store's observer, if any, of the keep-alive answer
+// resp, of the keep-alive begun at start, with since as its Since, and
+// returns the next answer's.
+func (c *claim) renewed(resp *clientv3.LeaseKeepAliveResponse, start, since time.Time) time.Time {
+	f := c.s.renewed.Load()
+	if f == nil {
+		return since
+	}
+	now := time.Now()
+	ttl := time.Duration(resp.TTL) * time.Second
+	(*f)(Renewal{First: c.first, Count: c.count, Token: c.token, Since: since, Received: now, TTL: ttl})
+	if next := now.Add(-ttl); next.After(start) {
+		return next
+	}
+	return start
 }
 
 // watch closes Lost when key, one of the claim's node keys, is deleted

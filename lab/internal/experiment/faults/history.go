@@ -28,14 +28,16 @@ var errHistory = errors.New("faults: bad store history")
 type storeOp struct {
 	Replica string `json:"replica,omitempty"` // set by the rig
 	ID      string `json:"id"`
-	// Op is acquire, reserve or release. Renewals are the store's own
-	// (etcd's keep-alive) and are not seen through nodeid.Store.
+	// Op is acquire, reserve, release, or renew: a keep-alive answer
+	// of etcd's for the claim's etcd lease (etcdlease.Renewal: called at
+	// an instant before etcd renewed it, answered when the answer came),
+	// which happens inside the store, unseen through nodeid.Store.
 	Op    string `json:"op,omitempty"`
 	First int    `json:"first"`
 	Count int    `json:"count"`
 	Token int64  `json:"token,omitempty"`
 	Floor int64  `json:"floor,omitempty"` // acquire's answer
-	Value int64  `json:"value,omitempty"` // reserve's or release's until
+	Value int64  `json:"value,omitempty"` // reserve's or release's until; renew's TTL (ns)
 	Call  int64  `json:"call,omitempty"`
 	// Return is when the answer came; math.MaxInt64 when none did (the
 	// replica was killed in the call).
@@ -107,8 +109,8 @@ type storeState struct {
 // operation without a verdict may or may not have happened. What it
 // insists on is what uniqueness rests on: an acquire hands out a newer
 // token and, as the floor, the reserved-until the store holds then; a
-// reserve or release succeeds only for the current holder; reserve only
-// moves reserved-until forward.
+// reserve, release or renewal succeeds only for the current holder;
+// reserve only moves reserved-until forward.
 var storeModel = porcupine.NondeterministicModel{
 	Partition: partitionByNode,
 	Init:      func() []any { return []any{storeState{}} },
@@ -138,6 +140,13 @@ func storeStep(s storeState, op storeOp) []any {
 			return nil
 		}
 		return []any{storeState{known: true, token: op.Token, held: true, floor: op.Floor, reserved: op.Floor}}
+	case "renew":
+		// Only answered renewals are recorded: etcd renewed a lease
+		// whose node keys the claim still held.
+		if s.known && !mine && op.Outcome == storeOutcomeOK {
+			return nil
+		}
+		return []any{s}
 	case "reserve", "release":
 		if !s.known {
 			return []any{s} // a holder from before the history began
@@ -299,8 +308,10 @@ func idCalls(ids []receivedID) []idCall {
 // store operations every replica recorded, and checkIDs' on the IDs the
 // clients received.
 type historyCheck struct {
-	// Ops is how many store operations the replicas recorded.
-	Ops int `json:"ops"`
+	// Ops is how many store operations the replicas recorded, Renewals
+	// how many of them were etcd's renewals of their leases.
+	Ops      int `json:"ops"`
+	Renewals int `json:"renewals,omitempty"`
 	// Porcupine is Ok, Illegal or Unknown (out of time); "no history"
 	// when a fault-injection build recorded none or it cannot be read,
 	// with Error saying why; "not recorded" for a build without the
@@ -323,7 +334,7 @@ func (h *historyCheck) failed() bool {
 const notRecorded = "not recorded"
 
 func (h *historyCheck) String() string {
-	s := fmt.Sprintf("Porcupine %s on %d store operations", h.Porcupine, h.Ops)
+	s := fmt.Sprintf("Porcupine %s on %d store operations (%d renewals)", h.Porcupine, h.Ops, h.Renewals)
 	if h.Error != "" {
 		s += " (" + h.Error + ")"
 	}
@@ -364,11 +375,20 @@ func (s *stage) checkHistory(a *analysis) *historyCheck {
 		ops = append(ops, more...)
 	}
 	h.Ops = len(ops)
+	for _, op := range ops {
+		if op.Op == "renew" {
+			h.Renewals++
+		}
+	}
 	switch {
 	case files == 0:
 		h.Porcupine = notRecorded
 	case len(ops) == 0:
 		h.Porcupine, h.Error = "no history", "the replicas' history files hold no store operation"
+	case s.sc.Store == "" && h.Renewals == 0:
+		// On etcd a replica's lease is renewed a third of its TTL after
+		// it is granted, and every scenario holds leases for seconds.
+		h.Porcupine, h.Error = "no history", "the replicas' history files hold no renewal of an etcd lease"
 	default:
 		h.Porcupine = string(checkStoreOps(ops, historyTimeout))
 	}

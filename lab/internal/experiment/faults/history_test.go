@@ -16,11 +16,13 @@ func op(replica, kind string, token, floor, value int64, call, ret int64, outcom
 		Call: call * 1e6, Return: ret * 1e6, Outcome: outcome}
 }
 
-// handOff is a good history: a holds node 3, is cut off (its reservation
-// is refused once b holds the id), b takes over from a's last durable
-// reservation, releases, and a comes back after it.
+// handOff is a good history: a holds node 3 (etcd renewing its lease),
+// is cut off (its reservation is refused once b holds the id), b takes
+// over from a's last durable reservation, releases, and a comes back
+// after it.
 func handOff() []storeOp {
 	return []storeOp{
+		op("a", "renew", 7, 0, 0, 1, 15, storeOutcomeOK), // a keep-alive answer, renewed while a held the id
 		op("a", "acquire", 7, 50, 0, 0, 2, storeOutcomeOK),
 		op("a", "reserve", 7, 0, 100, 3, 4, storeOutcomeOK),
 		op("a", "reserve", 7, 0, 200, 10, 12, storeOutcomeOK),
@@ -44,14 +46,17 @@ func TestCheckStoreOpsCatchesBrokenStores(t *testing.T) {
 	for name, plant := range map[string]func(h []storeOp){
 		// b starts from a reservation older than one a had made durable
 		// before b asked: b repeats a's IDs in between.
-		"stale floor": func(h []storeOp) { h[4].Floor = 100 },
+		"stale floor": func(h []storeOp) { h[5].Floor = 100 },
 		// a's reservation is accepted after b took the id: a zombie moved
 		// the reservation b had already read.
-		"zombie write": func(h []storeOp) { h[5].Outcome = storeOutcomeOK },
+		"zombie write": func(h []storeOp) { h[6].Outcome = storeOutcomeOK },
+		// etcd renewed a's lease after b had taken its node id: the
+		// lease of a claim another holds was alive.
+		"zombie renewal": func(h []storeOp) { h[0].Call, h[0].Return = 62e6, 64e6 },
 		// a new holder with an old token: no fencing.
-		"token reused": func(h []storeOp) { h[4].Token = 7 },
+		"token reused": func(h []storeOp) { h[5].Token = 7 },
 		// a release that does not store what it was given.
-		"release not stored": func(h []storeOp) { h[8].Floor = 500 },
+		"release not stored": func(h []storeOp) { h[9].Floor = 500 },
 	} {
 		t.Run(name, func(t *testing.T) {
 			h := handOff()

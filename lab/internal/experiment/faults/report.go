@@ -110,7 +110,7 @@ func writeScenarios(d *report.Document, run *Result) {
 			"An attempt is one try on one replica: refused with a status code, `transport` (no answer: a killed replica, a refused connection) or `timeout`. " +
 			"*Out of order* counts IDs a client received from a node id that were not above the last it received from that node id. " +
 			"*Failover* is the served calls that had first been refused, and how long those took from the first try to the answer. " +
-			"*Porcupine* is the independent history check: Porcupine's verdict on the store operations the replicas recorded (acquire, reserve, release) " +
+			"*Porcupine* is the independent history check: Porcupine's verdict on the store operations the replicas recorded (acquire, reserve, release, and etcd's renewals of their leases) " +
 			"against a sequential model of the store, with how many there were, and the IDs that break fleet-wide uniqueness or their node id's real-time order.")
 }
 
@@ -342,6 +342,9 @@ func historyCell(h *historyCheck) string {
 		return "—"
 	}
 	cell := fmt.Sprintf("%s, %s ops", h.Porcupine, units.Thousands(h.Ops))
+	if h.Renewals > 0 {
+		cell += fmt.Sprintf(" (%s renewals)", units.Thousands(h.Renewals))
+	}
 	if h.IDViolations > 0 {
 		cell += fmt.Sprintf(", %d ID violations", h.IDViolations)
 	}
