@@ -392,7 +392,7 @@ model:
 ## check of each scenario's history included): etcd from PATH (apt-get install
 ## etcd-server), started by the test with its toxiproxy links and replicas
 test-faults: snowidd-faults etcdholders
-	cd snowidd && $(GO) test -race -count=1 -tags snowidd_faults -run '^(TestFaultClock|TestFaultHolds|TestRecordStore)' ./internal/daemon
+	cd snowidd && $(GO) test -race -count=1 -tags snowidd_faults -run '^(TestFaultClock|TestFaultHolds|TestRecordStore|TestRecordRenewals)' ./internal/daemon
 	cd lab && SNOWLAB_FAULTS=1 SNOWIDD_FAULTS_BIN=$(CURDIR)/bin/snowidd-faults ETCDHOLDERS_BIN=$(CURDIR)/bin/etcdholders $(GO) test -race -count=1 -timeout 15m -run '^TestShortSet$$' -v ./internal/experiment/faults
 
 ## sim: the deterministic simulation (internal/sim) over SIM_SEEDS schedules
