@@ -1,14 +1,19 @@
-// Package leasespec is the one list of the lease stores that snowid,
-// snowidd and loadgen take in -lease: the scheme of each, the form a user
-// writes and what it names, and the openers behind them. Each program
-// builds its openers and its help from it, so that a store linked is a
-// store named: the help texts are written from the openers registered,
-// and the tests of each program check its hand-written texts (package
-// docs, READMEs) against them:
+// Package leasespec opens a lease spec on any store snowlab ships (a lock
+// folder, etcd, PostgreSQL, Kubernetes, ZooKeeper) and describes each: its
+// scheme, the form a user writes, what it names. A program of your own
+// that takes a -lease flag as snowid and snowidd do links every store
+// through this one import, and writes its help from the same list it
+// opens with, so that a store linked is a store named:
 //
 //	fs.String("lease", "", "the lease `SPEC`: "+leasespec.Help(leasespec.Stores()))
 //	...
 //	store, err := nodeid.OpenStore(spec, leasespec.Openers(0, nil))
+//
+// snowid, snowidd and loadgen build their openers and help from it, and
+// their tests check their hand-written texts (package docs, READMEs)
+// against it. A program that needs one store imports that store's module
+// alone (etcdlease, pglease, k8slease, zklease) and passes its Opener to
+// nodeid.OpenStore.
 package leasespec
 
 import (
