@@ -386,19 +386,6 @@ func call[T any](ctx context.Context, f func() (T, error), abandoned ...func(T, 
 	}
 }
 
-// call2 is call for a client call with two results.
-func call2[A, B any](ctx context.Context, f func() (A, B, error)) (A, B, error) {
-	type pair struct {
-		a A
-		b B
-	}
-	r, err := call(ctx, func() (pair, error) {
-		a, b, err := f()
-		return pair{a, b}, err
-	})
-	return r.a, r.b, err
-}
-
 func sleep(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
