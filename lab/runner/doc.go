@@ -1,0 +1,53 @@
+// Package runner is the small program that loadgen ab measures and
+// loadgen instr counts: a main of a few lines over your generators.
+//
+//	func main() {
+//		runner.Main(runner.Subject{Name: "mine/counter", New: newCounter, Increasing: true})
+//	}
+//
+// Built from two revisions of your code (loadgen ab builds it from each,
+// in a git worktree, with go build), it answers loadgen over its stdin and
+// stdout (-serve): each request mints IDs from one subject on G goroutines
+// for a slice of time, after a short warm-up, and answers with the IDs
+// minted, the wall time, and the CPU time: the calling thread's
+// (CLOCK_THREAD_CPUTIME_ID) at G=1, where one goroutine locked to its OS
+// thread (runtime.LockOSThread) does every call, so that the runtime's
+// other threads and the process's idle time are not in it; the whole
+// process's (CLOCK_PROCESS_CPUTIME_ID) at G>1, where goroutines move
+// between threads and one thread's time would be part of the work (and
+// the process does nothing else). Off Linux no CPU time is read and
+// loadgen ab decides on wall time. loadgen keeps each process for one
+// round of slices and starts fresh ones for the next, so that what one
+// process's memory layout costs is sampled, not carried into every slice.
+//
+// The same binary is a target of loadgen instr (-list, -path NAME -n N):
+// it makes N calls of one subject on one goroutine, through the very loop
+// that the timed slices run, so that valgrind's cachegrind counts what the
+// timed slices execute; (I(N2)-I(N1))/(N2-N1) over two counts is the
+// instructions per call.
+//
+// # Planted slowdowns
+//
+// loadgen ab measures its own sensitivity on the machine it runs on with
+// two slowdowns planted on purpose, each behind a build tag, so that a
+// binary built without either has no trace of them in the loop it times:
+//
+//   - snowlab_plant_calls: -plant-calls Q mints Q of every 1,024 IDs
+//     twice, the single-goroutine plant: the work added is the very work
+//     measured, so that it adds the same share of instructions as of time
+//     (loop steps after each call did not: a few cost next to nothing,
+//     run beside the next call); loadgen sizes Q from instruction counts;
+//   - snowlab_plant_shared: every call's ID is stored in a word of one
+//     cache line that every goroutine writes (goroutine k the word k mod
+//     8): one instruction more per call, so the instruction count barely
+//     moves, but above one goroutine the line moves between cores on every
+//     ID, as a shared counter on a hot path or padding removed from a
+//     state word would make it. Its cost is whatever it measures.
+//
+// # Checks
+//
+// Every call's error is a failure, and where Subject.Increasing is set an
+// ID not above the one the same goroutine minted before it is counted as
+// an order violation; loadgen's check request also mints a batch on G
+// goroutines and looks for duplicates among them.
+package runner
