@@ -9,16 +9,28 @@
 // in a git worktree, with go build), it answers loadgen over its stdin and
 // stdout (-serve): each request mints IDs from one subject on G goroutines
 // for a slice of time, after a short warm-up, and answers with the IDs
-// minted, the wall time, and the CPU time: the calling thread's
-// (CLOCK_THREAD_CPUTIME_ID) at G=1, where one goroutine locked to its OS
-// thread (runtime.LockOSThread) does every call, so that the runtime's
-// other threads and the process's idle time are not in it; the whole
-// process's (CLOCK_PROCESS_CPUTIME_ID) at G>1, where goroutines move
-// between threads and one thread's time would be part of the work (and
-// the process does nothing else). Off Linux no CPU time is read and
-// loadgen ab decides on wall time. loadgen keeps each process for one
-// round of slices and starts fresh ones for the next, so that what one
-// process's memory layout costs is sampled, not carried into every slice.
+// minted, the wall time, and the time they cost:
+//
+//   - at G=1, the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID):
+//     one goroutine locked to its OS thread (runtime.LockOSThread) makes
+//     every call, so that the runtime's other threads and the time the
+//     host gave to other processes are not in it;
+//   - at 1 < G <= GOMAXPROCS, contention: the goroutines, each locked to
+//     its thread, mint in batches started together at a barrier, and
+//     only the batches all of them ran side by side are timed (their
+//     intervals overlap), so that the figure is what contending costs, as
+//     on an idle host, however seldom a busy host runs the threads at
+//     once (lockstep);
+//   - above GOMAXPROCS, the process's CPU time (CLOCK_PROCESS_CPUTIME_ID):
+//     goroutines share the Ps, so no thread's time is one goroutine's, and
+//     the process does nothing else.
+//
+// Off Linux no CPU time is read, and loadgen ab decides on wall time.
+// loadgen keeps each process for one round of slices and starts fresh
+// ones for the next, so that what one process's memory layout costs is
+// sampled, not carried into every slice. The garbage collector is off
+// while a runner serves: a generator allocates nothing, and a collector's
+// workers would take Ps from the minting goroutines.
 //
 // The same binary is a target of loadgen instr (-list, -path NAME -n N):
 // it makes N calls of one subject on one goroutine, through the very loop

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -183,5 +184,59 @@ func TestSharedLine(t *testing.T) {
 	}
 	if len(seen) != lineWords {
 		t.Errorf("%d distinct words for 16 goroutines, want 8", len(seen))
+	}
+}
+
+// TestLockstep: goroutines mint in batches started together and all of
+// them stop together (none is left at the barrier); the answer holds the
+// batches that ran side by side, whole, and no more than were minted; a
+// failing call stops the slice and is said.
+func TestLockstep(t *testing.T) {
+	var calls atomic.Int64
+	next, _ := counter("c/one", &calls).New()
+	for range 50 {
+		calls.Store(0)
+		a := lockstep(next, 2, 200*time.Microsecond, true)
+		if a.IDs > calls.Load() || a.IDs%(2*stepBatch) != 0 || a.CPUNS < 0 || a.Err != "" || a.Violations != 0 {
+			t.Fatalf("%+v, %d calls", a, calls.Load())
+		}
+	}
+	var n atomic.Int64
+	failing := func() (uint64, error) {
+		if n.Add(1) > 3*stepBatch {
+			return 0, errors.New("window closed")
+		}
+		return uint64(n.Load()), nil
+	}
+	if a := lockstep(failing, 2, time.Hour, false); !strings.Contains(a.Err, "window closed") {
+		t.Errorf("a failing call: %+v", a)
+	}
+}
+
+// TestStepCount: a batch counts where every goroutine's interval covers
+// 80% of the batch's span (started together, not descheduled), and is
+// kept unless its span is over twice the median of those: its
+// intervals' sum is its time, g batches its IDs.
+func TestStepCount(t *testing.T) {
+	x := &stepRun{g: 2, spans: [][][2]int64{
+		{{0, 100}, {200, 300}, {400, 500}, {600, 700}, {1000, 1400}},
+		{{5, 101}, {200, 900}, {480, 500}, {610, 690}, {1010, 1400}},
+	}}
+	x.count()
+	if x.gens != 3 || x.done != 5 {
+		t.Errorf("%d batches side by side of %d judged; want 3 of 5: the 1st, 4th and 5th", x.gens, x.done)
+	}
+	ids, ns := x.total()
+	if ids != 2*2*stepBatch || ns != 100+96+100+80 {
+		t.Errorf("%d IDs, %d ns; want the 1st and 4th (the 5th spans 400 ns, over twice the median 101): %d, 376", ids, ns, 4*stepBatch)
+	}
+	x.spans[0] = append(x.spans[0], [2]int64{1500, 1600})
+	x.spans[1] = append(x.spans[1], [2]int64{1500, 1600})
+	x.count()
+	if x.gens != 4 || x.done != 6 {
+		t.Errorf("a batch more: %d side by side, %d judged; want 4, 6 (each judged once)", x.gens, x.done)
+	}
+	if ids, _ := (&stepRun{g: 2, spans: [][][2]int64{{}, {}}}).total(); ids != 0 {
+		t.Errorf("no batch: %d IDs", ids)
 	}
 }

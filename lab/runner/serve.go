@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -69,6 +71,10 @@ func newServer(subjects []Subject) *server {
 }
 
 func (s *server) serve(stdin io.Reader, stdout io.Writer) error {
+	// No collection while slices run: the generators allocate nothing,
+	// the runner little (its answers, a lockstep slice's records once),
+	// and a collector's workers would take Ps from the minting goroutines.
+	debug.SetGCPercent(-1)
 	enc := json.NewEncoder(stdout)
 	h := Hello{Protocol: Protocol, GOMAXPROCS: runtime.GOMAXPROCS(0), Plant: Plant, PlantCalls: plantCallsNow(),
 		CPU: threadCPU() >= 0, Go: runtime.Version()}
@@ -122,10 +128,14 @@ func (s *server) handle(f []string) (Answer, error) {
 	switch {
 	case f[0] == "slice" && len(f) == 5:
 		warmup, d := time.Duration(nums[1]), time.Duration(nums[2])
-		if g == 1 {
+		switch {
+		case g == 1:
 			r := soloReq{name: sub.Name, next: next, warmup: warmup, d: d, increasing: sub.Increasing, answer: make(chan Answer)}
 			s.solo <- r
 			return <-r.answer, nil
+		case g <= runtime.GOMAXPROCS(0):
+			lockstep(next, g, warmup, sub.Increasing)
+			return lockstep(next, g, d, sub.Increasing), nil
 		}
 		return timedMany(next, g, warmup, d, sub.Increasing), nil
 	case f[0] == "check" && len(f) == 4:
@@ -186,8 +196,210 @@ func since(c0, c1 int64) int64 {
 	return c1 - c0
 }
 
-// timedMany is a slice on g goroutines: a warm-up, then the measured part,
-// the process's CPU time read around it.
+// stepBatch is the calls of a lockstep batch: about 15 microseconds of
+// atomicgen, long beside the barrier's hand-over (a cache line moving,
+// some 100 ns), short beside the scheduler's slices (milliseconds), so
+// that a batch two threads start together they mostly end together.
+const stepBatch = 512
+
+// The lockstep slice's limits: it ends after d once minCoRun batches ran
+// side by side, or after maxStretch times d whatever ran; maxGens bounds
+// the batches it keeps (a record each per goroutine).
+const (
+	minCoRun   = 16
+	maxStretch = 2
+	maxGens    = 1 << 15
+)
+
+// coRun is the share of a batch's span that every goroutine must have
+// spent in it for the batch to count as run side by side.
+const coRun = 0.8
+
+// lockstep is a slice on g goroutines, g at most GOMAXPROCS, that times
+// only what they did side by side. A host busy with other work runs a
+// process's threads one at a time most of the time: on this repository's
+// 2-core VM at load averages of 12 to 39, atomicgen cost 1.02x at G=2 what
+// it cost at G=1, free-running, and two threads hammering one word
+// interleaved in under 0.1% of their adds. Their goroutines then contend
+// for nothing, and neither would a regression that makes them contend.
+// Here each goroutine, locked to its OS thread, waits at a spin barrier
+// for the others, then makes a batch of calls between two reads of the
+// monotonic clock; a batch counts where every goroutine's interval covers
+// coRun of the batch's whole span (so none was descheduled in it, or
+// started late), and the answer's CPU time is the sum of those intervals
+// (a thread running throughout spends its wall time on the CPU), its IDs
+// theirs: the cost per ID of goroutines contending as on an idle host,
+// whatever else runs. Batches that did not run side by side, and the time
+// at the barrier, are in no figure; wall_ns is the slice's.
+func lockstep(next func() (uint64, error), g int, d time.Duration, increasing bool) Answer {
+	x := &stepRun{g: g, spans: stepSpans(g)}
+	var (
+		stop = new(atomic.Bool)
+		wg   sync.WaitGroup
+		bad  = make([]int64, g)
+		errs = make([]error, g)
+	)
+	x.b.n, x.b.full = int64(g), x.count
+	start := time.Now()
+	for k := range g {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			w, sense := newWorker(k), false
+			for !x.b.wait(&sense, stop) {
+				t0 := time.Since(start)
+				err := mint(next, stepBatch, w)
+				t1 := time.Since(start)
+				x.spans[k] = append(x.spans[k], [2]int64{int64(t0), int64(t1)})
+				if err != nil {
+					errs[k] = err
+					stop.Store(true)
+				}
+				if k == 0 && (t1 >= d && x.gens >= minCoRun || t1 >= maxStretch*d || len(x.spans[k]) == maxGens) {
+					stop.Store(true)
+				}
+			}
+			bad[k] = w.bad
+		}()
+	}
+	wg.Wait()
+	ids, ns := x.total()
+	a := Answer{WallNS: time.Since(start).Nanoseconds(), IDs: ids, CPUNS: ns}
+	for k := range g {
+		if increasing {
+			a.Violations += bad[k]
+		}
+		if errs[k] != nil && a.Err == "" {
+			a.Err = errs[k].Error()
+		}
+	}
+	return a
+}
+
+// spans holds the lockstep intervals, reused from slice to slice (a
+// runner measures one slice at a time).
+var spans [][][2]int64
+
+// stepSpans returns g empty interval records of capacity maxGens.
+func stepSpans(g int) [][][2]int64 {
+	for len(spans) < g {
+		spans = append(spans, make([][2]int64, 0, maxGens))
+	}
+	for k := range g {
+		spans[k] = spans[k][:0]
+	}
+	return spans[:g]
+}
+
+// stepRun is a lockstep slice's record: every goroutine's batch intervals
+// and which batches ran side by side.
+type stepRun struct {
+	b     barrier
+	g     int
+	spans [][][2]int64 // [goroutine][batch]{start, end}, ns since the slice began
+	done  int          // batches judged
+	gens  int          // of them, run side by side
+	side  []bool       // by batch: run side by side
+}
+
+// count judges the batches every goroutine has finished: it runs in the
+// barrier's last arrival, when no goroutine is writing its intervals.
+func (x *stepRun) count() {
+	for ; x.done < len(x.spans[0]); x.done++ {
+		j := x.done
+		lo, hi := x.spans[0][j][0], x.spans[0][j][1]
+		first, last := lo, hi
+		for k := range x.g {
+			s := x.spans[k][j]
+			lo, hi = max(lo, s[0]), min(hi, s[1])
+			first, last = min(first, s[0]), max(last, s[1])
+		}
+		side := float64(hi-lo) >= coRun*float64(last-first)
+		x.side = append(x.side, side)
+		if side {
+			x.gens++
+		}
+	}
+}
+
+// total is what the batches run side by side add up to: their IDs, and
+// the sum of their intervals. A batch whose span is more than twice the
+// median of theirs is left out: every goroutine of it was held up
+// together (the hypervisor took both CPUs, say), which the intervals
+// alone cannot tell from running side by side.
+func (x *stepRun) total() (ids, ns int64) {
+	var spans []int64
+	for j, side := range x.side {
+		if side {
+			spans = append(spans, x.span(j))
+		}
+	}
+	if len(spans) == 0 {
+		return 0, 0
+	}
+	sorted := slices.Clone(spans)
+	slices.Sort(sorted)
+	limit := 2 * sorted[len(sorted)/2]
+	for j, side := range x.side {
+		if !side || x.span(j) > limit {
+			continue
+		}
+		ids += int64(x.g * stepBatch)
+		for k := range x.g {
+			ns += x.spans[k][j][1] - x.spans[k][j][0]
+		}
+	}
+	return ids, ns
+}
+
+// span is batch j's span: from the first start to the last end.
+func (x *stepRun) span(j int) int64 {
+	first, last := x.spans[0][j][0], x.spans[0][j][1]
+	for k := range x.g {
+		first, last = min(first, x.spans[k][j][0]), max(last, x.spans[k][j][1])
+	}
+	return last - first
+}
+
+// barrier is a sense-reversing spin barrier for n goroutines; full, when
+// set, runs in the last arrival before the others are let go.
+type barrier struct {
+	n     int64
+	full  func()
+	count atomic.Int64
+	_     [56]byte
+	sense atomic.Bool
+	stop  bool // the generation's decision, written by its last arrival
+}
+
+// wait returns when all n goroutines have called it, and whether they
+// stop: whether stop was set when the last of them arrived (so that all
+// decide alike, however late one of them reads it); sense is the
+// caller's own, false at first. A goroutine waiting for a peer the
+// scheduler took away spins on, so that its thread is on a CPU when the
+// peer's comes back: yielding (runtime.Gosched) parked the locked thread,
+// and waking it took longer than a batch.
+func (b *barrier) wait(sense *bool, stop *atomic.Bool) bool {
+	*sense = !*sense
+	if b.count.Add(1) == b.n {
+		if b.full != nil {
+			b.full()
+		}
+		b.count.Store(0)
+		b.stop = stop.Load()
+		b.sense.Store(*sense)
+		return b.stop
+	}
+	for b.sense.Load() != *sense {
+	}
+	return b.stop
+}
+
+// timedMany is a slice on g goroutines, more than GOMAXPROCS: a warm-up,
+// then the measured part, the process's CPU time read around it (the
+// goroutines share the Ps, so no thread's time is one goroutine's).
 func timedMany(next func() (uint64, error), g int, warmup, d time.Duration, increasing bool) Answer {
 	if _, _, _, err := many(next, g, warmup); err != nil {
 		return Answer{Err: err.Error()}

@@ -129,7 +129,10 @@ func (m *Measurement) round(ctx context.Context, s Schedule, r int, rng *rand.Ra
 			}
 		}
 	}()
-	for i, arm := range s.Arms {
+	// Started in a random order too, so that no build is always the
+	// first process of a round.
+	for _, i := range rng.Perm(len(s.Arms)) {
+		arm := s.Arms[i]
 		p, err := start(ctx, arm)
 		if err != nil {
 			return err
@@ -149,6 +152,9 @@ func (m *Measurement) round(ctx context.Context, s Schedule, r int, rng *rand.Ra
 	}
 	for _, c := range rng.Perm(len(s.Cells)) {
 		cell := s.Cells[c]
+		if m.idle(c, r) {
+			continue
+		}
 		order := slices.Clone(cell.Arms)
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		for _, a := range order {
@@ -170,6 +176,27 @@ func (m *Measurement) round(ctx context.Context, s Schedule, r int, rng *rand.Ra
 		}
 	}
 	return nil
+}
+
+// idleRounds is how many rounds a cell may answer nothing on every arm
+// before it is left out of the rounds that follow: a runner answers no
+// IDs at 1 < G <= GOMAXPROCS when its goroutines never ran side by side
+// (lab/runner's lockstep), which on a host busy with other work is every
+// slice, each twice the slice long.
+const idleRounds = 4
+
+// idle is whether cell c answered no IDs on any arm in each of the first
+// idleRounds rounds, from round idleRounds on.
+func (m *Measurement) idle(c, r int) bool {
+	if r < idleRounds {
+		return false
+	}
+	for _, x := range m.Samples {
+		if x.Cell == c && x.Round < idleRounds && x.IDs > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // check mints CheckIDs IDs of every subject the schedule measures, on its

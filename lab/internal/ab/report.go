@@ -78,7 +78,7 @@ func (r *Result) metric() string {
 	if !r.CPU {
 		return "wall time per ID (no CPU time on this system)"
 	}
-	return "CPU time per ID: the minting thread's at G=1, the process's above"
+	return "CPU time per ID: the minting thread's at G=1; up to GOMAXPROCS, the batches its goroutines ran side by side; the process's above"
 }
 
 // text is the self-check's paragraph.
@@ -103,8 +103,12 @@ func (sc *SelfCheck) text(family int) string {
 	}
 	fmt.Fprintf(&b, "  a cache line every goroutine writes, at %s (%s%s): %s %s: %s\n", sc.Shared.Workload, counted(sc.SharedInstr), gate,
 		changeText(sc.Shared), sc.Shared.Decision, caught(sc.Shared))
-	fmt.Fprintf(&b, "  contention the host allowed: base costs %.2fx at G=%d what it costs at G=1 (near 1: its goroutines seldom ran side by side)\n",
-		sc.Contention, sc.Shared.Workload.G)
+	if sc.Contention > 0 {
+		fmt.Fprintf(&b, "  contention: base costs %.2fx at G=%d what it costs at G=1 (timed where its goroutines ran side by side)\n",
+			sc.Contention, sc.Shared.Workload.G)
+	} else {
+		fmt.Fprintf(&b, "  contention: not measured: base's goroutines at G=%d never ran side by side (the host ran its threads one at a time)\n", sc.Shared.Workload.G)
+	}
 	diff, pairs := 0, 0
 	var parts []string
 	for _, r := range sc.Same {

@@ -98,11 +98,11 @@ func TestDecide(t *testing.T) {
 		assert.Equal(t, c.want, rows[0].Decision, c.what)
 		assert.Equal(t, c.worse, rows[0].Worse, c.what)
 	}
-	rows := []Row{row(1, 0.02, 0.05, 0.04, 0.06), row(1, 0.5, 0, -0.01, 0.01)}
+	rows := []Row{row(1, 0.004, 0.05, 0.04, 0.06), row(1, 0.5, 0, -0.01, 0.01)}
 	decide(rows, o, 2)
-	assert.Equal(t, Different, rows[0].Decision, "0.02 x 2 = 0.04 after Holm")
+	assert.Equal(t, Different, rows[0].Decision, "0.004 x 2 = 0.008 after Holm")
 	decide(rows[:1], o, 9)
-	assert.InDelta(t, 0.18, rows[0].PAdj, 1e-12, "held as one of 9 rows: Bonferroni")
+	assert.InDelta(t, 0.036, rows[0].PAdj, 1e-12, "held as one of 9 rows: Bonferroni")
 	assert.NotEqual(t, Different, rows[0].Decision)
 	_, err = Options{MinEffect: 1.5}.WithDefaults()
 	assert.ErrorIs(t, err, ErrOptions)
