@@ -309,9 +309,15 @@ gates:
 	scripts/instr-gate.sh -h >/dev/null
 	$(LOADGEN) gates -target bin/instrpath $(GATES_FLAGS)
 
-## bench-check: the regression gate against results/baseline
+## bench-check: the throughput gate on this commit against AB_BASE (default
+## its parent, as CI runs it: HEAD itself where there is none): loadgen ab,
+## both built from git worktrees and measured interleaved, with its
+## self-check (lab/README.md, "Regression gates"); AB_FLAGS='-rounds 40'.
+AB_BASE ?= HEAD~1
+AB_FLAGS ?=
 bench-check: loadgen
-	$(LOADGEN) check -q
+	@base=$(AB_BASE); git rev-parse -q --verify "$$base^{commit}" >/dev/null || base=HEAD; \
+	$(LOADGEN) ab -q $(AB_FLAGS) "$$base" HEAD
 
 .PHONY: btree pg alternatives
 BTREE_FLAGS ?=
