@@ -12,8 +12,11 @@
 //     SteadyConfig);
 //   - lab/result: the result it returns, read (result.Read) and written
 //     (result.WriteJSON) in the schema loadgen writes;
-//   - lab/compare: the comparison of two runs and the gate (compare.Gate)
-//     that fails a run slower than its baseline against the same limit;
+//   - lab/compare: the comparison of two runs (informational: it fails
+//     nothing) and the ratios that hold across hosts (compare.Ratios);
+//   - lab/runner: the small program loadgen ab measures and loadgen
+//     instr counts, a main over your generator: the two regression
+//     gates, base against head;
 //   - lab/loadgen: the loadgen command's one entry point (Main), which
 //     cmd/loadgen's main calls.
 //

@@ -135,6 +135,9 @@ func caught(r Row) string {
 }
 
 func detects(r Row) string {
+	if math.IsNaN(r.Change) {
+		return "could not measure"
+	}
 	if r.Worse {
 		return fmt.Sprintf("detects %+.1f%%", 100*r.Change)
 	}

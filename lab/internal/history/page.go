@@ -13,7 +13,7 @@ import (
 )
 
 // DefaultBaseline is loadgen history's -baseline unless told otherwise:
-// the baseline loadgen check compares against.
+// results/baseline/, the run whose gated ratios the page leads with.
 func DefaultBaseline() string { return filepath.FromSlash(resultdir.Baseline) }
 
 // Page is a history page to write: the runs in Sources onto Out, the
