@@ -235,6 +235,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		gs = []int{1, p, 2 * p}
 	}
 	gs = dedupe(gs)
+	if m := len(subjects) * len(gs); cfg.Rounds < MinRounds(m, o.Alpha) {
+		return nil, fmt.Errorf("%w: %d rounds: with n pairs the signed-rank test's least p is 2/2^n, and Holm holds the least of %d workloads to alpha/%d = %.2g: no workload could be DIFFERENT under %d rounds",
+			ErrUsage, cfg.Rounds, m, m, o.Alpha/float64(m), MinRounds(m, o.Alpha))
+	}
 	res := &Result{Options: o, Rounds: cfg.Rounds, Slice: cfg.Slice, Warmup: cfg.Warmup, Seed: cfg.Seed, GOMAXPROCS: p}
 	s := Schedule{Arms: []Arm{{Name: "base", Bin: cfg.Base}, {Name: "head", Bin: cfg.Head, Args: cfg.HeadArgs}},
 		Rounds: cfg.Rounds, Slice: cfg.Slice, Warmup: cfg.Warmup, CheckIDs: checkIDs, Seed: cfg.Seed,
@@ -295,6 +299,17 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.SelfCheck = sc
 	}
 	return res, nil
+}
+
+// MinRounds is the fewest rounds with which a workload can be DIFFERENT
+// among m at alpha: the signed-rank test's least two-sided p over n pairs
+// is 2/2^n, and Holm's correction holds the smallest of m to alpha/m.
+func MinRounds(m int, alpha float64) int {
+	n := 1
+	for math.Ldexp(2, -n)*float64(m) > alpha {
+		n++
+	}
+	return n
 }
 
 // contendedG is the G the contention plant is measured at: GOMAXPROCS,

@@ -107,3 +107,9 @@ func TestDecide(t *testing.T) {
 	_, err = Options{MinEffect: 1.5}.WithDefaults()
 	assert.ErrorIs(t, err, ErrOptions)
 }
+
+func TestMinRounds(t *testing.T) {
+	assert.Equal(t, 11, MinRounds(9, 0.01), "2/2^11 x 9 = 0.0088")
+	assert.Equal(t, 9, MinRounds(9, 0.05))
+	assert.Equal(t, 8, MinRounds(1, 0.01))
+}

@@ -164,11 +164,13 @@ func worst(rows []ab.Row) (ab.Row, bool) {
 }
 
 // largest is the largest |change| of the rows at G=1 (one) or above,
-// percent; nil where there is none.
+// percent, of those with an interval (enough pairs for one: a workload
+// whose goroutines seldom ran side by side may have two); nil where there
+// is none.
 func largest(rows []ab.Row, one bool) *float64 {
 	var v []float64
 	for _, r := range rows {
-		if (r.Workload.G == 1) == one && !math.IsNaN(r.Change) {
+		if (r.Workload.G == 1) == one && !math.IsNaN(r.Change) && !math.IsInf(r.ChangeLo, 0) && !math.IsInf(r.ChangeHi, 0) {
 			v = append(v, math.Abs(r.Change))
 		}
 	}
