@@ -15,11 +15,12 @@ import (
 // coin toss, because the order of the two slices of a pair is drawn at
 // random: the exact p is then a randomisation test's, whatever the
 // noise's distribution. Zeros are dropped from the test (Wilcoxon's own
-// rule; all zeros is p = 1), not from the estimate; ties in |d| (which
-// CPU times in nanoseconds almost never give) fall back to the normal
-// approximation with its tie correction. lo and hi are -Inf and +Inf
-// where n is too small for any interval (5 pairs or fewer at alpha
-// 0.05).
+// rule; all zeros is p = 1), not from the estimate; ties in |d| take
+// their mean rank, and the exact distribution is then that of the
+// midranks (integers when doubled, so the same recurrence counts it);
+// above maxExact pairs, the normal approximation with its tie
+// correction. lo and hi are -Inf and +Inf where n is too small for any
+// interval (5 pairs or fewer at alpha 0.05).
 func signedRank(d []float64, alpha float64) (p, est, lo, hi float64) {
 	n := len(d)
 	if n == 0 {
@@ -46,13 +47,13 @@ func signedRank(d []float64, alpha float64) (p, est, lo, hi float64) {
 	if len(nz) == 0 {
 		return 1, est, lo, hi
 	}
-	wplus, exact := ranks(nz)
-	counts := signedRankCounts(len(nz))
-	if !exact || counts == nil {
-		return normalP(nz, wplus), est, lo, hi
+	twice, wplus2 := ranks(nz)
+	counts := weightCounts(twice)
+	if counts == nil {
+		return normalP(nz, float64(wplus2)/2), est, lo, hi
 	}
 	total, below, above := 0.0, 0.0, 0.0
-	w := int(math.Round(wplus))
+	w := wplus2
 	for u, c := range counts {
 		total += c
 		if u <= w {
@@ -65,33 +66,51 @@ func signedRank(d []float64, alpha float64) (p, est, lo, hi float64) {
 	return math.Min(1, 2*math.Min(below, above)/total), est, lo, hi
 }
 
-// ranks is W+, the sum of the ranks of |d| over the positive d (midranks
-// for ties), and whether the exact distribution applies (no ties); d has
-// no zeros.
-func ranks(d []float64) (wplus float64, exact bool) {
+// ranks are twice the ranks of |d| (midranks for ties, so that twice
+// each is a whole number) and twice W+, the sum of the ranks of the
+// positive d; d has no zeros.
+func ranks(d []float64) (twice []int, wplus2 int) {
 	idx := make([]int, len(d))
 	for i := range idx {
 		idx[i] = i
 	}
 	slices.SortFunc(idx, func(a, b int) int { return cmpFloat(math.Abs(d[a]), math.Abs(d[b])) })
-	exact = true
+	twice = make([]int, len(d))
 	for i := 0; i < len(idx); {
 		j := i
 		for j+1 < len(idx) && math.Abs(d[idx[j+1]]) == math.Abs(d[idx[i]]) {
 			j++
 		}
-		if j > i {
-			exact = false
-		}
-		r := float64(i+j)/2 + 1
+		r2 := i + j + 2 // twice the mean of ranks i+1 .. j+1
 		for k := i; k <= j; k++ {
+			twice[k] = r2
 			if d[idx[k]] > 0 {
-				wplus += r
+				wplus2 += r2
 			}
 		}
 		i = j + 1
 	}
-	return wplus, exact
+	return twice, wplus2
+}
+
+// weightCounts returns counts[w] = how many of the 2^n sign patterns give
+// a sum w of the weights whose sign is +, by the recurrence
+// c_k(w) = c_{k-1}(w) + c_{k-1}(w - weight_k); nil above maxExact
+// weights. With the weights 1..n it is signedRankCounts.
+func weightCounts(weights []int) []float64 {
+	if len(weights) > maxExact {
+		return nil
+	}
+	c := []float64{1}
+	for _, wt := range weights {
+		next := make([]float64, len(c)+wt)
+		for w, v := range c {
+			next[w] += v
+			next[w+wt] += v
+		}
+		c = next
+	}
+	return c
 }
 
 // maxExact is the largest n whose exact distribution signedRankCounts
@@ -99,22 +118,13 @@ func ranks(d []float64) (wplus float64, exact bool) {
 const maxExact = 400
 
 // signedRankCounts returns counts[w] = how many of the 2^n sign patterns
-// of n ranks give W+ = w, by the recurrence c_k(w) = c_{k-1}(w) +
-// c_{k-1}(w-k); nil above maxExact.
+// of the ranks 1..n give W+ = w; nil above maxExact.
 func signedRankCounts(n int) []float64 {
-	if n > maxExact {
-		return nil
+	w := make([]int, n)
+	for i := range w {
+		w[i] = i + 1
 	}
-	c := []float64{1}
-	for k := 1; k <= n; k++ {
-		next := make([]float64, len(c)+k)
-		for w, v := range c {
-			next[w] += v
-			next[w+k] += v
-		}
-		c = next
-	}
-	return c
+	return weightCounts(w)
 }
 
 // criticalK is the largest k with P(W+ < k) <= alpha/2: the interval

@@ -53,9 +53,15 @@ func TestSignedRank(t *testing.T) {
 	assert.Equal(t, 1.0, p)
 	assert.Equal(t, 0.0, est)
 	assert.Equal(t, [2]float64{0, 0}, [2]float64{lo, hi})
-	// Ties: the normal approximation, still small for all positive.
+	// Ties: the midranks' own exact distribution; all positive is still
+	// the one pattern in 2^10 at that end, p = 2/1024, and a tie among
+	// signs that differ is counted as both could fall.
 	p, _, _, _ = signedRank([]float64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, 0.05)
-	assert.Less(t, p, 0.01)
+	assert.InDelta(t, 2.0/1024, p, 1e-12)
+	p, _, _, _ = signedRank([]float64{-1, 1, 2, 3}, 0.05)
+	// Doubled midranks 3, 3, 6, 8: W2+ = 17 of 20; patterns with a sum
+	// of 17 or more: {3,6,8} twice, and all four: 3 of 16.
+	assert.InDelta(t, 2*3.0/16, p, 1e-12)
 	// Too few pairs for an interval.
 	_, _, lo, hi = signedRank([]float64{1, 2, 3}, 0.05)
 	assert.True(t, math.IsInf(lo, -1) && math.IsInf(hi, 1))
