@@ -31,12 +31,15 @@ func counter(name string, calls *atomic.Int64) Subject {
 func TestCount(t *testing.T) {
 	var calls atomic.Int64
 	subjects := []Subject{counter("c/one", &calls)}
+	fixed := subjects[0].Fixed
+	usedFixed := false
+	subjects[0].Fixed = func() (func() (uint64, error), error) { usedFixed = true; return fixed() }
 	var out, errb bytes.Buffer
 	if code := Run([]string{"-path", "c/one", "-n", "1000"}, nil, &out, &errb, subjects); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	if calls.Load() != 1000 {
-		t.Errorf("%d calls, want 1000", calls.Load())
+	if calls.Load() != 1000 || !usedFixed {
+		t.Errorf("%d calls, Fixed used %v: want 1000 through Fixed", calls.Load(), usedFixed)
 	}
 	if code := Run([]string{"-list"}, nil, &out, &errb, subjects); code != 0 || out.String() != "c/one\n" {
 		t.Errorf("-list: exit %d, %q", code, out.String())
