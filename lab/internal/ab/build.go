@@ -118,6 +118,9 @@ func BuildRevisions(ctx context.Context, src Source, base, head, dir string, pla
 		out, tags, commit string
 	}
 	jobs := []job{{filepath.Join(dir, "base"), "", b.BaseCommit}, {filepath.Join(dir, "head"), "", b.HeadCommit}}
+	if b.BaseCommit == b.HeadCommit {
+		jobs = jobs[:1] // one build serves both
+	}
 	if planted {
 		jobs = append(jobs, job{filepath.Join(dir, "base-calls"), TagCalls, b.BaseCommit}, job{filepath.Join(dir, "base-shared"), TagShared, b.BaseCommit})
 	}
@@ -142,9 +145,15 @@ func BuildRevisions(ctx context.Context, src Source, base, head, dir string, pla
 			return nil, fmt.Errorf("%w: %s at %s: %v", ErrBuild, pkg, j.commit[:12], err)
 		}
 	}
-	b.Base, b.Head = jobs[0].out, jobs[1].out
+	b.Base, b.Head = jobs[0].out, filepath.Join(dir, "head")
+	if b.BaseCommit == b.HeadCommit {
+		if err := os.Link(b.Base, b.Head); err != nil {
+			b.Close()
+			return nil, err
+		}
+	}
 	if planted {
-		b.Calls, b.Shared = jobs[2].out, jobs[3].out
+		b.Calls, b.Shared = jobs[len(jobs)-2].out, jobs[len(jobs)-1].out
 	}
 	if b.Identical, err = sameFile(b.Base, b.Head); err != nil {
 		b.Close()
