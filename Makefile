@@ -299,8 +299,9 @@ instr-baseline:
 ## gates: how well the regression gates work (loadgen gates,
 ## lab/internal/experiment/gates): false alarms over 30 same-code pairs,
 ## quiet and beside a CPU hog, and detection of planted slowdowns, for the
-## instruction gate, the wall gate, compare and the ratio gate; about two
-## hours on two cores (GATES_FLAGS="-pairs 5 -trials 1" for a taste);
+## instruction gate and loadgen ab (3/5/10/25% at G=1, and a contention
+## plant); about two hours on two cores (GATES_FLAGS="-pairs 5 -trials 1"
+## for a taste);
 ## writes results/local/*-gates.*
 GATES_FLAGS ?=
 # scripts/instr-gate.sh -h installs valgrind where it is missing and builds
