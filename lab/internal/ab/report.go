@@ -35,8 +35,8 @@ func (r *Result) Write(w io.Writer, b Builds) error {
 	if b.Identical {
 		ew.Printf("note: the two runners are byte for byte the same binary: this run compares the same code\n")
 	}
-	ew.Printf("measured: %d rounds of %v slices (after %v unmeasured), a fresh process of each build a round, in %.1f s; %s\n",
-		r.Rounds, r.Slice, r.Warmup, r.Took.Seconds(), r.metric())
+	ew.Printf("measured: %d rounds of %v slices (after %v unmeasured), a fresh process of each build a round, in %.1f s (seed %d); %s\n",
+		r.Rounds, r.Slice, r.Warmup, r.Took.Seconds(), r.Seed, r.metric())
 	ew.Printf("%s\n", r.Load)
 	ew.Printf("test: Wilcoxon signed-rank on each round's log(head/base), exact, Holm-corrected over %d workloads (alpha %g); minimum effect %s at G=1, %s above\n\n",
 		len(r.Rows), r.Alpha, pct0(r.MinEffect), pct0(r.MinEffectContended))

@@ -39,6 +39,13 @@ func runAB(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "write the finding as JSON instead of a table")
 	seed := fs.Uint64("seed", 0, "the seed of the slices' order (0: from the clock; the output says it)")
 	quiet := fs.Bool("q", false, "no progress output")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage of loadgen ab: loadgen ab [flags] BASE HEAD\n\n"+
+			"BASE and HEAD are git revisions of the repository (-C): each is checked out into a worktree and a runner built\n"+
+			"from it; or two runner binaries, compared as they are. Exit 1 on a workload DIFFERENT and worse, or a\n"+
+			"correctness failure; 2 on bad input. Flags:")
+		fs.PrintDefaults()
+	}
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
 	}
