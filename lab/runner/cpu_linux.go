@@ -17,3 +17,25 @@ func clockNS(id int32) int64 {
 	}
 	return ts.Nano()
 }
+
+// pin binds the calling thread to the k-th CPU (modulo their count) of
+// those the process may run on, and returns what undoes it; where the
+// affinity cannot be read or set it does nothing.
+func pin(k int) (restore func()) {
+	var orig unix.CPUSet
+	if unix.SchedGetaffinity(0, &orig) != nil || orig.Count() == 0 {
+		return func() {}
+	}
+	var cpus []int
+	for c := 0; c < len(orig)*64 && len(cpus) < orig.Count(); c++ {
+		if orig.IsSet(c) {
+			cpus = append(cpus, c)
+		}
+	}
+	var one unix.CPUSet
+	one.Set(cpus[k%len(cpus)])
+	if unix.SchedSetaffinity(0, &one) != nil {
+		return func() {}
+	}
+	return func() { unix.SchedSetaffinity(0, &orig) }
+}

@@ -8,3 +8,6 @@ func threadCPU() int64 { return -1 }
 
 // processCPU is -1 off Linux.
 func processCPU() int64 { return -1 }
+
+// pin does nothing off Linux.
+func pin(int) (restore func()) { return func() {} }

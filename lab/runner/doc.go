@@ -11,21 +11,30 @@
 // for a slice of time, after a short warm-up, and answers with the IDs
 // minted, the wall time, and the time they cost:
 //
-//   - at G=1, the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID):
-//     one goroutine locked to its OS thread (runtime.LockOSThread) makes
-//     every call, so that the runtime's other threads and the time the
-//     host gave to other processes are not in it;
+//   - at G=1, one goroutine locked to its OS thread (runtime.LockOSThread)
+//     makes every call, and the thread's CPU time is read around the slice
+//     (CLOCK_THREAD_CPUTIME_ID), so that the runtime's other threads and
+//     the time the host gave to other processes are not in it;
 //   - at 1 < G <= GOMAXPROCS, contention: the goroutines, each locked to
-//     its thread, mint in batches started together at a barrier, and
-//     only the batches all of them ran side by side are timed (their
-//     intervals overlap), so that the figure is what contending costs, as
-//     on an idle host, however seldom a busy host runs the threads at
-//     once (lockstep);
+//     its thread and the thread bound to a CPU of its own, mint in
+//     batches started together at a barrier, and only the batches all of
+//     them ran side by side are timed (their intervals overlap), so that
+//     the figure is what contending costs, as on an idle host, however
+//     seldom a busy host runs the threads at once (lockstep);
 //   - above GOMAXPROCS, the process's CPU time (CLOCK_PROCESS_CPUTIME_ID):
 //     goroutines share the Ps, so no thread's time is one goroutine's, and
 //     the process does nothing else.
 //
-// Off Linux no CPU time is read, and loadgen ab decides on wall time.
+// Up to GOMAXPROCS the calls are made in batches of 512 between two reads
+// of the monotonic clock, and the answer also gives the median batch's
+// time (Answer.BatchNS), which loadgen ab decides on: a batch is some 15
+// microseconds and the scheduler's slices milliseconds, so the median
+// batch is one no descheduling, and no cold cache after one, reached. On
+// this repository's 2-core VM at a load average of 5 to 8, same-code
+// pairs of it spread by 1.8% at G=1 where the thread's CPU time spread by
+// 5.3%. Off Linux no CPU time is read, and loadgen ab decides on the
+// batches, or on wall time above GOMAXPROCS.
+//
 // loadgen keeps each process for one round of slices and starts fresh
 // ones for the next, so that what one process's memory layout costs is
 // sampled, not carried into every slice. The garbage collector is off
@@ -49,12 +58,15 @@
 //     measured, so that it adds the same share of instructions as of time
 //     (loop steps after each call did not: a few cost next to nothing,
 //     run beside the next call); loadgen sizes Q from instruction counts;
-//   - snowlab_plant_shared: every call's ID is stored in a word of one
-//     cache line that every goroutine writes (goroutine k the word k mod
-//     8): one instruction more per call, so the instruction count barely
-//     moves, but above one goroutine the line moves between cores on every
-//     ID, as a shared counter on a hot path or padding removed from a
-//     state word would make it. Its cost is whatever it measures.
+//   - snowlab_plant_shared: every call's ID is stored, atomically, in a
+//     word of one cache line that every goroutine writes (goroutine k the
+//     word k mod 8): on amd64 one exchange with memory, no more
+//     instructions than a plain store (the instruction gate passes it),
+//     but it waits for the line, which above one goroutine moves between
+//     cores on every ID: a shared counter on a hot path, or padding
+//     removed from a state word, costs alike. Its cost is whatever it
+//     measures (it costs a little at G=1 too: an exchange with memory is
+//     a few nanoseconds even when no other core wants the line).
 //
 // # Checks
 //

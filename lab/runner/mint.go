@@ -33,11 +33,11 @@ func mint(next func() (uint64, error), n int, w *worker) error {
 			w.last, w.bad = last, bad
 			return err
 		}
-		plant(id, slot)
 		if id <= last {
 			bad++
 		}
 		last = id
+		plant(id, slot)
 	}
 	w.last, w.bad = last, bad
 	return nil

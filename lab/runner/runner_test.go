@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -70,11 +71,12 @@ func serve(t *testing.T, subjects []Subject, requests ...string) (Hello, []Answe
 
 // TestServe: the greeting names the protocol and the subjects; a slice
 // on one goroutine and on three mints IDs and reads wall and CPU time
-// (Linux); a check mints what it was asked and finds nothing wrong.
+// (Linux), the first its median batch; a check mints what it was asked
+// and finds nothing wrong.
 func TestServe(t *testing.T) {
 	var calls atomic.Int64
 	h, answers, code := serve(t, []Subject{counter("c/one", &calls)},
-		"slice c/one 1 1000000 2000000", "slice c/one 3 0 2000000", "check c/one 2 1000")
+		"slice c/one 1 1000000 2000000", fmt.Sprintf("slice c/one %d 0 2000000", runtime.GOMAXPROCS(0)+1), "check c/one 2 1000")
 	if code != 0 || h.Protocol != Protocol || h.Plant != Plant || len(h.Subjects) != 1 || h.GOMAXPROCS != runtime.GOMAXPROCS(0) {
 		t.Fatalf("exit %d, hello %+v", code, h)
 	}
@@ -84,6 +86,9 @@ func TestServe(t *testing.T) {
 	for i, a := range answers[:2] {
 		if a.Err != "" || a.IDs < batch || a.WallNS <= 0 || a.Violations != 0 {
 			t.Errorf("slice %d: %+v", i, a)
+		}
+		if (i == 0) != (a.BatchNS > 0) {
+			t.Errorf("slice %d: batch_ns %d: want one at G=1, none above GOMAXPROCS", i, a.BatchNS)
 		}
 		if h.CPU != (a.CPUNS > 0) {
 			t.Errorf("slice %d: CPU read %v, cpu_ns %d", i, h.CPU, a.CPUNS)
@@ -229,9 +234,9 @@ func TestStepCount(t *testing.T) {
 	if x.gens != 3 || x.done != 5 {
 		t.Errorf("%d batches side by side of %d judged; want 3 of 5: the 1st, 4th and 5th", x.gens, x.done)
 	}
-	ids, ns := x.total()
-	if ids != 2*2*stepBatch || ns != 100+96+100+80 {
-		t.Errorf("%d IDs, %d ns; want the 1st and 4th (the 5th spans 400 ns, over twice the median 101): %d, 376", ids, ns, 4*stepBatch)
+	ids, ns, med := x.total()
+	if ids != 2*2*stepBatch || ns != 100+96+100+80 || med != 196 {
+		t.Errorf("%d IDs, %d ns, median batch %d ns; want the 1st and 4th (the 5th spans 400 ns, over twice the median 101): %d, 376, 196", ids, ns, med, 4*stepBatch)
 	}
 	x.spans[0] = append(x.spans[0], [2]int64{1500, 1600})
 	x.spans[1] = append(x.spans[1], [2]int64{1500, 1600})
@@ -239,7 +244,16 @@ func TestStepCount(t *testing.T) {
 	if x.gens != 4 || x.done != 6 {
 		t.Errorf("a batch more: %d side by side, %d judged; want 4, 6 (each judged once)", x.gens, x.done)
 	}
-	if ids, _ := (&stepRun{g: 2, spans: [][][2]int64{{}, {}}}).total(); ids != 0 {
+	if ids, _, _ := (&stepRun{g: 2, spans: [][][2]int64{{}, {}}}).total(); ids != 0 {
 		t.Errorf("no batch: %d IDs", ids)
+	}
+}
+
+func TestMedianBatch(t *testing.T) {
+	if m := medianBatch([][2]int64{{0, 10}, {10, 5000}, {5000, 5012}, {5012, 5020}}); m != 12 {
+		t.Errorf("median of 10, 4990, 12, 8: %d, want 12 (the upper middle)", m)
+	}
+	if medianBatch(nil) != 0 {
+		t.Error("no batch: want 0")
 	}
 }

@@ -40,9 +40,16 @@ type Hello struct {
 // To "check NAME G N": N IDs minted on G goroutines and kept; Duplicates
 // among them and order violations (each goroutine's).
 type Answer struct {
-	IDs        int64  `json:"ids"`
-	WallNS     int64  `json:"wall_ns,omitempty"`
-	CPUNS      int64  `json:"cpu_ns,omitempty"`
+	IDs    int64 `json:"ids"`
+	WallNS int64 `json:"wall_ns,omitempty"`
+	CPUNS  int64 `json:"cpu_ns,omitempty"`
+	// BatchNS, up to GOMAXPROCS goroutines, is the median batch's time
+	// per ID times IDs: the slice's calls are made in batches of
+	// stepBatch between two reads of the monotonic clock, and the median
+	// batch is one no descheduling, and no cold cache after one, reached
+	// (a batch is some 15 microseconds, the scheduler's slices
+	// milliseconds). loadgen ab decides on it where it is set.
+	BatchNS    int64  `json:"batch_ns,omitempty"`
 	Violations int64  `json:"order_violations,omitempty"`
 	Duplicates int64  `json:"duplicates,omitempty"`
 	Err        string `json:"err,omitempty"`
@@ -176,8 +183,19 @@ func (s *server) soloLoop() {
 		_, err := mintFor(r.next, w, time.Now(), r.warmup)
 		if err == nil {
 			c0, t0 := threadCPU(), time.Now()
-			a.IDs, err = mintFor(r.next, w, t0, r.d)
+			batches := stepSpans(1)[0]
+			for err == nil && len(batches) < maxGens {
+				b0 := time.Since(t0)
+				err = mint(r.next, stepBatch, w)
+				b1 := time.Since(t0)
+				batches = append(batches, [2]int64{int64(b0), int64(b1)})
+				if b1 >= r.d {
+					break
+				}
+			}
 			a.WallNS, a.CPUNS = time.Since(t0).Nanoseconds(), since(c0, threadCPU())
+			a.IDs = int64(len(batches) * stepBatch)
+			a.BatchNS = medianBatch(batches) * int64(len(batches))
 		}
 		if err != nil {
 			a.Err = err.Error()
@@ -222,8 +240,11 @@ const coRun = 0.8
 // it cost at G=1, free-running, and two threads hammering one word
 // interleaved in under 0.1% of their adds. Their goroutines then contend
 // for nothing, and neither would a regression that makes them contend.
-// Here each goroutine, locked to its OS thread, waits at a spin barrier
-// for the others, then makes a batch of calls between two reads of the
+// Here each goroutine, locked to its OS thread and the thread bound to a
+// CPU of its own (left alone, the kernel put both spinning threads on the
+// CPU another process did not hold: at a load average of 5, with one
+// other process busy, no batch in five slices ran side by side), waits at
+// a spin barrier for the others, then makes a batch of calls between two reads of the
 // monotonic clock; a batch counts where every goroutine's interval covers
 // coRun of the batch's whole span (so none was descheduled in it, or
 // started late), and the answer's CPU time is the sum of those intervals
@@ -247,6 +268,7 @@ func lockstep(next func() (uint64, error), g int, d time.Duration, increasing bo
 			defer wg.Done()
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
+			defer pin(k)()
 			w, sense := newWorker(k), false
 			for !x.b.wait(&sense, stop) {
 				t0 := time.Since(start)
@@ -265,8 +287,8 @@ func lockstep(next func() (uint64, error), g int, d time.Duration, increasing bo
 		}()
 	}
 	wg.Wait()
-	ids, ns := x.total()
-	a := Answer{WallNS: time.Since(start).Nanoseconds(), IDs: ids, CPUNS: ns}
+	ids, ns, med := x.total()
+	a := Answer{WallNS: time.Since(start).Nanoseconds(), IDs: ids, CPUNS: ns, BatchNS: med * ids / int64(g*stepBatch)}
 	for k := range g {
 		if increasing {
 			a.Violations += bad[k]
@@ -324,12 +346,13 @@ func (x *stepRun) count() {
 	}
 }
 
-// total is what the batches run side by side add up to: their IDs, and
-// the sum of their intervals. A batch whose span is more than twice the
-// median of theirs is left out: every goroutine of it was held up
-// together (the hypervisor took both CPUs, say), which the intervals
-// alone cannot tell from running side by side.
-func (x *stepRun) total() (ids, ns int64) {
+// total is what the batches run side by side add up to: their IDs, the
+// sum of their intervals, and the median of those sums (one batch's
+// time). A batch whose span is more than twice the median of theirs is
+// left out: every goroutine of it was held up together (the hypervisor
+// took both CPUs, say), which the intervals alone cannot tell from
+// running side by side.
+func (x *stepRun) total() (ids, ns, median int64) {
 	var spans []int64
 	for j, side := range x.side {
 		if side {
@@ -337,21 +360,39 @@ func (x *stepRun) total() (ids, ns int64) {
 		}
 	}
 	if len(spans) == 0 {
-		return 0, 0
+		return 0, 0, 0
 	}
 	sorted := slices.Clone(spans)
 	slices.Sort(sorted)
 	limit := 2 * sorted[len(sorted)/2]
+	var sums []int64
 	for j, side := range x.side {
 		if !side || x.span(j) > limit {
 			continue
 		}
 		ids += int64(x.g * stepBatch)
+		var sum int64
 		for k := range x.g {
-			ns += x.spans[k][j][1] - x.spans[k][j][0]
+			sum += x.spans[k][j][1] - x.spans[k][j][0]
 		}
+		ns += sum
+		sums = append(sums, sum)
 	}
-	return ids, ns
+	slices.Sort(sums)
+	return ids, ns, sums[len(sums)/2]
+}
+
+// medianBatch is the median of the batches' intervals.
+func medianBatch(spans [][2]int64) int64 {
+	if len(spans) == 0 {
+		return 0
+	}
+	d := make([]int64, len(spans))
+	for i, s := range spans {
+		d[i] = s[1] - s[0]
+	}
+	slices.Sort(d)
+	return d[len(d)/2]
 }
 
 // span is batch j's span: from the first start to the last end.

@@ -69,11 +69,15 @@ type Sample struct {
 	runner.Answer
 }
 
-// PerID is the slice's cost per ID: CPU nanoseconds where the runner read
-// them (cpu true), wall nanoseconds otherwise.
+// PerID is the slice's cost per ID: its median batch's where the runner
+// timed batches (up to GOMAXPROCS goroutines), else CPU nanoseconds where
+// the runner read them (cpu true), else wall nanoseconds.
 func (s Sample) PerID(cpu bool) float64 {
 	v := s.WallNS
-	if cpu {
+	switch {
+	case s.BatchNS > 0:
+		v = s.BatchNS
+	case cpu:
 		v = s.CPUNS
 	}
 	if s.IDs <= 0 || v <= 0 {
