@@ -14,27 +14,13 @@ import (
 const measured = "atomicgen/monotonic"
 
 // sizePlants sizes each level's calls plant from instruction counts
-// (ab.CountCalls: base and the plant at two q, a straight line), once,
-// before the first pair.
+// (ab.CountCalls: base and the plant at no and at every call made twice,
+// a straight line), once, before the first pair.
 func (x *run) sizePlants(ctx context.Context, progress func(string)) error {
 	progress("gates: sizing the planted slowdowns from instruction counts under cachegrind")
-	q0 := max(1, int(math.Round(x.o.Levels[0]/100*1024)))
-	c := func(bin string, args ...string) (float64, error) { return x.o.abCount(ctx, bin, measured, args...) }
-	clean, err := c(x.bins.Base)
-	if err != nil {
+	var err error
+	if x.line, err = x.o.countCalls(ctx, x.bins.Base, x.bins.Calls, measured); err != nil {
 		return err
-	}
-	at1, err := c(x.bins.Calls, "-plant-calls", fmt.Sprint(q0))
-	if err != nil {
-		return err
-	}
-	at2, err := c(x.bins.Calls, "-plant-calls", fmt.Sprint(2*q0))
-	if err != nil {
-		return err
-	}
-	x.line = ab.CallsLine{Clean: clean, At0: at1, Per: (at2 - at1) / float64(q0), Q0: q0}
-	if !(x.line.Per > 0) {
-		return fmt.Errorf("sizing the plants: %d more extra calls counted %.1f instructions a call more", q0, at2-at1)
 	}
 	for _, p := range x.o.Levels {
 		q := x.line.Q(p)

@@ -148,6 +148,12 @@ func fakeOptions(t *testing.T, f *fakeAB, loads ...string) Options {
 	}
 	f.counts = map[string]int{}
 	o.abRun, o.abCount = f.run, f.count
+	o.countCalls = func(ctx context.Context, base, calls, subject string) (ab.CallsLine, error) {
+		clean, _ := f.count(ctx, base, subject)
+		at0, _ := f.count(ctx, calls, subject, "-plant-calls", "0")
+		at1, _ := f.count(ctx, calls, subject, "-plant-calls", "1024")
+		return ab.CallsLine{Clean: clean, At0: at0, Per: (at1 - at0) / 1024}, nil
+	}
 	return o
 }
 
