@@ -9,13 +9,13 @@
 // every build, measures every workload (a subject on G goroutines, G = 1,
 // GOMAXPROCS and twice that) once on each build, the builds of a workload
 // one right after another in a random order, and stops the processes.
-// Each slice reports its IDs, wall time and the time they cost (the one
-// minting thread's CPU time at G=1; at G up to GOMAXPROCS the time of the
-// batches its goroutines ran side by side, so that contention shows on a
-// busy host; the process's CPU time above: lab/runner says why).
+// Each slice reports its IDs, wall time and the time they cost: up to
+// GOMAXPROCS its median batch of 512 calls (above G=1 of the batches its
+// goroutines ran side by side, so that contention shows on a busy host),
+// the process's CPU time above (lab/runner says why).
 //
 // The decision is on paired ratios: for each workload and round, head's
-// CPU time per ID over base's, a pair of slices a few tens of
+// time per ID over base's, a pair of slices a few tens of
 // milliseconds apart, so that what the host does to both (another job, a
 // frequency change, a neighbour's cache traffic) divides out. The stated
 // test is Wilcoxon's signed-rank test on the log-ratios, exact (with the

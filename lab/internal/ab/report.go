@@ -76,9 +76,9 @@ func (r *Result) Write(w io.Writer, b Builds) error {
 
 func (r *Result) metric() string {
 	if !r.CPU {
-		return "wall time per ID (no CPU time on this system)"
+		return "time per ID: up to GOMAXPROCS the median batch of 512 calls, wall time above (no CPU time on this system)"
 	}
-	return "CPU time per ID: the minting thread's at G=1; up to GOMAXPROCS, the batches its goroutines ran side by side; the process's above"
+	return "time per ID: up to GOMAXPROCS the median batch of 512 calls (at G>1 of those its goroutines ran side by side), the process's CPU time above"
 }
 
 // text is the self-check's paragraph.
