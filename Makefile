@@ -2,12 +2,12 @@
 GO ?= go
 BENCHTIME ?= 300ms
 
-.PHONY: all test vet vet-etcd vet-pg vet-k8s vet-snowidd fmt race lint-actions deadcode test-etcd test-zk test-pg test-k8s test-snowidd snowid snowidd loadgen service proto bench bench-generators ladder ci lab history publish bench-check cross test-386 pin-modules consumer-test check-commits sim model
+.PHONY: all test vet fmt race lint-actions deadcode test-etcd test-zk test-pg test-k8s test-go127 test-snowidd snowid snowidd image loadgen service proto bench ladder lab history publish bench-check cross test-386 pin-modules consumer-test check-commits sim model
 
 ## The repository is several modules (CONTRIBUTING.md, "Modules"), tied for
-## development by go.work: the library at the root, the lab (lab/, all of
-## loadgen's code included), loadgen's one-file main (cmd/loadgen/),
-## etcdlease/, pglease/, k8slease/ and snowidd/; tools/ is apart. Which
+## development by go.work: the library at the root, the lab (lab/, loadgen
+## included: lab/cmd/loadgen), etcdlease/, pglease/, k8slease/, zklease/ and
+## snowidd/; tools/ is apart. Which
 ## modules a pattern such as ./... at the root matches in workspace mode
 ## depends on go.work's replace block, so the targets below name the
 ## modules' folders.
@@ -15,8 +15,8 @@ BENCHTIME ?= 300ms
 ## (GOWORK=off), where ./... stops at the nested modules' go.mod files and
 ## the library builds on its own go.mod alone, as a consumer's build does.
 LIB_MODULE_PKGS = GOWORK=off $(GO) list ./...
-## The lab and loadgen's main, the other half of what make test tests.
-LAB_PKGS = ./lab/... ./cmd/loadgen/...
+## The lab and loadgen, the other half of what make test tests.
+LAB_PKGS = ./lab/...
 ## The modules with tests of their own (make test-etcd, test-pg, test-snowidd).
 SERVICE_PKGS = ./etcdlease/... ./pglease/... ./zklease/... ./k8slease/... ./snowidd/...
 
@@ -30,7 +30,7 @@ CROSS_PLATFORMS ?= linux/amd64 linux/arm64 linux/386 darwin/amd64 darwin/arm64 w
 ## rest. Vetting them on all seven compiled the etcd client and gRPC seven
 ## times: 8 of a cold CI's 17 minutes went to make cross.
 SNOWIDD_CROSS_PLATFORMS ?= linux/386 darwin/arm64 windows/amd64
-## The platforms the library, lab and loadgen modules are built for, one per
+## The platforms the library and lab modules are built for, one per
 ## system: perf event counting is Linux-only (lab/internal/perfevent has a stub
 ## elsewhere that says so), and one architecture each keeps CI's cold-cache
 ## time down (the embedded SQLite driver alone is a long compile per platform).
@@ -44,7 +44,7 @@ CROSS_BUILD_ALL ?= darwin/arm64 windows/amd64
 all: test
 
 ## test: vet (every module), gofmt check, the workflows' lint, the dead-code
-## check, and the race-enabled tests of the library, lab and loadgen
+## check, and the race-enabled tests of the library and lab
 ## modules, which build bin/snowidd first for the lab's tests that call a replica
 ## (lab/internal/replica/replicatest starts it). The etcdlease module's tests need
 ## etcd: `make test-etcd`; pglease's a PostgreSQL of their own: `make
@@ -55,10 +55,6 @@ test: vet fmt lint-actions deadcode race
 vet:
 	$(GO) vet $$($(LIB_MODULE_PKGS)) $(LAB_PKGS) $(SERVICE_PKGS)
 
-## vet-etcd: go vet the etcdlease module alone
-vet-etcd:
-	cd etcdlease && $(GO) vet ./...
-
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -66,25 +62,26 @@ fmt:
 race: snowidd
 	$(GO) test -race -count=1 $$($(LIB_MODULE_PKGS)) $(LAB_PKGS)
 
-## vet-pg: go vet the pglease module alone
-vet-pg:
-	cd pglease && $(GO) vet ./...
-
-## vet-k8s: go vet the k8slease module alone
-vet-k8s:
-	cd k8slease && $(GO) vet ./...
-
-## vet-snowidd: go vet the snowidd module (the service) alone
-vet-snowidd:
-	cd snowidd && $(GO) vet ./...
-
 ## snowid: build the snowid command, every lease store in it, to bin/snowid
+## (static, as bin/snowidd)
 snowid:
-	cd snowidd && $(GO) build -o ../bin/snowid ./cmd/snowid
+	cd snowidd && $(STATIC_BUILD) -o ../bin/snowid ./cmd/snowid
 
-## snowidd: build the service to bin/snowidd
+## snowidd: build the service to bin/snowidd, static (CGO_ENABLED=0): it
+## runs in an empty root (a scratch image), where a cgo build's dynamic
+## loader and libc are missing ("no such file or directory"). -trimpath as
+## make image builds it, so that the two share their compiled packages.
+STATIC_BUILD = CGO_ENABLED=0 $(GO) build -trimpath
 snowidd:
-	cd snowidd && $(GO) build -o ../bin/snowidd ./cmd/snowidd
+	cd snowidd && $(STATIC_BUILD) -o ../bin/snowidd ./cmd/snowidd
+
+## image: snowidd and snowid as OCI images in bin/image/, built without a
+## container daemon, the same digest from the same commit
+## (scripts/image.sh); prints each digest and pins snowidd's in
+## snowidd/deploy/k8s/kustomization.yaml. IMAGE_REPO=REGISTRY/snowidd
+## pushes it there and names it so in the kustomization.
+image:
+	scripts/image.sh
 
 ## loadgen: build the lab's command to bin/loadgen, saying so first: the
 ## first build compiles the lab and its dependencies (plotting, SQL drivers,
@@ -94,8 +91,8 @@ snowidd:
 ## through that build.
 LOADGEN = bin/loadgen
 loadgen:
-	@echo "loadgen: go build -o $(LOADGEN) ./cmd/loadgen (the first build compiles the lab: about two minutes)"
-	@$(GO) build -o $(LOADGEN) ./cmd/loadgen
+	@echo "loadgen: go build -o $(LOADGEN) ./lab/cmd/loadgen (the first build compiles the lab: about two minutes)"
+	@$(GO) build -o $(LOADGEN) ./lab/cmd/loadgen
 
 ## service: build bin/snowidd, start it on a free loopback port and measure
 ## it with the lab (loadgen service): NextID per protocol, NextIDs per batch
@@ -146,6 +143,28 @@ deadcode:
 	dead=$$(echo "$$out" | awk 'NF && !($$1 ~ /_test\.go$$/ && $$3 ~ /^Example/)'); \
 	if [ -n "$$dead" ]; then echo "deadcode: functions nothing reaches (delete them, or test them):"; echo "$$dead"; exit 1; fi
 
+## test-go127: go vet and the tests of the library and the lease stores
+## (etcdlease, zklease, pglease, k8slease) built with the next Go,
+## GOTOOLCHAIN=$(GO_NEXT), which the go command fetches from the module
+## proxy once, beside the 1.26.8 every other target uses. The stores'
+## servers as in make test-etcd, test-zk, test-pg and test-k8s: etcd and
+## ZooKeeper started by the tests from PATH (ETCD_ENDPOINTS is not
+## followed: the tests start their own, whatever other suite runs beside),
+## PostgreSQL and the kube-apiserver where PG_DSN and KUBECONFIG name them,
+## skipped otherwise. Without -race: what a second toolchain can break is
+## the language, the standard library and vet's checks, which a plain run
+## meets; races are the code's, which make test and the store targets
+## check under -race on 1.26 (and -race would double the compile, cold).
+## Also the lab's peers, where the go1.27 build tag adds the standard
+## library's uuid.NewV7 (stdlib/uuid-v7), which 1.26 never compiles.
+GO_NEXT ?= go1.27.3
+STORE_PKGS = ./etcdlease/... ./zklease/... ./pglease/... ./k8slease/...
+NEXT_LAB_PKGS = ./lab/internal/peers
+test-go127:
+	GOTOOLCHAIN=$(GO_NEXT) $(GO) version
+	GOTOOLCHAIN=$(GO_NEXT) $(GO) vet $$($(LIB_MODULE_PKGS)) $(STORE_PKGS) $(NEXT_LAB_PKGS)
+	ETCD_ENDPOINTS= GOTOOLCHAIN=$(GO_NEXT) $(GO) test -count=1 $$($(LIB_MODULE_PKGS)) $(STORE_PKGS) $(NEXT_LAB_PKGS)
+
 ## test-etcd: the etcdlease module against a real etcd: $$ETCD_ENDPOINTS when set,
 ## else a throwaway server the tests start from the etcd binary on PATH
 ## (scripts/etcd.sh start installs etcd-server and starts one). With
@@ -195,19 +214,13 @@ ROUNDS ?= 10
 bench:
 	scripts/bench.sh -rounds $(ROUNDS) -benchtime $(BENCHTIME) -o bench.txt
 
-## bench-generators: the generator benchmarks only, interleaved
-bench-generators:
-	scripts/bench.sh -rounds $(ROUNDS) -benchtime $(BENCHTIME) -o bench.txt ./mutexgen ./atomicgen ./shardedgen
-
 ## ladder: where NextID's time goes, step by step (atomicgen BenchmarkLadder), interleaved
 ladder:
 	scripts/bench.sh -rounds $(ROUNDS) -bench Ladder -benchtime 300ms -o ladder.txt ./atomicgen
 
-ci: test cross test-386 consumer-test
-
 ## cross: go vet the library for each of CROSS_PLATFORMS (GOOS/GOARCH,
 ## no cgo), the etcdlease, pglease, k8slease and snowidd (with snowid) modules for
-## each of SNOWIDD_CROSS_PLATFORMS, and go build the library, lab and loadgen
+## each of SNOWIDD_CROSS_PLATFORMS, and go build the library and lab
 ## modules for those in CROSS_BUILD_ALL. One go vet a platform vets the
 ## library and the service modules together, in workspace mode as each
 ## module's own folder would: five invocations a platform were four more
@@ -330,7 +343,7 @@ btree: loadgen
 	$(LOADGEN) btree $(BTREE_FLAGS)
 
 ## pg: the same on SQLite and a throwaway PostgreSQL (scripts/pg.sh), stopped afterwards.
-## Against a server of your own: go run ./cmd/loadgen btree -pg postgres://user@host:port/db
+## Against a server of your own: go run ./lab/cmd/loadgen btree -pg postgres://user@host:port/db
 pg: loadgen
 	@dsn=$$(scripts/pg.sh start) || exit 1; \
 	trap 'scripts/pg.sh stop "$$dsn"' EXIT; \
@@ -342,11 +355,21 @@ pg: loadgen
 ## also crashes and restarts it for the crash experiment), stopped afterwards;
 ## writes results/local/*-alternatives.*. Pass e.g. ALTERNATIVES_FLAGS='-duration 5s'.
 ## Against a server of your own (no crash experiment, no commit latency unless local):
-## go run ./cmd/loadgen alternatives -pg postgres://user@host:port/db [-snowidd http://HOST:PORT]
+## go run ./lab/cmd/loadgen alternatives -pg postgres://user@host:port/db [-snowidd http://HOST:PORT]
 alternatives: snowidd loadgen
 	@dsn=$$(scripts/pg.sh start) || exit 1; \
 	trap 'scripts/pg.sh stop "$$dsn"' EXIT; \
 	$(LOADGEN) alternatives -pg "$$dsn" -pg-control scripts/pg.sh -snowidd-bin bin/snowidd $(ALTERNATIVES_FLAGS)
+
+## peerfaults: the peers' reported failures (bwmarrin/snowflake #53, Leaf #216,
+## yitter/IdGenerator #110, baidu/uid-generator #85 and #88) replayed beside
+## snowlab's compositions under the same fault (lab/internal/experiment/peerfaults;
+## about 25 s, in process, on lock folders in a temporary folder); writes
+## results/local/*-peerfaults.* (make publish RUN=... commits one).
+.PHONY: peerfaults
+PEERFAULTS_FLAGS ?=
+peerfaults: loadgen
+	$(LOADGEN) peerfaults $(PEERFAULTS_FLAGS)
 
 ## --- The fault lab (lab/internal/experiment/faults): a fleet of replicas on etcd under faults ---
 .PHONY: snowidd-faults etcdholders test-faults chaos
@@ -363,19 +386,20 @@ snowidd-faults:
 etcdholders:
 	cd etcdlease && $(GO) build -o ../bin/etcdholders ./cmd/etcdholders
 
-## model: simulate the Quint model of the lease-and-fence protocol for a
-## fixed budget and check that each of its mutants has a counterexample
-## (scripts/model.sh, model/README.md; MODEL_SAMPLES, MODEL_STEPS,
-## MODEL_SEED, MODEL_MUTANT_SAMPLES change the budget)
+## model: check the lease-and-fence protocol exhaustively within the bounds
+## internal/modelcheck states (its package doc is the protocol's
+## specification; model/README.md): every reachable state of each
+## configuration, each mutant's shortest counterexample, and the checks of
+## the search's own reductions. Go only, nothing to install.
 model:
-	scripts/model.sh
+	$(GO) test -count=1 -v ./internal/modelcheck
 
 ## test-faults: the fault build's clock hook and store history, then the
 ## fault lab's short set (CI's, about 100 s on 2 cores, a Porcupine
 ## check of each scenario's history included): etcd from PATH (apt-get install
 ## etcd-server), started by the test with its toxiproxy links and replicas
 test-faults: snowidd-faults etcdholders
-	cd snowidd && $(GO) test -race -count=1 -tags snowidd_faults -run '^(TestFaultClock|TestFaultHolds|TestRecordStore)' ./internal/daemon
+	cd snowidd && $(GO) test -race -count=1 -tags snowidd_faults -run '^(TestFaultClock|TestFaultHolds|TestRecordStore|TestRecordRenewals)' ./internal/daemon
 	cd lab && SNOWLAB_FAULTS=1 SNOWIDD_FAULTS_BIN=$(CURDIR)/bin/snowidd-faults ETCDHOLDERS_BIN=$(CURDIR)/bin/etcdholders $(GO) test -race -count=1 -timeout 15m -run '^TestShortSet$$' -v ./internal/experiment/faults
 
 ## sim: the deterministic simulation (internal/sim) over SIM_SEEDS schedules

@@ -20,17 +20,20 @@ const (
 	Strict Policy = iota
 	// Monotonic runs a logical clock max(last, now): a spent sequence
 	// borrows the next tick and a rewind is absorbed by carrying on from the
-	// last tick. It never refuses and waits only when MaxLead is reached, so
-	// the embedded time is an upper bound on the creation time. Pick it
-	// when availability matters more than the timestamp's exactness.
+	// last tick. It never refuses a rewind and waits only when MaxLead is
+	// reached or, on a lease, when it has used up the reservation (for
+	// the lease to move it, within MaxWait), so the embedded time is an
+	// upper bound on the creation time. Pick it when availability matters
+	// more than the timestamp's exactness.
 	//
 	// Its IDs run ahead of the clock, by seconds at full speed when MaxLead
 	// is 0 (6.4 s after 2 s at 17 M IDs/s), and nothing but a fence
 	// remembers how far: a process restarted on the same node id without
 	// one mints IDs its predecessor already issued. On a lease (Fence set)
-	// the reservation covers them; on a node id assigned by hand, set
-	// MaxLead and build the Config with nodeid.StaticConfig, which starts
-	// the successor past its predecessor's reach.
+	// the reservation covers them; on a node id assigned by hand, build the
+	// Config with nodeid.StaticConfig, which bounds the lead of every run
+	// on such ids (nodeid.StaticMaxLead, 100 ms) and starts the successor
+	// past it.
 	Monotonic
 )
 
@@ -91,8 +94,9 @@ type Config struct {
 	// the clock before a call waits for the clock; 0 is unbounded. It is
 	// also how far a restarted process on the same node id must start
 	// ahead (or wait) so as not to repeat the IDs of the one it replaces:
-	// nodeid.StaticConfig does that for a node id assigned by hand, and
-	// refuses 0, which no start covers; a lease's Fence covers it instead.
+	// nodeid.StaticConfig does that for a node id assigned by hand, for
+	// every lead up to nodeid.StaticMaxLead, and refuses a longer one or 0,
+	// which no start covers; a lease's Fence covers any lead instead.
 	MaxLead time.Duration
 	// Fence, when set, is the node id's reservation (see nodeid): IDs are
 	// minted only inside it.
@@ -106,7 +110,7 @@ type Config struct {
 // Stats counts the slow paths a generator took since it was made.
 type Stats struct {
 	CASRetries     uint64 // compare-and-swaps lost to another caller
-	TickWaits      uint64 // waits for a new tick: sequence spent, or MaxLead reached
+	TickWaits      uint64 // waits for a new tick: sequence spent, MaxLead reached, or (Monotonic) the reservation used up
 	RewindWaits    uint64 // rewinds waited out (or waited on until refused)
 	RewindRefusals uint64 // calls that returned ErrClockBackwards
 }

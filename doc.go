@@ -33,6 +33,10 @@
 //     and refreshed in the background (nodeid.Lease, from nodeid.Acquire).
 //   - claim: a store's hold on a range of node ids, which a lease wraps
 //     (nodeid.Claim, returned by a nodeid.Store's Acquire).
+//   - store layout: the one layout a store's node ids are held under,
+//     recorded by its first Acquire; a holder of another is refused
+//     (nodeid.ErrLayout), since a node id of one layout mints the IDs of
+//     other node ids of another.
 //   - fence: the reservation of a lease's node ids, shared between the lease
 //     and the generators that mint with them ([Fence]); past its
 //     reserved-until, or once revoked, generators refuse with
@@ -102,14 +106,18 @@
 // unbounded) and the call waits when it is reached. When the clock is behind
 // the last tick by more than MaxLead plus MaxWait (an NTP step back under a
 // generator with a lead), the call fails at once with ErrClockBackwards
-// instead of blocking for as long as the step. Pick Monotonic when
-// availability matters more than the timestamp's exactness, or for bursts
-// above the per-node ceiling. Its lead is also what a restart must clear:
+// instead of blocking for as long as the step. On a lease, a logical clock
+// that reaches the end of the reservation waits up to MaxWait for the
+// lease to move it forward, then fails with [ErrNoReservation]. Pick
+// Monotonic when availability matters more than the timestamp's
+// exactness, or for bursts above the per-node ceiling. Its lead is also
+// what a restart must clear:
 // at full speed and MaxLead 0 it ran 6.4 s ahead after 2 s, and a process
 // restarted on that node id minted the same IDs again. A lease's
-// reservation covers the lead; on a node id assigned by hand, set MaxLead
-// and build with nodeid.StaticConfig, which refuses an unbounded lead and
-// starts a restart past everything its predecessor can have stamped.
+// reservation covers the lead; on a node id assigned by hand, build with
+// nodeid.StaticConfig, which holds every lead on such ids to
+// nodeid.StaticMaxLead (100 ms) and starts a restart past it, whatever
+// policy and lead its predecessor ran with.
 //
 // # Encodings
 //

@@ -12,6 +12,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
+	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/nodeid"
 )
 
@@ -77,7 +78,7 @@ func TestAcquireSpreadsUnderContention(t *testing.T) {
 	for i, st := range stores {
 		wg.Go(func() {
 			<-start
-			claims[i], errs[i] = st.Acquire(ctxT(t), 1, 1023)
+			claims[i], errs[i] = st.Acquire(ctxT(t), snowlab.Layout{}, 1, 1023)
 		})
 	}
 	close(start)

@@ -114,14 +114,14 @@ func DialWith(endpoints []string, prefix string, ttl time.Duration, cred Credent
 // OpenerWith is Opener with credentials for the stores it opens (see
 // DialWith).
 func OpenerWith(ttl time.Duration, cred Credentials) nodeid.Opener {
-	return func(rest string) (nodeid.Store, error) {
+	return nodeid.OpenerFunc(func(rest string) (nodeid.Store, error) {
 		eps, prefix, err := parseSpec(rest)
 		if err != nil {
 			return nil, err
 		}
 		st, _, err := DialWith(eps, prefix, ttl, cred)
 		return st, err
-	}
+	})
 }
 
 // clientConfig is the client configuration of Dial and DialWith. Its log

@@ -25,13 +25,21 @@
 //     nanoseconds as a decimal string. It is not attached to any lease: it
 //     must outlive its holder, since it is what the next holder waits for.
 //
+// And once for the prefix, <prefix>/layout: the layout its node ids are
+// held under (snowlab.Layout's text form, 41/10/12,1ms,2024-01-01T00:00:00Z
+// for the default). The first Acquire puts it, in a transaction
+// conditional on the key never having been created, and every Acquire
+// compares its own layout with it first: another is nodeid.ErrLayout,
+// and nothing is taken.
+//
 // # Acquire: a TTL lease and one transaction
 //
 // Acquire grants an etcd lease of the store's TTL (at least 2 s: etcd does
 // not expire a lease sooner than 1.5 election timeouts, 2 s with its
 // default timing). For a candidate range of count consecutive ids (the
-// lowest free one, skipping those a listing shows held) it runs one
-// transaction:
+// lowest free one, skipping those a listing shows held; AcquireAt, the
+// nodeid.Preferrer a StatefulSet ordinal uses, tries a given free range
+// first) it runs one transaction:
 //
 //	If   CreateRevision(<prefix>/nodes/N) == 0        for every N in the range
 //	Then Put <prefix>/nodes/N (attached to the lease)  for every N

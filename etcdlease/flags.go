@@ -115,11 +115,11 @@ func (f *Flags) Credentials() (Credentials, error) {
 // opens a store: after the command line is parsed. Its errors name the
 // flag at fault, as Credentials's do.
 func (f *Flags) Opener(ttl time.Duration) nodeid.Opener {
-	return func(rest string) (nodeid.Store, error) {
+	return nodeid.OpenerFunc(func(rest string) (nodeid.Store, error) {
 		c, err := f.Credentials()
 		if err != nil {
 			return nil, err
 		}
-		return OpenerWith(ttl, c)(rest)
-	}
+		return OpenerWith(ttl, c).Open(rest)
+	})
 }

@@ -151,8 +151,14 @@ func prefix(t testing.TB) string {
 // when the test ends.
 func dial(t testing.TB, eps []string) (*Store, string) {
 	t.Helper()
+	return dialTTL(t, eps, testTTL)
+}
+
+// dialTTL is dial with etcd leases of ttl.
+func dialTTL(t testing.TB, eps []string, ttl time.Duration) (*Store, string) {
+	t.Helper()
 	p := prefix(t)
-	st, closeFn, err := Dial(eps, p, testTTL)
+	st, closeFn, err := Dial(eps, p, ttl)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = closeFn() })
 	return st.(*Store), p
@@ -169,8 +175,8 @@ type nodeLimit struct {
 	max int
 }
 
-func (s nodeLimit) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, error) {
-	return s.Store.Acquire(ctx, count, min(maxNode, s.max))
+func (s nodeLimit) Acquire(ctx context.Context, layout snowlab.Layout, count, maxNode int) (nodeid.Claim, error) {
+	return s.Store.Acquire(ctx, layout, count, min(maxNode, s.max))
 }
 
 // Exit codes of a child.
@@ -188,6 +194,7 @@ const (
 //	ETCDLEASE_PREFIX     the store's key prefix
 //	ETCDLEASE_MAXNODE    highest node id to take (default 1023)
 //	ETCDLEASE_WAIT       how long to retry while every node id is held
+//	ETCDLEASE_TTL        the etcd lease TTL (default testTTL)
 //
 // Roles: "hold" takes a node id, prints "NODE n token floor" and holds it
 // until SIGTERM or until stdin closes; "mint" does the same and then mints
@@ -207,7 +214,11 @@ func runChild(role string) int {
 		maxNode, _ = strconv.Atoi(v)
 	}
 	wait, _ := time.ParseDuration(os.Getenv("ETCDLEASE_WAIT"))
-	st, closeFn, err := Dial(strings.Split(os.Getenv("ETCDLEASE_ENDPOINTS"), ","), os.Getenv("ETCDLEASE_PREFIX"), testTTL)
+	ttl := testTTL
+	if v := os.Getenv("ETCDLEASE_TTL"); v != "" {
+		ttl, _ = time.ParseDuration(v)
+	}
+	st, closeFn, err := Dial(strings.Split(os.Getenv("ETCDLEASE_ENDPOINTS"), ","), os.Getenv("ETCDLEASE_PREFIX"), ttl)
 	if err != nil {
 		say("ERR dial: %v", err)
 		return exitFail
@@ -309,16 +320,16 @@ type child struct {
 	lines []string
 }
 
-func startChild(t *testing.T, name, role string, eps []string, prefix string, maxNode int, wait time.Duration) *child {
+func startChild(t *testing.T, name, role string, eps []string, prefix string, maxNode int, wait time.Duration, env ...string) *child {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(),
+	cmd.Env = append(append(os.Environ(),
 		childEnv+"="+role,
 		"ETCDLEASE_ENDPOINTS="+strings.Join(eps, ","),
 		"ETCDLEASE_PREFIX="+prefix,
 		"ETCDLEASE_MAXNODE="+strconv.Itoa(maxNode),
 		"ETCDLEASE_WAIT="+wait.String(),
-	)
+	), env...)
 	cmd.Stderr = &prefixWriter{t: t, name: name}
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)

@@ -21,14 +21,14 @@ import (
 // (ErrUnreachable, within ReachTimeout). The connection stays open for the
 // life of the process. A secured etcd takes OpenerWith or Flags.Opener.
 func Opener(ttl time.Duration) nodeid.Opener {
-	return func(rest string) (nodeid.Store, error) {
+	return nodeid.OpenerFunc(func(rest string) (nodeid.Store, error) {
 		eps, prefix, err := parseSpec(rest)
 		if err != nil {
 			return nil, err
 		}
 		st, _, err := Dial(eps, prefix, ttl)
 		return st, err
-	}
+	})
 }
 
 // parseSpec splits "ENDPOINT[,ENDPOINT...][/PREFIX]" into its endpoints and

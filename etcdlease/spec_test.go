@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/nodeid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -34,7 +35,7 @@ func TestOpenerSpecs(t *testing.T) {
 		assert.NotContains(t, err.Error(), "\n", tt.spec)
 	}
 
-	_, err := Opener(time.Second)("http://user:s3cret@127.0.0.1:2379/x")
+	_, err := Opener(time.Second).Open("http://user:s3cret@127.0.0.1:2379/x")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "user information")
 	assert.NotContains(t, err.Error(), "s3cret")
@@ -183,7 +184,7 @@ func TestAcquireCallerGaveUp(t *testing.T) {
 	defer closeStore()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = store.Acquire(ctx, 1, 1023)
+	_, err = store.Acquire(ctx, snowlab.Layout{}, 1, 1023)
 	require.ErrorIs(t, err, context.Canceled)
 	assert.NotErrorIs(t, err, ErrUnreachable)
 }

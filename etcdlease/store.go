@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -52,6 +53,40 @@ type Store struct {
 	// reachTimeout bounds Acquire's first question to etcd: ReachTimeout,
 	// shorter in tests of an etcd that does not answer.
 	reachTimeout time.Duration
+
+	// renewed, when set (ObserveRenewals), is told of every keep-alive
+	// answer of every claim.
+	renewed atomic.Pointer[func(Renewal)]
+}
+
+// A Renewal is one keep-alive answer etcd gave for a claim's etcd lease:
+// the lease was alive when etcd renewed it, before Received, and it was
+// granted TTL from then. Since is an instant before etcd renewed it: the
+// start of the keep-alive, for its first answer; else the previous
+// answer's arrival less the TTL (never before the start), assuming no
+// answer reaches the holder more than a TTL after etcd sent it. (etcd
+// renews in the order asked, so this renewal came after the previous
+// answer's; but the client asks again whenever an answer is late, so it
+// may answer a question asked before the previous answer arrived.)
+type Renewal struct {
+	First, Count    int
+	Token           int64
+	Since, Received time.Time
+	TTL             time.Duration
+}
+
+// ObserveRenewals has f called with every keep-alive answer of every
+// claim the store holds, on the goroutine that keeps the claim's lease
+// alive (f must return at once). Renewals happen inside the store, unseen
+// through nodeid.Store; this is for a history of the store's operations
+// (snowidd's fault-injection build records one for the fault lab's
+// Porcupine check). A nil f stops the calls.
+func (s *Store) ObserveRenewals(f func(Renewal)) {
+	if f == nil {
+		s.renewed.Store(nil)
+		return
+	}
+	s.renewed.Store(&f)
 }
 
 var _ nodeid.Store = (*Store)(nil)
@@ -109,6 +144,7 @@ func DialOptions() []grpc.DialOption {
 
 func (s *Store) nodeKey(n int) string     { return s.prefix + "/nodes/" + strconv.Itoa(n) }
 func (s *Store) reservedKey(n int) string { return s.prefix + "/reserved/" + strconv.Itoa(n) }
+func (s *Store) layoutKey() string        { return s.prefix + "/layout" }
 
 // Acquire grants an etcd lease and takes count consecutive free node ids
 // among 0..maxNode with one transaction per candidate range: it creates
@@ -121,7 +157,17 @@ func (s *Store) reservedKey(n int) string { return s.prefix + "/reserved/" + str
 // naming them, rather than waiting out ctx on requests that cannot be
 // answered (the etcd client retries an unavailable cluster until the
 // context ends, and then says only "context deadline exceeded").
-func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, error) {
+func (s *Store) Acquire(ctx context.Context, layout snowlab.Layout, count, maxNode int) (nodeid.Claim, error) {
+	return s.AcquireAt(ctx, layout, -1, count, maxNode)
+}
+
+var _ nodeid.Preferrer = (*Store)(nil)
+
+// AcquireAt is Acquire trying the range first..first+count-1 before any
+// other (nodeid.Preferrer): when it is not free, any free range is taken,
+// as Acquire would. A first of -1, or one whose range does not fit in
+// 0..maxNode, prefers none.
+func (s *Store) AcquireAt(ctx context.Context, layout snowlab.Layout, first, count, maxNode int) (nodeid.Claim, error) {
 	if err := checkCount(count, maxNode); err != nil {
 		return nil, err
 	}
@@ -130,6 +176,9 @@ func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, 
 		return nil, err
 	}
 	if err := reach(ctx, cli, s.reachTimeout); err != nil {
+		return nil, err
+	}
+	if err := s.pinLayout(ctx, cli, layout); err != nil {
 		return nil, err
 	}
 	grant, err := cli.Grant(ctx, int64(s.ttl/time.Second))
@@ -144,7 +193,7 @@ func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, 
 		}
 	}()
 	a := &attempt{
-		s: s, cli: cli, lease: lease, count: count, maxNode: maxNode, held: map[int]bool{},
+		s: s, cli: cli, lease: lease, count: count, maxNode: maxNode, held: map[int]bool{}, prefer: first,
 		holder: fmt.Sprintf("lease=%x pid=%d host=%s", int64(lease), os.Getpid(), hostname()),
 	}
 	if err := a.list(ctx); err != nil {
@@ -157,6 +206,31 @@ func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, 
 	c.start()
 	done = true
 	return c, nil
+}
+
+// pinLayout records layout under <prefix>/layout when no layout is
+// recorded there (a transaction that puts it only if the key was never
+// created, else reads it), and compares it with the record (nodeid's
+// Store contract).
+func (s *Store) pinLayout(ctx context.Context, cli *clientv3.Client, layout snowlab.Layout) error {
+	text, err := layout.MarshalText()
+	if err != nil {
+		return err
+	}
+	k := s.layoutKey()
+	resp, err := cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(k), "=", 0)).
+		Then(clientv3.OpPut(k, string(text))).Else(clientv3.OpGet(k)).Commit()
+	if err != nil {
+		return fmt.Errorf("etcdlease: record the layout at %s: %w", k, refusedAuth(err))
+	}
+	if resp.Succeeded {
+		return nil
+	}
+	kvs := resp.Responses[0].GetResponseRange().GetKvs()
+	if len(kvs) == 0 {
+		return fmt.Errorf("etcdlease: %s was deleted while it was read: try again", k)
+	}
+	return nodeid.CheckLayout("etcd key "+k, string(kvs[0].Value), layout)
 }
 
 // checkCount refuses a claim of count node ids among 0..maxNode that no
@@ -179,6 +253,7 @@ type attempt struct {
 	lease          clientv3.LeaseID
 	holder         string // the node keys' value: who holds them
 	count, maxNode int
+	prefer         int // the first id of the range to try first, or -1
 
 	// held are the node ids held now: only a hint, the transaction decides.
 	held map[int]bool
@@ -201,8 +276,8 @@ func (a *attempt) list(ctx context.Context) error {
 	return nil
 }
 
-// run tries ranges until one is claimed or none is free. The lowest free
-// range first: alone, a holder takes the lowest free ids, and a successor
+// run tries ranges until one is claimed or none is free. The preferred
+// range first when it is free, else the lowest free range: alone, a holder takes the lowest free ids, and a successor
 // the ids its predecessor left. Each conflict (another holder took the
 // range first) doubles the lowest free ranges the next try picks among at
 // random, so that a fleet starting at once spreads out in a few tries each
@@ -225,8 +300,11 @@ func (a *attempt) run(ctx context.Context) (*claim, error) {
 			continue
 		}
 		first := cands[0]
-		if conflicts > 0 {
+		switch {
+		case conflicts > 0:
 			first = cands[rand.IntN(min(len(cands), 1<<min(conflicts, 16)))]
+		case slices.Contains(cands, a.prefer):
+			first = a.prefer
 		}
 		if err := a.keepAlive(ctx); err != nil {
 			return nil, err
@@ -404,6 +482,15 @@ func (c *claim) Floor() int64          { return c.floor }
 func (c *claim) Token() int64          { return c.token }
 func (c *claim) Lost() <-chan struct{} { return c.st.Lost() }
 
+// Err says why the claim was lost, once Lost is closed: nodeid.Lease.Err
+// reports it.
+func (c *claim) Err() error { return c.st.Err() }
+
+// guardsOf is the condition of a claim's writes, guards. (A variable only
+// so that the module's tests can plant the mutant of a write without it,
+// which the Store suite must fail.)
+var guardsOf = (*claim).guards
+
 // guards are the transaction conditions that hold only while this claim's
 // node keys are the ones it created.
 func (c *claim) guards() []clientv3.Cmp {
@@ -436,7 +523,7 @@ func (c *claim) reserve(ctx context.Context, v int64) (bool, error) {
 	for i := range puts {
 		puts[i] = clientv3.OpPut(c.s.reservedKey(c.first+i), strconv.FormatInt(v, 10))
 	}
-	resp, err := c.s.cli.Txn(ctx).If(c.guards()...).Then(puts...).Commit()
+	resp, err := c.s.cli.Txn(ctx).If(guardsOf(c)...).Then(puts...).Commit()
 	if err != nil {
 		return false, fmt.Errorf("etcdlease: reserve node ids %d..%d until %v: %w", c.first, c.first+c.count-1, time.Unix(0, v).UTC(), err)
 	}
@@ -459,7 +546,7 @@ func (c *claim) Release(ctx context.Context, until int64) error {
 		ops = append(ops, clientv3.OpPut(c.s.reservedKey(c.first+i), strconv.FormatInt(v, 10)))
 		ops = append(ops, clientv3.OpDelete(c.s.nodeKey(c.first+i)))
 	}
-	resp, err := c.s.cli.Txn(ctx).If(c.guards()...).Then(ops...).Commit()
+	resp, err := c.s.cli.Txn(ctx).If(guardsOf(c)...).Then(ops...).Commit()
 	if err != nil {
 		return fmt.Errorf("etcdlease: release node ids %d..%d: %w", c.first, c.first+c.count-1, err)
 	}
@@ -500,9 +587,12 @@ func (c *claim) start() {
 func (c *claim) keepAlive(ctx context.Context) {
 	for {
 		c.keepAlives.Add(1)
+		start := time.Now()
 		ch, err := c.s.cli.KeepAlive(ctx, c.lease)
 		if err == nil {
-			for range ch {
+			since := start
+			for resp := range ch {
+				since = c.renewed(resp, start, since)
 			}
 		}
 		wait := 50 * time.Millisecond
@@ -529,6 +619,23 @@ func (c *claim) keepAlive(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// renewed tells the store's observer, if any, of the keep-alive answer
+// resp, of the keep-alive begun at start, with since as its Since, and
+// returns the next answer's.
+func (c *claim) renewed(resp *clientv3.LeaseKeepAliveResponse, start, since time.Time) time.Time {
+	f := c.s.renewed.Load()
+	if f == nil {
+		return since
+	}
+	now := time.Now()
+	ttl := time.Duration(resp.TTL) * time.Second
+	(*f)(Renewal{First: c.first, Count: c.count, Token: c.token, Since: since, Received: now, TTL: ttl})
+	if next := now.Add(-ttl); next.After(start) {
+		return next
+	}
+	return start
 }
 
 // watch closes Lost when key, one of the claim's node keys, is deleted

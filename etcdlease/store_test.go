@@ -3,6 +3,7 @@ package etcdlease
 import (
 	"context"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,7 +23,7 @@ func ctxT(t *testing.T) context.Context {
 
 func acquire(t *testing.T, st nodeid.Store, count, maxNode int) *claim {
 	t.Helper()
-	c, err := st.Acquire(ctxT(t), count, maxNode)
+	c, err := st.Acquire(ctxT(t), snowlab.Layout{}, count, maxNode)
 	require.NoError(t, err, "Acquire(%d, %d)", count, maxNode)
 	return c.(*claim)
 }
@@ -122,12 +123,12 @@ func requireClaim(t *testing.T, c nodeid.Claim, first int, floor int64, what str
 func TestAcquireRefusals(t *testing.T) {
 	st, _ := dial(t, endpoints(t))
 	for _, tc := range []struct{ count, maxNode int }{{0, 10}, {3, 1}, {MaxCount + 1, 1023}, {1, -1}} {
-		_, err := st.Acquire(ctxT(t), tc.count, tc.maxNode)
+		_, err := st.Acquire(ctxT(t), snowlab.Layout{}, tc.count, tc.maxNode)
 		assert.ErrorIs(t, err, snowlab.ErrInvalidNode, "Acquire(%d, %d)", tc.count, tc.maxNode)
 	}
 	_, err := st.cli.Put(ctxT(t), st.reservedKey(5), "soon")
 	require.NoError(t, err)
-	_, err = st.Acquire(ctxT(t), 14, 20)
+	_, err = st.Acquire(ctxT(t), snowlab.Layout{}, 14, 20)
 	require.Error(t, err, "a malformed reserved-until was accepted as a floor")
 	assert.Contains(t, err.Error(), `"soon"`)
 	for _, n := range []int{0, 5, 13} {
@@ -229,4 +230,44 @@ func onlyMonitor(c *claim, run func(ctx context.Context)) {
 	c.stopMonitors = cancel
 	c.monitors.Add(1)
 	go func() { defer c.monitors.Done(); run(ctx) }()
+}
+
+// TestObserveRenewals: the store tells its observer of every keep-alive
+// answer of a claim's etcd lease, with the claim's node ids and token and
+// the lease's TTL, each Since no earlier than the keep-alive's start and
+// before the answer came, and none once Release has returned (it stops
+// the keep-alive first).
+func TestObserveRenewals(t *testing.T) {
+	st, _ := dial(t, endpoints(t))
+	got := make(chan Renewal, 64)
+	var released atomic.Bool
+	st.ObserveRenewals(func(r Renewal) {
+		if released.Load() {
+			t.Errorf("a renewal after Release returned: %+v", r)
+		}
+		select {
+		case got <- r:
+		default:
+		}
+	})
+	before := time.Now()
+	c := acquire(t, st, 2, 1023)
+	var prev Renewal
+	for i := range 2 { // the first answer, and one a third of the TTL later
+		select {
+		case r := <-got:
+			require.Equal(t, Renewal{First: c.first, Count: 2, Token: c.token, Since: r.Since, Received: r.Received, TTL: st.ttl}, r, "renewal %d", i)
+			require.False(t, r.Since.Before(before), "renewal %d: Since %v before the claim was asked for (%v)", i, r.Since, before)
+			require.True(t, r.Since.Before(r.Received), "renewal %d: Since %v not before Received %v", i, r.Since, r.Received)
+			if i > 0 { // Since: the previous answer's arrival less the TTL, or the start if later
+				require.False(t, r.Since.Before(prev.Received.Add(-st.ttl)) || r.Since.After(prev.Received),
+					"renewal %d: Since %v is not between the previous answer's arrival %v less the TTL and it", i, r.Since, prev.Received)
+			}
+			prev = r
+		case <-time.After(3 * st.ttl):
+			t.Fatalf("renewal %d: no keep-alive answer within %v", i, 3*st.ttl)
+		}
+	}
+	require.NoError(t, c.Release(ctxT(t), 0))
+	released.Store(true)
 }

@@ -47,6 +47,10 @@ func (c *claim) Floor() int64          { return c.floor }
 func (c *claim) Token() int64          { return c.token }
 func (c *claim) Lost() <-chan struct{} { return c.st.Lost() }
 
+// Err says why the claim was lost, once Lost is closed: nodeid.Lease.Err
+// reports it.
+func (c *claim) Err() error { return c.st.Err() }
+
 // Reserve stores until as every Lease's reserved-until annotation (and
 // renews them): see write for the guard.
 func (c *claim) Reserve(ctx context.Context, until int64) error {
@@ -124,11 +128,19 @@ func (c *claim) get(ctx context.Context, n int) (*coordv1.Lease, bool, error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("k8slease: read Lease %s in namespace %s: %w", c.s.name(n), c.s.ns, err)
 	}
-	h := l.Spec.HolderIdentity
-	if h == nil || *h != c.holder || l.Annotations[TokenAnnotation] != strconv.FormatInt(c.token, 10) {
+	if !isTheClaims(c, l) {
 		return nil, false, nil
 	}
 	return l, true, nil
+}
+
+// isTheClaims is the guard of a claim's writes: the Lease names the
+// claim's holder and token. (A variable only so that the module's tests
+// can plant the mutant of a write without it, which the Store suite must
+// fail.)
+var isTheClaims = func(c *claim, l *coordv1.Lease) bool {
+	h := l.Spec.HolderIdentity
+	return h != nil && *h == c.holder && l.Annotations[TokenAnnotation] == strconv.FormatInt(c.token, 10)
 }
 
 // renew moves renewTime every third of the lease duration, unless a

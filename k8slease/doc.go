@@ -29,6 +29,19 @@
 //     reservation, and its first holder would not wait for the last one's.
 //   - annotation snowlab.io/token: the fencing token of N's latest holder.
 //
+// And one Lease for the pool, PREFIX-layout, labelled alike: its
+// annotation snowlab.io/layout is the layout the pool's node ids are held
+// under (snowlab.Layout's text form, 41/10/12,1ms,2024-01-01T00:00:00Z
+// for the default). The first Acquire creates it (a second create is 409
+// Conflict, so of two first holders only one makes it) and every Acquire
+// compares its own layout with it first: another is nodeid.ErrLayout,
+// and nothing is taken.
+//
+// A Lease of the pool whose annotations are not in that form (no token,
+// a value that is not a decimal number, a negative token) is ErrCorrupt,
+// an error naming it: never read as a reserved-until of 0, nor taken and
+// written over.
+//
 // # Claims are compare-and-swap on resourceVersion
 //
 // Acquire lists the store's Leases and picks the lowest run of count ids

@@ -63,11 +63,11 @@ func testPrefix(t *testing.T, kc string) string {
 	return p
 }
 
-// testStore is a Store under prefix on a client of its own (as another
-// process would have), closed when t ends.
-func testStore(t *testing.T, kc, prefix string) *Store {
+// testStoreTTL is a Store under prefix with a lease duration of ttl, on a
+// client of its own (as another process would have), closed when t ends.
+func testStoreTTL(t *testing.T, kc, prefix string, ttl time.Duration) *Store {
 	t.Helper()
-	s, err := New(clientset(t, kc), testNamespace, prefix, testTTL)
+	s, err := New(clientset(t, kc), testNamespace, prefix, ttl)
 	if err != nil {
 		t.Fatal(err)
 	}

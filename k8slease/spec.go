@@ -3,6 +3,7 @@ package k8slease
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -42,11 +43,32 @@ func RestConfig(kubeconfig string) (*rest.Config, error) {
 		cfg, err = clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: not in a pod, and no usable kubeconfig (-kubeconfig, $KUBECONFIG or ~/.kube/config): %w", ErrNoConfig, err)
+		return nil, fmt.Errorf("%w: %s", ErrNoConfig, noConfig(kubeconfig, err))
 	}
 	cfg.Timeout = requestTimeout
 	cfg.QPS, cfg.Burst = 50, 100
 	return cfg, nil
+}
+
+// noConfig says where RestConfig looked for a configuration, which err
+// refused. It names what the caller can change, the file it named or
+// $KUBECONFIG, and never a flag: commands name their own (snowid and
+// snowidd have no -kubeconfig), and client-go's word for an empty
+// configuration sends the reader to KUBERNETES_MASTER, which nothing here
+// reads.
+func noConfig(kubeconfig string, err error) string {
+	empty := clientcmd.IsEmptyConfig(err)
+	switch env := os.Getenv(clientcmd.RecommendedConfigPathEnvVar); {
+	case kubeconfig != "":
+		return fmt.Sprintf("the kubeconfig %q: %v", kubeconfig, err)
+	case env != "" && empty:
+		return fmt.Sprintf("not in a pod, and $KUBECONFIG (%s) names no kubeconfig", env)
+	case env != "":
+		return fmt.Sprintf("not in a pod, and the kubeconfig $KUBECONFIG names (%s) is not usable: %v", env, err)
+	case empty:
+		return fmt.Sprintf("not in a pod, $KUBECONFIG is not set, and there is no %s", clientcmd.RecommendedHomeFile)
+	}
+	return fmt.Sprintf("not in a pod, and %s is not usable: %v", clientcmd.RecommendedHomeFile, err)
 }
 
 // Dial returns a Store (as New) on the cluster RestConfig(kubeconfig)
@@ -82,13 +104,13 @@ func Opener(ttl time.Duration) nodeid.Opener { return OpenerWith(ttl, "") }
 
 // OpenerWith is Opener with the kubeconfig file named (none: as Opener).
 func OpenerWith(ttl time.Duration, kubeconfig string) nodeid.Opener {
-	return func(rest string) (nodeid.Store, error) {
+	return nodeid.OpenerFunc(func(rest string) (nodeid.Store, error) {
 		ns, prefix, err := parseSpec(rest)
 		if err != nil {
 			return nil, err
 		}
 		return Dial(kubeconfig, ns, prefix, ttl)
-	}
+	})
 }
 
 // parseSpec splits "NAMESPACE[/PREFIX]".

@@ -2,8 +2,14 @@ package k8slease
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/client-go/tools/clientcmd"
 
 	coordv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -73,4 +79,32 @@ func TestObserverExpiry(t *testing.T) {
 	if !o.expired(l, time.Hour, t0) {
 		t.Fatal("a released Lease (no holder) is not free")
 	}
+}
+
+// Without a pod's service account and a kubeconfig, the error says where
+// it looked, in the terms a user can change: $KUBECONFIG or the home
+// file. It named a -kubeconfig flag that snowid and snowidd do not have,
+// and client-go's KUBERNETES_MASTER.
+func TestRestConfigNoConfig(t *testing.T) {
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	t.Setenv("KUBERNETES_SERVICE_PORT", "")
+	missing := filepath.Join(t.TempDir(), "kubeconfig")
+
+	t.Setenv("KUBECONFIG", missing)
+	_, err := RestConfig("")
+	require.ErrorIs(t, err, ErrNoConfig)
+	assert.Equal(t, "k8slease: no Kubernetes client configuration: not in a pod, and $KUBECONFIG ("+missing+") names no kubeconfig", err.Error())
+
+	// The home file is client-go's, fixed when it loads: this machine's.
+	if _, err := os.Stat(clientcmd.RecommendedHomeFile); errors.Is(err, os.ErrNotExist) {
+		t.Setenv("KUBECONFIG", "")
+		_, err = RestConfig("")
+		require.ErrorIs(t, err, ErrNoConfig)
+		assert.Equal(t, "k8slease: no Kubernetes client configuration: not in a pod, $KUBECONFIG is not set, and there is no "+clientcmd.RecommendedHomeFile, err.Error())
+	}
+
+	_, err = RestConfig(missing)
+	require.ErrorIs(t, err, ErrNoConfig)
+	assert.Contains(t, err.Error(), `the kubeconfig "`+missing+`": `)
+	assert.NotContains(t, err.Error(), "-kubeconfig")
 }

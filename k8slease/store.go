@@ -39,6 +39,9 @@ const (
 	ReservedAnnotation = "snowlab.io/reserved-until"
 	// TokenAnnotation holds the fencing token of the id's latest holder.
 	TokenAnnotation = "snowlab.io/token"
+	// LayoutAnnotation holds the layout the pool's node ids are held
+	// under, on the Lease PREFIX-layout.
+	LayoutAnnotation = "snowlab.io/layout"
 )
 
 // ErrInvalid: a namespace or prefix that no Lease name can be built from.
@@ -101,8 +104,10 @@ func checkNames(namespace, prefix string) error {
 	if errs := validation.IsDNS1123Label(namespace); len(errs) > 0 {
 		return fmt.Errorf("%w: namespace %q: %s", ErrInvalid, namespace, errs[0])
 	}
-	if errs := validation.IsDNS1123Label(prefix + "-1023"); len(errs) > 0 {
-		return fmt.Errorf("%w: prefix %q: %s", ErrInvalid, prefix, errs[0])
+	for _, name := range []string{prefix + "-1023", prefix + layoutSuffix} {
+		if errs := validation.IsDNS1123Label(name); len(errs) > 0 {
+			return fmt.Errorf("%w: prefix %q: %s", ErrInvalid, prefix, errs[0])
+		}
 	}
 	if errs := validation.IsValidLabelValue(prefix); len(errs) > 0 {
 		return fmt.Errorf("%w: prefix %q: %s", ErrInvalid, prefix, errs[0])
@@ -128,19 +133,22 @@ func (s *Store) selector() string { return PoolLabel + "=" + s.prefix }
 // Acquire takes count consecutive free node ids among 0..maxNode: see the
 // package documentation. The lowest free range first; after conflicts,
 // one at random among the lowest free ones, as etcdlease does.
-func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, error) {
-	return s.AcquireAt(ctx, -1, count, maxNode)
+func (s *Store) Acquire(ctx context.Context, layout snowlab.Layout, count, maxNode int) (nodeid.Claim, error) {
+	return s.AcquireAt(ctx, layout, -1, count, maxNode)
 }
 
 // AcquireAt is Acquire trying the range from first first (nodeid's
 // Preferrer): when that range is not free it takes any free one. A first
 // of -1 prefers none.
-func (s *Store) AcquireAt(ctx context.Context, first, count, maxNode int) (nodeid.Claim, error) {
+func (s *Store) AcquireAt(ctx context.Context, layout snowlab.Layout, first, count, maxNode int) (nodeid.Claim, error) {
 	if count < 1 || maxNode < 0 || count > maxNode+1 || count > MaxCount {
 		return nil, fmt.Errorf("%w: k8slease: %d node ids asked for among 0..%d (at most %d in one claim)", snowlab.ErrInvalidNode, count, maxNode, MaxCount)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("k8slease: acquire: %w", err)
+	}
+	if err := s.pinLayout(ctx, layout); err != nil {
+		return nil, err
 	}
 	holder := fmt.Sprintf("%s/pid-%d/%08x", hostname(), os.Getpid(), rand.Uint32())
 	var prev map[int]*coordv1.Lease // the last view that had no free run
@@ -179,6 +187,38 @@ func (s *Store) AcquireAt(ctx context.Context, first, count, maxNode int) (nodei
 			return nil, fmt.Errorf("k8slease: claim node ids: the Leases keep changing under contention: %w", err)
 		}
 	}
+}
+
+// layoutSuffix names the Lease that records the pool's layout:
+// PREFIX-layout, which no node id's name is.
+const layoutSuffix = "-layout"
+
+// pinLayout records layout on the Lease PREFIX-layout when it does not
+// exist (a create: the API server refuses a second with 409, so of two
+// first holders only one makes it), and compares it with the record
+// (nodeid's Store contract).
+func (s *Store) pinLayout(ctx context.Context, layout snowlab.Layout) error {
+	text, err := layout.MarshalText()
+	if err != nil {
+		return err
+	}
+	name := s.prefix + layoutSuffix
+	l := &coordv1.Lease{ObjectMeta: metav1.ObjectMeta{
+		Name: name, Namespace: s.ns,
+		Labels:      map[string]string{PoolLabel: s.prefix},
+		Annotations: map[string]string{LayoutAnnotation: string(text)},
+	}}
+	_, err = s.leases().Create(ctx, l, metav1.CreateOptions{})
+	switch {
+	case err == nil:
+		return nil
+	case !apierrors.IsAlreadyExists(err):
+		return fmt.Errorf("k8slease: record the layout on Lease %s in namespace %s: %w", name, s.ns, err)
+	}
+	if l, err = s.leases().Get(ctx, name, metav1.GetOptions{}); err != nil {
+		return fmt.Errorf("k8slease: read Lease %s in namespace %s: %w", name, s.ns, err)
+	}
+	return nodeid.CheckLayout(fmt.Sprintf("Lease %s/%s (annotation %s)", s.ns, name, LayoutAnnotation), l.Annotations[LayoutAnnotation], layout)
 }
 
 // settle and maxSettle bound how long Acquire makes sure that no run is
@@ -342,19 +382,32 @@ func (s *Store) undo(ctx context.Context, taken []*coordv1.Lease) {
 	}
 }
 
-// annotations reads a Lease's reserved-until and token (0 for none).
+// annotations reads a Lease's reserved-until and token (0 for no Lease).
+// A Lease of the store's that this version did not write as it writes
+// them (no token annotation, an annotation that is not a number, a
+// negative token) is ErrCorrupt, naming it: never read as a reservation
+// of 0, which would hand the id out at once and write over it.
 func annotations(l *coordv1.Lease) (reserved, token int64, err error) {
 	if l == nil {
 		return 0, 0, nil
 	}
-	for key, p := range map[string]*int64{ReservedAnnotation: &reserved, TokenAnnotation: &token} {
-		v, ok := l.Annotations[key]
+	if _, ok := l.Annotations[TokenAnnotation]; !ok {
+		return 0, 0, fmt.Errorf("%w: Lease %s/%s has no %s annotation: not a Lease this version wrote (its reserved-until is not read as 0)", ErrCorrupt, l.Namespace, l.Name, TokenAnnotation)
+	}
+	for _, a := range []struct {
+		key string
+		p   *int64
+	}{{ReservedAnnotation, &reserved}, {TokenAnnotation, &token}} {
+		v, ok := l.Annotations[a.key]
 		if !ok {
-			continue
+			continue // a holder that never reserved: 0
 		}
-		if *p, err = strconv.ParseInt(v, 10, 64); err != nil {
-			return 0, 0, fmt.Errorf("%w: Lease %s/%s: %s %q is not a number", ErrCorrupt, l.Namespace, l.Name, key, v)
+		if *a.p, err = strconv.ParseInt(v, 10, 64); err != nil {
+			return 0, 0, fmt.Errorf("%w: Lease %s/%s: %s %q is not a number", ErrCorrupt, l.Namespace, l.Name, a.key, v)
 		}
+	}
+	if token < 0 {
+		return 0, 0, fmt.Errorf("%w: Lease %s/%s: %s %d is negative", ErrCorrupt, l.Namespace, l.Name, TokenAnnotation, token)
 	}
 	return reserved, token, nil
 }

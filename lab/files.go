@@ -6,7 +6,7 @@ import (
 )
 
 // WriteFiles writes a run into dir as loadgen writes the suite's: the
-// result <stem>.json (result.Run.Stem), the Markdown report <stem>.md,
+// result <stem>.json (<date>-<host>-<commit>), the Markdown report <stem>.md,
 // the charts under <stem>/ and the same report as one self-contained
 // page, <stem>.html. It returns the paths written. A run of your own
 // subjects (Suite.Measure) gets the same report, charts and page as

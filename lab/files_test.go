@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/snowlab/snowlab/lab"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
 )
@@ -32,7 +33,7 @@ func TestWriteFiles(t *testing.T) {
 	dir := t.TempDir()
 	paths, err := lab.WriteFiles(dir, run)
 	require.NoError(t, err)
-	stem := filepath.Join(dir, run.Stem())
+	stem := filepath.Join(dir, resultdir.Stem(run))
 	assert.Contains(t, paths, stem+".json")
 	assert.Contains(t, paths, stem+".md")
 	assert.Contains(t, paths, filepath.Join(stem, "saturate.svg"))

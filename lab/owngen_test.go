@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab/loadgen"
+	"github.com/snowlab/snowlab/lab/internal/cli"
 )
 
 // modules are this repository's modules a user's module requiring the lab
@@ -86,7 +86,7 @@ func TestOwnGenExample(t *testing.T) {
 
 	bins := t.TempDir()
 	var stdout, stderr bytes.Buffer
-	code := loadgen.Main([]string{"ab", "-C", repo, "-pkg", "./bench", "-keep", bins, "-rounds", "12", "-slice", "10ms", "-valgrind", "", "-q", base, head}, &stdout, &stderr)
+	code := cli.Main([]string{"ab", "-C", repo, "-pkg", "./bench", "-keep", bins, "-rounds", "12", "-slice", "10ms", "-valgrind", "", "-q", base, head}, &stdout, &stderr)
 	out := stdout.String()
 	assert.Equal(t, 1, code, "%s\n%s", out, stderr.String())
 	assert.Contains(t, out, "mine/counter G=1")
@@ -104,11 +104,11 @@ func TestOwnGenExample(t *testing.T) {
 	}
 	stdout.Reset()
 	stderr.Reset()
-	code = loadgen.Main([]string{"instr", "-target", filepath.Join(bins, "head"), "-against", filepath.Join(bins, "base")}, &stdout, &stderr)
+	code = cli.Main([]string{"instr", "-target", filepath.Join(bins, "head"), "-against", filepath.Join(bins, "base")}, &stdout, &stderr)
 	assert.Equal(t, 1, code, "twice the work counts more: %s\n%s", stdout.String(), stderr.String())
 	assert.Contains(t, stdout.String(), "mine/counter")
 	stdout.Reset()
 	stderr.Reset()
-	code = loadgen.Main([]string{"instr", "-target", filepath.Join(bins, "base"), "-against", filepath.Join(bins, "base")}, &stdout, &stderr)
+	code = cli.Main([]string{"instr", "-target", filepath.Join(bins, "base"), "-against", filepath.Join(bins, "base")}, &stdout, &stderr)
 	assert.Equal(t, 0, code, "the same build counts the same: %s\n%s", stdout.String(), stderr.String())
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/perfevent"
-	"github.com/snowlab/snowlab/lab/internal/redact"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/internal/vcs"
 	"github.com/snowlab/snowlab/lab/internal/workload"
 	"github.com/snowlab/snowlab/lab/result"
@@ -98,7 +98,7 @@ func (s Suite) Measure() (*result.Run, error) {
 	if s.Commit == "" {
 		s.Commit, s.Dirty = vcs.Commit()
 	}
-	run := &result.Run{Schema: result.SchemaVersion, Started: started.UTC(), Command: redact.Args(s.Command),
+	run := &result.Run{Schema: result.SchemaVersion, Started: started.UTC(), Command: resultdir.RedactArgs(s.Command),
 		Commit: s.Commit, Dirty: s.Dirty, Host: host.Probe()}
 	// The load is read over the whole run, the failed part of one
 	// included: a figure is read against what else the host was doing.

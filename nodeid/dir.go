@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/snowlab/snowlab"
 )
 
 // Dir is the store for the processes of one host: a folder (created 0o755
@@ -20,6 +22,7 @@ import (
 //     ends, however it ends, so a crashed holder's id is free at once.
 //     flock locks belong to an open file description, so two claims in
 //     one process exclude each other just as two processes do.
+//
 //   - slot-NNNN.reserved, the text "UNTIL GEN\n": UNTIL is N's
 //     reserved-until in decimal Unix nanoseconds and GEN the generation of
 //     its last holder, which Acquire increments and Claim.Token reports (a
@@ -31,6 +34,12 @@ import (
 //     renamed over it, and the folder fsynced. Acquire, Reserve and
 //     Release return only after that, so a reservation is on disk before
 //     any ID uses it and survives a crash of the process or of the host.
+//
+//   - layout, the folder's layout as Layout.MarshalText writes it: the
+//     first Acquire writes it (a temporary file, fsynced, hard-linked into
+//     place, so that of two first holders racing only one makes it, and
+//     no one reads it half-written) and an Acquire with another layout
+//     fails with ErrLayout.
 //
 // Acquire takes the lowest count consecutive ids whose lock files it can
 // lock without waiting. Do not delete the files while they are in use:
@@ -70,18 +79,21 @@ func (s dirStore) reservedName(n int) string {
 }
 
 // Acquire implements Store.
-func (s dirStore) Acquire(ctx context.Context, count, maxNode int) (Claim, error) {
-	return s.AcquireAt(ctx, -1, count, maxNode)
+func (s dirStore) Acquire(ctx context.Context, layout snowlab.Layout, count, maxNode int) (Claim, error) {
+	return s.AcquireAt(ctx, layout, -1, count, maxNode)
 }
 
 // AcquireAt implements Preferrer: the run from first is tried before the
 // lowest free one.
-func (s dirStore) AcquireAt(ctx context.Context, first, count, maxNode int) (Claim, error) {
+func (s dirStore) AcquireAt(ctx context.Context, layout snowlab.Layout, first, count, maxNode int) (Claim, error) {
 	if count < 1 || maxNode < 0 || count > maxNode+1 {
 		return nil, fmt.Errorf("nodeid: dir %s: cannot take %d node ids out of 0..%d", s.path, count, maxNode)
 	}
 	if err := os.MkdirAll(s.path, 0o755); err != nil {
 		return nil, fmt.Errorf("nodeid: dir store: %w", err)
+	}
+	if err := s.pinLayout(layout); err != nil {
+		return nil, err
 	}
 	dfd, err := openDir(s.path)
 	if err != nil {
@@ -112,6 +124,55 @@ func (s dirStore) AcquireAt(ctx context.Context, first, count, maxNode int) (Cla
 		return s.claimOrUnlock(first, files)
 	}
 	return nil, fmt.Errorf("%w: dir %s has no %d consecutive free node ids in 0..%d", ErrNoFreeNode, s.path, count, maxNode)
+}
+
+// pinLayout records layout as the folder's when it has none (see Dir), and
+// compares it with the folder's.
+func (s dirStore) pinLayout(layout snowlab.Layout) error {
+	text, err := layout.MarshalText()
+	if err != nil {
+		return err
+	}
+	name := filepath.Join(s.path, "layout")
+	b, err := os.ReadFile(name)
+	if errors.Is(err, os.ErrNotExist) {
+		if err := s.createOnce(name, text); err != nil {
+			return fmt.Errorf("nodeid: dir store: record the layout: %w", err)
+		}
+		b, err = os.ReadFile(name)
+	}
+	if err != nil {
+		return fmt.Errorf("nodeid: dir store: %w", err)
+	}
+	return CheckLayout("dir "+s.path+" (its file layout)", string(b), layout)
+}
+
+// createOnce makes the file name hold b, unless it exists: b goes to a
+// temporary file, fsynced, which is hard-linked to name (a link never
+// replaces a file, so of two racing writers one makes it and the other's
+// link fails) and removed; the folder is fsynced. A reader sees name
+// whole or not at all.
+func (s dirStore) createOnce(name string, b []byte) error {
+	f, err := os.CreateTemp(s.path, filepath.Base(name)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.Link(tmp, name); err != nil && !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	return syncDir(s.path)
 }
 
 // claimOrUnlock is claim, the locks given back when it fails.
@@ -148,7 +209,7 @@ func (s dirStore) lockRun(dfd, first, count int) (files []*os.File, busy int, er
 // two holders of a node id ever get the same token, even if the first crashes at
 // once.
 func (s dirStore) claim(first int, files []*os.File) (*dirClaim, error) {
-	c := &dirClaim{store: s, first: first, n: len(files), files: files}
+	c := &dirClaim{store: s, first: first, n: len(files), files: files, never: make(chan struct{})}
 	untils := make([]int64, len(files))
 	var gen int64
 	for i := range files {
@@ -193,15 +254,19 @@ func readReserved(name string) (until, gen int64, err error) {
 	return until, gen, nil
 }
 
-// never is the Lost channel of every Dir claim.
-var never = make(chan struct{})
-
 // dirClaim is a Dir store's hold on consecutive node ids: their lock files,
 // kept open and locked until Release.
 type dirClaim struct {
 	store        dirStore
 	first, n     int
 	floor, token int64
+
+	// never is the Lost channel: one per claim, made with it, so that a
+	// lease taken inside a testing/synctest bubble waits on a channel of
+	// the bubble (one package-level channel, made outside every bubble,
+	// kept its refresher from ever counting as durably blocked, and
+	// virtual time from moving).
+	never chan struct{}
 
 	mu     sync.Mutex
 	files  []*os.File // nil once released
@@ -217,7 +282,7 @@ func (c *dirClaim) Token() int64 { return c.token }
 // process unlocks it or ends, so while this process lives nobody can take
 // the node ids from it (short of deleting the lock files, which Dir's
 // contract forbids).
-func (c *dirClaim) Lost() <-chan struct{} { return never }
+func (c *dirClaim) Lost() <-chan struct{} { return c.never }
 
 // Reserve writes until as every node id's reserved-until. It only moves the
 // reservation forward: a node id already at or past until keeps its value,

@@ -9,10 +9,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/nodeid"
 )
 
@@ -20,7 +22,7 @@ const maxNode = 1023 // the default layout's
 
 func acquire(t *testing.T, s nodeid.Store, count int) nodeid.Claim {
 	t.Helper()
-	c, err := s.Acquire(context.Background(), count, maxNode)
+	c, err := s.Acquire(context.Background(), snowlab.Layout{}, count, maxNode)
 	require.NoError(t, err)
 	return c
 }
@@ -106,11 +108,11 @@ func TestDirConsecutive(t *testing.T) {
 	assert.Equal(t, 6, acquire(t, s, 1).First())
 
 	// A run of 4 that fits only at the top of a small range.
-	_, err := s.Acquire(context.Background(), 4, 8)
+	_, err := s.Acquire(context.Background(), snowlab.Layout{}, 4, 8)
 	assert.ErrorIs(t, err, nodeid.ErrNoFreeNode, "7..8 is too short")
 	nine := acquire(t, s, 1)
 	assert.Equal(t, 7, nine.First())
-	c, err := s.Acquire(context.Background(), 3, 10)
+	c, err := s.Acquire(context.Background(), snowlab.Layout{}, 3, 10)
 	require.NoError(t, err)
 	assert.Equal(t, 8, c.First())
 	assert.Equal(t, 3, c.Count())
@@ -132,7 +134,7 @@ func TestDirFull(t *testing.T) {
 	for i, c := range claims {
 		require.Equal(t, i, c.First())
 	}
-	_, err := s.Acquire(context.Background(), 1, maxNode)
+	_, err := s.Acquire(context.Background(), snowlab.Layout{}, 1, maxNode)
 	require.ErrorIs(t, err, nodeid.ErrNoFreeNode, "the 1,025th acquirer")
 	require.ErrorIs(t, err, nodeid.ErrNoFreeSlot, "the deprecated name is the same error")
 	assert.Contains(t, err.Error(), dir)
@@ -152,18 +154,18 @@ func TestDirFull(t *testing.T) {
 	release(t, claims[517], 0)
 	holder := startChild(t, "hold", dir)
 	assert.Equal(t, 517, holder.header().node)
-	_, err = s.Acquire(context.Background(), 1, maxNode)
+	_, err = s.Acquire(context.Background(), snowlab.Layout{}, 1, maxNode)
 	assert.ErrorIs(t, err, nodeid.ErrNoFreeNode, "the other process holds 517")
 	require.NoError(t, holder.stdin.Close())
 	holder.drainAndWait()
 	require.NoError(t, holder.wait())
 	c := acquire(t, s, 1)
 	assert.Equal(t, 517, c.First())
-	_, err = s.Acquire(context.Background(), 1, maxNode)
+	_, err = s.Acquire(context.Background(), snowlab.Layout{}, 1, maxNode)
 	assert.ErrorIs(t, err, nodeid.ErrNoFreeNode)
 
 	release(t, claims[100], 0)
-	_, err = s.Acquire(context.Background(), 2, maxNode)
+	_, err = s.Acquire(context.Background(), snowlab.Layout{}, 2, maxNode)
 	assert.ErrorIs(t, err, nodeid.ErrNoFreeNode, "one free node id is no run of two")
 	assert.Contains(t, err.Error(), "no 2 consecutive")
 
@@ -264,7 +266,7 @@ func TestDirCorruptReservation(t *testing.T) {
 			dir := t.TempDir()
 			name := filepath.Join(dir, "slot-0000.reserved")
 			require.NoError(t, os.WriteFile(name, []byte(content), 0o644))
-			_, err := nodeid.Dir(dir).Acquire(context.Background(), 1, maxNode)
+			_, err := nodeid.Dir(dir).Acquire(context.Background(), snowlab.Layout{}, 1, maxNode)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), name)
 			assert.Contains(t, err.Error(), "corrupt")
@@ -289,10 +291,38 @@ func TestDirCorruptReservation(t *testing.T) {
 func TestDirCorruptReservationInRun(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "slot-0002.reserved"), []byte("garbage\n"), 0o644))
-	_, err := nodeid.Dir(dir).Acquire(context.Background(), 4, maxNode)
+	_, err := nodeid.Dir(dir).Acquire(context.Background(), snowlab.Layout{}, 4, maxNode)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "slot-0002.reserved")
 	for n := range 4 {
 		assert.False(t, lockedElsewhere(t, dir, n), "node id %d", n)
+	}
+}
+
+// The folder's layout: recorded by the first Acquire in the file layout,
+// refused with ErrLayout for another, also when the file holds no layout
+// (a hand edit), which is left as it was.
+func TestDirLayout(t *testing.T) {
+	dir := t.TempDir()
+	narrow := snowlab.Layout{TimeBits: 41, NodeBits: 8, SeqBits: 14, Unit: time.Millisecond, Epoch: snowlab.DefaultLayout.Epoch}
+	release(t, acquire(t, nodeid.Dir(dir), 1), 0)
+	b, err := os.ReadFile(filepath.Join(dir, "layout"))
+	require.NoError(t, err)
+	assert.Equal(t, "41/10/12,1ms,2024-01-01T00:00:00Z", string(b))
+	_, err = nodeid.Dir(dir).Acquire(context.Background(), narrow, 1, 255)
+	require.ErrorIs(t, err, nodeid.ErrLayout)
+	assert.Contains(t, err.Error(), "dir "+dir+" (its file layout) records layout 41/10/12,1ms,2024-01-01T00:00:00Z, the holder's is 41/8/14,1ms,2024-01-01T00:00:00Z")
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "layout"), []byte("41/10/12 please\n"), 0o644))
+	_, err = nodeid.Dir(dir).Acquire(context.Background(), snowlab.Layout{}, 1, maxNode)
+	require.ErrorIs(t, err, nodeid.ErrLayout)
+	assert.Contains(t, err.Error(), `holds "41/10/12 please\n", not a layout this version reads`)
+	b, err = os.ReadFile(filepath.Join(dir, "layout"))
+	require.NoError(t, err)
+	assert.Equal(t, "41/10/12 please\n", string(b), "the file is left for a person to look at")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		assert.False(t, strings.HasSuffix(e.Name(), ".tmp"), "a temporary file left: %s", e.Name())
 	}
 }

@@ -11,8 +11,9 @@
 // expired while a successor took its node id, a restart whose clock is behind
 // the last ID it issued.
 //
-// A Lease holds node ids from a Store (a lock directory on one host with
-// Dir, or etcd with the nested etcdlease module) together with a
+// A Lease holds node ids from a Store (a lock folder on one host with
+// Dir; etcd, PostgreSQL, Kubernetes or ZooKeeper with the nested
+// etcdlease, pglease, k8slease and zklease modules) together with a
 // reserved-until time kept in that store: generators stamp only timestamps
 // before it (through the lease's snowlab.Fence), it is made durable before
 // any ID uses it, and a background refresher moves it ahead by
@@ -23,9 +24,15 @@
 //
 // Static, FromEnv and Ordinal name ids without a store: they check the
 // range and nothing else, and say so. StaticConfig gives a generator on
-// such ids a fence with no store behind it: it starts past every tick a
-// previous process on the ids can have stamped, given its MaxLead, so a
-// restart never repeats IDs (Monotonic must bound its lead for that).
+// such ids a fence with no store behind it. With no store, nothing tells a
+// restart how far ahead of the clock its predecessor ran, so the bound is
+// one constant, StaticMaxLead (100 ms): no generator on a static id leads
+// the clock by more (a Monotonic MaxLead above it is refused), and every
+// start begins past it, whatever its predecessor's Policy and MaxLead and
+// its own. A Strict restart waits 100 ms and a tick for that; a Monotonic
+// one starts 100 ms ahead and mints at the clock's pace until it catches
+// up. A restart therefore never repeats IDs, unless the clock was stepped
+// back in between.
 //
 // # Where a node id comes from
 //
@@ -41,12 +48,14 @@
 //     one host, nothing to install.
 //   - Acquire with the etcdlease module's store: a fleet, with a TTL lease
 //     in etcd; with the pglease module's store, a fleet that already runs
-//     PostgreSQL. Those modules keep the etcd client and pgx out of the
-//     library.
+//     PostgreSQL; with k8slease's, a fleet on Kubernetes (Lease objects);
+//     with zklease's, a fleet that already runs ZooKeeper (an ephemeral
+//     znode per claim). Those modules keep the etcd client, pgx,
+//     client-go and the ZooKeeper client out of the library.
 //
-// OpenStore reads a lease spec (dir:PATH, etcd:HOST:PORT/PREFIX, pg:DSN,
-// given the openers of those modules); a spec that can never work is
-// ErrInvalidSpec.
+// OpenStore reads a lease spec (dir:PATH, and etcd:, pg:, k8s: or zk:
+// given the openers of those modules: snowidd/leasespec has them all); a
+// spec that can never work is ErrInvalidSpec.
 //
 // # The reservation
 //
@@ -75,10 +84,11 @@
 // # When a lease is lost
 //
 // A Dir lease is never lost while its process lives (the kernel holds the
-// lock). An etcd or PostgreSQL lease is lost when the holder cannot keep it
-// alive for a TTL (the store unreachable, the process frozen): Lease.Lost
-// is closed, Lease.Err says why (ErrLost), and the generators built with
-// Lease.Config stop. Before that, a holder cut off from its store keeps
+// lock). An etcd, PostgreSQL, Kubernetes or ZooKeeper lease is lost when
+// the holder cannot keep it alive for a TTL (ZooKeeper's session timeout:
+// the store unreachable, the process frozen): Lease.Lost is closed,
+// Lease.Err says why (ErrLost, and the store's reason), and the
+// generators built with Lease.Config stop. Before that, a holder cut off from its store keeps
 // minting up to R and then every call fails with snowlab.ErrNoReservation;
 // if the store comes back in time the lease refreshes and minting resumes
 // by itself. Either way no ID past R is minted. What to do: on
@@ -89,12 +99,37 @@
 //
 // # A Store of your own
 //
-// A Store of your own (Consul, ZooKeeper, a Kubernetes Lease) proves
-// itself with package storetest (as testing/fstest), which every store
-// here passes and which fails a store broken in each way it checks: claims
-// raced through two clients, ranges judged by every id, tokens,
-// reservations outliving a crashed holder, expiry, zombies refused,
-// restarts.
+// A Store of your own (Consul, a cloud database, a lock service) proves
+// itself with package storetest (as testing/fstest), which every store here passes
+// and which fails a store broken in each way it checks: claims raced
+// through two clients, ranges judged by every id, tokens, reservations
+// outliving a crashed holder, expiry, zombies refused, restarts. What a
+// store must do beyond handing out ids:
+//
+//   - Record the layout: the first Acquire records its layout for the
+//     whole store, created only where none exists, and every Acquire with
+//     another fails with ErrLayout (see Store). Not per id: node 0 of
+//     41/8/14 mints the IDs of nodes 0..3 of 41/10/12 without touching
+//     them. The suite's Layout and LayoutRace cases check it.
+//   - Acknowledge a write only once the backend has made it durable: a
+//     Reserve acknowledged earlier is lost in a crash, and the successor
+//     starts from an older floor (pglease asks every transaction for
+//     synchronous commit, whatever the server's default). The Durable
+//     case checks it where the backend can be made to lose unflushed
+//     writes (storetest.Config.Lose).
+//   - Guard every write (Reserve, Release) on what the claim itself
+//     wrote (its token, its keys' create revision, its znodes' version),
+//     never on the ids being held by someone: the Stolen case takes a
+//     holder's ids behind its back (storetest.Config.Steal) and requires
+//     the old holder's writes refused after a successor's.
+//   - Refuse a record it cannot read (another version's, a hand edit)
+//     with an error naming the id and where it is: never read it as a
+//     reservation of 0, never overwrite it.
+//
+// storetest.CatchMutants runs the suite on a store with a bug planted,
+// in a child process, and requires the case that checks it to fail: each
+// store module here ships its mutants so (a commit left asynchronous, a
+// guard that holds for any holder).
 //
 // # Simulation
 //

@@ -66,9 +66,9 @@ func ExampleAcquire() {
 
 // A node id assigned by hand (Static, or FromEnv, Ordinal) and a
 // monotonic generator on it that a restart, after a crash or a SIGKILL,
-// never makes repeat an ID: MaxLead bounds how far its IDs run ahead of
-// the clock, and StaticConfig starts it past that much of its
-// predecessor's.
+// never makes repeat an ID, whatever policy and lead the restarted
+// process has: no run on a static id leads the clock by more than
+// StaticMaxLead (100 ms), and StaticConfig starts every run past that.
 func ExampleStaticConfig() {
 	node, err := nodeid.Static(37, snowlab.Layout{})
 	if err != nil {
@@ -77,10 +77,10 @@ func ExampleStaticConfig() {
 	cfg, err := nodeid.StaticConfig(snowlab.Config{
 		Node:    node,
 		Policy:  snowlab.Monotonic,
-		MaxLead: time.Second, // a restart stamps its first IDs at most 1 s (and a tick) ahead
+		MaxLead: nodeid.StaticMaxLead, // starts at once, 100 ms (and a tick) ahead; a strict run would wait that long
 	}, 1)
 	if err != nil {
-		log.Fatal(err) // snowlab.ErrInvalidConfig with MaxLead 0: no restart is safe from an unbounded lead
+		log.Fatal(err) // snowlab.ErrInvalidConfig with MaxLead 0 or above StaticMaxLead: a later run could not start past it
 	}
 	gen, err := atomicgen.New(cfg)
 	if err != nil {

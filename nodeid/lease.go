@@ -25,14 +25,42 @@ var ErrNoFreeSlot = ErrNoFreeNode
 // holder). Its fence is revoked: generators using it stop.
 var ErrLost = errors.New("nodeid: lease lost")
 
+// ErrLayout: the store records another layout for its node ids than the
+// one the holder mints under. A node id means a different slice of the ID
+// space in each layout (node 0 of 41/8/14 mints the IDs of nodes 0..3 of
+// 41/10/12), so the holders of one store must share one layout: a holder
+// of another is refused at once, and asking again cannot mend it (a
+// command exits 2; a service does not retry). Give a fleet with another
+// layout a store of its own (another folder, prefix, table or path).
+var ErrLayout = errors.New("nodeid: the store holds its node ids under another layout")
+
 // Store hands out node ids and keeps each node id's reserved-until time.
+//
+// A store serves one layout, which it records: the first Acquire ever
+// made on it records its layout, durably, before it hands out a claim,
+// and the record never changes; every Acquire compares its layout with
+// the record first and, when they differ, fails with ErrLayout, taking
+// and writing nothing, whoever holds what. Two holders that race to be
+// the first with different layouts must not both be served: the record
+// is created only where none exists (a conditional create, or one row
+// or key that only the first write makes), and the loser reads the
+// winner's and compares. The record is the layout's canonical text,
+// Layout.MarshalText's (the zero Layout is DefaultLayout); CheckLayout
+// compares a record with a layout. A record the store cannot read is
+// refused the same way, never taken for "no layout yet". Recording the
+// layout per node id is not enough: a holder of another layout takes ids
+// nobody held and mints the IDs of held ones. (Package storetest checks
+// all of this.)
 type Store interface {
-	// Acquire takes count consecutive free node ids among 0..maxNode and
-	// returns the claim on them. It must make them unavailable to other
-	// holders before it returns, and report the previous holders'
-	// reserved-until (the latest over the node ids) as the claim's Floor.
-	// When no such run is free it fails with ErrNoFreeNode.
-	Acquire(ctx context.Context, count, maxNode int) (Claim, error)
+	// Acquire takes count consecutive free node ids among 0..maxNode
+	// (maxNode is at most layout.MaxNode()) for a holder that mints
+	// under layout, and returns the claim on them. It must make them
+	// unavailable to other holders before it returns, and report the
+	// previous holders' reserved-until (the latest over the node ids) as
+	// the claim's Floor. When no such run is free it fails with
+	// ErrNoFreeNode; when the store records another layout (see above),
+	// with ErrLayout.
+	Acquire(ctx context.Context, layout snowlab.Layout, count, maxNode int) (Claim, error)
 }
 
 // Preferrer is a Store that can try a given range of node ids first:
@@ -40,7 +68,28 @@ type Store interface {
 // except that the run first..first+count-1 is tried before any other;
 // when it is not free, any free run is taken, as Acquire would.
 type Preferrer interface {
-	AcquireAt(ctx context.Context, first, count, maxNode int) (Claim, error)
+	AcquireAt(ctx context.Context, layout snowlab.Layout, first, count, maxNode int) (Claim, error)
+}
+
+// CheckLayout compares the layout record a Store found (recorded, as
+// Layout.MarshalText wrote it) with the layout a holder mints under: nil
+// when they are the same layout, else an error wrapping ErrLayout that
+// names where the record is (where: "dir /var/lib/ids", "etcd key
+// /app/layout") and both layouts. A record that does not parse as a
+// layout is refused the same way.
+func CheckLayout(where, recorded string, layout snowlab.Layout) error {
+	want, err := layout.MarshalText()
+	if err != nil {
+		return err
+	}
+	var got snowlab.Layout
+	if err := got.UnmarshalText([]byte(recorded)); err != nil {
+		return fmt.Errorf("%w: %s holds %.200q, not a layout this version reads; the holder's is %s", ErrLayout, where, recorded, want)
+	}
+	if g, _ := got.MarshalText(); string(g) != string(want) {
+		return fmt.Errorf("%w: %s records layout %s, the holder's is %s: one store serves one layout (give this one a store of its own)", ErrLayout, where, g, want)
+	}
+	return nil
 }
 
 // Claim is a store's hold on a range of node ids.
@@ -57,7 +106,9 @@ type Claim interface {
 	// Reserve makes until durable as the node ids' reserved-until. It must
 	// fail when the claim is no longer held.
 	Reserve(ctx context.Context, until int64) error
-	// Lost is closed when the store knows the claim is gone.
+	// Lost is closed when the store knows the claim is gone. A claim
+	// with a method Err() error (ClaimState's) says there why, wrapping
+	// ErrLost: Lease.Err returns it.
 	Lost() <-chan struct{}
 	// Release stores until as the final reserved-until and frees the node ids.
 	Release(ctx context.Context, until int64) error
@@ -237,9 +288,9 @@ func pick(ctx context.Context, store Store, opts Options) (Claim, error) {
 // opts.Prefer, on the first ask when a preference is set.
 func acquireOnce(ctx context.Context, store Store, opts Options, first bool) (Claim, error) {
 	if p, ok := store.(Preferrer); ok && first && opts.Preferred {
-		return p.AcquireAt(ctx, opts.Prefer, opts.Count, opts.Layout.MaxNode())
+		return p.AcquireAt(ctx, opts.Layout, opts.Prefer, opts.Count, opts.Layout.MaxNode())
 	}
-	return store.Acquire(ctx, opts.Count, opts.Layout.MaxNode())
+	return store.Acquire(ctx, opts.Layout, opts.Count, opts.Layout.MaxNode())
 }
 
 // addSat is a+b for b >= 0, held at math.MaxInt64 instead of wrapping: a
@@ -302,11 +353,23 @@ func (l *Lease) stopped() bool {
 	}
 	select {
 	case <-l.claim.Lost():
-		l.markLost(ErrLost)
+		l.markLost(lostErr(l.claim))
 		return true
 	default:
 	}
 	return false
+}
+
+// lostErr is why c, whose Lost is closed, was lost: its Err when it has
+// one that wraps ErrLost (a ClaimState's names the claim and the store's
+// reason, "the ZooKeeper session expired"), else ErrLost alone.
+func lostErr(c Claim) error {
+	if e, ok := c.(interface{ Err() error }); ok {
+		if err := e.Err(); errors.Is(err, ErrLost) {
+			return err
+		}
+	}
+	return ErrLost
 }
 
 func (l *Lease) markLost(err error) {

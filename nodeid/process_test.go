@@ -31,6 +31,7 @@ const (
 	helperEnv       = "NODEID_TEST_HOLDER"       // "hold" or "mint"
 	helperDirEnv    = "NODEID_TEST_DIR"          // the Dir store's folder
 	helperOffsetEnv = "NODEID_TEST_CLOCK_OFFSET" // a time.Duration added to the holder's clock
+	helperStartEnv  = "NODEID_TEST_CLOCK_START"  // Unix ns: the holder's clock reads this first (startedAt)
 	helperWindowEnv = "NODEID_TEST_WINDOW"       // Options.Window
 	helperOnlyEnv   = "NODEID_TEST_ONLY_NODE_0"  // "1": the store offers node id 0 alone
 )
@@ -68,6 +69,13 @@ func runHolder(mode string) int {
 	if offset != 0 {
 		base := clock
 		clock = clocksrc.Func(func() int64 { return base.UnixNano() + int64(offset) })
+	}
+	if v := os.Getenv(helperStartEnv); v != "" {
+		start, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return fail("error $%s: %v", helperStartEnv, err)
+		}
+		clock = startedAt(start)
 	}
 	ctx := context.Background()
 	store := nodeid.Dir(os.Getenv(helperDirEnv))
@@ -286,6 +294,14 @@ func TestDirProcessesGetDifferentIDs(t *testing.T) {
 // reservation is behind its clock; one that can only have the same id
 // mints above every ID the dead one printed, because it starts past the
 // dead one's stored reservation.
+//
+// The successors are restarted at once: their clocks start where the
+// real clock stood when the dead holder stamped its last ID (startedAt),
+// however long the test took to get there. On the real clock a loaded
+// machine that spent 1.5 s between the kill and a successor's start
+// (seen at load average 18-20) moved the successor past the dead
+// holder's IDs, and the control below failed: nothing was left for the
+// floor to do.
 func TestDirCrashAndRestart(t *testing.T) {
 	dir := t.TempDir()
 	const ahead = 1500 * time.Millisecond
@@ -315,16 +331,21 @@ func TestDirCrashAndRestart(t *testing.T) {
 	t.Logf("dead holder printed %d IDs up to %v; stored reservation %v",
 		len(deadIDs), snowlab.DefaultLayout.Decode(maxDead).Time.UTC().Format(time.StampMicro), time.Unix(0, r).UTC().Format(time.StampMicro))
 
-	// The control: a successor without the floor, on the right clock,
-	// would mint below the dead holder's IDs. So the check below tests the
+	// The successors' clock: the right one, as it read when the dead
+	// holder stamped its last ID.
+	start := snowlab.DefaultLayout.Decode(maxDead).Time.UnixNano() - int64(ahead)
+	startEnv := fmt.Sprintf("%s=%d", helperStartEnv, start)
+
+	// The control: a successor without the floor, on that clock, would
+	// mint below the dead holder's IDs. So the check below tests the
 	// floor, not luck.
-	bare, err := atomicgen.New(snowlab.Config{Node: h.node})
+	bare, err := atomicgen.New(snowlab.Config{Node: h.node, Clock: startedAt(start)})
 	require.NoError(t, err)
 	id, err := bare.NextID()
 	require.NoError(t, err)
 	require.Less(t, id, maxDead, "without the floor the successor would reuse the dead holder's time")
 
-	other := startChild(t, "mint", dir, helperWindowEnv+"=500ms")
+	other := startChild(t, "mint", dir, helperWindowEnv+"=500ms", startEnv)
 	assert.Equal(t, header{node: 1, floor: 0, token: 1}, other.header(),
 		"a successor passes over the id whose reservation is ahead of its clock")
 	other.kill()
@@ -332,7 +353,7 @@ func TestDirCrashAndRestart(t *testing.T) {
 	r0, _ := stored(t, dir, 0)
 	assert.Equal(t, r, r0, "passing over an id leaves its reservation where it was")
 
-	succ := startChild(t, "mint", dir, helperWindowEnv+"=500ms", helperOnlyEnv+"=1")
+	succ := startChild(t, "mint", dir, helperWindowEnv+"=500ms", helperOnlyEnv+"=1", startEnv)
 	h2 := succ.header()
 	assert.Equal(t, h.node, h2.node, "the dead holder's id is free again")
 	assert.Equal(t, r, h2.floor, "the successor's floor is the dead holder's stored reservation")

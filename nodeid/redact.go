@@ -13,31 +13,6 @@ import (
 // redactMask is what Redact puts in place of a value it does not show.
 const redactMask = "xxxxx"
 
-// safeKeys are the connection parameters whose values Redact shows: the
-// libpq keywords (and pgx's and pgxpool's own, and this module's
-// snowlab_table) that name where and how to connect, never a credential.
-// Every other key's value is masked, password, sslpassword and passfile
-// among them, and any key Redact has never heard of: an allowlist, so
-// that a new or misspelt secret key is masked too.
-var safeKeys = map[string]bool{
-	"host": true, "hostaddr": true, "port": true, "dbname": true, "database": true, "user": true,
-	"connect_timeout": true, "client_encoding": true, "application_name": true,
-	"fallback_application_name": true, "keepalives": true, "keepalives_idle": true,
-	"keepalives_interval": true, "keepalives_count": true, "tcp_user_timeout": true,
-	"ssl": true, "sslmode": true, "sslnegotiation": true, "sslcompression": true, "sslcert": true,
-	"sslkey": true, "sslrootcert": true, "sslcrl": true, "sslcrldir": true, "sslsni": true,
-	"sslcertmode": true, "requirepeer": true, "ssl_min_protocol_version": true,
-	"ssl_max_protocol_version": true, "min_protocol_version": true, "max_protocol_version": true,
-	"gssencmode": true, "krbsrvname": true, "gsslib": true, "gssdelegation": true,
-	"target_session_attrs": true, "load_balance_hosts": true, "channel_binding": true,
-	"require_auth": true, "service": true, "search_path": true, "snowlab_table": true,
-	"pool_max_conns": true, "pool_min_conns": true, "pool_min_idle_conns": true,
-	"pool_max_conn_lifetime": true, "pool_max_conn_lifetime_jitter": true,
-	"pool_max_conn_idle_time": true, "pool_health_check_period": true,
-	"statement_cache_capacity": true, "description_cache_capacity": true,
-	"default_query_exec_mode": true,
-}
-
 var (
 	// scheme is a URL's or a lease spec's scheme (RFC 3986).
 	scheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*$`)
@@ -55,38 +30,66 @@ var (
 	safeKey = regexp.MustCompile(`^[A-Za-z0-9_.%-]+$`)
 	// flagArg is a command-line argument -name=value or --name=value.
 	flagArg = regexp.MustCompile(`^--?[A-Za-z0-9][A-Za-z0-9_.-]*=`)
+	// urlPrefix is the start of a URL: a scheme and "://". A "://"
+	// further on is no URL's: a key=value string's value may hold one.
+	urlPrefix = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
 	// urlStart is where a URL of a comma-separated list begins.
 	urlStart = regexp.MustCompile(`,[A-Za-z][A-Za-z0-9+.-]*://`)
 )
 
 // Redact describes s, a lease spec, a DSN, a URL or list of URLs, or a
 // command-line argument holding one (-lease=SPEC), with only what is safe
-// to show: scheme, hosts, ports, database or path, user name, and the
-// values of the connection parameters known to hold no secret (sslmode,
-// snowlab_table, connect_timeout and the like). Everything else is
-// "xxxxx": a URL's password (wherever an '@', '/', '?', '#', ':' or space
-// puts it: the user information runs to the last '@'), the value of every
-// other key (password, sslpassword, pass%77ord, options, a key it does not
-// know), a host, user or path with characters that could hide one. A DSN
-// or URL that does not parse is described, never quoted: "pg:<a DSN that
-// does not parse, 57 bytes>". Key=value strings are read by libpq's rules
-// (single quotes, backslash escapes, spaces around '='). "dir:PATH" is
-// shown whole: a path is no credential.
+// to show: scheme, hosts, ports, path and user name, in a URL or as the
+// parameters host, port, user and dbname. Everything else is "xxxxx": a
+// URL's password (wherever an '@', '/', '?', '#', ':' or space puts it:
+// the user information runs to the last '@'), the value of every other
+// connection parameter (password, sslmode, options, any key), a host,
+// user or path with characters that could hide one, the location of a
+// scheme it does not know unless it reads as a URL, a key=value string or
+// [user[:password]@]host[:port] (user:password is no spec). A URL or
+// key=value string that does not parse is described, never quoted:
+// "pg:<a key=value string that does not parse, 57 bytes>". Key=value
+// strings are read by libpq's rules, the strictest common ones (single
+// quotes, backslash escapes, spaces around '='). "dir:PATH" is shown
+// whole: a path is no credential. OpenStore's errors describe a spec with
+// more: the values of the parameters its scheme's Opener says are safe.
 //
 // A program prints or logs Redact(spec) (or Redact(url), Redact(dsn)),
-// never the value itself, and OpenStore's errors name the spec so. Redact
-// is for one value, not for a message that quotes one: it does not look
-// for a DSN inside text.
-func Redact(s string) string {
-	var r redactor
+// never the value itself. Redact is for one value, not for a message that
+// quotes one: it does not look for a DSN inside text.
+func Redact(s string) string { return redactSpec(s, nil) }
+
+// redactSpec describes s as Redact does, showing the parameters that the
+// Opener in openers of its scheme says are safe.
+func redactSpec(s string, openers map[string]Opener) string {
+	r := redactor{openers: openers}
 	return r.arg(s)
+}
+
+// safeParams is an Opener that says which connection parameters of its
+// locations hold no secret (see Opener).
+type safeParams interface {
+	SafeParam(key string) bool
 }
 
 // redactor describes a value as Redact does, and keeps the pieces it
 // masked: secrets() gives them, for masking in an Opener's error.
 type redactor struct {
+	openers map[string]Opener
+	// safe says whether a parameter's value may be shown: the SafeParam
+	// of the Opener of the location being described, nil for none.
+	safe   func(key string) bool
 	hidden []string
 }
+
+// authorityKeys are the connection parameters that name what a URL's
+// user information, hosts and path name, which Redact shows in a URL:
+// their values are shown in a key=value string or a query too.
+var authorityKeys = map[string]bool{"host": true, "port": true, "user": true, "dbname": true}
+
+// shows reports whether the value of the connection parameter key may
+// be shown.
+func (r *redactor) shows(key string) bool { return authorityKeys[key] || r.safe != nil && r.safe(key) }
 
 // hide records v as masked and returns the mask.
 func (r *redactor) hide(v string) string {
@@ -118,8 +121,6 @@ func (r *redactor) arg(s string) string {
 	switch name {
 	case "dir":
 		return s
-	case "pg":
-		return "pg:" + r.dsn(rest)
 	case "static":
 		if _, err := strconv.Atoi(rest); err != nil {
 			return "static:" + r.hide(rest)
@@ -128,20 +129,19 @@ func (r *redactor) arg(s string) string {
 	case "etcd", "k8s", "zk":
 		return name + ":" + r.location(rest)
 	}
-	// NAME:REST with an unknown NAME: user:password as well as a spec.
+	// NAME:REST with another NAME: user:password as well as a spec (a
+	// PostgreSQL DSN, pg:postgres://... or pg:host=... , among them).
+	if rest == "" {
+		return s
+	}
 	if !strings.ContainsAny(rest, "/=@") {
 		return name + ":" + r.hide(rest)
 	}
-	return name + ":" + r.location(rest)
-}
-
-// dsn describes a PostgreSQL DSN: a postgres:// URL, or a key=value
-// string (pgx's choice, by the prefix).
-func (r *redactor) dsn(s string) string {
-	if strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://") {
-		return r.urls(s, "a DSN")
+	if p, ok := r.openers[name].(safeParams); ok {
+		r.safe = p.SafeParam
+		defer func() { r.safe = nil }()
 	}
-	return r.keyValues(s, "a DSN")
+	return name + ":" + r.location(rest)
 }
 
 // location describes what a lease spec's scheme or a flag names: URLs,
@@ -149,7 +149,7 @@ func (r *redactor) dsn(s string) string {
 // word.
 func (r *redactor) location(s string) string {
 	switch {
-	case strings.Contains(s, "://"):
+	case urlPrefix.MatchString(s):
 		return r.urls(s, "a URL")
 	case strings.Contains(s, "="):
 		return r.keyValues(s, "a key=value string")
@@ -274,7 +274,7 @@ func (r *redactor) query(s string) string {
 		case p == "":
 		case !hasEq || err != nil || !safeKey.MatchString(k):
 			pairs[i] = r.hide(p)
-		case safeKeys[key] && safeValue.MatchString(v):
+		case r.shows(key) && safeValue.MatchString(v):
 			pairs[i] = k + "=" + v
 		default:
 			pairs[i] = k + "=" + r.hide(v)
@@ -299,7 +299,7 @@ func (r *redactor) keyValues(s, kind string) string {
 		case !safeKey.MatchString(p.key):
 			out[i] = r.hide(p.key) + "=" + r.hide(p.raw)
 			r.hide(p.val)
-		case safeKeys[p.key] && safeValue.MatchString(p.val):
+		case r.shows(p.key) && safeValue.MatchString(p.val):
 			out[i] = p.key + "=" + p.val
 		default:
 			out[i] = p.key + "=" + r.hide(p.raw)
@@ -381,12 +381,12 @@ func unescapeLibpq(s string) string {
 	return b.String()
 }
 
-// secrets returns what Redact masks in spec, each piece as written,
+// secrets returns what redactSpec masks in spec, each piece as written,
 // decoded, and encoded as a URL's query or path or as %q quotes it (the
 // forms an Opener's message may quote it in), longest first, so that
 // masking the longer ones first leaves no tail of one behind.
-func secrets(spec string) []string {
-	var r redactor
+func secrets(spec string, openers map[string]Opener) []string {
+	r := redactor{openers: openers}
 	r.arg(spec)
 	hidden := r.hidden
 	for _, h := range r.hidden {
@@ -402,17 +402,17 @@ func secrets(spec string) []string {
 	return slices.Compact(hidden)
 }
 
-// maskSecrets replaces in msg every piece of spec that Redact masks.
-func maskSecrets(msg, spec string) string {
-	for _, h := range secrets(spec) {
+// maskSecrets replaces in msg every piece of spec that redactSpec masks.
+func maskSecrets(msg, spec string, openers map[string]Opener) string {
+	for _, h := range secrets(spec, openers) {
 		msg = strings.ReplaceAll(msg, h, redactMask)
 	}
 	return msg
 }
 
 // redactedError is an Opener's error as OpenStore returns it: its message
-// names the spec as Redact gives it and masks in the Opener's message
-// every piece of the spec that Redact masks; errors.Is and errors.As see
+// names the spec as redactSpec gives it and masks in the Opener's message
+// every piece of the spec that it masks; errors.Is and errors.As see
 // ErrInvalidSpec and the Opener's error.
 type redactedError struct {
 	msg string
@@ -424,7 +424,7 @@ func (e *redactedError) Unwrap() []error { return []error{ErrInvalidSpec, e.err}
 
 // openerError is err, an Opener's error for spec, as OpenStore returns
 // it.
-func openerError(spec string, err error) error {
-	msg := fmt.Sprintf("%v %q: %s", ErrInvalidSpec, Redact(spec), maskSecrets(err.Error(), spec))
+func openerError(spec string, openers map[string]Opener, err error) error {
+	msg := fmt.Sprintf("%v %q: %s", ErrInvalidSpec, redactSpec(spec, openers), maskSecrets(err.Error(), spec, openers))
 	return &redactedError{msg: msg, err: err}
 }

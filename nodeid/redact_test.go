@@ -23,7 +23,7 @@ const marker = "Zq9Mark"
 var redactCases = []struct{ in, want string }{
 	// URL user information: the password runs to the last '@', whatever
 	// ends a component inside it.
-	{"pg:postgres://snow:Zq9Mark@db.internal:5432/app?sslmode=verify-full", "pg:postgres://snow:xxxxx@db.internal:5432/app?sslmode=verify-full"},
+	{"pg:postgres://snow:Zq9Mark@db.internal:5432/app?sslmode=verify-full", "pg:postgres://snow:xxxxx@db.internal:5432/app?sslmode=xxxxx"},
 	{"pg:postgres://snow:ab?Zq9Mark@h/db", "pg:postgres://snow:xxxxx@h/db"},
 	{"pg:postgres://snow:ab#Zq9Mark@h/db", "pg:postgres://snow:xxxxx@h/db"},
 	{"pg:postgres://snow:ab Zq9Mark@h/db", "pg:postgres://snow:xxxxx@h/db"},
@@ -32,21 +32,22 @@ var redactCases = []struct{ in, want string }{
 	{"pg:postgres://snow:ab:Zq9Mark@h/db", "pg:postgres://snow:xxxxx@h/db"},
 	{"pg:postgres://snow:ab%40Zq9Mark%2F@h/db", "pg:postgres://snow:xxxxx@h/db"},
 	{"pg:postgres://snow:a,b://Zq9Mark@h/db", "pg:postgres://snow:xxxxx@h/db"},
-	{"pg:postgresql://snow:Zq9Mark@h1:5432,h2:5433/db?target_session_attrs=read-write", "pg:postgresql://snow:xxxxx@h1:5432,h2:5433/db?target_session_attrs=read-write"},
+	{"pg:postgresql://snow:Zq9Mark@h1:5432,h2:5433/db?target_session_attrs=read-write", "pg:postgresql://snow:xxxxx@h1:5432,h2:5433/db?target_session_attrs=xxxxx"},
 	{"pg:postgres://snow:Zq9Mark@[::1]:5432/db", "pg:postgres://snow:xxxxx@[::1]:5432/db"},
 	{"pg:postgres://sn%2Fow:Zq9Mark@h/db", "pg:postgres://sn%2Fow:xxxxx@h/db"}, // a user is shown
 	{"pg:postgres://a%20b%3A:Zq9Mark@h/db", "pg:postgres://a%20b%3A:xxxxx@h/db"},
 	{"pg:postgres://us'er:Zq9Mark@h/db", "pg:postgres://xxxxx:xxxxx@h/db"},
-	// URL query: a value is shown only under a safe key.
-	{"pg:postgres://snow@h/db?password=Zq9Mark&sslmode=disable", "pg:postgres://snow@h/db?password=xxxxx&sslmode=disable"},
+	// URL query: a value is shown only under a key naming what a URL
+	// shows (or one its Opener says is safe: TestOpenStoreShowsSafeParams).
+	{"pg:postgres://snow@h/db?password=Zq9Mark&sslmode=disable", "pg:postgres://snow@h/db?password=xxxxx&sslmode=xxxxx"},
 	{"pg:postgres://snow@h/db?pass%77ord=Zq9Mark", "pg:postgres://snow@h/db?pass%77ord=xxxxx"},
-	{"pg:postgres://snow@h/db?sslpassword=Zq9Mark&sslkey=/k.pem", "pg:postgres://snow@h/db?sslpassword=xxxxx&sslkey=/k.pem"},
+	{"pg:postgres://snow@h/db?sslpassword=Zq9Mark&sslkey=/k.pem", "pg:postgres://snow@h/db?sslpassword=xxxxx&sslkey=xxxxx"},
 	{"pg:postgres://snow@h/db?PASSWORD=Zq9Mark", "pg:postgres://snow@h/db?PASSWORD=xxxxx"},
 	{"pg:postgres://snow@h/db?options=-c%20x%3DZq9Mark", "pg:postgres://snow@h/db?options=xxxxx"},
 	{"pg:postgres://snow@h/db?password=a&Zq9Mark", "pg:postgres://snow@h/db?password=xxxxx&xxxxx"},
 	{"pg:postgres://snow@h/db?password=a%26Zq9Mark#frag", "pg:postgres://snow@h/db?password=xxxxx#xxxxx"},
 	{"pg:postgres://snow@h/db#?password=Zq9Mark", "pg:postgres://snow@h/db#xxxxx"},
-	{"pg:postgres://snow@h/db?snowlab_table=ids&user=snow", "pg:postgres://snow@h/db?snowlab_table=ids&user=snow"},
+	{"pg:postgres://snow@h/db?snowlab_table=ids&user=snow", "pg:postgres://snow@h/db?snowlab_table=xxxxx&user=snow"},
 	// key=value, by libpq's rules.
 	{"pg:host=h user=snow password=Zq9Mark dbname=db", "pg:host=h user=snow password=xxxxx dbname=db"},
 	{"pg:host=h password='a Zq9Mark' dbname=db", "pg:host=h password=xxxxx dbname=db"},
@@ -57,11 +58,12 @@ var redactCases = []struct{ in, want string }{
 	{"pg:host=h1,h2 port=5432,5433 user=snow password=Zq9Mark sslpassword=Zq9Mark", "pg:host=h1,h2 port=5432,5433 user=snow password=xxxxx sslpassword=xxxxx"},
 	{"pg:host=h PassWord=Zq9Mark", "pg:host=h PassWord=xxxxx"},
 	{"pg:host=h dbname='my db'", "pg:host=h dbname=xxxxx"}, // not a plain word: not shown
-	// DSNs that do not parse: described by their length, never quoted.
-	{`pg:host=h password="a Zq9Mark" dbname=db`, "pg:<a DSN that does not parse, 37 bytes>"},
-	{"pg:host=h password='Zq9Mark", "pg:<a DSN that does not parse, 24 bytes>"},
-	{"pg:Zq9Mark", "pg:<a DSN that does not parse, 7 bytes>"},
-	{"pg:host=h password=a Zq9Mark", "pg:<a DSN that does not parse, 25 bytes>"},
+	// Key=value strings that do not parse: described by their length,
+	// never quoted.
+	{`pg:host=h password="a Zq9Mark" dbname=db`, "pg:<a key=value string that does not parse, 37 bytes>"},
+	{"pg:host=h password='Zq9Mark", "pg:<a key=value string that does not parse, 24 bytes>"},
+	{"pg:Zq9Mark", "pg:xxxxx"},
+	{"pg:host=h password=a Zq9Mark", "pg:<a key=value string that does not parse, 25 bytes>"},
 	// etcd endpoints, snowidd's -peers, other URLs.
 	{"etcd:http://bob:pw?Zq9Mark@h:2379/app", "etcd:http://bob:xxxxx@h:2379/app"},
 	{"etcd:http://bob:Zq9Mark@h1:2379,http://h2:2379/app", "etcd:http://bob:xxxxx@h1:2379,http://h2:2379/app"},
@@ -73,7 +75,8 @@ var redactCases = []struct{ in, want string }{
 	{"http://ops:Zq9Mark@h:1,https://h2:2", "http://ops:xxxxx@h:1,https://h2:2"},
 	{"http://h:1/?token=Zq9Mark", "http://h:1/?token=xxxxx"},
 	{"http://h:Zq9Mark", "http://h:xxxxx"},
-	{"x y://Zq9Mark@h", "<a URL that does not parse, 15 bytes>"},
+	{"x y://Zq9Mark@h", "xxxxx:xxxxx@h"},                                           // no scheme: user information
+	{"pg:a=b password=,x://Zq9Mark,x:// c=d", "pg:a=xxxxx password=xxxxx c=xxxxx"}, // no URL list
 	// Command-line arguments.
 	{"-lease=pg:postgres://snow:Zq9Mark@h/db", "-lease=pg:postgres://snow:xxxxx@h/db"},
 	{"--pg=host=h password=Zq9Mark", "--pg=host=h password=xxxxx"},
@@ -84,6 +87,7 @@ var redactCases = []struct{ in, want string }{
 	// Nothing to hide: shown as given.
 	{"dir:/tmp/lease", "dir:/tmp/lease"},
 	{"static:3", "static:3"},
+	{"pg:", "pg:"}, // nothing to hide: OpenStore says the location is missing
 	{"k8s:ns/prefix", "k8s:ns/prefix"},
 	{"127.0.0.1:8080", "127.0.0.1:8080"},
 	{"localhost:8080", "localhost:8080"},
@@ -106,9 +110,9 @@ func TestRedact(t *testing.T) {
 // Opener's error.
 func TestOpenStoreRedacts(t *testing.T) {
 	opened := errors.New("mock: refused")
-	echo := func(rest string) (nodeid.Store, error) {
+	echo := nodeid.OpenerFunc(func(rest string) (nodeid.Store, error) {
 		return nil, fmt.Errorf("%w: %q, %s, %s", opened, rest, url.QueryEscape(rest), strings.ReplaceAll(rest, `\`, ""))
-	}
+	})
 	extra := map[string]nodeid.Opener{"mock": echo, "pg": echo, "etcd": echo}
 	for _, tc := range redactCases {
 		if !strings.Contains(tc.in, marker) {
@@ -171,6 +175,36 @@ func markedSpecs(pw string) []string {
 	}
 }
 
+// TestOpenStoreShowsSafeParams: OpenStore's error shows the value of a
+// parameter its scheme's Opener says is safe (SafeParam), and masks the
+// others; Redact, which knows no Opener, masks them all.
+func TestOpenStoreShowsSafeParams(t *testing.T) {
+	refused := errors.New("refused")
+	extra := map[string]nodeid.Opener{"db": safeOpener{nodeid.OpenerFunc(func(string) (nodeid.Store, error) { return nil, refused })}}
+	for _, tc := range []struct{ spec, want string }{
+		{"db:postgres://u:" + marker + "@h/d?mode=safe&secret=" + marker, "db:postgres://u:xxxxx@h/d?mode=safe&secret=xxxxx"},
+		{"db:host=h mode=safe secret=" + marker, "db:host=h mode=safe secret=xxxxx"},
+		{"db:host=h mode='not a word'", "db:host=h mode=xxxxx"},
+		{"-lease=db:host=h mode=safe", "-lease=db:host=h mode=safe"},
+	} {
+		_, err := nodeid.OpenStore(strings.TrimPrefix(tc.spec, "-lease="), extra)
+		if strings.HasPrefix(tc.spec, "-lease=") {
+			assert.Equal(t, tc.want, "-lease="+strings.Split(err.Error(), `"`)[1], tc.spec)
+		} else {
+			require.ErrorIs(t, err, refused)
+			assert.Contains(t, err.Error(), `"`+tc.want+`"`, tc.spec)
+		}
+		assert.NotContains(t, err.Error(), marker, tc.spec)
+		assert.NotContains(t, nodeid.Redact(tc.spec), "mode=safe", "Redact knows no Opener: %s", tc.spec)
+	}
+}
+
+// safeOpener is an Opener whose locations' parameter "mode" holds no
+// secret.
+type safeOpener struct{ nodeid.Opener }
+
+func (safeOpener) SafeParam(key string) bool { return key == "mode" }
+
 // FuzzRedact puts a password, marker with anything around it, in every
 // position and form of markedSpecs: neither Redact nor OpenStore's error
 // (its Opener quoting the spec) ever holds the marker. The seeds run as a
@@ -182,9 +216,9 @@ func FuzzRedact(f *testing.F) {
 	f.Add("p@ss", "w0rd?#")
 	f.Add("a'b", `c\'d`)
 	f.Add(`"`, `" x`)
-	echo := func(rest string) (nodeid.Store, error) {
+	echo := nodeid.OpenerFunc(func(rest string) (nodeid.Store, error) {
 		return nil, fmt.Errorf("mock: %q", rest)
-	}
+	})
 	extra := map[string]nodeid.Opener{"pg": echo, "etcd": echo, "mock": echo}
 	f.Fuzz(func(t *testing.T, pre, post string) {
 		for _, spec := range markedSpecs(pre + marker + post) {

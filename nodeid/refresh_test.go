@@ -7,6 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/clocksrc"
 	"github.com/snowlab/snowlab/nodeid"
 )
@@ -23,12 +24,14 @@ type slowClaim struct {
 	late      int // Reserve calls begun after releasing was set
 }
 
-func (c *slowClaim) Acquire(context.Context, int, int) (nodeid.Claim, error) { return c, nil }
-func (c *slowClaim) First() int                                              { return 0 }
-func (c *slowClaim) Count() int                                              { return 1 }
-func (c *slowClaim) Floor() int64                                            { return 0 }
-func (c *slowClaim) Token() int64                                            { return 1 }
-func (c *slowClaim) Lost() <-chan struct{}                                   { return c.cs.Lost() }
+func (c *slowClaim) Acquire(context.Context, snowlab.Layout, int, int) (nodeid.Claim, error) {
+	return c, nil
+}
+func (c *slowClaim) First() int            { return 0 }
+func (c *slowClaim) Count() int            { return 1 }
+func (c *slowClaim) Floor() int64          { return 0 }
+func (c *slowClaim) Token() int64          { return 1 }
+func (c *slowClaim) Lost() <-chan struct{} { return c.cs.Lost() }
 
 func (c *slowClaim) Reserve(ctx context.Context, until int64) error {
 	c.mu.Lock()

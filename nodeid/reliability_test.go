@@ -150,7 +150,7 @@ func TestDirGenerationExhausted(t *testing.T) {
 	dir := t.TempDir()
 	name := filepath.Join(dir, "slot-0000.reserved")
 	require.NoError(t, os.WriteFile(name, fmt.Appendf(nil, "%d %d\n", 1000, int64(math.MaxInt64)), 0o644))
-	_, err := nodeid.Dir(dir).Acquire(context.Background(), 1, 0)
+	_, err := nodeid.Dir(dir).Acquire(context.Background(), snowlab.Layout{}, 1, 0)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), name)
 	assert.Contains(t, err.Error(), "generation")
@@ -183,11 +183,13 @@ func TestLeaseReservationNearMaxInt64(t *testing.T) {
 
 // Releasing a lease through which nothing was minted, again and again,
 // leaves the reservation where it was: the review saw the lead over the
-// clock grow from 26 s to 51 s over ten attempts.
+// clock grow from 26 s to 51 s over ten attempts. The reservation is an
+// hour ahead: each attempt must find it further than MaxFloorWait (10 s)
+// away, and with 23 s the ten attempts assumed they took less than 13 s.
 func TestLeaseRetriesDoNotPushReservation(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	ahead := time.Now().Add(23 * time.Second).UnixNano()
+	ahead := time.Now().Add(time.Hour).UnixNano()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "slot-0000.reserved"), fmt.Appendf(nil, "%d 1\n", ahead), 0o644))
 	only := firstNodes{nodeid.Dir(dir), 0}
 	for range 10 {

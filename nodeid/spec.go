@@ -15,11 +15,25 @@ import (
 // reports it as a usage error instead of retrying.
 var ErrInvalidSpec = errors.New("nodeid: invalid lease spec")
 
-// Opener builds a Store from the part of a lease spec after "scheme:".
-// It does not reach the store: its error means the location can never
-// work (OpenStore wraps it in ErrInvalidSpec), and a store that is down is
-// for the Store's Acquire to report.
-type Opener func(rest string) (Store, error)
+// Opener builds a Store from the part of a lease spec after "scheme:",
+// its location. Open does not reach the store: its error means the
+// location can never work (OpenStore wraps it in ErrInvalidSpec), and a
+// store that is down is for the Store's Acquire to report.
+//
+// An Opener may also have a method SafeParam(key string) bool, saying
+// which connection parameters of its locations (a URL's query keys, a
+// key=value string's keys) hold no secret: OpenStore's errors then show
+// their values, as pglease's Opener has them show sslmode or dbname.
+// Without it every parameter's value is masked.
+type Opener interface {
+	Open(location string) (Store, error)
+}
+
+// OpenerFunc is a function as an Opener.
+type OpenerFunc func(location string) (Store, error)
+
+// Open returns f(location).
+func (f OpenerFunc) Open(location string) (Store, error) { return f(location) }
 
 // OpenStore builds the Store a lease spec names: "dir:/var/lib/app/ids" is
 // Dir, and any other "scheme:rest" is looked up in extra, which is how a
@@ -29,12 +43,13 @@ type Opener func(rest string) (Store, error)
 // wraps ErrInvalidSpec and names spec. It creates a dir: folder (0o755)
 // when missing, so that a path that cannot be one (under a regular file,
 // on a read-only file system) is this error now rather than a lease that
-// never comes. Its errors name the spec as Redact describes it, never
-// quoting it, and quote an Opener's error with every piece of the spec
-// that Redact masks masked in it too: an Opener (pgx's parser, say) may
+// never comes. Its errors name the spec as Redact describes it (showing
+// the parameters its Opener's SafeParam names), never quoting it, and
+// quote an Opener's error with every piece of the spec that the
+// description masks masked in it too: an Opener (pgx's parser, say) may
 // quote the location it was given.
 func OpenStore(spec string, extra map[string]Opener) (Store, error) {
-	named := Redact(spec)
+	named := redactSpec(spec, extra)
 	scheme, rest, ok := strings.Cut(spec, ":")
 	if !ok || scheme == "" || rest == "" {
 		return nil, fmt.Errorf("%w %q: want scheme:location, e.g. dir:/var/lib/app/nodeids", ErrInvalidSpec, named)
@@ -46,9 +61,9 @@ func OpenStore(spec string, extra map[string]Opener) (Store, error) {
 		return Dir(rest), nil
 	}
 	if open, ok := extra[scheme]; ok {
-		s, err := open(rest)
+		s, err := open.Open(rest)
 		if err != nil {
-			return nil, openerError(spec, err)
+			return nil, openerError(spec, extra, err)
 		}
 		return s, nil
 	}

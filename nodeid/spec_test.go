@@ -22,7 +22,7 @@ func TestOpenStoreInvalidSpecs(t *testing.T) {
 	refuse := func(rest string) (nodeid.Store, error) {
 		return nil, errors.New("mock: location " + rest + " does not parse")
 	}
-	extra := map[string]nodeid.Opener{"mock": refuse}
+	extra := map[string]nodeid.Opener{"mock": nodeid.OpenerFunc(refuse)}
 	for _, tt := range []struct {
 		spec string
 		want []string // in the message besides the spec
@@ -71,7 +71,7 @@ func TestOpenStoreDir(t *testing.T) {
 	// An Opener's store is returned as built.
 	var got string
 	mock := func(rest string) (nodeid.Store, error) { got = rest; return nodeid.Dir(dir), nil }
-	_, err = nodeid.OpenStore("mock:loc:with:colons", map[string]nodeid.Opener{"mock": mock})
+	_, err = nodeid.OpenStore("mock:loc:with:colons", map[string]nodeid.Opener{"mock": nodeid.OpenerFunc(mock)})
 	require.NoError(t, err)
 	assert.Equal(t, "loc:with:colons", got, "what the Opener is given: the spec after the first colon")
 }

@@ -21,8 +21,8 @@ import (
 // repeats the IDs its predecessor stamped ahead of the clock, which a
 // Monotonic generator with the default unbounded MaxLead does by seconds
 // at full speed. Build generators on such ids with StaticConfig, which
-// refuses an unbounded lead and starts past every tick a predecessor can
-// have used, or hold the id with a lease (Acquire).
+// bounds every lead on a static id by StaticMaxLead (100 ms) and starts
+// past it, or hold the id with a lease (Acquire).
 func Static(n int, layout snowlab.Layout) (int, error) {
 	l := layout.OrDefault()
 	if n < 0 || n > l.MaxNode() {
@@ -91,31 +91,58 @@ func Ordinal(hostname string, offset int, layout snowlab.Layout) (int, error) {
 	return id, nil
 }
 
+// StaticMaxLead is the most a Monotonic generator on a static node id
+// may run ahead of the clock (its Config.MaxLead), and how far ahead of
+// the clock every start on a static node id begins, whatever its own
+// Policy and MaxLead: see StaticConfig. It is one constant for every
+// program built with this package, because a static node id has no store
+// to say how far its previous process ran ahead: a bound its processes do
+// not share would be no bound. Changing it is changing what every earlier
+// run on a static id is assumed to have done: never lower it.
+const StaticMaxLead = 100 * time.Millisecond
+
 // StaticConfig returns base with a snowlab.Fence for the count node ids
 // base.Node..base.Node+count-1 that Static, FromEnv or Ordinal named (and
 // base.Clock set, the default clock when nil): the configuration for one
 // generator (a second built on it stops the first, as on a lease) that
-// never repeats the IDs of a previous process on these node ids, when that
-// process ran with the same Policy and MaxLead on the same clock, was
-// killed however it was, and the clock has not been stepped back since.
+// never repeats an ID any earlier process on these node ids can have
+// issued through StaticConfig, whatever that process's Policy and MaxLead
+// and this one's, however it was killed, so long as the clock has not
+// been stepped back since.
 //
 // A static node id has no store to remember the last ID issued with it,
-// so the fence's floor is where that ID can be at most: the end of the
-// tick MaxLead (0 under Strict) after the clock's tick now. A Strict
-// generator waits for the floor before its first ID, at most one tick (1
-// ms in the default layout). A Monotonic one waits at most the same tick:
-// it then stamps from the floor on, as far ahead of the clock as MaxLead
-// lets it, and mints one tick's sequence per tick of the clock until the
-// clock reaches the floor. The restart wait MaxLead implies is thus spent
-// minting ahead, not refusing.
+// nor how far ahead of the clock its process ran, so the bound is global:
+// a Monotonic generator on static ids runs at most StaticMaxLead (100 ms)
+// ahead of the clock (MaxLead 0, unbounded, or above StaticMaxLead is
+// refused with ErrInvalidConfig), a Strict one not at all, and so every
+// ID an earlier process stamped lies at most 100 ms past the clock's
+// reading now. The fence's floor is the end of that tick: the end of the
+// tick StaticMaxLead after the clock's tick now. What a start costs:
 //
-// Monotonic with MaxLead 0 is refused (ErrInvalidConfig): its lead has no
-// bound (a generator ran 6.4 s ahead of the clock after 2 s at 17 M IDs/s),
-// so no floor covers its predecessor's IDs. Set MaxLead, or hold the node
-// ids with a lease (Acquire), whose reservation is kept durable ahead of
-// every ID and survives a clock stepped back. When base.MaxFloorWait is 0
-// it is raised, if need be, to MaxLead plus a tick, so that the fence's
-// floor is never refused as too far ahead.
+//   - Strict waits for the floor before its first ID: 100 ms plus at most
+//     a tick (101 ms in the default layout), once per process start.
+//   - Monotonic with MaxLead 100 ms starts at once, from the floor, 100 ms
+//     ahead of the clock, and mints one tick's sequence per tick of the
+//     clock (4,096 IDs a ms in the default layout, 4.1 M a second) until
+//     the clock catches up; with a smaller MaxLead it first waits for the
+//     clock to come within it of the floor (100 ms less its lead).
+//   - While running, a Monotonic generator may borrow up to 100 ms of
+//     ticks ahead (409,600 IDs per node id in the default layout) for a
+//     burst, and absorbs a clock stepped back by up to 100 ms plus its
+//     MaxWait; a larger step is refused with snowlab.ErrClockBackwards.
+//
+// Where those bounds are too tight (a longer lead for bursts, restarts
+// without the wait), hold the node ids with a lease (Acquire): its store
+// keeps a reservation durable ahead of every ID, so a restart waits only
+// for time really used, and a lead may be as long as the reservation.
+// Ids named by hand with the same Policy and MaxLead before this bound
+// existed (a lead above 100 ms) are not covered: stop such a process for
+// its lead before the first start under this version.
+//
+// When base.MaxFloorWait is 0 it is raised, if need be, to StaticMaxLead
+// plus a tick, so that the fence's floor is never refused as too far
+// ahead; a MaxFloorWait given that is shorter (or negative) is refused
+// with ErrInvalidConfig, since every start would then fail.
 func StaticConfig(base snowlab.Config, count int) (snowlab.Config, error) {
 	l := base.Layout.OrDefault()
 	if err := l.Validate(); err != nil {
@@ -133,20 +160,27 @@ func StaticConfig(base snowlab.Config, count int) (snowlab.Config, error) {
 	if base.MaxLead < 0 {
 		return base, fmt.Errorf("%w: nodeid: MaxLead %v is negative", snowlab.ErrInvalidConfig, base.MaxLead)
 	}
-	var lead time.Duration
 	if base.Policy == snowlab.Monotonic {
-		if base.MaxLead == 0 {
-			return base, fmt.Errorf("%w: nodeid: Monotonic with MaxLead 0 (unbounded) on static node id %d: a restarted process would mint IDs the previous one already issued; set MaxLead (a restart then starts that far ahead of the clock) or hold the node id with a lease",
-				snowlab.ErrInvalidConfig, base.Node)
+		switch {
+		case base.MaxLead == 0:
+			return base, fmt.Errorf("%w: nodeid: Monotonic with MaxLead 0 (unbounded) on static node id %d: a restarted process would mint IDs the previous one already issued; set MaxLead, at most %v, or hold the node id with a lease",
+				snowlab.ErrInvalidConfig, base.Node, StaticMaxLead)
+		case base.MaxLead > StaticMaxLead:
+			return base, fmt.Errorf("%w: nodeid: MaxLead %v on static node id %d is above %v (StaticMaxLead), the most any run on a static id may lead: a later run could not know to start past it; hold the node id with a lease for a longer lead",
+				snowlab.ErrInvalidConfig, base.MaxLead, base.Node, StaticMaxLead)
 		}
-		lead = base.MaxLead
+	}
+	wait := StaticMaxLead + l.Unit // the longest a start waits for the floor
+	if base.MaxFloorWait != 0 && base.MaxFloorWait < wait {
+		return base, fmt.Errorf("%w: nodeid: MaxFloorWait %v on static node id %d: a start waits up to %v (StaticMaxLead and a tick) for the clock to pass every ID an earlier run can have stamped; leave it 0 or give at least that",
+			snowlab.ErrInvalidConfig, base.MaxFloorWait, base.Node, wait)
 	}
 	if base.Clock == nil {
 		base.Clock = clocksrc.Default()
 	}
-	base.Fence = snowlab.NewFenceFor(base.Node, count, staticFloor(l, lead, base.Clock.UnixNano()), math.MaxInt64)
+	base.Fence = snowlab.NewFenceFor(base.Node, count, staticFloor(l, StaticMaxLead, base.Clock.UnixNano()), math.MaxInt64)
 	if base.MaxFloorWait == 0 {
-		base.MaxFloorWait = max(snowlab.DefaultMaxFloorWait, lead+l.Unit)
+		base.MaxFloorWait = max(snowlab.DefaultMaxFloorWait, wait)
 	}
 	return base, nil
 }

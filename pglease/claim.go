@@ -30,10 +30,16 @@ func (c *claim) Floor() int64          { return c.floor }
 func (c *claim) Token() int64          { return c.token }
 func (c *claim) Lost() <-chan struct{} { return c.st.Lost() }
 
+// Err says why the claim was lost, once Lost is closed: nodeid.Lease.Err
+// reports it.
+func (c *claim) Err() error { return c.st.Err() }
+
 // guard is the condition, on parameters $1..$4, that holds only for the
 // claim's rows while it holds them: the id range, its token and holder,
-// and a hold that has not run out by the database's clock.
-const guard = `node BETWEEN $1 AND $2 AND generation = $3 AND holder = $4 AND expires_at > clock_timestamp()`
+// and a hold that has not run out by the database's clock. (A variable
+// only so that the module's tests can plant the mutant of a guard that
+// holds for any holder, which the Store suite must fail.)
+var guard = `node BETWEEN $1 AND $2 AND generation = $3 AND holder = $4 AND expires_at > clock_timestamp()`
 
 func (c *claim) guardArgs(more ...any) []any {
 	return append([]any{c.first, c.first + c.count - 1, c.token, c.holder}, more...)

@@ -28,6 +28,18 @@
 //   - reserved_until: the id's reserved-until R, in Unix nanoseconds. It
 //     outlives every holder: it is what the next one waits for.
 //
+// Beside it, TABLE_layout (Schema makes both) holds one row: the layout
+// the table's node ids are held under (snowlab.Layout's text form,
+// 41/10/12,1ms,2024-01-01T00:00:00Z for the default). The first Acquire
+// inserts it (ON CONFLICT DO NOTHING: of two first holders, the second
+// finds the first's), and every Acquire compares its own layout with it
+// first: another is nodeid.ErrLayout, and nothing is taken. It is a table
+// of its own so that recording the layout never waits for a lock a
+// claim holds on the node ids' rows. A table made before it gets its
+// companion on the first Acquire (or from Schema's DDL, for a role that
+// may not create tables); the table's name is at most 56 bytes, so that
+// TABLE_layout fits PostgreSQL's 63.
+//
 // An id is free when it has no row, no holder, or expires_at is not after
 // clock_timestamp(): expiry is judged by the database's clock alone, never
 // by a holder's, so a holder whose clock is off neither keeps its ids longer
@@ -55,20 +67,35 @@
 // next range starts after the last of them, so a range is never taken
 // around a locked id, and nothing is taken. The claim's Floor is the
 // latest reserved_until over the range, its Token one more than the
-// highest generation. When no range is free Acquire fails with
-// nodeid.ErrNoFreeNode.
+// highest generation. When every range is held Acquire fails with
+// nodeid.ErrNoFreeNode. AcquireAt (nodeid.Preferrer) tries a given range
+// before the others.
 //
-// # No claim waits for another session
+// # A claim waits for another session only when nothing else is free
 //
 // A session stalled inside its claim's transaction (a GC pause, a VM
 // suspend, SIGSTOP) keeps the rows it locked, and nothing else: other
 // claims pass over those ids at once and take the others. Claims lock
 // free rows only, so they never delay a holder's renewal or Reserve
-// either. What could still wait for a lock (inserting a never-held id
-// that another transaction is inserting and has not committed, the
-// table's own lock during DDL, creating the table) is bounded by
-// lock_timeout, which every transaction of the store sets to 50 ms: a
-// claim that meets it passes over the range's first id and goes on.
+// either. Inserting a never-held id that another transaction is inserting
+// and has not committed waits for at most lock_timeout, which every
+// transaction of the store sets to 50 ms: a claim that meets it passes
+// over the range's first id and goes on.
+//
+// An id passed over that way is not held: another claim is under way on
+// it, and may yet give it up (its range was partly busy). So when no
+// range was free and some were passed over for a claim under way, Acquire
+// looks again after 5 ms, then after twice as long each time up to 200 ms,
+// until a range is free, every range is held (nodeid.ErrNoFreeNode), or
+// its context ends: claims that meet on a server whose commits are slow
+// (100 ms, twice lock_timeout) end with every id taken, not with refusals
+// beside free ids. A session stalled for good on the last free ids makes
+// Acquire wait until its context ends.
+//
+// Creating the table waits for a session creating it at the same moment,
+// bounded by the context alone (no lock_timeout): until that session
+// commits there is no table to claim in, and processes starting at once
+// on a new database then all find the one table.
 //
 // # Fencing by generation
 //

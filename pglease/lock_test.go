@@ -2,20 +2,22 @@ package pglease
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/require"
 
+	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/nodeid"
 )
 
 // stalledTx is a session frozen inside a transaction (a claimer stopped
 // by a GC pause, a VM suspend, SIGSTOP): it runs stmt and then holds the
-// transaction, and its locks, open until the test ends.
-func stalledTx(t *testing.T, dsn string, stmt string, args ...any) {
+// transaction, and its locks, open until the test ends, or until the test
+// ends the transaction it returns.
+func stalledTx(t *testing.T, dsn string, stmt string, args ...any) pgx.Tx {
 	t.Helper()
 	conn, err := pgx.Connect(ctxT(t), dsn)
 	require.NoError(t, err)
@@ -24,13 +26,14 @@ func stalledTx(t *testing.T, dsn string, stmt string, args ...any) {
 	require.NoError(t, err)
 	_, err = tx.Exec(ctxT(t), stmt, args...)
 	require.NoError(t, err, stmt)
+	return tx
 }
 
 // makeRows makes the rows of ids 0..count-1 exist, free, as a holder
 // that took and released them leaves them.
 func makeRows(t *testing.T, st *Store, count int) {
 	t.Helper()
-	c, err := st.Acquire(ctxT(t), count, 1023)
+	c, err := st.Acquire(ctxT(t), snowlab.Layout{}, count, 1023)
 	require.NoError(t, err)
 	require.NoError(t, c.Release(ctxT(t), 0))
 }
@@ -43,7 +46,7 @@ func acquireSoon(t *testing.T, st *Store, count int) nodeid.Claim {
 	ctx, cancel := context.WithTimeout(ctxT(t), 2*time.Second)
 	defer cancel()
 	start := time.Now()
-	c, err := st.Acquire(ctx, count, 1023)
+	c, err := st.Acquire(ctx, snowlab.Layout{}, count, 1023)
 	took := time.Since(start)
 	require.NoError(t, err, "Acquire(%d) beside a stalled transaction, after %v", count, took)
 	t.Cleanup(func() { _ = c.Release(context.Background(), 0) })
@@ -60,9 +63,12 @@ func acquireSoon(t *testing.T, st *Store, count int) nodeid.Claim {
 // claim frozen before its COMMIT); never-held ids inserted but not
 // committed (a claim of a fresh table), which only lock_timeout ends; and
 // the free rows of a range locked as this store's claim locks them, which
-// must not hold up the holder of the range's other ids. A session
-// creating the table in a transaction it does not end makes Acquire fail
-// at once (lock_timeout), not wait.
+// must not hold up the holder of the range's other ids. Two stalls are
+// waited for, within Acquire's context: a session creating the table
+// (nothing can be claimed before it exists: Acquire claims once that
+// session commits), and, only when no range is free otherwise, a claim
+// that has locked a free id and not finished (once it gives the id up,
+// Acquire takes it).
 func TestStalledClaimerBlocksNobody(t *testing.T) {
 	dsn := pgDSN(t)
 	t.Run("row locked", func(t *testing.T) {
@@ -89,17 +95,74 @@ func TestStalledClaimerBlocksNobody(t *testing.T) {
 	t.Run("table being created", func(t *testing.T) {
 		table := freshTable(t, dsn)
 		st := newStore(t, dsn, table, time.Second)
+		migration := stalledTx(t, dsn, Schema(table)) // a migration before its COMMIT
+		type result struct {
+			c   nodeid.Claim
+			err error
+		}
+		done := make(chan result, 1)
+		go func() {
+			c, err := st.Acquire(ctxT(t), snowlab.Layout{}, 1, 1023)
+			done <- result{c, err}
+		}()
+		// The migration commits once Acquire waits for it.
+		for !waitingFor(t, dsn, "CREATE TABLE IF NOT EXISTS "+st.table) {
+			select {
+			case r := <-done:
+				t.Fatalf("Acquire while another session creates the table returned (%v, %v) before the creation committed; want it to wait for it", r.c, r.err)
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+		// Kept open past the lock_timeout the store's other statements run
+		// under: a creation under it would have failed by then.
+		time.Sleep(2 * lockTimeout)
+		require.NoError(t, migration.Commit(ctxT(t)))
+		r := <-done
+		require.NoError(t, r.err, "Acquire after the table's creation committed")
+		t.Cleanup(func() { _ = r.c.Release(context.Background(), 0) })
+		require.Equal(t, 0, r.c.First())
+	})
+	t.Run("table creation stalled", func(t *testing.T) {
+		table := freshTable(t, dsn)
+		st := newStore(t, dsn, table, time.Second)
 		stalledTx(t, dsn, Schema(table)) // a migration frozen before its COMMIT
-		ctx, cancel := context.WithTimeout(ctxT(t), 2*time.Second)
+		ctx, cancel := context.WithTimeout(ctxT(t), 300*time.Millisecond)
 		defer cancel()
-		start := time.Now()
-		_, err := st.Acquire(ctx, 1, 1023)
-		took := time.Since(start)
-		var pe *pgconn.PgError
-		require.ErrorAs(t, err, &pe, "Acquire while another session creates the table, after %v", took)
-		require.Equal(t, lockNotAvailable, pe.Code, "Acquire while another session creates the table: %v", err)
-		require.Less(t, took, time.Second, "Acquire while another session creates the table")
-		t.Logf("Acquire while another session creates the table, after %v: %v", took.Round(time.Millisecond), err)
+		_, err := st.Acquire(ctx, snowlab.Layout{}, 1, 1023)
+		require.ErrorIs(t, err, context.DeadlineExceeded, "Acquire while the table's creation never commits: bounded by its context")
+		require.ErrorContains(t, err, "create table "+table)
+	})
+	t.Run("claim in flight", func(t *testing.T) {
+		// Ids 1..3 are held, 0 is free and locked by another claim that
+		// has not finished: Acquire among 0..3 waits for it, and takes 0
+		// once that claim gives it up, rather than say none is free.
+		st := holdOneToThree(t, dsn)
+		require.NoError(t, st.ensureTable(ctxT(t)))
+		claimer := stalledTx(t, dsn, st.sqlf(lockFree), 0, 0)
+		// Acquire's first two transactions list the held ids and find 0
+		// locked; the claimer ends (as a claim whose range was partly
+		// busy does) before its third.
+		var txs atomic.Int32
+		st.pause = func(ctx context.Context) error {
+			if txs.Add(1) == 3 {
+				return claimer.Rollback(ctx)
+			}
+			return nil
+		}
+		c, err := st.Acquire(ctxT(t), snowlab.Layout{}, 1, 3)
+		require.NoError(t, err, "Acquire among 0..3 with 1..3 held and 0 being claimed by a session that gives it up")
+		t.Cleanup(func() { _ = c.Release(context.Background(), 0) })
+		require.Equal(t, 0, c.First())
+		require.GreaterOrEqual(t, txs.Load(), int32(3))
+	})
+	t.Run("claim stalled", func(t *testing.T) {
+		st := holdOneToThree(t, dsn)
+		stalledTx(t, dsn, st.sqlf(lockFree), 0, 0)
+		ctx, cancel := context.WithTimeout(ctxT(t), 300*time.Millisecond)
+		defer cancel()
+		_, err := st.Acquire(ctx, snowlab.Layout{}, 1, 3)
+		require.ErrorIs(t, err, context.DeadlineExceeded, "Acquire among 0..3, 1..3 held, 0 locked by a claim stalled for good: bounded by its context")
+		require.NotErrorIs(t, err, nodeid.ErrNoFreeNode)
 	})
 	t.Run("holder not held up", func(t *testing.T) {
 		st := newStore(t, dsn, freshTable(t, dsn), time.Second)
@@ -114,4 +177,32 @@ func TestStalledClaimerBlocksNobody(t *testing.T) {
 		require.Less(t, time.Since(start), time.Second, "the holder of node 0's Reserve beside the stalled claim")
 		require.Equal(t, 4, acquireSoon(t, st, 1).First(), "node 0 held, 1..3 locked by the stalled claim")
 	})
+}
+
+// waitingFor reports whether a session of dsn's database is waiting for a
+// lock in a statement that starts with stmt.
+func waitingFor(t *testing.T, dsn, stmt string) bool {
+	t.Helper()
+	var n int
+	query(t, dsn, `SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND starts_with(query, $1)`, []any{stmt}, &n)
+	return n > 0
+}
+
+// holdOneToThree is a store on a fresh table whose ids 1..3 are held by
+// other stores until the test ends, and 0 is free.
+func holdOneToThree(t *testing.T, dsn string) *Store {
+	t.Helper()
+	st := newStore(t, dsn, freshTable(t, dsn), time.Second)
+	var first nodeid.Claim
+	for n := range 4 {
+		c, err := newStore(t, dsn, st.name, time.Minute).Acquire(ctxT(t), snowlab.Layout{}, 1, 1023)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = c.Release(context.Background(), 0) })
+		require.Equal(t, n, c.First())
+		if n == 0 {
+			first = c
+		}
+	}
+	require.NoError(t, first.Release(ctxT(t), 0))
+	return st
 }

@@ -88,7 +88,7 @@ func dropTable(dsn, name string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if conn, err := pgx.Connect(ctx, dsn); err == nil {
-		_, _ = conn.Exec(ctx, "DROP TABLE IF EXISTS "+name)
+		_, _ = conn.Exec(ctx, "DROP TABLE IF EXISTS "+name+", "+name+layoutSuffix)
 		_ = conn.Close(ctx)
 	}
 }

@@ -1,6 +1,8 @@
 package pglease
 
 import (
+	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/nodeid"
 )
 
@@ -52,10 +55,48 @@ var markedDSNs = []struct{ dsn, password string }{
 	{"host=H port=P password=Zq9Mark sslmode=bogus", ""},
 }
 
+// described is how nodeid.OpenStore's errors name "pg:"+dsn: with the
+// values of the parameters Opener's SafeParam names shown.
+func described(t *testing.T, dsn string) string {
+	t.Helper()
+	refused := errors.New("refused")
+	_, err := nodeid.OpenStore("pg:"+dsn, map[string]nodeid.Opener{"pg": refusing{opener{time.Second}, refused}})
+	require.ErrorIs(t, err, refused)
+	_, named, _ := strings.Cut(err.Error(), nodeid.ErrInvalidSpec.Error()+" ")
+	named, _, _ = strings.Cut(named, ": "+refused.Error())
+	name, err := strconv.Unquote(named)
+	require.NoError(t, err, "%s", named)
+	return name
+}
+
+// refusing is Opener's SafeParam with an Open that refuses every DSN.
+type refusing struct {
+	opener
+	err error
+}
+
+func (r refusing) Open(string) (nodeid.Store, error) { return nil, r.err }
+
+// The values of the parameters SafeParam names are shown, every other is
+// masked, and what nodeid.Redact shows without it is shown too.
+func TestSafeParams(t *testing.T) {
+	for _, tc := range []struct{ dsn, want string }{
+		{"postgres://snow:" + marker + "@db.internal:5432/app?sslmode=verify-full&snowlab_table=ids",
+			"pg:postgres://snow:xxxxx@db.internal:5432/app?sslmode=verify-full&snowlab_table=ids"},
+		{"postgres://snow@h/db?password=" + marker + "&sslkey=/k.pem&options=-c%20x", "pg:postgres://snow@h/db?password=xxxxx&sslkey=/k.pem&options=xxxxx"},
+		{"host=h1,h2 port=5432,5433 user=snow password=" + marker + " sslmode=disable target_session_attrs=read-write",
+			"pg:host=h1,h2 port=5432,5433 user=snow password=xxxxx sslmode=disable target_session_attrs=read-write"},
+		{"host=h PassWord=" + marker + " application_name='my app'", "pg:host=h PassWord=xxxxx application_name=xxxxx"},
+	} {
+		assert.Equal(t, tc.want, described(t, tc.dsn), tc.dsn)
+		assert.NotContains(t, nodeid.Redact("pg:"+tc.dsn), "sslmode=disable", "nodeid.Redact knows no pglease")
+	}
+}
+
 // TestRedactWhatPgxTakes: each form is one pgx's parser reads as the test
 // says (so the table covers what the driver takes), and the marker never
-// reaches nodeid.Redact, OpenStore's errors, or Acquire's on a server
-// that is not there; the user, host and database do.
+// reaches nodeid.Redact, OpenStore's description or errors, or Acquire's
+// on a server that is not there; the user and host do.
 func TestRedactWhatPgxTakes(t *testing.T) {
 	addr := closedPort(t)
 	host, port, _ := strings.Cut(addr, ":")
@@ -64,8 +105,9 @@ func TestRedactWhatPgxTakes(t *testing.T) {
 		dsn := strings.NewReplacer("HOST", addr, "H", host, "P", port).Replace(tc.dsn)
 		t.Run(tc.dsn, func(t *testing.T) {
 			cfg, err := pgconn.ParseConfig(dsn)
-			red := nodeid.Redact("pg:" + dsn)
+			red := described(t, dsn)
 			assert.NotContains(t, red, marker)
+			assert.NotContains(t, nodeid.Redact("pg:"+dsn), marker)
 			if tc.password == "" {
 				require.Error(t, err, "pgx takes it")
 				_, err = nodeid.OpenStore("pg:"+dsn, extra)
@@ -96,23 +138,24 @@ func TestRedactWhatPgxTakes(t *testing.T) {
 			}
 			require.NoError(t, err)
 			defer closeStore()
-			_, err = st.Acquire(ctxT(t), 1, 1023)
+			_, err = st.Acquire(ctxT(t), snowlab.Layout{}, 1, 1023)
 			require.Error(t, err)
 			assert.NotContains(t, err.Error(), marker, "Acquire with nothing listening")
 		})
 	}
 }
 
-// FuzzRedactPgx: whatever DSN pgx reads a password from, nodeid.Redact
-// never shows that password's marker, unless pgx itself reads the marker
-// as something Redact shows (a host, user, database or parameter). The
-// seeds, markedDSNs, run as a normal test.
+// FuzzRedactPgx: whatever DSN pgx reads a password from, OpenStore's
+// description of it with Opener's SafeParam never shows that password's
+// marker, unless pgx itself reads the marker as something it shows (a
+// host, user, database or parameter). The seeds, markedDSNs, run as a
+// normal test.
 func FuzzRedactPgx(f *testing.F) {
 	for _, tc := range markedDSNs {
 		f.Add(strings.NewReplacer("HOST", "127.0.0.1:5432", "H", "127.0.0.1", "P", "5432").Replace(tc.dsn))
 	}
 	f.Fuzz(func(t *testing.T, dsn string) {
-		red := nodeid.Redact("pg:" + dsn)
+		red := described(t, dsn)
 		cfg, err := pgconn.ParseConfig(dsn)
 		if err != nil || !strings.Contains(cfg.Password, marker) {
 			return

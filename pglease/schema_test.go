@@ -9,6 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
+
+	"github.com/snowlab/snowlab"
 )
 
 // TestSchemaOfKeywords: for names New takes that PostgreSQL reserves
@@ -25,15 +27,16 @@ func TestSchemaOfKeywords(t *testing.T) {
 	t.Cleanup(func() { dropQuoted(dsn, "SCHEMA", ns+" CASCADE") })
 	for _, table := range []string{"order", "user", ns + ".order", ns + ".user"} {
 		t.Run(table, func(t *testing.T) {
-			dropQuoted(dsn, "TABLE", quoteTable(table))
-			t.Cleanup(func() { dropQuoted(dsn, "TABLE", quoteTable(table)) })
+			both := quoteTable(table) + ", " + quoteTable(table+layoutSuffix)
+			dropQuoted(dsn, "TABLE", both)
+			t.Cleanup(func() { dropQuoted(dsn, "TABLE", both) })
 			adminExec(t, dsn, Schema(table))
 			var made bool
 			query(t, dsn, "SELECT to_regclass($1) IS NOT NULL", []any{quoteTable(table)}, &made)
 			require.True(t, made, "Schema(%q) made no table %s", table, quoteTable(table))
 
 			st := newStore(t, dsn, table, time.Second)
-			c, err := st.Acquire(ctxT(t), 2, 1023)
+			c, err := st.Acquire(ctxT(t), snowlab.Layout{}, 2, 1023)
 			require.NoError(t, err, "Acquire on the table Schema(%q) made", table)
 			until := time.Now().Add(time.Minute).UnixNano()
 			require.NoError(t, c.Reserve(ctxT(t), until))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,12 +32,44 @@ const connectTimeout = 5 * time.Second
 // nodeid.OpenStore as extra["pg"]. It does not reach the database: its
 // error is a DSN that does not parse (never quoting its password), and a
 // server that is not there is the store's Acquire's error. The
-// connections stay open for the life of the process.
-func Opener(ttl time.Duration) nodeid.Opener {
-	return func(dsn string) (nodeid.Store, error) {
-		st, _, err := Open(dsn, ttl)
-		return st, err
-	}
+// connections stay open for the life of the process. Its SafeParam names
+// the DSN parameters whose values OpenStore's errors show.
+func Opener(ttl time.Duration) nodeid.Opener { return opener{ttl} }
+
+// opener is Opener's.
+type opener struct{ ttl time.Duration }
+
+func (o opener) Open(dsn string) (nodeid.Store, error) {
+	st, _, err := Open(dsn, o.ttl)
+	return st, err
+}
+
+// SafeParam reports whether the DSN parameter key holds no secret, so that
+// nodeid.OpenStore's errors may show its value (see nodeid.Opener).
+func (opener) SafeParam(key string) bool { return safeParams[key] }
+
+// safeParams are the DSN parameters whose values name where and how to
+// connect, never a credential: the libpq keywords, pgx's and pgxpool's
+// own, and TableParam. Every other parameter's value is masked, password,
+// sslpassword and passfile among them, and any key never heard of: an
+// allowlist, so that a new or misspelt secret key is masked too.
+var safeParams = map[string]bool{
+	"host": true, "hostaddr": true, "port": true, "dbname": true, "database": true, "user": true,
+	"connect_timeout": true, "client_encoding": true, "application_name": true,
+	"fallback_application_name": true, "keepalives": true, "keepalives_idle": true,
+	"keepalives_interval": true, "keepalives_count": true, "tcp_user_timeout": true,
+	"ssl": true, "sslmode": true, "sslnegotiation": true, "sslcompression": true, "sslcert": true,
+	"sslkey": true, "sslrootcert": true, "sslcrl": true, "sslcrldir": true, "sslsni": true,
+	"sslcertmode": true, "requirepeer": true, "ssl_min_protocol_version": true,
+	"ssl_max_protocol_version": true, "min_protocol_version": true, "max_protocol_version": true,
+	"gssencmode": true, "krbsrvname": true, "gsslib": true, "gssdelegation": true,
+	"target_session_attrs": true, "load_balance_hosts": true, "channel_binding": true,
+	"require_auth": true, "service": true, "search_path": true, TableParam: true,
+	"pool_max_conns": true, "pool_min_conns": true, "pool_min_idle_conns": true,
+	"pool_max_conn_lifetime": true, "pool_max_conn_lifetime_jitter": true,
+	"pool_max_conn_idle_time": true, "pool_health_check_period": true,
+	"statement_cache_capacity": true, "description_cache_capacity": true,
+	"default_query_exec_mode": true,
 }
 
 // parseDSN parses a DSN into a pool configuration and the table its
@@ -52,7 +85,7 @@ func parseDSN(dsn string) (*pgxpool.Config, string, error) {
 	table := cfg.ConnConfig.RuntimeParams[TableParam]
 	delete(cfg.ConnConfig.RuntimeParams, TableParam)
 	if !tableName.MatchString(table) && table != "" {
-		return nil, "", fmt.Errorf("pglease: %s=%q: want a lowercase SQL name, letters, digits and _, optionally schema.table", TableParam, table)
+		return nil, "", fmt.Errorf("pglease: %s=%q: want a lowercase SQL name, letters, digits and _ (the table's at most 56), optionally schema.table", TableParam, table)
 	}
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = connectTimeout
@@ -129,10 +162,31 @@ func (e *secretError) Unwrap() error { return e.err }
 // connects with, masked in its message: pgx's errors do not quote it, and
 // this makes sure. A message does not pass through nodeid.Redact, which
 // describes one DSN, not text that may quote one.
+//
+// It also puts the message on one line: pgx's error for a server it could
+// not reach gives each address it tried on a line of its own, and the
+// same attempt twice under sslmode=prefer (with TLS, then without), which
+// a command printed as three lines and a log split.
 func redacted(secret string, err error) error {
-	msg := mask(err.Error(), secret)
+	msg := oneLine(mask(err.Error(), secret))
 	if msg == err.Error() {
 		return err
 	}
 	return &secretError{msg: msg, err: err}
+}
+
+// oneLine joins the lines of msg after its first with "; ", each trimmed
+// and once.
+func oneLine(msg string) string {
+	first, rest, ok := strings.Cut(msg, "\n")
+	if !ok {
+		return msg
+	}
+	var parts []string
+	for _, l := range strings.Split(rest, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !slices.Contains(parts, l) {
+			parts = append(parts, l)
+		}
+	}
+	return strings.TrimRight(first, " ") + " " + strings.Join(parts, "; ")
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/nodeid"
 )
 
@@ -49,7 +51,7 @@ func TestDSNsThatDoNotParse(t *testing.T) {
 		{"postgres://snow:S3cret@127.0.0.1/db?snowlab_table=Bad-Name", []string{"S3cret"}, "snowlab_table"},
 	} {
 		t.Run(tc.dsn, func(t *testing.T) {
-			_, err := Opener(time.Second)(tc.dsn)
+			_, err := Opener(time.Second).Open(tc.dsn)
 			requireNoSecret(t, err, "Opener", tc.secrets...)
 			assert.Contains(t, err.Error(), tc.want)
 			_, err = nodeid.OpenStore("pg:"+tc.dsn, extra)
@@ -78,7 +80,7 @@ func TestErrorsHideThePassword(t *testing.T) {
 	st, closeStore, err := Open(dsn, time.Second)
 	require.NoError(t, err, "opening does not reach the server")
 	defer closeStore()
-	_, err = st.Acquire(ctxT(t), 1, 1023)
+	_, err = st.Acquire(ctxT(t), snowlab.Layout{}, 1, 1023)
 	requireNoSecret(t, err, "Acquire with nothing listening", secret)
 	assert.NotErrorIs(t, err, nodeid.ErrNoFreeNode)
 	t.Logf("nothing listening: %v", err)
@@ -95,10 +97,32 @@ func TestErrorsHideThePassword(t *testing.T) {
 	st, closeStore, err = Open(u.String(), time.Second)
 	require.NoError(t, err)
 	defer closeStore()
-	_, err = st.Acquire(ctxT(t), 1, 1023)
+	_, err = st.Acquire(ctxT(t), snowlab.Layout{}, 1, 1023)
 	requireNoSecret(t, err, "Acquire on a database that is not there", secret)
 	assert.Contains(t, err.Error(), "no_such_database_snowlab")
 	t.Logf("no such database: %v", err)
+}
+
+// TestUnreachableIsOneLine: a server that is not there is one line of
+// error, each address tried once: pgx's message took a line per attempt,
+// the same attempt twice under the default sslmode=prefer (three lines
+// for one address, printed so by snowid).
+func TestUnreachableIsOneLine(t *testing.T) {
+	addr := closedPort(t)
+	_, port, _ := strings.Cut(addr, ":")
+	st, closeStore, err := Open("postgres://snow@localhost:"+port+"/db", time.Second)
+	require.NoError(t, err, "opening does not reach the server")
+	defer closeStore()
+	_, err = st.Acquire(ctxT(t), snowlab.Layout{}, 1, 1023)
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "\n")
+	assert.Equal(t, 1, strings.Count(err.Error(), addr+" (localhost): dial error"), "each attempt once: %v", err)
+	assert.Regexp(t, "^pglease: look for table snowlab_nodeids: failed to connect to `user=snow database=db`: "+
+		regexp.QuoteMeta(addr)+` \(localhost\): dial error: dial tcp `+regexp.QuoteMeta(addr)+`: connect: connection refused`, err.Error())
+	t.Log(err)
+
+	assert.Equal(t, "failed: a: x; b", oneLine("failed:\n\ta: x\n\ta: x\n\tb\n"))
+	assert.Equal(t, "one line", oneLine("one line"))
 }
 
 // TestRedacted: the password is masked in a message raw and escaped, and
@@ -122,7 +146,7 @@ func TestOpenerTable(t *testing.T) {
 	}
 	st, err := nodeid.OpenStore("pg:"+dsn+sep+TableParam+"="+table, map[string]nodeid.Opener{"pg": Opener(time.Second)})
 	require.NoError(t, err)
-	c, err := st.Acquire(ctxT(t), 2, 1023)
+	c, err := st.Acquire(ctxT(t), snowlab.Layout{}, 2, 1023)
 	require.NoError(t, err)
 	defer c.Release(context.Background(), 0)
 	var n int

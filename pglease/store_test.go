@@ -44,7 +44,7 @@ func TestRows(t *testing.T) {
 	dsn := pgDSN(t)
 	const ttl = 3 * time.Second
 	st := newStore(t, dsn, freshTable(t, dsn), ttl)
-	c, err := st.Acquire(ctxT(t), 2, 1023)
+	c, err := st.Acquire(ctxT(t), snowlab.Layout{}, 2, 1023)
 	require.NoError(t, err)
 	require.Equal(t, [3]int64{0, 2, 1}, [3]int64{int64(c.First()), int64(c.Count()), c.Token()})
 	until := time.Now().Add(time.Hour).UnixNano()
@@ -97,7 +97,7 @@ func TestExistingTableWithoutCreateRight(t *testing.T) {
 		"CREATE ROLE " + role + " LOGIN",
 		"REVOKE CREATE ON SCHEMA public FROM " + role, // PUBLIC has no CREATE there since PostgreSQL 15; older servers grant it
 		Schema(table),
-		"GRANT SELECT, INSERT, UPDATE ON " + table + " TO " + role,
+		"GRANT SELECT, INSERT, UPDATE ON " + table + ", " + table + layoutSuffix + " TO " + role,
 	} {
 		_, err := admin.Exec(ctxT(t), stmt)
 		require.NoError(t, err, stmt)
@@ -111,7 +111,7 @@ func TestExistingTableWithoutCreateRight(t *testing.T) {
 	})
 	u.User = url.User(role)
 	st := newStore(t, u.String(), table, time.Second)
-	c, err := st.Acquire(ctxT(t), 1, 1023)
+	c, err := st.Acquire(ctxT(t), snowlab.Layout{}, 1, 1023)
 	require.NoError(t, err, "Acquire on a table a migration made")
 	require.NoError(t, c.Release(ctxT(t), 0))
 
@@ -121,11 +121,24 @@ func TestExistingTableWithoutCreateRight(t *testing.T) {
 		t.Skip("the role can still create tables in public (PUBLIC has CREATE there on this server)")
 	}
 	missing := newStore(t, u.String(), freshTable(t, dsn), time.Second)
-	_, err = missing.Acquire(ctxT(t), 1, 1023)
+	_, err = missing.Acquire(ctxT(t), snowlab.Layout{}, 1, 1023)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "create table")
 	assert.Contains(t, err.Error(), "permission denied")
 	t.Logf("without the table: %v", err)
+
+	// A table made before its companion TABLE_layout: the role cannot add
+	// it, and says what to run.
+	old := freshTable(t, dsn)
+	before := strings.SplitAfter(Schema(old), ");")[0]
+	for _, stmt := range []string{before, "GRANT SELECT, INSERT, UPDATE ON " + old + " TO " + role} {
+		_, err := admin.Exec(ctxT(t), stmt)
+		require.NoError(t, err, stmt)
+	}
+	_, err = newStore(t, u.String(), old, time.Second).Acquire(ctxT(t), snowlab.Layout{}, 1, 1023)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "table "+old+" has no companion "+old+"_layout, and creating it failed (run pglease.Schema's DDL as a role that may)")
+	assert.Contains(t, err.Error(), "permission denied")
 }
 
 // TestGenerationExhausted: an id whose generation is the largest bigint
@@ -134,7 +147,7 @@ func TestExistingTableWithoutCreateRight(t *testing.T) {
 func TestGenerationExhausted(t *testing.T) {
 	dsn := pgDSN(t)
 	st := newStore(t, dsn, freshTable(t, dsn), time.Second)
-	c, err := st.Acquire(ctxT(t), 1, 0)
+	c, err := st.Acquire(ctxT(t), snowlab.Layout{}, 1, 0)
 	require.NoError(t, err)
 	require.NoError(t, c.Release(ctxT(t), 0))
 	conn, err := pgx.Connect(ctxT(t), dsn)
@@ -142,7 +155,7 @@ func TestGenerationExhausted(t *testing.T) {
 	defer conn.Close(context.Background())
 	_, err = conn.Exec(ctxT(t), st.sqlf(`UPDATE %[1]s SET generation = $1 WHERE node = 0`), int64(math.MaxInt64))
 	require.NoError(t, err)
-	_, err = st.Acquire(ctxT(t), 1, 0)
+	_, err = st.Acquire(ctxT(t), snowlab.Layout{}, 1, 0)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "generation")
 	assert.NotErrorIs(t, err, snowlab.ErrInvalidNode)
@@ -156,14 +169,14 @@ func TestHeldIDsSkipped(t *testing.T) {
 	table := freshTable(t, dsn)
 	a := newStore(t, dsn, table, time.Second)
 	b := newStore(t, dsn, table, time.Second)
-	ca, err := a.Acquire(ctxT(t), 3, 1023)
+	ca, err := a.Acquire(ctxT(t), snowlab.Layout{}, 3, 1023)
 	require.NoError(t, err)
 	defer ca.Release(context.Background(), 0)
-	cb, err := b.Acquire(ctxT(t), 2, 1023)
+	cb, err := b.Acquire(ctxT(t), snowlab.Layout{}, 2, 1023)
 	require.NoError(t, err)
 	defer cb.Release(context.Background(), 0)
 	assert.Equal(t, 3, cb.First(), "another store's claim: after the first's ids")
-	_, err = b.Acquire(ctxT(t), 6, 9)
+	_, err = b.Acquire(ctxT(t), snowlab.Layout{}, 6, 9)
 	require.ErrorIs(t, err, nodeid.ErrNoFreeNode)
 	assert.True(t, strings.Contains(err.Error(), table), "the error names the table: %v", err)
 }

@@ -5,7 +5,7 @@
 #
 #   CGO_ENABLED=0 go test -c -ldflags='-s -w' -o bin/device/atomicgen.test ./atomicgen
 #   (the same for ./shardedgen, an atomicgen.test from the commit before a
-#   change as atomicgen-before.test, and go build ./cmd/loadgen), gzip -9 each
+#   change as atomicgen-before.test, and go build ./lab/cmd/loadgen), gzip -9 each
 #   scripts/device-sweep.sh OUTDIR
 #
 # Everything lands in OUTDIR: host.txt, ladder.txt and sharded.txt (Go

@@ -8,12 +8,22 @@
 #   scripts/etcd.sh env     print the same line for the running server
 #   scripts/etcd.sh stop    stop it and remove its data
 #
+#   scripts/etcd.sh dir     print the folder its state lives in
+#
 # State (pid, endpoints, data, log) lives in $ETCD_STATE_DIR, by default
-# ${TMPDIR:-/tmp}/snowlab-etcd. Messages go to stderr; stdout carries only
-# the export line.
+# ${TMPDIR:-/tmp}/snowlab-etcd-UID-KEY: this user's and this checkout's
+# (KEY is the checksum of the checkout's path), so that another user's
+# or another checkout's stop never stops this server. Messages go to
+# stderr; stdout carries only the export line.
 set -euo pipefail
 
-state="${ETCD_STATE_DIR:-${TMPDIR:-/tmp}/snowlab-etcd}"
+# default_state is the state folder when $ETCD_STATE_DIR is not set.
+default_state() {
+	local root
+	root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+	echo "${TMPDIR:-/tmp}/snowlab-etcd-$(id -u)-$(printf %s "$root" | cksum | cut -d' ' -f1)"
+}
+state="${ETCD_STATE_DIR:-$(default_state)}"
 say() { echo "etcd.sh: $*" >&2; }
 
 running() {
@@ -133,8 +143,9 @@ case "${1:-}" in
 start) start ;;
 stop) stop ;;
 env) env_line ;;
+dir) echo "$state" ;;
 *)
-	echo "usage: $0 start|stop|env" >&2
+	echo "usage: $0 start|stop|env|dir" >&2
 	exit 2
 	;;
 esac

@@ -30,5 +30,5 @@ if ! command -v valgrind >/dev/null 2>&1; then
 fi
 mkdir -p bin
 CGO_ENABLED=0 "$GO" build -o bin/instrpath ./lab/internal/instr/instrpath
-"$GO" build -o bin/loadgen ./cmd/loadgen
+"$GO" build -o bin/loadgen ./lab/cmd/loadgen
 exec bin/loadgen instr -target bin/instrpath "$@"

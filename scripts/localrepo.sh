@@ -37,11 +37,12 @@ localrepo_modules() {
 # differ between commits FROM and TO (default HEAD) in a way a build of it
 # sees: its Go files other than tests, the files it embeds (//go:embed),
 # and its go.mod's requirements other than on this repository's modules,
-# whose pins move with every commit. Nested modules' folders are not the
-# module's.
+# whose pins move. The folders of nested modules, in either commit, are
+# not the module's.
 localrepo_changed() {
 	local dir=$1 from=$2 to=${3:-HEAD} f n excl=()
-	for n in $(git -C "$localrepo_root" ls-files '*/go.mod' | xargs -n1 dirname); do
+	for n in $(for c in "$from" "$to"; do git -C "$localrepo_root" ls-tree -r --name-only "$c"; done |
+		grep '/go\.mod$' | xargs -r -n1 dirname | sort -u); do
 		if [ "$dir" = . ] || [[ $n == "$dir"/* ]]; then
 			excl+=(":(exclude)$n")
 		fi

@@ -22,7 +22,7 @@
 # port and the socket folder: the experiment measures what a stock server does.
 # Example:
 #
-#   DSN=$(scripts/pg.sh start) && go run ./cmd/loadgen btree -pg "$DSN"; scripts/pg.sh stop "$DSN"
+#   DSN=$(scripts/pg.sh start) && go run ./lab/cmd/loadgen btree -pg "$DSN"; scripts/pg.sh stop "$DSN"
 set -euo pipefail
 
 die() { echo "pg.sh: $*" >&2; exit 1; }

@@ -4,8 +4,8 @@
 #   scripts/pin-modules.sh [COMMIT]        (make pin-modules [COMMIT=...])
 #
 # Every module in go.work that requires another module of this repository
-# (lab requires the library and snowidd, loadgen the lab, snowidd etcdlease,
-# ...) gets that requirement set to the other module's version at COMMIT
+# (lab requires the library and snowidd, snowidd etcdlease, ...) gets that
+# requirement set to the other module's version at COMMIT
 # (default HEAD): its newest release (v0.1.0, lab/v0.1.0) when nothing a
 # build of it sees has changed since, else COMMIT's own version, until
 # there are tags the pseudo-version of the commit, such as
@@ -20,8 +20,11 @@
 # A module can only require a commit that exists, and that commit must have
 # the API its requirers use: commit the change first, then run this and
 # commit what it rewrote (go.mod, go.sum and go.work). Running it again
-# with the same COMMIT changes nothing; scripts/consumer-test.sh fails,
-# saying to run this, when a pin lacks HEAD's code.
+# with the same COMMIT changes nothing. Pins move only when a module needs
+# another's newer code: scripts/consumer-test.sh fails, saying to run
+# this, when a module at HEAD does not build against the versions it pins.
+# A new module requires the others at the versions the rest pin, never at
+# v0.0.0, which nothing outside the tree can resolve.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/localrepo.sh
@@ -46,17 +49,6 @@ for m in "${modules[@]}"; do
 	fi
 	version[$path]=$v
 	echo "pin-modules: $path@$v"
-done
-
-# settled: whether every module's go.mod at COMMIT requires this
-# repository's modules at real versions. Tidying reads the go.mod files of
-# the versions it pins, and outside the tree v0.0.0 resolves to nothing
-# ("unknown revision v0.0.0").
-settled=1
-for m in "${modules[@]}"; do
-	if git show "$commit:${m%% *}/go.mod" | grep -qE 'github\.com/snowlab/snowlab[^[:space:]]*[[:space:]]+v0\.0\.0([[:space:]]|$)'; then
-		settled=0
-	fi
 done
 
 # ours DIR: "PATH VERSION" of each requirement of the module in DIR on a
@@ -87,12 +79,6 @@ for m in "${modules[@]}"; do
 		args+=("-dropreplace=$path")
 	done
 	(cd "$dir" && go mod edit "${args[@]}")
-	if [ "$settled" -eq 0 ]; then
-		mapfile -t args < <(stale "$dir")
-		[ ${#args[@]} -eq 0 ] || (cd "$dir" && go mod edit "${args[@]}")
-		echo "pin-modules: $dir requires $(ours "$dir" | tr '\n' ' ')(not tidied)"
-		continue
-	fi
 	# Tidying can add a requirement on one of this repository's modules (an
 	# indirect one, at whatever version the graph holds): pin it, tidy again.
 	for round in 1 2 3; do
@@ -109,10 +95,6 @@ for m in "${modules[@]}"; do
 	fi
 	echo "pin-modules: $dir requires $(ours "$dir" | tr '\n' ' ')"
 done
-if [ "$settled" -eq 0 ]; then
-	echo "pin-modules: at ${commit:0:12} some go.mod requires a module of this repository at v0.0.0, which cannot be resolved outside the tree, so the modules were pinned without tidying. Commit the go.mod files and run make pin-modules again: pinned to that commit, they are tidied." >&2
-fi
-
 # go.work: inside the tree, each version of this repository's modules that
 # a module pins is the working copy. Adding a module to a workspace does not
 # stand it in for the versions other modules require: the go command would

@@ -8,12 +8,22 @@
 #                            `export ZK_HOSTS=...` (use: eval "$(scripts/zk.sh start 3)")
 #   scripts/zk.sh env        print the same line for the running servers
 #   scripts/zk.sh stop       stop them and remove their data
+#   scripts/zk.sh dir        print the folder their state lives in
 #
-# State lives in $ZK_STATE_DIR, by default ${TMPDIR:-/tmp}/snowlab-zk.
-# Messages go to stderr; stdout carries only the export line.
+# State lives in $ZK_STATE_DIR, by default ${TMPDIR:-/tmp}/snowlab-zk-UID-KEY:
+# this user's and this checkout's (KEY is the checksum of the checkout's
+# path), so that another user's or another checkout's stop never stops
+# these servers. Messages go to stderr; stdout carries only the export
+# line.
 set -euo pipefail
 
-state="${ZK_STATE_DIR:-${TMPDIR:-/tmp}/snowlab-zk}"
+# default_state is the state folder when $ZK_STATE_DIR is not set.
+default_state() {
+	local root
+	root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+	echo "${TMPDIR:-/tmp}/snowlab-zk-$(id -u)-$(printf %s "$root" | cksum | cut -d' ' -f1)"
+}
+state="${ZK_STATE_DIR:-$(default_state)}"
 jar=/usr/share/java/zookeeper.jar
 say() { echo "zk.sh: $*" >&2; }
 
@@ -131,8 +141,9 @@ install) install_zk ;;
 start) start "${2:-1}" ;;
 stop) stop ;;
 env) env_line ;;
+dir) echo "$state" ;;
 *)
-	echo "usage: $0 install|start [N]|stop|env" >&2
+	echo "usage: $0 install|start [N]|stop|env|dir" >&2
 	exit 2
 	;;
 esac

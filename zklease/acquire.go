@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/nodeid"
 )
 
@@ -22,7 +23,7 @@ import (
 // token is one above the highest generation found; its floor the latest
 // reserved-until found. When no range is free it fails with
 // nodeid.ErrNoFreeNode.
-func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, error) {
+func (s *Store) Acquire(ctx context.Context, layout snowlab.Layout, count, maxNode int) (nodeid.Claim, error) {
 	if err := checkCount(count, maxNode); err != nil {
 		return nil, err
 	}
@@ -37,6 +38,9 @@ func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, 
 		if err := ensurePath(ctx, conn, p); err != nil {
 			return nil, err
 		}
+	}
+	if err := s.pinLayout(ctx, conn, layout); err != nil {
+		return nil, err
 	}
 	holder := []byte(fmt.Sprintf("session=%x pid=%d host=%s", session, os.Getpid(), hostname()))
 	for conflicts := 0; ; conflicts++ {
@@ -56,6 +60,29 @@ func (s *Store) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, 
 			return nil, err
 		}
 	}
+}
+
+// pinLayout records layout in ROOT/layout when no layout is recorded
+// there (a create, which fails when the znode exists), and compares it
+// with the record (nodeid's Store contract).
+func (s *Store) pinLayout(ctx context.Context, conn *zk.Conn, layout snowlab.Layout) error {
+	text, err := layout.MarshalText()
+	if err != nil {
+		return err
+	}
+	p := s.root + "/layout"
+	_, err = call(ctx, func() (string, error) { return conn.Create(p, text, zk.FlagPersistent, zk.WorldACL(zk.PermAll)) })
+	switch {
+	case err == nil:
+		return nil
+	case !errors.Is(err, zk.ErrNodeExists):
+		return fmt.Errorf("zklease: record the layout in %s: %w", p, err)
+	}
+	data, _, err := call2(ctx, func() ([]byte, *zk.Stat, error) { return conn.Get(p) })
+	if err != nil {
+		return fmt.Errorf("zklease: read %s: %w", p, err)
+	}
+	return nodeid.CheckLayout("znode "+p, string(data), layout)
 }
 
 // held lists the node ids whose claim znode exists: a hint, the multi-op
@@ -97,7 +124,7 @@ func (s *Store) try(ctx context.Context, conn *zk.Conn, session int64, holder []
 		case err != nil:
 			return nil, fmt.Errorf("zklease: read %s: %w", p, err)
 		}
-		if recs[i], err = parseRecord(p, data); err != nil {
+		if recs[i], err = parseRecord(first+i, p, data); err != nil {
 			return nil, err
 		}
 		versions[i] = stat.Version

@@ -40,6 +40,10 @@ func (c *claim) Floor() int64          { return c.floor }
 func (c *claim) Token() int64          { return c.token }
 func (c *claim) Lost() <-chan struct{} { return c.st.Lost() }
 
+// Err says why the claim was lost, once Lost is closed: nodeid.Lease.Err
+// reports it.
+func (c *claim) Err() error { return c.st.Err() }
+
 func (c *claim) lose(why string) { c.st.Lose(why) }
 
 // start registers the claim with the store (which loses it when the
@@ -213,7 +217,7 @@ func (c *claim) stillHeld(ctx context.Context) (bool, error) {
 		if err != nil {
 			return false, fmt.Errorf("zklease: read %s: %w", p, err)
 		}
-		r, err := parseRecord(p, data)
+		r, err := parseRecord(c.first+i, p, data)
 		if err != nil {
 			return false, err
 		}

@@ -23,7 +23,17 @@
 //     or expired because the holder was silent for the session timeout.
 //   - ROOT/reserved/N: PERSISTENT, {"reservedUntil": R, "generation": G}:
 //     the reserved-until of N in Unix nanoseconds and the token of its
-//     latest holder. It outlives every holder.
+//     latest holder. It outlives every holder. Data in any other form (a
+//     field missing or added, another version's record, a hand edit) is
+//     ErrCorrupt, an error naming N and the znode: it is never read as a
+//     reserved-until of 0, and never overwritten.
+//
+// And once for the root, ROOT/layout: PERSISTENT, the layout its node ids
+// are held under (snowlab.Layout's text form,
+// 41/10/12,1ms,2024-01-01T00:00:00Z for the default). The first Acquire
+// creates it (a create fails when the znode exists, so of two first
+// holders only one makes it), and every Acquire compares its own layout
+// with it first: another is nodeid.ErrLayout, and nothing is taken.
 //
 // The ephemeral znode alone is the trap the design describes: the holder
 // dies, its znode goes, a new process takes N with a clock behind the
@@ -76,6 +86,23 @@
 // leader of a 3-server ensemble under six holders (a 2 s session; the
 // election took about 1 s there, and every holder kept its claim), and
 // TestSessionExpiry cuts a holder off until its session expires.
+//
+// # Reaching a server
+//
+// A store lists one or more servers; the client tries them in a shuffled
+// order. Each attempt on one server, from the dial to the server's answer
+// to the connect request, is bounded by the reach timeout (ReachTimeout,
+// 5 s) and the session timeout, each shared among the listed servers
+// (1.67 s for three servers and a 10 s session), so that a server that
+// accepts connections and never answers (a hung JVM, a forward to a dead
+// one) costs one share, and a healthy server listed beside it is reached
+// within ReachTimeout. go-zookeeper alone waits ten times its read
+// timeout for that answer, 66.7 s for a 10 s session. TestOneServer lists
+// two such servers before a healthy one.
+//
+// A root path ZooKeeper refuses (an empty, "." or ".." component; a
+// control character; a character the client or the server refuses, see
+// checkPath) is an invalid spec at start, never a store that seems down.
 //
 // # Choosing the session timeout
 //

@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/nodeid"
 )
 
@@ -100,7 +101,7 @@ func newHolder(t *testing.T, e *ensemble, root string, pref *member) *holder {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	c, err := s.Acquire(ctx(t), 1, 1023)
+	c, err := s.Acquire(ctx(t), snowlab.Layout{}, 1, 1023)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +249,7 @@ func acquireID(t *testing.T, s *Store, k int) nodeid.Claim {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		c, err := s.Acquire(ctx(t), 1, k)
+		c, err := s.Acquire(ctx(t), snowlab.Layout{}, 1, k)
 		switch {
 		case err == nil && c.First() == k:
 			return c
@@ -304,7 +305,7 @@ func readThrough(t *testing.T, m *member, root string, cs []nodeid.Claim) {
 		if err != nil {
 			t.Fatalf("read %s through server %d: %v", p, m.id, err)
 		}
-		r, err := parseRecord(p, data)
+		r, err := parseRecord(c.First(), p, data)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,11 +3,13 @@ package zklease
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/nodeid"
 )
 
@@ -25,7 +27,7 @@ func TestSessionExpiry(t *testing.T) {
 	server := e.servers()[0]
 	root := newRoot(t)
 	s := client(t, server, root)
-	c, err := s.Acquire(ctx(t), 1, 0)
+	c, err := s.Acquire(ctx(t), snowlab.Layout{}, 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +54,7 @@ func TestSessionExpiry(t *testing.T) {
 	gone := waitGone(t, server, s.claimPath(0))
 	t.Logf("the server expired the session %v after the cut (session timeout %v)", gone.Sub(cut).Round(time.Millisecond), testSession)
 
-	succ, err := client(t, server, root).Acquire(ctx(t), 1, 0)
+	succ, err := client(t, server, root).Acquire(ctx(t), snowlab.Layout{}, 1, 0)
 	if err != nil {
 		t.Fatalf("taking node id 0 after its holder's session expired: %v", err)
 	}
@@ -66,13 +68,18 @@ func TestSessionExpiry(t *testing.T) {
 
 	p.(*proxy).setCut(false)
 	waitLost(t, c, "the holder reconnected after its session expired")
+	// The claim says why, which a nodeid.Lease reports as its Err (it
+	// was ErrLost alone).
+	if err := c.(interface{ Err() error }).Err(); !errors.Is(err, nodeid.ErrLost) || !strings.Contains(err.Error(), "the ZooKeeper session") {
+		t.Fatalf("the lost claim's Err: %v, want ErrLost and the session's end", err)
+	}
 	if err := c.Reserve(ctx(t), time.Now().Add(time.Hour).UnixNano()); !errors.Is(err, nodeid.ErrLost) {
 		t.Fatalf("Reserve after the session expired: %v, want ErrLost", err)
 	}
 	if err := c.Release(ctx(t), time.Now().Add(time.Hour).UnixNano()); !errors.Is(err, nodeid.ErrLost) {
 		t.Fatalf("Release after the session expired: %v, want ErrLost", err)
 	}
-	readRecord(t, server, s.reservedPath(0), record{Until: succ.Floor(), Generation: succ.Token()})
+	readRecord(t, server, s, 0, record{Until: succ.Floor(), Generation: succ.Token()})
 	if err := succ.Release(ctx(t), succ.Floor()); err != nil {
 		t.Fatal(err)
 	}
@@ -98,9 +105,11 @@ func waitGone(t *testing.T, server, p string) time.Time {
 	return time.Time{}
 }
 
-// readRecord checks that the reservation znode p holds want.
-func readRecord(t *testing.T, server, p string, want record) {
+// readRecord checks that node id n's reservation znode under s's root
+// holds want.
+func readRecord(t *testing.T, server string, s *Store, n int, want record) {
 	t.Helper()
+	p := s.reservedPath(n)
 	obs, _, err := zk.Connect([]string{server}, testSession, zk.WithLogger(nopLogger{}))
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +119,7 @@ func readRecord(t *testing.T, server, p string, want record) {
 	if err != nil {
 		t.Fatalf("read %s: %v", p, err)
 	}
-	got, err := parseRecord(p, data)
+	got, err := parseRecord(n, p, data)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/go-zookeeper/zk v1.0.4
-	github.com/snowlab/snowlab v0.0.0-20261202005647-523b29433033
+	github.com/snowlab/snowlab v0.0.0-20261206020348-efa8ac54868b
 )
 
 require golang.org/x/sys v0.50.0 // indirect

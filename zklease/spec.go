@@ -20,13 +20,13 @@ import (
 // is not there is the store's Acquire's error (ErrUnreachable, within
 // ReachTimeout). The session stays open for the life of the process.
 func Opener(sessionTimeout time.Duration) nodeid.Opener {
-	return func(rest string) (nodeid.Store, error) {
+	return nodeid.OpenerFunc(func(rest string) (nodeid.Store, error) {
 		servers, root, err := parseSpec(rest)
 		if err != nil {
 			return nil, err
 		}
 		return New(servers, root, sessionTimeout)
-	}
+	})
 }
 
 // parseSpec splits "HOST:PORT[,HOST:PORT...][/PATH]" into the servers and

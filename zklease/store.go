@@ -1,19 +1,21 @@
 package zklease
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"os"
-	"path"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-zookeeper/zk"
 
@@ -114,7 +116,9 @@ type nopLogger struct{}
 func (nopLogger) Printf(string, ...any) {}
 
 // session returns the store's connection once it has a session, dialling
-// it on first use. It waits at most ReachTimeout (or ctx).
+// it on first use. It waits at most ReachTimeout (or ctx). Each attempt on
+// one server is bounded (attemptBound), so that a server that accepts
+// connections and never answers does not keep the client from the others.
 func (s *Store) session(ctx context.Context) (*zk.Conn, int64, error) {
 	s.mu.Lock()
 	if s.closed {
@@ -126,6 +130,7 @@ func (s *Store) session(ctx context.Context) (*zk.Conn, int64, error) {
 		if dialer == nil {
 			dialer = net.DialTimeout
 		}
+		dialer = boundedDialer(dialer, attemptBound(len(s.servers), s.timeout))
 		conn, _, err := zk.Connect(s.servers, s.timeout, zk.WithLogger(nopLogger{}), zk.WithEventCallback(s.event), zk.WithDialer(dialer))
 		if err != nil {
 			s.mu.Unlock()
@@ -200,12 +205,41 @@ func (r record) bytes() []byte {
 	return b
 }
 
-func parseRecord(p string, b []byte) (record, error) {
-	var r record
-	if err := json.Unmarshal(b, &r); err != nil {
-		return r, fmt.Errorf("zklease: %s holds %q, not a reservation: %w", p, b, err)
+// ErrCorrupt: a znode of the store holds data this version does not
+// read (an older or newer version's record, a hand edit). It is never
+// read as a reservation of 0, nor overwritten: the error names the node
+// id and the znode, for a person to mend.
+var ErrCorrupt = errors.New("zklease: unknown data in a znode of the store")
+
+// parseRecord reads node id n's reservation znode p, which holds b. It
+// takes exactly the record bytes writes: a JSON object with both fields,
+// a generation that is not negative, nothing else. Anything else is
+// ErrCorrupt: decoded leniently, a record in another form (other field
+// names, a field missing, a string for a number) reads as reserved-until
+// 0, and the claim would hand out the id with floor 0 and write its own
+// record over the reservation.
+func parseRecord(n int, p string, b []byte) (record, error) {
+	var raw struct {
+		Until      *int64 `json:"reservedUntil"`
+		Generation *int64 `json:"generation"`
 	}
-	return r, nil
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&raw)
+	switch {
+	case err != nil:
+	case dec.Decode(new(json.RawMessage)) != io.EOF:
+		err = errors.New("data after the record")
+	case raw.Until == nil || raw.Generation == nil:
+		err = errors.New("a field is missing")
+	case *raw.Generation < 0:
+		err = errors.New("the generation is negative")
+	}
+	if err != nil {
+		return record{}, fmt.Errorf("%w: node id %d: reservation znode %s holds %.200q, not a record {\"reservedUntil\":R,\"generation\":G} (%v): neither read as reserved-until 0 nor overwritten",
+			ErrCorrupt, n, p, b, err)
+	}
+	return record{Until: *raw.Until, Generation: *raw.Generation}, nil
 }
 
 // checkCount refuses a claim of count node ids among 0..maxNode that no
@@ -331,16 +365,43 @@ func hostname() string {
 	return h
 }
 
-// checkPath accepts an absolute znode path: no empty, "." or ".."
-// component, no trailing slash.
+// checkPath accepts an absolute znode path that ZooKeeper can hold, so
+// that a path it refuses is a spec that can never work (ErrInvalidSpec at
+// start, exit 2), not a store that seems down and is retried for ever.
+// The rules are the union of the client's (go-zookeeper's validatePath)
+// and the server's (org.apache.zookeeper.common.PathUtils, 3.8), which
+// refuse different ranges: no empty, "." or ".." component, no trailing
+// slash; UTF-8 only, without the control characters U+0000..U+001F and
+// U+007F..U+009F, the private use area U+E000..U+F8FF, U+FFF0..U+FFFF,
+// or any character past U+FFFF (the server checks UTF-16 code units, and
+// refuses every surrogate but one). The error quotes the path and the
+// part at fault with %q, so a control character in it is escaped, never
+// printed raw, and names the character at fault by its code point and
+// offset, so that the message says what is wrong where a program masks
+// the path (nodeid.Redact masks one with characters a secret could hide
+// in). TestOneServer holds the ranges' edges to a real server.
 func checkPath(p string) error {
 	if !strings.HasPrefix(p, "/") || p == "/" {
 		return fmt.Errorf("path %q: want /NAME[/NAME...]", p)
 	}
-	for _, part := range strings.Split(p[1:], "/") {
-		if part == "" || part == "." || part == ".." || path.Clean(part) != part {
-			return fmt.Errorf("path %q: component %q is not a znode name", p, part)
+	for i, part := range strings.Split(p[1:], "/") {
+		if part == "" || part == "." || part == ".." {
+			return fmt.Errorf("path %q: component %d is %q, not a znode name", p, i+1, part)
+		}
+	}
+	for at, r := range p {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(p[at:], "\uFFFD"):
+			return fmt.Errorf("path %q: byte %d is not UTF-8", p, at)
+		case refusedRune(r):
+			return fmt.Errorf("path %q: %U at byte %d, which ZooKeeper refuses in a znode name", p, r, at)
 		}
 	}
 	return nil
+}
+
+// refusedRune reports whether ZooKeeper's client or server refuses r in a
+// znode name (see checkPath).
+func refusedRune(r rune) bool {
+	return r <= 0x1f || (r >= 0x7f && r <= 0x9f) || (r >= 0xe000 && r <= 0xf8ff) || r >= 0xfff0
 }

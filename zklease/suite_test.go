@@ -47,21 +47,32 @@ func clientWith(t *testing.T, server, root string, session time.Duration) *Store
 	return s
 }
 
-// restartSession is the session of the Restart case's clients: the case
-// wants the holder to keep its ids while the server is SIGKILLed and
-// started again, and the JVM takes 4..5 s to serve again here (up to 10 s
-// on a loaded machine), past testSession; a restarted server gives the
-// sessions it restores a whole timeout from its start. The other cases
-// keep testSession, so that their expiries take 2 s, not 15.
+// restartSession is the session of the clients of the cases whose
+// holders must keep their ids throughout (storetest.ExpiresHolder is
+// false). The Restart case wants the holder to keep its ids while the
+// server is SIGKILLed and started again, and the JVM takes 4..5 s to
+// serve again here (up to 10 s on a loaded machine), past testSession; a
+// restarted server gives the sessions it restores a whole timeout from
+// its start. And on a 2 s session a loaded machine drops the connection
+// ("zk: connection closed", Ranges at load average 17-25). The cases
+// that expire a holder keep testSession, so that their expiries take 2 s,
+// not 15.
 const restartSession = 15 * time.Second
 
 // TestStoreSuite runs the Store suite on a standalone ZooKeeper of the
 // test's own, which the Restart case kills and starts again on the same
 // data. Each case's backend is a fresh root path, and each client of it a
-// session of its own (of restartSession in the Restart case, testSession
-// in the others). A crash is the end of the holder's session (Close:
+// session of its own (of testSession in the cases that expire a holder,
+// restartSession in the others). A crash is the end of the holder's session (Close:
 // ZooKeeper deletes its ephemeral claim znodes at once); an expiry is a
-// holder cut off from the server until the server expires its session.
+// holder cut off from the server until the server expires its session; a
+// steal deletes a holder's claim znodes by hand while its session lives.
+// There is no Lose: ZooKeeper logs a write and fsyncs the log before it
+// acknowledges it (forceSync, on by default; off, the write is still in
+// the kernel's page cache, which a killed server does not lose), so no
+// kill of the server here loses an acknowledged write, and a client has
+// no say in it. With a mutant planted (storetest.PlantedMutant, from
+// TestSuiteCatchesMutants) the suite must fail.
 func TestStoreSuite(t *testing.T) {
 	t.Parallel() // each test runs servers of its own: their waits overlap
 	e := startEnsemble(t, 1)
@@ -70,6 +81,7 @@ func TestStoreSuite(t *testing.T) {
 	cfg := storetest.Config{
 		Crash:  func(t *testing.T, c nodeid.Claim) { c.(*claim).s.Close() },
 		Expire: func(t *testing.T, c nodeid.Claim) { expire(t, server, c.(*claim)) },
+		Steal:  func(t *testing.T, c nodeid.Claim) { steal(t, server, c.(*claim)) },
 		TTL:    testSession,
 		Stop: func(t *testing.T) {
 			starting.Store(server, struct{}{})
@@ -83,12 +95,53 @@ func TestStoreSuite(t *testing.T) {
 	}
 	storetest.Run(t, func(t *testing.T) storetest.Backend {
 		root := newRoot(t)
-		session := testSession
-		if strings.HasSuffix(t.Name(), "/Restart") {
-			session = restartSession
+		session := restartSession
+		if storetest.ExpiresHolder(t) {
+			session = testSession
 		}
 		return storetest.BackendFunc(func(t *testing.T) nodeid.Store { return clientWith(t, server, root, session) })
 	}, cfg)
+}
+
+// steal deletes c's claim znodes through a session of its own, as a
+// person with zkCli would, after stopping c's watches, so that c, its
+// session alive, does not know. With the mutant "unversioned" planted,
+// c's next write sets its reservation znodes whatever their version (the
+// versions it keeps are made -1, ZooKeeper's "any"), as a guarded write
+// without the version would.
+func steal(t *testing.T, server string, c *claim) {
+	t.Helper()
+	c.stopMonitors()
+	c.monitors.Wait()
+	conn, _, err := zk.Connect([]string{server}, testSession, zk.WithLogger(nopLogger{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for i := range c.count {
+		if err := conn.Delete(c.s.claimPath(c.first+i), -1); err != nil {
+			t.Fatalf("delete %s: %v", c.s.claimPath(c.first+i), err)
+		}
+	}
+	if storetest.PlantedMutant() == "unversioned" {
+		c.st.Lock()
+		for i := range c.versions {
+			c.versions[i] = -1
+		}
+		c.st.Unlock()
+	}
+}
+
+// TestSuiteCatchesMutants: the Store suite fails this store with the bug
+// issue 37 found surviving it planted: Reserve and Release writing the
+// reservation znodes whatever their version, which only the Stolen case
+// shows (in Zombie the holder's session has expired, and the claim
+// refuses its own writes before they reach the server).
+func TestSuiteCatchesMutants(t *testing.T) {
+	needZK(t)
+	storetest.CatchMutants(t, "TestStoreSuite", []storetest.Mutant{
+		{Name: "unversioned", Case: "Stolen", Says: "its guard let it write over the successor"},
+	})
 }
 
 // expire cuts c's store off from ZooKeeper until the server has expired

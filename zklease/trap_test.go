@@ -48,7 +48,7 @@ func TestEphemeralTrap(t *testing.T) {
 	// The new process asks the store for node 0 itself (nodeid.Acquire
 	// would pass over an id reserved ahead of its clock while others are
 	// free, which hides the trap rather than closing it).
-	c, err := client(t, server, root).Acquire(ctx(t), 1, 0)
+	c, err := client(t, server, root).Acquire(ctx(t), snowlab.Layout{}, 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,28 +2,24 @@
 // etcd binary from PATH (Debian's etcd-server package), loopback ports
 // picked free, a data directory the caller owns, in plaintext or (StartTLS)
 // with TLS and client certificates on its client port. The etcdlease tests
-// and snowidd's fleet test use it; it is no part of the lease store.
-//
-// It also holds the one copy of the process supervision that tests and the
-// lab share: FreePorts picks loopback ports, a Process is a child that dies
-// with its parent and is stopped with SIGTERM then SIGKILL, and a Tail
-// keeps the end of its output for a failure's report. Their users are the
-// servers here, snowidd's fleet test and the lab's fault rig (etcd
-// clusters, snowidd replicas). They live in this package of the etcdlease
-// module because it is the lowest module all of them import (as tlstest
-// does for certificates), and a test helper package already.
+// and snowidd's tests use it; it is no part of the lease store. The server
+// dies with the test process (on Linux, where the kernel kills it when its
+// parent ends).
 package etcdtest
 
 import (
+	"bytes"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -45,8 +41,28 @@ type Server struct {
 	health             *http.Client
 
 	mu   sync.Mutex
-	proc *Process // nil while stopped
-	log  *Tail
+	proc *exec.Cmd     // nil while stopped
+	done chan struct{} // closed once proc has exited
+	log  *syncBuffer
+}
+
+// syncBuffer is etcd's output, written by the process while a failure
+// reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 // Start starts etcd with its data in dir and waits until it reports
@@ -84,7 +100,7 @@ func start(dir string, t *TLS) (*Server, error) {
 	}
 	var last error
 	for range 3 { // a port picked free may be taken before etcd binds it
-		ports, err := FreePorts(2)
+		ports, err := freePorts()
 		if err != nil {
 			return nil, err
 		}
@@ -136,20 +152,22 @@ func (s *Server) Restart() error {
 		}
 	}
 	cmd := exec.Command(s.bin, args...)
-	s.log = NewTail(64 << 10)
+	cmd.SysProcAttr = dieWithParent()
+	s.log = &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = s.log, s.log
-	proc, err := StartProcess(cmd) // never outlives the test (Linux)
-	if err != nil {
+	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("etcdtest: start %s: %w", s.bin, err)
 	}
-	s.proc = proc
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	s.proc, s.done = cmd, done
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		if healthy(s.health, s.clientURL) {
 			return nil
 		}
 		select {
-		case <-proc.Exited():
+		case <-done:
 			s.proc = nil
 			return fmt.Errorf("etcdtest: etcd exited before it was healthy:\n%s", s.log.String())
 		case <-time.After(50 * time.Millisecond):
@@ -172,8 +190,30 @@ func (s *Server) stopLocked() {
 	if s.proc == nil {
 		return
 	}
-	s.proc.Stop(5 * time.Second)
+	if s.proc.Process.Signal(syscall.SIGTERM) == nil {
+		select {
+		case <-s.done:
+		case <-time.After(5 * time.Second):
+		}
+	}
+	_ = s.proc.Process.Kill() // an error once it has exited
+	<-s.done
 	s.proc = nil
+}
+
+// freePorts returns two loopback TCP ports that were free when it
+// returned, for etcd's client and peer URLs.
+func freePorts() ([]int, error) {
+	var ports []int
+	for range 2 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("etcdtest: pick a free port: %w", err)
+		}
+		defer l.Close() // held until both are picked, so that they differ
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
 }
 
 func healthy(c *http.Client, url string) bool {

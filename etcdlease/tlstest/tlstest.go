@@ -27,6 +27,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 )
 
@@ -43,6 +44,10 @@ const (
 type CA struct {
 	cert *x509.Certificate
 	key  *ecdsa.PrivateKey
+	// chain is what a certificate the CA issues is sent with after it:
+	// the CA's certificate and its own chain for an intermediate, nothing
+	// for a root (a peer trusts the root itself).
+	chain []byte
 	// CertPEM is the CA certificate, PEM-encoded: what a peer trusts
 	// (etcd's --trusted-ca-file, snowidd's -tls-client-ca, a client's
 	// -etcd-cacert).
@@ -64,7 +69,7 @@ func NewCA(name string) (*CA, error) {
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
 		BasicConstraintsValid: true,
 		IsCA:                  true,
-		MaxPathLenZero:        true,
+		MaxPathLen:            1, // room for one Intermediate
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
@@ -75,6 +80,41 @@ func NewCA(name string) (*CA, error) {
 		return nil, fmt.Errorf("tlstest: CA certificate: %w", err)
 	}
 	return &CA{cert: cert, key: key, CertPEM: pemBlock("CERTIFICATE", der)}, nil
+}
+
+// Intermediate returns a CA named name whose certificate ca issues: the
+// pairs it issues carry its certificate after their own in CertPEM (the
+// chain a server sends, and Pair.Write writes), and verify to ca, the
+// root, which a peer trusts alone.
+func (ca *CA) Intermediate(name string) (*CA, error) {
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber:          serial(),
+		Subject:               pkix.Name{CommonName: name, Organization: []string{"snowlab tests"}},
+		NotBefore:             now.Add(-backdated),
+		NotAfter:              now.Add(validFor),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+		MaxPathLenZero:        true,
+	}
+	p, err := ca.issue(tmpl)
+	if err != nil {
+		return nil, err
+	}
+	key, err := x509.ParsePKCS8PrivateKey(pemBytes(p.KeyPEM))
+	if err != nil {
+		return nil, fmt.Errorf("tlstest: intermediate key: %w", err)
+	}
+	own := pemBlock("CERTIFICATE", p.Leaf.Raw)
+	return &CA{cert: p.Leaf, key: key.(*ecdsa.PrivateKey), CertPEM: own, chain: slices.Concat(own, ca.chain)}, nil
+}
+
+// pemBytes is the content of the first PEM block of b, which pemBlock
+// made.
+func pemBytes(b []byte) []byte {
+	block, _ := pem.Decode(b)
+	return block.Bytes
 }
 
 // Pool is a certificate pool holding only the CA: a tls.Config's RootCAs
@@ -96,8 +136,9 @@ func (ca *CA) WriteCert(dir, name string) (string, error) {
 
 // Pair is an issued certificate and its private key.
 type Pair struct {
-	// CertPEM and KeyPEM are the certificate and its PKCS #8 key,
-	// PEM-encoded, as a server or client reads them from files.
+	// CertPEM and KeyPEM are the certificate (its chain after it, when
+	// an Intermediate issued it) and its PKCS #8 key, PEM-encoded, as a
+	// server or client reads them from files.
 	CertPEM, KeyPEM []byte
 	// Leaf is the parsed certificate: its serial number tells one
 	// issued pair from another.
@@ -189,7 +230,8 @@ func (ca *CA) issue(tmpl *x509.Certificate) (*Pair, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tlstest: key: %w", err)
 	}
-	return &Pair{CertPEM: pemBlock("CERTIFICATE", der), KeyPEM: pemBlock("PRIVATE KEY", pk), Leaf: cert}, nil
+	certPEM := append(pemBlock("CERTIFICATE", der), ca.chain...)
+	return &Pair{CertPEM: certPEM, KeyPEM: pemBlock("PRIVATE KEY", pk), Leaf: cert}, nil
 }
 
 // TLSCertificate is the pair as a tls.Config's Certificates take it.

@@ -84,3 +84,27 @@ func TestServerValid(t *testing.T) {
 	_, err = ca.ServerValid(from, until)
 	assert.Error(t, err, "a server certificate for no host")
 }
+
+// An Intermediate's pairs carry it after the leaf, and verify to the
+// root alone: with the chain the server sends as intermediates, not
+// without it.
+func TestIntermediate(t *testing.T) {
+	root, err := NewCA("root CA")
+	require.NoError(t, err)
+	inter, err := root.Intermediate("intermediate CA")
+	require.NoError(t, err)
+	srv, err := inter.Server("127.0.0.1")
+	require.NoError(t, err)
+	c := srv.TLSCertificate()
+	require.Len(t, c.Certificate, 2, "the leaf, then the intermediate")
+	sent, err := x509.ParseCertificate(c.Certificate[1])
+	require.NoError(t, err)
+	assert.Equal(t, "intermediate CA", sent.Subject.CommonName)
+	pool := x509.NewCertPool()
+	pool.AddCert(sent)
+	_, err = srv.Leaf.Verify(x509.VerifyOptions{Roots: root.Pool(), Intermediates: pool})
+	require.NoError(t, err)
+	_, err = srv.Leaf.Verify(x509.VerifyOptions{Roots: root.Pool()})
+	assert.Error(t, err, "verified without the intermediate")
+	assert.Equal(t, inter.CertPEM, srv.CertPEM[len(srv.CertPEM)-len(inter.CertPEM):])
+}

@@ -136,7 +136,8 @@ type advCurrent struct {
 
 func runAdversarial(t *testing.T, s Suite, cfg snowlab.Config, seed uint64) {
 	cfg.Node = 17
-	cfg.Clock = newChaosClock(seed)
+	clock := newChaosClock(seed)
+	cfg.Clock = clock
 	cfg.MaxWait = advMaxWait
 	cfg.MaxFloorWait = 20 * time.Millisecond
 	cfg.Fence = snowlab.NewFenceFor(cfg.Node, s.nodesUsed(), 0, farFuture)
@@ -145,9 +146,24 @@ func runAdversarial(t *testing.T, s Suite, cfg snowlab.Config, seed uint64) {
 		r.build(t)
 	}
 
+	// The run lasts adversarialFor and until a call has minted. On a
+	// loaded machine the workers may read the clock too few times in that
+	// time to leave the script's first phases, which can all refuse (a
+	// clock 5 s back, a lead used up): nothing was minted at load average
+	// 35. A whole pass over the script without an ID ends it too, and
+	// the check below fails.
 	deadline := time.Now().Add(*adversarialFor)
 	var total atomic.Int64
-	stop := func() bool { return time.Now().After(deadline) || total.Load() >= advMaxIDs }
+	stop := func() bool {
+		switch n := total.Load(); {
+		case n >= advMaxIDs:
+			return true
+		case time.Now().Before(deadline):
+			return false
+		default:
+			return n > 0 || clock.reads.Load() >= phaseReads*int64(len(clock.phases))
+		}
+	}
 	out := make([][]advID, advWorkers)
 	errs := make([]error, advWorkers)
 	var slowest [advWorkers]time.Duration

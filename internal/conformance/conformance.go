@@ -80,6 +80,7 @@ func allCases() []testCase {
 		{name: "ReservationUntil", run: testReservationUntil},
 		{name: "ReservationFloor", run: testReservationFloor},
 		{name: "ReservationLastEnd", run: testReservationLastEnd},
+		{name: "MonotonicWaitsForFence", run: testMonotonicWaitsForFence},
 		{name: "FenceNodesHeld", run: testFenceNodes},
 		{name: "SuccessiveGeneratorsOnOneFence", run: testSuccessiveOnFence},
 		{name: "NewerGeneratorStopsOlder", run: testNewerGeneratorStopsOlder},

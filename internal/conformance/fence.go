@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/snowlab/snowlab"
@@ -58,6 +59,58 @@ func testReservationUntil(t *testing.T, s Suite) {
 	for _, id := range dst[:n] {
 		require.Less(t, snowlab.DefaultLayout.Decode(id).Time.UnixNano(), base+3*msNs)
 	}
+}
+
+// testMonotonicWaitsForFence: a Monotonic generator whose logical clock
+// has used its reservation up (IDs asked for faster than the sequence
+// runs, here on a frozen clock) waits for the lease to move the
+// reservation, within MaxWait, instead of refusing at once: an extension
+// that comes during the wait lets the call mint in the first tick past
+// the old end; with none, the call fails with ErrNoReservation after
+// MaxWait, not before, and within a tick of it. The waits run on
+// testing/synctest's virtual time, so the bounds are exact.
+func testMonotonicWaitsForFence(t *testing.T, s Suite) {
+	const maxWait = 5 * time.Millisecond
+	base := (epochMs + 1000) * msNs
+	synctest.Test(t, func(t *testing.T) {
+		fence := snowlab.NewFence(0, base+3*msNs) // ticks base .. base+2 ms
+		g := s.gen(t, snowlab.Config{Policy: snowlab.Monotonic, Fence: fence, MaxWait: maxWait, Clock: clocksrc.FixedMillis(base / msNs)})
+		dst := make([]snowlab.ID, 4*4096*s.nodesUsed())
+		start := time.Now()
+		n, err := g.NextIDs(dst)
+		waited := time.Since(start)
+		require.ErrorIs(t, err, snowlab.ErrNoReservation, "no extension: the reservation used up")
+		if !s.multi() {
+			assert.Equal(t, 3*4096, n, "three reserved ticks")
+		}
+		assert.GreaterOrEqual(t, waited, maxWait, "refused before MaxWait")
+		assert.LessOrEqual(t, waited, maxWait+time.Millisecond, "refused well after MaxWait")
+		waits := g.Stats().TickWaits
+		assert.GreaterOrEqual(t, waits, uint64(1), "the wait counts as a tick wait")
+
+		extended := make(chan struct{})
+		go func() {
+			time.Sleep(2 * time.Millisecond) // the lease's refresh, during the wait
+			fence.Extend(base + 100*msNs)
+			close(extended)
+		}()
+		start = time.Now()
+		id, err := g.NextID()
+		waited = time.Since(start)
+		require.NoError(t, err, "the reservation extended during the wait")
+		<-extended
+		if s.multi() {
+			// A call on another shard (the goroutine woke on another P)
+			// mints in that shard's own unspent ticks without waiting:
+			// which shard runs it is the scheduler's, so only the
+			// single-state generators have a wait to measure here.
+			return
+		}
+		assert.Equal(t, base+3*msNs, snowlab.DefaultLayout.Decode(id).Time.UnixNano(), "the first tick past the old end")
+		assert.GreaterOrEqual(t, waited, 2*time.Millisecond, "minted before the extension")
+		assert.Less(t, waited, maxWait, "waited past the extension")
+		assert.Greater(t, g.Stats().TickWaits, waits)
+	})
 }
 
 // testReservationFloor: a generator never mints in time its predecessor

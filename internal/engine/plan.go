@@ -10,6 +10,7 @@ const (
 	refuse                   // the clock is too far behind: ErrClockBackwards
 	overflow                 // the tick is outside the layout's window
 	unreserved               // the tick is past the node id's reservation
+	waitFence                // Monotonic: wait for the reservation to reach plan.tick
 )
 
 type plan struct {
@@ -78,8 +79,14 @@ func (r *Rules) planMonotonic(t int64, n uint64, now int64, want int, cap uint64
 		switch {
 		case next > r.maxTick:
 			return plan{act: overflow, tick: next}
-		case next > r.lastReserved():
+		case next > r.lastReserved() && r.revoked():
 			return plan{act: unreserved, tick: next}
+		case next > r.lastReserved():
+			// The logical clock has used the reservation up (IDs asked
+			// for faster than the sequence runs, or a refresh late): the
+			// lease moves it forward every Refresh. Wait for that, as for
+			// a tick, within MaxWait.
+			return plan{act: waitFence, tick: next}
 		}
 		// Ahead of the clock by MaxLead: wait until issuing the next
 		// free tick would be within the lead again, unless that is

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"errors"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/snowlab/snowlab"
@@ -129,4 +130,41 @@ func TestRevokedRefusesAtOnce(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestStartReadsTheClockBeforeRefusing: a constructor whose last clock
+// reading before MaxFloorWait ran out was behind the start, and which was
+// then held up past the deadline (here inside that very read, on
+// testing/synctest's virtual time), reads the clock once more before it
+// refuses: the clock has passed the start by then, so it builds. It
+// refused before ("the clock did not pass the node id's start"), a 5 s
+// stall at that point on a loaded machine blaming a clock that was fine.
+func TestStartReadsTheClockBeforeRefusing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const wait = 50 * time.Millisecond
+		epoch := snowlab.DefaultLayout.Epoch.UnixNano()
+		start := epoch + int64(time.Hour)
+		t0 := time.Now()
+		stalled := false
+		clock := clocksrc.Func(func() int64 {
+			since := time.Since(t0)
+			if since < wait {
+				// Behind the start until the wait's end; the reading
+				// taken just before the deadline returns late.
+				if since >= wait-2*time.Millisecond && !stalled {
+					stalled = true
+					time.Sleep(5 * time.Second)
+				}
+				return start - int64(time.Millisecond)
+			}
+			return start + int64(since-wait)
+		})
+		f := snowlab.NewFenceFor(3, 1, start, start+int64(time.Hour))
+		if _, err := atomicgen.New(snowlab.Config{Node: 3, Fence: f, Clock: clock, MaxFloorWait: wait}); err != nil {
+			t.Fatalf("a constructor whose clock passed the start while it was held up: %v", err)
+		}
+		if !stalled {
+			t.Fatal("the clock's stalled reading was never taken: the test proves nothing")
+		}
+	})
 }

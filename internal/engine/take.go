@@ -193,6 +193,13 @@ func (r *Rules) take(c stateWord, l *ledger, dst []snowlab.ID, at sample, mode o
 		case refuse:
 			l.ctr.refusals.Add(1)
 			return done, r.refuseErr(at.word, at.tick, l.space.node)
+		case waitFence:
+			if mode == stopAtWait {
+				return done, nil
+			}
+			if err := w.waitFence(r, p, l); err != nil {
+				return done, err
+			}
 		case unreserved:
 			return done, r.unreservedErr(p.tick, l.space.node)
 		case overflow:

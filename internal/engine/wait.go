@@ -19,6 +19,11 @@ type waiter struct {
 	seen     int64 // highest tick read while waiting
 	target   int64 // tick the current wait is for, to count waits once
 	expired  bool  // the bound passed; the next wait without progress refuses
+	// fence is when the call's waits for the reservation end (elapsed
+	// ns; set at the first, fenced): MaxWait after the first, whatever
+	// the clock does meanwhile.
+	fence  int64
+	fenced bool
 }
 
 func (w *waiter) wait(r *Rules, p plan, now, ns int64, l *ledger) error {
@@ -50,6 +55,27 @@ func (w *waiter) wait(r *Rules, p plan, now, ns int64, l *ledger) error {
 		}
 	}
 	pause(min(r.tickStart(p.tick)-ns, w.deadline-m))
+	return nil
+}
+
+// waitFence waits for the lease to move the reservation past tick
+// p.tick, which a Monotonic generator's logical clock has reached (see
+// planMonotonic): one tick at a time, and for at most MaxWait from the
+// call's first such wait, after which the call refuses with
+// ErrNoReservation, as it did at once before it waited. The clock moving
+// on does not renew the bound, as it does a tick's: the logical clock is
+// ahead of it, and only the lease's refresh can end this wait. A
+// negative MaxWait refuses at once. Each wait counts as a tick wait.
+func (w *waiter) waitFence(r *Rules, p plan, l *ledger) error {
+	m := elapsed()
+	if !w.fenced {
+		w.fence, w.fenced = addSat(m, r.maxWait().Nanoseconds()), true
+		l.ctr.tickWaits.Add(1)
+	}
+	if m >= w.fence {
+		return fmt.Errorf("%w (waited MaxWait %v for the lease to move it)", r.unreservedErr(p.tick, l.space.node), r.maxWait())
+	}
+	pause(min(r.unitNs, w.fence-m))
 	return nil
 }
 

@@ -105,6 +105,9 @@ func (c *checker) minted(h *holder, g *gen, ids []snowlab.ID, err error, c0, c1,
 		}
 		c.checkID(h, g, id, tick)
 		g.last, g.spent = tick, false
+		if tick > g.high {
+			g.high, g.highSpent = tick, false
+		}
 	}
 	if err != nil {
 		c.w.stats.refusals++
@@ -164,12 +167,27 @@ func (c *checker) checkID(h *holder, g *gen, id snowlab.ID, tick int64) {
 // generator's last tick at least MaxLead ahead of it. That is necessary,
 // not sufficient: the engine's waits bound how long it tries, which the
 // checker does not time.
+//
+// The last tick is the latest ID's, or the highest any ID had: a split
+// shardedgen has a state word per shard, and a batch that finds its
+// shard's tick spent takes the other's, so its latest ID can come from
+// the shard that is behind (seed 10187 of make sim: IDs at tick 145 from
+// the second shard after tick 149 from the first, then the first shard's
+// rewind wait refused with the clock at 148). Either word may be the
+// one the refused call tried.
 func (c *checker) refusalRight(h *holder, g *gen, err error, clock, u int64) bool {
+	return c.refusalRightAt(h, g, err, clock, u, g.last, g.spent) ||
+		g.high > g.last && c.refusalRightAt(h, g, err, clock, u, g.high, g.highSpent)
+}
+
+// refusalRightAt is refusalRight for a state word whose last tick is
+// last (spent: the tick before the start, no ID issued from it).
+func (c *checker) refusalRightAt(h *holder, g *gen, err error, clock, u, last int64, spent bool) bool {
 	now := tickOf(clock)
 	next := now
-	if g.last > next || (g.last == next && g.spent) {
-		next = g.last
-		if g.spent {
+	if last > next || (last == next && spent) {
+		next = last
+		if spent {
 			next++
 		}
 	}
@@ -178,9 +196,9 @@ func (c *checker) refusalRight(h *holder, g *gen, err error, clock, u int64) boo
 		return g.dead || g.fence.Revoked() || tickEnd(next) > u
 	case errors.Is(err, snowlab.ErrClockBackwards):
 		if h.policy == snowlab.Strict {
-			return now <= g.last
+			return now <= last
 		}
-		return g.lead > 0 && now+g.lead <= g.last
+		return g.lead > 0 && now+g.lead <= last
 	}
 	return false
 }

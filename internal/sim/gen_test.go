@@ -21,8 +21,13 @@ type gen struct {
 	fence *snowlab.Fence
 	last  int64 // tick of the last ID
 	spent bool  // last is spent: the tick before the start
-	dead  bool  // superseded, or its lease released: it must refuse
-	lead  int64 // MaxLead in ticks (Monotonic; 0: unbounded)
+	// high is the highest tick of any ID (at first the start's, spent:
+	// highSpent): a split shardedgen's latest ID may come from the
+	// shard that is behind (refusalRight).
+	high      int64
+	highSpent bool
+	dead      bool  // superseded, or its lease released: it must refuse
+	lead      int64 // MaxLead in ticks (Monotonic; 0: unbounded)
 }
 
 // waits are the bounds a generator is built with, drawn from the seed:
@@ -99,7 +104,7 @@ func (h *holder) build(n int) {
 		start = -1
 	}
 	h.gens = append(h.gens, &gen{g: g, kind: name, node: n, token: l.Token(), fence: l.Fence(), last: start, spent: true,
-		lead: int64(cfg.MaxLead / time.Millisecond)})
+		high: start, highSpent: true, lead: int64(cfg.MaxLead / time.Millisecond)})
 }
 
 // mint takes a few IDs from one live generator, one by one or as a

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/nodeid"
 )
 
@@ -34,11 +35,14 @@ type rec struct {
 // which a correct store does before it acknowledges the write; a crash
 // puts mem back to dur, losing every write not flushed.
 type store struct {
-	w         *world
-	mem, dur  []rec
-	inc       int   // incarnation: each crash adds one
-	downUntil int64 // the store is restarting until then
-	lastFlush int64
+	w        *world
+	mem, dur []rec
+	// memLayout and durLayout are the layout recorded (nodeid.Store's
+	// contract), as mem and dur are the records: "" for none yet.
+	memLayout, durLayout string
+	inc                  int   // incarnation: each crash adds one
+	downUntil            int64 // the store is restarting until then
+	lastFlush            int64
 	// The checker's ground truth, kept at each flush and grant:
 	durMax map[[2]int64]int64 // {node, token}: the highest reserved-until that claim made durable
 	floors map[[2]int64]int64 // {node, token}: the node's reserved-until when the claim was granted
@@ -53,6 +57,7 @@ func newStore(w *world) *store {
 // flush makes mem durable; under mu.
 func (s *store) flush() {
 	copy(s.dur, s.mem)
+	s.durLayout = s.memLayout
 	s.lastFlush = now()
 	for n, r := range s.dur {
 		if r.holder != 0 {
@@ -67,6 +72,7 @@ func (s *store) flush() {
 func (s *store) crash(d time.Duration) {
 	s.inc++
 	copy(s.mem, s.dur)
+	s.memLayout = s.durLayout
 	s.downUntil = now() + int64(d)
 	s.w.stats.storeCrashes++
 	s.w.trace("store crash inc=%d down=%v", s.inc, d)
@@ -134,9 +140,19 @@ type client struct {
 	inc int
 }
 
-func (c *client) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, error) {
+func (c *client) Acquire(ctx context.Context, layout snowlab.Layout, count, maxNode int) (nodeid.Claim, error) {
+	text, err := layout.MarshalText()
+	if err != nil {
+		return nil, err
+	}
 	var cl *claim
-	err := c.call(ctx, "acquire", true, func(s *store) error {
+	err = c.call(ctx, "acquire", true, func(s *store) error {
+		if s.memLayout == "" {
+			s.memLayout = string(text)
+		}
+		if err := nodeid.CheckLayout("sim", s.memLayout, layout); err != nil {
+			return err
+		}
 		first := s.freeRun(count, maxNode, now())
 		if first < 0 {
 			return fmt.Errorf("%w: sim: no %d free ids in 0..%d", nodeid.ErrNoFreeNode, count, maxNode)

@@ -13,7 +13,6 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
-	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/md"
 	"github.com/snowlab/snowlab/lab/internal/stats"
 	"github.com/snowlab/snowlab/lab/internal/units"
@@ -116,7 +115,7 @@ type Row struct {
 // Comparison is the metric-by-metric comparison of two runs.
 type Comparison struct {
 	OldCommit, NewCommit string
-	OldHost, NewHost     host.Fingerprint
+	OldHost, NewHost     result.Host
 	// HostsDiffer is true when the CPU or GOMAXPROCS differ; HostNote
 	// says how. Absolute figures across hosts are not comparable.
 	HostsDiffer bool
@@ -413,7 +412,7 @@ func times(q float64) string {
 
 // hostDifference says how two hosts differ in ways that make absolute
 // figures incomparable, or "" when they do not.
-func hostDifference(a, b host.Fingerprint) string {
+func hostDifference(a, b result.Host) string {
 	var d []string
 	if a.CPU != b.CPU {
 		d = append(d, fmt.Sprintf("CPU %q vs %q", a.CPU, b.CPU))
@@ -425,7 +424,7 @@ func hostDifference(a, b host.Fingerprint) string {
 }
 
 // hostLine names a host in a comparison: its hostname, then its one line.
-func hostLine(h host.Fingerprint) string {
+func hostLine(h result.Host) string {
 	return md.OrDash(h.Hostname) + ", " + h.String()
 }
 

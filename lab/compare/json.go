@@ -5,7 +5,7 @@ import (
 	"io"
 	"math"
 
-	"github.com/snowlab/snowlab/lab/internal/host"
+	"github.com/snowlab/snowlab/lab/result"
 )
 
 // The JSON forms of a Comparison and a GateReport, for CI tools: every
@@ -45,18 +45,18 @@ type jsonRow struct {
 }
 
 type jsonComparison struct {
-	OldCommit   string           `json:"old_commit"`
-	NewCommit   string           `json:"new_commit"`
-	OldHost     host.Fingerprint `json:"old_host"`
-	NewHost     host.Fingerprint `json:"new_host"`
-	HostsDiffer bool             `json:"hosts_differ"`
-	HostNote    string           `json:"host_note,omitempty"`
-	LoadNote    string           `json:"load_note,omitempty"`
-	Alpha       float64          `json:"alpha"`
-	Regressions int              `json:"regressions"`
-	Rows        []jsonRow        `json:"rows"`
-	OnlyOld     []string         `json:"only_old,omitempty"`
-	OnlyNew     []string         `json:"only_new,omitempty"`
+	OldCommit   string      `json:"old_commit"`
+	NewCommit   string      `json:"new_commit"`
+	OldHost     result.Host `json:"old_host"`
+	NewHost     result.Host `json:"new_host"`
+	HostsDiffer bool        `json:"hosts_differ"`
+	HostNote    string      `json:"host_note,omitempty"`
+	LoadNote    string      `json:"load_note,omitempty"`
+	Alpha       float64     `json:"alpha"`
+	Regressions int         `json:"regressions"`
+	Rows        []jsonRow   `json:"rows"`
+	OnlyOld     []string    `json:"only_old,omitempty"`
+	OnlyNew     []string    `json:"only_new,omitempty"`
 }
 
 // WriteJSON writes the comparison as one JSON object: the hosts, every row

@@ -5,16 +5,17 @@ import (
 
 	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/md"
+	"github.com/snowlab/snowlab/lab/result"
 )
 
 // loadNote says how the loads the two runs' hosts were under differ
 // (host.LoadDifference, the one rule the reports use), "" when they do
 // not or either is not recorded.
-func loadNote(old, new host.Fingerprint) string { return host.LoadDifference(old.Load, new.Load) }
+func loadNote(old, new result.Host) string { return host.LoadDifference(old.Load, new.Load) }
 
 // writeLoad prints a host's load on a line of its own, indented under
 // the line naming the host ("load not recorded" for an older lab's run).
-func writeLoad(ew *md.Writer, under string, h host.Fingerprint) {
+func writeLoad(ew *md.Writer, under string, h result.Host) {
 	ew.Printf("%s%s\n", strings.Repeat(" ", len(under)), h.Load)
 }
 

@@ -9,19 +9,19 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab/internal/host"
+	"github.com/snowlab/snowlab/lab/result"
 )
 
 // TestLoadWarning: compare prints each host's load and warns
 // when the two differ by the rule of host.LoadDifference, in text and
 // JSON alike; older runs' missing loads are said, never compared.
 func TestLoadWarning(t *testing.T) {
-	quiet := &host.Load{CPUs: 8, Seconds: 5, Own: 0.93, Other: 0.02, Start: host.LoadAvg{One: 0.4}, End: host.LoadAvg{One: 7.9}}
-	busy := &host.Load{CPUs: 8, Seconds: 5, Own: 0.51, Other: 0.44, Steal: 0.01, Start: host.LoadAvg{One: 9.2}, End: host.LoadAvg{One: 12}}
+	quiet := &result.Load{CPUs: 8, Seconds: 5, Own: 0.93, Other: 0.02, Start: result.LoadAvg{One: 0.4}, End: result.LoadAvg{One: 7.9}}
+	busy := &result.Load{CPUs: 8, Seconds: 5, Own: 0.51, Other: 0.44, Steal: 0.01, Start: result.LoadAvg{One: 9.2}, End: result.LoadAvg{One: 12}}
 	warning := "WARNING: the hosts' loads differ (other processes and steal took 2% vs 45% of the CPU time; steal 0% vs 1%)"
 	for _, tc := range []struct {
 		name     string
-		old, new *host.Load
+		old, new *result.Load
 		note     string
 		lines    []string
 	}{

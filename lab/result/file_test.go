@@ -4,17 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/snowlab/snowlab/lab/internal/fixture"
-	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -60,19 +57,6 @@ func TestRead(t *testing.T) {
 	}
 }
 
-func TestStem(t *testing.T) {
-	at := time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC)
-	h := host.Fingerprint{Hostname: "Lab-VM-3.example.org"}
-	for _, tc := range []struct{ commit, want string }{
-		{"6bc4800", "20260314T092653Z-lab-vm-3-6bc4800"},
-		{"6bc4800+dirty", "20260314T092653Z-lab-vm-3-6bc4800-dirty"},
-		{"", "20260314T092653Z-lab-vm-3-nosha"},
-	} {
-		assert.Equal(t, tc.want, result.Stem(at, h, tc.commit))
-		assert.Equal(t, tc.want, (&result.Run{Started: at, Host: h, Commit: tc.commit}).Stem())
-	}
-}
-
 func TestCheckDescribe(t *testing.T) {
 	assert.Equal(t, "OK", result.Check{IDs: 10}.String())
 	c := result.Check{IDs: 100, Duplicates: 1, OrderViolations: 2, CeilingExceeded: true, MaxPerTickNode: 4100, Errors: 3,
@@ -80,22 +64,4 @@ func TestCheckDescribe(t *testing.T) {
 	assert.Equal(t, "FAIL: 1 duplicate, 2 order violations, ceiling exceeded (4100 in one tick on one node), "+
 		"3 errors (first: clock moved back)", c.String())
 	assert.Equal(t, "x (burst via NextID): 100 IDs: "+c.String(), c.Failure("x", "burst via NextID"))
-}
-
-func TestWriteFiles(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "out")
-	run := fixture.Run()
-	paths, err := result.WriteFiles(dir, run.Stem(), run,
-		func(w io.Writer) error { _, err := io.WriteString(w, "# run\n"); return err },
-		func(d string) ([]string, error) {
-			require.NoError(t, os.MkdirAll(d, 0o755))
-			p := filepath.Join(d, "a.svg")
-			return []string{p}, os.WriteFile(p, []byte("<svg/>"), 0o644)
-		})
-	require.NoError(t, err)
-	stem := filepath.Join(dir, run.Stem())
-	assert.Equal(t, []string{stem + ".json", stem + ".md", filepath.Join(stem, "a.svg")}, paths)
-	back, err := result.Read(stem + ".json")
-	require.NoError(t, err)
-	assert.Equal(t, run, back)
 }

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/snowlab/snowlab/lab/internal/host"
 )
 
 // SchemaVersion is the version of the result file format. Bump it when a
@@ -30,7 +28,7 @@ type Run struct {
 	Command  []string         `json:"command"`
 	Commit   string           `json:"commit"`          // short sha ("<sha>+dirty" in files of older labs)
 	Dirty    bool             `json:"dirty,omitempty"` // the tree had uncommitted changes
-	Host     host.Fingerprint `json:"host"`
+	Host     Host             `json:"host"`
 	Subjects []SubjectInfo    `json:"subjects"`
 	Burst    []BurstResult    `json:"burst,omitempty"`
 	Saturate []SaturateResult `json:"saturate,omitempty"`

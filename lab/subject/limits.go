@@ -8,7 +8,6 @@ import (
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/clocksrc"
 	"github.com/snowlab/snowlab/lab/internal/limit"
-	"github.com/snowlab/snowlab/lab/internal/mono"
 )
 
 // The physical-limit subjects' names. Every other subject names the one
@@ -113,9 +112,9 @@ func Limits() []Subject {
 // called directly, with no closure or interface between, so that they do
 // no more than the generators' own path.
 func addLimits(subject func(name, note string) Subject) []Subject {
-	origin := mono.Now()
+	origin := limit.Now()
 	at := func(v uint64) time.Time {
-		return time.Now().Add(time.Duration(int64(limit.TickOf(v)) + origin - mono.Now()))
+		return time.Now().Add(time.Duration(int64(limit.TickOf(v)) + origin - limit.Now()))
 	}
 	word := subject(LimitClockAdd, "not a generator: a monotonic clock read and one fetch-and-add on one padded word per ID "+
 		"(a compare-and-swap once per new tick), as snowlab's single-word generators' common path; they are read against it")
@@ -143,7 +142,7 @@ type addMinter struct {
 }
 
 func (m *addMinter) Next() (ID, error) {
-	now := uint64(mono.Now() - m.origin)
+	now := uint64(limit.Now() - m.origin)
 	if m.p != nil {
 		v, _, lost := m.p.Take(now)
 		m.count(lost)

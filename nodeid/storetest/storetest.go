@@ -30,6 +30,12 @@
 //     Config.Expire): its highest Reserve is the floor the other client
 //     finds on each id. (Release may store less than the last Reserve, so
 //     only a holder that is gone shows what Reserve stored.)
+//   - Durable: a holder of three ids reserves, the backend loses what it
+//     had not made durable (Config.Lose) and the holder ends: its last
+//     acknowledged Reserve is the floor the other client finds on each
+//     id. A store that acknowledges a Reserve before the backend made it
+//     durable hands out an older floor there, and its successor repeats
+//     IDs.
 //   - Release: frees the ids for the next holder, is no loss, and a
 //     released claim's Reserve is refused with nodeid.ErrLost.
 //   - BadArguments: impossible counts and ranges, and a canceled context,
@@ -41,6 +47,17 @@
 //     old holder's Reserve and Release are refused with nodeid.ErrLost and
 //     change nothing the successor or the next holder sees: a write is
 //     guarded on every id of the range, not on any one of them.
+//   - Stolen: a holder's ids are taken from it behind its back
+//     (Config.Steal: a hand edit, its monitors stopped), a successor takes
+//     them through the other client and reserves; then the old holder's
+//     Release, and in a second round its Reserve, are refused with
+//     nodeid.ErrLost and change nothing the successor or the next holder
+//     sees. Only the store's guard stands between that write and the
+//     successor's record: a guard that holds while anyone holds the ids,
+//     not only this claim (a reservation znode written whatever its
+//     version, a transaction without its condition), fails here, where
+//     Zombie cannot see it once a store's monitors have noticed the
+//     expiry and refuse the write themselves.
 //   - Restart: the store goes away during a hold and comes back; the
 //     holder's writes fail meanwhile without being taken for a loss, and
 //     it goes on holding the same ids afterwards.
@@ -49,6 +66,12 @@
 //     client, with the same preference, a different one (two pods with
 //     one StatefulSet ordinal); a preference outside 0..maxNode is
 //     ignored, not an error. Skipped for a store without AcquireAt.
+//   - Layout: the first Acquire records its layout; an Acquire under
+//     another layout (other bits on ids never held, another epoch)
+//     through either client fails with nodeid.ErrLayout and takes
+//     nothing, while ids are held and after they are released.
+//   - LayoutRace: holders of two layouts acquire at once on a new store:
+//     only one layout is served, the other's fail with nodeid.ErrLayout.
 //   - Lease: a nodeid.Lease over the store refreshes its reservation, and
 //     a successor's floor, through the other client, is the end of the
 //     last tick its predecessor used.
@@ -57,18 +80,31 @@
 // client (nil, or the same pointer again), and when neither Config.Crash
 // nor Config.Expire is set: without a holder that goes away, nothing
 // shows whether Reserve stores anything. Expiry and Zombie need
-// Config.Expire, Restart needs Config.Stop and Config.Start: without them
-// those cases are skipped, and say why.
+// Config.Expire, Restart needs Config.Stop and Config.Start, Durable
+// Config.Lose and Stolen Config.Steal: without them those cases are
+// skipped, and say why.
 //
 // Each case claims low node ids: 0..7, and in the Lease case whatever
 // nodeid.Acquire takes first.
+//
+// The suite is proven by the broken stores it fails: this package's own
+// tests plant, one at a time, the bugs a store could have in a store in
+// memory, and each fails the case that checks it. A store proves that the
+// suite catches its own likely bugs with CatchMutants: its test that
+// calls Run first plants the bug PlantedMutant names, and CatchMutants
+// runs that test in a child process per mutant and requires the mutant's
+// case to fail there (see pglease's: commits left asynchronous, a guard
+// that holds for any holder).
 package storetest
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -126,6 +162,95 @@ type Config struct {
 	// Recover bounds how long a holder may take to reach the store again
 	// after Start (reconnects, backoff); 0 is 20 s.
 	Recover time.Duration
+	// Lose crashes the backend as a power cut would, losing every write it
+	// acknowledged without making it durable, and brings it back on what
+	// it kept, at the same address, within Recover; clients reconnect as
+	// after Stop and Start. The Durable case needs a backend on which
+	// such writes would still be unflushed when Lose strikes: for
+	// PostgreSQL, a database whose synchronous_commit default is off and
+	// a WAL writer slowed to flush every 10 s, stopped with pg_ctl -m
+	// immediate (what pglease's suite does), so that a store that does
+	// not ask for synchronous commits loses its reservations there, as
+	// on a server configured so. nil: Durable is skipped. A server that
+	// makes every write durable before it acknowledges it, whatever its
+	// client asks (etcd and ZooKeeper log and fsync on a quorum first,
+	// the Kubernetes API writes through etcd), loses nothing acknowledged
+	// when it is killed: a store on it has nothing to get wrong there but
+	// waiting for the acknowledgement, and its suite leaves Lose nil.
+	Lose func(t *testing.T)
+	// Steal takes c's ids from its holder behind its back, as a person
+	// editing the store by hand would (deleting or freeing its hold: a
+	// node key, a claim znode, a Lease's holder, a row's holder), through
+	// a connection of its own, and keeps c's holder from hearing of it:
+	// it stops c's renewals and the monitors that would close Lost, and
+	// leaves its connection or session alone. c's next write then meets
+	// nothing but the guard the store puts on it, which must refuse it
+	// once a successor has written (the Stolen case). nil: Stolen is
+	// skipped (a Dir lock is the kernel's, held while its process
+	// lives: nothing takes it from a live holder).
+	Steal func(t *testing.T, c nodeid.Claim)
+}
+
+// suiteLayout is the layout every case but Layout and LayoutRace
+// acquires under: DefaultLayout, as nodeid.Acquire passes it for the
+// zero Layout of the Lease case.
+var suiteLayout = snowlab.DefaultLayout
+
+// A Mutant is a bug planted in a store that the suite must catch: its
+// Case, a case of Run ("" for Run itself), fails, saying Says.
+type Mutant struct {
+	Name string   // what PlantedMutant returns in the child that runs it
+	Case string   // the case that must fail
+	Says string   // what its failure must say
+	Env  []string // more of the child's environment, KEY=value
+}
+
+// mutantEnv carries a mutant's name to the child process that plants it.
+const mutantEnv = "STORETEST_MUTANT"
+
+// PlantedMutant is the name of the mutant CatchMutants asks this process
+// to plant, "" when none: the test that calls Run plants it first.
+func PlantedMutant() string { return os.Getenv(mutantEnv) }
+
+// CatchMutants proves the suite against a store's mutants, as the
+// suite's own tests prove it against broken stores: for each mutant it
+// runs the test named test of this test binary (the one that calls Run)
+// again in a child process, limited to the mutant's case, with
+// PlantedMutant returning the mutant's name there, and fails t unless
+// that case fails saying m.Says. The child's failure is the point; its
+// output is shown when it passes or fails otherwise.
+func CatchMutants(t *testing.T, test string, mutants []Mutant) {
+	t.Helper()
+	if PlantedMutant() != "" {
+		t.Skip("storetest: a child of CatchMutants")
+	}
+	for _, m := range mutants {
+		t.Run(m.Name+"/"+m.Case, func(t *testing.T) {
+			run, failed := "^"+test+"$", "--- FAIL: "+test+" "
+			if m.Case != "" {
+				run += "/^" + m.Case + "$"
+				failed = "--- FAIL: " + test + "/" + m.Case + " "
+			}
+			cmd := exec.Command(os.Args[0], "-test.run="+run, "-test.v", "-test.count=1")
+			cmd.Env = append(append(os.Environ(), mutantEnv+"="+m.Name), m.Env...)
+			out, err := cmd.CombinedOutput()
+			var exit *exec.ExitError
+			switch {
+			case !errors.As(err, &exit):
+				t.Fatalf("the suite with mutant %s planted: %v, want case %s to fail\n%s", m.Name, err, m.Case, out)
+			case !strings.Contains(string(out), failed):
+				t.Fatalf("the suite with mutant %s planted did not fail case %s:\n%s", m.Name, m.Case, out)
+			case !strings.Contains(string(out), m.Says):
+				t.Fatalf("the suite with mutant %s planted failed case %s without saying %q:\n%s", m.Name, m.Case, m.Says, out)
+			}
+			for _, line := range strings.Split(string(out), "\n") {
+				if strings.Contains(line, m.Says) {
+					t.Logf("mutant %s, case %s: %s", m.Name, m.Case, strings.TrimSpace(line))
+					break
+				}
+			}
+		})
+	}
 }
 
 // opTimeout bounds each store call the suite makes.
@@ -154,12 +279,16 @@ func Run(t *testing.T, open func(t *testing.T) Backend, cfg Config) {
 		{"Tokens", tokens},
 		{"Reservations", reservations},
 		{"Crash", crash},
+		{"Durable", durable},
 		{"Release", release},
 		{"BadArguments", badArguments},
 		{"Expiry", expiry},
 		{"Zombie", zombie},
+		{"Stolen", stolen},
 		{"Restart", restart},
 		{"Prefer", prefer},
+		{"Layout", layoutCase},
+		{"LayoutRace", layoutRace},
 		{"Lease", lease},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -168,10 +297,104 @@ func Run(t *testing.T, open func(t *testing.T) Backend, cfg Config) {
 				t.Skip("storetest: Config.Expire is not set: this store's holds do not expire")
 			case c.name == "Restart" && cfg.Stop == nil:
 				t.Skip("storetest: Config.Stop and Config.Start are not set: this store cannot be taken away and brought back here")
+			case c.name == "Durable" && cfg.Lose == nil:
+				t.Skip("storetest: Config.Lose is not set: this backend cannot be made to lose writes it acknowledged here")
+			case c.name == "Stolen" && cfg.Steal == nil:
+				t.Skip("storetest: Config.Steal is not set: nothing takes this store's ids from a live holder")
 			}
 			c.run(t, clients(t, open(t), 2), cfg)
 		})
 	}
+}
+
+// The layouts of the Layout cases besides suiteLayout: narrow splits the
+// same 22 bits 8/14, so that its node 0 mints the IDs of suiteLayout's
+// nodes 0..3; narrowLater is narrow with its epoch a day later, the same
+// bits read as other times.
+var (
+	narrow      = snowlab.Layout{TimeBits: 41, NodeBits: 8, SeqBits: 14, Unit: time.Millisecond, Epoch: snowlab.DefaultLayout.Epoch}
+	narrowLater = snowlab.Layout{TimeBits: 41, NodeBits: 8, SeqBits: 14, Unit: time.Millisecond, Epoch: snowlab.DefaultLayout.Epoch.Add(24 * time.Hour)}
+)
+
+func layoutText(l snowlab.Layout) string {
+	b, err := l.MarshalText()
+	if err != nil {
+		return fmt.Sprintf("%+v (%v)", l, err)
+	}
+	return string(b)
+}
+
+// wrongLayout fails t unless Acquire(1, 7) under layout fails with
+// ErrLayout.
+func wrongLayout(t *testing.T, s nodeid.Store, layout snowlab.Layout, why string) {
+	t.Helper()
+	c, err := s.Acquire(ctxFor(t, opTimeout), layout, 1, 7)
+	if err == nil {
+		_ = c.Release(context.Background(), c.Floor())
+		t.Fatalf("Acquire(1, 7) under layout %s took id %d; want nodeid.ErrLayout: %s", layoutText(layout), c.First(), why)
+	}
+	if !errors.Is(err, nodeid.ErrLayout) {
+		t.Fatalf("Acquire(1, 7) under layout %s: %v; want nodeid.ErrLayout: %s", layoutText(layout), err, why)
+	}
+}
+
+// layoutCase: the first Acquire on a store records its layout (narrow,
+// through the first client); an Acquire under another layout, through
+// either client, fails with ErrLayout and takes nothing, while ids are
+// held and once they are released: suiteLayout on ids never held (a
+// store that records the layout only on the ids it hands out passes
+// that), the zero Layout (which is suiteLayout) and narrow with another
+// epoch. The recorded layout is served on, through both clients.
+func layoutCase(t *testing.T, s []nodeid.Store, _ Config) {
+	a := acquireIn(t, s[0], narrow, 1, 7, 0)
+	for i, l := range []snowlab.Layout{suiteLayout, {}, narrowLater} {
+		wrongLayout(t, s[(i+1)%2], l, "the store records layout "+layoutText(narrow)+" (id 0 held under it)")
+	}
+	b := acquireIn(t, s[1], narrow, 2, 7, 1) // the refused Acquires took nothing
+	releaseAt(t, a, a.Floor())
+	releaseAt(t, b, b.Floor())
+	for i := range s {
+		wrongLayout(t, s[i], suiteLayout, "the store's record of layout "+layoutText(narrow)+" outlives its holders")
+	}
+	c := acquireIn(t, s[1], narrow, 8, 7, 0) // nothing was left held
+	releaseAt(t, c, c.Floor())
+}
+
+// layoutRace: on a new store, eight contenders acquire at once, through
+// the two clients, half under suiteLayout and half under narrow: the
+// first to record its layout wins, and only contenders of that layout
+// get ids; the others fail with ErrLayout. A store whose record is not
+// created only where none exists serves both.
+func layoutRace(t *testing.T, s []nodeid.Store, _ Config) {
+	layouts := []snowlab.Layout{suiteLayout, narrow}
+	claims, errs := atOnce(8, func(i int) (nodeid.Claim, error) {
+		return s[i%2].Acquire(ctxFor(t, opTimeout), layouts[i/2%2], 1, 7)
+	})
+	won := -1 // the index in layouts of the layout served
+	for i, c := range claims {
+		l := i / 2 % 2
+		if errs[i] != nil {
+			if !errors.Is(errs[i], nodeid.ErrLayout) {
+				t.Errorf("contender %d (layout %s): %v; want a claim, or nodeid.ErrLayout", i, layoutText(layouts[l]), errs[i])
+			}
+			continue
+		}
+		t.Cleanup(func() { _ = c.Release(context.Background(), c.Floor()) })
+		if won >= 0 && won != l {
+			t.Errorf("contender %d got id %d under layout %s, and another under %s: one store, two layouts", i, c.First(), layoutText(layouts[l]), layoutText(layouts[won]))
+		}
+		won = l
+	}
+	if t.Failed() {
+		return
+	}
+	if won < 0 {
+		t.Fatal("no contender got an id: want those of the first layout recorded served")
+	}
+	for i := range s {
+		wrongLayout(t, s[i], layouts[1-won], "the race recorded layout "+layoutText(layouts[won]))
+	}
+	t.Logf("eight contenders under two layouts at once: layout %s recorded", layoutText(layouts[won]))
 }
 
 // prefer: AcquireAt takes the preferred run when free; a second holder
@@ -182,7 +405,7 @@ func prefer(t *testing.T, s []nodeid.Store, _ Config) {
 	if !ok0 || !ok1 {
 		t.Skipf("storetest: %T does not implement nodeid.Preferrer", s[0])
 	}
-	a, err := p0.AcquireAt(ctxFor(t, opTimeout), 5, 2, 7)
+	a, err := p0.AcquireAt(ctxFor(t, opTimeout), suiteLayout, 5, 2, 7)
 	if err != nil {
 		t.Fatalf("AcquireAt(5, 2, 7): %v", err)
 	}
@@ -190,7 +413,7 @@ func prefer(t *testing.T, s []nodeid.Store, _ Config) {
 	if a.First() != 5 {
 		t.Fatalf("AcquireAt(5, 2, 7) on an empty store: ids %d.., want 5..6", a.First())
 	}
-	b, err := p1.AcquireAt(ctxFor(t, opTimeout), 5, 2, 7)
+	b, err := p1.AcquireAt(ctxFor(t, opTimeout), suiteLayout, 5, 2, 7)
 	if err != nil {
 		t.Fatalf("AcquireAt(5, 2, 7) while 5..6 is held: %v; want another run", err)
 	}
@@ -199,7 +422,7 @@ func prefer(t *testing.T, s []nodeid.Store, _ Config) {
 	if b.First() == 4 || b.First() == 5 || b.First() == 6 {
 		t.Fatalf("AcquireAt(5, 2, 7) while 5..6 is held: ids %d..%d overlap it", b.First(), b.First()+1)
 	}
-	c, err := p1.AcquireAt(ctxFor(t, opTimeout), 9, 1, 7)
+	c, err := p1.AcquireAt(ctxFor(t, opTimeout), suiteLayout, 9, 1, 7)
 	if err != nil {
 		t.Fatalf("AcquireAt(9, 1, 7), a preference out of range: %v; want any free id", err)
 	}
@@ -247,9 +470,15 @@ func ctxFor(t *testing.T, d time.Duration) context.Context {
 // ignored (a lost claim's is one).
 func acquire(t *testing.T, s nodeid.Store, count, maxNode, first int) nodeid.Claim {
 	t.Helper()
-	c, err := s.Acquire(ctxFor(t, opTimeout), count, maxNode)
+	return acquireIn(t, s, suiteLayout, count, maxNode, first)
+}
+
+// acquireIn is acquire under layout.
+func acquireIn(t *testing.T, s nodeid.Store, layout snowlab.Layout, count, maxNode, first int) nodeid.Claim {
+	t.Helper()
+	c, err := s.Acquire(ctxFor(t, opTimeout), layout, count, maxNode)
 	if err != nil {
-		t.Fatalf("Acquire(%d, %d): %v", count, maxNode, err)
+		t.Fatalf("Acquire(%d, %d) under layout %s: %v", count, maxNode, layoutText(layout), err)
 	}
 	t.Cleanup(func() { _ = c.Release(context.Background(), c.Floor()) })
 	checkShape(t, c, count, maxNode)
@@ -269,7 +498,7 @@ func checkShape(t *testing.T, c nodeid.Claim, count, maxNode int) {
 // refused fails t unless Acquire(count, maxNode) fails with ErrNoFreeNode.
 func refused(t *testing.T, s nodeid.Store, count, maxNode int, why string) {
 	t.Helper()
-	c, err := s.Acquire(ctxFor(t, opTimeout), count, maxNode)
+	c, err := s.Acquire(ctxFor(t, opTimeout), suiteLayout, count, maxNode)
 	if err == nil {
 		_ = c.Release(context.Background(), c.Floor())
 		t.Fatalf("Acquire(%d, %d) took ids %d..%d; want nodeid.ErrNoFreeNode: %s", count, maxNode, c.First(), c.First()+c.Count()-1, why)
@@ -369,24 +598,32 @@ func contention(t *testing.T, s []nodeid.Store, _ Config) {
 	}
 }
 
+// atOnce runs acquire(i) for i in 0..n-1 on n goroutines released at
+// once, and returns what each returned.
+func atOnce(n int, acquire func(i int) (nodeid.Claim, error)) ([]nodeid.Claim, []error) {
+	claims, errs := make([]nodeid.Claim, n), make([]error, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			claims[i], errs[i] = acquire(i)
+		})
+	}
+	close(start)
+	wg.Wait()
+	return claims, errs
+}
+
 // race starts contenders goroutines at once, contender i acquiring count
 // of ids 0..maxNode through client i%2, and returns the claims made with
 // the id each holds (id: contender). It fails t on an id handed to two, or
 // an error other than ErrNoFreeNode.
 func race(t *testing.T, s []nodeid.Store, contenders, count, maxNode int) ([]nodeid.Claim, map[int]int) {
 	t.Helper()
-	claims := make([]nodeid.Claim, contenders)
-	errs := make([]error, contenders)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range contenders {
-		wg.Go(func() {
-			<-start
-			claims[i], errs[i] = s[i%len(s)].Acquire(ctxFor(t, opTimeout), count, maxNode)
-		})
-	}
-	close(start)
-	wg.Wait()
+	claims, errs := atOnce(contenders, func(i int) (nodeid.Claim, error) {
+		return s[i%len(s)].Acquire(ctxFor(t, opTimeout), suiteLayout, count, maxNode)
+	})
 	held := map[int]int{} // id: the contender holding it
 	var got []nodeid.Claim
 	for i, c := range claims {
@@ -533,14 +770,20 @@ func reservations(t *testing.T, s []nodeid.Store, _ Config) {
 	releaseAt(t, d, d.Floor())
 }
 
+// ender is how a case ends a holder without a word: Config.Crash, else
+// Config.Expire, and the word for it.
+func ender(cfg Config) (func(*testing.T, nodeid.Claim), string) {
+	if cfg.Crash != nil {
+		return cfg.Crash, "crashed"
+	}
+	return cfg.Expire, "expired"
+}
+
 // crash: a holder of three ids reserves, then ends without releasing
 // (Config.Crash, else Config.Expire); the highest reservation it stored
 // is what the other client finds on each of the ids.
 func crash(t *testing.T, s []nodeid.Store, cfg Config) {
-	end, how := cfg.Crash, "crashed"
-	if end == nil {
-		end, how = cfg.Expire, "expired"
-	}
+	end, how := ender(cfg)
 	r := base()
 	a := acquire(t, s[0], 3, 2, 0)
 	reserve(t, a, r+2e9)
@@ -551,6 +794,83 @@ func crash(t *testing.T, s []nodeid.Store, cfg Config) {
 		wantFloor(t, c, r+2e9, fmt.Sprintf("id %d: the reservation its holder made durable (its highest) before it %s", n, how))
 		wantTokenAbove(t, c, a)
 	}
+}
+
+// durable: a holder of three ids reserves twice, both acknowledged; the
+// backend loses what it had not made durable (Config.Lose), and the
+// holder ends (Crash, else Expire): the last acknowledged reservation is
+// what the other client finds on each id.
+func durable(t *testing.T, s []nodeid.Store, cfg Config) {
+	end, how := ender(cfg)
+	r := base()
+	a := acquire(t, s[0], 3, 2, 0)
+	reserve(t, a, r+1e9)
+	reserve(t, a, r+2e9)
+	cfg.Lose(t)
+	end(t, a)
+	deadline := time.Now().Add(cfg.Recover)
+	for n := range 3 { // ids below n are held: n is the only one free
+		var c nodeid.Claim
+		for {
+			var err error
+			c, err = s[1].Acquire(ctxFor(t, opTimeout), suiteLayout, 1, n)
+			if err == nil {
+				break
+			}
+			if errors.Is(err, nodeid.ErrNoFreeNode) || time.Now().After(deadline) {
+				t.Fatalf("Acquire(1, %d) after the backend lost what was not durable and the holder %s: %v (within %v)", n, how, err, cfg.Recover)
+			}
+			time.Sleep(50 * time.Millisecond) // the client reconnecting
+		}
+		t.Cleanup(func() { _ = c.Release(context.Background(), c.Floor()) })
+		checkShape(t, c, 1, n)
+		wantFloor(t, c, r+2e9, fmt.Sprintf("id %d: the last reservation acknowledged before the backend lost what was not durable (an older one: a Reserve acknowledged before it was durable)", n))
+		wantTokenAbove(t, c, a)
+	}
+}
+
+// stolen: a holder's ids are taken behind its back (Config.Steal) and a
+// successor takes and reserves them; then the old holder writes, its
+// Release in a first round and its Reserve in a second, and must be
+// refused on the store's guard alone.
+func stolen(t *testing.T, s []nodeid.Store, cfg Config) {
+	r := base()
+	stolenRound(t, s, cfg, r, "Release", func(a nodeid.Claim) error { return a.Release(ctxFor(t, opTimeout), r+7200e9) })
+	r += 10e9
+	stolenRound(t, s, cfg, r, "Reserve", func(a nodeid.Claim) error { return a.Reserve(ctxFor(t, opTimeout), r+3600e9) })
+}
+
+// stolenRound: a holds ids 0..1, reserves to r+1s and has them stolen; b
+// takes them through the other client (floor r+1s, a larger token) and
+// reserves to r+2s; a's write (what) must fail with ErrLost, close a's
+// Lost, free none of b's ids and leave b's reservation as the next
+// holder's floor.
+func stolenRound(t *testing.T, s []nodeid.Store, cfg Config, r int64, what string, write func(a nodeid.Claim) error) {
+	t.Helper()
+	a := acquire(t, s[0], 2, 1, 0)
+	reserve(t, a, r+1e9)
+	cfg.Steal(t, a)
+	b := acquire(t, s[1], 2, 1, 0)
+	wantFloor(t, b, r+1e9, "the reservation of the holder whose ids were stolen")
+	wantTokenAbove(t, b, a)
+	reserve(t, b, r+2e9)
+	if err := write(a); !errors.Is(err, nodeid.ErrLost) {
+		t.Fatalf("the old holder's %s on ids 0..1 after they were stolen and a successor reserved them: %v, want nodeid.ErrLost (its guard let it write over the successor)", what, err)
+	}
+	select {
+	case <-a.Lost():
+	case <-time.After(opTimeout):
+		t.Fatalf("the old holder's Lost is still open after the store refused its %s", what)
+	}
+	refused(t, s[0], 1, 1, "the old holder's "+what+" must not free its successor's ids")
+	if isLost(b) {
+		t.Fatalf("the successor's Lost closed after the old holder's %s", what)
+	}
+	releaseAt(t, b, r+2e9)
+	c := acquire(t, s[0], 2, 1, 0)
+	wantFloor(t, c, r+2e9, "the successor's reservation, not what the old holder's "+what+" wrote")
+	wantTokenAbove(t, c, b)
+	releaseAt(t, c, c.Floor())
 }
 
 // release: frees the ids, is no loss, and a released claim can no longer
@@ -582,7 +902,7 @@ func release(t *testing.T, s []nodeid.Store, _ Config) {
 // context, are errors, never ErrNoFreeNode, and leave nothing held.
 func badArguments(t *testing.T, s []nodeid.Store, _ Config) {
 	for _, a := range []struct{ count, maxNode int }{{0, 7}, {-1, 7}, {1, -1}, {9, 7}} {
-		c, err := s[0].Acquire(ctxFor(t, opTimeout), a.count, a.maxNode)
+		c, err := s[0].Acquire(ctxFor(t, opTimeout), suiteLayout, a.count, a.maxNode)
 		if err == nil {
 			_ = c.Release(context.Background(), c.Floor())
 			t.Fatalf("Acquire(%d, %d) gave ids %d..%d; want an error", a.count, a.maxNode, c.First(), c.First()+c.Count()-1)
@@ -593,7 +913,7 @@ func badArguments(t *testing.T, s []nodeid.Store, _ Config) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	c, err := s[0].Acquire(ctx, 1, 7)
+	c, err := s[0].Acquire(ctx, suiteLayout, 1, 7)
 	if err == nil {
 		_ = c.Release(context.Background(), c.Floor())
 		t.Fatal("Acquire with a canceled context took an id")
@@ -731,7 +1051,7 @@ func restart(t *testing.T, ss []nodeid.Store, cfg Config) {
 		t.Fatalf("Reserve with the store stopped returned after %v, its context ended after %v", took, bound)
 	}
 	t.Logf("Reserve with the store stopped: %v (after %v)", err, took.Round(time.Millisecond))
-	c, err := s.Acquire(ctxFor(t, bound), 1, 1)
+	c, err := s.Acquire(ctxFor(t, bound), suiteLayout, 1, 1)
 	if err == nil {
 		_ = c.Release(context.Background(), c.Floor())
 		t.Fatal("Acquire succeeded with the store stopped")

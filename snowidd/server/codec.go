@@ -14,6 +14,9 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	snowlabv1 "github.com/snowlab/snowlab/snowidd/gen/snowlab/v1"
+	"github.com/snowlab/snowlab/snowidd/internal/idtext"
 )
 
 // codecOptions are the codecs a method's handler reads and writes with,
@@ -32,8 +35,8 @@ func (m *metrics) codecOptions(spec connect.Spec) []connect.HandlerOption {
 		connect.WithCodec(&protoCodec{refused: refused}),
 		// Connect registers JSON under both names a Content-Type may
 		// carry; each must be replaced.
-		connect.WithCodec(&jsonCodec{name: "json", refused: refused}),
-		connect.WithCodec(&jsonCodec{name: "json; charset=utf-8", refused: refused}),
+		connect.WithCodec(&jsonCodec{name: "json", refused: refused, timeFormat: m.timeFormat}),
+		connect.WithCodec(&jsonCodec{name: "json; charset=utf-8", refused: refused, timeFormat: m.timeFormat}),
 	}
 }
 
@@ -71,10 +74,15 @@ func (c *protoCodec) Unmarshal(data []byte, v any) error {
 }
 
 // jsonCodec is protojson with every field written, zero ones too, and
-// read errors that name the field and the value at fault.
+// read errors that name the field and the value at fault. Decode's JSON
+// is snowid's: its time in timeFormat (protojson writes a Timestamp
+// with 0, 3, 6 or 9 fractional digits, whichever is shortest, so a whole
+// second lost the ".000" snowid decode -json prints), and its id in any
+// form snowid decode takes (idtext.Parse; protojson reads only decimal).
 type jsonCodec struct {
-	name    string
-	refused prometheus.Counter
+	name       string
+	refused    prometheus.Counter
+	timeFormat string
 }
 
 // jsonWrite writes every scalar and list field, zero ones too: a client
@@ -96,12 +104,50 @@ func (c *jsonCodec) Name() string { return c.name }
 func (c *jsonCodec) Marshal(v any) ([]byte, error) { return c.MarshalAppend(nil, v) }
 
 // MarshalAppend lets connect-go marshal into its pooled buffers.
-func (*jsonCodec) MarshalAppend(dst []byte, v any) ([]byte, error) {
+func (c *jsonCodec) MarshalAppend(dst []byte, v any) ([]byte, error) {
 	m, ok := v.(proto.Message)
 	if !ok {
 		return nil, errNotMessage
 	}
+	if d, ok := m.(*snowlabv1.DecodeResponse); ok {
+		js, err := jsonWrite.Marshal(d)
+		if err != nil {
+			return nil, err
+		}
+		return withTime(dst, js, d.GetTime().AsTime().UTC().Format(c.timeFormat))
+	}
 	return jsonWrite.MarshalAppend(dst, m)
+}
+
+// withTime appends js, a JSON object, to dst with the value of its key
+// "time" replaced by the string t, every other key and value as they are
+// and in their order.
+func withTime(dst, js []byte, t string) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(js))
+	if _, err := dec.Token(); err != nil { // {
+		return nil, err
+	}
+	dst = append(dst, '{')
+	for i := 0; dec.More(); i++ {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return nil, err
+		}
+		key, _ := tok.(string)
+		if key == "time" {
+			value, _ = json.Marshal(t) // a string: cannot fail
+		}
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		quoted, _ := json.Marshal(key)
+		dst = append(append(append(dst, quoted...), ':'), value...)
+	}
+	return append(dst, '}'), nil
 }
 
 func (c *jsonCodec) Unmarshal(data []byte, v any) error {
@@ -109,10 +155,44 @@ func (c *jsonCodec) Unmarshal(data []byte, v any) error {
 	if !ok {
 		return errNotMessage
 	}
-	if err := jsonRead.Unmarshal(data, m); err != nil {
-		c.refused.Inc()
-		return jsonProblem(data, m.ProtoReflect().Type(), err)
+	err := jsonRead.Unmarshal(data, m)
+	if err == nil {
+		return nil
 	}
+	if req, ok := m.(*snowlabv1.DecodeRequest); ok {
+		err = readDecodeID(data, req, err)
+	} else {
+		err = jsonProblem(data, m.ProtoReflect().Type(), err)
+	}
+	if err != nil {
+		c.refused.Inc()
+	}
+	return err
+}
+
+// readDecodeID reads a DecodeRequest whose id protojson refused (perr):
+// a JSON string is then read as snowid decode reads an argument
+// (idtext.Parse: base32 of either case, dec: or b32: first, decimal with
+// leading zeros, 13 digits refused when they read two ways). A decimal
+// string protojson reads stays its decimal, as the contract says, 13
+// digits without a leading zero too. Anything else is jsonProblem's
+// error.
+func readDecodeID(data []byte, req *snowlabv1.DecodeRequest, perr error) error {
+	problem := func() error { return jsonProblem(data, req.ProtoReflect().Type(), perr) }
+	var body map[string]json.RawMessage
+	if json.Unmarshal(data, &body) != nil || len(body) != 1 {
+		return problem()
+	}
+	raw, ok := body["id"]
+	var s string
+	if !ok || json.Unmarshal(raw, &s) != nil {
+		return problem()
+	}
+	id, err := idtext.Parse(s)
+	if err != nil {
+		return fmt.Errorf("snowidd: id: %w", err)
+	}
+	req.Id = uint64(id)
 	return nil
 }
 

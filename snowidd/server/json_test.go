@@ -60,12 +60,42 @@ func TestDecodeJSONKeys(t *testing.T) {
 			require.Contains(t, want, k, "snowid decode -json has no key %q: %s", k, out.String())
 			assert.Equal(t, want[k], v, "%s: key %q", tc.name, k)
 		}
+		// The time as snowid writes it, ".000" on a whole second too
+		// (protojson's Timestamp dropped it).
+		assert.Equal(t, want["time_utc"], got["time"], "%s: time as snowid's time_utc", tc.name)
 		gotTime, err := time.Parse(time.RFC3339Nano, got["time"].(string))
 		require.NoError(t, err)
-		wantTime, err := time.Parse(time.RFC3339Nano, want["time_utc"].(string))
-		require.NoError(t, err)
-		assert.True(t, gotTime.Equal(wantTime), "%s: time %v, snowid's time_utc %v", tc.name, gotTime, wantTime)
 		assert.True(t, gotTime.Equal(tc.at), "%s: time %v, minted at %v", tc.name, gotTime, tc.at)
+	}
+}
+
+// Decode's JSON takes the ID in every form snowid decode takes: base32
+// of either case, dec: and b32: prefixes, leading zeros; a decimal string
+// protojson reads stays the decimal the contract says (13 digits with no
+// leading zero too, which snowid refuses when they read two ways). Its
+// answer keeps protojson's key order. The service refused base32 that the
+// command accepted.
+func TestDecodeJSONTakesSnowidForms(t *testing.T) {
+	r := newRig(t, rigOpts{})
+	const want = `{"time":"2025-01-24T19:35:58.021Z","node":37,"seq":0,"id":"141264821508263936","base32":"03XEZKD8M4M00"}`
+	for _, body := range []string{
+		`{"id":"141264821508263936"}`, `{"id":141264821508263936}`,
+		`{"id":"03XEZKD8M4M00"}`, `{"id":"03xezkd8m4m00"}`,
+		`{"id":"b32:3XEZKD8M4M00"}`, `{"id":"dec:141264821508263936"}`,
+	} {
+		code, got := r.do(http.MethodPost, "/snowlab.v1.IDService/Decode", "application/json", body)
+		require.Equal(t, http.StatusOK, code, "%s: %s", body, got)
+		assert.JSONEq(t, want, got, body)
+		assert.Equal(t, want, strings.Join(strings.Fields(got), ""), "%s: the keys in order", body)
+	}
+	for body, id := range map[string]string{
+		`{"id":"1234567890123"}`:  "1234567890123", // 13 digits: protojson's decimal
+		`{"id":"00312345678901"}`: "312345678901",  // leading zeros: snowid's decimal
+		`{"id":"0000000000007"}`:  "7",             // the same ID both ways
+	} {
+		code, got := r.do(http.MethodPost, "/snowlab.v1.IDService/Decode", "application/json", body)
+		require.Equal(t, http.StatusOK, code, "%s: %s", body, got)
+		assert.Contains(t, got, `"id":"`+id+`"`, body)
 	}
 }
 
@@ -172,7 +202,11 @@ func TestUnreadableBodies(t *testing.T) {
 		{"NextIDs", "application/json", `[3]`, `the body is not a JSON object: it starts [3]`},
 		{"NextIDs", "application/json", ``, `the body is empty`},
 		{"NextIDs", "application/json; charset=utf-8", `{"count":"abc"}`, `count: "abc" is not an integer`},
-		{"Decode", "application/json", `{"id":"abc"}`, `id: "abc" is not an integer in 0..18446744073709551615`},
+		{"Decode", "application/json", `{"id":"abc"}`, `id: snowlab: invalid ID: "abc"`},
+		{"Decode", "application/json", `{"id":"03XEZKD8M4M0U"}`, `id: snowlab: invalid ID: "03XEZKD8M4M0U"`},
+		{"Decode", "application/json", `{"id":"18446744073709551616"}`, `id: snowlab: invalid ID: "18446744073709551616"`},
+		{"Decode", "application/json", `{"id":"0312345678901"}`, `id: snowlab: invalid ID: "0312345678901" reads two ways: write dec:0312345678901`},
+		{"Decode", "application/json", `{"id":-1}`, `id: -1 is not an integer in 0..18446744073709551615`},
 		{"Decode", "application/json", `{"id":true}`, `id: true is not an integer`},
 		{"NextIDs", "application/proto", "\xff\xff\xff", `the body is not a snowlab.v1.NextIDsRequest in protobuf binary`},
 	} {
@@ -194,7 +228,7 @@ func TestUnreadableBodies(t *testing.T) {
 	code, body := r.get("/metrics")
 	require.Equal(t, http.StatusOK, code)
 	assert.Contains(t, body, `snowidd_requests_total{code="invalid_argument",method="NextIDs"} 15`)
-	assert.Contains(t, body, `snowidd_requests_total{code="invalid_argument",method="Decode"} 3`)
+	assert.Contains(t, body, `snowidd_requests_total{code="invalid_argument",method="Decode"} 7`)
 }
 
 // A call whose caller goes away counts as canceled, over HTTP/1.1 (the

@@ -13,6 +13,7 @@ import (
 	"github.com/snowlab/snowlab/clocksrc"
 	snowlabv1 "github.com/snowlab/snowlab/snowidd/gen/snowlab/v1"
 	"github.com/snowlab/snowlab/snowidd/gen/snowlab/v1/snowlabv1connect"
+	"github.com/snowlab/snowlab/snowidd/internal/idtext"
 )
 
 // metrics are the server's Prometheus series. The generator's slow paths
@@ -27,10 +28,15 @@ type metrics struct {
 
 	badContentType prometheus.Counter // rejected{reason="content_type"}
 	bodyTooLarge   prometheus.Counter // rejected{reason="body_too_large"}
+
+	// timeFormat is how the JSON codec writes Decode's time: the
+	// layout's, as snowid prints it (idtext.TimeFormat).
+	timeFormat string
 }
 
 func newMetrics(s *Server) *metrics {
 	m := &metrics{
+		timeFormat: idtext.TimeFormat(s.layout),
 		issued: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "snowidd_ids_issued_total",
 			Help: "IDs handed out to callers.",

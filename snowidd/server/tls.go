@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -37,8 +40,24 @@ type TLSFiles struct {
 // and the files' previous contents go on being served, until the next
 // change loads: an expired pair written over a valid one would have every
 // verifying client refused. A pair not valid yet loads at the first
-// handshake after its NotBefore. Reading three small files
-// costs some microseconds, a share of a handshake's signature; comparing
+// handshake after its NotBefore.
+//
+// A file is cut short when a reader opens it while a writer is part way
+// through (an operator's cp, a tool writing in place): what is checkable
+// is refused. Each file must be whole PEM: every block from its BEGIN
+// line to its END line, nothing but space after the last one (a cut
+// inside a block, or inside the text before one, leaves a partial block
+// or trailing text; text before a block, as openssl writes, is kept), and
+// every certificate must parse. The certificate file's chain must link:
+// each certificate signed by the one after it. A cut between two whole
+// blocks leaves whole PEM, and then only the previous files tell: a chain
+// that now ends at a certificate signed by one the served chain carried
+// after it, and no longer does, is refused as cut short (to stop sending
+// an intermediate on purpose, restart). A client CA bundle cut between
+// two certificates is the bundle without the later ones, the same bytes
+// as a bundle an operator removed a CA from, and loads.
+//
+// Reading three small files costs some microseconds, a share of a handshake's signature; comparing
 // their bytes, not their modification times, sees a change however soon
 // it follows the last one (a file system's times are coarser than two
 // writes by a script).
@@ -155,6 +174,9 @@ func (r *TLSReloader) reload() (cfg *tls.Config, leaf *x509.Certificate, changed
 	if err == nil {
 		cfg, leaf, err = r.files.load(c)
 	}
+	if err == nil {
+		err = r.files.checkNotCut(r.cfg, cfg)
+	}
 	if err != nil {
 		// Reported once for the same contents and the same error, and
 		// looked at again before the next handshake.
@@ -190,15 +212,27 @@ func (f TLSFiles) read() (fileContents, error) {
 	return c, nil
 }
 
-// load makes the config that serves c, refusing a certificate of its
-// chain that is not valid now (by f.Now).
+// load makes the config that serves c, refusing a file that is not whole
+// PEM, a chain that does not link, and a certificate of the chain that is
+// not valid now (by f.Now).
 func (f TLSFiles) load(c fileContents) (*tls.Config, *x509.Certificate, error) {
+	if _, err := wholePEM(c.cert); err != nil {
+		return nil, nil, fmt.Errorf("%w: certificate %s: %w", ErrTLSFiles, f.Cert, err)
+	}
+	if _, err := wholePEM(c.key); err != nil {
+		// The error names lines and block types, never what the key holds.
+		return nil, nil, fmt.Errorf("%w: key %s: %w", ErrTLSFiles, f.Key, err)
+	}
 	pair, err := tls.X509KeyPair(c.cert, c.key)
 	if err != nil {
 		// The parse error says what is wrong, never what the key holds.
 		return nil, nil, fmt.Errorf("%w: certificate %s and key %s: %w", ErrTLSFiles, f.Cert, f.Key, err)
 	}
-	if err := f.checkValidity(pair, f.Now()); err != nil {
+	chain, err := f.chain(pair)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := f.checkValidity(chain, f.Now()); err != nil {
 		return nil, nil, err
 	}
 	cfg := &tls.Config{
@@ -207,28 +241,145 @@ func (f TLSFiles) load(c fileContents) (*tls.Config, *x509.Certificate, error) {
 		Certificates: []tls.Certificate{pair},
 	}
 	if f.ClientCA != "" {
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(c.ca) {
-			return nil, nil, fmt.Errorf("%w: client CA %s holds no PEM certificate", ErrTLSFiles, f.ClientCA)
+		pool, err := f.clientCAs(c.ca)
+		if err != nil {
+			return nil, nil, err
 		}
 		cfg.ClientCAs, cfg.ClientAuth = pool, tls.RequireAndVerifyClientCert
 	}
 	return cfg, pair.Leaf, nil
 }
 
-// checkValidity refuses a pair with a certificate, the leaf or one of the
-// chain after it, that is not valid at now: NotBefore <= now < NotAfter.
-// A client refuses such a chain in every handshake, so serving the
-// previous pair instead loses nothing.
-func (f TLSFiles) checkValidity(pair tls.Certificate, now time.Time) error {
+// chain parses the pair's certificates, the leaf first, and refuses a
+// chain in which a certificate is not signed by the one after it: a
+// client checks the chain by those links, and a certificate file whose
+// chain does not link was not written whole, or not in order.
+func (f TLSFiles) chain(pair tls.Certificate) ([]*x509.Certificate, error) {
+	chain := make([]*x509.Certificate, len(pair.Certificate))
 	for i, der := range pair.Certificate {
-		cert, which := pair.Leaf, "the certificate"
-		if i > 0 || cert == nil {
-			var err error
-			if cert, err = x509.ParseCertificate(der); err != nil {
-				return fmt.Errorf("%w: certificate %s: certificate %d of the chain: %w", ErrTLSFiles, f.Cert, i+1, err)
-			}
+		if i == 0 && pair.Leaf != nil {
+			chain[i] = pair.Leaf
+			continue
 		}
+		cert, err := x509.ParseCertificate(der)
+		if err != nil {
+			return nil, fmt.Errorf("%w: certificate %s: certificate %d of the chain: %w", ErrTLSFiles, f.Cert, i+1, err)
+		}
+		chain[i] = cert
+	}
+	for i := 1; i < len(chain); i++ {
+		if err := chain[i-1].CheckSignatureFrom(chain[i]); err != nil {
+			return nil, fmt.Errorf("%w: certificate %s: certificate %d of the chain (%q) is not signed by certificate %d (%q): %w",
+				ErrTLSFiles, f.Cert, i, chain[i-1].Subject.CommonName, i+1, chain[i].Subject.CommonName, err)
+		}
+	}
+	return chain, nil
+}
+
+// clientCAs is the pool of the client CA file's certificates, each of
+// which must parse (x509.CertPool's AppendCertsFromPEM passes over one
+// that does not).
+func (f TLSFiles) clientCAs(data []byte) (*x509.CertPool, error) {
+	blocks, err := wholePEM(data)
+	if err != nil && !errors.Is(err, errNoPEM) {
+		return nil, fmt.Errorf("%w: client CA %s: %w", ErrTLSFiles, f.ClientCA, err)
+	}
+	pool := x509.NewCertPool()
+	n := 0
+	for _, b := range blocks {
+		if b.Type != "CERTIFICATE" {
+			continue
+		}
+		cert, err := x509.ParseCertificate(b.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("%w: client CA %s: certificate %d: %w", ErrTLSFiles, f.ClientCA, n+1, err)
+		}
+		pool.AddCert(cert)
+		n++
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("%w: client CA %s holds no PEM certificate", ErrTLSFiles, f.ClientCA)
+	}
+	return pool, nil
+}
+
+// checkNotCut refuses a new certificate file that ends at a certificate
+// signed by one the served chain carried and the new one does not: the
+// file cut between two whole blocks, the rest of its chain not written
+// yet (see TLSReloader). served is the config served so far.
+func (f TLSFiles) checkNotCut(served, next *tls.Config) error {
+	old, now := served.Certificates[0].Certificate, next.Certificates[0].Certificate
+	top, err := x509.ParseCertificate(now[len(now)-1])
+	if err != nil {
+		return fmt.Errorf("%w: certificate %s: %w", ErrTLSFiles, f.Cert, err)
+	}
+	for _, der := range old[1:] {
+		if slices.ContainsFunc(now, func(d []byte) bool { return bytes.Equal(d, der) }) {
+			continue
+		}
+		signer, err := x509.ParseCertificate(der)
+		if err != nil {
+			continue // it was served: it parsed then
+		}
+		if top.CheckSignatureFrom(signer) == nil {
+			return fmt.Errorf("%w: certificate %s ends with %q, signed by %q, which the chain served so far carries after it: the file looks cut short (write the whole chain; to stop sending %q, restart)",
+				ErrTLSFiles, f.Cert, top.Subject.CommonName, signer.Subject.CommonName, signer.Subject.CommonName)
+		}
+	}
+	return nil
+}
+
+// wholePEM decodes data as PEM that was written whole: every block from
+// its BEGIN line to its END line, and nothing but space after the last
+// one. Text before a block is allowed (openssl writes a certificate's
+// subject and issuer there). encoding/pem alone passes over a block that
+// does not decode and ignores what follows the last one that does, so a
+// file cut short inside a block, or inside the text before one, decodes
+// as the blocks before the cut. Errors name lines and block types, never
+// a block's content (the key file's is a secret).
+func wholePEM(data []byte) ([]*pem.Block, error) {
+	var blocks []*pem.Block
+	begin := []byte("-----BEGIN ")
+	rest := data
+	for {
+		at := bytes.Index(rest, begin)
+		if at < 0 {
+			break
+		}
+		from := rest[at:]
+		block, after := pem.Decode(from)
+		// The block decoded must be the one at this BEGIN: pem.Decode
+		// passes over one that does not decode to the next that does.
+		if block == nil || bytes.Contains(from[1:len(from)-len(after)], begin) {
+			return nil, fmt.Errorf("the PEM block at line %d is cut short or malformed", line(data, rest[at:]))
+		}
+		blocks = append(blocks, block)
+		rest = after
+	}
+	if len(blocks) == 0 {
+		return nil, errNoPEM
+	}
+	if t := bytes.TrimLeftFunc(rest, unicode.IsSpace); len(t) > 0 {
+		return nil, fmt.Errorf("text after the last PEM block, at line %d: the file is cut short or has trailing data", line(data, t))
+	}
+	return blocks, nil
+}
+
+// errNoPEM is wholePEM's error for data without a PEM block.
+var errNoPEM = errors.New("holds no PEM block")
+
+// line is the line of data at which its tail sub begins.
+func line(data, sub []byte) int {
+	return bytes.Count(data[:len(data)-len(sub)], []byte("\n")) + 1
+}
+
+// checkValidity refuses a chain with a certificate, the leaf or one
+// after it, that is not valid at now: NotBefore <= now < NotAfter. A
+// client refuses such a chain in every handshake, so serving the previous
+// pair instead loses nothing.
+func (f TLSFiles) checkValidity(chain []*x509.Certificate, now time.Time) error {
+	for i, cert := range chain {
+		which := "the certificate"
 		if i > 0 {
 			which = fmt.Sprintf("certificate %d of the chain", i+1)
 		}

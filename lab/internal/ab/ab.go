@@ -54,6 +54,7 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/instr"
 	"github.com/snowlab/snowlab/lab/internal/stats"
+	"github.com/snowlab/snowlab/lab/result"
 )
 
 // Defaults of a run.
@@ -129,7 +130,7 @@ type Result struct {
 	// SelfCheck is nil where it was not run.
 	SelfCheck *SelfCheck    `json:"self_check,omitempty"`
 	Failures  []string      `json:"correctness_failures,omitempty"`
-	Load      *host.Load    `json:"load"`
+	Load      *result.Load  `json:"load"`
 	Took      time.Duration `json:"measure_ns"`
 }
 

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab/internal/replica/replicatest"
+	"github.com/snowlab/snowlab/lab/internal/fixture"
 )
 
 func TestAlternativesUsageErrors(t *testing.T) {
@@ -78,7 +78,7 @@ func TestAlternativesWritesResults(t *testing.T) {
 	// The snowidd schemes run on a replica started from the binary
 	// replicatest finds (CI builds one and requires it), and are skipped
 	// with the reason printed without one.
-	bin, _ := replicatest.Binary()
+	bin, _ := fixture.ReplicaBinary()
 	if bin != "" {
 		args = append(args, "-snowidd-bin", bin)
 	} else if os.Getenv("SNOWLAB_REQUIRE_SNOWIDD") == "1" {

@@ -1,7 +1,7 @@
 // Package cli is loadgen's command line: its flags, its subcommands and
 // their dispatch over the lab's packages. It is internal to the lab module
-// so that none of it is API; the command reaches it through
-// lab/loadgen.Main, and cmd/loadgen's documentation says what it does.
+// so that none of it is API; lab/cmd/loadgen's main is a call to Main,
+// and its documentation says what the command does.
 package cli
 
 import "io"

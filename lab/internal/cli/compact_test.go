@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab/internal/publish/publishtest"
 	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/internal/workload"
 	"github.com/snowlab/snowlab/lab/result"
@@ -20,7 +19,7 @@ import (
 // summaries and every bucket.
 func TestPublishCompacts(t *testing.T) {
 	t.Chdir(t.TempDir())
-	path, lat := publishtest.Schema1Run(t, resultdir.DefaultOut(), "")
+	path, lat := schema1Run(t, resultdir.DefaultOut(), "")
 	code, out, errs := runArgs("publish", path)
 	require.Equal(t, exitOK, code, errs)
 	assert.Contains(t, out, "(1 runs)")
@@ -55,7 +54,7 @@ func TestPublishCompacts(t *testing.T) {
 // is published, rather than rewritten without the field.
 func TestPublishRefusesUnknownFields(t *testing.T) {
 	t.Chdir(t.TempDir())
-	path, _ := publishtest.Schema1Run(t, resultdir.DefaultOut(), `"tuning":{"x":1}`)
+	path, _ := schema1Run(t, resultdir.DefaultOut(), `"tuning":{"x":1}`)
 	code, _, errs := runArgs("publish", path)
 	assert.Equal(t, exitUsage, code)
 	assert.Equal(t, 1, strings.Count(errs, "\n"), errs)

@@ -4,8 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-
-	"github.com/snowlab/snowlab/lab/internal/comparefiles"
 )
 
 func runCompare(args []string, stdout, stderr io.Writer) int {
@@ -19,7 +17,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: loadgen compare [-json] OLD.json NEW.json")
 		return exitUsage
 	}
-	c, err := comparefiles.Compare(fset.Arg(0), fset.Arg(1))
+	c, err := compareFiles(fset.Arg(0), fset.Arg(1))
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen compare: %v\n", err)
 		return exitUsage

@@ -23,6 +23,7 @@ var experiments = map[string]func() experiment.Experiment{
 	"service":      func() experiment.Experiment { return &serviceCmd{} },
 	"contention":   func() experiment.Experiment { return &contentionCmd{} },
 	"gates":        func() experiment.Experiment { return &gatesCmd{} },
+	"peerfaults":   func() experiment.Experiment { return &peerfaultsCmd{} },
 }
 
 // runExperiment is `loadgen NAME` for an experiment: the prologue every

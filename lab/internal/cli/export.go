@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/snowlab/snowlab/lab/internal/export"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
 func runExport(args []string, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("loadgen export", flag.ContinueOnError)
 	fset.SetOutput(stderr)
-	format := fset.String("format", export.FormatGoBench, export.FormatHelp)
+	format := fset.String("format", formatGoBench, formatHelp)
 	if code := parseFlags(fset, args); code >= 0 {
 		return code
 	}
@@ -20,7 +19,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: loadgen export [-format gobench|benchmark-action|benchmark-action-costs] RUN.json")
 		return exitUsage
 	}
-	write, err := export.Writer(*format)
+	write, err := exportWriter(*format)
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen export: %v\n", err)
 		return exitUsage

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/snowlab/snowlab/lab/internal/history"
 	"github.com/snowlab/snowlab/lab/internal/report"
 	"github.com/snowlab/snowlab/lab/internal/resultdir"
 )
@@ -19,7 +18,7 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("loadgen history", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("o", "", "the page to write (default: "+report.IndexName+" in the one folder named, else in "+resultdir.Local+")")
-	base := fs.String("baseline", history.DefaultBaseline(), "the baseline run, a .json file or a folder (its newest .json): "+
+	base := fs.String("baseline", defaultBaseline(), "the baseline run, a .json file or a folder (its newest .json): "+
 		"the page leads with the ratios it gates (none at the default path: every ratio that holds across hosts)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: loadgen history [-o FILE] [-baseline FILE.json|DIR] [DIR|FILE.json ...]\n\n"+
@@ -32,18 +31,18 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
 	}
-	page, err := history.NewPage(*out, *base, fs.Args())
+	page, err := newHistoryPage(*out, *base, fs.Args())
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen history: %v\n", err)
 		return exitUsage
 	}
-	n, changes, err := page.Write()
+	n, changes, err := page.write()
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen history: %v\n", err)
 		// What was named is at fault (a folder that is not there, a
 		// file that is no suite run) unless the page could not be
 		// written.
-		var bad *history.BadSource
+		var bad *badSource
 		if errors.As(err, &bad) {
 			return exitUsage
 		}

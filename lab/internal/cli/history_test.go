@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab/internal/host"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -20,11 +20,11 @@ func resultsDir(t *testing.T) (dir string, stems []string) {
 	dir = t.TempDir()
 	for i, commit := range []string{"aaaaaaa", "bbbbbbb"} {
 		run := &result.Run{Schema: result.SchemaVersion, Commit: commit,
-			Started: time.Date(2026, 3, 14, 9+i, 0, 0, 0, time.UTC), Host: host.Fingerprint{Hostname: "lab-vm-3", GOMAXPROCS: 2},
+			Started: time.Date(2026, 3, 14, 9+i, 0, 0, 0, time.UTC), Host: result.Host{Hostname: "lab-vm-3", GOMAXPROCS: 2},
 			Subjects: []result.SubjectInfo{{Name: "atomicgen/strict", Strict: true, Nodes: 1, CeilingIDs: 4.096e6}},
 			Saturate: []result.SaturateResult{{Subject: "atomicgen/strict", Goroutines: 1, IDsPerSec: 4e6}}}
-		require.NoError(t, result.WriteJSON(filepath.Join(dir, run.Stem()+".json"), run))
-		stems = append(stems, run.Stem())
+		require.NoError(t, resultdir.WriteJSON(filepath.Join(dir, resultdir.Stem(run)+".json"), run))
+		stems = append(stems, resultdir.Stem(run))
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(dir, stems[0]+".html"), []byte("<!DOCTYPE html>"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "x-btree.json"), []byte(`{"schema":1,"experiment":"btree"}`), 0o644))

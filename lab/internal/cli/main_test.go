@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/snowlab/snowlab/lab/internal/host"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/internal/suiteflags"
 	"github.com/snowlab/snowlab/lab/internal/vcs"
 	"github.com/snowlab/snowlab/lab/result"
@@ -82,8 +84,8 @@ func TestCompareExitAndJSON(t *testing.T) {
 	}
 	old, cur := sweep(20e6), sweep(10e6)
 	oldPath, curPath := filepath.Join(dir, "old.json"), filepath.Join(dir, "new.json")
-	require.NoError(t, result.WriteJSON(oldPath, old))
-	require.NoError(t, result.WriteJSON(curPath, cur))
+	require.NoError(t, resultdir.WriteJSON(oldPath, old))
+	require.NoError(t, resultdir.WriteJSON(curPath, cur))
 
 	code, out, _ := runArgs("compare", oldPath, curPath)
 	assert.Equal(t, exitOK, code, "a comparison is a report")
@@ -117,8 +119,8 @@ func TestCompareNothingInCommon(t *testing.T) {
 		Steady: []result.SteadyResult{{Subject: "atomicgen/monotonic", TargetRate: 1e6, Latency: result.Latency{Count: 10, P99: 100}}}}
 	suitePath, steadyPath := filepath.Join(dir, "suite.json"), filepath.Join(dir, "steady.json")
 	btreePath := filepath.Join(dir, "x-btree.json")
-	require.NoError(t, result.WriteJSON(suitePath, suite))
-	require.NoError(t, result.WriteJSON(steadyPath, steady))
+	require.NoError(t, resultdir.WriteJSON(suitePath, suite))
+	require.NoError(t, resultdir.WriteJSON(steadyPath, steady))
 	require.NoError(t, os.WriteFile(btreePath, []byte(`{"schema":1,"experiment":"btree","commit":"abc1234"}`), 0o644))
 
 	for _, tc := range []struct {
@@ -228,6 +230,15 @@ func TestHelp(t *testing.T) {
 	assert.NotContains(t, out, "loadgen gate ", "removed")
 }
 
+// TestUnknownCommand: a subcommand loadgen does not have is one line
+// naming it on stderr, with status 2 and nothing on stdout.
+func TestUnknownCommand(t *testing.T) {
+	code, out, errs := runArgs("nosuch")
+	assert.Equal(t, exitUsage, code)
+	assert.Equal(t, "loadgen: unknown command \"nosuch\" (run 'loadgen help' for the commands)\n", errs)
+	assert.Empty(t, out)
+}
+
 // TestListWriteError: list fails when its output cannot be written.
 func TestListWriteError(t *testing.T) {
 	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
@@ -274,7 +285,11 @@ func TestList(t *testing.T) {
 	}
 }
 
+// TestMain parses the test binary's flags before it sets os.Args to the
+// bare command the tests run as: set first, it left m.Run no -run, -v or
+// -count to parse, and every invocation ran every test.
 func TestMain(m *testing.M) {
+	flag.Parse()
 	os.Args = []string{"loadgen"}
 	os.Exit(m.Run())
 }

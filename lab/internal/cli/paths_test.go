@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 )
@@ -35,7 +34,7 @@ func TestDefaultOutputIsIgnored(t *testing.T) {
 		return string(out), err
 	}
 	// A run's files as the lab names them, and the folder's history page.
-	stem := result.Stem(time.Now(), host.Fingerprint{Hostname: "vm"}, "abc1234")
+	stem := resultdir.Stem(&result.Run{Started: time.Now(), Host: result.Host{Hostname: "vm"}, Commit: "abc1234"})
 	for _, p := range []string{stem + ".json", stem + ".md", stem + ".html", stem + "/saturate.svg", "index.html", stem + "-btree.json"} {
 		path := filepath.ToSlash(filepath.Join(resultdir.DefaultOut(), p))
 		out, err := git("check-ignore", "--no-index", "-v", path)
@@ -161,12 +160,12 @@ func localRun(t *testing.T, commit string, hour int) string {
 func writeRun(t *testing.T, dir, commit string, hour int) string {
 	t.Helper()
 	run := &result.Run{Schema: result.SchemaVersion, Commit: commit,
-		Started: time.Date(2026, 3, 14, hour, 0, 0, 0, time.UTC), Host: host.Fingerprint{Hostname: "lab-vm-3", GOMAXPROCS: 2},
+		Started: time.Date(2026, 3, 14, hour, 0, 0, 0, time.UTC), Host: result.Host{Hostname: "lab-vm-3", GOMAXPROCS: 2},
 		Subjects: []result.SubjectInfo{{Name: "atomicgen/strict", Strict: true, Nodes: 1, CeilingIDs: 4.096e6}},
 		Saturate: []result.SaturateResult{{Subject: "atomicgen/strict", Goroutines: 1, IDsPerSec: 4e6}}}
 	require.NoError(t, os.MkdirAll(dir, 0o755))
-	path := filepath.Join(dir, run.Stem()+".json")
-	require.NoError(t, result.WriteJSON(path, run))
+	path := filepath.Join(dir, resultdir.Stem(run)+".json")
+	require.NoError(t, resultdir.WriteJSON(path, run))
 	return path
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/snowlab/snowlab/lab/internal/publish"
 	"github.com/snowlab/snowlab/lab/internal/report"
 	"github.com/snowlab/snowlab/lab/internal/resultdir"
 )
@@ -29,12 +28,12 @@ func runPublish(args []string, stdout, stderr io.Writer) int {
 	if code := parseFlags(fset, args); code >= 0 {
 		return code
 	}
-	plan, err := publish.Prepare(fset.Args())
+	plan, err := preparePublish(fset.Args())
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen publish: %v\n", err)
 		return exitUsage
 	}
-	if err := plan.Into(*to, stdout); err != nil {
+	if err := plan.into(*to, stdout); err != nil {
 		fmt.Fprintf(stderr, "loadgen publish: %v\n", err)
 		return exitFailure
 	}

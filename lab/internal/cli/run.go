@@ -9,10 +9,6 @@ import (
 	"strings"
 
 	"github.com/snowlab/snowlab/lab"
-	"github.com/snowlab/snowlab/lab/internal/cpus"
-	"github.com/snowlab/snowlab/lab/internal/history"
-	"github.com/snowlab/snowlab/lab/internal/leaseflags"
-	"github.com/snowlab/snowlab/lab/internal/progress"
 	"github.com/snowlab/snowlab/lab/internal/report"
 	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/internal/suiteflags"
@@ -144,6 +140,10 @@ const usage = `usage:
                                     how often each regression gate (instr, ab) fails
                                     same-code pairs, quiet and beside a CPU hog, and
                                     catches planted slowdowns
+  loadgen peerfaults [-scenarios bwmarrin-53,leaf-216,...]
+                                    the peers' reported failures (bwmarrin #53, Leaf
+                                    #216, yitter #110, baidu #85, #88) replayed beside
+                                    snowlab's compositions under the same fault
   loadgen hog [-threads N] [-for D] the bounded CPU hog loadgen contention and gates start
   loadgen history [-o FILE] [-baseline FILE.json|DIR] [DIR|FILE.json ...]
                                     the history page of the results (index.html)
@@ -153,7 +153,7 @@ const usage = `usage:
   loadgen list                      list the subjects
   loadgen help                      this text
 
-The experiments (btree, alternatives, service, faults, contention, gates) write
+The experiments (btree, alternatives, service, faults, contention, gates, peerfaults) write
 results/local/<stem>-<experiment>.*; every run checks what it measured and
 exits 1 on a correctness failure.`
 
@@ -164,11 +164,11 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 	sf.Register(fs)
 	out := fs.String("out", resultdir.DefaultOut(), "folder for the result files (JSON, Markdown, SVG charts); git ignores the default: loadgen publish commits a run")
 	noWrite := fs.Bool("no-write", false, "print the table only, write no files")
-	var lease leaseflags.Flags
-	lease.Register(fs)
+	var lease leaseFlags
+	lease.register(fs)
 	quiet := fs.Bool("q", false, "no progress bar")
 	procs := fs.Int("gomaxprocs", 0, fmt.Sprintf("run with runtime.GOMAXPROCS set to N, 1 to %d (0: leave it; the result's host records it), "+
-		"so that one binary can sweep core counts", cpus.MaxProcs))
+		"so that one binary can sweep core counts", maxProcs))
 	cpuSpec := fs.String("cpus", "", "run on these CPUs only, e.g. 0,1 or 0-3 (Linux; the result's host records them as affinity); "+
 		"GOMAXPROCS follows their count unless -gomaxprocs is set")
 	if code := parseFlags(fs, args); code >= 0 {
@@ -178,22 +178,22 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loadgen run: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
-	if *procs < 0 || *procs > cpus.MaxProcs {
-		fmt.Fprintf(stderr, "loadgen run: -gomaxprocs %d: want 1 to %d (0: leave it)\n", *procs, cpus.MaxProcs)
+	if *procs < 0 || *procs > maxProcs {
+		fmt.Fprintf(stderr, "loadgen run: -gomaxprocs %d: want 1 to %d (0: leave it)\n", *procs, maxProcs)
 		return exitUsage
 	}
 	// Before the subjects are built: sharded ones size themselves by
 	// GOMAXPROCS.
-	restore, err := cpus.Bind(*cpuSpec, *procs)
+	restore, err := bindCPUs(*cpuSpec, *procs)
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen run: %v\n", err)
 		return exitUsage
 	}
 	defer restore()
-	all, release, err := lease.Subjects()
+	all, release, err := lease.subjects()
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen run: %v\n", err)
-		if errors.As(err, new(*leaseflags.StoreError)) {
+		if errors.As(err, new(*storeError)) {
 			return exitFailure
 		}
 		return exitUsage
@@ -206,10 +206,10 @@ func runSuite(args, command []string, stdout, stderr io.Writer) int {
 	}
 	suite.Command = command
 	suite.Commit, suite.Dirty = vcs.Commit()
-	bar := progress.New(stderr, *quiet, suite.Steps())
-	suite.Progress = bar.Step
+	bar := newProgress(stderr, *quiet, suite.Steps())
+	suite.Progress = bar.step
 	res, err := suite.Measure()
-	bar.Finish()
+	bar.finish()
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen: %v\n", err)
 		return exitFailure
@@ -246,7 +246,7 @@ func finishSuiteRun(what, out string, noWrite bool, res *result.Run, stdout, std
 		// is said, and costs the run nothing.
 		index := filepath.Join(out, report.IndexName)
 		base, _ := resultdir.ReadBaseline(filepath.FromSlash(resultdir.Baseline)) // none here: every gated ratio leads
-		if n, err := history.WritePage(index, resultdir.HistorySources(out), base); err != nil {
+		if n, err := writeHistoryPage(index, resultdir.HistorySources(out), base); err != nil {
 			fmt.Fprintf(stderr, "%s: the history page was not refreshed: %v\n", what, err)
 		} else {
 			fmt.Fprintf(stdout, "wrote %s (%d runs)\n", index, n)

@@ -5,10 +5,8 @@ import (
 	"flag"
 	"io"
 
-	"github.com/snowlab/snowlab/lab/internal/cpus"
 	"github.com/snowlab/snowlab/lab/internal/experiment"
 	"github.com/snowlab/snowlab/lab/internal/experiment/service"
-	"github.com/snowlab/snowlab/lab/internal/progress"
 	"github.com/snowlab/snowlab/lab/internal/replica"
 	"github.com/snowlab/snowlab/lab/internal/report"
 )
@@ -26,7 +24,7 @@ func (c *serviceCmd) Run(_ context.Context, env experiment.Env) (*experiment.Out
 	if err != nil {
 		return nil, experiment.Usage(err)
 	}
-	restore, err := cpus.Bind(o.CPUs, 0)
+	restore, err := bindCPUs(o.CPUs, 0)
 	if err != nil {
 		return nil, experiment.Usage(err)
 	}
@@ -35,9 +33,9 @@ func (c *serviceCmd) Run(_ context.Context, env experiment.Env) (*experiment.Out
 	if err != nil {
 		return nil, err
 	}
-	bar := progress.New(env.Stderr, env.Quiet, 0)
-	res, err := service.Measure(rep, o, service.Config{Command: env.Command, Commit: env.Commit, Dirty: env.Dirty, Progress: bar.Step})
-	bar.Finish()
+	bar := newProgress(env.Stderr, env.Quiet, 0)
+	res, err := service.Measure(rep, o, service.Config{Command: env.Command, Commit: env.Commit, Dirty: env.Dirty, Progress: bar.step})
+	bar.finish()
 	if stopErr := rep.Stop(); err == nil && stopErr != nil {
 		err = stopErr
 	}

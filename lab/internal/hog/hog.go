@@ -26,15 +26,15 @@ import (
 )
 
 // Bounds on a hog: more than MaxThreads busy goroutines or a Max over
-// MaxFor is refused (ErrBounds). 1,024 is above any host's CPU count the
+// MaxFor is refused (errBounds). 1,024 is above any host's CPU count the
 // lab has met; 10 minutes is twice the longest contention run.
 const (
 	MaxThreads = 1024
 	MaxFor     = 10 * time.Minute
 )
 
-// ErrBounds is wrapped by the error for a hog out of its bounds.
-var ErrBounds = errors.New("hog out of bounds")
+// errBounds is wrapped by the error for a hog out of its bounds.
+var errBounds = errors.New("hog out of bounds")
 
 // Config is one hog.
 type Config struct {
@@ -48,13 +48,13 @@ type Config struct {
 	Command func(threads int, max time.Duration) (*exec.Cmd, error)
 }
 
-// Validate says what is out of bounds in c, naming the value.
-func (c Config) Validate() error {
+// validate says what is out of bounds in c, naming the value.
+func (c Config) validate() error {
 	switch {
 	case c.Threads < 1 || c.Threads > MaxThreads:
-		return fmt.Errorf("%w: %d threads (want 1 to %d)", ErrBounds, c.Threads, MaxThreads)
+		return fmt.Errorf("%w: %d threads (want 1 to %d)", errBounds, c.Threads, MaxThreads)
 	case c.Max <= 0 || c.Max > MaxFor:
-		return fmt.Errorf("%w: for %v (want above 0, at most %v)", ErrBounds, c.Max, MaxFor)
+		return fmt.Errorf("%w: for %v (want above 0, at most %v)", errBounds, c.Max, MaxFor)
 	}
 	return nil
 }
@@ -70,7 +70,7 @@ type Hog struct {
 // Start starts the hog. It is killed when ctx ends or Stop is called,
 // whichever comes first, and ends by itself after cfg.Max.
 func Start(ctx context.Context, cfg Config) (*Hog, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
 	mk := cfg.Command
@@ -113,11 +113,11 @@ func (h *Hog) kill() {
 	h.once.Do(func() { _ = h.cmd.Process.Kill() })
 }
 
-// Done is closed when the child has ended and been waited for.
-func (h *Hog) Done() <-chan struct{} { return h.done }
+// exited is closed when the child has ended and been waited for.
+func (h *Hog) exited() <-chan struct{} { return h.done }
 
-// Pid is the child's process id.
-func (h *Hog) Pid() int { return h.cmd.Process.Pid }
+// pid is the child's process id.
+func (h *Hog) pid() int { return h.cmd.Process.Pid }
 
 // Stop kills the child, waits for it and returns the CPU time it took
 // (user and system), so that a report can say how hard it competed.
@@ -135,7 +135,7 @@ func (h *Hog) Stop() time.Duration {
 // Each spins on a counter of its own, padded apart, so that the hog
 // loads the CPUs and not one cache line.
 func Busy(threads int, d time.Duration) error {
-	if err := (Config{Threads: threads, Max: d}).Validate(); err != nil {
+	if err := (Config{Threads: threads, Max: d}).validate(); err != nil {
 		return err
 	}
 	runtime.GOMAXPROCS(threads)

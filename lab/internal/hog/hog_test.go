@@ -45,14 +45,14 @@ func TestStopKillsTheHog(t *testing.T) {
 		t.Fatal(err)
 	}
 	select {
-	case <-h.Done():
+	case <-h.exited():
 		t.Fatal("the hog ended before it was stopped")
 	default:
 	}
 	h.Stop()
-	<-h.Done()
-	if !gone(h.Pid()) {
-		t.Errorf("pid %d still exists after Stop", h.Pid())
+	<-h.exited()
+	if !gone(h.pid()) {
+		t.Errorf("pid %d still exists after Stop", h.pid())
 	}
 	if ws, ok := h.cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || ws.Signal() != syscall.SIGKILL {
 		t.Errorf("the hog ended with %v, want killed", h.cmd.ProcessState)
@@ -67,9 +67,9 @@ func TestCancelKillsTheHog(t *testing.T) {
 		t.Fatal(err)
 	}
 	cancel() // Ctrl-C: the runner's context ends
-	<-h.Done()
-	if !gone(h.Pid()) {
-		t.Errorf("pid %d still exists after cancel", h.Pid())
+	<-h.exited()
+	if !gone(h.pid()) {
+		t.Errorf("pid %d still exists after cancel", h.pid())
 	}
 	if h.cmd.ProcessState.Success() {
 		t.Errorf("the hog exited by itself, want killed on cancel")
@@ -83,7 +83,7 @@ func TestHogEndsByItself(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	<-h.Done()
+	<-h.exited()
 	if !h.cmd.ProcessState.Success() {
 		t.Errorf("the hog ended with %v, want exit 0 after its time", h.cmd.ProcessState)
 	}
@@ -96,11 +96,11 @@ func TestBounds(t *testing.T) {
 	for _, c := range []Config{{Threads: 0, Max: time.Second}, {Threads: MaxThreads + 1, Max: time.Second},
 		{Threads: 1, Max: 0}, {Threads: 1, Max: MaxFor + 1}} {
 		_, err := Start(context.Background(), c)
-		if !errors.Is(err, ErrBounds) {
+		if !errors.Is(err, errBounds) {
 			t.Errorf("%+v: %v, want ErrBounds", c, err)
 		}
 	}
-	if err := Busy(0, time.Second); !errors.Is(err, ErrBounds) {
+	if err := Busy(0, time.Second); !errors.Is(err, errBounds) {
 		t.Errorf("Busy(0): %v", err)
 	}
 }

@@ -1,8 +1,8 @@
-// Package host describes the machine a lab run measured: the Fingerprint
-// every result carries (CPU, caches, cores, hypervisor, Go runtime,
-// kernel, clocksource) with its audit of the clock sources and the load
-// the host was under during the run (LoadMeter; LoadDifference says when
-// two runs' loads differ too much for their figures to compare), a slug
-// for file names and the one-line summary reports print. A figure means
-// nothing without the host it ran on; this package says which.
+// Package host probes the machine a lab run measures and acts on it: the
+// result.Host every result carries (Probe: CPU, caches, cores,
+// hypervisor, Go runtime, kernel, clocksource, the clock sources' audit),
+// the load the host was under during the run (loadMeter; Busy and
+// LoadDifference judge it), the CPUs a process may run on and the pinning
+// and placement that use them. A figure means nothing without the host it
+// ran on; this package finds out which.
 package host

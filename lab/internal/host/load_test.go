@@ -1,7 +1,6 @@
 package host
 
 import (
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"testing"
@@ -9,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/snowlab/snowlab/lab/result"
 )
 
 // procStat is a /proc/stat of two CPUs whose "cpu" line holds times.
@@ -38,6 +39,11 @@ func procFS(loadavg, stat, self string, procs map[int]string) fstest.MapFS {
 	return m
 }
 
+// avg is a /proc/loadavg reading.
+func avg(one, five, fifteen float64, runnable, tasks int) result.LoadAvg {
+	return result.LoadAvg{One: one, Five: five, Fifteen: fifteen, Runnable: runnable, Tasks: tasks}
+}
+
 // phases is a /proc that reads as start until it is switched to end.
 type phases struct{ cur fs.FS }
 
@@ -55,7 +61,7 @@ func TestLoadMeter(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		end  fstest.MapFS
-		want *Load
+		want *result.Load
 	}{
 		{"a server and its child are the run's", procFS("2.10 0.90 0.60 3/210 4100\n",
 			procStat("2200 0 800 10400 0 20 30 50"),
@@ -65,27 +71,27 @@ func TestLoadMeter(t *testing.T) {
 				202: pidStat(202, 201, "a (b) c", 40, 10, 0, 0),
 				300: pidStat(300, 1, "other", 5300, 0, 0, 0),
 			}),
-			&Load{CPUs: 2, Seconds: 10, Own: 0.6, Other: 0.15, Steal: 0.025,
-				Start: LoadAvg{0.3, 0.4, 0.5, 1, 200}, End: LoadAvg{2.1, 0.9, 0.6, 3, 210}}},
+			&result.Load{CPUs: 2, Seconds: 10, Own: 0.6, Other: 0.15, Steal: 0.025,
+				Start: avg(0.3, 0.4, 0.5, 1, 200), End: avg(2.1, 0.9, 0.6, 3, 210)}},
 		{"a child that exited and was waited for is the run's still", procFS("2.10 0.90 0.60 3/210 4100\n",
 			procStat("2200 0 800 10400 0 20 30 50"),
 			pidStat(100, 1, "loadgen", 1000, 150, 210, 0),
 			map[int]string{300: pidStat(300, 1, "other", 5300, 0, 0, 0)}),
-			&Load{CPUs: 2, Seconds: 10, Own: 0.6, Other: 0.15, Steal: 0.025,
-				Start: LoadAvg{0.3, 0.4, 0.5, 1, 200}, End: LoadAvg{2.1, 0.9, 0.6, 3, 210}}},
+			&result.Load{CPUs: 2, Seconds: 10, Own: 0.6, Other: 0.15, Steal: 0.025,
+				Start: avg(0.3, 0.4, 0.5, 1, 200), End: avg(2.1, 0.9, 0.6, 3, 210)}},
 		{"idle but for the run", procFS("1.00 0.50 0.50 2/200 4001\n",
 			procStat("1900 0 600 11000 0 0 0 0"),
 			pidStat(100, 1, "loadgen", 1000, 150, 0, 0),
 			map[int]string{201: pidStat(201, 100, "snowidd", 10, 0, 0, 0)}),
-			&Load{CPUs: 2, Seconds: 10, Own: 0.5, Other: 0, Steal: 0,
-				Start: LoadAvg{0.3, 0.4, 0.5, 1, 200}, End: LoadAvg{1, 0.5, 0.5, 2, 200}}},
+			&result.Load{CPUs: 2, Seconds: 10, Own: 0.5, Other: 0, Steal: 0,
+				Start: avg(0.3, 0.4, 0.5, 1, 200), End: avg(1, 0.5, 0.5, 2, 200)}},
 		{"clock ticks rounded past the kernel's count: no share below zero", procFS("1.00 0.50 0.50 2/200 4001\n",
 			procStat("1900 0 590 11010 0 0 0 0"),
 			pidStat(100, 1, "loadgen", 1000, 150, 0, 0),
 			map[int]string{201: pidStat(201, 100, "snowidd", 10, 0, 0, 0)}),
-			&Load{CPUs: 2, Seconds: 10, Own: 0.5, Other: 0, Steal: 0,
-				Start: LoadAvg{0.3, 0.4, 0.5, 1, 200}, End: LoadAvg{1, 0.5, 0.5, 2, 200}}},
-		{"no time passed", start, &Load{Unknown: "unknown: /proc/stat counted no CPU time between the readings"}},
+			&result.Load{CPUs: 2, Seconds: 10, Own: 0.5, Other: 0, Steal: 0,
+				Start: avg(0.3, 0.4, 0.5, 1, 200), End: avg(1, 0.5, 0.5, 2, 200)}},
+		{"no time passed", start, &result.Load{Unknown: "unknown: /proc/stat counted no CPU time between the readings"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := &phases{cur: start}
@@ -184,61 +190,25 @@ func TestParseProcTimes(t *testing.T) {
 }
 
 func TestLoadDifference(t *testing.T) {
-	quiet := &Load{CPUs: 2, Own: 0.95, Other: 0.03}
+	quiet := &result.Load{CPUs: 2, Own: 0.95, Other: 0.03}
 	for _, tc := range []struct {
 		name string
-		a, b *Load
+		a, b *result.Load
 		want string
 	}{
-		{"both quiet", quiet, &Load{CPUs: 2, Own: 0.9, Other: 0.08}, ""},
-		{"exactly the limit apart", quiet, &Load{CPUs: 2, Other: 0.13}, ""},
-		{"other processes took 38 points more", quiet, &Load{CPUs: 2, Own: 0.55, Other: 0.41},
+		{"both quiet", quiet, &result.Load{CPUs: 2, Own: 0.9, Other: 0.08}, ""},
+		{"exactly the limit apart", quiet, &result.Load{CPUs: 2, Other: 0.13}, ""},
+		{"other processes took 38 points more", quiet, &result.Load{CPUs: 2, Own: 0.55, Other: 0.41},
 			"other processes and steal took 3% vs 41% of the CPU time"},
-		{"steal", &Load{CPUs: 2, Other: 0.02, Steal: 0.20}, quiet,
+		{"steal", &result.Load{CPUs: 2, Other: 0.02, Steal: 0.20}, quiet,
 			"other processes and steal took 22% vs 3% of the CPU time; steal 20% vs 0%"},
-		{"busy both alike", &Load{CPUs: 2, Other: 0.45}, &Load{CPUs: 2, Other: 0.40}, ""},
-		{"one not recorded (an older lab)", nil, &Load{CPUs: 2, Other: 0.9}, ""},
-		{"one unknown", &Load{Unknown: "unknown: no /proc to read on darwin"}, &Load{CPUs: 2, Other: 0.9}, ""},
+		{"busy both alike", &result.Load{CPUs: 2, Other: 0.45}, &result.Load{CPUs: 2, Other: 0.40}, ""},
+		{"one not recorded (an older lab)", nil, &result.Load{CPUs: 2, Other: 0.9}, ""},
+		{"one unknown", &result.Load{Unknown: "unknown: no /proc to read on darwin"}, &result.Load{CPUs: 2, Other: 0.9}, ""},
 	} {
 		assert.Equal(t, tc.want, LoadDifference(tc.a, tc.b), tc.name)
 		assert.Equal(t, tc.want == "", LoadDifference(tc.b, tc.a) == "", tc.name+": the rule is symmetric")
 	}
-}
-
-func TestLoadBusyAndString(t *testing.T) {
-	for _, tc := range []struct {
-		l    *Load
-		busy bool
-		s    string
-	}{
-		{nil, false, "load not recorded"},
-		{&Load{Unknown: "unknown: no /proc to read on darwin"}, false, "load unknown: no /proc to read on darwin"},
-		{&Load{CPUs: 2, Seconds: 72, Own: 0.96, Other: 0.003, Start: LoadAvg{One: 0.12}, End: LoadAvg{One: 2.05}}, false,
-			"load: other processes <1% · steal 0% · this run 96% of 2 CPUs over 72s · load average 0.12 at start, 2.05 at end"},
-		{&Load{CPUs: 1, Other: 0.08, Steal: 0.03}, true,
-			"load: other processes 8% · steal 3% · this run 0% of 1 CPU · load average 0.00 at start, 0.00 at end"},
-	} {
-		assert.Equal(t, tc.busy, tc.l.Busy(), tc.s)
-		assert.Equal(t, tc.s, tc.l.String())
-	}
-}
-
-// TestLoadJSON: a file without a load (an older lab's) reads as nil, and
-// a recorded load keeps its figures.
-func TestLoadJSON(t *testing.T) {
-	var f Fingerprint
-	require.NoError(t, json.Unmarshal([]byte(`{"hostname":"vm","hypervisor":"KVMKVMKVM"}`), &f))
-	assert.Nil(t, f.Load)
-	assert.Equal(t, "load not recorded", f.Load.String())
-	assert.Equal(t, "KVM", f.HypervisorName())
-
-	f.Load = &Load{CPUs: 2, Seconds: 10, Own: 0.6, Other: 0.15, Steal: 0.025, Start: LoadAvg{0.3, 0.4, 0.5, 1, 200}}
-	b, err := json.Marshal(f)
-	require.NoError(t, err)
-	assert.Contains(t, string(b), `"load":{"cpus":2,"loadavg_start":{"one":0.3,"five":0.4,"fifteen":0.5,"runnable":1,"tasks":200}`)
-	var back Fingerprint
-	require.NoError(t, json.Unmarshal(b, &back))
-	assert.Equal(t, f.Load, back.Load)
 }
 
 func TestStartLoad(t *testing.T) {
@@ -247,4 +217,19 @@ func TestStartLoad(t *testing.T) {
 	l := StartLoad().Stop()
 	require.NotNil(t, l)
 	t.Logf("this test's load: %s", l)
+}
+
+func TestBusy(t *testing.T) {
+	for _, tc := range []struct {
+		l    *result.Load
+		busy bool
+	}{
+		{nil, false},
+		{&result.Load{Unknown: "unknown: no /proc to read on darwin"}, false},
+		{&result.Load{CPUs: 2, Seconds: 72, Own: 0.96, Other: 0.003}, false},
+		{&result.Load{CPUs: 2, Other: 0.10}, false},
+		{&result.Load{CPUs: 1, Other: 0.08, Steal: 0.03}, true},
+	} {
+		assert.Equal(t, tc.busy, Busy(tc.l), "%+v", tc.l)
+	}
 }

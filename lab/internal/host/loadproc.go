@@ -9,15 +9,17 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/snowlab/snowlab/lab/result"
 )
 
 // clockTick is the unit of /proc's CPU times: USER_HZ, 100 on every Linux
 // architecture Go runs on.
 const clockTick = 10 * time.Millisecond
 
-// LoadMeter measures a run's Load: StartLoad reads the host as the run
+// loadMeter measures a run's Load: StartLoad reads the host as the run
 // begins, Stop as it ends.
-type LoadMeter struct {
+type loadMeter struct {
 	fsys  fs.FS // /proc; nil where there is none to read
 	start loadSample
 	err   error
@@ -25,7 +27,7 @@ type LoadMeter struct {
 
 // loadSample is one reading of /proc.
 type loadSample struct {
-	avg  LoadAvg
+	avg  result.LoadAvg
 	cpu  cpuTimes
 	cpus int
 	own  int64 // clock ticks this process and its descendants have used
@@ -47,15 +49,15 @@ func (c cpuTimes) procBusy() int64 { return c.user + c.nice + c.system }
 
 // StartLoad begins measuring the host's load over a run. Off Linux the
 // Load it gives is Unknown.
-func StartLoad() *LoadMeter {
+func StartLoad() *loadMeter {
 	if runtime.GOOS != "linux" {
-		return &LoadMeter{err: fmt.Errorf("no /proc to read on %s", runtime.GOOS)}
+		return &loadMeter{err: fmt.Errorf("no /proc to read on %s", runtime.GOOS)}
 	}
 	return startLoad(os.DirFS("/proc"))
 }
 
-func startLoad(fsys fs.FS) *LoadMeter {
-	m := &LoadMeter{fsys: fsys}
+func startLoad(fsys fs.FS) *loadMeter {
+	m := &loadMeter{fsys: fsys}
 	m.start, m.err = readLoad(fsys)
 	return m
 }
@@ -63,23 +65,23 @@ func startLoad(fsys fs.FS) *LoadMeter {
 // Stop reads the host again and returns the load over the run: shares of
 // the CPU time between the two readings, and the load average at each. A
 // reading that failed gives a Load whose Unknown says why.
-func (m *LoadMeter) Stop() *Load {
+func (m *loadMeter) Stop() *result.Load {
 	if m.err != nil {
-		return &Load{Unknown: "unknown: " + m.err.Error()}
+		return &result.Load{Unknown: "unknown: " + m.err.Error()}
 	}
 	end, err := readLoad(m.fsys)
 	if err != nil {
-		return &Load{Unknown: "unknown: " + err.Error()}
+		return &result.Load{Unknown: "unknown: " + err.Error()}
 	}
 	return loadBetween(m.start, end)
 }
 
 // loadBetween is the load from reading a to reading b.
-func loadBetween(a, b loadSample) *Load {
-	l := &Load{CPUs: b.cpus, Start: a.avg, End: b.avg}
+func loadBetween(a, b loadSample) *result.Load {
+	l := &result.Load{CPUs: b.cpus, Start: a.avg, End: b.avg}
 	total := b.cpu.total() - a.cpu.total()
 	if total <= 0 {
-		return &Load{Unknown: "unknown: /proc/stat counted no CPU time between the readings"}
+		return &result.Load{Unknown: "unknown: /proc/stat counted no CPU time between the readings"}
 	}
 	share := func(ticks int64) float64 { return min(max(float64(ticks)/float64(total), 0), 1) }
 	own := b.own - a.own
@@ -116,11 +118,11 @@ func readLoad(fsys fs.FS) (loadSample, error) {
 }
 
 // parseLoadAvg reads /proc/loadavg: "0.52 0.58 0.59 2/312 12345".
-func parseLoadAvg(text string) (LoadAvg, error) {
-	var a LoadAvg
+func parseLoadAvg(text string) (result.LoadAvg, error) {
+	var a result.LoadAvg
 	f := strings.Fields(text)
-	bad := func() (LoadAvg, error) {
-		return LoadAvg{}, fmt.Errorf("/proc/loadavg: %q is not a load average line", text)
+	bad := func() (result.LoadAvg, error) {
+		return result.LoadAvg{}, fmt.Errorf("/proc/loadavg: %q is not a load average line", text)
 	}
 	if len(f) < 4 {
 		return bad()

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/snowlab/snowlab/lab/result"
 )
 
 // ErrCannotPlace is wrapped by Place's error when the host has no CPUs
@@ -23,14 +25,14 @@ var Placements = []string{"same-cpu", "smt-siblings", "separate-cores", "across-
 // ErrCannotPlace that says what the host lacks, so a sweep can say what it
 // could not do on this host instead of measuring something else under
 // the placement's name.
-func (t *Topology) Place(placement string, g int, allowed []int) ([]int, error) {
+func Place(t *result.Topology, placement string, g int, allowed []int) ([]int, error) {
 	if t == nil || len(t.CPUs) == 0 {
 		return nil, fmt.Errorf("%w: topology unknown", ErrCannotPlace)
 	}
 	if g < 1 {
 		return nil, fmt.Errorf("%w: %d goroutines", ErrCannotPlace, g)
 	}
-	cores := t.coresOf(allowed)
+	cores := coresOf(t, allowed)
 	if len(cores) == 0 {
 		return nil, fmt.Errorf("%w: none of CPUs %v is online", ErrCannotPlace, allowed)
 	}
@@ -54,7 +56,7 @@ type core struct {
 }
 
 // coresOf groups the allowed online CPUs by core, in CPU order.
-func (t *Topology) coresOf(allowed []int) []core {
+func coresOf(t *result.Topology, allowed []int) []core {
 	var out []core
 	idx := map[[2]int]int{}
 	for _, c := range t.CPUs {

@@ -1,9 +1,6 @@
 package host
 
 import (
-	"cmp"
-	"fmt"
-	"net"
 	"os"
 	"runtime"
 	"strings"
@@ -11,6 +8,7 @@ import (
 	"github.com/klauspost/cpuid/v2"
 
 	"github.com/snowlab/snowlab/clocksrc"
+	"github.com/snowlab/snowlab/lab/result"
 )
 
 // auditReads is how many reads Probe times per clock source: enough for
@@ -26,9 +24,9 @@ const clocksourcePath = "/sys/devices/system/clocksource/clocksource0/current_cl
 // clocksource and a short audit of the clock sources. It leaves PMU empty:
 // whether hardware counters open is for the code that counts them to say
 // (the Suite), so that reading the host links no perf events.
-func Probe() Fingerprint {
+func Probe() result.Host {
 	c := cpuid.CPU
-	f := Fingerprint{
+	f := result.Host{
 		CPU:           c.BrandName,
 		PhysicalCores: c.PhysicalCores,
 		LogicalCores:  c.LogicalCores,
@@ -36,7 +34,7 @@ func Probe() Fingerprint {
 		L1D:           max(c.Cache.L1D, 0),
 		L2:            max(c.Cache.L2, 0),
 		L3:            max(c.Cache.L3, 0),
-		Hypervisor:    vendorName(c.HypervisorVendorString),
+		Hypervisor:    result.Host{Hypervisor: c.HypervisorVendorString}.HypervisorName(),
 		GOMAXPROCS:    runtime.GOMAXPROCS(0),
 		Affinity:      Affinity(),
 		GoVersion:     runtime.Version(),
@@ -81,7 +79,7 @@ func Probe() Fingerprint {
 	}
 
 	for _, r := range clocksrc.Audit(auditReads) {
-		f.ClockAudit = append(f.ClockAudit, ClockReport{
+		f.ClockAudit = append(f.ClockAudit, result.ClockReport{
 			Name:             r.Name,
 			NsPerRead:        r.NsPerRead,
 			ResolutionNs:     r.Resolution.Nanoseconds(),
@@ -89,51 +87,6 @@ func Probe() Fingerprint {
 		})
 	}
 	return f
-}
-
-// Slug is a short, filesystem-safe name for the host, for result file
-// names: the lowercased first label of the hostname (the whole name if it is
-// an IP address), with every run of characters outside [a-z0-9-] turned
-// into one '-', at most 32 characters, "host" if nothing is left.
-func (f Fingerprint) Slug() string {
-	h := strings.ToLower(strings.TrimSpace(f.Hostname))
-	if net.ParseIP(h) == nil {
-		if i := strings.IndexByte(h, '.'); i > 0 {
-			h = h[:i]
-		}
-	}
-	var b strings.Builder
-	dash := false
-	for _, r := range h {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			b.WriteRune(r)
-			dash = false
-		case !dash:
-			b.WriteByte('-')
-			dash = true
-		}
-	}
-	s := strings.Trim(b.String(), "-")
-	if len(s) > 32 {
-		s = strings.TrimRight(s[:32], "-")
-	}
-	if s == "" {
-		return "host"
-	}
-	return s
-}
-
-// String is the host in one line, as every table, chart and comparison
-// names it: the CPU (the hostname where the CPU is unknown), GOMAXPROCS
-// and the Go version, joined by " · ". The hostname, hypervisor and the
-// rest are in the Markdown report's host section.
-func (f Fingerprint) String() string {
-	parts := []string{cmp.Or(f.CPU, f.Hostname, "unknown CPU"), fmt.Sprintf("GOMAXPROCS %d", f.GOMAXPROCS)}
-	if f.GoVersion != "" {
-		parts = append(parts, f.GoVersion)
-	}
-	return strings.Join(parts, " · ")
 }
 
 // onlinePath lists the CPUs the kernel has online, as ranges ("0-3,6").

@@ -3,18 +3,14 @@ package host
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 func TestProbe(t *testing.T) {
-	start := time.Now()
 	f := Probe()
-	took := time.Since(start)
-	t.Logf("Probe() took %v: %+v", took, f)
-	assert.Less(t, took, time.Second, "Probe() should take well under a second")
+	t.Logf("Probe(): %+v", f)
 	assert.NotContains(t, []string{"", "unknown"}, f.CPU, "want a CPU brand")
 	assert.GreaterOrEqual(t, f.PhysicalCores, 1)
 	assert.GreaterOrEqual(t, f.LogicalCores, f.PhysicalCores)
@@ -30,45 +26,6 @@ func TestProbe(t *testing.T) {
 	}
 	assert.Empty(t, f.PMU, "PMU is the event counter's to fill")
 	assert.True(t, f.CacheLine >= 0 && f.L1D >= 0 && f.L2 >= 0 && f.L3 >= 0, "negative cache figures: %+v", f)
-}
-
-func TestString(t *testing.T) {
-	for _, tc := range []struct {
-		f    Fingerprint
-		want string
-	}{
-		{Fingerprint{}, "unknown CPU · GOMAXPROCS 0"},
-		{Fingerprint{Hostname: "bench01", CPU: "AMD EPYC", Hypervisor: "KVM", GOMAXPROCS: 2, GoVersion: "go1.26.0"},
-			"AMD EPYC · GOMAXPROCS 2 · go1.26.0"},
-		{Fingerprint{Hostname: "bench01", GOMAXPROCS: 8}, "bench01 · GOMAXPROCS 8"},
-	} {
-		assert.Equal(t, tc.want, tc.f.String())
-	}
-}
-
-func TestSlug(t *testing.T) {
-	for _, tc := range []struct{ host, want string }{
-		{"", "host"},
-		{"   ", "host"},
-		{"bench01", "bench01"},
-		{"Bench-01", "bench-01"},
-		{"ip-10-0-0-5.ec2.internal", "ip-10-0-0-5"},
-		{"My_Host Name", "my-host-name"},
-		{"a..b", "a"},
-		{"--weird__host--", "weird-host"},
-		{"10.0.0.5", "10-0-0-5"},
-		{"::1", "1"},
-		{"../../etc/passwd", "etc-passwd"},
-		{"héllo/wörld", "h-llo-w-rld"},
-		{"___", "host"},
-		{"abcdefghijklmnopqrstuvwxyz0123456789", "abcdefghijklmnopqrstuvwxyz012345"},
-		{"abcdefghijklmnopqrstuvwxyz01234_6789", "abcdefghijklmnopqrstuvwxyz01234"},
-	} {
-		got := Fingerprint{Hostname: tc.host}.Slug()
-		assert.Equal(t, tc.want, got, "Slug(%q)", tc.host)
-		assert.LessOrEqual(t, len(got), 32)
-		assert.Empty(t, strings.Trim(got, "abcdefghijklmnopqrstuvwxyz0123456789-"), "Slug(%q) = %q is not [a-z0-9-]{1,32}", tc.host, got)
-	}
 }
 
 func TestParseCPUListCounts(t *testing.T) {

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 )
 
 func TestParseStatCPU(t *testing.T) {
@@ -28,8 +30,15 @@ func TestParseStatCPU(t *testing.T) {
 }
 
 func TestProcessCPU(t *testing.T) {
-	end := time.Now().Add(30 * time.Millisecond)
-	for time.Now().Before(end) { // some CPU time of our own to read
+	// Some CPU time of our own to read: 30 ms of it by the process's CPU
+	// clock, three of /proc's 10 ms ticks. (30 ms of the wall clock, as
+	// before, is less CPU time the busier the machine.)
+	var ts unix.Timespec
+	cpuNow := func() time.Duration {
+		require.NoError(t, unix.ClockGettime(unix.CLOCK_PROCESS_CPUTIME_ID, &ts))
+		return time.Duration(ts.Nano())
+	}
+	for end := cpuNow() + 30*time.Millisecond; cpuNow() < end; {
 	}
 	cpu, ok := ProcessCPU(os.Getpid())
 	assert.True(t, ok)

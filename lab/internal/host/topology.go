@@ -7,48 +7,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/snowlab/snowlab/lab/result"
 )
-
-// Topology is how the host's online CPUs sit in hardware, as Linux's sysfs
-// says: which are SMT siblings of one core, which cores share a package
-// (socket), which CPUs share a NUMA node. Where a cache line travels
-// between two CPUs decides what contention on it costs (David, Guerraoui
-// and Trigonakis, SOSP '13), so a figure of a contended run needs it.
-type Topology struct {
-	// CPUs are the online CPUs, ascending.
-	CPUs []TopoCPU `json:"cpus"`
-	// Cores, Packages and NUMANodes count the distinct cores (package,
-	// core id), packages and NUMA nodes among CPUs; SMT is the most
-	// hardware threads one core has (1: no SMT siblings).
-	Cores     int `json:"cores"`
-	Packages  int `json:"packages"`
-	NUMANodes int `json:"numa_nodes"`
-	SMT       int `json:"smt"`
-}
-
-// TopoCPU is one online CPU's place.
-type TopoCPU struct {
-	CPU     int `json:"cpu"`
-	Core    int `json:"core"`    // core_id, unique within its package only
-	Package int `json:"package"` // physical_package_id
-	Node    int `json:"node"`    // NUMA node; 0 where the kernel has none
-	// Siblings are the CPUs of the same core (itself included).
-	Siblings []int `json:"siblings"`
-}
-
-// String is the topology in one line: "2 CPUs, 2 cores (no SMT), 1
-// package, 1 NUMA node".
-func (t *Topology) String() string {
-	if t == nil {
-		return "topology unknown"
-	}
-	smt := "no SMT"
-	if t.SMT > 1 {
-		smt = fmt.Sprintf("SMT %d", t.SMT)
-	}
-	return fmt.Sprintf("%d CPUs, %d cores (%s), %d package(s), %d NUMA node(s)",
-		len(t.CPUs), t.Cores, smt, t.Packages, t.NUMANodes)
-}
 
 // ReadTopology reads the topology under root, the sysfs mount ("/sys" on
 // a real host, a fake tree in tests): the online CPUs from
@@ -56,7 +17,7 @@ func (t *Topology) String() string {
 // thread_siblings_list from its topology folder, and the NUMA nodes'
 // cpulists from devices/system/node (absent on kernels without NUMA: one
 // node). It fails naming the file it could not read or parse.
-func ReadTopology(root string) (*Topology, error) {
+func ReadTopology(root string) (*result.Topology, error) {
 	cpuDir := filepath.Join(root, "devices/system/cpu")
 	online, err := readCPUList(filepath.Join(cpuDir, "online"))
 	if err != nil {
@@ -67,7 +28,7 @@ func ReadTopology(root string) (*Topology, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Topology{SMT: 1}
+	t := &result.Topology{SMT: 1}
 	cores, pkgs, numa := map[[2]int]bool{}, map[int]bool{}, map[int]bool{}
 	for _, c := range online {
 		tc, err := readTopoCPU(filepath.Join(cpuDir, fmt.Sprintf("cpu%d", c), "topology"), c)
@@ -85,8 +46,8 @@ func ReadTopology(root string) (*Topology, error) {
 }
 
 // readTopoCPU reads CPU c's topology folder dir.
-func readTopoCPU(dir string, c int) (TopoCPU, error) {
-	tc := TopoCPU{CPU: c}
+func readTopoCPU(dir string, c int) (result.TopoCPU, error) {
+	tc := result.TopoCPU{CPU: c}
 	var err error
 	if tc.Core, err = readInt(filepath.Join(dir, "core_id")); err != nil {
 		return tc, err
@@ -164,20 +125,11 @@ func readCPUList(path string) ([]int, error) {
 // goroutines a placement pins), and "" when it has enough: on fewer CPUs
 // the run's threads take turns, and its figures are of that sharing, not
 // of the contention it meant to measure (LMAX Disruptor's perf tests warn
-// alike). cpus is what the process may run on (Fingerprint.Affinity, or
+// alike). cpus is what the process may run on (result.Host.Affinity, or
 // LogicalCores where that is unknown).
 func CPUShortfall(what string, want, cpus int) string {
 	if cpus <= 0 || want <= cpus {
 		return ""
 	}
 	return fmt.Sprintf("warning: %s asks for %d CPUs at once, this process may run on %d: its threads take turns", what, want, cpus)
-}
-
-// UsableCPUs is how many CPUs the process may run on: its affinity where
-// known, else the logical cores.
-func (f Fingerprint) UsableCPUs() int {
-	if len(f.Affinity) > 0 {
-		return len(f.Affinity)
-	}
-	return f.LogicalCores
 }

@@ -71,7 +71,7 @@ func TestPlace(t *testing.T) {
 		{"sideways", 2, nil, nil, `unknown placement "sideways"`},
 		{"same-cpu", 2, []int{9}, nil, "none of CPUs [9]"},
 	} {
-		got, err := top.Place(tc.placement, tc.g, tc.allowed)
+		got, err := Place(top, tc.placement, tc.g, tc.allowed)
 		if tc.refusal == "" {
 			if err != nil || !slices.Equal(got, tc.want) {
 				t.Errorf("Place(%s, %d, %v) = %v, %v; want %v", tc.placement, tc.g, tc.allowed, got, err, tc.want)
@@ -93,7 +93,7 @@ func TestPlaceOnThisKVMKind(t *testing.T) {
 	}
 	var placed []string
 	for _, p := range Placements {
-		if _, err := kvm.Place(p, 2, nil); err == nil {
+		if _, err := Place(kvm, p, 2, nil); err == nil {
 			placed = append(placed, p)
 		} else if !errors.Is(err, ErrCannotPlace) {
 			t.Errorf("%s: %v does not wrap ErrCannotPlace", p, err)
@@ -102,7 +102,7 @@ func TestPlaceOnThisKVMKind(t *testing.T) {
 	if want := []string{"same-cpu", "separate-cores"}; !slices.Equal(placed, want) {
 		t.Errorf("placed %v, want %v", placed, want)
 	}
-	if _, err := (*Topology)(nil).Place("same-cpu", 1, nil); !errors.Is(err, ErrCannotPlace) {
+	if _, err := Place(nil, "same-cpu", 1, nil); !errors.Is(err, ErrCannotPlace) {
 		t.Errorf("nil topology: %v", err)
 	}
 }

@@ -75,8 +75,8 @@ func TestUnique(t *testing.T) {
 }
 
 func TestNewPerPClamps(t *testing.T) {
-	assert.Equal(t, 1, NewPerP(0).Shards())
-	assert.Equal(t, MaxShards, NewPerP(1<<20).Shards())
+	assert.Equal(t, 1, NewPerP(0).shards())
+	assert.Equal(t, MaxShards, NewPerP(1<<20).shards())
 }
 
 // TestWordTake: within a tick Take counts up by fetch-and-add; a later tick

@@ -42,7 +42,7 @@ func TestWriterKeepsFirstError(t *testing.T) {
 	f := &failWriter{}
 	w := NewWriter(f)
 	w.Printf("a %d\n", 1)
-	w.Text("b")
+	w.text("b")
 	w.Table([]string{"h"}, nil)
 	assert.ErrorIs(t, w.Err(), errFull)
 	assert.Equal(t, 1, f.n)

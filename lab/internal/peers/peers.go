@@ -4,7 +4,8 @@ import "github.com/snowlab/snowlab/lab/subject"
 
 // All returns every peer subject, in a stable order: the 64-bit Snowflake
 // family first (bwmarrin, Sonyflake at 1 ms and at its 10 ms default,
-// InfluxDB), then the 128-bit formats (UUIDv7, ULID). Each call returns a
+// InfluxDB), then the 128-bit formats (google/uuid's UUIDv7, the standard
+// library's when built with Go 1.27 or later, ULID). Each call returns a
 // fresh slice. Each is read against subject.LimitClockCAS: every peer mints
 // from one instance, on one word or under one lock.
 func All() []subject.Subject {
@@ -14,8 +15,8 @@ func All() []subject.Subject {
 		sonyflakeSubjectDefault(),
 		influxSubject(),
 		uuidV7Subject(),
-		ulidSubject(),
 	}
+	all = append(append(all, stdlibPeers()...), ulidSubject())
 	for i := range all {
 		all[i].Limit = subject.LimitClockCAS
 	}

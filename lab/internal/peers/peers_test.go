@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	mrand "math/rand"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -21,24 +22,66 @@ import (
 	"github.com/snowlab/snowlab/lab/subject"
 )
 
-// wantNames is the stable order All promises.
-var wantNames = []string{
+// wantNames is the stable order All promises: the standard library's
+// peers (stdlibWant, empty before Go 1.27) come after google/uuid-v7.
+var wantNames = append(append([]string{
 	"bwmarrin/snowflake",
 	"sony/sonyflake-1ms",
 	"sony/sonyflake",
 	"influxdata/influxdb-snowflake",
 	"google/uuid-v7",
-	"oklog/ulid-monotonic",
+}, stdlibNames()...), "oklog/ulid-monotonic")
+
+// peerWant is what the report relies on for one peer: the node its
+// adapter configures (-1: the format has none), its strict ceiling in
+// IDs/s (0: none), whether it is strict, and a direct call of the library
+// (TestAllocs).
+type peerWant struct {
+	node    int
+	ceiling float64
+	strict  bool
+	direct  func() func()
 }
 
-// wantNode is the node each adapter configures (-1: the format has none).
-var wantNode = map[string]int{
-	"bwmarrin/snowflake":            1,
-	"sony/sonyflake-1ms":            1,
-	"sony/sonyflake":                1,
-	"influxdata/influxdb-snowflake": 1,
-	"google/uuid-v7":                -1,
-	"oklog/ulid-monotonic":          -1,
+// want holds every peer's peerWant, the standard library's included.
+var want = func() map[string]peerWant {
+	m := map[string]peerWant{
+		"bwmarrin/snowflake": {1, 4_096_000, true, func() func() {
+			n, _ := snowflake.NewNode(1)
+			return func() { _ = n.Generate() }
+		}},
+		"sony/sonyflake-1ms": {1, 4_096_000, true, func() func() {
+			sf, _ := sonyflake.New(sonyflake.Settings{BitsSequence: 12, BitsMachineID: 10, TimeUnit: time.Millisecond,
+				MachineID: func() (int, error) { return 1, nil }})
+			return func() { _, _ = sf.NextID() }
+		}},
+		"sony/sonyflake": {1, 25_600, true, func() func() {
+			sf, _ := sonyflake.New(sonyflake.Settings{MachineID: func() (int, error) { return 1, nil }})
+			return func() { _, _ = sf.NextID() }
+		}},
+		"influxdata/influxdb-snowflake": {1, 4_096_000, false, func() func() {
+			g := influx.New(1)
+			return func() { _ = g.Next() }
+		}},
+		"google/uuid-v7": {-1, 0, false, func() func() { return func() { _, _ = uuid.NewV7() } }},
+		"oklog/ulid-monotonic": {-1, 0, true, func() func() {
+			e := ulid.Monotonic(mrand.New(mrand.NewSource(1)), 0)
+			return func() { _, _ = ulid.New(ulid.Timestamp(time.Now()), e) }
+		}},
+	}
+	for name, w := range stdlibWant {
+		m[name] = w
+	}
+	return m
+}()
+
+func stdlibNames() []string {
+	var names []string
+	for name := range stdlibWant {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
 }
 
 func TestAllOrderAndNames(t *testing.T) {
@@ -74,7 +117,9 @@ func TestSubjectFields(t *testing.T) {
 	for _, s := range peers.All() {
 		t.Run(s.Name, func(t *testing.T) {
 			assert.True(t, s.Peer)
-			assert.Regexp(t, `^[a-z0-9.\-/]+@v\d+\.\d+\.\d+$`, s.Library)
+			// A module at its version, or a standard library package at
+			// the Go release the lab was built with.
+			assert.Regexp(t, `^[a-z0-9.\-/]+@(v\d+\.\d+\.\d+|go\d+\.\d+(\.\d+)?)$`, s.Library)
 			assert.NotNil(t, s.New)
 			assert.NotNil(t, s.Decode)
 			assert.NotEmpty(t, s.Note)
@@ -86,21 +131,11 @@ func TestSubjectFields(t *testing.T) {
 		})
 	}
 	// The settings the report relies on.
-	ceil := map[string]float64{
-		"bwmarrin/snowflake":            4_096_000,
-		"sony/sonyflake-1ms":            4_096_000,
-		"sony/sonyflake":                25_600,
-		"influxdata/influxdb-snowflake": 4_096_000,
-		"google/uuid-v7":                0,
-		"oklog/ulid-monotonic":          0,
-	}
-	strict := map[string]bool{
-		"bwmarrin/snowflake": true, "sony/sonyflake-1ms": true, "sony/sonyflake": true,
-		"influxdata/influxdb-snowflake": false, "google/uuid-v7": false, "oklog/ulid-monotonic": true,
-	}
 	for _, s := range peers.All() {
-		assert.InDelta(t, ceil[s.Name], s.Ceiling(), 1e-6, s.Name)
-		assert.Equal(t, strict[s.Name], s.Strict, s.Name)
+		w, ok := want[s.Name]
+		require.True(t, ok, "no want for %s", s.Name)
+		assert.InDelta(t, w.ceiling, s.Ceiling(), 1e-6, s.Name)
+		assert.Equal(t, w.strict, s.Strict, s.Name)
 		assert.Equal(t, subject.OrderCaller, s.Order, s.Name)
 	}
 }
@@ -156,7 +191,7 @@ func TestDecodeFresh(t *testing.T) {
 			}
 			assert.True(t, !got.Before(before.Add(-2*time.Second)) && !got.After(after.Add(ahead)),
 				"decoded %v, clock %v..%v", got, before, after)
-			assert.Equal(t, wantNode[s.Name], node)
+			assert.Equal(t, want[s.Name].node, node)
 		})
 	}
 }
@@ -305,30 +340,6 @@ func TestAllocs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocation counts")
 	}
-	direct := map[string]func(){
-		"bwmarrin/snowflake": func() func() {
-			n, _ := snowflake.NewNode(1)
-			return func() { _ = n.Generate() }
-		}(),
-		"sony/sonyflake-1ms": func() func() {
-			sf, _ := sonyflake.New(sonyflake.Settings{BitsSequence: 12, BitsMachineID: 10, TimeUnit: time.Millisecond,
-				MachineID: func() (int, error) { return 1, nil }})
-			return func() { _, _ = sf.NextID() }
-		}(),
-		"sony/sonyflake": func() func() {
-			sf, _ := sonyflake.New(sonyflake.Settings{MachineID: func() (int, error) { return 1, nil }})
-			return func() { _, _ = sf.NextID() }
-		}(),
-		"influxdata/influxdb-snowflake": func() func() {
-			g := influx.New(1)
-			return func() { _ = g.Next() }
-		}(),
-		"google/uuid-v7": func() { _, _ = uuid.NewV7() },
-		"oklog/ulid-monotonic": func() func() {
-			e := ulid.Monotonic(mrand.New(mrand.NewSource(1)), 0)
-			return func() { _, _ = ulid.New(ulid.Timestamp(time.Now()), e) }
-		}(),
-	}
 	for _, s := range peers.All() {
 		t.Run(s.Name, func(t *testing.T) {
 			m, err := s.New()
@@ -337,7 +348,7 @@ func TestAllocs(t *testing.T) {
 			if s.Name == "sony/sonyflake" {
 				runs = 200 // 256 IDs per 10 ms
 			}
-			lib := testing.AllocsPerRun(runs, direct[s.Name])
+			lib := testing.AllocsPerRun(runs, want[s.Name].direct())
 			next := testing.AllocsPerRun(runs, func() { _, _ = m.Next() })
 			dst := make([]subject.ID, 64)
 			fill := testing.AllocsPerRun(runs/64+1, func() { _, _ = subject.Fill(m, dst) }) / float64(len(dst))

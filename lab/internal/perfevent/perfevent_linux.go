@@ -289,16 +289,16 @@ func listThreads() ([]int, error) {
 	return tids, nil
 }
 
-// Source is "hardware", "software" or "unavailable: <reason>".
-func (c *Counter) Source() string {
+// sourceName is "hardware", "software" or "unavailable: <reason>".
+func (c *Counter) sourceName() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.source
 }
 
-// Coverage says what the counters reach: threads attached, threads that
+// coverage says what the counters reach: threads attached, threads that
 // could not be, events dropped, why hardware events were not used.
-func (c *Counter) Coverage() string {
+func (c *Counter) coverage() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if strings.HasPrefix(c.source, "unavailable") {

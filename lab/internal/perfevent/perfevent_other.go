@@ -17,11 +17,11 @@ type Counter struct{}
 // Open returns a Counter that counts nothing.
 func Open() *Counter { return &Counter{} }
 
-// Source is "unavailable: <reason>".
-func (c *Counter) Source() string { return unavailable }
+// sourceName is "unavailable: <reason>".
+func (c *Counter) sourceName() string { return unavailable }
 
-// Coverage says that no thread is counted.
-func (c *Counter) Coverage() string { return unavailable }
+// coverage says that no thread is counted.
+func (c *Counter) coverage() string { return unavailable }
 
 // Start does nothing.
 func (c *Counter) Start() {}

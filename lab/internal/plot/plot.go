@@ -38,7 +38,7 @@ func New(title, subtitle, xlabel, ylabel string, w, h vg.Length) *Chart {
 // Color is the i-th colour of the palette, wrapping around.
 func Color(i int) color.Color { return Palette[i%len(Palette)] }
 
-// Chart is a plot with its titles, axis labels and legend, which Save
+// Chart is a plot with its titles, axis labels and legend, which save
 // lays out itself: the title across the whole page, the legend in a column
 // beside the data area rather than over it, and the axis labels centred on
 // the data area (gonum places an axis label's padding by the midpoint of
@@ -57,9 +57,9 @@ func (d *Chart) Add(label string, thumbs ...gplot.Thumbnailer) {
 	d.entries++
 }
 
-// Layout is where Render puts a chart's parts, in points from the lower
+// layout is where Render puts a chart's parts, in points from the lower
 // left corner: the page, and the legend's box (empty without a legend).
-type Layout struct {
+type layout struct {
 	Page, Legend vg.Rectangle
 }
 
@@ -87,11 +87,11 @@ func (d *Chart) titleLines() []titleLine {
 	return out
 }
 
-// Layout measures the chart with the typeface's own metrics (the ones
+// layout measures the chart with the typeface's own metrics (the ones
 // gonum embeds, which browsers get through the font stack Render names):
 // the page is made taller than asked when the legend would not fit beside
 // the data, and the legend's column is as wide as its longest entry.
-func (d *Chart) Layout() Layout {
+func (d *Chart) Layout() layout {
 	top := margin + 8
 	for _, t := range d.titleLines() {
 		top += t.sty.Height(t.s) + 3
@@ -108,11 +108,11 @@ func (d *Chart) Layout() Layout {
 			Max: vg.Point{X: w - margin, Y: h - top},
 		}
 	}
-	return Layout{Page: vg.Rectangle{Max: vg.Point{X: w, Y: h}}, Legend: legend}
+	return layout{Page: vg.Rectangle{Max: vg.Point{X: w, Y: h}}, Legend: legend}
 }
 
-// Save renders the chart to an SVG file at path.
-func (d *Chart) Save(path string) (err error) {
+// save renders the chart to an SVG file at path.
+func (d *Chart) save(path string) (err error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -480,7 +480,7 @@ func SaveAll(dir string, names []string, charts map[string]*Chart) ([]string, er
 			return paths, err
 		}
 		path := filepath.Join(dir, name)
-		if err := c.Save(path); err != nil {
+		if err := c.save(path); err != nil {
 			return paths, fmt.Errorf("chart %s: %w", name, err)
 		}
 		paths = append(paths, path)

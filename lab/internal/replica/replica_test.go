@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/snowlab/snowlab/lab/internal/fixture"
 	"github.com/snowlab/snowlab/lab/internal/replica"
-	"github.com/snowlab/snowlab/lab/internal/replica/replicatest"
 )
 
 // TestStartRefuses: a binary that is not there, or that exits before it
@@ -39,7 +39,7 @@ func TestStartRefuses(t *testing.T) {
 // TestStart: a real replica is ready when Start returns; replicatest
 // stops it and fails the test unless it drains to exit 0.
 func TestStart(t *testing.T) {
-	base := replicatest.Start(t)
+	base := fixture.StartReplica(t)
 	resp, err := http.Get(base + "/readyz")
 	require.NoError(t, err)
 	defer resp.Body.Close()

@@ -7,22 +7,26 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"time"
 
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/plot"
-	"github.com/snowlab/snowlab/lab/internal/stats"
 	"github.com/snowlab/snowlab/lab/internal/units"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-// writeCharts draws run's charts as SVG files in dir and returns the paths
-// written:
+// chartSpec is one chart of a run: its file name, the report section it
+// illustrates, a text alternative, and the chart.
+type chartSpec struct {
+	name, section, alt string
+	chart              *plot.Chart
+}
+
+// chartsOf draws the charts run has data for, in the order the reports
+// show them, each saved (document.writeCharts) as an SVG file:
 //
 //   - saturate.svg: IDs/s against goroutines, one line per subject, with a
 //     thin dashed line beneath them at each strict ceiling; when the run
@@ -41,27 +45,7 @@ import (
 //     the saturate charts' groups (fairness-strict.svg, ...) when there are
 //     more than a panel draws.
 //
-// A chart the run has no data for is skipped: no file and no error. dir is
-// created when there is something to write.
-func writeCharts(run *result.Run, dir string) ([]string, error) {
-	specs := chartsOf(run)
-	names := make([]string, len(specs))
-	charts := make(map[string]*plot.Chart, len(specs))
-	for i, c := range specs {
-		names[i], charts[c.name] = c.name, c.chart
-	}
-	return plot.SaveAll(dir, names, charts)
-}
-
-// chartSpec is one chart of a run: its file name, the report section it
-// illustrates, a text alternative, and the chart.
-type chartSpec struct {
-	name, section, alt string
-	chart              *plot.Chart
-}
-
-// chartsOf draws the charts run has data for, in the order the reports
-// show them.
+// A chart the run has no data for is skipped: no file and no error.
 func chartsOf(run *result.Run) []chartSpec {
 	if run == nil {
 		return nil
@@ -168,7 +152,7 @@ func newChart(run *result.Run, what, xlabel, ylabel string, w, h vg.Length) *plo
 // commit, "<sha>+dirty" for a dirty tree; "" for none): the host's one
 // line and the commit. Experiments with charts of their own (btree)
 // use it so that every chart names its run alike.
-func Subtitle(h host.Fingerprint, revision string) string {
+func Subtitle(h result.Host, revision string) string {
 	if revision == "" {
 		return h.String()
 	}
@@ -560,262 +544,4 @@ func keySet[V any](m map[string]V) map[string]bool {
 		out[k] = true
 	}
 	return out
-}
-
-// Colours of the makespan bars by call style, and of the floor.
-var (
-	viaColor = map[string]color.Color{
-		"NextID":  color.RGBA{0x4c, 0x78, 0xa8, 0xff},
-		"NextIDs": color.RGBA{0xf5, 0x85, 0x18, 0xff},
-	}
-	otherVia  = color.RGBA{0x8c, 0x8c, 0x8c, 0xff}
-	floorFill = color.NRGBA{0xd6, 0x27, 0x28, 0x40}
-	floorLine = color.RGBA{0xb0, 0x1a, 0x1a, 0xff}
-)
-
-// bar is one row of the makespan chart, in milliseconds.
-type bar struct {
-	lo, med, hi float64
-	floorLo     float64 // the floor band, (MinTicks-1)..MinTicks ticks;
-	floorHi     float64 // floorHi 0 when the subject has no floor
-	color       color.Color
-}
-
-// bars draws horizontal bars at y = 0..n-1 from the bottom: the
-// median as a bar, min–max as a whisker, the floor as a shaded band ending
-// in a line, and the median's value at the right.
-type bars struct {
-	rows []bar
-	log  bool
-}
-
-func (b bars) Plot(c draw.Canvas, p *gplot.Plot) {
-	trX, trY := p.Transforms(&c)
-	rowH := trY(1) - trY(0)
-	bh := rowH * 0.62 // bar
-	fh := rowH * 0.84 // floor band and line, apart from the next row's
-	x := func(v float64) vg.Length {
-		if b.log && v <= p.X.Min {
-			return c.Min.X
-		}
-		return trX(v)
-	}
-	base := x(0)
-	if b.log {
-		base = c.Min.X
-	}
-	black := draw.LineStyle{Color: color.Black, Width: vg.Points(0.9)}
-	label := plot.Text(8, draw.XLeft, draw.YCenter)
-	for i, r := range b.rows {
-		y := trY(float64(i))
-		if r.floorHi > 0 {
-			band := vg.Rectangle{Min: vg.Point{X: x(r.floorLo), Y: y - fh/2}, Max: vg.Point{X: x(r.floorHi), Y: y + fh/2}}
-			c.SetColor(floorFill)
-			c.Fill(band.Path())
-		}
-		c.SetColor(r.color)
-		bar := vg.Rectangle{Min: vg.Point{X: base, Y: y - bh/2}, Max: vg.Point{X: x(r.med), Y: y + bh/2}}
-		c.Fill(bar.Path())
-		if r.hi > r.lo {
-			c.StrokeLine2(black, x(r.lo), y, x(r.hi), y)
-			c.StrokeLine2(black, x(r.lo), y-bh/4, x(r.lo), y+bh/4)
-			c.StrokeLine2(black, x(r.hi), y-bh/4, x(r.hi), y+bh/4)
-		}
-		right := x(r.hi)
-		if r.floorHi > 0 {
-			xf := x(r.floorHi)
-			c.StrokeLine2(draw.LineStyle{Color: floorLine, Width: vg.Points(1.6)}, xf, y-fh/2, xf, y+fh/2)
-			right = max(right, xf)
-		}
-		c.FillText(label, vg.Point{X: right + vg.Points(4), Y: y}, msTick(r.med)+" ms")
-	}
-}
-
-func (b bars) DataRange() (xmin, xmax, ymin, ymax float64) {
-	return math.Inf(1), math.Inf(-1), -0.5, float64(len(b.rows)) - 0.5
-}
-
-// whiskerThumb is the legend thumbnail of a min–max whisker.
-type whiskerThumb struct{}
-
-func (whiskerThumb) Thumbnail(c *draw.Canvas) {
-	st := draw.LineStyle{Color: color.Black, Width: vg.Points(0.9)}
-	y := c.Center().Y
-	h := (c.Max.Y - c.Min.Y) / 4
-	c.StrokeLine2(st, c.Min.X+2, y, c.Max.X-2, y)
-	c.StrokeLine2(st, c.Min.X+2, y-h, c.Min.X+2, y+h)
-	c.StrokeLine2(st, c.Max.X-2, y-h, c.Max.X-2, y+h)
-}
-
-// floorThumb is the legend thumbnail of the floor line, or with band
-// set of the band below it.
-type floorThumb struct{ band bool }
-
-func (t floorThumb) Thumbnail(c *draw.Canvas) {
-	r := c.Rectangle
-	if t.band {
-		h := r.Max.Y - r.Min.Y
-		r.Min.Y += h * 0.1
-		r.Max.Y -= h * 0.1
-		c.SetColor(floorFill)
-		c.Fill(r.Path())
-		return
-	}
-	x := (r.Min.X + r.Max.X) / 2
-	c.StrokeLine2(draw.LineStyle{Color: floorLine, Width: vg.Points(1.6)}, x, r.Min.Y, x, r.Max.Y)
-}
-
-// tickOf is the tick length of b's subject, as the run recorded it; a
-// subject without a tick (UUID, ULID) has no floor to draw and gets 1 ms.
-func tickOf(run *result.Run, b result.BurstResult) time.Duration {
-	if info, ok := subjectInfo(run, b.Subject); ok && info.TickNs > 0 {
-		return time.Duration(info.TickNs)
-	}
-	return time.Millisecond
-}
-
-// makespanChart plots each burst's makespan as a horizontal bar.
-func makespanChart(run *result.Run) *plot.Chart {
-	bursts := makespanBursts(run)
-	if len(bursts) == 0 {
-		return nil
-	}
-	gs := make(map[int]bool)
-	ids := make(map[[2]int]bool)
-	for _, b := range bursts {
-		gs[b.Goroutines] = true
-		ids[[2]int{b.IDs, b.Repeats}] = true
-	}
-	rows, labels, x := makespanRows(run, bursts, len(gs) > 1)
-	anyFloor := slices.ContainsFunc(bursts, func(b result.BurstResult) bool { return b.MinTicks > 0 })
-	n := len(bursts)
-	h := max(3.2*vg.Inch, 1.6*vg.Inch+vg.Length(n)*0.3*vg.Inch)
-	d := newChart(run, makespanTitle(bursts, len(gs), len(ids), anyFloor), "makespan, ms", "", 10*vg.Inch, h)
-	p := d.P
-	g := plot.Grid()
-	g.Horizontal.Color = nil
-	g.Vertical.Color = color.Gray{0xd8}
-	p.Add(g)
-	logX := plot.Scale(&p.X, x.lo, x.hi, msTick, false)
-	if logX {
-		d.XLabel += " (log scale)"
-		p.X.Max *= 2.5 // room for the value labels
-	} else {
-		p.X.Max = x.hi * 1.16
-	}
-	p.Add(bars{rows: rows, log: logX})
-	p.NominalY(labels...)
-	p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4
-	makespanLegend(d, bursts, anyFloor)
-	return d
-}
-
-// makespanBursts are the bursts with makespans, in the order the chart
-// lists them from the top: by subject, then NextID before NextIDs, then
-// by goroutines.
-func makespanBursts(run *result.Run) []result.BurstResult {
-	var bursts []result.BurstResult
-	present := make(map[string]bool)
-	for _, b := range run.Burst {
-		if len(b.MakespanNs) > 0 {
-			bursts = append(bursts, b)
-			present[b.Subject] = true
-		}
-	}
-	order := make(map[string]int)
-	for i, s := range subjectOrder(run, present) {
-		order[s] = i
-	}
-	viaRank := func(v string) int {
-		switch v {
-		case "NextID":
-			return 0
-		case "NextIDs":
-			return 1
-		}
-		return 2
-	}
-	slices.SortStableFunc(bursts, func(a, b result.BurstResult) int {
-		if d := order[a.Subject] - order[b.Subject]; d != 0 {
-			return d
-		}
-		if d := viaRank(a.Via) - viaRank(b.Via); d != 0 {
-			return d
-		}
-		return a.Goroutines - b.Goroutines
-	})
-	return bursts
-}
-
-// makespanRows are the bars of bursts, in milliseconds, and their labels
-// (naming the goroutines when manyG), from the bottom row up, and the span
-// of milliseconds they cover.
-func makespanRows(run *result.Run, bursts []result.BurstResult, manyG bool) ([]bar, []string, span) {
-	n := len(bursts)
-	rows := make([]bar, n)
-	labels := make([]string, n)
-	x := newSpan()
-	for i, b := range bursts {
-		lo, med, hi := stats.Spread(b.MakespanNs)
-		r := bar{lo: lo / 1e6, med: med / 1e6, hi: hi / 1e6, color: otherVia}
-		if c, ok := viaColor[b.Via]; ok {
-			r.color = c
-		}
-		x.see(r.lo)
-		x.see(r.med)
-		x.see(r.hi)
-		if b.MinTicks > 0 {
-			tick := float64(tickOf(run, b)) / 1e6
-			r.floorLo, r.floorHi = float64(b.MinTicks-1)*tick, float64(b.MinTicks)*tick
-			x.see(r.floorLo)
-			x.see(r.floorHi)
-		}
-		// Row 0 is at the bottom: the first burst goes on top.
-		rows[n-1-i] = r
-		label := b.Subject + " · " + b.Via
-		if manyG {
-			label += fmt.Sprintf(" · %d goroutines", b.Goroutines)
-		}
-		labels[n-1-i] = label
-	}
-	return rows, labels, x
-}
-
-// makespanTitle names what the chart draws, and the goroutines and IDs
-// when every burst shares them (gs and ids: how many distinct).
-func makespanTitle(bursts []result.BurstResult, gs, ids int, anyFloor bool) string {
-	what := "Burst makespan: median bar, min–max whisker"
-	if anyFloor {
-		what += ", layout floor"
-	}
-	if gs == 1 {
-		what += fmt.Sprintf(" (%d goroutines", bursts[0].Goroutines)
-		if ids == 1 {
-			what += fmt.Sprintf(", %s IDs × %d repeats", units.Thousands(bursts[0].IDs), bursts[0].Repeats)
-		}
-		what += ")"
-	}
-	return what
-}
-
-// makespanLegend explains the call styles the bars are drawn in, the
-// whisker and the floor.
-func makespanLegend(d *plot.Chart, bursts []result.BurstResult, anyFloor bool) {
-	for _, via := range []string{"NextID", "NextIDs"} {
-		if slices.ContainsFunc(bursts, func(b result.BurstResult) bool { return b.Via == via }) {
-			what := "NextID: one call per ID"
-			if via == "NextIDs" {
-				what = "NextIDs: one batch per goroutine"
-			}
-			d.Add(what, plot.Swatch{Color: viaColor[via]})
-		}
-	}
-	if slices.ContainsFunc(bursts, func(b result.BurstResult) bool { return viaColor[b.Via] == nil }) {
-		d.Add("other call style", plot.Swatch{Color: otherVia})
-	}
-	d.Add("min–max of repeats", whiskerThumb{})
-	if anyFloor {
-		d.Add("layout floor: floor ticks × tick length", floorThumb{})
-		d.Add("within one tick of the floor", floorThumb{band: true})
-	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -58,14 +59,15 @@ func svgText(t *testing.T, path string) string {
 func TestWriteCharts(t *testing.T) {
 	run := fixture.Run()
 	dir := t.TempDir()
-	paths, err := writeCharts(run, dir)
+	paths, err := newDocument(run).writeCharts(dir)
 	require.NoError(t, err)
 	// Eleven subjects are more than a panel draws: the saturate sweep in
 	// small multiples by group, Sonyflake's defaults (25.6k/s under 4M/s
 	// to 71M/s) on their own; the eight subjects whose fairness was
-	// measured, and eight NextID bursts, fit one panel each.
-	names := []string{"saturate-strict.svg", "saturate-not-strict.svg", "saturate-peers.svg", "saturate-far.svg",
-		"fairness.svg", "latency.svg", "makespan.svg"}
+	// measured, and eight NextID bursts, fit one panel each. They come
+	// in the order of the report's sections: the bursts' first.
+	saturate := []string{"saturate-strict.svg", "saturate-not-strict.svg", "saturate-peers.svg", "saturate-far.svg"}
+	names := slices.Concat([]string{"latency.svg", "makespan.svg"}, saturate, []string{"fairness.svg"})
 	var want []string
 	for _, n := range names {
 		want = append(want, filepath.Join(dir, n))
@@ -79,7 +81,7 @@ func TestWriteCharts(t *testing.T) {
 	}
 	for _, s := range run.Subjects {
 		var in []string
-		for _, n := range names[:4] {
+		for _, n := range saturate {
 			if strings.Contains(text[n], s.Name) {
 				in = append(in, n)
 			}
@@ -99,7 +101,7 @@ func TestWriteCharts(t *testing.T) {
 	assert.Contains(t, far, "sony/sonyflake (peer)")
 	assert.Contains(t, far, "far from the rest")
 	assert.Contains(t, far, "ceiling 1 node: 25.6k/s")
-	for _, n := range names[:4] {
+	for _, n := range saturate {
 		assert.NotContains(t, text[n], "(log scale)", "%s: with the outlier apart, no panel spans 100x", n)
 	}
 
@@ -169,7 +171,7 @@ func TestWriteChartsNoData(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "charts")
-			paths, err := writeCharts(run, dir)
+			paths, err := newDocument(run).writeCharts(dir)
 			require.NoError(t, err)
 			assert.Empty(t, paths)
 			_, err = os.Stat(dir)
@@ -182,7 +184,7 @@ func TestWriteChartsPartial(t *testing.T) {
 	full := fixture.Run()
 
 	satOnly := &result.Run{Host: full.Host, Subjects: full.Subjects, Saturate: full.Saturate}
-	paths, err := writeCharts(satOnly, t.TempDir())
+	paths, err := newDocument(satOnly).writeCharts(t.TempDir())
 	require.NoError(t, err)
 	require.Len(t, paths, 5)
 	for _, p := range paths[:4] {
@@ -197,7 +199,7 @@ func TestWriteChartsPartial(t *testing.T) {
 			batch.Burst = append(batch.Burst, b)
 		}
 	}
-	paths, err = writeCharts(batch, t.TempDir())
+	paths, err = newDocument(batch).writeCharts(t.TempDir())
 	require.NoError(t, err)
 	require.Len(t, paths, 1)
 	assert.Equal(t, "makespan.svg", filepath.Base(paths[0]))
@@ -216,7 +218,7 @@ func TestWriteChartsLinear(t *testing.T) {
 			run.Saturate = append(run.Saturate, r)
 		}
 	}
-	paths, err := writeCharts(run, t.TempDir())
+	paths, err := newDocument(run).writeCharts(t.TempDir())
 	require.NoError(t, err)
 	require.Len(t, paths, 2, "saturate and fairness")
 	text := svgText(t, paths[0])
@@ -233,7 +235,7 @@ func TestWriteChartsVaryingGoroutines(t *testing.T) {
 	run.Burst = append(run.Burst, extra)
 	run.Saturate = append(run.Saturate, result.SaturateResult{Subject: "atomicgen/strict", Goroutines: 6, IDsPerSec: 4e6})
 	dir := t.TempDir()
-	_, err := writeCharts(run, dir)
+	_, err := newDocument(run).writeCharts(dir)
 	require.NoError(t, err)
 	assert.Contains(t, svgText(t, filepath.Join(dir, "saturate-strict.svg")), "\n6\n", "a non-power-of-two count with room gets a label")
 	assert.Contains(t, svgText(t, filepath.Join(dir, "latency.svg")), "mutexgen/strict, 64 goroutines")
@@ -243,7 +245,7 @@ func TestWriteChartsVaryingGoroutines(t *testing.T) {
 func TestWriteChartsError(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "file")
 	require.NoError(t, os.WriteFile(file, nil, 0o644))
-	paths, err := writeCharts(fixture.Run(), file)
+	paths, err := newDocument(fixture.Run()).writeCharts(file)
 	assert.Error(t, err, "dir is a file")
 	assert.Empty(t, paths)
 }

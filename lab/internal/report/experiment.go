@@ -2,11 +2,10 @@ package report
 
 import (
 	"io"
-	"path/filepath"
 	"strings"
 
-	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/plot"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -21,27 +20,27 @@ type Document struct {
 	d document
 }
 
-// Section is a heading and what follows it, up to the next.
-type Section struct {
+// docSection is a heading and what follows it, up to the next.
+type docSection struct {
 	s *section
 }
 
 // Section starts a section at the end of d: level 1 (the title, once),
 // 2 or 3.
-func (d *Document) Section(level int, title string) *Section {
-	return &Section{d.d.section(min(max(level, 1), 3), title)}
+func (d *Document) Section(level int, title string) *docSection {
+	return &docSection{d.d.section(min(max(level, 1), 3), title)}
 }
 
 // Host adds the "Host" section of a suite run's report for h, with its
 // load and clock audit.
-func (d *Document) Host(h host.Fingerprint) { writeHost(&d.d, h) }
+func (d *Document) Host(h result.Host) { writeHost(&d.d, h) }
 
 // Text adds a paragraph.
-func (s *Section) Text(t string) *Section { s.s.text(t); return s }
+func (s *docSection) Text(t string) *docSection { s.s.text(t); return s }
 
 // Prose adds the paragraphs of text, which blank lines separate: a note
 // on how to read a report, kept as one piece of Markdown.
-func (s *Section) Prose(text string) *Section {
+func (s *docSection) Prose(text string) *docSection {
 	for _, p := range strings.Split(strings.TrimSpace(text), "\n\n") {
 		s.s.text(strings.TrimSpace(p))
 	}
@@ -49,10 +48,10 @@ func (s *Section) Prose(text string) *Section {
 }
 
 // List adds a bulleted list.
-func (s *Section) List(items ...string) *Section { s.s.list(items...); return s }
+func (s *docSection) List(items ...string) *docSection { s.s.list(items...); return s }
 
 // Table adds a table.
-func (s *Section) Table(header []string, rows [][]string) *Section {
+func (s *docSection) Table(header []string, rows [][]string) *docSection {
 	s.s.table(header, rows)
 	return s
 }
@@ -60,7 +59,7 @@ func (s *Section) Table(header []string, rows [][]string) *Section {
 // Chart adds c at the end of the section, saved as the SVG file named
 // file, alt its text alternative; a nil chart (nothing to draw) adds
 // nothing.
-func (s *Section) Chart(file, alt string, c *plot.Chart) *Section {
+func (s *docSection) Chart(file, alt string, c *plot.Chart) *docSection {
 	s.s.chart(file, alt, c)
 	return s
 }
@@ -76,23 +75,10 @@ func (d *Document) WriteMarkdown(w io.Writer, charts string) error {
 // its charts inline, linking to the history page (IndexName) beside it.
 func (d *Document) WriteHTML(w io.Writer) error { return d.d.writeHTML(w) }
 
-// WriteCharts saves d's charts as SVG files in dir and returns the paths
-// written; dir is created when there is a chart.
-func (d *Document) WriteCharts(dir string) ([]string, error) { return d.d.writeCharts(dir) }
-
-// WriteFiles writes the result v and its report into dir as a suite run's
-// are written: <stem>.json, <stem>.md, the charts under <stem>/ and
-// <stem>.html. It returns the paths written.
-func (d *Document) WriteFiles(dir, stem string, v any) ([]string, error) {
-	paths, err := result.WriteFiles(dir, stem, v,
-		func(w io.Writer) error { return d.WriteMarkdown(w, stem) },
-		func(dir string) ([]string, error) { return d.WriteCharts(dir) })
-	if err != nil {
-		return paths, err
-	}
-	page := filepath.Join(dir, stem+".html")
-	if err := result.WriteFile(page, d.WriteHTML); err != nil {
-		return paths, err
-	}
-	return append(paths, page), nil
+// WriteFiles writes the result v of the experiment h heads into dir as
+// a suite run's are written: <stem>.json, <stem>.md, the charts under
+// <stem>/ and <stem>.html (resultdir.ExperimentStem). It returns the
+// paths written.
+func (d *Document) WriteFiles(dir string, h *result.Header, v any) ([]string, error) {
+	return writeFiles(dir, resultdir.ExperimentStem(h), v, &d.d)
 }

@@ -9,13 +9,13 @@ import (
 
 	"github.com/snowlab/snowlab/lab/internal/experiment/btree"
 	"github.com/snowlab/snowlab/lab/internal/experiment/faults"
-	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/report"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-var testHost = host.Fingerprint{Hostname: "test-host", CPU: "test cpu", PhysicalCores: 2, LogicalCores: 4, GOMAXPROCS: 4, GoVersion: "go-test",
-	ClockAudit: []host.ClockReport{{Name: "time.Now", NsPerRead: 21.7, ResolutionNs: 20, KernelResolution: 1}}}
+var testHost = result.Host{Hostname: "test-host", CPU: "test cpu", PhysicalCores: 2, LogicalCores: 4, GOMAXPROCS: 4, GoVersion: "go-test",
+	ClockAudit: []result.ClockReport{{Name: "time.Now", NsPerRead: 21.7, ResolutionNs: 20, KernelResolution: 1}}}
 
 // btreeRun is a btree result as a run on SQLite and PostgreSQL records
 // it, with an engine that stopped: the widest of its tables (PostgreSQL's,
@@ -86,12 +86,12 @@ func TestExperimentPagesInBrowser(t *testing.T) {
 	bt := btreeRun()
 	paths, err := btree.WriteFiles(dir, bt)
 	require.NoError(t, err)
-	btreePage := filepath.Join(dir, bt.Stem()+".html")
+	btreePage := filepath.Join(dir, resultdir.ExperimentStem(&bt.Header)+".html")
 	require.Contains(t, paths, btreePage)
 	fr := faultsRun()
 	paths, err = faults.WriteFiles(dir, fr)
 	require.NoError(t, err)
-	faultsPage := filepath.Join(dir, fr.Stem()+".html")
+	faultsPage := filepath.Join(dir, resultdir.ExperimentStem(&fr.Header)+".html")
 	require.Contains(t, paths, faultsPage)
 
 	for _, p := range []report.BrowserPage{

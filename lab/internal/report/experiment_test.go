@@ -11,9 +11,10 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/plot"
 	"github.com/snowlab/snowlab/lab/internal/report"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
+	"github.com/snowlab/snowlab/lab/result"
 )
 
 // lineChart is a small chart with one line, for the documents' tests.
@@ -37,7 +38,7 @@ func TestDocument(t *testing.T) {
 		Chart("rate.svg", "IDs/s against clients", lineChart(t)).
 		Chart("none.svg", "a chart with nothing to draw", nil)
 	d.Section(2, "How to read this").Prose("\nFirst *paragraph*,\nover two lines.\n\nSecond.\n")
-	d.Host(host.Fingerprint{Hostname: "vm", LogicalCores: 2})
+	d.Host(result.Host{Hostname: "vm", LogicalCores: 2})
 	var md, html strings.Builder
 	require.NoError(t, d.WriteMarkdown(&md, "stem"))
 	require.NoError(t, d.WriteHTML(&html))
@@ -61,13 +62,15 @@ func TestDocumentWriteFiles(t *testing.T) {
 	var d report.Document
 	d.Section(1, "btree run").Chart("size.svg", "index size", lineChart(t))
 	dir := t.TempDir()
-	paths, err := d.WriteFiles(dir, "run-1", map[string]int{"schema": 1})
+	h := &result.Header{Schema: 1, Experiment: "btree", Host: result.Host{Hostname: "vm"}, Commit: "abc1234"}
+	paths, err := d.WriteFiles(dir, h, h)
 	require.NoError(t, err)
-	base := filepath.Join(dir, "run-1")
+	stem := resultdir.ExperimentStem(h)
+	base := filepath.Join(dir, stem)
 	assert.Equal(t, []string{base + ".json", base + ".md", filepath.Join(base, "size.svg"), base + ".html"}, paths)
 	md, err := os.ReadFile(base + ".md")
 	require.NoError(t, err)
-	assert.Contains(t, string(md), "![index size](run-1/size.svg)")
+	assert.Contains(t, string(md), "![index size]("+stem+"/size.svg)")
 	svg, err := os.ReadFile(filepath.Join(base, "size.svg"))
 	require.NoError(t, err)
 	assert.Contains(t, string(svg), "<svg")

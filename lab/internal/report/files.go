@@ -1,26 +1,55 @@
 package report
 
 import (
-	"io"
+	"bytes"
+	"os"
 	"path/filepath"
 
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
 // WriteFiles writes the run into dir: <stem>.json, the Markdown report
-// <stem>.md, the charts under <stem>/ (see result.Stem) and the same
+// <stem>.md, the charts under <stem>/ (see resultdir.Stem) and the same
 // report as one self-contained page, <stem>.html. It returns the paths
 // written.
 func WriteFiles(dir string, run *result.Run) ([]string, error) {
-	paths, err := result.WriteFiles(dir, run.Stem(), run,
-		func(w io.Writer) error { return writeMarkdown(w, run) },
-		func(dir string) ([]string, error) { return writeCharts(run, dir) })
+	return writeFiles(dir, resultdir.Stem(run), run, newDocument(run))
+}
+
+// writeFiles writes the result v and its report d into dir, as a suite
+// run's and every experiment's are written: v as <stem>.json, d as
+// <stem>.md linking the charts drawn under <stem>/, and d as one page,
+// <stem>.html. It returns the paths written, also those written before
+// an error.
+func writeFiles(dir, stem string, v any, d *document) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	base := filepath.Join(dir, stem)
+	if err := resultdir.WriteJSON(base+".json", v); err != nil {
+		return nil, err
+	}
+	paths := []string{base + ".json"}
+	var md bytes.Buffer
+	if err := d.writeMarkdown(&md, stem); err != nil {
+		return paths, err
+	}
+	if err := resultdir.WriteFile(base+".md", md.Bytes()); err != nil {
+		return paths, err
+	}
+	paths = append(paths, base+".md")
+	charts, err := d.writeCharts(base)
+	paths = append(paths, charts...)
 	if err != nil {
 		return paths, err
 	}
-	page := filepath.Join(dir, run.Stem()+".html")
-	if err := result.WriteFile(page, func(w io.Writer) error { return writeHTML(w, run) }); err != nil {
+	var page bytes.Buffer
+	if err := d.writeHTML(&page); err != nil {
 		return paths, err
 	}
-	return append(paths, page), nil
+	if err := resultdir.WriteFile(base+".html", page.Bytes()); err != nil {
+		return paths, err
+	}
+	return append(paths, base+".html"), nil
 }

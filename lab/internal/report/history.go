@@ -3,11 +3,12 @@ package report
 import (
 	"cmp"
 	"fmt"
-	"github.com/snowlab/snowlab/lab/internal/changepoint"
 	"maps"
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 
 	"github.com/snowlab/snowlab/lab/compare"
 	"github.com/snowlab/snowlab/lab/internal/host"
@@ -31,29 +32,29 @@ type History struct {
 	// before loadgen ab replaced it),
 	// then those it reports only, each in the order compare.Ratios gives
 	// them.
-	Ratios []Trend
-	Rates  []Trend // one per subject, in the order of the newest run's subjects
+	Ratios []trend
+	Rates  []trend // one per subject, in the order of the newest run's subjects
 	// Fairness is one per subject, in the order of Rates: the deviation
 	// of the goroutines' shares (result.Fairness.DeviationPct) at the
 	// largest goroutine count each run judged, a series per host and
 	// count ("<host> G=4").
-	Fairness []Trend
+	Fairness []trend
 	// LoadChanges are the runs whose host's load differs from that of the
 	// run before them on the same host (host.LoadDifference): a step
 	// between the two in a trend may be the host's.
-	LoadChanges []LoadChange
+	LoadChanges []loadChange
 }
 
-// LoadChange is a run whose load differs from the previous run's on the
+// loadChange is a run whose load differs from the previous run's on the
 // same host: both index History.Runs.
-type LoadChange struct {
+type loadChange struct {
 	Run, Previous int
 	Host          string // hostKey of both
 	Difference    string // host.LoadDifference of the previous run's and this one's
 }
 
-// Trend is one figure across runs.
-type Trend struct {
+// trend is one figure across runs.
+type trend struct {
 	Name string
 	// Informational is set for a ratio the gate reports but does not
 	// check (compare.Ratio.Informational in any run).
@@ -62,17 +63,17 @@ type Trend struct {
 	// Informational, and gated in the baseline where the history has one
 	// (a ratio the baseline lacks is reported, not gated).
 	Gated  bool
-	Series []Series
+	Series []trendSeries
 	// Changes are the change points of a gated trend's series
-	// (lab/internal/changepoint, e-divisive means), in series then run
+	// (findChanges, e-divisive means), in series then run
 	// order; none for a trend not gated.
-	Changes []Change
+	Changes []change
 }
 
-// Change is a change point of one series of a trend: Run (indexing
+// change is a change point of one series of a trend: Run (indexing
 // History.Runs) is the first run at the new level; Before and After are
 // the levels' means, P the permutation test's p-value.
-type Change struct {
+type change struct {
 	Host          string
 	Run           int
 	Before, After float64
@@ -80,8 +81,8 @@ type Change struct {
 }
 
 // changes are the change points of t's series.
-func changes(t Trend) []Change {
-	var out []Change
+func changes(t trend) []change {
+	var out []change
 	for _, s := range t.Series {
 		var xs []float64
 		var runs []int
@@ -90,21 +91,21 @@ func changes(t Trend) []Change {
 				xs, runs = append(xs, p.Value), append(runs, p.Run)
 			}
 		}
-		for _, c := range changepoint.Find(xs, changepoint.Options{Seed: 1}) {
-			out = append(out, Change{Host: s.Host, Run: runs[c.Index], Before: c.Before, After: c.After, P: c.P})
+		for _, c := range findChanges(xs, changeOptions{Seed: 1}) {
+			out = append(out, change{Host: s.Host, Run: runs[c.Index], Before: c.Before, After: c.After, P: c.P})
 		}
 	}
 	return out
 }
 
-// Series is a trend's points from one host, in run order.
-type Series struct {
+// trendSeries is a trend's points from one host, in run order.
+type trendSeries struct {
 	Host   string // hostKey of the runs
-	Points []Point
+	Points []point
 }
 
-// Point is one run's value: Run indexes History.Runs.
-type Point struct {
+// point is one run's value: Run indexes History.Runs.
+type point struct {
 	Run   int
 	Value float64
 }
@@ -114,7 +115,7 @@ type Point struct {
 // its throughput goes) and the CPU model, short (a host name is reused by
 // machines of other kinds: "vm" named an Intel and an AMD guest here).
 func hostKey(run *result.Run) string {
-	key := fmt.Sprintf("%s ×%d", run.Host.Slug(), run.Host.GOMAXPROCS)
+	key := fmt.Sprintf("%s ×%d", resultdir.Slug(run.Host), run.Host.GOMAXPROCS)
 	if cpu := shortCPU(run.Host.CPU); cpu != "" {
 		key += " · " + cpu
 	}
@@ -183,7 +184,7 @@ func NewHistory(runs []HistoryRun, baseline *result.Run) History {
 		}
 	}
 	// The gated ratios lead: they are what a regression fails on.
-	slices.SortStableFunc(h.Ratios, func(a, b Trend) int { return cmp.Compare(btoi(!a.Gated), btoi(!b.Gated)) })
+	slices.SortStableFunc(h.Ratios, func(a, b trend) int { return cmp.Compare(btoi(!a.Gated), btoi(!b.Gated)) })
 	h.LoadChanges = loadChanges(h.Runs)
 	// Subjects in the order of the newest run that names them, then the
 	// rest by name.
@@ -197,7 +198,7 @@ func NewHistory(runs []HistoryRun, baseline *result.Run) History {
 	}
 	h.Rates = rates.list()
 	h.Fairness = fairnessTrends(h.Runs)
-	bySubject := func(a, b Trend) int {
+	bySubject := func(a, b trend) int {
 		oa, okA := order[a.Name]
 		ob, okB := order[b.Name]
 		switch {
@@ -219,7 +220,7 @@ func NewHistory(runs []HistoryRun, baseline *result.Run) History {
 // fairnessTrends is each subject's fairness across runs: its deviation at
 // the largest goroutine count the run judged (no more goroutines than
 // GOMAXPROCS), a series per host and count.
-func fairnessTrends(runs []HistoryRun) []Trend {
+func fairnessTrends(runs []HistoryRun) []trend {
 	ts := newTrends()
 	for i, hr := range runs {
 		best := map[string]result.SaturateResult{}
@@ -245,14 +246,14 @@ func btoi(b bool) int {
 
 // loadChanges are the runs whose load differs from the previous run's on
 // the same host.
-func loadChanges(runs []HistoryRun) []LoadChange {
-	var out []LoadChange
+func loadChanges(runs []HistoryRun) []loadChange {
+	var out []loadChange
 	last := map[string]int{}
 	for i, hr := range runs {
 		key := hostKey(hr.Run)
 		if prev, ok := last[key]; ok {
 			if d := host.LoadDifference(runs[prev].Run.Host.Load, hr.Run.Host.Load); d != "" {
-				out = append(out, LoadChange{Run: i, Previous: prev, Host: key, Difference: d})
+				out = append(out, loadChange{Run: i, Previous: prev, Host: key, Difference: d})
 			}
 		}
 		last[key] = i
@@ -278,23 +279,23 @@ func saturateByG(run *result.Run) map[string]map[int]float64 {
 // trends collects trends by name in the order first seen.
 type trends struct {
 	order []string
-	by    map[string]*Trend
+	by    map[string]*trend
 }
 
-func newTrends() *trends { return &trends{by: map[string]*Trend{}} }
+func newTrends() *trends { return &trends{by: map[string]*trend{}} }
 
-func (ts *trends) get(name string) *Trend {
+func (ts *trends) get(name string) *trend {
 	t := ts.by[name]
 	if t == nil {
-		t = &Trend{Name: name}
+		t = &trend{Name: name}
 		ts.by[name] = t
 		ts.order = append(ts.order, name)
 	}
 	return t
 }
 
-func (ts *trends) list() []Trend {
-	out := make([]Trend, len(ts.order))
+func (ts *trends) list() []trend {
+	out := make([]trend, len(ts.order))
 	for i, n := range ts.order {
 		out[i] = *ts.by[n]
 	}
@@ -303,11 +304,11 @@ func (ts *trends) list() []Trend {
 
 // add appends run i's value to the host's series, a new series for a host
 // not seen before.
-func (t *Trend) add(host string, i int, v float64) {
-	k := slices.IndexFunc(t.Series, func(s Series) bool { return s.Host == host })
+func (t *trend) add(host string, i int, v float64) {
+	k := slices.IndexFunc(t.Series, func(s trendSeries) bool { return s.Host == host })
 	if k < 0 {
-		t.Series = append(t.Series, Series{Host: host})
+		t.Series = append(t.Series, trendSeries{Host: host})
 		k = len(t.Series) - 1
 	}
-	t.Series[k].Points = append(t.Series[k].Points, Point{Run: i, Value: v})
+	t.Series[k].Points = append(t.Series[k].Points, point{Run: i, Value: v})
 }

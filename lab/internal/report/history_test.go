@@ -14,7 +14,7 @@ import (
 
 	"github.com/snowlab/snowlab/lab/compare"
 	"github.com/snowlab/snowlab/lab/internal/fixture"
-	"github.com/snowlab/snowlab/lab/internal/host"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
 )
@@ -43,7 +43,7 @@ func TestNewHistory(t *testing.T) {
 		for _, s := range tr.Series {
 			host := strings.Fields(s.Host)[0]
 			for _, p := range s.Points {
-				assert.Equal(t, host, h.Runs[p.Run].Run.Host.Slug(), "%s: a series holds one host's runs", tr.Name)
+				assert.Equal(t, host, resultdir.Slug(h.Runs[p.Run].Run.Host), "%s: a series holds one host's runs", tr.Name)
 			}
 		}
 	}
@@ -56,7 +56,7 @@ func TestNewHistory(t *testing.T) {
 		}
 	}
 	require.GreaterOrEqual(t, i, 0)
-	hosts := map[string][]Point{}
+	hosts := map[string][]point{}
 	for _, s := range h.Rates[i].Series {
 		hosts[s.Host] = s.Points
 	}
@@ -79,7 +79,7 @@ func TestNewHistory(t *testing.T) {
 		}
 		require.Len(t, tr.Series, 2)
 		assert.Equal(t, "lab-vm-3 ×8 · AMD EPYC 7B13 64-Core G=4", tr.Series[0].Host)
-		assert.Equal(t, []Point{{0, 60}, {1, 60}, {3, 60}}, tr.Series[0].Points, "the flagged G=4 of the fixture")
+		assert.Equal(t, []point{{0, 60}, {1, 60}, {3, 60}}, tr.Series[0].Points, "the flagged G=4 of the fixture")
 	}
 }
 
@@ -166,7 +166,7 @@ func historyRuns(t *testing.T, dir string) []HistoryRun {
 				s.Samples[j] *= c.scale
 			}
 		}
-		page := run.Stem() + ".html"
+		page := resultdir.Stem(run) + ".html"
 		writeFile(t, filepath.Join(dir, page), func(b *bytes.Buffer) error { return writeHTML(b, run) })
 		runs = append(runs, HistoryRun{Run: run, Page: page})
 	}
@@ -251,8 +251,8 @@ func TestHistoryGatedFirst(t *testing.T) {
 // the run before it on the same host is named at the top of the page;
 // the load of every run is in the table, "not recorded" for older files.
 func TestHistoryLoadChanges(t *testing.T) {
-	quiet := &host.Load{CPUs: 8, Own: 0.9, Other: 0.03}
-	busy := &host.Load{CPUs: 8, Own: 0.5, Other: 0.41, Steal: 0.02}
+	quiet := &result.Load{CPUs: 8, Own: 0.9, Other: 0.03}
+	busy := &result.Load{CPUs: 8, Own: 0.5, Other: 0.41, Steal: 0.02}
 	runs := historyRuns(t, t.TempDir())
 	// lab-vm-3: runs 0, 1 and 3; ci-runner-7: 2 and 4.
 	runs[0].Run.Host.Load = quiet
@@ -262,7 +262,7 @@ func TestHistoryLoadChanges(t *testing.T) {
 	runs[4].Run.Host.Load = quiet // after a busy run on ci-runner-7
 	h := NewHistory(runs, nil)
 	require.Len(t, h.LoadChanges, 2)
-	assert.Equal(t, LoadChange{Run: 1, Previous: 0, Host: "lab-vm-3 ×8 · AMD EPYC 7B13 64-Core",
+	assert.Equal(t, loadChange{Run: 1, Previous: 0, Host: "lab-vm-3 ×8 · AMD EPYC 7B13 64-Core",
 		Difference: "other processes and steal took 3% vs 43% of the CPU time; steal 0% vs 2%"}, h.LoadChanges[0])
 	assert.Equal(t, 4, h.LoadChanges[1].Run)
 	assert.Equal(t, 2, h.LoadChanges[1].Previous)

@@ -15,7 +15,7 @@ import (
 // trendChart draws one trend across the history's runs: x is the run
 // (labelled with its commit), one line per series, each series in the same
 // style in every trend chart of the page (styleOf).
-func trendChart(h History, t Trend, ylabel string, format func(float64) string, styleOf func(string) plot.SeriesStyle) *plot.Chart {
+func trendChart(h History, t trend, ylabel string, format func(float64) string, styleOf func(string) plot.SeriesStyle) *plot.Chart {
 	title := t.Name
 	if !t.Gated {
 		title += " (reported, not gated)"

@@ -96,7 +96,7 @@ type indexRun struct {
 	Page                        string
 	Failures                    int
 	Load                        string // the CPU others took, or why it is not known
-	Busy                        bool   // host.Load.Busy
+	Busy                        bool   // host.Busy
 }
 
 // indexPage is what index.html.tmpl renders.
@@ -127,7 +127,7 @@ const minTrendPoints = 3
 type shortTrend struct{ Name, Latest string }
 
 // longest is the most points any series of t has.
-func longest(t Trend) int {
+func longest(t trend) int {
 	n := 0
 	for _, s := range t.Series {
 		n = max(n, len(s.Points))
@@ -136,7 +136,7 @@ func longest(t Trend) int {
 }
 
 // latest is t's newest point, with its host.
-func latest(t Trend, format func(float64) string) string {
+func latest(t trend, format func(float64) string) string {
 	best, run, host := 0.0, -1, ""
 	for _, s := range t.Series {
 		if p := s.Points[len(s.Points)-1]; p.Run > run {
@@ -212,16 +212,16 @@ func (p *indexPage) addTrends(h History, styleOf func(string) plot.SeriesStyle) 
 
 // loadCell is a run's load in the index's table: the share of the CPU
 // time others took, or why there is none.
-func loadCell(l *host.Load) string {
+func loadCell(l *result.Load) string {
 	switch {
 	case l == nil:
 		return "not recorded"
 	case !l.Recorded():
 		return "unknown"
 	}
-	s := "others " + host.Percent(l.Other)
+	s := "others " + result.Percent(l.Other)
 	if l.Steal > 0 {
-		s += " · steal " + host.Percent(l.Steal)
+		s += " · steal " + result.Percent(l.Steal)
 	}
 	return s
 }
@@ -254,7 +254,7 @@ func newIndexPage(h History) (indexPage, error) {
 		}
 		hosts[hostKey(r)] = true
 		p.Runs = append(p.Runs, indexRun{N: i, Date: date, Commit: md.OrDash(r.Revision()), HostKey: hostKey(r),
-			Host: r.Host.String(), Page: hr.Page, Failures: len(r.Failures), Load: loadCell(r.Host.Load), Busy: r.Host.Load.Busy()})
+			Host: r.Host.String(), Page: hr.Page, Failures: len(r.Failures), Load: loadCell(r.Host.Load), Busy: host.Busy(r.Host.Load)})
 	}
 	p.Hosts = len(hosts)
 	for _, c := range h.LoadChanges {

@@ -3,6 +3,7 @@ package report
 import (
 	"io"
 
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -10,11 +11,11 @@ import (
 // the host and its clocks, the subjects, one table per workload with a
 // note on how to read it, and the failures. It links the charts
 // writeCharts draws as images under the folder <stem>/ beside it, where
-// result.WriteFiles puts them.
+// WriteFiles puts them.
 func writeMarkdown(w io.Writer, run *result.Run) error {
 	chartDir := ""
 	if run != nil {
-		chartDir = run.Stem()
+		chartDir = resultdir.Stem(run)
 	}
 	return newDocument(run).writeMarkdown(w, chartDir)
 }

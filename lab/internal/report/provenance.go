@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab/lab/internal/md"
-	"github.com/snowlab/snowlab/lab/internal/redact"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -34,7 +34,7 @@ func Provenance(h *result.Header) []string {
 	return []string{
 		fmt.Sprintf("**Date:** %s%s", h.Started.UTC().Format("2006-01-02 15:04:05 UTC"), took),
 		"**Commit:** " + md.Code(md.OrDash(Revision(h))),
-		"**Command:** " + md.Code(md.OrDash(md.ShellJoin(redact.Args(h.Command)))),
+		"**Command:** " + md.Code(md.OrDash(md.ShellJoin(resultdir.RedactArgs(h.Command)))),
 	}
 }
 

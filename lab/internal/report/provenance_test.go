@@ -6,7 +6,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -19,8 +18,8 @@ func TestTitle(t *testing.T) {
 	}{
 		{"nothing known", result.Header{}, "Keys"},
 		{"date in UTC", result.Header{Started: started}, "Keys, 2026-12-01"},
-		{"host only", result.Header{Host: host.Fingerprint{Hostname: "vm"}}, "Keys on vm"},
-		{"both", result.Header{Started: started, Host: host.Fingerprint{Hostname: "vm"}}, "Keys, 2026-12-01 on vm"},
+		{"host only", result.Header{Host: result.Host{Hostname: "vm"}}, "Keys on vm"},
+		{"both", result.Header{Started: started, Host: result.Host{Hostname: "vm"}}, "Keys, 2026-12-01 on vm"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/md"
-	"github.com/snowlab/snowlab/lab/internal/redact"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/internal/stats"
 	"github.com/snowlab/snowlab/lab/internal/units"
 	"github.com/snowlab/snowlab/lab/result"
@@ -67,13 +67,13 @@ func writeHeader(d *document, run *result.Run) {
 		elapsed = fmt.Sprintf(" (took %s)", took)
 	}
 	s.text(fmt.Sprintf("**Date:** %s%s · **Commit:** %s · **Schema:** %d", date, elapsed, md.Code(md.OrDash(run.Revision())), run.Schema))
-	s.text("**Command:** " + md.Code(md.OrDash(md.ShellJoin(redact.Args(run.Command)))))
+	s.text("**Command:** " + md.Code(md.OrDash(md.ShellJoin(resultdir.RedactArgs(run.Command)))))
 }
 
 // topologyRows are the host's topology and its CPU warning, where the
 // run recorded them (none in files of older labs, so their pages read as
 // before).
-func topologyRows(h host.Fingerprint) [][]string {
+func topologyRows(h result.Host) [][]string {
 	var rows [][]string
 	if h.Topology != nil {
 		rows = append(rows, []string{"Topology", h.Topology.String()})
@@ -84,7 +84,7 @@ func topologyRows(h host.Fingerprint) [][]string {
 	return rows
 }
 
-func writeHost(d *document, h host.Fingerprint) {
+func writeHost(d *document, h result.Host) {
 	s := d.section(2, "Host")
 	hyper := h.HypervisorName()
 	if hyper == "" {
@@ -118,22 +118,22 @@ func writeHost(d *document, h host.Fingerprint) {
 }
 
 // loadRows are the host table's rows on the load the host was under.
-func loadRows(l *host.Load) [][]string {
+func loadRows(l *result.Load) [][]string {
 	switch {
 	case l == nil:
 		return [][]string{{"Load", "not recorded (not measured by the lab or experiment that wrote this file)"}}
 	case !l.Recorded():
 		return [][]string{{"Load", l.Unknown}}
 	}
-	cpu := fmt.Sprintf("this run %s · other processes %s · steal %s, of %d CPU%s", host.Percent(l.Own),
-		host.Percent(l.Other), host.Percent(l.Steal), l.CPUs, plural(l.CPUs))
+	cpu := fmt.Sprintf("this run %s · other processes %s · steal %s, of %d CPU%s", result.Percent(l.Own),
+		result.Percent(l.Other), result.Percent(l.Steal), l.CPUs, plural(l.CPUs))
 	if l.Seconds > 0 {
 		cpu += " over " + units.Ns(l.Seconds*1e9)
 	}
-	if l.Busy() {
-		cpu += " (busy: others took more than " + host.Percent(host.BusyShare) + ")"
+	if host.Busy(l) {
+		cpu += " (busy: others took more than " + result.Percent(host.BusyShare) + ")"
 	}
-	avg := func(a host.LoadAvg) string { return fmt.Sprintf("%.2f, %.2f, %.2f", a.One, a.Five, a.Fifteen) }
+	avg := func(a result.LoadAvg) string { return fmt.Sprintf("%.2f, %.2f, %.2f", a.One, a.Five, a.Fifteen) }
 	return [][]string{
 		{"CPU time during the run", cpu},
 		{"Load average (1, 5, 15 min)", fmt.Sprintf("%s at start; %s at end, this run's threads counted", avg(l.Start), avg(l.End))},

@@ -407,10 +407,10 @@ func hostLead(run *result.Run) string {
 	switch l := h.Load; {
 	case l == nil:
 		return s + " · load not recorded (not measured by the lab or experiment that wrote this file)"
-	case l.Busy():
+	case host.Busy(l):
 		return s + " · " + md.Escape(l.String()) + fmt.Sprintf(". **Busy host:** others took %s of the CPU time; "+
 			"absolute figures, tail latencies most of all, are partly the host's (the gate's ratios, read within the run, "+
-			"cancel much of it).", host.Percent(l.Taken()))
+			"cancel much of it).", result.Percent(l.Taken()))
 	default:
 		return s + " · " + md.Escape(l.String())
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/snowlab/snowlab/lab/internal/fixture"
-	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -98,14 +97,14 @@ func TestSummary(t *testing.T) {
 			"atomicgen/monotonic": {"atomicgen/monotonic", "48.2M/s at G=1", "1.37× limit/clock+cas", "—", "60% UNFAIR (saturate G=4)", "✓ 5 of 5 passed"},
 		}, nil},
 		{"a busy host", func(r *result.Run) {
-			r.Host.Load = &host.Load{CPUs: 8, Seconds: 221, Own: 0.55, Other: 0.38, Steal: 0.02,
-				Start: host.LoadAvg{One: 6.1}, End: host.LoadAvg{One: 9.4}}
+			r.Host.Load = &result.Load{CPUs: 8, Seconds: 221, Own: 0.55, Other: 0.38, Steal: 0.02,
+				Start: result.LoadAvg{One: 6.1}, End: result.LoadAvg{One: 9.4}}
 		}, nil, []string{
 			"· load: other processes 38% · steal 2% · this run 55% of 8 CPUs over 221s · load average 6.10 at start, 9.40 at end. " +
 				"**Busy host:** others took 40% of the CPU time",
 		}},
 		{"a quiet host", func(r *result.Run) {
-			r.Host.Load = &host.Load{CPUs: 8, Seconds: 221, Own: 0.9, Other: 0.02}
+			r.Host.Load = &result.Load{CPUs: 8, Seconds: 221, Own: 0.9, Other: 0.02}
 		}, nil, []string{"· load: other processes 2% · steal 0% · this run 90% of 8 CPUs over 221s"}},
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/md"
 	"github.com/snowlab/snowlab/lab/internal/stats"
 	"github.com/snowlab/snowlab/lab/internal/units"
@@ -22,7 +23,7 @@ func WriteTable(w io.Writer, run *result.Run) error {
 	}
 	ew.Printf("%s · commit %s\n", run.Host, md.OrDash(run.Revision()))
 	busy := ""
-	if run.Host.Load.Busy() {
+	if host.Busy(run.Host.Load) {
 		busy = " (BUSY HOST: absolute figures are partly the host's)"
 	}
 	ew.Printf("%s%s\n", run.Host.Load, busy)

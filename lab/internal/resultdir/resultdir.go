@@ -1,6 +1,9 @@
-// Package resultdir says where loadgen's result files go, relative to the
-// folder it runs in (the checkout's root, as make runs it), and finds the
-// runs in them. Every run lands in Local, which .gitignore leaves out, so
+// Package resultdir writes the lab's result files and says where they go:
+// an experiment's header with the host probed and the command redacted
+// (NewHeader), the files' names (Stem, ExperimentStem), JSON and reports
+// written whole or not at all (WriteJSON, WriteFile), and the folders,
+// relative to the folder loadgen runs in (the checkout's root, as make
+// runs it), with the runs in them. Every run lands in Local, which .gitignore leaves out, so
 // that running the lab never dirties the checkout; Published holds the
 // runs committed on purpose (loadgen publish copies one there and
 // refreshes its history page), and Baseline the run the regression gate

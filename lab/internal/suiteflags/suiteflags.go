@@ -53,10 +53,10 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.Events, "events", true, "count hardware (or software) events around bursts")
 }
 
-// Check reports the first flag out of range, naming it and its value. The
+// check reports the first flag out of range, naming it and its value. The
 // library would take a zero as its default; a flag set to zero is refused,
 // because its user asked for zero, not for the default.
-func (f *Flags) Check() error {
+func (f *Flags) check() error {
 	intRange := func(name string, v, lo, hi int, what string) error {
 		if v < lo || v > hi {
 			return fmt.Errorf("-%s %d: want %d to %d %s", name, v, lo, hi, what)
@@ -95,7 +95,7 @@ func (f *Flags) Check() error {
 }
 
 func (f *Flags) Suite(all []subject.Subject) (lab.Suite, error) {
-	if err := f.Check(); err != nil {
+	if err := f.check(); err != nil {
 		return lab.Suite{}, err
 	}
 	subs, err := Select(f.Subjects, all)

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/snowlab/snowlab/lab/internal/mono"
+	"github.com/snowlab/snowlab/lab/internal/limit"
 	"github.com/snowlab/snowlab/lab/internal/perfevent"
 	"github.com/snowlab/snowlab/lab/internal/stats"
 	"github.com/snowlab/snowlab/lab/result"
@@ -177,14 +177,14 @@ func (b *burster) fire(callers []subject.Minter) (t0 int64, ends []int64, errs [
 	t0 = fanOut(len(callers), nil, func(i int, _ int64) {
 		ids, rec, caller := b.streams[i], b.recs[i], callers[i]
 		if b.batch {
-			t := mono.Now()
+			t := limit.Now()
 			n, err := subject.Fill(caller, ids)
-			rec.Record(mono.Now() - t)
+			rec.Record(limit.Now() - t)
 			b.streams[i], errs[i] = ids[:n], err
 		} else {
 			b.streams[i], errs[i] = b.calls(i, caller, ids, rec)
 		}
-		ends[i] = mono.Now()
+		ends[i] = limit.Now()
 	})
 	return t0, ends, errs
 }
@@ -197,9 +197,9 @@ func (b *burster) calls(i int, caller subject.Minter, ids []subject.ID, rec *Rec
 		if b.win.watching(i) {
 			b.win.see(i, k)
 		}
-		t := mono.Now()
+		t := limit.Now()
 		id, err := caller.Next()
-		rec.Record(mono.Now() - t)
+		rec.Record(limit.Now() - t)
 		if err != nil {
 			b.win.leave(i, k)
 			return ids[:k], err

@@ -6,7 +6,7 @@
 // stall is not hidden, and from when it was sent, to show the gap). All
 // three count each goroutine's calls while all of them were calling and
 // report their fairness (shares, deviation, flagged unfair above
-// UnfairDeviationPct or under StarvedShare of a fair share). All three start their goroutines through one
+// unfairDeviationPct or under starvedShare of a fair share). All three start their goroutines through one
 // fan-out that releases them at once, record per-call latency in
 // HdrHistogram recorders, add up contention (slow paths, mutex wait,
 // scheduling latency) and check every ID issued: unique, in the promised

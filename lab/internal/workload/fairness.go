@@ -7,12 +7,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/snowlab/snowlab/lab/internal/mono"
+	"github.com/snowlab/snowlab/lab/internal/limit"
 
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-// UnfairDeviationPct is the deviation of the goroutines' counts
+// unfairDeviationPct is the deviation of the goroutines' counts
 // (result.Fairness.DeviationPct) above which a run is flagged unfair.
 // Measured on this repository's 2-core VM (loadgen run -subjects
 // mutexgen,atomicgen,shardedgen -sweep 2,4,8, 2026-12-01, with other
@@ -23,10 +23,10 @@ import (
 // (atomicgen/monotonic, its workers served 0.46× and 1.54× a fair share:
 // the host, not the generator, which has no lock to hand over). 75% is
 // 20 points above every fair figure measured; a goroutine starved
-// outright is caught by StarvedShare whatever the deviation.
-const UnfairDeviationPct = 75
+// outright is caught by starvedShare whatever the deviation.
+const unfairDeviationPct = 75
 
-// StarvedShare is the share of its fair share (1/G) below which one
+// starvedShare is the share of its fair share (1/G) below which one
 // goroutine counts as starved and the run is flagged unfair whatever the
 // deviation: one goroutine starved among many moves the deviation little
 // (a goroutine served nothing among G-1 served alike is a deviation of
@@ -34,7 +34,7 @@ const UnfairDeviationPct = 75
 // measured where judged was 0.46 of a fair share (the steady run above);
 // a quarter is below it with room, and above what a goroutine let
 // through once for every 32 calls of three others gets (4/33).
-const StarvedShare = 0.25
+const starvedShare = 0.25
 
 // window counts each goroutine's calls over the stretch of time all of
 // them were calling: from the moment the last one made its first call to
@@ -91,7 +91,7 @@ func (w *window) see(i, k int) {
 	case phaseNew:
 		w.phases[i] = phaseStarted
 		if w.started.Add(1) == w.g {
-			w.openAt = mono.Now()
+			w.openAt = limit.Now()
 			w.open.Store(true)
 		}
 		fallthrough
@@ -113,7 +113,7 @@ func (w *window) see(i, k int) {
 // calls up to here.
 func (w *window) leave(i, k int) {
 	if w.closed.CompareAndSwap(false, true) {
-		w.closeAt = mono.Now()
+		w.closeAt = limit.Now()
 		w.valid = w.open.Load()
 	}
 	if w.phases[i] < phaseIn {
@@ -137,7 +137,7 @@ func (w *window) counts() ([]int64, time.Duration) {
 	return out, time.Duration(w.closeAt - w.openAt)
 }
 
-// MinFairWindow is the shortest stretch of calling together whose
+// minFairWindow is the shortest stretch of calling together whose
 // fairness the lab judges: the Go scheduler's time slice (10 ms, sysmon's
 // forced preemption). In a shorter one the goroutines' shares are whoever
 // the host happened to run: on this repository's 2-core VM under load a
@@ -145,7 +145,7 @@ func (w *window) counts() ([]int64, time.Duration) {
 // 10,000 IDs each, windows well under a millisecond) read 100% with one
 // goroutine served nothing, where the same generator's 100 ms saturate
 // repeats read 29%.
-const MinFairWindow = 10 * time.Millisecond
+const minFairWindow = 10 * time.Millisecond
 
 // fairnessSample is one repeat's counts summarised.
 type fairnessSample struct {
@@ -187,7 +187,7 @@ func sampleOf(counts []int64, window time.Duration) (fairnessSample, bool) {
 // (OverCPUs): the scheduler's time slices, not the subject, then decide
 // who is served, and on this repository's 2-core VM fair subjects read up
 // to 225% there; nor is one whose goroutines called together for less
-// than MinFairWindow (ShortWindow).
+// than minFairWindow (ShortWindow).
 func fairnessOf(samples []fairnessSample) *result.Fairness {
 	if len(samples) == 0 {
 		return nil
@@ -204,14 +204,14 @@ func fairnessOf(samples []fairnessSample) *result.Fairness {
 	})
 	med := sorted[(len(sorted)-1)/2]
 	f := &result.Fairness{Shares: med.shares, MinShare: slices.Min(med.shares), MaxShare: slices.Max(med.shares),
-		DeviationPct: med.deviation, ThresholdPct: UnfairDeviationPct}
+		DeviationPct: med.deviation, ThresholdPct: unfairDeviationPct}
 	for _, s := range samples {
 		f.DeviationSamples = append(f.DeviationSamples, s.deviation)
 	}
-	f.MinShareFloor = StarvedShare
+	f.MinShareFloor = starvedShare
 	f.OverCPUs = len(f.Shares) > runtime.GOMAXPROCS(0)
 	f.Window = med.window
-	f.ShortWindow = med.window < MinFairWindow
-	f.Unfair = f.Judged() && (f.DeviationPct > UnfairDeviationPct || f.MinShare*float64(len(f.Shares)) < StarvedShare)
+	f.ShortWindow = med.window < minFairWindow
+	f.Unfair = f.Judged() && (f.DeviationPct > unfairDeviationPct || f.MinShare*float64(len(f.Shares)) < starvedShare)
 	return f
 }

@@ -35,7 +35,7 @@ func TestFairnessFigures(t *testing.T) {
 	assert.Equal(t, []float64{.6, .4}, f.Shares)
 	assert.Equal(t, []float64{0, 80, 20}, f.DeviationSamples)
 	assert.False(t, f.Unfair)
-	assert.True(t, fairnessOf([]fairnessSample{{[]float64{.9, .1}, UnfairDeviationPct + 1, time.Second}}).Unfair)
+	assert.True(t, fairnessOf([]fairnessSample{{[]float64{.9, .1}, unfairDeviationPct + 1, time.Second}}).Unfair)
 	// Called together for less than a time slice: recorded, not judged.
 	short := fairnessOf([]fairnessSample{{[]float64{1, 0}, 141, time.Millisecond}})
 	assert.True(t, short.ShortWindow)
@@ -44,7 +44,7 @@ func TestFairnessFigures(t *testing.T) {
 	// by its share.
 	starved := []int64{100, 100, 100, 100, 100, 100, 100, 10}
 	st, _ := sampleOf(starved, time.Second)
-	assert.Less(t, st.deviation, float64(UnfairDeviationPct))
+	assert.Less(t, st.deviation, float64(unfairDeviationPct))
 	assert.True(t, fairnessOf([]fairnessSample{st}).Unfair)
 	assert.Nil(t, fairnessOf(nil))
 	// More goroutines than Ps: recorded, not judged.
@@ -62,7 +62,7 @@ func TestFairnessFigures(t *testing.T) {
 // goroutine through freely once the others can make no more calls
 // (favoured calls made, or total calls entered, where not 0), so that no
 // run waits on a goroutine that has left. Where quota is not 0 each
-// goroutine's quota-th call, its last, sleeps MinFairWindow under the
+// goroutine's quota-th call, its last, sleeps minFairWindow under the
 // lock: the goroutines then call together for at least that long (the
 // window opens before any first call returns), however fast the host.
 type starving struct {
@@ -130,7 +130,7 @@ func (s *starving) call(starved, first, last bool) (subject.ID, error) {
 		s.wake.Broadcast()
 	}
 	if last {
-		time.Sleep(MinFairWindow)
+		time.Sleep(minFairWindow)
 	}
 	s.next++
 	return subject.ID{Lo: s.next << 22}, nil
@@ -150,7 +150,7 @@ func TestUnfairSubjectFlagged(t *testing.T) {
 
 	// Saturate: buffers of 2,000 each fill long before the 10 minutes end.
 	// The starved goroutine gets at most 1/33 of the calls, 0.12 of a
-	// fair share: under StarvedShare by construction.
+	// fair share: under starvedShare by construction.
 	cfg := SaturateConfig{Duration: MaxDuration, Repeats: 2, MaxIDs: g * 2000, SampleEvery: 1}
 	sat, err := saturate(starvingSubject(g, passes, (g-1)*2000, 0, 2000), g, cfg)
 	require.NoError(t, err)

@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"sync"
 
-	"github.com/snowlab/snowlab/lab/internal/mono"
+	"github.com/snowlab/snowlab/lab/internal/limit"
 )
 
 // fanOut runs body on n goroutines released together: each is started and
@@ -27,7 +27,7 @@ func fanOut(n int, released func(), body func(i int, t0 int64)) (t0 int64) {
 		}()
 	}
 	ready.Wait()
-	t0 = mono.Now()
+	t0 = limit.Now()
 	close(start)
 	if released != nil {
 		released()

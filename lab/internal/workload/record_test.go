@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -35,7 +36,7 @@ func TestHistRoundTrip(t *testing.T) {
 
 	run := &result.Run{Schema: result.SchemaVersion, Steady: []result.SteadyResult{{Subject: "x", Latency: lat}}}
 	path := filepath.Join(t.TempDir(), "run.json")
-	require.NoError(t, result.WriteJSON(path, run))
+	require.NoError(t, resultdir.WriteJSON(path, run))
 	back, err := result.Read(path)
 	require.NoError(t, err)
 	got := back.Steady[0].Latency
@@ -87,7 +88,7 @@ func TestHistReadsSchema1(t *testing.T) {
 		SignificantFigures: snap.SignificantFigures, Counts: trimmedCounts(h)}
 	run := &result.Run{Schema: 1, Steady: []result.SteadyResult{{Subject: "x", Latency: lat}}}
 	path := filepath.Join(t.TempDir(), "old.json")
-	require.NoError(t, result.WriteJSON(path, run))
+	require.NoError(t, resultdir.WriteJSON(path, run))
 	back, err := result.Read(path)
 	require.NoError(t, err)
 	old, err := Histogram(back.Steady[0].Latency.Hist)

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/snowlab/snowlab/lab/internal/mono"
+	"github.com/snowlab/snowlab/lab/internal/limit"
 	"github.com/snowlab/snowlab/lab/internal/stats"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
@@ -189,7 +189,7 @@ func (p *saturation) repeat(buf streamBuf) error {
 	srv0, srvOK := serverCPU(s.ServerCPU)
 	t0 := fanOut(g, func() { timer = time.AfterFunc(cfg.Duration, func() { stop.Store(true) }) }, func(i int, _ int64) {
 		counts[i], errs[i] = p.loop(i, callers[i], streams[i], &stop)
-		ends[i] = mono.Now()
+		ends[i] = limit.Now()
 		p.win.leave(i, counts[i])
 	})
 	cpu1, cpuOK1 := processCPU()
@@ -232,10 +232,15 @@ func (p *saturation) repeat(buf streamBuf) error {
 // loop is goroutine i's closed loop: calls into ids until stop is set,
 // the buffer is full or a call fails, timing one call in SampleEvery. It
 // returns the calls that returned an ID and the error that stopped it.
+// It makes its first call whatever stop says: a host busy enough to
+// hold every goroutine past the repeat's Duration (seen at load average
+// 31 with 20 ms) would otherwise record a generator that minted nothing,
+// 0 IDs a second, where the figure is the load's (the first call's wait
+// is in the repeat's elapsed time).
 func (p *saturation) loop(i int, caller subject.Minter, ids []subject.ID, stop *atomic.Bool) (int, error) {
 	rec, every := p.recs[i], p.cfg.SampleEvery
 	k := 0
-	for ; k < len(ids) && !stop.Load(); k++ {
+	for ; k < len(ids) && (k == 0 || !stop.Load()); k++ {
 		var id subject.ID
 		var err error
 		if k%every == 0 {
@@ -244,9 +249,9 @@ func (p *saturation) loop(i int, caller subject.Minter, ids []subject.ID, stop *
 			if p.win.watching(i) {
 				p.win.see(i, k)
 			}
-			t := mono.Now()
+			t := limit.Now()
 			id, err = caller.Next()
-			rec.Record(mono.Now() - t)
+			rec.Record(limit.Now() - t)
 		} else {
 			id, err = caller.Next()
 		}

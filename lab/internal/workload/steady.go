@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/snowlab/snowlab/lab/internal/mono"
+	"github.com/snowlab/snowlab/lab/internal/limit"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
 )
@@ -94,9 +94,9 @@ func Steady(s subject.Subject, cfg SteadyConfig) (result.SteadyResult, error) {
 			}
 			due := t0 + int64(float64(i)*interval)
 			waitUntil(wt, due)
-			t := mono.Now()
+			t := limit.Now()
 			id, err := caller.Next()
-			end := mono.Now()
+			end := limit.Now()
 			rec.Record(end - due)
 			urec.Record(end - t)
 			if err != nil {
@@ -107,7 +107,7 @@ func Steady(s subject.Subject, cfg SteadyConfig) (result.SteadyResult, error) {
 		}
 		streams[w] = ids
 	})
-	elapsed := mono.Now() - t0
+	elapsed := limit.Now() - t0
 	srv1, srvOK1 := serverCPU(s.ServerCPU)
 	n := 0
 	counts := make([]int64, len(streams))
@@ -143,7 +143,7 @@ const spinWindow = 50 * time.Microsecond
 // remote subject's answers would wait for the runtime's 10 ms backstop.
 func waitUntil(w *waiter, due int64) {
 	for {
-		d := due - mono.Now()
+		d := due - limit.Now()
 		switch {
 		case d <= 0:
 			return

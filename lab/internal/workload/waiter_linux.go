@@ -6,7 +6,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/snowlab/snowlab/lab/internal/mono"
+	"github.com/snowlab/snowlab/lab/internal/limit"
 )
 
 // waiter sleeps on a timerfd, which the runtime's network poller watches
@@ -39,7 +39,7 @@ func (w *waiter) sleepUntil(t int64) {
 		}
 		w.close() // not the timer it was: sleep from here on
 	}
-	time.Sleep(time.Duration(t - mono.Now()))
+	time.Sleep(time.Duration(t - limit.Now()))
 }
 
 func (w *waiter) close() {

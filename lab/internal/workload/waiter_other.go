@@ -5,7 +5,7 @@ package workload
 import (
 	"time"
 
-	"github.com/snowlab/snowlab/lab/internal/mono"
+	"github.com/snowlab/snowlab/lab/internal/limit"
 )
 
 // waiter sleeps with time.Sleep here, which the runtime may round up to a
@@ -14,6 +14,6 @@ type waiter struct{}
 
 func newWaiter() *waiter { return &waiter{} }
 
-func (w *waiter) sleepUntil(t int64) { time.Sleep(time.Duration(t - mono.Now())) }
+func (w *waiter) sleepUntil(t int64) { time.Sleep(time.Duration(t - limit.Now())) }
 
 func (w *waiter) close() {}

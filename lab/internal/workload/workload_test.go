@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/snowlab/snowlab/lab/internal/fixture"
-	"github.com/snowlab/snowlab/lab/internal/mono"
+	"github.com/snowlab/snowlab/lab/internal/limit"
 	"github.com/snowlab/snowlab/lab/subject"
 )
 
@@ -263,13 +263,12 @@ func TestLimitSubjects(t *testing.T) {
 		st, err := Steady(s, SteadyConfig{Rate: 100_000, Duration: 20 * time.Millisecond})
 		require.NoError(t, err)
 		assert.True(t, st.Check.OK(), "%s: %+v", s.Name, st.Check)
-		// The embedded time is the clock's.
-		m, err := s.New()
-		require.NoError(t, err)
-		id, err := m.Next()
-		require.NoError(t, err)
-		tm, _ := s.Decode(id)
-		assert.WithinDuration(t, time.Now(), tm, time.Second, s.Name)
+		// That the embedded time is the clock's is subject's
+		// TestLimitSubjects: there on a clock made for the check, whose
+		// error is bounded by the time the check took; here the clock has
+		// run through the workloads, resyncing on samples a loaded
+		// machine may have stretched, and "within 1 s of time.Now"
+		// assumed none was stretched that far.
 	}
 	for _, s := range subject.Own(1) {
 		assert.Contains(t, []string{subject.LimitClockAdd, subject.LimitPerPAdd}, s.Limit, s.Name)
@@ -323,9 +322,9 @@ func TestWaitUntil(t *testing.T) {
 	w := newWaiter()
 	defer w.close()
 	for _, ahead := range []time.Duration{-time.Millisecond, 0, 10 * time.Microsecond, 300 * time.Microsecond, 3 * time.Millisecond} {
-		due := mono.Now() + int64(ahead)
+		due := limit.Now() + int64(ahead)
 		waitUntil(w, due)
-		assert.GreaterOrEqual(t, mono.Now(), due, "waiting %v", ahead)
+		assert.GreaterOrEqual(t, limit.Now(), due, "waiting %v", ahead)
 	}
 }
 

@@ -105,9 +105,10 @@ func TestPython(t *testing.T) {
 // docGenerate runs each command line of the docs (README.md, and
 // snowidd/README.md where there is one) that calls grpc_tools.protoc, as
 // written, from the doc's folder in a fresh tree holding nothing but
-// snowidd/proto, and returns the gen folder it wrote the stubs to. The
-// README's line once failed there ("--python_out=gen" needs gen made
-// first), which a test generating into a folder of its own never saw.
+// snowidd/proto, and returns the folder it wrote the stubs to (its
+// --python_out). The README's line once failed there ("--python_out=gen"
+// needs gen made first), which a test generating into a folder of its
+// own never saw.
 func docGenerate(t *testing.T) string {
 	t.Helper()
 	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
@@ -116,6 +117,31 @@ func docGenerate(t *testing.T) string {
 	require.NoError(t, os.Mkdir(filepath.Join(tree, "snowidd"), 0o755))
 	require.NoError(t, os.Symlink(filepath.Join(root, "snowidd", "proto"), filepath.Join(tree, "snowidd", "proto")))
 	var gen string
+	for _, r := range docProtocLines(t, root) {
+		dir := filepath.Join(tree, filepath.Dir(r.doc))
+		require.NoError(t, os.RemoveAll(filepath.Join(dir, r.out)))
+		cmd := exec.Command("bash", "-e", "-c", r.line)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s's command, run from its folder as written:\n%s\n%s", r.doc, r.line, out)
+		gen = filepath.Join(dir, r.out)
+		_, err = os.Stat(filepath.Join(gen, "snowlab", "v1", "id_pb2_grpc.py"))
+		require.NoError(t, err, "%s's command wrote no stubs into %s:\n%s", r.doc, r.out, r.line)
+	}
+	return gen
+}
+
+// protocLine is a doc's command line that generates the Python stubs,
+// and the folder (relative to the doc's) it writes them to.
+type protocLine struct{ doc, line, out string }
+
+// pythonOut is the folder a grpc_tools.protoc command writes its stubs to.
+var pythonOut = regexp.MustCompile(`--python_out=(\S+)`)
+
+// docProtocLines are the grpc_tools.protoc lines of the docs under root.
+func docProtocLines(t *testing.T, root string) []protocLine {
+	t.Helper()
+	var lines []protocLine
 	for _, doc := range []string{"README.md", filepath.Join("snowidd", "README.md")} {
 		text, err := os.ReadFile(filepath.Join(root, doc))
 		if errors.Is(err, fs.ErrNotExist) {
@@ -123,20 +149,34 @@ func docGenerate(t *testing.T) string {
 		}
 		require.NoError(t, err)
 		for _, line := range strings.Split(string(text), "\n") {
-			if !strings.Contains(line, "grpc_tools.protoc") || !strings.Contains(line, "--python_out=gen") {
+			m := pythonOut.FindStringSubmatch(line)
+			if !strings.Contains(line, "grpc_tools.protoc") || m == nil {
 				continue
 			}
-			dir := filepath.Join(tree, filepath.Dir(doc))
-			require.NoError(t, os.RemoveAll(filepath.Join(dir, "gen")))
-			cmd := exec.Command("bash", "-e", "-c", line)
-			cmd.Dir = dir
-			out, err := cmd.CombinedOutput()
-			require.NoError(t, err, "%s's command, run from its folder as written:\n%s\n%s", doc, line, out)
-			gen = filepath.Join(dir, "gen")
-			_, err = os.Stat(filepath.Join(gen, "snowlab", "v1", "id_pb2_grpc.py"))
-			require.NoError(t, err, "%s's command wrote no stubs into gen:\n%s", doc, line)
+			lines = append(lines, protocLine{doc, line, m[1]})
 		}
 	}
-	require.NotEmpty(t, gen, "no doc shows the grpc_tools.protoc command that generates the Python stubs into gen")
-	return gen
+	require.NotEmpty(t, lines, "no doc shows the grpc_tools.protoc command that generates the Python stubs")
+	return lines
+}
+
+// The docs' command writes the stubs where git ignores them: into
+// snowidd/gen (the Go code's, tracked) it left two untracked .py files
+// in a checkout. This needs git and a checkout, not Python.
+func TestPythonStubsIgnored(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
+	require.NoError(t, err)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip(err)
+	}
+	if err := exec.Command("git", "-C", root, "rev-parse", "--git-dir").Run(); err != nil {
+		t.Skipf("%s is not a git checkout: %v", root, err)
+	}
+	for _, r := range docProtocLines(t, root) {
+		for _, stub := range []string{"id_pb2.py", "id_pb2_grpc.py"} {
+			p := filepath.ToSlash(filepath.Join(filepath.Dir(r.doc), r.out, "snowlab", "v1", stub))
+			err := exec.Command("git", "-C", root, "check-ignore", "-q", "--no-index", p).Run()
+			assert.NoError(t, err, "%s's command writes %s, which git does not ignore:\n%s", r.doc, p, r.line)
+		}
+	}
 }

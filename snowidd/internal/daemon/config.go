@@ -14,8 +14,10 @@ import (
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/etcdlease"
 	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/snowidd/internal/cliflag"
 	"github.com/snowlab/snowlab/snowidd/internal/peerclock"
 	"github.com/snowlab/snowlab/snowidd/internal/snowidcli"
+	"github.com/snowlab/snowlab/snowidd/leasespec"
 	"github.com/snowlab/snowlab/snowidd/server"
 )
 
@@ -63,6 +65,8 @@ type options struct {
 	peers         []string
 	peerInterval  time.Duration
 	peerMaxOffset time.Duration
+	// version asks for the version line alone.
+	version bool
 }
 
 // EtcdPasswordVar holds the password of -etcd-user when
@@ -86,6 +90,22 @@ func envName(name string) string {
 // errHelp is what parseOptions returns after printing the usage for -h.
 var errHelp = flag.ErrHelp
 
+// errReported is what parseOptions returns after printing a bad flag's one
+// line (cliflag.Parse): Run exits 2 without printing it again.
+var errReported = errors.New("snowidd: the flags' error is printed")
+
+// errVersion is what parseOptions returns for -version, which asks for
+// nothing but the version.
+var errVersion = errors.New("-version")
+
+// staticScheme is snowidd's static:N, which no store opens.
+var staticScheme = leasespec.Scheme{Name: "static", Form: "static:N",
+	What: "node ids N.. assigned by hand: nothing stops two replicas from sharing them; a restart starts past the IDs its predecessor can have stamped, see -window"}
+
+// leaseSchemes are the lease specs -lease takes: every store openStore
+// opens, then static:N.
+func leaseSchemes() []leasespec.Scheme { return append(leasespec.Stores(), staticScheme) }
+
 // parseOptions reads the flags from args and, for those not given there,
 // from the SNOWIDD_* variables getenv returns.
 func parseOptions(args []string, getenv func(string) (string, bool), stderr io.Writer) (options, error) {
@@ -94,8 +114,14 @@ func parseOptions(args []string, getenv func(string) (string, bool), stderr io.W
 	if err := setFromEnv(fs, getenv); err != nil {
 		return o, err
 	}
-	if err := fs.Parse(args); err != nil {
-		return o, err
+	if stop, ok := cliflag.Parse(fs, args); stop {
+		if ok {
+			return o, errHelp
+		}
+		return o, errReported
+	}
+	if o.version {
+		return o, errVersion
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q", nodeid.Redact(fs.Arg(0)))
@@ -135,13 +161,13 @@ func (o *options) flags(getenv func(string) (string, bool), stderr io.Writer) (*
 	fs := flag.NewFlagSet("snowidd", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "`address` to serve gRPC, gRPC-Web, Connect and HTTP on (one port)")
-	fs.StringVar(&o.leaseSpec, "lease", "", "the lease `SPEC` the node ids come from (required): dir:PATH (a lock folder shared by the replicas of one host), etcd:HOST:PORT/PREFIX (etcd:http://HOST:PORT,.../PREFIX for several endpoints, etcd:https://… for TLS: see -etcd-*), pg:DSN (a PostgreSQL table; the DSN a postgres:// URL or key=value string, snowlab_table=NAME picks the table), k8s:NAMESPACE/PREFIX (Kubernetes Leases PREFIX-N; the API server from the pod's service account, else $KUBECONFIG or ~/.kube/config) or static:N (node ids N.. assigned by hand: nothing stops two replicas from sharing them; a restart starts past the IDs its predecessor can have stamped, see -window)")
+	fs.StringVar(&o.leaseSpec, "lease", "", "the lease `SPEC` the node ids come from (required): "+leasespec.Help(leaseSchemes()))
 	raw.policy = fs.String("policy", "strict", "`policy` when the clock gives no fresh tick: strict (refuse a rewind past -max-wait, never stamp a time ahead of the clock) or monotonic (carry on from the last tick)")
 	raw.layout = snowidcli.AddLayoutFlags(fs)
 	fs.IntVar(&o.shards, "shards", 1, fmt.Sprintf("node ids to hold and mint on, one per shard (1..%d): above 1, a node-per-shard generator passes one node id's 4,096 IDs per ms", MaxShards))
 	fs.DurationVar(&o.maxWait, "max-wait", snowlab.DefaultMaxWait, "largest clock rewind a strict generator waits out before refusing (Unavailable); negative refuses every rewind")
-	fs.DurationVar(&o.window, "window", nodeid.DefaultWindow, "lease reservation kept ahead of the clock: a replica cut off from its store mints for at most this long, a successor after a crash waits at most this long; with static:N and -policy monotonic, how far IDs may run ahead of the clock, so a restarted replica stamps its first IDs this far ahead (a strict one waits at most a tick)")
-	fs.DurationVar(&o.ttl, "ttl", 10*time.Second, "etcd, pg or k8s lease TTL: how long a crashed or frozen replica keeps its node ids from others")
+	fs.DurationVar(&o.window, "window", nodeid.DefaultWindow, "lease reservation kept ahead of the clock: a replica cut off from its store mints for at most this long, a successor after a crash waits at most this long; with static:N and -policy monotonic, how far IDs may run ahead of the clock, at most 100ms (nodeid.StaticMaxLead): every replica started on static:N, whatever its -policy and -window, starts 100ms ahead of the clock, past every ID a predecessor can have served (a strict one waits 100ms first)")
+	fs.DurationVar(&o.ttl, "ttl", 10*time.Second, "how long a crashed or frozen replica keeps its node ids from others: the lease's TTL on "+leasespec.Expiring(leaseSchemes())+" (on zk:, the session timeout)")
 	fs.BoolVar(&o.preferOrdinal, "prefer-ordinal", false, "ask the lease store for the node id of this pod's StatefulSet ordinal first ($POD_INDEX, else the N of a hostname NAME-N): a hint, the store still decides, so two pods with one ordinal (a force-deleted pod still running, kubernetes #54368) get different node ids; refused with static:N, where nothing would check it")
 	fs.DurationVar(&o.rewindHold, "rewind-hold", server.DefaultRewindHold, "how long the replica reports not ready after refusing a clock rewind")
 	fs.DurationVar(&o.grace, "grace", 10*time.Second, "on SIGTERM, how long calls in flight get to finish before the lease is released")
@@ -160,6 +186,7 @@ func (o *options) flags(getenv func(string) (string, bool), stderr io.Writer) (*
 	o.etcd.Register(fs)
 	raw.peers = fs.String("peers", "", "comma list of other replicas' base `URLs` (http://HOST:PORT) whose clocks this one compares with its own (GET /clock), exported as snowidd_clock_peer_offset_seconds")
 	fs.DurationVar(&o.peerInterval, "peer-interval", peerclock.DefaultInterval, "how often -peers are asked for their clocks")
+	fs.BoolVar(&o.version, "version", false, "print the module version and VCS revision snowidd was built from, as snowid version does, and exit")
 	fs.DurationVar(&o.peerMaxOffset, "peer-max-offset", 0, "not ready while this replica's clock is further than `D` from the median of its -peers' and its own, beyond the estimate's error (half a round trip); 0 is off")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: snowidd -lease SPEC [flags]\n\nEach flag can also be set with %sNAME (-rewind-hold: %s). The password of -etcd-user comes from -etcd-password-file or $%s.\n\n", EnvPrefix, envName("rewind-hold"), EtcdPasswordVar)
@@ -202,7 +229,7 @@ func (o *options) resolve(raw rawFlags) error {
 func (o *options) check() error {
 	switch {
 	case o.leaseSpec == "":
-		return errors.New("-lease is required: dir:PATH, etcd:HOST:PORT/PREFIX, pg:DSN, k8s:NAMESPACE/PREFIX or static:N")
+		return errors.New("-lease is required: " + leasespec.Forms(leaseSchemes()))
 	case o.shards < 1 || o.shards > MaxShards:
 		return fmt.Errorf("-shards %d: want 1..%d", o.shards, MaxShards)
 	case o.shards > o.layout.MaxNode()+1:
@@ -241,7 +268,7 @@ func (o *options) resolveOrdinal() error {
 		return nil
 	}
 	if o.static {
-		return errors.New("-prefer-ordinal needs a lease store (dir:, etcd:, pg:, k8s:): with static:N nothing stops two pods with one ordinal (a force-deleted pod still running, kubernetes #54368) from minting on one node id")
+		return fmt.Errorf("-prefer-ordinal needs a lease store (%s): with static:N nothing stops two pods with one ordinal (a force-deleted pod still running, kubernetes #54368) from minting on one node id", leasespec.Names(leasespec.Stores()))
 	}
 	n, err := nodeid.Ordinal("", 0, o.layout)
 	if err != nil {

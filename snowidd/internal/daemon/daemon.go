@@ -22,13 +22,12 @@ import (
 	"github.com/snowlab/snowlab/atomicgen"
 	"github.com/snowlab/snowlab/clocksrc"
 	"github.com/snowlab/snowlab/etcdlease"
-	"github.com/snowlab/snowlab/k8slease"
 	"github.com/snowlab/snowlab/nodeid"
-	"github.com/snowlab/snowlab/pglease"
 	"github.com/snowlab/snowlab/shardedgen"
+	"github.com/snowlab/snowlab/snowidd/internal/cliflag"
 	"github.com/snowlab/snowlab/snowidd/internal/peerclock"
+	"github.com/snowlab/snowlab/snowidd/leasespec"
 	"github.com/snowlab/snowlab/snowidd/server"
-	"github.com/snowlab/snowlab/zklease"
 )
 
 // Exit codes.
@@ -60,6 +59,8 @@ type hooks struct {
 	// store wraps the lease store (a fault-injection build records its
 	// operations); nil: the store as it is.
 	store func(nodeid.Store) (nodeid.Store, error)
+	// stdout receives -version's line; nil: os.Stdout.
+	stdout io.Writer
 }
 
 // readyEvery is how often the replica reads its readiness to log each
@@ -78,6 +79,16 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 	}
 	o, err := parseOptions(args, getenv, stderr)
 	if errors.Is(err, errHelp) {
+		return exitOK
+	}
+	if errors.Is(err, errReported) {
+		return exitUsage
+	}
+	if errors.Is(err, errVersion) {
+		if h.stdout == nil {
+			h.stdout = os.Stdout
+		}
+		fmt.Fprintln(h.stdout, cliflag.Version("snowidd", cliflag.BuildInfo()))
 		return exitOK
 	}
 	if err != nil {
@@ -170,11 +181,10 @@ func openStore(o options) (nodeid.Store, error) {
 	if o.static {
 		return nil, nil
 	}
-	creds, err := o.etcd.Credentials()
-	if err != nil {
+	if _, err := o.etcd.Credentials(); err != nil {
 		return nil, fmt.Errorf("snowidd: %v", err)
 	}
-	stores := map[string]nodeid.Opener{"etcd": etcdlease.OpenerWith(o.ttl, creds), "pg": pglease.Opener(o.ttl), "zk": zklease.Opener(o.ttl), "k8s": k8slease.Opener(o.ttl)}
+	stores := leasespec.Openers(o.ttl, o.etcd)
 	store, err := nodeid.OpenStore(o.leaseSpec, stores)
 	if err != nil {
 		hint := ""
@@ -224,6 +234,19 @@ func (r *replica) newServers(tlsCollectors []prometheus.Collector) error {
 // it returns the exit code.
 func (r *replica) serve(ctx context.Context, ln net.Listener, stderr io.Writer) int {
 	o, log := r.o, r.log
+	if o.static {
+		// Built before serving: its start waits for the fence's floor
+		// (up to nodeid.StaticMaxLead and a tick, a strict one), and the
+		// calls that come meanwhile wait in the listener's queue rather
+		// than meet a replica with no generator.
+		gen, cfg, err := newStaticGenerator(o, r.h.clock)
+		if err != nil {
+			fmt.Fprintf(stderr, "snowidd: -lease %q: %v\n", nodeid.Redact(o.leaseSpec), err)
+			_ = ln.Close()
+			return exitUsage
+		}
+		r.srv.Use(gen, cfg, nil, o.shards)
+	}
 	served := make(chan error, 1)
 	go func() { served <- r.hs.Serve(r.srv.Listener(ln, o.limits, r.tlsConfig)) }()
 	r.logServing(ln)
@@ -235,16 +258,8 @@ func (r *replica) serve(ctx context.Context, ln net.Listener, stderr io.Writer) 
 		log.Info("comparing clocks with peers", "peers", nodeid.Redact(strings.Join(o.peers, ",")), "every", o.peerInterval, "max_offset", o.peerMaxOffset)
 	}
 	held := make(chan *nodeid.Lease, 1)
-	refused := make(chan error, 1) // the store refused the credentials
+	refused := make(chan error, 1) // the store refused the credentials, or the layout
 	if o.static {
-		gen, cfg, err := newStaticGenerator(o, r.h.clock)
-		if err != nil {
-			fmt.Fprintf(stderr, "snowidd: -lease %q: %v\n", nodeid.Redact(o.leaseSpec), err)
-			_ = r.hs.Close()
-			stopHolding()
-			return exitUsage
-		}
-		r.srv.Use(gen, cfg, nil, o.shards)
 		log.Warn("static node ids: nothing stops another process from minting on them", "first", o.staticNode, "count", o.shards)
 		held <- nil
 	} else {
@@ -261,7 +276,11 @@ func (r *replica) serve(ctx context.Context, ln net.Listener, stderr io.Writer) 
 	case err := <-refused:
 		// A mistake asking again cannot mend: stop, as for a lease spec
 		// that can never work.
-		log.Error("the lease store refused the credentials: fix them (-etcd-user, its password, -etcd-cert) or the user's roles", "err", err)
+		if errors.Is(err, nodeid.ErrLayout) {
+			log.Error("the lease store serves another layout: give this layout a store of its own (another prefix, table, path or folder), or run with the store's", "err", err)
+		} else {
+			log.Error("the lease store refused the credentials: fix them (-etcd-user, its password, -etcd-cert) or the user's roles", "err", err)
+		}
 		_ = r.hs.Close()
 		stopHolding()
 		<-held
@@ -405,16 +424,19 @@ func newGenerator(o options, cfg snowlab.Config) (snowlab.Generator, snowlab.Con
 }
 
 // newStaticGenerator builds the generator of static node ids on a fence
-// (nodeid.StaticConfig) whose floor is past every tick a replica killed on
-// them can have stamped: without it, a monotonic replica ran 6.4 s ahead
-// of the clock after 2 s at 17 M IDs/s, and its restart minted those IDs
-// again. A monotonic replica's lead is bounded by -window, as a lease's
-// reservation bounds it, so a restart starts at most -window ahead; a
-// strict one waits at most a tick.
+// (nodeid.StaticConfig) whose floor is past every tick any replica killed
+// on them can have stamped, whatever its -policy and -window: without it,
+// a monotonic replica ran 6.4 s ahead of the clock after 2 s at 17 M
+// IDs/s, and its restart minted those IDs again. A monotonic replica's
+// lead is bounded by -window, as a lease's reservation bounds it, and by
+// nodeid.StaticMaxLead (100 ms), the bound every run on a static id
+// shares: a restart starts 100 ms ahead of the clock, a strict one after
+// waiting that long, so a replica restarted with a shorter -window or
+// another -policy never reaches into its predecessor's IDs.
 func newStaticGenerator(o options, clock clocksrc.Clock) (snowlab.Generator, snowlab.Config, error) {
 	cfg := snowlab.Config{Node: o.staticNode, Clock: clock, Layout: o.layout, Policy: o.policy}
 	if o.policy == snowlab.Monotonic {
-		cfg.MaxLead = o.window
+		cfg.MaxLead = min(o.window, nodeid.StaticMaxLead)
 	}
 	cfg, err := nodeid.StaticConfig(cfg, o.shards)
 	if err != nil {
@@ -429,8 +451,9 @@ func newStaticGenerator(o options, clock clocksrc.Clock) (snowlab.Generator, sno
 // lease is replaced. The server is not ready meanwhile and its calls are
 // refused.
 //
-// A store that refuses the credentials (etcdlease.ErrAuth) is not asked
-// again: the error goes to refused and hold returns.
+// A store that refuses the credentials (etcdlease.ErrAuth), or that
+// serves another layout (nodeid.ErrLayout), is not asked again: the error
+// goes to refused and hold returns.
 func hold(ctx context.Context, o options, store nodeid.Store, srv *server.Server, log *slog.Logger, refused chan<- error, clock clocksrc.Clock) *nodeid.Lease {
 	opts := nodeid.Options{Count: o.shards, Layout: o.layout, Window: o.window, Clock: clock, Preferred: o.preferOrdinal, Prefer: o.prefer}
 	wait := 100 * time.Millisecond
@@ -451,7 +474,7 @@ func hold(ctx context.Context, o options, store nodeid.Store, srv *server.Server
 		actx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		lease, err := nodeid.Acquire(actx, store, opts)
 		cancel()
-		if errors.Is(err, etcdlease.ErrAuth) {
+		if errors.Is(err, etcdlease.ErrAuth) || errors.Is(err, nodeid.ErrLayout) {
 			srv.Unuse(fmt.Sprintf("acquiring a lease: %v", err))
 			refused <- err
 			return nil

@@ -120,6 +120,8 @@ func TestRunRefusesBadUsage(t *testing.T) {
 		env  []string
 		want []string
 	}{
+		{"unknown flag", []string{"-lease", "static:1", "-bogus"}, nil, []string{"flag provided but not defined: -bogus", "run 'snowidd -h'"}},
+		{"flag value that does not parse", []string{"-lease", "static:1", "-grace", "soon"}, nil, []string{`"soon"`, "-grace"}},
 		{"shards with a bad lease", []string{"-lease", "nope:x", "-shards", "99"}, nil, []string{"-shards 99"}},
 		{"no scheme", []string{"-lease", "bogus"}, nil, []string{`"bogus"`, "want scheme:location"}},
 		{"unknown scheme", []string{"-lease", "bogus:x"}, nil, []string{`"bogus:xxxxx"`, `unknown scheme "bogus"`, "dir, etcd", "also takes static:N"}},
@@ -128,6 +130,8 @@ func TestRunRefusesBadUsage(t *testing.T) {
 		{"dir under a regular file", []string{"-lease", "dir:" + underFile}, nil, []string{`"dir:` + underFile + `"`, "not a directory"}},
 		{"dir without a path", []string{"-lease", "dir:"}, nil, []string{`"dir:"`}},
 		{"etcd without a port", []string{"-lease", "etcd:127.0.0.1/x"}, nil, []string{`"etcd:127.0.0.1/x"`, "not HOST:PORT"}},
+		{"zk path with a control character", []string{"-lease", "zk:127.0.0.1:2181/ids\x01x"}, nil, []string{"U+0001 at byte 4, which ZooKeeper refuses"}},
+		{"zk path with a newline", []string{"-lease", "zk:127.0.0.1:2181/ids\nx"}, nil, []string{"U+000A at byte 4"}},
 		{"k8s with a bad namespace", []string{"-lease", "k8s:Bad_NS/ids"}, nil, []string{`namespace "Bad_NS"`, "want NAMESPACE/PREFIX"}},
 		{"an ordinal without a store", []string{"-lease", "static:1", "-prefer-ordinal"}, nil, []string{"-prefer-ordinal needs a lease store", "#54368"}},
 		{"etcd with another scheme", []string{"-lease", "etcd:ftp://127.0.0.1:2379/x"}, nil, []string{`scheme "ftp://"`}},

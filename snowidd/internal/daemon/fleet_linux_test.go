@@ -34,14 +34,16 @@ const (
 	fleetWindow = time.Second
 )
 
-// replicaProc is one snowidd process: this test binary run as the command.
+// replicaProc is one snowidd process: this test binary run as the command,
+// killed by the kernel if the test process ends first.
 type replicaProc struct {
-	t    *testing.T
-	args []string
-	addr string            // host:port, kept across restarts
-	proc *etcdtest.Process // nil once killed or stopped
-	log  *logWriter
-	logs []string // of earlier runs
+	t      *testing.T
+	args   []string
+	addr   string    // host:port, kept across restarts
+	proc   *exec.Cmd // nil once killed or stopped
+	exited chan struct{}
+	log    *logWriter
+	logs   []string // of earlier runs
 }
 
 func startReplica(t *testing.T, listen string, args ...string) *replicaProc {
@@ -57,38 +59,45 @@ func (r *replicaProc) start() {
 	cmd.Env = append(os.Environ(), childEnv+"=1")
 	lw := newLogWriter()
 	cmd.Stderr = lw
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	served := lw.match(urlLine)
-	proc, err := etcdtest.StartProcess(cmd) // dies with the test
-	require.NoError(t, err)
-	r.addr = strings.TrimPrefix(servedURL(t, lw, served, proc.Exited(), func() any { return proc.State() }, 20*time.Second), "http://")
-	r.proc, r.log = proc, lw
+	require.NoError(t, cmd.Start())
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	r.addr = strings.TrimPrefix(servedURL(t, lw, served, exited, func() any { return cmd.ProcessState }, 20*time.Second), "http://")
+	r.proc, r.exited, r.log = cmd, exited, lw
 	t.Cleanup(func() {
-		if r.proc == proc {
-			proc.Kill()
+		if r.proc == cmd {
+			r.kill()
 		}
 	})
 }
 
 func (r *replicaProc) url() string { return "http://" + r.addr }
 
-func (r *replicaProc) signal(sig syscall.Signal) { require.NoError(r.t, r.proc.Signal(sig)) }
+func (r *replicaProc) signal(sig syscall.Signal) { require.NoError(r.t, r.proc.Process.Signal(sig)) }
 
 // kill SIGKILLs the replica and waits for it to be gone.
 func (r *replicaProc) kill() {
-	r.proc.Kill()
+	_ = r.proc.Process.Kill() // an error once it has exited
+	<-r.exited
 	r.logs = append(r.logs, r.log.String())
 	r.proc = nil
 }
 
 // terminate sends SIGTERM and returns the exit status.
 func (r *replicaProc) terminate() error {
-	if !r.proc.Stop(20 * time.Second) {
+	_ = r.proc.Process.Signal(syscall.SIGTERM) // an error once it has exited
+	select {
+	case <-r.exited:
+	case <-time.After(20 * time.Second):
+		r.kill()
 		return fmt.Errorf("replica %s did not exit within 20 s of SIGTERM", r.addr)
 	}
-	state := r.proc.State()
+	state := r.proc.ProcessState
 	r.logs = append(r.logs, r.log.String())
 	r.proc = nil
-	if state == nil || !state.Success() {
+	if !state.Success() {
 		return fmt.Errorf("exit status %v", state)
 	}
 	return nil

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/etcdlease"
 	"github.com/snowlab/snowlab/nodeid"
 )
 
@@ -21,9 +23,11 @@ import (
 // (lab/internal/experiment/faults, StoreOp): a JSON line when an
 // operation is called and another when it returns, with the same id, so
 // that an operation the replica was killed in shows as called and never
-// answered. Times are the host's wall clock (time.Now), not the stepped
-// clock: the lab orders operations of every replica on it. Unset: no
-// history.
+// answered. An etcd store's renewals (its keep-alive answers,
+// etcdlease.Renewal) are recorded too, as renew operations called at
+// the renewal's Since and answered when the answer came. Times are the
+// host's wall clock (time.Now), not the stepped clock: the lab orders
+// operations of every replica on it. Unset: no history.
 const FaultHistoryEnv = "SNOWIDD_FAULT_HISTORY"
 
 // historyLine is one line of the history file.
@@ -58,9 +62,22 @@ func (h *historyFile) write(l historyLine) {
 
 // begin writes op's call line and returns its return line to fill.
 func (h *historyFile) begin(op string, first, count int, token, value int64) historyLine {
+	return h.called(op, first, count, token, value, time.Now())
+}
+
+// called writes the call line of op, called at call, and returns its
+// return line to fill.
+func (h *historyFile) called(op string, first, count int, token, value int64, call time.Time) historyLine {
 	id := h.run + "-" + strconv.FormatInt(h.next.Add(1), 10)
-	h.write(historyLine{ID: id, Op: op, First: first, Count: count, Token: token, Value: value, Call: time.Now().UnixNano()})
+	h.write(historyLine{ID: id, Op: op, First: first, Count: count, Token: token, Value: value, Call: call.UnixNano()})
 	return historyLine{ID: id, First: first, Count: count}
+}
+
+// renewed records an etcd keep-alive answer as a renew operation.
+func (h *historyFile) renewed(r etcdlease.Renewal) {
+	l := h.called("renew", r.First, r.Count, r.Token, int64(r.TTL), r.Since)
+	l.Return, l.Outcome = r.Received.UnixNano(), "ok"
+	h.write(l)
 }
 
 // end writes op's return line with err's outcome.
@@ -90,7 +107,17 @@ func recordStore(s nodeid.Store) (nodeid.Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("snowidd: %s: %v", FaultHistoryEnv, err)
 	}
-	return recordingStore{s: s, h: &historyFile{f: f, run: strconv.FormatInt(time.Now().UnixNano(), 36)}}, nil
+	h := &historyFile{f: f, run: strconv.FormatInt(time.Now().UnixNano(), 36)}
+	if o, ok := s.(renewalObserver); ok {
+		o.ObserveRenewals(h.renewed)
+	}
+	return recordingStore{s: s, h: h}, nil
+}
+
+// renewalObserver is a store that tells of the renewals it makes on its
+// own (etcdlease.Store).
+type renewalObserver interface {
+	ObserveRenewals(func(etcdlease.Renewal))
 }
 
 type recordingStore struct {
@@ -98,9 +125,9 @@ type recordingStore struct {
 	h *historyFile
 }
 
-func (r recordingStore) Acquire(ctx context.Context, count, maxNode int) (nodeid.Claim, error) {
+func (r recordingStore) Acquire(ctx context.Context, layout snowlab.Layout, count, maxNode int) (nodeid.Claim, error) {
 	l := r.h.begin("acquire", -1, count, 0, 0)
-	c, err := r.s.Acquire(ctx, count, maxNode)
+	c, err := r.s.Acquire(ctx, layout, count, maxNode)
 	if err == nil {
 		l.First, l.Token, l.Floor = c.First(), c.Token(), c.Floor()
 		c = recordingClaim{Claim: c, h: r.h}

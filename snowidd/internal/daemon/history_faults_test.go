@@ -8,10 +8,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/etcdlease"
 	"github.com/snowlab/snowlab/nodeid"
 )
 
@@ -30,7 +34,7 @@ func TestRecordStore(t *testing.T) {
 	t.Setenv(FaultHistoryEnv, path)
 	s, err = recordStore(dir)
 	require.NoError(t, err)
-	c, err := s.Acquire(ctx, 1, 3)
+	c, err := s.Acquire(ctx, snowlab.Layout{}, 1, 3)
 	require.NoError(t, err)
 	require.NoError(t, c.Reserve(ctx, 100))
 	require.NoError(t, c.Release(ctx, 50))
@@ -60,4 +64,37 @@ func TestRecordStore(t *testing.T) {
 	require.Equal(t, int64(100), lines[2].Value)
 	require.Equal(t, int64(50), lines[4].Value)
 	require.NotEqual(t, lines[0].ID, lines[2].ID)
+}
+
+// renewingStore is a store that makes renewals of its own, as etcd's
+// keep-alive does: renew plays one to the observer.
+type renewingStore struct {
+	nodeid.Store
+	observe func(etcdlease.Renewal)
+}
+
+func (s *renewingStore) ObserveRenewals(f func(etcdlease.Renewal)) { s.observe = f }
+
+// TestRecordRenewals: a store's own renewals (etcd's keep-alive answers)
+// are renew operations, called at the renewal's Since and answered, ok,
+// when the answer came, with the claim's node ids and token.
+func TestRecordRenewals(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r0.history")
+	t.Setenv(FaultHistoryEnv, path)
+	st := &renewingStore{Store: nodeid.Dir(t.TempDir())}
+	_, err := recordStore(st)
+	require.NoError(t, err)
+	require.NotNil(t, st.observe, "the recorder did not ask for the store's renewals")
+	since := time.Unix(100, 0)
+	st.observe(etcdlease.Renewal{First: 4, Count: 2, Token: 17, Since: since, Received: since.Add(time.Second), TTL: 3 * time.Second})
+
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var call, ret historyLine
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	require.Len(t, lines, 2, "%s", b)
+	require.NoError(t, json.Unmarshal([]byte(lines[0]), &call))
+	require.NoError(t, json.Unmarshal([]byte(lines[1]), &ret))
+	require.Equal(t, historyLine{ID: call.ID, Op: "renew", First: 4, Count: 2, Token: 17, Value: int64(3 * time.Second), Call: since.UnixNano()}, call)
+	require.Equal(t, historyLine{ID: call.ID, First: 4, Count: 2, Return: since.Add(time.Second).UnixNano(), Outcome: "ok"}, ret)
 }

@@ -64,7 +64,7 @@ func TestRefusalsHidePasswords(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-lease", "pg:host=h user=snow password='" + marker}, `"pg:<a DSN that does not parse, 34 bytes>"`},
+		{[]string{"-lease", "pg:host=h user=snow password='" + marker}, `"pg:<a key=value string that does not parse, 34 bytes>"`},
 		{[]string{"-lease", "pg:postgres://snow:a b" + marker + "@" + addr + "/db"}, "pg:postgres://snow:xxxxx@" + addr + "/db"},
 		{[]string{"-lease", "pg:host=h password=" + marker, "-etcd-user", "u"}, "pg:host=h password=xxxxx"},
 		{[]string{"-lease", "static:1", "-peers", "http://ops:" + marker + "@h:1"}, `"http://ops:xxxxx@h:1"`},

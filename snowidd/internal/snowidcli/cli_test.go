@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -13,15 +14,16 @@ import (
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/snowidd/leasespec"
 )
 
 // TestRunLeases: a lease scheme passed to Run reaches gen -lease, and an
 // Opener's refusal is the command's usage error, one line naming it.
 func TestRunLeases(t *testing.T) {
 	refuse := errors.New("no such store here")
-	leases := map[string]nodeid.Opener{"fake": func(rest string) (nodeid.Store, error) {
+	leases := map[string]nodeid.Opener{"fake": nodeid.OpenerFunc(func(rest string) (nodeid.Store, error) {
 		return nil, refuse
-	}}
+	})}
 	var out, errs bytes.Buffer
 	code := Run([]string{"gen", "-lease", "fake:somewhere"}, &out, &errs, leases)
 	assert.Equal(t, 2, code)
@@ -105,15 +107,75 @@ func TestGenStaticLease(t *testing.T) {
 	assert.Empty(t, out.String())
 }
 
-// TestHelpNamesEveryScheme: snowid's help and gen's name every lease
-// scheme the one command takes.
+// TestHelpNamesEveryScheme: snowid's help and gen's are written from the
+// openers registered: each names dir:, static: and every scheme given,
+// leasespec's by their forms, any other by its name, and no scheme that
+// is not registered.
 func TestHelpNamesEveryScheme(t *testing.T) {
+	stores := leasespec.Openers(0, nil)
+	stores["plant"] = nodeid.OpenerFunc(func(string) (nodeid.Store, error) { return nil, errors.New("planted") })
 	for _, args := range [][]string{{"help"}, {"help", "gen"}} {
 		var out, errs bytes.Buffer
-		require.Zero(t, Run(args, &out, &errs, nil))
+		require.Zero(t, Run(args, &out, &errs, stores))
 		help := out.String() + errs.String()
-		for _, scheme := range []string{"dir:", "static:", "etcd:", "pg:"} {
-			assert.Contains(t, help, scheme, "%v", args)
+		for _, form := range []string{"dir:PATH", "static:N", "plant:…"} {
+			assert.Contains(t, help, form, "%v", args)
+		}
+		for _, s := range leasespec.Stores() {
+			assert.Contains(t, help, s.Form, "%v", args)
+		}
+
+		out.Reset()
+		errs.Reset()
+		require.Zero(t, Run(args, &out, &errs, nil))
+		help = out.String() + errs.String()
+		assert.Contains(t, help, "dir:PATH", "%v", args)
+		for _, s := range leasespec.Stores()[1:] {
+			assert.NotContains(t, help, s.Form, "%v: a build without %s does not offer it", args, s.Name)
 		}
 	}
+}
+
+// snowid version prints cliflag.Version's line for the binary's build
+// information, on stdout, exit 0; it takes no argument.
+func TestVersionCommand(t *testing.T) {
+	saved := buildInfo
+	t.Cleanup(func() { buildInfo = saved })
+	buildInfo = func() *debug.BuildInfo {
+		return &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: "github.com/snowlab/snowlab/snowidd", Version: "v1.2.0"},
+			Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "abc123"}}}
+	}
+	stdout, stderr, code := snowid(t, "version")
+	assert.Equal(t, exitOK, code, stderr)
+	assert.Equal(t, "snowid v1.2.0 (github.com/snowlab/snowlab/snowidd; vcs.revision=abc123; go1.26.8)\n", stdout)
+	assert.Empty(t, stderr)
+
+	stdout, stderr, code = snowid(t, "version", "x")
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, stdout)
+	assert.Equal(t, "snowid version: unexpected argument \"x\" (run 'snowid version -h' for usage)\n", stderr)
+}
+
+// -epoch (and the epoch in -layout's text form, and plan's -epoch) reads
+// a plain date, midnight UTC, as range's and partitions' bounds do: it
+// took only RFC 3339 and Unix milliseconds. A bad one is one line naming
+// the value and the forms, exit 2.
+func TestEpochTakesADate(t *testing.T) {
+	want, _, code := snowid(t, "layout", "-epoch", "2025-01-01T00:00:00Z")
+	require.Equal(t, exitOK, code)
+	for _, args := range [][]string{
+		{"layout", "-epoch", "2025-01-01"},
+		{"layout", "-layout", "41/10/12,1ms,2025-01-01"},
+	} {
+		got, stderr, code := snowid(t, args...)
+		assert.Equal(t, exitOK, code, stderr)
+		assert.Equal(t, want, got, "%v", args)
+	}
+	_, stderr, code := snowid(t, "plan", "-processes", "10", "-surge", "2", "-burst", "100", "-epoch", "2025-01-01")
+	assert.Equal(t, exitOK, code, stderr)
+
+	stdout, stderr, code := snowid(t, "layout", "-epoch", "2025-13-01")
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, stdout)
+	assert.Equal(t, `snowid: layout -epoch "2025-13-01": snowlab: invalid layout: epoch "2025-13-01": want RFC 3339 (2024-01-01T00:00:00Z), a date (2024-01-01, midnight UTC) or Unix milliseconds`+"\n", stderr)
 }

@@ -2,7 +2,6 @@ package snowidcli
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -11,18 +10,11 @@ import (
 	"github.com/snowlab/snowlab/clocksrc"
 )
 
-const clockSynopsis = "[-json] [-watch D]"
-
 // runClock prints the kernel's clock discipline and what a Default clock
 // saw while clock watched it. read is clocksrc.ReadDiscipline; tests
 // script the kernel's answer through it.
 func runClock(args []string, stdout, stderr io.Writer, read func(clocksrc.Clock) clocksrc.Discipline) int {
-	fs := flag.NewFlagSet("snowid clock", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: snowid clock %s\n", clockSynopsis)
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("clock", stderr)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	watch := fs.Duration("watch", 0, "read a Default clock for `D` before reporting what it saw (0: report at once, a clock that has seen nothing yet)")
 	pos, code, ok := parse(fs, args)

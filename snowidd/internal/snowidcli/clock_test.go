@@ -151,8 +151,12 @@ func TestClockHere(t *testing.T) {
 		assert.Equal(t, k.Synchronized, *r.Kernel.Synchronized)
 	}
 	require.NotNil(t, r.Default)
-	// The last read comes after the 250 ms, past two resync points.
-	assert.GreaterOrEqual(t, r.Default.Resyncs, uint64(2))
+	// The last read comes after the 250 ms, past at least one resync
+	// point (DefaultResync is 100 ms). Not two: reads every 10 ms would
+	// pass two, but a loaded machine can hold the watch loop from 95 ms
+	// to 240 ms, and then the reads at 240 and 250 ms make one resync
+	// (failed once in 11 runs here beside other tests).
+	assert.GreaterOrEqual(t, r.Default.Resyncs, uint64(1))
 	assert.GreaterOrEqual(t, r.Default.RunningNs, int64(250*time.Millisecond))
 }
 

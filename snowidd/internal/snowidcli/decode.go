@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/snowidd/internal/idtext"
 )
 
 // localZone is the zone of time_local; tests replace it.
@@ -28,7 +29,7 @@ type record struct {
 
 func describe(l snowlab.Layout, id snowlab.ID) record {
 	p := l.Decode(id)
-	f := timeFormat(l)
+	f := idtext.TimeFormat(l)
 	local := p.Time.In(localZone)
 	return record{
 		ID:        id.String(),
@@ -53,7 +54,7 @@ func (r record) writeText(w io.Writer) {
 }
 
 func runDecode(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("decode", "[-json] [-layout T/N/S] [-unit D] [-epoch E] ID...", stderr)
+	fs := newFlagSet("decode", stderr)
 	asJSON := fs.Bool("json", false, "print one JSON object per ID")
 	lf := AddLayoutFlags(fs)
 	ids, code, ok := parseIDArgs(fs, args)
@@ -70,7 +71,7 @@ func runDecode(args []string, stdout, stderr io.Writer) int {
 	code = exitOK
 	printed := 0
 	for _, arg := range ids {
-		id, err := parseIDArg(arg)
+		id, err := idtext.Parse(arg)
 		if err != nil {
 			// Keep the output in order with the error lines.
 			if err := out.Flush(); err != nil {

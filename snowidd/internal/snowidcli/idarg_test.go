@@ -10,6 +10,8 @@ import (
 	"github.com/snowlab/snowlab"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/snowlab/snowlab/snowidd/internal/idtext"
 )
 
 // digitsB32 is the base32 form, only digits, of ID 109286101259396097
@@ -60,35 +62,6 @@ func TestIDArgReadsTwoWays(t *testing.T) {
 	})
 }
 
-// TestIDArgOneWay: every way of writing an ID that reads one way only, and
-// the ID it names.
-func TestIDArgOneWay(t *testing.T) {
-	for _, tc := range []struct {
-		arg  string
-		want snowlab.ID
-	}{
-		{"dec:" + digitsB32, 312345678901},
-		{"DEC:" + digitsB32, 312345678901},
-		{"b32:" + digitsB32, 109286101259396097},
-		{"B32:" + digitsB32, 109286101259396097},
-		{"312345678901", 312345678901},        // 12 digits: decimal only
-		{"00312345678901", 312345678901},      // 14 digits: decimal only
-		{"8123456789012", 8123456789012},      // base32 from 8 up is above 2^63-1
-		{"9999999999999", 9999999999999},      // likewise
-		{"0000000000007", 7},                  // the same ID both ways
-		{"0000000000000", 0},                  // likewise
-		{"03XEZKD8M4M00", 141264821508263936}, // a letter: base32 only
-		{"O312345678901", 109286101259396097}, // O reads as 0: base32 only
-		{"dec:9223372036854775807", 1<<63 - 1},
-	} {
-		t.Run(tc.arg, func(t *testing.T) {
-			got, err := parseIDArg(tc.arg)
-			require.NoError(t, err)
-			assert.Equal(t, tc.want, got)
-		})
-	}
-}
-
 // TestIDArgBase32RoundTrip: ID.Base32, written with b32:, reads back as the
 // ID; and bare it reads back as the ID or is refused, never as another ID.
 // The IDs are random (a fixed seed) with their last 12 base32 characters
@@ -108,14 +81,14 @@ func TestIDArgBase32RoundTrip(t *testing.T) {
 			id = snowlab.ID(u)
 		}
 		b32 := id.Base32()
-		got, err := parseIDArg("b32:" + b32)
+		got, err := idtext.Parse("b32:" + b32)
 		require.NoError(t, err, b32)
 		require.Equal(t, id, got, b32)
-		got, err = parseIDArg("dec:" + id.String())
+		got, err = idtext.Parse("dec:" + id.String())
 		require.NoError(t, err, id)
 		require.Equal(t, id, got, id)
 
-		got, err = parseIDArg(b32)
+		got, err = idtext.Parse(b32)
 		if err != nil {
 			require.True(t, errors.Is(err, snowlab.ErrInvalidID), "%v", err)
 			require.Contains(t, err.Error(), "reads two ways")

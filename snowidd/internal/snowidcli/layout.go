@@ -7,13 +7,15 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/snowlab/snowlab/snowidd/internal/idtext"
 )
 
 // now is the clock layout measures the years left from; tests replace it.
 var now = time.Now
 
 func runLayout(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("layout", "[-layout T/N/S] [-unit D] [-epoch E]", stderr)
+	fs := newFlagSet("layout", stderr)
 	lf := AddLayoutFlags(fs)
 	pos, code, ok := parse(fs, args)
 	if !ok {
@@ -27,7 +29,7 @@ func runLayout(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "layout %v", err)
 	}
 
-	tf := timeFormat(l)
+	tf := idtext.TimeFormat(l)
 	perTick := big.NewInt(int64(l.MaxSeq()) + 1)
 	// IDs per second = perTick * 1s / Unit, exact.
 	perSec := new(big.Rat).SetFrac(

@@ -30,7 +30,7 @@ func AddLayoutFlags(fs *flag.FlagSet) *LayoutFlags {
 	fs.StringVar(&lf.layout, "layout", formatBits(d), "`time/node/seq` bits of the layout, 63 in all, or the whole layout as time/node/seq,unit,epoch (41/10/12,1ms,2024-01-01T00:00:00Z)")
 	fs.StringVar(&lf.unit, "unit", d.Unit.String(), "`duration` of one tick of the time field")
 	fs.StringVar(&lf.epoch, "epoch", d.Epoch.Format(time.RFC3339Nano),
-		"`instant` the time field counts from: RFC 3339 or Unix milliseconds")
+		"`instant` the time field counts from: "+epochForms)
 	return lf
 }
 
@@ -50,6 +50,13 @@ func (lf *LayoutFlags) Layout() (snowlab.Layout, error) {
 	for len(parts) < 3 { // the unit, then the epoch, from their flags
 		parts = append(parts, [...]string{1: lf.unit, 2: lf.epoch}[len(parts)])
 	}
+	// The epoch as range and partitions read their bounds, a plain date
+	// too, in the form Layout.UnmarshalText reads.
+	epoch, err := parseEpoch(parts[2])
+	if err != nil {
+		return snowlab.Layout{}, fmt.Errorf("%s: %w: epoch %q: %v", lf.setFlags(), snowlab.ErrInvalidLayout, parts[2], err)
+	}
+	parts[2] = epoch.Format(time.RFC3339Nano)
 	var l snowlab.Layout
 	if err := l.UnmarshalText([]byte(strings.Join(parts, ","))); err != nil {
 		return l, fmt.Errorf("%s: %w", lf.setFlags(), err)
@@ -77,32 +84,21 @@ func formatBits(l snowlab.Layout) string {
 	return fmt.Sprintf("%d/%d/%d", l.TimeBits, l.NodeBits, l.SeqBits)
 }
 
-// parseEpoch reads an instant in RFC 3339 or as (possibly negative) Unix
-// milliseconds.
+// epochForms are the forms parseEpoch reads, for the help of -epoch.
+const epochForms = "RFC 3339 (2024-01-01T00:00:00Z), a date (2024-01-01, midnight UTC) or Unix milliseconds"
+
+// parseEpoch reads an instant as (possibly negative) Unix milliseconds, or
+// as parseInstant reads range's and partitions' bounds: RFC 3339 or a
+// date, midnight UTC.
 func parseEpoch(s string) (time.Time, error) {
 	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return time.UnixMilli(ms).UTC(), nil
 	}
-	t, err := time.Parse(time.RFC3339Nano, s)
+	t, err := parseInstant(s)
 	if err != nil {
-		return time.Time{}, errors.New("want RFC 3339 (such as 2024-01-01T00:00:00Z) or Unix milliseconds")
+		return time.Time{}, errors.New("want " + epochForms)
 	}
 	return t, nil
-}
-
-// timeFormat is RFC 3339 with as many fractional digits as the layout's
-// ticks need: milliseconds, unless the unit or the epoch is finer.
-func timeFormat(l snowlab.Layout) string {
-	fine := func(d time.Duration) bool {
-		return l.Unit%d != 0 || time.Duration(l.Epoch.Nanosecond())%d != 0
-	}
-	switch {
-	case !fine(time.Millisecond):
-		return "2006-01-02T15:04:05.000Z07:00"
-	case !fine(time.Microsecond):
-		return "2006-01-02T15:04:05.000000Z07:00"
-	}
-	return "2006-01-02T15:04:05.000000000Z07:00"
 }
 
 // ParsePolicy reads a -policy flag's value, the name Policy.String gives:

@@ -370,6 +370,11 @@ func TestGenBadInput(t *testing.T) {
 		{[]string{"-policy", "lax"}, `snowid: gen -policy "lax": `},
 		{[]string{"-policy", "monotonic", "-max-lead", "0s"}, `snowid: gen -max-lead 0s: want more than 0`},
 		{[]string{"-max-lead", "-1ms"}, `snowid: gen -max-lead -1ms: want more than 0`},
+		// Every run on a static id starts StaticMaxLead ahead: a longer
+		// lead would reach past where the next run starts.
+		{[]string{"-node", "9", "-policy", "monotonic", "-max-lead", "2s"}, `snowid: gen -max-lead 2s: at most 100ms on static node id 9 (-node N, static:N)`},
+		{[]string{"-lease", "static:9", "-policy", "monotonic", "-max-lead", "101ms"}, `snowid: gen -max-lead 101ms: at most 100ms on static node id 9`},
+		{[]string{"-node", "9", "-policy", "strict", "-max-lead", "2s"}, ""}, // a strict run leads by nothing
 		{[]string{"-format", "hex"}, `snowid: gen -format "hex": `},
 		{[]string{"-layout", "41/10/13"}, `snowid: gen -layout "41/10/13": `},
 		{[]string{"-epoch", "2090-01-01T00:00:00Z"}, `snowid: gen -epoch "2090-01-01T00:00:00Z": snowlab: value outside`}, // the clock is before the epoch
@@ -570,20 +575,65 @@ func TestGenRerun(t *testing.T) {
 	}
 }
 
+// parseIDs reads the decimal IDs gen printed, one a line.
+func parseIDs(t *testing.T, out string) []snowlab.ID {
+	t.Helper()
+	var ids []snowlab.ID
+	for _, f := range strings.Fields(out) {
+		id, err := snowlab.ParseID(f)
+		require.NoError(t, err)
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// TestGenRestartAnyPolicy: a run on -node N after a monotonic one that
+// ran its whole default lead (100 ms) ahead of the clock starts past
+// every ID it printed, whatever its own -policy and -max-lead (snowid gen
+// -node 9 -policy monotonic -max-lead 2s, then gen -node 9 with the 10 ms
+// default or -policy strict, printed the first run's IDs again). A layout
+// of 4 IDs a tick makes the first run's 400 IDs span 100 ticks.
+func TestGenRestartAnyPolicy(t *testing.T) {
+	ids := func(args ...string) []snowlab.ID {
+		t.Helper()
+		stdout, stderr, code := snowid(t, append([]string{"gen", "-node", "9", "-layout", "42/19/2"}, args...)...)
+		require.Equal(t, exitOK, code, stderr)
+		return parseIDs(t, stdout)
+	}
+	var l snowlab.Layout
+	require.NoError(t, l.UnmarshalText([]byte("42/19/2")))
+	for _, next := range [][]string{{"-policy", "strict"}, {"-policy", "monotonic", "-max-lead", "1ms"}} {
+		t.Run(strings.Join(next, " "), func(t *testing.T) {
+			first := ids("-policy", "monotonic", "-n", "400")
+			require.Len(t, first, 400)
+			second := ids(append(next, "-n", "4")...)
+			require.Len(t, second, 4)
+			assert.Greater(t, second[0], slices.Max(first), "the second run (%s) starts at %v, under the first run's last ID at %v",
+				strings.Join(next, " "), l.Decode(second[0]).Time, l.Decode(slices.Max(first)).Time)
+		})
+	}
+}
+
+// TestGenLeaseOtherLayout: gen -lease on a store whose node ids are held
+// under another layout (41/8/14's node 0 mints the IDs of 41/10/12's
+// nodes 0..3) is refused, exit 2, one line naming both layouts, and mints
+// nothing.
+func TestGenLeaseOtherLayout(t *testing.T) {
+	dir := t.TempDir()
+	_, stderr, code := snowid(t, "gen", "-lease", "dir:"+dir)
+	require.Equal(t, exitOK, code, stderr)
+	stdout, stderr, code := snowid(t, "gen", "-lease", "dir:"+dir, "-layout", "41/8/14")
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, stdout)
+	oneErrorLine(t, stderr, "snowid: gen -lease \"dir:"+dir+"\", -layout \"41/8/14\": nodeid: the store holds its node ids under another layout: dir "+dir+" (its file layout) records layout 41/10/12,1ms,2024-01-01T00:00:00Z, the holder's is 41/8/14,1ms,2024-01-01T00:00:00Z")
+}
+
 // TestGenLease: gen -lease takes its node id from a lock folder, and a
 // second run on the same folder, after the first released, continues past
 // every ID the first minted.
 func TestGenLease(t *testing.T) {
 	dir := t.TempDir()
-	parse := func(out string) []snowlab.ID {
-		var ids []snowlab.ID
-		for _, f := range strings.Fields(out) {
-			id, err := snowlab.ParseID(f)
-			require.NoError(t, err)
-			ids = append(ids, id)
-		}
-		return ids
-	}
+	parse := func(out string) []snowlab.ID { return parseIDs(t, out) }
 	out, errs, code := snowid(t, "gen", "-lease", "dir:"+dir, "-n", "5000", "-policy", "monotonic")
 	require.Equal(t, 0, code, errs)
 	first := parse(out)

@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/snowlab/snowlab/mask"
+	"github.com/snowlab/snowlab/snowidd/internal/idtext"
 )
 
 // maskKeyEnv holds the mask key when -key-file is not given, in the forms
@@ -141,7 +143,7 @@ func hexCount(b []byte) (hexDigits, solid, firstBad int) {
 }
 
 func runMask(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("mask", "[-key-file FILE] [-key-version V] ID...", stderr)
+	fs := newFlagSet("mask", stderr)
 	mf := addMaskFlags(fs)
 	ids, code, ok := parseIDArgs(fs, args)
 	if !ok {
@@ -152,7 +154,7 @@ func runMask(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "mask: %v", err)
 	}
 	return eachArg(ids, stdout, stderr, "mask", func(arg string) (string, error) {
-		id, err := parseIDArg(arg)
+		id, err := idtext.Parse(arg)
 		if err != nil {
 			return "", err
 		}
@@ -161,7 +163,7 @@ func runMask(args []string, stdout, stderr io.Writer) int {
 }
 
 func runUnmask(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("unmask", "[-key-file FILE] [-key-version V] STRING...", stderr)
+	fs := newFlagSet("unmask", stderr)
 	mf := addMaskFlags(fs)
 	strs, code, ok := parse(fs, args)
 	if !ok {
@@ -175,7 +177,10 @@ func runUnmask(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "unmask: %v", err)
 	}
 	return eachArg(strs, stdout, stderr, "unmask", func(arg string) (string, error) {
-		id, err := ring.Decode(arg)
+		// Either case, as decode reads base32: the public form is lower
+		// case (mask.Decode reads only that), but a string may have been
+		// upper-cased on its way back (a log, a case-insensitive path).
+		id, err := ring.Decode(strings.ToLower(arg))
 		return id.String(), err
 	})
 }

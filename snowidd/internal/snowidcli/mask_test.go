@@ -157,7 +157,8 @@ func TestMaskBadInput(t *testing.T) {
 		{"negative ID", []string{"mask", "-key-file", good, "42", "-5"}, s42 + "\n", []string{`mask "-5"`}},
 		{"wrong key", []string{"unmask", "-key-file", good, s42other, s42}, "42\n", []string{`unmask "` + s42other + `"`, "fails its check"}},
 		{"tampered", []string{"unmask", "-key-file", good, tampered}, "", []string{tampered, "fails its check"}},
-		{"upper case", []string{"unmask", "-key-file", good, strings.ToUpper(s42)}, "", []string{strings.ToUpper(s42), "lower case"}},
+		{"upper case, tampered", []string{"unmask", "-key-file", good, strings.ToUpper(tampered)}, "", []string{strings.ToUpper(tampered), "fails its check"}},
+		{"U, in no case", []string{"unmask", "-key-file", good, "U" + strings.ToUpper(s42[1:])}, "", []string{"U" + strings.ToUpper(s42[1:]), `"u" at 0`}},
 		{"short", []string{"unmask", "-key-file", good, s42[:10]}, "", []string{s42[:10], "want 17"}},
 		{"an ID given to unmask", []string{"unmask", "-key-file", good, "42"}, "", []string{`unmask "42"`, "want 17"}},
 	} {
@@ -169,6 +170,20 @@ func TestMaskBadInput(t *testing.T) {
 			leaksNoKey(t, stdout, stderr)
 		})
 	}
+}
+
+// unmask reads its strings in either case, as decode reads base32: it
+// refused an upper-cased one, though decode takes 03XEZKD8M4M00 and
+// 03xezkd8m4m00 alike.
+func TestUnmaskEitherCase(t *testing.T) {
+	noKeyEnv(t)
+	good := keyFile(t, maskKey)
+	ring, _ := mask.New(maskKey)
+	s42, _ := ring.Encode(42)
+	stdout, stderr, code := snowid(t, "unmask", "-key-file", good, strings.ToUpper(s42), s42)
+	assert.Equal(t, exitOK, code, stderr)
+	assert.Equal(t, "42\n42\n", stdout)
+	assert.Empty(t, stderr)
 }
 
 // TestMaskKeyFromEnvBad: a bad variable is named, its value never shown.

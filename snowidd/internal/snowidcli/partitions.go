@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/snowidd/internal/idtext"
 )
 
 // maxPartitions is the most partitions one partitions command writes. A
@@ -36,7 +37,7 @@ type partitionSeries struct {
 }
 
 func runPartitions(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("partitions", "-table T -from FROM -to TO -every D [-layout T/N/S] [-unit D] [-epoch E]", stderr)
+	fs := newFlagSet("partitions", stderr)
 	table := fs.String("table", "", "the parent `table`, partitioned BY RANGE (id): a SQL identifier, schema-qualified or not")
 	fromArg := fs.String("from", "", "`FROM`, the first partition's start: RFC 3339 or a date (midnight UTC)")
 	toArg := fs.String("to", "", "`TO`, the last partition's end (exclusive): -from plus a whole number of -every")
@@ -132,7 +133,7 @@ func (ps *partitionSeries) check(table string) string {
 // piece lies inside [from, to), which check found in the layout's window.
 func (ps *partitionSeries) write(stdout io.Writer) error {
 	l, parent := ps.layout, ps.parent
-	tf := timeFormat(l)
+	tf := idtext.TimeFormat(l)
 	out := bufio.NewWriter(stdout)
 	fmt.Fprintf(out, "-- snowid partitions: %d of %s, [%s, %s) every %s\n",
 		ps.n, parent.quoted(), ps.from.UTC().Format(tf), ps.to.UTC().Format(tf), ps.everyText())

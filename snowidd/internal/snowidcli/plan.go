@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/snowidd/internal/idtext"
 )
 
 // maxListed is the most fitting layouts plan lists: the narrowest node
@@ -203,7 +204,7 @@ func (f fleet) fits(n need) []snowlab.Layout {
 }
 
 func runPlan(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("plan", "-processes N -surge X -burst B [-rate R] [-years Y] [-unit D] [-epoch E]", stderr)
+	fs := newFlagSet("plan", stderr)
 	processes := fs.Int64("processes", 0, "`N` processes mint IDs in steady state, each holding a node id")
 	surge := fs.String("surge", "", "`X` node ids held at once per process during a rollout: 1 for none, 2 for blue-green, 1.25 for a 25% surge")
 	burst := fs.Int64("burst", 0, "`B`, the most IDs the fleet is asked for within one tick")
@@ -211,7 +212,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	years := fs.Float64("years", 10, "`Y`, the fewest years the layout must still last")
 	d := snowlab.DefaultLayout
 	unit := fs.String("unit", d.Unit.String(), "`duration` of one tick of the time field")
-	epoch := fs.String("epoch", d.Epoch.Format(time.RFC3339Nano), "`instant` the time field counts from: RFC 3339 or Unix milliseconds")
+	epoch := fs.String("epoch", d.Epoch.Format(time.RFC3339Nano), "`instant` the time field counts from: "+epochForms)
 	usage := fs.Usage
 	fs.Usage = func() {
 		usage()
@@ -273,7 +274,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 // layouts that fit, why the others do not, and the default's verdict.
 func (f fleet) writePlan(w io.Writer, surgeText string) {
 	n := f.needs()
-	tf := timeFormat(snowlab.Layout{Unit: f.unit, Epoch: f.epoch})
+	tf := idtext.TimeFormat(snowlab.Layout{Unit: f.unit, Epoch: f.epoch})
 	fmt.Fprintf(w, "plan as of %s, ticks of %v since %s\n\n", f.now.UTC().Format(time.DateOnly), f.unit, f.epoch.UTC().Format(tf))
 	if f.now.Before(f.epoch) {
 		fmt.Fprintf(w, "the epoch is %s after %s: nothing can be minted before it, and the years left below count from it\n\n",

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/snowidd/internal/idtext"
 )
 
 // parseInstant reads an interval bound: RFC 3339 (fractions of a second
@@ -23,7 +24,7 @@ func parseInstant(s string) (time.Time, error) {
 }
 
 func runRange(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("range", "[-layout T/N/S] [-unit D] [-epoch E] FROM TO", stderr)
+	fs := newFlagSet("range", stderr)
 	lf := AddLayoutFlags(fs)
 	pos, code, ok := parse(fs, args)
 	if !ok {
@@ -49,7 +50,7 @@ func runRange(args []string, stdout, stderr io.Writer) int {
 		return usageError(fs, "[%s, %s): %v", pos[0], pos[1], err)
 	}
 
-	tf := timeFormat(l)
+	tf := idtext.TimeFormat(l)
 	out := bufio.NewWriter(stdout)
 	// The bounds the IDs stand for: from and to rounded up to ticks.
 	bound := func(id snowlab.ID, given time.Time) string {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab"
+	"github.com/snowlab/snowlab/snowidd/internal/idtext"
 )
 
 // The layout's window, [epoch, horizon), is when its IDs can be minted.
@@ -16,7 +17,7 @@ import (
 // windowErr says, wrapping snowlab.ErrOverflow, when t is outside the
 // window of l: nothing can be minted then. nil when t is inside.
 func windowErr(l snowlab.Layout, t time.Time) error {
-	tf := timeFormat(l)
+	tf := idtext.TimeFormat(l)
 	epoch, horizon := l.Epoch.UTC(), l.Horizon().UTC()
 	window := fmt.Sprintf("[%s, %s)", epoch.Format(tf), horizon.Format(tf))
 	clock := t.UTC().Format(time.RFC3339)

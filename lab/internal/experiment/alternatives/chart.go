@@ -15,7 +15,7 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/units"
 )
 
-func newChart(run *Result, what, xlabel, ylabel string) *plot.Chart {
+func newChart(run *runResult, what, xlabel, ylabel string) *plot.Chart {
 	return plot.New(what, report.Subtitle(run.Host, revision(run)), xlabel, ylabel, 12*vg.Inch, 6.5*vg.Inch)
 }
 
@@ -25,7 +25,7 @@ func refLine(y float64, i int) plot.HLine {
 
 // rateChart plots IDs/s against clients on log-log axes (clients double
 // from point to point).
-func rateChart(run *Result) *plot.Chart {
+func rateChart(run *runResult) *plot.Chart {
 	lo, hi := math.Inf(1), 0.0
 	type series struct {
 		name string
@@ -57,7 +57,7 @@ func rateChart(run *Result) *plot.Chart {
 			label string
 		}{d, "demand: " + units.Rate(d)})
 	}
-	if cl := run.CommitLatency; cl.Measured() {
+	if cl := run.CommitLatency; cl.measured() {
 		refs = append(refs, struct {
 			y     float64
 			label string
@@ -113,13 +113,13 @@ func markerShape(i int) draw.GlyphDrawer {
 // windowChart draws one bar per scheme: its widest inversion window, on
 // a log axis from 1 µs; a scheme whose IDs were in time order gets no bar
 // and the label "0".
-func windowChart(run *Result) *plot.Chart {
+func windowChart(run *runResult) *plot.Chart {
 	var names []string
 	var vals []float64
 	var labels []string
 	hi := 0.0
 	for _, s := range run.Schemes {
-		p, ok := s.WidestWindow()
+		p, ok := s.widestWindow()
 		if !ok {
 			continue
 		}

@@ -30,9 +30,9 @@ const (
 	figureTolerance  = 2.0 // a figure against the documents' figure
 )
 
-// Best is the point of a scheme with the most IDs/s.
-func (s SchemeResult) Best() (Point, bool) {
-	var best Point
+// best is the point of a scheme with the most IDs/s.
+func (s schemeResult) best() (sweepPoint, bool) {
+	var best sweepPoint
 	found := false
 	for _, p := range s.Points {
 		if p.Error == "" && p.IDs > 0 && (!found || p.IDsPerSec > best.IDsPerSec) {
@@ -43,19 +43,19 @@ func (s SchemeResult) Best() (Point, bool) {
 }
 
 // point is the scheme's run with n clients, if it ran without error.
-func (s SchemeResult) point(n int) (Point, bool) {
+func (s schemeResult) point(n int) (sweepPoint, bool) {
 	for _, p := range s.Points {
 		if p.Clients == n && p.Error == "" && p.IDs > 0 {
 			return p, true
 		}
 	}
-	return Point{}, false
+	return sweepPoint{}, false
 }
 
-// WidestWindow is the point of a scheme with the largest inversion
+// widestWindow is the point of a scheme with the largest inversion
 // window.
-func (s SchemeResult) WidestWindow() (Point, bool) {
-	var w Point
+func (s schemeResult) widestWindow() (sweepPoint, bool) {
+	var w sweepPoint
 	found := false
 	for _, p := range s.Points {
 		if p.Error == "" && p.IDs > 0 && (!found || p.Disorder.Window > w.Disorder.Window) {
@@ -77,11 +77,11 @@ func skewBound(skew time.Duration) time.Duration {
 // that was not measured is zero (its Has... flag false).
 type findings struct {
 	// Row is the ticket scheme's best point.
-	Row    Point
+	Row    sweepPoint
 	HasRow bool
 	// Ceiling is 1 / commit latency, the row's rate if each ID waits for
 	// one flush; RowOverCeiling the row's best rate over it.
-	Commit         CommitLatency
+	Commit         commitTiming
 	Ceiling        float64
 	RowOverCeiling float64
 	RowOverDoc     float64
@@ -92,7 +92,7 @@ type findings struct {
 	// Block24 the best point of the documents' 24-ID block (either
 	// buffer), if it ran.
 	Blocks     []windowFinding
-	Block24    Point
+	Block24    sweepPoint
 	HasBlock24 bool
 	Stride     windowFinding
 	HasStride  bool
@@ -104,7 +104,7 @@ type findings struct {
 	ServiceSkipped string
 	// Nextval is sequence/cache-1 with one client: one database round
 	// trip per ID, beside which the service's round trip is read.
-	Nextval    Point
+	Nextval    sweepPoint
 	HasNextval bool
 	// Skew is the snowlab clients' largest clock offset, Bound snowlab's
 	// skew bound for it.
@@ -117,7 +117,7 @@ type findings struct {
 // windowFinding is a scheme's widest inversion window.
 type windowFinding struct {
 	Name  string
-	Point Point
+	Point sweepPoint
 	// Capped is set when the window is as long as the run (90% or more):
 	// the scheme would reorder by more in a longer one.
 	Capped bool
@@ -138,19 +138,19 @@ func capped(window, run time.Duration) bool { return window >= run*9/10 }
 // inversion window.
 type serviceFinding struct {
 	Name         string
-	Scheme       Scheme
-	Best         Point
-	OneCaller    Point
+	Scheme       schemeSpec
+	Best         sweepPoint
+	OneCaller    sweepPoint
 	HasOneCaller bool
 	Window       windowFinding
 }
 
 // find computes the findings of a run.
-func find(run *Result) findings {
+func find(run *runResult) findings {
 	f := findings{Commit: run.CommitLatency, Skew: run.Config.Skew, Bound: skewBound(run.Config.Skew), Duration: run.Config.Duration,
 		Demand: run.Config.Demand}
-	window := func(s SchemeResult) (windowFinding, bool) {
-		p, ok := s.WidestWindow()
+	window := func(s schemeResult) (windowFinding, bool) {
+		p, ok := s.widestWindow()
 		if !ok {
 			return windowFinding{}, false
 		}
@@ -164,19 +164,19 @@ func find(run *Result) findings {
 	for _, s := range run.Schemes {
 		switch s.Scheme.Kind {
 		case ticket:
-			f.Row, f.HasRow = s.Best()
+			f.Row, f.HasRow = s.best()
 		case block:
 			if w, ok := window(s); ok {
 				f.Blocks = append(f.Blocks, w)
 			}
 			if s.Scheme.Size == docBlock {
-				if p, ok := s.Best(); ok && (!f.HasBlock24 || p.IDsPerSec > f.Block24.IDsPerSec) {
+				if p, ok := s.best(); ok && (!f.HasBlock24 || p.IDsPerSec > f.Block24.IDsPerSec) {
 					f.Block24, f.HasBlock24 = p, true
 				}
 			}
 		case stride:
 			f.Stride, f.HasStride = window(s)
-		case Snowlab:
+		case snowlabScheme:
 			f.Snowlab, f.HasSnowlab = window(s)
 		case sequence:
 			if s.Scheme.Size == 1 {
@@ -187,7 +187,7 @@ func find(run *Result) findings {
 				f.ServiceSkipped = s.Skipped
 				continue
 			}
-			best, ok := s.Best()
+			best, ok := s.best()
 			if !ok {
 				continue
 			}
@@ -197,7 +197,7 @@ func find(run *Result) findings {
 			f.Service = append(f.Service, sf)
 		}
 	}
-	if f.Commit.Measured() {
+	if f.Commit.measured() {
 		f.Ceiling = float64(time.Second) / float64(f.Commit.PerOp)
 	}
 	if f.HasRow && f.Row.IDsPerSec > 0 {

@@ -14,9 +14,9 @@ import (
 	"github.com/snowlab/snowlab/nodeid"
 )
 
-// Control stops and starts the server under test, for the crash
+// control stops and starts the server under test, for the crash
 // experiment.
-type Control interface {
+type control interface {
 	// Crash stops the server at once, as a power cut would: no checkpoint,
 	// whatever was not flushed is lost.
 	Crash(ctx context.Context) error
@@ -24,7 +24,7 @@ type Control interface {
 	Restart(ctx context.Context) error
 }
 
-// scriptControl is a Control through scripts/pg.sh's crash and restart
+// scriptControl is a control through scripts/pg.sh's crash and restart
 // (pg_ctl stop -m immediate, pg_ctl start), for a server that script
 // started.
 type scriptControl struct {
@@ -46,12 +46,12 @@ func (c scriptControl) run(ctx context.Context, verb string) error {
 func (c scriptControl) Crash(ctx context.Context) error   { return c.run(ctx, "crash") }
 func (c scriptControl) Restart(ctx context.Context) error { return c.run(ctx, "restart") }
 
-// Crash is the crash experiment: clients on the ticket row with
+// crashRun is the crash experiment: clients on the ticket row with
 // synchronous_commit = off (their commits return before the WAL is
 // flushed), an immediate stop of the server while they run, a restart,
 // and the row asked again until it passes the last ID handed out before
 // the crash.
-type Crash struct {
+type crashRun struct {
 	// Skipped says why the experiment did not run; empty when it ran.
 	Skipped string `json:"skipped,omitempty"`
 	Clients int    `json:"clients,omitempty"`
@@ -71,14 +71,14 @@ type Crash struct {
 	Error    string        `json:"error,omitempty"`
 }
 
-// Ran reports whether the experiment ran to the end.
-func (c Crash) Ran() bool { return c.Skipped == "" && c.Error == "" }
+// ran reports whether the experiment ran to the end.
+func (c crashRun) ran() bool { return c.Skipped == "" && c.Error == "" }
 
 // runCrash runs the crash experiment with clients on srv for before, then
 // crashes and restarts it through ctl.
-func runCrash(ctx context.Context, srv *pgServer, ctl Control, clients int, before time.Duration) Crash {
-	c := Crash{Clients: clients}
-	fail := func(err error) Crash {
+func runCrash(ctx context.Context, srv *pgServer, ctl control, clients int, before time.Duration) crashRun {
+	c := crashRun{Clients: clients}
+	fail := func(err error) crashRun {
 		c.Error = err.Error()
 		return c
 	}
@@ -143,7 +143,7 @@ func createTicket(ctx context.Context, srv *pgServer) error {
 // the server through ctl. It returns each client's IDs, handed out (as
 // far as it could tell, committed) before the crash, and how long they
 // ran; the clients have all stopped when it returns.
-func crashUnderLoad(ctx context.Context, srv *pgServer, ctl Control, clients int, before time.Duration) ([][]int64, time.Duration, error) {
+func crashUnderLoad(ctx context.Context, srv *pgServer, ctl control, clients int, before time.Duration) ([][]int64, time.Duration, error) {
 	handed := make([][]int64, clients)
 	// Should the crash itself fail, the clients are stopped by cancel.
 	clientCtx, cancel := context.WithCancel(ctx)

@@ -14,9 +14,9 @@ type issuedID struct {
 	At int64
 }
 
-// Disorder is how far the order of the IDs strays from the order in which
+// disorder is how far the order of the IDs strays from the order in which
 // they were handed out.
-type Disorder struct {
+type disorder struct {
 	// IDs is how many IDs were measured, Duplicates how many of them
 	// repeat an ID already counted (anything but 0 is a broken scheme).
 	IDs        int64 `json:"ids"`
@@ -39,14 +39,14 @@ type Disorder struct {
 	Window time.Duration `json:"window_ns"`
 }
 
-// MeasureDisorder computes the disorder of issues. It sorts issues by ID
+// measureDisorder computes the disorder of issues. It sorts issues by ID
 // (and by time among equal IDs) in place.
-func MeasureDisorder(issues []issuedID) Disorder {
+func measureDisorder(issues []issuedID) disorder {
 	slices.SortFunc(issues, func(a, b issuedID) int {
 		return cmp.Or(cmp.Compare(a.ID, b.ID), cmp.Compare(a.At, b.At))
 	})
 	n := int64(len(issues))
-	d := Disorder{IDs: n}
+	d := disorder{IDs: n}
 	if n < 2 {
 		return d
 	}

@@ -11,7 +11,7 @@
 // a service: each client calling a snowidd replica over gRPC (through
 // lab/internal/remote, on a connection of its own), NextID per ID or NextIDs for a
 // batch, so that the network hop stands beside the database's round trip.
-// Without a replica (Options.Snowidd) those schemes are skipped and the
+// Without a replica (options.Snowidd) those schemes are skipped and the
 // result says why.
 //
 // The documents argue with numbers nobody here had measured: a commit's
@@ -33,7 +33,7 @@
 // The layers follow golang.org/x/perf's: block.go and source.go hand out
 // IDs, measure.go runs the clients, disorder.go and latency.go compute
 // from what they recorded, claims.go holds the findings against the
-// documents, and verdict.go, report.go and chart.go only format. A Result is
+// documents, and verdict.go, report.go and chart.go only format. A runResult is
 // written as results/<date>-<host>-<sha>-alternatives.json with a
 // Markdown report and two SVG charts (WriteFiles).
 package alternatives

@@ -8,15 +8,15 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab"
-	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/remote"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/internal/units"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/nodeid"
 	"github.com/snowlab/snowlab/snowidd/client"
 )
 
-// Defaults for Options.
+// Defaults for options.
 var defaultClients = []int{1, 2, 4, 8, 16, 32}
 
 const (
@@ -31,7 +31,7 @@ const (
 	defaultFsyncSeconds = 2
 )
 
-// Limits on Options.
+// Limits on options.
 const (
 	maxClients     = 256
 	maxDuration    = 10 * time.Minute
@@ -41,12 +41,12 @@ const (
 	maxFsyncSecond = 60
 )
 
-// errOptions is wrapped by every error about Options out of range.
+// errOptions is wrapped by every error about options out of range.
 var errOptions = errors.New("alternatives: option out of range")
 
-// Options configure an experiment. The zero value but for DSN runs the
+// options configure an experiment. The zero value but for DSN runs the
 // issue's experiment.
-type Options struct {
+type options struct {
 	// DSN is the PostgreSQL server's pgx connection string. The role needs
 	// CREATE on the database; data_directory (a superuser or
 	// pg_read_all_settings) tells whether the server is local.
@@ -66,7 +66,7 @@ type Options struct {
 	// negative: none).
 	Skew time.Duration
 	// Schemes to run, in order (defaultSchemes when empty).
-	Schemes []Scheme
+	Schemes []schemeSpec
 	// Snowidd is the base URL (http://HOST:PORT) of a running snowidd
 	// replica for the snowidd schemes; without one they are skipped, and
 	// the result says why. SnowiddNote, recorded beside it, says what the
@@ -74,7 +74,7 @@ type Options struct {
 	Snowidd     string
 	SnowiddNote string
 	// Control, when set, runs the crash experiment on a local server.
-	Control      Control
+	Control      control
 	CrashClients int
 	CrashAfter   time.Duration
 	// FsyncSeconds is pg_test_fsync's seconds per test (defaultFsyncSeconds
@@ -86,15 +86,15 @@ type Options struct {
 	Commit  string
 	Dirty   bool
 	// Host, when set, is recorded instead of host.Probe() (tests).
-	Host *host.Fingerprint
+	Host *result.Host
 	// Progress, when set, is told what is about to happen and what
 	// finished.
 	Progress func(msg string)
 }
 
-// Validate reports the first option out of range, naming it and its
+// validate reports the first option out of range, naming it and its
 // value. Zero fields take their defaults and are valid.
-func (o Options) Validate() error {
+func (o options) validate() error {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("%w: %s", errOptions, fmt.Sprintf(format, a...))
 	}
@@ -121,7 +121,7 @@ func (o Options) Validate() error {
 	}
 	for _, s := range o.Schemes {
 		if s.Size < 0 || s.Size > s.maxSize() {
-			return bad("scheme %s: size %d: want 1 to %d", s.Name(), s.Size, s.maxSize())
+			return bad("scheme %s: size %d: want 1 to %d", s.name(), s.Size, s.maxSize())
 		}
 	}
 	if o.Snowidd != "" {
@@ -132,7 +132,7 @@ func (o Options) Validate() error {
 	return nil
 }
 
-func (o Options) withDefaults() Options {
+func (o options) withDefaults() options {
 	if len(o.Clients) == 0 {
 		o.Clients = defaultClients
 	}
@@ -172,8 +172,8 @@ func (o Options) withDefaults() Options {
 // recorded with its error and the experiment goes on; Execute returns the
 // run with an error joining every failure, or nil and the error when it
 // cannot start.
-func Execute(ctx context.Context, o Options) (*Result, error) {
-	if err := o.Validate(); err != nil {
+func Execute(ctx context.Context, o options) (*runResult, error) {
+	if err := o.validate(); err != nil {
 		return nil, err
 	}
 	o = o.withDefaults()
@@ -202,18 +202,18 @@ func Execute(ctx context.Context, o Options) (*Result, error) {
 
 // newResult is the result's header and configuration, recorded before
 // anything runs so that a run cut short still says what it was asked.
-func newResult(o Options) *Result {
-	run := &Result{Header: result.NewHeader(experiment, schemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
-		Config: Config{Clients: o.Clients, Duration: o.Duration, Demand: o.Demand, MaxIDs: o.MaxIDs, Skew: o.Skew,
+func newResult(o options) *runResult {
+	run := &runResult{Header: resultdir.NewHeader(experiment, schemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
+		Config: config{Clients: o.Clients, Duration: o.Duration, Demand: o.Demand, MaxIDs: o.MaxIDs, Skew: o.Skew,
 			PrefetchShare: prefetchShare, CrashClients: o.CrashClients, CrashAfter: o.CrashAfter, FsyncSeconds: o.FsyncSeconds,
 			Snowidd: nodeid.Redact(o.Snowidd), SnowiddNote: o.SnowiddNote}}
 	for _, s := range o.Schemes {
-		run.Config.Schemes = append(run.Config.Schemes, s.Name())
+		run.Config.Schemes = append(run.Config.Schemes, s.name())
 	}
 	return run
 }
 
-// sayFunc tells Options.Progress, if any, what is about to happen or
+// sayFunc tells options.Progress, if any, what is about to happen or
 // what finished.
 type sayFunc func(format string, a ...any)
 
@@ -227,10 +227,10 @@ func progress(to func(msg string)) sayFunc {
 
 // commitLatency measures the server's commit latency with pg_test_fsync,
 // or says why it was not.
-func commitLatency(ctx context.Context, srv *pgServer, seconds int, say sayFunc) CommitLatency {
+func commitLatency(ctx context.Context, srv *pgServer, seconds int, say sayFunc) commitTiming {
 	say("commit latency: pg_test_fsync -s %d on the data folder", seconds)
 	cl := measureCommitLatency(ctx, srv.info, seconds)
-	if cl.Measured() {
+	if cl.measured() {
 		say("commit latency: %s per flush (%s), so one row ≤ %s", units.Ns(float64(cl.PerOp)),
 			cl.Method, units.Rate(cl.OpsPerSec))
 	} else {
@@ -242,15 +242,15 @@ func commitLatency(ctx context.Context, srv *pgServer, seconds int, say sayFunc)
 // runSchemes runs every scheme of o with every number of clients, and
 // returns their results and the failures among them. An interrupt stops
 // it after the point that saw it, with the scheme's points so far kept.
-func runSchemes(ctx context.Context, srv *pgServer, o Options, say sayFunc) ([]SchemeResult, []error) {
+func runSchemes(ctx context.Context, srv *pgServer, o options, say sayFunc) ([]schemeResult, []error) {
 	p := pace{duration: o.Duration, demand: o.Demand}
 	clients := fleet{srv: srv, snowidd: o.Snowidd, skew: o.Skew}
-	var out []SchemeResult
+	var out []schemeResult
 	var errs []error
 	for _, sc := range o.Schemes {
 		if sc.Kind == snowidd && o.Snowidd == "" {
-			res := SchemeResult{Scheme: sc, Name: sc.Name(), Skipped: noReplica}
-			say("%-22s skipped: %s", sc.Name(), res.Skipped)
+			res := schemeResult{Scheme: sc, Name: sc.name(), Skipped: noReplica}
+			say("%-22s skipped: %s", sc.name(), res.Skipped)
 			out = append(out, res)
 			continue
 		}
@@ -268,8 +268,8 @@ func runSchemes(ctx context.Context, srv *pgServer, o Options, say sayFunc) ([]S
 // runScheme runs sc with each of o.Clients, each point capped to its share
 // of o.MaxIDs, until ctx ends. A point's error and any duplicate IDs are
 // failures.
-func runScheme(ctx context.Context, clients fleet, sc Scheme, o Options, p pace, say sayFunc) (SchemeResult, []error) {
-	res := SchemeResult{Scheme: sc, Name: sc.Name()}
+func runScheme(ctx context.Context, clients fleet, sc schemeSpec, o options, p pace, say sayFunc) (schemeResult, []error) {
+	res := schemeResult{Scheme: sc, Name: sc.name()}
 	var errs []error
 	for _, n := range o.Clients {
 		p.perCap = max(o.MaxIDs/n, 1)
@@ -278,14 +278,14 @@ func runScheme(ctx context.Context, clients fleet, sc Scheme, o Options, p pace,
 			pt.Error = err.Error()
 		}
 		if pt.Error != "" {
-			errs = append(errs, fmt.Errorf("%s, %d clients: %s", sc.Name(), n, pt.Error))
+			errs = append(errs, fmt.Errorf("%s, %d clients: %s", sc.name(), n, pt.Error))
 		}
 		if pt.Disorder.Duplicates > 0 {
-			errs = append(errs, fmt.Errorf("%s, %d clients: %d duplicate IDs", sc.Name(), n, pt.Disorder.Duplicates))
+			errs = append(errs, fmt.Errorf("%s, %d clients: %d duplicate IDs", sc.name(), n, pt.Disorder.Duplicates))
 		}
 		res.Points = append(res.Points, pt)
 		say("%-22s %2d clients: %s (%s IDs), trip p50 %s, window %s, adjacent inverted %s",
-			sc.Name(), n, units.Rate(pt.IDsPerSec), units.Thousands(int(pt.IDs)), units.Ns(float64(pt.Trip.P50)),
+			sc.name(), n, units.Rate(pt.IDsPerSec), units.Thousands(int(pt.IDs)), units.Ns(float64(pt.Trip.P50)),
 			units.Ns(float64(pt.Disorder.Window)), units.TrimSig(100*pt.Disorder.AdjacentShare, 3)+"%")
 		if ctx.Err() != nil {
 			break
@@ -297,14 +297,14 @@ func runScheme(ctx context.Context, clients fleet, sc Scheme, o Options, p pace,
 // crashIfAllowed runs the crash experiment where it may: not after an
 // interrupt, and only on a local server that o.Control can stop. It
 // returns the crash's result and its failure, if any; a skip is none.
-func crashIfAllowed(ctx context.Context, srv *pgServer, o Options, say sayFunc) (Crash, error) {
+func crashIfAllowed(ctx context.Context, srv *pgServer, o options, say sayFunc) (crashRun, error) {
 	switch {
 	case ctx.Err() != nil:
-		return Crash{Skipped: "interrupted"}, nil
+		return crashRun{Skipped: "interrupted"}, nil
 	case o.Control == nil:
-		return Crash{Skipped: "no control over the server (loadgen alternatives -pg-control scripts/pg.sh, for a server that script started)"}, nil
+		return crashRun{Skipped: "no control over the server (loadgen alternatives -pg-control scripts/pg.sh, for a server that script started)"}, nil
 	case !srv.info.Local:
-		return Crash{Skipped: "the server is not on this machine: it cannot be stopped and restarted from here"}, nil
+		return crashRun{Skipped: "the server is not on this machine: it cannot be stopped and restarted from here"}, nil
 	}
 	say("crash: %d clients on the ticket row with synchronous_commit = off, an immediate stop after %s", o.CrashClients, o.CrashAfter)
 	c := runCrash(ctx, srv, o.Control, o.CrashClients, o.CrashAfter)
@@ -318,9 +318,9 @@ func crashIfAllowed(ctx context.Context, srv *pgServer, o Options, say sayFunc) 
 
 // runPoint prepares fresh objects for the scheme, opens its n clients and
 // measures them.
-func runPoint(ctx context.Context, f fleet, sc Scheme, n int, p pace) (Point, error) {
-	pt := Point{Clients: n, Demand: p.demand}
-	if sc.Database() {
+func runPoint(ctx context.Context, f fleet, sc schemeSpec, n int, p pace) (sweepPoint, error) {
+	pt := sweepPoint{Clients: n, Demand: p.demand}
+	if sc.database() {
 		if err := f.srv.prepare(ctx, sc, n); err != nil {
 			return pt, err
 		}

@@ -1,18 +1,18 @@
 package alternatives
 
 import (
-	"github.com/snowlab/snowlab/lab/internal/redact"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 )
 
 // WriteFiles writes the run into dir as the lab's other results are
 // written, under the stem <date>-<host>-<sha>-alternatives: <stem>.json,
 // <stem>.md, the charts under <stem>/ and <stem>.html. It returns the
 // paths written.
-func WriteFiles(dir string, run *Result) ([]string, error) {
-	// Execute redacts the command already; a Result built or edited
+func WriteFiles(dir string, run *runResult) ([]string, error) {
+	// Execute redacts the command already; a runResult built or edited
 	// elsewhere is redacted here too, as a result file is committed.
 	cp := *run
-	cp.Command = redact.Args(run.Command)
+	cp.Command = resultdir.RedactArgs(run.Command)
 	run = &cp
-	return document(run).WriteFiles(dir, run.Stem(), run)
+	return document(run).WriteFiles(dir, &run.Header, run)
 }

@@ -38,45 +38,45 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.IntVar(&f.fsyncSec, "fsync-seconds", defaultFsyncSeconds, fmt.Sprintf("pg_test_fsync seconds per test on the server's data folder (-1: not measured, at most %d)", maxFsyncSecond))
 }
 
-// Setup is the experiment's flags, checked: the Options to run with, and
+// setup is the experiment's flags, checked: the options to run with, and
 // the snowidd binary StartSnowidd starts for them.
-type Setup struct {
-	Options Options
+type setup struct {
+	Options options
 	bin     string
 }
 
-// Setup checks the flags. Its error names the first flag that is wrong,
+// setup checks the flags. Its error names the first flag that is wrong,
 // its value and what is wanted, in one line.
-func (f Flags) Setup() (Setup, error) {
+func (f Flags) Setup() (setup, error) {
 	if f.dsn == "" {
-		return Setup{}, errors.New("-pg DSN is required (scripts/pg.sh start prints one, or make alternatives runs it all)")
+		return setup{}, errors.New("-pg DSN is required (scripts/pg.sh start prints one, or make alternatives runs it all)")
 	}
 	counts, err := parseClients(f.clients)
 	if err != nil {
-		return Setup{}, fmt.Errorf("-clients: %v", err)
+		return setup{}, fmt.Errorf("-clients: %v", err)
 	}
 	sc, err := parseSchemes(f.schemes)
 	if err != nil {
-		return Setup{}, fmt.Errorf("-schemes: %v", err)
+		return setup{}, fmt.Errorf("-schemes: %v", err)
 	}
 	if err := f.checkSnowidd(); err != nil {
-		return Setup{}, err
+		return setup{}, err
 	}
 	if err := f.inRange(); err != nil {
-		return Setup{}, err
+		return setup{}, err
 	}
-	o := Options{DSN: f.dsn, Clients: counts, Duration: f.duration, Demand: f.demand, MaxIDs: f.maxIDs,
+	o := options{DSN: f.dsn, Clients: counts, Duration: f.duration, Demand: f.demand, MaxIDs: f.maxIDs,
 		Skew: f.skew, Schemes: sc, CrashClients: f.crashClients, CrashAfter: f.crashAfter, FsyncSeconds: f.fsyncSec}
 	if f.skew == 0 {
 		o.Skew = -1 // no offsets (Options' zero is the default)
 	}
 	if f.control != "" {
 		if _, err := os.Stat(f.control); err != nil {
-			return Setup{}, fmt.Errorf("-pg-control: %v", err)
+			return setup{}, fmt.Errorf("-pg-control: %v", err)
 		}
 		o.Control = scriptControl{Script: f.control, DSN: f.dsn}
 	}
-	s := Setup{Options: o}
+	s := setup{Options: o}
 	if callsSnowidd(sc) {
 		s.bin = f.snowiddBin
 		if f.snowiddURL != "" {
@@ -87,9 +87,9 @@ func (f Flags) Setup() (Setup, error) {
 }
 
 // StartSnowidd starts the -snowidd-bin replica the run's snowidd schemes
-// call, on loopback, and points the Options at it; it returns nil when
+// call, on loopback, and points the options at it; it returns nil when
 // there is none to start.
-func (s *Setup) StartSnowidd() (*replica.Replica, error) {
+func (s *setup) StartSnowidd() (*replica.Replica, error) {
 	if s.bin == "" {
 		return nil, nil
 	}
@@ -109,7 +109,7 @@ func (f Flags) checkSnowidd() error {
 	case f.snowiddURL != "" && f.snowiddBin != "":
 		return fmt.Errorf("-snowidd %s and -snowidd-bin %s: name a running replica or a binary to start, not both", f.snowiddURL, f.snowiddBin)
 	case f.snowiddURL != "":
-		if err := (Options{Snowidd: f.snowiddURL}).Validate(); err != nil {
+		if err := (options{Snowidd: f.snowiddURL}).validate(); err != nil {
 			return fmt.Errorf("-snowidd: %v", err)
 		}
 	case f.snowiddBin != "":
@@ -143,7 +143,7 @@ func (f Flags) inRange() error {
 
 // callsSnowidd reports whether any of the schemes calls a snowidd
 // replica, so that one is started only for a run that uses it.
-func callsSnowidd(schemes []Scheme) bool {
+func callsSnowidd(schemes []schemeSpec) bool {
 	for _, s := range schemes {
 		if s.Kind == snowidd {
 			return true

@@ -32,9 +32,9 @@ func TestParseTestFsync(t *testing.T) {
 }
 
 func TestCommitLatencyNotMeasured(t *testing.T) {
-	c := measureCommitLatency(t.Context(), Server{Local: false}, 1)
-	assert.False(t, c.Measured())
+	c := measureCommitLatency(t.Context(), server{Local: false}, 1)
+	assert.False(t, c.measured())
 	assert.Contains(t, c.NotMeasured, "not on this machine")
-	c = measureCommitLatency(t.Context(), Server{Local: true}, 0)
+	c = measureCommitLatency(t.Context(), server{Local: true}, 0)
 	assert.Contains(t, c.NotMeasured, "switched off")
 }

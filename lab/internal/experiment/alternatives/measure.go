@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// Point is one scheme run with one number of clients.
-type Point struct {
+// sweepPoint is one scheme run with one number of clients.
+type sweepPoint struct {
 	Clients int `json:"clients"`
 	// Elapsed is the run's duration, or less when every client stopped
 	// early (at its cap of recorded IDs, or on an error).
@@ -23,9 +23,9 @@ type Point struct {
 	// Trip is the latency of a round trip to the database; PerID the time
 	// a client waited for each ID it handed out (a round trip, or none
 	// when the ID came from a block or batch already held).
-	Trip     Latency  `json:"round_trip"`
-	PerID    Latency  `json:"per_id"`
-	Disorder Disorder `json:"disorder"`
+	Trip     latency  `json:"round_trip"`
+	PerID    latency  `json:"per_id"`
+	Disorder disorder `json:"disorder"`
 	Error    string   `json:"error,omitempty"`
 }
 
@@ -50,9 +50,9 @@ type pace struct {
 // measure runs clients sources for p.duration, each handing out IDs on
 // its share of the demand (or as fast as it can), and summarises what
 // they handed out.
-func measure(ctx context.Context, sources []source, p pace) Point {
+func measure(ctx context.Context, sources []source, p pace) sweepPoint {
 	n := len(sources)
-	pt := Point{Clients: n, Demand: max(p.demand, 0)}
+	pt := sweepPoint{Clients: n, Demand: max(p.demand, 0)}
 	logs := make([]clientLog, n)
 	var ready, done sync.WaitGroup
 	startGate := make(chan struct{})
@@ -98,7 +98,7 @@ func measure(ctx context.Context, sources []source, p pace) Point {
 	pt.KeptUp = pt.Demand > 0 && pt.IDsPerSec >= 0.95*pt.Demand
 	pt.Trip = summarize(trips)
 	pt.PerID = summarize(waits)
-	pt.Disorder = MeasureDisorder(all)
+	pt.Disorder = measureDisorder(all)
 	return pt
 }
 

@@ -13,11 +13,11 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/snowlab/snowlab/lab/internal/redact"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 )
 
-// Server is the PostgreSQL server the schemes ran on.
-type Server struct {
+// server is the PostgreSQL server the schemes ran on.
+type server struct {
 	Version    string `json:"version"`
 	VersionNum int    `json:"version_num"`
 	// Settings are the ones that decide what a commit costs (fsync,
@@ -43,7 +43,7 @@ var serverSettings = []string{"fsync", "synchronous_commit", "wal_sync_method", 
 type pgServer struct {
 	cfg    *pgx.ConnConfig
 	conn   *pgx.Conn
-	info   Server
+	info   server
 	schema string
 }
 
@@ -53,7 +53,7 @@ func pgError(err error) error {
 	if err == nil {
 		return nil
 	}
-	return redact.Error(err)
+	return resultdir.RedactError(err)
 }
 
 func openServer(ctx context.Context, dsn string) (*pgServer, error) {
@@ -65,7 +65,7 @@ func openServer(ctx context.Context, dsn string) (*pgServer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgresql: %w", pgError(err))
 	}
-	s := &pgServer{cfg: cfg, conn: conn, info: Server{Settings: map[string]string{}}}
+	s := &pgServer{cfg: cfg, conn: conn, info: server{Settings: map[string]string{}}}
 	if err := s.setup(ctx); err != nil {
 		conn.Close(context.Background())
 		return nil, fmt.Errorf("postgresql: %w", pgError(err))
@@ -151,7 +151,7 @@ func (s *pgServer) exec(ctx context.Context, sql string, args ...any) error {
 
 // prepare makes fresh objects for one run of a scheme with n clients:
 // each run starts from an untouched row or sequence.
-func (s *pgServer) prepare(ctx context.Context, sc Scheme, n int) error {
+func (s *pgServer) prepare(ctx context.Context, sc schemeSpec, n int) error {
 	switch sc.Kind {
 	case ticket:
 		return s.exec(ctx, "DROP TABLE IF EXISTS ticket; CREATE TABLE ticket (id int PRIMARY KEY, n bigint NOT NULL); INSERT INTO ticket VALUES (1, 0)")

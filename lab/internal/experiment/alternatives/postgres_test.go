@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab/internal/replica/replicatest"
+	"github.com/snowlab/snowlab/lab/internal/fixture"
 )
 
 // pgDSN is the server PG_DSN names. The project's .ci/run starts one with
@@ -34,7 +34,7 @@ func pgDSN(t *testing.T) string {
 // server PG_DSN names, and checks what must hold at any speed.
 func TestPostgres(t *testing.T) {
 	dsn := pgDSN(t)
-	run, err := Execute(context.Background(), Options{DSN: dsn, Clients: []int{1, 3}, Duration: 250 * time.Millisecond,
+	run, err := Execute(context.Background(), options{DSN: dsn, Clients: []int{1, 3}, Duration: 250 * time.Millisecond,
 		Demand: 20_000, FsyncSeconds: -1, Host: testHost(), Commit: "abc1234"})
 	require.NoError(t, err)
 	require.Len(t, run.Schemes, len(defaultSchemes()))
@@ -72,7 +72,7 @@ func TestPostgres(t *testing.T) {
 			case series, block:
 				assert.GreaterOrEqual(t, p.Trip.Count*int64(s.Scheme.Size), p.IDs, "%s: a round trip per %d IDs", what, s.Scheme.Size)
 				assert.Less(t, p.Trip.Count, p.IDs/int64(s.Scheme.Size)+int64(2*p.Clients)+1, "%s: no more round trips than blocks", what)
-			case Snowlab:
+			case snowlabScheme:
 				assert.Zero(t, p.Trip.Count, what)
 				assert.LessOrEqual(t, p.Disorder.Window, bound, "%s: within the skew bound", what)
 			}
@@ -92,10 +92,10 @@ func TestPostgres(t *testing.T) {
 // and the service's three verdicts are generated from the run.
 func TestPostgresBesideSnowidd(t *testing.T) {
 	dsn := pgDSN(t)
-	base := replicatest.Start(t)
-	run, err := Execute(context.Background(), Options{DSN: dsn, Clients: []int{1, 2}, Duration: 150 * time.Millisecond,
+	base := fixture.StartReplica(t)
+	run, err := Execute(context.Background(), options{DSN: dsn, Clients: []int{1, 2}, Duration: 150 * time.Millisecond,
 		Demand: 5_000, FsyncSeconds: -1, Host: testHost(), Snowidd: base, SnowiddNote: "replicatest",
-		Schemes: []Scheme{{Kind: sequence, Size: 1}, {Kind: snowidd}, {Kind: snowidd, Size: 100}, {Kind: snowidd, Size: 100, MaxAge: 5 * time.Millisecond}}})
+		Schemes: []schemeSpec{{Kind: sequence, Size: 1}, {Kind: snowidd}, {Kind: snowidd, Size: 100}, {Kind: snowidd, Size: 100, MaxAge: 5 * time.Millisecond}}})
 	require.NoError(t, err)
 	assert.Equal(t, base, run.Config.Snowidd)
 	assert.Equal(t, "replicatest", run.Config.SnowiddNote)
@@ -130,12 +130,12 @@ func TestCrash(t *testing.T) {
 	require.NoError(t, err)
 	dsn := strings.TrimSpace(string(out))
 	t.Cleanup(func() { assert.NoError(t, exec.Command("../../../../scripts/pg.sh", "stop", dsn).Run()) })
-	run, err := Execute(context.Background(), Options{DSN: dsn, Clients: []int{1}, Duration: 100 * time.Millisecond,
-		Schemes: []Scheme{{Kind: ticket}}, FsyncSeconds: -1, Host: testHost(),
+	run, err := Execute(context.Background(), options{DSN: dsn, Clients: []int{1}, Duration: 100 * time.Millisecond,
+		Schemes: []schemeSpec{{Kind: ticket}}, FsyncSeconds: -1, Host: testHost(),
 		Control: scriptControl{Script: "../../../../scripts/pg.sh", DSN: dsn}, CrashClients: 2, CrashAfter: 500 * time.Millisecond})
 	require.NoError(t, err)
 	c := run.Crash
-	require.True(t, c.Ran(), "%+v", c)
+	require.True(t, c.ran(), "%+v", c)
 	assert.Positive(t, c.HandedOut)
 	assert.LessOrEqual(t, c.RowAfter, c.MaxBefore)
 	assert.LessOrEqual(t, c.Reissued, c.MaxBefore-c.RowAfter, "only IDs above the recovered row can come again")
@@ -146,7 +146,7 @@ func TestCrash(t *testing.T) {
 // TestRemoteServerSkipsWhatNeedsTheDisk: a server whose data folder is
 // not on this machine gets no commit latency and no crash, and says why.
 func TestRemoteServerSkipsWhatNeedsTheDisk(t *testing.T) {
-	c := measureCommitLatency(context.Background(), Server{Local: false, DataDir: "/elsewhere"}, 1)
+	c := measureCommitLatency(context.Background(), server{Local: false, DataDir: "/elsewhere"}, 1)
 	assert.Contains(t, c.NotMeasured, "not on this machine")
 	assert.True(t, localHost("127.0.0.1"))
 	assert.True(t, localHost("::1"))
@@ -156,14 +156,14 @@ func TestRemoteServerSkipsWhatNeedsTheDisk(t *testing.T) {
 }
 
 func TestExecuteRefusesBadOptions(t *testing.T) {
-	run, err := Execute(context.Background(), Options{DSN: "postgres://x@127.0.0.1:1/db", Clients: []int{1000}})
+	run, err := Execute(context.Background(), options{DSN: "postgres://x@127.0.0.1:1/db", Clients: []int{1000}})
 	assert.Nil(t, run)
 	assert.ErrorIs(t, err, errOptions)
 	assert.ErrorContains(t, err, "1000")
 	// A server that is not there: one error, its password redacted.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	run, err = Execute(ctx, Options{DSN: "postgres://me:S3cretPass@127.0.0.1:1/db?connect_timeout=2"})
+	run, err = Execute(ctx, options{DSN: "postgres://me:S3cretPass@127.0.0.1:1/db?connect_timeout=2"})
 	assert.Nil(t, run)
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "S3cretPass")

@@ -45,12 +45,12 @@ func clientList(ns []int) string {
 // the measurements, the charts (from the folder charts, relative to the
 // Markdown file, when set), every scheme's figures, the commit latency,
 // the crash, the server, the host and how to read it all.
-func writeMarkdown(w io.Writer, run *Result, charts string) error {
+func writeMarkdown(w io.Writer, run *runResult, charts string) error {
 	return document(run).WriteMarkdown(w, charts)
 }
 
 // document lays the run's report out, one function per section.
-func document(run *Result) *report.Document {
+func document(run *runResult) *report.Document {
 	d := &report.Document{}
 	writeSetup(d, run)
 	writeVerdicts(d, run)
@@ -65,7 +65,7 @@ func document(run *Result) *report.Document {
 
 // writeSetup is the title and how the run was made: date, commit,
 // command, the server, the clients, the demand and each scheme's setup.
-func writeSetup(d *report.Document, run *Result) {
+func writeSetup(d *report.Document, run *runResult) {
 	title := report.Title("The alternatives to snowlab, measured on PostgreSQL", &run.Header)
 	c := run.Config
 	items := append(report.Provenance(&run.Header),
@@ -87,7 +87,7 @@ func writeSetup(d *report.Document, run *Result) {
 
 // writeVerdicts is the claims beside what the run measured, why each
 // verdict, and the charts.
-func writeVerdicts(d *report.Document, run *Result) {
+func writeVerdicts(d *report.Document, run *runResult) {
 	vs := verdicts(find(run), run.Crash)
 	var rows [][]string
 	var why []string
@@ -105,7 +105,7 @@ func writeVerdicts(d *report.Document, run *Result) {
 
 // writeSchemes is every scheme's figures at each client count, and the
 // schemes skipped.
-func writeSchemes(d *report.Document, run *Result) {
+func writeSchemes(d *report.Document, run *runResult) {
 	var rows [][]string
 	var skipped []string
 	for _, s := range run.Schemes {
@@ -125,7 +125,7 @@ func writeSchemes(d *report.Document, run *Result) {
 
 // schemeRow is one point of the scheme named name: its rate, round trips,
 // waits and disorder, and what went wrong.
-func schemeRow(name string, p Point) []string {
+func schemeRow(name string, p sweepPoint) []string {
 	d := p.Disorder
 	kept := "—"
 	if p.Demand > 0 {
@@ -143,9 +143,9 @@ func schemeRow(name string, p Point) []string {
 
 // writeCommitLatency is the server's flush time, which bounds the ticket
 // row, and each sync method's.
-func writeCommitLatency(d *report.Document, cl CommitLatency) {
+func writeCommitLatency(d *report.Document, cl commitTiming) {
 	s := d.Section(2, "Commit latency")
-	if !cl.Measured() {
+	if !cl.measured() {
 		s.Text(upperFirst(md.Escape(cl.NotMeasured)) + ".")
 	} else {
 		s.Text(fmt.Sprintf("%s (one 8 kB write and its sync, on the server's data folder): %s per flush with the server's wal_sync_method %s, so one flush per ID allows %s.",
@@ -167,7 +167,7 @@ func writeCommitLatency(d *report.Document, cl CommitLatency) {
 
 // writeCrash is what the ticket row issued again after a crash with
 // synchronous_commit = off.
-func writeCrash(d *report.Document, cr Crash) {
+func writeCrash(d *report.Document, cr crashRun) {
 	s := d.Section(2, "Crash: the ticket row with synchronous_commit = off")
 	switch {
 	case cr.Skipped != "":
@@ -185,7 +185,7 @@ func writeCrash(d *report.Document, cr Crash) {
 }
 
 // writeServer is the server's settings and version.
-func writeServer(d *report.Document, srv Server) {
+func writeServer(d *report.Document, srv server) {
 	var rows [][]string
 	for _, k := range slices.Sorted(maps.Keys(srv.Settings)) {
 		rows = append(rows, []string{k, srv.Settings[k]})
@@ -196,7 +196,7 @@ func writeServer(d *report.Document, srv Server) {
 
 // snowiddSetup says which replica the snowidd schemes called, or why they
 // were skipped; "" when none was asked for.
-func snowiddSetup(run *Result) string {
+func snowiddSetup(run *runResult) string {
 	asked := false
 	for _, s := range run.Schemes {
 		if s.Scheme.Kind != snowidd {
@@ -218,9 +218,9 @@ func snowiddSetup(run *Result) string {
 }
 
 // revision is the run's commit, "<sha>+dirty" for a dirty tree.
-func revision(run *Result) string { return report.Revision(&run.Header) }
+func revision(run *runResult) string { return report.Revision(&run.Header) }
 
-func setting(s Server, name string) string { return md.Code(md.OrDash(s.Settings[name])) }
+func setting(s server, name string) string { return md.Code(md.OrDash(s.Settings[name])) }
 
 func latencyCell(d time.Duration, count int64) string {
 	if count == 0 {
@@ -267,7 +267,7 @@ not pay it per ID: nextval writes WAL only once per 32 values, and its commit wa
 
 // WriteTable writes a plain-text summary for a terminal: one line per
 // scheme and number of clients, then the claims.
-func WriteTable(w io.Writer, run *Result) error {
+func WriteTable(w io.Writer, run *runResult) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCHEME\tCLIENTS\tIDS/S\tTRIP P50\tTRIP P99\tID P50\tID P99\tADJ INVERTED\tWINDOW\tERROR")
 	for _, s := range run.Schemes {

@@ -3,6 +3,7 @@ package alternatives
 import (
 	"time"
 
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -11,25 +12,25 @@ import (
 // meaning.
 const schemaVersion = 1
 
-// experiment is the value of Result.Experiment, which tells an alternatives
+// experiment is the value of runResult.Experiment, which tells an alternatives
 // result file from the lab's other results.
 const experiment = "alternatives"
 
-// Result is one alternatives experiment. The file
+// runResult is one alternatives experiment. The file
 // results/<date>-<host>-<sha>-alternatives.json holds one.
-type Result struct {
+type runResult struct {
 	result.Header
-	Config Config `json:"config"`
-	Server Server `json:"server"`
+	Config config `json:"config"`
+	Server server `json:"server"`
 	// CommitLatency is the data folder's flush cost, beside which the
 	// ticket row's rate is read.
-	CommitLatency CommitLatency  `json:"commit_latency"`
-	Schemes       []SchemeResult `json:"schemes"`
-	Crash         Crash          `json:"crash"`
+	CommitLatency commitTiming   `json:"commit_latency"`
+	Schemes       []schemeResult `json:"schemes"`
+	Crash         crashRun       `json:"crash"`
 }
 
-// Config is what every scheme was asked to do.
-type Config struct {
+// config is what every scheme was asked to do.
+type config struct {
 	Clients  []int         `json:"clients"`
 	Duration time.Duration `json:"duration_ns"`
 	// Demand is the fleet's IDs/s, shared evenly by the clients; 0: every
@@ -51,30 +52,20 @@ type Config struct {
 	SnowiddNote string `json:"snowidd_note,omitempty"`
 }
 
-// SchemeResult is one scheme at every number of clients.
-type SchemeResult struct {
-	Scheme Scheme  `json:"scheme"`
-	Name   string  `json:"name"`
-	Points []Point `json:"points"`
+// schemeResult is one scheme at every number of clients.
+type schemeResult struct {
+	Scheme schemeSpec   `json:"scheme"`
+	Name   string       `json:"name"`
+	Points []sweepPoint `json:"points"`
 	// Skipped says why the scheme did not run (it has no points then).
 	Skipped string `json:"skipped,omitempty"`
 }
 
-// Scheme is the result of the scheme named name.
-func (r *Result) Scheme(name string) (SchemeResult, bool) {
-	for _, s := range r.Schemes {
-		if s.Name == name {
-			return s, true
-		}
-	}
-	return SchemeResult{}, false
-}
-
 // readResult reads an alternatives result file, refusing one of another
 // experiment or schema.
-func readResult(path string) (*Result, error) {
-	var run Result
-	if err := result.ReadExperiment(path, experiment, schemaVersion, &run); err != nil {
+func readResult(path string) (*runResult, error) {
+	var run runResult
+	if err := resultdir.ReadExperiment(path, experiment, schemaVersion, &run); err != nil {
 		return nil, err
 	}
 	return &run, nil

@@ -9,40 +9,40 @@ import (
 	"github.com/snowlab/snowlab/snowidd/client"
 )
 
-// Kind is a way of handing out IDs.
-type Kind string
+// schemeKind is a way of handing out IDs.
+type schemeKind string
 
 // The kinds the experiment measures.
 const (
 	// ticket is the ticket server: one row, UPDATE ... SET n = n + 1
 	// RETURNING n, one ID per transaction.
-	ticket Kind = "ticket"
+	ticket schemeKind = "ticket"
 	// sequence is one nextval per round trip on a sequence of CACHE Size:
 	// CACHE 1 asks the shared sequence every time, a larger cache gives each
 	// session (each client) a run of Size values of its own.
-	sequence Kind = "sequence"
+	sequence schemeKind = "sequence"
 	// series is nextval over generate_series: Size IDs per round trip from
 	// a CACHE 1 sequence, handed out locally.
-	series Kind = "series"
+	series schemeKind = "series"
 	// block is block (segment) allocation: one row per tag, max_id =
 	// max_id + Size per transaction, the block handed out locally, with
 	// Leaf's double buffer when DoubleBuffer is set.
-	block Kind = "block"
+	block schemeKind = "block"
 	// stride is multi-master auto-increment: N sequences INCREMENT BY N
 	// START WITH i, one per client (master), for N clients.
-	stride Kind = "stride"
-	// Snowlab is snowlab's atomicgen in process, one node id per client,
+	stride schemeKind = "stride"
+	// snowlabScheme is snowlab's atomicgen in process, one node id per client,
 	// each client's clock offset within ± the skew.
-	Snowlab Kind = "snowlab"
+	snowlabScheme schemeKind = "snowlab"
 	// snowidd is snowlab as a service: each client asks a snowidd replica
 	// over gRPC on a connection of its own, one NextID call per ID (Size
 	// 0) or one NextIDs call for Size IDs, handed out locally.
-	snowidd Kind = "snowidd"
+	snowidd schemeKind = "snowidd"
 )
 
-// Scheme is one kind with its size.
-type Scheme struct {
-	Kind Kind `json:"kind"`
+// schemeSpec is one kind with its size.
+type schemeSpec struct {
+	Kind schemeKind `json:"kind"`
 	// Size is the sequence's CACHE, the series' IDs per round trip, the
 	// block's step or snowidd's NextIDs count (0: NextID per ID); 0 for
 	// the other kinds.
@@ -61,10 +61,10 @@ const maxAgeLimit = time.Minute
 // maxSize bounds a scheme's size (and a block's step).
 const maxSize = 100_000_000
 
-// Name is the scheme's name in flags, tables and charts: ticket,
+// name is the scheme's name in flags, tables and charts: ticket,
 // sequence/cache-1, series/1000, block/24, block/24+double, stride,
 // snowlab, snowidd, snowidd/1000, snowidd/1000@10ms.
-func (s Scheme) Name() string {
+func (s schemeSpec) name() string {
 	switch s.Kind {
 	case snowidd:
 		if s.Size > 0 && s.MaxAge > 0 {
@@ -87,12 +87,12 @@ func (s Scheme) Name() string {
 	return string(s.Kind)
 }
 
-// Database reports whether the scheme asks the database for its IDs.
-func (s Scheme) Database() bool { return s.Kind != Snowlab && s.Kind != snowidd }
+// database reports whether the scheme asks the database for its IDs.
+func (s schemeSpec) database() bool { return s.Kind != snowlabScheme && s.Kind != snowidd }
 
 // maxSize is the largest size of the scheme's kind: a NextIDs call asks
 // for at most client.MaxBatch.
-func (s Scheme) maxSize() int {
+func (s schemeSpec) maxSize() int {
 	if s.Kind == snowidd {
 		return client.MaxBatch
 	}
@@ -106,29 +106,29 @@ const defaultMaxAge = 10 * time.Millisecond
 
 // defaultSchemes is every scheme the experiment measures by default, in
 // report order.
-func defaultSchemes() []Scheme {
-	return []Scheme{
+func defaultSchemes() []schemeSpec {
+	return []schemeSpec{
 		{Kind: ticket},
 		{Kind: sequence, Size: 1}, {Kind: sequence, Size: 1000}, {Kind: series, Size: 1000},
 		{Kind: block, Size: 24}, {Kind: block, Size: 24, DoubleBuffer: true},
 		{Kind: block, Size: 1000}, {Kind: block, Size: 1000, DoubleBuffer: true},
 		{Kind: block, Size: 100_000}, {Kind: block, Size: 100_000, DoubleBuffer: true},
 		{Kind: stride},
-		{Kind: Snowlab},
+		{Kind: snowlabScheme},
 		{Kind: snowidd}, {Kind: snowidd, Size: 1000}, {Kind: snowidd, Size: 1000, MaxAge: defaultMaxAge},
 	}
 }
 
 // parseScheme reads a scheme's name as Name writes it.
-func parseScheme(name string) (Scheme, error) {
+func parseScheme(name string) (schemeSpec, error) {
 	name = strings.ToLower(strings.TrimSpace(name))
-	bad := func(why string) (Scheme, error) {
-		return Scheme{}, fmt.Errorf("%w: scheme %q: %s", errOptions, name, why)
+	bad := func(why string) (schemeSpec, error) {
+		return schemeSpec{}, fmt.Errorf("%w: scheme %q: %s", errOptions, name, why)
 	}
 	kind, arg, hasArg := strings.Cut(name, "/")
-	s := Scheme{Kind: Kind(kind)}
+	s := schemeSpec{Kind: schemeKind(kind)}
 	switch s.Kind {
-	case ticket, stride, Snowlab:
+	case ticket, stride, snowlabScheme:
 		if hasArg {
 			return bad("takes no size")
 		}
@@ -165,21 +165,21 @@ func parseScheme(name string) (Scheme, error) {
 
 // parseSchemes reads a comma list of scheme names ("all" or "" is
 // defaultSchemes), refusing one listed twice.
-func parseSchemes(spec string) ([]Scheme, error) {
+func parseSchemes(spec string) ([]schemeSpec, error) {
 	if s := strings.TrimSpace(spec); s == "" || s == "all" {
 		return defaultSchemes(), nil
 	}
-	var out []Scheme
+	var out []schemeSpec
 	seen := map[string]bool{}
 	for _, part := range strings.Split(spec, ",") {
 		s, err := parseScheme(part)
 		if err != nil {
 			return nil, err
 		}
-		if seen[s.Name()] {
-			return nil, fmt.Errorf("%w: scheme %q listed twice", errOptions, s.Name())
+		if seen[s.name()] {
+			return nil, fmt.Errorf("%w: scheme %q listed twice", errOptions, s.name())
 		}
-		seen[s.Name()] = true
+		seen[s.name()] = true
 		out = append(out, s)
 	}
 	return out, nil

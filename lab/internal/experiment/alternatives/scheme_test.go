@@ -10,8 +10,8 @@ import (
 
 func TestSchemeNamesRoundTrip(t *testing.T) {
 	for _, s := range defaultSchemes() {
-		back, err := parseScheme(s.Name())
-		require.NoError(t, err, s.Name())
+		back, err := parseScheme(s.name())
+		require.NoError(t, err, s.name())
 		assert.Equal(t, s, back)
 	}
 	all, err := parseSchemes("all")
@@ -19,11 +19,11 @@ func TestSchemeNamesRoundTrip(t *testing.T) {
 	assert.Equal(t, defaultSchemes(), all)
 	got, err := parseSchemes("snowlab, block/500+double,sequence/cache-10,snowidd,snowidd/100000,snowidd/100@2.5ms")
 	require.NoError(t, err)
-	assert.Equal(t, []Scheme{{Kind: Snowlab}, {Kind: block, Size: 500, DoubleBuffer: true}, {Kind: sequence, Size: 10},
+	assert.Equal(t, []schemeSpec{{Kind: snowlabScheme}, {Kind: block, Size: 500, DoubleBuffer: true}, {Kind: sequence, Size: 10},
 		{Kind: snowidd}, {Kind: snowidd, Size: 100_000}, {Kind: snowidd, Size: 100, MaxAge: 2500 * time.Microsecond}}, got)
-	assert.Equal(t, "snowidd/1000@10ms", Scheme{Kind: snowidd, Size: 1000, MaxAge: defaultMaxAge}.Name())
-	assert.False(t, Scheme{Kind: snowidd}.Database())
-	assert.True(t, Scheme{Kind: stride}.Database())
+	assert.Equal(t, "snowidd/1000@10ms", schemeSpec{Kind: snowidd, Size: 1000, MaxAge: defaultMaxAge}.name())
+	assert.False(t, schemeSpec{Kind: snowidd}.database())
+	assert.True(t, schemeSpec{Kind: stride}.database())
 }
 
 func TestParseSchemeRefuses(t *testing.T) {
@@ -52,16 +52,16 @@ func TestClockOffset(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	assert.NoError(t, Options{}.Validate(), "the zero value takes the defaults")
-	for _, o := range []Options{
+	assert.NoError(t, options{}.validate(), "the zero value takes the defaults")
+	for _, o := range []options{
 		{Clients: []int{0}}, {Clients: []int{maxClients + 1}}, {Duration: -time.Second}, {Duration: maxDuration + 1},
 		{Demand: 2 * maxDemand}, {MaxIDs: -1}, {Skew: 2 * maxSkew}, {CrashClients: -1}, {FsyncSeconds: maxFsyncSecond + 1},
-		{Schemes: []Scheme{{Kind: block, Size: -1}}}, {Schemes: []Scheme{{Kind: snowidd, Size: 100_001}}},
+		{Schemes: []schemeSpec{{Kind: block, Size: -1}}}, {Schemes: []schemeSpec{{Kind: snowidd, Size: 100_001}}},
 		{Snowidd: "127.0.0.1:8080"}, {Snowidd: "grpc://127.0.0.1:8080"},
 	} {
-		assert.ErrorIs(t, o.Validate(), errOptions, "%+v", o)
+		assert.ErrorIs(t, o.validate(), errOptions, "%+v", o)
 	}
-	assert.ErrorContains(t, Options{Clients: []int{1, 999}}.Validate(), "999")
-	assert.ErrorContains(t, Options{Snowidd: "grpc://h:1"}.Validate(), `"grpc://h:1"`)
-	assert.NoError(t, Options{Snowidd: "http://127.0.0.1:8080"}.Validate())
+	assert.ErrorContains(t, options{Clients: []int{1, 999}}.validate(), "999")
+	assert.ErrorContains(t, options{Snowidd: "grpc://h:1"}.validate(), `"grpc://h:1"`)
+	assert.NoError(t, options{Snowidd: "http://127.0.0.1:8080"}.validate())
 }

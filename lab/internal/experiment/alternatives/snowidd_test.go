@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab/internal/replica/replicatest"
+	"github.com/snowlab/snowlab/lab/internal/fixture"
 )
 
 // TestSnowidd runs both snowidd schemes briefly with 1 and 3 clients
@@ -17,12 +17,12 @@ import (
 // order, and the unbatched IDs, minted in order on one node, reordered by
 // no more than the longest call.
 func TestSnowidd(t *testing.T) {
-	f := fleet{snowidd: replicatest.Start(t)}
+	f := fleet{snowidd: fixture.StartReplica(t)}
 	const batch = 50
 	const age = 2 * time.Millisecond
-	for _, sc := range []Scheme{{Kind: snowidd}, {Kind: snowidd, Size: batch}, {Kind: snowidd, Size: batch, MaxAge: age}} {
+	for _, sc := range []schemeSpec{{Kind: snowidd}, {Kind: snowidd, Size: batch}, {Kind: snowidd, Size: batch, MaxAge: age}} {
 		for _, n := range []int{1, 3} {
-			what := sc.Name() + ", " + clients(n)
+			what := sc.name() + ", " + clients(n)
 			p, err := runPoint(context.Background(), f, sc, n, pace{duration: 150 * time.Millisecond, demand: 6_000, perCap: 10_000})
 			require.NoError(t, err, what)
 			require.Empty(t, p.Error, what)

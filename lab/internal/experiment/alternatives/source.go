@@ -33,9 +33,9 @@ type fleet struct {
 
 // newSource opens client i (0-based) of n for scheme sc. Connections are
 // opened here, before the run's clock starts.
-func newSource(ctx context.Context, f fleet, sc Scheme, i, n int) (source, error) {
+func newSource(ctx context.Context, f fleet, sc schemeSpec, i, n int) (source, error) {
 	switch sc.Kind {
-	case Snowlab:
+	case snowlabScheme:
 		return newSnowlabSource(i, n, f.skew)
 	case snowidd:
 		return newSnowiddSource(f.snowidd, sc.Size, sc.MaxAge)
@@ -89,7 +89,7 @@ func newSource(ctx context.Context, f fleet, sc Scheme, i, n int) (source, error
 		return &blockSource{conn: conn, alloc: a}, nil
 	}
 	conn.Close(ctx)
-	return nil, fmt.Errorf("%w: no source for scheme %q", errOptions, sc.Name())
+	return nil, fmt.Errorf("%w: no source for scheme %q", errOptions, sc.name())
 }
 
 // rowSource asks its server for every ID: one round trip each (for the

@@ -45,7 +45,7 @@ func clients(n int) string {
 
 // verdicts writes a sentence for each claim from the findings, in the
 // order the report lists the claims.
-func verdicts(f findings, crash Crash) []verdict {
+func verdicts(f findings, crash crashRun) []verdict {
 	return []verdict{
 		rowAtCommitLatency(f),
 		rowAt4000(f),
@@ -72,7 +72,7 @@ func rowAtCommitLatency(f findings) verdict {
 	switch {
 	case !f.HasRow:
 		v.Outcome, v.Why = notMeasured, "The ticket scheme did not run."
-	case !f.Commit.Measured():
+	case !f.Commit.measured():
 		v.Measured = "row: " + rowRate(f)
 		v.Outcome, v.Why = notMeasured, "The row peaked at "+rowRate(f)+", but the commit latency was "+strings.TrimPrefix(f.Commit.NotMeasured, "not measured: ")+"."
 	default:
@@ -103,7 +103,7 @@ func rowAt4000(f findings) verdict {
 		v.Measured = rowRate(f)
 		v.Outcome = outcome(ok)
 		why := fmt.Sprintf("The row peaked at %s, %s the documents' 4,000/s", rowRate(f), times(f.RowOverDoc))
-		if f.Commit.Measured() {
+		if f.Commit.measured() {
 			why += fmt.Sprintf(", on a disk whose flush takes %s, not the documents' %s", ns(f.Commit.PerOp), ns(docCommitLatency))
 		}
 		if ok {
@@ -240,7 +240,7 @@ func snowlabWithinSkew(f findings) verdict {
 }
 
 // asyncCommitSafe judges the first fix people reach for: synchronous_commit = off.
-func asyncCommitSafe(crash Crash) verdict {
+func asyncCommitSafe(crash crashRun) verdict {
 	v := verdict{Claim: "synchronous_commit = off lifts the row's ceiling safely",
 		Documents: "(not in the documents: the first fix people reach for)"}
 	switch {

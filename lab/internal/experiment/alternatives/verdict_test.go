@@ -10,23 +10,23 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab/internal/host"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-func testHost() *host.Fingerprint {
-	return &host.Fingerprint{Hostname: "test-host", CPU: "test cpu", GOMAXPROCS: 2, GoVersion: "go-test"}
+func testHost() *result.Host {
+	return &result.Host{Hostname: "test-host", CPU: "test cpu", GOMAXPROCS: 2, GoVersion: "go-test"}
 }
 
-func point(clients int, rate float64, window time.Duration, keptUp bool) Point {
-	return Point{Clients: clients, IDs: int64(rate), IDsPerSec: rate, Demand: docPeak, KeptUp: keptUp,
-		Disorder: Disorder{IDs: int64(rate), Window: window}, PerID: Latency{Count: int64(rate), Max: 200 * time.Microsecond}}
+func point(clients int, rate float64, window time.Duration, keptUp bool) sweepPoint {
+	return sweepPoint{Clients: clients, IDs: int64(rate), IDsPerSec: rate, Demand: docPeak, KeptUp: keptUp,
+		Disorder: disorder{IDs: int64(rate), Window: window}, PerID: latency{Count: int64(rate), Max: 200 * time.Microsecond}}
 }
 
 // tripPoint is a point whose every ID waited for one round trip of trip.
-func tripPoint(clients int, rate float64, trip, window time.Duration) Point {
+func tripPoint(clients int, rate float64, trip, window time.Duration) sweepPoint {
 	p := point(clients, rate, window, false)
-	p.Trip = Latency{Count: p.IDs, P50: trip, P99: 2 * trip, Max: 4 * trip}
+	p.Trip = latency{Count: p.IDs, P50: trip, P99: 2 * trip, Max: 4 * trip}
 	p.PerID = p.Trip
 	return p
 }
@@ -36,28 +36,28 @@ func tripPoint(clients int, rate float64, trip, window time.Duration) Point {
 // 1,000 that keep up, a stride, snowlab, nextval at 200 µs a round trip,
 // and snowidd at 100 µs a round trip (unbatched) and in batches of 1,000,
 // bare and bounded to 10 ms.
-func syntheticRun(rowRate float64, commit time.Duration, snowWindow time.Duration) *Result {
-	return &Result{Header: result.Header{Schema: schemaVersion, Experiment: experiment, Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+func syntheticRun(rowRate float64, commit time.Duration, snowWindow time.Duration) *runResult {
+	return &runResult{Header: result.Header{Schema: schemaVersion, Experiment: experiment, Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
 		Commit: "abc1234", Host: *testHost()},
-		Config: Config{Clients: []int{1, 8}, Duration: time.Second, Demand: docPeak, Skew: 5 * time.Millisecond, PrefetchShare: prefetchShare},
-		Server: Server{Version: "15.0", Settings: map[string]string{"fsync": "on", "synchronous_commit": "on", "wal_sync_method": "fdatasync"}},
-		CommitLatency: CommitLatency{Command: "pg_test_fsync -s 1", Method: "fdatasync", PerOp: commit,
-			OpsPerSec: float64(time.Second) / float64(commit), Methods: []SyncMethod{{"fdatasync", float64(time.Second) / float64(commit)}, {"fsync_writethrough", 0}}},
-		Schemes: []SchemeResult{
-			{Scheme: Scheme{Kind: ticket}, Name: "ticket", Points: []Point{point(1, rowRate/2, 0, false), point(8, rowRate, time.Millisecond, false)}},
-			{Scheme: Scheme{Kind: block, Size: 24}, Name: "block/24", Points: []Point{point(8, 24*rowRate, 2*time.Millisecond, false)}},
-			{Scheme: Scheme{Kind: block, Size: 1000}, Name: "block/1000", Points: []Point{point(8, docPeak, 300*time.Millisecond, true)}},
-			{Scheme: Scheme{Kind: block, Size: 100_000}, Name: "block/100000", Points: []Point{point(8, docPeak, 950*time.Millisecond, true)}},
-			{Scheme: Scheme{Kind: stride}, Name: "stride", Points: []Point{point(8, 20_000, 200*time.Millisecond, false)}},
-			{Scheme: Scheme{Kind: Snowlab}, Name: "snowlab", Points: []Point{point(1, docPeak, 0, true), point(8, docPeak, snowWindow, true)}},
-			{Scheme: Scheme{Kind: sequence, Size: 1}, Name: "sequence/cache-1", Points: []Point{tripPoint(1, 4500, 200*time.Microsecond, 0)}},
-			{Scheme: Scheme{Kind: snowidd}, Name: "snowidd", Points: []Point{tripPoint(1, 9000, 100*time.Microsecond, 0),
+		Config: config{Clients: []int{1, 8}, Duration: time.Second, Demand: docPeak, Skew: 5 * time.Millisecond, PrefetchShare: prefetchShare},
+		Server: server{Version: "15.0", Settings: map[string]string{"fsync": "on", "synchronous_commit": "on", "wal_sync_method": "fdatasync"}},
+		CommitLatency: commitTiming{Command: "pg_test_fsync -s 1", Method: "fdatasync", PerOp: commit,
+			OpsPerSec: float64(time.Second) / float64(commit), Methods: []syncMethod{{"fdatasync", float64(time.Second) / float64(commit)}, {"fsync_writethrough", 0}}},
+		Schemes: []schemeResult{
+			{Scheme: schemeSpec{Kind: ticket}, Name: "ticket", Points: []sweepPoint{point(1, rowRate/2, 0, false), point(8, rowRate, time.Millisecond, false)}},
+			{Scheme: schemeSpec{Kind: block, Size: 24}, Name: "block/24", Points: []sweepPoint{point(8, 24*rowRate, 2*time.Millisecond, false)}},
+			{Scheme: schemeSpec{Kind: block, Size: 1000}, Name: "block/1000", Points: []sweepPoint{point(8, docPeak, 300*time.Millisecond, true)}},
+			{Scheme: schemeSpec{Kind: block, Size: 100_000}, Name: "block/100000", Points: []sweepPoint{point(8, docPeak, 950*time.Millisecond, true)}},
+			{Scheme: schemeSpec{Kind: stride}, Name: "stride", Points: []sweepPoint{point(8, 20_000, 200*time.Millisecond, false)}},
+			{Scheme: schemeSpec{Kind: snowlabScheme}, Name: "snowlab", Points: []sweepPoint{point(1, docPeak, 0, true), point(8, docPeak, snowWindow, true)}},
+			{Scheme: schemeSpec{Kind: sequence, Size: 1}, Name: "sequence/cache-1", Points: []sweepPoint{tripPoint(1, 4500, 200*time.Microsecond, 0)}},
+			{Scheme: schemeSpec{Kind: snowidd}, Name: "snowidd", Points: []sweepPoint{tripPoint(1, 9000, 100*time.Microsecond, 0),
 				tripPoint(8, 40_000, 100*time.Microsecond, 300*time.Microsecond)}},
-			{Scheme: Scheme{Kind: snowidd, Size: 1000}, Name: "snowidd/1000", Points: []Point{point(8, docPeak, 80*time.Millisecond, true)}},
-			{Scheme: Scheme{Kind: snowidd, Size: 1000, MaxAge: 10 * time.Millisecond}, Name: "snowidd/1000@10ms",
-				Points: []Point{point(8, 90_000, 10100*time.Microsecond, false)}},
+			{Scheme: schemeSpec{Kind: snowidd, Size: 1000}, Name: "snowidd/1000", Points: []sweepPoint{point(8, docPeak, 80*time.Millisecond, true)}},
+			{Scheme: schemeSpec{Kind: snowidd, Size: 1000, MaxAge: 10 * time.Millisecond}, Name: "snowidd/1000@10ms",
+				Points: []sweepPoint{point(8, 90_000, 10100*time.Microsecond, false)}},
 		},
-		Crash: Crash{Clients: 4, HandedOut: 1000, MaxBefore: 1000, RowAfter: 960, Reissued: 40},
+		Crash: crashRun{Clients: 4, HandedOut: 1000, MaxBefore: 1000, RowAfter: 960, Reissued: 40},
 	}
 }
 
@@ -138,14 +138,14 @@ func TestVerdicts(t *testing.T) {
 	assert.Equal(t, doesNot, vs[0].Outcome)
 
 	// Nothing measured: every verdict says so rather than guess.
-	empty := &Result{Config: Config{Skew: defaultSkew, Duration: time.Second, Demand: docPeak},
-		CommitLatency: CommitLatency{NotMeasured: "not measured: the server is not on this machine"}, Crash: Crash{Skipped: "remote"}}
+	empty := &runResult{Config: config{Skew: defaultSkew, Duration: time.Second, Demand: docPeak},
+		CommitLatency: commitTiming{NotMeasured: "not measured: the server is not on this machine"}, Crash: crashRun{Skipped: "remote"}}
 	for _, v := range verdicts(find(empty), empty.Crash) {
 		assert.Equal(t, notMeasured, v.Outcome, v.Claim)
 		assert.NotEmpty(t, v.Why, v.Claim)
 	}
 	run = syntheticRun(450, 2*time.Millisecond, time.Millisecond)
-	run.CommitLatency = CommitLatency{NotMeasured: "not measured: the server is not on this machine"}
+	run.CommitLatency = commitTiming{NotMeasured: "not measured: the server is not on this machine"}
 	vs = verdicts(find(run), run.Crash)
 	assert.Equal(t, notMeasured, vs[0].Outcome)
 	assert.Contains(t, vs[0].Why, "the server is not on this machine")
@@ -157,7 +157,7 @@ func TestWriteFiles(t *testing.T) {
 	dir := t.TempDir()
 	paths, err := WriteFiles(dir, run)
 	require.NoError(t, err)
-	stem := filepath.Join(dir, run.Stem())
+	stem := filepath.Join(dir, resultdir.ExperimentStem(&run.Header))
 	assert.True(t, strings.HasSuffix(stem, "-test-host-abc1234-alternatives"), stem)
 	assert.Equal(t, []string{stem + ".json", stem + ".md", filepath.Join(stem, chartRate), filepath.Join(stem, chartWindow), stem + ".html"}, paths)
 	back, err := readResult(stem + ".json")

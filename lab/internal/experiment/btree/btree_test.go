@@ -11,7 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab/internal/host"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
+	"github.com/snowlab/snowlab/lab/result"
 )
 
 // testRows is small enough for the race detector and big enough for a
@@ -19,18 +20,18 @@ import (
 // any size.
 const testRows = 20_000
 
-func testHost() *host.Fingerprint {
-	return &host.Fingerprint{Hostname: "test-host", CPU: "test cpu", GOMAXPROCS: 2, GoVersion: "go-test"}
+func testHost() *result.Host {
+	return &result.Host{Hostname: "test-host", CPU: "test cpu", GOMAXPROCS: 2, GoVersion: "go-test"}
 }
 
-func execute(t *testing.T, engines ...Engine) *Result {
+func execute(t *testing.T, engines ...engine) *Result {
 	t.Helper()
 	t.Cleanup(func() {
 		for _, e := range engines {
 			assert.NoError(t, e.Close())
 		}
 	})
-	run, err := Execute(context.Background(), Options{Rows: testRows, Engines: engines, Host: testHost(), Commit: "abc1234"})
+	run, err := Execute(context.Background(), options{Rows: testRows, Engines: engines, Host: testHost(), Commit: "abc1234"})
 	require.NoError(t, err)
 	require.Len(t, run.Engines, len(engines))
 	for _, e := range run.Engines {
@@ -49,7 +50,7 @@ func execute(t *testing.T, engines ...Engine) *Result {
 
 func key(t *testing.T, e EngineResult, k KeyKind) KeyResult {
 	t.Helper()
-	r, ok := e.Key(k)
+	r, ok := e.key(k)
 	require.True(t, ok, "%s has no %s", e.Engine, k)
 	return r
 }
@@ -70,7 +71,7 @@ func checkOrdered(t *testing.T, e EngineResult) {
 		assert.Greater(t, v4.Index.Bytes, r.Index.Bytes, "%s: UUIDv4 index not larger than %s's", e.Engine, r.Key)
 	}
 	for _, r := range []KeyResult{seq, snow, v7, ul} {
-		require.True(t, r.Index.FillKnown(), "%s %s: %s", e.Engine, r.Key, r.Index.Source)
+		require.True(t, r.Index.fillKnown(), "%s %s: %s", e.Engine, r.Key, r.Index.Source)
 		assert.Less(t, r.Index.Fragmentation, 0.05, "%s %s: an appended index's leaves follow the file", e.Engine, r.Key)
 		assert.Greater(t, r.Index.LeafFill, 0.8, "%s %s: appended leaves are packed", e.Engine, r.Key)
 	}
@@ -109,7 +110,7 @@ func TestSQLite(t *testing.T) {
 	dir := t.TempDir()
 	paths, err := WriteFiles(dir, run)
 	require.NoError(t, err)
-	stem := filepath.Join(dir, run.Stem())
+	stem := filepath.Join(dir, resultdir.ExperimentStem(&run.Header))
 	assert.True(t, strings.HasSuffix(stem, "-test-host-abc1234-btree"), stem)
 	assert.Equal(t, []string{stem + ".json", stem + ".md", filepath.Join(stem, "index-size.svg"), filepath.Join(stem, "leaf-fill.svg"), stem + ".html"}, paths)
 	back, err := readResult(stem + ".json")
@@ -122,7 +123,7 @@ func TestSQLite(t *testing.T) {
 		"1.8× (1.4× width × 1.3× fill)", "~69% (ln 2", "## sqlite-clustered", "## Host", "## How to read this"} {
 		assert.Contains(t, string(md), want)
 	}
-	assert.Contains(t, string(md), "![Index size per key kind and engine]("+run.Stem()+"/index-size.svg)")
+	assert.Contains(t, string(md), "![Index size per key kind and engine]("+resultdir.ExperimentStem(&run.Header)+"/index-size.svg)")
 	page, err := os.ReadFile(stem + ".html")
 	require.NoError(t, err)
 	for _, want := range []string{"<h2>Predicted and measured</h2>", "<h2>sqlite-clustered: ", "<h2>Host</h2>",
@@ -202,7 +203,7 @@ func TestKeysAreWhatTheySay(t *testing.T) {
 				inOrder++
 			}
 		}
-		if k.Ordered() {
+		if k.ordered() {
 			assert.Equal(t, s.len()-1, inOrder, "%s keys strictly increase", k)
 		} else {
 			assert.InDelta(t, 0.5, float64(inOrder)/float64(s.len()-1), 0.05, "%s keys are random", k)
@@ -222,7 +223,7 @@ func TestPredictionCells(t *testing.T) {
 // TestExecuteRefusesOptionsOutOfRange: Execute refuses, before minting a
 // key, options that would not fit in memory, naming the value.
 func TestExecuteRefusesOptionsOutOfRange(t *testing.T) {
-	for _, o := range []Options{
+	for _, o := range []options{
 		{Rows: math.MaxInt}, {Rows: -5}, {TailRows: -2}, {BatchRows: maxBatchRows + 1},
 		{TxRows: math.MaxInt}, {PayloadBytes: math.MaxInt}, {PayloadBytes: 4},
 	} {
@@ -230,6 +231,6 @@ func TestExecuteRefusesOptionsOutOfRange(t *testing.T) {
 		assert.Nil(t, run)
 		assert.ErrorIs(t, err, errOptions, "%+v", o)
 	}
-	_, err := Execute(context.Background(), Options{Rows: math.MaxInt})
+	_, err := Execute(context.Background(), options{Rows: math.MaxInt})
 	assert.ErrorContains(t, err, "9223372036854775807")
 }

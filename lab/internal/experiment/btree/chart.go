@@ -10,10 +10,10 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/plot"
 	"github.com/snowlab/snowlab/lab/internal/report"
 	"github.com/snowlab/snowlab/lab/internal/units"
+	"github.com/snowlab/snowlab/lab/result"
 )
 
 // The charts' file names, under the run's stem, SVG files the report
@@ -61,7 +61,7 @@ func chartLabels(keys []KeyKind) []string {
 	for i, k := range keys {
 		out[i] = string(k)
 		if k.Wide() {
-			out[i] = k.Label()
+			out[i] = k.label()
 		}
 	}
 	return out
@@ -93,16 +93,16 @@ func sizeChart(run *Result) *plot.Chart {
 	anyMark := false
 	for s, e := range engines {
 		vals, labels, marks := make([]float64, len(keys)), make([]string, len(keys)), make([]float64, len(keys))
-		big, hasBig := e.Key(bigint)
+		big, hasBig := e.key(bigint)
 		for i, k := range keys {
 			vals[i], marks[i] = math.NaN(), math.NaN()
-			r, ok := e.Key(k)
+			r, ok := e.key(k)
 			if !ok {
 				continue
 			}
 			vals[i] = float64(r.Index.Bytes) / mib
 			labels[i] = units.TrimSig(vals[i], 3)
-			if ratio := e.Ratio(k, bigint); !math.IsNaN(ratio) {
+			if ratio := e.ratio(k, bigint); !math.IsNaN(ratio) {
 				labels[i] += "\n" + units.TrimSig(ratio, 3) + "×"
 			}
 			hi = math.Max(hi, vals[i])
@@ -141,7 +141,7 @@ func fillChart(run *Result) *plot.Chart {
 		vals, labels, marks := make([]float64, len(keys)), make([]string, len(keys)), make([]float64, len(keys))
 		for i, k := range keys {
 			vals[i], marks[i] = math.NaN(), math.NaN()
-			if r, ok := e.Key(k); ok && r.Index.FillKnown() {
+			if r, ok := e.key(k); ok && r.Index.fillKnown() {
 				vals[i] = 100 * r.Index.LeafFill
 				labels[i] = fmt.Sprintf("%.0f", vals[i])
 				any = true
@@ -251,7 +251,7 @@ func (markThumb) Thumbnail(c *draw.Canvas) {
 
 // newChart is a chart in the lab's house style, its subtitle the host and
 // commit the run measured.
-func newChart(what string, on host.Fingerprint, commit, xlabel, ylabel string, w, h vg.Length) *plot.Chart {
+func newChart(what string, on result.Host, commit, xlabel, ylabel string, w, h vg.Length) *plot.Chart {
 	return plot.New(what, report.Subtitle(on, commit), xlabel, ylabel, w, h)
 }
 

@@ -7,7 +7,7 @@
 //
 // Execute loads the same rows keyed by each KeyKind (a dense bigint
 // sequence, snowlab IDs from atomicgen, UUIDv7, ULID, UUIDv4) into each
-// Engine, in the same statements and transactions and in the same order,
+// engine, in the same statements and transactions and in the same order,
 // and measures the primary-key index: size, pages, levels, leaf fill and
 // leaf fragmentation, inserts per second, and on PostgreSQL the WAL and
 // full-page images written, for the load and for a tail of inserts after a

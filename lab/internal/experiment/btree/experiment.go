@@ -8,12 +8,12 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/snowlab/snowlab/lab/internal/host"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/internal/units"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-// Defaults for Options.
+// Defaults for options.
 const (
 	defaultRows         = 1_000_000
 	defaultBatchRows    = 1_000
@@ -21,7 +21,7 @@ const (
 	defaultPayloadBytes = 32
 )
 
-// Limits on Options. Execute mints every key of a kind before loading it
+// Limits on options. Execute mints every key of a kind before loading it
 // (16 bytes each for the wide kinds) and builds each INSERT's rows in
 // memory, so the limits keep one experiment within a few GiB.
 const (
@@ -31,12 +31,12 @@ const (
 	minPayloadBytes = 8
 )
 
-// errOptions is wrapped by every error about Options out of range.
+// errOptions is wrapped by every error about options out of range.
 var errOptions = errors.New("btree: option out of range")
 
-// Validate reports the first option out of range, naming it and its
+// validate reports the first option out of range, naming it and its
 // value. Zero fields take their defaults and are valid.
-func (o Options) Validate() error {
+func (o options) validate() error {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("%w: %s", errOptions, fmt.Sprintf(format, a...))
 	}
@@ -55,8 +55,8 @@ func (o Options) Validate() error {
 	return nil
 }
 
-// Options configure an experiment.
-type Options struct {
+// options configure an experiment.
+type options struct {
 	// Rows is how many rows each key kind loads (defaultRows when 0).
 	Rows int
 	// TailRows is how many more rows are inserted after the load and its
@@ -72,20 +72,20 @@ type Options struct {
 	// Keys are the key kinds to load (all when empty), in load order.
 	Keys []KeyKind
 	// Engines are the engines to load them into, in order.
-	Engines []Engine
+	Engines []engine
 	// Command, Commit and Dirty (uncommitted changes) are recorded in the
 	// result; any credential in Command is redacted first.
 	Command []string
 	Commit  string
 	Dirty   bool
 	// Host, when set, is recorded instead of host.Probe() (tests).
-	Host *host.Fingerprint
+	Host *result.Host
 	// Progress, when set, is told what is about to happen and what
 	// finished.
 	Progress func(msg string)
 }
 
-func (o Options) withDefaults() Options {
+func (o options) withDefaults() options {
 	if o.Rows <= 0 {
 		o.Rows = defaultRows
 	}
@@ -110,12 +110,12 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Engine is a database the experiment loads keys into. For every key kind
+// engine is a database the experiment loads keys into. For every key kind
 // the experiment calls Create; Mark, Begin/Insert/Commit until every row
 // is in, WAL; Finish; then for the tail Mark, Begin/Insert/Commit, WAL;
 // then Drop: the same calls in the same order for every kind and every
 // engine.
-type Engine interface {
+type engine interface {
 	// Info says what the engine is; it may be called before Create.
 	Info() EngineInfo
 	// Create makes an empty table keyed by kind k with its primary-key
@@ -127,7 +127,7 @@ type Engine interface {
 	// WAL is what the engine logged since Mark; nil where it cannot tell.
 	WAL(ctx context.Context) (*WALStats, error)
 	// Begin starts a transaction.
-	Begin(ctx context.Context) (Tx, error)
+	Begin(ctx context.Context) (engineTx, error)
 	// Finish is called after the load: it settles the table the same way
 	// for every kind (VACUUM/ANALYZE, checkpoint) and measures the
 	// primary-key index into r.
@@ -138,17 +138,17 @@ type Engine interface {
 	Close() error
 }
 
-// Tx is one transaction of an Engine.
-type Tx interface {
+// engineTx is one transaction of an engine.
+type engineTx interface {
 	// Insert writes one batch as one statement.
-	Insert(ctx context.Context, b *Batch) error
+	Insert(ctx context.Context, b *batch) error
 	Commit(ctx context.Context) error
 	Rollback(ctx context.Context) error
 }
 
-// Batch is the rows of one INSERT statement: keys of one kind (Ints for
+// batch is the rows of one INSERT statement: keys of one kind (Ints for
 // the bigint kinds, Wide for the 16-byte ones) and a payload per row.
-type Batch struct {
+type batch struct {
 	Kind    KeyKind
 	Ints    []int64
 	Wide    [][16]byte
@@ -156,19 +156,19 @@ type Batch struct {
 }
 
 // Len is the number of rows in the batch.
-func (b *Batch) Len() int { return len(b.Payload) }
+func (b *batch) Len() int { return len(b.Payload) }
 
 // Execute runs the experiment: for each engine, for each key kind, mint
 // the keys, load them in batches and transactions, and measure the
 // primary-key index. An engine that fails stops its remaining kinds and
 // is recorded with its error; Execute returns the run with an error
 // joining every engine's failure.
-func Execute(ctx context.Context, o Options) (*Result, error) {
-	if err := o.Validate(); err != nil {
+func Execute(ctx context.Context, o options) (*Result, error) {
+	if err := o.validate(); err != nil {
 		return nil, err
 	}
 	o = o.withDefaults()
-	run := &Result{Header: result.NewHeader(Experiment, SchemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
+	run := &Result{Header: resultdir.NewHeader(Experiment, SchemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
 		Config: Config{Rows: o.Rows, TailRows: o.TailRows, BatchRows: o.BatchRows, TxRows: o.TxRows, PayloadBytes: o.PayloadBytes,
 			Keys: o.Keys, SnowlabPolicy: snowlabPolicy.String(), SequenceStart: SequenceStart}}
 	say := func(format string, a ...any) {
@@ -203,7 +203,7 @@ func Execute(ctx context.Context, o Options) (*Result, error) {
 
 // loadOne loads one key kind into one engine, measures it, then inserts
 // the tail and measures what that logged.
-func loadOne(ctx context.Context, eng Engine, k KeyKind, o Options) (KeyResult, error) {
+func loadOne(ctx context.Context, eng engine, k KeyKind, o options) (KeyResult, error) {
 	keys, genTime, err := generate(k, o.Rows+o.TailRows)
 	if err != nil {
 		return KeyResult{}, fmt.Errorf("minting keys: %w", err)
@@ -211,7 +211,7 @@ func loadOne(ctx context.Context, eng Engine, k KeyKind, o Options) (KeyResult, 
 	if err := eng.Create(ctx, k); err != nil {
 		return KeyResult{}, fmt.Errorf("create: %w", err)
 	}
-	r := KeyResult{Key: k, KeyBytes: k.Width(), Rows: o.Rows, Generate: genTime}
+	r := KeyResult{Key: k, KeyBytes: k.width(), Rows: o.Rows, Generate: genTime}
 	ph, err := loadPhase(ctx, eng, keys, o, 0, o.Rows)
 	if err != nil {
 		return r, err
@@ -235,13 +235,13 @@ func loadOne(ctx context.Context, eng Engine, k KeyKind, o Options) (KeyResult, 
 
 // loadPhase inserts keys [lo, hi) between a Mark and a WAL, in
 // transactions of o.TxRows rows and statements of o.BatchRows.
-func loadPhase(ctx context.Context, eng Engine, keys *keySet, o Options, lo, hi int) (Phase, error) {
+func loadPhase(ctx context.Context, eng engine, keys *keySet, o options, lo, hi int) (Phase, error) {
 	ph := Phase{Rows: hi - lo}
 	if err := eng.Mark(ctx); err != nil {
 		return ph, fmt.Errorf("mark: %w", err)
 	}
 	payload := make([]byte, o.BatchRows*o.PayloadBytes)
-	b := &Batch{Kind: keys.kind, Payload: make([][]byte, 0, o.BatchRows)}
+	b := &batch{Kind: keys.kind, Payload: make([][]byte, 0, o.BatchRows)}
 	start := time.Now()
 	for row := lo; row < hi; {
 		tx, err := eng.Begin(ctx)
@@ -274,7 +274,7 @@ func loadPhase(ctx context.Context, eng Engine, keys *keySet, o Options, lo, hi 
 
 // fillBatch points b at rows [lo, hi) of keys, with payloads written into
 // buf: each row's payload is its row number, big-endian, then zeros.
-func fillBatch(b *Batch, keys *keySet, buf []byte, size, lo, hi int) {
+func fillBatch(b *batch, keys *keySet, buf []byte, size, lo, hi int) {
 	n := hi - lo
 	b.Ints, b.Wide = nil, nil
 	if keys.kind.Wide() {
@@ -292,7 +292,7 @@ func fillBatch(b *Batch, keys *keySet, buf []byte, size, lo, hi int) {
 }
 
 func fillText(s IndexStats) string {
-	if !s.FillKnown() {
+	if !s.fillKnown() {
 		return "unknown"
 	}
 	return units.TrimSig(100*s.LeafFill, 3) + "%"

@@ -4,5 +4,5 @@ package btree
 // under the stem <date>-<host>-<sha>-btree: <stem>.json, <stem>.md, the
 // charts under <stem>/ and <stem>.html. It returns the paths written.
 func WriteFiles(dir string, run *Result) ([]string, error) {
-	return document(run).WriteFiles(dir, run.Stem(), run)
+	return document(run).WriteFiles(dir, &run.Header, run)
 }

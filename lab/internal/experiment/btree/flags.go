@@ -30,24 +30,24 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.keep, "keep", false, "keep the SQLite files and the PostgreSQL schema after the run")
 }
 
-// Setup is the experiment's flags, checked: the Options to run with, less
+// setup is the experiment's flags, checked: the options to run with, less
 // the engines, which Open opens.
-type Setup struct {
-	Options Options
+type setup struct {
+	Options options
 	engines []string
 	dsn     string
 	sqlite  sqliteOptions
 }
 
-// Setup checks the flags. Its error names the first flag that is wrong,
+// setup checks the flags. Its error names the first flag that is wrong,
 // its value and what is wanted, in one line.
-func (f Flags) Setup() (Setup, error) {
+func (f Flags) Setup() (setup, error) {
 	kinds, err := parseKinds(f.keys)
 	if err != nil {
-		return Setup{}, fmt.Errorf("-keys: %v", err)
+		return setup{}, fmt.Errorf("-keys: %v", err)
 	}
 	if err := f.inRange(); err != nil {
-		return Setup{}, err
+		return setup{}, err
 	}
 	spec := f.engines
 	if spec == "" {
@@ -58,25 +58,25 @@ func (f Flags) Setup() (Setup, error) {
 	}
 	names, err := parseEngines(spec)
 	if err != nil {
-		return Setup{}, fmt.Errorf("-engines: %v", err)
+		return setup{}, fmt.Errorf("-engines: %v", err)
 	}
 	for _, name := range names {
 		if name == EnginePostgres && f.dsn == "" {
-			return Setup{}, errors.New("postgresql needs -pg DSN (scripts/pg.sh start prints one, or make pg runs it all)")
+			return setup{}, errors.New("postgresql needs -pg DSN (scripts/pg.sh start prints one, or make pg runs it all)")
 		}
 	}
-	return Setup{
-		Options: Options{Rows: f.rows, TailRows: f.tail, BatchRows: f.batch, TxRows: f.tx, PayloadBytes: f.payload, Keys: kinds},
+	return setup{
+		Options: options{Rows: f.rows, TailRows: f.tail, BatchRows: f.batch, TxRows: f.tx, PayloadBytes: f.payload, Keys: kinds},
 		engines: names, dsn: f.dsn, sqlite: sqliteOptions{Dir: f.sqliteDir, PageSize: f.pageSize, Keep: f.keep},
 	}, nil
 }
 
 // Open opens the engines, in the order -engines gives them. On an error
 // it returns the ones it opened, for the caller to close.
-func (s Setup) Open(ctx context.Context) ([]Engine, error) {
-	var engs []Engine
+func (s setup) Open(ctx context.Context) ([]engine, error) {
+	var engs []engine
 	for _, name := range s.engines {
-		var e Engine
+		var e engine
 		var err error
 		switch name {
 		case EngineSQLite, EngineSQLiteClustered:

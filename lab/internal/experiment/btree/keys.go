@@ -53,9 +53,9 @@ const SequenceStart int64 = 1 << 62
 // index cannot tell the two apart.
 const snowlabPolicy = snowlab.Monotonic
 
-// Width is the key's stored size in bytes: 8 for the bigints, 16 for the
+// width is the key's stored size in bytes: 8 for the bigints, 16 for the
 // 128-bit keys.
-func (k KeyKind) Width() int {
+func (k KeyKind) width() int {
 	switch k {
 	case Sequence, Snowlab:
 		return 8
@@ -64,14 +64,14 @@ func (k KeyKind) Width() int {
 }
 
 // Wide reports whether the key is stored as 16 bytes.
-func (k KeyKind) Wide() bool { return k.Width() == 16 }
+func (k KeyKind) Wide() bool { return k.width() == 16 }
 
-// Ordered reports whether successive keys increase, so that inserts
+// ordered reports whether successive keys increase, so that inserts
 // append at the right edge of the index: every kind but UUIDv4.
-func (k KeyKind) Ordered() bool { return k != UUIDv4 }
+func (k KeyKind) ordered() bool { return k != UUIDv4 }
 
-// Label is the key's name in tables and charts.
-func (k KeyKind) Label() string {
+// label is the key's name in tables and charts.
+func (k KeyKind) label() string {
 	switch k {
 	case Sequence:
 		return "sequence (bigint)"

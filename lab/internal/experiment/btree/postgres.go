@@ -11,7 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/snowlab/snowlab/lab/internal/redact"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 )
 
 // EnginePostgres is the PostgreSQL engine's name.
@@ -55,10 +55,10 @@ type walCounters struct{ records, fpi int64 }
 // openPostgres connects to the server at o.DSN and makes a schema of its
 // own (snowlab_btree_<pid>_<random>) for the tables, dropped on Close
 // unless o.Keep.
-func openPostgres(ctx context.Context, o postgresOptions) (Engine, error) {
+func openPostgres(ctx context.Context, o postgresOptions) (engine, error) {
 	conn, err := pgx.Connect(ctx, o.DSN)
 	if err != nil {
-		return nil, fmt.Errorf("postgresql: %w", redact.Error(err))
+		return nil, fmt.Errorf("postgresql: %w", resultdir.RedactError(err))
 	}
 	e := &pgEngine{o: o, conn: conn, settings: map[string]string{}}
 	if err := e.setup(ctx); err != nil {
@@ -204,7 +204,7 @@ func (e *pgEngine) checkpoints(ctx context.Context) (int64, string) {
 
 type pgTx struct{ tx pgx.Tx }
 
-func (e *pgEngine) Begin(ctx context.Context) (Tx, error) {
+func (e *pgEngine) Begin(ctx context.Context) (engineTx, error) {
 	tx, err := e.conn.Begin(ctx)
 	if err != nil {
 		return nil, err
@@ -214,7 +214,7 @@ func (e *pgEngine) Begin(ctx context.Context) (Tx, error) {
 
 // Insert sends the batch as one statement with two array parameters:
 // INSERT ... SELECT * FROM unnest($1, $2).
-func (t *pgTx) Insert(ctx context.Context, b *Batch) error {
+func (t *pgTx) Insert(ctx context.Context, b *batch) error {
 	var err error
 	if b.Kind.Wide() {
 		_, err = t.tx.Exec(ctx, fmt.Sprintf("INSERT INTO %s (id, payload) SELECT * FROM unnest($1::uuid[], $2::bytea[])", pgTable(b.Kind)),

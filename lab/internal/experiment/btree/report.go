@@ -40,7 +40,7 @@ func predictions(run *Result) []prediction {
 		out = append(out, c)
 	}
 	ratio := func(a, b KeyKind, predicted float64) func(EngineResult) string {
-		return func(e EngineResult) string { return ratioCell(e.Ratio(a, b), predicted) }
+		return func(e EngineResult) string { return ratioCell(e.ratio(a, b), predicted) }
 	}
 	row("UUIDv4 / bigint index size", "1.8× (1.4× width × 1.3× fill)", ratio(UUIDv4, bigint, predictedRatio(UUIDv4)))
 	row("UUIDv7 / bigint index size", "1.4× (width only)", ratio(UUIDv7, bigint, predictedRatio(UUIDv7)))
@@ -49,12 +49,12 @@ func predictions(run *Result) []prediction {
 	row("snowlab / sequence index size", "1.0× (both append)", ratio(Snowlab, Sequence, 1))
 	for _, k := range run.Config.Keys {
 		pred := "~90% (appends)"
-		if !k.Ordered() {
+		if !k.ordered() {
 			pred = "~69% (ln 2, random inserts)"
 		}
-		row("Leaf fill, "+k.Label(), pred, func(e EngineResult) string {
-			r, ok := e.Key(k)
-			if !ok || !r.Index.FillKnown() {
+		row("Leaf fill, "+k.label(), pred, func(e EngineResult) string {
+			r, ok := e.key(k)
+			if !ok || !r.Index.fillKnown() {
 				return "—"
 			}
 			return fillCell(r.Index.LeafFill, predictedFill(k))
@@ -62,24 +62,24 @@ func predictions(run *Result) []prediction {
 	}
 	for _, k := range []KeyKind{bigint, UUIDv7, UUIDv4} {
 		p := predictedBytesPerRow(k)
-		label := k.Label()
+		label := k.label()
 		if k == bigint {
 			label = "bigint (snowlab)"
 		}
 		row("Index bytes per row, "+label, units.TrimSig(p, 3)+" (= "+units.TrimSig(p, 3)+" GB per 10⁹ rows)", func(e EngineResult) string {
-			r, ok := e.Key(k)
+			r, ok := e.key(k)
 			if !ok {
 				return "—"
 			}
 			if e.Engine == EngineSQLiteClustered {
 				return "n/a: holds whole rows"
 			}
-			return ratioFree(r.BytesPerRow(), p)
+			return ratioFree(r.bytesPerRow(), p)
 		})
 	}
 	scaled := run.Config.Rows != 1_000_000
 	for _, k := range []KeyKind{bigint, UUIDv7, UUIDv4} {
-		label := k.Label()
+		label := k.label()
 		if k == bigint {
 			label = "bigint (snowlab)"
 		}
@@ -88,7 +88,7 @@ func predictions(run *Result) []prediction {
 			what += " (measured, scaled to 1 M)"
 		}
 		row(what, fmt.Sprintf("~%g MB (published, PostgreSQL)", publishedPG1M(k)), func(e EngineResult) string {
-			r, ok := e.Key(k)
+			r, ok := e.key(k)
 			if !ok || r.Rows == 0 {
 				return "—"
 			}
@@ -216,7 +216,7 @@ func writeEngine(d *report.Document, e EngineResult) {
 	s := d.Section(2, fmt.Sprintf("%s: %s", e.Engine, e.Version)).
 		Text(fmt.Sprintf("%s. Driver %s, %s-byte pages.", upperFirst(e.Layout), md.Code(e.Driver), units.Thousands(e.PageSize))).
 		Table(header, rows)
-	if len(e.Keys) > 0 && !e.Keys[0].Index.FillKnown() {
+	if len(e.Keys) > 0 && !e.Keys[0].Index.fillKnown() {
 		s.Text(fmt.Sprintf("Leaf fill and fragmentation: %s.", md.Escape(e.Keys[0].Index.Source)))
 	}
 	if pg && len(e.Keys) > 0 && e.Keys[0].WAL != nil && e.Keys[0].WAL.StatsSource != "pg_stat_wal" {
@@ -227,17 +227,17 @@ func writeEngine(d *report.Document, e EngineResult) {
 // engineRow is key r's row of engine e's table.
 func engineRow(e EngineResult, r KeyResult, pg bool) []string {
 	fill, frag := "—", "—"
-	if r.Index.FillKnown() {
+	if r.Index.fillKnown() {
 		fill, frag = pct(r.Index.LeafFill), pct(r.Index.Fragmentation)
 	}
 	table := "—"
 	if r.TableBytes > 0 {
 		table = units.Bytes(r.TableBytes)
 	}
-	row := []string{r.Key.Label(), fmt.Sprint(r.KeyBytes), units.Bytes(r.Index.Bytes),
+	row := []string{r.Key.label(), fmt.Sprint(r.KeyBytes), units.Bytes(r.Index.Bytes),
 		fmt.Sprintf("%s / %s", units.Thousands(int(r.Index.LeafPages)), units.Thousands(int(r.Index.InternalPages))),
-		fmt.Sprint(r.Index.Levels), units.TrimSig(r.BytesPerRow(), 3),
-		ratioOnly(e.Ratio(r.Key, bigint)), fill, frag, table, units.Rate(r.InsertsPerSec)}
+		fmt.Sprint(r.Index.Levels), units.TrimSig(r.bytesPerRow(), 3),
+		ratioOnly(e.ratio(r.Key, bigint)), fill, frag, table, units.Rate(r.InsertsPerSec)}
 	if pg {
 		row = append(row, walBytes(r.WAL), walPerRow(r.WAL, r.Rows))
 	}
@@ -326,7 +326,7 @@ func walFPI(w *WALStats) string {
 func keyList(ks []KeyKind) string {
 	var s []string
 	for _, k := range ks {
-		s = append(s, k.Label())
+		s = append(s, k.label())
 	}
 	return strings.Join(s, ", ")
 }
@@ -348,7 +348,7 @@ func WriteTable(w io.Writer, run *Result) error {
 	for _, e := range run.Engines {
 		for _, r := range e.Keys {
 			fill, frag := "-", "-"
-			if r.Index.FillKnown() {
+			if r.Index.fillKnown() {
 				fill, frag = pct(r.Index.LeafFill), pct(r.Index.Fragmentation)
 			}
 			tw1, fpi := "-", "-"
@@ -356,7 +356,7 @@ func WriteTable(w io.Writer, run *Result) error {
 				tw1, fpi = walPerRow(r.Tail.WAL, r.Tail.Rows), walFPI(r.Tail.WAL)
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Engine, r.Key, units.Bytes(r.Index.Bytes),
-				units.TrimSig(r.BytesPerRow(), 3), ratioOnly(e.Ratio(r.Key, bigint)), fill, frag,
+				units.TrimSig(r.bytesPerRow(), 3), ratioOnly(e.ratio(r.Key, bigint)), fill, frag,
 				units.Rate(r.InsertsPerSec), strings.Replace(walPerRow(r.WAL, r.Rows), "—", "-", 1), tw1, fpi)
 		}
 		if e.Error != "" {

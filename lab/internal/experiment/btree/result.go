@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -107,16 +108,16 @@ type IndexStats struct {
 	Source string `json:"source"`
 }
 
-// BytesPerRow is the index's size over its rows.
-func (k KeyResult) BytesPerRow() float64 {
+// bytesPerRow is the index's size over its rows.
+func (k KeyResult) bytesPerRow() float64 {
 	if k.Rows == 0 {
 		return math.NaN()
 	}
 	return float64(k.Index.Bytes) / float64(k.Rows)
 }
 
-// FillKnown reports whether the leaf fill was measured.
-func (s IndexStats) FillKnown() bool { return s.LeafFill > 0 }
+// fillKnown reports whether the leaf fill was measured.
+func (s IndexStats) fillKnown() bool { return s.LeafFill > 0 }
 
 // WALStats is the write-ahead log a phase wrote (PostgreSQL).
 type WALStats struct {
@@ -136,8 +137,8 @@ type WALStats struct {
 	Checkpoints int64 `json:"checkpoints"`
 }
 
-// Key returns the engine's result for kind k.
-func (e EngineResult) Key(k KeyKind) (KeyResult, bool) {
+// key returns the engine's result for kind k.
+func (e EngineResult) key(k KeyKind) (KeyResult, bool) {
 	for _, r := range e.Keys {
 		if r.Key == k {
 			return r, true
@@ -146,11 +147,11 @@ func (e EngineResult) Key(k KeyKind) (KeyResult, bool) {
 	return KeyResult{}, false
 }
 
-// Ratio is key a's index size over key b's in this engine, NaN when
+// ratio is key a's index size over key b's in this engine, NaN when
 // either is missing.
-func (e EngineResult) Ratio(a, b KeyKind) float64 {
-	ra, ok1 := e.Key(a)
-	rb, ok2 := e.Key(b)
+func (e EngineResult) ratio(a, b KeyKind) float64 {
+	ra, ok1 := e.key(a)
+	rb, ok2 := e.key(b)
 	if !ok1 || !ok2 || rb.Index.Bytes <= 0 {
 		return math.NaN()
 	}
@@ -160,7 +161,7 @@ func (e EngineResult) Ratio(a, b KeyKind) float64 {
 // readResult reads a B-tree result file, refusing one of another schema.
 func readResult(path string) (*Result, error) {
 	var run Result
-	if err := result.ReadExperiment(path, Experiment, SchemaVersion, &run); err != nil {
+	if err := resultdir.ReadExperiment(path, Experiment, SchemaVersion, &run); err != nil {
 		return nil, err
 	}
 	return &run, nil
@@ -186,7 +187,7 @@ func predictedRatio(k KeyKind) float64 { return documented(k, 1.8, 1.4, 1) }
 
 // predictedFill is the documents' leaf fill for kind k.
 func predictedFill(k KeyKind) float64 {
-	if k.Ordered() {
+	if k.ordered() {
 		return predictedFillOrdered
 	}
 	return predictedFillRandom

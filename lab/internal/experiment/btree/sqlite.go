@@ -61,7 +61,7 @@ type sqliteEngine struct {
 // openSQLite returns an SQLite engine through modernc.org/sqlite, a pure-Go
 // SQLite (no cgo). It checks that the driver is built with the dbstat
 // virtual table, which the measurement reads.
-func openSQLite(o sqliteOptions) (Engine, error) {
+func openSQLite(o sqliteOptions) (engine, error) {
 	e := &sqliteEngine{o: o, dir: o.Dir, settings: map[string]string{}}
 	if e.dir == "" {
 		d, err := os.MkdirTemp("", "snowlab-btree-")
@@ -202,7 +202,7 @@ type sqliteTx struct {
 	args  []any
 }
 
-func (e *sqliteEngine) Begin(ctx context.Context) (Tx, error) {
+func (e *sqliteEngine) Begin(ctx context.Context) (engineTx, error) {
 	tx, err := e.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -210,7 +210,7 @@ func (e *sqliteEngine) Begin(ctx context.Context) (Tx, error) {
 	return &sqliteTx{e: e, tx: tx, stmts: map[int]*sql.Stmt{}}, nil
 }
 
-func (t *sqliteTx) Insert(ctx context.Context, b *Batch) error {
+func (t *sqliteTx) Insert(ctx context.Context, b *batch) error {
 	n := b.Len()
 	s, ok := t.stmts[n]
 	if !ok {

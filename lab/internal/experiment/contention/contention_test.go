@@ -15,6 +15,7 @@ import (
 
 	"github.com/snowlab/snowlab/lab/internal/hog"
 	"github.com/snowlab/snowlab/lab/internal/host"
+	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
 )
 
@@ -69,7 +70,7 @@ func TestOptionsRefuseBadValues(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := f.Options()
-		if !errors.Is(err, ErrOptions) || !strings.Contains(err.Error(), args[1]) {
+		if !errors.Is(err, errOptions) || !strings.Contains(err.Error(), args[1]) {
 			t.Errorf("%v: %v, want ErrOptions naming %q", args, err, args[1])
 		}
 	}
@@ -83,9 +84,9 @@ func TestExecute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fp := &host.Fingerprint{Hostname: "test", Topology: top, Affinity: []int{0, 1}, GOMAXPROCS: 2}
+	fp := &result.Host{Hostname: "test", Topology: top, Affinity: []int{0, 1}, GOMAXPROCS: 2}
 	subs := subject.Own(1)[:1]
-	o := Options{Factor: 2, Duration: 10 * time.Millisecond, PlaceDuration: 10 * time.Millisecond, Repeats: 1,
+	o := options{Factor: 2, Duration: 10 * time.Millisecond, PlaceDuration: 10 * time.Millisecond, Repeats: 1,
 		HogThreads: 1, PlaceG: 2, Parts: []string{partOversub, partPlacement}, Subjects: subs,
 		Procs: runtime.GOMAXPROCS(0), HogCommand: testHog, Host: fp}
 	r, err := Execute(context.Background(), o, []string{"loadgen", "contention"}, "abc", false, nil)

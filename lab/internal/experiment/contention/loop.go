@@ -130,9 +130,9 @@ func check(s subject.Subject, kept [][]subject.ID, errN []int, errs []error) res
 	return c
 }
 
-// Shares is how evenly the goroutines were served: each one's IDs over
+// goroutineShares is how evenly the goroutines were served: each one's IDs over
 // the fair share (total/G), so 1 is fair, 0 starved.
-type Shares struct {
+type goroutineShares struct {
 	Min float64 `json:"min"`
 	Max float64 `json:"max"`
 	// CV is the counts' standard deviation over their mean (0: even).
@@ -142,16 +142,16 @@ type Shares struct {
 }
 
 // shares of counts.
-func shares(counts []int64) Shares {
+func shares(counts []int64) goroutineShares {
 	var sum float64
 	for _, n := range counts {
 		sum += float64(n)
 	}
 	if sum == 0 || len(counts) == 0 {
-		return Shares{Starved: len(counts)}
+		return goroutineShares{Starved: len(counts)}
 	}
 	mean := sum / float64(len(counts))
-	sh := Shares{Min: math.Inf(1)}
+	sh := goroutineShares{Min: math.Inf(1)}
 	var ss float64
 	for _, n := range counts {
 		f := float64(n) / mean

@@ -11,17 +11,17 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab/lab/internal/hog"
-	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/stats"
+	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
 )
 
-// ErrOptions is wrapped by every error about an option out of range.
-var ErrOptions = errors.New("contention: option out of range")
+// errOptions is wrapped by every error about an option out of range.
+var errOptions = errors.New("contention: option out of range")
 
-// Options configure a run. Flags.Options fills them from the command
+// options configure a run. Flags.Options fills them from the command
 // line; zero fields are not defaulted here.
-type Options struct {
+type options struct {
 	// Factor is k in G=kP: the oversubscribed goroutines per P.
 	Factor int
 	// Duration is one oversubscription repeat; PlaceDuration one
@@ -42,7 +42,7 @@ type Options struct {
 	// HogCommand starts the hog's child (nil: this executable's `hog`).
 	HogCommand func(threads int, max time.Duration) (*exec.Cmd, error)
 	// Host, when set, is recorded instead of host.Probe() (tests).
-	Host *host.Fingerprint
+	Host *result.Host
 }
 
 // Flags are loadgen contention's flags.
@@ -64,10 +64,10 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.subjects, "subjects", "", "oversubscription: the subjects, comma-separated (default: snowlab's generators, mutexgen the mutex baseline)")
 }
 
-// Options checks the flags and returns the run's options.
-func (f *Flags) Options() (Options, error) {
-	bad := func(format string, a ...any) (Options, error) {
-		return Options{}, fmt.Errorf("%w: %s", ErrOptions, fmt.Sprintf(format, a...))
+// options checks the flags and returns the run's options.
+func (f *Flags) Options() (options, error) {
+	bad := func(format string, a ...any) (options, error) {
+		return options{}, fmt.Errorf("%w: %s", errOptions, fmt.Sprintf(format, a...))
 	}
 	switch {
 	case f.factor < 2 || f.factor > 64:
@@ -83,7 +83,7 @@ func (f *Flags) Options() (Options, error) {
 	case f.placeG < 2 || f.placeG > maxAdjacent:
 		return bad("-place-g %d: want 2 to %d", f.placeG, maxAdjacent)
 	}
-	o := Options{Factor: f.factor, Duration: f.duration, PlaceDuration: f.placeDuration, Repeats: f.repeats,
+	o := options{Factor: f.factor, Duration: f.duration, PlaceDuration: f.placeDuration, Repeats: f.repeats,
 		HogThreads: f.hogThreads, PlaceG: f.placeG, Procs: runtime.GOMAXPROCS(0)}
 	if o.HogThreads == 0 {
 		o.HogThreads = min(runtime.NumCPU(), hog.MaxThreads) // NumCPU counts the CPUs the affinity allows

@@ -21,8 +21,8 @@ const (
 	condOverHog = "G=kP+hog"
 )
 
-// OversubPoint is one subject under one condition, over the repeats.
-type OversubPoint struct {
+// oversubPoint is one subject under one condition, over the repeats.
+type oversubPoint struct {
 	Subject    string  `json:"subject"`
 	Condition  string  `json:"condition"`
 	Goroutines int     `json:"goroutines"`
@@ -33,16 +33,16 @@ type OversubPoint struct {
 	Latency result.Latency `json:"latency"` // sampled, one call in 64, all repeats
 	// Shares are the goroutines' shares over all repeats; WorstMin is
 	// the least Min of any one repeat.
-	Shares   Shares       `json:"shares"`
-	WorstMin float64      `json:"worst_min_share"`
-	Check    result.Check `json:"check"`
+	Shares   goroutineShares `json:"shares"`
+	WorstMin float64         `json:"worst_min_share"`
+	Check    result.Check    `json:"check"`
 }
 
 // oversub runs every subject under the three conditions, repeats
 // interleaved round by round within each phase; the hog runs through
 // the last phase only, started once and stopped at its end (or when ctx
 // ends).
-func oversub(ctx context.Context, o Options, subs []subject.Subject, progress func(string)) ([]OversubPoint, HogInfo, error) {
+func oversub(ctx context.Context, o options, subs []subject.Subject, progress func(string)) ([]oversubPoint, hogInfo, error) {
 	p := o.Procs
 	var pts []*oversubAcc
 	for _, s := range subs {
@@ -51,10 +51,10 @@ func oversub(ctx context.Context, o Options, subs []subject.Subject, progress fu
 			g    int
 			hog  bool
 		}{{condFit, p, false}, {condOver, o.Factor * p, false}, {condOverHog, o.Factor * p, true}} {
-			pts = append(pts, &oversubAcc{s: s, pt: OversubPoint{Subject: s.Name, Condition: c.name, Goroutines: c.g, Hog: c.hog}})
+			pts = append(pts, &oversubAcc{s: s, pt: oversubPoint{Subject: s.Name, Condition: c.name, Goroutines: c.g, Hog: c.hog}})
 		}
 	}
-	info := HogInfo{Threads: o.HogThreads}
+	info := hogInfo{Threads: o.HogThreads}
 	for _, withHog := range []bool{false, true} {
 		var h *hog.Hog
 		if withHog {
@@ -73,7 +73,7 @@ func oversub(ctx context.Context, o Options, subs []subject.Subject, progress fu
 			return nil, info, err
 		}
 	}
-	out := make([]OversubPoint, len(pts))
+	out := make([]oversubPoint, len(pts))
 	for i, a := range pts {
 		out[i] = a.finish()
 	}
@@ -81,7 +81,7 @@ func oversub(ctx context.Context, o Options, subs []subject.Subject, progress fu
 }
 
 // runPhase runs the repeats of the points with or without the hog.
-func runPhase(ctx context.Context, o Options, pts []*oversubAcc, withHog bool, progress func(string)) error {
+func runPhase(ctx context.Context, o options, pts []*oversubAcc, withHog bool, progress func(string)) error {
 	for r := range o.Repeats {
 		for _, a := range pts {
 			if a.pt.Hog != withHog {
@@ -106,7 +106,7 @@ func runPhase(ctx context.Context, o Options, pts []*oversubAcc, withHog bool, p
 // oversubAcc gathers a point's repeats.
 type oversubAcc struct {
 	s      subject.Subject
-	pt     OversubPoint
+	pt     oversubPoint
 	counts []int64
 	recs   []*workload.Recorder
 	worst  float64
@@ -139,7 +139,7 @@ func (a *oversubAcc) add(t tally) {
 	}
 }
 
-func (a *oversubAcc) finish() OversubPoint {
+func (a *oversubAcc) finish() oversubPoint {
 	a.pt.IDsPerSec = stats.Median(a.pt.Repeats)
 	a.pt.Latency = workload.Merge(a.recs)
 	a.pt.Latency.Hist = nil // the percentiles are the finding; the file stays small

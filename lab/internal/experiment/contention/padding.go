@@ -39,8 +39,8 @@ var layouts = []string{"shared", "adjacent", "padded"}
 // is one line.
 const maxAdjacent = 8
 
-// PlacementPoint is one layout at one placement.
-type PlacementPoint struct {
+// placementPoint is one layout at one placement.
+type placementPoint struct {
 	Placement  string `json:"placement"`
 	Layout     string `json:"layout"`
 	Goroutines int    `json:"goroutines"`
@@ -60,21 +60,21 @@ type PlacementPoint struct {
 
 // placement runs every layout at every placement (with "unplaced", the
 // scheduler's choice, first).
-func placement(ctx context.Context, o Options, top *host.Topology, allowed []int, progress func(string)) ([]PlacementPoint, error) {
+func placement(ctx context.Context, o options, top *result.Topology, allowed []int, progress func(string)) ([]placementPoint, error) {
 	ev := perfevent.Open()
 	defer ev.Close()
-	var out []PlacementPoint
+	var out []placementPoint
 	for _, pl := range append([]string{"unplaced"}, host.Placements...) {
 		var cpus []int
 		var skip string
 		if pl != "unplaced" {
 			var err error
-			if cpus, err = top.Place(pl, o.PlaceG, allowed); err != nil {
+			if cpus, err = host.Place(top, pl, o.PlaceG, allowed); err != nil {
 				skip = err.Error()
 			}
 		}
 		for _, l := range layouts {
-			pt := PlacementPoint{Placement: pl, Layout: l, Goroutines: o.PlaceG, CPUs: cpus, Skipped: skip}
+			pt := placementPoint{Placement: pl, Layout: l, Goroutines: o.PlaceG, CPUs: cpus, Skipped: skip}
 			if skip == "" {
 				if progress != nil {
 					progress(fmt.Sprintf("placement: %s %s (G=%d, CPUs %v)", pl, l, o.PlaceG, cpus))
@@ -90,7 +90,7 @@ func placement(ctx context.Context, o Options, top *host.Topology, allowed []int
 }
 
 // measureLayout runs pt's repeats.
-func measureLayout(ctx context.Context, o Options, pt *PlacementPoint, ev *perfevent.Counter) error {
+func measureLayout(ctx context.Context, o options, pt *placementPoint, ev *perfevent.Counter) error {
 	var ops int64
 	ev.Start()
 	for range o.Repeats {

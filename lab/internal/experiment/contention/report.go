@@ -13,12 +13,12 @@ import (
 
 // WriteFiles writes the run into dir under the stem
 // <date>-<host>-<sha>-contention: its JSON, Markdown and HTML page.
-func WriteFiles(dir string, r *Result) ([]string, error) {
-	return document(r).WriteFiles(dir, r.Stem(), r)
+func WriteFiles(dir string, r *runResult) ([]string, error) {
+	return document(r).WriteFiles(dir, &r.Header, r)
 }
 
 // WriteTable writes the run's tables for the terminal.
-func WriteTable(w io.Writer, r *Result) error {
+func WriteTable(w io.Writer, r *runResult) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	if len(r.Oversub) > 0 {
 		fmt.Fprintln(tw, strings.Join(oversubHeader, "\t"))
@@ -46,7 +46,7 @@ func WriteTable(w io.Writer, r *Result) error {
 
 var oversubHeader = []string{"subject", "condition", "G", "IDs/s", "vs G=P", "p50", "p99", "p99.9", "max", "share min", "share max", "CV", "starved", "check"}
 
-func oversubRows(r *Result) [][]string {
+func oversubRows(r *runResult) [][]string {
 	fit := map[string]float64{}
 	for _, p := range r.Oversub {
 		if p.Condition == condFit {
@@ -70,7 +70,7 @@ func oversubRows(r *Result) [][]string {
 
 var placementHeader = []string{"placement", "CPUs", "shared ns/op", "adjacent ns/op", "padded ns/op", "adjacent/padded", "cache-misses/op (adjacent)", "skipped"}
 
-func placementRows(r *Result) [][]string {
+func placementRows(r *runResult) [][]string {
 	var rows [][]string
 	for i := 0; i+len(layouts) <= len(r.Placement); i += len(layouts) {
 		sh, adj, pad := r.Placement[i], r.Placement[i+1], r.Placement[i+2]
@@ -96,7 +96,7 @@ func placementRows(r *Result) [][]string {
 }
 
 // document lays the run out as a report page.
-func document(r *Result) *report.Document {
+func document(r *runResult) *report.Document {
 	d := &report.Document{}
 	items := append(report.Provenance(&r.Header), fmt.Sprintf("**Schema:** contention %d", r.Schema),
 		"**Hardware cache-to-cache events:** "+md.Escape(r.PMU))

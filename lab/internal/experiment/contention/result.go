@@ -8,14 +8,15 @@ import (
 
 	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/perfevent"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-// Schema is the contention result's schema version.
-const Schema = 1
+// schema is the contention result's schema version.
+const schema = 1
 
-// Result is one run of loadgen contention.
-type Result struct {
+// runResult is one run of loadgen contention.
+type runResult struct {
 	result.Header
 	// Factor is k in G=kP; Procs is P (GOMAXPROCS).
 	Factor int `json:"factor"`
@@ -23,9 +24,9 @@ type Result struct {
 	// Warnings say what the host could not give the run (fewer CPUs than
 	// it asks to run at once), also printed on stderr.
 	Warnings  []string         `json:"warnings,omitempty"`
-	Oversub   []OversubPoint   `json:"oversubscription,omitempty"`
-	Hog       HogInfo          `json:"hog"`
-	Placement []PlacementPoint `json:"placement,omitempty"`
+	Oversub   []oversubPoint   `json:"oversubscription,omitempty"`
+	Hog       hogInfo          `json:"hog"`
+	Placement []placementPoint `json:"placement,omitempty"`
 	// PMU is whether hardware counters open here: "hardware", or
 	// "unavailable: no PMU (...)" with the reason.
 	PMU string `json:"pmu"`
@@ -33,8 +34,8 @@ type Result struct {
 	Failures []string `json:"failures,omitempty"`
 }
 
-// HogInfo is the hog beside the last oversubscription phase.
-type HogInfo struct {
+// hogInfo is the hog beside the last oversubscription phase.
+type hogInfo struct {
 	Threads int `json:"threads"`
 	// For is its bound: it ended by itself after this if not stopped.
 	For time.Duration `json:"for_ns"`
@@ -44,8 +45,8 @@ type HogInfo struct {
 
 // Execute runs the parts of o. A run cut short (ctx ended) returns what
 // it has with ctx's error.
-func Execute(ctx context.Context, o Options, command []string, commit string, dirty bool, progress func(string)) (*Result, error) {
-	r := &Result{Header: result.NewHeader("contention", Schema, command, commit, dirty, o.Host), Factor: o.Factor, Procs: o.Procs}
+func Execute(ctx context.Context, o options, command []string, commit string, dirty bool, progress func(string)) (*runResult, error) {
+	r := &runResult{Header: resultdir.NewHeader("contention", schema, command, commit, dirty, o.Host), Factor: o.Factor, Procs: o.Procs}
 	start, meter := time.Now(), host.StartLoad()
 	// The load counts the hog as another process's: its share is the
 	// hog's and the neighbours' together.
@@ -73,7 +74,7 @@ func Execute(ctx context.Context, o Options, command []string, commit string, di
 	return r, err
 }
 
-func (r *Result) warn(s string) {
+func (r *runResult) warn(s string) {
 	if s != "" {
 		r.Warnings = append(r.Warnings, s)
 	}

@@ -32,8 +32,8 @@
 // election and the fault's length), the clients' failover times, and the
 // scenario's own checks (a replica cut off stops at its reservation, its
 // successor starts after it), and an independent history check
-// (HistoryCheck): Porcupine over the store operations the fault build's
-// replicas record (StoreOp, CheckStoreOps), and CheckIDs over every ID
+// (historyCheck): Porcupine over the store operations the fault build's
+// replicas record (storeOp, checkStoreOps), and checkIDs over every ID
 // received. WriteFiles writes it as the lab's other
 // experiments are written, with a Markdown and an HTML report.
 //

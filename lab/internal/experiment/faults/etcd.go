@@ -19,7 +19,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/snowlab/snowlab/etcdlease/etcdtest"
+	"github.com/snowlab/snowlab/lab/internal/host"
 )
 
 // clusterConfig is how StartCluster runs etcd.
@@ -45,13 +45,13 @@ type clusterConfig struct {
 type cluster struct {
 	cfg     clusterConfig
 	token   string
-	members []*Member
+	members []*clusterMember
 	proxy   *peerProxy // nil unless Partitionable
 	hc      *http.Client
 }
 
-// Member is one etcd process.
-type Member struct {
+// clusterMember is one etcd process.
+type clusterMember struct {
 	Name      string
 	ClientURL string // what clients dial
 	metrics   string // plaintext /metrics and /health, whatever the client TLS
@@ -61,13 +61,13 @@ type Member struct {
 	id        string // hex, as etcd's X-Server-From names it
 
 	mu   sync.Mutex
-	proc *etcdtest.Process // nil while not running
-	log  *etcdtest.Tail
+	proc *host.Process // nil while not running
+	log  *host.Tail
 }
 
-// StartCluster starts cfg.Members members and waits until the cluster
+// startClusterRetrying starts cfg.Members members and waits until the cluster
 // has a leader and every member reports healthy.
-func StartCluster(cfg clusterConfig) (*cluster, error) {
+func startClusterRetrying(cfg clusterConfig) (*cluster, error) {
 	if cfg.Members != 1 && cfg.Members != 3 {
 		return nil, fmt.Errorf("faults: %d etcd members: want 1 or 3", cfg.Members)
 	}
@@ -86,7 +86,7 @@ func StartCluster(cfg clusterConfig) (*cluster, error) {
 }
 
 func startCluster(cfg clusterConfig) (*cluster, error) {
-	ports, err := etcdtest.FreePorts(3 * cfg.Members)
+	ports, err := host.FreePorts(3 * cfg.Members)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +103,7 @@ func startCluster(cfg clusterConfig) (*cluster, error) {
 	}
 	var initial []string
 	for i := range cfg.Members {
-		m := &Member{
+		m := &clusterMember{
 			Name:      fmt.Sprintf("m%d", i),
 			ClientURL: fmt.Sprintf("%s://127.0.0.1:%d", scheme, ports[3*i]),
 			peerURL:   fmt.Sprintf("%s://127.0.0.1:%d", scheme, ports[3*i+1]),
@@ -145,7 +145,7 @@ func startCluster(cfg clusterConfig) (*cluster, error) {
 }
 
 // args are the member's command line; initial is --initial-cluster.
-func (c *cluster) args(m *Member, initial string) []string {
+func (c *cluster) args(m *clusterMember, initial string) []string {
 	a := []string{
 		"--name", m.Name, "--data-dir", m.dir,
 		"--listen-client-urls", m.ClientURL, "--advertise-client-urls", m.ClientURL,
@@ -162,16 +162,16 @@ func (c *cluster) args(m *Member, initial string) []string {
 	return a
 }
 
-func (c *cluster) start(m *Member, initial string) error {
+func (c *cluster) start(m *clusterMember, initial string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.proc != nil {
 		return fmt.Errorf("faults: etcd %s is running", m.Name)
 	}
 	cmd := exec.Command(c.cfg.Bin, c.args(m, initial)...)
-	m.log = etcdtest.NewTail(32 << 10)
+	m.log = host.NewTail(32 << 10)
 	cmd.Stdout, cmd.Stderr = m.log, m.log
-	proc, err := etcdtest.StartProcess(cmd) // dies with the lab (Linux)
+	proc, err := host.StartProcess(cmd) // dies with the lab (Linux)
 	if err != nil {
 		return fmt.Errorf("faults: starting %s: %w", c.cfg.Bin, err)
 	}
@@ -180,7 +180,7 @@ func (c *cluster) start(m *Member, initial string) error {
 }
 
 // Members are the cluster's members, in order.
-func (c *cluster) Members() []*Member { return c.members }
+func (c *cluster) Members() []*clusterMember { return c.members }
 
 // Endpoints are the members' client URLs.
 func (c *cluster) Endpoints() []string {
@@ -280,7 +280,7 @@ func (c *cluster) WaitHealthy(within time.Duration) error {
 	}
 }
 
-func (m *Member) exitedChan() <-chan struct{} {
+func (m *clusterMember) exitedChan() <-chan struct{} {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.proc == nil {
@@ -335,7 +335,7 @@ func (c *cluster) Leader() (int, error) {
 }
 
 // metric reads one unlabelled series from a member's /metrics.
-func (c *cluster) metric(m *Member, name string) (float64, error) {
+func (c *cluster) metric(m *clusterMember, name string) (float64, error) {
 	return scrape(c.hc, m.metrics+"/metrics", "etcd "+m.Name, name)
 }
 
@@ -401,7 +401,7 @@ func sampleValue(m *dto.Metric) float64 {
 
 // memberID is the member's id in hex, as its /metrics names it: the
 // server_id label of its etcd_server_id series (value 1).
-func (c *cluster) memberID(m *Member) (string, error) {
+func (c *cluster) memberID(m *clusterMember) (string, error) {
 	fams, err := families(c.hc, m.metrics+"/metrics", "etcd "+m.Name)
 	if err != nil {
 		return "", err

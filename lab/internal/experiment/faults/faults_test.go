@@ -54,7 +54,7 @@ func TestShortSet(t *testing.T) {
 	require.NoError(t, err, "etcd (apt-get install etcd-server)")
 	bin := binary(t, "SNOWIDD_FAULTS_BIN", "snowidd-faults", "snowidd")
 	require.NotEmpty(t, bin, "no snowidd binary: make snowidd-faults")
-	o := Options{Snowidd: bin, Etcd: etcd, Holders: binary(t, "ETCDHOLDERS_BIN", "etcdholders", ""), Set: "short",
+	o := options{Snowidd: bin, Etcd: etcd, Holders: binary(t, "ETCDHOLDERS_BIN", "etcdholders", ""), Set: "short",
 		Dir: t.TempDir(), Progress: func(m string) { t.Log(m) }}
 	if names := os.Getenv("SNOWLAB_FAULTS_SCENARIOS"); names != "" {
 		o.Scenarios = strings.Split(names, ",")

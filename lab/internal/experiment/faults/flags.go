@@ -33,14 +33,14 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 // List reports whether -list asks for the scenarios instead of a run.
 func (f Flags) List() bool { return f.list }
 
-// Options checks the flags a run needs before anything starts; Execute
-// refuses the rest (ErrOptions). A -holders that is not there leaves
+// options checks the flags a run needs before anything starts; Execute
+// refuses the rest (errOptions). A -holders that is not there leaves
 // Holders empty: the fleet-start scenarios say they skipped, and why.
-func (f Flags) Options() (Options, error) {
+func (f Flags) Options() (options, error) {
 	if f.clients < 1 || f.clients > maxClients {
-		return Options{}, fmt.Errorf("-clients %d: want 1 to %d", f.clients, maxClients)
+		return options{}, fmt.Errorf("-clients %d: want 1 to %d", f.clients, maxClients)
 	}
-	o := Options{Snowidd: f.snowidd, Etcd: f.etcd, Holders: f.holders, Set: f.set, Clients: f.clients}
+	o := options{Snowidd: f.snowidd, Etcd: f.etcd, Holders: f.holders, Set: f.set, Clients: f.clients}
 	if f.names != "" {
 		o.Scenarios = strings.Split(f.names, ",")
 	}

@@ -16,26 +16,28 @@ import (
 	"github.com/snowlab/snowlab"
 )
 
-// ErrHistory: a store history file that cannot be read.
-var ErrHistory = errors.New("faults: bad store history")
+// errHistory: a store history file that cannot be read.
+var errHistory = errors.New("faults: bad store history")
 
-// StoreOp is one operation a replica's lease made on its store, as a
+// storeOp is one operation a replica's lease made on its store, as a
 // fault-injection build of snowidd records it (SNOWIDD_FAULT_HISTORY: a
 // JSON line when the operation is called, another with the same id when
 // it returns): which, on which node ids, with what, when it was called
 // and when it returned (Unix nanoseconds on the host's wall clock, which
 // every process of the rig shares), and how it ended.
-type StoreOp struct {
+type storeOp struct {
 	Replica string `json:"replica,omitempty"` // set by the rig
 	ID      string `json:"id"`
-	// Op is acquire, reserve or release. Renewals are the store's own
-	// (etcd's keep-alive) and are not seen through nodeid.Store.
+	// Op is acquire, reserve, release, or renew: a keep-alive answer
+	// of etcd's for the claim's etcd lease (etcdlease.Renewal: called at
+	// an instant before etcd renewed it, answered when the answer came),
+	// which happens inside the store, unseen through nodeid.Store.
 	Op    string `json:"op,omitempty"`
 	First int    `json:"first"`
 	Count int    `json:"count"`
 	Token int64  `json:"token,omitempty"`
 	Floor int64  `json:"floor,omitempty"` // acquire's answer
-	Value int64  `json:"value,omitempty"` // reserve's or release's until
+	Value int64  `json:"value,omitempty"` // reserve's or release's until; renew's TTL (ns)
 	Call  int64  `json:"call,omitempty"`
 	// Return is when the answer came; math.MaxInt64 when none did (the
 	// replica was killed in the call).
@@ -46,31 +48,31 @@ type StoreOp struct {
 	Outcome string `json:"outcome,omitempty"`
 }
 
-// The outcomes of a StoreOp.
+// The outcomes of a storeOp.
 const (
-	StoreOutcomeOK     = "ok"
-	StoreOutcomeLost   = "lost"
-	StoreOutcomeNoFree = "nofree"
-	StoreOutcomeError  = "error"
+	storeOutcomeOK     = "ok"
+	storeOutcomeLost   = "lost"
+	storeOutcomeNoFree = "nofree"
+	storeOutcomeError  = "error"
 )
 
-// ReadStoreOps reads a replica's history file: each call line, with
+// readStoreOps reads a replica's history file: each call line, with
 // what its return line (the line with the same id) adds, in the order
 // called. An operation never answered returns at math.MaxInt64 with
 // outcome error.
-func ReadStoreOps(r io.Reader, replica string) ([]StoreOp, error) {
-	var ops []StoreOp
+func readStoreOps(r io.Reader, replica string) ([]storeOp, error) {
+	var ops []storeOp
 	byID := map[string]int{}
 	sc := bufio.NewScanner(r)
 	for line := 1; sc.Scan(); line++ {
-		var l StoreOp
+		var l storeOp
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			return nil, fmt.Errorf("%w: %s line %d: %v", ErrHistory, replica, line, err)
+			return nil, fmt.Errorf("%w: %s line %d: %v", errHistory, replica, line, err)
 		}
 		i, ok := byID[l.ID]
 		switch {
 		case l.Op != "" && !ok:
-			l.Replica, l.Return, l.Outcome = replica, math.MaxInt64, StoreOutcomeError
+			l.Replica, l.Return, l.Outcome = replica, math.MaxInt64, storeOutcomeError
 			byID[l.ID] = len(ops)
 			ops = append(ops, l)
 		case l.Op == "" && ok && ops[i].Return == math.MaxInt64:
@@ -80,11 +82,11 @@ func ReadStoreOps(r io.Reader, replica string) ([]StoreOp, error) {
 				op.First, op.Count, op.Token, op.Floor = l.First, l.Count, l.Token, l.Floor
 			}
 		default:
-			return nil, fmt.Errorf("%w: %s line %d: id %q: a call seen twice, or a return without its call", ErrHistory, replica, line, l.ID)
+			return nil, fmt.Errorf("%w: %s line %d: id %q: a call seen twice, or a return without its call", errHistory, replica, line, l.ID)
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrHistory, replica, err)
+		return nil, fmt.Errorf("%w: %s: %v", errHistory, replica, err)
 	}
 	return ops, nil
 }
@@ -107,16 +109,16 @@ type storeState struct {
 // operation without a verdict may or may not have happened. What it
 // insists on is what uniqueness rests on: an acquire hands out a newer
 // token and, as the floor, the reserved-until the store holds then; a
-// reserve or release succeeds only for the current holder; reserve only
-// moves reserved-until forward.
+// reserve, release or renewal succeeds only for the current holder;
+// reserve only moves reserved-until forward.
 var storeModel = porcupine.NondeterministicModel{
 	Partition: partitionByNode,
 	Init:      func() []any { return []any{storeState{}} },
 	Step: func(state, input, output any) []any {
-		return storeStep(state.(storeState), input.(StoreOp))
+		return storeStep(state.(storeState), input.(storeOp))
 	},
 	DescribeOperation: func(input, _ any) string {
-		op := input.(StoreOp)
+		op := input.(storeOp)
 		return fmt.Sprintf("%s %s node %d token %d floor %d value %d: %s", op.Replica, op.Op, op.First, op.Token, op.Floor, op.Value, op.Outcome)
 	},
 	DescribeState: func(state any) string {
@@ -127,17 +129,24 @@ var storeModel = porcupine.NondeterministicModel{
 
 // storeStep is the states the store can be in after op from s (none: op
 // cannot have happened then).
-func storeStep(s storeState, op StoreOp) []any {
+func storeStep(s storeState, op storeOp) []any {
 	mine := s.held && s.token == op.Token
 	switch op.Op {
 	case "acquire":
-		if op.Outcome != StoreOutcomeOK {
+		if op.Outcome != storeOutcomeOK {
 			return []any{s} // an acquire that fails or has no answer is not partitioned here
 		}
 		if s.known && (op.Token <= s.token || op.Floor != s.reserved) {
 			return nil
 		}
 		return []any{storeState{known: true, token: op.Token, held: true, floor: op.Floor, reserved: op.Floor}}
+	case "renew":
+		// Only answered renewals are recorded: etcd renewed a lease
+		// whose node keys the claim still held.
+		if s.known && !mine && op.Outcome == storeOutcomeOK {
+			return nil
+		}
+		return []any{s}
 	case "reserve", "release":
 		if !s.known {
 			return []any{s} // a holder from before the history began
@@ -150,12 +159,12 @@ func storeStep(s storeState, op StoreOp) []any {
 			}
 		}
 		switch op.Outcome {
-		case StoreOutcomeOK:
+		case storeOutcomeOK:
 			if !mine {
 				return nil
 			}
 			return []any{done}
-		case StoreOutcomeLost:
+		case storeOutcomeLost:
 			gone := s
 			gone.held = gone.held && !mine // expired unseen, if it was this holder's
 			return []any{gone}
@@ -170,7 +179,7 @@ func storeStep(s storeState, op StoreOp) []any {
 func partitionByNode(history []porcupine.Operation) [][]porcupine.Operation {
 	byNode := map[int][]porcupine.Operation{}
 	for _, op := range history {
-		n := op.Input.(StoreOp).First
+		n := op.Input.(storeOp).First
 		byNode[n] = append(byNode[n], op)
 	}
 	nodes := make([]int, 0, len(byNode))
@@ -185,23 +194,23 @@ func partitionByNode(history []porcupine.Operation) [][]porcupine.Operation {
 	return parts
 }
 
-// CheckStoreOps checks ops with Porcupine against the sequential store
+// checkStoreOps checks ops with Porcupine against the sequential store
 // and says Ok, Illegal (no order of the operations that respects real
 // time is a run of the store) or Unknown (out of time). Failed acquires
 // name no node id and are left out; so are ops on node ids that were
 // never acquired in the history. A node id's first acquire in the
 // history may carry any token and floor (it may have been held before
 // the history began).
-func CheckStoreOps(ops []StoreOp, timeout time.Duration) porcupine.CheckResult {
+func checkStoreOps(ops []storeOp, timeout time.Duration) porcupine.CheckResult {
 	acquired := map[int]bool{}
 	for _, op := range ops {
-		if op.Op == "acquire" && op.Outcome == StoreOutcomeOK {
+		if op.Op == "acquire" && op.Outcome == storeOutcomeOK {
 			acquired[op.First] = true
 		}
 	}
 	var history []porcupine.Operation
 	for i, op := range ops {
-		if !acquired[op.First] || (op.Op == "acquire" && op.Outcome != StoreOutcomeOK) {
+		if !acquired[op.First] || (op.Op == "acquire" && op.Outcome != storeOutcomeOK) {
 			continue
 		}
 		history = append(history, porcupine.Operation{ClientId: i, Input: op, Output: op.Outcome, Call: op.Call, Return: op.Return})
@@ -209,15 +218,15 @@ func CheckStoreOps(ops []StoreOp, timeout time.Duration) porcupine.CheckResult {
 	return porcupine.CheckOperationsTimeout(storeModel.ToModel(), history, timeout)
 }
 
-// ReceivedID is one ID a client received: from which call (sent at Call,
+// receivedID is one ID a client received: from which call (sent at Call,
 // answered at Return, Unix nanoseconds) and its node id.
-type ReceivedID struct {
+type receivedID struct {
 	ID           uint64
 	Node         int
 	Call, Return int64
 }
 
-// CheckIDs is the ID half of the history check, independent of the
+// checkIDs is the ID half of the history check, independent of the
 // rig's own counts: no ID is received twice, fleet-wide; and per node
 // id, an ID whose call began after another's answer arrived is above it
 // (the node id's IDs grow in real time, across every hand-off of the
@@ -225,12 +234,12 @@ type ReceivedID struct {
 // limit of them, and how many there were.
 //
 // A scenario receives 0.4 to 1.8 million IDs. A map of every ID and two
-// sorts of every ReceivedID (sort.Slice) took about 4 s a scenario under
+// sorts of every receivedID (sort.Slice) took about 4 s a scenario under
 // the race detector on 2 cores, which is most of why make test-faults'
 // scenarios grew from about 21 to 25 s each; sorting the bare IDs and
 // comparing per call (consecutive IDs of one call on one node id share
 // their times: a few thousand calls) takes well under a second.
-func CheckIDs(ids []ReceivedID, limit int) (lines []string, n int) {
+func checkIDs(ids []receivedID, limit int) (lines []string, n int) {
 	report := func(format string, args ...any) {
 		n++
 		if len(lines) < limit {
@@ -283,7 +292,7 @@ type idCall struct {
 	first, end int
 }
 
-func idCalls(ids []ReceivedID) []idCall {
+func idCalls(ids []receivedID) []idCall {
 	var out []idCall
 	for i, id := range ids {
 		if k := len(out) - 1; k >= 0 && out[k].node == id.Node && out[k].call == id.Call && out[k].ret == id.Return {
@@ -295,35 +304,37 @@ func idCalls(ids []ReceivedID) []idCall {
 	return out
 }
 
-// HistoryCheck is a scenario's history check: Porcupine's verdict on the
-// store operations every replica recorded, and CheckIDs' on the IDs the
+// historyCheck is a scenario's history check: Porcupine's verdict on the
+// store operations every replica recorded, and checkIDs' on the IDs the
 // clients received.
-type HistoryCheck struct {
-	// Ops is how many store operations the replicas recorded.
-	Ops int `json:"ops"`
+type historyCheck struct {
+	// Ops is how many store operations the replicas recorded, Renewals
+	// how many of them were etcd's renewals of their leases.
+	Ops      int `json:"ops"`
+	Renewals int `json:"renewals,omitempty"`
 	// Porcupine is Ok, Illegal or Unknown (out of time); "no history"
 	// when a fault-injection build recorded none or it cannot be read,
 	// with Error saying why; "not recorded" for a build without the
 	// hook (its IDs are still checked).
 	Porcupine string `json:"porcupine"`
 	Error     string `json:"error,omitempty"`
-	// IDs checked, and the violations CheckIDs found, a few shown.
+	// IDs checked, and the violations checkIDs found, a few shown.
 	IDs          int      `json:"ids"`
 	IDViolations int      `json:"id_violations"`
 	Examples     []string `json:"examples,omitempty"`
 }
 
-// Failed says whether the check found something wrong, or could not run.
-func (h *HistoryCheck) Failed() bool {
+// failed says whether the check found something wrong, or could not run.
+func (h *historyCheck) failed() bool {
 	return (h.Porcupine != string(porcupine.Ok) && h.Porcupine != notRecorded) || h.IDViolations > 0
 }
 
-// notRecorded is HistoryCheck.Porcupine for a replica build that records
+// notRecorded is historyCheck.Porcupine for a replica build that records
 // no history.
 const notRecorded = "not recorded"
 
-func (h *HistoryCheck) String() string {
-	s := fmt.Sprintf("Porcupine %s on %d store operations", h.Porcupine, h.Ops)
+func (h *historyCheck) String() string {
+	s := fmt.Sprintf("Porcupine %s on %d store operations (%d renewals)", h.Porcupine, h.Ops, h.Renewals)
 	if h.Error != "" {
 		s += " (" + h.Error + ")"
 	}
@@ -338,9 +349,9 @@ const historyTimeout = 30 * time.Second
 
 // checkHistory reads every replica's store history and checks it and
 // the IDs a received.
-func (s *stage) checkHistory(a *analysis) *HistoryCheck {
-	h := &HistoryCheck{}
-	var ops []StoreOp
+func (s *stage) checkHistory(a *analysis) *historyCheck {
+	h := &historyCheck{}
+	var ops []storeOp
 	files := 0 // a fault-injection build creates its file as it starts
 	for _, r := range s.reps {
 		if r.history == "" {
@@ -355,7 +366,7 @@ func (s *stage) checkHistory(a *analysis) *HistoryCheck {
 			return h
 		}
 		files++
-		more, err := ReadStoreOps(f, r.Name)
+		more, err := readStoreOps(f, r.Name)
 		f.Close()
 		if err != nil {
 			h.Porcupine, h.Error = "no history", err.Error()
@@ -364,13 +375,22 @@ func (s *stage) checkHistory(a *analysis) *HistoryCheck {
 		ops = append(ops, more...)
 	}
 	h.Ops = len(ops)
+	for _, op := range ops {
+		if op.Op == "renew" {
+			h.Renewals++
+		}
+	}
 	switch {
 	case files == 0:
 		h.Porcupine = notRecorded
 	case len(ops) == 0:
 		h.Porcupine, h.Error = "no history", "the replicas' history files hold no store operation"
+	case s.sc.Store == "" && h.Renewals == 0:
+		// On etcd a replica's lease is renewed a third of its TTL after
+		// it is granted, and every scenario holds leases for seconds.
+		h.Porcupine, h.Error = "no history", "the replicas' history files hold no renewal of an etcd lease"
 	default:
-		h.Porcupine = string(CheckStoreOps(ops, historyTimeout))
+		h.Porcupine = string(checkStoreOps(ops, historyTimeout))
 	}
 	n := 0
 	for _, c := range a.callers {
@@ -378,15 +398,15 @@ func (s *stage) checkHistory(a *analysis) *HistoryCheck {
 			n += sv.n
 		}
 	}
-	ids := make([]ReceivedID, 0, n)
+	ids := make([]receivedID, 0, n)
 	for _, c := range a.callers {
 		for _, sv := range c.served {
 			for _, v := range c.ids[sv.first : sv.first+sv.n] {
-				ids = append(ids, ReceivedID{ID: v, Node: a.layout.Decode(snowlab.ID(v)).Node, Call: sv.call.UnixNano(), Return: sv.at.UnixNano()})
+				ids = append(ids, receivedID{ID: v, Node: a.layout.Decode(snowlab.ID(v)).Node, Call: sv.call.UnixNano(), Return: sv.at.UnixNano()})
 			}
 		}
 	}
 	h.IDs = len(ids)
-	h.Examples, h.IDViolations = CheckIDs(ids, maxExamples)
+	h.Examples, h.IDViolations = checkIDs(ids, maxExamples)
 	return h
 }

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab/lab/internal/md"
-	"github.com/snowlab/snowlab/lab/internal/redact"
 	"github.com/snowlab/snowlab/lab/internal/report"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/internal/units"
 )
 
@@ -21,8 +21,8 @@ import (
 // <stem>.md and <stem>.html. It returns the paths written.
 func WriteFiles(dir string, run *Result) ([]string, error) {
 	cp := *run
-	cp.Command = redact.Args(run.Command)
-	return document(&cp).WriteFiles(dir, cp.Stem(), &cp)
+	cp.Command = resultdir.RedactArgs(run.Command)
+	return document(&cp).WriteFiles(dir, &cp.Header, &cp)
 }
 
 // writeMarkdown writes run's report as Markdown.
@@ -60,7 +60,7 @@ func writeSetup(d *report.Document, run *Result) {
 	d.Section(1, title).
 		Text(fmt.Sprintf("**Date:** %s (took %s) · **Commit:** %s · **Set:** %s · **Schema:** %d",
 			run.Started.UTC().Format("2006-01-02 15:04:05 UTC"), run.Elapsed.Round(time.Second), md.Code(md.OrDash(rev)), md.OrDash(c.Set), run.Schema)).
-		Text("**Command:** " + md.Code(md.OrDash(md.ShellJoin(redact.Args(run.Command))))).
+		Text("**Command:** " + md.Code(md.OrDash(md.ShellJoin(resultdir.RedactArgs(run.Command))))).
 		Text(fmt.Sprintf("**Rig:** etcd %s on loopback ports with throwaway data folders; every replica's links to it through toxiproxy in the lab's process; "+
 			"snowidd replicas as processes (%s), -ttl %v, -window %v (refresh %v), -rewind-hold %v; generators' MaxFloorWait %v; "+
 			"etcd's election timeout %v; %d client goroutines, each over its own connections, the four protocols in turn, an attempt on one replica bounded at %v.",
@@ -110,7 +110,7 @@ func writeScenarios(d *report.Document, run *Result) {
 			"An attempt is one try on one replica: refused with a status code, `transport` (no answer: a killed replica, a refused connection) or `timeout`. " +
 			"*Out of order* counts IDs a client received from a node id that were not above the last it received from that node id. " +
 			"*Failover* is the served calls that had first been refused, and how long those took from the first try to the answer. " +
-			"*Porcupine* is the independent history check: Porcupine's verdict on the store operations the replicas recorded (acquire, reserve, release) " +
+			"*Porcupine* is the independent history check: Porcupine's verdict on the store operations the replicas recorded (acquire, reserve, release, and etcd's renewals of their leases) " +
 			"against a sequential model of the store, with how many there were, and the IDs that break fleet-wide uniqueness or their node id's real-time order.")
 }
 
@@ -122,7 +122,7 @@ func writeReplicas(d *report.Document, run *Result) {
 			within := "—"
 			if r.Bound > 0 {
 				within = "yes"
-				if !r.Within() {
+				if !r.within() {
 					within = "**NO**"
 				}
 			}
@@ -240,7 +240,7 @@ func WriteTable(w io.Writer, run *Result) error {
 			cell := r.Name + " " + dur(max(r.NotReady, r.Refusing))
 			if r.Bound > 0 {
 				cell += " (" + dur(r.Bound) + ")"
-				if !r.Within() {
+				if !r.within() {
 					cell += " OVER"
 				}
 			}
@@ -337,11 +337,14 @@ func ints(v []int) string {
 }
 
 // historyCell is a scenario's history check in a cell.
-func historyCell(h *HistoryCheck) string {
+func historyCell(h *historyCheck) string {
 	if h == nil {
 		return "—"
 	}
 	cell := fmt.Sprintf("%s, %s ops", h.Porcupine, units.Thousands(h.Ops))
+	if h.Renewals > 0 {
+		cell += fmt.Sprintf(" (%s renewals)", units.Thousands(h.Renewals))
+	}
 	if h.IDViolations > 0 {
 		cell += fmt.Sprintf(", %d ID violations", h.IDViolations)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab/internal/host"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -30,7 +30,7 @@ func sampleRun() *Result {
 	fleet := ScenarioResult{Name: "holders-1024", Holders: &HoldersReport{Holders: 1024, Members: 3, Acquired: 1024, AllHeld: 9 * time.Second, Conflicts: 10525, Distinct: 1024},
 		Checks: []Check{{What: "no node id held by two", Measured: "0 shared", OK: true}}}
 	run := &Result{Header: result.Header{Schema: SchemaVersion, Experiment: Experiment, Started: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC),
-		Command: []string{"loadgen", "faults"}, Commit: "abc1234", Host: host.Fingerprint{Hostname: "vm"}},
+		Command: []string{"loadgen", "faults"}, Commit: "abc1234", Host: result.Host{Hostname: "vm"}},
 		Config: Config{TTL: DefaultTTL, Window: DefaultWindow, Set: "full"}, Scenarios: []ScenarioResult{good, bad, skipped, fleet}}
 	for _, s := range run.Scenarios {
 		run.Failures = append(run.Failures, failures(s)...)
@@ -49,7 +49,7 @@ func TestFailures(t *testing.T) {
 		assert.Contains(t, got, want)
 	}
 	assert.Len(t, run.Failures, 3)
-	assert.True(t, ReplicaStat{}.Within(), "no bound, nothing to exceed")
+	assert.True(t, ReplicaStat{}.within(), "no bound, nothing to exceed")
 }
 
 // The run is written as JSON, Markdown and HTML under one stem; the
@@ -60,7 +60,7 @@ func TestWriteFiles(t *testing.T) {
 	dir := t.TempDir()
 	paths, err := WriteFiles(dir, run)
 	require.NoError(t, err)
-	stem := run.Stem()
+	stem := resultdir.ExperimentStem(&run.Header)
 	assert.Equal(t, []string{filepath.Join(dir, stem+".json"), filepath.Join(dir, stem+".md"), filepath.Join(dir, stem+".html")}, paths)
 	assert.True(t, strings.HasSuffix(stem, "-faults"))
 	md, err := os.ReadFile(paths[1])
@@ -77,7 +77,7 @@ func TestWriteFiles(t *testing.T) {
 	assert.Contains(t, string(html), "<h2>Replicas</h2>")
 	assert.NotContains(t, string(html), "<script")
 	var back Result
-	require.NoError(t, result.ReadExperiment(paths[0], Experiment, SchemaVersion, &back))
+	require.NoError(t, resultdir.ReadExperiment(paths[0], Experiment, SchemaVersion, &back))
 	assert.Equal(t, run.Scenarios[1].Calls.Duplicates, back.Scenarios[1].Calls.Duplicates)
 	var table strings.Builder
 	require.NoError(t, WriteTable(&table, run))

@@ -3,7 +3,6 @@ package faults
 import (
 	"time"
 
-	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -69,12 +68,12 @@ type ScenarioResult struct {
 	Checks []Check `json:"checks,omitempty"`
 	// History is the independent check of the scenario's recorded store
 	// operations and received IDs; nil where none was recorded.
-	History *HistoryCheck `json:"history,omitempty"`
+	History *historyCheck `json:"history,omitempty"`
 	// Notes are what the scenario observed and claims nothing about.
 	Notes   []string       `json:"notes,omitempty"`
 	Holders *HoldersReport `json:"holders,omitempty"`
 	// Load is what else the host did while the scenario ran.
-	Load *host.Load `json:"load,omitempty"`
+	Load *result.Load `json:"load,omitempty"`
 }
 
 // CallStats count the clients' calls.
@@ -126,9 +125,9 @@ type ReplicaStat struct {
 	Restarts int           `json:"restarts,omitempty"`
 }
 
-// Within says whether the replica stayed within its bound (true when it
+// within says whether the replica stayed within its bound (true when it
 // has none).
-func (r ReplicaStat) Within() bool { return r.Bound == 0 || max(r.NotReady, r.Refusing) <= r.Bound }
+func (r ReplicaStat) within() bool { return r.Bound == 0 || max(r.NotReady, r.Refusing) <= r.Bound }
 
 // Check is one claim a scenario measured.
 type Check struct {

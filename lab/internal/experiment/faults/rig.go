@@ -2,7 +2,6 @@ package faults
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"os"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/lab/internal/host"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -38,8 +38,8 @@ const (
 	slack = 250 * time.Millisecond
 )
 
-// Options configure Execute.
-type Options struct {
+// options configure Execute.
+type options struct {
 	// Snowidd is the replica binary: a fault-injection build (make
 	// snowidd-faults) for the clock scenarios, which skip without one.
 	Snowidd string
@@ -63,21 +63,21 @@ type Options struct {
 	Commit  string
 	Dirty   bool
 	// Host, when set, is recorded instead of host.Probe().
-	Host *host.Fingerprint
+	Host *result.Host
 	// Progress, when set, is told what is happening.
 	Progress func(msg string)
 }
 
-// ErrOptions is wrapped by the error for Options that can never run.
+// errOptions is wrapped by the error for options that can never run.
 var ErrOptions = errors.New("faults: bad options")
 
 // Execute runs the scenarios of o's set (or those o names), each on a
 // fleet and an etcd of its own, and returns their figures. A scenario
 // that cannot run here (no fault-injection build, no TLS in the replica
 // binary, no etcdholders) is recorded as skipped with the reason; one that
-// breaks off is recorded with its error. The error is for Options that
+// breaks off is recorded with its error. The error is for options that
 // can never work.
-func Execute(ctx context.Context, o Options) (*Result, error) {
+func Execute(ctx context.Context, o options) (*Result, error) {
 	scs, err := pick(o)
 	if err != nil {
 		return nil, err
@@ -101,7 +101,7 @@ func Execute(ctx context.Context, o Options) (*Result, error) {
 		defer os.RemoveAll(dir)
 	}
 	x := &executor{o: o, dir: dir, caps: probeSnowidd(o.Snowidd)}
-	run := &Result{Header: result.NewHeader(Experiment, SchemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
+	run := &Result{Header: resultdir.NewHeader(Experiment, SchemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
 		Config: Config{TTL: DefaultTTL, Window: DefaultWindow, Refresh: DefaultWindow / 3, MaxFloorWait: snowlab.DefaultMaxFloorWait,
 			RewindHold: defaultRewindHold, ElectionTimeout: etcdElection, Clients: o.Clients, AttemptTimeout: defaultAttemptTimeout,
 			Snowidd: o.Snowidd, Etcd: o.Etcd, EtcdVersion: etcdVersion(o.Etcd), Holders: o.Holders, Set: o.Set}}
@@ -128,7 +128,7 @@ func Execute(ctx context.Context, o Options) (*Result, error) {
 }
 
 // pick is the scenarios o asks for, in the table's order.
-func pick(o Options) ([]scenario, error) {
+func pick(o options) ([]scenario, error) {
 	all := scenarios()
 	if len(o.Scenarios) > 0 {
 		var out []scenario
@@ -183,7 +183,7 @@ func etcdVersion(bin string) string {
 }
 
 type executor struct {
-	o    Options
+	o    options
 	dir  string
 	caps capabilities
 }
@@ -192,110 +192,6 @@ func (x *executor) say(format string, a ...any) {
 	if x.o.Progress != nil {
 		x.o.Progress(fmt.Sprintf(format, a...))
 	}
-}
-
-// stage is one scenario under way: the rig it runs on and what it notes.
-type stage struct {
-	x        *executor
-	dir      string // the scenario's folder
-	sc       scenario
-	cluster  *cluster
-	zk       *ZooKeeper // the store of a zk scenario, in place of cluster
-	kube     *kubeAPI   // the store of a k8s scenario, in place of cluster
-	links    *links
-	certs    *certs
-	reps     []*replica
-	started  []atomic.Bool // by replica: ever started (a spare is not, at first)
-	begun    time.Time
-	fault    []string
-	roles    map[int]string
-	bounds   map[int]boundSpec
-	checks   []Check
-	notes    []string
-	after    []func(a *analysis)
-	extra    []*load // loads of the scenario's own (the kill -9 batch caller)
-	holders  *HoldersReport
-	startErr error
-}
-
-type boundSpec struct {
-	d   time.Duration
-	why string
-}
-
-// mark notes a step of the fault, with its time from the load's start.
-func (s *stage) mark(format string, a ...any) {
-	s.fault = append(s.fault, fmt.Sprintf("%5.1f s: %s", time.Since(s.begun).Seconds(), fmt.Sprintf(format, a...)))
-	s.x.say("  %s", s.fault[len(s.fault)-1])
-}
-
-func (s *stage) role(r int, what string) { s.roles[r] = what }
-
-func (s *stage) bound(r int, d time.Duration, why string) { s.bounds[r] = boundSpec{d, why} }
-
-// check records a claim measured: ok, and what was measured.
-func (s *stage) check(what string, ok bool, format string, a ...any) {
-	s.checks = append(s.checks, Check{What: what, Measured: fmt.Sprintf(format, a...), OK: ok})
-}
-
-// note records an observation.
-func (s *stage) note(format string, a ...any) { s.notes = append(s.notes, fmt.Sprintf(format, a...)) }
-
-// afterLoad runs f on what the clients received, once the load ended.
-func (s *stage) afterLoad(f func(a *analysis)) { s.after = append(s.after, f) }
-
-// waitReady waits until replica r answers /readyz 200.
-func (s *stage) waitReady(r int, within time.Duration) error {
-	deadline := time.Now().Add(within)
-	for {
-		ok, body := s.reps[r].Readyz()
-		if ok {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("replica %s not ready within %v: %s", s.reps[r].Name, within, body)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// startSpare starts replica r, a spare, and lets the clients call it.
-func (s *stage) startSpare(r int) error {
-	if err := s.reps[r].Start(); err != nil {
-		return err
-	}
-	s.started[r].Store(true)
-	return nil
-}
-
-// clientTLS is how the lab reaches the replicas: nil in plaintext.
-func (s *stage) clientTLS() *tls.Config {
-	if s.certs == nil {
-		return nil
-	}
-	return s.certs.ClientTLS()
-}
-
-// replicaArgs are replica r's flags after -listen.
-func (s *stage) replicaArgs(r int, spec replicaSpec, peers []string) ([]string, error) {
-	eps, err := s.links.For(r)
-	if err != nil {
-		return nil, err
-	}
-	args := []string{"-lease", s.leaseSpec(eps),
-		"-ttl", DefaultTTL.String(), "-window", DefaultWindow.String(), "-grace", "2s",
-		"-rewind-hold", defaultRewindHold.String(), "-policy", spec.policy()}
-	if s.sc.Layout != "" {
-		args = append(args, "-layout", s.sc.Layout)
-	}
-	if spec.Peers && len(peers) > 0 {
-		args = append(args, "-peers", strings.Join(peers, ","), "-peer-interval", "250ms")
-	}
-	if c := s.certs; c != nil {
-		args = append(args, "-tls-cert", c.ServerCert, "-tls-key", c.ServerKey, "-tls-client-ca", c.CA,
-			"-etcd-cacert", c.CA, "-etcd-cert", c.ClientCert, "-etcd-key", c.ClientKey)
-	}
-	return args, nil
 }
 
 // run runs one scenario on a rig of its own and returns its figures.
@@ -573,11 +469,11 @@ func failures(r ScenarioResult) []string {
 	if r.Calls.OrderViolations > 0 {
 		add("%d IDs out of order", r.Calls.OrderViolations)
 	}
-	if h := r.History; h != nil && h.Failed() {
+	if h := r.History; h != nil && h.failed() {
 		add("history check: %s", h)
 	}
 	for _, st := range r.Replicas {
-		if !st.Within() {
+		if !st.within() {
 			add("replica %s refused or was not ready for %v, over its bound of %v (%s)", st.Name,
 				max(st.NotReady, st.Refusing).Round(time.Millisecond), st.Bound, st.BoundWhy)
 		}

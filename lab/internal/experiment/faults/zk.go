@@ -15,7 +15,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/snowlab/snowlab/etcdlease/etcdtest"
+	"github.com/snowlab/snowlab/lab/internal/host"
 )
 
 // zkTick is the rig's ZooKeeper tickTime. The server grants sessions of
@@ -38,20 +38,20 @@ func zkMissing() string {
 	return ""
 }
 
-// ZooKeeper is a standalone ZooKeeper server on a loopback port with a
+// zooKeeper is a standalone ZooKeeper server on a loopback port with a
 // throwaway data folder, the store of the zk scenarios: Debian's package
 // run with a heap of at most 128 MiB.
-type ZooKeeper struct {
+type zooKeeper struct {
 	addr string
-	proc *etcdtest.Process
-	log  *etcdtest.Tail
+	proc *host.Process
+	log  *host.Tail
 }
 
-// StartZooKeeper starts a server whose data and config live under dir
+// startZooKeeper starts a server whose data and config live under dir
 // and waits (60 s at most: a JVM starts in 2..10 s on 2 loaded cores)
 // until it serves.
-func StartZooKeeper(dir string) (*ZooKeeper, error) {
-	ports, err := etcdtest.FreePorts(1)
+func startZooKeeper(dir string) (*zooKeeper, error) {
+	ports, err := host.FreePorts(1)
 	if err != nil {
 		return nil, err
 	}
@@ -65,16 +65,16 @@ func StartZooKeeper(dir string) (*ZooKeeper, error) {
 	if err := os.WriteFile(cfg, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		return nil, err
 	}
-	z := &ZooKeeper{addr: "127.0.0.1:" + strconv.Itoa(ports[0]), log: etcdtest.NewTail(32 << 10)}
+	z := &zooKeeper{addr: "127.0.0.1:" + strconv.Itoa(ports[0]), log: host.NewTail(32 << 10)}
 	cmd := exec.Command("java", "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", "/etc/zookeeper/conf_example:"+zkJar,
 		"-Dzookeeper.log.dir="+dir, "org.apache.zookeeper.server.quorum.QuorumPeerMain", cfg)
 	cmd.Stdout, cmd.Stderr = z.log, z.log
-	if z.proc, err = etcdtest.StartProcess(cmd); err != nil { // dies with the lab (Linux)
+	if z.proc, err = host.StartProcess(cmd); err != nil { // dies with the lab (Linux)
 		return nil, fmt.Errorf("faults: starting ZooKeeper: %w", err)
 	}
 	for deadline := time.Now().Add(60 * time.Second); !z.serving(); {
 		if time.Now().After(deadline) {
-			z.Stop()
+			z.stop()
 			return nil, fmt.Errorf("faults: ZooKeeper did not serve on %s within 60 s:\n%s", z.addr, tail(z.log.String(), 2000))
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -83,7 +83,7 @@ func StartZooKeeper(dir string) (*ZooKeeper, error) {
 }
 
 // serving asks the server's "srvr" whether it serves (a Mode line).
-func (z *ZooKeeper) serving() bool {
+func (z *zooKeeper) serving() bool {
 	c, err := net.DialTimeout("tcp", z.addr, time.Second)
 	if err != nil {
 		return false
@@ -105,18 +105,18 @@ func (z *ZooKeeper) serving() bool {
 	return strings.Contains(b.String(), "Mode: ")
 }
 
-// Addr is the server's client address, HOST:PORT.
-func (z *ZooKeeper) Addr() string { return z.addr }
+// address is the server's client address, HOST:PORT.
+func (z *zooKeeper) address() string { return z.addr }
 
-// Stop ends the server (SIGTERM, SIGKILL after 5 s).
-func (z *ZooKeeper) Stop() { z.proc.Stop(5 * time.Second) }
+// stop ends the server (SIGTERM, SIGKILL after 5 s).
+func (z *zooKeeper) stop() { z.proc.Stop(5 * time.Second) }
 
-// Logs is the tail of the server's log, for a failure's report.
-func (z *ZooKeeper) Logs() string { return "--- zookeeper ---\n" + z.log.String() }
+// logs is the tail of the server's log, for a failure's report.
+func (z *zooKeeper) logs() string { return "--- zookeeper ---\n" + z.log.String() }
 
 // read returns znode p's data, or false when it does not exist, through a
 // session of its own (the rig's reads are few).
-func (z *ZooKeeper) read(ctx context.Context, p string) ([]byte, bool, error) {
+func (z *zooKeeper) read(ctx context.Context, p string) ([]byte, bool, error) {
 	conn, _, err := zk.Connect([]string{z.addr}, 4*time.Second, zk.WithLogger(quiet{}))
 	if err != nil {
 		return nil, false, err
@@ -142,16 +142,16 @@ func (z *ZooKeeper) read(ctx context.Context, p string) ([]byte, bool, error) {
 	}
 }
 
-// Held reports whether node id k has a claim znode under root (zklease's
+// held reports whether node id k has a claim znode under root (zklease's
 // ROOT/claims/K, ephemeral in its holder's session).
-func (z *ZooKeeper) Held(ctx context.Context, root string, k int) (bool, error) {
+func (z *zooKeeper) held(ctx context.Context, root string, k int) (bool, error) {
 	_, ok, err := z.read(ctx, fmt.Sprintf("%s/claims/%d", root, k))
 	return ok, err
 }
 
-// Reserved is node id k's reserved-until under root (zklease's
+// reserved is node id k's reserved-until under root (zklease's
 // ROOT/reserved/K).
-func (z *ZooKeeper) Reserved(ctx context.Context, root string, k int) (time.Time, error) {
+func (z *zooKeeper) reserved(ctx context.Context, root string, k int) (time.Time, error) {
 	p := fmt.Sprintf("%s/reserved/%d", root, k)
 	data, ok, err := z.read(ctx, p)
 	if err != nil || !ok {
@@ -188,14 +188,14 @@ func (s *stage) startStore(dir string) ([]string, func(), error) {
 		return []string{"https://" + k.addr}, k.Stop, nil
 	}
 	if s.sc.Store == "zk" {
-		z, err := StartZooKeeper(dir)
+		z, err := startZooKeeper(dir)
 		if err != nil {
 			return nil, nil, err
 		}
 		s.zk = z
-		return []string{"tcp://" + z.Addr()}, z.Stop, nil
+		return []string{"tcp://" + z.address()}, z.stop, nil
 	}
-	c, err := StartCluster(clusterConfig{Bin: s.x.o.Etcd, Members: max(s.sc.Members, 1), Dir: dir, Certs: s.certs, Partitionable: s.sc.Partitionable})
+	c, err := startClusterRetrying(clusterConfig{Bin: s.x.o.Etcd, Members: max(s.sc.Members, 1), Dir: dir, Certs: s.certs, Partitionable: s.sc.Partitionable})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -223,7 +223,7 @@ func (s *stage) storeLogs() string {
 		return s.kube.Logs() + "\n" + s.kube.etcd.Logs()
 	}
 	if s.zk != nil {
-		return s.zk.Logs()
+		return s.zk.logs()
 	}
 	return s.cluster.Logs()
 }
@@ -246,7 +246,7 @@ func (s *stage) held(ctx context.Context, key string, k int) (bool, error) {
 		return s.kube.Held(ctx, kubePrefix(s.sc.Name), k)
 	}
 	if s.zk != nil {
-		return s.zk.Held(ctx, zkRoot(s.sc.Name), k)
+		return s.zk.held(ctx, zkRoot(s.sc.Name), k)
 	}
 	_, held, err := s.cluster.Get(ctx, key)
 	return held, err

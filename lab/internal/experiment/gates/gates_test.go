@@ -17,6 +17,7 @@ import (
 
 	"github.com/snowlab/snowlab/lab/internal/ab"
 	"github.com/snowlab/snowlab/lab/internal/instr"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 )
 
 // TestFlags: bad values are refused, naming the value; the defaults are
@@ -193,7 +194,7 @@ func TestExecute(t *testing.T) {
 	paths, err := WriteFiles(dir, r)
 	require.NoError(t, err)
 	assert.Len(t, paths, 3)
-	got, err := os.ReadFile(filepath.Join(dir, r.Stem()+".md"))
+	got, err := os.ReadFile(filepath.Join(dir, resultdir.ExperimentStem(&r.Header)+".md"))
 	require.NoError(t, err)
 	assert.Contains(t, string(got), "False alarms and detection")
 	assert.Contains(t, string(got), "**Goals:** met")

@@ -14,7 +14,7 @@ import (
 // WriteFiles writes the run into dir under the stem
 // <date>-<host>-<sha>-gates: its JSON, Markdown and HTML page.
 func WriteFiles(dir string, r *Result) ([]string, error) {
-	return document(r).WriteFiles(dir, r.Stem(), r)
+	return document(r).WriteFiles(dir, &r.Header, r)
 }
 
 // WriteTable writes the run's table for the terminal.

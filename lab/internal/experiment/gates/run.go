@@ -12,7 +12,7 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/hog"
 	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/instr"
-	"github.com/snowlab/snowlab/lab/result"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 )
 
 // hogMax bounds one pair's hog: a pair with its trials takes a few
@@ -26,7 +26,7 @@ func Execute(ctx context.Context, o Options, command []string, commit string, di
 	if progress == nil {
 		progress = func(string) {}
 	}
-	r := &Result{Header: result.NewHeader("gates", Schema, command, commit, dirty, nil),
+	r := &Result{Header: resultdir.NewHeader("gates", Schema, command, commit, dirty, nil),
 		Pairs: o.Pairs, Trials: o.Trials, Levels: o.Levels, Loads: o.Loads, Gates: o.Gates, HogThreads: o.HogThreads}
 	for _, p := range o.Paths {
 		r.Paths = append(r.Paths, p.Name)

@@ -26,8 +26,8 @@ import (
 	"github.com/snowlab/snowlab/snowidd/client"
 )
 
-// Options are the experiment's flags, checked.
-type Options struct {
+// options are the experiment's flags, checked.
+type options struct {
 	// Bin is the snowidd binary to start, with ServerProcs as its
 	// GOMAXPROCS, on ServerCPUs, minting on Shards node ids.
 	Bin         string
@@ -85,8 +85,8 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 }
 
 // Options checks the flags, naming the first one out of range.
-func (f Flags) Options() (Options, error) {
-	o := Options{Bin: f.bin, ServerProcs: f.serverProcs, Shards: f.shards, CPUs: f.cpus, duration: f.duration, satRepeats: f.satRepeats,
+func (f Flags) Options() (options, error) {
+	o := options{Bin: f.bin, ServerProcs: f.serverProcs, Shards: f.shards, CPUs: f.cpus, duration: f.duration, satRepeats: f.satRepeats,
 		steadyDur: f.steadyDur, steadyShare: f.steadyShare, workers: f.workers}
 	if f.serverCPUs != "" {
 		cpus, err := host.ParseCPUList(f.serverCPUs)
@@ -189,7 +189,7 @@ func onCPUs(cpus []int) string {
 // subjects are the remote subjects (NextID per protocol, NextIDs
 // per batch size over gRPC) and the in-process generator they stand
 // beside.
-func subjects(rep *replica.Replica, o Options) (unbatched, all []subject.Subject, err error) {
+func subjects(rep *replica.Replica, o options) (unbatched, all []subject.Subject, err error) {
 	note := fmt.Sprintf("; snowidd on loopback, GOMAXPROCS=%d%s%s; open loop from %d workers", o.ServerProcs, onCPUs(o.ServerCPUs), onShards(o.Shards), o.workers)
 	add := func(p client.Protocol, batch int) error {
 		s, err := remote.Subject(rep.URL, p, batch, snowlab.Layout{})
@@ -229,7 +229,7 @@ const inProcessSubject = "atomicgen/strict"
 // Measure runs the saturate sweep over every subject, then each unbatched
 // remote subject open-loop at -steady-share (half) of the maximum it
 // reached, into one result.
-func Measure(rep *replica.Replica, o Options, c Config) (*result.Run, error) {
+func Measure(rep *replica.Replica, o options, c Config) (*result.Run, error) {
 	unbatched, all, err := subjects(rep, o)
 	if err != nil {
 		return nil, err
@@ -284,11 +284,11 @@ func peakOf(run *result.Run, name string) result.SaturateResult {
 	return peak
 }
 
-// Summary is the service run's headline, read from its result: the
+// summary is the service run's headline, read from its result: the
 // sweep's maximum per protocol and per batch size, the in-process
 // generator beside them, one caller's rate and round trip, and the
 // open-loop latencies.
-type Summary struct {
+type summary struct {
 	serverProcs int
 	serverCPUs  []int
 	shards      int
@@ -314,8 +314,8 @@ func row(run *result.Run, label, name string) summaryRow {
 }
 
 // Summarize reads the summary of a run of o from its result.
-func Summarize(run *result.Run, o Options) Summary {
-	s := Summary{serverProcs: o.ServerProcs, serverCPUs: o.ServerCPUs, shards: o.Shards, steady: run.Steady}
+func Summarize(run *result.Run, o options) summary {
+	s := summary{serverProcs: o.ServerProcs, serverCPUs: o.ServerCPUs, shards: o.Shards, steady: run.Steady}
 	for _, p := range o.protocols {
 		s.unbatched = append(s.unbatched, row(run, p.String(), remote.Name(p, 0)))
 	}
@@ -334,7 +334,7 @@ func Summarize(run *result.Run, o Options) Summary {
 
 // overOneNode compares a rate to one node id's ceiling, for a replica
 // minting on several.
-func (s Summary) overOneNode(v float64) string {
+func (s summary) overOneNode(v float64) string {
 	if s.shards <= 1 {
 		return ""
 	}
@@ -352,7 +352,7 @@ func (r summaryRow) perCoreText(unit string) string {
 }
 
 // WriteSummary prints the summary under the run's table.
-func WriteSummary(w io.Writer, s Summary) {
+func WriteSummary(w io.Writer, s summary) {
 	fmt.Fprintf(w, "\nsnowidd on loopback, GOMAXPROCS=%d%s%s (the sweep's maximum):\n", s.serverProcs, onCPUs(s.serverCPUs), onShards(s.shards))
 	for _, r := range s.unbatched {
 		fmt.Fprintf(w, "  NextID over %-14s %12.0f req/s%s\n", r.name, r.value, r.perCoreText("req/s"))

@@ -55,7 +55,7 @@ func TestDefaults(t *testing.T) {
 // TestSummary: the summary reads the sweep's maximum per subject,
 // the one caller's rate and round trip at G=1, and the steady runs.
 func TestSummary(t *testing.T) {
-	o := Options{protocols: []client.Protocol{client.GRPC}, batches: []int{10}, ServerProcs: 1}
+	o := options{protocols: []client.Protocol{client.GRPC}, batches: []int{10}, ServerProcs: 1}
 	sat := func(name string, g int, v float64, p50 int64) result.SaturateResult {
 		return result.SaturateResult{Subject: name, Goroutines: g, IDsPerSec: v, Latency: result.Latency{P50: p50}}
 	}

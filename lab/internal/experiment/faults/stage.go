@@ -1,0 +1,113 @@
+package faults
+
+import (
+	"crypto/tls"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// stage is one scenario under way: the rig it runs on and what it notes.
+type stage struct {
+	x        *executor
+	dir      string // the scenario's folder
+	sc       scenario
+	cluster  *cluster
+	zk       *zooKeeper // the store of a zk scenario, in place of cluster
+	kube     *kubeAPI   // the store of a k8s scenario, in place of cluster
+	links    *links
+	certs    *certs
+	reps     []*replica
+	started  []atomic.Bool // by replica: ever started (a spare is not, at first)
+	begun    time.Time
+	fault    []string
+	roles    map[int]string
+	bounds   map[int]boundSpec
+	checks   []Check
+	notes    []string
+	after    []func(a *analysis)
+	extra    []*load // loads of the scenario's own (the kill -9 batch caller)
+	holders  *HoldersReport
+	startErr error
+}
+
+type boundSpec struct {
+	d   time.Duration
+	why string
+}
+
+// mark notes a step of the fault, with its time from the load's start.
+func (s *stage) mark(format string, a ...any) {
+	s.fault = append(s.fault, fmt.Sprintf("%5.1f s: %s", time.Since(s.begun).Seconds(), fmt.Sprintf(format, a...)))
+	s.x.say("  %s", s.fault[len(s.fault)-1])
+}
+
+func (s *stage) role(r int, what string) { s.roles[r] = what }
+
+func (s *stage) bound(r int, d time.Duration, why string) { s.bounds[r] = boundSpec{d, why} }
+
+// check records a claim measured: ok, and what was measured.
+func (s *stage) check(what string, ok bool, format string, a ...any) {
+	s.checks = append(s.checks, Check{What: what, Measured: fmt.Sprintf(format, a...), OK: ok})
+}
+
+// note records an observation.
+func (s *stage) note(format string, a ...any) { s.notes = append(s.notes, fmt.Sprintf(format, a...)) }
+
+// afterLoad runs f on what the clients received, once the load ended.
+func (s *stage) afterLoad(f func(a *analysis)) { s.after = append(s.after, f) }
+
+// waitReady waits until replica r answers /readyz 200.
+func (s *stage) waitReady(r int, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	for {
+		ok, body := s.reps[r].Readyz()
+		if ok {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("replica %s not ready within %v: %s", s.reps[r].Name, within, body)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// startSpare starts replica r, a spare, and lets the clients call it.
+func (s *stage) startSpare(r int) error {
+	if err := s.reps[r].Start(); err != nil {
+		return err
+	}
+	s.started[r].Store(true)
+	return nil
+}
+
+// clientTLS is how the lab reaches the replicas: nil in plaintext.
+func (s *stage) clientTLS() *tls.Config {
+	if s.certs == nil {
+		return nil
+	}
+	return s.certs.ClientTLS()
+}
+
+// replicaArgs are replica r's flags after -listen.
+func (s *stage) replicaArgs(r int, spec replicaSpec, peers []string) ([]string, error) {
+	eps, err := s.links.For(r)
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"-lease", s.leaseSpec(eps),
+		"-ttl", DefaultTTL.String(), "-window", DefaultWindow.String(), "-grace", "2s",
+		"-rewind-hold", defaultRewindHold.String(), "-policy", spec.policy()}
+	if s.sc.Layout != "" {
+		args = append(args, "-layout", s.sc.Layout)
+	}
+	if spec.Peers && len(peers) > 0 {
+		args = append(args, "-peers", strings.Join(peers, ","), "-peer-interval", "250ms")
+	}
+	if c := s.certs; c != nil {
+		args = append(args, "-tls-cert", c.ServerCert, "-tls-key", c.ServerKey, "-tls-client-ca", c.CA,
+			"-etcd-cacert", c.CA, "-etcd-cert", c.ClientCert, "-etcd-key", c.ClientKey)
+	}
+	return args, nil
+}

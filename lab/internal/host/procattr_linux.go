@@ -1,0 +1,8 @@
+package host
+
+import "syscall"
+
+// dieWithParent has the kernel kill a child when the lab ends.
+func dieWithParent() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+}

@@ -1,0 +1,8 @@
+//go:build !linux
+
+package host
+
+import "syscall"
+
+// dieWithParent has nothing to ask for outside Linux: Stop ends a child.
+func dieWithParent() *syscall.SysProcAttr { return nil }

@@ -1,0 +1,179 @@
+package report
+
+import (
+	"fmt"
+	"image/color"
+	"slices"
+	"time"
+
+	"gonum.org/v1/plot/vg"
+
+	"github.com/snowlab/snowlab/lab/internal/plot"
+	"github.com/snowlab/snowlab/lab/internal/stats"
+	"github.com/snowlab/snowlab/lab/internal/units"
+	"github.com/snowlab/snowlab/lab/result"
+)
+
+// Colours of the makespan bars by call style.
+var (
+	viaColor = map[string]color.Color{
+		"NextID":  color.RGBA{0x4c, 0x78, 0xa8, 0xff},
+		"NextIDs": color.RGBA{0xf5, 0x85, 0x18, 0xff},
+	}
+	otherVia = color.RGBA{0x8c, 0x8c, 0x8c, 0xff}
+)
+
+// tickOf is the tick length of b's subject, as the run recorded it; a
+// subject without a tick (UUID, ULID) has no floor to draw and gets 1 ms.
+func tickOf(run *result.Run, b result.BurstResult) time.Duration {
+	if info, ok := subjectInfo(run, b.Subject); ok && info.TickNs > 0 {
+		return time.Duration(info.TickNs)
+	}
+	return time.Millisecond
+}
+
+// makespanChart plots each burst's makespan as a horizontal bar.
+func makespanChart(run *result.Run) *plot.Chart {
+	bursts := makespanBursts(run)
+	if len(bursts) == 0 {
+		return nil
+	}
+	gs := make(map[int]bool)
+	ids := make(map[[2]int]bool)
+	for _, b := range bursts {
+		gs[b.Goroutines] = true
+		ids[[2]int{b.IDs, b.Repeats}] = true
+	}
+	rows, labels, x := makespanRows(run, bursts, len(gs) > 1)
+	anyFloor := slices.ContainsFunc(bursts, func(b result.BurstResult) bool { return b.MinTicks > 0 })
+	n := len(bursts)
+	h := max(3.2*vg.Inch, 1.6*vg.Inch+vg.Length(n)*0.3*vg.Inch)
+	d := newChart(run, makespanTitle(bursts, len(gs), len(ids), anyFloor), "makespan, ms", "", 10*vg.Inch, h)
+	p := d.P
+	g := plot.Grid()
+	g.Horizontal.Color = nil
+	g.Vertical.Color = color.Gray{0xd8}
+	p.Add(g)
+	logX := plot.Scale(&p.X, x.lo, x.hi, msTick, false)
+	if logX {
+		d.XLabel += " (log scale)"
+		p.X.Max *= 2.5 // room for the value labels
+	} else {
+		p.X.Max = x.hi * 1.16
+	}
+	p.Add(plot.Bars{Rows: rows, Log: logX, Label: func(ms float64) string { return msTick(ms) + " ms" }})
+	p.NominalY(labels...)
+	p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4
+	makespanLegend(d, bursts, anyFloor)
+	return d
+}
+
+// makespanBursts are the bursts with makespans, in the order the chart
+// lists them from the top: by subject, then NextID before NextIDs, then
+// by goroutines.
+func makespanBursts(run *result.Run) []result.BurstResult {
+	var bursts []result.BurstResult
+	present := make(map[string]bool)
+	for _, b := range run.Burst {
+		if len(b.MakespanNs) > 0 {
+			bursts = append(bursts, b)
+			present[b.Subject] = true
+		}
+	}
+	order := make(map[string]int)
+	for i, s := range subjectOrder(run, present) {
+		order[s] = i
+	}
+	viaRank := func(v string) int {
+		switch v {
+		case "NextID":
+			return 0
+		case "NextIDs":
+			return 1
+		}
+		return 2
+	}
+	slices.SortStableFunc(bursts, func(a, b result.BurstResult) int {
+		if d := order[a.Subject] - order[b.Subject]; d != 0 {
+			return d
+		}
+		if d := viaRank(a.Via) - viaRank(b.Via); d != 0 {
+			return d
+		}
+		return a.Goroutines - b.Goroutines
+	})
+	return bursts
+}
+
+// makespanRows are the bars of bursts, in milliseconds, and their labels
+// (naming the goroutines when manyG), from the bottom row up, and the span
+// of milliseconds they cover.
+func makespanRows(run *result.Run, bursts []result.BurstResult, manyG bool) ([]plot.Bar, []string, span) {
+	n := len(bursts)
+	rows := make([]plot.Bar, n)
+	labels := make([]string, n)
+	x := newSpan()
+	for i, b := range bursts {
+		lo, med, hi := stats.Spread(b.MakespanNs)
+		r := plot.Bar{Lo: lo / 1e6, Med: med / 1e6, Hi: hi / 1e6, Color: otherVia}
+		if c, ok := viaColor[b.Via]; ok {
+			r.Color = c
+		}
+		x.see(r.Lo)
+		x.see(r.Med)
+		x.see(r.Hi)
+		if b.MinTicks > 0 {
+			tick := float64(tickOf(run, b)) / 1e6
+			r.FloorLo, r.FloorHi = float64(b.MinTicks-1)*tick, float64(b.MinTicks)*tick
+			x.see(r.FloorLo)
+			x.see(r.FloorHi)
+		}
+		// Row 0 is at the bottom: the first burst goes on top.
+		rows[n-1-i] = r
+		label := b.Subject + " · " + b.Via
+		if manyG {
+			label += fmt.Sprintf(" · %d goroutines", b.Goroutines)
+		}
+		labels[n-1-i] = label
+	}
+	return rows, labels, x
+}
+
+// makespanTitle names what the chart draws, and the goroutines and IDs
+// when every burst shares them (gs and ids: how many distinct).
+func makespanTitle(bursts []result.BurstResult, gs, ids int, anyFloor bool) string {
+	what := "Burst makespan: median bar, min–max whisker"
+	if anyFloor {
+		what += ", layout floor"
+	}
+	if gs == 1 {
+		what += fmt.Sprintf(" (%d goroutines", bursts[0].Goroutines)
+		if ids == 1 {
+			what += fmt.Sprintf(", %s IDs × %d repeats", units.Thousands(bursts[0].IDs), bursts[0].Repeats)
+		}
+		what += ")"
+	}
+	return what
+}
+
+// makespanLegend explains the call styles the bars are drawn in, the
+// whisker and the floor.
+func makespanLegend(d *plot.Chart, bursts []result.BurstResult, anyFloor bool) {
+	for _, via := range []string{"NextID", "NextIDs"} {
+		if slices.ContainsFunc(bursts, func(b result.BurstResult) bool { return b.Via == via }) {
+			what := "NextID: one call per ID"
+			if via == "NextIDs" {
+				what = "NextIDs: one batch per goroutine"
+			}
+			d.Add(what, plot.Swatch{Color: viaColor[via]})
+		}
+	}
+	if slices.ContainsFunc(bursts, func(b result.BurstResult) bool { return viaColor[b.Via] == nil }) {
+		d.Add("other call style", plot.Swatch{Color: otherVia})
+	}
+	d.Add("min–max of repeats", plot.WhiskerThumb{})
+	if anyFloor {
+		d.Add("layout floor: floor ticks × tick length", plot.FloorThumb{})
+		d.Add("within one tick of the floor", plot.FloorThumb{Band: true})
+	}
+}
