@@ -279,27 +279,34 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	decide(res.Rows, o, len(res.Rows))
 	if sc != nil {
-		sc.Same = []Row{m.compare(s, Workload{selfSubject, 1}, armBase, armSame, o.Alpha), m.compare(s, Workload{selfSubject, gc}, armBase, armSame, o.Alpha)}
-		sc.Calls = m.compare(s, Workload{selfSubject, 1}, armBase, armCalls, o.Alpha)
-		sc.Shared = m.compare(s, Workload{selfSubject, gc}, armBase, armShared, o.Alpha)
-		plants := []Row{sc.Calls, sc.Shared}
-		decide(sc.Same, o, len(res.Rows))
-		decide(plants, o, len(res.Rows))
-		sc.Calls, sc.Shared = plants[0], plants[1]
-		if one := m.median(s, Workload{selfSubject, 1}, armBase); one > 0 {
-			sc.Contention = m.median(s, Workload{selfSubject, gc}, armBase) / one
-		}
-		for _, r := range sc.Same {
-			if r.Decision == Different {
-				sc.Missed = append(sc.Missed, fmt.Sprintf("same code DIFFERENT at %s (%+.1f%%): a false alarm", r.Workload, 100*r.Change))
-			}
-		}
-		if !sc.Calls.Worse {
-			sc.Missed = append(sc.Missed, fmt.Sprintf("the planted %d/1024 extra calls at G=1 were not caught (%s, %+.1f%%)", sc.PlantCalls, sc.Calls.Decision, 100*sc.Calls.Change))
-		}
+		m.selfCheck(s, sc, selfSubject, gc, o, len(res.Rows))
 		res.SelfCheck = sc
 	}
 	return res, nil
+}
+
+// selfCheck decides sc's rows, subject's at G=1 and gc, against base,
+// each held to the gate's Holm level over rows workloads, and says what
+// it missed.
+func (m *Measurement) selfCheck(s Schedule, sc *SelfCheck, subject string, gc int, o Options, rows int) {
+	sc.Same = []Row{m.compare(s, Workload{subject, 1}, armBase, armSame, o.Alpha), m.compare(s, Workload{subject, gc}, armBase, armSame, o.Alpha)}
+	sc.Calls = m.compare(s, Workload{subject, 1}, armBase, armCalls, o.Alpha)
+	sc.Shared = m.compare(s, Workload{subject, gc}, armBase, armShared, o.Alpha)
+	plants := []Row{sc.Calls, sc.Shared}
+	decide(sc.Same, o, rows)
+	decide(plants, o, rows)
+	sc.Calls, sc.Shared = plants[0], plants[1]
+	if one := m.median(s, Workload{subject, 1}, armBase); one > 0 {
+		sc.Contention = m.median(s, Workload{subject, gc}, armBase) / one
+	}
+	for _, r := range sc.Same {
+		if r.Decision == Different {
+			sc.Missed = append(sc.Missed, fmt.Sprintf("same code DIFFERENT at %s (%+.1f%%): a false alarm", r.Workload, 100*r.Change))
+		}
+	}
+	if !sc.Calls.Worse {
+		sc.Missed = append(sc.Missed, fmt.Sprintf("the planted %d/1024 extra calls at G=1 were not caught (%s, %+.1f%%)", sc.PlantCalls, sc.Calls.Decision, 100*sc.Calls.Change))
+	}
 }
 
 // MinRounds is the fewest rounds with which a workload can be DIFFERENT

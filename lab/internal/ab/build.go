@@ -72,47 +72,20 @@ func (b *Build) Close() {
 func BuildRevisions(ctx context.Context, src Source, base, head, dir string, planted bool, progress func(string)) (*Build, error) {
 	start := time.Now()
 	b := &Build{}
-	root, err := git(ctx, src.Dir, "rev-parse", "--show-toplevel")
+	root, rel, err := locate(ctx, src)
 	if err != nil {
 		return nil, err
 	}
-	rel := "."
-	if src.Pkg != "" {
-		abs, err := filepath.Abs(orDot(src.Dir))
-		if err != nil {
-			return nil, err
-		}
-		if rel, err = filepath.Rel(root, abs); err != nil {
-			return nil, err
-		}
+	if b.BaseCommit, err = commit(ctx, root, base); err != nil {
+		return nil, err
 	}
-	commits := map[string]string{}
-	for _, rev := range []string{base, head} {
-		c, err := git(ctx, root, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
-		if err != nil {
-			return nil, fmt.Errorf("%w: %q is not a commit of %s", ErrBuild, rev, root)
-		}
-		commits[rev] = c
+	if b.HeadCommit, err = commit(ctx, root, head); err != nil {
+		return nil, err
 	}
-	b.BaseCommit, b.HeadCommit = commits[base], commits[head]
-	trees := map[string]string{}
-	for _, c := range []string{b.BaseCommit, b.HeadCommit} {
-		if trees[c] != "" {
-			continue
-		}
-		wt := filepath.Join(dir, "wt-"+c[:12])
-		if progress != nil {
-			progress("ab: checking out " + c[:12])
-		}
-		if _, err := git(ctx, root, "worktree", "add", "--detach", "--quiet", wt, c); err != nil {
-			b.Close()
-			return nil, err
-		}
-		b.cleanup = append(b.cleanup, func() {
-			git(context.Background(), root, "worktree", "remove", "--force", wt)
-			git(context.Background(), root, "worktree", "prune")
-		})
-		trees[c] = wt
+	trees, err := b.checkout(ctx, root, dir, progress)
+	if err != nil {
+		b.Close()
+		return nil, err
 	}
 	type job struct {
 		out, tags, commit string
@@ -161,6 +134,58 @@ func BuildRevisions(ctx context.Context, src Source, base, head, dir string, pla
 	}
 	b.Took = time.Since(start)
 	return b, nil
+}
+
+// locate is the git repository's top folder holding src, and src's
+// folder relative to it ("." for snowlab's own runner).
+func locate(ctx context.Context, src Source) (root, rel string, err error) {
+	if root, err = git(ctx, src.Dir, "rev-parse", "--show-toplevel"); err != nil {
+		return "", "", err
+	}
+	rel = "."
+	if src.Pkg != "" {
+		abs, err := filepath.Abs(orDot(src.Dir))
+		if err != nil {
+			return "", "", err
+		}
+		if rel, err = filepath.Rel(root, abs); err != nil {
+			return "", "", err
+		}
+	}
+	return root, rel, nil
+}
+
+// commit is rev's commit in root, ErrBuild where it names none.
+func commit(ctx context.Context, root, rev string) (string, error) {
+	c, err := git(ctx, root, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
+	if err != nil {
+		return "", fmt.Errorf("%w: %q is not a commit of %s", ErrBuild, rev, root)
+	}
+	return c, nil
+}
+
+// checkout adds a git worktree of b's base and head commits (one where
+// they are the same) under dir, removed by Close; the folders by commit.
+func (b *Build) checkout(ctx context.Context, root, dir string, progress func(string)) (map[string]string, error) {
+	trees := map[string]string{}
+	for _, c := range []string{b.BaseCommit, b.HeadCommit} {
+		if trees[c] != "" {
+			continue
+		}
+		wt := filepath.Join(dir, "wt-"+c[:12])
+		if progress != nil {
+			progress("ab: checking out " + c[:12])
+		}
+		if _, err := git(ctx, root, "worktree", "add", "--detach", "--quiet", wt, c); err != nil {
+			return nil, err
+		}
+		b.cleanup = append(b.cleanup, func() {
+			git(context.Background(), root, "worktree", "remove", "--force", wt)
+			git(context.Background(), root, "worktree", "prune")
+		})
+		trees[c] = wt
+	}
+	return trees, nil
 }
 
 func orDot(s string) string {

@@ -53,59 +53,15 @@ func runAB(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: loadgen ab [flags] BASE HEAD (git revisions, or two runner binaries); loadgen ab -h for the flags")
 		return exitUsage
 	}
-	var err error
-	if cfg.Gs, err = intList(*gs); err != nil {
-		fmt.Fprintf(stderr, "loadgen ab: -g %s: %v\n", *gs, err)
-		return exitUsage
-	}
-	if *subjects != "" {
-		cfg.Subjects = strings.Split(*subjects, ",")
-	}
-	cfg.Seed = *seed
-	if cfg.Seed == 0 {
-		cfg.Seed = uint64(time.Now().UnixNano())
-	}
-	if !*quiet {
-		cfg.Progress = func(s string) { fmt.Fprintln(stderr, s) }
-	}
-	if err := cfg.Check(); err != nil {
-		fmt.Fprintf(stderr, "loadgen ab: %v\n", err)
-		return exitUsage
+	if code := finishABConfig(&cfg, *gs, *subjects, *seed, *quiet, stderr); code >= 0 {
+		return code
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	base, head := fs.Arg(0), fs.Arg(1)
-	builds := ab.Builds{Base: base, Head: head}
-	if isFile(base) && isFile(head) {
-		cfg.Base, cfg.Head = base, head
-		if *selfCheck {
-			fmt.Fprintln(stderr, "loadgen ab: two binaries: no planted builds of base, so no self-check (give two git revisions for one)")
-		}
-	} else {
-		out := *keep
-		if out == "" {
-			tmp, err := os.MkdirTemp("", "loadgen-ab-")
-			if err != nil {
-				fmt.Fprintf(stderr, "loadgen ab: %v\n", err)
-				return exitFailure
-			}
-			defer os.RemoveAll(tmp)
-			out = tmp
-		} else if err := os.MkdirAll(out, 0o755); err != nil {
-			fmt.Fprintf(stderr, "loadgen ab: -keep %s: %v\n", out, err)
-			return exitUsage
-		}
-		b, err := ab.BuildRevisions(ctx, ab.Source{Dir: *dir, Pkg: *pkg}, base, head, out, *selfCheck, cfg.Progress)
-		if err != nil {
-			fmt.Fprintf(stderr, "loadgen ab: %v\n", err)
-			if strings.Contains(err.Error(), "is not a commit") {
-				return exitUsage
-			}
-			return exitFailure
-		}
-		defer b.Close()
-		cfg.Base, cfg.Head, cfg.Calls, cfg.Shared = b.Base, b.Head, b.Calls, b.Shared
-		builds.BaseCommit, builds.HeadCommit, builds.Identical, builds.Seconds = b.BaseCommit, b.HeadCommit, b.Identical, b.Took.Seconds()
+	builds, done, code := abBinaries(ctx, &cfg, ab.Source{Dir: *dir, Pkg: *pkg}, fs.Arg(0), fs.Arg(1), *keep, *selfCheck, stderr)
+	defer done()
+	if code >= 0 {
+		return code
 	}
 	res, err := ab.Run(ctx, cfg)
 	if err != nil {
@@ -131,6 +87,73 @@ func runAB(args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	return exitOK
+}
+
+// finishABConfig sets cfg's goroutine counts, subjects, seed and
+// progress from the flags as typed and checks it; code is the exit
+// status where it is refused, else -1.
+func finishABConfig(cfg *ab.Config, gs, subjects string, seed uint64, quiet bool, stderr io.Writer) (code int) {
+	var err error
+	if cfg.Gs, err = intList(gs); err != nil {
+		fmt.Fprintf(stderr, "loadgen ab: -g %s: %v\n", gs, err)
+		return exitUsage
+	}
+	if subjects != "" {
+		cfg.Subjects = strings.Split(subjects, ",")
+	}
+	cfg.Seed = seed
+	if cfg.Seed == 0 {
+		cfg.Seed = uint64(time.Now().UnixNano())
+	}
+	if !quiet {
+		cfg.Progress = func(s string) { fmt.Fprintln(stderr, s) }
+	}
+	if err := cfg.Check(); err != nil {
+		fmt.Fprintf(stderr, "loadgen ab: %v\n", err)
+		return exitUsage
+	}
+	return -1
+}
+
+// abBinaries sets cfg's binaries: base and head as they are where both
+// name files, else built from the two revisions (with base's planted
+// runners where selfCheck) into keep or a folder removed by done. code
+// is the exit status where it cannot go on, else -1.
+func abBinaries(ctx context.Context, cfg *ab.Config, src ab.Source, base, head, keep string, selfCheck bool, stderr io.Writer) (builds ab.Builds, done func(), code int) {
+	builds, done = ab.Builds{Base: base, Head: head}, func() {}
+	if isFile(base) && isFile(head) {
+		cfg.Base, cfg.Head = base, head
+		if selfCheck {
+			fmt.Fprintln(stderr, "loadgen ab: two binaries: no planted builds of base, so no self-check (give two git revisions for one)")
+		}
+		return builds, done, -1
+	}
+	out := keep
+	if out == "" {
+		tmp, err := os.MkdirTemp("", "loadgen-ab-")
+		if err != nil {
+			fmt.Fprintf(stderr, "loadgen ab: %v\n", err)
+			return builds, done, exitFailure
+		}
+		done = func() { os.RemoveAll(tmp) }
+		out = tmp
+	} else if err := os.MkdirAll(out, 0o755); err != nil {
+		fmt.Fprintf(stderr, "loadgen ab: -keep %s: %v\n", out, err)
+		return builds, done, exitUsage
+	}
+	b, err := ab.BuildRevisions(ctx, src, base, head, out, selfCheck, cfg.Progress)
+	if err != nil {
+		fmt.Fprintf(stderr, "loadgen ab: %v\n", err)
+		if strings.Contains(err.Error(), "is not a commit") {
+			return builds, done, exitUsage
+		}
+		return builds, done, exitFailure
+	}
+	rm := done
+	done = func() { b.Close(); rm() }
+	cfg.Base, cfg.Head, cfg.Calls, cfg.Shared = b.Base, b.Head, b.Calls, b.Shared
+	builds.BaseCommit, builds.HeadCommit, builds.Identical, builds.Seconds = b.BaseCommit, b.HeadCommit, b.Identical, b.Took.Seconds()
+	return builds, done, -1
 }
 
 // isFile is whether p names a regular file (a runner binary rather than
