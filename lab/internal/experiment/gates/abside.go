@@ -92,7 +92,20 @@ func (x *run) abGate(ctx context.Context, load string, k int, plant string, p fl
 	case PlantSlow:
 		d.Measured = pct(change(res.Rows, measured, 1))
 	case PlantContention:
-		d.Measured = pct(change(res.Rows, measured, max(res.GOMAXPROCS, 2)))
+		// Caught where a workload at GOMAXPROCS is DIFFERENT and worse:
+		// the exchange is a locked instruction, dearer than a plain store
+		// at G=1 too, which the gate may fail first; G1 keeps what it
+		// read there.
+		gp := max(res.GOMAXPROCS, 2)
+		d.Measured, d.G1 = pct(change(res.Rows, measured, gp)), pct(change(res.Rows, measured, 1))
+		d.Failed = false
+		for _, r := range res.Rows {
+			if r.Workload.G == gp && r.Worse {
+				d.Failed = true
+				d.Detail = fmt.Sprintf("caught at G=%d: %s %+.1f%%; the gate: %v", gp, r.Workload, 100*r.Change, res.Err())
+				break
+			}
+		}
 	}
 	x.decide(d)
 	return res, nil

@@ -84,9 +84,10 @@ func fakeCount(ignoreSteps bool) func(context.Context, []instr.Job) (*instr.File
 // fewer in the planted build's own loop), the shared line sharedInstr;
 // an A/B run reads a planted head's change as its instruction change at
 // G=1 and contention at G=2, and decides as ab does by its minimum
-// effects. sameCode scripts the same-code runs' change at G=1, by run.
+// effects; the shared line reads sharedG1 at G=1. sameCode scripts the
+// same-code runs' change at G=1, by run.
 type fakeAB struct {
-	contention, sharedInstr float64
+	contention, sharedInstr, sharedG1 float64
 	sameCode                map[int]float64
 	runs, sameRuns          int
 	counts                  map[string]int
@@ -113,7 +114,7 @@ func (f *fakeAB) run(_ context.Context, cfg ab.Config) (*ab.Result, error) {
 		q, _ := strconv.Atoi(cfg.HeadArgs[1])
 		c1, cg = (129+125*float64(q)/1024)/130-1, (129+125*float64(q)/1024)/130-1
 	case "shared":
-		cg = f.contention
+		c1, cg = f.sharedG1, f.contention
 	default:
 		f.sameRuns++
 		c1 = f.sameCode[f.sameRuns]
@@ -163,7 +164,7 @@ func fakeOptions(t *testing.T, f *fakeAB, loads ...string) Options {
 // was asked for; the A/B gate catches the contention plant and the
 // instruction gate passes it; the files say it all.
 func TestExecute(t *testing.T) {
-	f := &fakeAB{contention: 0.4, sharedInstr: 0.008}
+	f := &fakeAB{contention: 0.4, sharedInstr: 0.008, sharedG1: 0.13}
 	o := fakeOptions(t, f, LoadQuiet)
 	r, err := Execute(context.Background(), o, []string{"loadgen", "gates"}, "abc1234", false, nil)
 	require.NoError(t, err)
@@ -190,6 +191,7 @@ func TestExecute(t *testing.T) {
 	assert.Regexp(t, `ab\s+quiet\s+0/3\s+2/2 \(\+5\.0%\)\s+2/2 \(\+60\.0%\)\s+2/2 \(\+40\.0%\)`, table.String())
 	assert.Regexp(t, `instr\s+quiet\s+0/3\s+2/2 \(\+\d+\.\d%\)\s+2/2 \(\+\d+\.\d%\)\s+0/2 \(\+0\.8%\)`, table.String())
 	assert.Contains(t, table.String(), "planted at G=1 (counted under cachegrind): 5%: ")
+	assert.Contains(t, table.String(), "ab on the contention plant quiet: atomicgen/monotonic read +13.0% at G=1")
 	dir := t.TempDir()
 	paths, err := WriteFiles(dir, r)
 	require.NoError(t, err)
@@ -200,11 +202,12 @@ func TestExecute(t *testing.T) {
 	assert.Contains(t, string(got), "**Goals:** met")
 }
 
-// TestGoalsMissed: a false alarm, an A/B gate blind to contention and an
-// instruction gate that fails the contention plant are goals missed,
-// named in the result; so is an instruction gate blind to its plants.
+// TestGoalsMissed: a false alarm, an A/B gate blind to contention (the
+// contention plant caught at G=1 alone) and an instruction gate that
+// fails the contention plant are goals missed, named in the result; so
+// is an instruction gate blind to its plants.
 func TestGoalsMissed(t *testing.T) {
-	f := &fakeAB{contention: 0.02, sharedInstr: 0.03, sameCode: map[int]float64{2: 0.05}}
+	f := &fakeAB{contention: 0.02, sharedInstr: 0.03, sharedG1: 0.13, sameCode: map[int]float64{2: 0.05}}
 	o := fakeOptions(t, f, LoadQuiet)
 	o.count = fakeCount(true)
 	r, err := Execute(context.Background(), o, nil, "abc1234", false, nil)

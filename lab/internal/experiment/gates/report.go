@@ -44,7 +44,7 @@ func header(r *Result) []string {
 	for _, p := range r.Levels {
 		h = append(h, fmt.Sprintf("caught %g%% at G=1", p))
 	}
-	return append(h, "caught the contention plant")
+	return append(h, "caught the contention plant (ab: at G=GOMAXPROCS)")
 }
 
 // rows are one per gate and load: false alarms, then each level's
@@ -99,6 +99,10 @@ func notes(r *Result) []string {
 			out = append(out, fmt.Sprintf("ab gate's noise %s: over the same-code pairs, the largest change any workload read was %.1f%% at most at G=1 (%.1f%% in the median pair), %.1f%% above (%.1f%%)",
 				loadText(load), m1, med1, mg, medg))
 		}
+		if g1 := r.ContentionG1(load); !math.IsNaN(g1) {
+			out = append(out, fmt.Sprintf("ab on the contention plant %s: atomicgen/monotonic read %+.1f%% at G=1 in the median trial (the exchange is a locked instruction: dearer alone too), against what the table gives at GOMAXPROCS",
+				loadText(load), g1))
+		}
 	}
 	return out
 }
@@ -139,7 +143,8 @@ round, the two slices of a workload one after the other in a random order), CPU 
 GOMAXPROCS and twice that, Wilcoxon's signed-rank test Holm-corrected over the workloads, DIFFERENT only
 at or beyond its minimum effect; a same-code pair is base against itself, two processes of one binary.
 Its planted slowdowns at G=1 are extra calls (a share of IDs minted twice), sized from instruction counts;
-its contention plant stores every ID in a cache line all goroutines write, one instruction a call. In
+its contention plant stores every ID in a cache line all goroutines write, one instruction a call, and
+is caught where a workload at GOMAXPROCS is DIFFERENT and worse. In
 brackets: what a plant measured, the median over trials (ab: its estimate for atomicgen/monotonic at G=1,
 or at GOMAXPROCS for the contention plant; instr: the mean change over the paths, or the largest over
 the subjects for the contention plant). Beside the hog, a child process of %d busy goroutines ran through

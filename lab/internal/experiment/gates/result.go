@@ -76,6 +76,11 @@ type Decision struct {
 	// mean change over the paths, and for the contention plant the
 	// largest over the subjects.
 	Measured *float64 `json:"measured_pct,omitempty"`
+	// G1 is, for the A/B gate on the contention plant, its estimate for
+	// the measured subject at G=1, percent: what the plant costs where
+	// no goroutine shares its line. Failed is then a workload at
+	// GOMAXPROCS DIFFERENT and worse, whatever G=1 read.
+	G1 *float64 `json:"g1_pct,omitempty"`
 	// Largest1 and LargestG are, for an A/B same-code pair, the largest
 	// change any workload read at G=1 and above, percent: the noise the
 	// gate sees through.
@@ -110,6 +115,21 @@ func (r *Result) Summary(gate, load, plant string, pct float64) Cell {
 		c.Measured = stats.Median(m)
 	}
 	return c
+}
+
+// ContentionG1 is the median, over the A/B gate's contention plants
+// under load, of what the plant read at G=1, percent (NaN where none).
+func (r *Result) ContentionG1(load string) float64 {
+	var v []float64
+	for _, d := range r.Decisions {
+		if d.Gate == GateAB && d.Load == load && d.Plant == PlantContention && d.G1 != nil {
+			v = append(v, *d.G1)
+		}
+	}
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	return stats.Median(v)
 }
 
 // Noise is the largest and the median, over the A/B gate's same-code
