@@ -88,9 +88,9 @@ func fakeCount(ignoreSteps bool) func(context.Context, []instr.Job) (*instr.File
 // same-code runs' change at G=1, by run.
 type fakeAB struct {
 	contention, sharedInstr, sharedG1 float64
-	sameCode                map[int]float64
-	runs, sameRuns          int
-	counts                  map[string]int
+	sameCode                          map[int]float64
+	runs, sameRuns                    int
+	counts                            map[string]int
 }
 
 func (f *fakeAB) count(_ context.Context, bin, subject string, args ...string) (float64, error) {
