@@ -29,8 +29,10 @@
 //     (ab.CountCalls) to 3, 5, 10 or 25 percent of atomicgen/monotonic's;
 //   - ab, at G=GOMAXPROCS: the contention plant, snowlab_plant_shared,
 //     every ID stored in a cache line all goroutines write, one
-//     instruction more a call; instr counts every subject with it, to
-//     show it passes the instruction gate.
+//     instruction more a call, caught where a workload at GOMAXPROCS is
+//     DIFFERENT and worse (the exchange, a locked instruction, costs at
+//     G=1 too: what it read there is kept apart); instr counts every
+//     subject with it, to show it passes the instruction gate.
 //
 // What a plant measured is shown beside what was asked for. Beside the
 // hog, each pair and its trials run with a child process spinning on
