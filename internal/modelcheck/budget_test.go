@@ -1,9 +1,9 @@
-//go:build !race
+//go:build !race && !386
 
 package modelcheck
 
-// raceBudget is false: every test runs at the bounds below.
-const raceBudget = false
+// smallBudget is false: every test runs at the bounds below.
+const smallBudget = false
 
 // configs are the bounds TestExhaustive searches to completion, sized to
 // CI's budget: the package's tests took 35 s of CPU (33.2 user, 2.0

@@ -9,7 +9,7 @@ import (
 )
 
 // The searches TestExhaustive makes (budget_test.go and
-// budget_race_test.go size them): lease.qnt's scope, then each thing it
+// budget_small_test.go size them): lease.qnt's scope, then each thing it
 // left out.
 const (
 	cfgCore   = "lease.qnt's scope"
@@ -59,7 +59,7 @@ func TestExhaustive(t *testing.T) {
 	for _, name := range cfgOrder {
 		b, ok := configs()[name]
 		if !ok {
-			continue // not under the race detector (budget_race_test.go)
+			continue // not on the small budget (budget_small_test.go)
 		}
 		r := run(b)
 		t.Logf("%s: %v", name, b)
@@ -125,10 +125,11 @@ func TestExhaustiveMutants(t *testing.T) {
 	}
 }
 
-// skipUnderRace skips a test under the race detector (raceBudget).
+// skipUnderRace skips a test under the race detector or on 32 bits
+// (smallBudget).
 func skipUnderRace(t *testing.T) {
-	if raceBudget {
-		t.Skip("the race detector has nothing to find in a search on one goroutine and slows it twentyfold: make model runs this test")
+	if smallBudget {
+		t.Skip("on the small budget (the race detector, or 32 bits): make model runs this test")
 	}
 }
 
