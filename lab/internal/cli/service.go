@@ -7,7 +7,7 @@ import (
 
 	"github.com/snowlab/snowlab/lab/internal/experiment"
 	"github.com/snowlab/snowlab/lab/internal/experiment/service"
-	"github.com/snowlab/snowlab/lab/internal/replica"
+	"github.com/snowlab/snowlab/lab/internal/remote"
 	"github.com/snowlab/snowlab/lab/internal/report"
 )
 
@@ -29,7 +29,7 @@ func (c *serviceCmd) Run(_ context.Context, env experiment.Env) (*experiment.Out
 		return nil, experiment.Usage(err)
 	}
 	defer restore()
-	rep, err := replica.Start(o.Bin, replica.Config{Procs: o.ServerProcs, Shards: o.Shards, CPUs: o.ServerCPUs})
+	rep, err := remote.StartReplica(o.Bin, remote.ReplicaConfig{Procs: o.ServerProcs, Shards: o.Shards, CPUs: o.ServerCPUs})
 	if err != nil {
 		return nil, err
 	}

@@ -19,7 +19,7 @@ import (
 // subject's stream of IDs. It is safe for concurrent use; its calls share
 // the connection.
 type Client struct {
-	r *replica
+	r *conn
 }
 
 // NewClient is a Client for the replica at base over protocol p: an

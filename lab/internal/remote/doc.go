@@ -12,4 +12,12 @@
 // through client.NewConn (one system call for what every caller queued),
 // and gRPC-Web goes over HTTP/1.1, one connection per call in flight, as a
 // browser's client sends it.
+//
+// StartReplica starts a snowidd binary as a local replica for the lab's
+// runs and tests: on a free loopback port, with one static node id, ready
+// once its /readyz answers 200, and stopped with SIGTERM, which drains it
+// and must end in exit status 0. The lab runs the service only as a
+// process and calls it over the wire, so that what it measures is the
+// binary as deployed, built apart by make snowidd, not a server linked
+// into the load generator.
 package remote

@@ -101,7 +101,7 @@ func (m *minter) NewCaller() subject.Minter { return &caller{r: m.shared.r, batc
 // fetched, so they increase however the other goroutines' calls
 // interleave with its own on the server.
 type caller struct {
-	r     *replica
+	r     *conn
 	batch int
 	buf   []snowlab.ID
 }
@@ -127,7 +127,7 @@ func (k *caller) Fill(dst []subject.ID) (int, error) { return fill(k.r, dst) }
 
 // fill is Fill: NextIDs calls of at most client.MaxBatch, in order, so
 // that the IDs written increase.
-func fill(r *replica, dst []subject.ID) (int, error) {
+func fill(r *conn, dst []subject.ID) (int, error) {
 	n := 0
 	for n < len(dst) {
 		ids, err := r.nextIDs(context.Background(), min(len(dst)-n, client.MaxBatch))

@@ -38,10 +38,10 @@ func CodeOf(err error) string {
 // not TCP handshakes (the Transport's default keeps two).
 const maxIdleConns = 10_000
 
-// replica is one replica's client, making one attempt per call (no
+// conn is one replica's client, making one attempt per call (no
 // failover: the lab measures this replica, and counts its refusals), and
 // the HTTP client under it.
-type replica struct {
+type conn struct {
 	base string
 	c    *client.Client
 	hc   *http.Client
@@ -52,7 +52,7 @@ type replica struct {
 // knowledge) to an http:// base, over TLS configured by tlsConfig
 // (negotiated by ALPN) to an https:// one; one connection carries many
 // callers' calls, as a real client's would. gRPC-Web goes over HTTP/1.1.
-func dial(base string, p client.Protocol, tlsConfig *tls.Config) (*replica, error) {
+func dial(base string, p client.Protocol, tlsConfig *tls.Config) (*conn, error) {
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("remote: base URL %q: want http://HOST:PORT or https://HOST:PORT", base)
@@ -66,7 +66,7 @@ func dial(base string, p client.Protocol, tlsConfig *tls.Config) (*replica, erro
 	if err != nil {
 		return nil, fmt.Errorf("remote: %w", err)
 	}
-	return &replica{base: base, c: c, hc: hc}, nil
+	return &conn{base: base, c: c, hc: hc}, nil
 }
 
 // httpClient is the HTTP client for one replica: HTTP/1.1 for gRPC-Web
@@ -105,7 +105,7 @@ func httpClient(overTLS, http1 bool, tlsConfig *tls.Config) *http.Client {
 }
 
 // nextID calls NextID.
-func (r *replica) nextID(ctx context.Context) (uint64, error) {
+func (r *conn) nextID(ctx context.Context) (uint64, error) {
 	id, err := r.c.NextID(ctx)
 	switch {
 	case err != nil:
@@ -118,7 +118,7 @@ func (r *replica) nextID(ctx context.Context) (uint64, error) {
 
 // nextIDs calls NextIDs for n IDs, 1 to client.MaxBatch: all n, in
 // increasing order, or an error.
-func (r *replica) nextIDs(ctx context.Context, n int) ([]snowlab.ID, error) {
+func (r *conn) nextIDs(ctx context.Context, n int) ([]snowlab.ID, error) {
 	ids, err := r.c.NextIDs(ctx, n)
 	if err != nil {
 		return nil, fmt.Errorf("%w: NextIDs(%d): %w", ErrCall, n, err)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/snowlab/snowlab/lab/internal/replica"
+	"github.com/snowlab/snowlab/lab/internal/remote"
 )
 
 // Flags are the experiment's flags as typed (loadgen alternatives).
@@ -89,16 +89,16 @@ func (f Flags) Setup() (setup, error) {
 // StartSnowidd starts the -snowidd-bin replica the run's snowidd schemes
 // call, on loopback, and points the options at it; it returns nil when
 // there is none to start.
-func (s *setup) StartSnowidd() (*replica.Replica, error) {
+func (s *setup) StartSnowidd() (*remote.Replica, error) {
 	if s.bin == "" {
 		return nil, nil
 	}
-	rep, err := replica.Start(s.bin, replica.Config{})
+	rep, err := remote.StartReplica(s.bin, remote.ReplicaConfig{})
 	if err != nil {
 		return nil, err
 	}
 	s.Options.Snowidd = rep.URL
-	s.Options.SnowiddNote = fmt.Sprintf("%s started for the run on loopback, static node id %d, every core", s.bin, replica.Node)
+	s.Options.SnowiddNote = fmt.Sprintf("%s started for the run on loopback, static node id %d, every core", s.bin, remote.ReplicaNode)
 	return rep, nil
 }
 
@@ -113,7 +113,7 @@ func (f Flags) checkSnowidd() error {
 			return fmt.Errorf("-snowidd: %v", err)
 		}
 	case f.snowiddBin != "":
-		if err := replica.CheckBinary(f.snowiddBin); err != nil {
+		if err := remote.CheckBinary(f.snowiddBin); err != nil {
 			return fmt.Errorf("-snowidd-bin %v", err)
 		}
 	}

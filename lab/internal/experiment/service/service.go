@@ -19,7 +19,6 @@ import (
 	"github.com/snowlab/snowlab/lab"
 	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/remote"
-	"github.com/snowlab/snowlab/lab/internal/replica"
 	"github.com/snowlab/snowlab/lab/internal/workload"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
@@ -117,7 +116,7 @@ func (f Flags) Options() (options, error) {
 	if err := f.inRange(o.steadyDur); err != nil {
 		return o, err
 	}
-	if err := replica.CheckBinary(f.bin); err != nil {
+	if err := remote.CheckBinary(f.bin); err != nil {
 		return o, fmt.Errorf("-snowidd %w", err)
 	}
 	return o, nil
@@ -189,7 +188,7 @@ func onCPUs(cpus []int) string {
 // subjects are the remote subjects (NextID per protocol, NextIDs
 // per batch size over gRPC) and the in-process generator they stand
 // beside.
-func subjects(rep *replica.Replica, o options) (unbatched, all []subject.Subject, err error) {
+func subjects(rep *remote.Replica, o options) (unbatched, all []subject.Subject, err error) {
 	note := fmt.Sprintf("; snowidd on loopback, GOMAXPROCS=%d%s%s; open loop from %d workers", o.ServerProcs, onCPUs(o.ServerCPUs), onShards(o.Shards), o.workers)
 	add := func(p client.Protocol, batch int) error {
 		s, err := remote.Subject(rep.URL, p, batch, snowlab.Layout{})
@@ -229,7 +228,7 @@ const inProcessSubject = "atomicgen/strict"
 // Measure runs the saturate sweep over every subject, then each unbatched
 // remote subject open-loop at -steady-share (half) of the maximum it
 // reached, into one result.
-func Measure(rep *replica.Replica, o options, c Config) (*result.Run, error) {
+func Measure(rep *remote.Replica, o options, c Config) (*result.Run, error) {
 	unbatched, all, err := subjects(rep, o)
 	if err != nil {
 		return nil, err

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab/internal/replica"
+	"github.com/snowlab/snowlab/lab/internal/remote"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/snowidd/client"
 )
@@ -35,7 +35,7 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, o.duration, o.steadyDur)
 	assert.Equal(t, 8, o.workers)
 
-	unbatched, all, err := subjects(&replica.Replica{URL: "http://127.0.0.1:1"}, o)
+	unbatched, all, err := subjects(&remote.Replica{URL: "http://127.0.0.1:1"}, o)
 	require.NoError(t, err)
 	var names []string
 	for _, s := range all {
