@@ -14,7 +14,7 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/remote"
 )
 
-// TestStartRefuses: a binary that is not there, or that exits before it
+// TestStartReplicaRefuses: a binary that is not there, or that exits before it
 // is ready, is an error naming it, with what it wrote.
 func TestStartReplicaRefuses(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "no-snowidd")
@@ -36,7 +36,7 @@ func TestStartReplicaRefuses(t *testing.T) {
 	assert.Contains(t, err.Error(), "lease static:1: refused")
 }
 
-// TestStart: a real replica is ready when StartReplica returns; fixture
+// TestStartReplica: a real replica is ready when StartReplica returns; fixture
 // stops it and fails the test unless it drains to exit 0.
 func TestStartReplica(t *testing.T) {
 	base := fixture.StartReplica(t)
