@@ -18,9 +18,11 @@ package lab_test
 //   - internal packages: the folders below lab/internal holding such a file.
 //   - exported names inside lab/internal: in those files, every exported
 //     top-level name (each name of a const, var or type spec, each func)
-//     and every exported method of an exported type (549 at bd7dd94, as
-//     issue 39 counted them); methods of unexported types, struct fields
-//     and interface methods are not counted.
+//     and every exported method of an exported type, as issue 39 counted
+//     them (549 at bd7dd94), except that a name declared for two
+//     platforms in two files counts once (536 at bd7dd94); methods of
+//     unexported types, struct fields and interface methods are not
+//     counted.
 //   - public declarations naming internal types: the exported types, funcs
 //     and methods of the lab's packages outside internal/ (main packages
 //     excluded) whose declaration names a package below an internal/
@@ -39,6 +41,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -55,7 +58,7 @@ const (
 	// Issue 39: at most 30 packages below lab/internal.
 	maxInternalPackages = 30
 	// Issue 39: at most 330 exported names inside lab/internal.
-	maxInternalExported = 431 // ceiling; the issue's limit is 330
+	maxInternalExported = 417 // ceiling; the issue's limit is 330
 	// Issue 39: no public lab declaration names an internal type.
 	maxPublicNamingInternal = 0
 	// No limit in the issue: held where it is.
@@ -131,6 +134,8 @@ func TestHouseCounts(t *testing.T) {
 	write("lab/internal/a/a.go", "package a\n\ntype T int\n\nfunc (T) M() {}\nfunc (T) m() {}\nfunc (u) U() {}\n\nconst C, d = 1, 2\n\nvar (\n\tV = 1\n\tw = 2\n)\n\nfunc F() {}\n") // T M C V F
 	write("lab/internal/a/a_test.go", "package a\n\nfunc Exported() {}\n\nfunc TestX() {}\n")
 	write("lab/internal/b/c/c.go", "package c\n\ntype S struct{ Field int }\n") // S
+	write("lab/internal/b/c/c_linux.go", "package c\n\nfunc P() {}\n")          // P
+	write("lab/internal/b/c/c_other.go", "package c\n\nfunc P() {}\n")          // P again
 	write("lab/internal/e/doc.go", "// only a test below\npackage e\n")
 	write("lab/internal/experiment/x/x.go", "package x\n\nfunc f() {}\n")
 	write("lab/internal/experiment/x/x_test.go", "package x\n\nfunc g() {}\n\nfunc h() {}\n")
@@ -141,14 +146,14 @@ func TestHouseCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	labLines := 16 + 3 + 2 + 3 + 14 + 7
+	labLines := 16 + 3 + 3 + 3 + 2 + 3 + 14 + 7
 	if want := 3 + 601 + labLines; f.allLines != want || f.labLines != labLines {
 		t.Errorf("lines: all %d lab %d, want %d and %d", f.allLines, f.labLines, want, labLines)
 	}
 	if got, want := strings.Join(f.packages, " "), "lab/internal/a lab/internal/b/c lab/internal/e lab/internal/experiment/x"; got != want {
 		t.Errorf("packages: %q, want %q", got, want)
 	}
-	if got, want := fmt.Sprint(f.exported), "map[lab/internal/a:[C F T T.M V] lab/internal/b/c:[S]]"; got != want {
+	if got, want := fmt.Sprint(f.exported), "map[lab/internal/a:[C F T T.M V] lab/internal/b/c:[P S]]"; got != want {
 		t.Errorf("exported: %s, want %s", got, want)
 	}
 	if got, want := strings.Join(f.namingInternal, "; "), "lab/pub/pub.go: Bad; lab/pub/pub.go: Worse"; got != want {
@@ -218,8 +223,11 @@ func countHouse(root string) (*houseFigures, error) {
 		switch {
 		case strings.HasPrefix(dir, "lab/internal/"):
 			packages[dir] = true
-			if names := exportedNames(file); len(names) > 0 {
-				f.exported[dir] = append(f.exported[dir], names...)
+			// A name declared in two files for two platforms is one name.
+			for _, name := range exportedNames(file) {
+				if !slices.Contains(f.exported[dir], name) {
+					f.exported[dir] = append(f.exported[dir], name)
+				}
 			}
 		case !strings.Contains(rel, "/internal/") && file.Name.Name != "main":
 			for _, name := range namingInternal(file) {

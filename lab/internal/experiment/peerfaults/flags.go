@@ -31,9 +31,9 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 func (f *Flags) List() bool { return f.list }
 
 // Options checks the flags and returns the run's options.
-func (f *Flags) Options() (Options, error) {
-	bad := func(format string, a ...any) (Options, error) {
-		return Options{}, fmt.Errorf("%w: %s", ErrOptions, fmt.Sprintf(format, a...))
+func (f *Flags) Options() (options, error) {
+	bad := func(format string, a ...any) (options, error) {
+		return options{}, fmt.Errorf("%w: %s", ErrOptions, fmt.Sprintf(format, a...))
 	}
 	switch {
 	case f.perMs < 1 || f.perMs > 4096:
@@ -41,7 +41,7 @@ func (f *Flags) Options() (Options, error) {
 	case f.restarts < 1 || f.restarts > 10_000:
 		return bad("-restarts %d: want 1 to 10000", f.restarts)
 	}
-	o := Options{PerMs: f.perMs, Restarts: f.restarts, Clock: "real: the machine's time, each process's clock skewed by the scenario (the tests replay the same in a testing/synctest bubble's virtual time)"}
+	o := options{PerMs: f.perMs, Restarts: f.restarts, Clock: "real: the machine's time, each process's clock skewed by the scenario (the tests replay the same in a testing/synctest bubble's virtual time)"}
 	if f.scenarios != "" {
 		known := map[string]bool{}
 		for _, sc := range scenarios() {

@@ -28,7 +28,7 @@ func runVirtual(t *testing.T, perMs, restarts int, names ...string) *Result {
 	synctest.Test(t, func(t *testing.T) {
 		time.Sleep(time.Until(someday))
 		var err error
-		res, err = Execute(t.Context(), Options{Scenarios: names, PerMs: perMs, Restarts: restarts, Dir: dir,
+		res, err = Execute(t.Context(), options{Scenarios: names, PerMs: perMs, Restarts: restarts, Dir: dir,
 			Clock: "virtual", Host: &result.Host{Hostname: "test"}})
 		require.NoError(t, err)
 	})

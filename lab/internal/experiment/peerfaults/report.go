@@ -91,7 +91,7 @@ var replayHeader = []string{"Peer's report", "Side", "Subject", "Fault replayed"
 	"Order breaks (in process / across restart)", "Instead", "Check"}
 
 func replayRows(r *Result) [][]string {
-	issue := map[string]Scenario{}
+	issue := map[string]scenario{}
 	for _, sc := range r.Scenarios {
 		issue[sc.Name] = sc
 	}

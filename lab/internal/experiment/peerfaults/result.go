@@ -13,8 +13,8 @@ import (
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-// Schema is the peerfaults result's schema version.
-const Schema = 1
+// schema is the peerfaults result's schema version.
+const schema = 1
 
 // The sides of a row.
 const (
@@ -119,14 +119,14 @@ type Result struct {
 	Restarts int `json:"restarts"`
 	// Clock says what time the run was played in.
 	Clock     string     `json:"clock"`
-	Scenarios []Scenario `json:"scenarios"`
+	Scenarios []scenario `json:"scenarios"`
 	Rows      []Row      `json:"rows"`
 	// Failures lists every row whose check failed.
 	Failures []string `json:"failures,omitempty"`
 }
 
-// Options configure a run.
-type Options struct {
+// options configure a run.
+type options struct {
 	// Scenarios are the names to play, in scenarios()' order; none is all.
 	Scenarios []string
 	// PerMs is the IDs each process asks for per millisecond (1 to 4,096:
@@ -152,8 +152,8 @@ type Options struct {
 
 // Execute plays the scenarios of o. A run cut short returns what it has
 // with the error.
-func Execute(ctx context.Context, o Options) (*Result, error) {
-	r := &Result{Header: resultdir.NewHeader("peerfaults", Schema, o.Command, o.Commit, o.Dirty, o.Host),
+func Execute(ctx context.Context, o options) (*Result, error) {
+	r := &Result{Header: resultdir.NewHeader("peerfaults", schema, o.Command, o.Commit, o.Dirty, o.Host),
 		PerMs: o.PerMs, Restarts: o.Restarts, Clock: o.Clock}
 	start, meter := time.Now(), host.StartLoad()
 	defer func() { r.Elapsed, r.Host.Load = time.Since(start), meter.Stop() }()

@@ -13,8 +13,8 @@ import (
 	"github.com/snowlab/snowlab/nodeid"
 )
 
-// Scenario is one peer's reported failure and its replay.
-type Scenario struct {
+// scenario is one peer's reported failure and its replay.
+type scenario struct {
 	// Name is the scenario's name (-scenarios).
 	Name string `json:"name"`
 	// Issue is the peer's tracker entry, owner/repo#N, at URL.
@@ -30,8 +30,8 @@ type Scenario struct {
 
 // scenarios are the replays, in the order a run plays them. The issue
 // numbers and what their trackers say were read on the trackers.
-func scenarios() []Scenario {
-	return []Scenario{
+func scenarios() []scenario {
+	return []scenario{
 		{Name: "bwmarrin-53", Issue: "bwmarrin/snowflake#53", URL: "https://github.com/bwmarrin/snowflake/pull/53",
 			Report: "149 duplicate IDs from a 5 ms clock rollback (the PR's test)",
 			Peer:   "Go, measured by the lab: run here", run: bwmarrin53},
