@@ -10,6 +10,11 @@ import (
 	"os/signal"
 
 	"github.com/snowlab/snowlab/lab/internal/experiment"
+	"github.com/snowlab/snowlab/lab/internal/experiment/alternatives"
+	"github.com/snowlab/snowlab/lab/internal/experiment/btree"
+	"github.com/snowlab/snowlab/lab/internal/experiment/contention"
+	"github.com/snowlab/snowlab/lab/internal/experiment/faults"
+	"github.com/snowlab/snowlab/lab/internal/experiment/peerfaults"
 	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/internal/vcs"
 )
@@ -17,13 +22,13 @@ import (
 // experiments are the subcommands that run one of the lab's experiments,
 // by name.
 var experiments = map[string]func() experiment.Experiment{
-	"btree":        func() experiment.Experiment { return &btreeCmd{} },
-	"alternatives": func() experiment.Experiment { return &alternativesCmd{} },
-	"faults":       func() experiment.Experiment { return &faultsCmd{} },
+	"btree":        btree.New,
+	"alternatives": alternatives.New,
+	"faults":       faults.New,
 	"service":      func() experiment.Experiment { return &serviceCmd{} },
-	"contention":   func() experiment.Experiment { return &contentionCmd{} },
+	"contention":   contention.New,
 	"gates":        func() experiment.Experiment { return &gatesCmd{} },
-	"peerfaults":   func() experiment.Experiment { return &peerfaultsCmd{} },
+	"peerfaults":   peerfaults.New,
 }
 
 // runExperiment is `loadgen NAME` for an experiment: the prologue every

@@ -12,16 +12,16 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/remote"
 )
 
-// Flags are the experiment's flags as typed (loadgen alternatives).
-type Flags struct {
+// flags are the experiment's flags as typed (loadgen alternatives).
+type flags struct {
 	dsn, clients, schemes, snowiddURL, snowiddBin, control string
 	duration, skew, crashAfter                             time.Duration
 	demand                                                 float64
 	maxIDs, crashClients, fsyncSec                         int
 }
 
-// Register defines the experiment's flags in fs.
-func (f *Flags) Register(fs *flag.FlagSet) {
+// register defines the experiment's flags in fs.
+func (f *flags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.dsn, "pg", "", "PostgreSQL connection string (postgres://user@host:port/db); scripts/pg.sh start prints one for a throwaway server, make alternatives runs it all")
 	fs.StringVar(&f.clients, "clients", clientsText(defaultClients), fmt.Sprintf("comma list of client counts (simulated nodes), each 1 to %d", maxClients))
 	fs.DurationVar(&f.duration, "duration", defaultDuration, fmt.Sprintf("length of each run, one scheme at one client count (more than 0, at most %v)", maxDuration))
@@ -47,7 +47,7 @@ type setup struct {
 
 // setup checks the flags. Its error names the first flag that is wrong,
 // its value and what is wanted, in one line.
-func (f Flags) Setup() (setup, error) {
+func (f flags) setup() (setup, error) {
 	if f.dsn == "" {
 		return setup{}, errors.New("-pg DSN is required (scripts/pg.sh start prints one, or make alternatives runs it all)")
 	}
@@ -104,7 +104,7 @@ func (s *setup) StartSnowidd() (*remote.Replica, error) {
 
 // checkSnowidd checks -snowidd and -snowidd-bin: one or the other, each
 // one that can work.
-func (f Flags) checkSnowidd() error {
+func (f flags) checkSnowidd() error {
 	switch {
 	case f.snowiddURL != "" && f.snowiddBin != "":
 		return fmt.Errorf("-snowidd %s and -snowidd-bin %s: name a running replica or a binary to start, not both", f.snowiddURL, f.snowiddBin)
@@ -121,7 +121,7 @@ func (f Flags) checkSnowidd() error {
 }
 
 // inRange reports the first numeric flag out of range.
-func (f Flags) inRange() error {
+func (f flags) inRange() error {
 	switch {
 	case f.duration <= 0 || f.duration > maxDuration:
 		return fmt.Errorf("-duration %v: want more than 0, at most %v", f.duration, maxDuration)

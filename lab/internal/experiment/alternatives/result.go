@@ -12,9 +12,9 @@ import (
 // meaning.
 const schemaVersion = 1
 
-// experiment is the value of runResult.Experiment, which tells an alternatives
+// experimentName is the value of runResult.Experiment, which tells an alternatives
 // result file from the lab's other results.
-const experiment = "alternatives"
+const experimentName = "alternatives"
 
 // runResult is one alternatives experiment. The file
 // results/<date>-<host>-<sha>-alternatives.json holds one.
@@ -65,7 +65,7 @@ type schemeResult struct {
 // experiment or schema.
 func readResult(path string) (*runResult, error) {
 	var run runResult
-	if err := resultdir.ReadExperiment(path, experiment, schemaVersion, &run); err != nil {
+	if err := resultdir.ReadExperiment(path, experimentName, schemaVersion, &run); err != nil {
 		return nil, err
 	}
 	return &run, nil

@@ -8,15 +8,15 @@ import (
 	"strings"
 )
 
-// Flags are the experiment's flags as typed (loadgen btree).
-type Flags struct {
+// flags are the experiment's flags as typed (loadgen btree).
+type flags struct {
 	rows, tail, batch, tx, payload, pageSize int
 	keys, engines, dsn, sqliteDir            string
 	keep                                     bool
 }
 
-// Register defines the experiment's flags in fs.
-func (f *Flags) Register(fs *flag.FlagSet) {
+// register defines the experiment's flags in fs.
+func (f *flags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.rows, "rows", defaultRows, fmt.Sprintf("rows per key kind and engine (1 to %d)", maxRows))
 	fs.IntVar(&f.tail, "tail", 0, fmt.Sprintf("rows inserted after a checkpoint into the loaded table, for the WAL they cost (0: rows/10, -1: none, at most %d)", maxRows))
 	fs.IntVar(&f.batch, "batch", defaultBatchRows, fmt.Sprintf("rows per INSERT statement (1 to %d)", maxBatchRows))
@@ -41,7 +41,7 @@ type setup struct {
 
 // setup checks the flags. Its error names the first flag that is wrong,
 // its value and what is wanted, in one line.
-func (f Flags) Setup() (setup, error) {
+func (f flags) setup() (setup, error) {
 	kinds, err := parseKinds(f.keys)
 	if err != nil {
 		return setup{}, fmt.Errorf("-keys: %v", err)
@@ -96,7 +96,7 @@ func (s setup) Open(ctx context.Context) ([]engine, error) {
 
 // inRange reports the first flag out of range, naming it, its value and
 // the range wanted.
-func (f Flags) inRange() error {
+func (f flags) inRange() error {
 	for _, r := range []struct {
 		name      string
 		v, lo, hi int

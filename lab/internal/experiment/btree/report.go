@@ -340,9 +340,9 @@ func upperFirst(s string) string {
 
 func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
 
-// WriteTable writes a plain-text summary for a terminal: one line per
+// writeTable writes a plain-text summary for a terminal: one line per
 // engine and key, then the measured-versus-predicted table.
-func WriteTable(w io.Writer, run *Result) error {
+func writeTable(w io.Writer, run *Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ENGINE\tKEY\tINDEX\tB/ROW\t×BIGINT\tLEAF FILL\tFRAG\tINSERTS/S\tWAL/ROW\tTAIL WAL/ROW\tTAIL FPI")
 	for _, e := range run.Engines {

@@ -218,9 +218,9 @@ func timeline(s ScenarioResult) []string {
 	return items
 }
 
-// WriteTable writes run's scenarios as a terminal table, the fleet
+// writeTable writes run's scenarios as a terminal table, the fleet
 // starts and the skipped scenarios on lines of their own below it.
-func WriteTable(w io.Writer, run *Result) error {
+func writeTable(w io.Writer, run *Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCENARIO\tCALLS\tIDS\tDUP\tORDER\tPORCUPINE\tREFUSED\tFAILOVER MAX\tLONGEST DOWN (BOUND)\tCHECKS\tTOOK")
 	var below []string

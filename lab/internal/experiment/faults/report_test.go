@@ -80,7 +80,7 @@ func TestWriteFiles(t *testing.T) {
 	require.NoError(t, resultdir.ReadExperiment(paths[0], Experiment, SchemaVersion, &back))
 	assert.Equal(t, run.Scenarios[1].Calls.Duplicates, back.Scenarios[1].Calls.Duplicates)
 	var table strings.Builder
-	require.NoError(t, WriteTable(&table, run))
+	require.NoError(t, writeTable(&table, run))
 	assert.Contains(t, table.String(), "r0 9s (7s) OVER")
 	assert.Contains(t, table.String(), "3 FAILURE(S)")
 }

@@ -38,7 +38,7 @@ const (
 	slack = 250 * time.Millisecond
 )
 
-// options configure Execute.
+// options configure execute.
 type options struct {
 	// Snowidd is the replica binary: a fault-injection build (make
 	// snowidd-faults) for the clock scenarios, which skip without one.
@@ -69,25 +69,25 @@ type options struct {
 }
 
 // errOptions is wrapped by the error for options that can never run.
-var ErrOptions = errors.New("faults: bad options")
+var errOptions = errors.New("faults: bad options")
 
-// Execute runs the scenarios of o's set (or those o names), each on a
+// execute runs the scenarios of o's set (or those o names), each on a
 // fleet and an etcd of its own, and returns their figures. A scenario
 // that cannot run here (no fault-injection build, no TLS in the replica
 // binary, no etcdholders) is recorded as skipped with the reason; one that
 // breaks off is recorded with its error. The error is for options that
 // can never work.
-func Execute(ctx context.Context, o options) (*Result, error) {
+func execute(ctx context.Context, o options) (*Result, error) {
 	scs, err := pick(o)
 	if err != nil {
 		return nil, err
 	}
 	if o.Snowidd == "" || o.Etcd == "" {
-		return nil, fmt.Errorf("%w: the snowidd and etcd binaries are required", ErrOptions)
+		return nil, fmt.Errorf("%w: the snowidd and etcd binaries are required", errOptions)
 	}
 	for _, bin := range []string{o.Snowidd, o.Etcd} {
 		if _, err := exec.LookPath(bin); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrOptions, err)
+			return nil, fmt.Errorf("%w: %v", errOptions, err)
 		}
 	}
 	if o.Clients <= 0 {
@@ -135,7 +135,7 @@ func pick(o options) ([]scenario, error) {
 		for _, name := range o.Scenarios {
 			i := slices.IndexFunc(all, func(s scenario) bool { return s.Name == name })
 			if i < 0 {
-				return nil, fmt.Errorf("%w: no scenario %q (want one of %s)", ErrOptions, name, strings.Join(names(), ", "))
+				return nil, fmt.Errorf("%w: no scenario %q (want one of %s)", errOptions, name, strings.Join(names(), ", "))
 			}
 			out = append(out, all[i])
 		}
@@ -147,7 +147,7 @@ func pick(o options) ([]scenario, error) {
 	case "full", "":
 		return all, nil
 	}
-	return nil, fmt.Errorf("%w: set %q: want short or full", ErrOptions, o.Set)
+	return nil, fmt.Errorf("%w: set %q: want short or full", errOptions, o.Set)
 }
 
 // names are the scenarios' names, in order.

@@ -28,7 +28,7 @@ func runVirtual(t *testing.T, perMs, restarts int, names ...string) *Result {
 	synctest.Test(t, func(t *testing.T) {
 		time.Sleep(time.Until(someday))
 		var err error
-		res, err = Execute(t.Context(), options{Scenarios: names, PerMs: perMs, Restarts: restarts, Dir: dir,
+		res, err = execute(t.Context(), options{Scenarios: names, PerMs: perMs, Restarts: restarts, Dir: dir,
 			Clock: "virtual", Host: &result.Host{Hostname: "test"}})
 		require.NoError(t, err)
 	})
@@ -55,7 +55,7 @@ func TestReplays(t *testing.T) {
 	const perMs = 10 // loadgen's default is 100; the figures scale with it
 	res := runVirtual(t, perMs, 20)
 	var table strings.Builder
-	require.NoError(t, WriteTable(&table, res))
+	require.NoError(t, writeTable(&table, res))
 	t.Log("\n" + table.String())
 	assert.Empty(t, res.Failures)
 	require.Len(t, res.Scenarios, len(scenarios()))

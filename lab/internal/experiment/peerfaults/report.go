@@ -14,16 +14,16 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/units"
 )
 
-// WriteFiles writes the run into dir under the stem
+// writeFiles writes the run into dir under the stem
 // <date>-<host>-<sha>-peerfaults: its JSON, Markdown and HTML page.
-func WriteFiles(dir string, r *Result) ([]string, error) {
+func writeFiles(dir string, r *Result) ([]string, error) {
 	return document(r).WriteFiles(dir, &r.Header, r)
 }
 
 var tableHeader = []string{"scenario", "side", "IDs", "duplicates", "order breaks", "floor ahead", "waited", "rewinds", "refused", "check", "subject"}
 
-// WriteTable writes the run's table for the terminal.
-func WriteTable(w io.Writer, r *Result) error {
+// writeTable writes the run's table for the terminal.
+func writeTable(w io.Writer, r *Result) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, strings.Join(tableHeader, "\t"))
 	for _, row := range r.Rows {

@@ -150,9 +150,9 @@ type options struct {
 	Progress func(string)
 }
 
-// Execute plays the scenarios of o. A run cut short returns what it has
+// execute plays the scenarios of o. A run cut short returns what it has
 // with the error.
-func Execute(ctx context.Context, o options) (*Result, error) {
+func execute(ctx context.Context, o options) (*Result, error) {
 	r := &Result{Header: resultdir.NewHeader("peerfaults", schema, o.Command, o.Commit, o.Dirty, o.Host),
 		PerMs: o.PerMs, Restarts: o.Restarts, Clock: o.Clock}
 	start, meter := time.Now(), host.StartLoad()

@@ -1,4 +1,4 @@
-package cli
+package btree
 
 import (
 	"context"
@@ -7,17 +7,19 @@ import (
 	"io"
 
 	"github.com/snowlab/snowlab/lab/internal/experiment"
-	"github.com/snowlab/snowlab/lab/internal/experiment/btree"
 )
 
-// btreeCmd is `loadgen btree`: what the key costs a database's B-tree.
-type btreeCmd struct{ f btree.Flags }
+// New is `loadgen btree`, run by lab/internal/cli: what the key costs a
+// database's B-tree.
+func New() experiment.Experiment { return &command{} }
 
-func (*btreeCmd) Name() string             { return "btree" }
-func (c *btreeCmd) Flags(fs *flag.FlagSet) { c.f.Register(fs) }
+type command struct{ f flags }
 
-func (c *btreeCmd) Run(ctx context.Context, env experiment.Env) (*experiment.Output, error) {
-	setup, err := c.f.Setup()
+func (*command) Name() string             { return "btree" }
+func (c *command) Flags(fs *flag.FlagSet) { c.f.register(fs) }
+
+func (c *command) Run(ctx context.Context, env experiment.Env) (*experiment.Output, error) {
+	setup, err := c.f.setup()
 	if err != nil {
 		return nil, experiment.Usage(err)
 	}
@@ -31,18 +33,18 @@ func (c *btreeCmd) Run(ctx context.Context, env experiment.Env) (*experiment.Out
 	}()
 	if err != nil {
 		// The driver's parse error, which quotes the DSN, is rewritten
-		// where it is made (btree.OpenPostgres).
+		// where it is made (OpenPostgres).
 		return nil, err
 	}
 	o := setup.Options
 	o.Engines, o.Command, o.Commit, o.Dirty, o.Progress = engs, env.Command, env.Commit, env.Dirty, env.Progress()
-	res, err := btree.Execute(ctx, o)
+	res, err := Execute(ctx, o)
 	if res == nil {
 		// Execute returns no run only for options out of range.
 		return nil, experiment.Usage(err)
 	}
 	return &experiment.Output{
-		Table: func(w io.Writer) error { return btree.WriteTable(w, res) },
-		Files: func(dir string) ([]string, error) { return btree.WriteFiles(dir, res) },
+		Table: func(w io.Writer) error { return writeTable(w, res) },
+		Files: func(dir string) ([]string, error) { return WriteFiles(dir, res) },
 	}, err
 }
