@@ -19,7 +19,7 @@ func (*command) Name() string             { return experimentName }
 func (c *command) Flags(fs *flag.FlagSet) { c.f.register(fs) }
 
 func (c *command) Run(ctx context.Context, env experiment.Env) (*experiment.Output, error) {
-	setup, err := c.f.setup()
+	setup, err := c.f.check()
 	if err != nil {
 		return nil, experiment.Usage(err)
 	}

@@ -45,9 +45,9 @@ type setup struct {
 	bin     string
 }
 
-// setup checks the flags. Its error names the first flag that is wrong,
+// check checks the flags. Its error names the first flag that is wrong,
 // its value and what is wanted, in one line.
-func (f flags) setup() (setup, error) {
+func (f flags) check() (setup, error) {
 	if f.dsn == "" {
 		return setup{}, errors.New("-pg DSN is required (scripts/pg.sh start prints one, or make alternatives runs it all)")
 	}

@@ -10,9 +10,8 @@ import (
 
 // flags are the experiment's flags as typed (loadgen btree).
 type flags struct {
-	rows, tail, batch, tx, payload, pageSize int
-	keys, engines, dsn, sqliteDir            string
-	keep                                     bool
+	rows, tail, batch, tx, payload int
+	keys, engines, dsn             string
 }
 
 // register defines the experiment's flags in fs.
@@ -25,9 +24,6 @@ func (f *flags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.keys, "keys", "all", "key kinds, a comma list of sequence, snowlab, uuidv7, ulid, uuidv4 (or all)")
 	fs.StringVar(&f.engines, "engines", "", "engines, a comma list of sqlite, sqlite-clustered, postgresql (default: both SQLite ones, and postgresql when -pg is given)")
 	fs.StringVar(&f.dsn, "pg", "", "PostgreSQL connection string (postgres://user@host:port/db); scripts/pg.sh start prints one for a throwaway server")
-	fs.StringVar(&f.sqliteDir, "sqlite-dir", "", "folder for the SQLite files (default: a temporary folder, removed after)")
-	fs.IntVar(&f.pageSize, "sqlite-page-size", 0, "SQLite page size in bytes, a power of two from 512 to 65536 (0: SQLite's default, 4096)")
-	fs.BoolVar(&f.keep, "keep", false, "keep the SQLite files and the PostgreSQL schema after the run")
 }
 
 // setup is the experiment's flags, checked: the options to run with, less
@@ -36,12 +32,11 @@ type setup struct {
 	Options options
 	engines []string
 	dsn     string
-	sqlite  sqliteOptions
 }
 
-// setup checks the flags. Its error names the first flag that is wrong,
+// check checks the flags. Its error names the first flag that is wrong,
 // its value and what is wanted, in one line.
-func (f flags) setup() (setup, error) {
+func (f flags) check() (setup, error) {
 	kinds, err := parseKinds(f.keys)
 	if err != nil {
 		return setup{}, fmt.Errorf("-keys: %v", err)
@@ -67,7 +62,7 @@ func (f flags) setup() (setup, error) {
 	}
 	return setup{
 		Options: options{Rows: f.rows, TailRows: f.tail, BatchRows: f.batch, TxRows: f.tx, PayloadBytes: f.payload, Keys: kinds},
-		engines: names, dsn: f.dsn, sqlite: sqliteOptions{Dir: f.sqliteDir, PageSize: f.pageSize, Keep: f.keep},
+		engines: names, dsn: f.dsn,
 	}, nil
 }
 
@@ -80,11 +75,9 @@ func (s setup) Open(ctx context.Context) ([]engine, error) {
 		var err error
 		switch name {
 		case EngineSQLite, EngineSQLiteClustered:
-			o := s.sqlite
-			o.Clustered = name == EngineSQLiteClustered
-			e, err = openSQLite(o)
+			e, err = openSQLite(sqliteOptions{Clustered: name == EngineSQLiteClustered})
 		case EnginePostgres:
-			e, err = openPostgres(ctx, postgresOptions{DSN: s.dsn, Keep: s.sqlite.Keep})
+			e, err = openPostgres(ctx, postgresOptions{DSN: s.dsn})
 		}
 		if err != nil {
 			return engs, err
@@ -111,9 +104,6 @@ func (f flags) inRange() error {
 		if r.v < r.lo || r.v > r.hi {
 			return fmt.Errorf("-%s %d: want %d to %d %s", r.name, r.v, r.lo, r.hi, r.what)
 		}
-	}
-	if p := f.pageSize; p != 0 && (p < 512 || p > 65536 || p&(p-1) != 0) {
-		return fmt.Errorf("-sqlite-page-size %d: want 0 (SQLite's default) or a power of two from 512 to 65536", p)
 	}
 	return nil
 }

@@ -26,8 +26,6 @@ type postgresOptions struct {
 	// wants a superuser or pg_checkpoint, CREATE EXTENSION pgstattuple a
 	// superuser (both are optional: their absence is recorded).
 	DSN string
-	// Keep leaves the schema and its tables in place.
-	Keep bool
 }
 
 type pgEngine struct {
@@ -53,8 +51,7 @@ type pgEngine struct {
 type walCounters struct{ records, fpi int64 }
 
 // openPostgres connects to the server at o.DSN and makes a schema of its
-// own (snowlab_btree_<pid>_<random>) for the tables, dropped on Close
-// unless o.Keep.
+// own (snowlab_btree_<pid>_<random>) for the tables, dropped on Close.
 func openPostgres(ctx context.Context, o postgresOptions) (engine, error) {
 	conn, err := pgx.Connect(ctx, o.DSN)
 	if err != nil {
@@ -284,18 +281,12 @@ func (e *pgEngine) Finish(ctx context.Context, k KeyKind, r *KeyResult) error {
 }
 
 func (e *pgEngine) Drop(ctx context.Context, k KeyKind) error {
-	if e.o.Keep {
-		return nil
-	}
 	_, err := e.conn.Exec(ctx, "DROP TABLE "+pgTable(k))
 	return err
 }
 
 func (e *pgEngine) Close() error {
 	ctx := context.Background()
-	var err error
-	if !e.o.Keep {
-		_, err = e.conn.Exec(ctx, "DROP SCHEMA "+e.schema+" CASCADE")
-	}
+	_, err := e.conn.Exec(ctx, "DROP SCHEMA "+e.schema+" CASCADE")
 	return errors.Join(err, e.conn.Close(ctx))
 }

@@ -32,24 +32,13 @@ const sqliteModule = "modernc.org/sqlite"
 
 // sqliteOptions configure an SQLite engine.
 type sqliteOptions struct {
-	// Dir holds the database files, one per key kind; a temporary folder
-	// (removed on Close) when empty.
-	Dir string
 	// Clustered makes WITHOUT ROWID tables (EngineSQLiteClustered).
 	Clustered bool
-	// PageSize is the page size in bytes; 0 keeps SQLite's default (4096).
-	PageSize int
-	// CacheKiB is the page cache per connection; 0 keeps SQLite's default
-	// (2,000 KiB).
-	CacheKiB int
-	// Keep keeps the database files.
-	Keep bool
 }
 
 type sqliteEngine struct {
 	o        sqliteOptions
 	dir      string
-	tmp      bool
 	version  string
 	settings map[string]string
 
@@ -62,16 +51,7 @@ type sqliteEngine struct {
 // SQLite (no cgo). It checks that the driver is built with the dbstat
 // virtual table, which the measurement reads.
 func openSQLite(o sqliteOptions) (engine, error) {
-	e := &sqliteEngine{o: o, dir: o.Dir, settings: map[string]string{}}
-	if e.dir == "" {
-		d, err := os.MkdirTemp("", "snowlab-btree-")
-		if err != nil {
-			return nil, err
-		}
-		e.dir, e.tmp = d, true
-	} else if err := os.MkdirAll(e.dir, 0o755); err != nil {
-		return nil, err
-	}
+	e := &sqliteEngine{o: o, settings: map[string]string{}}
 	db, err := sql.Open("sqlite", ":memory:")
 	if err != nil {
 		return nil, err
@@ -88,6 +68,12 @@ func openSQLite(o sqliteOptions) (engine, error) {
 		return nil, errors.New("sqlite: the driver is built without SQLITE_ENABLE_DBSTAT_VTAB; the index cannot be measured page by page")
 	}
 	e.settings["dbstat"] = "ENABLE_DBSTAT_VTAB"
+	// The database files, one per key kind, go into a temporary folder,
+	// removed on Close.
+	e.dir, err = os.MkdirTemp("", "snowlab-btree-")
+	if err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 
@@ -138,12 +124,6 @@ func (e *sqliteEngine) Create(ctx context.Context, k KeyKind) error {
 	db.SetMaxOpenConns(1)
 	e.db, e.sqls = db, map[int]string{}
 	var pragmas []string
-	if e.o.PageSize > 0 {
-		pragmas = append(pragmas, fmt.Sprintf("PRAGMA page_size = %d", e.o.PageSize))
-	}
-	if e.o.CacheKiB > 0 {
-		pragmas = append(pragmas, fmt.Sprintf("PRAGMA cache_size = -%d", e.o.CacheKiB))
-	}
 	// WAL with synchronous=NORMAL: the usual setting for an application
 	// database; a commit is durable at the next checkpoint.
 	pragmas = append(pragmas, "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL")
@@ -329,11 +309,9 @@ func (e *sqliteEngine) Drop(context.Context, KeyKind) error {
 		errs = append(errs, e.db.Close())
 		e.db = nil
 	}
-	if !e.o.Keep {
-		for _, suffix := range []string{"", "-wal", "-shm"} {
-			if err := os.Remove(e.path + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
-				errs = append(errs, err)
-			}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(e.path + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
@@ -344,8 +322,5 @@ func (e *sqliteEngine) Close() error {
 	if e.db != nil {
 		err = e.Drop(context.Background(), "")
 	}
-	if e.tmp && !e.o.Keep {
-		err = errors.Join(err, os.RemoveAll(e.dir))
-	}
-	return err
+	return errors.Join(err, os.RemoveAll(e.dir))
 }
