@@ -24,14 +24,14 @@ func testHost() *result.Host {
 	return &result.Host{Hostname: "test-host", CPU: "test cpu", GOMAXPROCS: 2, GoVersion: "go-test"}
 }
 
-func execute(t *testing.T, engines ...engine) *Result {
+func mustExecute(t *testing.T, engines ...engine) *Result {
 	t.Helper()
 	t.Cleanup(func() {
 		for _, e := range engines {
 			assert.NoError(t, e.Close())
 		}
 	})
-	run, err := Execute(context.Background(), options{Rows: testRows, Engines: engines, Host: testHost(), Commit: "abc1234"})
+	run, err := execute(context.Background(), options{Rows: testRows, Engines: engines, Host: testHost(), Commit: "abc1234"})
 	require.NoError(t, err)
 	require.Len(t, run.Engines, len(engines))
 	for _, e := range run.Engines {
@@ -83,7 +83,7 @@ func TestSQLite(t *testing.T) {
 	require.NoError(t, err)
 	clu, err := openSQLite(sqliteOptions{Clustered: true})
 	require.NoError(t, err)
-	run := execute(t, idx, clu)
+	run := mustExecute(t, idx, clu)
 	for _, e := range run.Engines {
 		checkOrdered(t, e)
 		assert.Equal(t, 4096, e.PageSize)
@@ -152,7 +152,7 @@ func TestPostgres(t *testing.T) {
 	}
 	pg, err := openPostgres(context.Background(), postgresOptions{DSN: dsn})
 	require.NoError(t, err)
-	run := execute(t, pg)
+	run := mustExecute(t, pg)
 	e := run.Engines[0]
 	checkOrdered(t, e)
 	assert.Contains(t, e.Version, "PostgreSQL")
@@ -220,17 +220,17 @@ func TestPredictionCells(t *testing.T) {
 	assert.Equal(t, "90% (±0 pts)", fillCell(0.90, predictedFillOrdered))
 }
 
-// TestExecuteRefusesOptionsOutOfRange: Execute refuses, before minting a
+// TestExecuteRefusesOptionsOutOfRange: execute refuses, before minting a
 // key, options that would not fit in memory, naming the value.
 func TestExecuteRefusesOptionsOutOfRange(t *testing.T) {
 	for _, o := range []options{
 		{Rows: math.MaxInt}, {Rows: -5}, {TailRows: -2}, {BatchRows: maxBatchRows + 1},
 		{TxRows: math.MaxInt}, {PayloadBytes: math.MaxInt}, {PayloadBytes: 4},
 	} {
-		run, err := Execute(context.Background(), o)
+		run, err := execute(context.Background(), o)
 		assert.Nil(t, run)
 		assert.ErrorIs(t, err, errOptions, "%+v", o)
 	}
-	_, err := Execute(context.Background(), options{Rows: math.MaxInt})
+	_, err := execute(context.Background(), options{Rows: math.MaxInt})
 	assert.ErrorContains(t, err, "9223372036854775807")
 }

@@ -38,9 +38,9 @@ func (c *command) Run(ctx context.Context, env experiment.Env) (*experiment.Outp
 	}
 	o := setup.Options
 	o.Engines, o.Command, o.Commit, o.Dirty, o.Progress = engs, env.Command, env.Commit, env.Dirty, env.Progress()
-	res, err := Execute(ctx, o)
+	res, err := execute(ctx, o)
 	if res == nil {
-		// Execute returns no run only for options out of range.
+		// execute returns no run only for options out of range.
 		return nil, experiment.Usage(err)
 	}
 	return &experiment.Output{

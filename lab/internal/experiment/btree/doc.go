@@ -5,7 +5,7 @@
 // and a UUIDv7 1.4x (width only), measured on real engines instead of
 // quoted.
 //
-// Execute loads the same rows keyed by each KeyKind (a dense bigint
+// execute loads the same rows keyed by each KeyKind (a dense bigint
 // sequence, snowlab IDs from atomicgen, UUIDv7, ULID, UUIDv4) into each
 // engine, in the same statements and transactions and in the same order,
 // and measures the primary-key index: size, pages, levels, leaf fill and

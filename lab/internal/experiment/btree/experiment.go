@@ -21,7 +21,7 @@ const (
 	defaultPayloadBytes = 32
 )
 
-// Limits on options. Execute mints every key of a kind before loading it
+// Limits on options. execute mints every key of a kind before loading it
 // (16 bytes each for the wide kinds) and builds each INSERT's rows in
 // memory, so the limits keep one experiment within a few GiB.
 const (
@@ -158,12 +158,12 @@ type batch struct {
 // Len is the number of rows in the batch.
 func (b *batch) Len() int { return len(b.Payload) }
 
-// Execute runs the experiment: for each engine, for each key kind, mint
+// execute runs the experiment: for each engine, for each key kind, mint
 // the keys, load them in batches and transactions, and measure the
 // primary-key index. An engine that fails stops its remaining kinds and
-// is recorded with its error; Execute returns the run with an error
+// is recorded with its error; execute returns the run with an error
 // joining every engine's failure.
-func Execute(ctx context.Context, o options) (*Result, error) {
+func execute(ctx context.Context, o options) (*Result, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
