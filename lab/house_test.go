@@ -58,7 +58,7 @@ const (
 	// Issue 39: at most 30 packages below lab/internal.
 	maxInternalPackages = 30
 	// Issue 39: at most 330 exported names inside lab/internal.
-	maxInternalExported = 389 // ceiling; the issue's limit is 330
+	maxInternalExported = 388 // ceiling; the issue's limit is 330
 	// Issue 39: no public lab declaration names an internal type.
 	maxPublicNamingInternal = 0
 	// No limit in the issue: held where it is.
@@ -85,6 +85,11 @@ func (f *houseFigures) exportedCount() int {
 func TestHouse(t *testing.T) {
 	root := os.Getenv("HOUSE_ROOT")
 	if root == "" {
+		// The lab module's folder in this repository: go.work beside it.
+		// A copy in a module cache has none, and nothing around it to count.
+		if _, err := os.Stat(filepath.Join("..", "go.work")); err != nil {
+			t.Skipf("not in the repository (no ../go.work): %v", err)
+		}
 		root = ".."
 	}
 	f, err := countHouse(root)
