@@ -45,6 +45,6 @@ func (c *command) Run(ctx context.Context, env experiment.Env) (*experiment.Outp
 	}
 	return &experiment.Output{
 		Table: func(w io.Writer) error { return writeTable(w, res) },
-		Files: func(dir string) ([]string, error) { return WriteFiles(dir, res) },
+		Files: func(dir string) ([]string, error) { return writeFiles(dir, res) },
 	}, err
 }

@@ -56,7 +56,7 @@ func (f flags) check() (setup, error) {
 		return setup{}, fmt.Errorf("-engines: %v", err)
 	}
 	for _, name := range names {
-		if name == EnginePostgres && f.dsn == "" {
+		if name == enginePostgres && f.dsn == "" {
 			return setup{}, errors.New("postgresql needs -pg DSN (scripts/pg.sh start prints one, or make pg runs it all)")
 		}
 	}
@@ -74,9 +74,9 @@ func (s setup) Open(ctx context.Context) ([]engine, error) {
 		var e engine
 		var err error
 		switch name {
-		case EngineSQLite, EngineSQLiteClustered:
-			e, err = openSQLite(sqliteOptions{Clustered: name == EngineSQLiteClustered})
-		case EnginePostgres:
+		case engineSQLite, engineSQLiteClustered:
+			e, err = openSQLite(sqliteOptions{Clustered: name == engineSQLiteClustered})
+		case enginePostgres:
 			e, err = openPostgres(ctx, postgresOptions{DSN: s.dsn})
 		}
 		if err != nil {
@@ -115,10 +115,10 @@ func parseEngines(spec string) ([]string, error) {
 		name := strings.ToLower(strings.TrimSpace(s))
 		switch name {
 		case "pg", "postgres":
-			name = EnginePostgres
+			name = enginePostgres
 		}
 		switch name {
-		case EngineSQLite, EngineSQLiteClustered, EnginePostgres:
+		case engineSQLite, engineSQLiteClustered, enginePostgres:
 		default:
 			return nil, fmt.Errorf("unknown engine %q (want sqlite, sqlite-clustered, postgresql)", s)
 		}

@@ -15,24 +15,24 @@ import (
 
 // The SQLite engines' names.
 const (
-	// EngineSQLite stores each key kind the way PostgreSQL does: a rowid
+	// engineSQLite stores each key kind the way PostgreSQL does: a rowid
 	// table (rows in insert order) and a separate UNIQUE index on the key,
 	// whose entries are (key, rowid). That index is what is measured, so
 	// its size depends on the key alone and the figures compare across key
 	// kinds and with PostgreSQL's primary-key index.
-	EngineSQLite = "sqlite"
-	// EngineSQLiteClustered stores each key kind in a WITHOUT ROWID table:
+	engineSQLite = "sqlite"
+	// engineSQLiteClustered stores each key kind in a WITHOUT ROWID table:
 	// the key's B-tree is the table and holds whole rows, as InnoDB's and
 	// SQL Server's clustered primary keys do. What is measured is then the
 	// table itself, key and payload.
-	EngineSQLiteClustered = "sqlite-clustered"
+	engineSQLiteClustered = "sqlite-clustered"
 )
 
 const sqliteModule = "modernc.org/sqlite"
 
 // sqliteOptions configure an SQLite engine.
 type sqliteOptions struct {
-	// Clustered makes WITHOUT ROWID tables (EngineSQLiteClustered).
+	// Clustered makes WITHOUT ROWID tables (engineSQLiteClustered).
 	Clustered bool
 }
 
@@ -79,9 +79,9 @@ func openSQLite(o sqliteOptions) (engine, error) {
 
 func (e *sqliteEngine) name() string {
 	if e.o.Clustered {
-		return EngineSQLiteClustered
+		return engineSQLiteClustered
 	}
-	return EngineSQLite
+	return engineSQLite
 }
 
 func (e *sqliteEngine) Info() EngineInfo {
@@ -98,17 +98,17 @@ func (e *sqliteEngine) Info() EngineInfo {
 		Layout: layout, PageSize: ps, Settings: settings}
 }
 
-func sqliteTable(k KeyKind) string { return "t_" + string(k) }
+func sqliteTable(k keyKind) string { return "t_" + string(k) }
 
 // sqliteIndex is the name dbstat knows the key's B-tree by.
-func (e *sqliteEngine) sqliteIndex(k KeyKind) string {
+func (e *sqliteEngine) sqliteIndex(k keyKind) string {
 	if e.o.Clustered {
 		return sqliteTable(k)
 	}
 	return sqliteTable(k) + "_pkey"
 }
 
-func (e *sqliteEngine) Create(ctx context.Context, k KeyKind) error {
+func (e *sqliteEngine) Create(ctx context.Context, k keyKind) error {
 	e.path = filepath.Join(e.dir, fmt.Sprintf("btree-%s-%s.db", e.name(), k))
 	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
 		if err := os.Remove(e.path + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -128,7 +128,7 @@ func (e *sqliteEngine) Create(ctx context.Context, k KeyKind) error {
 	// database; a commit is durable at the next checkpoint.
 	pragmas = append(pragmas, "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL")
 	keyType := "INTEGER"
-	if k.Wide() {
+	if k.wide() {
 		keyType = "BLOB"
 	}
 	t := sqliteTable(k)
@@ -157,7 +157,7 @@ func (e *sqliteEngine) Create(ctx context.Context, k KeyKind) error {
 }
 
 // insertSQL is the INSERT statement for n rows: VALUES (?,?),(?,?),...
-func (e *sqliteEngine) insertSQL(k KeyKind, n int) string {
+func (e *sqliteEngine) insertSQL(k keyKind, n int) string {
 	if s, ok := e.sqls[n]; ok {
 		return s
 	}
@@ -202,7 +202,7 @@ func (t *sqliteTx) Insert(ctx context.Context, b *batch) error {
 	}
 	t.args = t.args[:0]
 	for i := range n {
-		if b.Kind.Wide() {
+		if b.Kind.wide() {
 			t.args = append(t.args, b.Wide[i][:])
 		} else {
 			t.args = append(t.args, b.Ints[i])
@@ -223,14 +223,14 @@ func (e *sqliteEngine) Mark(ctx context.Context) error {
 }
 
 // WAL is nil: SQLite does not count what it logs.
-func (e *sqliteEngine) WAL(context.Context) (*WALStats, error) { return nil, nil }
+func (e *sqliteEngine) WAL(context.Context) (*walStats, error) { return nil, nil }
 
 // Finish checkpoints the WAL into the database file (so the file size is
 // the database's) and reads the key's B-tree page by page from dbstat. It
 // does not VACUUM: SQLite's VACUUM rebuilds every B-tree from scratch,
 // which would repack the random key's half-empty leaves and erase the
 // very effect being measured.
-func (e *sqliteEngine) Finish(ctx context.Context, k KeyKind, r *KeyResult) error {
+func (e *sqliteEngine) Finish(ctx context.Context, k keyKind, r *keyResult) error {
 	if _, err := e.db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
 		return err
 	}
@@ -257,8 +257,8 @@ func (e *sqliteEngine) Finish(ctx context.Context, k KeyKind, r *KeyResult) erro
 // over page bytes) and their fragmentation (leaves whose successor in key
 // order has a lower page number, over leaves; dbstat lists pages in key
 // order, depth first).
-func sqliteTree(ctx context.Context, db *sql.DB, name string) (IndexStats, error) {
-	s := IndexStats{Name: name, Source: "dbstat"}
+func sqliteTree(ctx context.Context, db *sql.DB, name string) (indexStats, error) {
+	s := indexStats{Name: name, Source: "dbstat"}
 	rows, err := db.QueryContext(ctx,
 		"SELECT path, pageno, pagetype, pgsize, unused FROM dbstat WHERE name = ? ORDER BY path", name)
 	if err != nil {
@@ -303,7 +303,7 @@ func sqliteTree(ctx context.Context, db *sql.DB, name string) (IndexStats, error
 	return s, nil
 }
 
-func (e *sqliteEngine) Drop(context.Context, KeyKind) error {
+func (e *sqliteEngine) Drop(context.Context, keyKind) error {
 	var errs []error
 	if e.db != nil {
 		errs = append(errs, e.db.Close())

@@ -34,7 +34,7 @@
 // successor starts after it), and an independent history check
 // (historyCheck): Porcupine over the store operations the fault build's
 // replicas record (storeOp, checkStoreOps), and checkIDs over every ID
-// received. WriteFiles writes it as the lab's other
+// received. writeFiles writes it as the lab's other
 // experiments are written, with a Markdown and an HTML report.
 //
 // The module does not import snowidd's or etcdlease's packages: the rig

@@ -16,10 +16,10 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/units"
 )
 
-// WriteFiles writes run into dir as the lab's other experiments are
+// writeFiles writes run into dir as the lab's other experiments are
 // written, under the stem <date>-<host>-<sha>-faults: <stem>.json,
 // <stem>.md and <stem>.html. It returns the paths written.
-func WriteFiles(dir string, run *Result) ([]string, error) {
+func writeFiles(dir string, run *Result) ([]string, error) {
 	cp := *run
 	cp.Command = resultdir.RedactArgs(run.Command)
 	return document(&cp).WriteFiles(dir, &cp.Header, &cp)
@@ -200,7 +200,7 @@ func writeTimelines(d *report.Document, run *Result) {
 
 // timeline is scenario s's fault, observations, error and example
 // failures as list items, the failures in bold.
-func timeline(s ScenarioResult) []string {
+func timeline(s scenarioResult) []string {
 	items := append([]string(nil), s.Fault...)
 	for _, n := range s.Notes {
 		items = append(items, "observed: "+n)
@@ -265,7 +265,7 @@ func writeTable(w io.Writer, run *Result) error {
 	return nil
 }
 
-func checksCell(cs []Check) string {
+func checksCell(cs []check) string {
 	ok := 0
 	for _, c := range cs {
 		if c.OK {
@@ -299,14 +299,14 @@ func failuresCell(f map[string]int) string {
 	return strings.Join(parts, "; ")
 }
 
-func failover(c CallStats) string {
+func failover(c callStats) string {
 	if c.Failovers == 0 {
 		return "0"
 	}
 	return fmt.Sprintf("%s, %s, %s", units.Thousands(c.Failovers), dur(c.FailoverMax), dur(c.FailoverP99))
 }
 
-func boundCell(r ReplicaStat) string {
+func boundCell(r replicaStat) string {
 	if r.Bound == 0 {
 		return "—"
 	}

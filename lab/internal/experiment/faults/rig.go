@@ -22,8 +22,8 @@ import (
 // out in seconds, and in the proportions production keeps (a TTL of two
 // windows, the refresh a third of the window).
 const (
-	DefaultTTL            = 3 * time.Second
-	DefaultWindow         = 1500 * time.Millisecond
+	defaultTTL            = 3 * time.Second
+	defaultWindow         = 1500 * time.Millisecond
 	defaultRewindHold     = time.Second
 	defaultClients        = 4
 	defaultAttemptTimeout = 500 * time.Millisecond
@@ -101,8 +101,8 @@ func execute(ctx context.Context, o options) (*Result, error) {
 		defer os.RemoveAll(dir)
 	}
 	x := &executor{o: o, dir: dir, caps: probeSnowidd(o.Snowidd)}
-	run := &Result{Header: resultdir.NewHeader(Experiment, SchemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
-		Config: Config{TTL: DefaultTTL, Window: DefaultWindow, Refresh: DefaultWindow / 3, MaxFloorWait: snowlab.DefaultMaxFloorWait,
+	run := &Result{Header: resultdir.NewHeader(experimentName, schemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
+		Config: config{TTL: defaultTTL, Window: defaultWindow, Refresh: defaultWindow / 3, MaxFloorWait: snowlab.DefaultMaxFloorWait,
 			RewindHold: defaultRewindHold, ElectionTimeout: etcdElection, Clients: o.Clients, AttemptTimeout: defaultAttemptTimeout,
 			Snowidd: o.Snowidd, Etcd: o.Etcd, EtcdVersion: etcdVersion(o.Etcd), Holders: o.Holders, Set: o.Set}}
 	// The load is read over the whole run and over each scenario: the
@@ -198,8 +198,8 @@ func (x *executor) say(format string, a ...any) {
 // It sets up what the scenario runs on (a folder, certificates, etcd and
 // the replicas), each torn down by a deferred call when run returns; the
 // phases after that are stage methods.
-func (x *executor) run(ctx context.Context, sc scenario) (res ScenarioResult) {
-	res = ScenarioResult{Name: sc.Name, Title: sc.Title, Short: sc.Short, TLS: sc.TLS}
+func (x *executor) run(ctx context.Context, sc scenario) (res scenarioResult) {
+	res = scenarioResult{Name: sc.Name, Title: sc.Title, Short: sc.Short, TLS: sc.TLS}
 	if why := x.unmet(sc); why != "" {
 		res.Skipped = why
 		return res
@@ -262,7 +262,7 @@ func (x *executor) run(ctx context.Context, sc scenario) (res ScenarioResult) {
 // runHolders runs a holder scenario, which brings its own processes
 // (etcdholders) rather than replicas and a load: it reports the fault's
 // steps, the holders' report, its checks and notes.
-func (s *stage) runHolders(ctx context.Context, res ScenarioResult) ScenarioResult {
+func (s *stage) runHolders(ctx context.Context, res scenarioResult) scenarioResult {
 	s.begun = time.Now()
 	if err := s.sc.Run(ctx, s); err != nil {
 		res.Error = err.Error()
@@ -396,7 +396,7 @@ func (s *stage) settle() error {
 // figures, the scenario's checks (after its afterLoad functions ran on
 // a) and notes. An error (runErr, or the first a replica's stop gave)
 // comes with the replicas' and etcd's log tails.
-func (s *stage) collect(res *ScenarioResult, a *analysis, runErr error) {
+func (s *stage) collect(res *scenarioResult, a *analysis, runErr error) {
 	if runErr != nil {
 		res.Error = runErr.Error()
 	}
@@ -456,7 +456,7 @@ func (x *executor) unmet(sc scenario) string {
 }
 
 // failures are what r shows wrong, one line each.
-func failures(r ScenarioResult) []string {
+func failures(r scenarioResult) []string {
 	var out []string
 	add := func(format string, a ...any) { out = append(out, r.Name+": "+fmt.Sprintf(format, a...)) }
 	if r.Error != "" {
@@ -487,7 +487,7 @@ func failures(r ScenarioResult) []string {
 }
 
 // summary is a scenario's one line for the progress.
-func summary(r ScenarioResult) string {
+func summary(r scenarioResult) string {
 	switch {
 	case r.Skipped != "":
 		return "skipped: " + r.Skipped

@@ -19,7 +19,7 @@ import (
 )
 
 // zkTick is the rig's ZooKeeper tickTime. The server grants sessions of
-// 2 to 20 ticks, 1 s to 10 s here, so the replicas' DefaultTTL (3 s,
+// 2 to 20 ticks, 1 s to 10 s here, so the replicas' defaultTTL (3 s,
 // their session timeout under -lease zk:) is granted as asked; at
 // ZooKeeper's default tick (2 s) it would be raised to 4 s.
 const zkTick = 500 * time.Millisecond
