@@ -54,11 +54,11 @@ import (
 // done. Lower a ceiling when a change lowers its figure.
 const (
 	// Issue 39: the lab at most half of the non-test Go lines.
-	maxLabSharePermille = 580 // ceiling; the issue's limit is 500
+	maxLabSharePermille = 579 // ceiling; the issue's limit is 500
 	// Issue 39: at most 30 packages below lab/internal.
 	maxInternalPackages = 30
 	// Issue 39: at most 330 exported names inside lab/internal.
-	maxInternalExported = 361 // ceiling; the issue's limit is 330
+	maxInternalExported = 358 // ceiling; the issue's limit is 330
 	// Issue 39: no public lab declaration names an internal type.
 	maxPublicNamingInternal = 0
 	// No limit in the issue: held where it is.

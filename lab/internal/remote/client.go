@@ -33,9 +33,6 @@ func NewClient(base string, p client.Protocol, tlsConfig *tls.Config) (*Client, 
 	return &Client{r: r}, nil
 }
 
-// URL is the replica's base URL.
-func (c *Client) URL() string { return c.r.base }
-
 // NextID calls NextID. A refusal is an error wrapping ErrCall that
 // carries the replica's status code (CodeOf reads it).
 func (c *Client) NextID(ctx context.Context) (uint64, error) { return c.r.nextID(ctx) }
@@ -88,7 +85,3 @@ func (c *Client) Clock(ctx context.Context) (unixNano int64, rtt time.Duration, 
 	}
 	return ns, rtt, nil
 }
-
-// CloseIdleConnections closes the client's idle connections, so that the
-// next call dials afresh.
-func (c *Client) CloseIdleConnections() { c.r.hc.CloseIdleConnections() }

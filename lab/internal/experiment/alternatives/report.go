@@ -41,14 +41,6 @@ func clientList(ns []int) string {
 	return strings.Join(s, ", ")
 }
 
-// writeMarkdown writes the run as Markdown: the setup, the claims beside
-// the measurements, the charts (from the folder charts, relative to the
-// Markdown file, when set), every scheme's figures, the commit latency,
-// the crash, the server, the host and how to read it all.
-func writeMarkdown(w io.Writer, run *runResult, charts string) error {
-	return document(run).WriteMarkdown(w, charts)
-}
-
 // document lays the run's report out, one function per section.
 func document(run *runResult) *report.Document {
 	d := &report.Document{}

@@ -3,7 +3,6 @@ package alternatives
 import (
 	"time"
 
-	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -59,14 +58,4 @@ type schemeResult struct {
 	Points []sweepPoint `json:"points"`
 	// Skipped says why the scheme did not run (it has no points then).
 	Skipped string `json:"skipped,omitempty"`
-}
-
-// readResult reads an alternatives result file, refusing one of another
-// experiment or schema.
-func readResult(path string) (*runResult, error) {
-	var run runResult
-	if err := resultdir.ReadExperiment(path, experimentName, schemaVersion, &run); err != nil {
-		return nil, err
-	}
-	return &run, nil
 }

@@ -125,13 +125,6 @@ type keySet struct {
 	wide [][16]byte // the 128-bit kinds
 }
 
-func (s *keySet) len() int {
-	if s.kind.wide() {
-		return len(s.wide)
-	}
-	return len(s.ints)
-}
-
 // generate mints n keys of kind k, timing it. Keys are minted before the
 // load so that the load's inserts per second are the database's cost,
 // not the generator's.

@@ -4,7 +4,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -156,15 +155,6 @@ func (e engineResult) ratio(a, b keyKind) float64 {
 		return math.NaN()
 	}
 	return float64(ra.Index.Bytes) / float64(rb.Index.Bytes)
-}
-
-// readResult reads a B-tree result file, refusing one of another schema.
-func readResult(path string) (*Result, error) {
-	var run Result
-	if err := resultdir.ReadExperiment(path, experimentName, schemaVersion, &run); err != nil {
-		return nil, err
-	}
-	return &run, nil
 }
 
 // What the width and the fill of a key predict: for 10^9 rows on 8 KB pages a

@@ -25,9 +25,6 @@ func writeFiles(dir string, run *Result) ([]string, error) {
 	return document(&cp).WriteFiles(dir, &cp.Header, &cp)
 }
 
-// writeMarkdown writes run's report as Markdown.
-func writeMarkdown(w io.Writer, run *Result) error { return document(run).WriteMarkdown(w, "") }
-
 // document lays run's report out, one function per section.
 func document(run *Result) *report.Document {
 	d := &report.Document{}
