@@ -20,7 +20,7 @@ var browserHost = result.Host{Hostname: "test-host", CPU: "test cpu", PhysicalCo
 // browserRun is a btree result as a run on SQLite and PostgreSQL records
 // it, with an engine that stopped: the widest of its tables (PostgreSQL's,
 // with the WAL columns) and both charts.
-func browserRun() *Result {
+func browserRun() *runResult {
 	key := func(k keyKind, bytes int64, fill float64, pg bool) keyResult {
 		kb := 8
 		if k.wide() {
@@ -37,20 +37,20 @@ func browserRun() *Result {
 		return r
 	}
 	keys := func(pg bool) []keyResult {
-		return []keyResult{key(sequence, 2_000_000, 0.92, pg), key(Snowlab, 2_000_000, 0.92, pg),
-			key(uuidV7, 2_800_000, 0.9, pg), key(ULID, 2_800_000, 0.9, pg), key(uuidV4, 3_400_000, 0.69, pg)}
+		return []keyResult{key(sequence, 2_000_000, 0.92, pg), key(snowlabKey, 2_000_000, 0.92, pg),
+			key(uuidV7, 2_800_000, 0.9, pg), key(ulidKey, 2_800_000, 0.9, pg), key(uuidV4, 3_400_000, 0.69, pg)}
 	}
-	return &Result{Header: result.Header{Schema: schemaVersion, Experiment: experimentName,
+	return &runResult{Header: result.Header{Schema: schemaVersion, Experiment: experimentName,
 		Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Elapsed: 95 * time.Second,
 		Command: []string{"loadgen", "btree", "-rows", "100000"}, Commit: "abc1234", Host: browserHost},
 		Config: config{Rows: 100_000, TailRows: 10_000, BatchRows: 500, TxRows: 10_000, PayloadBytes: 64,
 			Keys: kinds(), SnowlabPolicy: "strict", SequenceStart: sequenceStart},
 		Engines: []engineResult{
-			{EngineInfo: EngineInfo{Engine: engineSQLite, Version: "3.46.0", Driver: "modernc.org/sqlite v1.34.1",
+			{engineInfo: engineInfo{Engine: engineSQLite, Version: "3.46.0", Driver: "modernc.org/sqlite v1.34.1",
 				Layout: "a rowid table and a primary-key index", PageSize: 4096, Settings: map[string]string{"journal_mode": "wal"}}, Keys: keys(false)},
-			{EngineInfo: EngineInfo{Engine: enginePostgres, Version: "PostgreSQL 16.2", Driver: "github.com/jackc/pgx/v5 v5.6.0",
+			{engineInfo: engineInfo{Engine: enginePostgres, Version: "PostgreSQL 16.2", Driver: "github.com/jackc/pgx/v5 v5.6.0",
 				Layout: "a heap and a B-tree primary-key index", PageSize: 8192, Settings: map[string]string{"fsync": "on"}}, Keys: keys(true)},
-			{EngineInfo: EngineInfo{Engine: engineSQLiteClustered}, Error: "stopped: disk full"},
+			{engineInfo: engineInfo{Engine: engineSQLiteClustered}, Error: "stopped: disk full"},
 		}}
 }
 

@@ -24,7 +24,7 @@ func testHost() *result.Host {
 	return &result.Host{Hostname: "test-host", CPU: "test cpu", GOMAXPROCS: 2, GoVersion: "go-test"}
 }
 
-func mustExecute(t *testing.T, engines ...engine) *Result {
+func mustExecute(t *testing.T, engines ...engine) *runResult {
 	t.Helper()
 	t.Cleanup(func() {
 		for _, e := range engines {
@@ -61,8 +61,8 @@ func key(t *testing.T, e engineResult, k keyKind) keyResult {
 // bigints (it is twice as wide) and its leaves out of file order where the
 // ordered keys' are in it.
 func checkOrdered(t *testing.T, e engineResult) {
-	seq, snow := key(t, e, sequence), key(t, e, Snowlab)
-	v7, ul, v4 := key(t, e, uuidV7), key(t, e, ULID), key(t, e, uuidV4)
+	seq, snow := key(t, e, sequence), key(t, e, snowlabKey)
+	v7, ul, v4 := key(t, e, uuidV7), key(t, e, ulidKey), key(t, e, uuidV4)
 	assert.InEpsilon(t, float64(seq.Index.Bytes), float64(snow.Index.Bytes), 0.03,
 		"%s: snowlab index %d bytes, sequence %d", e.Engine, snow.Index.Bytes, seq.Index.Bytes)
 	assert.InEpsilon(t, float64(v7.Index.Bytes), float64(ul.Index.Bytes), 0.03,
@@ -101,9 +101,9 @@ func TestSQLite(t *testing.T) {
 	// uuidV4 is not bigger than uuidV7 there: the documents' fill penalty
 	// is PostgreSQL's split rule, not SQLite's).
 	si := run.Engines[0]
-	assert.Greater(t, key(t, si, uuidV7).Index.Bytes, key(t, si, Snowlab).Index.Bytes)
-	assert.Positive(t, key(t, si, Snowlab).TableBytes, "the rowid table is measured beside the index")
-	assert.Zero(t, key(t, run.Engines[1], Snowlab).TableBytes, "a clustered table is its key's B-tree")
+	assert.Greater(t, key(t, si, uuidV7).Index.Bytes, key(t, si, snowlabKey).Index.Bytes)
+	assert.Positive(t, key(t, si, snowlabKey).TableBytes, "the rowid table is measured beside the index")
+	assert.Zero(t, key(t, run.Engines[1], snowlabKey).TableBytes, "a clustered table is its key's B-tree")
 
 	// Files: JSON that reads back, Markdown with the comparison, charts,
 	// the page with the same sections and the charts inline.
@@ -116,6 +116,10 @@ func TestSQLite(t *testing.T) {
 	back, err := readResult(stem + ".json")
 	require.NoError(t, err)
 	assert.Equal(t, run.Config, back.Config)
+	// The engine's fields, embedded, are read back at the top of each
+	// engine's object, as the committed results have them.
+	assert.Equal(t, run.Engines[0].engineInfo, back.Engines[0].engineInfo)
+	assert.NotEmpty(t, back.Engines[0].Engine)
 	assert.Equal(t, key(t, run.Engines[0], uuidV4).Index, key(t, back.Engines[0], uuidV4).Index)
 	md, err := os.ReadFile(stem + ".md")
 	require.NoError(t, err)
@@ -161,7 +165,7 @@ func TestPostgres(t *testing.T) {
 	// one's, its leaves are left well below the appended ones' fill, and
 	// inserting into the filled table after a checkpoint logs far more
 	// full-page images.
-	for _, k := range []keyKind{sequence, Snowlab, uuidV7, ULID} {
+	for _, k := range []keyKind{sequence, snowlabKey, uuidV7, ulidKey} {
 		r := key(t, e, k)
 		assert.Greater(t, v4.Index.Bytes, r.Index.Bytes, "UUIDv4 index not larger than %s's", k)
 		assert.Less(t, v4.Index.LeafFill, r.Index.LeafFill-0.1, "UUIDv4 leaf fill against %s's", k)
@@ -178,7 +182,7 @@ func TestPostgres(t *testing.T) {
 func TestParseKinds(t *testing.T) {
 	ks, err := parseKinds("uuidv4, snowlab")
 	require.NoError(t, err)
-	assert.Equal(t, []keyKind{Snowlab, uuidV4}, ks, "load order, whatever the listed order")
+	assert.Equal(t, []keyKind{snowlabKey, uuidV4}, ks, "load order, whatever the listed order")
 	ks, err = parseKinds("all")
 	require.NoError(t, err)
 	assert.Equal(t, kinds(), ks)
@@ -233,4 +237,25 @@ func TestExecuteRefusesOptionsOutOfRange(t *testing.T) {
 	}
 	_, err := execute(context.Background(), options{Rows: math.MaxInt})
 	assert.ErrorContains(t, err, "9223372036854775807")
+}
+
+// TestReadsCommittedResults: the results committed under results/ read
+// back into today's types, every engine named (its fields embedded at the
+// top of its object), every key measured: the file format is unchanged.
+func TestReadsCommittedResults(t *testing.T) {
+	paths, err := filepath.Glob("../../../../results/*-btree.json")
+	require.NoError(t, err)
+	require.NotEmpty(t, paths, "the committed btree results")
+	for _, p := range paths {
+		run, err := readResult(p)
+		require.NoError(t, err, p)
+		require.NotEmpty(t, run.Engines, p)
+		for _, e := range run.Engines {
+			assert.NotEmpty(t, e.Engine, p)
+			assert.NotEmpty(t, e.Version, p)
+			for _, k := range e.Keys {
+				assert.Positive(t, k.Index.Bytes, "%s: %s %s", p, e.Engine, k.Key)
+			}
+		}
+	}
 }

@@ -34,7 +34,7 @@ const (
 
 // chartEngines are the engines with results, and the key kinds any of
 // them measured, in load order.
-func chartEngines(run *Result) ([]engineResult, []keyKind) {
+func chartEngines(run *runResult) ([]engineResult, []keyKind) {
 	var engines []engineResult
 	seen := map[keyKind]bool{}
 	for _, e := range run.Engines {
@@ -83,7 +83,7 @@ func engineLabel(e engineResult) string {
 
 const mib = 1 << 20
 
-func sizeChart(run *Result) *plot.Chart {
+func sizeChart(run *runResult) *plot.Chart {
 	engines, keys := chartEngines(run)
 	if len(engines) == 0 {
 		return nil
@@ -133,7 +133,7 @@ func sizeChart(run *Result) *plot.Chart {
 	return ch
 }
 
-func fillChart(run *Result) *plot.Chart {
+func fillChart(run *runResult) *plot.Chart {
 	engines, keys := chartEngines(run)
 	g := groupedBars{width: 0.8}
 	any := false

@@ -117,7 +117,7 @@ func (o options) withDefaults() options {
 // engine.
 type engine interface {
 	// Info says what the engine is; it may be called before Create.
-	Info() EngineInfo
+	Info() engineInfo
 	// Create makes an empty table keyed by kind k with its primary-key
 	// index.
 	Create(ctx context.Context, k keyKind) error
@@ -163,12 +163,12 @@ func (b *batch) Len() int { return len(b.Payload) }
 // primary-key index. An engine that fails stops its remaining kinds and
 // is recorded with its error; execute returns the run with an error
 // joining every engine's failure.
-func execute(ctx context.Context, o options) (*Result, error) {
+func execute(ctx context.Context, o options) (*runResult, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
 	o = o.withDefaults()
-	run := &Result{Header: resultdir.NewHeader(experimentName, schemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
+	run := &runResult{Header: resultdir.NewHeader(experimentName, schemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
 		Config: config{Rows: o.Rows, TailRows: o.TailRows, BatchRows: o.BatchRows, TxRows: o.TxRows, PayloadBytes: o.PayloadBytes,
 			Keys: o.Keys, SnowlabPolicy: snowlabPolicy.String(), SequenceStart: sequenceStart}}
 	say := func(format string, a ...any) {
@@ -178,7 +178,7 @@ func execute(ctx context.Context, o options) (*Result, error) {
 	}
 	var errs []error
 	for _, eng := range o.Engines {
-		er := engineResult{EngineInfo: eng.Info()}
+		er := engineResult{engineInfo: eng.Info()}
 		for _, k := range o.Keys {
 			say("%s %s: minting %s keys", er.Engine, k, units.Thousands(o.Rows))
 			r, err := loadOne(ctx, eng, k, o)
@@ -194,7 +194,7 @@ func execute(ctx context.Context, o options) (*Result, error) {
 		}
 		// Info again: some engines learn settings only once connected.
 		info := eng.Info()
-		er.EngineInfo = info
+		er.engineInfo = info
 		run.Engines = append(run.Engines, er)
 	}
 	run.Elapsed = time.Since(run.Started)

@@ -20,21 +20,21 @@ const (
 	// sequence is a dense bigint sequence, the ideal append-only key: it
 	// starts at sequenceStart and counts up by one.
 	sequence keyKind = "sequence"
-	// Snowlab is a snowlab ID (bigint) from atomicgen under the Monotonic
+	// snowlabKey is a snowlab ID (bigint) from atomicgen under the Monotonic
 	// policy (see snowlabPolicy).
-	Snowlab keyKind = "snowlab"
+	snowlabKey keyKind = "snowlab"
 	// uuidV7 is github.com/google/uuid's NewV7, stored as 16 bytes.
 	uuidV7 keyKind = "uuidv7"
-	// ULID is github.com/oklog/ulid/v2's Make (monotonic within a
+	// ulidKey is github.com/oklog/ulid/v2's Make (monotonic within a
 	// millisecond), stored as its 16 bytes.
-	ULID keyKind = "ulid"
+	ulidKey keyKind = "ulid"
 	// uuidV4 is github.com/google/uuid's New: 122 random bits, 16 bytes.
 	uuidV4 keyKind = "uuidv4"
 )
 
 // kinds is every key kind in load order: the ordered bigints, the ordered
 // 128-bit keys, then the random one.
-func kinds() []keyKind { return []keyKind{sequence, Snowlab, uuidV7, ULID, uuidV4} }
+func kinds() []keyKind { return []keyKind{sequence, snowlabKey, uuidV7, ulidKey, uuidV4} }
 
 // sequenceStart is the first value of the Sequence key: 2^62, so that
 // every engine stores it at the full 8-byte width of a snowlab ID.
@@ -57,7 +57,7 @@ const snowlabPolicy = snowlab.Monotonic
 // 128-bit keys.
 func (k keyKind) width() int {
 	switch k {
-	case sequence, Snowlab:
+	case sequence, snowlabKey:
 		return 8
 	}
 	return 16
@@ -75,11 +75,11 @@ func (k keyKind) label() string {
 	switch k {
 	case sequence:
 		return "sequence (bigint)"
-	case Snowlab:
+	case snowlabKey:
 		return "snowlab (bigint)"
 	case uuidV7:
 		return "UUIDv7"
-	case ULID:
+	case ulidKey:
 		return "ULID"
 	case uuidV4:
 		return "UUIDv4"
@@ -137,7 +137,7 @@ func generate(k keyKind, n int) (*keySet, time.Duration, error) {
 		for i := range s.ints {
 			s.ints[i] = sequenceStart + int64(i)
 		}
-	case Snowlab:
+	case snowlabKey:
 		gen, err := atomicgen.New(snowlab.Config{Node: 1, Policy: snowlabPolicy})
 		if err != nil {
 			return nil, 0, err
@@ -163,7 +163,7 @@ func generate(k keyKind, n int) (*keySet, time.Duration, error) {
 			}
 			s.wide[i] = u
 		}
-	case ULID:
+	case ulidKey:
 		s.wide = make([][16]byte, n)
 		for i := range s.wide {
 			s.wide[i] = ulid.Make()

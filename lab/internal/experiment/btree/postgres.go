@@ -116,7 +116,7 @@ func (e *pgEngine) setup(ctx context.Context) error {
 	return nil
 }
 
-func (e *pgEngine) Info() EngineInfo {
+func (e *pgEngine) Info() engineInfo {
 	settings := make(map[string]string, len(e.settings))
 	for k, v := range e.settings {
 		settings[k] = v
@@ -124,7 +124,7 @@ func (e *pgEngine) Info() EngineInfo {
 	if e.ckptErr != "" {
 		settings["checkpoint"] = "not run: " + e.ckptErr
 	}
-	return EngineInfo{Engine: enginePostgres, Version: "PostgreSQL " + e.version, Driver: moduleVersion(pgxModule),
+	return engineInfo{Engine: enginePostgres, Version: "PostgreSQL " + e.version, Driver: moduleVersion(pgxModule),
 		Layout:   "heap table + B-tree primary-key index (entries: key, heap TID); the index is measured",
 		PageSize: e.block, Settings: settings}
 }

@@ -15,9 +15,9 @@ func TestPredicted(t *testing.T) {
 		ratio, size float64
 	}{
 		{sequence, 1, 22.4},
-		{Snowlab, 1, 22.4},
+		{snowlabKey, 1, 22.4},
 		{uuidV7, 1.4, 31.3},
-		{ULID, 1.4, 31.3},
+		{ulidKey, 1.4, 31.3},
 		{uuidV4, 1.8, 40.8},
 	}
 	for _, tt := range tests {

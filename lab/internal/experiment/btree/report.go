@@ -17,7 +17,7 @@ import (
 // bigint is the key the documents' "bigint" stands for in the ratios: the
 // snowlab ID, the library's own 64-bit key. The sequence is the ideal it
 // is held against.
-const bigint = Snowlab
+const bigint = snowlabKey
 
 // prediction is one line of the measured-versus-predicted table.
 type prediction struct {
@@ -30,7 +30,7 @@ type prediction struct {
 // predictions builds the measured-versus-predicted table: each ratio and leaf
 // fill a B-tree model predicts for each key type, beside what each
 // engine measured.
-func predictions(run *Result) []prediction {
+func predictions(run *runResult) []prediction {
 	var out []prediction
 	row := func(what, predicted string, cell func(e engineResult) string) {
 		c := prediction{What: what, Predicted: predicted}
@@ -44,9 +44,9 @@ func predictions(run *Result) []prediction {
 	}
 	row("UUIDv4 / bigint index size", "1.8× (1.4× width × 1.3× fill)", ratio(uuidV4, bigint, predictedRatio(uuidV4)))
 	row("UUIDv7 / bigint index size", "1.4× (width only)", ratio(uuidV7, bigint, predictedRatio(uuidV7)))
-	row("ULID / bigint index size", "1.4× (width only)", ratio(ULID, bigint, predictedRatio(ULID)))
+	row("ULID / bigint index size", "1.4× (width only)", ratio(ulidKey, bigint, predictedRatio(ulidKey)))
 	row("UUIDv4 / UUIDv7 index size (fill alone)", "1.3× (90% / 69%)", ratio(uuidV4, uuidV7, predictedFillPenalty))
-	row("snowlab / sequence index size", "1.0× (both append)", ratio(Snowlab, sequence, 1))
+	row("snowlab / sequence index size", "1.0× (both append)", ratio(snowlabKey, sequence, 1))
 	for _, k := range run.Config.Keys {
 		pred := "~90% (appends)"
 		if !k.ordered() {
@@ -143,7 +143,7 @@ func pct(v float64) string { return units.TrimSig(100*v, 3) + "%" }
 // document lays the run's report out, one function per section: the
 // setup, the measured-versus-predicted table, one table per engine, the
 // engines' settings, the host and how to read it all.
-func document(run *Result) *report.Document {
+func document(run *runResult) *report.Document {
 	d := &report.Document{}
 	writeSetup(d, run)
 	writePredictions(d, run)
@@ -158,7 +158,7 @@ func document(run *Result) *report.Document {
 
 // writeSetup is the title and how the run was loaded: date, commit,
 // command, the load and the keys, and each engine that stopped.
-func writeSetup(d *report.Document, run *Result) {
+func writeSetup(d *report.Document, run *runResult) {
 	title := report.Title("What the key costs a B-tree", &run.Header)
 	c := run.Config
 	items := append(report.Provenance(&run.Header),
@@ -180,7 +180,7 @@ func writeSetup(d *report.Document, run *Result) {
 }
 
 // writePredictions is the measured-versus-predicted table and its charts.
-func writePredictions(d *report.Document, run *Result) {
+func writePredictions(d *report.Document, run *runResult) {
 	header := []string{"Quantity", "Documents"}
 	for _, e := range run.Engines {
 		header = append(header, e.Engine)
@@ -258,7 +258,7 @@ func engineRow(e engineResult, r keyResult, pg bool) []string {
 }
 
 // writeEngines is the engines' versions, drivers and settings.
-func writeEngines(d *report.Document, run *Result) {
+func writeEngines(d *report.Document, run *runResult) {
 	var rows [][]string
 	for _, e := range run.Engines {
 		var set []string
@@ -342,7 +342,7 @@ func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m
 
 // writeTable writes a plain-text summary for a terminal: one line per
 // engine and key, then the measured-versus-predicted table.
-func writeTable(w io.Writer, run *Result) error {
+func writeTable(w io.Writer, run *runResult) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ENGINE\tKEY\tINDEX\tB/ROW\t×BIGINT\tLEAF FILL\tFRAG\tINSERTS/S\tWAL/ROW\tTAIL WAL/ROW\tTAIL FPI")
 	for _, e := range run.Engines {

@@ -15,9 +15,9 @@ const schemaVersion = 1
 // file from a suite run's.
 const experimentName = "btree"
 
-// Result is one B-tree experiment: every key kind loaded into every engine.
+// runResult is one B-tree experiment: every key kind loaded into every engine.
 // The file results/<date>-<host>-<sha>-btree.json holds one.
-type Result struct {
+type runResult struct {
 	result.Header
 	Config  config         `json:"config"`
 	Engines []engineResult `json:"engines"`
@@ -35,9 +35,9 @@ type config struct {
 	SequenceStart int64     `json:"sequence_start"`
 }
 
-// EngineInfo says what was measured: the engine, its version, the Go
+// engineInfo says what was measured: the engine, its version, the Go
 // driver, which B-tree holds the key, and the settings that shape it.
-type EngineInfo struct {
+type engineInfo struct {
 	Engine   string            `json:"engine"`  // "sqlite", "sqlite-clustered", "postgresql"
 	Version  string            `json:"version"` // the engine's own version string
 	Driver   string            `json:"driver"`  // Go module and version
@@ -49,7 +49,7 @@ type EngineInfo struct {
 // engineResult is one engine's measurements, one per key kind in load
 // order. Error is set when the engine stopped part way.
 type engineResult struct {
-	EngineInfo
+	engineInfo
 	Keys  []keyResult `json:"keys"`
 	Error string      `json:"error,omitempty"`
 }
@@ -195,7 +195,7 @@ func documented(k keyKind, uuidv4, ordered16, bigint float64) float64 {
 	switch k {
 	case uuidV4:
 		return uuidv4
-	case uuidV7, ULID:
+	case uuidV7, ulidKey:
 		return ordered16
 	}
 	return bigint
@@ -207,7 +207,7 @@ func documented(k keyKind, uuidv4, ordered16, bigint float64) float64 {
 // quoted (ULID, the sequence stands for the bigint).
 func publishedPG1M(k keyKind) float64 {
 	switch k {
-	case sequence, Snowlab:
+	case sequence, snowlabKey:
 		return 21
 	case uuidV7:
 		return 30

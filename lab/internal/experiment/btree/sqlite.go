@@ -84,7 +84,7 @@ func (e *sqliteEngine) name() string {
 	return engineSQLite
 }
 
-func (e *sqliteEngine) Info() EngineInfo {
+func (e *sqliteEngine) Info() engineInfo {
 	layout := "rowid table + UNIQUE index on the key (entries: key, rowid); the index is measured"
 	if e.o.Clustered {
 		layout = "WITHOUT ROWID table keyed by the key (entries: key, payload); the table's B-tree is measured"
@@ -94,7 +94,7 @@ func (e *sqliteEngine) Info() EngineInfo {
 	for k, v := range e.settings {
 		settings[k] = v
 	}
-	return EngineInfo{Engine: e.name(), Version: "SQLite " + e.version, Driver: moduleVersion(sqliteModule),
+	return engineInfo{Engine: e.name(), Version: "SQLite " + e.version, Driver: moduleVersion(sqliteModule),
 		Layout: layout, PageSize: ps, Settings: settings}
 }
 

@@ -12,8 +12,8 @@ func (s *keySet) len() int {
 }
 
 // readResult reads a B-tree result file, refusing one of another schema.
-func readResult(path string) (*Result, error) {
-	var run Result
+func readResult(path string) (*runResult, error) {
+	var run runResult
 	if err := resultdir.ReadExperiment(path, experimentName, schemaVersion, &run); err != nil {
 		return nil, err
 	}

@@ -19,8 +19,8 @@ var browserHost = result.Host{Hostname: "test-host", CPU: "test cpu", PhysicalCo
 
 // browserRun is a fault-lab result with a scenario that held, one that
 // broke its bound, a skipped one and a fleet start: every table it has.
-func browserRun() *Result {
-	return &Result{Header: result.Header{Schema: schemaVersion, Experiment: experimentName,
+func browserRun() *runResult {
+	return &runResult{Header: result.Header{Schema: schemaVersion, Experiment: experimentName,
 		Started: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), Command: []string{"loadgen", "faults"}, Commit: "abc1234", Host: browserHost},
 		Config: config{TTL: defaultTTL, Window: defaultWindow, Set: "short"},
 		Scenarios: []scenarioResult{

@@ -19,14 +19,14 @@ import (
 // writeFiles writes run into dir as the lab's other experiments are
 // written, under the stem <date>-<host>-<sha>-faults: <stem>.json,
 // <stem>.md and <stem>.html. It returns the paths written.
-func writeFiles(dir string, run *Result) ([]string, error) {
+func writeFiles(dir string, run *runResult) ([]string, error) {
 	cp := *run
 	cp.Command = resultdir.RedactArgs(run.Command)
 	return document(&cp).WriteFiles(dir, &cp.Header, &cp)
 }
 
 // document lays run's report out, one function per section.
-func document(run *Result) *report.Document {
+func document(run *runResult) *report.Document {
 	d := &report.Document{}
 	writeSetup(d, run)
 	writeVerdict(d, run)
@@ -41,7 +41,7 @@ func document(run *Result) *report.Document {
 
 // writeSetup is the title, the run's date, commit and command, and the
 // rig it built.
-func writeSetup(d *report.Document, run *Result) {
+func writeSetup(d *report.Document, run *runResult) {
 	title := "snowlab fault lab"
 	if !run.Started.IsZero() {
 		title += " " + run.Started.UTC().Format("2006-01-02")
@@ -66,7 +66,7 @@ func writeSetup(d *report.Document, run *Result) {
 
 // writeVerdict is the count of scenarios, IDs, duplicates and failures,
 // and the failures.
-func writeVerdict(d *report.Document, run *Result) {
+func writeVerdict(d *report.Document, run *runResult) {
 	ran, skipped := 0, 0
 	ids, dups, order := 0, 0, 0
 	for _, s := range run.Scenarios {
@@ -87,7 +87,7 @@ func writeVerdict(d *report.Document, run *Result) {
 
 // writeScenarios is each scenario's calls: served, refused, IDs checked
 // and the failovers.
-func writeScenarios(d *report.Document, run *Result) {
+func writeScenarios(d *report.Document, run *runResult) {
 	var rows [][]string
 	for _, s := range run.Scenarios {
 		if s.Skipped != "" {
@@ -112,7 +112,7 @@ func writeScenarios(d *report.Document, run *Result) {
 }
 
 // writeReplicas is how long each replica was down against its bound.
-func writeReplicas(d *report.Document, run *Result) {
+func writeReplicas(d *report.Document, run *runResult) {
 	var rows [][]string
 	for _, s := range run.Scenarios {
 		for _, r := range s.Replicas {
@@ -136,7 +136,7 @@ func writeReplicas(d *report.Document, run *Result) {
 
 // writeChecks is each scenario's claims and whether they held, when any
 // scenario checked one.
-func writeChecks(d *report.Document, run *Result) {
+func writeChecks(d *report.Document, run *runResult) {
 	var rows [][]string
 	for _, s := range run.Scenarios {
 		for _, c := range s.Checks {
@@ -154,7 +154,7 @@ func writeChecks(d *report.Document, run *Result) {
 
 // writeFleetStarts is the fleet-start scenarios: how fast every holder
 // held a node id, and none shared or lost.
-func writeFleetStarts(d *report.Document, run *Result) {
+func writeFleetStarts(d *report.Document, run *runResult) {
 	var rows [][]string
 	for _, s := range run.Scenarios {
 		h := s.Holders
@@ -177,7 +177,7 @@ func writeFleetStarts(d *report.Document, run *Result) {
 
 // writeTimelines is a section per scenario run: what the rig did, what
 // it observed, and how long it took.
-func writeTimelines(d *report.Document, run *Result) {
+func writeTimelines(d *report.Document, run *runResult) {
 	d.Section(2, "Timelines").Text("What the rig did in each scenario, from the start of the clients' calls, and what it observed.")
 	for _, s := range run.Scenarios {
 		if s.Skipped != "" {
@@ -217,7 +217,7 @@ func timeline(s scenarioResult) []string {
 
 // writeTable writes run's scenarios as a terminal table, the fleet
 // starts and the skipped scenarios on lines of their own below it.
-func writeTable(w io.Writer, run *Result) error {
+func writeTable(w io.Writer, run *runResult) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCENARIO\tCALLS\tIDS\tDUP\tORDER\tPORCUPINE\tREFUSED\tFAILOVER MAX\tLONGEST DOWN (BOUND)\tCHECKS\tTOOK")
 	var below []string

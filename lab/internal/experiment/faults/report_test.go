@@ -16,7 +16,7 @@ import (
 
 // sampleRun is a run with a scenario that held, one that broke a bound
 // and a check and received a duplicate, a skipped one and a fleet start.
-func sampleRun() *Result {
+func sampleRun() *runResult {
 	good := scenarioResult{Name: "leader-killed", Title: "the leader killed", Duration: 20 * time.Second,
 		Fault:    []string{"  1.5 s: SIGKILL etcd m1, the leader"},
 		Calls:    callStats{Calls: 100, Served: 100, Attempts: map[string]int{"ok": 100, "unavailable": 3}, IDs: 5000, Failovers: 3, FailoverMax: 2 * time.Millisecond},
@@ -29,7 +29,7 @@ func sampleRun() *Result {
 	skipped := scenarioResult{Name: "clock-steps", Skipped: "needs a fault-injection build"}
 	fleet := scenarioResult{Name: "holders-1024", Holders: &holdersReport{Holders: 1024, Members: 3, Acquired: 1024, AllHeld: 9 * time.Second, Conflicts: 10525, Distinct: 1024},
 		Checks: []check{{What: "no node id held by two", Measured: "0 shared", OK: true}}}
-	run := &Result{Header: result.Header{Schema: schemaVersion, Experiment: experimentName, Started: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC),
+	run := &runResult{Header: result.Header{Schema: schemaVersion, Experiment: experimentName, Started: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC),
 		Command: []string{"loadgen", "faults"}, Commit: "abc1234", Host: result.Host{Hostname: "vm"}},
 		Config: config{TTL: defaultTTL, Window: defaultWindow, Set: "full"}, Scenarios: []scenarioResult{good, bad, skipped, fleet}}
 	for _, s := range run.Scenarios {
@@ -76,7 +76,7 @@ func TestWriteFiles(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(html), "<h2>Replicas</h2>")
 	assert.NotContains(t, string(html), "<script")
-	var back Result
+	var back runResult
 	require.NoError(t, resultdir.ReadExperiment(paths[0], experimentName, schemaVersion, &back))
 	assert.Equal(t, run.Scenarios[1].Calls.Duplicates, back.Scenarios[1].Calls.Duplicates)
 	var table strings.Builder

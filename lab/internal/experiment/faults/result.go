@@ -12,8 +12,8 @@ const experimentName = "faults"
 // schemaVersion is the version of Result's JSON.
 const schemaVersion = 1
 
-// Result is one run of the fault lab: every scenario run, with its figures.
-type Result struct {
+// runResult is one run of the fault lab: every scenario run, with its figures.
+type runResult struct {
 	result.Header
 	Config    config           `json:"config"`
 	Scenarios []scenarioResult `json:"scenarios"`

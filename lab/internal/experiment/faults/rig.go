@@ -77,7 +77,7 @@ var errOptions = errors.New("faults: bad options")
 // binary, no etcdholders) is recorded as skipped with the reason; one that
 // breaks off is recorded with its error. The error is for options that
 // can never work.
-func execute(ctx context.Context, o options) (*Result, error) {
+func execute(ctx context.Context, o options) (*runResult, error) {
 	scs, err := pick(o)
 	if err != nil {
 		return nil, err
@@ -101,7 +101,7 @@ func execute(ctx context.Context, o options) (*Result, error) {
 		defer os.RemoveAll(dir)
 	}
 	x := &executor{o: o, dir: dir, caps: probeSnowidd(o.Snowidd)}
-	run := &Result{Header: resultdir.NewHeader(experimentName, schemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
+	run := &runResult{Header: resultdir.NewHeader(experimentName, schemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
 		Config: config{TTL: defaultTTL, Window: defaultWindow, Refresh: defaultWindow / 3, MaxFloorWait: snowlab.DefaultMaxFloorWait,
 			RewindHold: defaultRewindHold, ElectionTimeout: etcdElection, Clients: o.Clients, AttemptTimeout: defaultAttemptTimeout,
 			Snowidd: o.Snowidd, Etcd: o.Etcd, EtcdVersion: etcdVersion(o.Etcd), Holders: o.Holders, Set: o.Set}}
