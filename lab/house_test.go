@@ -58,7 +58,7 @@ const (
 	// Issue 39: at most 30 packages below lab/internal.
 	maxInternalPackages = 30
 	// Issue 39: at most 330 exported names inside lab/internal.
-	maxInternalExported = 337 // ceiling; the issue's limit is 330
+	maxInternalExported = 331 // ceiling; the issue's limit is 330
 	// Issue 39: no public lab declaration names an internal type.
 	maxPublicNamingInternal = 0
 	// No limit in the issue: held where it is.

@@ -15,6 +15,7 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/experiment/contention"
 	"github.com/snowlab/snowlab/lab/internal/experiment/faults"
 	"github.com/snowlab/snowlab/lab/internal/experiment/peerfaults"
+	"github.com/snowlab/snowlab/lab/internal/experiment/service"
 	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/internal/vcs"
 )
@@ -25,7 +26,7 @@ var experiments = map[string]func() experiment.Experiment{
 	"btree":        btree.New,
 	"alternatives": alternatives.New,
 	"faults":       faults.New,
-	"service":      func() experiment.Experiment { return &serviceCmd{} },
+	"service":      service.New,
 	"contention":   contention.New,
 	"gates":        func() experiment.Experiment { return &gatesCmd{} },
 	"peerfaults":   peerfaults.New,
@@ -51,7 +52,12 @@ func runExperiment(x experiment.Experiment, args, command []string, stdout, stde
 		fmt.Fprintf(stderr, "%s: unexpected argument %q\n", name, fs.Arg(0))
 		return exitUsage
 	}
-	env := experiment.Env{Command: command, Quiet: *quiet, Stdout: stdout, Stderr: stderr}
+	env := experiment.Env{Command: command, Quiet: *quiet, Stdout: stdout, Stderr: stderr,
+		BindCPUs: func(spec string) (func(), error) { return bindCPUs(spec, 0) },
+		Bar: func() (func(i, n int, what string), func()) {
+			bar := newProgress(stderr, *quiet, 0)
+			return bar.step, bar.finish
+		}}
 	env.Commit, env.Dirty = vcs.Commit()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
