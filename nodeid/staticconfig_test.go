@@ -187,7 +187,7 @@ func TestStaticConfigFence(t *testing.T) {
 	epoch := snowlab.DefaultLayout.Epoch
 	tenMs := snowlab.Layout{TimeBits: 39, NodeBits: 10, SeqBits: 14, Unit: 10 * time.Millisecond, Epoch: epoch}
 	oneSecond := snowlab.Layout{TimeBits: 31, NodeBits: 10, SeqBits: 22, Unit: time.Second, Epoch: epoch}
-	oneHour := snowlab.Layout{TimeBits: 17, NodeBits: 10, SeqBits: 36, Unit: time.Hour, Epoch: epoch}
+	oneHour := snowlab.Layout{TimeBits: 20, NodeBits: 13, SeqBits: 30, Unit: time.Hour, Epoch: epoch}
 	at := func(d time.Duration) clocksrc.Clock { return clocksrc.FixedMillis(epoch.Add(d).UnixMilli()) }
 	for _, tc := range []struct {
 		name      string

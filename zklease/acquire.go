@@ -1,9 +1,11 @@
 package zklease
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"strconv"
 
@@ -27,24 +29,35 @@ func (s *Store) Acquire(ctx context.Context, layout snowlab.Layout, count, maxNo
 	if err := checkCount(count, maxNode); err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("zklease: acquire: %w", err)
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("zklease: acquire: %w", err)
+		}
+		conn, session, err := s.session(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c, err := s.acquire(ctx, conn, session, layout, count, maxNode)
+		if !errors.Is(err, zk.ErrSessionExpired) {
+			return c, err
+		}
+		// The session ended meanwhile, and every claim znode made in it
+		// with it: again, in the client's next session.
 	}
-	conn, session, err := s.session(ctx)
-	if err != nil {
-		return nil, err
-	}
+}
+
+// acquire is Acquire in one session.
+func (s *Store) acquire(ctx context.Context, conn *zk.Conn, session int64, layout snowlab.Layout, count, maxNode int) (nodeid.Claim, error) {
 	for _, p := range []string{s.root + "/claims", s.root + "/reserved"} {
-		if err := ensurePath(ctx, conn, p); err != nil {
+		if err := s.ensurePath(ctx, conn, session, p); err != nil {
 			return nil, err
 		}
 	}
-	if err := s.pinLayout(ctx, conn, layout); err != nil {
+	if err := s.pinLayout(ctx, conn, session, layout); err != nil {
 		return nil, err
 	}
-	holder := []byte(fmt.Sprintf("session=%x pid=%d host=%s", session, os.Getpid(), hostname()))
 	for conflicts := 0; ; conflicts++ {
-		held, err := s.held(ctx, conn)
+		held, err := s.held(ctx, conn, session)
 		if err != nil {
 			return nil, err
 		}
@@ -52,11 +65,11 @@ func (s *Store) Acquire(ctx context.Context, layout snowlab.Layout, count, maxNo
 		if first < 0 {
 			return nil, fmt.Errorf("%w: zklease: no %d consecutive free node ids among 0..%d under %s", nodeid.ErrNoFreeNode, count, maxNode, s.root)
 		}
-		c, err := s.try(ctx, conn, session, holder, first, count)
-		if err == nil {
+		c, err := s.try(ctx, conn, session, first, count)
+		switch {
+		case err == nil && c != nil:
 			return c, nil
-		}
-		if !conflict(err) {
+		case err != nil && !conflict(err):
 			return nil, err
 		}
 	}
@@ -65,20 +78,20 @@ func (s *Store) Acquire(ctx context.Context, layout snowlab.Layout, count, maxNo
 // pinLayout records layout in ROOT/layout when no layout is recorded
 // there (a create, which fails when the znode exists), and compares it
 // with the record (nodeid's Store contract).
-func (s *Store) pinLayout(ctx context.Context, conn *zk.Conn, layout snowlab.Layout) error {
+func (s *Store) pinLayout(ctx context.Context, conn *zk.Conn, session int64, layout snowlab.Layout) error {
 	text, err := layout.MarshalText()
 	if err != nil {
 		return err
 	}
 	p := s.root + "/layout"
-	_, err = call(ctx, func() (string, error) { return conn.Create(p, text, zk.FlagPersistent, zk.WorldACL(zk.PermAll)) })
+	_, err = retry(ctx, s, conn, session, func() (string, error) { return conn.Create(p, text, zk.FlagPersistent, zk.WorldACL(zk.PermAll)) })
 	switch {
 	case err == nil:
 		return nil
 	case !errors.Is(err, zk.ErrNodeExists):
 		return fmt.Errorf("zklease: record the layout in %s: %w", p, err)
 	}
-	data, _, err := call2(ctx, func() ([]byte, *zk.Stat, error) { return conn.Get(p) })
+	data, _, err := retry2(ctx, s, conn, session, func() ([]byte, *zk.Stat, error) { return conn.Get(p) })
 	if err != nil {
 		return fmt.Errorf("zklease: read %s: %w", p, err)
 	}
@@ -87,8 +100,8 @@ func (s *Store) pinLayout(ctx context.Context, conn *zk.Conn, layout snowlab.Lay
 
 // held lists the node ids whose claim znode exists: a hint, the multi-op
 // decides.
-func (s *Store) held(ctx context.Context, conn *zk.Conn) (map[int]bool, error) {
-	names, err := call(ctx, func() ([]string, error) {
+func (s *Store) held(ctx context.Context, conn *zk.Conn, session int64) (map[int]bool, error) {
+	names, err := retry(ctx, s, conn, session, func() ([]string, error) {
 		names, _, err := conn.Children(s.root + "/claims")
 		return names, err
 	})
@@ -110,13 +123,15 @@ func conflict(err error) bool {
 	return errors.Is(err, zk.ErrNodeExists) || errors.Is(err, zk.ErrBadVersion) || errors.Is(err, zk.ErrNoNode)
 }
 
-// try claims first..first+count-1 in one multi-op.
-func (s *Store) try(ctx context.Context, conn *zk.Conn, session int64, holder []byte, first, count int) (*claim, error) {
+// try claims first..first+count-1 in one multi-op. It returns no claim
+// and no error when the multi-op did not happen for a dropped connection:
+// the caller tries again.
+func (s *Store) try(ctx context.Context, conn *zk.Conn, session int64, first, count int) (*claim, error) {
 	recs := make([]record, count)
 	versions := make([]int32, count) // -1: no reservation znode yet
 	for i := range count {
 		p := s.reservedPath(first + i)
-		data, stat, err := call2(ctx, func() ([]byte, *zk.Stat, error) { return conn.Get(p) })
+		data, stat, err := retry2(ctx, s, conn, session, func() ([]byte, *zk.Stat, error) { return conn.Get(p) })
 		switch {
 		case errors.Is(err, zk.ErrNoNode):
 			versions[i] = -1
@@ -134,6 +149,10 @@ func (s *Store) try(ctx context.Context, conn *zk.Conn, session int64, holder []
 		c.token = max(c.token, r.Generation+1)
 		c.floor = max(c.floor, r.Until)
 	}
+	// The claim znodes' data names this try alone, so that the store can
+	// tell the znodes of a multi-op whose answer it lost from any other's
+	// (another Acquire of this store's, in the same session, among them).
+	holder := fmt.Appendf(nil, "session=%x pid=%d host=%s claim=%016x", session, os.Getpid(), hostname(), rand.Uint64())
 	ops := make([]any, 0, 2*count)
 	for i := range count {
 		ops = append(ops, &zk.CreateRequest{Path: s.claimPath(first + i), Data: holder, Acl: zk.WorldACL(zk.PermAll), Flags: zk.FlagEphemeral})
@@ -149,14 +168,36 @@ func (s *Store) try(ctx context.Context, conn *zk.Conn, session int64, holder []
 	// abandoned call deletes them again.
 	resp, err := call(ctx, func() ([]zk.MultiResponse, error) { return conn.Multi(ops...) },
 		func(_ []zk.MultiResponse, err error) {
-			if err == nil {
-				s.unclaim(conn, first, count)
+			if err == nil || retryable(err) {
+				s.abandon(conn, holder, first, count)
 			}
 		})
-	if err != nil {
+	switch {
+	case err == nil && conn.SessionID() != session:
+		// Queued while the client reconnected, it ran in the next
+		// session; c.start would lose the claim at once.
+		go s.abandon(conn, holder, first, count)
+		return nil, nil
+	case err == nil:
+		c.versions = newVersions(resp, versions)
+	case retryable(err) && ctx.Err() == nil:
+		// The connection went with the multi-op in flight: it happened
+		// or not, and the claim znodes say which.
+		landed, lerr := s.landed(ctx, conn, session, holder, first, count)
+		switch {
+		case lerr != nil:
+			go s.abandon(conn, holder, first, count)
+			return nil, fmt.Errorf("zklease: claim node ids %d..%d: %w (the connection was lost: %w)", first, first+count-1, lerr, err)
+		case !landed:
+			return nil, nil
+		}
+		if lerr = c.readVersions(ctx); lerr != nil {
+			go s.abandon(conn, holder, first, count)
+			return nil, lerr
+		}
+	default:
 		return nil, fmt.Errorf("zklease: claim node ids %d..%d: %w", first, first+count-1, err)
 	}
-	c.versions = newVersions(resp, versions)
 	c.start()
 	return c, nil
 }
@@ -173,12 +214,69 @@ func newVersions(resp []zk.MultiResponse, old []int32) []int32 {
 	return v
 }
 
-// unclaim deletes the claim znodes of a claim its caller gave up on. The
-// reservations keep the generation it wrote: a token skipped is harmless.
-func (s *Store) unclaim(conn *zk.Conn, first, count int) {
-	ops := make([]any, count)
-	for i := range ops {
-		ops[i] = &zk.DeleteRequest{Path: s.claimPath(first + i), Version: -1}
+// landed reads whether the claim multi-op of try that wrote holder in
+// the claim znodes of first..first+count-1 happened: every claim znode
+// holds holder in session. One that does not when others do was deleted
+// since (by hand): the others are deleted and it did not.
+func (s *Store) landed(ctx context.Context, conn *zk.Conn, session int64, holder []byte, first, count int) (bool, error) {
+	mine := 0
+	for i := range count {
+		p := s.claimPath(first + i)
+		data, stat, err := retry2(ctx, s, conn, session, func() ([]byte, *zk.Stat, error) { return conn.Get(p) })
+		switch {
+		case errors.Is(err, zk.ErrNoNode):
+		case err != nil:
+			return false, fmt.Errorf("zklease: read %s: %w", p, err)
+		case bytes.Equal(data, holder) && stat.EphemeralOwner == session:
+			mine++
+		}
 	}
-	_, _ = conn.Multi(ops...)
+	if mine > 0 && mine < count {
+		s.abandon(conn, holder, first, count)
+	}
+	return mine == count, nil
+}
+
+// readVersions takes the versions of the reservation znodes that the
+// claim's own multi-op wrote, whose answer was lost: each must hold the
+// claim's generation (its claim znodes, which the caller read, keep
+// everyone else from writing one).
+func (c *claim) readVersions(ctx context.Context) error {
+	for i := range c.count {
+		p := c.s.reservedPath(c.first + i)
+		data, stat, err := retry2(ctx, c.s, c.conn, c.session, func() ([]byte, *zk.Stat, error) { return c.conn.Get(p) })
+		if err != nil {
+			return fmt.Errorf("zklease: read %s: %w", p, err)
+		}
+		r, err := parseRecord(c.first+i, p, data)
+		if err != nil {
+			return err
+		}
+		if r.Generation != c.token {
+			return fmt.Errorf("zklease: %s holds generation %d after this claim's multi-op wrote %d beside its claim znodes", p, r.Generation, c.token)
+		}
+		c.versions[i] = stat.Version
+	}
+	return nil
+}
+
+// abandon deletes the claim znodes of first..first+count-1 that hold
+// holder: a claim multi-op of try that its caller gave up on may have
+// made them (no other writes holder), and they would keep the ids from
+// everyone for its session's life. It waits for the client to reconnect
+// while the client's session lives, at most twice its timeout (by then a
+// session the client could not reach has ended on the server, and its
+// znodes with it).
+func (s *Store) abandon(conn *zk.Conn, holder []byte, first, count int) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*s.timeout)
+	defer cancel()
+	session := conn.SessionID()
+	for i := range count {
+		p := s.claimPath(first + i)
+		data, stat, err := retry2(ctx, s, conn, session, func() ([]byte, *zk.Stat, error) { return conn.Get(p) })
+		if err != nil || !bytes.Equal(data, holder) {
+			continue
+		}
+		_, _ = retry(ctx, s, conn, session, func() (struct{}, error) { return struct{}{}, conn.Delete(p, stat.Version) })
+	}
 }

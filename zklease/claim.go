@@ -153,12 +153,16 @@ func (c *claim) release(ctx context.Context, until int64) error {
 // reports held false when a condition failed and a fresh read confirms
 // the claim is gone. When the read shows it is still held (a write of
 // ours landed but its answer was lost, so a version moved), it takes the
-// new versions and tries again, three times at most.
+// new versions and tries again, three times at most. A write that fails
+// with the connection's error (retryable) is made again once the client
+// is back in the claim's session, for as long as ctx lasts: the session
+// lives on, and the claim with it.
 func (c *claim) guarded(ctx context.Context, v int64, del bool) (bool, error) {
-	if c.conn.SessionID() != c.session {
-		return false, nil
-	}
-	for range 3 {
+	dropped := false // a write's answer was lost: it may have happened
+	for conflicts := 0; conflicts < 3; {
+		if c.conn.SessionID() != c.session {
+			return false, nil
+		}
 		ops := make([]any, 0, 2*c.count)
 		for i := range c.count {
 			ops = append(ops, &zk.CheckVersionRequest{Path: c.s.claimPath(c.first + i), Version: -1})
@@ -174,8 +178,26 @@ func (c *claim) guarded(ctx context.Context, v int64, del bool) (bool, error) {
 			return true, nil
 		case errors.Is(err, zk.ErrSessionExpired):
 			return false, nil
+		case retryable(err) && ctx.Err() == nil:
+			dropped = true
+			switch err := c.s.reconnected(ctx, c.conn, c.session, err); {
+			case errors.Is(err, zk.ErrSessionExpired):
+				return false, nil
+			case err != nil:
+				return false, c.writeErr(v, err)
+			}
+			continue
 		case !conflict(err):
-			return false, fmt.Errorf("zklease: write the reservation of node ids %d..%d (%v): %w", c.first, c.first+c.count-1, time.Unix(0, v).UTC(), err)
+			return false, c.writeErr(v, err)
+		}
+		conflicts++
+		if del && dropped {
+			// A release whose answer was lost and that happened: its
+			// claim znodes are gone, so the read below would take it
+			// for a loss.
+			if done, err := c.releaseLanded(ctx, v); err != nil || done {
+				return done, err
+			}
 		}
 		held, err := c.stillHeld(ctx)
 		if err != nil || !held {
@@ -183,6 +205,46 @@ func (c *claim) guarded(ctx context.Context, v int64, del bool) (bool, error) {
 		}
 	}
 	return false, fmt.Errorf("zklease: write the reservation of node ids %d..%d: its versions keep moving", c.first, c.first+c.count-1)
+}
+
+func (c *claim) writeErr(v int64, err error) error {
+	return fmt.Errorf("zklease: write the reservation of node ids %d..%d (%v): %w", c.first, c.first+c.count-1, time.Unix(0, v).UTC(), err)
+}
+
+// releaseLanded reads whether a release of v by this claim happened: every
+// claim znode is gone, and every reservation znode holds v and the
+// claim's generation at one version past the one the release was
+// conditional on. No other holder writes the claim's generation, and
+// the claim's own writes are serialised.
+func (c *claim) releaseLanded(ctx context.Context, v int64) (bool, error) {
+	for i := range c.count {
+		p := c.s.claimPath(c.first + i)
+		ok, _, err := retry2(ctx, c.s, c.conn, c.session, func() (bool, *zk.Stat, error) { return c.conn.Exists(p) })
+		switch {
+		case errors.Is(err, zk.ErrSessionExpired):
+			return false, nil
+		case err != nil:
+			return false, fmt.Errorf("zklease: read %s: %w", p, err)
+		case ok:
+			return false, nil
+		}
+		p = c.s.reservedPath(c.first + i)
+		data, stat, err := retry2(ctx, c.s, c.conn, c.session, func() ([]byte, *zk.Stat, error) { return c.conn.Get(p) })
+		switch {
+		case errors.Is(err, zk.ErrSessionExpired):
+			return false, nil
+		case err != nil:
+			return false, fmt.Errorf("zklease: read %s: %w", p, err)
+		}
+		r, err := parseRecord(c.first+i, p, data)
+		if err != nil {
+			return false, err
+		}
+		if r != (record{Until: v, Generation: c.token}) || stat.Version != c.versions[i]+1 {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // takeVersions records the reservation znodes' versions from a
@@ -205,16 +267,22 @@ func (c *claim) takeVersions(resp []zk.MultiResponse, del bool) {
 func (c *claim) stillHeld(ctx context.Context) (bool, error) {
 	for i := range c.count {
 		p := c.s.claimPath(c.first + i)
-		ok, stat, err := call2(ctx, func() (bool, *zk.Stat, error) { return c.conn.Exists(p) })
-		if err != nil {
+		ok, stat, err := retry2(ctx, c.s, c.conn, c.session, func() (bool, *zk.Stat, error) { return c.conn.Exists(p) })
+		switch {
+		case errors.Is(err, zk.ErrSessionExpired):
+			return false, nil
+		case err != nil:
 			return false, fmt.Errorf("zklease: read %s: %w", p, err)
 		}
 		if !ok || stat.EphemeralOwner != c.session {
 			return false, nil
 		}
 		p = c.s.reservedPath(c.first + i)
-		data, stat, err := call2(ctx, func() ([]byte, *zk.Stat, error) { return c.conn.Get(p) })
-		if err != nil {
+		data, stat, err := retry2(ctx, c.s, c.conn, c.session, func() ([]byte, *zk.Stat, error) { return c.conn.Get(p) })
+		switch {
+		case errors.Is(err, zk.ErrSessionExpired):
+			return false, nil
+		case err != nil:
 			return false, fmt.Errorf("zklease: read %s: %w", p, err)
 		}
 		r, err := parseRecord(c.first+i, p, data)

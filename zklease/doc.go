@@ -19,7 +19,7 @@
 //
 //   - ROOT/claims/N: EPHEMERAL, present while N is held, owned by the
 //     holder's session (its data names the session, pid and host for
-//     people). ZooKeeper deletes it the moment the session ends: closed,
+//     people, and the claim's multi-op by a random mark). ZooKeeper deletes it the moment the session ends: closed,
 //     or expired because the holder was silent for the session timeout.
 //   - ROOT/reserved/N: PERSISTENT, {"reservedUntil": R, "generation": G}:
 //     the reserved-until of N in Unix nanoseconds and the token of its
@@ -71,12 +71,20 @@
 //
 // Lost closes on evidence: the session expired (the client says so when
 // it reconnects) or was replaced, a watch sees a claim znode deleted or
-// owned by another session, or a guarded write failed as above. A holder
-// cut off from ZooKeeper does not know yet: its writes fail with the
-// connection's error, not ErrLost, and its generators mint only up to the
-// last reservation stored (at most nodeid.Options.Window ahead). None of
-// this is what keeps IDs unique: a successor starts after R whatever the
-// old holder knows.
+// owned by another session, or a guarded write failed as above. A
+// dropped connection is no loss: the client reconnects in the same
+// session while the server keeps it (the session timeout), and the store
+// makes a call the connection took with it again once it has, for as
+// long as the call's context lasts; for a write whose answer was lost it
+// reads first whether it happened (a claim's znodes hold a mark of their
+// multi-op's own; a release left its claim znodes gone and its record
+// one version on). TestConnectionDropped drops the connection under each
+// call. A holder cut off from ZooKeeper does not know yet: its writes
+// fail when their context ends, with the connection's error, not
+// ErrLost, and its generators mint only up to the last reservation
+// stored (at most nodeid.Options.Window ahead). None of this is what
+// keeps IDs unique: a successor starts after R whatever the old holder
+// knows.
 //
 // ZooKeeper answers a write only once a quorum has logged it (fsynced
 // unless forceSync=no), so R survives the loss of a minority of servers.

@@ -74,7 +74,7 @@ func TestOneServer(t *testing.T) {
 		}
 		t.Cleanup(conn.Close)
 		root := newRoot(t)
-		if err := ensurePath(ctx(t), conn, root); err != nil {
+		if err := (&Store{}).ensurePath(ctx(t), conn, conn.SessionID(), root); err != nil {
 			t.Fatal(err)
 		}
 		create := func(p string) error {

@@ -36,6 +36,15 @@ type ReplicaConfig struct {
 // readyTimeout bounds the wait for a replica to start and to drain.
 const readyTimeout = 15 * time.Second
 
+// grace is the replica's -grace: how long its drain waits for the calls
+// and connections still open when it is stopped. The drain ends as soon
+// as none is left, so the grace is only the bound on a stuck one: 10 s,
+// below readyTimeout, which no loaded machine spends on a drain without
+// one. At 2 s, a client's idle HTTP/2 connection left open (Go's server
+// gives it 1 s to go after its GOAWAY) took a test's replica past it
+// under load: "calls still in flight after the grace period", exit 1.
+const grace = 10 * time.Second
+
 // Replica is a snowidd process this package started.
 type Replica struct {
 	// URL is its base, http://127.0.0.1:PORT.
@@ -80,7 +89,7 @@ func StartReplica(bin string, c ReplicaConfig) (*Replica, error) {
 	addr := l.Addr().String()
 	_ = l.Close()
 	r := &Replica{URL: "http://" + addr, done: make(chan struct{}), output: new(syncBuffer)}
-	r.cmd = exec.Command(bin, "-listen", addr, "-lease", "static:"+strconv.Itoa(ReplicaNode), "-shards", strconv.Itoa(max(c.Shards, 1)), "-grace", "2s")
+	r.cmd = exec.Command(bin, "-listen", addr, "-lease", "static:"+strconv.Itoa(ReplicaNode), "-shards", strconv.Itoa(max(c.Shards, 1)), "-grace", grace.String())
 	r.cmd.Env = os.Environ()
 	if c.Procs > 0 {
 		r.cmd.Env = append(r.cmd.Env, "GOMAXPROCS="+strconv.Itoa(c.Procs))

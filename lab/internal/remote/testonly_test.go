@@ -4,7 +4,3 @@ package remote
 
 // URL is the replica's base URL.
 func (c *Client) URL() string { return c.r.base }
-
-// CloseIdleConnections closes the client's idle connections, so that the
-// next call dials afresh.
-func (c *Client) CloseIdleConnections() { c.r.hc.CloseIdleConnections() }

@@ -6,9 +6,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/lab/internal/remote"
-	"github.com/snowlab/snowlab/lab/subject"
 	"github.com/snowlab/snowlab/snowidd/client"
 )
 
@@ -21,40 +19,44 @@ const noReplica = "no snowidd replica to call (loadgen alternatives -snowidd-bin
 // the run's clock starts and a replica that does not answer fails here.
 // batch 0 calls NextID per ID; above 0, NextIDs for batch IDs per round
 // trip, handed out locally, and when maxAge is above 0 dropped once asked
-// for longer ago than that.
+// for longer ago than that. Closing the source closes its connection:
+// left open, it is one more for the replica to drain when it stops, and
+// Go's HTTP/2 server gives a client that keeps an idle connection 1 s to
+// go after its GOAWAY, which took the drain of a test's replica (1 s on
+// an idle machine) past its 2 s grace under load ("calls still in flight
+// after the grace period").
 func newSnowiddSource(base string, batch int, maxAge time.Duration) (source, error) {
 	if base == "" {
 		return nil, fmt.Errorf("%w: %s", errOptions, noReplica)
 	}
-	sub, err := remote.Subject(base, client.GRPC, 0, snowlab.Layout{})
+	c, err := remote.NewClient(base, client.GRPC, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%w: snowidd: %w", errOptions, err)
 	}
-	m, err := sub.New()
-	if err != nil {
-		return nil, err
+	closeConn := func(context.Context) error {
+		c.CloseIdleConnections()
+		return nil
 	}
-	if _, err := m.Next(); err != nil {
+	if _, err := c.NextID(context.Background()); err != nil {
+		_ = closeConn(context.Background())
 		return nil, fmt.Errorf("snowidd at %s: %w", base, err)
 	}
-	noClose := func(context.Context) error { return nil }
 	if batch == 0 {
-		return &rowSource{close: noClose, fetch: func(context.Context) (int64, error) {
-			id, err := m.Next()
+		return &rowSource{close: closeConn, fetch: func(ctx context.Context) (int64, error) {
+			id, err := c.NextID(ctx)
 			if err != nil {
 				return 0, err
 			}
 			return signed(id)
 		}}, nil
 	}
-	buf := make([]subject.ID, batch)
-	return &seriesSource{close: noClose, maxAge: maxAge, fetch: func(context.Context) ([]int64, error) {
-		n, err := subject.Fill(m, buf)
+	return &seriesSource{close: closeConn, maxAge: maxAge, fetch: func(ctx context.Context) ([]int64, error) {
+		got, err := c.NextIDs(ctx, batch)
 		if err != nil {
 			return nil, err
 		}
-		ids := make([]int64, n)
-		for i, id := range buf[:n] {
+		ids := make([]int64, len(got))
+		for i, id := range got {
 			if ids[i], err = signed(id); err != nil {
 				return nil, err
 			}
@@ -66,9 +68,9 @@ func newSnowiddSource(base string, batch int, maxAge time.Duration) (source, err
 // signed is a replica's ID as the int64 the experiment records; a
 // snowlab ID's sign bit is 0, so one with it set is a broken answer, not
 // a large ID.
-func signed(id subject.ID) (int64, error) {
-	if id.Hi != 0 || id.Lo > math.MaxInt64 {
-		return 0, fmt.Errorf("snowidd answered %#x:%#x, not a 63-bit snowlab ID", id.Hi, id.Lo)
+func signed(id uint64) (int64, error) {
+	if id > math.MaxInt64 {
+		return 0, fmt.Errorf("snowidd answered %#x, not a 63-bit snowlab ID", id)
 	}
-	return int64(id.Lo), nil
+	return int64(id), nil
 }

@@ -298,7 +298,17 @@ func bwmarrin53(e *env) ([]subjectRow, error) {
 	rows = append(rows, subjectRow{Side: sideSnowlab, Subject: "atomicgen/strict on a dir: lease, " + where,
 		Fault: "restart with the clock 5 ms behind", Injected: injectedClock, Expect: expectNone, Note: note}.with(count(a, b)))
 
-	// snowlab: the rollback inside the running process, 5 ms and 20 ms.
+	inside, err := rewindsInside(e, back)
+	if err != nil {
+		return nil, err
+	}
+	return append(rows, inside...), nil
+}
+
+// rewindsInside is bwmarrin53's rollback inside a running snowlab
+// process, back (within MaxWait) and 20 ms (beyond it).
+func rewindsInside(e *env, back time.Duration) ([]subjectRow, error) {
+	var rows []subjectRow
 	for _, d := range []time.Duration{back, 20 * time.Millisecond} {
 		clk := e.w.clock(0)
 		p, err := bare(1, clk, nil)
