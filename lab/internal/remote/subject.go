@@ -20,15 +20,15 @@ import (
 // Layout is the default) under the strict policy, for the lab's ceiling
 // check to hold, and on one node id (OnNodes says how many otherwise).
 func Subject(base string, p client.Protocol, batch int, layout snowlab.Layout) (subject.Subject, error) {
-	return SubjectTLS(base, p, batch, layout, nil)
+	return subjectTLS(base, p, batch, layout, nil)
 }
 
-// SubjectTLS is Subject for a replica serving TLS at base
+// subjectTLS is Subject for a replica serving TLS at base
 // (https://HOST:PORT), checked and answered with tlsConfig: the CA to
 // trust (RootCAs; nil is the system's) and, for a replica serving mutual
 // TLS, the client's certificate. A nil tlsConfig is Subject's plaintext
 // for an http:// base, the system's roots for an https:// one.
-func SubjectTLS(base string, p client.Protocol, batch int, layout snowlab.Layout, tlsConfig *tls.Config) (subject.Subject, error) {
+func subjectTLS(base string, p client.Protocol, batch int, layout snowlab.Layout, tlsConfig *tls.Config) (subject.Subject, error) {
 	if batch < 0 || batch > client.MaxBatch {
 		return subject.Subject{}, fmt.Errorf("remote: batch %d: want 0 (NextID) or 1 to %d", batch, client.MaxBatch)
 	}

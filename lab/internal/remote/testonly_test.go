@@ -4,3 +4,9 @@ package remote
 
 // URL is the replica's base URL.
 func (c *Client) URL() string { return c.r.base }
+
+// For the tests of package remote_test: what no other package needs.
+var (
+	SubjectTLS = subjectTLS
+	ErrCall    = errCall
+)

@@ -17,9 +17,9 @@ import (
 	"github.com/snowlab/snowlab/snowidd/client"
 )
 
-// ErrCall is wrapped by every error a replica answered with or a call that
+// errCall is wrapped by every error a replica answered with or a call that
 // failed on the wire.
-var ErrCall = errors.New("remote: call failed")
+var errCall = errors.New("remote: call failed")
 
 // CodeOf is the status code the replica answered with in err's chain, as
 // the Connect protocol names it ("unavailable", "invalid_argument"),
@@ -109,9 +109,9 @@ func (r *conn) nextID(ctx context.Context) (uint64, error) {
 	id, err := r.c.NextID(ctx)
 	switch {
 	case err != nil:
-		return 0, fmt.Errorf("%w: NextID: %w", ErrCall, err)
+		return 0, fmt.Errorf("%w: NextID: %w", errCall, err)
 	case id == 0:
-		return 0, fmt.Errorf("%w: NextID answered no id", ErrCall)
+		return 0, fmt.Errorf("%w: NextID answered no id", errCall)
 	}
 	return uint64(id), nil
 }
@@ -121,7 +121,7 @@ func (r *conn) nextID(ctx context.Context) (uint64, error) {
 func (r *conn) nextIDs(ctx context.Context, n int) ([]snowlab.ID, error) {
 	ids, err := r.c.NextIDs(ctx, n)
 	if err != nil {
-		return nil, fmt.Errorf("%w: NextIDs(%d): %w", ErrCall, n, err)
+		return nil, fmt.Errorf("%w: NextIDs(%d): %w", errCall, n, err)
 	}
 	return ids, nil
 }
