@@ -312,8 +312,9 @@ instr-baseline:
 ## gates: how well the regression gates work (loadgen gates,
 ## lab/internal/experiment/gates): false alarms over 30 same-code pairs,
 ## quiet and beside a CPU hog, and detection of planted slowdowns, for the
-## instruction gate, the wall gate, compare and the ratio gate; about two
-## hours on two cores (GATES_FLAGS="-pairs 5 -trials 1" for a taste);
+## instruction gate and loadgen ab (3/5/10/25% at G=1, and a contention
+## plant); about two hours on two cores (GATES_FLAGS="-pairs 5 -trials 1"
+## for a taste);
 ## writes results/local/*-gates.*
 GATES_FLAGS ?=
 # scripts/instr-gate.sh -h installs valgrind where it is missing and builds
@@ -322,9 +323,15 @@ gates:
 	scripts/instr-gate.sh -h >/dev/null
 	$(LOADGEN) gates -target bin/instrpath $(GATES_FLAGS)
 
-## bench-check: the regression gate against results/baseline
+## bench-check: the throughput gate on this commit against AB_BASE (default
+## its parent, as CI runs it: HEAD itself where there is none): loadgen ab,
+## both built from git worktrees and measured interleaved, with its
+## self-check (lab/README.md, "Regression gates"); AB_FLAGS='-rounds 40'.
+AB_BASE ?= HEAD~1
+AB_FLAGS ?=
 bench-check: loadgen
-	$(LOADGEN) check -q
+	@base=$(AB_BASE); git rev-parse -q --verify "$$base^{commit}" >/dev/null || base=HEAD; \
+	$(LOADGEN) ab -q $(AB_FLAGS) "$$base" HEAD
 
 .PHONY: btree pg alternatives
 BTREE_FLAGS ?=

@@ -13,8 +13,11 @@
 //   - lab/result: the result it returns, in the schema loadgen writes,
 //     with the host it ran on, and read back (result.Read); WriteFiles
 //     writes it with its report as loadgen does;
-//   - lab/compare: the comparison of two runs and the gate (compare.Gate)
-//     that fails a run slower than its baseline against the same limit;
+//   - lab/compare: the comparison of two runs (informational: it fails
+//     nothing) and the ratios that hold across hosts (compare.Ratios);
+//   - lab/runner: the small program loadgen ab measures and loadgen
+//     instr counts, a main over your generator: the two regression
+//     gates, base against head;
 //   - lab/cmd/loadgen: the loadgen command, whose main calls the lab's
 //     command line (internal/cli).
 //

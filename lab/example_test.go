@@ -14,10 +14,10 @@ import (
 // Benchmark your own generator: wrap it as a subject with subject.Func
 // (one ID per call, and a batch call if it has one), put the physical
 // limit it is read against beside it, and run the standard workloads. The
-// result is what `loadgen run` writes (lab.WriteFiles); compare.Gate
-// compares two of them on host-normalised ratios, so a CI job can fail a
-// commit that made the generator slower than it was against the same
-// limit. This suite is cut short to run in a test; a zero Burst or
+// result is what `loadgen run` writes (lab.WriteFiles); compare.Ratios
+// reads its host-normalised ratios. To gate a change in CI, put the
+// generator behind lab/runner instead and run loadgen ab on base and
+// head (testdata/owngen). This suite is cut short to run in a test; a zero Burst or
 // Saturate configuration runs the lab's defaults.
 func Example() {
 	// The generator under test: a counter seeded from the clock in

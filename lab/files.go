@@ -10,5 +10,5 @@ import (
 // the charts under <stem>/ and the same report as one self-contained
 // page, <stem>.html. It returns the paths written. A run of your own
 // subjects (Suite.Measure) gets the same report, charts and page as
-// snowlab's, and loadgen gate and loadgen history read its JSON.
+// snowlab's, and loadgen compare and loadgen history read its JSON.
 func WriteFiles(dir string, run *result.Run) ([]string, error) { return report.WriteFiles(dir, run) }

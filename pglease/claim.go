@@ -2,6 +2,7 @@ package pglease
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -52,9 +53,34 @@ func (c *claim) lostErr() error { return c.st.Err() }
 
 // guarded runs a statement guarded by the claim: it reports whether it
 // changed every one of the claim's rows (false: the claim is lost, and
-// Lost is closed, with why).
+// Lost is closed, with why). A statement that meets lock_timeout is run
+// again, within ctx: no claimer locks a held row (lockFree passes over
+// them), so the lock is a write of the claim's own that its caller gave
+// up on and the server has not ended yet (the renewal Release stops in
+// the middle of its statement, a Reserve past its context, a commit slow
+// to flush), or a claimer's that found the hold run out, after which the
+// guard fails. At load average 17 a replica's Release met its own
+// renewal's lock and failed ("canceling statement due to lock timeout"),
+// and its successor waited for the whole reservation (TestFleetPG).
+//
+// The statement keeps lock_timeout and is tried again from here, rather
+// than wait on the server: a statement whose client gave up is ended by
+// lock_timeout, where without it the server would keep it (and the locks
+// it took) waiting for as long as the other session holds its lock. The
+// guard bounds the tries, whatever ctx's deadline (New releases a claim
+// whose first reservation failed on a context without one): an UPDATE
+// waits for a row's lock only when the row as its snapshot has it meets
+// its WHERE, so once the hold has run out by the database's clock (a TTL
+// after the last renewal at most) the statement changes nothing, at
+// once, and the claim is lost (TestHeldRowsLockedForever).
 func (c *claim) guarded(ctx context.Context, stmt, why string, more ...any) (bool, error) {
 	tag, err := c.s.exec(ctx, c.s.sqlf(stmt), c.guardArgs(more...)...)
+	for lockTimedOut(err) {
+		if serr := sleep(ctx, lockTimeout); serr != nil {
+			return false, fmt.Errorf("%w (tried again until %w)", err, serr)
+		}
+		tag, err = c.s.exec(ctx, c.s.sqlf(stmt), c.guardArgs(more...)...)
+	}
 	if err != nil {
 		return false, err
 	}

@@ -115,6 +115,13 @@
 // after a clean hand-over waits only for time really spent, and frees the
 // rows.
 //
+// A write of the holder's that meets a lock on its own rows (claims never
+// lock a held row, so the lock is the holder's own earlier write that the
+// server has not ended yet, such as the renewal Release stops in the
+// middle of its statement) is tried again, within its context, each try
+// under the guard: once the hold has run out the guard matches no row, and
+// the write fails with nodeid.ErrLost instead of waiting any longer.
+//
 // # Durability
 //
 // Every transaction of the store (claims, renewals, Reserve, Release,

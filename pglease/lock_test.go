@@ -234,3 +234,67 @@ func holdOneToThree(t *testing.T, dsn string) *Store {
 	require.NoError(t, first.Release(ctxT(t), 0))
 	return st
 }
+
+// TestHeldRowsLockedBriefly: a claim's writes wait, within their context,
+// for a transaction that holds a lock on the claim's own rows, rather
+// than fail at lock_timeout. No claimer locks a held row (lockFree passes
+// over them), so such a lock is the claim's own write that its caller
+// gave up on and the server has not ended yet: the renewal that Release
+// stops mid-statement, a Reserve past its context, a commit slow to
+// flush. At load average 17, snowidd's TestFleetPG saw a replica's
+// Release on SIGTERM fail with "canceling statement due to lock timeout"
+// (and the successor wait for the whole reservation). Here another
+// session locks the holder's row until the write has met lock_timeout
+// once and tried again (the store's pause hook counts its transactions),
+// and then lets go: the write succeeds.
+func TestHeldRowsLockedBriefly(t *testing.T) {
+	dsn := pgDSN(t)
+	for _, write := range []struct {
+		name string
+		do   func(c nodeid.Claim) error
+	}{
+		{"Reserve", func(c nodeid.Claim) error { return c.Reserve(ctxT(t), time.Now().Add(time.Minute).UnixNano()) }},
+		{"Release", func(c nodeid.Claim) error { return c.Release(ctxT(t), 0) }},
+	} {
+		t.Run(write.name, func(t *testing.T) {
+			st := newStore(t, dsn, freshTable(t, dsn), time.Minute) // no renewal meanwhile
+			c, err := st.Acquire(ctxT(t), snowlab.Layout{}, 1, 0)
+			require.NoError(t, err)
+			locker := stalledTx(t, dsn, st.sqlf(`SELECT * FROM %[1]s WHERE node = 0 FOR UPDATE`))
+			var txs atomic.Int32
+			st.pause = func(ctx context.Context) error {
+				if txs.Add(1) == 2 { // the write met lock_timeout and tries again
+					return locker.Rollback(ctx)
+				}
+				return nil
+			}
+			require.NoError(t, write.do(c), "%s with the holder's row locked by another transaction until the write's second try", write.name)
+			require.GreaterOrEqual(t, txs.Load(), int32(2))
+			select {
+			case <-c.Lost():
+				t.Fatalf("the claim is lost: %v", c.(*claim).Err())
+			default:
+			}
+		})
+	}
+}
+
+// TestHeldRowsLockedForever: a claim's write that meets another
+// session's lock on its rows tries again only while the hold lasts, even
+// without a deadline of its own (New releases a claim whose first
+// reservation failed on a context without one): when a session locks the
+// holder's row and never lets go, the renewal cannot move the hold, and
+// once it has run out by the database's clock the guard matches no row
+// (an UPDATE waits for the lock of a row its WHERE matches only), so
+// Release ends with the claim lost instead of waiting for ever. (With
+// the guard's expires_at condition taken out, this test hangs until go
+// test's -timeout.)
+func TestHeldRowsLockedForever(t *testing.T) {
+	dsn := pgDSN(t)
+	st := newStore(t, dsn, freshTable(t, dsn), MinTTL)
+	c, err := st.Acquire(ctxT(t), snowlab.Layout{}, 1, 0)
+	require.NoError(t, err)
+	stalledTx(t, dsn, st.sqlf(`SELECT * FROM %[1]s WHERE node = 0 FOR UPDATE`)) // until the test ends
+	err = c.Release(context.Background(), 0)
+	require.ErrorIs(t, err, nodeid.ErrLost, "Release with the holder's row locked by another session for good")
+}

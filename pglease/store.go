@@ -142,6 +142,12 @@ const lockTimeout = 50 * time.Millisecond
 // lockNotAvailable is the SQLSTATE of a statement that met lock_timeout.
 const lockNotAvailable = "55P03"
 
+// lockTimedOut reports whether err is a statement's that met lock_timeout.
+func lockTimedOut(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == lockNotAvailable
+}
+
 // begin starts a transaction with txBegin's settings.
 func (s *Store) begin(ctx context.Context) (pgx.Tx, error) {
 	return s.pool.BeginTx(ctx, pgx.TxOptions{BeginQuery: txBegin})

@@ -12,7 +12,7 @@ import (
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-// TestLoadWarning: compare and the gate print each host's load and warn
+// TestLoadWarning: compare prints each host's load and warns
 // when the two differ by the rule of host.LoadDifference, in text and
 // JSON alike; older runs' missing loads are said, never compared.
 func TestLoadWarning(t *testing.T) {
@@ -37,34 +37,24 @@ func TestLoadWarning(t *testing.T) {
 			old, new := clone(t, testRun(6)), clone(t, testRun(6))
 			old.Host.Load, new.Host.Load = tc.old, tc.new
 			c := Runs(old, new)
-			g, err := Gate(old, new, 0)
-			require.NoError(t, err)
 			assert.Equal(t, tc.note, c.LoadNote)
-			assert.Equal(t, tc.note, g.LoadNote)
 
 			var text bytes.Buffer
 			require.NoError(t, c.Write(&text))
-			require.NoError(t, g.Write(&text))
 			for _, l := range tc.lines {
 				assert.Contains(t, text.String(), l)
 			}
 			assert.Equal(t, tc.note != "", strings.Contains(text.String(), "WARNING: the hosts' loads differ"))
 			// Under the host line each belongs to.
 			assert.Contains(t, text.String(), "new: commit abc1234, host ci-1, Test CPU 8-core · GOMAXPROCS 8 · go1.26.8\n     "+tc.new.String()+"\n")
-			assert.Contains(t, text.String(), "base: commit abc1234, host ci-1, Test CPU 8-core · GOMAXPROCS 8 · go1.26.8\n      "+tc.old.String()+"\n")
 
-			for _, write := range []func(*bytes.Buffer) error{
-				func(b *bytes.Buffer) error { return c.WriteJSON(b) },
-				func(b *bytes.Buffer) error { return g.WriteJSON(b) },
-			} {
-				var b bytes.Buffer
-				require.NoError(t, write(&b))
-				var got struct {
-					LoadNote string `json:"load_note"`
-				}
-				require.NoError(t, json.Unmarshal(b.Bytes(), &got))
-				assert.Equal(t, tc.note, got.LoadNote)
+			var b bytes.Buffer
+			require.NoError(t, c.WriteJSON(&b))
+			var got struct {
+				LoadNote string `json:"load_note"`
 			}
+			require.NoError(t, json.Unmarshal(b.Bytes(), &got))
+			assert.Equal(t, tc.note, got.LoadNote)
 		})
 	}
 }

@@ -27,7 +27,7 @@ func (c *gatesCmd) Run(ctx context.Context, env experiment.Env) (*experiment.Out
 	}
 	if len(o.Paths) > 0 {
 		if _, err := exec.LookPath(o.Runner.Valgrind); err != nil {
-			return nil, fmt.Errorf("%w: %s not found: the instr gate counts under valgrind (scripts/instr-gate.sh installs it; or -gates wall,compare,ratio)", instr.ErrValgrind, o.Runner.Valgrind)
+			return nil, fmt.Errorf("%w: %s not found: the instr gate counts under valgrind (scripts/instr-gate.sh installs it; or -gates ab)", instr.ErrValgrind, o.Runner.Valgrind)
 		}
 	}
 	res, err := gates.Execute(ctx, o, env.Command, env.Commit, env.Dirty, env.Progress())

@@ -18,8 +18,8 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("loadgen history", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("o", "", "the page to write (default: "+report.IndexName+" in the one folder named, else in "+resultdir.Local+")")
-	base := fs.String("baseline", defaultBaseline(), "the baseline loadgen check compares against, a .json file or a folder (its newest .json): "+
-		"the page leads with the ratios it gates (none at the default path: every ratio the gate would check)")
+	base := fs.String("baseline", defaultBaseline(), "the baseline run, a .json file or a folder (its newest .json): "+
+		"the page leads with the ratios it gates (none at the default path: every ratio that holds across hosts)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: loadgen history [-o FILE] [-baseline FILE.json|DIR] [DIR|FILE.json ...]\n\n"+
 			"Writes one self-contained HTML page with every suite result in the folders (by default "+resultdir.Published+"/, the\n"+

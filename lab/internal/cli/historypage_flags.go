@@ -12,7 +12,7 @@ import (
 )
 
 // defaultBaseline is loadgen history's -baseline unless told otherwise:
-// the baseline loadgen check compares against.
+// results/baseline/, the run whose gated ratios the page leads with.
 func defaultBaseline() string { return filepath.FromSlash(resultdir.Baseline) }
 
 // historyPage is a history page to write: the runs in Sources onto Out, the

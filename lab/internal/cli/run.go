@@ -37,12 +37,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runSuite(args, command, stdout, stderr)
 	case "compare":
 		return runCompare(args, stdout, stderr)
-	case "check":
-		return runCheck(args, command, stdout, stderr)
+	case "check", "gate":
+		fmt.Fprintf(stderr, "loadgen %s: removed: gate a change with loadgen ab BASE HEAD (the interleaved A/B gate) and loadgen instr (instruction counts); lab/README.md says how\n", cmd)
+		return exitUsage
 	case "instr":
 		return runInstr(args, stdout, stderr)
-	case "gate":
-		return runGate(args, stdout, stderr)
+	case "ab":
+		return runAB(args, stdout, stderr)
 	case "export":
 		return runExport(args, stdout, stderr)
 	case "list":
@@ -105,20 +106,19 @@ func parseFlags(fs *flag.FlagSet, args []string) int {
 const usage = `usage:
   loadgen [run] [flags]             run the suite (loadgen run -h for flags); writes
                                     results/local/, which git ignores
-  loadgen compare [-fail-on-regression] [-json] OLD.json NEW.json
+  loadgen ab [-pkg ./bench] BASE HEAD
+                                    the throughput gate: two revisions (or two runner
+                                    binaries) built and measured interleaved, CPU time
+                                    per ID at G = 1, GOMAXPROCS, 2 x GOMAXPROCS; DIFFERENT /
+                                    SAME / UNKNOWN per workload, and what this run could
+                                    detect (planted slowdowns, the same code twice)
+  loadgen instr [-target BIN] [-against BIN | -write-baseline] [-inject PCT]
+                                    the instruction-count gate: single-goroutine paths
+                                    counted under cachegrind, against
+                                    results/baseline/instr/ or another build (make instr-gate)
+  loadgen compare [-json] OLD.json NEW.json
                                     per-metric change with a noise-aware verdict
-                                    (informational: gate CI with loadgen gate)
-  loadgen gate [-baseline OLD.json|DIR] NEW.json
-                                    the wall-time gate on two result files (yours or
-                                    ours): DIFFERENT / SAME / UNKNOWN per host-normalised
-                                    ratio, Holm-corrected, with a minimum effect
-  loadgen check [-baseline DIR|FILE.json]
-                                    the CI regression gate: a short fixed suite compared
-                                    on cross-machine ratios with a baseline (loadgen check -h)
-  loadgen instr [-write-baseline] [-inject PCT]
-                                    the instruction-count gate: every single-goroutine
-                                    path counted under cachegrind against
-                                    results/baseline/instr/ (make instr-gate)
+                                    (informational; it fails nothing)
   loadgen export [-format F] RUN.json
                                     a run for benchstat (gobench) or
                                     github-action-benchmark (benchmark-action,
@@ -137,9 +137,9 @@ const usage = `usage:
                                     every generator at 8 x GOMAXPROCS goroutines beside
                                     a CPU hog; padded vs shared cache lines per placement
   loadgen gates [-pairs 30] [-levels 3,5,10,25]
-                                    how often each regression gate (instr, wall,
-                                    compare, ratio) fails same-code pairs, quiet and
-                                    beside a CPU hog, and catches planted slowdowns
+                                    how often each regression gate (instr, ab) fails
+                                    same-code pairs, quiet and beside a CPU hog, and
+                                    catches planted slowdowns
   loadgen peerfaults [-scenarios bwmarrin-53,leaf-216,...]
                                     the peers' reported failures (bwmarrin #53, Leaf
                                     #216, yitter #110, baidu #85, #88) replayed beside

@@ -13,8 +13,7 @@ import (
 
 // BaselinePath is where the gate's baseline lives, slash-separated: a
 // folder of its own under results/baseline, whose newest .json is the
-// wall-time gate's baseline (loadgen check), so that neither reads the
-// other's file.
+// history page's baseline, so that neither reads the other's file.
 const BaselinePath = "results/baseline/instr/instructions.json"
 
 // File is one measurement of every path: the baseline, or a run compared

@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Every path runs and takes the same number of clock readings each run:
@@ -73,15 +76,30 @@ func TestCompare(t *testing.T) {
 	}
 }
 
+// TestMain makes the test binary a target (instrpath's command line) when
+// targetEnv is set, so that Main can list its paths.
+func TestMain(m *testing.M) {
+	if os.Getenv(targetEnv) == "1" {
+		os.Exit(TargetMain(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+const targetEnv = "SNOWLAB_INSTR_TEST_TARGET"
+
 // fakeValgrind is a stand-in for valgrind: it prints cachegrind's
 // "I refs" line for 1,000,000 + n x PERCALL instructions (PERCALL from
-// the environment), so that Main can be driven end to end without it.
+// the environment; BASECALL for a target whose name has "base" in it),
+// so that Main can be driven end to end without it.
 func fakeValgrind(t *testing.T) string {
 	t.Helper()
+	t.Setenv(targetEnv, "1")
 	script := `#!/bin/sh
 if [ "$1" = --version ]; then echo valgrind-3.19.0; exit 0; fi
+pc=$PERCALL
+case "$4" in *base*) pc=$BASECALL ;; esac
 while [ $# -gt 0 ]; do if [ "$1" = -n ]; then n=$2; fi; shift; done
-echo "==1== I   refs:      $((1000000 + n * PERCALL))" >&2
+echo "==1== I   refs:      $((1000000 + n * pc))" >&2
 `
 	p := filepath.Join(t.TempDir(), "valgrind")
 	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
@@ -120,8 +138,35 @@ func TestMainGate(t *testing.T) {
 	}
 }
 
+// -against counts a second build of the same paths and compares with it:
+// a head 3% dearer than its base fails, one as dear passes, and no
+// baseline file is read.
+func TestMainAgainst(t *testing.T) {
+	vg := fakeValgrind(t)
+	self, err := os.Executable()
+	require.NoError(t, err)
+	dir := t.TempDir()
+	base, head := filepath.Join(dir, "base"), filepath.Join(dir, "head")
+	for _, p := range []string{base, head} {
+		require.NoError(t, os.Symlink(self, p))
+	}
+	args := []string{"-valgrind", vg, "-target", head, "-against", base, "-baseline", filepath.Join(dir, "none.json"), "-paths", "atomicgen/monotonic/nextid,decode/layout"}
+	t.Setenv("BASECALL", "100")
+	for perCall, code := range map[string]int{"100": 0, "101": 0, "103": 1} {
+		t.Setenv("PERCALL", perCall)
+		var out, errb bytes.Buffer
+		got := Main(args, &out, &errb)
+		assert.Equal(t, code, got, "head %s a call against 100: %s%s", perCall, out.String(), errb.String())
+		assert.Contains(t, out.String(), "2 paths")
+		if code == 1 {
+			assert.Contains(t, errb.String(), "above "+base)
+		}
+	}
+}
+
 func TestMainBadInputAndSkip(t *testing.T) {
-	for _, args := range [][]string{{"-tolerance", "0"}, {"-inject", "-1"}, {"-inject", "3", "-write-baseline"}, {"extra"}, {"-workers", "0"}} {
+	for _, args := range [][]string{{"-tolerance", "0"}, {"-inject", "-1"}, {"-inject", "3", "-write-baseline"}, {"extra"}, {"-workers", "0"},
+		{"-against", "x", "-write-baseline"}, {"-against", "x", "-inject", "3"}} {
 		var out, errb bytes.Buffer
 		if code := Main(args, &out, &errb); code != 2 || strings.Count(errb.String(), "\n") != 1 {
 			t.Errorf("%v: exit %d, want 2 and one line; got %q", args, code, errb.String())

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/snowlab/snowlab/lab/internal/vcs"
@@ -22,6 +23,8 @@ const RequireEnv = "SNOWLAB_REQUIRE_VALGRIND"
 type options struct {
 	runner   Runner
 	baseline string
+	against  string
+	names    string
 	write    bool
 	tol      float64
 	inject   float64
@@ -30,7 +33,12 @@ type options struct {
 
 // Main is loadgen instr, the instruction-count gate: it counts every
 // path under cachegrind and compares the counts with the baseline, or
-// writes the baseline (-write-baseline). It returns the exit status: 0
+// writes the baseline (-write-baseline), or counts the same paths of
+// another build and compares with those (-against: two runners loadgen
+// ab -keep built, base and head; no baseline file, so no re-baselining
+// when the toolchain changes). The target is instrpath or any program
+// speaking its command line (-list, -path NAME -n N): a user's
+// lab/runner main counts its own generator. It returns the exit status: 0
 // (passed, or skipped where valgrind is missing and not required), 1 (a
 // path got dearer than the tolerance, or a step failed), 2 (bad input).
 func Main(args []string, stdout, stderr io.Writer) int {
@@ -60,13 +68,15 @@ func parse(args []string, stderr io.Writer) (options, int) {
 	fs := flag.NewFlagSet("loadgen instr", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o options
-	fs.StringVar(&o.runner.Target, "target", filepath.FromSlash("bin/instrpath"), "the instrpath binary to count (scripts/instr-gate.sh builds it static)")
+	fs.StringVar(&o.runner.Target, "target", filepath.FromSlash("bin/instrpath"), "the binary to count: instrpath (scripts/instr-gate.sh builds it static) or a lab/runner program (loadgen ab -keep builds one from each revision)")
+	fs.StringVar(&o.against, "against", "", "count the same paths of this binary (base's runner) and compare with its counts instead of a baseline file")
+	fs.StringVar(&o.names, "paths", "", "the paths to count, comma-separated (default: every path the target lists with -list)")
 	fs.StringVar(&o.runner.Valgrind, "valgrind", "valgrind", "the valgrind program")
 	fs.IntVar(&o.runner.Workers, "workers", 2, "paths counted at once (the counts do not depend on it)")
 	fs.StringVar(&o.baseline, "baseline", filepath.FromSlash(BaselinePath), "the baseline to compare with, or to write")
 	fs.BoolVar(&o.write, "write-baseline", false, "write the counts as the baseline instead of comparing")
 	fs.Float64Var(&o.tol, "tolerance", DefaultTolerance, "fail a path whose count grew by more than this fraction")
-	fs.Float64Var(&o.inject, "inject", 0, "plant a regression of about this many percent on every path (inject.Spin), to show the gate fails it")
+	fs.Float64Var(&o.inject, "inject", 0, "plant a regression of about this many percent on every path (Spin), to show the gate fails it")
 	fs.StringVar(&o.out, "o", "", "also write this run's counts to this file")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -83,6 +93,8 @@ func parse(args []string, stderr io.Writer) (options, int) {
 		fmt.Fprintf(stderr, "loadgen instr: -inject %v: want a percentage from 0 to 100\n", o.inject)
 	case o.inject > 0 && o.write:
 		fmt.Fprintln(stderr, "loadgen instr: -inject with -write-baseline would record the regression as the baseline")
+	case o.against != "" && (o.write || o.inject > 0):
+		fmt.Fprintln(stderr, "loadgen instr: -against compares two builds as they are: not with -write-baseline or -inject")
 	case o.runner.Workers < 1 || o.runner.Workers > 64:
 		fmt.Fprintf(stderr, "loadgen instr: -workers %d: want 1 to 64\n", o.runner.Workers)
 	default:
@@ -97,14 +109,30 @@ func (o options) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	cur.Commit, _ = vcs.Commit()
+	paths, err := o.paths(ctx)
+	if err != nil {
+		return err
+	}
 	var base *File
-	if !o.write {
-		var err error
+	against := o.baseline
+	switch {
+	case o.against != "":
+		against = o.against
+		base = &File{When: cur.When, Tolerance: o.tol}
+		if err := Stamp(base, o.runner.Valgrind, o.against); err != nil {
+			return err
+		}
+		other := o.runner
+		other.Target = o.against
+		if base.Paths, err = other.Measure(ctx, PlantJobs(nil, paths, 0, 0)); err != nil {
+			return fmt.Errorf("-against %s: %w", o.against, err)
+		}
+	case !o.write:
 		if base, err = Read(o.baseline); err != nil {
 			return fmt.Errorf("%w (make instr-baseline writes one)", err)
 		}
 	}
-	jobs, err := o.jobs(ctx, base, stderr)
+	jobs, err := o.jobs(ctx, base, paths, stderr)
 	if err != nil {
 		return err
 	}
@@ -136,22 +164,54 @@ func (o options) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	if n := Worse(rows); n > 0 {
-		return fmt.Errorf("%w: %d of %d paths count more than %.1f%% above %s", ErrRegression, n, len(rows), 100*o.tol, o.baseline)
+		return fmt.Errorf("%w: %d of %d paths count more than %.1f%% above %s", ErrRegression, n, len(rows), 100*o.tol, against)
 	}
 	return nil
 }
 
 // jobs are the paths to count, with the planted steps under -inject.
-func (o options) jobs(ctx context.Context, base *File, stderr io.Writer) ([]Job, error) {
+func (o options) jobs(ctx context.Context, base *File, paths []Path, stderr io.Writer) ([]Job, error) {
 	if o.inject == 0 {
-		return PlantJobs(base, Paths(), 0, 0), nil
+		return PlantJobs(base, paths, 0, 0), nil
 	}
 	step, err := StepCost(ctx, o.runner, base)
 	if err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(stderr, "planting about %.1f%% per path: one step costs %.2f instructions\n", o.inject, step)
-	return PlantJobs(base, Paths(), o.inject, step), nil
+	return PlantJobs(base, paths, o.inject, step), nil
+}
+
+// defaultCalls is the calls a count adds for a path instrpath does not
+// have (a lab/runner subject): as many as its NextID paths, about 30
+// million instructions at 150 a call.
+const defaultCalls = 200_000
+
+// paths are the paths -paths names, or every path the target lists;
+// instrpath's own with their calls, others with defaultCalls.
+func (o options) paths(ctx context.Context) ([]Path, error) {
+	var names []string
+	if o.names != "" {
+		names = strings.Split(o.names, ",")
+	} else {
+		out, err := exec.CommandContext(ctx, o.runner.Target, "-list").Output()
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s -list: %v", ErrUsage, o.runner.Target, err)
+		}
+		names = strings.Fields(string(out))
+	}
+	var paths []Path
+	for _, n := range names {
+		p, err := Lookup(strings.TrimSpace(n))
+		if err != nil {
+			p = Path{Name: strings.TrimSpace(n), Calls: defaultCalls}
+		}
+		paths = append(paths, p)
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("%w: %s lists no paths", ErrUsage, o.runner.Target)
+	}
+	return paths, nil
 }
 
 // PlantJobs makes the jobs that count paths with about pct percent more
@@ -174,7 +234,7 @@ func PlantJobs(base *File, paths []Path, pct, step float64) []Job {
 // spinSteps is how many steps stepCost plants to measure one.
 const spinSteps = 1000
 
-// StepCost is what one planted step (inject.Spin) costs, in
+// StepCost is what one planted step (Spin) costs, in
 // instructions: decode/layout counted with 1,000 steps a call, less its
 // count in base.
 func StepCost(ctx context.Context, r Runner, base *File) (float64, error) {

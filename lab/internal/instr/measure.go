@@ -21,9 +21,10 @@ import (
 // one P, so no other goroutine's work lands in the count, and no
 // collector, whose work would depend on the heap's history.
 type Runner struct {
-	Valgrind string // the valgrind program (PATH is searched)
-	Target   string // the instrpath binary
-	Workers  int    // paths counted at once (1 when 0)
+	Valgrind string   // the valgrind program (PATH is searched)
+	Target   string   // the instrpath binary, or a lab/runner program
+	Args     []string // more arguments for the target (a planted runner's -plant-calls)
+	Workers  int      // paths counted at once (1 when 0)
 }
 
 // env is the target's environment on top of the inherited one.
@@ -34,9 +35,12 @@ var irefs = regexp.MustCompile(`I\s+refs:\s+([0-9,]+)`)
 // Count is the instructions one run of path with n calls executes, whole
 // program, start-up included.
 func (r Runner) Count(ctx context.Context, path string, n, steps int) (uint64, error) {
-	cmd := exec.CommandContext(ctx, r.Valgrind, "--tool=cachegrind", "--cache-sim=no",
-		"--cachegrind-out-file=/dev/null", r.Target,
-		"-path", path, "-n", strconv.Itoa(n), "-inject-steps", strconv.Itoa(steps))
+	args := []string{"--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", r.Target,
+		"-path", path, "-n", strconv.Itoa(n)}
+	if steps > 0 {
+		args = append(args, "-inject-steps", strconv.Itoa(steps))
+	}
+	cmd := exec.CommandContext(ctx, r.Valgrind, append(args, r.Args...)...)
 	cmd.Env = append(cmd.Environ(), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -8,7 +8,6 @@ import (
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/atomicgen"
 	"github.com/snowlab/snowlab/clocksrc"
-	"github.com/snowlab/snowlab/lab/internal/inject"
 	"github.com/snowlab/snowlab/mask"
 	"github.com/snowlab/snowlab/mutexgen"
 	"github.com/snowlab/snowlab/shardedgen"
@@ -181,7 +180,7 @@ func Lookup(name string) (Path, error) {
 	return Path{}, fmt.Errorf("%w: no path %q (instrpath -list names them)", ErrUsage, name)
 }
 
-// Run sets path up and calls it n times, with inject.Spin(steps) after
+// Run sets path up and calls it n times, with spin(steps) after
 // each call when steps > 0 (the gate's planted regression).
 func Run(p Path, n, steps int) error {
 	call, err := p.Setup()
@@ -193,7 +192,7 @@ func Run(p Path, n, steps int) error {
 			return fmt.Errorf("%s: call %d: %w", p.Name, i, err)
 		}
 		if steps > 0 {
-			inject.Spin(steps)
+			spin(steps)
 		}
 	}
 	return nil

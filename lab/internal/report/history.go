@@ -28,7 +28,8 @@ type HistoryRun struct {
 // machines are never joined by a line.
 type History struct {
 	Runs []HistoryRun
-	// Ratios are the gated ones first (those loadgen check fails on),
+	// Ratios are the gated ones first (those the wall-time gate failed on,
+	// before loadgen ab replaced it),
 	// then those it reports only, each in the order compare.Ratios gives
 	// them.
 	Ratios []trend
@@ -58,7 +59,7 @@ type trend struct {
 	// Informational is set for a ratio the gate reports but does not
 	// check (compare.Ratio.Informational in any run).
 	Informational bool
-	// Gated is set for a ratio loadgen check fails on: not
+	// Gated is set for a ratio the wall-time gate failed on: not
 	// Informational, and gated in the baseline where the history has one
 	// (a ratio the baseline lacks is reported, not gated).
 	Gated  bool
@@ -141,7 +142,7 @@ func shortCPU(model string) string {
 // the largest count the run measured for the subject, as two series per
 // host ("<host> G=1", "<host> G=max (n)"): a sweep that changed its
 // largest count starts a new series. baseline, when not nil, is the run
-// loadgen check compares against: only the ratios it gates are Gated.
+// the history leads with (results/baseline/): only the ratios it gates are Gated.
 func NewHistory(runs []HistoryRun, baseline *result.Run) History {
 	h := History{Runs: slices.Clone(runs)}
 	slices.SortStableFunc(h.Runs, func(a, b HistoryRun) int {

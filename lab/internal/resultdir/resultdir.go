@@ -58,7 +58,7 @@ func BaselineFile(spec string) (string, error) {
 }
 
 // ReadBaseline reads the baseline run at path: a result file, or the
-// newest .json in a folder (BaselineFile, as loadgen check reads it).
+// newest .json in a folder (BaselineFile).
 func ReadBaseline(path string) (*result.Run, error) {
 	file, err := BaselineFile(path)
 	if err != nil {

@@ -1,5 +1,5 @@
-// Package suiteflags reads the flags that shape a suite (loadgen run and
-// loadgen check) into a lab.Suite, and picks its subjects by spec: a
+// Package suiteflags reads the flags that shape a suite (loadgen run's)
+// into a lab.Suite, and picks its subjects by spec: a
 // group (all, own, peers), a name or a name prefix.
 package suiteflags
 
@@ -19,8 +19,7 @@ import (
 	"github.com/snowlab/snowlab/lab/subject"
 )
 
-// Flags are the flags that shape a suite, shared by loadgen run and
-// loadgen check.
+// Flags are the flags that shape a suite (loadgen run's).
 type Flags struct {
 	Subjects   string
 	Workloads  string

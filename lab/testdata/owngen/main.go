@@ -1,81 +1,53 @@
-// Command owngen benchmarks your own ID generator with snowlab's lab, the
-// way to gate it in your CI: copy this file into your repository, put
-// your generator behind next, and run it from the workflow beside it
-// (workflow.yml), which keeps a baseline and fails the job on a
-// regression with loadgen gate.
+// Command owngen is your own ID generator under snowlab's two regression
+// gates, the way to gate it in your CI: copy this file into your
+// repository as bench/main.go (a module that requires
+// github.com/snowlab/snowlab/lab), put your generator behind
+// newGenerator, and copy workflow.yml beside your workflows. On every
+// pull request the workflow builds this program from the pull request's
+// merge base and from its head, and:
 //
-// It measures next (and the physical limit it is read against) saturated
-// at 1 and 2 goroutines, six interleaved repeats each, and writes the
-// run into -out as loadgen writes its own: result JSON, Markdown report,
-// charts, HTML page. loadgen gate -baseline BASELINE_DIR OUT/*.json then
-// judges the ratios of the two runs (your generator's time per ID over
-// the limit's, at G=1 and G=2), never absolute IDs/s, so the baseline
-// holds across runners. It is built and run by lab/owngen_test.go.
+//   - loadgen ab -pkg ./bench BASE HEAD measures the two builds
+//     interleaved (CPU time per ID at G = 1, GOMAXPROCS and twice that,
+//     fresh processes every round) and fails the job on a workload shown
+//     slower by its minimum effect (3% at G=1, 10% above), or on an ID out
+//     of order or repeated; it also says what it could detect on that
+//     runner, at that moment, from two slowdowns it plants in base;
+//   - loadgen instr -target head -against base counts each build's
+//     instructions per call under valgrind's cachegrind and fails the
+//     job on one 1.5% dearer: a slowdown too small for any clock.
 //
-// Usage:
-//
-//	go run . [-out DIR] [-duration D]
+// It is lab/runner's main: runner.Main serves loadgen ab (-serve) and
+// loadgen instr (-list, -path NAME -n N). lab/owngen_test.go builds it
+// from two commits of a throwaway repository, as the workflow does, and
+// gates them.
 package main
 
 import (
-	"flag"
-	"fmt"
-	"os"
 	"sync/atomic"
 	"time"
 
 	"github.com/snowlab/snowlab"
-	"github.com/snowlab/snowlab/lab"
-	"github.com/snowlab/snowlab/lab/subject"
+	"github.com/snowlab/snowlab/lab/runner"
 )
 
 // newGenerator is the generator under test: replace it with yours. This
 // one is a counter seeded from the clock in snowlab's layout, one
-// fetch-and-add per ID (so its limit is subject.LimitClockAdd).
-func newGenerator() func() (uint64, error) {
+// fetch-and-add per ID.
+func newGenerator() (func() (uint64, error), error) {
 	var last atomic.Uint64
 	last.Store(uint64(time.Since(snowlab.DefaultLayout.Epoch).Milliseconds()) << 22)
-	return func() (uint64, error) { return last.Add(1), nil }
+	return func() (uint64, error) { return last.Add(1), nil }, nil
 }
 
 func main() {
-	out := flag.String("out", "bench-out", "the folder to write the run into")
-	dur := flag.Duration("duration", 50*time.Millisecond, "how long each repeat saturates the generator")
-	flag.Parse()
-	if flag.NArg() > 0 || *dur <= 0 {
-		fmt.Fprintln(os.Stderr, "usage: owngen [-out DIR] [-duration D>0]")
-		os.Exit(2)
-	}
-	mine := subject.Func("mine/counter", newGenerator(), nil)
-	mine.Order = subject.OrderCaller   // each goroutine's IDs increase: the lab checks it
-	mine.Limit = subject.LimitClockAdd // a clock read and one fetch-and-add: what it must do at least
-	mine.Library = "example.com/mine"
-	subjects := []subject.Subject{mine}
-	for _, l := range subject.Limits() {
-		if l.Name == mine.Limit { // only the limit it is read against
-			subjects = append(subjects, l)
-		}
-	}
-	suite := lab.Suite{
-		Subjects:  subjects,
-		Workloads: lab.Workloads{Saturate: true},
-		Saturate:  lab.SaturateConfig{Goroutines: []int{1, 2}, Duration: *dur, Repeats: 6},
-	}
-	run, err := suite.Measure()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "owngen:", err)
-		os.Exit(2)
-	}
-	paths, err := lab.WriteFiles(*out, run)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "owngen:", err)
-		os.Exit(1)
-	}
-	for _, p := range paths {
-		fmt.Println("wrote", p)
-	}
-	if len(run.Failures) > 0 {
-		fmt.Fprintln(os.Stderr, "owngen: correctness failures:", run.Failures)
-		os.Exit(1)
-	}
+	runner.Main(runner.Subject{
+		Name: "mine/counter",
+		New:  newGenerator,
+		// Each goroutine's IDs increase: the runner checks it on every ID.
+		Increasing: true,
+		// A generator that reads the clock on every call takes another
+		// path when a tick turns: give Fixed the same generator on a
+		// clock that stands still, so that instruction counts repeat.
+		// This one reads it once, in newGenerator.
+	})
 }

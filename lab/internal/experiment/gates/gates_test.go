@@ -7,7 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,14 +15,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab/internal/fixture"
+	"github.com/snowlab/snowlab/lab/internal/ab"
 	"github.com/snowlab/snowlab/lab/internal/instr"
 	"github.com/snowlab/snowlab/lab/internal/resultdir"
-	"github.com/snowlab/snowlab/lab/result"
 )
 
 // TestFlags: bad values are refused, naming the value; the defaults are
-// the issue's design (30 pairs, 3/5/10/25%, both loads, every gate).
+// the issue's design (30 pairs, 3/5/10/25%, both loads, both gates,
+// loadgen ab's own rounds).
 func TestFlags(t *testing.T) {
 	parse := func(args ...string) (Options, error) {
 		var f Flags
@@ -37,6 +37,7 @@ func TestFlags(t *testing.T) {
 	assert.Equal(t, []float64{3, 5, 10, 25}, o.Levels)
 	assert.Equal(t, allLoads, o.Loads)
 	assert.Equal(t, allGates, o.Gates)
+	assert.Equal(t, ab.DefaultRounds, o.AB.Rounds)
 	assert.Len(t, o.Paths, len(defaultPaths), "decode/layout is among the defaults")
 	o, err = parse("-instr-paths", "atomicgen/monotonic/nextid", "-loads", "quiet", "-trial-loads", "quiet,hog")
 	require.NoError(t, err)
@@ -48,43 +49,18 @@ func TestFlags(t *testing.T) {
 		"-levels 3,0":             `"0"`,
 		"-levels 3,abc":           `"abc"`,
 		"-loads quiet,busy":       `"busy"`,
-		"-gates wall,speed":       `"speed"`,
+		"-gates wall":             `"wall"`,
 		"-trial-loads x":          `"x"`,
 		"-hog -1":                 "-hog -1",
 		"-workers 0":              "-workers 0",
+		"-rounds 1":               "-rounds 1",
+		"-slice 0s":               "-slice 0s",
 		"-instr-paths nosuchpath": "nosuchpath",
 	} {
 		_, err := parse(strings.Fields(args)...)
 		require.Error(t, err, args)
 		assert.Contains(t, err.Error(), want, args)
 	}
-}
-
-// fakeRun is the fixture's run as loadgen check's suite would give it,
-// with every atomicgen subject pct percent slower.
-func fakeRun(pct float64) *result.Run {
-	run := fixture.Run()
-	// loadgen check's suite has no peers (the fixture's failing subject
-	// is one) and no bursts.
-	run.Failures, run.Burst = nil, nil
-	run.Subjects = slices.DeleteFunc(run.Subjects, func(s result.SubjectInfo) bool { return s.Peer })
-	run.Saturate = slices.DeleteFunc(run.Saturate, func(s result.SaturateResult) bool {
-		return !slices.ContainsFunc(run.Subjects, func(i result.SubjectInfo) bool { return i.Name == s.Subject })
-	})
-	for i, s := range run.Saturate {
-		if !strings.HasPrefix(s.Subject, "atomicgen/") || pct == 0 {
-			continue
-		}
-		f := 1 / (1 + pct/100)
-		for j := range s.Samples {
-			run.Saturate[i].Samples[j] *= f
-		}
-		for j := range s.CPUSamples {
-			run.Saturate[i].CPUSamples[j] *= f
-		}
-		run.Saturate[i].IDsPerSec *= f
-	}
-	return run
 }
 
 // fakeCount counts each path at its base count plus 4 instructions a
@@ -103,48 +79,119 @@ func fakeCount(ignoreSteps bool) func(context.Context, []instr.Job) (*instr.File
 	}
 }
 
-func fakeOptions(t *testing.T, loads ...string) (Options, *int) {
-	var f Flags
-	fs := flag.NewFlagSet("gates", flag.ContinueOnError)
-	f.Register(fs)
-	require.NoError(t, fs.Parse([]string{"-pairs", "3", "-trials", "2", "-levels", "3,60", "-loads", strings.Join(loads, ",")}))
-	o, err := f.Options()
-	require.NoError(t, err)
-	calls := 0
-	o.measure = func(_ context.Context, _ int, pct float64) (*result.Run, error) {
-		calls++
-		return fakeRun(pct), nil
-	}
-	o.count = fakeCount(false)
-	o.step = func(context.Context, *instr.File) (float64, error) { return 4, nil }
-	o.cost = func(q int) float64 { return 40 * (1 + 0.02*float64(q)/1024) } // 2% a step
-	return o, &calls
+// fakeAB stands in for the runners and loadgen ab: base counts 130
+// instructions a call, each extra call per 1,024 adds 125/1024 (after one
+// fewer in the planted build's own loop), the shared line sharedInstr;
+// an A/B run reads a planted head's change as its instruction change at
+// G=1 and contention at G=2, and decides as ab does by its minimum
+// effects; the shared line reads sharedG1 at G=1. sameCode scripts the
+// same-code runs' change at G=1, by run.
+type fakeAB struct {
+	contention, sharedInstr, sharedG1 float64
+	sameCode                          map[int]float64
+	runs, sameRuns                    int
+	counts                            map[string]int
 }
 
-// TestExecute: on runs that do not change, no gate fails; a 60%
-// slowdown fails every gate; the instruction gate catches 3%; pairs are
-// chained (one calibration run, then 1 + pairs runs, and each planted
-// trial's own); the files say it all.
+func (f *fakeAB) count(_ context.Context, bin, subject string, args ...string) (float64, error) {
+	f.counts[bin]++
+	switch bin {
+	case "calls":
+		q, _ := strconv.Atoi(args[1])
+		return 129 + 125*float64(q)/1024, nil
+	case "shared":
+		return 130 * (1 + f.sharedInstr), nil
+	}
+	return 130, nil
+}
+
+func (f *fakeAB) run(_ context.Context, cfg ab.Config) (*ab.Result, error) {
+	f.runs++
+	res := &ab.Result{GOMAXPROCS: 2}
+	c1, cg := 0.0, 0.0
+	switch cfg.Head {
+	case "calls":
+		q, _ := strconv.Atoi(cfg.HeadArgs[1])
+		c1, cg = (129+125*float64(q)/1024)/130-1, (129+125*float64(q)/1024)/130-1
+	case "shared":
+		c1, cg = f.sharedG1, f.contention
+	default:
+		f.sameRuns++
+		c1 = f.sameCode[f.sameRuns]
+	}
+	o, _ := ab.Options{}.WithDefaults()
+	for _, s := range []string{"atomicgen/monotonic", "mutexgen/monotonic"} {
+		for _, g := range []int{1, 2, 4} {
+			r := ab.Row{Workload: ab.Workload{Subject: s, G: g}, Change: c1, Decision: ab.Same}
+			me := o.MinEffect
+			if g > 1 {
+				r.Change, me = cg, o.MinEffectContended
+			}
+			if r.Change >= me {
+				r.Decision, r.Worse = ab.Different, true
+			}
+			res.Rows = append(res.Rows, r)
+		}
+	}
+	return res, nil
+}
+
+func fakeOptions(t *testing.T, f *fakeAB, loads ...string) Options {
+	var fl Flags
+	fs := flag.NewFlagSet("gates", flag.ContinueOnError)
+	fl.Register(fs)
+	require.NoError(t, fs.Parse([]string{"-pairs", "3", "-trials", "2", "-levels", "5,60", "-loads", strings.Join(loads, ",")}))
+	o, err := fl.Options()
+	require.NoError(t, err)
+	o.count = fakeCount(false)
+	o.step = func(context.Context, *instr.File) (float64, error) { return 4, nil }
+	o.build = func(context.Context, string) (*ab.Build, error) {
+		return &ab.Build{Base: "base", Head: "base", Calls: "calls", Shared: "shared"}, nil
+	}
+	f.counts = map[string]int{}
+	o.abRun, o.abCount = f.run, f.count
+	o.countCalls = func(ctx context.Context, base, calls, subject string) (ab.CallsLine, error) {
+		clean, _ := f.count(ctx, base, subject)
+		at0, _ := f.count(ctx, calls, subject, "-plant-calls", "0")
+		at1, _ := f.count(ctx, calls, subject, "-plant-calls", "1024")
+		return ab.CallsLine{Clean: clean, At0: at0, Per: (at1 - at0) / 1024}, nil
+	}
+	return o
+}
+
+// TestExecute: on the same code neither gate fails; both catch the
+// planted 5% and 60%, each level sized from instruction counts to what
+// was asked for; the A/B gate catches the contention plant and the
+// instruction gate passes it; the files say it all.
 func TestExecute(t *testing.T) {
-	o, calls := fakeOptions(t, LoadQuiet)
+	f := &fakeAB{contention: 0.4, sharedInstr: 0.008, sharedG1: 0.13}
+	o := fakeOptions(t, f, LoadQuiet)
 	r, err := Execute(context.Background(), o, []string{"loadgen", "gates"}, "abc1234", false, nil)
 	require.NoError(t, err)
 	assert.Empty(t, r.Failures)
 	for _, g := range allGates {
-		c := r.Summary(g, LoadQuiet, 0)
+		c := r.Summary(g, LoadQuiet, "", 0)
 		assert.Equal(t, Cell{Failed: 0, Of: 3}, Cell{Failed: c.Failed, Of: c.Of}, g)
-		assert.Equal(t, 2, r.Summary(g, LoadQuiet, 60).Failed, "%s catches 60%%", g)
+		assert.Equal(t, 2, r.Summary(g, LoadQuiet, PlantSlow, 5).Failed, "%s catches 5%%", g)
+		assert.Equal(t, 2, r.Summary(g, LoadQuiet, PlantSlow, 60).Failed, "%s catches 60%%", g)
 	}
-	assert.Equal(t, 2, r.Summary(GateInstr, LoadQuiet, 3).Failed)
-	m := r.Summary(GateWall, LoadQuiet, 60).Measured
-	assert.InDelta(t, 60, m, 0.01, "the measured slowdown is the planted one")
-	assert.Equal(t, 1+3, *calls-plantedRuns(r), "1 + pairs chained runs, and the planted trials")
-	assert.Len(t, r.Limits, 1, "atomicgen/monotonic over its limit, the fixture's one such ratio")
+	require.Len(t, r.Planted, 2)
+	for _, p := range r.Planted {
+		assert.InDelta(t, p.Pct, p.Instr, 0.1, "%g%% planted as %d/1024 extra calls", p.Pct, p.Q)
+	}
+	assert.InDelta(t, 60, r.Summary(GateAB, LoadQuiet, PlantSlow, 60).Measured, 0.1, "the measured slowdown is the planted one")
+	assert.Equal(t, 2, r.Summary(GateAB, LoadQuiet, PlantContention, 0).Failed, "ab catches the contention plant")
+	instrShared := r.Summary(GateInstr, LoadQuiet, PlantContention, 0)
+	assert.Equal(t, Cell{Failed: 0, Of: 2}, Cell{Failed: instrShared.Failed, Of: instrShared.Of}, "the instruction gate passes it")
+	assert.InDelta(t, 0.8, instrShared.Measured, 1e-9)
+	assert.Equal(t, 3+2*3, f.runs, "a same-code run a pair; two levels and the contention plant a trial")
 
 	var table bytes.Buffer
 	require.NoError(t, WriteTable(&table, r))
-	assert.Contains(t, table.String(), "caught 60%")
-	assert.Regexp(t, `wall\s+quiet\s+0/3\s+\d/2 \([+-]\d+\.\d%\)\s+2/2 \(\+60\.0%\)`, table.String())
+	assert.Regexp(t, `ab\s+quiet\s+0/3\s+2/2 \(\+5\.0%\)\s+2/2 \(\+60\.0%\)\s+2/2 \(\+40\.0%\)`, table.String())
+	assert.Regexp(t, `instr\s+quiet\s+0/3\s+2/2 \(\+\d+\.\d%\)\s+2/2 \(\+\d+\.\d%\)\s+0/2 \(\+0\.8%\)`, table.String())
+	assert.Contains(t, table.String(), "planted at G=1 (counted under cachegrind): 5%: ")
+	assert.Contains(t, table.String(), "ab on the contention plant quiet: atomicgen/monotonic read +13.0% at G=1")
 	dir := t.TempDir()
 	paths, err := WriteFiles(dir, r)
 	require.NoError(t, err)
@@ -155,41 +202,26 @@ func TestExecute(t *testing.T) {
 	assert.Contains(t, string(got), "**Goals:** met")
 }
 
-// plantedRuns are the runs the wall gate measured for planted trials.
-func plantedRuns(r *Result) int {
-	n := 0
-	for _, d := range r.Decisions {
-		if d.Gate == GateWall && d.Pct > 0 {
-			n += d.Runs
-		}
-	}
-	return n
-}
-
-// TestGoalsMissed: a gate blind to the planting misses 3%, and a false
-// alarm, are both failures named in the result.
+// TestGoalsMissed: a false alarm, an A/B gate blind to contention (the
+// contention plant caught at G=1 alone) and an instruction gate that
+// fails the contention plant are goals missed, named in the result; so
+// is an instruction gate blind to its plants.
 func TestGoalsMissed(t *testing.T) {
-	o, _ := fakeOptions(t, LoadQuiet)
+	f := &fakeAB{contention: 0.02, sharedInstr: 0.03, sharedG1: 0.13, sameCode: map[int]float64{2: 0.05}}
+	o := fakeOptions(t, f, LoadQuiet)
 	o.count = fakeCount(true)
-	n := 0
-	o.measure = func(_ context.Context, _ int, pct float64) (*result.Run, error) {
-		if pct > 0 {
-			return fakeRun(pct), nil
-		}
-		// Clean runs: the calibration, pair 1's two, then pair 2's
-		// second and its confirmation run slower, as a host that slowed
-		// down for a while would make them.
-		n++
-		if n == 4 || n == 5 {
-			return fakeRun(60), nil
-		}
-		return fakeRun(0), nil
-	}
 	r, err := Execute(context.Background(), o, nil, "abc1234", false, nil)
 	require.NoError(t, err)
 	joined := strings.Join(r.Failures, "\n")
-	assert.Contains(t, joined, "instr gate: caught 0 of 2 planted 3% slowdowns quiet")
-	assert.Contains(t, joined, "wall gate: 1 false alarms in 3 same-code pairs quiet")
+	for _, want := range []string{
+		"ab gate: 1 false alarms in 3 same-code pairs quiet",
+		"ab gate: caught 0 of 2 contention plants quiet",
+		"instr gate: failed 2 of 2 contention plants quiet",
+		"instr gate: caught 0 of 2 planted 5% slowdowns quiet",
+	} {
+		assert.Contains(t, joined, want)
+	}
+	assert.NotContains(t, joined, "ab gate: caught 0 of 2 planted", "ab caught every planted slowdown")
 }
 
 // TestHogLoad: beside the hog, the hog runs for each pair and is stopped
@@ -198,7 +230,7 @@ func TestHogLoad(t *testing.T) {
 	if _, err := exec.LookPath("sleep"); err != nil {
 		t.Skip("no sleep program to stand in for the hog")
 	}
-	o, _ := fakeOptions(t, LoadQuiet, LoadHog)
+	o := fakeOptions(t, &fakeAB{contention: 0.4}, LoadQuiet, LoadHog)
 	o.TrialLoads = []string{LoadQuiet}
 	started := 0
 	o.hogCmd = func(int, time.Duration) (*exec.Cmd, error) {
@@ -208,22 +240,6 @@ func TestHogLoad(t *testing.T) {
 	r, err := Execute(context.Background(), o, nil, "abc1234", false, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 3, started, "one hog per pair beside the hog")
-	assert.Equal(t, 3, r.Summary(GateWall, LoadHog, 0).Of)
-	assert.Equal(t, 0, r.Summary(GateWall, LoadHog, 60).Of, "no trials beside the hog")
-}
-
-// TestCalibrate: each level's q is interpolated from the measured
-// slowdowns, where the steps first cost nothing (hidden beside the next
-// call) and then their price; a level the grid never reaches is the
-// largest q, not reached.
-func TestCalibrate(t *testing.T) {
-	// 8 steps hidden, then 1% a step.
-	cost := func(q int) float64 { return 40 * (1 + 0.01*max(0, float64(q)/1024-8)) }
-	pts, planted := calibrate([]float64{3, 10, 500}, cost)
-	require.Len(t, pts, len(calGrid()))
-	assert.Equal(t, 0.0, pts[0].Slowdown)
-	assert.InDelta(t, 120, pts[len(pts)-1].Slowdown, 1e-9, "128 steps: 120 paid")
-	assert.Equal(t, PlantedLevel{Pct: 3, Q: 11 << 10, Reached: true}, planted[0], "8 hidden + 3")
-	assert.Equal(t, PlantedLevel{Pct: 10, Q: 18 << 10, Reached: true}, planted[1])
-	assert.Equal(t, PlantedLevel{Pct: 500, Q: 128 << 10}, planted[2])
+	assert.Equal(t, 3, r.Summary(GateAB, LoadHog, "", 0).Of)
+	assert.Equal(t, 0, r.Summary(GateAB, LoadHog, PlantSlow, 60).Of, "no trials beside the hog")
 }

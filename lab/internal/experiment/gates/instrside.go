@@ -56,6 +56,9 @@ func (x *run) instrDecide(load string, k int, p float64, a, b *instr.File) error
 		return err
 	}
 	d := Decision{Gate: GateInstr, Load: load, Pct: p, Pair: k + 1}
+	if p > 0 {
+		d.Plant = PlantSlow
+	}
 	worst, sum := instr.Row{Change: math.Inf(-1)}, 0.0
 	for _, r := range rows {
 		sum += r.Change

@@ -12,35 +12,37 @@ import (
 	"strings"
 	"time"
 
-	"github.com/snowlab/snowlab/lab/compare"
+	"github.com/snowlab/snowlab/lab/internal/ab"
 	"github.com/snowlab/snowlab/lab/internal/hog"
 	"github.com/snowlab/snowlab/lab/internal/instr"
-	"github.com/snowlab/snowlab/lab/internal/wallgate"
-	"github.com/snowlab/snowlab/lab/result"
 )
 
-// The gates measured, and the loads.
+// The gates measured, the loads, and the plants.
 const (
-	GateInstr   = "instr"
-	GateWall    = "wall"
-	GateCompare = "compare"
-	GateRatio   = "ratio"
+	GateInstr = "instr"
+	GateAB    = "ab"
 
 	LoadQuiet = "quiet"
 	LoadHog   = "hog"
+
+	// PlantSlow is a slowdown planted at G=1 (Decision.Pct says how
+	// much: extra calls for ab, inject steps for instr); PlantContention
+	// the contention plant (a cache line every goroutine writes).
+	PlantSlow       = "slowdown"
+	PlantContention = "contention"
 )
 
 var (
-	allGates = []string{GateInstr, GateWall, GateCompare, GateRatio}
+	allGates = []string{GateInstr, GateAB}
 	allLoads = []string{LoadQuiet, LoadHog}
 )
 
-// defaultPaths are the paths counted by default: one per generator and
-// kind of call, decode/layout (which sizes a planted step) and the
-// widest-band path of the instruction gate's own noise measurement
-// (shardedgen/node-per-shard/strict/nextids64, 0.67%). Counting all 20
-// paths takes about 40 s on two cores, so 30 pairs and the trials of both
-// loads would take over an hour: -instr-paths all does.
+// defaultPaths are the instruction paths counted by default: one per
+// generator and kind of call, decode/layout (which sizes a planted step)
+// and the widest-band path of the instruction gate's own noise
+// measurement (shardedgen/node-per-shard/strict/nextids64, 0.67%).
+// Counting all 20 paths takes about 40 s on two cores: -instr-paths all
+// does.
 var defaultPaths = []string{
 	"atomicgen/monotonic/nextid",
 	"mutexgen/strict/nextid",
@@ -53,21 +55,25 @@ type Flags struct {
 	pairs, trials, hogThreads, workers      int
 	levels, loads, gates, paths, trialLoads string
 	target, valgrind                        string
+	rounds                                  int
+	slice                                   time.Duration
 }
 
 // Register defines the flags in fs.
 func (f *Flags) Register(fs *flag.FlagSet) {
-	fs.IntVar(&f.pairs, "pairs", 30, "same-code pairs per load (chained: each run of loadgen check's suite, and each instruction count, is the second of one pair and the first of the next)")
-	fs.IntVar(&f.trials, "trials", 10, "detection trials per planted slowdown and load (at most -pairs: a trial plants against its pair's first run)")
-	fs.StringVar(&f.levels, "levels", "3,5,10,25", "planted slowdowns, percent, comma-separated")
+	fs.IntVar(&f.pairs, "pairs", 30, "same-code pairs per load (instruction counts chained: each count is the second of one pair and the first of the next; each ab pair is one loadgen ab run of base against itself)")
+	fs.IntVar(&f.trials, "trials", 10, "detection trials per planted slowdown and load (at most -pairs)")
+	fs.StringVar(&f.levels, "levels", "3,5,10,25", "planted slowdowns at G=1, percent more instructions per call, comma-separated")
 	fs.StringVar(&f.trialLoads, "trial-loads", strings.Join(allLoads, ","), "loads under which the detection trials run (a subset of -loads)")
 	fs.StringVar(&f.loads, "loads", strings.Join(allLoads, ","), "loads to measure under: quiet, hog (a child spinning on every CPU)")
-	fs.StringVar(&f.gates, "gates", strings.Join(allGates, ","), "gates to measure: instr, wall, compare, ratio")
+	fs.StringVar(&f.gates, "gates", strings.Join(allGates, ","), "gates to measure: instr, ab")
 	fs.IntVar(&f.hogThreads, "hog", 0, "busy goroutines of the hog (0: one per CPU)")
 	fs.StringVar(&f.paths, "instr-paths", strings.Join(defaultPaths, ","), "instruction paths counted, comma-separated, or all")
 	fs.StringVar(&f.target, "target", filepath.FromSlash("bin/instrpath"), "the instrpath binary (scripts/instr-gate.sh builds it static)")
 	fs.StringVar(&f.valgrind, "valgrind", "valgrind", "the valgrind program")
 	fs.IntVar(&f.workers, "workers", 2, "paths counted at once")
+	fs.IntVar(&f.rounds, "rounds", ab.DefaultRounds, "loadgen ab's rounds per run (its default is CI's)")
+	fs.DurationVar(&f.slice, "slice", ab.DefaultSlice, "loadgen ab's slice")
 }
 
 // Options is a checked run of loadgen gates.
@@ -79,31 +85,33 @@ type Options struct {
 	HogThreads    int
 	Paths         []instr.Path
 	Runner        instr.Runner
+	// AB is loadgen ab's configuration for each run, the binaries and
+	// the head's plant left to the run.
+	AB ab.Config
 
 	// Seams for tests; nil is the real thing.
-	// measure runs loadgen check's suite with repeats per point, with a
-	// slowdown of pct percent planted (none when 0).
-	measure func(ctx context.Context, repeats int, pct float64) (*result.Run, error)
-	count   func(ctx context.Context, jobs []instr.Job) (*instr.File, error)
-	step    func(ctx context.Context, base *instr.File) (float64, error)
-	// cost is the measured subject's ns/ID in a tight loop with q/1024
-	// planted steps a call (calibrate).
-	cost   func(q int) float64
-	hogCmd func(threads int, max time.Duration) (*exec.Cmd, error)
+	count func(ctx context.Context, jobs []instr.Job) (*instr.File, error)
+	step  func(ctx context.Context, base *instr.File) (float64, error)
+	// build builds the runners into dir: clean, planted with calls and
+	// with the shared line.
+	build func(ctx context.Context, dir string) (*ab.Build, error)
+	// abRun is one loadgen ab run.
+	abRun func(ctx context.Context, cfg ab.Config) (*ab.Result, error)
+	// abCount counts subject's instructions per call in a runner;
+	// countCalls counts the calls plant's line (ab.CountCalls).
+	abCount    func(ctx context.Context, bin, subject string, args ...string) (float64, error)
+	countCalls func(ctx context.Context, base, calls, subject string) (ab.CallsLine, error)
+	hogCmd     func(threads int, max time.Duration) (*exec.Cmd, error)
 }
 
-// The rules of the gates as CI runs them.
-var (
-	wallOptions = wallgate.Options{} // loadgen check's: a minimum effect of 25%
-	moreRounds  = wallgate.DefaultMoreRounds
-	instrTol    = instr.DefaultTolerance   // 1.5%
-	ratioTol    = compare.DefaultTolerance // 25%
-)
+// instrTol is the instruction gate's tolerance as CI runs it: 1.5%.
+const instrTol = instr.DefaultTolerance
 
 // Options checks the flags; the error names the bad value.
 func (f Flags) Options() (Options, error) {
 	o := Options{Pairs: f.pairs, Trials: f.trials, HogThreads: f.hogThreads,
-		Runner: instr.Runner{Valgrind: f.valgrind, Target: f.target, Workers: f.workers}}
+		Runner: instr.Runner{Valgrind: f.valgrind, Target: f.target, Workers: f.workers},
+		AB:     ab.Config{Rounds: f.rounds, Slice: f.slice, Warmup: ab.DefaultWarmup, Valgrind: f.valgrind}}
 	var err error
 	if o.Levels, err = levels(f.levels); err != nil {
 		return o, err
@@ -127,6 +135,10 @@ func (f Flags) Options() (Options, error) {
 		return o, fmt.Errorf("-hog %d: want 0 to %d", o.HogThreads, hog.MaxThreads)
 	case f.workers < 1 || f.workers > 64:
 		return o, fmt.Errorf("-workers %d: want 1 to 64", f.workers)
+	case f.rounds < 2 || f.rounds > 10000:
+		return o, fmt.Errorf("-rounds %d: want 2 to 10000", f.rounds)
+	case f.slice <= 0 || f.slice > time.Minute:
+		return o, fmt.Errorf("-slice %v: want above 0, at most a minute", f.slice)
 	}
 	if o.HogThreads == 0 {
 		o.HogThreads = min(runtime.NumCPU(), hog.MaxThreads)

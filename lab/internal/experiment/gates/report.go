@@ -17,24 +17,18 @@ func WriteFiles(dir string, r *Result) ([]string, error) {
 	return document(r).WriteFiles(dir, &r.Header, r)
 }
 
-// WriteTable writes the run's tables for the terminal.
+// WriteTable writes the run's table for the terminal.
 func WriteTable(w io.Writer, r *Result) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	for _, rows := range [][][]string{append([][]string{header(r)}, rows(r)...), append([][]string{limitHeader}, limitRows(r)...)} {
-		if len(rows) == 1 {
-			continue
-		}
-		for _, row := range rows {
-			fmt.Fprintln(tw, strings.Join(row, "\t"))
-		}
-		fmt.Fprintln(tw)
+	for _, row := range append([][]string{header(r)}, rows(r)...) {
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	for _, load := range r.Loads {
-		if most, med := r.Noise(load); !math.IsNaN(most) {
-			fmt.Fprintf(w, "wall gate's largest loss over same-code pairs %s: %+.1f%% at most, %+.1f%% in the median pair\n", loadText(load), most, med)
+	for _, line := range notes(r) {
+		if _, err := fmt.Fprintln(w, line); err != nil {
+			return err
 		}
 	}
 	for _, f := range r.Failures {
@@ -48,26 +42,26 @@ func WriteTable(w io.Writer, r *Result) error {
 func header(r *Result) []string {
 	h := []string{"gate", "load", "false alarms (same code)"}
 	for _, p := range r.Levels {
-		h = append(h, fmt.Sprintf("caught %g%%", p))
+		h = append(h, fmt.Sprintf("caught %g%% at G=1", p))
 	}
-	return h
+	return append(h, "caught the contention plant (ab: at G=GOMAXPROCS)")
 }
 
 // rows are one per gate and load: false alarms, then each level's
-// detections with what the planted slowdown measured.
+// detections and the contention plant's, with what the plants measured.
 func rows(r *Result) [][]string {
 	var out [][]string
 	for _, g := range r.Gates {
 		for _, load := range r.Loads {
-			c := r.Summary(g, load, 0)
+			c := r.Summary(g, load, "", 0)
 			if c.Of == 0 {
 				continue
 			}
 			row := []string{g, load, fmt.Sprintf("%d/%d", c.Failed, c.Of)}
 			for _, p := range r.Levels {
-				row = append(row, cell(r.Summary(g, load, p)))
+				row = append(row, cell(r.Summary(g, load, PlantSlow, p)))
 			}
-			out = append(out, row)
+			out = append(out, append(row, cell(r.Summary(g, load, PlantContention, 0))))
 		}
 	}
 	return out
@@ -84,12 +78,31 @@ func cell(c Cell) string {
 	return s
 }
 
-var limitHeader = []string{"load", "cost over its limit", "runs", "min", "median", "runs below 1.00"}
-
-func limitRows(r *Result) [][]string {
-	var out [][]string
-	for _, l := range r.Limits {
-		out = append(out, []string{l.Load, l.Ratio, fmt.Sprint(l.Runs), fmt.Sprintf("%.3f", l.Min), fmt.Sprintf("%.3f", l.Median), fmt.Sprint(l.Below)})
+// notes are the lines under the table: the plants' sizes and the A/B
+// gate's noise over its same-code pairs.
+func notes(r *Result) []string {
+	var out []string
+	if len(r.Planted) > 0 {
+		var ps []string
+		for _, p := range r.Planted {
+			ps = append(ps, fmt.Sprintf("%g%%: %d/1024 extra calls, %+.2f%% instructions", p.Pct, p.Q, p.Instr))
+		}
+		out = append(out, "planted at G=1 (counted under cachegrind): "+strings.Join(ps, "; "))
+	}
+	if r.InstrStep > 0 {
+		out = append(out, fmt.Sprintf("instruction-side step: %.2f instructions", r.InstrStep))
+	}
+	for _, load := range r.Loads {
+		m1, med1 := r.Noise(load, true)
+		mg, medg := r.Noise(load, false)
+		if !math.IsNaN(m1) {
+			out = append(out, fmt.Sprintf("ab gate's noise %s: over the same-code pairs, the largest change any workload read was %.1f%% at most at G=1 (%.1f%% in the median pair), %.1f%% above (%.1f%%)",
+				loadText(load), m1, med1, mg, medg))
+		}
+		if g1 := r.ContentionG1(load); !math.IsNaN(g1) {
+			out = append(out, fmt.Sprintf("ab on the contention plant %s: atomicgen/monotonic read %+.1f%% at G=1 in the median trial (the exchange is a locked instruction: dearer alone too), against what the table gives at GOMAXPROCS",
+				loadText(load), g1))
+		}
 	}
 	return out
 }
@@ -98,62 +111,41 @@ func limitRows(r *Result) [][]string {
 func document(r *Result) *report.Document {
 	d := &report.Document{}
 	items := append(report.Provenance(&r.Header), fmt.Sprintf("**Schema:** gates %d", r.Schema),
-		fmt.Sprintf("**Design:** %d same-code pairs and %d trials per planted slowdown, per load", r.Pairs, r.Trials))
+		fmt.Sprintf("**Design:** %d same-code pairs and %d trials per plant, per load", r.Pairs, r.Trials))
 	if len(r.Paths) > 0 {
 		items = append(items, "**Instruction paths counted:** "+md.Escape(strings.Join(r.Paths, ", ")))
 	}
-	if len(r.Planted) > 0 {
-		var ps []string
-		for _, p := range r.Planted {
-			ps = append(ps, fmt.Sprintf("%g%%: %.2f", p.Pct, float64(p.Q)/1024))
-		}
-		items = append(items, "**Wall-time planting, Work steps a call per level asked (sized from a tight loop, quiet):** "+strings.Join(ps, ", "))
+	if a := r.AB; a != nil {
+		items = append(items, fmt.Sprintf("**loadgen ab:** %d rounds of %g ms slices (after %g ms unmeasured); minimum effect %.0f%% at G=1, %.0f%% above; alpha %g, Holm over the workloads",
+			a.Rounds, a.SliceMS, a.WarmupMS, 100*a.MinEffect, 100*a.MinEffectContended, a.Alpha))
 	}
-	if r.InstrStep > 0 {
-		items = append(items, fmt.Sprintf("**Instruction-side step:** %.2f instructions", r.InstrStep))
-	}
-	for _, load := range r.Loads {
-		if most, med := r.Noise(load); !math.IsNaN(most) {
-			items = append(items, fmt.Sprintf("**Wall gate's noise %s:** over the same-code pairs, the largest loss any gated ratio read was %+.1f%% at most, %+.1f%% in the median pair (the gate's minimum effect is a 25%% loss, a slowdown of 33%%)", loadText(load), most, med))
-		}
+	for _, n := range notes(r) {
+		items = append(items, md.Escape(n))
 	}
 	for _, f := range r.Failures {
 		items = append(items, "**Goal missed:** "+md.Escape(f))
 	}
 	if len(r.Failures) == 0 {
-		items = append(items, "**Goals:** met: no false alarm, and the instruction gate caught every planted slowdown of 3% or more")
+		items = append(items, "**Goals:** met: no false alarm; the instruction gate caught every planted slowdown of 3% or more and passed the contention plant; the A/B gate caught 9 in 10 or more of the planted slowdowns of 5% or more and of the contention plant")
 	}
 	d.Section(1, report.Title("Regression gates: false alarms and detection", &r.Header)).List(items...)
 	d.Section(2, "False alarms and detection").Prose(fmt.Sprintf(gatesText, r.HogThreads, r.HogCPUSeconds)).Table(header(r), md.EscapeRows(rows(r)))
-	if len(r.Limits) > 0 {
-		d.Section(2, "Generators over their limits").Prose(limitText).Table(limitHeader, md.EscapeRows(limitRows(r)))
-	}
-	if len(r.Calibration) > 0 {
-		var rows [][]string
-		for _, c := range r.Calibration {
-			rows = append(rows, []string{fmt.Sprintf("%.3g", float64(c.Q)/1024), fmt.Sprintf("%+.1f%%", c.Slowdown)})
-		}
-		d.Section(2, "Sizing the planted slowdown").Prose(calText).Table([]string{"Work steps a call", "atomicgen/monotonic slower by"}, md.EscapeRows(rows))
-	}
 	d.Host(r.Host)
 	return d
 }
 
-const gatesText = `Each gate judged pairs of runs of the same code (a failure is a false alarm) and, for the
-first trials, a run with a planted slowdown against the same baseline (a failure is a detection).
-**instr** is the instruction-count gate (a path more than 1.5%% dearer fails); **wall** is loadgen
-check's wall-time gate (host-normalised ratios, Holm-corrected Mann-Whitney U, a minimum effect of
-25%%, pooled repeats while unsure, a confirmation run before failing); **compare** is loadgen compare
--fail-on-regression (every metric at alpha 0.05, uncorrected); **ratio** is lab/compare.Gate at 25%%.
-In brackets: what the planted slowdown measured, the median over trials (wall side: atomicgen/monotonic's
-IDs per CPU-second at one goroutine, clean over planted; instruction side: the mean change over the
-paths). Beside the hog, a child process of %d busy goroutines ran through each pair (%.0f CPU-seconds in all).`
-
-const limitText = `Each gated cost-over-limit ratio (a generator's time per ID over its limit's, per
-interleaved repeat; 1.00 is the limit) over every clean run of the pairs: a generator reading below
-1.00 beats a loop that does no more than it must.`
-
-const calText = `Before the first pair, atomicgen/monotonic ran in a tight loop on one goroutine, clean and
-with each number of planted Work steps a call (five loops each, the least of each kept; the running
-maximum down the table). Each level was planted with the steps interpolated from this table. A few
-steps cost next to nothing: the CPU runs them beside the next call's clock read, out of order.`
+const gatesText = `Each gate judged pairs of the same code (a failure is a false alarm) and, for the first trials,
+a planted slowdown (a failure is a detection). **instr** is the instruction-count gate: two counts under
+cachegrind, a path more than 1.5%% dearer fails; its planted slowdowns are loop steps after each call,
+sized to each path's count, and on the contention plant it counts each subject of the runner, clean and
+planted. **ab** is loadgen ab: one run compares base with head, interleaved (a fresh process of each a
+round, the two slices of a workload one after the other in a random order), CPU time per ID at G = 1,
+GOMAXPROCS and twice that, Wilcoxon's signed-rank test Holm-corrected over the workloads, DIFFERENT only
+at or beyond its minimum effect; a same-code pair is base against itself, two processes of one binary.
+Its planted slowdowns at G=1 are extra calls (a share of IDs minted twice), sized from instruction counts;
+its contention plant stores every ID in a cache line all goroutines write, one instruction a call, and
+is caught where a workload at GOMAXPROCS is DIFFERENT and worse. In
+brackets: what a plant measured, the median over trials (ab: its estimate for atomicgen/monotonic at G=1,
+or at GOMAXPROCS for the contention plant; instr: the mean change over the paths, or the largest over
+the subjects for the contention plant). Beside the hog, a child process of %d busy goroutines ran through
+each pair (%.0f CPU-seconds in all).`

@@ -3,14 +3,15 @@ package gates
 import (
 	"math"
 	"slices"
-	"strings"
 
+	"github.com/snowlab/snowlab/lab/internal/ab"
 	"github.com/snowlab/snowlab/lab/internal/stats"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-// Schema is the gates result's schema version.
-const Schema = 1
+// Schema is the gates result's schema version: 2 has the A/B gate and no
+// wall, compare or ratio gate.
+const Schema = 2
 
 // Result is one run of loadgen gates.
 type Result struct {
@@ -22,62 +23,69 @@ type Result struct {
 	Gates  []string  `json:"gates"`
 	// Paths are the instruction paths counted.
 	Paths []string `json:"instr_paths,omitempty"`
-	// Calibration is what each q of planted steps (in 1/1024ths a call)
-	// cost atomicgen/monotonic in a tight loop, quiet, before the first
-	// pair; Planted the q each level was planted with, interpolated from
-	// it. InstrStep is what one instruction-side step counted
-	// (instr.StepCost).
-	Calibration []CalPoint     `json:"calibration,omitempty"`
-	Planted     []PlantedLevel `json:"planted,omitempty"`
-	InstrStep   float64        `json:"instr_step_instructions,omitempty"`
+	// AB is loadgen ab's configuration for every A/B run.
+	AB *ABConfig `json:"ab,omitempty"`
+	// Planted is the q of extra calls each level was planted with at G=1
+	// and the instructions per call it added (counted). InstrStep is
+	// what one instruction-side step counted (instr.StepCost).
+	Planted   []PlantedLevel `json:"planted,omitempty"`
+	InstrStep float64        `json:"instr_step_instructions,omitempty"`
 	// HogThreads and HogCPUSeconds: the hog's goroutines and the CPU time
 	// it took over all its pairs.
 	HogThreads    int     `json:"hog_threads"`
 	HogCPUSeconds float64 `json:"hog_cpu_seconds"`
-	// Trials are every decision, same-code pairs (Pct 0) and planted.
+	// Decisions are every decision, same-code pairs and planted.
 	Decisions []Decision `json:"decisions"`
-	// Limits are each gated cost-over-limit ratio over the clean runs.
-	Limits []LimitRow `json:"limits,omitempty"`
-	// Failures are the goals missed (a false alarm, the instruction gate
-	// missing 3%) and correctness failures in a run.
+	// Failures are the goals missed and correctness failures in a run.
 	Failures []string `json:"failures,omitempty"`
+}
+
+// ABConfig is what each loadgen ab run measured with.
+type ABConfig struct {
+	Rounds     int     `json:"rounds"`
+	SliceMS    float64 `json:"slice_ms"`
+	WarmupMS   float64 `json:"warmup_ms"`
+	ab.Options `json:"options"`
+}
+
+// PlantedLevel is a level planted at G=1: Q extra calls per 1,024,
+// adding Instr percent to the measured subject's instructions per call.
+type PlantedLevel struct {
+	Pct   float64 `json:"pct"`
+	Q     int     `json:"q"`
+	Instr float64 `json:"instr_pct"`
 }
 
 // Decision is one gate's verdict on one pair.
 type Decision struct {
 	Gate string `json:"gate"`
 	Load string `json:"load"`
-	// Pct is the planted slowdown, 0 for a same-code pair.
-	Pct  float64 `json:"pct"`
-	Pair int     `json:"pair"`
-	// Failed is the gate failing: a false alarm where Pct is 0, a
+	// Plant is "" for a same-code pair, PlantSlow (Pct percent more
+	// instructions at G=1) or PlantContention (the contention plant).
+	Plant string  `json:"plant,omitempty"`
+	Pct   float64 `json:"pct"`
+	Pair  int     `json:"pair"`
+	// Failed is the gate failing: a false alarm for a same-code pair, a
 	// detection otherwise.
 	Failed bool `json:"failed"`
 	// Detail names what failed, or the worst change where nothing did.
 	Detail string `json:"detail,omitempty"`
-	// Measured is what the planted slowdown came to, percent (wall side:
-	// atomicgen/monotonic's IDs per CPU-second at G=1, clean over
-	// planted; instruction side: the mean change over the paths). NaN
-	// (absent) where not measured.
+	// Measured is what the plant came to, percent: the A/B gate's
+	// estimate for the measured subject (G=1 for the calls plant,
+	// GOMAXPROCS for the contention plant); on the instruction side the
+	// mean change over the paths, and for the contention plant the
+	// largest over the subjects.
 	Measured *float64 `json:"measured_pct,omitempty"`
-	// Loss is the wall gate's largest loss estimate over its ratios,
-	// percent (Hodges-Lehmann; the fewer IDs for the same work): on
-	// same-code pairs, the noise the gate has to see through.
-	Loss *float64 `json:"largest_loss_pct,omitempty"`
-	// Runs is how many runs of the suite the wall gate measured to
-	// decide (the first, pooled ones and a confirmation).
-	Runs int `json:"runs,omitempty"`
-}
-
-// LimitRow is one gated cost-over-limit ratio (a generator's ns/ID over
-// its limit's, 1.00 the limit) over one load's clean runs.
-type LimitRow struct {
-	Load   string  `json:"load"`
-	Ratio  string  `json:"ratio"`
-	Runs   int     `json:"runs"`
-	Min    float64 `json:"min"`
-	Median float64 `json:"median"`
-	Below  int     `json:"below_1"` // runs whose median read below 1.00
+	// G1 is, for the A/B gate on the contention plant, its estimate for
+	// the measured subject at G=1, percent: what the plant costs where
+	// no goroutine shares its line. Failed is then a workload at
+	// GOMAXPROCS DIFFERENT and worse, whatever G=1 read.
+	G1 *float64 `json:"g1_pct,omitempty"`
+	// Largest1 and LargestG are, for an A/B same-code pair, the largest
+	// change any workload read at G=1 and above, percent: the noise the
+	// gate sees through.
+	Largest1 *float64 `json:"largest_change_g1_pct,omitempty"`
+	LargestG *float64 `json:"largest_change_gp_pct,omitempty"`
 }
 
 // Cell is a summary of decisions: how many failed of how many, and the
@@ -87,12 +95,12 @@ type Cell struct {
 	Measured   float64 // NaN when none measured
 }
 
-// Summary counts the decisions of one gate, load and level.
-func (r *Result) Summary(gate, load string, pct float64) Cell {
+// Summary counts the decisions of one gate, load, plant and level.
+func (r *Result) Summary(gate, load, plant string, pct float64) Cell {
 	c := Cell{Measured: math.NaN()}
 	var m []float64
 	for _, d := range r.Decisions {
-		if d.Gate != gate || d.Load != load || d.Pct != pct {
+		if d.Gate != gate || d.Load != load || d.Plant != plant || d.Pct != pct {
 			continue
 		}
 		c.Of++
@@ -109,41 +117,32 @@ func (r *Result) Summary(gate, load string, pct float64) Cell {
 	return c
 }
 
-// limits summarises the cost-over-limit ratios collected per load.
-func limits(samples map[string]map[string][]float64) []LimitRow {
-	var rows []LimitRow
-	for _, load := range allLoads {
-		byRatio := samples[load]
-		names := make([]string, 0, len(byRatio))
-		for n := range byRatio {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		for _, n := range names {
-			v := byRatio[n]
-			row := LimitRow{Load: load, Ratio: n, Runs: len(v), Min: slices.Min(v), Median: stats.Median(v)}
-			for _, x := range v {
-				if x < 1 {
-					row.Below++
-				}
-			}
-			rows = append(rows, row)
-		}
-	}
-	return rows
-}
-
-// isLimitRatio is whether a gated ratio is a generator's cost over its
-// limit's.
-func isLimitRatio(name string) bool { return strings.Contains(name, " ns/ID over limit/") }
-
-// Noise is the largest and the median of the wall gate's largest loss
-// over the same-code pairs of load (NaN where none).
-func (r *Result) Noise(load string) (most, median float64) {
+// ContentionG1 is the median, over the A/B gate's contention plants
+// under load, of what the plant read at G=1, percent (NaN where none).
+func (r *Result) ContentionG1(load string) float64 {
 	var v []float64
 	for _, d := range r.Decisions {
-		if d.Gate == GateWall && d.Load == load && d.Pct == 0 && d.Loss != nil {
-			v = append(v, *d.Loss)
+		if d.Gate == GateAB && d.Load == load && d.Plant == PlantContention && d.G1 != nil {
+			v = append(v, *d.G1)
+		}
+	}
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	return stats.Median(v)
+}
+
+// Noise is the largest and the median, over the A/B gate's same-code
+// pairs of load, of the largest change any workload read at G=1 (one)
+// or above, percent (NaN where none).
+func (r *Result) Noise(load string, one bool) (most, median float64) {
+	var v []float64
+	for _, d := range r.Decisions {
+		if d.Gate != GateAB || d.Load != load || d.Plant != "" {
+			continue
+		}
+		if x := map[bool]*float64{true: d.Largest1, false: d.LargestG}[one]; x != nil {
+			v = append(v, *x)
 		}
 	}
 	if len(v) == 0 {

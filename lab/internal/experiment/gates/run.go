@@ -4,26 +4,21 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"time"
 
-	"github.com/snowlab/snowlab/lab/internal/check"
+	"github.com/snowlab/snowlab/lab/internal/ab"
 	"github.com/snowlab/snowlab/lab/internal/hog"
 	"github.com/snowlab/snowlab/lab/internal/host"
-	"github.com/snowlab/snowlab/lab/internal/inject"
 	"github.com/snowlab/snowlab/lab/internal/instr"
 	"github.com/snowlab/snowlab/lab/internal/resultdir"
-	"github.com/snowlab/snowlab/lab/result"
-	"github.com/snowlab/snowlab/lab/subject"
 )
 
-// hogMax bounds one pair's hog: a pair with its trials takes about a
-// minute (2 runs of the suite at 7 s, 4 planted with their pooled runs,
-// the counts); the hog is stopped after each pair in any case.
-const hogMax = 5 * time.Minute
-
-// measured is the subject whose slowdown the wall side measures.
-const measured = "atomicgen/monotonic"
+// hogMax bounds one pair's hog: a pair with its trials takes a few
+// minutes (a loadgen ab run is about half a minute, the counts some
+// seconds each); the hog is stopped after each pair in any case.
+const hogMax = 10 * time.Minute
 
 // Execute runs o. A run cut short (ctx ended, a step failed) returns
 // what it has with the error.
@@ -38,24 +33,27 @@ func Execute(ctx context.Context, o Options, command []string, commit string, di
 	}
 	start, meter := time.Now(), host.StartLoad()
 	defer func() { r.Elapsed, r.Host.Load = time.Since(start), meter.Stop() }()
-	x := &run{o: o, r: r, limits: map[string]map[string][]float64{}}
+	if slices.Contains(o.Gates, GateAB) {
+		r.AB = &ABConfig{Rounds: o.AB.Rounds, SliceMS: float64(o.AB.Slice) / 1e6, WarmupMS: float64(o.AB.Warmup) / 1e6}
+		r.AB.Options, _ = o.AB.Options.WithDefaults()
+	}
+	x := &run{o: o, r: r}
 	x.defaults()
 	err := x.all(ctx, progress)
-	r.Limits = limits(x.limits)
 	r.Failures = append(r.Failures, goals(r)...)
 	return r, err
 }
 
 // run is Execute's state.
 type run struct {
-	o      Options
-	r      *Result
-	limits map[string]map[string][]float64 // load → ratio → values
-	// prevRun and prevCount are the last pair's second run and count,
-	// the next pair's first: pairs are chained, so that 30 pairs take 31
-	// runs of the suite (about 10 s each on two cores), not 60.
-	prevRun   *result.Run
+	o Options
+	r *Result
+	// prevCount is the last pair's second count, the next pair's first:
+	// instruction pairs are chained, so that 30 pairs take 31 counts.
 	prevCount *instr.File
+	// bins are the runners loadgen ab compares; line sizes its plants.
+	bins *ab.Build
+	line ab.CallsLine
 }
 
 // trial is whether pair k under load runs the detection trials.
@@ -64,30 +62,6 @@ func (x *run) trial(load string, k int) bool {
 }
 
 func (x *run) defaults() {
-	if x.o.measure == nil {
-		x.o.measure = func(_ context.Context, repeats int, pct float64) (*result.Run, error) {
-			var wrap func([]subject.Subject) []subject.Subject
-			var plantErr error
-			if pct > 0 {
-				wrap = func(all []subject.Subject) []subject.Subject {
-					out, err := inject.Plant(all, x.r.plantedQ(pct))
-					if err != nil {
-						plantErr = err
-						return all
-					}
-					return out
-				}
-			}
-			s, err := check.GateSuite(repeats, wrap) // calls wrap
-			if plantErr != nil {
-				return nil, plantErr
-			}
-			if err != nil {
-				return nil, err
-			}
-			return s.Measure()
-		}
-	}
 	if x.o.count == nil {
 		x.o.count = func(ctx context.Context, jobs []instr.Job) (*instr.File, error) {
 			f := &instr.File{When: time.Now().UTC(), Tolerance: instrTol}
@@ -104,16 +78,46 @@ func (x *run) defaults() {
 			return instr.StepCost(ctx, x.o.Runner, base)
 		}
 	}
+	if x.o.build == nil {
+		// HEAD against itself, planted runners built: the committed code,
+		// checked out apart from the working tree.
+		x.o.build = func(ctx context.Context, dir string) (*ab.Build, error) {
+			return ab.BuildRevisions(ctx, ab.Source{}, "HEAD", "HEAD", dir, true, nil)
+		}
+	}
+	if x.o.abRun == nil {
+		x.o.abRun = ab.Run
+	}
+	if x.o.countCalls == nil {
+		x.o.countCalls = func(ctx context.Context, base, calls, subject string) (ab.CallsLine, error) {
+			return ab.CountCalls(ctx, x.o.Runner.Valgrind, base, calls, subject)
+		}
+	}
+	if x.o.abCount == nil {
+		x.o.abCount = func(ctx context.Context, bin, subject string, args ...string) (float64, error) {
+			return ab.Count(ctx, x.o.Runner.Valgrind, bin, subject, args...)
+		}
+	}
 }
 
 func (x *run) wants(gate string) bool { return slices.Contains(x.o.Gates, gate) }
 
-func (x *run) wall() bool { return x.wants(GateWall) || x.wants(GateCompare) || x.wants(GateRatio) }
-
 func (x *run) all(ctx context.Context, progress func(string)) error {
-	if x.wall() && x.o.Trials > 0 {
-		if err := x.calibrate(ctx, progress); err != nil {
+	if x.wants(GateAB) {
+		dir, err := os.MkdirTemp("", "loadgen-gates-")
+		if err != nil {
 			return err
+		}
+		defer os.RemoveAll(dir)
+		progress("gates: building the runners loadgen ab compares (HEAD, and HEAD planted)")
+		if x.bins, err = x.o.build(ctx, dir); err != nil {
+			return err
+		}
+		defer x.bins.Close()
+		if x.o.Trials > 0 {
+			if err := x.sizePlants(ctx, progress); err != nil {
+				return err
+			}
 		}
 	}
 	for _, load := range x.o.Loads {
@@ -122,7 +126,7 @@ func (x *run) all(ctx context.Context, progress func(string)) error {
 				return err
 			}
 			progress(fmt.Sprintf("gates: %s pair %d of %d", load, k+1, x.o.Pairs))
-			if err := x.pairUnder(ctx, load, k); err != nil {
+			if err := x.pairUnder(ctx, load, k, progress); err != nil {
 				return fmt.Errorf("%s pair %d: %w", load, k+1, err)
 			}
 		}
@@ -130,37 +134,9 @@ func (x *run) all(ctx context.Context, progress func(string)) error {
 	return nil
 }
 
-// calibrate sizes each planted slowdown, quiet, before the first pair:
-// the q whose measured slowdown of atomicgen/monotonic in a tight loop is
-// the level asked for.
-func (x *run) calibrate(ctx context.Context, progress func(string)) error {
-	progress("gates: sizing the planted slowdowns (atomicgen/monotonic in a tight loop, planted and clean)")
-	var loopErr error
-	cost := x.o.cost
-	if cost == nil {
-		cost = func(q int) float64 {
-			v, err := loopCost(q)
-			if err != nil && loopErr == nil {
-				loopErr = err
-			}
-			return v
-		}
-	}
-	x.r.Calibration, x.r.Planted = calibrate(x.o.Levels, cost)
-	if loopErr != nil {
-		return fmt.Errorf("sizing the planted slowdowns: %w", loopErr)
-	}
-	for _, p := range x.r.Planted {
-		if !p.Reached {
-			x.r.Failures = append(x.r.Failures, fmt.Sprintf("the planting could not reach %g%%: the largest q measured (%d/1024 steps a call) is used", p.Pct, p.Q))
-		}
-	}
-	return ctx.Err()
-}
-
 // pairUnder is pair k and its trials under load, the hog started for it
 // and stopped after it.
-func (x *run) pairUnder(ctx context.Context, load string, k int) error {
+func (x *run) pairUnder(ctx context.Context, load string, k int, progress func(string)) error {
 	if load == LoadHog {
 		h, err := hog.Start(ctx, hog.Config{Threads: x.o.HogThreads, Max: hogMax, Command: x.o.hogCmd})
 		if err != nil {
@@ -168,8 +144,8 @@ func (x *run) pairUnder(ctx context.Context, load string, k int) error {
 		}
 		defer func() { x.r.HogCPUSeconds += h.Stop().Seconds() }()
 	}
-	if x.wall() {
-		if err := x.wallPair(ctx, load, k); err != nil {
+	if x.wants(GateAB) {
+		if err := x.abPair(ctx, load, k, progress); err != nil {
 			return err
 		}
 	}
@@ -181,22 +157,35 @@ func (x *run) pairUnder(ctx context.Context, load string, k int) error {
 
 func (x *run) decide(d Decision) { x.r.Decisions = append(x.r.Decisions, d) }
 
-// goals are the goals a run missed: any false alarm, and the instruction
-// gate missing a planted 3% or more.
+// goals are the goals a run missed: any false alarm; the instruction gate
+// missing a planted 3% or more; the A/B gate catching fewer than 9 in 10
+// planted slowdowns of 5% or more, or of the contention plant; the
+// instruction gate failing the contention plant, which adds a store a
+// call and no more.
 func goals(r *Result) []string {
 	var out []string
 	for _, g := range r.Gates {
 		for _, load := range r.Loads {
-			if c := r.Summary(g, load, 0); c.Failed > 0 {
+			if c := r.Summary(g, load, "", 0); c.Failed > 0 {
 				out = append(out, fmt.Sprintf("%s gate: %d false alarms in %d same-code pairs %s", g, c.Failed, c.Of, loadText(load)))
 			}
-			if g != GateInstr {
-				continue
-			}
 			for _, pct := range r.Levels {
-				if c := r.Summary(g, load, pct); pct >= 3 && c.Failed < c.Of {
+				c := r.Summary(g, load, PlantSlow, pct)
+				switch {
+				case c.Of == 0:
+				case g == GateInstr && pct >= 3 && c.Failed < c.Of:
 					out = append(out, fmt.Sprintf("instr gate: caught %d of %d planted %g%% slowdowns %s", c.Failed, c.Of, pct, loadText(load)))
+				case g == GateAB && pct >= 5 && 10*c.Failed < 9*c.Of:
+					out = append(out, fmt.Sprintf("ab gate: caught %d of %d planted %g%% slowdowns at G=1 %s", c.Failed, c.Of, pct, loadText(load)))
 				}
+			}
+			c := r.Summary(g, load, PlantContention, 0)
+			switch {
+			case c.Of == 0:
+			case g == GateAB && 10*c.Failed < 9*c.Of:
+				out = append(out, fmt.Sprintf("ab gate: caught %d of %d contention plants %s", c.Failed, c.Of, loadText(load)))
+			case g == GateInstr && c.Failed > 0:
+				out = append(out, fmt.Sprintf("instr gate: failed %d of %d contention plants %s (a store a call should pass it)", c.Failed, c.Of, loadText(load)))
 			}
 		}
 	}
@@ -216,11 +205,4 @@ func pct(v float64) *float64 {
 	}
 	v = 100 * v
 	return &v
-}
-
-// correctness adds a run's correctness failures to the result's.
-func (x *run) correctness(what string, run *result.Run) {
-	for _, f := range run.Failures {
-		x.r.Failures = append(x.r.Failures, fmt.Sprintf("%s: %v", what, f))
-	}
 }

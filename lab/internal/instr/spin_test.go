@@ -1,12 +1,12 @@
-package inject
+package instr
 
 import "testing"
 
 // Spin does its steps: the sink grows by 0 + 1 + ... + (steps-1).
 func TestSpin(t *testing.T) {
 	before := spinSink
-	Spin(5)
+	spin(5)
 	if got := spinSink - before; got != 10 {
-		t.Errorf("Spin(5) added %d to the sink, want 10", got)
+		t.Errorf("spin(5) added %d to the sink, want 10", got)
 	}
 }

@@ -1,10 +1,10 @@
-package inject
+package instr
 
-// spinSink keeps Spin's loop from being optimised away: every step loads,
+// spinSink keeps spin's loop from being optimised away: every step loads,
 // adds to and stores a package-level word.
 var spinSink uint64
 
-// Spin is the instruction-count gate's planted regression (loadgen instr
+// spin is the instruction-count gate's planted regression (loadgen instr
 // -inject): steps extra loop iterations after each call of a path, a few
 // instructions each (loadgen instr measures how many and sizes steps to
 // the percentage asked for). It touches no shared state a generator
@@ -12,7 +12,7 @@ var spinSink uint64
 // small enough to inline, so one step adds its loop body alone (about 4
 // instructions on amd64) and no call: the smallest paths (about 120
 // instructions) can then be slowed by about 3%, as the gate must catch.
-func Spin(steps int) {
+func spin(steps int) {
 	for i := 0; i < steps; i++ {
 		spinSink += uint64(i)
 	}

@@ -1,0 +1,210 @@
+package ab
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/snowlab/snowlab/lab/internal/stats"
+)
+
+// ErrOptions is an alpha or a minimum effect outside (0, 1).
+var ErrOptions = errors.New("ab: bad option")
+
+// Defaults. Alpha is the family-wise error rate Holm's correction holds
+// over every gated workload together: 1%, because on this repository's
+// 2-core VM at a load average of 31 one of nine same-code workloads read
+// +4.3% (+1.7%, +6.8%) at G=1, p = 0.058 after Holm, a hair from a false
+// alarm at 5%; a planted 5% there reads p < 0.0001. The minimum effects
+// are changes in CPU time per ID: at load averages of 15 to 25, 20
+// same-code pairs of 50 ms slices spread by 1.4-2.8% (sd of the per-pair
+// log-ratio) at G=1, where one thread's CPU time is read, 5% at 31; and
+// by 3-13% above, where the scheduler decides who runs beside whom; a 3%
+// minimum effect at G=1 is then 2.5 to 6 standard errors of the 20-pair
+// estimate from zero, 10% above over 3.
+const (
+	DefaultAlpha              = 0.01
+	DefaultMinEffect          = 0.03
+	DefaultMinEffectContended = 0.10
+)
+
+// Decision is a comparison's verdict.
+type Decision string
+
+// The decisions (as Chromium's Pinpoint makes them).
+const (
+	// Different: significant after Holm's correction and at least the
+	// minimum effect.
+	Different Decision = "DIFFERENT"
+	// Same: the interval lies within the minimum effect both ways.
+	Same Decision = "SAME"
+	// Unknown: neither; more rounds would tell.
+	Unknown Decision = "UNKNOWN"
+)
+
+// Options are the decision's thresholds; zero fields take the defaults.
+type Options struct {
+	Alpha float64 `json:"alpha"`
+	// MinEffect is the smallest change in cost per ID that can be
+	// DIFFERENT at G=1, MinEffectContended above.
+	MinEffect          float64 `json:"min_effect"`
+	MinEffectContended float64 `json:"min_effect_contended"`
+}
+
+// WithDefaults is o with its zero fields set to the defaults, checked.
+func (o Options) WithDefaults() (Options, error) {
+	if o.Alpha == 0 {
+		o.Alpha = DefaultAlpha
+	}
+	if o.MinEffect == 0 {
+		o.MinEffect = DefaultMinEffect
+	}
+	if o.MinEffectContended == 0 {
+		o.MinEffectContended = DefaultMinEffectContended
+	}
+	for _, v := range []float64{o.Alpha, o.MinEffect, o.MinEffectContended} {
+		if math.IsNaN(v) || v <= 0 || v >= 1 {
+			return o, fmt.Errorf("%w: %v: want a fraction between 0 and 1", ErrOptions, v)
+		}
+	}
+	return o, nil
+}
+
+// minEffect is the minimum effect at g goroutines.
+func (o Options) minEffect(g int) float64 {
+	if g > 1 {
+		return o.MinEffectContended
+	}
+	return o.MinEffect
+}
+
+// Row is one comparison of two arms on one workload: the new arm's cost
+// per ID over the base arm's, pair by pair.
+type Row struct {
+	Workload Workload `json:"workload"`
+	// Base and New are the arms compared.
+	Base string `json:"base"`
+	New  string `json:"new"`
+	// Pairs is how many rounds measured both.
+	Pairs int `json:"pairs"`
+	// BaseCost and NewCost are the median costs per ID, nanoseconds (CPU
+	// time where read, wall otherwise); BaseRate and NewRate the median
+	// wall-time IDs per second, shown, never decided on.
+	BaseCost float64 `json:"base_ns_per_id"`
+	NewCost  float64 `json:"new_ns_per_id"`
+	BaseRate float64 `json:"base_ids_per_s"`
+	NewRate  float64 `json:"new_ids_per_s"`
+	// Change is the Hodges-Lehmann estimate of the new arm's cost per
+	// ID over the base's, less 1 (+0.05: 5% dearer), and ChangeLo,
+	// ChangeHi its interval at 1-Alpha; Spread the standard deviation of
+	// the per-pair log-ratios.
+	Change   float64 `json:"change"`
+	ChangeLo float64 `json:"change_lo"`
+	ChangeHi float64 `json:"change_hi"`
+	Spread   float64 `json:"spread"`
+	// P is the signed-rank test's; PAdj after the correction for the
+	// family the row is decided in.
+	P        float64  `json:"p"`
+	PAdj     float64  `json:"p_adj"`
+	Decision Decision `json:"decision"`
+	// Worse is Different and dearer.
+	Worse bool   `json:"worse,omitempty"`
+	Why   string `json:"why,omitempty"`
+}
+
+// compare is the row of new over base on one workload from their paired
+// costs (base[i] and new[i] measured in the same round) and wall rates.
+func compare(w Workload, baseName, newName string, base, new, baseRate, newRate []float64, alpha float64) Row {
+	r := Row{Workload: w, Base: baseName, New: newName, BaseCost: stats.Median(base), NewCost: stats.Median(new),
+		BaseRate: stats.Median(baseRate), NewRate: stats.Median(newRate)}
+	var d []float64
+	for i := range base {
+		if base[i] > 0 && new[i] > 0 {
+			d = append(d, math.Log(new[i]/base[i]))
+		}
+	}
+	r.Pairs = len(d)
+	r.Spread = sd(d)
+	p, est, lo, hi := signedRank(d, alpha)
+	r.P, r.PAdj = p, p
+	r.Change, r.ChangeLo, r.ChangeHi = math.Expm1(est), math.Expm1(lo), math.Expm1(hi)
+	return r
+}
+
+// decide sets every row's adjusted p (Holm over the rows; Bonferroni over
+// family rows where family exceeds their count, so that a row decided
+// alone is held as one of family) and its decision.
+func decide(rows []Row, o Options, family int) {
+	ps := make([]float64, len(rows))
+	for i, r := range rows {
+		ps[i] = r.P
+	}
+	adj := holm(ps)
+	for i := range rows {
+		r := &rows[i]
+		r.PAdj = adj[i]
+		if family > len(rows) {
+			r.PAdj = math.Min(1, r.P*float64(family))
+		}
+		me := o.minEffect(r.Workload.G)
+		switch {
+		case math.IsNaN(r.PAdj) || r.Pairs == 0:
+			r.Decision, r.Why = Unknown, "no pairs measured"
+		case r.PAdj <= o.Alpha && math.Abs(r.Change) >= me:
+			r.Decision, r.Worse = Different, r.Change > 0
+			r.Why = fmt.Sprintf("significant (p=%.3g adjusted) and beyond the %.0f%% minimum effect", r.PAdj, 100*me)
+		case r.ChangeLo > -me && r.ChangeHi < me:
+			r.Decision = Same
+			r.Why = fmt.Sprintf("the interval lies within ±%.0f%%", 100*me)
+		default:
+			r.Decision = Unknown
+			r.Why = "neither shown different nor within the minimum effect: more rounds would tell"
+		}
+	}
+}
+
+// sd is the sample standard deviation, NaN under 2 values.
+func sd(v []float64) float64 {
+	if len(v) < 2 {
+		return math.NaN()
+	}
+	mean := 0.0
+	for _, x := range v {
+		mean += x
+	}
+	mean /= float64(len(v))
+	ss := 0.0
+	for _, x := range v {
+		ss += (x - mean) * (x - mean)
+	}
+	return math.Sqrt(ss / float64(len(v)-1))
+}
+
+// MarshalJSON writes the row with figures that are NaN or infinite (no
+// pairs; an interval too few pairs cannot give) as null.
+func (r Row) MarshalJSON() ([]byte, error) {
+	type plain Row
+	v := struct {
+		plain
+		BaseCost *float64 `json:"base_ns_per_id"`
+		NewCost  *float64 `json:"new_ns_per_id"`
+		BaseRate *float64 `json:"base_ids_per_s"`
+		NewRate  *float64 `json:"new_ids_per_s"`
+		Change   *float64 `json:"change"`
+		ChangeLo *float64 `json:"change_lo"`
+		ChangeHi *float64 `json:"change_hi"`
+		Spread   *float64 `json:"spread"`
+		P        *float64 `json:"p"`
+		PAdj     *float64 `json:"p_adj"`
+	}{plain(r), finite(r.BaseCost), finite(r.NewCost), finite(r.BaseRate), finite(r.NewRate), finite(r.Change),
+		finite(r.ChangeLo), finite(r.ChangeHi), finite(r.Spread), finite(r.P), finite(r.PAdj)}
+	return json.Marshal(v)
+}
+
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
