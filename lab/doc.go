@@ -24,7 +24,7 @@
 // Everything else is the lab's internal tree, which no other module can
 // import: the workloads that drive a subject and check its IDs
 // (internal/workload), the other libraries' subjects (internal/peers), a snowidd
-// replica and its remote subject (internal/replica, internal/remote), the
+// replica and its remote subject (internal/remote), the
 // host's probe (internal/host), perf events, the figures' formats
 // (internal/units, internal/stats, internal/md), the reports and charts
 // (internal/report, internal/plot), the experiments (internal/experiment)

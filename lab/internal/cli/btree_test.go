@@ -38,8 +38,6 @@ func TestBtreeUsageErrors(t *testing.T) {
 		{"btree", "-tx", "0"},
 		{"btree", "-tx", "9223372036854775807"},
 		{"btree", "-batch", "0"},
-		{"btree", "-sqlite-page-size", "1000"},
-		{"btree", "-sqlite-page-size", "131072"},
 	} {
 		code, out, errs := runArgs(args...)
 		assert.Equal(t, exitUsage, code, "%v", args)

@@ -10,6 +10,12 @@ import (
 	"os/signal"
 
 	"github.com/snowlab/snowlab/lab/internal/experiment"
+	"github.com/snowlab/snowlab/lab/internal/experiment/alternatives"
+	"github.com/snowlab/snowlab/lab/internal/experiment/btree"
+	"github.com/snowlab/snowlab/lab/internal/experiment/contention"
+	"github.com/snowlab/snowlab/lab/internal/experiment/faults"
+	"github.com/snowlab/snowlab/lab/internal/experiment/peerfaults"
+	"github.com/snowlab/snowlab/lab/internal/experiment/service"
 	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/internal/vcs"
 )
@@ -17,13 +23,13 @@ import (
 // experiments are the subcommands that run one of the lab's experiments,
 // by name.
 var experiments = map[string]func() experiment.Experiment{
-	"btree":        func() experiment.Experiment { return &btreeCmd{} },
-	"alternatives": func() experiment.Experiment { return &alternativesCmd{} },
-	"faults":       func() experiment.Experiment { return &faultsCmd{} },
-	"service":      func() experiment.Experiment { return &serviceCmd{} },
-	"contention":   func() experiment.Experiment { return &contentionCmd{} },
+	"btree":        btree.New,
+	"alternatives": alternatives.New,
+	"faults":       faults.New,
+	"service":      service.New,
+	"contention":   contention.New,
 	"gates":        func() experiment.Experiment { return &gatesCmd{} },
-	"peerfaults":   func() experiment.Experiment { return &peerfaultsCmd{} },
+	"peerfaults":   peerfaults.New,
 }
 
 // runExperiment is `loadgen NAME` for an experiment: the prologue every
@@ -46,7 +52,12 @@ func runExperiment(x experiment.Experiment, args, command []string, stdout, stde
 		fmt.Fprintf(stderr, "%s: unexpected argument %q\n", name, fs.Arg(0))
 		return exitUsage
 	}
-	env := experiment.Env{Command: command, Quiet: *quiet, Stdout: stdout, Stderr: stderr}
+	env := experiment.Env{Command: command, Quiet: *quiet, Stdout: stdout, Stderr: stderr,
+		BindCPUs: func(spec string) (func(), error) { return bindCPUs(spec, 0) },
+		Bar: func() (func(i, n int, what string), func()) {
+			bar := newProgress(stderr, *quiet, 0)
+			return bar.step, bar.finish
+		}}
 	env.Commit, env.Dirty = vcs.Commit()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

@@ -44,6 +44,12 @@ type Env struct {
 	// Stdout is for what a run writes instead of a table (a listing);
 	// Stderr is for progress.
 	Stdout, Stderr io.Writer
+	// BindCPUs holds the process to the CPUs of a -cpus list, as loadgen
+	// run does its own, until restore; a bad list is an error naming it.
+	BindCPUs func(spec string) (restore func(), err error)
+	// Bar starts loadgen run's progress bar on Stderr (nothing under -q
+	// or off a terminal): step shows step i of n, finish clears it.
+	Bar func() (step func(i, n int, what string), finish func())
 }
 
 // Progress is a progress callback that prints one line per message to

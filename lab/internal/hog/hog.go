@@ -113,12 +113,6 @@ func (h *Hog) kill() {
 	h.once.Do(func() { _ = h.cmd.Process.Kill() })
 }
 
-// exited is closed when the child has ended and been waited for.
-func (h *Hog) exited() <-chan struct{} { return h.done }
-
-// pid is the child's process id.
-func (h *Hog) pid() int { return h.cmd.Process.Pid }
-
 // Stop kills the child, waits for it and returns the CPU time it took
 // (user and system), so that a report can say how hard it competed.
 func (h *Hog) Stop() time.Duration {

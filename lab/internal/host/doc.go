@@ -3,6 +3,7 @@
 // hypervisor, Go runtime, kernel, clocksource, the clock sources' audit),
 // the load the host was under during the run (loadMeter; Busy and
 // LoadDifference judge it), the CPUs a process may run on and the pinning
-// and placement that use them. A figure means nothing without the host it
+// that uses them (the placement sweep that chooses them is contention's).
+// A figure means nothing without the host it
 // ran on; this package finds out which.
 package host

@@ -9,5 +9,5 @@ import (
 
 // PinThread refuses: threads are bound to CPUs on Linux only here.
 func PinThread(cpu int) (unpin func(), err error) {
-	return nil, fmt.Errorf("%w on CPU %d: %w (this is %s)", ErrCannotPlace, cpu, errNoAffinity, runtime.GOOS)
+	return nil, fmt.Errorf("CPU %d: %w (this is %s)", cpu, errNoAffinity, runtime.GOOS)
 }

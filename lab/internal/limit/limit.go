@@ -50,9 +50,6 @@ type PerP struct{ words []Word }
 // NewPerP returns n words, at most MaxShards (n is clamped to 1..MaxShards).
 func NewPerP(n int) *PerP { return &PerP{words: make([]Word, min(max(n, 1), MaxShards))} }
 
-// shards is the number of words.
-func (p *PerP) shards() int { return len(p.words) }
-
 // Advance advances the calling goroutine's P's word to max(old+1, now)
 // and returns the value shifted left by shardBits with the word's index in
 // the low bits (unique across the words while now stays below 2^54), the

@@ -32,9 +32,6 @@ func (e *Writer) Write(p []byte) (int, error) {
 // Printf writes a formatted line or part of one.
 func (e *Writer) Printf(format string, a ...any) { fmt.Fprintf(e, format, a...) }
 
-// text writes s as it is.
-func (e *Writer) text(s string) { io.WriteString(e, s) }
-
 // Table writes a Markdown table and a blank line; cells are escaped.
 func (e *Writer) Table(header []string, rows [][]string) {
 	line := func(cells []string) {

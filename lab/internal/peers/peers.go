@@ -22,13 +22,3 @@ func All() []subject.Subject {
 	}
 	return all
 }
-
-// ByName returns the peer subject called name.
-func ByName(name string) (subject.Subject, bool) {
-	for _, s := range All() {
-		if s.Name == name {
-			return s, true
-		}
-	}
-	return subject.Subject{}, false
-}

@@ -19,12 +19,12 @@ import (
 // subject's stream of IDs. It is safe for concurrent use; its calls share
 // the connection.
 type Client struct {
-	r *replica
+	r *conn
 }
 
 // NewClient is a Client for the replica at base over protocol p: an
 // http:// base in plaintext, an https:// one over TLS with tlsConfig (the
-// CA to trust; a client certificate for mutual TLS), as SubjectTLS dials.
+// CA to trust; a client certificate for mutual TLS), as subjectTLS dials.
 func NewClient(base string, p client.Protocol, tlsConfig *tls.Config) (*Client, error) {
 	r, err := dial(base, p, tlsConfig)
 	if err != nil {
@@ -33,10 +33,7 @@ func NewClient(base string, p client.Protocol, tlsConfig *tls.Config) (*Client, 
 	return &Client{r: r}, nil
 }
 
-// URL is the replica's base URL.
-func (c *Client) URL() string { return c.r.base }
-
-// NextID calls NextID. A refusal is an error wrapping ErrCall that
+// NextID calls NextID. A refusal is an error wrapping errCall that
 // carries the replica's status code (CodeOf reads it).
 func (c *Client) NextID(ctx context.Context) (uint64, error) { return c.r.nextID(ctx) }
 
@@ -60,31 +57,31 @@ func (c *Client) NextIDs(ctx context.Context, n int) ([]uint64, error) {
 func (c *Client) Clock(ctx context.Context) (unixNano int64, rtt time.Duration, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.r.base+"/clock", nil)
 	if err != nil {
-		return 0, 0, fmt.Errorf("%w: clock: %v", ErrCall, err)
+		return 0, 0, fmt.Errorf("%w: clock: %v", errCall, err)
 	}
 	start := time.Now()
 	resp, err := c.r.hc.Do(req)
 	if err != nil {
-		return 0, 0, fmt.Errorf("%w: clock: %v", ErrCall, err)
+		return 0, 0, fmt.Errorf("%w: clock: %v", errCall, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<10))
 	rtt = time.Since(start)
 	if err != nil {
-		return 0, 0, fmt.Errorf("%w: clock: %v", ErrCall, err)
+		return 0, 0, fmt.Errorf("%w: clock: %v", errCall, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return 0, 0, fmt.Errorf("%w: clock: HTTP %d", ErrCall, resp.StatusCode)
+		return 0, 0, fmt.Errorf("%w: clock: HTTP %d", errCall, resp.StatusCode)
 	}
 	var a struct {
 		UnixNano string `json:"unix_nano"`
 	}
 	if err := json.Unmarshal(body, &a); err != nil {
-		return 0, 0, fmt.Errorf("%w: clock: %v", ErrCall, err)
+		return 0, 0, fmt.Errorf("%w: clock: %v", errCall, err)
 	}
 	ns, err := strconv.ParseInt(a.UnixNano, 10, 64)
 	if err != nil {
-		return 0, 0, fmt.Errorf("%w: clock: unix_nano %q is not a number", ErrCall, a.UnixNano)
+		return 0, 0, fmt.Errorf("%w: clock: unix_nano %q is not a number", errCall, a.UnixNano)
 	}
 	return ns, rtt, nil
 }

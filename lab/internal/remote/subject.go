@@ -20,15 +20,15 @@ import (
 // Layout is the default) under the strict policy, for the lab's ceiling
 // check to hold, and on one node id (OnNodes says how many otherwise).
 func Subject(base string, p client.Protocol, batch int, layout snowlab.Layout) (subject.Subject, error) {
-	return SubjectTLS(base, p, batch, layout, nil)
+	return subjectTLS(base, p, batch, layout, nil)
 }
 
-// SubjectTLS is Subject for a replica serving TLS at base
+// subjectTLS is Subject for a replica serving TLS at base
 // (https://HOST:PORT), checked and answered with tlsConfig: the CA to
 // trust (RootCAs; nil is the system's) and, for a replica serving mutual
 // TLS, the client's certificate. A nil tlsConfig is Subject's plaintext
 // for an http:// base, the system's roots for an https:// one.
-func SubjectTLS(base string, p client.Protocol, batch int, layout snowlab.Layout, tlsConfig *tls.Config) (subject.Subject, error) {
+func subjectTLS(base string, p client.Protocol, batch int, layout snowlab.Layout, tlsConfig *tls.Config) (subject.Subject, error) {
 	if batch < 0 || batch > client.MaxBatch {
 		return subject.Subject{}, fmt.Errorf("remote: batch %d: want 0 (NextID) or 1 to %d", batch, client.MaxBatch)
 	}
@@ -101,7 +101,7 @@ func (m *minter) NewCaller() subject.Minter { return &caller{r: m.shared.r, batc
 // fetched, so they increase however the other goroutines' calls
 // interleave with its own on the server.
 type caller struct {
-	r     *replica
+	r     *conn
 	batch int
 	buf   []snowlab.ID
 }
@@ -127,7 +127,7 @@ func (k *caller) Fill(dst []subject.ID) (int, error) { return fill(k.r, dst) }
 
 // fill is Fill: NextIDs calls of at most client.MaxBatch, in order, so
 // that the IDs written increase.
-func fill(r *replica, dst []subject.ID) (int, error) {
+func fill(r *conn, dst []subject.ID) (int, error) {
 	n := 0
 	for n < len(dst) {
 		ids, err := r.nextIDs(context.Background(), min(len(dst)-n, client.MaxBatch))

@@ -17,9 +17,9 @@ import (
 	"github.com/snowlab/snowlab/snowidd/client"
 )
 
-// ErrCall is wrapped by every error a replica answered with or a call that
+// errCall is wrapped by every error a replica answered with or a call that
 // failed on the wire.
-var ErrCall = errors.New("remote: call failed")
+var errCall = errors.New("remote: call failed")
 
 // CodeOf is the status code the replica answered with in err's chain, as
 // the Connect protocol names it ("unavailable", "invalid_argument"),
@@ -38,10 +38,10 @@ func CodeOf(err error) string {
 // not TCP handshakes (the Transport's default keeps two).
 const maxIdleConns = 10_000
 
-// replica is one replica's client, making one attempt per call (no
+// conn is one replica's client, making one attempt per call (no
 // failover: the lab measures this replica, and counts its refusals), and
 // the HTTP client under it.
-type replica struct {
+type conn struct {
 	base string
 	c    *client.Client
 	hc   *http.Client
@@ -52,7 +52,7 @@ type replica struct {
 // knowledge) to an http:// base, over TLS configured by tlsConfig
 // (negotiated by ALPN) to an https:// one; one connection carries many
 // callers' calls, as a real client's would. gRPC-Web goes over HTTP/1.1.
-func dial(base string, p client.Protocol, tlsConfig *tls.Config) (*replica, error) {
+func dial(base string, p client.Protocol, tlsConfig *tls.Config) (*conn, error) {
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("remote: base URL %q: want http://HOST:PORT or https://HOST:PORT", base)
@@ -66,7 +66,7 @@ func dial(base string, p client.Protocol, tlsConfig *tls.Config) (*replica, erro
 	if err != nil {
 		return nil, fmt.Errorf("remote: %w", err)
 	}
-	return &replica{base: base, c: c, hc: hc}, nil
+	return &conn{base: base, c: c, hc: hc}, nil
 }
 
 // httpClient is the HTTP client for one replica: HTTP/1.1 for gRPC-Web
@@ -105,23 +105,23 @@ func httpClient(overTLS, http1 bool, tlsConfig *tls.Config) *http.Client {
 }
 
 // nextID calls NextID.
-func (r *replica) nextID(ctx context.Context) (uint64, error) {
+func (r *conn) nextID(ctx context.Context) (uint64, error) {
 	id, err := r.c.NextID(ctx)
 	switch {
 	case err != nil:
-		return 0, fmt.Errorf("%w: NextID: %w", ErrCall, err)
+		return 0, fmt.Errorf("%w: NextID: %w", errCall, err)
 	case id == 0:
-		return 0, fmt.Errorf("%w: NextID answered no id", ErrCall)
+		return 0, fmt.Errorf("%w: NextID answered no id", errCall)
 	}
 	return uint64(id), nil
 }
 
 // nextIDs calls NextIDs for n IDs, 1 to client.MaxBatch: all n, in
 // increasing order, or an error.
-func (r *replica) nextIDs(ctx context.Context, n int) ([]snowlab.ID, error) {
+func (r *conn) nextIDs(ctx context.Context, n int) ([]snowlab.ID, error) {
 	ids, err := r.c.NextIDs(ctx, n)
 	if err != nil {
-		return nil, fmt.Errorf("%w: NextIDs(%d): %w", ErrCall, n, err)
+		return nil, fmt.Errorf("%w: NextIDs(%d): %w", errCall, n, err)
 	}
 	return ids, nil
 }

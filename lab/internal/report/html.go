@@ -41,13 +41,6 @@ type runPage struct {
 	Index    string
 }
 
-// writeHTML writes run as one self-contained HTML page: the sections of
-// the Markdown report (host fingerprint, tables, how to read them,
-// failures) with each chart drawn inline as SVG where its section is. It
-// loads nothing: no script, no stylesheet, no font, no image from
-// anywhere. The page links to the history, IndexName, beside it.
-func writeHTML(w io.Writer, run *result.Run) error { return newDocument(run).writeHTML(w) }
-
 // writeHTML writes d as one page titled by its first section, each
 // section's charts inline at its end, linking to the history beside it.
 func (d *document) writeHTML(w io.Writer) error {

@@ -48,22 +48,6 @@ func readRuntime() runtimeSample {
 	return r
 }
 
-// runtimeDelta compares two samples, a taken before b: the mutex wait
-// between them in nanoseconds per ID (ids <= 0 gives the total), and the
-// p99 in nanoseconds of the scheduler latencies recorded between them (the
-// upper bound of the bucket holding the p99; 0 when none were recorded).
-// A metric the runtime did not provide reads 0.
-func runtimeDelta(a, b runtimeSample, ids int) (mutexWaitNsPerID, schedLatencyP99Ns float64) {
-	if a.HasMutexWait && b.HasMutexWait {
-		if d := b.MutexWaitSeconds - a.MutexWaitSeconds; d > 0 {
-			mutexWaitNsPerID = d * 1e9 / float64(max(ids, 1))
-		}
-	}
-	counts := histDelta(a.SchedLatencyBuckets, a.SchedLatencyCounts, b.SchedLatencyBuckets, b.SchedLatencyCounts)
-	schedLatencyP99Ns = histQuantile(b.SchedLatencyBuckets, counts, 0.99) * 1e9
-	return mutexWaitNsPerID, schedLatencyP99Ns
-}
-
 // histDelta is the counts of histogram b less those of a. If the two do not
 // share a bucket layout, a is ignored.
 func histDelta(aBuckets []float64, aCounts []uint64, bBuckets []float64, bCounts []uint64) []uint64 {

@@ -59,22 +59,6 @@ func sweep(top int) []int {
 	return append(g, max(top, 1))
 }
 
-// saturate runs s closed-loop with g goroutines and reports IDs/s per
-// repeat, sampled per-call latency, contention and the check.
-func saturate(s subject.Subject, g int, cfg SaturateConfig) (result.SaturateResult, error) {
-	p, err := newSaturation(s, g, cfg)
-	if err != nil {
-		return p.res, err
-	}
-	buf := newStreams(p.cfg.MaxIDs)
-	for range p.cfg.Repeats {
-		if err := p.repeat(buf); err != nil {
-			return p.res, err
-		}
-	}
-	return p.finish(), nil
-}
-
 // SaturateSweep runs the saturate sweep over subs, every goroutine count
 // of cfg for each, with the repeats interleaved: round r measures every
 // subject at every count once before round r+1 starts. What the host gives

@@ -71,9 +71,6 @@ type crashRun struct {
 	Error    string        `json:"error,omitempty"`
 }
 
-// ran reports whether the experiment ran to the end.
-func (c crashRun) ran() bool { return c.Skipped == "" && c.Error == "" }
-
 // runCrash runs the crash experiment with clients on srv for before, then
 // crashes and restarts it through ctl.
 func runCrash(ctx context.Context, srv *pgServer, ctl control, clients int, before time.Duration) crashRun {

@@ -17,7 +17,7 @@
 // The documents argue with numbers nobody here had measured: a commit's
 // flush costs ~240 µs, so one row does ~4,000 IDs/s; a 100,000/s peak then
 // forces blocks of ~24; blocks and strides reorder time by far more than
-// Snowflake's clock skew. Execute runs every scheme with each number of
+// Snowflake's clock skew. execute runs every scheme with each number of
 // concurrent clients (simulated nodes, one connection each) for a fixed
 // time, each client asking for its share of a fleet-wide demand, and
 // records every ID with the moment it was handed out. From those it
@@ -35,5 +35,5 @@
 // from what they recorded, claims.go holds the findings against the
 // documents, and verdict.go, report.go and chart.go only format. A runResult is
 // written as results/<date>-<host>-<sha>-alternatives.json with a
-// Markdown report and two SVG charts (WriteFiles).
+// Markdown report and two SVG charts (writeFiles).
 package alternatives

@@ -167,12 +167,12 @@ func (o options) withDefaults() options {
 	return o
 }
 
-// Execute runs the experiment: the commit latency, every scheme with
+// execute runs the experiment: the commit latency, every scheme with
 // every number of clients, then the crash experiment. A run that fails is
-// recorded with its error and the experiment goes on; Execute returns the
+// recorded with its error and the experiment goes on; execute returns the
 // run with an error joining every failure, or nil and the error when it
 // cannot start.
-func Execute(ctx context.Context, o options) (*runResult, error) {
+func execute(ctx context.Context, o options) (*runResult, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
@@ -203,7 +203,7 @@ func Execute(ctx context.Context, o options) (*runResult, error) {
 // newResult is the result's header and configuration, recorded before
 // anything runs so that a run cut short still says what it was asked.
 func newResult(o options) *runResult {
-	run := &runResult{Header: resultdir.NewHeader(experiment, schemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
+	run := &runResult{Header: resultdir.NewHeader(experimentName, schemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
 		Config: config{Clients: o.Clients, Duration: o.Duration, Demand: o.Demand, MaxIDs: o.MaxIDs, Skew: o.Skew,
 			PrefetchShare: prefetchShare, CrashClients: o.CrashClients, CrashAfter: o.CrashAfter, FsyncSeconds: o.FsyncSeconds,
 			Snowidd: nodeid.Redact(o.Snowidd), SnowiddNote: o.SnowiddNote}}

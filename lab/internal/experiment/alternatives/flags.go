@@ -9,19 +9,19 @@ import (
 	"strings"
 	"time"
 
-	"github.com/snowlab/snowlab/lab/internal/replica"
+	"github.com/snowlab/snowlab/lab/internal/remote"
 )
 
-// Flags are the experiment's flags as typed (loadgen alternatives).
-type Flags struct {
+// flags are the experiment's flags as typed (loadgen alternatives).
+type flags struct {
 	dsn, clients, schemes, snowiddURL, snowiddBin, control string
 	duration, skew, crashAfter                             time.Duration
 	demand                                                 float64
 	maxIDs, crashClients, fsyncSec                         int
 }
 
-// Register defines the experiment's flags in fs.
-func (f *Flags) Register(fs *flag.FlagSet) {
+// register defines the experiment's flags in fs.
+func (f *flags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.dsn, "pg", "", "PostgreSQL connection string (postgres://user@host:port/db); scripts/pg.sh start prints one for a throwaway server, make alternatives runs it all")
 	fs.StringVar(&f.clients, "clients", clientsText(defaultClients), fmt.Sprintf("comma list of client counts (simulated nodes), each 1 to %d", maxClients))
 	fs.DurationVar(&f.duration, "duration", defaultDuration, fmt.Sprintf("length of each run, one scheme at one client count (more than 0, at most %v)", maxDuration))
@@ -45,9 +45,9 @@ type setup struct {
 	bin     string
 }
 
-// setup checks the flags. Its error names the first flag that is wrong,
+// check checks the flags. Its error names the first flag that is wrong,
 // its value and what is wanted, in one line.
-func (f Flags) Setup() (setup, error) {
+func (f flags) check() (setup, error) {
 	if f.dsn == "" {
 		return setup{}, errors.New("-pg DSN is required (scripts/pg.sh start prints one, or make alternatives runs it all)")
 	}
@@ -89,22 +89,22 @@ func (f Flags) Setup() (setup, error) {
 // StartSnowidd starts the -snowidd-bin replica the run's snowidd schemes
 // call, on loopback, and points the options at it; it returns nil when
 // there is none to start.
-func (s *setup) StartSnowidd() (*replica.Replica, error) {
+func (s *setup) StartSnowidd() (*remote.Replica, error) {
 	if s.bin == "" {
 		return nil, nil
 	}
-	rep, err := replica.Start(s.bin, replica.Config{})
+	rep, err := remote.StartReplica(s.bin, remote.ReplicaConfig{})
 	if err != nil {
 		return nil, err
 	}
 	s.Options.Snowidd = rep.URL
-	s.Options.SnowiddNote = fmt.Sprintf("%s started for the run on loopback, static node id %d, every core", s.bin, replica.Node)
+	s.Options.SnowiddNote = fmt.Sprintf("%s started for the run on loopback, static node id %d, every core", s.bin, remote.ReplicaNode)
 	return rep, nil
 }
 
 // checkSnowidd checks -snowidd and -snowidd-bin: one or the other, each
 // one that can work.
-func (f Flags) checkSnowidd() error {
+func (f flags) checkSnowidd() error {
 	switch {
 	case f.snowiddURL != "" && f.snowiddBin != "":
 		return fmt.Errorf("-snowidd %s and -snowidd-bin %s: name a running replica or a binary to start, not both", f.snowiddURL, f.snowiddBin)
@@ -113,7 +113,7 @@ func (f Flags) checkSnowidd() error {
 			return fmt.Errorf("-snowidd: %v", err)
 		}
 	case f.snowiddBin != "":
-		if err := replica.CheckBinary(f.snowiddBin); err != nil {
+		if err := remote.CheckBinary(f.snowiddBin); err != nil {
 			return fmt.Errorf("-snowidd-bin %v", err)
 		}
 	}
@@ -121,7 +121,7 @@ func (f Flags) checkSnowidd() error {
 }
 
 // inRange reports the first numeric flag out of range.
-func (f Flags) inRange() error {
+func (f flags) inRange() error {
 	switch {
 	case f.duration <= 0 || f.duration > maxDuration:
 		return fmt.Errorf("-duration %v: want more than 0, at most %v", f.duration, maxDuration)

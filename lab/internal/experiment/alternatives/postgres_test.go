@@ -34,7 +34,7 @@ func pgDSN(t *testing.T) string {
 // server PG_DSN names, and checks what must hold at any speed.
 func TestPostgres(t *testing.T) {
 	dsn := pgDSN(t)
-	run, err := Execute(context.Background(), options{DSN: dsn, Clients: []int{1, 3}, Duration: 250 * time.Millisecond,
+	run, err := execute(context.Background(), options{DSN: dsn, Clients: []int{1, 3}, Duration: 250 * time.Millisecond,
 		Demand: 20_000, FsyncSeconds: -1, Host: testHost(), Commit: "abc1234"})
 	require.NoError(t, err)
 	require.Len(t, run.Schemes, len(defaultSchemes()))
@@ -93,7 +93,7 @@ func TestPostgres(t *testing.T) {
 func TestPostgresBesideSnowidd(t *testing.T) {
 	dsn := pgDSN(t)
 	base := fixture.StartReplica(t)
-	run, err := Execute(context.Background(), options{DSN: dsn, Clients: []int{1, 2}, Duration: 150 * time.Millisecond,
+	run, err := execute(context.Background(), options{DSN: dsn, Clients: []int{1, 2}, Duration: 150 * time.Millisecond,
 		Demand: 5_000, FsyncSeconds: -1, Host: testHost(), Snowidd: base, SnowiddNote: "replicatest",
 		Schemes: []schemeSpec{{Kind: sequence, Size: 1}, {Kind: snowidd}, {Kind: snowidd, Size: 100}, {Kind: snowidd, Size: 100, MaxAge: 5 * time.Millisecond}}})
 	require.NoError(t, err)
@@ -130,7 +130,7 @@ func TestCrash(t *testing.T) {
 	require.NoError(t, err)
 	dsn := strings.TrimSpace(string(out))
 	t.Cleanup(func() { assert.NoError(t, exec.Command("../../../../scripts/pg.sh", "stop", dsn).Run()) })
-	run, err := Execute(context.Background(), options{DSN: dsn, Clients: []int{1}, Duration: 100 * time.Millisecond,
+	run, err := execute(context.Background(), options{DSN: dsn, Clients: []int{1}, Duration: 100 * time.Millisecond,
 		Schemes: []schemeSpec{{Kind: ticket}}, FsyncSeconds: -1, Host: testHost(),
 		Control: scriptControl{Script: "../../../../scripts/pg.sh", DSN: dsn}, CrashClients: 2, CrashAfter: 500 * time.Millisecond})
 	require.NoError(t, err)
@@ -156,14 +156,14 @@ func TestRemoteServerSkipsWhatNeedsTheDisk(t *testing.T) {
 }
 
 func TestExecuteRefusesBadOptions(t *testing.T) {
-	run, err := Execute(context.Background(), options{DSN: "postgres://x@127.0.0.1:1/db", Clients: []int{1000}})
+	run, err := execute(context.Background(), options{DSN: "postgres://x@127.0.0.1:1/db", Clients: []int{1000}})
 	assert.Nil(t, run)
 	assert.ErrorIs(t, err, errOptions)
 	assert.ErrorContains(t, err, "1000")
 	// A server that is not there: one error, its password redacted.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	run, err = Execute(ctx, options{DSN: "postgres://me:S3cretPass@127.0.0.1:1/db?connect_timeout=2"})
+	run, err = execute(ctx, options{DSN: "postgres://me:S3cretPass@127.0.0.1:1/db?connect_timeout=2"})
 	assert.Nil(t, run)
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "S3cretPass")

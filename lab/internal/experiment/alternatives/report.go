@@ -41,14 +41,6 @@ func clientList(ns []int) string {
 	return strings.Join(s, ", ")
 }
 
-// writeMarkdown writes the run as Markdown: the setup, the claims beside
-// the measurements, the charts (from the folder charts, relative to the
-// Markdown file, when set), every scheme's figures, the commit latency,
-// the crash, the server, the host and how to read it all.
-func writeMarkdown(w io.Writer, run *runResult, charts string) error {
-	return document(run).WriteMarkdown(w, charts)
-}
-
 // document lays the run's report out, one function per section.
 func document(run *runResult) *report.Document {
 	d := &report.Document{}
@@ -265,9 +257,9 @@ until its commit's WAL flush returns, so the flush time measured by pg_test_fsyn
 not pay it per ID: nextval writes WAL only once per 32 values, and its commit waits for a flush only then.
 `
 
-// WriteTable writes a plain-text summary for a terminal: one line per
+// writeTable writes a plain-text summary for a terminal: one line per
 // scheme and number of clients, then the claims.
-func WriteTable(w io.Writer, run *runResult) error {
+func writeTable(w io.Writer, run *runResult) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCHEME\tCLIENTS\tIDS/S\tTRIP P50\tTRIP P99\tID P50\tID P99\tADJ INVERTED\tWINDOW\tERROR")
 	for _, s := range run.Schemes {

@@ -3,7 +3,6 @@ package alternatives
 import (
 	"time"
 
-	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -12,9 +11,9 @@ import (
 // meaning.
 const schemaVersion = 1
 
-// experiment is the value of runResult.Experiment, which tells an alternatives
+// experimentName is the value of runResult.Experiment, which tells an alternatives
 // result file from the lab's other results.
-const experiment = "alternatives"
+const experimentName = "alternatives"
 
 // runResult is one alternatives experiment. The file
 // results/<date>-<host>-<sha>-alternatives.json holds one.
@@ -59,14 +58,4 @@ type schemeResult struct {
 	Points []sweepPoint `json:"points"`
 	// Skipped says why the scheme did not run (it has no points then).
 	Skipped string `json:"skipped,omitempty"`
-}
-
-// readResult reads an alternatives result file, refusing one of another
-// experiment or schema.
-func readResult(path string) (*runResult, error) {
-	var run runResult
-	if err := resultdir.ReadExperiment(path, experiment, schemaVersion, &run); err != nil {
-		return nil, err
-	}
-	return &run, nil
 }

@@ -37,7 +37,7 @@ func tripPoint(clients int, rate float64, trip, window time.Duration) sweepPoint
 // and snowidd at 100 µs a round trip (unbatched) and in batches of 1,000,
 // bare and bounded to 10 ms.
 func syntheticRun(rowRate float64, commit time.Duration, snowWindow time.Duration) *runResult {
-	return &runResult{Header: result.Header{Schema: schemaVersion, Experiment: experiment, Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+	return &runResult{Header: result.Header{Schema: schemaVersion, Experiment: experimentName, Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
 		Commit: "abc1234", Host: *testHost()},
 		Config: config{Clients: []int{1, 8}, Duration: time.Second, Demand: docPeak, Skew: 5 * time.Millisecond, PrefetchShare: prefetchShare},
 		Server: server{Version: "15.0", Settings: map[string]string{"fsync": "on", "synchronous_commit": "on", "wal_sync_method": "fdatasync"}},
@@ -155,7 +155,7 @@ func TestWriteFiles(t *testing.T) {
 	run := syntheticRun(450, 2*time.Millisecond, 9*time.Millisecond)
 	run.Command = []string{"loadgen", "alternatives", "-pg", "postgres://me:S3cretPass@127.0.0.1:1/db"}
 	dir := t.TempDir()
-	paths, err := WriteFiles(dir, run)
+	paths, err := writeFiles(dir, run)
 	require.NoError(t, err)
 	stem := filepath.Join(dir, resultdir.ExperimentStem(&run.Header))
 	assert.True(t, strings.HasSuffix(stem, "-test-host-abc1234-alternatives"), stem)

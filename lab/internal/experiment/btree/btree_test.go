@@ -24,19 +24,19 @@ func testHost() *result.Host {
 	return &result.Host{Hostname: "test-host", CPU: "test cpu", GOMAXPROCS: 2, GoVersion: "go-test"}
 }
 
-func execute(t *testing.T, engines ...engine) *Result {
+func mustExecute(t *testing.T, engines ...engine) *runResult {
 	t.Helper()
 	t.Cleanup(func() {
 		for _, e := range engines {
 			assert.NoError(t, e.Close())
 		}
 	})
-	run, err := Execute(context.Background(), options{Rows: testRows, Engines: engines, Host: testHost(), Commit: "abc1234"})
+	run, err := execute(context.Background(), options{Rows: testRows, Engines: engines, Host: testHost(), Commit: "abc1234"})
 	require.NoError(t, err)
 	require.Len(t, run.Engines, len(engines))
 	for _, e := range run.Engines {
 		require.Empty(t, e.Error)
-		require.Len(t, e.Keys, len(Kinds()), e.Engine)
+		require.Len(t, e.Keys, len(kinds()), e.Engine)
 		for _, r := range e.Keys {
 			assert.Equal(t, testRows, r.Rows)
 			assert.Positive(t, r.Index.Bytes, "%s %s", e.Engine, r.Key)
@@ -48,7 +48,7 @@ func execute(t *testing.T, engines ...engine) *Result {
 	return run
 }
 
-func key(t *testing.T, e EngineResult, k KeyKind) KeyResult {
+func key(t *testing.T, e engineResult, k keyKind) keyResult {
 	t.Helper()
 	r, ok := e.key(k)
 	require.True(t, ok, "%s has no %s", e.Engine, k)
@@ -60,17 +60,17 @@ func key(t *testing.T, e EngineResult, k KeyKind) KeyResult {
 // two time-ordered 16-byte keys alike, the random key bigger than the
 // bigints (it is twice as wide) and its leaves out of file order where the
 // ordered keys' are in it.
-func checkOrdered(t *testing.T, e EngineResult) {
-	seq, snow := key(t, e, Sequence), key(t, e, Snowlab)
-	v7, ul, v4 := key(t, e, UUIDv7), key(t, e, ULID), key(t, e, UUIDv4)
+func checkOrdered(t *testing.T, e engineResult) {
+	seq, snow := key(t, e, sequence), key(t, e, snowlabKey)
+	v7, ul, v4 := key(t, e, uuidV7), key(t, e, ulidKey), key(t, e, uuidV4)
 	assert.InEpsilon(t, float64(seq.Index.Bytes), float64(snow.Index.Bytes), 0.03,
 		"%s: snowlab index %d bytes, sequence %d", e.Engine, snow.Index.Bytes, seq.Index.Bytes)
 	assert.InEpsilon(t, float64(v7.Index.Bytes), float64(ul.Index.Bytes), 0.03,
 		"%s: UUIDv7 %d bytes, ULID %d", e.Engine, v7.Index.Bytes, ul.Index.Bytes)
-	for _, r := range []KeyResult{seq, snow} {
+	for _, r := range []keyResult{seq, snow} {
 		assert.Greater(t, v4.Index.Bytes, r.Index.Bytes, "%s: UUIDv4 index not larger than %s's", e.Engine, r.Key)
 	}
-	for _, r := range []KeyResult{seq, snow, v7, ul} {
+	for _, r := range []keyResult{seq, snow, v7, ul} {
 		require.True(t, r.Index.fillKnown(), "%s %s: %s", e.Engine, r.Key, r.Index.Source)
 		assert.Less(t, r.Index.Fragmentation, 0.05, "%s %s: an appended index's leaves follow the file", e.Engine, r.Key)
 		assert.Greater(t, r.Index.LeafFill, 0.8, "%s %s: appended leaves are packed", e.Engine, r.Key)
@@ -83,7 +83,7 @@ func TestSQLite(t *testing.T) {
 	require.NoError(t, err)
 	clu, err := openSQLite(sqliteOptions{Clustered: true})
 	require.NoError(t, err)
-	run := execute(t, idx, clu)
+	run := mustExecute(t, idx, clu)
 	for _, e := range run.Engines {
 		checkOrdered(t, e)
 		assert.Equal(t, 4096, e.PageSize)
@@ -98,17 +98,17 @@ func TestSQLite(t *testing.T) {
 	// The index layout measures the key alone: a 16-byte key's index is
 	// bigger than a bigint's whatever the order (SQLite rebalances over
 	// three siblings, so a random key's leaves are not left half empty and
-	// UUIDv4 is not bigger than UUIDv7 there: the documents' fill penalty
+	// uuidV4 is not bigger than uuidV7 there: the documents' fill penalty
 	// is PostgreSQL's split rule, not SQLite's).
 	si := run.Engines[0]
-	assert.Greater(t, key(t, si, UUIDv7).Index.Bytes, key(t, si, Snowlab).Index.Bytes)
-	assert.Positive(t, key(t, si, Snowlab).TableBytes, "the rowid table is measured beside the index")
-	assert.Zero(t, key(t, run.Engines[1], Snowlab).TableBytes, "a clustered table is its key's B-tree")
+	assert.Greater(t, key(t, si, uuidV7).Index.Bytes, key(t, si, snowlabKey).Index.Bytes)
+	assert.Positive(t, key(t, si, snowlabKey).TableBytes, "the rowid table is measured beside the index")
+	assert.Zero(t, key(t, run.Engines[1], snowlabKey).TableBytes, "a clustered table is its key's B-tree")
 
 	// Files: JSON that reads back, Markdown with the comparison, charts,
 	// the page with the same sections and the charts inline.
 	dir := t.TempDir()
-	paths, err := WriteFiles(dir, run)
+	paths, err := writeFiles(dir, run)
 	require.NoError(t, err)
 	stem := filepath.Join(dir, resultdir.ExperimentStem(&run.Header))
 	assert.True(t, strings.HasSuffix(stem, "-test-host-abc1234-btree"), stem)
@@ -116,7 +116,11 @@ func TestSQLite(t *testing.T) {
 	back, err := readResult(stem + ".json")
 	require.NoError(t, err)
 	assert.Equal(t, run.Config, back.Config)
-	assert.Equal(t, key(t, run.Engines[0], UUIDv4).Index, key(t, back.Engines[0], UUIDv4).Index)
+	// The engine's fields, embedded, are read back at the top of each
+	// engine's object, as the committed results have them.
+	assert.Equal(t, run.Engines[0].engineInfo, back.Engines[0].engineInfo)
+	assert.NotEmpty(t, back.Engines[0].Engine)
+	assert.Equal(t, key(t, run.Engines[0], uuidV4).Index, key(t, back.Engines[0], uuidV4).Index)
 	md, err := os.ReadFile(stem + ".md")
 	require.NoError(t, err)
 	for _, want := range []string{"## Predicted and measured", "UUIDv4 / bigint index size",
@@ -152,16 +156,16 @@ func TestPostgres(t *testing.T) {
 	}
 	pg, err := openPostgres(context.Background(), postgresOptions{DSN: dsn})
 	require.NoError(t, err)
-	run := execute(t, pg)
+	run := mustExecute(t, pg)
 	e := run.Engines[0]
 	checkOrdered(t, e)
 	assert.Contains(t, e.Version, "PostgreSQL")
-	v4 := key(t, e, UUIDv4)
+	v4 := key(t, e, uuidV4)
 	// On PostgreSQL the random key's index is larger than every ordered
 	// one's, its leaves are left well below the appended ones' fill, and
 	// inserting into the filled table after a checkpoint logs far more
 	// full-page images.
-	for _, k := range []KeyKind{Sequence, Snowlab, UUIDv7, ULID} {
+	for _, k := range []keyKind{sequence, snowlabKey, uuidV7, ulidKey} {
 		r := key(t, e, k)
 		assert.Greater(t, v4.Index.Bytes, r.Index.Bytes, "UUIDv4 index not larger than %s's", k)
 		assert.Less(t, v4.Index.LeafFill, r.Index.LeafFill-0.1, "UUIDv4 leaf fill against %s's", k)
@@ -172,27 +176,27 @@ func TestPostgres(t *testing.T) {
 		}
 	}
 	assert.Equal(t, "pgstatindex", v4.Index.Source)
-	assert.Greater(t, v4.Tail.WAL.Bytes, key(t, e, UUIDv7).Tail.WAL.Bytes)
+	assert.Greater(t, v4.Tail.WAL.Bytes, key(t, e, uuidV7).Tail.WAL.Bytes)
 }
 
 func TestParseKinds(t *testing.T) {
 	ks, err := parseKinds("uuidv4, snowlab")
 	require.NoError(t, err)
-	assert.Equal(t, []KeyKind{Snowlab, UUIDv4}, ks, "load order, whatever the listed order")
+	assert.Equal(t, []keyKind{snowlabKey, uuidV4}, ks, "load order, whatever the listed order")
 	ks, err = parseKinds("all")
 	require.NoError(t, err)
-	assert.Equal(t, Kinds(), ks)
+	assert.Equal(t, kinds(), ks)
 	_, err = parseKinds("uuidv6")
 	assert.Error(t, err)
 }
 
 func TestKeysAreWhatTheySay(t *testing.T) {
-	for _, k := range Kinds() {
+	for _, k := range kinds() {
 		s, _, err := generate(k, 5000)
 		require.NoError(t, err)
 		require.Equal(t, 5000, s.len())
 		less := func(i int) bool {
-			if k.Wide() {
+			if k.wide() {
 				return string(s.wide[i-1][:]) < string(s.wide[i][:])
 			}
 			return s.ints[i-1] < s.ints[i]
@@ -209,8 +213,8 @@ func TestKeysAreWhatTheySay(t *testing.T) {
 			assert.InDelta(t, 0.5, float64(inOrder)/float64(s.len()-1), 0.05, "%s keys are random", k)
 		}
 	}
-	s, _, _ := generate(Sequence, 3)
-	assert.Equal(t, []int64{SequenceStart, SequenceStart + 1, SequenceStart + 2}, s.ints)
+	s, _, _ := generate(sequence, 3)
+	assert.Equal(t, []int64{sequenceStart, sequenceStart + 1, sequenceStart + 2}, s.ints)
 }
 
 func TestPredictionCells(t *testing.T) {
@@ -220,17 +224,38 @@ func TestPredictionCells(t *testing.T) {
 	assert.Equal(t, "90% (±0 pts)", fillCell(0.90, predictedFillOrdered))
 }
 
-// TestExecuteRefusesOptionsOutOfRange: Execute refuses, before minting a
+// TestExecuteRefusesOptionsOutOfRange: execute refuses, before minting a
 // key, options that would not fit in memory, naming the value.
 func TestExecuteRefusesOptionsOutOfRange(t *testing.T) {
 	for _, o := range []options{
 		{Rows: math.MaxInt}, {Rows: -5}, {TailRows: -2}, {BatchRows: maxBatchRows + 1},
 		{TxRows: math.MaxInt}, {PayloadBytes: math.MaxInt}, {PayloadBytes: 4},
 	} {
-		run, err := Execute(context.Background(), o)
+		run, err := execute(context.Background(), o)
 		assert.Nil(t, run)
 		assert.ErrorIs(t, err, errOptions, "%+v", o)
 	}
-	_, err := Execute(context.Background(), options{Rows: math.MaxInt})
+	_, err := execute(context.Background(), options{Rows: math.MaxInt})
 	assert.ErrorContains(t, err, "9223372036854775807")
+}
+
+// TestReadsCommittedResults: the results committed under results/ read
+// back into today's types, every engine named (its fields embedded at the
+// top of its object), every key measured: the file format is unchanged.
+func TestReadsCommittedResults(t *testing.T) {
+	paths, err := filepath.Glob("../../../../results/*-btree.json")
+	require.NoError(t, err)
+	require.NotEmpty(t, paths, "the committed btree results")
+	for _, p := range paths {
+		run, err := readResult(p)
+		require.NoError(t, err, p)
+		require.NotEmpty(t, run.Engines, p)
+		for _, e := range run.Engines {
+			assert.NotEmpty(t, e.Engine, p)
+			assert.NotEmpty(t, e.Version, p)
+			for _, k := range e.Keys {
+				assert.Positive(t, k.Index.Bytes, "%s: %s %s", p, e.Engine, k.Key)
+			}
+		}
+	}
 }

@@ -34,9 +34,9 @@ const (
 
 // chartEngines are the engines with results, and the key kinds any of
 // them measured, in load order.
-func chartEngines(run *Result) ([]EngineResult, []KeyKind) {
-	var engines []EngineResult
-	seen := map[KeyKind]bool{}
+func chartEngines(run *runResult) ([]engineResult, []keyKind) {
+	var engines []engineResult
+	seen := map[keyKind]bool{}
 	for _, e := range run.Engines {
 		if len(e.Keys) == 0 {
 			continue
@@ -46,8 +46,8 @@ func chartEngines(run *Result) ([]EngineResult, []KeyKind) {
 			seen[r.Key] = true
 		}
 	}
-	var keys []KeyKind
-	for _, k := range Kinds() {
+	var keys []keyKind
+	for _, k := range kinds() {
 		if seen[k] {
 			keys = append(keys, k)
 		}
@@ -56,11 +56,11 @@ func chartEngines(run *Result) ([]EngineResult, []KeyKind) {
 }
 
 // chartLabels are the keys' short names for the x axis.
-func chartLabels(keys []KeyKind) []string {
+func chartLabels(keys []keyKind) []string {
 	out := make([]string, len(keys))
 	for i, k := range keys {
 		out[i] = string(k)
-		if k.Wide() {
+		if k.wide() {
 			out[i] = k.label()
 		}
 	}
@@ -70,12 +70,12 @@ func chartLabels(keys []KeyKind) []string {
 const chartXLabel = "key (sequence and snowlab: 8-byte bigint; UUIDv7, ULID, UUIDv4: 16 bytes)"
 
 // engineLabel is the engine and its version number: "postgresql 15.18".
-func engineLabel(e EngineResult) string {
+func engineLabel(e engineResult) string {
 	name := e.Engine
 	if v := strings.Fields(e.Version); len(v) >= 2 {
 		name += " " + v[1]
 	}
-	if e.Engine == EngineSQLiteClustered {
+	if e.Engine == engineSQLiteClustered {
 		return name + " (whole rows)"
 	}
 	return name + " (index)"
@@ -83,7 +83,7 @@ func engineLabel(e EngineResult) string {
 
 const mib = 1 << 20
 
-func sizeChart(run *Result) *plot.Chart {
+func sizeChart(run *runResult) *plot.Chart {
 	engines, keys := chartEngines(run)
 	if len(engines) == 0 {
 		return nil
@@ -106,7 +106,7 @@ func sizeChart(run *Result) *plot.Chart {
 				labels[i] += "\n" + units.TrimSig(ratio, 3) + "×"
 			}
 			hi = math.Max(hi, vals[i])
-			if hasBig && e.Engine != EngineSQLiteClustered && predictedRatio(k) != 1 {
+			if hasBig && e.Engine != engineSQLiteClustered && predictedRatio(k) != 1 {
 				marks[i] = float64(big.Index.Bytes) / mib * predictedRatio(k)
 				hi = math.Max(hi, marks[i])
 				anyMark = true
@@ -133,7 +133,7 @@ func sizeChart(run *Result) *plot.Chart {
 	return ch
 }
 
-func fillChart(run *Result) *plot.Chart {
+func fillChart(run *runResult) *plot.Chart {
 	engines, keys := chartEngines(run)
 	g := groupedBars{width: 0.8}
 	any := false

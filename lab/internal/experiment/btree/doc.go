@@ -5,7 +5,7 @@
 // and a UUIDv7 1.4x (width only), measured on real engines instead of
 // quoted.
 //
-// Execute loads the same rows keyed by each KeyKind (a dense bigint
+// execute loads the same rows keyed by each keyKind (a dense bigint
 // sequence, snowlab IDs from atomicgen, UUIDv7, ULID, UUIDv4) into each
 // engine, in the same statements and transactions and in the same order,
 // and measures the primary-key index: size, pages, levels, leaf fill and
@@ -32,7 +32,7 @@
 //     server.
 //
 // A Result is written as results/<date>-<host>-<sha>-btree.json (its own
-// SchemaVersion), a Markdown report whose first table puts every measured
+// schemaVersion), a Markdown report whose first table puts every measured
 // ratio and leaf fill beside the documents' prediction, and two SVG charts
 // drawn with the lab's chart helpers. The core library packages never
 // import this package or its drivers.

@@ -21,7 +21,7 @@ const (
 	defaultPayloadBytes = 32
 )
 
-// Limits on options. Execute mints every key of a kind before loading it
+// Limits on options. execute mints every key of a kind before loading it
 // (16 bytes each for the wide kinds) and builds each INSERT's rows in
 // memory, so the limits keep one experiment within a few GiB.
 const (
@@ -70,7 +70,7 @@ type options struct {
 	// PayloadBytes is the size of the blob beside the key in every row.
 	PayloadBytes int
 	// Keys are the key kinds to load (all when empty), in load order.
-	Keys []KeyKind
+	Keys []keyKind
 	// Engines are the engines to load them into, in order.
 	Engines []engine
 	// Command, Commit and Dirty (uncommitted changes) are recorded in the
@@ -105,7 +105,7 @@ func (o options) withDefaults() options {
 	}
 	o.PayloadBytes = max(o.PayloadBytes, 8)
 	if len(o.Keys) == 0 {
-		o.Keys = Kinds()
+		o.Keys = kinds()
 	}
 	return o
 }
@@ -117,23 +117,23 @@ func (o options) withDefaults() options {
 // engine.
 type engine interface {
 	// Info says what the engine is; it may be called before Create.
-	Info() EngineInfo
+	Info() engineInfo
 	// Create makes an empty table keyed by kind k with its primary-key
 	// index.
-	Create(ctx context.Context, k KeyKind) error
+	Create(ctx context.Context, k keyKind) error
 	// Mark checkpoints (where the engine can) and notes the WAL position
 	// that WAL measures from.
 	Mark(ctx context.Context) error
 	// WAL is what the engine logged since Mark; nil where it cannot tell.
-	WAL(ctx context.Context) (*WALStats, error)
+	WAL(ctx context.Context) (*walStats, error)
 	// Begin starts a transaction.
 	Begin(ctx context.Context) (engineTx, error)
 	// Finish is called after the load: it settles the table the same way
 	// for every kind (VACUUM/ANALYZE, checkpoint) and measures the
 	// primary-key index into r.
-	Finish(ctx context.Context, k KeyKind, r *KeyResult) error
+	Finish(ctx context.Context, k keyKind, r *keyResult) error
 	// Drop removes what Create made.
-	Drop(ctx context.Context, k KeyKind) error
+	Drop(ctx context.Context, k keyKind) error
 	// Close releases the engine.
 	Close() error
 }
@@ -149,7 +149,7 @@ type engineTx interface {
 // batch is the rows of one INSERT statement: keys of one kind (Ints for
 // the bigint kinds, Wide for the 16-byte ones) and a payload per row.
 type batch struct {
-	Kind    KeyKind
+	Kind    keyKind
 	Ints    []int64
 	Wide    [][16]byte
 	Payload [][]byte
@@ -158,19 +158,19 @@ type batch struct {
 // Len is the number of rows in the batch.
 func (b *batch) Len() int { return len(b.Payload) }
 
-// Execute runs the experiment: for each engine, for each key kind, mint
+// execute runs the experiment: for each engine, for each key kind, mint
 // the keys, load them in batches and transactions, and measure the
 // primary-key index. An engine that fails stops its remaining kinds and
-// is recorded with its error; Execute returns the run with an error
+// is recorded with its error; execute returns the run with an error
 // joining every engine's failure.
-func Execute(ctx context.Context, o options) (*Result, error) {
+func execute(ctx context.Context, o options) (*runResult, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
 	o = o.withDefaults()
-	run := &Result{Header: resultdir.NewHeader(Experiment, SchemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
-		Config: Config{Rows: o.Rows, TailRows: o.TailRows, BatchRows: o.BatchRows, TxRows: o.TxRows, PayloadBytes: o.PayloadBytes,
-			Keys: o.Keys, SnowlabPolicy: snowlabPolicy.String(), SequenceStart: SequenceStart}}
+	run := &runResult{Header: resultdir.NewHeader(experimentName, schemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
+		Config: config{Rows: o.Rows, TailRows: o.TailRows, BatchRows: o.BatchRows, TxRows: o.TxRows, PayloadBytes: o.PayloadBytes,
+			Keys: o.Keys, SnowlabPolicy: snowlabPolicy.String(), SequenceStart: sequenceStart}}
 	say := func(format string, a ...any) {
 		if o.Progress != nil {
 			o.Progress(fmt.Sprintf(format, a...))
@@ -178,7 +178,7 @@ func Execute(ctx context.Context, o options) (*Result, error) {
 	}
 	var errs []error
 	for _, eng := range o.Engines {
-		er := EngineResult{EngineInfo: eng.Info()}
+		er := engineResult{engineInfo: eng.Info()}
 		for _, k := range o.Keys {
 			say("%s %s: minting %s keys", er.Engine, k, units.Thousands(o.Rows))
 			r, err := loadOne(ctx, eng, k, o)
@@ -194,7 +194,7 @@ func Execute(ctx context.Context, o options) (*Result, error) {
 		}
 		// Info again: some engines learn settings only once connected.
 		info := eng.Info()
-		er.EngineInfo = info
+		er.engineInfo = info
 		run.Engines = append(run.Engines, er)
 	}
 	run.Elapsed = time.Since(run.Started)
@@ -203,15 +203,15 @@ func Execute(ctx context.Context, o options) (*Result, error) {
 
 // loadOne loads one key kind into one engine, measures it, then inserts
 // the tail and measures what that logged.
-func loadOne(ctx context.Context, eng engine, k KeyKind, o options) (KeyResult, error) {
+func loadOne(ctx context.Context, eng engine, k keyKind, o options) (keyResult, error) {
 	keys, genTime, err := generate(k, o.Rows+o.TailRows)
 	if err != nil {
-		return KeyResult{}, fmt.Errorf("minting keys: %w", err)
+		return keyResult{}, fmt.Errorf("minting keys: %w", err)
 	}
 	if err := eng.Create(ctx, k); err != nil {
-		return KeyResult{}, fmt.Errorf("create: %w", err)
+		return keyResult{}, fmt.Errorf("create: %w", err)
 	}
-	r := KeyResult{Key: k, KeyBytes: k.width(), Rows: o.Rows, Generate: genTime}
+	r := keyResult{Key: k, KeyBytes: k.width(), Rows: o.Rows, Generate: genTime}
 	ph, err := loadPhase(ctx, eng, keys, o, 0, o.Rows)
 	if err != nil {
 		return r, err
@@ -235,8 +235,8 @@ func loadOne(ctx context.Context, eng engine, k KeyKind, o options) (KeyResult, 
 
 // loadPhase inserts keys [lo, hi) between a Mark and a WAL, in
 // transactions of o.TxRows rows and statements of o.BatchRows.
-func loadPhase(ctx context.Context, eng engine, keys *keySet, o options, lo, hi int) (Phase, error) {
-	ph := Phase{Rows: hi - lo}
+func loadPhase(ctx context.Context, eng engine, keys *keySet, o options, lo, hi int) (phase, error) {
+	ph := phase{Rows: hi - lo}
 	if err := eng.Mark(ctx); err != nil {
 		return ph, fmt.Errorf("mark: %w", err)
 	}
@@ -277,7 +277,7 @@ func loadPhase(ctx context.Context, eng engine, keys *keySet, o options, lo, hi 
 func fillBatch(b *batch, keys *keySet, buf []byte, size, lo, hi int) {
 	n := hi - lo
 	b.Ints, b.Wide = nil, nil
-	if keys.kind.Wide() {
+	if keys.kind.wide() {
 		b.Wide = keys.wide[lo:hi]
 	} else {
 		b.Ints = keys.ints[lo:hi]
@@ -291,7 +291,7 @@ func fillBatch(b *batch, keys *keySet, buf []byte, size, lo, hi int) {
 	}
 }
 
-func fillText(s IndexStats) string {
+func fillText(s indexStats) string {
 	if !s.fillKnown() {
 		return "unknown"
 	}

@@ -8,15 +8,14 @@ import (
 	"strings"
 )
 
-// Flags are the experiment's flags as typed (loadgen btree).
-type Flags struct {
-	rows, tail, batch, tx, payload, pageSize int
-	keys, engines, dsn, sqliteDir            string
-	keep                                     bool
+// flags are the experiment's flags as typed (loadgen btree).
+type flags struct {
+	rows, tail, batch, tx, payload int
+	keys, engines, dsn             string
 }
 
-// Register defines the experiment's flags in fs.
-func (f *Flags) Register(fs *flag.FlagSet) {
+// register defines the experiment's flags in fs.
+func (f *flags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.rows, "rows", defaultRows, fmt.Sprintf("rows per key kind and engine (1 to %d)", maxRows))
 	fs.IntVar(&f.tail, "tail", 0, fmt.Sprintf("rows inserted after a checkpoint into the loaded table, for the WAL they cost (0: rows/10, -1: none, at most %d)", maxRows))
 	fs.IntVar(&f.batch, "batch", defaultBatchRows, fmt.Sprintf("rows per INSERT statement (1 to %d)", maxBatchRows))
@@ -25,9 +24,6 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.keys, "keys", "all", "key kinds, a comma list of sequence, snowlab, uuidv7, ulid, uuidv4 (or all)")
 	fs.StringVar(&f.engines, "engines", "", "engines, a comma list of sqlite, sqlite-clustered, postgresql (default: both SQLite ones, and postgresql when -pg is given)")
 	fs.StringVar(&f.dsn, "pg", "", "PostgreSQL connection string (postgres://user@host:port/db); scripts/pg.sh start prints one for a throwaway server")
-	fs.StringVar(&f.sqliteDir, "sqlite-dir", "", "folder for the SQLite files (default: a temporary folder, removed after)")
-	fs.IntVar(&f.pageSize, "sqlite-page-size", 0, "SQLite page size in bytes, a power of two from 512 to 65536 (0: SQLite's default, 4096)")
-	fs.BoolVar(&f.keep, "keep", false, "keep the SQLite files and the PostgreSQL schema after the run")
 }
 
 // setup is the experiment's flags, checked: the options to run with, less
@@ -36,12 +32,11 @@ type setup struct {
 	Options options
 	engines []string
 	dsn     string
-	sqlite  sqliteOptions
 }
 
-// setup checks the flags. Its error names the first flag that is wrong,
+// check checks the flags. Its error names the first flag that is wrong,
 // its value and what is wanted, in one line.
-func (f Flags) Setup() (setup, error) {
+func (f flags) check() (setup, error) {
 	kinds, err := parseKinds(f.keys)
 	if err != nil {
 		return setup{}, fmt.Errorf("-keys: %v", err)
@@ -61,13 +56,13 @@ func (f Flags) Setup() (setup, error) {
 		return setup{}, fmt.Errorf("-engines: %v", err)
 	}
 	for _, name := range names {
-		if name == EnginePostgres && f.dsn == "" {
+		if name == enginePostgres && f.dsn == "" {
 			return setup{}, errors.New("postgresql needs -pg DSN (scripts/pg.sh start prints one, or make pg runs it all)")
 		}
 	}
 	return setup{
 		Options: options{Rows: f.rows, TailRows: f.tail, BatchRows: f.batch, TxRows: f.tx, PayloadBytes: f.payload, Keys: kinds},
-		engines: names, dsn: f.dsn, sqlite: sqliteOptions{Dir: f.sqliteDir, PageSize: f.pageSize, Keep: f.keep},
+		engines: names, dsn: f.dsn,
 	}, nil
 }
 
@@ -79,12 +74,10 @@ func (s setup) Open(ctx context.Context) ([]engine, error) {
 		var e engine
 		var err error
 		switch name {
-		case EngineSQLite, EngineSQLiteClustered:
-			o := s.sqlite
-			o.Clustered = name == EngineSQLiteClustered
-			e, err = openSQLite(o)
-		case EnginePostgres:
-			e, err = openPostgres(ctx, postgresOptions{DSN: s.dsn, Keep: s.sqlite.Keep})
+		case engineSQLite, engineSQLiteClustered:
+			e, err = openSQLite(sqliteOptions{Clustered: name == engineSQLiteClustered})
+		case enginePostgres:
+			e, err = openPostgres(ctx, postgresOptions{DSN: s.dsn})
 		}
 		if err != nil {
 			return engs, err
@@ -96,7 +89,7 @@ func (s setup) Open(ctx context.Context) ([]engine, error) {
 
 // inRange reports the first flag out of range, naming it, its value and
 // the range wanted.
-func (f Flags) inRange() error {
+func (f flags) inRange() error {
 	for _, r := range []struct {
 		name      string
 		v, lo, hi int
@@ -112,9 +105,6 @@ func (f Flags) inRange() error {
 			return fmt.Errorf("-%s %d: want %d to %d %s", r.name, r.v, r.lo, r.hi, r.what)
 		}
 	}
-	if p := f.pageSize; p != 0 && (p < 512 || p > 65536 || p&(p-1) != 0) {
-		return fmt.Errorf("-sqlite-page-size %d: want 0 (SQLite's default) or a power of two from 512 to 65536", p)
-	}
 	return nil
 }
 
@@ -125,10 +115,10 @@ func parseEngines(spec string) ([]string, error) {
 		name := strings.ToLower(strings.TrimSpace(s))
 		switch name {
 		case "pg", "postgres":
-			name = EnginePostgres
+			name = enginePostgres
 		}
 		switch name {
-		case EngineSQLite, EngineSQLiteClustered, EnginePostgres:
+		case engineSQLite, engineSQLiteClustered, enginePostgres:
 		default:
 			return nil, fmt.Errorf("unknown engine %q (want sqlite, sqlite-clustered, postgresql)", s)
 		}

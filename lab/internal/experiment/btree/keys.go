@@ -12,37 +12,37 @@ import (
 	"github.com/snowlab/snowlab/atomicgen"
 )
 
-// KeyKind is one way of keying the rows.
-type KeyKind string
+// keyKind is one way of keying the rows.
+type keyKind string
 
 // The key kinds, in the order every engine loads them.
 const (
-	// Sequence is a dense bigint sequence, the ideal append-only key: it
-	// starts at SequenceStart and counts up by one.
-	Sequence KeyKind = "sequence"
-	// Snowlab is a snowlab ID (bigint) from atomicgen under the Monotonic
+	// sequence is a dense bigint sequence, the ideal append-only key: it
+	// starts at sequenceStart and counts up by one.
+	sequence keyKind = "sequence"
+	// snowlabKey is a snowlab ID (bigint) from atomicgen under the Monotonic
 	// policy (see snowlabPolicy).
-	Snowlab KeyKind = "snowlab"
-	// UUIDv7 is github.com/google/uuid's NewV7, stored as 16 bytes.
-	UUIDv7 KeyKind = "uuidv7"
-	// ULID is github.com/oklog/ulid/v2's Make (monotonic within a
+	snowlabKey keyKind = "snowlab"
+	// uuidV7 is github.com/google/uuid's NewV7, stored as 16 bytes.
+	uuidV7 keyKind = "uuidv7"
+	// ulidKey is github.com/oklog/ulid/v2's Make (monotonic within a
 	// millisecond), stored as its 16 bytes.
-	ULID KeyKind = "ulid"
-	// UUIDv4 is github.com/google/uuid's New: 122 random bits, 16 bytes.
-	UUIDv4 KeyKind = "uuidv4"
+	ulidKey keyKind = "ulid"
+	// uuidV4 is github.com/google/uuid's New: 122 random bits, 16 bytes.
+	uuidV4 keyKind = "uuidv4"
 )
 
-// Kinds is every key kind in load order: the ordered bigints, the ordered
+// kinds is every key kind in load order: the ordered bigints, the ordered
 // 128-bit keys, then the random one.
-func Kinds() []KeyKind { return []KeyKind{Sequence, Snowlab, UUIDv7, ULID, UUIDv4} }
+func kinds() []keyKind { return []keyKind{sequence, snowlabKey, uuidV7, ulidKey, uuidV4} }
 
-// SequenceStart is the first value of the Sequence key: 2^62, so that
+// sequenceStart is the first value of the Sequence key: 2^62, so that
 // every engine stores it at the full 8-byte width of a snowlab ID.
 // PostgreSQL's bigint is 8 bytes whatever its value, but SQLite's record
 // format stores an integer in as few bytes as it needs (1..1,000,000 take
 // 3), which would credit a sequence from 1 with a width advantage no
 // Snowflake-sized number has; the comparison is about order, not width.
-const SequenceStart int64 = 1 << 62
+const sequenceStart int64 = 1 << 62
 
 // snowlabPolicy is the policy the snowlab keys are minted under. Monotonic
 // never waits: the whole key set is minted before the load at well above
@@ -55,33 +55,33 @@ const snowlabPolicy = snowlab.Monotonic
 
 // width is the key's stored size in bytes: 8 for the bigints, 16 for the
 // 128-bit keys.
-func (k KeyKind) width() int {
+func (k keyKind) width() int {
 	switch k {
-	case Sequence, Snowlab:
+	case sequence, snowlabKey:
 		return 8
 	}
 	return 16
 }
 
-// Wide reports whether the key is stored as 16 bytes.
-func (k KeyKind) Wide() bool { return k.width() == 16 }
+// wide reports whether the key is stored as 16 bytes.
+func (k keyKind) wide() bool { return k.width() == 16 }
 
 // ordered reports whether successive keys increase, so that inserts
 // append at the right edge of the index: every kind but UUIDv4.
-func (k KeyKind) ordered() bool { return k != UUIDv4 }
+func (k keyKind) ordered() bool { return k != uuidV4 }
 
 // label is the key's name in tables and charts.
-func (k KeyKind) label() string {
+func (k keyKind) label() string {
 	switch k {
-	case Sequence:
+	case sequence:
 		return "sequence (bigint)"
-	case Snowlab:
+	case snowlabKey:
 		return "snowlab (bigint)"
-	case UUIDv7:
+	case uuidV7:
 		return "UUIDv7"
-	case ULID:
+	case ulidKey:
 		return "ULID"
-	case UUIDv4:
+	case uuidV4:
 		return "UUIDv4"
 	}
 	return string(k)
@@ -89,18 +89,18 @@ func (k KeyKind) label() string {
 
 // parseKinds reads a comma list of key kinds ("all" for every one), and
 // returns them in load order whatever order they were listed in.
-func parseKinds(spec string) ([]KeyKind, error) {
-	want := map[KeyKind]bool{}
+func parseKinds(spec string) ([]keyKind, error) {
+	want := map[keyKind]bool{}
 	for _, s := range strings.Split(spec, ",") {
 		s = strings.ToLower(strings.TrimSpace(s))
 		if s == "all" {
-			for _, k := range Kinds() {
+			for _, k := range kinds() {
 				want[k] = true
 			}
 			continue
 		}
 		ok := false
-		for _, k := range Kinds() {
+		for _, k := range kinds() {
 			if string(k) == s {
 				want[k], ok = true, true
 			}
@@ -109,8 +109,8 @@ func parseKinds(spec string) ([]KeyKind, error) {
 			return nil, fmt.Errorf("unknown key kind %q (want sequence, snowlab, uuidv7, ulid, uuidv4 or all)", s)
 		}
 	}
-	var out []KeyKind
-	for _, k := range Kinds() {
+	var out []keyKind
+	for _, k := range kinds() {
 		if want[k] {
 			out = append(out, k)
 		}
@@ -120,31 +120,24 @@ func parseKinds(spec string) ([]KeyKind, error) {
 
 // keySet is the n keys of one kind in the order they are inserted.
 type keySet struct {
-	kind KeyKind
+	kind keyKind
 	ints []int64    // the bigint kinds
 	wide [][16]byte // the 128-bit kinds
-}
-
-func (s *keySet) len() int {
-	if s.kind.Wide() {
-		return len(s.wide)
-	}
-	return len(s.ints)
 }
 
 // generate mints n keys of kind k, timing it. Keys are minted before the
 // load so that the load's inserts per second are the database's cost,
 // not the generator's.
-func generate(k KeyKind, n int) (*keySet, time.Duration, error) {
+func generate(k keyKind, n int) (*keySet, time.Duration, error) {
 	start := time.Now()
 	s := &keySet{kind: k}
 	switch k {
-	case Sequence:
+	case sequence:
 		s.ints = make([]int64, n)
 		for i := range s.ints {
-			s.ints[i] = SequenceStart + int64(i)
+			s.ints[i] = sequenceStart + int64(i)
 		}
-	case Snowlab:
+	case snowlabKey:
 		gen, err := atomicgen.New(snowlab.Config{Node: 1, Policy: snowlabPolicy})
 		if err != nil {
 			return nil, 0, err
@@ -161,7 +154,7 @@ func generate(k KeyKind, n int) (*keySet, time.Duration, error) {
 		for i, id := range ids {
 			s.ints[i] = int64(id)
 		}
-	case UUIDv7:
+	case uuidV7:
 		s.wide = make([][16]byte, n)
 		for i := range s.wide {
 			u, err := uuid.NewV7()
@@ -170,12 +163,12 @@ func generate(k KeyKind, n int) (*keySet, time.Duration, error) {
 			}
 			s.wide[i] = u
 		}
-	case ULID:
+	case ulidKey:
 		s.wide = make([][16]byte, n)
 		for i := range s.wide {
 			s.wide[i] = ulid.Make()
 		}
-	case UUIDv4:
+	case uuidV4:
 		s.wide = make([][16]byte, n)
 		for i := range s.wide {
 			u, err := uuid.NewRandom()

@@ -14,8 +14,8 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/resultdir"
 )
 
-// EnginePostgres is the PostgreSQL engine's name.
-const EnginePostgres = "postgresql"
+// enginePostgres is the PostgreSQL engine's name.
+const enginePostgres = "postgresql"
 
 const pgxModule = "github.com/jackc/pgx/v5"
 
@@ -26,8 +26,6 @@ type postgresOptions struct {
 	// wants a superuser or pg_checkpoint, CREATE EXTENSION pgstattuple a
 	// superuser (both are optional: their absence is recorded).
 	DSN string
-	// Keep leaves the schema and its tables in place.
-	Keep bool
 }
 
 type pgEngine struct {
@@ -53,8 +51,7 @@ type pgEngine struct {
 type walCounters struct{ records, fpi int64 }
 
 // openPostgres connects to the server at o.DSN and makes a schema of its
-// own (snowlab_btree_<pid>_<random>) for the tables, dropped on Close
-// unless o.Keep.
+// own (snowlab_btree_<pid>_<random>) for the tables, dropped on Close.
 func openPostgres(ctx context.Context, o postgresOptions) (engine, error) {
 	conn, err := pgx.Connect(ctx, o.DSN)
 	if err != nil {
@@ -119,7 +116,7 @@ func (e *pgEngine) setup(ctx context.Context) error {
 	return nil
 }
 
-func (e *pgEngine) Info() EngineInfo {
+func (e *pgEngine) Info() engineInfo {
 	settings := make(map[string]string, len(e.settings))
 	for k, v := range e.settings {
 		settings[k] = v
@@ -127,19 +124,19 @@ func (e *pgEngine) Info() EngineInfo {
 	if e.ckptErr != "" {
 		settings["checkpoint"] = "not run: " + e.ckptErr
 	}
-	return EngineInfo{Engine: EnginePostgres, Version: "PostgreSQL " + e.version, Driver: moduleVersion(pgxModule),
+	return engineInfo{Engine: enginePostgres, Version: "PostgreSQL " + e.version, Driver: moduleVersion(pgxModule),
 		Layout:   "heap table + B-tree primary-key index (entries: key, heap TID); the index is measured",
 		PageSize: e.block, Settings: settings}
 }
 
-func pgTable(k KeyKind) string { return "t_" + string(k) }
-func pgIndex(k KeyKind) string { return pgTable(k) + "_pkey" }
+func pgTable(k keyKind) string { return "t_" + string(k) }
+func pgIndex(k keyKind) string { return pgTable(k) + "_pkey" }
 
 // Create makes the table with its primary key and autovacuum off, so that
 // no background work lands inside a load.
-func (e *pgEngine) Create(ctx context.Context, k KeyKind) error {
+func (e *pgEngine) Create(ctx context.Context, k keyKind) error {
 	keyType := "bigint"
-	if k.Wide() {
+	if k.wide() {
 		keyType = "uuid"
 	}
 	ddl := fmt.Sprintf("CREATE TABLE %s (id %s NOT NULL, payload bytea NOT NULL, CONSTRAINT %s PRIMARY KEY (id)) WITH (autovacuum_enabled = false)",
@@ -216,7 +213,7 @@ func (e *pgEngine) Begin(ctx context.Context) (engineTx, error) {
 // INSERT ... SELECT * FROM unnest($1, $2).
 func (t *pgTx) Insert(ctx context.Context, b *batch) error {
 	var err error
-	if b.Kind.Wide() {
+	if b.Kind.wide() {
 		_, err = t.tx.Exec(ctx, fmt.Sprintf("INSERT INTO %s (id, payload) SELECT * FROM unnest($1::uuid[], $2::bytea[])", pgTable(b.Kind)),
 			b.Wide, b.Payload)
 	} else {
@@ -230,8 +227,8 @@ func (t *pgTx) Commit(ctx context.Context) error   { return t.tx.Commit(ctx) }
 func (t *pgTx) Rollback(ctx context.Context) error { return t.tx.Rollback(ctx) }
 
 // WAL reads what the server logged since Mark.
-func (e *pgEngine) WAL(ctx context.Context) (*WALStats, error) {
-	w := &WALStats{StatsSource: "pg_stat_wal"}
+func (e *pgEngine) WAL(ctx context.Context) (*walStats, error) {
+	w := &walStats{StatsSource: "pg_stat_wal"}
 	if err := e.conn.QueryRow(ctx, "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::bigint", e.lsn0).Scan(&w.Bytes); err != nil {
 		return nil, err
 	}
@@ -249,12 +246,12 @@ func (e *pgEngine) WAL(ctx context.Context) (*WALStats, error) {
 // Finish runs VACUUM (ANALYZE) on the table (it sets the visibility map
 // and statistics; it does not rebuild or repack a B-tree, REINDEX would),
 // then measures the index with pg_relation_size and pgstatindex.
-func (e *pgEngine) Finish(ctx context.Context, k KeyKind, r *KeyResult) error {
+func (e *pgEngine) Finish(ctx context.Context, k keyKind, r *keyResult) error {
 	var err error
 	if _, err := e.conn.Exec(ctx, "VACUUM (ANALYZE) "+pgTable(k)); err != nil {
 		return err
 	}
-	idx := IndexStats{Name: pgIndex(k)}
+	idx := indexStats{Name: pgIndex(k)}
 	if err := e.conn.QueryRow(ctx, "SELECT pg_relation_size($1::regclass), pg_relation_size($2::regclass)",
 		e.schema+"."+pgIndex(k), e.schema+"."+pgTable(k)).Scan(&idx.Bytes, &r.TableBytes); err != nil {
 		return err
@@ -283,19 +280,13 @@ func (e *pgEngine) Finish(ctx context.Context, k KeyKind, r *KeyResult) error {
 	return nil
 }
 
-func (e *pgEngine) Drop(ctx context.Context, k KeyKind) error {
-	if e.o.Keep {
-		return nil
-	}
+func (e *pgEngine) Drop(ctx context.Context, k keyKind) error {
 	_, err := e.conn.Exec(ctx, "DROP TABLE "+pgTable(k))
 	return err
 }
 
 func (e *pgEngine) Close() error {
 	ctx := context.Background()
-	var err error
-	if !e.o.Keep {
-		_, err = e.conn.Exec(ctx, "DROP SCHEMA "+e.schema+" CASCADE")
-	}
+	_, err := e.conn.Exec(ctx, "DROP SCHEMA "+e.schema+" CASCADE")
 	return errors.Join(err, e.conn.Close(ctx))
 }

@@ -11,14 +11,14 @@ import (
 // time-ordered 16-byte keys, 1x and 22.4 B for the 8-byte ones.
 func TestPredicted(t *testing.T) {
 	tests := []struct {
-		k           KeyKind
+		k           keyKind
 		ratio, size float64
 	}{
-		{Sequence, 1, 22.4},
-		{Snowlab, 1, 22.4},
-		{UUIDv7, 1.4, 31.3},
-		{ULID, 1.4, 31.3},
-		{UUIDv4, 1.8, 40.8},
+		{sequence, 1, 22.4},
+		{snowlabKey, 1, 22.4},
+		{uuidV7, 1.4, 31.3},
+		{ulidKey, 1.4, 31.3},
+		{uuidV4, 1.8, 40.8},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.k), func(t *testing.T) {

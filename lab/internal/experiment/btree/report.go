@@ -17,7 +17,7 @@ import (
 // bigint is the key the documents' "bigint" stands for in the ratios: the
 // snowlab ID, the library's own 64-bit key. The sequence is the ideal it
 // is held against.
-const bigint = Snowlab
+const bigint = snowlabKey
 
 // prediction is one line of the measured-versus-predicted table.
 type prediction struct {
@@ -30,29 +30,29 @@ type prediction struct {
 // predictions builds the measured-versus-predicted table: each ratio and leaf
 // fill a B-tree model predicts for each key type, beside what each
 // engine measured.
-func predictions(run *Result) []prediction {
+func predictions(run *runResult) []prediction {
 	var out []prediction
-	row := func(what, predicted string, cell func(e EngineResult) string) {
+	row := func(what, predicted string, cell func(e engineResult) string) {
 		c := prediction{What: what, Predicted: predicted}
 		for _, e := range run.Engines {
 			c.Measured = append(c.Measured, cell(e))
 		}
 		out = append(out, c)
 	}
-	ratio := func(a, b KeyKind, predicted float64) func(EngineResult) string {
-		return func(e EngineResult) string { return ratioCell(e.ratio(a, b), predicted) }
+	ratio := func(a, b keyKind, predicted float64) func(engineResult) string {
+		return func(e engineResult) string { return ratioCell(e.ratio(a, b), predicted) }
 	}
-	row("UUIDv4 / bigint index size", "1.8× (1.4× width × 1.3× fill)", ratio(UUIDv4, bigint, predictedRatio(UUIDv4)))
-	row("UUIDv7 / bigint index size", "1.4× (width only)", ratio(UUIDv7, bigint, predictedRatio(UUIDv7)))
-	row("ULID / bigint index size", "1.4× (width only)", ratio(ULID, bigint, predictedRatio(ULID)))
-	row("UUIDv4 / UUIDv7 index size (fill alone)", "1.3× (90% / 69%)", ratio(UUIDv4, UUIDv7, predictedFillPenalty))
-	row("snowlab / sequence index size", "1.0× (both append)", ratio(Snowlab, Sequence, 1))
+	row("UUIDv4 / bigint index size", "1.8× (1.4× width × 1.3× fill)", ratio(uuidV4, bigint, predictedRatio(uuidV4)))
+	row("UUIDv7 / bigint index size", "1.4× (width only)", ratio(uuidV7, bigint, predictedRatio(uuidV7)))
+	row("ULID / bigint index size", "1.4× (width only)", ratio(ulidKey, bigint, predictedRatio(ulidKey)))
+	row("UUIDv4 / UUIDv7 index size (fill alone)", "1.3× (90% / 69%)", ratio(uuidV4, uuidV7, predictedFillPenalty))
+	row("snowlab / sequence index size", "1.0× (both append)", ratio(snowlabKey, sequence, 1))
 	for _, k := range run.Config.Keys {
 		pred := "~90% (appends)"
 		if !k.ordered() {
 			pred = "~69% (ln 2, random inserts)"
 		}
-		row("Leaf fill, "+k.label(), pred, func(e EngineResult) string {
+		row("Leaf fill, "+k.label(), pred, func(e engineResult) string {
 			r, ok := e.key(k)
 			if !ok || !r.Index.fillKnown() {
 				return "—"
@@ -60,25 +60,25 @@ func predictions(run *Result) []prediction {
 			return fillCell(r.Index.LeafFill, predictedFill(k))
 		})
 	}
-	for _, k := range []KeyKind{bigint, UUIDv7, UUIDv4} {
+	for _, k := range []keyKind{bigint, uuidV7, uuidV4} {
 		p := predictedBytesPerRow(k)
 		label := k.label()
 		if k == bigint {
 			label = "bigint (snowlab)"
 		}
-		row("Index bytes per row, "+label, units.TrimSig(p, 3)+" (= "+units.TrimSig(p, 3)+" GB per 10⁹ rows)", func(e EngineResult) string {
+		row("Index bytes per row, "+label, units.TrimSig(p, 3)+" (= "+units.TrimSig(p, 3)+" GB per 10⁹ rows)", func(e engineResult) string {
 			r, ok := e.key(k)
 			if !ok {
 				return "—"
 			}
-			if e.Engine == EngineSQLiteClustered {
+			if e.Engine == engineSQLiteClustered {
 				return "n/a: holds whole rows"
 			}
 			return ratioFree(r.bytesPerRow(), p)
 		})
 	}
 	scaled := run.Config.Rows != 1_000_000
-	for _, k := range []KeyKind{bigint, UUIDv7, UUIDv4} {
+	for _, k := range []keyKind{bigint, uuidV7, uuidV4} {
 		label := k.label()
 		if k == bigint {
 			label = "bigint (snowlab)"
@@ -87,12 +87,12 @@ func predictions(run *Result) []prediction {
 		if scaled {
 			what += " (measured, scaled to 1 M)"
 		}
-		row(what, fmt.Sprintf("~%g MB (published, PostgreSQL)", publishedPG1M(k)), func(e EngineResult) string {
+		row(what, fmt.Sprintf("~%g MB (published, PostgreSQL)", publishedPG1M(k)), func(e engineResult) string {
 			r, ok := e.key(k)
 			if !ok || r.Rows == 0 {
 				return "—"
 			}
-			if e.Engine == EngineSQLiteClustered {
+			if e.Engine == engineSQLiteClustered {
 				return "n/a: holds whole rows"
 			}
 			mib := float64(r.Index.Bytes) / float64(r.Rows) * 1e6 / (1 << 20)
@@ -143,7 +143,7 @@ func pct(v float64) string { return units.TrimSig(100*v, 3) + "%" }
 // document lays the run's report out, one function per section: the
 // setup, the measured-versus-predicted table, one table per engine, the
 // engines' settings, the host and how to read it all.
-func document(run *Result) *report.Document {
+func document(run *runResult) *report.Document {
 	d := &report.Document{}
 	writeSetup(d, run)
 	writePredictions(d, run)
@@ -158,7 +158,7 @@ func document(run *Result) *report.Document {
 
 // writeSetup is the title and how the run was loaded: date, commit,
 // command, the load and the keys, and each engine that stopped.
-func writeSetup(d *report.Document, run *Result) {
+func writeSetup(d *report.Document, run *runResult) {
 	title := report.Title("What the key costs a B-tree", &run.Header)
 	c := run.Config
 	items := append(report.Provenance(&run.Header),
@@ -180,7 +180,7 @@ func writeSetup(d *report.Document, run *Result) {
 }
 
 // writePredictions is the measured-versus-predicted table and its charts.
-func writePredictions(d *report.Document, run *Result) {
+func writePredictions(d *report.Document, run *runResult) {
 	header := []string{"Quantity", "Documents"}
 	for _, e := range run.Engines {
 		header = append(header, e.Engine)
@@ -198,8 +198,8 @@ func writePredictions(d *report.Document, run *Result) {
 
 // writeEngine is one engine's table: each key's index, its fill, the
 // inserts and, on PostgreSQL, the WAL they cost.
-func writeEngine(d *report.Document, e EngineResult) {
-	pg := e.Engine == EnginePostgres
+func writeEngine(d *report.Document, e engineResult) {
+	pg := e.Engine == enginePostgres
 	header := []string{"Key", "Key bytes", "Index", "Leaf / internal pages", "Levels", "Bytes per row",
 		"× bigint", "Leaf fill", "Leaf fragmentation", "Table", "Inserts/s"}
 	if pg {
@@ -225,7 +225,7 @@ func writeEngine(d *report.Document, e EngineResult) {
 }
 
 // engineRow is key r's row of engine e's table.
-func engineRow(e EngineResult, r KeyResult, pg bool) []string {
+func engineRow(e engineResult, r keyResult, pg bool) []string {
 	fill, frag := "—", "—"
 	if r.Index.fillKnown() {
 		fill, frag = pct(r.Index.LeafFill), pct(r.Index.Fragmentation)
@@ -258,7 +258,7 @@ func engineRow(e EngineResult, r KeyResult, pg bool) []string {
 }
 
 // writeEngines is the engines' versions, drivers and settings.
-func writeEngines(d *report.Document, run *Result) {
+func writeEngines(d *report.Document, run *runResult) {
 	var rows [][]string
 	for _, e := range run.Engines {
 		var set []string
@@ -302,28 +302,28 @@ func ratioOnly(v float64) string {
 	return units.TrimSig(v, 3) + "×"
 }
 
-func walBytes(w *WALStats) string {
+func walBytes(w *walStats) string {
 	if w == nil {
 		return "—"
 	}
 	return units.Bytes(w.Bytes)
 }
 
-func walPerRow(w *WALStats, rows int) string {
+func walPerRow(w *walStats, rows int) string {
 	if w == nil || rows == 0 {
 		return "—"
 	}
 	return units.TrimSig(float64(w.Bytes)/float64(rows), 3) + " B"
 }
 
-func walFPI(w *WALStats) string {
+func walFPI(w *walStats) string {
 	if w == nil || w.StatsSource != "pg_stat_wal" {
 		return "—"
 	}
 	return units.Thousands(int(w.FPI))
 }
 
-func keyList(ks []KeyKind) string {
+func keyList(ks []keyKind) string {
 	var s []string
 	for _, k := range ks {
 		s = append(s, k.label())
@@ -340,9 +340,9 @@ func upperFirst(s string) string {
 
 func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
 
-// WriteTable writes a plain-text summary for a terminal: one line per
+// writeTable writes a plain-text summary for a terminal: one line per
 // engine and key, then the measured-versus-predicted table.
-func WriteTable(w io.Writer, run *Result) error {
+func writeTable(w io.Writer, run *runResult) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ENGINE\tKEY\tINDEX\tB/ROW\t×BIGINT\tLEAF FILL\tFRAG\tINSERTS/S\tWAL/ROW\tTAIL WAL/ROW\tTAIL FPI")
 	for _, e := range run.Engines {

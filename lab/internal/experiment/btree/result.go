@@ -4,41 +4,40 @@ import (
 	"math"
 	"time"
 
-	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-// SchemaVersion is the version of the B-tree result file format (its own,
+// schemaVersion is the version of the B-tree result file format (its own,
 // apart from result.SchemaVersion). Bump it when a field changes meaning.
-const SchemaVersion = 1
+const schemaVersion = 1
 
-// Experiment is the value of Result.Experiment, which tells a B-tree result
+// experimentName is the value of Result.Experiment, which tells a B-tree result
 // file from a suite run's.
-const Experiment = "btree"
+const experimentName = "btree"
 
-// Result is one B-tree experiment: every key kind loaded into every engine.
+// runResult is one B-tree experiment: every key kind loaded into every engine.
 // The file results/<date>-<host>-<sha>-btree.json holds one.
-type Result struct {
+type runResult struct {
 	result.Header
-	Config  Config         `json:"config"`
-	Engines []EngineResult `json:"engines"`
+	Config  config         `json:"config"`
+	Engines []engineResult `json:"engines"`
 }
 
-// Config is what every engine was asked to do, the same for each key.
-type Config struct {
+// config is what every engine was asked to do, the same for each key.
+type config struct {
 	Rows          int       `json:"rows"`
 	TailRows      int       `json:"tail_rows"`
 	BatchRows     int       `json:"batch_rows"` // rows per INSERT statement
 	TxRows        int       `json:"tx_rows"`    // rows per transaction
 	PayloadBytes  int       `json:"payload_bytes"`
-	Keys          []KeyKind `json:"keys"`
+	Keys          []keyKind `json:"keys"`
 	SnowlabPolicy string    `json:"snowlab_policy"`
 	SequenceStart int64     `json:"sequence_start"`
 }
 
-// EngineInfo says what was measured: the engine, its version, the Go
+// engineInfo says what was measured: the engine, its version, the Go
 // driver, which B-tree holds the key, and the settings that shape it.
-type EngineInfo struct {
+type engineInfo struct {
 	Engine   string            `json:"engine"`  // "sqlite", "sqlite-clustered", "postgresql"
 	Version  string            `json:"version"` // the engine's own version string
 	Driver   string            `json:"driver"`  // Go module and version
@@ -47,17 +46,17 @@ type EngineInfo struct {
 	Settings map[string]string `json:"settings,omitempty"`
 }
 
-// EngineResult is one engine's measurements, one per key kind in load
+// engineResult is one engine's measurements, one per key kind in load
 // order. Error is set when the engine stopped part way.
-type EngineResult struct {
-	EngineInfo
-	Keys  []KeyResult `json:"keys"`
+type engineResult struct {
+	engineInfo
+	Keys  []keyResult `json:"keys"`
 	Error string      `json:"error,omitempty"`
 }
 
-// KeyResult is one key kind loaded into one engine.
-type KeyResult struct {
-	Key      KeyKind `json:"key"`
+// keyResult is one key kind loaded into one engine.
+type keyResult struct {
+	Key      keyKind `json:"key"`
 	KeyBytes int     `json:"key_bytes"`
 	Rows     int     `json:"rows"`
 	// Generate is how long minting the keys took (before the load, not
@@ -66,29 +65,29 @@ type KeyResult struct {
 	// Load is the time from the first BEGIN to the last COMMIT.
 	Load          time.Duration `json:"load_ns"`
 	InsertsPerSec float64       `json:"inserts_per_sec"`
-	Index         IndexStats    `json:"index"`
+	Index         indexStats    `json:"index"`
 	// TableBytes is the table's own storage (heap, or rowid B-tree); 0
 	// where the key's B-tree is the table (sqlite-clustered).
 	TableBytes int64 `json:"table_bytes,omitempty"`
 	// FileBytes is the database file's size (SQLite: one file per key).
 	FileBytes int64 `json:"file_bytes,omitempty"`
 	// WAL is what the load logged (PostgreSQL).
-	WAL *WALStats `json:"wal,omitempty"`
+	WAL *walStats `json:"wal,omitempty"`
 	// Tail is the Config.TailRows inserted after a checkpoint into the
 	// table the load filled: the steady state of a table that exists.
-	Tail *Phase `json:"tail,omitempty"`
+	Tail *phase `json:"tail,omitempty"`
 }
 
-// Phase is one timed run of inserts.
-type Phase struct {
+// phase is one timed run of inserts.
+type phase struct {
 	Rows          int           `json:"rows"`
 	Load          time.Duration `json:"load_ns"`
 	InsertsPerSec float64       `json:"inserts_per_sec"`
-	WAL           *WALStats     `json:"wal,omitempty"`
+	WAL           *walStats     `json:"wal,omitempty"`
 }
 
-// IndexStats is the primary-key B-tree after the load.
-type IndexStats struct {
+// indexStats is the primary-key B-tree after the load.
+type indexStats struct {
 	Name          string `json:"name"`
 	Bytes         int64  `json:"bytes"`
 	Pages         int64  `json:"pages"`
@@ -109,7 +108,7 @@ type IndexStats struct {
 }
 
 // bytesPerRow is the index's size over its rows.
-func (k KeyResult) bytesPerRow() float64 {
+func (k keyResult) bytesPerRow() float64 {
 	if k.Rows == 0 {
 		return math.NaN()
 	}
@@ -117,10 +116,10 @@ func (k KeyResult) bytesPerRow() float64 {
 }
 
 // fillKnown reports whether the leaf fill was measured.
-func (s IndexStats) fillKnown() bool { return s.LeafFill > 0 }
+func (s indexStats) fillKnown() bool { return s.LeafFill > 0 }
 
-// WALStats is the write-ahead log a phase wrote (PostgreSQL).
-type WALStats struct {
+// walStats is the write-ahead log a phase wrote (PostgreSQL).
+type walStats struct {
 	// Bytes is pg_wal_lsn_diff of the WAL position after the last commit
 	// and before the first insert (after a CHECKPOINT): all WAL the server
 	// wrote meanwhile.
@@ -138,33 +137,24 @@ type WALStats struct {
 }
 
 // key returns the engine's result for kind k.
-func (e EngineResult) key(k KeyKind) (KeyResult, bool) {
+func (e engineResult) key(k keyKind) (keyResult, bool) {
 	for _, r := range e.Keys {
 		if r.Key == k {
 			return r, true
 		}
 	}
-	return KeyResult{}, false
+	return keyResult{}, false
 }
 
 // ratio is key a's index size over key b's in this engine, NaN when
 // either is missing.
-func (e EngineResult) ratio(a, b KeyKind) float64 {
+func (e engineResult) ratio(a, b keyKind) float64 {
 	ra, ok1 := e.key(a)
 	rb, ok2 := e.key(b)
 	if !ok1 || !ok2 || rb.Index.Bytes <= 0 {
 		return math.NaN()
 	}
 	return float64(ra.Index.Bytes) / float64(rb.Index.Bytes)
-}
-
-// readResult reads a B-tree result file, refusing one of another schema.
-func readResult(path string) (*Result, error) {
-	var run Result
-	if err := resultdir.ReadExperiment(path, Experiment, SchemaVersion, &run); err != nil {
-		return nil, err
-	}
-	return &run, nil
 }
 
 // What the width and the fill of a key predict: for 10^9 rows on 8 KB pages a
@@ -183,10 +173,10 @@ const (
 // predictedRatio is the documents' index size for kind k over a bigint's:
 // 1.8x for UUIDv4 (1.4x width times 1.3x fill), 1.4x for the time-ordered
 // 128-bit keys (width only), 1x for the bigints.
-func predictedRatio(k KeyKind) float64 { return documented(k, 1.8, 1.4, 1) }
+func predictedRatio(k keyKind) float64 { return documented(k, 1.8, 1.4, 1) }
 
 // predictedFill is the documents' leaf fill for kind k.
-func predictedFill(k KeyKind) float64 {
+func predictedFill(k keyKind) float64 {
 	if k.ordered() {
 		return predictedFillOrdered
 	}
@@ -196,16 +186,16 @@ func predictedFill(k KeyKind) float64 {
 // predictedBytesPerRow is the documents' index size per row: their
 // billion-row figures (22.4, 31.3 and 40.8 GB) over 10^9 rows. ULID is a
 // time-ordered 16-byte key like UUIDv7 and gets its figure.
-func predictedBytesPerRow(k KeyKind) float64 { return documented(k, 40.8, 31.3, 22.4) }
+func predictedBytesPerRow(k keyKind) float64 { return documented(k, 40.8, 31.3, 22.4) }
 
 // documented is the documents' figure for k's class: they give one for
 // UUIDv4, one for the time-ordered 16-byte keys (UUIDv7, and ULID, which
 // they do not name, with it) and one for the 8-byte keys.
-func documented(k KeyKind, uuidv4, ordered16, bigint float64) float64 {
+func documented(k keyKind, uuidv4, ordered16, bigint float64) float64 {
 	switch k {
-	case UUIDv4:
+	case uuidV4:
 		return uuidv4
-	case UUIDv7, ULID:
+	case uuidV7, ulidKey:
 		return ordered16
 	}
 	return bigint
@@ -215,13 +205,13 @@ func documented(k KeyKind, uuidv4, ordered16, bigint float64) float64 {
 // primary-key index at 1,000,000 rows, in MB as pg_size_pretty prints them (MiB): ~21 MB for
 // a bigint key, ~30 MB for UUIDv7, ~38 MB for UUIDv4; 0 where none was
 // quoted (ULID, the sequence stands for the bigint).
-func publishedPG1M(k KeyKind) float64 {
+func publishedPG1M(k keyKind) float64 {
 	switch k {
-	case Sequence, Snowlab:
+	case sequence, snowlabKey:
 		return 21
-	case UUIDv7:
+	case uuidV7:
 		return 30
-	case UUIDv4:
+	case uuidV4:
 		return 38
 	}
 	return 0

@@ -15,41 +15,30 @@ import (
 
 // The SQLite engines' names.
 const (
-	// EngineSQLite stores each key kind the way PostgreSQL does: a rowid
+	// engineSQLite stores each key kind the way PostgreSQL does: a rowid
 	// table (rows in insert order) and a separate UNIQUE index on the key,
 	// whose entries are (key, rowid). That index is what is measured, so
 	// its size depends on the key alone and the figures compare across key
 	// kinds and with PostgreSQL's primary-key index.
-	EngineSQLite = "sqlite"
-	// EngineSQLiteClustered stores each key kind in a WITHOUT ROWID table:
+	engineSQLite = "sqlite"
+	// engineSQLiteClustered stores each key kind in a WITHOUT ROWID table:
 	// the key's B-tree is the table and holds whole rows, as InnoDB's and
 	// SQL Server's clustered primary keys do. What is measured is then the
 	// table itself, key and payload.
-	EngineSQLiteClustered = "sqlite-clustered"
+	engineSQLiteClustered = "sqlite-clustered"
 )
 
 const sqliteModule = "modernc.org/sqlite"
 
 // sqliteOptions configure an SQLite engine.
 type sqliteOptions struct {
-	// Dir holds the database files, one per key kind; a temporary folder
-	// (removed on Close) when empty.
-	Dir string
-	// Clustered makes WITHOUT ROWID tables (EngineSQLiteClustered).
+	// Clustered makes WITHOUT ROWID tables (engineSQLiteClustered).
 	Clustered bool
-	// PageSize is the page size in bytes; 0 keeps SQLite's default (4096).
-	PageSize int
-	// CacheKiB is the page cache per connection; 0 keeps SQLite's default
-	// (2,000 KiB).
-	CacheKiB int
-	// Keep keeps the database files.
-	Keep bool
 }
 
 type sqliteEngine struct {
 	o        sqliteOptions
 	dir      string
-	tmp      bool
 	version  string
 	settings map[string]string
 
@@ -62,16 +51,7 @@ type sqliteEngine struct {
 // SQLite (no cgo). It checks that the driver is built with the dbstat
 // virtual table, which the measurement reads.
 func openSQLite(o sqliteOptions) (engine, error) {
-	e := &sqliteEngine{o: o, dir: o.Dir, settings: map[string]string{}}
-	if e.dir == "" {
-		d, err := os.MkdirTemp("", "snowlab-btree-")
-		if err != nil {
-			return nil, err
-		}
-		e.dir, e.tmp = d, true
-	} else if err := os.MkdirAll(e.dir, 0o755); err != nil {
-		return nil, err
-	}
+	e := &sqliteEngine{o: o, settings: map[string]string{}}
 	db, err := sql.Open("sqlite", ":memory:")
 	if err != nil {
 		return nil, err
@@ -88,17 +68,23 @@ func openSQLite(o sqliteOptions) (engine, error) {
 		return nil, errors.New("sqlite: the driver is built without SQLITE_ENABLE_DBSTAT_VTAB; the index cannot be measured page by page")
 	}
 	e.settings["dbstat"] = "ENABLE_DBSTAT_VTAB"
+	// The database files, one per key kind, go into a temporary folder,
+	// removed on Close.
+	e.dir, err = os.MkdirTemp("", "snowlab-btree-")
+	if err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 
 func (e *sqliteEngine) name() string {
 	if e.o.Clustered {
-		return EngineSQLiteClustered
+		return engineSQLiteClustered
 	}
-	return EngineSQLite
+	return engineSQLite
 }
 
-func (e *sqliteEngine) Info() EngineInfo {
+func (e *sqliteEngine) Info() engineInfo {
 	layout := "rowid table + UNIQUE index on the key (entries: key, rowid); the index is measured"
 	if e.o.Clustered {
 		layout = "WITHOUT ROWID table keyed by the key (entries: key, payload); the table's B-tree is measured"
@@ -108,21 +94,21 @@ func (e *sqliteEngine) Info() EngineInfo {
 	for k, v := range e.settings {
 		settings[k] = v
 	}
-	return EngineInfo{Engine: e.name(), Version: "SQLite " + e.version, Driver: moduleVersion(sqliteModule),
+	return engineInfo{Engine: e.name(), Version: "SQLite " + e.version, Driver: moduleVersion(sqliteModule),
 		Layout: layout, PageSize: ps, Settings: settings}
 }
 
-func sqliteTable(k KeyKind) string { return "t_" + string(k) }
+func sqliteTable(k keyKind) string { return "t_" + string(k) }
 
 // sqliteIndex is the name dbstat knows the key's B-tree by.
-func (e *sqliteEngine) sqliteIndex(k KeyKind) string {
+func (e *sqliteEngine) sqliteIndex(k keyKind) string {
 	if e.o.Clustered {
 		return sqliteTable(k)
 	}
 	return sqliteTable(k) + "_pkey"
 }
 
-func (e *sqliteEngine) Create(ctx context.Context, k KeyKind) error {
+func (e *sqliteEngine) Create(ctx context.Context, k keyKind) error {
 	e.path = filepath.Join(e.dir, fmt.Sprintf("btree-%s-%s.db", e.name(), k))
 	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
 		if err := os.Remove(e.path + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -138,17 +124,11 @@ func (e *sqliteEngine) Create(ctx context.Context, k KeyKind) error {
 	db.SetMaxOpenConns(1)
 	e.db, e.sqls = db, map[int]string{}
 	var pragmas []string
-	if e.o.PageSize > 0 {
-		pragmas = append(pragmas, fmt.Sprintf("PRAGMA page_size = %d", e.o.PageSize))
-	}
-	if e.o.CacheKiB > 0 {
-		pragmas = append(pragmas, fmt.Sprintf("PRAGMA cache_size = -%d", e.o.CacheKiB))
-	}
 	// WAL with synchronous=NORMAL: the usual setting for an application
 	// database; a commit is durable at the next checkpoint.
 	pragmas = append(pragmas, "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL")
 	keyType := "INTEGER"
-	if k.Wide() {
+	if k.wide() {
 		keyType = "BLOB"
 	}
 	t := sqliteTable(k)
@@ -177,7 +157,7 @@ func (e *sqliteEngine) Create(ctx context.Context, k KeyKind) error {
 }
 
 // insertSQL is the INSERT statement for n rows: VALUES (?,?),(?,?),...
-func (e *sqliteEngine) insertSQL(k KeyKind, n int) string {
+func (e *sqliteEngine) insertSQL(k keyKind, n int) string {
 	if s, ok := e.sqls[n]; ok {
 		return s
 	}
@@ -222,7 +202,7 @@ func (t *sqliteTx) Insert(ctx context.Context, b *batch) error {
 	}
 	t.args = t.args[:0]
 	for i := range n {
-		if b.Kind.Wide() {
+		if b.Kind.wide() {
 			t.args = append(t.args, b.Wide[i][:])
 		} else {
 			t.args = append(t.args, b.Ints[i])
@@ -243,14 +223,14 @@ func (e *sqliteEngine) Mark(ctx context.Context) error {
 }
 
 // WAL is nil: SQLite does not count what it logs.
-func (e *sqliteEngine) WAL(context.Context) (*WALStats, error) { return nil, nil }
+func (e *sqliteEngine) WAL(context.Context) (*walStats, error) { return nil, nil }
 
 // Finish checkpoints the WAL into the database file (so the file size is
 // the database's) and reads the key's B-tree page by page from dbstat. It
 // does not VACUUM: SQLite's VACUUM rebuilds every B-tree from scratch,
 // which would repack the random key's half-empty leaves and erase the
 // very effect being measured.
-func (e *sqliteEngine) Finish(ctx context.Context, k KeyKind, r *KeyResult) error {
+func (e *sqliteEngine) Finish(ctx context.Context, k keyKind, r *keyResult) error {
 	if _, err := e.db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
 		return err
 	}
@@ -277,8 +257,8 @@ func (e *sqliteEngine) Finish(ctx context.Context, k KeyKind, r *KeyResult) erro
 // over page bytes) and their fragmentation (leaves whose successor in key
 // order has a lower page number, over leaves; dbstat lists pages in key
 // order, depth first).
-func sqliteTree(ctx context.Context, db *sql.DB, name string) (IndexStats, error) {
-	s := IndexStats{Name: name, Source: "dbstat"}
+func sqliteTree(ctx context.Context, db *sql.DB, name string) (indexStats, error) {
+	s := indexStats{Name: name, Source: "dbstat"}
 	rows, err := db.QueryContext(ctx,
 		"SELECT path, pageno, pagetype, pgsize, unused FROM dbstat WHERE name = ? ORDER BY path", name)
 	if err != nil {
@@ -323,17 +303,15 @@ func sqliteTree(ctx context.Context, db *sql.DB, name string) (IndexStats, error
 	return s, nil
 }
 
-func (e *sqliteEngine) Drop(context.Context, KeyKind) error {
+func (e *sqliteEngine) Drop(context.Context, keyKind) error {
 	var errs []error
 	if e.db != nil {
 		errs = append(errs, e.db.Close())
 		e.db = nil
 	}
-	if !e.o.Keep {
-		for _, suffix := range []string{"", "-wal", "-shm"} {
-			if err := os.Remove(e.path + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
-				errs = append(errs, err)
-			}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(e.path + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
@@ -344,8 +322,5 @@ func (e *sqliteEngine) Close() error {
 	if e.db != nil {
 		err = e.Drop(context.Background(), "")
 	}
-	if e.tmp && !e.o.Keep {
-		err = errors.Join(err, os.RemoveAll(e.dir))
-	}
-	return err
+	return errors.Join(err, os.RemoveAll(e.dir))
 }

@@ -63,9 +63,9 @@ func TestCheckFindsDuplicatesAndDisorder(t *testing.T) {
 func TestOptionsRefuseBadValues(t *testing.T) {
 	for _, args := range [][]string{{"-factor", "1"}, {"-repeats", "0"}, {"-place-g", "9"}, {"-duration", "1ms"},
 		{"-hog", "-1"}, {"-parts", "sideways"}, {"-subjects", "nosuch/gen"}} {
-		var f Flags
+		var f flags
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)
-		f.Register(fs)
+		f.register(fs)
 		if err := fs.Parse(args); err != nil {
 			t.Fatal(err)
 		}
@@ -89,7 +89,7 @@ func TestExecute(t *testing.T) {
 	o := options{Factor: 2, Duration: 10 * time.Millisecond, PlaceDuration: 10 * time.Millisecond, Repeats: 1,
 		HogThreads: 1, PlaceG: 2, Parts: []string{partOversub, partPlacement}, Subjects: subs,
 		Procs: runtime.GOMAXPROCS(0), HogCommand: testHog, Host: fp}
-	r, err := Execute(context.Background(), o, []string{"loadgen", "contention"}, "abc", false, nil)
+	r, err := execute(context.Background(), o, []string{"loadgen", "contention"}, "abc", false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,12 +112,12 @@ func TestExecute(t *testing.T) {
 	if !strings.Contains(skipped["smt-siblings"], "no SMT") || !strings.Contains(skipped["across-packages"], "one package") || len(skipped) != 2 {
 		t.Errorf("skipped = %v, want smt-siblings and across-packages", skipped)
 	}
-	paths, err := WriteFiles(t.TempDir(), r)
+	paths, err := writeFiles(t.TempDir(), r)
 	if err != nil || len(paths) != 3 {
 		t.Fatalf("WriteFiles = %v, %v", paths, err)
 	}
 	var b strings.Builder
-	if err := WriteTable(&b, r); err != nil || !strings.Contains(b.String(), "G=2P+hog") || !strings.Contains(b.String(), "no SMT") {
+	if err := writeTable(&b, r); err != nil || !strings.Contains(b.String(), "G=2P+hog") || !strings.Contains(b.String(), "no SMT") {
 		t.Errorf("table: %v\n%s", err, b.String())
 	}
 }

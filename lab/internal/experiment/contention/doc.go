@@ -9,6 +9,6 @@
 // the IDs. The placement sweep runs a shared generator word, words
 // adjacent in one cache line and words padded apart, unplaced and pinned
 // on one CPU, SMT siblings, separate cores and across packages where the
-// host has them (host.Place), with hardware counters where a
+// host has them (place), with hardware counters where a
 // PMU opens. Its result file is its own schema (schema).
 package contention

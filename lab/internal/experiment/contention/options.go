@@ -19,7 +19,7 @@ import (
 // errOptions is wrapped by every error about an option out of range.
 var errOptions = errors.New("contention: option out of range")
 
-// options configure a run. Flags.Options fills them from the command
+// options configure a run. flags.Options fills them from the command
 // line; zero fields are not defaulted here.
 type options struct {
 	// Factor is k in G=kP: the oversubscribed goroutines per P.
@@ -45,15 +45,15 @@ type options struct {
 	Host *result.Host
 }
 
-// Flags are loadgen contention's flags.
-type Flags struct {
+// flags are loadgen contention's flags.
+type flags struct {
 	factor, repeats, hogThreads, placeG int
 	duration, placeDuration             time.Duration
 	parts, subjects                     string
 }
 
-// Register adds the flags to fs.
-func (f *Flags) Register(fs *flag.FlagSet) {
+// register adds the flags to fs.
+func (f *flags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.factor, "factor", 8, "oversubscription: k in G = k x GOMAXPROCS goroutines (2 to 64)")
 	fs.DurationVar(&f.duration, "duration", 200*time.Millisecond, "oversubscription: one repeat's length (10ms to 10s)")
 	fs.IntVar(&f.repeats, "repeats", 3, "repeats of every point, interleaved round by round (1 to 20)")
@@ -65,7 +65,7 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 }
 
 // options checks the flags and returns the run's options.
-func (f *Flags) Options() (options, error) {
+func (f *flags) Options() (options, error) {
 	bad := func(format string, a ...any) (options, error) {
 		return options{}, fmt.Errorf("%w: %s", errOptions, fmt.Sprintf(format, a...))
 	}

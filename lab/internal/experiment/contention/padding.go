@@ -64,12 +64,12 @@ func placement(ctx context.Context, o options, top *result.Topology, allowed []i
 	ev := perfevent.Open()
 	defer ev.Close()
 	var out []placementPoint
-	for _, pl := range append([]string{"unplaced"}, host.Placements...) {
+	for _, pl := range append([]string{"unplaced"}, placements...) {
 		var cpus []int
 		var skip string
 		if pl != "unplaced" {
 			var err error
-			if cpus, err = host.Place(top, pl, o.PlaceG, allowed); err != nil {
+			if cpus, err = place(top, pl, o.PlaceG, allowed); err != nil {
 				skip = err.Error()
 			}
 		}
@@ -99,7 +99,7 @@ func measureLayout(ctx context.Context, o options, pt *placementPoint, ev *perfe
 		}
 		n, el, err := layoutRun(pt.Layout, pt.CPUs, pt.Goroutines, o.PlaceDuration)
 		if err != nil {
-			if errors.Is(err, host.ErrCannotPlace) {
+			if errors.Is(err, errCannotPlace) {
 				pt.Skipped = err.Error()
 				return nil
 			}
@@ -170,7 +170,7 @@ func runPinned(cpus []int, g int, d time.Duration, body func(i int)) (int64, tim
 			if cpus != nil {
 				unpin, err := host.PinThread(cpus[i])
 				if err != nil {
-					errs[i] = fmt.Errorf("%w: %w", host.ErrCannotPlace, err)
+					errs[i] = fmt.Errorf("%w: %w", errCannotPlace, err)
 					ready.Done()
 					return
 				}

@@ -11,14 +11,14 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/units"
 )
 
-// WriteFiles writes the run into dir under the stem
+// writeFiles writes the run into dir under the stem
 // <date>-<host>-<sha>-contention: its JSON, Markdown and HTML page.
-func WriteFiles(dir string, r *runResult) ([]string, error) {
+func writeFiles(dir string, r *runResult) ([]string, error) {
 	return document(r).WriteFiles(dir, &r.Header, r)
 }
 
-// WriteTable writes the run's tables for the terminal.
-func WriteTable(w io.Writer, r *runResult) error {
+// writeTable writes the run's tables for the terminal.
+func writeTable(w io.Writer, r *runResult) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	if len(r.Oversub) > 0 {
 		fmt.Fprintln(tw, strings.Join(oversubHeader, "\t"))

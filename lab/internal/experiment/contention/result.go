@@ -43,9 +43,9 @@ type hogInfo struct {
 	CPUSeconds float64 `json:"cpu_seconds"`
 }
 
-// Execute runs the parts of o. A run cut short (ctx ended) returns what
+// execute runs the parts of o. A run cut short (ctx ended) returns what
 // it has with ctx's error.
-func Execute(ctx context.Context, o options, command []string, commit string, dirty bool, progress func(string)) (*runResult, error) {
+func execute(ctx context.Context, o options, command []string, commit string, dirty bool, progress func(string)) (*runResult, error) {
 	r := &runResult{Header: resultdir.NewHeader("contention", schema, command, commit, dirty, o.Host), Factor: o.Factor, Procs: o.Procs}
 	start, meter := time.Now(), host.StartLoad()
 	// The load counts the hog as another process's: its share is the

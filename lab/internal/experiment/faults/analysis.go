@@ -71,8 +71,8 @@ const maxExamples = 5
 
 // calls counts the clients' calls and checks every ID: unique across
 // every client, and increasing per client and node id.
-func (a *analysis) calls() CallStats {
-	st := CallStats{Attempts: map[string]int{}}
+func (a *analysis) calls() callStats {
+	st := callStats{Attempts: map[string]int{}}
 	var all []uint64
 	var failovers []time.Duration
 	for ci, c := range a.callers {
@@ -123,8 +123,8 @@ func (a *analysis) describe(v uint64) string {
 
 // replica is replica r's figures, its role and bound left to the
 // scenario.
-func (a *analysis) replica(r int, name string) ReplicaStat {
-	st := ReplicaStat{Name: name}
+func (a *analysis) replica(r int, name string) replicaStat {
+	st := replicaStat{Name: name}
 	nodes := map[int]bool{}
 	var tries []sample
 	for _, c := range a.callers {

@@ -24,7 +24,7 @@
 // kubeconfig each naming its link (TLS verified: the server's certificate
 // names 127.0.0.1, the address dialled).
 //
-// scenarios lists what is played; Execute runs a set and returns a
+// scenarios lists what is played; execute runs a set and returns a
 // Result: per scenario the calls attempted, served and refused by code,
 // the IDs received, duplicates and per-node order violations (both must be
 // 0), each replica's longest span not ready or refusing beside the bound
@@ -34,7 +34,7 @@
 // successor starts after it), and an independent history check
 // (historyCheck): Porcupine over the store operations the fault build's
 // replicas record (storeOp, checkStoreOps), and checkIDs over every ID
-// received. WriteFiles writes it as the lab's other
+// received. writeFiles writes it as the lab's other
 // experiments are written, with a Markdown and an HTML report.
 //
 // The module does not import snowidd's or etcdlease's packages: the rig

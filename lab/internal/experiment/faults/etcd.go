@@ -18,8 +18,6 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
-
-	"github.com/snowlab/snowlab/lab/internal/host"
 )
 
 // clusterConfig is how StartCluster runs etcd.
@@ -61,8 +59,8 @@ type clusterMember struct {
 	id        string // hex, as etcd's X-Server-From names it
 
 	mu   sync.Mutex
-	proc *host.Process // nil while not running
-	log  *host.Tail
+	proc *process // nil while not running
+	log  *tailBuffer
 }
 
 // startClusterRetrying starts cfg.Members members and waits until the cluster
@@ -86,7 +84,7 @@ func startClusterRetrying(cfg clusterConfig) (*cluster, error) {
 }
 
 func startCluster(cfg clusterConfig) (*cluster, error) {
-	ports, err := host.FreePorts(3 * cfg.Members)
+	ports, err := freePorts(3 * cfg.Members)
 	if err != nil {
 		return nil, err
 	}
@@ -169,9 +167,9 @@ func (c *cluster) start(m *clusterMember, initial string) error {
 		return fmt.Errorf("faults: etcd %s is running", m.Name)
 	}
 	cmd := exec.Command(c.cfg.Bin, c.args(m, initial)...)
-	m.log = host.NewTail(32 << 10)
+	m.log = newTailBuffer(32 << 10)
 	cmd.Stdout, cmd.Stderr = m.log, m.log
-	proc, err := host.StartProcess(cmd) // dies with the lab (Linux)
+	proc, err := startProcess(cmd) // dies with the lab (Linux)
 	if err != nil {
 		return fmt.Errorf("faults: starting %s: %w", c.cfg.Bin, err)
 	}

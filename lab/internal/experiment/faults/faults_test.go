@@ -62,7 +62,7 @@ func TestShortSet(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	start := time.Now()
-	res, err := Execute(ctx, o)
+	res, err := execute(ctx, o)
 	require.NoError(t, err)
 	var md strings.Builder
 	require.NoError(t, writeMarkdown(&md, res))

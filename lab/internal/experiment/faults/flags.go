@@ -12,15 +12,15 @@ import (
 // maxClients bounds -clients.
 const maxClients = 64
 
-// Flags are the experiment's flags as typed (loadgen faults).
-type Flags struct {
+// flags are the experiment's flags as typed (loadgen faults).
+type flags struct {
 	set, names, snowidd, etcd, holders string
 	clients                            int
 	list                               bool
 }
 
-// Register defines the experiment's flags in fs.
-func (f *Flags) Register(fs *flag.FlagSet) {
+// register defines the experiment's flags in fs.
+func (f *flags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.set, "set", "full", "scenario set: short (CI's, under 3 minutes on 2 cores) or full")
 	fs.StringVar(&f.names, "scenarios", "", "comma list of scenarios to run instead of a set (loadgen faults -list names them)")
 	fs.StringVar(&f.snowidd, "snowidd", filepath.Join("bin", "snowidd-faults"), "the replica binary; a fault-injection build (make snowidd-faults) for the clock scenario, which skips without one")
@@ -31,12 +31,12 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 }
 
 // List reports whether -list asks for the scenarios instead of a run.
-func (f Flags) List() bool { return f.list }
+func (f flags) List() bool { return f.list }
 
-// options checks the flags a run needs before anything starts; Execute
+// options checks the flags a run needs before anything starts; execute
 // refuses the rest (errOptions). A -holders that is not there leaves
 // Holders empty: the fleet-start scenarios say they skipped, and why.
-func (f Flags) Options() (options, error) {
+func (f flags) Options() (options, error) {
 	if f.clients < 1 || f.clients > maxClients {
 		return options{}, fmt.Errorf("-clients %d: want 1 to %d", f.clients, maxClients)
 	}
@@ -50,9 +50,9 @@ func (f Flags) Options() (options, error) {
 	return o, nil
 }
 
-// WriteList writes a line per scenario, its name and title, marking
+// writeList writes a line per scenario, its name and title, marking
 // those of the short set.
-func WriteList(w io.Writer) error {
+func writeList(w io.Writer) error {
 	for _, s := range scenarios() {
 		short := ""
 		if s.Short {

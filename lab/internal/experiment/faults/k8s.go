@@ -17,8 +17,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
-
-	"github.com/snowlab/snowlab/lab/internal/host"
 )
 
 // kubeVersion is the kube-apiserver scripts/kube-apiserver.sh builds and
@@ -67,8 +65,8 @@ type kubeAPI struct {
 	token string
 	ca    string // the serving certificate's file, its own CA
 	etcd  *cluster
-	proc  *host.Process
-	log   *host.Tail
+	proc  *process
+	log   *tailBuffer
 	hc    *http.Client
 	seen  map[string]seen // by Lease: its version and when the lab first saw it
 }
@@ -91,7 +89,7 @@ func startKube(dir, etcdBin string) (*kubeAPI, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &kubeAPI{etcd: c, log: host.NewTail(32 << 10), ca: filepath.Join(dir, "certs", "apiserver.crt"), seen: map[string]seen{}}
+	k := &kubeAPI{etcd: c, log: newTailBuffer(32 << 10), ca: filepath.Join(dir, "certs", "apiserver.crt"), seen: map[string]seen{}}
 	if err := k.start(dir); err != nil {
 		c.Stop()
 		return nil, err
@@ -126,7 +124,7 @@ func (k *kubeAPI) start(dir string) error {
 	if err := os.WriteFile(saPub, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub}), 0o600); err != nil {
 		return err
 	}
-	ports, err := host.FreePorts(1)
+	ports, err := freePorts(1)
 	if err != nil {
 		return err
 	}
@@ -137,7 +135,7 @@ func (k *kubeAPI) start(dir string) error {
 		"--service-account-issuer=https://kubernetes.default.svc", "--service-account-key-file="+saPub,
 		"--service-account-signing-key-file="+saKey, "--cert-dir="+filepath.Join(dir, "certs"), "--service-cluster-ip-range=10.96.0.0/24")
 	cmd.Stdout, cmd.Stderr = k.log, k.log
-	if k.proc, err = host.StartProcess(cmd); err != nil { // dies with the lab (Linux)
+	if k.proc, err = startProcess(cmd); err != nil { // dies with the lab (Linux)
 		return fmt.Errorf("faults: starting kube-apiserver: %w", err)
 	}
 	// Until it is ready its certificate may not be written yet: readiness

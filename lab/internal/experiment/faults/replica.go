@@ -13,8 +13,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/snowlab/snowlab/lab/internal/host"
 )
 
 // replica is a snowidd process the rig started: on a port of its own,
@@ -35,8 +33,8 @@ type replica struct {
 	env []string
 
 	mu       sync.Mutex
-	proc     *host.Process // nil while not running
-	log      *host.Tail
+	proc     *process // nil while not running
+	log      *tailBuffer
 	earlier  []string // the logs of earlier runs
 	restarts int
 }
@@ -44,7 +42,7 @@ type replica struct {
 // newReplica prepares a replica of bin on a free loopback port, with args
 // after -listen; tlsConf (nil: plaintext) is how the rig reaches it.
 func newReplica(name, bin string, args []string, tlsConf *tls.Config) (*replica, error) {
-	ports, err := host.FreePorts(1)
+	ports, err := freePorts(1)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +75,7 @@ func (r *replica) Start() error {
 		cmd.Env = append(cmd.Env, "SNOWIDD_FAULT_HISTORY="+r.history)
 	}
 	pr, pw := io.Pipe()
-	log := host.NewTail(256 << 10)
+	log := newTailBuffer(256 << 10)
 	cmd.Stdout, cmd.Stderr = pw, pw
 	serving := make(chan struct{})
 	go func() {
@@ -93,7 +91,7 @@ func (r *replica) Start() error {
 		}
 		_, _ = io.Copy(io.Discard, pr)
 	}()
-	proc, err := host.StartProcess(cmd) // dies with the lab (Linux)
+	proc, err := startProcess(cmd) // dies with the lab (Linux)
 	if err != nil {
 		pw.Close()
 		return fmt.Errorf("faults: starting %s: %w", r.bin, err)

@@ -93,7 +93,7 @@ func clockSteps(ctx context.Context, s *stage) error {
 // scenario's prefix: its holder's lease expired.
 func (s *stage) waitGone(ctx context.Context, k int, since time.Time) (time.Time, error) {
 	key := fmt.Sprintf("/faults/%s/nodes/%d", s.sc.Name, k)
-	for deadline := time.Now().Add(DefaultTTL + 10*time.Second); ; {
+	for deadline := time.Now().Add(defaultTTL + 10*time.Second); ; {
 		held, err := s.held(ctx, key, k)
 		if err == nil && !held {
 			return time.Now(), nil
@@ -292,7 +292,7 @@ func holders(ctx context.Context, s *stage) error {
 	cmd := exec.CommandContext(ctx, s.x.o.Holders, "-endpoints", strings.Join(s.cluster.Endpoints(), ","),
 		"-prefix", "/faults/"+s.sc.Name, "-n", strconv.Itoa(n), "-ttl", "10s", "-window", "3s", "-hold", "5s", "-timeout", "5m")
 	out, err := cmd.Output()
-	var h HoldersReport
+	var h holdersReport
 	if jerr := json.Unmarshal(out, &h); jerr != nil {
 		msg := ""
 		if ee, ok := err.(*exec.ExitError); ok {

@@ -16,20 +16,17 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/units"
 )
 
-// WriteFiles writes run into dir as the lab's other experiments are
+// writeFiles writes run into dir as the lab's other experiments are
 // written, under the stem <date>-<host>-<sha>-faults: <stem>.json,
 // <stem>.md and <stem>.html. It returns the paths written.
-func WriteFiles(dir string, run *Result) ([]string, error) {
+func writeFiles(dir string, run *runResult) ([]string, error) {
 	cp := *run
 	cp.Command = resultdir.RedactArgs(run.Command)
 	return document(&cp).WriteFiles(dir, &cp.Header, &cp)
 }
 
-// writeMarkdown writes run's report as Markdown.
-func writeMarkdown(w io.Writer, run *Result) error { return document(run).WriteMarkdown(w, "") }
-
 // document lays run's report out, one function per section.
-func document(run *Result) *report.Document {
+func document(run *runResult) *report.Document {
 	d := &report.Document{}
 	writeSetup(d, run)
 	writeVerdict(d, run)
@@ -44,7 +41,7 @@ func document(run *Result) *report.Document {
 
 // writeSetup is the title, the run's date, commit and command, and the
 // rig it built.
-func writeSetup(d *report.Document, run *Result) {
+func writeSetup(d *report.Document, run *runResult) {
 	title := "snowlab fault lab"
 	if !run.Started.IsZero() {
 		title += " " + run.Started.UTC().Format("2006-01-02")
@@ -69,7 +66,7 @@ func writeSetup(d *report.Document, run *Result) {
 
 // writeVerdict is the count of scenarios, IDs, duplicates and failures,
 // and the failures.
-func writeVerdict(d *report.Document, run *Result) {
+func writeVerdict(d *report.Document, run *runResult) {
 	ran, skipped := 0, 0
 	ids, dups, order := 0, 0, 0
 	for _, s := range run.Scenarios {
@@ -90,7 +87,7 @@ func writeVerdict(d *report.Document, run *Result) {
 
 // writeScenarios is each scenario's calls: served, refused, IDs checked
 // and the failovers.
-func writeScenarios(d *report.Document, run *Result) {
+func writeScenarios(d *report.Document, run *runResult) {
 	var rows [][]string
 	for _, s := range run.Scenarios {
 		if s.Skipped != "" {
@@ -115,7 +112,7 @@ func writeScenarios(d *report.Document, run *Result) {
 }
 
 // writeReplicas is how long each replica was down against its bound.
-func writeReplicas(d *report.Document, run *Result) {
+func writeReplicas(d *report.Document, run *runResult) {
 	var rows [][]string
 	for _, s := range run.Scenarios {
 		for _, r := range s.Replicas {
@@ -139,7 +136,7 @@ func writeReplicas(d *report.Document, run *Result) {
 
 // writeChecks is each scenario's claims and whether they held, when any
 // scenario checked one.
-func writeChecks(d *report.Document, run *Result) {
+func writeChecks(d *report.Document, run *runResult) {
 	var rows [][]string
 	for _, s := range run.Scenarios {
 		for _, c := range s.Checks {
@@ -157,7 +154,7 @@ func writeChecks(d *report.Document, run *Result) {
 
 // writeFleetStarts is the fleet-start scenarios: how fast every holder
 // held a node id, and none shared or lost.
-func writeFleetStarts(d *report.Document, run *Result) {
+func writeFleetStarts(d *report.Document, run *runResult) {
 	var rows [][]string
 	for _, s := range run.Scenarios {
 		h := s.Holders
@@ -180,7 +177,7 @@ func writeFleetStarts(d *report.Document, run *Result) {
 
 // writeTimelines is a section per scenario run: what the rig did, what
 // it observed, and how long it took.
-func writeTimelines(d *report.Document, run *Result) {
+func writeTimelines(d *report.Document, run *runResult) {
 	d.Section(2, "Timelines").Text("What the rig did in each scenario, from the start of the clients' calls, and what it observed.")
 	for _, s := range run.Scenarios {
 		if s.Skipped != "" {
@@ -200,7 +197,7 @@ func writeTimelines(d *report.Document, run *Result) {
 
 // timeline is scenario s's fault, observations, error and example
 // failures as list items, the failures in bold.
-func timeline(s ScenarioResult) []string {
+func timeline(s scenarioResult) []string {
 	items := append([]string(nil), s.Fault...)
 	for _, n := range s.Notes {
 		items = append(items, "observed: "+n)
@@ -218,9 +215,9 @@ func timeline(s ScenarioResult) []string {
 	return items
 }
 
-// WriteTable writes run's scenarios as a terminal table, the fleet
+// writeTable writes run's scenarios as a terminal table, the fleet
 // starts and the skipped scenarios on lines of their own below it.
-func WriteTable(w io.Writer, run *Result) error {
+func writeTable(w io.Writer, run *runResult) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCENARIO\tCALLS\tIDS\tDUP\tORDER\tPORCUPINE\tREFUSED\tFAILOVER MAX\tLONGEST DOWN (BOUND)\tCHECKS\tTOOK")
 	var below []string
@@ -265,7 +262,7 @@ func WriteTable(w io.Writer, run *Result) error {
 	return nil
 }
 
-func checksCell(cs []Check) string {
+func checksCell(cs []check) string {
 	ok := 0
 	for _, c := range cs {
 		if c.OK {
@@ -299,14 +296,14 @@ func failuresCell(f map[string]int) string {
 	return strings.Join(parts, "; ")
 }
 
-func failover(c CallStats) string {
+func failover(c callStats) string {
 	if c.Failovers == 0 {
 		return "0"
 	}
 	return fmt.Sprintf("%s, %s, %s", units.Thousands(c.Failovers), dur(c.FailoverMax), dur(c.FailoverP99))
 }
 
-func boundCell(r ReplicaStat) string {
+func boundCell(r replicaStat) string {
 	if r.Bound == 0 {
 		return "—"
 	}

@@ -16,22 +16,22 @@ import (
 
 // sampleRun is a run with a scenario that held, one that broke a bound
 // and a check and received a duplicate, a skipped one and a fleet start.
-func sampleRun() *Result {
-	good := ScenarioResult{Name: "leader-killed", Title: "the leader killed", Duration: 20 * time.Second,
+func sampleRun() *runResult {
+	good := scenarioResult{Name: "leader-killed", Title: "the leader killed", Duration: 20 * time.Second,
 		Fault:    []string{"  1.5 s: SIGKILL etcd m1, the leader"},
-		Calls:    CallStats{Calls: 100, Served: 100, Attempts: map[string]int{"ok": 100, "unavailable": 3}, IDs: 5000, Failovers: 3, FailoverMax: 2 * time.Millisecond},
-		Replicas: []ReplicaStat{{Name: "r0", Nodes: []int{0}, IDs: 5000, NotReady: time.Second, Bound: 3 * time.Second, BoundWhy: "election"}}}
-	bad := ScenarioResult{Name: "replica-cut-off", Title: "cut off", Duration: 20 * time.Second,
-		Calls:    CallStats{Calls: 10, Served: 9, Failed: 1, Attempts: map[string]int{"transport": 2}, IDs: 90, Duplicates: 1, Examples: []string{"ID 1 (node 0) received twice"}},
-		Replicas: []ReplicaStat{{Name: "r0", Role: "cut off", Refusing: 9 * time.Second, Bound: 7 * time.Second, BoundWhy: "the cut-off (6 s) + 1 s"}},
-		Checks:   []Check{{What: "the successor started after the reservation", Measured: "1 ms before it", OK: false}},
+		Calls:    callStats{Calls: 100, Served: 100, Attempts: map[string]int{"ok": 100, "unavailable": 3}, IDs: 5000, Failovers: 3, FailoverMax: 2 * time.Millisecond},
+		Replicas: []replicaStat{{Name: "r0", Nodes: []int{0}, IDs: 5000, NotReady: time.Second, Bound: 3 * time.Second, BoundWhy: "election"}}}
+	bad := scenarioResult{Name: "replica-cut-off", Title: "cut off", Duration: 20 * time.Second,
+		Calls:    callStats{Calls: 10, Served: 9, Failed: 1, Attempts: map[string]int{"transport": 2}, IDs: 90, Duplicates: 1, Examples: []string{"ID 1 (node 0) received twice"}},
+		Replicas: []replicaStat{{Name: "r0", Role: "cut off", Refusing: 9 * time.Second, Bound: 7 * time.Second, BoundWhy: "the cut-off (6 s) + 1 s"}},
+		Checks:   []check{{What: "the successor started after the reservation", Measured: "1 ms before it", OK: false}},
 		Notes:    []string{"etcd expired r0's lease 3.2 s after"}}
-	skipped := ScenarioResult{Name: "clock-steps", Skipped: "needs a fault-injection build"}
-	fleet := ScenarioResult{Name: "holders-1024", Holders: &HoldersReport{Holders: 1024, Members: 3, Acquired: 1024, AllHeld: 9 * time.Second, Conflicts: 10525, Distinct: 1024},
-		Checks: []Check{{What: "no node id held by two", Measured: "0 shared", OK: true}}}
-	run := &Result{Header: result.Header{Schema: SchemaVersion, Experiment: Experiment, Started: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC),
+	skipped := scenarioResult{Name: "clock-steps", Skipped: "needs a fault-injection build"}
+	fleet := scenarioResult{Name: "holders-1024", Holders: &holdersReport{Holders: 1024, Members: 3, Acquired: 1024, AllHeld: 9 * time.Second, Conflicts: 10525, Distinct: 1024},
+		Checks: []check{{What: "no node id held by two", Measured: "0 shared", OK: true}}}
+	run := &runResult{Header: result.Header{Schema: schemaVersion, Experiment: experimentName, Started: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC),
 		Command: []string{"loadgen", "faults"}, Commit: "abc1234", Host: result.Host{Hostname: "vm"}},
-		Config: Config{TTL: DefaultTTL, Window: DefaultWindow, Set: "full"}, Scenarios: []ScenarioResult{good, bad, skipped, fleet}}
+		Config: config{TTL: defaultTTL, Window: defaultWindow, Set: "full"}, Scenarios: []scenarioResult{good, bad, skipped, fleet}}
 	for _, s := range run.Scenarios {
 		run.Failures = append(run.Failures, failures(s)...)
 	}
@@ -49,7 +49,7 @@ func TestFailures(t *testing.T) {
 		assert.Contains(t, got, want)
 	}
 	assert.Len(t, run.Failures, 3)
-	assert.True(t, ReplicaStat{}.within(), "no bound, nothing to exceed")
+	assert.True(t, replicaStat{}.within(), "no bound, nothing to exceed")
 }
 
 // The run is written as JSON, Markdown and HTML under one stem; the
@@ -58,7 +58,7 @@ func TestFailures(t *testing.T) {
 func TestWriteFiles(t *testing.T) {
 	run := sampleRun()
 	dir := t.TempDir()
-	paths, err := WriteFiles(dir, run)
+	paths, err := writeFiles(dir, run)
 	require.NoError(t, err)
 	stem := resultdir.ExperimentStem(&run.Header)
 	assert.Equal(t, []string{filepath.Join(dir, stem+".json"), filepath.Join(dir, stem+".md"), filepath.Join(dir, stem+".html")}, paths)
@@ -76,11 +76,11 @@ func TestWriteFiles(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(html), "<h2>Replicas</h2>")
 	assert.NotContains(t, string(html), "<script")
-	var back Result
-	require.NoError(t, resultdir.ReadExperiment(paths[0], Experiment, SchemaVersion, &back))
+	var back runResult
+	require.NoError(t, resultdir.ReadExperiment(paths[0], experimentName, schemaVersion, &back))
 	assert.Equal(t, run.Scenarios[1].Calls.Duplicates, back.Scenarios[1].Calls.Duplicates)
 	var table strings.Builder
-	require.NoError(t, WriteTable(&table, run))
+	require.NoError(t, writeTable(&table, run))
 	assert.Contains(t, table.String(), "r0 9s (7s) OVER")
 	assert.Contains(t, table.String(), "3 FAILURE(S)")
 }

@@ -6,25 +6,25 @@ import (
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-// Experiment names the fault lab's result files: <stem>-faults.json.
-const Experiment = "faults"
+// experimentName names the fault lab's result files: <stem>-faults.json.
+const experimentName = "faults"
 
-// SchemaVersion is the version of Result's JSON.
-const SchemaVersion = 1
+// schemaVersion is the version of Result's JSON.
+const schemaVersion = 1
 
-// Result is one run of the fault lab: every scenario run, with its figures.
-type Result struct {
+// runResult is one run of the fault lab: every scenario run, with its figures.
+type runResult struct {
 	result.Header
-	Config    Config           `json:"config"`
-	Scenarios []ScenarioResult `json:"scenarios"`
+	Config    config           `json:"config"`
+	Scenarios []scenarioResult `json:"scenarios"`
 	// Failures are what the run found wrong: a duplicate, an order
 	// broken, a check failed, a bound exceeded, a scenario that could
 	// not run to its end. The run passes when there are none.
 	Failures []string `json:"failures,omitempty"`
 }
 
-// Config is how the rig ran the replicas and etcd.
-type Config struct {
+// config is how the rig ran the replicas and etcd.
+type config struct {
 	// TTL, Window and Refresh are every replica's -ttl, -window and the
 	// lease's refresh (Window/3): the bounds the design sets.
 	TTL     time.Duration `json:"ttl_ns"`
@@ -50,8 +50,8 @@ type Config struct {
 	Set string `json:"set"`
 }
 
-// ScenarioResult is one scenario's figures.
-type ScenarioResult struct {
+// scenarioResult is one scenario's figures.
+type scenarioResult struct {
 	Name  string `json:"name"`
 	Title string `json:"title"`
 	// Fault is what the rig did, and when (from the load's start).
@@ -61,23 +61,23 @@ type ScenarioResult struct {
 	Skipped  string        `json:"skipped,omitempty"` // why it did not run
 	Error    string        `json:"error,omitempty"`   // why it stopped short
 	Duration time.Duration `json:"duration_ns"`
-	Calls    CallStats     `json:"calls"`
-	Replicas []ReplicaStat `json:"replicas,omitempty"`
+	Calls    callStats     `json:"calls"`
+	Replicas []replicaStat `json:"replicas,omitempty"`
 	// Checks are the scenario's own claims (a zombie stopped at its
 	// reservation, its successor started after it), each measured.
-	Checks []Check `json:"checks,omitempty"`
+	Checks []check `json:"checks,omitempty"`
 	// History is the independent check of the scenario's recorded store
 	// operations and received IDs; nil where none was recorded.
 	History *historyCheck `json:"history,omitempty"`
 	// Notes are what the scenario observed and claims nothing about.
 	Notes   []string       `json:"notes,omitempty"`
-	Holders *HoldersReport `json:"holders,omitempty"`
+	Holders *holdersReport `json:"holders,omitempty"`
 	// Load is what else the host did while the scenario ran.
 	Load *result.Load `json:"load,omitempty"`
 }
 
-// CallStats count the clients' calls.
-type CallStats struct {
+// callStats count the clients' calls.
+type callStats struct {
 	// Calls are the calls begun; Served those a replica answered with
 	// IDs; Failed those every replica refused.
 	Calls  int `json:"calls"`
@@ -105,8 +105,8 @@ type CallStats struct {
 	Examples []string `json:"examples,omitempty"`
 }
 
-// ReplicaStat is one replica's figures.
-type ReplicaStat struct {
+// replicaStat is one replica's figures.
+type replicaStat struct {
 	Name string `json:"name"`
 	Role string `json:"role"` // what the scenario did to it
 	// Nodes are the node ids its IDs carry.
@@ -127,18 +127,18 @@ type ReplicaStat struct {
 
 // within says whether the replica stayed within its bound (true when it
 // has none).
-func (r ReplicaStat) within() bool { return r.Bound == 0 || max(r.NotReady, r.Refusing) <= r.Bound }
+func (r replicaStat) within() bool { return r.Bound == 0 || max(r.NotReady, r.Refusing) <= r.Bound }
 
-// Check is one claim a scenario measured.
-type Check struct {
+// check is one claim a scenario measured.
+type check struct {
 	What     string `json:"what"`
 	Measured string `json:"measured"`
 	OK       bool   `json:"ok"`
 }
 
-// HoldersReport is what etcdholders printed: a fleet of holders starting
+// holdersReport is what etcdholders printed: a fleet of holders starting
 // at once.
-type HoldersReport struct {
+type holdersReport struct {
 	Holders      int            `json:"holders"`
 	Members      int            `json:"members"`
 	Acquired     int            `json:"acquired"`

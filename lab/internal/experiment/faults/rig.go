@@ -22,8 +22,8 @@ import (
 // out in seconds, and in the proportions production keeps (a TTL of two
 // windows, the refresh a third of the window).
 const (
-	DefaultTTL            = 3 * time.Second
-	DefaultWindow         = 1500 * time.Millisecond
+	defaultTTL            = 3 * time.Second
+	defaultWindow         = 1500 * time.Millisecond
 	defaultRewindHold     = time.Second
 	defaultClients        = 4
 	defaultAttemptTimeout = 500 * time.Millisecond
@@ -38,7 +38,7 @@ const (
 	slack = 250 * time.Millisecond
 )
 
-// options configure Execute.
+// options configure execute.
 type options struct {
 	// Snowidd is the replica binary: a fault-injection build (make
 	// snowidd-faults) for the clock scenarios, which skip without one.
@@ -69,25 +69,25 @@ type options struct {
 }
 
 // errOptions is wrapped by the error for options that can never run.
-var ErrOptions = errors.New("faults: bad options")
+var errOptions = errors.New("faults: bad options")
 
-// Execute runs the scenarios of o's set (or those o names), each on a
+// execute runs the scenarios of o's set (or those o names), each on a
 // fleet and an etcd of its own, and returns their figures. A scenario
 // that cannot run here (no fault-injection build, no TLS in the replica
 // binary, no etcdholders) is recorded as skipped with the reason; one that
 // breaks off is recorded with its error. The error is for options that
 // can never work.
-func Execute(ctx context.Context, o options) (*Result, error) {
+func execute(ctx context.Context, o options) (*runResult, error) {
 	scs, err := pick(o)
 	if err != nil {
 		return nil, err
 	}
 	if o.Snowidd == "" || o.Etcd == "" {
-		return nil, fmt.Errorf("%w: the snowidd and etcd binaries are required", ErrOptions)
+		return nil, fmt.Errorf("%w: the snowidd and etcd binaries are required", errOptions)
 	}
 	for _, bin := range []string{o.Snowidd, o.Etcd} {
 		if _, err := exec.LookPath(bin); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrOptions, err)
+			return nil, fmt.Errorf("%w: %v", errOptions, err)
 		}
 	}
 	if o.Clients <= 0 {
@@ -101,8 +101,8 @@ func Execute(ctx context.Context, o options) (*Result, error) {
 		defer os.RemoveAll(dir)
 	}
 	x := &executor{o: o, dir: dir, caps: probeSnowidd(o.Snowidd)}
-	run := &Result{Header: resultdir.NewHeader(Experiment, SchemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
-		Config: Config{TTL: DefaultTTL, Window: DefaultWindow, Refresh: DefaultWindow / 3, MaxFloorWait: snowlab.DefaultMaxFloorWait,
+	run := &runResult{Header: resultdir.NewHeader(experimentName, schemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
+		Config: config{TTL: defaultTTL, Window: defaultWindow, Refresh: defaultWindow / 3, MaxFloorWait: snowlab.DefaultMaxFloorWait,
 			RewindHold: defaultRewindHold, ElectionTimeout: etcdElection, Clients: o.Clients, AttemptTimeout: defaultAttemptTimeout,
 			Snowidd: o.Snowidd, Etcd: o.Etcd, EtcdVersion: etcdVersion(o.Etcd), Holders: o.Holders, Set: o.Set}}
 	// The load is read over the whole run and over each scenario: the
@@ -135,7 +135,7 @@ func pick(o options) ([]scenario, error) {
 		for _, name := range o.Scenarios {
 			i := slices.IndexFunc(all, func(s scenario) bool { return s.Name == name })
 			if i < 0 {
-				return nil, fmt.Errorf("%w: no scenario %q (want one of %s)", ErrOptions, name, strings.Join(names(), ", "))
+				return nil, fmt.Errorf("%w: no scenario %q (want one of %s)", errOptions, name, strings.Join(names(), ", "))
 			}
 			out = append(out, all[i])
 		}
@@ -147,7 +147,7 @@ func pick(o options) ([]scenario, error) {
 	case "full", "":
 		return all, nil
 	}
-	return nil, fmt.Errorf("%w: set %q: want short or full", ErrOptions, o.Set)
+	return nil, fmt.Errorf("%w: set %q: want short or full", errOptions, o.Set)
 }
 
 // names are the scenarios' names, in order.
@@ -198,8 +198,8 @@ func (x *executor) say(format string, a ...any) {
 // It sets up what the scenario runs on (a folder, certificates, etcd and
 // the replicas), each torn down by a deferred call when run returns; the
 // phases after that are stage methods.
-func (x *executor) run(ctx context.Context, sc scenario) (res ScenarioResult) {
-	res = ScenarioResult{Name: sc.Name, Title: sc.Title, Short: sc.Short, TLS: sc.TLS}
+func (x *executor) run(ctx context.Context, sc scenario) (res scenarioResult) {
+	res = scenarioResult{Name: sc.Name, Title: sc.Title, Short: sc.Short, TLS: sc.TLS}
 	if why := x.unmet(sc); why != "" {
 		res.Skipped = why
 		return res
@@ -262,7 +262,7 @@ func (x *executor) run(ctx context.Context, sc scenario) (res ScenarioResult) {
 // runHolders runs a holder scenario, which brings its own processes
 // (etcdholders) rather than replicas and a load: it reports the fault's
 // steps, the holders' report, its checks and notes.
-func (s *stage) runHolders(ctx context.Context, res ScenarioResult) ScenarioResult {
+func (s *stage) runHolders(ctx context.Context, res scenarioResult) scenarioResult {
 	s.begun = time.Now()
 	if err := s.sc.Run(ctx, s); err != nil {
 		res.Error = err.Error()
@@ -396,7 +396,7 @@ func (s *stage) settle() error {
 // figures, the scenario's checks (after its afterLoad functions ran on
 // a) and notes. An error (runErr, or the first a replica's stop gave)
 // comes with the replicas' and etcd's log tails.
-func (s *stage) collect(res *ScenarioResult, a *analysis, runErr error) {
+func (s *stage) collect(res *scenarioResult, a *analysis, runErr error) {
 	if runErr != nil {
 		res.Error = runErr.Error()
 	}
@@ -456,7 +456,7 @@ func (x *executor) unmet(sc scenario) string {
 }
 
 // failures are what r shows wrong, one line each.
-func failures(r ScenarioResult) []string {
+func failures(r scenarioResult) []string {
 	var out []string
 	add := func(format string, a ...any) { out = append(out, r.Name+": "+fmt.Sprintf(format, a...)) }
 	if r.Error != "" {
@@ -487,7 +487,7 @@ func failures(r ScenarioResult) []string {
 }
 
 // summary is a scenario's one line for the progress.
-func summary(r ScenarioResult) string {
+func summary(r scenarioResult) string {
 	switch {
 	case r.Skipped != "":
 		return "skipped: " + r.Skipped

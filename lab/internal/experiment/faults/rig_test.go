@@ -278,8 +278,8 @@ func TestExecuteRefuses(t *testing.T) {
 		{options{Set: "short"}, "the snowidd and etcd binaries are required"},
 		{options{Set: "short", Snowidd: "/no/such/snowidd", Etcd: "/no/such/etcd"}, "/no/such/snowidd"},
 	} {
-		_, err := Execute(t.Context(), tc.o)
-		require.ErrorIs(t, err, ErrOptions)
+		_, err := execute(t.Context(), tc.o)
+		require.ErrorIs(t, err, errOptions)
 		assert.ErrorContains(t, err, tc.want)
 	}
 	short, err := pick(options{Set: "short"})

@@ -72,7 +72,7 @@ var (
 	// its leader is gone: raft waits a randomized timeout of up to
 	// twice the election timeout.
 	electionBound = 2 * etcdElection
-	refresh       = DefaultWindow / 3
+	refresh       = defaultWindow / 3
 	// leaderBound is how long a replica may refuse while etcd elects:
 	// no write until a leader is elected, then the next refresh, and a
 	// reconnect if its client was on the member that went.
@@ -242,7 +242,7 @@ func stoppedAtReservation(s *stage, a *analysis, what string, cut, until time.Ti
 			t := v.parts.Time
 			if !t.Before(cut) && t.Before(until) {
 				during = append(during, v)
-				if t.After(cut.Add(DefaultWindow)) {
+				if t.After(cut.Add(defaultWindow)) {
 					late = append(late, v)
 				}
 			}
@@ -251,7 +251,7 @@ func stoppedAtReservation(s *stage, a *analysis, what string, cut, until time.Ti
 		if lt := lastTime(during); !lt.IsZero() {
 			ran = lt.Sub(cut)
 		}
-		s.check(fmt.Sprintf("%s: replica %s stopped minting within Window (%v) of the fault", what, s.reps[r].Name, DefaultWindow),
+		s.check(fmt.Sprintf("%s: replica %s stopped minting within Window (%v) of the fault", what, s.reps[r].Name, defaultWindow),
 			len(late) == 0, "%d IDs stamped in the %v after the fault began, the last %v after it; %d stamped later than a Window after it",
 			len(during), until.Sub(cut).Round(10*time.Millisecond), ran.Round(time.Millisecond), len(late))
 	}
@@ -307,14 +307,14 @@ func replicaCutOff(ctx context.Context, s *stage) error {
 	}
 	s.check("healed, the cut-off replica took another node id (its own is the successor's)", k0 != k, "r0 holds %d", k0)
 	s.bound(0, healAt.Sub(cutAt)+reconnect+slack, fmt.Sprintf("the cut-off (%v) + reconnect (1 s) + rig slack (0.25 s)", healAt.Sub(cutAt).Round(10*time.Millisecond)))
-	s.note("%s %v after the cut-off (TTL %v)", s.expiredWords(store, hold), expiredAt.Sub(cutAt).Round(time.Millisecond), DefaultTTL)
+	s.note("%s %v after the cut-off (TTL %v)", s.expiredWords(store, hold), expiredAt.Sub(cutAt).Round(time.Millisecond), defaultTTL)
 	s.afterLoad(func(a *analysis) {
 		zombie, successor := a.servedBy(0, k), a.servedBy(succ, k)
 		last, first := lastTime(zombie), firstTime(successor)
 		s.check("the cut-off replica minted nothing past its stored reservation", !last.After(reserved),
 			"its last ID on node id %d stamped %s, the reservation until %s", k, stamp(last), stamp(reserved))
-		s.check(fmt.Sprintf("the cut-off replica stopped within Window (%v) of being cut off", DefaultWindow),
-			!last.After(cutAt.Add(DefaultWindow)), "its last ID stamped %v after the cut-off", last.Sub(cutAt).Round(time.Millisecond))
+		s.check(fmt.Sprintf("the cut-off replica stopped within Window (%v) of being cut off", defaultWindow),
+			!last.After(cutAt.Add(defaultWindow)), "its last ID stamped %v after the cut-off", last.Sub(cutAt).Round(time.Millisecond))
 		s.check("the successor's first ID is after the cut-off replica's reservation and its last ID",
 			len(successor) > 0 && !first.Before(reserved) && first.After(last),
 			"successor's first ID on node id %d stamped %s (%d IDs), %v after the reservation", k, stamp(first), len(successor), first.Sub(reserved).Round(time.Millisecond))
@@ -342,7 +342,7 @@ func slowLossyLink(ctx context.Context, s *stage) error {
 		return err
 	}
 	s.mark("r0's links healed")
-	s.bound(0, DefaultWindow, "Window (1.5 s): a refresh fails only past Refresh (0.5 s); one in a Window succeeding keeps the replica serving")
+	s.bound(0, defaultWindow, "Window (1.5 s): a refresh fails only past Refresh (0.5 s); one in a Window succeeding keeps the replica serving")
 	return sleepCtx(ctx, time.Second)
 }
 

@@ -24,11 +24,11 @@ type stage struct {
 	fault    []string
 	roles    map[int]string
 	bounds   map[int]boundSpec
-	checks   []Check
+	checks   []check
 	notes    []string
 	after    []func(a *analysis)
 	extra    []*load // loads of the scenario's own (the kill -9 batch caller)
-	holders  *HoldersReport
+	holders  *holdersReport
 	startErr error
 }
 
@@ -49,7 +49,7 @@ func (s *stage) bound(r int, d time.Duration, why string) { s.bounds[r] = boundS
 
 // check records a claim measured: ok, and what was measured.
 func (s *stage) check(what string, ok bool, format string, a ...any) {
-	s.checks = append(s.checks, Check{What: what, Measured: fmt.Sprintf(format, a...), OK: ok})
+	s.checks = append(s.checks, check{What: what, Measured: fmt.Sprintf(format, a...), OK: ok})
 }
 
 // note records an observation.
@@ -97,7 +97,7 @@ func (s *stage) replicaArgs(r int, spec replicaSpec, peers []string) ([]string, 
 		return nil, err
 	}
 	args := []string{"-lease", s.leaseSpec(eps),
-		"-ttl", DefaultTTL.String(), "-window", DefaultWindow.String(), "-grace", "2s",
+		"-ttl", defaultTTL.String(), "-window", defaultWindow.String(), "-grace", "2s",
 		"-rewind-hold", defaultRewindHold.String(), "-policy", spec.policy()}
 	if s.sc.Layout != "" {
 		args = append(args, "-layout", s.sc.Layout)

@@ -14,12 +14,10 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
-
-	"github.com/snowlab/snowlab/lab/internal/host"
 )
 
 // zkTick is the rig's ZooKeeper tickTime. The server grants sessions of
-// 2 to 20 ticks, 1 s to 10 s here, so the replicas' DefaultTTL (3 s,
+// 2 to 20 ticks, 1 s to 10 s here, so the replicas' defaultTTL (3 s,
 // their session timeout under -lease zk:) is granted as asked; at
 // ZooKeeper's default tick (2 s) it would be raised to 4 s.
 const zkTick = 500 * time.Millisecond
@@ -43,15 +41,15 @@ func zkMissing() string {
 // run with a heap of at most 128 MiB.
 type zooKeeper struct {
 	addr string
-	proc *host.Process
-	log  *host.Tail
+	proc *process
+	log  *tailBuffer
 }
 
 // startZooKeeper starts a server whose data and config live under dir
 // and waits (60 s at most: a JVM starts in 2..10 s on 2 loaded cores)
 // until it serves.
 func startZooKeeper(dir string) (*zooKeeper, error) {
-	ports, err := host.FreePorts(1)
+	ports, err := freePorts(1)
 	if err != nil {
 		return nil, err
 	}
@@ -65,11 +63,11 @@ func startZooKeeper(dir string) (*zooKeeper, error) {
 	if err := os.WriteFile(cfg, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		return nil, err
 	}
-	z := &zooKeeper{addr: "127.0.0.1:" + strconv.Itoa(ports[0]), log: host.NewTail(32 << 10)}
+	z := &zooKeeper{addr: "127.0.0.1:" + strconv.Itoa(ports[0]), log: newTailBuffer(32 << 10)}
 	cmd := exec.Command("java", "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", "/etc/zookeeper/conf_example:"+zkJar,
 		"-Dzookeeper.log.dir="+dir, "org.apache.zookeeper.server.quorum.QuorumPeerMain", cfg)
 	cmd.Stdout, cmd.Stderr = z.log, z.log
-	if z.proc, err = host.StartProcess(cmd); err != nil { // dies with the lab (Linux)
+	if z.proc, err = startProcess(cmd); err != nil { // dies with the lab (Linux)
 		return nil, fmt.Errorf("faults: starting ZooKeeper: %w", err)
 	}
 	for deadline := time.Now().Add(60 * time.Second); !z.serving(); {

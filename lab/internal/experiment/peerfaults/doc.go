@@ -60,11 +60,11 @@
 // each claim wrapped so that a holder can crash: its lock is dropped and
 // its last reservation stays, as a killed process leaves them.
 //
-// Execute plays them and returns a Result: per subject the IDs, the
+// execute plays them and returns a Result: per subject the IDs, the
 // duplicates, the order breaks (within a process; across a restart), how
 // far the floor was ahead of the restart and how long it waited, the
 // rewinds waited out and the calls refused by sentinel. The check: the
 // peer and the control must repeat IDs (the replay reproduces the fault);
 // a snowlab composition must repeat none and break no order it promises.
-// WriteFiles writes it as the lab's other experiments are written.
+// writeFiles writes it as the lab's other experiments are written.
 package peerfaults

@@ -8,18 +8,18 @@ import (
 	"strings"
 )
 
-// ErrOptions is wrapped by every error about an option out of range.
-var ErrOptions = errors.New("peerfaults: option out of range")
+// errOptions is wrapped by every error about an option out of range.
+var errOptions = errors.New("peerfaults: option out of range")
 
-// Flags are loadgen peerfaults' flags.
-type Flags struct {
+// flags are loadgen peerfaults' flags.
+type flags struct {
 	scenarios       string
 	perMs, restarts int
 	list            bool
 }
 
-// Register adds the flags to fs.
-func (f *Flags) Register(fs *flag.FlagSet) {
+// register adds the flags to fs.
+func (f *flags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.scenarios, "scenarios", "", "comma list of scenarios to play (default all; -list names them)")
 	fs.IntVar(&f.perMs, "per-ms", 100, "IDs each process asks for per millisecond of its steady runs (1 to 4096: "+
 		"bwmarrin's node spins for the next millisecond past 4,096)")
@@ -28,12 +28,12 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 }
 
 // List is -list.
-func (f *Flags) List() bool { return f.list }
+func (f *flags) List() bool { return f.list }
 
 // Options checks the flags and returns the run's options.
-func (f *Flags) Options() (Options, error) {
-	bad := func(format string, a ...any) (Options, error) {
-		return Options{}, fmt.Errorf("%w: %s", ErrOptions, fmt.Sprintf(format, a...))
+func (f *flags) Options() (options, error) {
+	bad := func(format string, a ...any) (options, error) {
+		return options{}, fmt.Errorf("%w: %s", errOptions, fmt.Sprintf(format, a...))
 	}
 	switch {
 	case f.perMs < 1 || f.perMs > 4096:
@@ -41,7 +41,7 @@ func (f *Flags) Options() (Options, error) {
 	case f.restarts < 1 || f.restarts > 10_000:
 		return bad("-restarts %d: want 1 to 10000", f.restarts)
 	}
-	o := Options{PerMs: f.perMs, Restarts: f.restarts, Clock: "real: the machine's time, each process's clock skewed by the scenario (the tests replay the same in a testing/synctest bubble's virtual time)"}
+	o := options{PerMs: f.perMs, Restarts: f.restarts, Clock: "real: the machine's time, each process's clock skewed by the scenario (the tests replay the same in a testing/synctest bubble's virtual time)"}
 	if f.scenarios != "" {
 		known := map[string]bool{}
 		for _, sc := range scenarios() {
@@ -58,9 +58,9 @@ func (f *Flags) Options() (Options, error) {
 	return o, nil
 }
 
-// WriteList writes a line per scenario: its name, the peer's issue and
+// writeList writes a line per scenario: its name, the peer's issue and
 // its link.
-func WriteList(w io.Writer) error {
+func writeList(w io.Writer) error {
 	for _, sc := range scenarios() {
 		if _, err := fmt.Fprintf(w, "%-12s %-27s %s\n", sc.Name, sc.Issue, sc.URL); err != nil {
 			return err

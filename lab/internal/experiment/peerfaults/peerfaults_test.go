@@ -21,21 +21,21 @@ var someday = time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 // moves only when every goroutine waits: each wait (a pace, a floor, a
 // rewind, a lease's refresh) takes exactly its length, so every figure
 // is exact and the seconds of Leaf's scenario take none.
-func runVirtual(t *testing.T, perMs, restarts int, names ...string) *Result {
+func runVirtual(t *testing.T, perMs, restarts int, names ...string) *runResult {
 	t.Helper()
-	var res *Result
+	var res *runResult
 	dir := t.TempDir()
 	synctest.Test(t, func(t *testing.T) {
 		time.Sleep(time.Until(someday))
 		var err error
-		res, err = Execute(t.Context(), Options{Scenarios: names, PerMs: perMs, Restarts: restarts, Dir: dir,
+		res, err = execute(t.Context(), options{Scenarios: names, PerMs: perMs, Restarts: restarts, Dir: dir,
 			Clock: "virtual", Host: &result.Host{Hostname: "test"}})
 		require.NoError(t, err)
 	})
 	return res
 }
 
-func rowOf(t *testing.T, res *Result, scenario, side, subject string) Row {
+func rowOf(t *testing.T, res *runResult, scenario, side, subject string) subjectRow {
 	t.Helper()
 	for _, r := range res.Rows {
 		if r.Scenario == scenario && r.Side == side && strings.HasPrefix(r.Subject, subject) {
@@ -43,7 +43,7 @@ func rowOf(t *testing.T, res *Result, scenario, side, subject string) Row {
 		}
 	}
 	require.Failf(t, "no row", "%s %s %s", scenario, side, subject)
-	return Row{}
+	return subjectRow{}
 }
 
 // TestReplays plays every scenario in virtual time and holds each row to
@@ -55,7 +55,7 @@ func TestReplays(t *testing.T) {
 	const perMs = 10 // loadgen's default is 100; the figures scale with it
 	res := runVirtual(t, perMs, 20)
 	var table strings.Builder
-	require.NoError(t, WriteTable(&table, res))
+	require.NoError(t, writeTable(&table, res))
 	t.Log("\n" + table.String())
 	assert.Empty(t, res.Failures)
 	require.Len(t, res.Scenarios, len(scenarios()))
@@ -85,7 +85,7 @@ func TestReplays(t *testing.T) {
 	assert.Equal(t, uint64(1), within.RewindWaits)
 	assert.Empty(t, within.Refused)
 	assert.Equal(t, 60*perMs, within.IDs, "a rewind within MaxWait refuses nothing")
-	var beyond Row
+	var beyond subjectRow
 	for _, r := range res.Rows {
 		if r.Scenario == "bwmarrin-53" && strings.Contains(r.Fault, "20ms") {
 			beyond = r
@@ -179,18 +179,18 @@ func TestBwmarrinBehindIsARollback(t *testing.T) {
 // the replays can fail.
 func TestCheck(t *testing.T) {
 	for _, tc := range []struct {
-		row  Row
+		row  subjectRow
 		fail bool
 	}{
-		{Row{Expect: expectNone, IDs: 10}, false},
-		{Row{Expect: expectNone, IDs: 10, Duplicates: 1}, true},
-		{Row{Expect: expectNone, IDs: 10, OrderBreaks: 1}, true},
-		{Row{Expect: expectNone, IDs: 10, RestartBreaks: 3, SameNode: true}, true},
-		{Row{Expect: expectNone, IDs: 10, RestartBreaks: 3, SameNode: false}, false},
-		{Row{Expect: expectNone}, true},
-		{Row{Expect: expectDuplicates, IDs: 10}, true},
-		{Row{Expect: expectDuplicates, IDs: 10, Duplicates: 2}, false},
-		{Row{Expect: expectNotRun}, false},
+		{subjectRow{Expect: expectNone, IDs: 10}, false},
+		{subjectRow{Expect: expectNone, IDs: 10, Duplicates: 1}, true},
+		{subjectRow{Expect: expectNone, IDs: 10, OrderBreaks: 1}, true},
+		{subjectRow{Expect: expectNone, IDs: 10, RestartBreaks: 3, SameNode: true}, true},
+		{subjectRow{Expect: expectNone, IDs: 10, RestartBreaks: 3, SameNode: false}, false},
+		{subjectRow{Expect: expectNone}, true},
+		{subjectRow{Expect: expectDuplicates, IDs: 10}, true},
+		{subjectRow{Expect: expectDuplicates, IDs: 10, Duplicates: 2}, false},
+		{subjectRow{Expect: expectNotRun}, false},
 	} {
 		assert.Equal(t, tc.fail, strings.HasPrefix(tc.row.check(), "FAIL"), "%+v: %s", tc.row, tc.row.check())
 	}

@@ -14,16 +14,16 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/units"
 )
 
-// WriteFiles writes the run into dir under the stem
+// writeFiles writes the run into dir under the stem
 // <date>-<host>-<sha>-peerfaults: its JSON, Markdown and HTML page.
-func WriteFiles(dir string, r *Result) ([]string, error) {
+func writeFiles(dir string, r *runResult) ([]string, error) {
 	return document(r).WriteFiles(dir, &r.Header, r)
 }
 
 var tableHeader = []string{"scenario", "side", "IDs", "duplicates", "order breaks", "floor ahead", "waited", "rewinds", "refused", "check", "subject"}
 
-// WriteTable writes the run's table for the terminal.
-func WriteTable(w io.Writer, r *Result) error {
+// writeTable writes the run's table for the terminal.
+func writeTable(w io.Writer, r *runResult) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, strings.Join(tableHeader, "\t"))
 	for _, row := range r.Rows {
@@ -42,7 +42,7 @@ type cells struct{ ids, dups, breaks, ahead, waited, rewinds string }
 
 // figures are a row's counts as table cells; a peer that is not run has
 // none.
-func figures(row Row) cells {
+func figures(row subjectRow) cells {
 	if row.Expect == expectNotRun {
 		return cells{"—", "—", "—", "—", "—", "—"}
 	}
@@ -57,7 +57,7 @@ func figures(row Row) cells {
 }
 
 // refused lists the refusals: "1400 ErrClockBackwards".
-func refused(row Row) string {
+func refused(row subjectRow) string {
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(row.Refused)) {
 		parts = append(parts, fmt.Sprintf("%d %s", row.Refused[k], k))
@@ -66,7 +66,7 @@ func refused(row Row) string {
 }
 
 // instead is what a row's subject did instead of repeating IDs, in words.
-func instead(row Row) string {
+func instead(row subjectRow) string {
 	if row.Expect == expectNotRun {
 		return "not run: the fault pattern is replayed against snowlab in the rows below"
 	}
@@ -90,8 +90,8 @@ func instead(row Row) string {
 var replayHeader = []string{"Peer's report", "Side", "Subject", "Fault replayed", "How the fault reached it", "IDs", "Duplicates",
 	"Order breaks (in process / across restart)", "Instead", "Check"}
 
-func replayRows(r *Result) [][]string {
-	issue := map[string]Scenario{}
+func replayRows(r *runResult) [][]string {
+	issue := map[string]scenario{}
 	for _, sc := range r.Scenarios {
 		issue[sc.Name] = sc
 	}
@@ -109,7 +109,7 @@ func replayRows(r *Result) [][]string {
 
 var reportHeader = []string{"Scenario", "Issue", "What the tracker says", "The peer here"}
 
-func reportRows(r *Result) [][]string {
+func reportRows(r *runResult) [][]string {
 	var rows [][]string
 	for _, sc := range r.Scenarios {
 		rows = append(rows, []string{md.Code(sc.Name), md.Code(sc.URL), md.Escape(sc.Report), md.Escape(sc.Peer)})
@@ -118,7 +118,7 @@ func reportRows(r *Result) [][]string {
 }
 
 // lead is the run's answer in a sentence or two, from its rows.
-func lead(r *Result) string {
+func lead(r *runResult) string {
 	var peer, snow, rows int
 	for _, row := range r.Rows {
 		switch row.Side {
@@ -138,7 +138,7 @@ func lead(r *Result) string {
 }
 
 // document lays the run out as a report page.
-func document(r *Result) *report.Document {
+func document(r *runResult) *report.Document {
 	d := &report.Document{}
 	items := append(report.Provenance(&r.Header), fmt.Sprintf("**Schema:** peerfaults %d", r.Schema),
 		"**Clock:** "+md.Escape(r.Clock),

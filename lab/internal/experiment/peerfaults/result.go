@@ -13,8 +13,8 @@ import (
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-// Schema is the peerfaults result's schema version.
-const Schema = 1
+// schema is the peerfaults result's schema version.
+const schema = 1
 
 // The sides of a row.
 const (
@@ -30,8 +30,8 @@ const (
 	expectNotRun     = "not run"    // the peer is not a Go library the lab measures
 )
 
-// Row is one subject under one scenario's fault.
-type Row struct {
+// subjectRow is one subject under one scenario's fault.
+type subjectRow struct {
 	Scenario string `json:"scenario"`
 	// Side is "peer", "control" or "snowlab".
 	Side string `json:"side"`
@@ -75,7 +75,7 @@ type Row struct {
 }
 
 // with fills r's figures from t.
-func (r Row) with(t tally) Row {
+func (r subjectRow) with(t tally) subjectRow {
 	r.IDs, r.Duplicates, r.OrderBreaks, r.RestartBreaks, r.SameNode = t.IDs, t.Duplicates, t.OrderBreaks, t.RestartBreaks, t.SameNode
 	r.Refused, r.FloorAhead, r.Waited, r.RewindWaits = t.Refused, t.FloorAhead, t.Waited, t.RewindWaits
 	return r
@@ -85,7 +85,7 @@ func (r Row) with(t tally) Row {
 // reproduces it (the peer, the control), or a snowlab composition with no
 // duplicate and no order break it promises (within a process; across a
 // restart on the same node id).
-func (r Row) check() string {
+func (r subjectRow) check() string {
 	switch r.Expect {
 	case expectNotRun:
 		return "not run"
@@ -110,23 +110,23 @@ func (r Row) check() string {
 	return "FAIL: unknown expectation " + r.Expect
 }
 
-// Result is one run of loadgen peerfaults.
-type Result struct {
+// runResult is one run of loadgen peerfaults.
+type runResult struct {
 	result.Header
 	// PerMs is the IDs each process asked for per millisecond of its
 	// steady runs; Restarts baidu-88's restarts.
 	PerMs    int `json:"per_ms"`
 	Restarts int `json:"restarts"`
 	// Clock says what time the run was played in.
-	Clock     string     `json:"clock"`
-	Scenarios []Scenario `json:"scenarios"`
-	Rows      []Row      `json:"rows"`
+	Clock     string       `json:"clock"`
+	Scenarios []scenario   `json:"scenarios"`
+	Rows      []subjectRow `json:"rows"`
 	// Failures lists every row whose check failed.
 	Failures []string `json:"failures,omitempty"`
 }
 
-// Options configure a run.
-type Options struct {
+// options configure a run.
+type options struct {
 	// Scenarios are the names to play, in scenarios()' order; none is all.
 	Scenarios []string
 	// PerMs is the IDs each process asks for per millisecond (1 to 4,096:
@@ -150,10 +150,10 @@ type Options struct {
 	Progress func(string)
 }
 
-// Execute plays the scenarios of o. A run cut short returns what it has
+// execute plays the scenarios of o. A run cut short returns what it has
 // with the error.
-func Execute(ctx context.Context, o Options) (*Result, error) {
-	r := &Result{Header: resultdir.NewHeader("peerfaults", Schema, o.Command, o.Commit, o.Dirty, o.Host),
+func execute(ctx context.Context, o options) (*runResult, error) {
+	r := &runResult{Header: resultdir.NewHeader("peerfaults", schema, o.Command, o.Commit, o.Dirty, o.Host),
 		PerMs: o.PerMs, Restarts: o.Restarts, Clock: o.Clock}
 	start, meter := time.Now(), host.StartLoad()
 	defer func() { r.Elapsed, r.Host.Load = time.Since(start), meter.Stop() }()

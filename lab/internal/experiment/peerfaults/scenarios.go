@@ -13,8 +13,8 @@ import (
 	"github.com/snowlab/snowlab/nodeid"
 )
 
-// Scenario is one peer's reported failure and its replay.
-type Scenario struct {
+// scenario is one peer's reported failure and its replay.
+type scenario struct {
 	// Name is the scenario's name (-scenarios).
 	Name string `json:"name"`
 	// Issue is the peer's tracker entry, owner/repo#N, at URL.
@@ -25,13 +25,13 @@ type Scenario struct {
 	// Peer is the peer's language, and whether the lab runs it.
 	Peer string `json:"peer"`
 
-	run func(*env) ([]Row, error)
+	run func(*env) ([]subjectRow, error)
 }
 
 // scenarios are the replays, in the order a run plays them. The issue
 // numbers and what their trackers say were read on the trackers.
-func scenarios() []Scenario {
-	return []Scenario{
+func scenarios() []scenario {
+	return []scenario{
 		{Name: "bwmarrin-53", Issue: "bwmarrin/snowflake#53", URL: "https://github.com/bwmarrin/snowflake/pull/53",
 			Report: "149 duplicate IDs from a 5 ms clock rollback (the PR's test)",
 			Peer:   "Go, measured by the lab: run here", run: bwmarrin53},
@@ -227,9 +227,9 @@ const (
 // same restart (a bare generator, the control, and one on a lease), and
 // through the rollback inside a running process, which its clock does
 // see: 5 ms, within MaxWait, and 20 ms, beyond it.
-func bwmarrin53(e *env) ([]Row, error) {
+func bwmarrin53(e *env) ([]subjectRow, error) {
 	const back = 5 * time.Millisecond
-	var rows []Row
+	var rows []subjectRow
 
 	// The peer: a node on the clock, then its restart 5 ms behind.
 	m1, err := peers.BwmarrinBehind(1, 0)
@@ -248,7 +248,7 @@ func bwmarrin53(e *env) ([]Row, error) {
 	if err := pace(e.ctx, e.w, shortRun, e.perMs, b); err != nil {
 		return nil, err
 	}
-	rows = append(rows, Row{Side: sidePeer, Subject: "bwmarrin/snowflake@v0.3.0, node 1",
+	rows = append(rows, subjectRow{Side: sidePeer, Subject: "bwmarrin/snowflake@v0.3.0, node 1",
 		Fault:    "restart with the wall clock 5 ms behind",
 		Injected: "NewNode with Epoch 5 ms later (the library reads no clock it is given; a clock 5 ms behind at NewNode gives the same IDs)",
 		Expect:   expectDuplicates, Note: "the restarted node starts each millisecond's sequence at 0 with nothing to say what its predecessor used"}.with(count(a, b)))
@@ -272,7 +272,7 @@ func bwmarrin53(e *env) ([]Row, error) {
 	if err := pace(e.ctx, e.w, shortRun, e.perMs, b); err != nil {
 		return nil, err
 	}
-	rows = append(rows, Row{Side: sideControl, Subject: "atomicgen/strict on node 1 named by hand, no lease, no StaticConfig",
+	rows = append(rows, subjectRow{Side: sideControl, Subject: "atomicgen/strict on node 1 named by hand, no lease, no StaticConfig",
 		Fault: "restart with the clock 5 ms behind", Injected: injectedClock,
 		Expect: expectDuplicates, Note: "what the generator alone does: the defence is the lease's floor"}.with(count(a, b)))
 
@@ -295,7 +295,7 @@ func bwmarrin53(e *env) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows = append(rows, Row{Side: sideSnowlab, Subject: "atomicgen/strict on a dir: lease, " + where,
+	rows = append(rows, subjectRow{Side: sideSnowlab, Subject: "atomicgen/strict on a dir: lease, " + where,
 		Fault: "restart with the clock 5 ms behind", Injected: injectedClock, Expect: expectNone, Note: note}.with(count(a, b)))
 
 	inside, err := rewindsInside(e, back)
@@ -307,8 +307,8 @@ func bwmarrin53(e *env) ([]Row, error) {
 
 // rewindsInside is bwmarrin53's rollback inside a running snowlab
 // process, back (within MaxWait) and 20 ms (beyond it).
-func rewindsInside(e *env, back time.Duration) ([]Row, error) {
-	var rows []Row
+func rewindsInside(e *env, back time.Duration) ([]subjectRow, error) {
+	var rows []subjectRow
 	for _, d := range []time.Duration{back, 20 * time.Millisecond} {
 		clk := e.w.clock(0)
 		p, err := bare(1, clk, nil)
@@ -326,7 +326,7 @@ func rewindsInside(e *env, back time.Duration) ([]Row, error) {
 		if d > back {
 			note = "a rewind beyond MaxWait (5 ms) is refused until the clock is back within it, then waited out"
 		}
-		rows = append(rows, Row{Side: sideSnowlab, Subject: "atomicgen/strict on node 1 (MaxWait 5 ms, the default)",
+		rows = append(rows, subjectRow{Side: sideSnowlab, Subject: "atomicgen/strict on node 1 (MaxWait 5 ms, the default)",
 			Fault: fmt.Sprintf("the clock stepped back %v while minting (which v0.3.0's monotonic clock never sees)", d), Injected: injectedClock,
 			Expect: expectNone, Note: note}.with(count(p)))
 	}
@@ -338,8 +338,8 @@ func rewindsInside(e *env, back time.Duration) ([]Row, error) {
 // report interval becomes here) and restarts with its clock 1 s back, on
 // a fleet whose other node ids are held (it must come back to its own)
 // and on the default layout, where others are free.
-func leaf216(e *env) ([]Row, error) {
-	rows := []Row{notRun("Meituan-Dianping/Leaf (Java)")}
+func leaf216(e *env) ([]subjectRow, error) {
+	rows := []subjectRow{notRun("Meituan-Dianping/Leaf (Java)")}
 	for _, full := range []bool{true, false} {
 		s, layout, where, err := e.ground(full)
 		if err != nil {
@@ -360,7 +360,7 @@ func leaf216(e *env) ([]Row, error) {
 		if err != nil {
 			return nil, err
 		}
-		rows = append(rows, Row{Side: sideSnowlab, Subject: "atomicgen/strict on a dir: lease, " + where,
+		rows = append(rows, subjectRow{Side: sideSnowlab, Subject: "atomicgen/strict on a dir: lease, " + where,
 			Fault:    "crash 2.5 s into the lease (reservation 3 s ahead, refreshed every 1 s), restart with the clock 1 s back",
 			Injected: injectedClock, Expect: expectNone, Note: note}.with(count(a, b)))
 	}
@@ -369,8 +369,8 @@ func leaf216(e *env) ([]Row, error) {
 
 // yitter110 replays yitter #110 on a full fleet: a holder on each of the
 // eight node ids, one crashes and restarts, and a ninth asks for one.
-func yitter110(e *env) ([]Row, error) {
-	rows := []Row{notRun("yitter/IdGenerator's Redis worker-id registration")}
+func yitter110(e *env) ([]subjectRow, error) {
+	rows := []subjectRow{notRun("yitter/IdGenerator's Redis worker-id registration")}
 	s, err := e.store()
 	if err != nil {
 		return nil, err
@@ -402,7 +402,7 @@ func yitter110(e *env) ([]Row, error) {
 	if err := pace(e.ctx, e.w, afterRun, e.perMs, fleet...); err != nil {
 		return nil, err
 	}
-	rows = append(rows, Row{Side: sideSnowlab, Subject: "atomicgen/strict on a dir: lease, 8 holders on the 8 node ids",
+	rows = append(rows, subjectRow{Side: sideSnowlab, Subject: "atomicgen/strict on a dir: lease, 8 holders on the 8 node ids",
 		Fault:    "the fleet full; one holder crashes and restarts; a ninth holder asks for a node id",
 		Injected: "none: no clock moved", Expect: expectNone,
 		Note: fmt.Sprintf("the crashed holder's node id is free (its lock died with it) and it came back on node %d; "+
@@ -423,8 +423,8 @@ func burst(layout snowlab.Layout) int { return leadTicks * (layout.OrDefault().M
 // at once. snowlab's Monotonic policy borrows ticks ahead; the restart
 // comes back on the same node id by StaticConfig (a single instance) or
 // on a full fleet's lease, and on a lease where other node ids are free.
-func baidu85(e *env) ([]Row, error) {
-	rows := []Row{notRun("baidu/uid-generator (Java)")}
+func baidu85(e *env) ([]subjectRow, error) {
+	rows := []subjectRow{notRun("baidu/uid-generator (Java)")}
 
 	// A single instance on node 0 named by hand, with StaticConfig.
 	static := func(clk *skewClock, pred *proc) (*proc, error) {
@@ -452,7 +452,7 @@ func baidu85(e *env) ([]Row, error) {
 	if err := pace(e.ctx, e.w, shortRun, e.perMs, b); err != nil {
 		return nil, err
 	}
-	rows = append(rows, Row{Side: sideSnowlab, Subject: "atomicgen/monotonic, MaxLead 100 ms, on node 0 named by hand with StaticConfig",
+	rows = append(rows, subjectRow{Side: sideSnowlab, Subject: "atomicgen/monotonic, MaxLead 100 ms, on node 0 named by hand with StaticConfig",
 		Fault: "16,384 IDs in one NextIDs call (4 ms ahead of the clock), then an immediate restart", Injected: "none: no clock moved",
 		Expect: expectNone, Note: "the restart starts past the 100 ms any predecessor can have borrowed"}.with(count(a, b)))
 
@@ -473,7 +473,7 @@ func baidu85(e *env) ([]Row, error) {
 		if err != nil {
 			return nil, err
 		}
-		rows = append(rows, Row{Side: sideSnowlab, Subject: "atomicgen/monotonic (MaxLead 0: the lease bounds the lead) on a dir: lease, " + where,
+		rows = append(rows, subjectRow{Side: sideSnowlab, Subject: "atomicgen/monotonic (MaxLead 0: the lease bounds the lead) on a dir: lease, " + where,
 			Fault:    "4 ms of the layout's IDs in one NextIDs call (4 ms ahead of the clock), then an immediate graceful restart",
 			Injected: "none: no clock moved", Expect: expectNone, Note: note}.with(count(a, b)))
 	}
@@ -482,8 +482,8 @@ func baidu85(e *env) ([]Row, error) {
 
 // baidu88 replays baidu #88: a process restarted over and over on
 // fleetLayout's 8 node ids, each run minting for a millisecond.
-func baidu88(e *env) ([]Row, error) {
-	rows := []Row{notRun("baidu/uid-generator (Java)")}
+func baidu88(e *env) ([]subjectRow, error) {
+	rows := []subjectRow{notRun("baidu/uid-generator (Java)")}
 	s, err := e.store()
 	if err != nil {
 		return nil, err
@@ -510,7 +510,7 @@ func baidu88(e *env) ([]Row, error) {
 		}
 		all = append(all, p)
 	}
-	rows = append(rows, Row{Side: sideSnowlab, Subject: "atomicgen/strict on a dir: lease, 8 node ids",
+	rows = append(rows, subjectRow{Side: sideSnowlab, Subject: "atomicgen/strict on a dir: lease, 8 node ids",
 		Fault:    fmt.Sprintf("%d restarts of one process, each minting for 1 ms", e.restarts),
 		Injected: "none: no clock moved", Expect: expectNone,
 		Note: fmt.Sprintf("%d restarts used %d of the %d node ids: a released node id is taken again, past its floor, so restarts spend none",
@@ -522,6 +522,6 @@ func baidu88(e *env) ([]Row, error) {
 const injectedClock = "scripted clock (Config.Clock and the lease's Options.Clock: true time plus a skew the scenario steps; " +
 	"a restarted process's clock reads the rollback less than its predecessor's last reading when its generator is built)"
 
-func notRun(peer string) Row {
-	return Row{Side: sidePeer, Subject: peer, Expect: expectNotRun}
+func notRun(peer string) subjectRow {
+	return subjectRow{Side: sidePeer, Subject: peer, Expect: expectNotRun}
 }

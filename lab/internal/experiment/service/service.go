@@ -19,7 +19,6 @@ import (
 	"github.com/snowlab/snowlab/lab"
 	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/remote"
-	"github.com/snowlab/snowlab/lab/internal/replica"
 	"github.com/snowlab/snowlab/lab/internal/workload"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
@@ -47,8 +46,8 @@ type options struct {
 	workers     int
 }
 
-// Flags are the experiment's flags as typed.
-type Flags struct {
+// flags are the experiment's flags as typed.
+type flags struct {
 	bin, protocols, batches, sweep string
 	serverCPUs, cpus               string
 	serverProcs, satRepeats        int
@@ -65,8 +64,8 @@ const maxServerProcs = 1024
 // ids (its -shards).
 const maxServerShards = 64
 
-// Register defines the experiment's flags in fs.
-func (f *Flags) Register(fs *flag.FlagSet) {
+// register defines the experiment's flags in fs.
+func (f *flags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.bin, "snowidd", filepath.Join("bin", "snowidd"), "the snowidd binary to start (make snowidd builds it)")
 	fs.StringVar(&f.protocols, "protocols", client.JoinProtocols(client.Protocols(), ","), "comma list of protocols to measure NextID over")
 	fs.StringVar(&f.batches, "batches", "1,10,100,1000,10000", fmt.Sprintf("comma list of NextIDs batch sizes measured over gRPC, each 1 to %d", client.MaxBatch))
@@ -85,7 +84,7 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 }
 
 // Options checks the flags, naming the first one out of range.
-func (f Flags) Options() (options, error) {
+func (f flags) Options() (options, error) {
 	o := options{Bin: f.bin, ServerProcs: f.serverProcs, Shards: f.shards, CPUs: f.cpus, duration: f.duration, satRepeats: f.satRepeats,
 		steadyDur: f.steadyDur, steadyShare: f.steadyShare, workers: f.workers}
 	if f.serverCPUs != "" {
@@ -117,7 +116,7 @@ func (f Flags) Options() (options, error) {
 	if err := f.inRange(o.steadyDur); err != nil {
 		return o, err
 	}
-	if err := replica.CheckBinary(f.bin); err != nil {
+	if err := remote.CheckBinary(f.bin); err != nil {
 		return o, fmt.Errorf("-snowidd %w", err)
 	}
 	return o, nil
@@ -125,7 +124,7 @@ func (f Flags) Options() (options, error) {
 
 // inRange names the first numeric flag out of range; steadyDur is the
 // steady runs' length once a -steady-duration of 0 took -duration's.
-func (f Flags) inRange(steadyDur time.Duration) error {
+func (f flags) inRange(steadyDur time.Duration) error {
 	switch {
 	case f.serverProcs < 1 || f.serverProcs > maxServerProcs:
 		return fmt.Errorf("-server-gomaxprocs %d: want 1 to %d", f.serverProcs, maxServerProcs)
@@ -160,8 +159,8 @@ func intList(name, spec string, lo, hi int) ([]int, error) {
 	return out, nil
 }
 
-// Config is what a run records and reports beyond its options.
-type Config struct {
+// config is what a run records and reports beyond its options.
+type config struct {
 	// Command, Commit and Dirty are recorded in the result.
 	Command []string
 	Commit  string
@@ -189,7 +188,7 @@ func onCPUs(cpus []int) string {
 // subjects are the remote subjects (NextID per protocol, NextIDs
 // per batch size over gRPC) and the in-process generator they stand
 // beside.
-func subjects(rep *replica.Replica, o options) (unbatched, all []subject.Subject, err error) {
+func subjects(rep *remote.Replica, o options) (unbatched, all []subject.Subject, err error) {
 	note := fmt.Sprintf("; snowidd on loopback, GOMAXPROCS=%d%s%s; open loop from %d workers", o.ServerProcs, onCPUs(o.ServerCPUs), onShards(o.Shards), o.workers)
 	add := func(p client.Protocol, batch int) error {
 		s, err := remote.Subject(rep.URL, p, batch, snowlab.Layout{})
@@ -226,10 +225,10 @@ func subjects(rep *replica.Replica, o options) (unbatched, all []subject.Subject
 // inProcessSubject is the generator the service stands beside.
 const inProcessSubject = "atomicgen/strict"
 
-// Measure runs the saturate sweep over every subject, then each unbatched
+// measure runs the saturate sweep over every subject, then each unbatched
 // remote subject open-loop at -steady-share (half) of the maximum it
 // reached, into one result.
-func Measure(rep *replica.Replica, o options, c Config) (*result.Run, error) {
+func measure(rep *remote.Replica, o options, c config) (*result.Run, error) {
 	unbatched, all, err := subjects(rep, o)
 	if err != nil {
 		return nil, err
@@ -313,8 +312,8 @@ func row(run *result.Run, label, name string) summaryRow {
 	return summaryRow{name: label, value: p.IDsPerSec, perCore: p.ServerPerCPUSec}
 }
 
-// Summarize reads the summary of a run of o from its result.
-func Summarize(run *result.Run, o options) summary {
+// summarize reads the summary of a run of o from its result.
+func summarize(run *result.Run, o options) summary {
 	s := summary{serverProcs: o.ServerProcs, serverCPUs: o.ServerCPUs, shards: o.Shards, steady: run.Steady}
 	for _, p := range o.protocols {
 		s.unbatched = append(s.unbatched, row(run, p.String(), remote.Name(p, 0)))
@@ -351,8 +350,8 @@ func (r summaryRow) perCoreText(unit string) string {
 		threeFigures(time.Duration(float64(time.Second)/r.perCore)))
 }
 
-// WriteSummary prints the summary under the run's table.
-func WriteSummary(w io.Writer, s summary) {
+// writeSummary prints the summary under the run's table.
+func writeSummary(w io.Writer, s summary) {
 	fmt.Fprintf(w, "\nsnowidd on loopback, GOMAXPROCS=%d%s%s (the sweep's maximum):\n", s.serverProcs, onCPUs(s.serverCPUs), onShards(s.shards))
 	for _, r := range s.unbatched {
 		fmt.Fprintf(w, "  NextID over %-14s %12.0f req/s%s\n", r.name, r.value, r.perCoreText("req/s"))

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab/internal/replica"
+	"github.com/snowlab/snowlab/lab/internal/remote"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/snowidd/client"
 )
@@ -23,8 +23,8 @@ func TestDefaults(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "snowidd")
 	require.NoError(t, os.WriteFile(bin, nil, 0o755))
 	fs := flag.NewFlagSet("service", flag.ContinueOnError)
-	var f Flags
-	f.Register(fs)
+	var f flags
+	f.register(fs)
 	require.NoError(t, fs.Parse([]string{"-snowidd", bin, "-duration", "250ms"}))
 	o, err := f.Options()
 	require.NoError(t, err)
@@ -35,7 +35,7 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, o.duration, o.steadyDur)
 	assert.Equal(t, 8, o.workers)
 
-	unbatched, all, err := subjects(&replica.Replica{URL: "http://127.0.0.1:1"}, o)
+	unbatched, all, err := subjects(&remote.Replica{URL: "http://127.0.0.1:1"}, o)
 	require.NoError(t, err)
 	var names []string
 	for _, s := range all {
@@ -68,7 +68,7 @@ func TestSummary(t *testing.T) {
 		Steady: []result.SteadyResult{{Subject: "snowidd/grpc/NextID", TargetRate: 4500, Achieved: 4499,
 			Latency: result.Latency{P50: 200_000, P99: 900_000, P999: 2_000_000}, ServerCPUPerID: 70 * time.Microsecond}},
 	}
-	s := Summarize(run, o)
+	s := summarize(run, o)
 	assert.Equal(t, []summaryRow{{"grpc", 9000, 20_000}}, s.unbatched)
 	assert.Equal(t, []summaryRow{{"10", 30_000, 0}}, s.batches)
 	assert.Equal(t, summaryRow{"atomicgen/strict", 4e6, 0}, s.inProcess)
@@ -76,7 +76,7 @@ func TestSummary(t *testing.T) {
 	assert.Equal(t, 500*time.Microsecond, s.roundTrip)
 
 	var b strings.Builder
-	WriteSummary(&b, s)
+	writeSummary(&b, s)
 	assert.Contains(t, b.String(), "one caller, grpc NextID: 2000 req/s; round trip (p50 of its sampled calls) 500µs, 1 / round trip = 2000/s")
 	assert.Contains(t, b.String(), "p50 200µs  p99 900µs  p99.9 2ms")
 	assert.Contains(t, b.String(), "9000 req/s   (20000 req/s per server core: 50µs of its CPU each)")
@@ -89,7 +89,7 @@ func TestSummary(t *testing.T) {
 
 	s.shards = 2
 	b.Reset()
-	WriteSummary(&b, s)
+	writeSummary(&b, s)
 	assert.Contains(t, b.String(), "GOMAXPROCS=1, 2 node ids (-shards 2)")
 	assert.Contains(t, b.String(), "30000 IDs/s = 0.01× one node id's ceiling")
 }

@@ -1,4 +1,4 @@
-package host
+package faults
 
 import (
 	"errors"
@@ -11,12 +11,12 @@ import (
 	"time"
 )
 
-// FreePorts returns n distinct loopback TCP ports that were free when it
+// freePorts returns n distinct loopback TCP ports that were free when it
 // returned: it holds all n listeners open until it has them, so that none
 // repeats. Another process may still take one before the caller binds it,
 // so a caller that starts a server on them retries the start (the fault
 // rig tries three times).
-func FreePorts(n int) ([]int, error) {
+func freePorts(n int) ([]int, error) {
 	var ls []net.Listener
 	defer func() {
 		for _, l := range ls {
@@ -27,7 +27,7 @@ func FreePorts(n int) ([]int, error) {
 	for i := range ports {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			return nil, fmt.Errorf("host: pick a free port: %w", err)
+			return nil, fmt.Errorf("faults: pick a free port: %w", err)
 		}
 		ls = append(ls, l)
 		ports[i] = l.Addr().(*net.TCPAddr).Port
@@ -35,21 +35,21 @@ func FreePorts(n int) ([]int, error) {
 	return ports, nil
 }
 
-// Tail is an io.Writer that keeps the last bytes written to it, up to a
+// tailBuffer is an io.Writer that keeps the last bytes written to it, up to a
 // bound: a child process's output, kept for a failure's report without
 // growing with a long run's log. It is safe for concurrent use.
-type Tail struct {
+type tailBuffer struct {
 	mu  sync.Mutex
 	max int
 	b   []byte
 }
 
-// NewTail returns a Tail that keeps the last max bytes.
-func NewTail(max int) *Tail { return &Tail{max: max} }
+// newTailBuffer returns a tailBuffer that keeps the last max bytes.
+func newTailBuffer(max int) *tailBuffer { return &tailBuffer{max: max} }
 
 // Write keeps p, dropping the oldest bytes beyond the bound; it never
 // fails.
-func (t *Tail) Write(p []byte) (int, error) {
+func (t *tailBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.b = append(t.b, p...)
@@ -61,8 +61,8 @@ func (t *Tail) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// String is what the Tail holds; a nil Tail holds nothing.
-func (t *Tail) String() string {
+// String is what the tailBuffer holds; a nil tailBuffer holds nothing.
+func (t *tailBuffer) String() string {
 	if t == nil {
 		return ""
 	}
@@ -71,36 +71,36 @@ func (t *Tail) String() string {
 	return string(t.b)
 }
 
-// Process is a child process the lab started: it dies with the process
+// process is a child process the lab started: it dies with the process
 // that started it (on Linux, where the kernel sends it SIGKILL when its
 // parent ends; elsewhere Stop and Kill are the only ends), and Exited says
 // when it is gone. The fault rig runs every server it supervises (etcd
-// members, a kube-apiserver, ZooKeeper, snowidd replicas) as a Process.
-type Process struct {
+// members, a kube-apiserver, ZooKeeper, snowidd replicas) as a process.
+type process struct {
 	cmd    *exec.Cmd
 	exited chan struct{}
 }
 
-// StartProcess starts cmd, which must not have been started, as a
-// Process: cmd.SysProcAttr, when nil, becomes the parent-death signal
+// startProcess starts cmd, which must not have been started, as a
+// process: cmd.SysProcAttr, when nil, becomes the parent-death signal
 // above.
-func StartProcess(cmd *exec.Cmd) (*Process, error) {
+func startProcess(cmd *exec.Cmd) (*process, error) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = dieWithParent()
 	}
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	p := &Process{cmd: cmd, exited: make(chan struct{})}
+	p := &process{cmd: cmd, exited: make(chan struct{})}
 	go func() { _ = cmd.Wait(); close(p.exited) }()
 	return p, nil
 }
 
 // Exited is closed once the process has exited and its output is copied.
-func (p *Process) Exited() <-chan struct{} { return p.exited }
+func (p *process) Exited() <-chan struct{} { return p.exited }
 
 // State is how the process exited; nil until Exited is closed.
-func (p *Process) State() *os.ProcessState {
+func (p *process) State() *os.ProcessState {
 	select {
 	case <-p.exited:
 		return p.cmd.ProcessState
@@ -110,7 +110,7 @@ func (p *Process) State() *os.ProcessState {
 }
 
 // Kill sends SIGKILL and waits until the process is gone.
-func (p *Process) Kill() {
+func (p *process) Kill() {
 	_ = p.cmd.Process.Kill()
 	<-p.exited
 }
@@ -119,7 +119,7 @@ func (p *Process) Kill() {
 // grace, and waits until it is gone; it says whether the process exited
 // within grace. Where there is no SIGTERM (Windows) the kill comes at
 // once.
-func (p *Process) Stop(grace time.Duration) bool {
+func (p *process) Stop(grace time.Duration) bool {
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); errors.Is(err, os.ErrProcessDone) {
 		<-p.exited
 		return true

@@ -1,4 +1,4 @@
-package host
+package contention
 
 import (
 	"errors"
@@ -8,33 +8,33 @@ import (
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-// ErrCannotPlace is wrapped by Place's error when the host has no CPUs
+// errCannotPlace is wrapped by place's error when the host has no CPUs
 // for a placement: no SMT siblings, one package, too few cores.
-var ErrCannotPlace = errors.New("cannot place")
+var errCannotPlace = errors.New("cannot place")
 
-// Placements are the placements Place knows, closest first: every
+// placements are the placements place knows, closest first: every
 // goroutine on one CPU (they take turns, so a cache line never moves
 // between cores), on SMT siblings of one core (one L1 between them), on
 // separate cores of one package (a line moves through the shared L3),
 // and spread across packages (a line crosses the interconnect).
-var Placements = []string{"same-cpu", "smt-siblings", "separate-cores", "across-packages"}
+var placements = []string{"same-cpu", "smt-siblings", "separate-cores", "across-packages"}
 
-// Place chooses the CPU each of g goroutines is pinned to for placement
-// (one of Placements), from the CPUs in allowed (all of t's when empty).
+// place chooses the CPU each of g goroutines is pinned to for placement
+// (one of placements), from the CPUs in allowed (all of t's when empty).
 // Where the host cannot give that placement it returns an error wrapping
-// ErrCannotPlace that says what the host lacks, so a sweep can say what it
+// errCannotPlace that says what the host lacks, so a sweep can say what it
 // could not do on this host instead of measuring something else under
 // the placement's name.
-func Place(t *result.Topology, placement string, g int, allowed []int) ([]int, error) {
+func place(t *result.Topology, placement string, g int, allowed []int) ([]int, error) {
 	if t == nil || len(t.CPUs) == 0 {
-		return nil, fmt.Errorf("%w: topology unknown", ErrCannotPlace)
+		return nil, fmt.Errorf("%w: topology unknown", errCannotPlace)
 	}
 	if g < 1 {
-		return nil, fmt.Errorf("%w: %d goroutines", ErrCannotPlace, g)
+		return nil, fmt.Errorf("%w: %d goroutines", errCannotPlace, g)
 	}
 	cores := coresOf(t, allowed)
 	if len(cores) == 0 {
-		return nil, fmt.Errorf("%w: none of CPUs %v is online", ErrCannotPlace, allowed)
+		return nil, fmt.Errorf("%w: none of CPUs %v is online", errCannotPlace, allowed)
 	}
 	switch placement {
 	case "same-cpu":
@@ -46,7 +46,7 @@ func Place(t *result.Topology, placement string, g int, allowed []int) ([]int, e
 	case "across-packages":
 		return placePackages(cores, g)
 	}
-	return nil, fmt.Errorf("%w: unknown placement %q (want one of %v)", ErrCannotPlace, placement, Placements)
+	return nil, fmt.Errorf("%w: unknown placement %q (want one of %v)", errCannotPlace, placement, placements)
 }
 
 // core is one core's allowed CPUs.
@@ -87,11 +87,11 @@ func placeSiblings(cores []core, g int) ([]int, error) {
 	}
 	switch {
 	case len(cpus) == 0:
-		return nil, fmt.Errorf("%w on SMT siblings: no core has two allowed hardware threads (no SMT on this host)", ErrCannotPlace)
+		return nil, fmt.Errorf("%w on SMT siblings: no core has two allowed hardware threads (no SMT on this host)", errCannotPlace)
 	case g < 2:
-		return nil, fmt.Errorf("%w on SMT siblings: 1 goroutine has no sibling to share with", ErrCannotPlace)
+		return nil, fmt.Errorf("%w on SMT siblings: 1 goroutine has no sibling to share with", errCannotPlace)
 	case len(cpus) < g:
-		return nil, fmt.Errorf("%w %d goroutines on SMT siblings: only %d sibling CPUs", ErrCannotPlace, g, len(cpus))
+		return nil, fmt.Errorf("%w %d goroutines on SMT siblings: only %d sibling CPUs", errCannotPlace, g, len(cpus))
 	}
 	return cpus[:g], nil
 }
@@ -108,7 +108,7 @@ func placeCores(cores []core, g int) ([]int, error) {
 		}
 	}
 	if n := len(byPkg[best]); n < g {
-		return nil, fmt.Errorf("%w %d goroutines on separate cores of one package: it has %d allowed cores", ErrCannotPlace, g, n)
+		return nil, fmt.Errorf("%w %d goroutines on separate cores of one package: it has %d allowed cores", errCannotPlace, g, n)
 	}
 	return byPkg[best][:g], nil
 }
@@ -125,7 +125,7 @@ func placePackages(cores []core, g int) ([]int, error) {
 		byPkg[c.pkg] = append(byPkg[c.pkg], c.cpus[0])
 	}
 	if len(pkgs) < 2 {
-		return nil, fmt.Errorf("%w across packages: the allowed CPUs are in one package", ErrCannotPlace)
+		return nil, fmt.Errorf("%w across packages: the allowed CPUs are in one package", errCannotPlace)
 	}
 	var cpus []int
 	for i := 0; len(cpus) < g; i++ {
@@ -136,7 +136,7 @@ func placePackages(cores []core, g int) ([]int, error) {
 			}
 		}
 		if !took {
-			return nil, fmt.Errorf("%w %d goroutines across packages: %d allowed cores", ErrCannotPlace, g, len(cpus))
+			return nil, fmt.Errorf("%w %d goroutines across packages: %d allowed cores", errCannotPlace, g, len(cpus))
 		}
 	}
 	return cpus, nil

@@ -1,4 +1,4 @@
-package replica
+package remote
 
 import (
 	"bytes"
@@ -17,16 +17,16 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/host"
 )
 
-// Node is the first static node id a replica mints with.
-const Node = 1
+// ReplicaNode is the first static node id a replica mints with.
+const ReplicaNode = 1
 
-// Config is how a replica runs; the zero value is one node id on every
+// ReplicaConfig is how a replica runs; the zero value is one node id on every
 // core.
-type Config struct {
+type ReplicaConfig struct {
 	// Procs above 0 sets the process's GOMAXPROCS; 0 leaves it to the
 	// runtime (every core it may use).
 	Procs int
-	// Shards above 1 has it mint on that many static node ids from Node
+	// Shards above 1 has it mint on that many static node ids from ReplicaNode
 	// (snowidd -shards, a node-per-shard generator); 0 or 1: one.
 	Shards int
 	// CPUs, when set, binds the process to those CPUs (host.StartOn).
@@ -73,9 +73,9 @@ func (s *syncBuffer) String() string {
 	return strings.TrimSpace(s.b.String())
 }
 
-// Start starts bin on a free loopback port as c says, and waits until it
+// StartReplica starts bin on a free loopback port as c says, and waits until it
 // reports ready.
-func Start(bin string, c Config) (*Replica, error) {
+func StartReplica(bin string, c ReplicaConfig) (*Replica, error) {
 	switch {
 	case c.Procs < 0:
 		return nil, fmt.Errorf("replica: GOMAXPROCS %d: want 0 (every core) or more", c.Procs)
@@ -89,7 +89,7 @@ func Start(bin string, c Config) (*Replica, error) {
 	addr := l.Addr().String()
 	_ = l.Close()
 	r := &Replica{URL: "http://" + addr, done: make(chan struct{}), output: new(syncBuffer)}
-	r.cmd = exec.Command(bin, "-listen", addr, "-lease", "static:"+strconv.Itoa(Node), "-shards", strconv.Itoa(max(c.Shards, 1)), "-grace", grace.String())
+	r.cmd = exec.Command(bin, "-listen", addr, "-lease", "static:"+strconv.Itoa(ReplicaNode), "-shards", strconv.Itoa(max(c.Shards, 1)), "-grace", grace.String())
 	r.cmd.Env = os.Environ()
 	if c.Procs > 0 {
 		r.cmd.Env = append(r.cmd.Env, "GOMAXPROCS="+strconv.Itoa(c.Procs))
@@ -148,7 +148,7 @@ func (r *Replica) Stop() error {
 }
 
 // CheckBinary says, before anything is started, whether bin is a file
-// Start could run: a flag naming no binary is a usage error to report
+// StartReplica could run: a flag naming no binary is a usage error to report
 // at once, not a failed start after the flags that follow were read.
 func CheckBinary(bin string) error {
 	if st, err := os.Stat(bin); err != nil || st.IsDir() {

@@ -1,4 +1,4 @@
-package replica_test
+package remote_test
 
 import (
 	"net/http"
@@ -11,34 +11,34 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/snowlab/snowlab/lab/internal/fixture"
-	"github.com/snowlab/snowlab/lab/internal/replica"
+	"github.com/snowlab/snowlab/lab/internal/remote"
 )
 
-// TestStartRefuses: a binary that is not there, or that exits before it
+// TestStartReplicaRefuses: a binary that is not there, or that exits before it
 // is ready, is an error naming it, with what it wrote.
-func TestStartRefuses(t *testing.T) {
+func TestStartReplicaRefuses(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "no-snowidd")
-	_, err := replica.Start(missing, replica.Config{})
+	_, err := remote.StartReplica(missing, remote.ReplicaConfig{})
 	assert.ErrorContains(t, err, missing)
-	_, err = replica.Start(missing, replica.Config{Procs: -1})
+	_, err = remote.StartReplica(missing, remote.ReplicaConfig{Procs: -1})
 	assert.ErrorContains(t, err, "GOMAXPROCS -1")
-	_, err = replica.Start(missing, replica.Config{Shards: -2})
+	_, err = remote.StartReplica(missing, remote.ReplicaConfig{Shards: -2})
 	assert.ErrorContains(t, err, "shards -2")
 	if runtime.GOOS == "windows" {
 		t.Skip("the failing stand-in is a shell script")
 	}
 	failing := filepath.Join(t.TempDir(), "snowidd")
 	require.NoError(t, os.WriteFile(failing, []byte("#!/bin/sh\necho \"lease static:1: refused\" >&2\nexit 3\n"), 0o755))
-	_, err = replica.Start(failing, replica.Config{Procs: 1})
+	_, err = remote.StartReplica(failing, remote.ReplicaConfig{Procs: 1})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "exited before it was ready")
 	assert.Contains(t, err.Error(), "exit status 3")
 	assert.Contains(t, err.Error(), "lease static:1: refused")
 }
 
-// TestStart: a real replica is ready when Start returns; replicatest
+// TestStartReplica: a real replica is ready when StartReplica returns; fixture
 // stops it and fails the test unless it drains to exit 0.
-func TestStart(t *testing.T) {
+func TestStartReplica(t *testing.T) {
 	base := fixture.StartReplica(t)
 	resp, err := http.Get(base + "/readyz")
 	require.NoError(t, err)
@@ -52,8 +52,8 @@ func TestCheckBinary(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "snowidd")
 	require.NoError(t, os.WriteFile(bin, nil, 0o755))
-	assert.NoError(t, replica.CheckBinary(bin))
+	assert.NoError(t, remote.CheckBinary(bin))
 	for _, bad := range []string{dir, filepath.Join(dir, "missing")} {
-		assert.ErrorContains(t, replica.CheckBinary(bad), bad+": no snowidd binary there (make snowidd builds it", bad)
+		assert.ErrorContains(t, remote.CheckBinary(bad), bad+": no snowidd binary there (make snowidd builds it", bad)
 	}
 }

@@ -1,4 +1,4 @@
-package host
+package faults
 
 import (
 	"bufio"
@@ -18,7 +18,7 @@ import (
 // childEnv makes this test binary, run as a child, the process the tests
 // supervise: "term" exits on SIGTERM (Go's default), "ignore" ignores it;
 // both say "ready" once their signal handling is set, then wait.
-const childEnv = "HOST_PROCESS_CHILD"
+const childEnv = "FAULTS_PROCESS_CHILD"
 
 func TestMain(m *testing.M) {
 	switch os.Getenv(childEnv) {
@@ -35,13 +35,13 @@ func TestMain(m *testing.M) {
 }
 
 // startChild starts a child of the given kind and waits for its "ready".
-func startChild(t *testing.T, kind string) *Process {
+func startChild(t *testing.T, kind string) *process {
 	t.Helper()
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), childEnv+"="+kind)
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)
-	p, err := StartProcess(cmd)
+	p, err := startProcess(cmd)
 	require.NoError(t, err)
 	t.Cleanup(p.Kill)
 	line, err := bufio.NewReader(out).ReadString('\n')
@@ -51,7 +51,7 @@ func startChild(t *testing.T, kind string) *Process {
 }
 
 func TestTailKeepsTheLastBytes(t *testing.T) {
-	tail := NewTail(4)
+	tail := newTailBuffer(4)
 	for _, s := range []string{"ab", "cde", "", "f"} {
 		n, err := tail.Write([]byte(s))
 		require.NoError(t, err)
@@ -60,12 +60,12 @@ func TestTailKeepsTheLastBytes(t *testing.T) {
 	assert.Equal(t, "cdef", tail.String())
 	_, _ = tail.Write([]byte("0123456789"))
 	assert.Equal(t, "6789", tail.String(), "one write longer than the bound")
-	var none *Tail
+	var none *tailBuffer
 	assert.Empty(t, none.String())
 }
 
 func TestFreePortsAreDistinct(t *testing.T) {
-	ports, err := FreePorts(16)
+	ports, err := freePorts(16)
 	require.NoError(t, err)
 	seen := map[int]bool{}
 	for _, p := range ports {

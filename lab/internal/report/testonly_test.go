@@ -7,6 +7,15 @@ import (
 	"github.com/snowlab/snowlab/lab/result"
 )
 
+// What only this package's tests call, kept out of the build.
+
+// writeHTML writes run as one self-contained HTML page: the sections of
+// the Markdown report (host fingerprint, tables, how to read them,
+// failures) with each chart drawn inline as SVG where its section is. It
+// loads nothing: no script, no stylesheet, no font, no image from
+// anywhere. The page links to the history, IndexName, beside it.
+func writeHTML(w io.Writer, run *result.Run) error { return newDocument(run).writeHTML(w) }
+
 // writeMarkdown writes a Markdown summary of run: where and how it ran,
 // the host and its clocks, the subjects, one table per workload with a
 // note on how to read it, and the failures. It links the charts

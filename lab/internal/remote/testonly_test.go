@@ -1,0 +1,12 @@
+package remote
+
+// What only this package's tests call, kept out of the build.
+
+// URL is the replica's base URL.
+func (c *Client) URL() string { return c.r.base }
+
+// For the tests of package remote_test: what no other package needs.
+var (
+	SubjectTLS = subjectTLS
+	ErrCall    = errCall
+)
