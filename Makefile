@@ -46,7 +46,7 @@ all: test
 ## test: vet (every module), gofmt check, the workflows' lint, the dead-code
 ## check, and the race-enabled tests of the library and lab
 ## modules, which build bin/snowidd first for the lab's tests that call a replica
-## (lab/internal/replica/replicatest starts it). The etcdlease module's tests need
+## (lab/internal/remote starts it). The etcdlease module's tests need
 ## etcd: `make test-etcd`; pglease's a PostgreSQL of their own: `make
 ## test-pg`; snowidd's: `make test-snowidd`.
 test: vet fmt lint-actions deadcode race
