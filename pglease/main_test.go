@@ -67,6 +67,23 @@ func pgDSN(t testing.TB) string {
 	return shared.dsn
 }
 
+// untilTestEnds is a context that ends only with the test: at its end, or
+// a tenth of its time short of go test's -timeout, so that a wait for an
+// event that never comes fails here, naming the event, rather than in the
+// timeout's panic. A wait bounded by it assumes nothing about how long a
+// loaded machine takes to bring the event.
+func untilTestEnds(t *testing.T) context.Context {
+	// Not t.Context(), which is done before the test's cleanups run,
+	// where this may be called (a child stopped at the test's end).
+	ctx, cancel := context.WithCancel(context.Background())
+	if d, ok := t.Deadline(); ok {
+		cancel()
+		ctx, cancel = context.WithDeadline(context.Background(), d.Add(-time.Until(d)/10))
+	}
+	t.Cleanup(cancel)
+	return ctx
+}
+
 func ctxT(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
