@@ -391,10 +391,12 @@ func (c *child) snapshot() (node int, ids []snowlab.ID, errs []string) {
 	return c.node, append([]snowlab.ID(nil), c.ids...), append([]string(nil), c.errs...)
 }
 
-// waitIDs waits until the child printed at least n IDs (n = 0: its NODE line).
-func (c *child) waitIDs(n int, timeout time.Duration) {
+// waitIDs waits until the child printed at least n IDs (n = 0: its NODE
+// line), until the test ends (untilTestEnds): how soon is the child's
+// business, on a machine whatever its load.
+func (c *child) waitIDs(n int) {
 	c.t.Helper()
-	deadline := time.Now().Add(timeout)
+	wait := untilTestEnds(c.t)
 	for {
 		node, ids, errs := c.snapshot()
 		if node >= 0 && len(ids) >= n {
@@ -403,32 +405,31 @@ func (c *child) waitIDs(n int, timeout time.Duration) {
 		select {
 		case <-c.done:
 			c.t.Fatalf("%s exited (code %d) after %d IDs, before %d: %v\n%s", c.name, c.code, len(ids), n, errs, c.tail())
-		default:
+		case <-wait.Done():
+			c.t.Fatalf("%s printed %d IDs by the test's end, want %d: %v\n%s", c.name, len(ids), n, errs, c.tail())
+		case <-time.After(10 * time.Millisecond):
 		}
-		if time.Now().After(deadline) {
-			c.t.Fatalf("%s printed %d IDs in %v, want %d: %v\n%s", c.name, len(ids), timeout, n, errs, c.tail())
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
-// wait waits for the child to exit and returns its exit code.
-func (c *child) wait(timeout time.Duration) int {
+// wait waits for the child to exit, until the test ends, and returns its
+// exit code.
+func (c *child) wait() int {
 	c.t.Helper()
 	select {
 	case <-c.done:
 		return c.code
-	case <-time.After(timeout):
-		c.t.Fatalf("%s did not exit within %v\n%s", c.name, timeout, c.tail())
+	case <-untilTestEnds(c.t).Done():
+		c.t.Fatalf("%s did not exit by the test's end\n%s", c.name, c.tail())
 	}
 	return 0
 }
 
 // requireExit waits for the child to exit and fails the test unless it
 // exits with code (-1: killed by a signal).
-func (c *child) requireExit(code int, timeout time.Duration) {
+func (c *child) requireExit(code int) {
 	c.t.Helper()
-	require.Equal(c.t, code, c.wait(timeout), "%s's exit code\n%s", c.name, c.tail())
+	require.Equal(c.t, code, c.wait(), "%s's exit code\n%s", c.name, c.tail())
 }
 
 // stop sends SIGTERM, on which the child releases its lease and exits, and
@@ -436,7 +437,7 @@ func (c *child) requireExit(code int, timeout time.Duration) {
 func (c *child) stop() {
 	c.t.Helper()
 	c.signal(syscall.SIGTERM)
-	c.requireExit(exitOK, 10*time.Second)
+	c.requireExit(exitOK)
 }
 
 func (c *child) signal(sig syscall.Signal) {

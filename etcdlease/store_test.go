@@ -48,12 +48,13 @@ func isLost(c interface{ Lost() <-chan struct{} }) bool {
 	}
 }
 
-func waitLost(t *testing.T, c nodeid.Claim, within time.Duration) {
+// waitLost waits for c's Lost, until the test ends (untilTestEnds).
+func waitLost(t *testing.T, c nodeid.Claim) {
 	t.Helper()
 	select {
 	case <-c.Lost():
-	case <-time.After(within):
-		t.Fatalf("Lost not closed within %v", within)
+	case <-untilTestEnds(t).Done():
+		t.Fatalf("Lost not closed by the test's end")
 	}
 }
 
@@ -147,7 +148,7 @@ func TestLossSignals(t *testing.T) {
 		c := acquire(t, st, 2, 1023)
 		_, err := st.cli.Delete(ctxT(t), st.nodeKey(c.First()+1))
 		require.NoError(t, err)
-		waitLost(t, c, 2*time.Second)
+		waitLost(t, c)
 		require.ErrorIs(t, c.Reserve(ctxT(t), time.Now().UnixNano()), nodeid.ErrLost, "Reserve after loss")
 		require.ErrorIs(t, c.Release(ctxT(t), 1), nodeid.ErrLost, "Release after loss")
 		v, _, _ := stored(t, st, st.reservedKey(c.First()))
@@ -160,7 +161,7 @@ func TestLossSignals(t *testing.T) {
 		onlyMonitor(c, func(ctx context.Context) { c.keepAlive(ctx) })
 		_, err := st.cli.Revoke(ctxT(t), c.lease)
 		require.NoError(t, err)
-		waitLost(t, c, 2*time.Second)
+		waitLost(t, c)
 		require.ErrorIs(t, c.Release(ctxT(t), 1), nodeid.ErrLost, "Release after loss")
 	})
 	t.Run("guard fails", func(t *testing.T) {
@@ -203,7 +204,7 @@ func TestWatchAfterCompaction(t *testing.T) {
 		}
 		_, err = st.cli.Delete(ctxT(t), st.nodeKey(c.First()))
 		require.NoError(t, err)
-		waitLost(t, c, 2*time.Second)
+		waitLost(t, c)
 	})
 	t.Run("compacted and taken", func(t *testing.T) {
 		c := acquire(t, st, 1, 1023)
@@ -217,7 +218,7 @@ func TestWatchAfterCompaction(t *testing.T) {
 		_, err = st.cli.Compact(ctxT(t), r.Header.Revision)
 		require.NoError(t, err)
 		onlyMonitor(c, func(ctx context.Context) { c.watch(ctx, k) })
-		waitLost(t, c, 2*time.Second)
+		waitLost(t, c)
 		require.Contains(t, c.lostErr().Error(), "compaction", "why the claim was lost, want the check after the compaction")
 	})
 }
