@@ -3,6 +3,7 @@ package faults
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -13,9 +14,14 @@ import (
 
 // freePorts returns n distinct loopback TCP ports that were free when it
 // returned: it holds all n listeners open until it has them, so that none
-// repeats. Another process may still take one before the caller binds it,
-// so a caller that starts a server on them retries the start (the fault
-// rig tries three times).
+// repeats. It draws them below the kernel's ephemeral range
+// (ip_local_port_range, 32768-60999 by default), where a port from
+// 127.0.0.1:0 would come from: there every outgoing connection (a
+// scenario's clients open thousands) may take the port between this check
+// and the child's bind, or while a killed replica is down before its
+// restart on the same port. Another listener may still take one first, so
+// a caller that starts a server on them retries the start (the fault rig
+// tries three times).
 func freePorts(n int) ([]int, error) {
 	var ls []net.Listener
 	defer func() {
@@ -23,16 +29,39 @@ func freePorts(n int) ([]int, error) {
 			_ = l.Close()
 		}
 	}()
-	ports := make([]int, n)
-	for i := range ports {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+	low, high := belowEphemeral()
+	ports := make([]int, 0, n)
+	for tries := 0; len(ports) < n; tries++ {
+		addr := "127.0.0.1:0"
+		if high > low && tries < 64*n {
+			addr = fmt.Sprintf("127.0.0.1:%d", low+rand.IntN(high-low))
+		}
+		l, err := net.Listen("tcp", addr)
 		if err != nil {
+			if addr != "127.0.0.1:0" {
+				continue // taken: draw another
+			}
 			return nil, fmt.Errorf("faults: pick a free port: %w", err)
 		}
 		ls = append(ls, l)
-		ports[i] = l.Addr().(*net.TCPAddr).Port
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
 	return ports, nil
+}
+
+// belowEphemeral is the range of ports freePorts draws from, [low, high):
+// from 10000 up to the start of the kernel's ephemeral range, or an empty
+// range where the kernel does not say (not Linux) or leaves no room.
+func belowEphemeral() (low, high int) {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 0, 0
+	}
+	var first, last int
+	if _, err := fmt.Sscan(string(b), &first, &last); err != nil || first <= 10000 {
+		return 0, 0
+	}
+	return 10000, first
 }
 
 // tailBuffer is an io.Writer that keeps the last bytes written to it, up to a

@@ -64,12 +64,21 @@ func TestTailKeepsTheLastBytes(t *testing.T) {
 	assert.Empty(t, none.String())
 }
 
+// TestFreePortsAreDistinct: and outside the ephemeral range, where the
+// kernel would lend them to outgoing connections.
 func TestFreePortsAreDistinct(t *testing.T) {
 	ports, err := freePorts(16)
 	require.NoError(t, err)
+	low, high := belowEphemeral()
+	if runtime.GOOS == "linux" {
+		require.Less(t, low, high, "Linux says where its ephemeral range starts")
+	}
 	seen := map[int]bool{}
 	for _, p := range ports {
 		assert.Greater(t, p, 0)
+		if high > low {
+			assert.True(t, p >= low && p < high, "port %d outside [%d, %d)", p, low, high)
+		}
 		assert.False(t, seen[p], "port %d twice", p)
 		seen[p] = true
 	}

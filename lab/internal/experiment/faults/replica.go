@@ -77,8 +77,9 @@ func (r *replica) Start() error {
 	pr, pw := io.Pipe()
 	log := newTailBuffer(256 << 10)
 	cmd.Stdout, cmd.Stderr = pw, pw
-	serving := make(chan struct{})
+	serving, drained := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(drained)
 		sc := bufio.NewScanner(pr)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		seen := false
@@ -100,6 +101,7 @@ func (r *replica) Start() error {
 	select {
 	case <-serving:
 	case <-proc.Exited():
+		<-drained // the pipe closes at exit: its last lines say why
 		return fmt.Errorf("faults: replica %s exited before serving (%v):\n%s", r.Name, proc.State(), log)
 	case <-time.After(30 * time.Second):
 		proc.Kill()
