@@ -243,3 +243,17 @@ func TestHogLoad(t *testing.T) {
 	assert.Equal(t, 3, r.Summary(GateAB, LoadHog, "", 0).Of)
 	assert.Equal(t, 0, r.Summary(GateAB, LoadHog, PlantSlow, 60).Of, "no trials beside the hog")
 }
+
+// TestGoalsClaimed: a run without trials claims no detection goal it did
+// not judge; one with them claims them all.
+func TestGoalsClaimed(t *testing.T) {
+	o := fakeOptions(t, &fakeAB{contention: 0.4}, LoadQuiet)
+	o.Trials = 0
+	r, err := Execute(context.Background(), o, nil, "abc1234", false, nil)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"no false alarm"}, metGoals(r))
+
+	r, err = Execute(context.Background(), fakeOptions(t, &fakeAB{contention: 0.4}, LoadQuiet), nil, "abc1234", false, nil)
+	require.NoError(t, err)
+	assert.Len(t, metGoals(r), 5)
+}
