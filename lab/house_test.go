@@ -57,10 +57,10 @@ const (
 	maxLabSharePermille = 585 // ceiling; the issue's limit is 500
 	// Issue 39: at most 30 packages below lab/internal.
 	maxInternalPackages = 30
-	// Issue 39: at most 330 exported names inside lab/internal. 330
-	// before the A/B gate (lab/internal/ab, 50 names) came in; 28 of ab's
-	// and gates' names are used inside their package alone.
-	maxInternalExported = 332 // ceiling; the issue's limit is 330
+	// Issue 39: at most 330 exported names inside lab/internal (294 once
+	// the names ab, gates, instr and resultdir used inside their own
+	// package alone were unexported).
+	maxInternalExported = 330
 	// Issue 39: no public lab declaration names an internal type.
 	maxPublicNamingInternal = 0
 	// No limit in the issue: held where it is.
@@ -389,7 +389,7 @@ func (f *houseFigures) table() string {
 	fmt.Fprintf(w, "| lab share of non-test Go lines | %.1f%% (%d of %d) | ≤ 50%% (ceiling %.1f%%) |\n",
 		share, f.labLines, f.allLines, float64(maxLabSharePermille)/10)
 	fmt.Fprintf(w, "| packages below lab/internal | %d | ≤ 30 |\n", len(f.packages))
-	fmt.Fprintf(w, "| exported names inside lab/internal (methods counted) | %d | ≤ 330 (ceiling %d) |\n",
+	fmt.Fprintf(w, "| exported names inside lab/internal (methods counted) | %d | ≤ %d |\n",
 		f.exportedCount(), maxInternalExported)
 	fmt.Fprintf(w, "| public lab declarations naming internal types | %d | 0 |\n", len(f.namingInternal))
 	fmt.Fprintf(w, "| non-test Go files over 600 lines | %d | ceiling %d |\n", len(f.longFiles), maxLongFiles)

@@ -127,15 +127,15 @@ type Result struct {
 	CPU bool `json:"cpu"`
 	// Rows are the gate's, one per workload.
 	Rows []Row `json:"rows"`
-	// SelfCheck is nil where it was not run.
-	SelfCheck *SelfCheck    `json:"self_check,omitempty"`
+	// selfCheck is nil where it was not run.
+	SelfCheck *selfCheck    `json:"self_check,omitempty"`
 	Failures  []string      `json:"correctness_failures,omitempty"`
 	Load      *result.Load  `json:"load"`
 	Took      time.Duration `json:"measure_ns"`
 }
 
-// SelfCheck is what the run could detect where and when it ran.
-type SelfCheck struct {
+// selfCheck is what the run could detect where and when it ran.
+type selfCheck struct {
 	// Same are the same-code comparisons: a second process of base.
 	Same []Row `json:"same"`
 	// Calls is base planted with PlantCalls extra calls per 1,024 at
@@ -217,7 +217,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if progress == nil {
 		progress = func(string) {}
 	}
-	hello, err := Hello(ctx, Arm{Name: "base", Bin: cfg.Base})
+	hello, err := hello(ctx, arm{Name: "base", Bin: cfg.Base})
 	if err != nil {
 		return nil, err
 	}
@@ -236,37 +236,37 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		gs = []int{1, p, 2 * p}
 	}
 	gs = dedupe(gs)
-	if m := len(subjects) * len(gs); cfg.Rounds < MinRounds(m, o.Alpha) {
+	if m := len(subjects) * len(gs); cfg.Rounds < minRounds(m, o.Alpha) {
 		return nil, fmt.Errorf("%w: %d rounds: with n pairs the signed-rank test's least p is 2/2^n, and Holm holds the least of %d workloads to alpha/%d = %.2g: no workload could be DIFFERENT under %d rounds",
-			ErrUsage, cfg.Rounds, m, m, o.Alpha/float64(m), MinRounds(m, o.Alpha))
+			ErrUsage, cfg.Rounds, m, m, o.Alpha/float64(m), minRounds(m, o.Alpha))
 	}
 	res := &Result{Options: o, Rounds: cfg.Rounds, Slice: cfg.Slice, Warmup: cfg.Warmup, Seed: cfg.Seed, GOMAXPROCS: p}
-	s := Schedule{Arms: []Arm{{Name: "base", Bin: cfg.Base}, {Name: "head", Bin: cfg.Head, Args: cfg.HeadArgs}},
+	s := schedule{Arms: []arm{{Name: "base", Bin: cfg.Base}, {Name: "head", Bin: cfg.Head, Args: cfg.HeadArgs}},
 		Rounds: cfg.Rounds, Slice: cfg.Slice, Warmup: cfg.Warmup, CheckIDs: checkIDs, Seed: cfg.Seed,
 		Progress: func(r int) { progress(fmt.Sprintf("ab: round %d of %d", r+1, cfg.Rounds)) }}
 	for _, sub := range subjects {
 		for _, g := range gs {
-			s.Cells = append(s.Cells, Cell{Workload: Workload{sub, g}, Arms: []int{armBase, armHead}})
+			s.Cells = append(s.Cells, cell{Workload: Workload{sub, g}, Arms: []int{armBase, armHead}})
 		}
 	}
-	var sc *SelfCheck
+	var sc *selfCheck
 	selfSubject, gc := subjects[0], contendedG(p)
 	if cfg.Calls != "" && cfg.Shared != "" {
-		sc = &SelfCheck{}
+		sc = &selfCheck{}
 		q, err := sizePlant(ctx, cfg, selfSubject, sc, progress)
 		if err != nil {
 			return nil, err
 		}
 		sc.PlantCalls = q
-		s.Arms = append(s.Arms, Arm{Name: "same", Bin: cfg.Base},
-			Arm{Name: "calls", Bin: cfg.Calls, Plant: "calls", Args: []string{"-plant-calls", fmt.Sprint(q)}},
-			Arm{Name: "shared", Bin: cfg.Shared, Plant: "shared"})
+		s.Arms = append(s.Arms, arm{Name: "same", Bin: cfg.Base},
+			arm{Name: "calls", Bin: cfg.Calls, Plant: "calls", Args: []string{"-plant-calls", fmt.Sprint(q)}},
+			arm{Name: "shared", Bin: cfg.Shared, Plant: "shared"})
 		s.Cells = addArms(s.Cells, Workload{selfSubject, 1}, armSame, armCalls)
 		s.Cells = addArms(s.Cells, Workload{selfSubject, gc}, armSame, armShared)
 	}
 	meter := host.StartLoad()
 	start := time.Now()
-	m, err := Measure(ctx, s)
+	m, err := measure(ctx, s)
 	res.Took, res.Load = time.Since(start), meter.Stop()
 	if err != nil {
 		return nil, err
@@ -288,7 +288,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 // selfCheck decides sc's rows, subject's at G=1 and gc, against base,
 // each held to the gate's Holm level over rows workloads, and says what
 // it missed.
-func (m *Measurement) selfCheck(s Schedule, sc *SelfCheck, subject string, gc int, o Options, rows int) {
+func (m *measurement) selfCheck(s schedule, sc *selfCheck, subject string, gc int, o Options, rows int) {
 	sc.Same = []Row{m.compare(s, Workload{subject, 1}, armBase, armSame, o.Alpha), m.compare(s, Workload{subject, gc}, armBase, armSame, o.Alpha)}
 	sc.Calls = m.compare(s, Workload{subject, 1}, armBase, armCalls, o.Alpha)
 	sc.Shared = m.compare(s, Workload{subject, gc}, armBase, armShared, o.Alpha)
@@ -309,10 +309,10 @@ func (m *Measurement) selfCheck(s Schedule, sc *SelfCheck, subject string, gc in
 	}
 }
 
-// MinRounds is the fewest rounds with which a workload can be DIFFERENT
+// minRounds is the fewest rounds with which a workload can be DIFFERENT
 // among m at alpha: the signed-rank test's least two-sided p over n pairs
 // is 2/2^n, and Holm's correction holds the smallest of m to alpha/m.
-func MinRounds(m int, alpha float64) int {
+func minRounds(m int, alpha float64) int {
 	n := 1
 	for math.Ldexp(2, -n)*float64(m) > alpha {
 		n++
@@ -331,21 +331,21 @@ func dedupe(gs []int) []int {
 }
 
 // addArms adds arms to w's cell, or a cell for w with base and them.
-func addArms(cells []Cell, w Workload, arms ...int) []Cell {
+func addArms(cells []cell, w Workload, arms ...int) []cell {
 	for i := range cells {
 		if cells[i].Workload == w {
 			cells[i].Arms = append(cells[i].Arms, arms...)
 			return cells
 		}
 	}
-	return append(cells, Cell{Workload: w, Arms: append([]int{armBase}, arms...)})
+	return append(cells, cell{Workload: w, Arms: append([]int{armBase}, arms...)})
 }
 
 // pairs are the costs per ID and the wall rates of arms a and b on w, in
 // the rounds that measured both.
-func (m *Measurement) pairs(s Schedule, w Workload, a, b int) (ca, cb, ra, rb []float64) {
-	c := slices.IndexFunc(s.Cells, func(c Cell) bool { return c.Workload == w })
-	by := map[int][2]*Sample{}
+func (m *measurement) pairs(s schedule, w Workload, a, b int) (ca, cb, ra, rb []float64) {
+	c := slices.IndexFunc(s.Cells, func(c cell) bool { return c.Workload == w })
+	by := map[int][2]*sample{}
 	for i := range m.Samples {
 		x := &m.Samples[i]
 		if x.Cell != c || (x.Arm != a && x.Arm != b) {
@@ -360,31 +360,31 @@ func (m *Measurement) pairs(s Schedule, w Workload, a, b int) (ca, cb, ra, rb []
 		if !ok || v[0] == nil || v[1] == nil {
 			continue
 		}
-		ca, cb = append(ca, v[0].PerID(m.CPU)), append(cb, v[1].PerID(m.CPU))
+		ca, cb = append(ca, v[0].perID(m.CPU)), append(cb, v[1].perID(m.CPU))
 		ra, rb = append(ra, rate(v[0])), append(rb, rate(v[1]))
 	}
 	return ca, cb, ra, rb
 }
 
-func rate(s *Sample) float64 {
+func rate(s *sample) float64 {
 	if s.WallNS <= 0 {
 		return 0
 	}
 	return float64(s.IDs) / (float64(s.WallNS) / 1e9)
 }
 
-func (m *Measurement) compare(s Schedule, w Workload, a, b int, alpha float64) Row {
+func (m *measurement) compare(s schedule, w Workload, a, b int, alpha float64) Row {
 	ca, cb, ra, rb := m.pairs(s, w, a, b)
 	return compare(w, s.Arms[a].Name, s.Arms[b].Name, ca, cb, ra, rb, alpha)
 }
 
 // median is arm a's median cost per ID on w.
-func (m *Measurement) median(s Schedule, w Workload, a int) float64 {
-	c := slices.IndexFunc(s.Cells, func(c Cell) bool { return c.Workload == w })
+func (m *measurement) median(s schedule, w Workload, a int) float64 {
+	c := slices.IndexFunc(s.Cells, func(c cell) bool { return c.Workload == w })
 	var v []float64
 	for _, x := range m.Samples {
 		if x.Cell == c && x.Arm == a {
-			v = append(v, x.PerID(m.CPU))
+			v = append(v, x.perID(m.CPU))
 		}
 	}
 	return stats.Median(v)
@@ -394,7 +394,7 @@ func (m *Measurement) median(s Schedule, w Workload, a int) float64 {
 // cfg.PlantPct: PlantPct percent of 1,024, or, where valgrind is found,
 // the q whose instructions per call are PlantPct percent above base's
 // (CountCalls), and counts the shared plant beside it.
-func sizePlant(ctx context.Context, cfg Config, subject string, sc *SelfCheck, progress func(string)) (int, error) {
+func sizePlant(ctx context.Context, cfg Config, subject string, sc *selfCheck, progress func(string)) (int, error) {
 	q0 := max(1, int(math.Round(cfg.PlantPct/100*1024)))
 	if cfg.Valgrind == "" {
 		return q0, nil

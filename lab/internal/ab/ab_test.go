@@ -41,7 +41,7 @@ func TestRunSameAndSlower(t *testing.T) {
 	base := fake(t, "base", 100, "none")
 	for _, c := range []struct {
 		cost int
-		want Decision
+		want decision
 		fail bool
 	}{{100, Same, false}, {120, Different, true}, {80, Different, false}} {
 		res, err := Run(context.Background(), config(base, fake(t, "head", c.cost, "none")))
@@ -151,7 +151,7 @@ func TestWriteJSON(t *testing.T) {
 		Base  string `json:"base"`
 		Error string `json:"error"`
 		Rows  []struct {
-			Decision Decision `json:"decision"`
+			Decision decision `json:"decision"`
 			Change   *float64 `json:"change"`
 			Worse    bool     `json:"worse"`
 		} `json:"rows"`
@@ -186,7 +186,7 @@ func TestBuildRevisions(t *testing.T) {
 	assert.True(t, b.Identical)
 	assert.Equal(t, b.BaseCommit, b.HeadCommit)
 	for bin, plant := range map[string]string{b.Base: "none", b.Calls: "calls", b.Shared: "shared"} {
-		h, err := Hello(context.Background(), Arm{Name: filepath.Base(bin), Bin: bin, Plant: plant})
+		h, err := hello(context.Background(), arm{Name: filepath.Base(bin), Bin: bin, Plant: plant})
 		require.NoError(t, err, bin)
 		assert.Equal(t, []string{"atomicgen/monotonic", "mutexgen/monotonic", "shardedgen/node-per-shard/monotonic"}, h.Subjects)
 	}
@@ -204,9 +204,9 @@ func TestBuildRevisions(t *testing.T) {
 // that never ran the goroutines side by side) is measured no more; the
 // others are.
 func TestIdleCell(t *testing.T) {
-	m := &Measurement{}
+	m := &measurement{}
 	for r := range idleRounds {
-		m.Samples = append(m.Samples, Sample{Round: r, Cell: 0}, Sample{Round: r, Cell: 1})
+		m.Samples = append(m.Samples, sample{Round: r, Cell: 0}, sample{Round: r, Cell: 1})
 		m.Samples[len(m.Samples)-1].IDs = 1
 	}
 	assert.False(t, m.idle(0, idleRounds-1), "not before the rounds are in")

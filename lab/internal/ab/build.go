@@ -20,12 +20,12 @@ import (
 
 // The build tags of the planted runners (lab/runner's doc).
 const (
-	TagCalls  = "snowlab_plant_calls"
-	TagShared = "snowlab_plant_shared"
+	tagCalls  = "snowlab_plant_calls"
+	tagShared = "snowlab_plant_shared"
 )
 
-// ErrBuild is a revision that could not be checked out or built.
-var ErrBuild = errors.New("ab: build")
+// errBuild is a revision that could not be checked out or built.
+var errBuild = errors.New("ab: build")
 
 // ownPkg is where loadgen writes snowlab's own runner in a worktree of
 // the library module: a folder no revision has.
@@ -95,7 +95,7 @@ func BuildRevisions(ctx context.Context, src Source, base, head, dir string, pla
 		jobs = jobs[:1] // one build serves both
 	}
 	if planted {
-		jobs = append(jobs, job{filepath.Join(dir, "base-calls"), TagCalls, b.BaseCommit}, job{filepath.Join(dir, "base-shared"), TagShared, b.BaseCommit})
+		jobs = append(jobs, job{filepath.Join(dir, "base-calls"), tagCalls, b.BaseCommit}, job{filepath.Join(dir, "base-shared"), tagShared, b.BaseCommit})
 	}
 	written := map[string]bool{}
 	for _, j := range jobs {
@@ -115,7 +115,7 @@ func BuildRevisions(ctx context.Context, src Source, base, head, dir string, pla
 		}
 		if err := goBuild(ctx, wdir, pkg, j.tags, j.out); err != nil {
 			b.Close()
-			return nil, fmt.Errorf("%w: %s at %s: %v", ErrBuild, pkg, j.commit[:12], err)
+			return nil, fmt.Errorf("%w: %s at %s: %v", errBuild, pkg, j.commit[:12], err)
 		}
 	}
 	b.Base, b.Head = jobs[0].out, filepath.Join(dir, "head")
@@ -155,11 +155,11 @@ func locate(ctx context.Context, src Source) (root, rel string, err error) {
 	return root, rel, nil
 }
 
-// commit is rev's commit in root, ErrBuild where it names none.
+// commit is rev's commit in root, errBuild where it names none.
 func commit(ctx context.Context, root, rev string) (string, error) {
 	c, err := git(ctx, root, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
 	if err != nil {
-		return "", fmt.Errorf("%w: %q is not a commit of %s", ErrBuild, rev, root)
+		return "", fmt.Errorf("%w: %q is not a commit of %s", errBuild, rev, root)
 	}
 	return c, nil
 }
@@ -201,11 +201,11 @@ func orDot(s string) string {
 func writeOwn(wt string) error {
 	mod, err := os.ReadFile(filepath.Join(wt, "go.mod"))
 	if err != nil || !bytes.HasPrefix(mod, []byte("module "+libModule+"\n")) {
-		return fmt.Errorf("%w: %s is not the snowlab library's module: name your runner's package with -pkg", ErrBuild, wt)
+		return fmt.Errorf("%w: %s is not the snowlab library's module: name your runner's package with -pkg", errBuild, wt)
 	}
 	dst := filepath.Join(wt, filepath.FromSlash(ownPkg))
 	if _, err := os.Stat(dst); err == nil {
-		return fmt.Errorf("%w: %s exists in the revision: loadgen ab cannot write its runner there", ErrBuild, ownPkg)
+		return fmt.Errorf("%w: %s exists in the revision: loadgen ab cannot write its runner there", errBuild, ownPkg)
 	}
 	src := runner.Source()
 	err = fs.WalkDir(src, ".", func(p string, d fs.DirEntry, err error) error {
@@ -253,7 +253,7 @@ func git(ctx context.Context, dir string, args ...string) (string, error) {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("%w: git %s: %v: %s", ErrBuild, strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
+		return "", fmt.Errorf("%w: git %s: %v: %s", errBuild, strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
 	}
 	return strings.TrimSpace(out.String()), nil
 }

@@ -29,18 +29,18 @@ const (
 	DefaultMinEffectContended = 0.10
 )
 
-// Decision is a comparison's verdict.
-type Decision string
+// decision is a comparison's verdict.
+type decision string
 
 // The decisions (as Chromium's Pinpoint makes them).
 const (
 	// Different: significant after Holm's correction and at least the
 	// minimum effect.
-	Different Decision = "DIFFERENT"
+	Different decision = "DIFFERENT"
 	// Same: the interval lies within the minimum effect both ways.
-	Same Decision = "SAME"
+	Same decision = "SAME"
 	// Unknown: neither; more rounds would tell.
-	Unknown Decision = "UNKNOWN"
+	unknown decision = "UNKNOWN"
 )
 
 // Options are the decision's thresholds; zero fields take the defaults.
@@ -107,7 +107,7 @@ type Row struct {
 	// family the row is decided in.
 	P        float64  `json:"p"`
 	PAdj     float64  `json:"p_adj"`
-	Decision Decision `json:"decision"`
+	Decision decision `json:"decision"`
 	// Worse is Different and dearer.
 	Worse bool   `json:"worse,omitempty"`
 	Why   string `json:"why,omitempty"`
@@ -150,7 +150,7 @@ func decide(rows []Row, o Options, family int) {
 		me := o.minEffect(r.Workload.G)
 		switch {
 		case math.IsNaN(r.PAdj) || r.Pairs == 0:
-			r.Decision, r.Why = Unknown, "no pairs measured"
+			r.Decision, r.Why = unknown, "no pairs measured"
 		case r.PAdj <= o.Alpha && math.Abs(r.Change) >= me:
 			r.Decision, r.Worse = Different, r.Change > 0
 			r.Why = fmt.Sprintf("significant (p=%.3g adjusted) and beyond the %.0f%% minimum effect", r.PAdj, 100*me)
@@ -158,7 +158,7 @@ func decide(rows []Row, o Options, family int) {
 			r.Decision = Same
 			r.Why = fmt.Sprintf("the interval lies within ±%.0f%%", 100*me)
 		default:
-			r.Decision = Unknown
+			r.Decision = unknown
 			r.Why = "neither shown different nor within the minimum effect: more rounds would tell"
 		}
 	}

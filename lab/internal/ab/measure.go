@@ -16,8 +16,8 @@ import (
 	"github.com/snowlab/snowlab/lab/runner"
 )
 
-// Arm is one build measured: a runner binary and its arguments.
-type Arm struct {
+// arm is one build measured: a runner binary and its arguments.
+type arm struct {
 	Name string   `json:"name"`
 	Bin  string   `json:"-"`
 	Args []string `json:"args,omitempty"`
@@ -34,18 +34,18 @@ type Workload struct {
 
 func (w Workload) String() string { return fmt.Sprintf("%s G=%d", w.Subject, w.G) }
 
-// Cell is a workload and the arms measured on it, by index into
+// cell is a workload and the arms measured on it, by index into
 // Schedule.Arms: every arm of a cell is measured once a round, one right
 // after another, in a random order.
-type Cell struct {
+type cell struct {
 	Workload Workload
 	Arms     []int
 }
 
-// Schedule is what Measure runs.
-type Schedule struct {
-	Arms  []Arm
-	Cells []Cell
+// schedule is what Measure runs.
+type schedule struct {
+	Arms  []arm
+	Cells []cell
 	// Rounds: each round starts a fresh process of every arm, measures
 	// every cell once, in a random order, and stops the processes.
 	Rounds int
@@ -61,18 +61,18 @@ type Schedule struct {
 	Progress func(round int)
 }
 
-// Sample is one measured slice.
-type Sample struct {
+// sample is one measured slice.
+type sample struct {
 	Round int
 	Arm   int
 	Cell  int
 	runner.Answer
 }
 
-// PerID is the slice's cost per ID: its median batch's where the runner
+// perID is the slice's cost per ID: its median batch's where the runner
 // timed batches (up to GOMAXPROCS goroutines), else CPU nanoseconds where
 // the runner read them (cpu true), else wall nanoseconds.
-func (s Sample) PerID(cpu bool) float64 {
+func (s sample) perID(cpu bool) float64 {
 	v := s.WallNS
 	switch {
 	case s.BatchNS > 0:
@@ -86,9 +86,9 @@ func (s Sample) PerID(cpu bool) float64 {
 	return float64(v) / float64(s.IDs)
 }
 
-// Measurement is what Measure measured.
-type Measurement struct {
-	Samples []Sample
+// measurement is what Measure measured.
+type measurement struct {
+	Samples []sample
 	// CPU is whether every runner read CPU times.
 	CPU bool
 	// GOMAXPROCS is the runners' (all equal).
@@ -98,9 +98,9 @@ type Measurement struct {
 	Failures []string
 }
 
-// Hello starts arm's runner once and returns its greeting: loadgen sizes
+// hello starts arm's runner once and returns its greeting: loadgen sizes
 // the workloads from its GOMAXPROCS before measuring.
-func Hello(ctx context.Context, arm Arm) (runner.Hello, error) {
+func hello(ctx context.Context, arm arm) (runner.Hello, error) {
 	p, err := start(ctx, arm)
 	if err != nil {
 		return runner.Hello{}, err
@@ -108,10 +108,10 @@ func Hello(ctx context.Context, arm Arm) (runner.Hello, error) {
 	return p.hello, p.stop()
 }
 
-// Measure runs the schedule.
-func Measure(ctx context.Context, s Schedule) (*Measurement, error) {
+// measure runs the schedule.
+func measure(ctx context.Context, s schedule) (*measurement, error) {
 	rng := rand.New(rand.NewPCG(s.Seed, s.Seed^0x9e3779b97f4a7c15))
-	m := &Measurement{CPU: true}
+	m := &measurement{CPU: true}
 	for r := range s.Rounds {
 		if s.Progress != nil {
 			s.Progress(r)
@@ -124,7 +124,7 @@ func Measure(ctx context.Context, s Schedule) (*Measurement, error) {
 }
 
 // round is one round: a fresh process per arm, every cell once.
-func (m *Measurement) round(ctx context.Context, s Schedule, r int, rng *rand.Rand) error {
+func (m *measurement) round(ctx context.Context, s schedule, r int, rng *rand.Rand) error {
 	procs := make([]*proc, len(s.Arms))
 	defer func() {
 		for _, p := range procs {
@@ -170,7 +170,7 @@ func (m *Measurement) round(ctx context.Context, s Schedule, r int, rng *rand.Ra
 				return fmt.Errorf("%s, %s: %w", s.Arms[a].Name, cell.Workload, err)
 			}
 			m.failed(s.Arms[a].Name, cell.Workload.String(), ans)
-			m.Samples = append(m.Samples, Sample{Round: r, Arm: a, Cell: c, Answer: ans})
+			m.Samples = append(m.Samples, sample{Round: r, Arm: a, Cell: c, Answer: ans})
 		}
 	}
 	for i, p := range procs {
@@ -191,7 +191,7 @@ const idleRounds = 4
 
 // idle is whether cell c answered no IDs on any arm in each of the first
 // idleRounds rounds, from round idleRounds on.
-func (m *Measurement) idle(c, r int) bool {
+func (m *measurement) idle(c, r int) bool {
 	if r < idleRounds {
 		return false
 	}
@@ -205,7 +205,7 @@ func (m *Measurement) idle(c, r int) bool {
 
 // check mints CheckIDs IDs of every subject the schedule measures, on its
 // largest G, in every arm, and keeps what failed.
-func (m *Measurement) check(s Schedule, procs []*proc) error {
+func (m *measurement) check(s schedule, procs []*proc) error {
 	g := map[string]int{}
 	var subjects []string
 	for _, c := range s.Cells {
@@ -226,7 +226,7 @@ func (m *Measurement) check(s Schedule, procs []*proc) error {
 	return nil
 }
 
-func (m *Measurement) failed(arm, what string, a runner.Answer) {
+func (m *measurement) failed(arm, what string, a runner.Answer) {
 	var why []string
 	if a.Err != "" {
 		why = append(why, "error: "+a.Err)
@@ -248,13 +248,13 @@ type proc struct {
 	in    io.WriteCloser
 	out   *bufio.Scanner
 	hello runner.Hello
-	arm   Arm
+	arm   arm
 }
 
 // errRunner is a runner that did not answer as the protocol says.
 var errRunner = errors.New("runner")
 
-func start(ctx context.Context, arm Arm) (*proc, error) {
+func start(ctx context.Context, arm arm) (*proc, error) {
 	cmd := exec.CommandContext(ctx, arm.Bin, append([]string{"-serve"}, arm.Args...)...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

@@ -82,7 +82,7 @@ func (r *Result) metric() string {
 }
 
 // text is the self-check's paragraph.
-func (sc *SelfCheck) text(family int) string {
+func (sc *selfCheck) text(family int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "self-check (this machine, now; %s, each decided as one of the gate's %d rows):\n", sc.Calls.Workload.Subject, family)
 	counted := func(v *float64) string {

@@ -88,7 +88,7 @@ func TestDecide(t *testing.T) {
 	for _, c := range []struct {
 		what  string
 		row   Row
-		want  Decision
+		want  decision
 		worse bool
 	}{
 		{"significant, 5% dearer at G=1", row(1, 0.001, 0.05, 0.04, 0.06), Different, true},
@@ -96,8 +96,8 @@ func TestDecide(t *testing.T) {
 		{"significant but under 3%", row(1, 0.001, 0.02, 0.015, 0.025), Same, false},
 		{"5% dearer above G=1: under the 10% minimum", row(2, 0.001, 0.05, 0.03, 0.07), Same, false},
 		{"12% dearer above G=1", row(4, 0.001, 0.12, 0.08, 0.16), Different, true},
-		{"not significant, wide", row(1, 0.2, 0.04, -0.01, 0.09), Unknown, false},
-		{"no pairs", Row{Workload: Workload{"s", 1}, P: math.NaN()}, Unknown, false},
+		{"not significant, wide", row(1, 0.2, 0.04, -0.01, 0.09), unknown, false},
+		{"no pairs", Row{Workload: Workload{"s", 1}, P: math.NaN()}, unknown, false},
 	} {
 		rows := []Row{c.row}
 		decide(rows, o, 1)
@@ -115,7 +115,7 @@ func TestDecide(t *testing.T) {
 }
 
 func TestMinRounds(t *testing.T) {
-	assert.Equal(t, 11, MinRounds(9, 0.01), "2/2^11 x 9 = 0.0088")
-	assert.Equal(t, 9, MinRounds(9, 0.05))
-	assert.Equal(t, 8, MinRounds(1, 0.01))
+	assert.Equal(t, 11, minRounds(9, 0.01), "2/2^11 x 9 = 0.0088")
+	assert.Equal(t, 9, minRounds(9, 0.05))
+	assert.Equal(t, 8, minRounds(1, 0.01))
 }

@@ -11,10 +11,10 @@ import (
 	"time"
 )
 
-// BaselinePath is where the gate's baseline lives, slash-separated: a
+// baselinePath is where the gate's baseline lives, slash-separated: a
 // folder of its own under results/baseline, whose newest .json is the
 // history page's baseline, so that neither reads the other's file.
-const BaselinePath = "results/baseline/instr/instructions.json"
+const baselinePath = "results/baseline/instr/instructions.json"
 
 // File is one measurement of every path: the baseline, or a run compared
 // with it. Go, Valgrind and GOARCH say what the counts depend on besides
@@ -40,15 +40,15 @@ type PathCount struct {
 	InjectSteps int     `json:"inject_steps,omitempty"` // a planted regression; never in a baseline
 }
 
-// Tool is what File.Tool records.
-const Tool = "valgrind --tool=cachegrind --cache-sim=no; GOMAXPROCS=1 GOGC=off; (I(N2)-I(N1))/(N2-N1), N1 = calls/8, N2 = N1 + calls"
+// tool is what File.Tool records.
+const tool = "valgrind --tool=cachegrind --cache-sim=no; GOMAXPROCS=1 GOGC=off; (I(N2)-I(N1))/(N2-N1), N1 = calls/8, N2 = N1 + calls"
 
 // Stamp fills f's toolchain fields: the Go version and architecture
 // recorded in the target binary, and valgrind's version.
 func Stamp(f *File, valgrind, target string) error {
 	bi, err := buildinfo.ReadFile(target)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrUsage, target, err)
+		return fmt.Errorf("%w: %s: %v", errUsage, target, err)
 	}
 	f.Go = bi.GoVersion
 	for _, s := range bi.Settings {
@@ -64,25 +64,25 @@ func Stamp(f *File, valgrind, target string) error {
 		return fmt.Errorf("%w: %s --version: %v", ErrValgrind, valgrind, err)
 	}
 	f.Valgrind = strings.TrimSpace(string(out))
-	f.Tool = Tool
+	f.Tool = tool
 	return nil
 }
 
-// Read reads a File.
-func Read(path string) (*File, error) {
+// read reads a File.
+func read(path string) (*File, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBaseline, err)
+		return nil, fmt.Errorf("%w: %v", errBaseline, err)
 	}
 	var f File
 	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrBaseline, path, err)
+		return nil, fmt.Errorf("%w: %s: %v", errBaseline, path, err)
 	}
 	return &f, nil
 }
 
-// Write writes f to path, creating its folder.
-func Write(path string, f *File) error {
+// write writes f to path, creating its folder.
+func write(path string, f *File) error {
 	b, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return err

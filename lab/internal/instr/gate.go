@@ -34,17 +34,17 @@ type Row struct {
 	Steps   int     // Spin steps planted after each call, 0 when none
 }
 
-// Compare checks cur against base at tol. It refuses (ErrBaseline) a
+// Compare checks cur against base at tol. It refuses (errBaseline) a
 // baseline taken with another toolchain, valgrind or architecture, or
 // whose paths differ from cur's: the answer is to re-baseline (make
 // instr-baseline) and commit the file.
 func Compare(base, cur *File, tol float64) ([]Row, error) {
 	if base.Go != cur.Go || base.Valgrind != cur.Valgrind || base.GOARCH != cur.GOARCH || base.GOOS != cur.GOOS {
 		return nil, fmt.Errorf("%w: recorded with %s, %s, %s/%s; this run is %s, %s, %s/%s: counts differ across toolchains, so re-baseline (make instr-baseline) and commit %s",
-			ErrBaseline, base.Go, base.Valgrind, base.GOOS, base.GOARCH, cur.Go, cur.Valgrind, cur.GOOS, cur.GOARCH, BaselinePath)
+			errBaseline, base.Go, base.Valgrind, base.GOOS, base.GOARCH, cur.Go, cur.Valgrind, cur.GOOS, cur.GOARCH, baselinePath)
 	}
 	if len(base.Paths) != len(cur.Paths) {
-		return nil, fmt.Errorf("%w: it counts %d paths, this run %d: re-baseline (make instr-baseline)", ErrBaseline, len(base.Paths), len(cur.Paths))
+		return nil, fmt.Errorf("%w: it counts %d paths, this run %d: re-baseline (make instr-baseline)", errBaseline, len(base.Paths), len(cur.Paths))
 	}
 	byName := make(map[string]PathCount, len(base.Paths))
 	for _, p := range base.Paths {
@@ -54,7 +54,7 @@ func Compare(base, cur *File, tol float64) ([]Row, error) {
 	for _, p := range cur.Paths {
 		b, ok := byName[p.Name]
 		if !ok || b.PerCall <= 0 {
-			return nil, fmt.Errorf("%w: no count for path %s: re-baseline (make instr-baseline)", ErrBaseline, p.Name)
+			return nil, fmt.Errorf("%w: no count for path %s: re-baseline (make instr-baseline)", errBaseline, p.Name)
 		}
 		r := Row{Name: p.Name, Base: b.PerCall, Now: p.PerCall, Change: p.PerCall/b.PerCall - 1, Verdict: "same"}
 		switch {
@@ -79,8 +79,8 @@ func Worse(rows []Row) int {
 	return n
 }
 
-// WriteRows prints rows as a table, and a line of what they mean.
-func WriteRows(w io.Writer, rows []Row, tol float64) error {
+// writeRows prints rows as a table, and a line of what they mean.
+func writeRows(w io.Writer, rows []Row, tol float64) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "path\tbaseline\tnow\tchange\tverdict\tplanted steps\t")
 	maxAbs := 0.0

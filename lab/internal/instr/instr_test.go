@@ -68,10 +68,10 @@ func TestCompare(t *testing.T) {
 	}
 	other := file(100, 200, 300)
 	other.Valgrind = "valgrind-3.22.0"
-	if _, err := Compare(file(100, 200, 300), other, 0.015); !errors.Is(err, ErrBaseline) || !strings.Contains(err.Error(), "re-baseline") {
+	if _, err := Compare(file(100, 200, 300), other, 0.015); !errors.Is(err, errBaseline) || !strings.Contains(err.Error(), "re-baseline") {
 		t.Errorf("another valgrind: %v, want ErrBaseline asking to re-baseline", err)
 	}
-	if _, err := Compare(file(100, 200), file(100, 200, 300), 0.015); !errors.Is(err, ErrBaseline) {
+	if _, err := Compare(file(100, 200), file(100, 200, 300), 0.015); !errors.Is(err, errBaseline) {
 		t.Errorf("another path set: %v, want ErrBaseline", err)
 	}
 }
@@ -173,13 +173,13 @@ func TestMainBadInputAndSkip(t *testing.T) {
 		}
 	}
 	missing := []string{"-valgrind", filepath.Join(t.TempDir(), "no-valgrind")}
-	t.Setenv(RequireEnv, "")
+	t.Setenv(requireEnv, "")
 	var out, errb bytes.Buffer
 	if code := Main(missing, &out, &errb); code != 0 || !strings.Contains(out.String(), "skipped") {
 		t.Errorf("no valgrind: exit %d, %q; want a skip", code, out.String())
 	}
-	t.Setenv(RequireEnv, "1")
+	t.Setenv(requireEnv, "1")
 	if code := Main(missing, &out, &errb); code != 1 {
-		t.Errorf("no valgrind, %s=1: exit %d, want 1", RequireEnv, code)
+		t.Errorf("no valgrind, %s=1: exit %d, want 1", requireEnv, code)
 	}
 }

@@ -16,9 +16,9 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/vcs"
 )
 
-// RequireEnv set to 1 makes a missing valgrind a failure instead of a
+// requireEnv set to 1 makes a missing valgrind a failure instead of a
 // skip (CI sets it).
-const RequireEnv = "SNOWLAB_REQUIRE_VALGRIND"
+const requireEnv = "SNOWLAB_REQUIRE_VALGRIND"
 
 type options struct {
 	runner   Runner
@@ -47,16 +47,16 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if _, err := exec.LookPath(o.runner.Valgrind); err != nil {
-		if os.Getenv(RequireEnv) == "1" {
-			fmt.Fprintf(stderr, "loadgen instr: %s not found and %s=1: install it (scripts/instr-gate.sh does, from Debian)\n", o.runner.Valgrind, RequireEnv)
+		if os.Getenv(requireEnv) == "1" {
+			fmt.Fprintf(stderr, "loadgen instr: %s not found and %s=1: install it (scripts/instr-gate.sh does, from Debian)\n", o.runner.Valgrind, requireEnv)
 			return 1
 		}
-		fmt.Fprintf(stdout, "loadgen instr: skipped: %s not found (valgrind runs on Linux; not on macOS or Windows); %s=1 makes this fail\n", o.runner.Valgrind, RequireEnv)
+		fmt.Fprintf(stdout, "loadgen instr: skipped: %s not found (valgrind runs on Linux; not on macOS or Windows); %s=1 makes this fail\n", o.runner.Valgrind, requireEnv)
 		return 0
 	}
 	if err := o.run(context.Background(), stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "loadgen instr: %v\n", err)
-		if errors.Is(err, ErrUsage) {
+		if errors.Is(err, errUsage) {
 			return 2
 		}
 		return 1
@@ -73,7 +73,7 @@ func parse(args []string, stderr io.Writer) (options, int) {
 	fs.StringVar(&o.names, "paths", "", "the paths to count, comma-separated (default: every path the target lists with -list)")
 	fs.StringVar(&o.runner.Valgrind, "valgrind", "valgrind", "the valgrind program")
 	fs.IntVar(&o.runner.Workers, "workers", 2, "paths counted at once (the counts do not depend on it)")
-	fs.StringVar(&o.baseline, "baseline", filepath.FromSlash(BaselinePath), "the baseline to compare with, or to write")
+	fs.StringVar(&o.baseline, "baseline", filepath.FromSlash(baselinePath), "the baseline to compare with, or to write")
 	fs.BoolVar(&o.write, "write-baseline", false, "write the counts as the baseline instead of comparing")
 	fs.Float64Var(&o.tol, "tolerance", DefaultTolerance, "fail a path whose count grew by more than this fraction")
 	fs.Float64Var(&o.inject, "inject", 0, "plant a regression of about this many percent on every path (Spin), to show the gate fails it")
@@ -128,7 +128,7 @@ func (o options) run(ctx context.Context, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-against %s: %w", o.against, err)
 		}
 	case !o.write:
-		if base, err = Read(o.baseline); err != nil {
+		if base, err = read(o.baseline); err != nil {
 			return fmt.Errorf("%w (make instr-baseline writes one)", err)
 		}
 	}
@@ -142,12 +142,12 @@ func (o options) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "counted %d paths in %.0f s\n", len(jobs), time.Since(start).Seconds())
 	if o.out != "" {
-		if err := Write(o.out, cur); err != nil {
+		if err := write(o.out, cur); err != nil {
 			return err
 		}
 	}
 	if o.write {
-		if err := Write(o.baseline, cur); err != nil {
+		if err := write(o.baseline, cur); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "wrote %s (%d paths, %s, %s)\n", o.baseline, len(cur.Paths), cur.Go, cur.Valgrind)
@@ -160,11 +160,11 @@ func (o options) run(ctx context.Context, stdout, stderr io.Writer) error {
 	for i := range rows {
 		rows[i].Steps = jobs[i].Steps
 	}
-	if err := WriteRows(stdout, rows, o.tol); err != nil {
+	if err := writeRows(stdout, rows, o.tol); err != nil {
 		return err
 	}
 	if n := Worse(rows); n > 0 {
-		return fmt.Errorf("%w: %d of %d paths count more than %.1f%% above %s", ErrRegression, n, len(rows), 100*o.tol, against)
+		return fmt.Errorf("%w: %d of %d paths count more than %.1f%% above %s", errRegression, n, len(rows), 100*o.tol, against)
 	}
 	return nil
 }
@@ -196,7 +196,7 @@ func (o options) paths(ctx context.Context) ([]Path, error) {
 	} else {
 		out, err := exec.CommandContext(ctx, o.runner.Target, "-list").Output()
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s -list: %v", ErrUsage, o.runner.Target, err)
+			return nil, fmt.Errorf("%w: %s -list: %v", errUsage, o.runner.Target, err)
 		}
 		names = strings.Fields(string(out))
 	}
@@ -209,7 +209,7 @@ func (o options) paths(ctx context.Context) ([]Path, error) {
 		paths = append(paths, p)
 	}
 	if len(paths) == 0 {
-		return nil, fmt.Errorf("%w: %s lists no paths", ErrUsage, o.runner.Target)
+		return nil, fmt.Errorf("%w: %s lists no paths", errUsage, o.runner.Target)
 	}
 	return paths, nil
 }
@@ -242,7 +242,7 @@ func StepCost(ctx context.Context, r Runner, base *File) (float64, error) {
 	b := perCall(base, probe)
 	p, err := Lookup(probe)
 	if err != nil || b <= 0 {
-		return 0, fmt.Errorf("%w: no %s count to size the planted steps by", ErrBaseline, probe)
+		return 0, fmt.Errorf("%w: no %s count to size the planted steps by", errBaseline, probe)
 	}
 	p.Calls = 4000 // about 16 million instructions at 1,000 steps a call
 	with, err := r.PerCall(ctx, probe, p.Calls, spinSteps)

@@ -177,7 +177,7 @@ func Lookup(name string) (Path, error) {
 			return p, nil
 		}
 	}
-	return Path{}, fmt.Errorf("%w: no path %q (instrpath -list names them)", ErrUsage, name)
+	return Path{}, fmt.Errorf("%w: no path %q (instrpath -list names them)", errUsage, name)
 }
 
 // Run sets path up and calls it n times, with spin(steps) after

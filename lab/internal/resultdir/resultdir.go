@@ -44,9 +44,9 @@ func HistorySources(out string) []string {
 	return []string{out}
 }
 
-// BaselineFile is the baseline run spec names: the file itself, or the
+// baselineFile is the baseline run spec names: the file itself, or the
 // newest .json in the folder.
-func BaselineFile(spec string) (string, error) {
+func baselineFile(spec string) (string, error) {
 	fi, err := os.Stat(spec)
 	if err != nil {
 		return "", err
@@ -58,9 +58,9 @@ func BaselineFile(spec string) (string, error) {
 }
 
 // ReadBaseline reads the baseline run at path: a result file, or the
-// newest .json in a folder (BaselineFile).
+// newest .json in a folder (baselineFile).
 func ReadBaseline(path string) (*result.Run, error) {
-	file, err := BaselineFile(path)
+	file, err := baselineFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,7 @@ func TestBaselineFile(t *testing.T) {
 		{empty, "", fs.ErrNotExist},
 		{filepath.Join(dir, "missing"), "", fs.ErrNotExist},
 	} {
-		got, err := BaselineFile(tc.spec)
+		got, err := baselineFile(tc.spec)
 		if tc.err != nil {
 			assert.ErrorIs(t, err, tc.err, tc.spec)
 			continue

@@ -24,7 +24,7 @@ func (x *run) sizePlants(ctx context.Context, progress func(string)) error {
 	}
 	for _, p := range x.o.Levels {
 		q := x.line.Q(p)
-		x.r.Planted = append(x.r.Planted, PlantedLevel{Pct: p, Q: q, Instr: 100 * x.line.Change(q)})
+		x.r.Planted = append(x.r.Planted, plantedLevel{Pct: p, Q: q, Instr: 100 * x.line.Change(q)})
 	}
 	return nil
 }
@@ -42,15 +42,15 @@ func (x *run) abPair(ctx context.Context, load string, k int, progress func(stri
 	}
 	for _, p := range x.r.Planted {
 		progress(fmt.Sprintf("gates: %s pair %d: ab on a planted %g%%", load, k+1, p.Pct))
-		if _, err := x.abGate(ctx, load, k, PlantSlow, p.Pct, x.bins.Calls, []string{"-plant-calls", fmt.Sprint(p.Q)}); err != nil {
+		if _, err := x.abGate(ctx, load, k, plantSlow, p.Pct, x.bins.Calls, []string{"-plant-calls", fmt.Sprint(p.Q)}); err != nil {
 			return err
 		}
 	}
 	progress(fmt.Sprintf("gates: %s pair %d: ab on the contention plant", load, k+1))
-	if _, err := x.abGate(ctx, load, k, PlantContention, 0, x.bins.Shared, nil); err != nil {
+	if _, err := x.abGate(ctx, load, k, plantContention, 0, x.bins.Shared, nil); err != nil {
 		return err
 	}
-	if x.wants(GateInstr) {
+	if x.wants(gateInstr) {
 		return x.instrShared(ctx, load, k, subjects(res.Rows))
 	}
 	return nil
@@ -79,7 +79,7 @@ func (x *run) abGate(ctx context.Context, load string, k int, plant string, p fl
 	for _, f := range res.Failures {
 		x.r.Failures = append(x.r.Failures, fmt.Sprintf("%s pair %d, ab %s: %s", load, k+1, plantText(plant, p), f))
 	}
-	d := Decision{Gate: GateAB, Load: load, Plant: plant, Pct: p, Pair: k + 1, Failed: res.Err() != nil}
+	d := decision{Gate: gateAB, Load: load, Plant: plant, Pct: p, Pair: k + 1, Failed: res.Err() != nil}
 	if w, ok := worst(res.Rows); ok {
 		d.Detail = fmt.Sprintf("largest change: %s %+.1f%% (%s)", w.Workload, 100*w.Change, w.Decision)
 	}
@@ -89,9 +89,9 @@ func (x *run) abGate(ctx context.Context, load string, k int, plant string, p fl
 	switch plant {
 	case "":
 		d.Largest1, d.LargestG = largest(res.Rows, true), largest(res.Rows, false)
-	case PlantSlow:
+	case plantSlow:
 		d.Measured = pct(change(res.Rows, measured, 1))
-	case PlantContention:
+	case plantContention:
 		// Caught where a workload at GOMAXPROCS is DIFFERENT and worse:
 		// the exchange is a locked instruction, dearer than a plain store
 		// at G=1 too, which the gate may fail first; G1 keeps what it
@@ -115,7 +115,7 @@ func (x *run) abGate(ctx context.Context, load string, k int, plant string, p fl
 // subject counted in base and in the shared-line runner, failed where one
 // counts more than the tolerance above base.
 func (x *run) instrShared(ctx context.Context, load string, k int, subjects []string) error {
-	d := Decision{Gate: GateInstr, Load: load, Plant: PlantContention, Pair: k + 1}
+	d := decision{Gate: gateInstr, Load: load, Plant: plantContention, Pair: k + 1}
 	most := math.Inf(-1)
 	for _, s := range subjects {
 		clean, err := x.o.abCount(ctx, x.bins.Base, s)
@@ -142,9 +142,9 @@ func (x *run) instrShared(ctx context.Context, load string, k int, subjects []st
 
 func plantText(plant string, p float64) string {
 	switch plant {
-	case PlantSlow:
+	case plantSlow:
 		return fmt.Sprintf("planted %g%%", p)
-	case PlantContention:
+	case plantContention:
 		return "contention plant"
 	}
 	return "same code"

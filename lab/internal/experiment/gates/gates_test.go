@@ -24,7 +24,7 @@ import (
 // the design (30 pairs, 3/5/10/25%, both loads, both gates,
 // loadgen ab's own rounds).
 func TestFlags(t *testing.T) {
-	parse := func(args ...string) (Options, error) {
+	parse := func(args ...string) (options, error) {
 		var f Flags
 		fs := flag.NewFlagSet("gates", flag.ContinueOnError)
 		f.Register(fs)
@@ -42,7 +42,7 @@ func TestFlags(t *testing.T) {
 	o, err = parse("-instr-paths", "atomicgen/monotonic/nextid", "-loads", "quiet", "-trial-loads", "quiet,hog")
 	require.NoError(t, err)
 	assert.Len(t, o.Paths, 2, "decode/layout is added: it sizes a step")
-	assert.Equal(t, []string{LoadQuiet}, o.TrialLoads, "trial loads are those measured")
+	assert.Equal(t, []string{loadQuiet}, o.TrialLoads, "trial loads are those measured")
 	for args, want := range map[string]string{
 		"-pairs 0":                "-pairs 0",
 		"-trials 31":              "-trials 31",
@@ -136,7 +136,7 @@ func (f *fakeAB) run(_ context.Context, cfg ab.Config) (*ab.Result, error) {
 	return res, nil
 }
 
-func fakeOptions(t *testing.T, f *fakeAB, loads ...string) Options {
+func fakeOptions(t *testing.T, f *fakeAB, loads ...string) options {
 	var fl Flags
 	fs := flag.NewFlagSet("gates", flag.ContinueOnError)
 	fl.Register(fs)
@@ -165,23 +165,23 @@ func fakeOptions(t *testing.T, f *fakeAB, loads ...string) Options {
 // instruction gate passes it; the files say it all.
 func TestExecute(t *testing.T) {
 	f := &fakeAB{contention: 0.4, sharedInstr: 0.008, sharedG1: 0.13}
-	o := fakeOptions(t, f, LoadQuiet)
+	o := fakeOptions(t, f, loadQuiet)
 	r, err := Execute(context.Background(), o, []string{"loadgen", "gates"}, "abc1234", false, nil)
 	require.NoError(t, err)
 	assert.Empty(t, r.Failures)
 	for _, g := range allGates {
-		c := r.Summary(g, LoadQuiet, "", 0)
+		c := r.Summary(g, loadQuiet, "", 0)
 		assert.Equal(t, Cell{Failed: 0, Of: 3}, Cell{Failed: c.Failed, Of: c.Of}, g)
-		assert.Equal(t, 2, r.Summary(g, LoadQuiet, PlantSlow, 5).Failed, "%s catches 5%%", g)
-		assert.Equal(t, 2, r.Summary(g, LoadQuiet, PlantSlow, 60).Failed, "%s catches 60%%", g)
+		assert.Equal(t, 2, r.Summary(g, loadQuiet, plantSlow, 5).Failed, "%s catches 5%%", g)
+		assert.Equal(t, 2, r.Summary(g, loadQuiet, plantSlow, 60).Failed, "%s catches 60%%", g)
 	}
 	require.Len(t, r.Planted, 2)
 	for _, p := range r.Planted {
 		assert.InDelta(t, p.Pct, p.Instr, 0.1, "%g%% planted as %d/1024 extra calls", p.Pct, p.Q)
 	}
-	assert.InDelta(t, 60, r.Summary(GateAB, LoadQuiet, PlantSlow, 60).Measured, 0.1, "the measured slowdown is the planted one")
-	assert.Equal(t, 2, r.Summary(GateAB, LoadQuiet, PlantContention, 0).Failed, "ab catches the contention plant")
-	instrShared := r.Summary(GateInstr, LoadQuiet, PlantContention, 0)
+	assert.InDelta(t, 60, r.Summary(gateAB, loadQuiet, plantSlow, 60).Measured, 0.1, "the measured slowdown is the planted one")
+	assert.Equal(t, 2, r.Summary(gateAB, loadQuiet, plantContention, 0).Failed, "ab catches the contention plant")
+	instrShared := r.Summary(gateInstr, loadQuiet, plantContention, 0)
 	assert.Equal(t, Cell{Failed: 0, Of: 2}, Cell{Failed: instrShared.Failed, Of: instrShared.Of}, "the instruction gate passes it")
 	assert.InDelta(t, 0.8, instrShared.Measured, 1e-9)
 	assert.Equal(t, 3+2*3, f.runs, "a same-code run a pair; two levels and the contention plant a trial")
@@ -208,7 +208,7 @@ func TestExecute(t *testing.T) {
 // is an instruction gate blind to its plants.
 func TestGoalsMissed(t *testing.T) {
 	f := &fakeAB{contention: 0.02, sharedInstr: 0.03, sharedG1: 0.13, sameCode: map[int]float64{2: 0.05}}
-	o := fakeOptions(t, f, LoadQuiet)
+	o := fakeOptions(t, f, loadQuiet)
 	o.count = fakeCount(true)
 	r, err := Execute(context.Background(), o, nil, "abc1234", false, nil)
 	require.NoError(t, err)
@@ -230,8 +230,8 @@ func TestHogLoad(t *testing.T) {
 	if _, err := exec.LookPath("sleep"); err != nil {
 		t.Skip("no sleep program to stand in for the hog")
 	}
-	o := fakeOptions(t, &fakeAB{contention: 0.4}, LoadQuiet, LoadHog)
-	o.TrialLoads = []string{LoadQuiet}
+	o := fakeOptions(t, &fakeAB{contention: 0.4}, loadQuiet, loadHog)
+	o.TrialLoads = []string{loadQuiet}
 	started := 0
 	o.hogCmd = func(int, time.Duration) (*exec.Cmd, error) {
 		started++
@@ -240,20 +240,20 @@ func TestHogLoad(t *testing.T) {
 	r, err := Execute(context.Background(), o, nil, "abc1234", false, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 3, started, "one hog per pair beside the hog")
-	assert.Equal(t, 3, r.Summary(GateAB, LoadHog, "", 0).Of)
-	assert.Equal(t, 0, r.Summary(GateAB, LoadHog, PlantSlow, 60).Of, "no trials beside the hog")
+	assert.Equal(t, 3, r.Summary(gateAB, loadHog, "", 0).Of)
+	assert.Equal(t, 0, r.Summary(gateAB, loadHog, plantSlow, 60).Of, "no trials beside the hog")
 }
 
 // TestGoalsClaimed: a run without trials claims no detection goal it did
 // not judge; one with them claims them all.
 func TestGoalsClaimed(t *testing.T) {
-	o := fakeOptions(t, &fakeAB{contention: 0.4}, LoadQuiet)
+	o := fakeOptions(t, &fakeAB{contention: 0.4}, loadQuiet)
 	o.Trials = 0
 	r, err := Execute(context.Background(), o, nil, "abc1234", false, nil)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"no false alarm"}, metGoals(r))
 
-	r, err = Execute(context.Background(), fakeOptions(t, &fakeAB{contention: 0.4}, LoadQuiet), nil, "abc1234", false, nil)
+	r, err = Execute(context.Background(), fakeOptions(t, &fakeAB{contention: 0.4}, loadQuiet), nil, "abc1234", false, nil)
 	require.NoError(t, err)
 	assert.Len(t, metGoals(r), 5)
 }

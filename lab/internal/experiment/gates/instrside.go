@@ -55,9 +55,9 @@ func (x *run) instrDecide(load string, k int, p float64, a, b *instr.File) error
 	if err != nil {
 		return err
 	}
-	d := Decision{Gate: GateInstr, Load: load, Pct: p, Pair: k + 1}
+	d := decision{Gate: gateInstr, Load: load, Pct: p, Pair: k + 1}
 	if p > 0 {
-		d.Plant = PlantSlow
+		d.Plant = plantSlow
 	}
 	worst, sum := instr.Row{Change: math.Inf(-1)}, 0.0
 	for _, r := range rows {

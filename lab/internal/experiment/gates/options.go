@@ -19,22 +19,22 @@ import (
 
 // The gates measured, the loads, and the plants.
 const (
-	GateInstr = "instr"
-	GateAB    = "ab"
+	gateInstr = "instr"
+	gateAB    = "ab"
 
-	LoadQuiet = "quiet"
-	LoadHog   = "hog"
+	loadQuiet = "quiet"
+	loadHog   = "hog"
 
-	// PlantSlow is a slowdown planted at G=1 (Decision.Pct says how
-	// much: extra calls for ab, inject steps for instr); PlantContention
+	// plantSlow is a slowdown planted at G=1 (Decision.Pct says how
+	// much: extra calls for ab, inject steps for instr); plantContention
 	// the contention plant (a cache line every goroutine writes).
-	PlantSlow       = "slowdown"
-	PlantContention = "contention"
+	plantSlow       = "slowdown"
+	plantContention = "contention"
 )
 
 var (
-	allGates = []string{GateInstr, GateAB}
-	allLoads = []string{LoadQuiet, LoadHog}
+	allGates = []string{gateInstr, gateAB}
+	allLoads = []string{loadQuiet, loadHog}
 )
 
 // defaultPaths are the instruction paths counted by default: one per
@@ -76,8 +76,8 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.slice, "slice", ab.DefaultSlice, "loadgen ab's slice")
 }
 
-// Options is a checked run of loadgen gates.
-type Options struct {
+// options is a checked run of loadgen gates.
+type options struct {
 	Pairs, Trials int
 	Levels        []float64
 	Loads, Gates  []string
@@ -108,8 +108,8 @@ type Options struct {
 const instrTol = instr.DefaultTolerance
 
 // Options checks the flags; the error names the bad value.
-func (f Flags) Options() (Options, error) {
-	o := Options{Pairs: f.pairs, Trials: f.trials, HogThreads: f.hogThreads,
+func (f Flags) Options() (options, error) {
+	o := options{Pairs: f.pairs, Trials: f.trials, HogThreads: f.hogThreads,
 		Runner: instr.Runner{Valgrind: f.valgrind, Target: f.target, Workers: f.workers},
 		AB:     ab.Config{Rounds: f.rounds, Slice: f.slice, Warmup: ab.DefaultWarmup, Valgrind: f.valgrind}}
 	var err error
@@ -143,7 +143,7 @@ func (f Flags) Options() (Options, error) {
 	if o.HogThreads == 0 {
 		o.HogThreads = min(runtime.NumCPU(), hog.MaxThreads)
 	}
-	if slices.Contains(o.Gates, GateInstr) {
+	if slices.Contains(o.Gates, gateInstr) {
 		if o.Paths, err = paths(f.paths); err != nil {
 			return o, err
 		}

@@ -60,9 +60,9 @@ func rows(r *Result) [][]string {
 			}
 			row := []string{g, load, fmt.Sprintf("%d/%d", c.Failed, c.Of)}
 			for _, p := range r.Levels {
-				row = append(row, cell(r.Summary(g, load, PlantSlow, p)))
+				row = append(row, cell(r.Summary(g, load, plantSlow, p)))
 			}
-			out = append(out, append(row, cell(r.Summary(g, load, PlantContention, 0))))
+			out = append(out, append(row, cell(r.Summary(g, load, plantContention, 0))))
 		}
 	}
 	return out
@@ -94,13 +94,13 @@ func notes(r *Result) []string {
 		out = append(out, fmt.Sprintf("instruction-side step: %.2f instructions", r.InstrStep))
 	}
 	for _, load := range r.Loads {
-		m1, med1 := r.Noise(load, true)
-		mg, medg := r.Noise(load, false)
+		m1, med1 := r.noise(load, true)
+		mg, medg := r.noise(load, false)
 		if !math.IsNaN(m1) {
 			out = append(out, fmt.Sprintf("ab gate's noise %s: over the same-code pairs, the largest change any workload read was %.1f%% at most at G=1 (%.1f%% in the median pair), %.1f%% above (%.1f%%)",
 				loadText(load), m1, med1, mg, medg))
 		}
-		if g1 := r.ContentionG1(load); !math.IsNaN(g1) {
+		if g1 := r.contentionG1(load); !math.IsNaN(g1) {
 			out = append(out, fmt.Sprintf("ab on the contention plant %s: atomicgen/monotonic read %+.1f%% at G=1 in the median trial (the exchange is a locked instruction: dearer alone too), against what the table gives at GOMAXPROCS",
 				loadText(load), g1))
 		}
@@ -156,18 +156,18 @@ each pair (%.0f CPU-seconds in all).`
 func metGoals(r *Result) []string {
 	out := []string{"no false alarm"}
 	tried := func(g, plant string) bool {
-		return slices.ContainsFunc(r.Decisions, func(d Decision) bool { return d.Gate == g && d.Plant == plant })
+		return slices.ContainsFunc(r.Decisions, func(d decision) bool { return d.Gate == g && d.Plant == plant })
 	}
-	if tried(GateInstr, PlantSlow) {
+	if tried(gateInstr, plantSlow) {
 		out = append(out, "the instruction gate caught every planted slowdown of 3% or more")
 	}
-	if tried(GateInstr, PlantContention) {
+	if tried(gateInstr, plantContention) {
 		out = append(out, "the instruction gate passed the contention plant")
 	}
-	if tried(GateAB, PlantSlow) {
+	if tried(gateAB, plantSlow) {
 		out = append(out, "the A/B gate caught 9 in 10 or more of the planted slowdowns of 5% or more")
 	}
-	if tried(GateAB, PlantContention) {
+	if tried(gateAB, plantContention) {
 		out = append(out, "the A/B gate caught 9 in 10 or more of the contention plants at GOMAXPROCS")
 	}
 	return out

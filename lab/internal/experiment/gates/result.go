@@ -9,9 +9,9 @@ import (
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-// Schema is the gates result's schema version: 2 has the A/B gate and no
+// schema is the gates result's schema version: 2 has the A/B gate and no
 // wall, compare or ratio gate.
-const Schema = 2
+const schema = 2
 
 // Result is one run of loadgen gates.
 type Result struct {
@@ -24,44 +24,44 @@ type Result struct {
 	// Paths are the instruction paths counted.
 	Paths []string `json:"instr_paths,omitempty"`
 	// AB is loadgen ab's configuration for every A/B run.
-	AB *ABConfig `json:"ab,omitempty"`
+	AB *abConfig `json:"ab,omitempty"`
 	// Planted is the q of extra calls each level was planted with at G=1
 	// and the instructions per call it added (counted). InstrStep is
 	// what one instruction-side step counted (instr.StepCost).
-	Planted   []PlantedLevel `json:"planted,omitempty"`
+	Planted   []plantedLevel `json:"planted,omitempty"`
 	InstrStep float64        `json:"instr_step_instructions,omitempty"`
 	// HogThreads and HogCPUSeconds: the hog's goroutines and the CPU time
 	// it took over all its pairs.
 	HogThreads    int     `json:"hog_threads"`
 	HogCPUSeconds float64 `json:"hog_cpu_seconds"`
 	// Decisions are every decision, same-code pairs and planted.
-	Decisions []Decision `json:"decisions"`
+	Decisions []decision `json:"decisions"`
 	// Failures are the goals missed and correctness failures in a run.
 	Failures []string `json:"failures,omitempty"`
 }
 
-// ABConfig is what each loadgen ab run measured with.
-type ABConfig struct {
+// abConfig is what each loadgen ab run measured with.
+type abConfig struct {
 	Rounds     int     `json:"rounds"`
 	SliceMS    float64 `json:"slice_ms"`
 	WarmupMS   float64 `json:"warmup_ms"`
 	ab.Options `json:"options"`
 }
 
-// PlantedLevel is a level planted at G=1: Q extra calls per 1,024,
+// plantedLevel is a level planted at G=1: Q extra calls per 1,024,
 // adding Instr percent to the measured subject's instructions per call.
-type PlantedLevel struct {
+type plantedLevel struct {
 	Pct   float64 `json:"pct"`
 	Q     int     `json:"q"`
 	Instr float64 `json:"instr_pct"`
 }
 
-// Decision is one gate's verdict on one pair.
-type Decision struct {
+// decision is one gate's verdict on one pair.
+type decision struct {
 	Gate string `json:"gate"`
 	Load string `json:"load"`
-	// Plant is "" for a same-code pair, PlantSlow (Pct percent more
-	// instructions at G=1) or PlantContention (the contention plant).
+	// Plant is "" for a same-code pair, plantSlow (Pct percent more
+	// instructions at G=1) or plantContention (the contention plant).
 	Plant string  `json:"plant,omitempty"`
 	Pct   float64 `json:"pct"`
 	Pair  int     `json:"pair"`
@@ -117,12 +117,12 @@ func (r *Result) Summary(gate, load, plant string, pct float64) Cell {
 	return c
 }
 
-// ContentionG1 is the median, over the A/B gate's contention plants
+// contentionG1 is the median, over the A/B gate's contention plants
 // under load, of what the plant read at G=1, percent (NaN where none).
-func (r *Result) ContentionG1(load string) float64 {
+func (r *Result) contentionG1(load string) float64 {
 	var v []float64
 	for _, d := range r.Decisions {
-		if d.Gate == GateAB && d.Load == load && d.Plant == PlantContention && d.G1 != nil {
+		if d.Gate == gateAB && d.Load == load && d.Plant == plantContention && d.G1 != nil {
 			v = append(v, *d.G1)
 		}
 	}
@@ -132,13 +132,13 @@ func (r *Result) ContentionG1(load string) float64 {
 	return stats.Median(v)
 }
 
-// Noise is the largest and the median, over the A/B gate's same-code
+// noise is the largest and the median, over the A/B gate's same-code
 // pairs of load, of the largest change any workload read at G=1 (one)
 // or above, percent (NaN where none).
-func (r *Result) Noise(load string, one bool) (most, median float64) {
+func (r *Result) noise(load string, one bool) (most, median float64) {
 	var v []float64
 	for _, d := range r.Decisions {
-		if d.Gate != GateAB || d.Load != load || d.Plant != "" {
+		if d.Gate != gateAB || d.Load != load || d.Plant != "" {
 			continue
 		}
 		if x := map[bool]*float64{true: d.Largest1, false: d.LargestG}[one]; x != nil {

@@ -22,19 +22,19 @@ const hogMax = 10 * time.Minute
 
 // Execute runs o. A run cut short (ctx ended, a step failed) returns
 // what it has with the error.
-func Execute(ctx context.Context, o Options, command []string, commit string, dirty bool, progress func(string)) (*Result, error) {
+func Execute(ctx context.Context, o options, command []string, commit string, dirty bool, progress func(string)) (*Result, error) {
 	if progress == nil {
 		progress = func(string) {}
 	}
-	r := &Result{Header: resultdir.NewHeader("gates", Schema, command, commit, dirty, nil),
+	r := &Result{Header: resultdir.NewHeader("gates", schema, command, commit, dirty, nil),
 		Pairs: o.Pairs, Trials: o.Trials, Levels: o.Levels, Loads: o.Loads, Gates: o.Gates, HogThreads: o.HogThreads}
 	for _, p := range o.Paths {
 		r.Paths = append(r.Paths, p.Name)
 	}
 	start, meter := time.Now(), host.StartLoad()
 	defer func() { r.Elapsed, r.Host.Load = time.Since(start), meter.Stop() }()
-	if slices.Contains(o.Gates, GateAB) {
-		r.AB = &ABConfig{Rounds: o.AB.Rounds, SliceMS: float64(o.AB.Slice) / 1e6, WarmupMS: float64(o.AB.Warmup) / 1e6}
+	if slices.Contains(o.Gates, gateAB) {
+		r.AB = &abConfig{Rounds: o.AB.Rounds, SliceMS: float64(o.AB.Slice) / 1e6, WarmupMS: float64(o.AB.Warmup) / 1e6}
 		r.AB.Options, _ = o.AB.Options.WithDefaults()
 	}
 	x := &run{o: o, r: r}
@@ -46,7 +46,7 @@ func Execute(ctx context.Context, o Options, command []string, commit string, di
 
 // run is Execute's state.
 type run struct {
-	o Options
+	o options
 	r *Result
 	// prevCount is the last pair's second count, the next pair's first:
 	// instruction pairs are chained, so that 30 pairs take 31 counts.
@@ -103,7 +103,7 @@ func (x *run) defaults() {
 func (x *run) wants(gate string) bool { return slices.Contains(x.o.Gates, gate) }
 
 func (x *run) all(ctx context.Context, progress func(string)) error {
-	if x.wants(GateAB) {
+	if x.wants(gateAB) {
 		dir, err := os.MkdirTemp("", "loadgen-gates-")
 		if err != nil {
 			return err
@@ -137,25 +137,25 @@ func (x *run) all(ctx context.Context, progress func(string)) error {
 // pairUnder is pair k and its trials under load, the hog started for it
 // and stopped after it.
 func (x *run) pairUnder(ctx context.Context, load string, k int, progress func(string)) error {
-	if load == LoadHog {
+	if load == loadHog {
 		h, err := hog.Start(ctx, hog.Config{Threads: x.o.HogThreads, Max: hogMax, Command: x.o.hogCmd})
 		if err != nil {
 			return err
 		}
 		defer func() { x.r.HogCPUSeconds += h.Stop().Seconds() }()
 	}
-	if x.wants(GateAB) {
+	if x.wants(gateAB) {
 		if err := x.abPair(ctx, load, k, progress); err != nil {
 			return err
 		}
 	}
-	if x.wants(GateInstr) {
+	if x.wants(gateInstr) {
 		return x.instrPair(ctx, load, k)
 	}
 	return nil
 }
 
-func (x *run) decide(d Decision) { x.r.Decisions = append(x.r.Decisions, d) }
+func (x *run) decide(d decision) { x.r.Decisions = append(x.r.Decisions, d) }
 
 // goals are the goals a run missed: any false alarm; the instruction gate
 // missing a planted 3% or more; the A/B gate catching fewer than 9 in 10
@@ -170,21 +170,21 @@ func goals(r *Result) []string {
 				out = append(out, fmt.Sprintf("%s gate: %d false alarms in %d same-code pairs %s", g, c.Failed, c.Of, loadText(load)))
 			}
 			for _, pct := range r.Levels {
-				c := r.Summary(g, load, PlantSlow, pct)
+				c := r.Summary(g, load, plantSlow, pct)
 				switch {
 				case c.Of == 0:
-				case g == GateInstr && pct >= 3 && c.Failed < c.Of:
+				case g == gateInstr && pct >= 3 && c.Failed < c.Of:
 					out = append(out, fmt.Sprintf("instr gate: caught %d of %d planted %g%% slowdowns %s", c.Failed, c.Of, pct, loadText(load)))
-				case g == GateAB && pct >= 5 && 10*c.Failed < 9*c.Of:
+				case g == gateAB && pct >= 5 && 10*c.Failed < 9*c.Of:
 					out = append(out, fmt.Sprintf("ab gate: caught %d of %d planted %g%% slowdowns at G=1 %s", c.Failed, c.Of, pct, loadText(load)))
 				}
 			}
-			c := r.Summary(g, load, PlantContention, 0)
+			c := r.Summary(g, load, plantContention, 0)
 			switch {
 			case c.Of == 0:
-			case g == GateAB && 10*c.Failed < 9*c.Of:
+			case g == gateAB && 10*c.Failed < 9*c.Of:
 				out = append(out, fmt.Sprintf("ab gate: caught %d of %d contention plants %s", c.Failed, c.Of, loadText(load)))
-			case g == GateInstr && c.Failed > 0:
+			case g == gateInstr && c.Failed > 0:
 				out = append(out, fmt.Sprintf("instr gate: failed %d of %d contention plants %s (a store a call should pass it)", c.Failed, c.Of, loadText(load)))
 			}
 		}
@@ -193,7 +193,7 @@ func goals(r *Result) []string {
 }
 
 func loadText(load string) string {
-	if load == LoadHog {
+	if load == loadHog {
 		return "beside the hog"
 	}
 	return "quiet"
