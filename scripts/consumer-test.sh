@@ -46,7 +46,7 @@ for m in "${modules[@]}"; do
 	dir_of[${m#* }]=${m%% *}
 done
 bad=0
-declare -A behind # module folder -> the pins of it that lack HEAD's code
+declare -A behind=() # module folder -> the pins of it that lack HEAD's code
 for m in "${modules[@]}"; do
 	dir=${m%% *} mod=${m#* }
 	if git show "HEAD:$dir/go.mod" | grep -qE 'github\.com/snowlab/snowlab[^[:space:]]*([[:space:]]+v[^[:space:]]+)?[[:space:]]+=>'; then
