@@ -228,16 +228,8 @@ func (c *claim) releaseLanded(ctx context.Context, v int64) (bool, error) {
 		case ok:
 			return false, nil
 		}
-		p = c.s.reservedPath(c.first + i)
-		data, stat, err := retry2(ctx, c.s, c.conn, c.session, func() ([]byte, *zk.Stat, error) { return c.conn.Get(p) })
-		switch {
-		case errors.Is(err, zk.ErrSessionExpired):
-			return false, nil
-		case err != nil:
-			return false, fmt.Errorf("zklease: read %s: %w", p, err)
-		}
-		r, err := parseRecord(c.first+i, p, data)
-		if err != nil {
+		r, stat, err := c.reservation(ctx, i)
+		if err != nil || stat == nil {
 			return false, err
 		}
 		if r != (record{Until: v, Generation: c.token}) || stat.Version != c.versions[i]+1 {
@@ -245,6 +237,21 @@ func (c *claim) releaseLanded(ctx context.Context, v int64) (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+// reservation reads the record of the claim's i-th id and its znode's
+// stat; a nil stat with no error: the session expired meanwhile.
+func (c *claim) reservation(ctx context.Context, i int) (record, *zk.Stat, error) {
+	p := c.s.reservedPath(c.first + i)
+	data, stat, err := retry2(ctx, c.s, c.conn, c.session, func() ([]byte, *zk.Stat, error) { return c.conn.Get(p) })
+	switch {
+	case errors.Is(err, zk.ErrSessionExpired):
+		return record{}, nil, nil
+	case err != nil:
+		return record{}, nil, fmt.Errorf("zklease: read %s: %w", p, err)
+	}
+	r, err := parseRecord(c.first+i, p, data)
+	return r, stat, err
 }
 
 // takeVersions records the reservation znodes' versions from a
@@ -277,16 +284,8 @@ func (c *claim) stillHeld(ctx context.Context) (bool, error) {
 		if !ok || stat.EphemeralOwner != c.session {
 			return false, nil
 		}
-		p = c.s.reservedPath(c.first + i)
-		data, stat, err := retry2(ctx, c.s, c.conn, c.session, func() ([]byte, *zk.Stat, error) { return c.conn.Get(p) })
-		switch {
-		case errors.Is(err, zk.ErrSessionExpired):
-			return false, nil
-		case err != nil:
-			return false, fmt.Errorf("zklease: read %s: %w", p, err)
-		}
-		r, err := parseRecord(c.first+i, p, data)
-		if err != nil {
+		r, stat, err := c.reservation(ctx, i)
+		if err != nil || stat == nil {
 			return false, err
 		}
 		if r.Generation != c.token {
