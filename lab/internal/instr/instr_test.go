@@ -144,18 +144,26 @@ func TestMainGate(t *testing.T) {
 	}
 }
 
+// twoBuilds is a folder with "base" and "head" in it, both this test
+// binary (the fake valgrind tells them apart by name).
+func twoBuilds(t *testing.T) (dir, base, head string) {
+	t.Helper()
+	self, err := os.Executable()
+	require.NoError(t, err)
+	dir = t.TempDir()
+	base, head = filepath.Join(dir, "base"), filepath.Join(dir, "head")
+	for _, p := range []string{base, head} {
+		require.NoError(t, os.Symlink(self, p))
+	}
+	return dir, base, head
+}
+
 // -against counts a second build of the same paths and compares with it:
 // a head 3% dearer than its base fails, one as dear passes, and no
 // baseline file is read.
 func TestMainAgainst(t *testing.T) {
 	vg := fakeValgrind(t)
-	self, err := os.Executable()
-	require.NoError(t, err)
-	dir := t.TempDir()
-	base, head := filepath.Join(dir, "base"), filepath.Join(dir, "head")
-	for _, p := range []string{base, head} {
-		require.NoError(t, os.Symlink(self, p))
-	}
+	dir, base, head := twoBuilds(t)
 	args := []string{"-valgrind", vg, "-target", head, "-against", base, "-baseline", filepath.Join(dir, "none.json"), "-paths", "atomicgen/monotonic/nextid,decode/layout"}
 	t.Setenv("BASECALL", "100")
 	for perCall, code := range map[string]int{"100": 0, "101": 0, "103": 1} {
@@ -196,13 +204,7 @@ func TestMainBadInputAndSkip(t *testing.T) {
 // (with one count each, the head reads 103 a call against 100).
 func TestMainAgainstLeastOfThree(t *testing.T) {
 	vg := fakeValgrind(t)
-	self, err := os.Executable()
-	require.NoError(t, err)
-	dir := t.TempDir()
-	base, head := filepath.Join(dir, "base"), filepath.Join(dir, "head")
-	for _, p := range []string{base, head} {
-		require.NoError(t, os.Symlink(self, p))
-	}
+	dir, base, head := twoBuilds(t)
 	t.Setenv("BASECALL", "100")
 	t.Setenv("PERCALL", "100")
 	t.Setenv("NOISE", "3")
