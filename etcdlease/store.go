@@ -474,6 +474,7 @@ type claim struct {
 	stopMonitors context.CancelFunc
 	monitors     sync.WaitGroup
 	keepAlives   atomic.Int64 // keep-alive streams started, for tests
+	keepAliveEnd atomic.Int64 // keep-alive channels closed, for tests
 }
 
 func (c *claim) First() int            { return c.first }
@@ -595,6 +596,7 @@ func (c *claim) keepAlive(ctx context.Context) {
 				since = c.renewed(resp, start, since)
 			}
 		}
+		c.keepAliveEnd.Add(1)
 		wait := 50 * time.Millisecond
 		for {
 			if !sleep(ctx, wait) {

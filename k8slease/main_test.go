@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -72,5 +74,51 @@ func testStoreTTL(t *testing.T, kc, prefix string, ttl time.Duration) *Store {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.Close() })
+	testStores.add(prefix, s)
+	t.Cleanup(func() { testStores.remove(prefix, s) })
 	return s
+}
+
+// testStores are the stores open under each prefix, for expireClaim: a
+// claim has expired when every one of them judges so.
+var testStores = storesByPrefix{m: map[string][]*Store{}}
+
+type storesByPrefix struct {
+	mu sync.Mutex
+	m  map[string][]*Store
+}
+
+func (r *storesByPrefix) add(prefix string, s *Store) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.m[prefix] = append(r.m[prefix], s)
+}
+
+func (r *storesByPrefix) remove(prefix string, s *Store) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.m[prefix] = slices.DeleteFunc(r.m[prefix], func(x *Store) bool { return x == s })
+	if len(r.m[prefix]) == 0 {
+		delete(r.m, prefix)
+	}
+}
+
+func (r *storesByPrefix) of(prefix string) []*Store {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.m[prefix])
+}
+
+// untilTestEnds is done a tenth of the test's time short of go test's
+// -timeout (never without one), so that a wait for the API server fails
+// with its own message rather than in the timeout's panic; no figure for
+// how long the server may take is assumed.
+func untilTestEnds(t *testing.T) context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	if d, ok := t.Deadline(); ok {
+		cancel()
+		ctx, cancel = context.WithDeadline(context.Background(), d.Add(-time.Until(d)/10))
+	}
+	t.Cleanup(cancel)
+	return ctx
 }

@@ -88,14 +88,47 @@ func TestSuiteCatchesMutants(t *testing.T) {
 }
 
 // expireClaim stops the claim's renewals, as a holder frozen or cut off
-// from the API server would, and waits out the lease duration as the other
-// clients judge it: they saw the last renewal within a watch event's
-// delay of it (well under a second on loopback), and take the id over a
-// lease duration after that; 1.5 s covers the delay on a loaded machine.
+// from the API server would, and waits until every store open under the
+// claim's prefix judges its Leases expired: each has seen the Lease at
+// the version of the last renewal, and a lease duration has passed since
+// it first did. (A sleep of the duration and 1.5 s was the premise
+// before: it assumed the other stores' watches saw the last renewal
+// within 1.5 s, which a loaded machine need not keep.)
 func expireClaim(t *testing.T, nc nodeid.Claim) {
 	t.Helper()
 	c := nc.(*claim)
 	c.stopRenew()
 	c.renewing.Wait()
-	time.Sleep(c.s.ttl + 1500*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	last := make([]*coordv1.Lease, 0, c.count)
+	for n := c.first; n < c.first+c.count; n++ {
+		l, err := c.s.leases().Get(ctx, c.s.name(n), metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = append(last, l)
+	}
+	wait := untilTestEnds(t) // how soon is the stores' watches' business
+	for _, s := range testStores.of(c.s.prefix) {
+		for _, l := range last {
+			for !judgedExpired(s, l) {
+				select {
+				case <-wait.Done():
+					t.Fatalf("a store never judged Lease %s (version %s) expired after its renewals stopped (TTL %v)", l.Name, l.ResourceVersion, s.ttl)
+				case <-time.After(20 * time.Millisecond):
+				}
+			}
+		}
+	}
+}
+
+// judgedExpired reports whether s has seen l at its version and judges it
+// expired now, without noting the version itself: a store that has not
+// seen it yet would count a whole duration from now.
+func judgedExpired(s *Store, l *coordv1.Lease) bool {
+	s.obs.mu.Lock()
+	e, ok := s.obs.seen[l.Name]
+	s.obs.mu.Unlock()
+	return ok && e.rv == l.ResourceVersion && s.obs.expired(l, s.ttl, time.Now())
 }
