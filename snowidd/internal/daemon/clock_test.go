@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -55,8 +54,9 @@ func TestClockMaxError(t *testing.T) {
 	// The replica serves before its generator is installed, and /readyz
 	// says "no lease acquired yet" until it is: wait for the clock's word.
 	const clockWord = "not ready: the clock is not synchronized: the kernel reports TIME_ERROR, status UNSYNC, maximum error 16s\n"
-	waitFor(t, 15*time.Second, "the clock holds readiness", func() (bool, string) {
-		code, body := readyz(d.url)
+	end := untilTestEnds(t)
+	waitFor(t, "the clock holds readiness", func() (bool, string) {
+		code, body := readyz(end, d.url)
 		return code == http.StatusServiceUnavailable && body == clockWord, fmt.Sprintf("%d %s", code, body)
 	})
 	m := metrics(t, d.url)
@@ -65,14 +65,14 @@ func TestClockMaxError(t *testing.T) {
 	assert.Contains(t, m, "\nsnowidd_ready 0\n")
 
 	kernel.set(synced)
-	waitFor(t, 15*time.Second, "ready once synchronized", ready(d.url))
+	waitFor(t, "ready once synchronized", ready(t, d.url))
 	m = metrics(t, d.url)
 	assert.Contains(t, m, "\nsnowidd_clock_synchronized 1\n")
 	assert.Contains(t, m, "\nsnowidd_clock_max_error_seconds 0.012\n")
 	assert.Contains(t, m, "\nsnowidd_clock_leap_pending 0\n")
 
 	kernel.set(clocksrc.Kernel{Known: true, Synchronized: true, State: clocksrc.TimeOK, MaxError: 80 * time.Millisecond})
-	code, body := readyz(d.url)
+	code, body := readyz(end, d.url)
 	assert.Equal(t, http.StatusServiceUnavailable, code)
 	assert.Contains(t, body, "the clock's maximum error 80ms is above the bound of 50ms")
 	assert.Equal(t, 0, d.stop(t), d.log.String())
@@ -84,7 +84,7 @@ func TestClockCheckOffByDefault(t *testing.T) {
 	kernel := &scriptedKernel{}
 	kernel.set(unsynced)
 	d := startDaemonOn(t, kernel.read, "-lease", "static:3")
-	waitFor(t, 15*time.Second, "ready", ready(d.url))
+	waitFor(t, "ready", ready(t, d.url))
 	assert.Contains(t, metrics(t, d.url), "\nsnowidd_clock_synchronized 0\n")
 	assert.Regexp(t, `level=WARN msg="the kernel reports the clock unsynchronized.*clock_check=off`, d.log.String())
 }
@@ -95,16 +95,14 @@ func TestClockMaxErrorNeedsTheKernel(t *testing.T) {
 	unknown := func() clocksrc.Kernel {
 		return clocksrc.Kernel{Reason: "the kernel's clock discipline is read on Linux only (adjtimex), not on darwin"}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
 	var log strings.Builder
-	code := run(ctx, []string{"-listen", "127.0.0.1:0", "-lease", "static:1", "-clock-max-error", "100ms"}, func(string) (string, bool) { return "", false }, &log, hooks{readKernel: unknown})
+	code := run(untilTestEnds(t), []string{"-listen", "127.0.0.1:0", "-lease", "static:1", "-clock-max-error", "100ms"}, func(string) (string, bool) { return "", false }, &log, hooks{readKernel: unknown})
 	assert.Equal(t, exitUsage, code)
 	assert.Equal(t, "snowidd: -clock-max-error 100ms: the kernel does not report its clock discipline here (the kernel's clock discipline is read on Linux only (adjtimex), not on darwin)\n", log.String())
 
 	// Without the check the replica serves, its clock gauges absent.
 	d := startDaemonOn(t, unknown, "-lease", "static:1")
-	waitFor(t, 15*time.Second, "ready", ready(d.url))
+	waitFor(t, "ready", ready(t, d.url))
 	m := metrics(t, d.url)
 	assert.NotContains(t, m, "snowidd_clock_synchronized")
 	assert.Contains(t, d.log.String(), "the kernel's clock discipline is unknown")

@@ -7,7 +7,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -32,7 +31,7 @@ func TestFleetK8s(t *testing.T) {
 			}
 		}
 	}()
-	waitFor(t, 30*time.Second, "both replicas ready", allReady(reps))
+	waitFor(t, "both replicas ready", allReady(t, reps))
 	n0, n1 := nodeOf(t, reps[0]), nodeOf(t, reps[1])
 	require.NotEqual(t, n0, n1, "two replicas with one ordinal hold one node id")
 	require.True(t, n0 == "3" || n1 == "3", "neither replica holds node id 3, the ordinal both prefer: %s and %s", n0, n1)

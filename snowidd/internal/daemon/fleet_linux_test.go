@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"maps"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -64,7 +66,7 @@ func (r *replicaProc) start() {
 	require.NoError(t, cmd.Start())
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
-	r.addr = strings.TrimPrefix(servedURL(t, lw, served, exited, func() any { return cmd.ProcessState }, 20*time.Second), "http://")
+	r.addr = strings.TrimPrefix(servedURL(t, lw, served, exited, func() any { return cmd.ProcessState }), "http://")
 	r.proc, r.exited, r.log = cmd, exited, lw
 	t.Cleanup(func() {
 		if r.proc == cmd {
@@ -90,9 +92,9 @@ func (r *replicaProc) terminate() error {
 	_ = r.proc.Process.Signal(syscall.SIGTERM) // an error once it has exited
 	select {
 	case <-r.exited:
-	case <-time.After(20 * time.Second):
+	case <-untilTestEnds(r.t).Done():
 		r.kill()
-		return fmt.Errorf("replica %s did not exit within 20 s of SIGTERM", r.addr)
+		return fmt.Errorf("replica %s never exited after SIGTERM, by the test's end", r.addr)
 	}
 	state := r.proc.ProcessState
 	r.logs = append(r.logs, r.log.String())
@@ -103,12 +105,14 @@ func (r *replicaProc) terminate() error {
 	return nil
 }
 
-func allReady(reps []*replicaProc) func() (bool, string) {
+func allReady(t *testing.T, reps []*replicaProc) func() (bool, string) {
+	ctx := untilTestEnds(t)
 	return func() (bool, string) {
 		var states []string
 		ok := true
 		for _, r := range reps {
-			up, state := ready(r.url())()
+			code, body := readyz(ctx, r.url())
+			up, state := code == http.StatusOK, fmt.Sprintf("%d %s", code, strings.TrimSpace(body))
 			ok = ok && up
 			states = append(states, r.addr+": "+state)
 		}
@@ -116,18 +120,26 @@ func allReady(reps []*replicaProc) func() (bool, string) {
 	}
 }
 
+// etcdGet reads key from etcd: its value, or nil when it does not exist.
+func etcdGet(t *testing.T, endpoints []string, key string) []byte {
+	t.Helper()
+	cli, err := clientv3.New(clientv3.Config{Endpoints: endpoints})
+	require.NoError(t, err)
+	defer cli.Close()
+	resp, err := cli.Get(untilTestEnds(t), key)
+	require.NoError(t, err)
+	if len(resp.Kvs) == 0 {
+		return nil
+	}
+	return resp.Kvs[0].Value
+}
+
 // reservedUntil reads a node id's reserved-until from etcd.
 func reservedUntil(t *testing.T, endpoints []string, key string) time.Time {
 	t.Helper()
-	cli, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: 5 * time.Second})
-	require.NoError(t, err)
-	defer cli.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	resp, err := cli.Get(ctx, key)
-	require.NoError(t, err)
-	require.Len(t, resp.Kvs, 1, "no %s in etcd", key)
-	ns, err := strconv.ParseInt(string(resp.Kvs[0].Value), 10, 64)
+	v := etcdGet(t, endpoints, key)
+	require.NotNil(t, v, "no %s in etcd", key)
+	ns, err := strconv.ParseInt(string(v), 10, 64)
 	require.NoError(t, err)
 	return time.Unix(0, ns)
 }
@@ -166,49 +178,72 @@ func TestFleetFailures(t *testing.T) {
 			}
 		}
 	}()
-	waitFor(t, 15*time.Second, "all replicas ready", allReady(reps))
+	waitFor(t, "all replicas ready", allReady(t, reps))
 	urls := []string{reps[0].url(), reps[1].url(), reps[2].url()}
 
 	load := startLoad(t, urls, 4)
-	pause := func(d time.Duration) { time.Sleep(d) }
 
 	// 1. SIGKILL replica 0 and restart it on the same port: it takes a
 	//    free node id (its old one stays held until the TTL runs out).
-	pause(time.Second)
+	load.waitMore(t, "IDs before the kill")
 	reps[0].kill()
-	pause(300 * time.Millisecond)
 	reps[0].start()
-	waitFor(t, 15*time.Second, "the restarted replica is ready", allReady(reps[:1]))
+	waitFor(t, "the restarted replica is ready", allReady(t, reps[:1]))
 
 	// 2. Freeze replica 1 past its lease's TTL, then let it go on. It must
 	//    not mint inside the reservation it held when it froze: it refuses
 	//    (and is not ready) until it holds a new lease, whose floor is that
 	//    reservation (the same node id or another).
-	code, body := readyz(reps[1].url())
-	require.Equal(t, http.StatusOK, code, body)
-	oldNode := readyNode.FindStringSubmatch(body)[1]
+	oldNode := nodeOf(t, reps[1])
+	nodeKey := "/fleet/nodes/" + oldNode
+	holder := etcdGet(t, etcd.Endpoints(), nodeKey)
+	require.NotNil(t, holder, "no %s in etcd", nodeKey)
 	lostLine := reps[1].log.match(regexp.MustCompile(`lease lost`))
 	reps[1].signal(syscall.SIGSTOP)
-	pause(fleetTTL + 1500*time.Millisecond)
+	// Frozen until etcd has revoked its lease: the node key, put under
+	// it, is gone (or another holder's). (A sleep of the TTL and 1.5 s was
+	// the premise before: it assumed etcd's expiry had run by then, which
+	// a loaded machine need not keep, and a replica continued before it
+	// renews its lease and never reports it lost.)
+	waitFor(t, "etcd revoked the frozen replica's lease (its node key gone)", func() (bool, string) {
+		v := etcdGet(t, etcd.Endpoints(), nodeKey)
+		return !bytes.Equal(v, holder), fmt.Sprintf("%s is %q", nodeKey, v)
+	})
 	// Frozen, it cannot have moved its reservation since: read it.
 	oldUntil := reservedUntil(t, etcd.Endpoints(), "/fleet/reserved/"+oldNode)
-	one := continueFrozen(t, reps[1], oldNode, oldUntil, lostLine)
+	continueFrozen(t, reps[1], oldNode, oldUntil, lostLine)
 
 	// 3. etcd down for longer than the TTL: once the reservations run out
 	//    every replica refuses and is not ready; after etcd is back they
 	//    serve again (the same leases, renewed by etcd, or new ones).
 	etcd.Stop()
-	pause(fleetWindow + 500*time.Millisecond)
+	down := time.Now()
+	refused := regexp.MustCompile(`^not ready: (the reservation of .* ran out|the lease on .* was lost|no lease held)`)
 	for _, r := range reps {
-		code, body := readyz(r.url())
-		assert.Equal(t, http.StatusServiceUnavailable, code, "replica %s with etcd down: %s", r.addr, body)
-		_, err := one.NextIDs(context.Background(), 10)
-		assert.Equal(t, connect.CodeUnavailable, connect.CodeOf(err), "%v", err)
+		// When a reservation runs out is the replica's business (a
+		// window after the last refresh etcd confirmed); that it then
+		// refuses is the check. (A sleep of the window and 500 ms was the
+		// premise before.)
+		waitFor(t, "replica "+r.addr+" not ready with etcd down", func() (bool, string) {
+			code, body := readyz(untilTestEnds(t), r.url())
+			return code == http.StatusServiceUnavailable && refused.MatchString(body), fmt.Sprintf("%d %s", code, body)
+		})
+		// Readiness names exactly the states in which minting is
+		// refused (server.Readiness), and with etcd down the replica
+		// cannot leave them.
+		c, err := client.New(client.Config{Targets: []string{r.url()}, Rounds: 1})
+		require.NoError(t, err)
+		_, err = c.NextIDs(untilTestEnds(t), 10)
+		assert.Equal(t, connect.CodeUnavailable, connect.CodeOf(err), "replica %s with etcd down: %v", r.addr, err)
 	}
-	pause(fleetTTL + time.Second - fleetWindow - 500*time.Millisecond)
+	// The outage's length is the scenario, not a premise: nothing below
+	// depends on it. Past the TTL, the etcd client gives up its
+	// keep-alive channels (if its once-a-second check has run by then)
+	// and the replicas ask etcd afresh once it is back.
+	time.Sleep(time.Until(down.Add(fleetTTL + time.Second)))
 	require.NoError(t, etcd.Restart())
-	waitFor(t, 20*time.Second, "every replica ready after etcd came back", allReady(reps))
-	pause(500 * time.Millisecond)
+	waitFor(t, "every replica ready after etcd came back", allReady(t, reps))
+	load.waitMore(t, "IDs after etcd came back")
 
 	got, failures := load.stop()
 	for _, r := range reps {
@@ -229,6 +264,18 @@ type load struct {
 	wg       sync.WaitGroup
 	got      [][]snowlab.ID
 	failures []map[connect.Code]int
+	ids      atomic.Int64 // IDs got by all clients so far
+}
+
+// waitMore waits until the clients have got more IDs than when it was
+// called: the fleet serves them now (what says which step this is).
+func (l *load) waitMore(t *testing.T, what string) {
+	t.Helper()
+	before := l.ids.Load()
+	waitFor(t, what, func() (bool, string) {
+		n := l.ids.Load()
+		return n > before, fmt.Sprintf("%d IDs, as many as before", n)
+	})
 }
 
 func startLoad(t *testing.T, urls []string, clients int) *load {
@@ -262,6 +309,7 @@ func startLoad(t *testing.T, urls []string, clients int) *load {
 					continue
 				}
 				l.got[i] = append(l.got[i], ids...)
+				l.ids.Add(int64(len(ids)))
 			}
 		})
 	}
@@ -310,8 +358,7 @@ func requireUniqueIDs(t *testing.T, got [][]snowlab.ID) (int, map[int]int) {
 // then: not mint inside that reservation (it refuses, Unavailable, until
 // it holds a new lease, whose floor is that reservation), report its
 // lease lost (lostLine, from its log) and become ready on a new lease.
-// It returns a client of r alone.
-func continueFrozen(t *testing.T, r *replicaProc, node string, until time.Time, lostLine <-chan string) *client.Client {
+func continueFrozen(t *testing.T, r *replicaProc, node string, until time.Time, lostLine <-chan string) {
 	t.Helper()
 	r.signal(syscall.SIGCONT)
 	one, err := client.New(client.Config{Targets: []string{r.url()}, Rounds: 1})
@@ -325,9 +372,8 @@ func continueFrozen(t *testing.T, r *replicaProc, node string, until time.Time, 
 	}
 	select {
 	case <-lostLine:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("the frozen replica did not report its lease lost")
+	case <-untilTestEnds(t).Done():
+		t.Fatalf("the frozen replica never reported its lease lost, by the test's end:\n%s", r.log)
 	}
-	waitFor(t, 15*time.Second, "the frozen replica is ready on a new lease", allReady([]*replicaProc{r}))
-	return one
+	waitFor(t, "the frozen replica is ready on a new lease", allReady(t, []*replicaProc{r}))
 }

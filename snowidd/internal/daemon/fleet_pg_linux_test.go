@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -42,8 +41,7 @@ func pgFleetSpec(t *testing.T) (spec, dsn, table string) {
 	_, _ = rand.Read(b)
 	table = "snowlab_fleet_" + hex.EncodeToString(b)
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
+		ctx := untilTestEnds(t)
 		if conn, err := pgx.Connect(ctx, dsn); err == nil {
 			_, _ = conn.Exec(ctx, "DROP TABLE IF EXISTS "+table)
 			_ = conn.Close(ctx)
@@ -56,23 +54,24 @@ func pgFleetSpec(t *testing.T) (spec, dsn, table string) {
 	return "pg:" + u.String(), dsn, table
 }
 
-// pgReservedUntil reads a node id's reserved_until from the fleet's table.
-func pgReservedUntil(t *testing.T, dsn, table, node string) time.Time {
+// pgRow reads a node id's reserved_until from the fleet's table, and
+// whether its hold has expired by the database's clock (pglease's rule:
+// no holder, or expires_at not after clock_timestamp()).
+func pgRow(t *testing.T, dsn, table, node string) (until time.Time, expired bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	ctx := untilTestEnds(t)
 	conn, err := pgx.Connect(ctx, dsn)
 	require.NoError(t, err)
 	defer conn.Close(ctx)
 	var ns int64
-	require.NoError(t, conn.QueryRow(ctx, "SELECT reserved_until FROM "+table+" WHERE node = $1", node).Scan(&ns))
-	return time.Unix(0, ns)
+	require.NoError(t, conn.QueryRow(ctx, "SELECT reserved_until, holder IS NULL OR expires_at <= clock_timestamp() FROM "+table+" WHERE node = $1", node).Scan(&ns, &expired))
+	return time.Unix(0, ns), expired
 }
 
 // nodeOf is the first node id a ready replica says it holds.
 func nodeOf(t *testing.T, r *replicaProc) string {
 	t.Helper()
-	code, body := readyz(r.url())
+	code, body := readyz(untilTestEnds(t), r.url())
 	require.Equal(t, http.StatusOK, code, body)
 	m := readyNode.FindStringSubmatch(body)
 	require.NotNil(t, m, "readyz of %s: %q", r.addr, body)
@@ -106,12 +105,12 @@ func TestFleetPG(t *testing.T) {
 			}
 		}
 	}()
-	waitFor(t, 15*time.Second, "both replicas ready", allReady(reps))
+	waitFor(t, "both replicas ready", allReady(t, reps))
 	n0, n1 := nodeOf(t, reps[0]), nodeOf(t, reps[1])
 	require.NotEqual(t, n0, n1, "both replicas hold the same node id")
 	t.Logf("replica %s holds node id %s, replica %s holds node id %s (table %s)", reps[0].addr, n0, reps[1].addr, n1, table)
 	load := startLoad(t, []string{reps[0].url(), reps[1].url()}, 4)
-	time.Sleep(time.Second)
+	load.waitMore(t, "IDs before the freeze")
 
 	// 1. Freeze replica 1 past its lease's TTL, then let it go on. Its
 	//    hold expires by the database's clock; continued, it must not
@@ -119,10 +118,18 @@ func TestFleetPG(t *testing.T) {
 	//    until it holds a new lease, whose floor is that reservation.
 	lostLine := reps[1].log.match(regexp.MustCompile(`lease lost`))
 	reps[1].signal(syscall.SIGSTOP)
-	time.Sleep(fleetTTL + 1500*time.Millisecond)
-	// Frozen, it cannot have moved its reservation since: read it.
-	oldUntil := pgReservedUntil(t, dsn, table, n1)
-	code, body := readyz(reps[0].url())
+	// Frozen until the database judges its hold expired. (A sleep of the
+	// TTL and 1.5 s was the premise before: it took for granted that the
+	// last renewal, which may have been under way when the replica froze,
+	// had set expires_at less than 1.5 s past the TTL from then.)
+	// Frozen, it cannot have moved its reservation meanwhile.
+	var oldUntil time.Time
+	waitFor(t, "the database judges the frozen replica's hold expired", func() (bool, string) {
+		until, expired := pgRow(t, dsn, table, n1)
+		oldUntil = until
+		return expired, "node " + n1 + " still held"
+	})
+	code, body := readyz(untilTestEnds(t), reps[0].url())
 	assert.Equal(t, http.StatusOK, code, "replica 0 while replica 1 is frozen: %s", body)
 	continueFrozen(t, reps[1], n1, oldUntil, lostLine)
 
@@ -130,11 +137,11 @@ func TestFleetPG(t *testing.T) {
 	//    id stays held until the TTL runs out, so it takes another one.
 	reps[0].kill()
 	reps[0].start()
-	waitFor(t, 15*time.Second, "the restarted replica is ready", allReady(reps[:1]))
+	waitFor(t, "the restarted replica is ready", allReady(t, reps[:1]))
 	m0, m1 := nodeOf(t, reps[0]), nodeOf(t, reps[1])
 	require.NotEqual(t, m0, m1, "after the freeze and the restart, both replicas hold the same node id")
 	t.Logf("after the freeze and the restart: replica %s holds node id %s, replica %s holds node id %s", reps[0].addr, m0, reps[1].addr, m1)
-	time.Sleep(500 * time.Millisecond)
+	load.waitMore(t, "IDs after the restart")
 
 	got, failures := load.stop()
 	for _, r := range reps {

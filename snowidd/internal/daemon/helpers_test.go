@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/snowlab/snowlab/clocksrc"
+	"github.com/snowlab/snowlab/snowidd/internal/testend"
 )
 
 // The variables that make a missing client tool, etcd or PostgreSQL fail
@@ -88,32 +89,42 @@ func startDaemonEnv(t *testing.T, h hooks, getenv func(string) (string, bool), a
 		defer close(d.exited)
 		d.code = run(ctx, append([]string{"-listen", "127.0.0.1:0"}, args...), getenv, lw, h)
 	}()
-	d.url = servedURL(t, lw, served, d.exited, func() any { return d.code }, 30*time.Second)
+	d.url = servedURL(t, lw, served, d.exited, func() any { return d.code })
 	t.Cleanup(func() { d.stop(t) })
 	return d
 }
 
 // servedURL waits for the line in which snowidd names its URL (served is
 // lw.match(urlLine), taken before it started) and returns the URL, failing
-// t when exited closes first (exitStatus says how it ended) or within
-// passes.
-func servedURL(t *testing.T, lw *logWriter, served <-chan string, exited <-chan struct{}, exitStatus func() any, within time.Duration) string {
+// t when exited closes first (exitStatus says how it ended) or the test
+// ends (untilTestEnds).
+func servedURL(t *testing.T, lw *logWriter, served <-chan string, exited <-chan struct{}, exitStatus func() any) string {
 	t.Helper()
 	select {
 	case line := <-served:
 		return urlLine.FindStringSubmatch(line)[1]
 	case <-exited:
 		t.Fatalf("snowidd exited (%v) before serving:\n%s", exitStatus(), lw)
-	case <-time.After(within):
-		t.Fatalf("snowidd did not serve within %v:\n%s", within, lw)
+	case <-untilTestEnds(t).Done():
+		t.Fatalf("snowidd never named the URL it serves by the test's end:\n%s", lw)
 	}
 	return ""
 }
 
-// readyz returns the replica's /readyz status and body.
-func readyz(url string) (int, string) {
-	c := http.Client{Timeout: 2 * time.Second}
-	resp, err := c.Get(url + "/readyz")
+// untilTestEnds is testend.Context: waits for a replica, a store or a
+// log line are bounded by the test's end. (Fixed bounds of 10 to 30 s
+// were the premise before: a loaded CI machine need not keep them.)
+func untilTestEnds(t *testing.T) context.Context { return testend.Context(t) }
+
+// readyz returns the replica's /readyz status and body; ctx bounds the
+// call (untilTestEnds: a replica that answers slowly on a loaded machine
+// is still answering).
+func readyz(ctx context.Context, url string) (int, string) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/readyz", nil)
+	if err != nil {
+		return 0, err.Error()
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return 0, err.Error()
 	}
@@ -122,27 +133,31 @@ func readyz(url string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
-// ready is a waitFor condition: the replica at url answers /readyz with 200.
-func ready(url string) func() (bool, string) {
+// ready is a waitFor condition: the replica at url answers /readyz with
+// 200. Each call is bounded by the test's end.
+func ready(t *testing.T, url string) func() (bool, string) {
+	ctx := untilTestEnds(t)
 	return func() (bool, string) {
-		code, body := readyz(url)
+		code, body := readyz(ctx, url)
 		return code == http.StatusOK, fmt.Sprintf("%d %s", code, strings.TrimSpace(body))
 	}
 }
 
-// waitFor polls cond every 20 ms until it holds or within passes.
-func waitFor(t *testing.T, within time.Duration, what string, cond func() (bool, string)) {
+// waitFor polls cond every 20 ms until it holds, failing t with what and
+// cond's last state if it never does by the test's end (untilTestEnds).
+func waitFor(t *testing.T, what string, cond func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(within)
+	end := untilTestEnds(t)
 	for {
 		ok, state := cond()
 		if ok {
 			return
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v (%s)", what, within, state)
+		select {
+		case <-end.Done():
+			t.Fatalf("%s: never, by the test's end (%s)", what, state)
+		case <-time.After(20 * time.Millisecond):
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -153,8 +168,8 @@ func (d *daemon) stop(t *testing.T) int {
 	select {
 	case <-d.exited:
 		return d.code
-	case <-time.After(30 * time.Second):
-		t.Fatalf("snowidd did not stop within 30 s:\n%s", d.log)
+	case <-untilTestEnds(t).Done():
+		t.Fatalf("snowidd never stopped after its context was cancelled, by the test's end:\n%s", d.log)
 		return -1
 	}
 }

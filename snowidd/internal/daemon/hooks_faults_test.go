@@ -82,7 +82,7 @@ func holdState(t *testing.T, url string) faultHoldAnswer {
 // held; a hold that is no positive duration is 400.
 func TestFaultHoldsOneAnswer(t *testing.T) {
 	d := startDaemonWith(t, systemHooks(), "-lease", "static:1")
-	waitFor(t, 15*time.Second, "ready", ready(d.url))
+	waitFor(t, "ready", ready(t, d.url))
 	post := func(q string) int {
 		resp, err := http.Post(d.url+FaultHoldPath+"?for="+q, "", nil)
 		require.NoError(t, err)
@@ -117,7 +117,7 @@ func TestFaultHoldsOneAnswer(t *testing.T) {
 			return a.Holding == want, fmt.Sprintf("%+v", a)
 		}
 	}
-	waitFor(t, time.Minute, "an answer held", holding(true))
+	waitFor(t, "an answer held", holding(true))
 	issued := regexp.MustCompile(`(?m)^snowidd_ids_issued_total .*$`)
 	assert.Equal(t, "snowidd_ids_issued_total 1010", issued.FindString(metrics(t, d.url)), "minted before the hold")
 	select {
@@ -127,7 +127,7 @@ func TestFaultHoldsOneAnswer(t *testing.T) {
 	}
 	cancel()
 	require.Error(t, <-done, "the held call, given up")
-	waitFor(t, time.Minute, "the hold ended with its caller", holding(false))
+	waitFor(t, "the hold ended with its caller", holding(false))
 	ids, err = cl.NextIDs(t.Context(), 10)
 	require.NoError(t, err, "the next call is not held")
 	assert.Len(t, ids, 10)

@@ -5,7 +5,6 @@ package daemon
 import (
 	"net/http"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -16,7 +15,7 @@ import (
 // outside.
 func TestNoFaultPathsInAProductionBuild(t *testing.T) {
 	d := startDaemonWith(t, systemHooks(), "-lease", "static:1")
-	waitFor(t, 15*time.Second, "ready", ready(d.url))
+	waitFor(t, "ready", ready(t, d.url))
 	for _, path := range []string{"/fault/clock?step=10s", "/fault/hold?for=1s", "/fault/held/snowlab.v1.IDService/NextIDs"} {
 		resp, err := http.Post(d.url+path, "application/json", nil)
 		require.NoError(t, err)

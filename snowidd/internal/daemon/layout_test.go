@@ -1,10 +1,8 @@
 package daemon
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -20,12 +18,10 @@ import (
 func TestLayoutOtherThanTheStoresRefused(t *testing.T) {
 	dir := t.TempDir()
 	r0 := startDaemon(t, "-lease", "dir:"+dir)
-	waitFor(t, 20*time.Second, "the replica of 41/10/12 ready", ready(r0.url))
+	waitFor(t, "the replica of 41/10/12 ready", ready(t, r0.url))
 
 	var log strings.Builder
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	code := run(ctx, []string{"-listen", "127.0.0.1:0", "-lease", "dir:" + dir, "-layout", "41/8/14"}, noEnv, &log, hooks{readKernel: clocksrc.ReadKernel})
+	code := run(untilTestEnds(t), []string{"-listen", "127.0.0.1:0", "-lease", "dir:" + dir, "-layout", "41/8/14"}, noEnv, &log, hooks{readKernel: clocksrc.ReadKernel})
 	assert.Equal(t, exitUsage, code, log.String())
 	assert.Contains(t, log.String(), "the lease store serves another layout")
 	assert.Contains(t, log.String(), "records layout 41/10/12,1ms,2024-01-01T00:00:00Z, the holder's is 41/8/14,1ms,2024-01-01T00:00:00Z")

@@ -54,8 +54,9 @@ func TestPeerClockOffsets(t *testing.T) {
 	right := startDaemon(t, "-lease", "static:4", "-peers", a.url+","+fast.url, "-peer-interval", "50ms", "-peer-max-offset", "1s")
 	lax := startDaemonWith(t, skewed.hooks(), "-lease", "static:5", "-peers", a.url+","+b.url, "-peer-interval", "50ms")
 
-	waitFor(t, 15*time.Second, "the skewed replica holds readiness", func() (bool, string) {
-		code, body := readyz(fast.url)
+	end := untilTestEnds(t)
+	waitFor(t, "the skewed replica holds readiness", func() (bool, string) {
+		code, body := readyz(end, fast.url)
 		return code == http.StatusServiceUnavailable && regexp.MustCompile(`the clock is 10\.\d+s \(± \S+\) ahead of the median of 3 clocks`).MatchString(body), fmt.Sprintf("%d %s", code, body)
 	})
 	for _, peer := range []string{a.url, b.url} {
@@ -63,29 +64,29 @@ func TestPeerClockOffsets(t *testing.T) {
 		// intervals (150 ms) after its poll, and a loaded machine goes
 		// that long without one (this read failed 3 runs of 3 at load
 		// average 30).
-		waitFor(t, 15*time.Second, "the skewed replica sees peer "+peer+" 10 s behind", func() (bool, string) {
+		waitFor(t, "the skewed replica sees peer "+peer+" 10 s behind", func() (bool, string) {
 			off, ok := peerOffset(t, fast.url, peer)
 			return ok && off > -10.5 && off < -9.5, fmt.Sprint(off, ok)
 		})
 	}
 	assert.Contains(t, fast.log.String(), "comparing clocks with peers")
 
-	waitFor(t, 15*time.Second, "the right replica sees the skewed one", func() (bool, string) {
+	waitFor(t, "the right replica sees the skewed one", func() (bool, string) {
 		off, ok := peerOffset(t, right.url, fast.url)
 		return ok && off > 9.5 && off < 10.5, fmt.Sprint(off, ok)
 	})
-	waitFor(t, 15*time.Second, "the right replica ready", ready(right.url))
+	waitFor(t, "the right replica ready", ready(t, right.url))
 
 	// Off by default: exported, not held.
-	waitFor(t, 15*time.Second, "the lax replica exports its offsets", func() (bool, string) {
+	waitFor(t, "the lax replica exports its offsets", func() (bool, string) {
 		off, ok := peerOffset(t, lax.url, a.url)
 		return ok && off < -9.5, fmt.Sprint(off, ok)
 	})
-	code, body := readyz(lax.url)
+	code, body := readyz(end, lax.url)
 	assert.Equal(t, http.StatusOK, code, body)
 
 	skewed.step(-10 * time.Second)
-	waitFor(t, 15*time.Second, "the replica ready once its clock agrees", ready(fast.url))
+	waitFor(t, "the replica ready once its clock agrees", ready(t, fast.url))
 	for _, d := range []*daemon{a, b, fast, right, lax} {
 		assert.Equal(t, 0, d.stop(t), d.log.String())
 	}

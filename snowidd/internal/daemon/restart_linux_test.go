@@ -26,9 +26,13 @@ const restartWindow = 3 * time.Second
 // (4,096 IDs a tick, 24 ms of ticks a call of 100,000) it had to mint
 // more than 4 million a second, and at load average 30 it fell behind
 // instead (its lead -2.8 s after 20 s, 2 runs of 3).
+//
+// restartCalls is how many calls the test makes at most while waiting
+// for the lead: 40 s of ticks, 200 times the lead it waits for.
 const (
 	restartLayout = "41/20/2"
 	restartBatch  = 1000
+	restartCalls  = 160
 )
 
 // TestStaticMonotonicRestart SIGKILLs a monotonic replica on a static
@@ -48,10 +52,11 @@ func TestStaticMonotonicRestart(t *testing.T) {
 	r := startReplica(t, "127.0.0.1:0", "-lease", "static:9", "-policy", "monotonic", "-window", restartWindow.String(), "-layout", restartLayout)
 	var layout snowlab.Layout
 	require.NoError(t, layout.UnmarshalText([]byte(restartLayout)))
-	waitFor(t, 10*time.Second, "the replica ready", ready(r.url()))
+	waitFor(t, "the replica ready", ready(t, r.url()))
 
 	// Drive it at full speed.
-	var last atomic.Int64 // the highest ID handed out
+	var last atomic.Int64    // the highest ID handed out
+	var batches atomic.Int64 // calls answered
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for range 2 {
@@ -68,6 +73,7 @@ func TestStaticMonotonicRestart(t *testing.T) {
 				if err != nil {
 					continue // killed under the call: stop comes next
 				}
+				batches.Add(1)
 				for id := int64(ids[len(ids)-1]); ; {
 					cur := last.Load()
 					if id <= cur || last.CompareAndSwap(cur, id) {
@@ -78,13 +84,17 @@ func TestStaticMonotonicRestart(t *testing.T) {
 		})
 	}
 	lead := func() time.Duration { return time.Until(layout.Decode(snowlab.ID(last.Load())).Time) }
-	waitFor(t, 30*time.Second, "a batch of IDs from the replica", func() (bool, string) { return last.Load() != 0, "none yet" })
-	// Half its lead ahead of the clock, or as far as 10 s take it: a
-	// machine too busy for the replica to run ahead (the race detector
-	// under load) still checks the restart, with less at stake.
-	for deadline := time.Now().Add(10 * time.Second); lead() < nodeid.StaticMaxLead/2 && time.Now().Before(deadline); {
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitFor(t, "a batch of IDs from the replica", func() (bool, string) { return last.Load() != 0, "none yet" })
+	// Half its lead ahead of the clock, or as far as restartCalls calls
+	// take it: a machine too busy for the replica to run ahead (the race
+	// detector under load) still checks the restart, with less at stake.
+	// (The give-up was 10 s of the real clock before: a count of calls
+	// means the same on a quiet machine and a loaded one.)
+	from := batches.Load()
+	waitFor(t, "the replica ahead of its clock, or restartCalls calls", func() (bool, string) {
+		n := batches.Load() - from
+		return lead() >= nodeid.StaticMaxLead/2 || n >= restartCalls, fmt.Sprintf("%d calls, lead %v", n, lead())
+	})
 	t.Logf("killed with the replica's IDs %v ahead of the clock", lead().Round(time.Millisecond))
 	r.kill()
 	close(stop)
@@ -93,13 +103,13 @@ func TestStaticMonotonicRestart(t *testing.T) {
 
 	r.args = []string{"-lease", "static:9", "-policy", "strict", "-window", "10ms", "-layout", restartLayout}
 	r.start()
-	waitFor(t, 10*time.Second, "the restarted replica ready", ready(r.url()))
+	waitFor(t, "the restarted replica ready", ready(t, r.url()))
 	c, err := client.New(client.Config{Targets: []string{r.url()}, Rounds: 1})
 	require.NoError(t, err)
 	// It starts a window ahead of its clock, its lead's bound: a call is
 	// refused until the clock has moved on by the ticks it needs.
 	var ids []snowlab.ID
-	waitFor(t, 15*time.Second, "the restarted replica's first IDs", func() (bool, string) {
+	waitFor(t, "the restarted replica's first IDs", func() (bool, string) {
 		ids, err = c.NextIDs(context.Background(), restartBatch)
 		return err == nil, fmt.Sprint(err)
 	})

@@ -128,14 +128,16 @@ func TestMutualTLS(t *testing.T) {
 	assert.Len(t, ids, 3)
 
 	handshakeLogged := d.log.match(regexp.MustCompile(`level=WARN msg="http: TLS handshake error from 127\.0\.0\.1:\d+: tls: client didn't provide a certificate`))
-	noCert := &http.Client{Transport: &http.Transport{TLSClientConfig: c.client(t, false)}, Timeout: 10 * time.Second}
-	_, err = noCert.Get(d.url + "/readyz")
+	noCert := &http.Client{Transport: &http.Transport{TLSClientConfig: c.client(t, false)}}
+	req, err := http.NewRequestWithContext(untilTestEnds(t), http.MethodGet, d.url+"/readyz", nil)
+	require.NoError(t, err)
+	_, err = noCert.Do(req)
 	require.Error(t, err, "a client without a certificate")
 	assert.Contains(t, err.Error(), "certificate required")
 	select {
 	case <-handshakeLogged:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("the refusal is not in the log:\n%s", d.log)
+	case <-untilTestEnds(t).Done():
+		t.Fatalf("the refusal is not in the log by the test's end:\n%s", d.log)
 	}
 
 	next := c.rotate(t)
@@ -215,11 +217,13 @@ func TestTLSReloadKeepsServingOverAnExpiredPair(t *testing.T) {
 	select {
 	case line := <-refusedLine:
 		assert.Contains(t, line, "serial "+expired.serial)
-	case <-time.After(10 * time.Second):
-		t.Fatalf("the refusal is not in the log:\n%s", d.log)
+	case <-untilTestEnds(t).Done():
+		t.Fatalf("the refusal is not in the log by the test's end:\n%s", d.log)
 	}
-	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: cfg}, Timeout: 10 * time.Second}
-	resp, err := hc.Get(d.url + "/metrics")
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: cfg}}
+	req, err := http.NewRequestWithContext(untilTestEnds(t), http.MethodGet, d.url+"/metrics", nil)
+	require.NoError(t, err)
+	resp, err := hc.Do(req)
 	require.NoError(t, err)
 	body, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
@@ -256,7 +260,7 @@ func TestEtcdWithTLSAndAPassword(t *testing.T) {
 		"-etcd-user", "snowidd", "-etcd-cert", sec.ClientCert, "-etcd-key", sec.ClientKey}
 
 	d := startDaemonEnv(t, hooks{readKernel: clocksrc.ReadKernel}, env(EtcdPasswordVar, etcdPassword, "SNOWIDD_ETCD_CACERT", sec.CAFile), args...)
-	waitFor(t, 20*time.Second, "the replica is ready", ready(d.url))
+	waitFor(t, "the replica is ready", ready(t, d.url))
 	cl, err := client.New(client.Config{Targets: []string{d.url}})
 	require.NoError(t, err)
 	_, err = cl.NextID(context.Background())
@@ -266,9 +270,7 @@ func TestEtcdWithTLSAndAPassword(t *testing.T) {
 	assert.NotContains(t, d.log.String(), etcdPassword)
 
 	var log strings.Builder
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	code := run(ctx, append([]string{"-listen", "127.0.0.1:0", "-etcd-cacert", sec.CAFile}, args...),
+	code := run(untilTestEnds(t), append([]string{"-listen", "127.0.0.1:0", "-etcd-cacert", sec.CAFile}, args...),
 		env(EtcdPasswordVar, "wrong-"+etcdPassword), &log, hooks{readKernel: clocksrc.ReadKernel})
 	assert.Equal(t, exitUsage, code, log.String())
 	assert.Contains(t, log.String(), "the lease store refused the credentials")

@@ -59,7 +59,7 @@ func TestWindowClosesWhileRunning(t *testing.T) {
 	window := time.Duration(1<<35) * time.Millisecond
 	epoch := time.Now().Add(time.Hour - window).UnixMilli()
 	d := startDaemonWith(t, h, "-lease", "static:9", "-layout", "35/16/12", "-epoch", strconv.FormatInt(epoch, 10))
-	waitFor(t, 15*time.Second, "ready", ready(d.url))
+	waitFor(t, "ready", ready(t, d.url))
 	cl, err := client.New(client.Config{Targets: []string{d.url}, Rounds: 1})
 	require.NoError(t, err)
 	_, err = cl.NextID(context.Background())
@@ -79,15 +79,15 @@ func TestWindowClosesWhileRunning(t *testing.T) {
 	_, err = cl.NextID(context.Background())
 	require.Error(t, err)
 	assert.Equal(t, connect.CodeFailedPrecondition, connect.CodeOf(err), "%v", err)
-	code, body := readyz(d.url)
+	code, body := readyz(untilTestEnds(t), d.url)
 	assert.Equal(t, http.StatusServiceUnavailable, code)
 	assert.Contains(t, body, "past its horizon: nothing can be minted any more; every call fails (FailedPrecondition)")
 	assert.Equal(t, grpchealth.StatusNotServing, check())
 	assert.Contains(t, metrics(t, d.url), "\nsnowidd_ready 0\n")
 	select {
 	case <-logged:
-	case <-time.After(10 * time.Second): // the watcher reads every 10 ms
-		t.Fatalf("the window's closing is not in the log:\n%s", d.log)
+	case <-untilTestEnds(t).Done(): // the watcher reads every 10 ms
+		t.Fatalf("the window's closing is not in the log by the test's end:\n%s", d.log)
 	}
 	assert.Equal(t, 0, d.stop(t), d.log.String())
 }
