@@ -22,6 +22,7 @@ import (
 	snowlabv1 "github.com/snowlab/snowlab/snowidd/gen/snowlab/v1"
 	"github.com/snowlab/snowlab/snowidd/gen/snowlab/v1/snowlabv1connect"
 	"github.com/snowlab/snowlab/snowidd/internal/snowidcli"
+	"github.com/snowlab/snowlab/snowidd/internal/testend"
 )
 
 // Decode's JSON carries every field, zero ones too, under the keys
@@ -269,8 +270,8 @@ func TestCancelledCallCounted(t *testing.T) {
 		assert.Equal(t, connect.CodeCanceled, connect.CodeOf(<-errc), name)
 		select {
 		case <-serverCtx.Done():
-		case <-time.After(10 * time.Second):
-			t.Fatalf("%s: the server never saw its caller go", name)
+		case <-testend.Context(t).Done():
+			t.Fatalf("%s: the server never saw its caller go, by the test's end", name)
 		}
 		release <- struct{}{}
 		<-finished

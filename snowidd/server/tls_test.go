@@ -21,6 +21,7 @@ import (
 	"github.com/snowlab/snowlab/etcdlease/tlstest"
 	"github.com/snowlab/snowlab/snowidd/client"
 	snowlabv1 "github.com/snowlab/snowlab/snowidd/gen/snowlab/v1"
+	"github.com/snowlab/snowlab/snowidd/internal/testend"
 	"github.com/snowlab/snowlab/snowidd/server"
 )
 
@@ -119,7 +120,7 @@ func handshake(t *testing.T, url string, cfg *tls.Config) (tls.ConnectionState, 
 	// In TLS 1.3 the server checks the client's certificate after the
 	// client's handshake is done: its refusal arrives with the first
 	// read. A served connection sends its HTTP/2 settings first.
-	require.NoError(t, c.SetReadDeadline(time.Now().Add(10*time.Second)))
+	require.NoError(t, c.SetReadDeadline(testend.Deadline(t)))
 	if _, err := c.Read(make([]byte, 1)); err != nil {
 		return tls.ConnectionState{}, err
 	}
