@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"crypto/tls"
+	"math"
 	"net"
 	"net/http"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"github.com/snowlab/snowlab/etcdlease/tlstest"
 	"github.com/snowlab/snowlab/snowidd/client"
 	"github.com/snowlab/snowlab/snowidd/internal/servertest"
+	"github.com/snowlab/snowlab/snowidd/internal/testend"
 	"github.com/snowlab/snowlab/snowidd/server"
 )
 
@@ -254,7 +256,12 @@ func TestBufferConcurrentCallersGetDistinctIDs(t *testing.T) {
 }
 
 // A replica that hangs (frozen) costs one AttemptTimeout, then the call
-// moves on.
+// moves on. The good replica's attempts are bounded by the same 50 ms,
+// which a loaded machine need not keep for one call: the call may go
+// round as often as it takes, by the test's end. (Three rounds were the
+// premise before: one of three calls to the good replica within 50 ms.)
+// Without the timeout the first attempt, on the hung replica, never
+// ends.
 func TestAttemptTimeoutPassesAHungReplica(t *testing.T) {
 	release := make(chan struct{})
 	hung := servertest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -265,9 +272,9 @@ func TestAttemptTimeoutPassesAHungReplica(t *testing.T) {
 	}))
 	t.Cleanup(func() { close(release) })
 	good := newReplica(t, 8, snowlab.Config{})
-	c, err := client.New(client.Config{Targets: []string{hung, good.url}, AttemptTimeout: 50 * time.Millisecond})
+	c, err := client.New(client.Config{Targets: []string{hung, good.url}, AttemptTimeout: 50 * time.Millisecond, Rounds: math.MaxInt32})
 	require.NoError(t, err)
-	id, err := c.NextID(ctx)
+	id, err := c.NextID(testend.Context(t))
 	require.NoError(t, err)
 	assert.Equal(t, 8, snowlab.DefaultLayout.Decode(id).Node)
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/snowlab/snowlab/etcdlease/etcdtest"
 	"github.com/snowlab/snowlab/nodeid"
 	"github.com/snowlab/snowlab/pglease"
+	"github.com/snowlab/snowlab/snowidd/internal/testend"
 )
 
 // startGen starts snowid gen -lease spec in a process of its own (this
@@ -166,9 +167,7 @@ func TestSignalReleasesEtcdLease(t *testing.T) {
 
 	store, err := nodeid.OpenStore(spec, map[string]nodeid.Opener{"etcd": etcdlease.Opener(0)})
 	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	c, err := store.Acquire(ctx, snowlab.DefaultLayout, 1, snowlab.DefaultLayout.MaxNode())
+	c, err := store.Acquire(testend.Context(t), snowlab.DefaultLayout, 1, snowlab.DefaultLayout.MaxNode())
 	require.NoError(t, err)
 	defer c.Release(context.Background(), c.Floor())
 	assert.Equal(t, 0, c.First(), "node id 0 is free at once, not held for the TTL")
@@ -198,9 +197,7 @@ func TestSignalReleasesPGLease(t *testing.T) {
 
 	store, err := nodeid.OpenStore(spec, map[string]nodeid.Opener{"pg": pglease.Opener(0)})
 	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	c, err := store.Acquire(ctx, snowlab.DefaultLayout, 1, snowlab.DefaultLayout.MaxNode())
+	c, err := store.Acquire(testend.Context(t), snowlab.DefaultLayout, 1, snowlab.DefaultLayout.MaxNode())
 	require.NoError(t, err)
 	defer c.Release(context.Background(), c.Floor())
 	assert.Equal(t, 0, c.First(), "node id 0 is free at once, not held for the TTL")

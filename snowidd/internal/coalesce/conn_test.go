@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/snowlab/snowlab/snowidd/internal/testend"
 )
 
 // gatedConn is a net.Conn whose writes wait for the test to let each one
@@ -94,13 +96,15 @@ func (g *gatedConn) sent() []string {
 	return out
 }
 
-// waitFor fails the test instead of hanging when ch stays silent.
+// waitFor fails the test, naming what, instead of hanging when ch stays
+// silent to the test's end (testend; a fixed 10 s was the bound before,
+// a figure a loaded machine need not keep).
 func waitFor(t *testing.T, ch <-chan struct{}, what string) {
 	t.Helper()
 	select {
 	case <-ch:
-	case <-time.After(10 * time.Second):
-		require.FailNow(t, "timed out waiting for "+what)
+	case <-testend.Context(t).Done():
+		require.FailNow(t, what+": never, by the test's end")
 	}
 }
 
@@ -239,8 +243,8 @@ func TestConnOverTCP(t *testing.T) {
 	var got []byte
 	select {
 	case got = <-peerDone:
-	case <-time.After(10 * time.Second):
-		require.FailNow(t, "the peer saw no EOF after CloseWrite")
+	case <-testend.Context(t).Done():
+		require.FailNow(t, "the peer saw no EOF after CloseWrite, by the test's end")
 	}
 	require.NotNil(t, peer)
 	_ = peer.Close()
