@@ -1,9 +1,14 @@
 package report
 
 import (
+	"fmt"
+	"html"
 	"io"
+	"regexp"
 	"strings"
+	"text/tabwriter"
 
+	"github.com/snowlab/snowlab/lab/internal/md"
 	"github.com/snowlab/snowlab/lab/internal/plot"
 	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
@@ -74,6 +79,53 @@ func (d *Document) WriteMarkdown(w io.Writer, charts string) error {
 // WriteHTML writes d as one HTML page that loads nothing from anywhere,
 // its charts inline, linking to the history page (IndexName) beside it.
 func (d *Document) WriteHTML(w io.Writer) error { return d.d.writeHTML(w) }
+
+// WriteText writes the sections of d whose title keep accepts for a
+// terminal: the title, then the paragraphs, list items and tables, the
+// tables in aligned columns, the markup dropped. It is the table an
+// experiment prints after a run, so that the terminal and the report
+// files say the same things from one text.
+func (d *Document) WriteText(w io.Writer, keep func(title string) bool) error {
+	ew := md.NewWriter(w)
+	for _, s := range d.d.Sections {
+		if !keep(s.Title) {
+			continue
+		}
+		ew.Printf("== %s ==\n", plain(s.Title))
+		for _, b := range s.Blocks {
+			switch {
+			case b.Table != nil:
+				tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+				for _, row := range append([][]string{b.Table.Header}, b.Table.Rows...) {
+					for i, c := range row {
+						fmt.Fprint(tw, plain(c))
+						if i < len(row)-1 {
+							fmt.Fprint(tw, "\t")
+						}
+					}
+					fmt.Fprintln(tw)
+				}
+				tw.Flush()
+			case b.Items != nil:
+				for _, it := range b.Items {
+					ew.Printf("- %s\n", plain(it))
+				}
+			default:
+				ew.Printf("%s\n", plain(b.Text))
+			}
+		}
+		ew.Printf("\n")
+	}
+	return ew.Err()
+}
+
+var htmlTag = regexp.MustCompile(`<[^>]*>`)
+
+// plain is Markdown inline markup as text: what the HTML page shows
+// (inlineHTML), its tags dropped.
+func plain(s string) string {
+	return html.UnescapeString(htmlTag.ReplaceAllString(string(inlineHTML(s)), ""))
+}
 
 // WriteFiles writes the result v of the experiment h heads into dir as
 // a suite run's are written: <stem>.json, <stem>.md, the charts under

@@ -78,3 +78,24 @@ func TestDocumentWriteFiles(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(page), "<svg ")
 }
+
+// WriteText writes the sections kept as a terminal shows them: the
+// markup and escapes of cells, items and paragraphs gone, a link its
+// text, tables in columns.
+func TestDocumentWriteText(t *testing.T) {
+	var d report.Document
+	d.Section(1, "faults run").Text("**Commit:** `abc`")
+	d.Section(2, "Scenarios").Table([]string{"Scenario", "Calls", "Duplicates"}, [][]string{
+		{"leader-killed", "100", "**NO**"},
+		{"[bwmarrin #53](https://example.com/53) (`x`)", "7", "a \\| b"},
+	}).List("*one* \\* two").Text("a &lt;b&gt;")
+	d.Host(result.Host{Hostname: "vm"})
+	var b strings.Builder
+	require.NoError(t, d.WriteText(&b, func(title string) bool { return title != "Host" }))
+	assert.Equal(t, "== faults run ==\nCommit: abc\n\n"+
+		"== Scenarios ==\n"+
+		"Scenario          Calls  Duplicates\n"+
+		"leader-killed     100    NO\n"+
+		"bwmarrin #53 (x)  7      a | b\n"+
+		"- one * two\na <b>\n\n", b.String())
+}

@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/snowlab/snowlab/lab/internal/md"
@@ -257,32 +256,10 @@ until its commit's WAL flush returns, so the flush time measured by pg_test_fsyn
 not pay it per ID: nextval writes WAL only once per 32 values, and its commit waits for a flush only then.
 `
 
-// writeTable writes a plain-text summary for a terminal: one line per
-// scheme and number of clients, then the claims.
+// writeTable writes every scheme's figures and the claims' verdicts for
+// a terminal: those sections of its report.
 func writeTable(w io.Writer, run *runResult) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCHEME\tCLIENTS\tIDS/S\tTRIP P50\tTRIP P99\tID P50\tID P99\tADJ INVERTED\tWINDOW\tERROR")
-	for _, s := range run.Schemes {
-		for _, p := range s.Points {
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, p.Clients, units.Rate(p.IDsPerSec),
-				latencyCell(p.Trip.P50, p.Trip.Count), latencyCell(p.Trip.P99, p.Trip.Count),
-				latencyCell(p.PerID.P50, p.PerID.Count), latencyCell(p.PerID.P99, p.PerID.Count),
-				pct(p.Disorder.AdjacentShare), ns(p.Disorder.Window), p.Error)
-		}
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	for _, s := range run.Schemes {
-		if s.Skipped != "" {
-			fmt.Fprintf(w, "%s skipped: %s\n", s.Name, s.Skipped)
-		}
-	}
-	fmt.Fprintln(w)
-	for _, v := range verdicts(find(run), run.Crash) {
-		if _, err := fmt.Fprintf(w, "%s: %s. %s\n", strings.ToUpper(v.Outcome), v.Claim, v.Why); err != nil {
-			return err
-		}
-	}
-	return nil
+	return document(run).WriteText(w, func(title string) bool {
+		return title == "Schemes" || title == "Predicted and measured"
+	})
 }

@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/snowlab/snowlab/lab/internal/md"
 	"github.com/snowlab/snowlab/lab/internal/report"
@@ -340,41 +339,11 @@ func upperFirst(s string) string {
 
 func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
 
-// writeTable writes a plain-text summary for a terminal: one line per
-// engine and key, then the measured-versus-predicted table.
+// writeTable writes the measured-versus-predicted table and each
+// engine's for a terminal: those sections of its report.
 func writeTable(w io.Writer, run *runResult) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ENGINE\tKEY\tINDEX\tB/ROW\t×BIGINT\tLEAF FILL\tFRAG\tINSERTS/S\tWAL/ROW\tTAIL WAL/ROW\tTAIL FPI")
-	for _, e := range run.Engines {
-		for _, r := range e.Keys {
-			fill, frag := "-", "-"
-			if r.Index.fillKnown() {
-				fill, frag = pct(r.Index.LeafFill), pct(r.Index.Fragmentation)
-			}
-			tw1, fpi := "-", "-"
-			if r.Tail != nil && r.Tail.WAL != nil {
-				tw1, fpi = walPerRow(r.Tail.WAL, r.Tail.Rows), walFPI(r.Tail.WAL)
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Engine, r.Key, units.Bytes(r.Index.Bytes),
-				units.TrimSig(r.bytesPerRow(), 3), ratioOnly(e.ratio(r.Key, bigint)), fill, frag,
-				units.Rate(r.InsertsPerSec), strings.Replace(walPerRow(r.WAL, r.Rows), "—", "-", 1), tw1, fpi)
-		}
-		if e.Error != "" {
-			fmt.Fprintf(tw, "%s\tSTOPPED: %s\n", e.Engine, e.Error)
-		}
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprint(tw, "MEASURED VS PREDICTED\tDOCUMENTS")
-	for _, e := range run.Engines {
-		fmt.Fprintf(tw, "\t%s", strings.ToUpper(e.Engine))
-	}
-	fmt.Fprintln(tw)
-	for _, c := range predictions(run) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.What, c.Predicted, strings.Join(c.Measured, "\t"))
-	}
-	return tw.Flush()
+	return document(run).WriteText(w, func(title string) bool {
+		return title == "Predicted and measured" ||
+			slices.ContainsFunc(run.Engines, func(e engineResult) bool { return strings.HasPrefix(title, e.Engine+": ") })
+	})
 }

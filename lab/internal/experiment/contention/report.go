@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/snowlab/snowlab/lab/internal/md"
 	"github.com/snowlab/snowlab/lab/internal/report"
@@ -17,31 +16,9 @@ func writeFiles(dir string, r *runResult) ([]string, error) {
 	return document(r).WriteFiles(dir, &r.Header, r)
 }
 
-// writeTable writes the run's tables for the terminal.
+// writeTable writes the run's report but its host for a terminal.
 func writeTable(w io.Writer, r *runResult) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	if len(r.Oversub) > 0 {
-		fmt.Fprintln(tw, strings.Join(oversubHeader, "\t"))
-		for _, row := range oversubRows(r) {
-			fmt.Fprintln(tw, strings.Join(row, "\t"))
-		}
-		fmt.Fprintln(tw)
-	}
-	if len(r.Placement) > 0 {
-		fmt.Fprintln(tw, strings.Join(placementHeader, "\t"))
-		for _, row := range placementRows(r) {
-			fmt.Fprintln(tw, strings.Join(row, "\t"))
-		}
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	for _, s := range append(r.Warnings, "hardware cache-to-cache events: "+r.PMU) {
-		if _, err := fmt.Fprintln(w, s); err != nil {
-			return err
-		}
-	}
-	return nil
+	return document(r).WriteText(w, func(title string) bool { return title != "Host" })
 }
 
 var oversubHeader = []string{"subject", "condition", "G", "IDs/s", "vs G=P", "p50", "p99", "p99.9", "max", "share min", "share max", "CV", "starved", "check"}

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/snowlab/snowlab/lab/internal/md"
@@ -215,61 +214,12 @@ func timeline(s scenarioResult) []string {
 	return items
 }
 
-// writeTable writes run's scenarios as a terminal table, the fleet
-// starts and the skipped scenarios on lines of their own below it.
+// writeTable writes run's verdict, scenarios, replicas and fleet starts
+// for a terminal: those sections of its report.
 func writeTable(w io.Writer, run *runResult) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tCALLS\tIDS\tDUP\tORDER\tPORCUPINE\tREFUSED\tFAILOVER MAX\tLONGEST DOWN (BOUND)\tCHECKS\tTOOK")
-	var below []string
-	for _, s := range run.Scenarios {
-		switch {
-		case s.Skipped != "":
-			below = append(below, fmt.Sprintf("%s skipped: %s", s.Name, s.Skipped))
-			continue
-		case s.Holders != nil:
-			h := s.Holders
-			below = append(below, fmt.Sprintf("%s: %d holders on %d etcd member(s): all held after %v, p99 %v, %d conflicts, %d shared, %d lost; checks %s; took %v",
-				s.Name, h.Holders, h.Members, dur(h.AllHeld), dur(h.P99), h.Conflicts, h.Shared, h.Lost, checksCell(s.Checks), s.Duration.Round(100*time.Millisecond)))
-			continue
-		}
-		var down []string
-		for _, r := range s.Replicas {
-			cell := r.Name + " " + dur(max(r.NotReady, r.Refusing))
-			if r.Bound > 0 {
-				cell += " (" + dur(r.Bound) + ")"
-				if !r.within() {
-					cell += " OVER"
-				}
-			}
-			down = append(down, cell)
-		}
-		cl := s.Calls
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%v\n", s.Name, cl.Calls, cl.IDs, cl.Duplicates, cl.OrderViolations, historyCell(s.History),
-			refusals(cl.Attempts), dur(cl.FailoverMax), strings.Join(down, ", "), checksCell(s.Checks), s.Duration.Round(100*time.Millisecond))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	for _, b := range below {
-		fmt.Fprintln(w, b)
-	}
-	if len(run.Failures) > 0 {
-		fmt.Fprintf(w, "\n%d FAILURE(S):\n", len(run.Failures))
-		for _, f := range run.Failures {
-			fmt.Fprintf(w, "  %s\n", f)
-		}
-	}
-	return nil
-}
-
-func checksCell(cs []check) string {
-	ok := 0
-	for _, c := range cs {
-		if c.OK {
-			ok++
-		}
-	}
-	return fmt.Sprintf("%d/%d", ok, len(cs))
+	return document(run).WriteText(w, func(title string) bool {
+		return slices.Contains([]string{"Verdict", "Scenarios", "Replicas", "Fleet start"}, title)
+	})
 }
 
 func refusals(attempts map[string]int) string {

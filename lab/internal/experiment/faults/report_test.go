@@ -81,6 +81,7 @@ func TestWriteFiles(t *testing.T) {
 	assert.Equal(t, run.Scenarios[1].Calls.Duplicates, back.Scenarios[1].Calls.Duplicates)
 	var table strings.Builder
 	require.NoError(t, writeTable(&table, run))
-	assert.Contains(t, table.String(), "r0 9s (7s) OVER")
-	assert.Contains(t, table.String(), "3 FAILURE(S)")
+	assert.Regexp(t, `(?m)^replica-cut-off +r0 +cut off +— +0 +0 +9s +7s: the cut-off \(6 s\) \+ 1 s +NO$`, table.String())
+	assert.Contains(t, table.String(), "1 duplicates, 0 out of order, 3 failures")
+	assert.NotContains(t, table.String(), "**", "no markup")
 }

@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/snowlab/snowlab/lab/internal/md"
 	"github.com/snowlab/snowlab/lab/internal/report"
@@ -18,26 +17,9 @@ func WriteFiles(dir string, r *Result) ([]string, error) {
 	return document(r).WriteFiles(dir, &r.Header, r)
 }
 
-// WriteTable writes the run's table for the terminal.
+// WriteTable writes the run's report but its host for the terminal.
 func WriteTable(w io.Writer, r *Result) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	for _, row := range append([][]string{header(r)}, rows(r)...) {
-		fmt.Fprintln(tw, strings.Join(row, "\t"))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	for _, line := range notes(r) {
-		if _, err := fmt.Fprintln(w, line); err != nil {
-			return err
-		}
-	}
-	for _, f := range r.Failures {
-		if _, err := fmt.Fprintln(w, "goal missed:", f); err != nil {
-			return err
-		}
-	}
-	return nil
+	return document(r).WriteText(w, func(title string) bool { return title != "Host" })
 }
 
 func header(r *Result) []string {

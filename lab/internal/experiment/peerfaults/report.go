@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/snowlab/snowlab/lab/internal/md"
@@ -20,22 +19,10 @@ func writeFiles(dir string, r *runResult) ([]string, error) {
 	return document(r).WriteFiles(dir, &r.Header, r)
 }
 
-var tableHeader = []string{"scenario", "side", "IDs", "duplicates", "order breaks", "floor ahead", "waited", "rewinds", "refused", "check", "subject"}
-
-// writeTable writes the run's table for the terminal.
+// writeTable writes the run's report for the terminal, less the
+// trackers' words and the host.
 func writeTable(w io.Writer, r *runResult) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(tableHeader, "\t"))
-	for _, row := range r.Rows {
-		f := figures(row)
-		fmt.Fprintln(tw, strings.Join([]string{row.Scenario, row.Side, f.ids, f.dups, f.breaks, f.ahead, f.waited, f.rewinds,
-			md.OrDash(refused(row)), row.Check, row.Subject}, "\t"))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintf(w, "clock: %s; %d IDs per ms per process\n", r.Clock, r.PerMs)
-	return err
+	return document(r).WriteText(w, func(title string) bool { return title != "Host" && title != "The peers' reports" })
 }
 
 type cells struct{ ids, dups, breaks, ahead, waited, rewinds string }
