@@ -15,9 +15,9 @@ import (
 // flags are the experiment's flags as typed (loadgen alternatives).
 type flags struct {
 	dsn, clients, schemes, snowiddURL, snowiddBin, control string
-	duration, skew, crashAfter                             time.Duration
+	duration, skew                                         time.Duration
 	demand                                                 float64
-	maxIDs, crashClients, fsyncSec                         int
+	fsyncSec                                               int
 }
 
 // register defines the experiment's flags in fs.
@@ -26,15 +26,12 @@ func (f *flags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.clients, "clients", clientsText(defaultClients), fmt.Sprintf("comma list of client counts (simulated nodes), each 1 to %d", maxClients))
 	fs.DurationVar(&f.duration, "duration", defaultDuration, fmt.Sprintf("length of each run, one scheme at one client count (more than 0, at most %v)", maxDuration))
 	fs.Float64Var(&f.demand, "demand", defaultDemand, fmt.Sprintf("the fleet's IDs/s, shared by the clients (more than 0, at most %g; -1: as fast as they go)", float64(maxDemand)))
-	fs.IntVar(&f.maxIDs, "max-ids", defaultMaxIDs, fmt.Sprintf("most IDs recorded per run (1 to %d)", maxIDs))
 	fs.DurationVar(&f.skew, "skew", defaultSkew, fmt.Sprintf("snowlab clients' clock offsets spread over ±skew (0 to %v)", maxSkew))
 	fs.StringVar(&f.schemes, "schemes", "all", "comma list of ticket, sequence/cache-N, series/N, block/N, block/N+double, stride, snowlab, snowidd, snowidd/N (or all)")
 	fs.StringVar(&f.snowiddURL, "snowidd", "", "base URL (http://HOST:PORT) of a running snowidd replica for the snowidd schemes")
 	fs.StringVar(&f.snowiddBin, "snowidd-bin", "", "a snowidd binary to start on loopback for the run's snowidd schemes (make snowidd builds bin/snowidd); "+
 		"without this or -snowidd those schemes are skipped, and the report says so")
 	fs.StringVar(&f.control, "pg-control", "", "script that crashes and restarts the server (scripts/pg.sh, for a server it started): runs the crash experiment")
-	fs.IntVar(&f.crashClients, "crash-clients", defaultCrashClients, fmt.Sprintf("crash experiment: clients on the row (1 to %d)", maxClients))
-	fs.DurationVar(&f.crashAfter, "crash-after", defaultCrashAfter, fmt.Sprintf("crash experiment: how long the clients run before the stop (more than 0, at most %v)", maxDuration))
 	fs.IntVar(&f.fsyncSec, "fsync-seconds", defaultFsyncSeconds, fmt.Sprintf("pg_test_fsync seconds per test on the server's data folder (-1: not measured, at most %d)", maxFsyncSecond))
 }
 
@@ -65,8 +62,7 @@ func (f flags) check() (setup, error) {
 	if err := f.inRange(); err != nil {
 		return setup{}, err
 	}
-	o := options{DSN: f.dsn, Clients: counts, Duration: f.duration, Demand: f.demand, MaxIDs: f.maxIDs,
-		Skew: f.skew, Schemes: sc, CrashClients: f.crashClients, CrashAfter: f.crashAfter, FsyncSeconds: f.fsyncSec}
+	o := options{DSN: f.dsn, Clients: counts, Duration: f.duration, Demand: f.demand, Skew: f.skew, Schemes: sc, FsyncSeconds: f.fsyncSec}
 	if f.skew == 0 {
 		o.Skew = -1 // no offsets (Options' zero is the default)
 	}
@@ -127,14 +123,8 @@ func (f flags) inRange() error {
 		return fmt.Errorf("-duration %v: want more than 0, at most %v", f.duration, maxDuration)
 	case f.demand != -1 && (f.demand <= 0 || f.demand > maxDemand):
 		return fmt.Errorf("-demand %g: want more than 0, at most %g, or -1", f.demand, float64(maxDemand))
-	case f.maxIDs < 1 || f.maxIDs > maxIDs:
-		return fmt.Errorf("-max-ids %d: want 1 to %d", f.maxIDs, maxIDs)
 	case f.skew < 0 || f.skew > maxSkew:
 		return fmt.Errorf("-skew %v: want 0 to %v", f.skew, maxSkew)
-	case f.crashClients < 1 || f.crashClients > maxClients:
-		return fmt.Errorf("-crash-clients %d: want 1 to %d", f.crashClients, maxClients)
-	case f.crashAfter <= 0 || f.crashAfter > maxDuration:
-		return fmt.Errorf("-crash-after %v: want more than 0, at most %v", f.crashAfter, maxDuration)
 	case f.fsyncSec == 0 || f.fsyncSec < -1 || f.fsyncSec > maxFsyncSecond:
 		return fmt.Errorf("-fsync-seconds %d: want 1 to %d, or -1", f.fsyncSec, maxFsyncSecond)
 	}

@@ -45,10 +45,13 @@ type options struct {
 	Host *result.Host
 }
 
+// placeDuration is one placement repeat's length.
+const placeDuration = 100 * time.Millisecond
+
 // flags are loadgen contention's flags.
 type flags struct {
 	factor, repeats, hogThreads, placeG int
-	duration, placeDuration             time.Duration
+	duration                            time.Duration
 	parts, subjects                     string
 }
 
@@ -59,7 +62,6 @@ func (f *flags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.repeats, "repeats", 3, "repeats of every point, interleaved round by round (1 to 20)")
 	fs.IntVar(&f.hogThreads, "hog", 0, "the hog's busy goroutines, in a child process; 0 is one per CPU this process may run on")
 	fs.IntVar(&f.placeG, "place-g", 2, "placement: goroutines placed (2 to 8: the adjacent layout's words share one 64-byte line)")
-	fs.DurationVar(&f.placeDuration, "place-duration", 100*time.Millisecond, "placement: one repeat's length (10ms to 10s)")
 	fs.StringVar(&f.parts, "parts", "oversubscription,placement", "what to run: oversubscription, placement (the padding A/B at every placement)")
 	fs.StringVar(&f.subjects, "subjects", "", "oversubscription: the subjects, comma-separated (default: snowlab's generators, mutexgen the mutex baseline)")
 }
@@ -74,8 +76,6 @@ func (f *flags) Options() (options, error) {
 		return bad("-factor %d: want 2 to 64", f.factor)
 	case f.duration < 10*time.Millisecond || f.duration > 10*time.Second:
 		return bad("-duration %v: want 10ms to 10s", f.duration)
-	case f.placeDuration < 10*time.Millisecond || f.placeDuration > 10*time.Second:
-		return bad("-place-duration %v: want 10ms to 10s", f.placeDuration)
 	case f.repeats < 1 || f.repeats > 20:
 		return bad("-repeats %d: want 1 to 20", f.repeats)
 	case f.hogThreads < 0 || f.hogThreads > hog.MaxThreads:
@@ -83,7 +83,7 @@ func (f *flags) Options() (options, error) {
 	case f.placeG < 2 || f.placeG > maxAdjacent:
 		return bad("-place-g %d: want 2 to %d", f.placeG, maxAdjacent)
 	}
-	o := options{Factor: f.factor, Duration: f.duration, PlaceDuration: f.placeDuration, Repeats: f.repeats,
+	o := options{Factor: f.factor, Duration: f.duration, PlaceDuration: placeDuration, Repeats: f.repeats,
 		HogThreads: f.hogThreads, PlaceG: f.placeG, Procs: runtime.GOMAXPROCS(0)}
 	if o.HogThreads == 0 {
 		o.HogThreads = min(runtime.NumCPU(), hog.MaxThreads) // NumCPU counts the CPUs the affinity allows

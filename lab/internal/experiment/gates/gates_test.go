@@ -52,7 +52,6 @@ func TestFlags(t *testing.T) {
 		"-gates wall":             `"wall"`,
 		"-trial-loads x":          `"x"`,
 		"-hog -1":                 "-hog -1",
-		"-workers 0":              "-workers 0",
 		"-rounds 1":               "-rounds 1",
 		"-slice 0s":               "-slice 0s",
 		"-instr-paths nosuchpath": "nosuchpath",

@@ -52,7 +52,7 @@ var defaultPaths = []string{
 
 // Flags are loadgen gates' flags as typed.
 type Flags struct {
-	pairs, trials, hogThreads, workers      int
+	pairs, trials, hogThreads               int
 	levels, loads, gates, paths, trialLoads string
 	target, valgrind                        string
 	rounds                                  int
@@ -71,7 +71,6 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.paths, "instr-paths", strings.Join(defaultPaths, ","), "instruction paths counted, comma-separated, or all")
 	fs.StringVar(&f.target, "target", filepath.FromSlash("bin/instrpath"), "the instrpath binary (scripts/instr-gate.sh builds it static)")
 	fs.StringVar(&f.valgrind, "valgrind", "valgrind", "the valgrind program")
-	fs.IntVar(&f.workers, "workers", 2, "paths counted at once")
 	fs.IntVar(&f.rounds, "rounds", ab.DefaultRounds, "loadgen ab's rounds per run (its default is CI's)")
 	fs.DurationVar(&f.slice, "slice", ab.DefaultSlice, "loadgen ab's slice")
 }
@@ -109,8 +108,10 @@ const instrTol = instr.DefaultTolerance
 
 // Options checks the flags; the error names the bad value.
 func (f Flags) Options() (options, error) {
+	// Two paths counted at once, loadgen instr's default: the counts do
+	// not depend on it.
 	o := options{Pairs: f.pairs, Trials: f.trials, HogThreads: f.hogThreads,
-		Runner: instr.Runner{Valgrind: f.valgrind, Target: f.target, Workers: f.workers},
+		Runner: instr.Runner{Valgrind: f.valgrind, Target: f.target, Workers: 2},
 		AB:     ab.Config{Rounds: f.rounds, Slice: f.slice, Warmup: ab.DefaultWarmup, Valgrind: f.valgrind}}
 	var err error
 	if o.Levels, err = levels(f.levels); err != nil {
@@ -133,8 +134,6 @@ func (f Flags) Options() (options, error) {
 		return o, fmt.Errorf("-trials %d: want 0 to -pairs (%d)", o.Trials, o.Pairs)
 	case o.HogThreads < 0 || o.HogThreads > hog.MaxThreads:
 		return o, fmt.Errorf("-hog %d: want 0 to %d", o.HogThreads, hog.MaxThreads)
-	case f.workers < 1 || f.workers > 64:
-		return o, fmt.Errorf("-workers %d: want 1 to 64", f.workers)
 	case f.rounds < 2 || f.rounds > 10000:
 		return o, fmt.Errorf("-rounds %d: want 2 to 10000", f.rounds)
 	case f.slice <= 0 || f.slice > time.Minute:
