@@ -597,12 +597,18 @@ func (c *claim) keepAlive(ctx context.Context) {
 			}
 		}
 		c.keepAliveEnd.Add(1)
+		// Backoff from 50 ms up to a sixth of the TTL (a second at most):
+		// a restarted etcd extends the lease by about a TTL, and the next
+		// keep-alive must reach it by then. Capped at a second, a holder
+		// with the 2 s MinTTL had about two tries in that time, and on a
+		// loaded machine (snowidd's fleet test beside a 4-thread hog, load
+		// 20) one lost its lease after etcd came back.
 		wait := 50 * time.Millisecond
 		for {
 			if !sleep(ctx, wait) {
 				return
 			}
-			wait = min(2*wait, time.Second)
+			wait = min(2*wait, c.s.ttl/6, time.Second)
 			tctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 			r, err := c.s.cli.TimeToLive(tctx, c.lease)
 			cancel()
