@@ -193,16 +193,23 @@ const (
 //	ETCDLEASE_ENDPOINTS  comma-separated etcd endpoints
 //	ETCDLEASE_PREFIX     the store's key prefix
 //	ETCDLEASE_MAXNODE    highest node id to take (default 1023)
-//	ETCDLEASE_WAIT       how long to retry while every node id is held
+//	ETCDLEASE_RETRY      "1": retry while every node id is held
 //	ETCDLEASE_TTL        the etcd lease TTL (default testTTL)
 //
 // Roles: "hold" takes a node id, prints "NODE n token floor" and holds it
 // until SIGTERM or until stdin closes; "mint" does the same and then mints
 // IDs with atomicgen, printing "ID n" for each as it is handed out, until
 // SIGTERM (it releases the lease and prints "RELEASED") or until NextID
-// fails: then it prints "ERR message", waits up to 5 s for the lease to
-// report the loss ("LOST" or "NOTLOST"), and exits with exitNoReservation
+// fails: then it prints "ERR message", and, for ErrNoReservation, waits
+// for the lease to report the loss ("LOST"; "NOTLOST" if stdin closes
+// first, or at once for another error), and exits with exitNoReservation
 // or exitClockBehind.
+//
+// Every wait of the child's ends when its stdin closes: when the test
+// closes it, or when the test process ends. How long the test waits for
+// the child is the test's business (untilTestEnds); the child assumes no
+// figure (it gave Acquire 5 s, and the lease 5 s to report a loss,
+// before).
 func runChild(role string) int {
 	out := bufio.NewWriter(os.Stdout)
 	say := func(format string, args ...any) {
@@ -213,7 +220,7 @@ func runChild(role string) int {
 	if v := os.Getenv("ETCDLEASE_MAXNODE"); v != "" {
 		maxNode, _ = strconv.Atoi(v)
 	}
-	wait, _ := time.ParseDuration(os.Getenv("ETCDLEASE_WAIT"))
+	retry := os.Getenv("ETCDLEASE_RETRY") == "1"
 	ttl := testTTL
 	if v := os.Getenv("ETCDLEASE_TTL"); v != "" {
 		ttl, _ = time.ParseDuration(v)
@@ -226,21 +233,28 @@ func runChild(role string) int {
 	defer closeFn()
 	term := make(chan os.Signal, 1)
 	signal.Notify(term, syscall.SIGTERM)
+	stdinClosed := make(chan struct{})
+	go func() { _, _ = io.Copy(io.Discard, os.Stdin); close(stdinClosed) }()
+	untilStdinCloses, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { <-stdinClosed; cancel() }()
 
-	deadline := time.Now().Add(wait)
 	var lease *nodeid.Lease
 	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		lease, err = nodeid.Acquire(ctx, nodeLimit{st, maxNode}, leaseOptions())
-		cancel()
+		lease, err = nodeid.Acquire(untilStdinCloses, nodeLimit{st, maxNode}, leaseOptions())
 		if err == nil {
 			break
 		}
-		if !errors.Is(err, nodeid.ErrNoFreeNode) || time.Now().After(deadline) {
+		if !errors.Is(err, nodeid.ErrNoFreeNode) || !retry {
 			say("ERR acquire: %v", err)
 			return exitFail
 		}
-		time.Sleep(50 * time.Millisecond)
+		select {
+		case <-stdinClosed:
+			say("ERR acquire: stdin closed: %v", err)
+			return exitFail
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 	say("NODE %d %d %d", lease.Node(), lease.Token(), lease.Fence().Floor())
 	release := func() int {
@@ -253,8 +267,6 @@ func runChild(role string) int {
 	}
 
 	if role == "hold" {
-		stdinClosed := make(chan struct{})
-		go func() { _, _ = io.Copy(io.Discard, os.Stdin); close(stdinClosed) }()
 		select {
 		case <-term:
 		case <-stdinClosed:
@@ -277,10 +289,16 @@ func runChild(role string) int {
 			id, err := gen.NextID()
 			if err != nil {
 				say("ERR %v", err)
+				var wait <-chan struct{} // a loss stops minting: wait for the lease to say so
+				if !errors.Is(err, snowlab.ErrNoReservation) {
+					wait = closed // another error is not a loss's: say what the lease knows now
+				}
 				select {
 				case <-lease.Lost():
 					say("LOST %v", lease.Err())
-				case <-time.After(5 * time.Second):
+				case <-wait:
+					say("NOTLOST %v", lease.Err())
+				case <-stdinClosed:
 					say("NOTLOST %v", lease.Err())
 				}
 				return exitCode(err)
@@ -290,6 +308,9 @@ func runChild(role string) int {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// closed is a closed channel: a select on it does not wait.
+var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 func exitCode(err error) int {
 	switch {
@@ -320,15 +341,21 @@ type child struct {
 	lines []string
 }
 
-func startChild(t *testing.T, name, role string, eps []string, prefix string, maxNode int, wait time.Duration, env ...string) *child {
+// startChild starts a child in role; with retry it retries while every
+// node id up to maxNode is held, until the test ends.
+func startChild(t *testing.T, name, role string, eps []string, prefix string, maxNode int, retry bool, env ...string) *child {
 	t.Helper()
+	retryEnv := "ETCDLEASE_RETRY="
+	if retry {
+		retryEnv += "1"
+	}
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(append(os.Environ(),
 		childEnv+"="+role,
 		"ETCDLEASE_ENDPOINTS="+strings.Join(eps, ","),
 		"ETCDLEASE_PREFIX="+prefix,
 		"ETCDLEASE_MAXNODE="+strconv.Itoa(maxNode),
-		"ETCDLEASE_WAIT="+wait.String(),
+		retryEnv,
 	), env...)
 	cmd.Stderr = &prefixWriter{t: t, name: name}
 	stdout, err := cmd.StdoutPipe()

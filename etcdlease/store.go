@@ -475,6 +475,7 @@ type claim struct {
 	monitors     sync.WaitGroup
 	keepAlives   atomic.Int64 // keep-alive streams started, for tests
 	keepAliveEnd atomic.Int64 // keep-alive channels closed, for tests
+	compactReads atomic.Int64 // watches resumed after a compaction, the key read still this claim's, for tests
 }
 
 func (c *claim) First() int            { return c.first }
@@ -708,6 +709,7 @@ func (c *claim) check(ctx context.Context, key string, rev *int64) bool {
 			return false
 		}
 		*rev = r.Header.Revision + 1
+		c.compactReads.Add(1)
 		return true
 	}
 }

@@ -18,9 +18,10 @@ import (
 // channel, made outside every bubble, the refresher never counted as
 // durably blocked, virtual time never moved, and a test sleeping beside
 // the lease hung (the lab's peerfaults replay did, for 10 minutes). The
-// bubble runs in a goroutine so that such a hang fails the test (after a
-// minute of real time, for a few virtual seconds of work) instead of
-// holding it until go test's timeout.
+// bubble runs in a goroutine so that such a hang fails the test, naming
+// it, when the test's time is nearly up (untilTestEnds) instead of in go
+// test's timeout's panic. (A minute of real time, for a few virtual
+// seconds of work and fifteen file writes, was the bound before.)
 func TestDirLeaseInABubble(t *testing.T) {
 	dir := t.TempDir()
 	done := make(chan struct{})
@@ -49,7 +50,7 @@ func TestDirLeaseInABubble(t *testing.T) {
 	}()
 	select {
 	case <-done:
-	case <-time.After(time.Minute):
-		t.Fatal("a Dir lease inside a synctest bubble: virtual time did not move in a minute of real time")
+	case <-untilTestEnds(t).Done():
+		t.Fatal("a Dir lease inside a synctest bubble: virtual time never moved (the bubble had not ended by the test's end)")
 	}
 }

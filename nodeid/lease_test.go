@@ -35,22 +35,32 @@ func startedAt(start int64) clocksrc.Clock {
 }
 
 // eventually polls cond every millisecond until it holds, failing t when
-// the test's time is nearly up (a tenth of it short of go test's -timeout,
-// so that it fails here, naming what, rather than in the timeout's panic;
-// with no -timeout, never): how soon is the code's business, on a machine
-// whatever its load.
+// the test's time is nearly up (untilTestEnds): how soon is the code's
+// business, on a machine whatever its load.
 func eventually(t *testing.T, cond func() bool, what string) {
 	t.Helper()
-	deadline, bounded := t.Deadline()
-	if bounded {
-		deadline = deadline.Add(-time.Until(deadline) / 10)
-	}
+	wait := untilTestEnds(t)
 	for !cond() {
-		if bounded && time.Now().After(deadline) {
+		select {
+		case <-wait.Done():
 			t.Fatalf("%s: not by the test's end", what)
+		case <-time.After(time.Millisecond):
 		}
-		time.Sleep(time.Millisecond)
 	}
+}
+
+// untilTestEnds is done a tenth of the test's time short of go test's
+// -timeout (never without one), so that a wait for an event that never
+// comes fails here, naming the event, rather than in the timeout's panic.
+func untilTestEnds(t *testing.T) context.Context {
+	// Not t.Context(), which is done before the test's cleanups run.
+	ctx, cancel := context.WithCancel(context.Background())
+	if d, ok := t.Deadline(); ok {
+		cancel()
+		ctx, cancel = context.WithDeadline(context.Background(), d.Add(-time.Until(d)/10))
+	}
+	t.Cleanup(cancel)
+	return ctx
 }
 
 // tickEnd is the end of id's tick, in Unix nanoseconds (default layout).
@@ -110,7 +120,16 @@ func TestLeaseOverDir(t *testing.T) {
 	u, _ = stored(t, dir, 0)
 	assert.GreaterOrEqual(t, u, moved, "the stored reservation is at least the fence's")
 	assert.NoError(t, l.Err())
-	assert.Equal(t, time.Unix(0, l.Fence().Until()), l.ReservedUntil())
+	// ReservedUntil is the fence's: read between two readings of the
+	// fence that agree (a refresh between them, every 50 ms, moves it;
+	// one reading each assumed none came between the two calls).
+	for {
+		before, at, after := l.Fence().Until(), l.ReservedUntil(), l.Fence().Until()
+		if before == after {
+			assert.Equal(t, time.Unix(0, before), at)
+			break
+		}
+	}
 
 	id, err := g.NextID()
 	require.NoError(t, err)

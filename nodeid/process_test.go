@@ -108,8 +108,18 @@ func runHolder(mode string) int {
 			fmt.Fprintln(os.Stderr, "atomicgen.New:", err)
 			return 1
 		}
-		deadline := time.Now().Add(2 * time.Minute) // a holder the test forgot ends anyway
-		for i := 0; time.Now().Before(deadline); i++ {
+		// A holder whose test ended (its stdin closed with the test
+		// process, or by the test) ends too: a fixed 2 minutes was the
+		// bound before, which a slow test on a loaded machine outlived.
+		ended := make(chan struct{})
+		go func() { _, _ = io.Copy(io.Discard, os.Stdin); close(ended) }()
+		for i := 0; ; i++ {
+			select {
+			case <-ended:
+				_ = out.Flush()
+				return 0
+			default:
+			}
 			id, err := g.NextID()
 			if errors.Is(err, snowlab.ErrNoReservation) {
 				time.Sleep(time.Millisecond) // the refresher is behind: wait for it
@@ -127,7 +137,6 @@ func runHolder(mode string) int {
 				}
 			}
 		}
-		return 0
 	}
 	fmt.Fprintln(os.Stderr, "unknown mode", mode)
 	return 2
@@ -141,7 +150,8 @@ type child struct {
 	lines  chan string
 	stderr syncBuffer
 	once   sync.Once
-	err    error // Wait's
+	err    error           // Wait's
+	ends   context.Context // untilTestEnds
 }
 
 type syncBuffer struct {
@@ -165,7 +175,7 @@ func startChild(t *testing.T, mode, dir string, env ...string) *child {
 	t.Helper()
 	exe, err := os.Executable()
 	require.NoError(t, err)
-	c := &child{t: t, lines: make(chan string, 1024)}
+	c := &child{t: t, lines: make(chan string, 1024), ends: untilTestEnds(t)}
 	c.cmd = exec.Command(exe)
 	// A race-enabled binary sleeps 1 s on exit unless told not to.
 	gorace := strings.TrimSpace(os.Getenv("GORACE") + " atexit_sleep_ms=0")
@@ -191,8 +201,8 @@ func startChild(t *testing.T, mode, dir string, env ...string) *child {
 	return c
 }
 
-// next returns the next line, failing the test when the child ends or is
-// silent for 30 s.
+// next returns the next line, failing the test when the child ends, or
+// when the test ends first (30 s of silence was the bound before).
 func (c *child) next() string {
 	c.t.Helper()
 	select {
@@ -201,8 +211,8 @@ func (c *child) next() string {
 			c.t.Fatalf("the holder ended: %v\nstderr: %s", c.wait(), c.stderr.String())
 		}
 		return line
-	case <-time.After(30 * time.Second):
-		c.t.Fatalf("the holder printed nothing for 30 s\nstderr: %s", c.stderr.String())
+	case <-c.ends.Done():
+		c.t.Fatalf("the holder printed no next line by the test's end\nstderr: %s", c.stderr.String())
 	}
 	return ""
 }

@@ -14,14 +14,22 @@ import (
 
 // slowClaim is a claim whose every Reserve after the first takes slow of
 // virtual time, and which counts the Reserve calls that began once the
-// test set releasing, just before it called Lease.Release.
+// test set releasing, just before it called Lease.Release. inSlow is
+// closed when the refresher's first slow Reserve begins: the tests wait
+// on it, not on a sleep that assumed the refresher's period (10 ms, a
+// third of the window) had brought it there.
 type slowClaim struct {
 	cs        *nodeid.ClaimState
 	slow      time.Duration
+	inSlow    chan struct{}
 	mu        sync.Mutex
 	reserves  int
 	releasing bool
 	late      int // Reserve calls begun after releasing was set
+}
+
+func newSlowClaim() *slowClaim {
+	return &slowClaim{cs: nodeid.NewClaimState("test", 0, nil), slow: 25 * time.Millisecond, inSlow: make(chan struct{})}
 }
 
 func (c *slowClaim) Acquire(context.Context, snowlab.Layout, int, int) (nodeid.Claim, error) {
@@ -36,12 +44,15 @@ func (c *slowClaim) Lost() <-chan struct{} { return c.cs.Lost() }
 func (c *slowClaim) Reserve(ctx context.Context, until int64) error {
 	c.mu.Lock()
 	c.reserves++
-	first := c.reserves == 1
+	first, n := c.reserves == 1, c.reserves
 	if c.releasing {
 		c.late++
 	}
 	c.mu.Unlock()
 	if !first {
+		if n == 2 {
+			close(c.inSlow)
+		}
 		time.Sleep(c.slow) // past the next tick: it is pending when this returns
 	}
 	return nil
@@ -59,13 +70,13 @@ func (c *slowClaim) Release(context.Context, int64) error { return nil }
 func TestReleaseDuringSlowReserve(t *testing.T) {
 	for round := range 20 {
 		synctest.Test(t, func(t *testing.T) {
-			c := &slowClaim{cs: nodeid.NewClaimState("test", 0, nil), slow: 25 * time.Millisecond}
+			c := newSlowClaim()
 			clock := clocksrc.Func(func() int64 { return time.Now().UnixNano() })
 			l, err := nodeid.Acquire(context.Background(), c, nodeid.Options{Window: 30 * time.Millisecond, Clock: clock})
 			if err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(15 * time.Millisecond) // the refresher (every 10 ms) is in its slow Reserve
+			<-c.inSlow // the refresher is in its slow Reserve
 			c.mu.Lock()
 			c.releasing = true
 			c.mu.Unlock()
@@ -87,13 +98,13 @@ func TestReleaseDuringSlowReserve(t *testing.T) {
 func TestLostDuringSlowReserve(t *testing.T) {
 	for round := range 20 {
 		synctest.Test(t, func(t *testing.T) {
-			c := &slowClaim{cs: nodeid.NewClaimState("test", 0, nil), slow: 25 * time.Millisecond}
+			c := newSlowClaim()
 			clock := clocksrc.Func(func() int64 { return time.Now().UnixNano() })
 			l, err := nodeid.Acquire(context.Background(), c, nodeid.Options{Window: 30 * time.Millisecond, Clock: clock})
 			if err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(15 * time.Millisecond)
+			<-c.inSlow
 			c.cs.Lose("test")
 			<-l.Lost()
 			c.mu.Lock()

@@ -50,10 +50,10 @@ type minter struct {
 	ids []snowlab.ID
 }
 
-// mint mints for d, or until NextID fails: it returns that error.
-func (m *minter) mint(d time.Duration) error {
-	end := time.Now().Add(d)
-	for time.Now().Before(end) {
+// mintUntilErr mints until NextID fails, and returns that error, or
+// ctx's once it is done.
+func (m *minter) mintUntilErr(ctx context.Context) error {
+	for ctx.Err() == nil {
 		id, err := m.gen.NextID()
 		if err != nil {
 			return err
@@ -63,7 +63,7 @@ func (m *minter) mint(d time.Duration) error {
 		m.mu.Unlock()
 		time.Sleep(100 * time.Microsecond)
 	}
-	return nil
+	return ctx.Err()
 }
 
 // mintN mints n IDs, waiting through ErrNoReservation (a refresh held
@@ -116,8 +116,10 @@ func TestServerRestartDuringLease(t *testing.T) {
 	srv := needControl(t)
 	dsn := pgDSN(t)
 	// The hold must outlast the outage, crash and recovery on a loaded
-	// machine included: this test is not about expiry.
-	pg := newStore(t, dsn, freshTable(t, dsn), time.Minute)
+	// machine included: this test is not about expiry. An hour, so that
+	// no figure for how long a loaded machine takes over them is assumed
+	// (a minute was).
+	pg := newStore(t, dsn, freshTable(t, dsn), time.Hour)
 	st := &storetest.Acks{Store: pg}
 	clock := storetest.NewStepClock(time.Now().UnixNano())
 	const window = time.Second
@@ -258,7 +260,11 @@ func TestFrozenHolderPastTTL(t *testing.T) {
 			f.thaw()
 		}
 	})
-	errA := mA.mint(5 * time.Second)
+	// Frozen, A's generator stops at the end of its reservation: wait
+	// for that, until the test ends (minting for 5 s was the premise
+	// before: that the loop ran again between the reservation's end and
+	// those 5 s).
+	errA := mA.mintUntilErr(untilTestEnds(t))
 	require.ErrorIs(t, errA, snowlab.ErrNoReservation, "frozen A's generator, past its reservation")
 	idsA := mA.snapshot()
 	untilA := time.Unix(0, a.Fence().Until())

@@ -257,7 +257,7 @@ func TestHeldRowsLockedBriefly(t *testing.T) {
 		{"Release", func(c nodeid.Claim) error { return c.Release(ctxT(t), 0) }},
 	} {
 		t.Run(write.name, func(t *testing.T) {
-			st := newStore(t, dsn, freshTable(t, dsn), time.Minute) // no renewal meanwhile
+			st := newStore(t, dsn, freshTable(t, dsn), time.Hour) // no renewal meanwhile (every 20 min; with a minute, every 20 s, which a loaded machine could reach)
 			c, err := st.Acquire(ctxT(t), snowlab.Layout{}, 1, 0)
 			require.NoError(t, err)
 			locker := stalledTx(t, dsn, st.sqlf(`SELECT * FROM %[1]s WHERE node = 0 FOR UPDATE`))

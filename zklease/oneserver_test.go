@@ -40,7 +40,9 @@ func TestOneServer(t *testing.T) {
 		holes := []string{blackHole(t), blackHole(t)}
 		order := append(holes, good) // the client's draw: both black holes first
 		var dials atomic.Int32
+		var dialed atomic.Int64 // when the last dial began, Unix ns: its bound ends by then and the bound
 		dial := func(network, _ string, timeout time.Duration) (net.Conn, error) {
+			dialed.Store(time.Now().UnixNano())
 			i := dials.Add(1) - 1
 			return net.DialTimeout(network, order[int(i)%len(order)], timeout)
 		}
@@ -57,8 +59,11 @@ func TestOneServer(t *testing.T) {
 		if n := dials.Load(); n != 3 {
 			t.Fatalf("%d dials for a session on the third server, want 3", n)
 		}
+		// The session's connection's handshake bound ends no later than
+		// a bound after its dial began (boundedDialer reads the clock
+		// before it dials): sleep until then, not a figure past it.
 		bound := attemptBound(len(order), DefaultSessionTimeout)
-		time.Sleep(bound + 100*time.Millisecond) // the handshake's bound passes
+		time.Sleep(time.Until(time.Unix(0, dialed.Load()).Add(bound)))
 		if err := c.Reserve(ctx(t), time.Now().Add(time.Second).UnixNano()); err != nil {
 			t.Fatalf("Reserve %v after the session was made: %v", bound, err)
 		}
