@@ -20,6 +20,7 @@ import (
 	"github.com/snowlab/snowlab/etcdlease/etcdtest"
 	"github.com/snowlab/snowlab/etcdlease/tlstest"
 	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/nodeid/storetest"
 )
 
 // testPassword is the password of the user the secured etcd's tests
@@ -209,7 +210,7 @@ func TestSecuredEtcd(t *testing.T) {
 
 	// The failures: each Acquire fails as soon as etcd answers, not at the
 	// reach timeout. The reach timeout here outlasts the caller's context,
-	// which lasts as long as the test (untilTestEnds): a store that waited
+	// which lasts as long as the test (storetest.UntilTestEnds): a store that waited
 	// for the reach timeout would meet the caller's context's end first and
 	// return its error. So an Acquire that returns ErrAuth or the TLS
 	// handshake's ErrUnreachable while the caller's context is not done had
@@ -222,7 +223,7 @@ func TestSecuredEtcd(t *testing.T) {
 		defer closeStore()
 		const reachTimeout = 24 * time.Hour
 		st.(*Store).reachTimeout = reachTimeout
-		ctx := untilTestEnds(t)
+		ctx := storetest.UntilTestEnds(t)
 		_, err = st.Acquire(ctx, snowlab.Layout{}, 1, 1023)
 		require.NoError(t, ctx.Err(), "the caller's context ended before etcd's answer: the store waited for its reach timeout (%v)", err)
 		require.NotErrorIs(t, err, context.DeadlineExceeded)

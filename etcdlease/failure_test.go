@@ -292,7 +292,7 @@ func TestStoreUnreachable(t *testing.T) {
 	// 1.5 s past the TTL was the test's premise before; on a loaded CI
 	// machine etcd came back before the client's check ran, the stream
 	// resumed, and no second one ever started.)
-	wait := untilTestEnds(t)
+	wait := storetest.UntilTestEnds(t)
 	for c.keepAliveEnd.Load() < c.keepAlives.Load() {
 		select {
 		case <-wait.Done():

@@ -23,6 +23,7 @@ import (
 	"github.com/snowlab/snowlab/atomicgen"
 	"github.com/snowlab/snowlab/etcdlease/etcdtest"
 	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/nodeid/storetest"
 )
 
 // The suite's timing: short enough to keep it fast, in the same proportions
@@ -207,7 +208,7 @@ const (
 //
 // Every wait of the child's ends when its stdin closes: when the test
 // closes it, or when the test process ends. How long the test waits for
-// the child is the test's business (untilTestEnds); the child assumes no
+// the child is the test's business (storetest.UntilTestEnds); the child assumes no
 // figure (it gave Acquire 5 s, and the lease 5 s to report a loss,
 // before).
 func runChild(role string) int {
@@ -419,11 +420,11 @@ func (c *child) snapshot() (node int, ids []snowlab.ID, errs []string) {
 }
 
 // waitIDs waits until the child printed at least n IDs (n = 0: its NODE
-// line), until the test ends (untilTestEnds): how soon is the child's
+// line), until the test ends (storetest.UntilTestEnds): how soon is the child's
 // business, on a machine whatever its load.
 func (c *child) waitIDs(n int) {
 	c.t.Helper()
-	wait := untilTestEnds(c.t)
+	wait := storetest.UntilTestEnds(c.t)
 	for {
 		node, ids, errs := c.snapshot()
 		if node >= 0 && len(ids) >= n {
@@ -446,7 +447,7 @@ func (c *child) wait() int {
 	select {
 	case <-c.done:
 		return c.code
-	case <-untilTestEnds(c.t).Done():
+	case <-storetest.UntilTestEnds(c.t).Done():
 		c.t.Fatalf("%s did not exit by the test's end\n%s", c.name, c.tail())
 	}
 	return 0

@@ -10,6 +10,7 @@ import (
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/nodeid/storetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -116,25 +117,6 @@ func silentPort(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// untilTestEnds is the caller's context in the tests that show the store
-// gives up by itself: it ends only with the test, or a tenth of the test's
-// time short of go test's -timeout, so that a store that waits for it
-// fails here, with its error, rather than in the timeout's panic. An
-// Acquire that returns while it is not done did not wait for it, whatever
-// the machine's load: no figure for how long the store may take is
-// assumed (the bound before, half a minute, was one).
-func untilTestEnds(t *testing.T) context.Context {
-	// Not t.Context(), which is done before the test's cleanups run,
-	// where this may be called (a child stopped at the test's end).
-	ctx, cancel := context.WithCancel(context.Background())
-	if d, ok := t.Deadline(); ok {
-		cancel()
-		ctx, cancel = context.WithDeadline(context.Background(), d.Add(-time.Until(d)/10))
-	}
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // gaveUpByItself fails the test unless err is the store's ErrUnreachable
 // and ctx, the caller's, was not done when the store returned it: a store
 // that waited for the caller's context returns the context's error (see
@@ -167,12 +149,12 @@ func TestAcquireUnreachable(t *testing.T) {
 		store, closeStore, err := Dial([]string{"http://" + addr}, "/myapp", DefaultTTL)
 		require.NoError(t, err)
 		defer closeStore()
-		ctx := untilTestEnds(t)
+		ctx := storetest.UntilTestEnds(t)
 		_, err = nodeid.Acquire(ctx, store, nodeid.Options{})
 		check(t, ctx, err)
 	})
 	t.Run("spec", func(t *testing.T) {
-		ctx := untilTestEnds(t)
+		ctx := storetest.UntilTestEnds(t)
 		_, err := nodeid.AcquireSpec(ctx, "etcd:http://"+addr+"/myapp", map[string]nodeid.Opener{"etcd": Opener(DefaultTTL)}, nodeid.Options{})
 		check(t, ctx, err)
 		assert.NotErrorIs(t, err, nodeid.ErrInvalidSpec, "the spec is right")
@@ -190,7 +172,7 @@ func TestAcquireSilent(t *testing.T) {
 	defer closeStore()
 	const short = 200 * time.Millisecond
 	store.(*Store).reachTimeout = short
-	ctx := untilTestEnds(t)
+	ctx := storetest.UntilTestEnds(t)
 	_, err = nodeid.Acquire(ctx, store, nodeid.Options{})
 	gaveUpByItself(t, ctx, err)
 	assert.Contains(t, err.Error(), "no etcd answered at "+closed+",http://"+silent+" within "+short.String())

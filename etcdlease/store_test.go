@@ -14,13 +14,14 @@ import (
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/nodeid/storetest"
 )
 
 // ctxT is the context of the tests' calls to the store and to etcd:
-// untilTestEnds, so that a call never answered fails with its own error
+// storetest.UntilTestEnds, so that a call never answered fails with its own error
 // and one answered late on a loaded machine does not (20 s was the bound
 // before).
-func ctxT(t *testing.T) context.Context { return untilTestEnds(t) }
+func ctxT(t *testing.T) context.Context { return storetest.UntilTestEnds(t) }
 
 func acquire(t *testing.T, st nodeid.Store, count, maxNode int) *claim {
 	t.Helper()
@@ -49,12 +50,12 @@ func isLost(c interface{ Lost() <-chan struct{} }) bool {
 	}
 }
 
-// waitLost waits for c's Lost, until the test ends (untilTestEnds).
+// waitLost waits for c's Lost, until the test ends (storetest.UntilTestEnds).
 func waitLost(t *testing.T, c nodeid.Claim) {
 	t.Helper()
 	select {
 	case <-c.Lost():
-	case <-untilTestEnds(t).Done():
+	case <-storetest.UntilTestEnds(t).Done():
 		t.Fatalf("Lost not closed by the test's end")
 	}
 }
@@ -215,7 +216,7 @@ func TestWatchAfterCompaction(t *testing.T) {
 		// (A sleep of 300 ms assumed it had by then, and the check
 		// below ran whether it had or not: with the one write before
 		// the compaction it never had.)
-		wait := untilTestEnds(t)
+		wait := storetest.UntilTestEnds(t)
 		for c.compactReads.Load() == 0 && !isLost(c) {
 			select {
 			case <-wait.Done():
@@ -289,7 +290,7 @@ func TestObserveRenewals(t *testing.T) {
 					"renewal %d: Since %v is not between the previous answer's arrival %v less the TTL and it", i, r.Since, prev.Received)
 			}
 			prev = r
-		case <-untilTestEnds(t).Done():
+		case <-storetest.UntilTestEnds(t).Done():
 			t.Fatalf("renewal %d: no keep-alive answer by the test's end (TTL %v)", i, st.ttl)
 		}
 	}

@@ -136,7 +136,7 @@ func expireClaim(t *testing.T, nc nodeid.Claim) {
 		}
 		wg.Wait()
 	})
-	wait := untilTestEnds(t) // how soon is etcd's business
+	wait := storetest.UntilTestEnds(t) // how soon is etcd's business
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		r, err := c.s.cli.TimeToLive(ctx, c.lease)

@@ -108,17 +108,3 @@ func (r *storesByPrefix) of(prefix string) []*Store {
 	defer r.mu.Unlock()
 	return slices.Clone(r.m[prefix])
 }
-
-// untilTestEnds is done a tenth of the test's time short of go test's
-// -timeout (never without one), so that a wait for the API server fails
-// with its own message rather than in the timeout's panic; no figure for
-// how long the server may take is assumed.
-func untilTestEnds(t *testing.T) context.Context {
-	ctx, cancel := context.WithCancel(context.Background())
-	if d, ok := t.Deadline(); ok {
-		cancel()
-		ctx, cancel = context.WithDeadline(context.Background(), d.Add(-time.Until(d)/10))
-	}
-	t.Cleanup(cancel)
-	return ctx
-}

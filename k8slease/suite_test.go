@@ -109,7 +109,7 @@ func expireClaim(t *testing.T, nc nodeid.Claim) {
 		}
 		last = append(last, l)
 	}
-	wait := untilTestEnds(t) // how soon is the stores' watches' business
+	wait := storetest.UntilTestEnds(t) // how soon is the stores' watches' business
 	for _, s := range testStores.of(c.s.prefix) {
 		for _, l := range last {
 			for !judgedExpired(s, l) {

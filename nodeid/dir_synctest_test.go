@@ -10,6 +10,7 @@ import (
 	"github.com/snowlab/snowlab/atomicgen"
 	"github.com/snowlab/snowlab/clocksrc"
 	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/nodeid/storetest"
 )
 
 // TestDirLeaseInABubble: a Dir lease taken inside a testing/synctest
@@ -19,7 +20,7 @@ import (
 // durably blocked, virtual time never moved, and a test sleeping beside
 // the lease hung (the lab's peerfaults replay did, for 10 minutes). The
 // bubble runs in a goroutine so that such a hang fails the test, naming
-// it, when the test's time is nearly up (untilTestEnds) instead of in go
+// it, when the test's time is nearly up (storetest.UntilTestEnds) instead of in go
 // test's timeout's panic. (A minute of real time, for a few virtual
 // seconds of work and fifteen file writes, was the bound before.)
 func TestDirLeaseInABubble(t *testing.T) {
@@ -50,7 +51,7 @@ func TestDirLeaseInABubble(t *testing.T) {
 	}()
 	select {
 	case <-done:
-	case <-untilTestEnds(t).Done():
+	case <-storetest.UntilTestEnds(t).Done():
 		t.Fatal("a Dir lease inside a synctest bubble: virtual time never moved (the bubble had not ended by the test's end)")
 	}
 }

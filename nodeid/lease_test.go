@@ -14,6 +14,7 @@ import (
 	"github.com/snowlab/snowlab/atomicgen"
 	"github.com/snowlab/snowlab/clocksrc"
 	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/nodeid/storetest"
 )
 
 // offsetClock is the system clock moved by d.
@@ -35,11 +36,11 @@ func startedAt(start int64) clocksrc.Clock {
 }
 
 // eventually polls cond every millisecond until it holds, failing t when
-// the test's time is nearly up (untilTestEnds): how soon is the code's
+// the test's time is nearly up (storetest.UntilTestEnds): how soon is the code's
 // business, on a machine whatever its load.
 func eventually(t *testing.T, cond func() bool, what string) {
 	t.Helper()
-	wait := untilTestEnds(t)
+	wait := storetest.UntilTestEnds(t)
 	for !cond() {
 		select {
 		case <-wait.Done():
@@ -47,20 +48,6 @@ func eventually(t *testing.T, cond func() bool, what string) {
 		case <-time.After(time.Millisecond):
 		}
 	}
-}
-
-// untilTestEnds is done a tenth of the test's time short of go test's
-// -timeout (never without one), so that a wait for an event that never
-// comes fails here, naming the event, rather than in the timeout's panic.
-func untilTestEnds(t *testing.T) context.Context {
-	// Not t.Context(), which is done before the test's cleanups run.
-	ctx, cancel := context.WithCancel(context.Background())
-	if d, ok := t.Deadline(); ok {
-		cancel()
-		ctx, cancel = context.WithDeadline(context.Background(), d.Add(-time.Until(d)/10))
-	}
-	t.Cleanup(cancel)
-	return ctx
 }
 
 // tickEnd is the end of id's tick, in Unix nanoseconds (default layout).

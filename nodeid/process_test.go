@@ -22,6 +22,7 @@ import (
 	"github.com/snowlab/snowlab/atomicgen"
 	"github.com/snowlab/snowlab/clocksrc"
 	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/nodeid/storetest"
 )
 
 // The lease holder the process tests run is this test binary, started
@@ -151,7 +152,7 @@ type child struct {
 	stderr syncBuffer
 	once   sync.Once
 	err    error           // Wait's
-	ends   context.Context // untilTestEnds
+	ends   context.Context // storetest.UntilTestEnds
 }
 
 type syncBuffer struct {
@@ -175,7 +176,7 @@ func startChild(t *testing.T, mode, dir string, env ...string) *child {
 	t.Helper()
 	exe, err := os.Executable()
 	require.NoError(t, err)
-	c := &child{t: t, lines: make(chan string, 1024), ends: untilTestEnds(t)}
+	c := &child{t: t, lines: make(chan string, 1024), ends: storetest.UntilTestEnds(t)}
 	c.cmd = exec.Command(exe)
 	// A race-enabled binary sleeps 1 s on exit unless told not to.
 	gorace := strings.TrimSpace(os.Getenv("GORACE") + " atexit_sleep_ms=0")

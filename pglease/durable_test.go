@@ -17,6 +17,7 @@ import (
 	"github.com/snowlab/snowlab/atomicgen"
 	"github.com/snowlab/snowlab/clocksrc"
 	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/nodeid/storetest"
 )
 
 // asyncDatabase creates a database whose synchronous_commit default is
@@ -161,7 +162,7 @@ func TestReservationSurvivesCrash(t *testing.T) {
 
 	stB := newStore(t, dsn, table, MinTTL)
 	var b *nodeid.Lease
-	for wait := untilTestEnds(t); ; {
+	for wait := storetest.UntilTestEnds(t); ; {
 		b, err = nodeid.Acquire(ctxT(t), onlyFirst{stB}, opts)
 		if err == nil {
 			break

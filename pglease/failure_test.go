@@ -264,7 +264,7 @@ func TestFrozenHolderPastTTL(t *testing.T) {
 	// for that, until the test ends (minting for 5 s was the premise
 	// before: that the loop ran again between the reservation's end and
 	// those 5 s).
-	errA := mA.mintUntilErr(untilTestEnds(t))
+	errA := mA.mintUntilErr(storetest.UntilTestEnds(t))
 	require.ErrorIs(t, errA, snowlab.ErrNoReservation, "frozen A's generator, past its reservation")
 	idsA := mA.snapshot()
 	untilA := time.Unix(0, a.Fence().Until())
@@ -284,8 +284,8 @@ func TestFrozenHolderPastTTL(t *testing.T) {
 	// refusal this test is not about.
 	optsB := nodeid.Options{Window: 2 * time.Second, Refresh: 100 * time.Millisecond}
 	// How soon is the database's clock's business: the wait ends only
-	// with the test (untilTestEnds).
-	wait := untilTestEnds(t)
+	// with the test (storetest.UntilTestEnds).
+	wait := storetest.UntilTestEnds(t)
 	var b *nodeid.Lease
 	for {
 		b, err = nodeid.Acquire(ctxT(t), onlyFirst{stB}, optsB)

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/nodeid/storetest"
 )
 
 // requirePG makes a missing PostgreSQL fail the tests instead of skipping
@@ -67,28 +68,11 @@ func pgDSN(t testing.TB) string {
 	return shared.dsn
 }
 
-// untilTestEnds is a context that ends only with the test: at its end, or
-// a tenth of its time short of go test's -timeout, so that a wait for an
-// event that never comes fails here, naming the event, rather than in the
-// timeout's panic. A wait bounded by it assumes nothing about how long a
-// loaded machine takes to bring the event.
-func untilTestEnds(t *testing.T) context.Context {
-	// Not t.Context(), which is done before the test's cleanups run,
-	// where this may be called (a child stopped at the test's end).
-	ctx, cancel := context.WithCancel(context.Background())
-	if d, ok := t.Deadline(); ok {
-		cancel()
-		ctx, cancel = context.WithDeadline(context.Background(), d.Add(-time.Until(d)/10))
-	}
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // ctxT is the context of the tests' calls to the store and the database:
-// untilTestEnds, so that a call never answered fails with its own error
+// storetest.UntilTestEnds, so that a call never answered fails with its own error
 // and one answered late on a loaded machine does not (30 s was the bound
 // before).
-func ctxT(t *testing.T) context.Context { return untilTestEnds(t) }
+func ctxT(t *testing.T) context.Context { return storetest.UntilTestEnds(t) }
 
 // freshTable is a table name no other test (or earlier run on a shared
 // server) uses; it is dropped when the test ends.

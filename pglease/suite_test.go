@@ -157,7 +157,7 @@ func expireClaim(t *testing.T, nc nodeid.Claim) {
 	c := nc.(*claim)
 	c.stopRenewal()
 	c.renewal.Wait()
-	wait := untilTestEnds(t) // how soon is the database's clock's business
+	wait := storetest.UntilTestEnds(t) // how soon is the database's clock's business
 	for {
 		var live int
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/nodeid/storetest"
 )
 
 // TestLeaderChange kills the leader of a 3-server ensemble under six
@@ -178,7 +179,7 @@ func settle(t *testing.T, hs []*holder, elected time.Time) {
 // that did neither.
 func waitHolders(t *testing.T, hs []*holder, did func(*holder) bool, what string) {
 	t.Helper()
-	wait := untilTestEnds(t)
+	wait := storetest.UntilTestEnds(t)
 	for {
 		done := true
 		for _, h := range hs {
@@ -270,7 +271,7 @@ func successors(t *testing.T, e *ensemble, root string, hs []*holder) []nodeid.C
 // the bound before).
 func acquireID(t *testing.T, s *Store, k int) nodeid.Claim {
 	t.Helper()
-	wait := untilTestEnds(t)
+	wait := storetest.UntilTestEnds(t)
 	for {
 		c, err := s.Acquire(wait, snowlab.Layout{}, 1, k)
 		switch {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/nodeid"
+	"github.com/snowlab/snowlab/nodeid/storetest"
 )
 
 // TestSessionExpiry cuts a holder off from ZooKeeper (its proxy drops the
@@ -94,7 +95,7 @@ func waitGone(t *testing.T, server, p string) time.Time {
 		t.Fatal(err)
 	}
 	defer obs.Close()
-	wait := untilTestEnds(t)
+	wait := storetest.UntilTestEnds(t)
 	for {
 		if ok, _, err := obs.Exists(p); err == nil && !ok {
 			return time.Now()

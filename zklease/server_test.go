@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/snowlab/snowlab/nodeid/storetest"
 )
 
 // The tests run ZooKeeper servers of their own, from Debian's zookeeper
@@ -151,7 +153,7 @@ func (e *ensemble) start(t *testing.T, m *member) {
 // its business: 60 s was the bound before).
 func (e *ensemble) wait(t *testing.T, m *member) {
 	t.Helper()
-	wait := untilTestEnds(t)
+	wait := storetest.UntilTestEnds(t)
 	for mode(m) == "" {
 		select {
 		case <-wait.Done():
@@ -326,7 +328,7 @@ func (m *member) addr() string { return "127.0.0.1:" + strconv.Itoa(m.client) }
 // until the test ends, and returns it.
 func (e *ensemble) leader(t *testing.T, gone *member) *member {
 	t.Helper()
-	wait := untilTestEnds(t)
+	wait := storetest.UntilTestEnds(t)
 	for {
 		for _, m := range e.members {
 			if m != gone && m.cmd != nil && mode(m) == "leader" {

@@ -167,7 +167,7 @@ func expire(t *testing.T, server string, c *claim) {
 		t.Fatal(err)
 	}
 	defer obs.Close()
-	wait := untilTestEnds(t)
+	wait := storetest.UntilTestEnds(t)
 	for {
 		ok, _, err := obs.Exists(c.s.claimPath(c.first))
 		if err == nil && !ok {
@@ -189,29 +189,13 @@ func waitLost(t *testing.T, c nodeid.Claim, why string) {
 	t.Helper()
 	select {
 	case <-c.Lost():
-	case <-untilTestEnds(t).Done():
+	case <-storetest.UntilTestEnds(t).Done():
 		t.Fatalf("ids %d..%d: Lost never closed: %s", c.First(), c.First()+c.Count()-1, why)
 	}
 }
 
 // ctx is the context of the tests' calls to the store and ZooKeeper:
-// untilTestEnds, so that a call never answered fails the test with its
+// storetest.UntilTestEnds, so that a call never answered fails the test with its
 // own error, and one answered late on a loaded machine does not (30 s,
 // and 10 s in TestLeaderChange, were the bounds before).
-func ctx(t *testing.T) context.Context { return untilTestEnds(t) }
-
-// untilTestEnds is done a tenth of the test's time short of go test's
-// -timeout (never without one), so that a wait for an event that never
-// comes fails here, naming the event, rather than in the timeout's
-// panic. A wait bounded by it assumes nothing about how long a loaded
-// machine, a JVM or a ZooKeeper server takes to bring the event.
-func untilTestEnds(t *testing.T) context.Context {
-	// Not t.Context(), which is done before the test's cleanups run.
-	ctx, cancel := context.WithCancel(context.Background())
-	if d, ok := t.Deadline(); ok {
-		cancel()
-		ctx, cancel = context.WithDeadline(context.Background(), d.Add(-time.Until(d)/10))
-	}
-	t.Cleanup(cancel)
-	return ctx
-}
+func ctx(t *testing.T) context.Context { return storetest.UntilTestEnds(t) }

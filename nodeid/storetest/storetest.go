@@ -261,14 +261,17 @@ func CatchMutants(t *testing.T, test string, mutants []Mutant) {
 	}
 }
 
-// untilTestEnds is the context of each store call the suite makes, and
-// the bound of each of its waits for an event: done a tenth of the test's
-// time short of go test's -timeout (never without one), so that a call
-// or a wait that never ends fails here, naming what never happened,
-// rather than in the timeout's panic. It assumes no figure for how long
-// a store takes on a loaded machine (30 s a call was the bound before).
-func untilTestEnds(t *testing.T) context.Context {
-	// Not t.Context(), which is done before the test's cleanups run.
+// UntilTestEnds is done a tenth of t's time short of go test's -timeout
+// (never without one). The suite makes each store call with it and bounds
+// each of its waits for an event by it, and a store's own tests may do the
+// same: a call or a wait that never ends then fails with its own message,
+// naming what never happened, rather than in the timeout's panic, and no
+// figure for how long a store takes on a loaded machine is assumed (30 s
+// a call was the bound before; a sleep of the TTL and 1.5 s was what
+// etcdlease's outage test took for "the client closed its keep-alive").
+// It is not t.Context(), which is done before t's cleanups run, where a
+// store's test may still wait (a child process stopped at the end).
+func UntilTestEnds(t *testing.T) context.Context {
 	ctx, cancel := context.WithCancel(context.Background())
 	if d, ok := t.Deadline(); ok {
 		cancel()
@@ -284,7 +287,7 @@ func untilRecovered(t *testing.T, cfg Config) (context.Context, string) {
 	if cfg.Recover > 0 {
 		return ctxFor(t, cfg.Recover), fmt.Sprintf("within Config.Recover, %v", cfg.Recover)
 	}
-	return untilTestEnds(t), "by the test's end"
+	return UntilTestEnds(t), "by the test's end"
 }
 
 // Run runs the suite on the backends open returns: a new, empty one for
@@ -356,7 +359,7 @@ func layoutText(l snowlab.Layout) string {
 // ErrLayout.
 func wrongLayout(t *testing.T, s nodeid.Store, layout snowlab.Layout, why string) {
 	t.Helper()
-	c, err := s.Acquire(untilTestEnds(t), layout, 1, 7)
+	c, err := s.Acquire(UntilTestEnds(t), layout, 1, 7)
 	if err == nil {
 		_ = c.Release(context.Background(), c.Floor())
 		t.Fatalf("Acquire(1, 7) under layout %s took id %d; want nodeid.ErrLayout: %s", layoutText(layout), c.First(), why)
@@ -396,7 +399,7 @@ func layoutCase(t *testing.T, s []nodeid.Store, _ Config) {
 func layoutRace(t *testing.T, s []nodeid.Store, _ Config) {
 	layouts := []snowlab.Layout{suiteLayout, narrow}
 	claims, errs := atOnce(8, func(i int) (nodeid.Claim, error) {
-		return s[i%2].Acquire(untilTestEnds(t), layouts[i/2%2], 1, 7)
+		return s[i%2].Acquire(UntilTestEnds(t), layouts[i/2%2], 1, 7)
 	})
 	won := -1 // the index in layouts of the layout served
 	for i, c := range claims {
@@ -433,7 +436,7 @@ func prefer(t *testing.T, s []nodeid.Store, _ Config) {
 	if !ok0 || !ok1 {
 		t.Skipf("storetest: %T does not implement nodeid.Preferrer", s[0])
 	}
-	a, err := p0.AcquireAt(untilTestEnds(t), suiteLayout, 5, 2, 7)
+	a, err := p0.AcquireAt(UntilTestEnds(t), suiteLayout, 5, 2, 7)
 	if err != nil {
 		t.Fatalf("AcquireAt(5, 2, 7): %v", err)
 	}
@@ -441,7 +444,7 @@ func prefer(t *testing.T, s []nodeid.Store, _ Config) {
 	if a.First() != 5 {
 		t.Fatalf("AcquireAt(5, 2, 7) on an empty store: ids %d.., want 5..6", a.First())
 	}
-	b, err := p1.AcquireAt(untilTestEnds(t), suiteLayout, 5, 2, 7)
+	b, err := p1.AcquireAt(UntilTestEnds(t), suiteLayout, 5, 2, 7)
 	if err != nil {
 		t.Fatalf("AcquireAt(5, 2, 7) while 5..6 is held: %v; want another run", err)
 	}
@@ -450,7 +453,7 @@ func prefer(t *testing.T, s []nodeid.Store, _ Config) {
 	if b.First() == 4 || b.First() == 5 || b.First() == 6 {
 		t.Fatalf("AcquireAt(5, 2, 7) while 5..6 is held: ids %d..%d overlap it", b.First(), b.First()+1)
 	}
-	c, err := p1.AcquireAt(untilTestEnds(t), suiteLayout, 9, 1, 7)
+	c, err := p1.AcquireAt(UntilTestEnds(t), suiteLayout, 9, 1, 7)
 	if err != nil {
 		t.Fatalf("AcquireAt(9, 1, 7), a preference out of range: %v; want any free id", err)
 	}
@@ -504,7 +507,7 @@ func acquire(t *testing.T, s nodeid.Store, count, maxNode, first int) nodeid.Cla
 // acquireIn is acquire under layout.
 func acquireIn(t *testing.T, s nodeid.Store, layout snowlab.Layout, count, maxNode, first int) nodeid.Claim {
 	t.Helper()
-	c, err := s.Acquire(untilTestEnds(t), layout, count, maxNode)
+	c, err := s.Acquire(UntilTestEnds(t), layout, count, maxNode)
 	if err != nil {
 		t.Fatalf("Acquire(%d, %d) under layout %s: %v", count, maxNode, layoutText(layout), err)
 	}
@@ -526,7 +529,7 @@ func checkShape(t *testing.T, c nodeid.Claim, count, maxNode int) {
 // refused fails t unless Acquire(count, maxNode) fails with ErrNoFreeNode.
 func refused(t *testing.T, s nodeid.Store, count, maxNode int, why string) {
 	t.Helper()
-	c, err := s.Acquire(untilTestEnds(t), suiteLayout, count, maxNode)
+	c, err := s.Acquire(UntilTestEnds(t), suiteLayout, count, maxNode)
 	if err == nil {
 		_ = c.Release(context.Background(), c.Floor())
 		t.Fatalf("Acquire(%d, %d) took ids %d..%d; want nodeid.ErrNoFreeNode: %s", count, maxNode, c.First(), c.First()+c.Count()-1, why)
@@ -538,14 +541,14 @@ func refused(t *testing.T, s nodeid.Store, count, maxNode int, why string) {
 
 func reserve(t *testing.T, c nodeid.Claim, until int64) {
 	t.Helper()
-	if err := c.Reserve(untilTestEnds(t), until); err != nil {
+	if err := c.Reserve(UntilTestEnds(t), until); err != nil {
 		t.Fatalf("Reserve(%d) on ids %d..%d: %v", until, c.First(), c.First()+c.Count()-1, err)
 	}
 }
 
 func releaseAt(t *testing.T, c nodeid.Claim, until int64) {
 	t.Helper()
-	if err := c.Release(untilTestEnds(t), until); err != nil {
+	if err := c.Release(UntilTestEnds(t), until); err != nil {
 		t.Fatalf("Release(%d) on ids %d..%d: %v", until, c.First(), c.First()+c.Count()-1, err)
 	}
 }
@@ -650,7 +653,7 @@ func atOnce(n int, acquire func(i int) (nodeid.Claim, error)) ([]nodeid.Claim, [
 func race(t *testing.T, s []nodeid.Store, contenders, count, maxNode int) ([]nodeid.Claim, map[int]int) {
 	t.Helper()
 	claims, errs := atOnce(contenders, func(i int) (nodeid.Claim, error) {
-		return s[i%len(s)].Acquire(untilTestEnds(t), suiteLayout, count, maxNode)
+		return s[i%len(s)].Acquire(UntilTestEnds(t), suiteLayout, count, maxNode)
 	})
 	held := map[int]int{} // id: the contender holding it
 	var got []nodeid.Claim
@@ -867,9 +870,9 @@ func durable(t *testing.T, s []nodeid.Store, cfg Config) {
 // refused on the store's guard alone.
 func stolen(t *testing.T, s []nodeid.Store, cfg Config) {
 	r := base()
-	stolenRound(t, s, cfg, r, "Release", func(a nodeid.Claim) error { return a.Release(untilTestEnds(t), r+7200e9) })
+	stolenRound(t, s, cfg, r, "Release", func(a nodeid.Claim) error { return a.Release(UntilTestEnds(t), r+7200e9) })
 	r += 10e9
-	stolenRound(t, s, cfg, r, "Reserve", func(a nodeid.Claim) error { return a.Reserve(untilTestEnds(t), r+3600e9) })
+	stolenRound(t, s, cfg, r, "Reserve", func(a nodeid.Claim) error { return a.Reserve(UntilTestEnds(t), r+3600e9) })
 }
 
 // stolenRound: a holds ids 0..1, reserves to r+1s and has them stolen; b
@@ -891,7 +894,7 @@ func stolenRound(t *testing.T, s []nodeid.Store, cfg Config, r int64, what strin
 	}
 	select {
 	case <-a.Lost():
-	case <-untilTestEnds(t).Done():
+	case <-UntilTestEnds(t).Done():
 		t.Fatalf("the old holder's Lost never closed after the store refused its %s", what)
 	}
 	refused(t, s[0], 1, 1, "the old holder's "+what+" must not free its successor's ids")
@@ -914,7 +917,7 @@ func release(t *testing.T, s []nodeid.Store, _ Config) {
 	if isLost(a) {
 		t.Fatal("Lost closed by Release: a release is not a loss")
 	}
-	err := a.Reserve(untilTestEnds(t), r+1e9)
+	err := a.Reserve(UntilTestEnds(t), r+1e9)
 	if !errors.Is(err, nodeid.ErrLost) {
 		t.Fatalf("Reserve after Release: %v, want nodeid.ErrLost", err)
 	}
@@ -934,7 +937,7 @@ func release(t *testing.T, s []nodeid.Store, _ Config) {
 // context, are errors, never ErrNoFreeNode, and leave nothing held.
 func badArguments(t *testing.T, s []nodeid.Store, _ Config) {
 	for _, a := range []struct{ count, maxNode int }{{0, 7}, {-1, 7}, {1, -1}, {9, 7}} {
-		c, err := s[0].Acquire(untilTestEnds(t), suiteLayout, a.count, a.maxNode)
+		c, err := s[0].Acquire(UntilTestEnds(t), suiteLayout, a.count, a.maxNode)
 		if err == nil {
 			_ = c.Release(context.Background(), c.Floor())
 			t.Fatalf("Acquire(%d, %d) gave ids %d..%d; want an error", a.count, a.maxNode, c.First(), c.First()+c.Count()-1)
@@ -988,7 +991,7 @@ func expiry(t *testing.T, s []nodeid.Store, cfg Config) {
 // hogs.)
 func keptPastTTL(t *testing.T, s []nodeid.Store, ttl time.Duration, a nodeid.Claim) nodeid.Claim {
 	t.Helper()
-	wait := untilTestEnds(t)
+	wait := UntilTestEnds(t)
 	for lost := 0; ; lost++ {
 		select {
 		case <-a.Lost():
@@ -1086,15 +1089,15 @@ func takeOver(t *testing.T, s []nodeid.Store, cfg Config, a nodeid.Claim, count,
 // Lost closes.
 func zombieRefused(t *testing.T, a nodeid.Claim, r int64) {
 	t.Helper()
-	if err := a.Reserve(untilTestEnds(t), r+3600e9); !errors.Is(err, nodeid.ErrLost) {
+	if err := a.Reserve(UntilTestEnds(t), r+3600e9); !errors.Is(err, nodeid.ErrLost) {
 		t.Fatalf("the zombie's Reserve on ids %d..%d after a successor took (some of) them: %v, want nodeid.ErrLost", a.First(), a.First()+a.Count()-1, err)
 	}
 	select {
 	case <-a.Lost():
-	case <-untilTestEnds(t).Done():
+	case <-UntilTestEnds(t).Done():
 		t.Fatal("the zombie's Lost never closed after the store refused its Reserve")
 	}
-	if err := a.Release(untilTestEnds(t), r+7200e9); !errors.Is(err, nodeid.ErrLost) {
+	if err := a.Release(UntilTestEnds(t), r+7200e9); !errors.Is(err, nodeid.ErrLost) {
 		t.Fatalf("the zombie's Release on ids %d..%d after a successor took (some of) them: %v, want nodeid.ErrLost", a.First(), a.First()+a.Count()-1, err)
 	}
 }
@@ -1180,7 +1183,7 @@ func returns(t *testing.T, what string, call func() error) error {
 	select {
 	case err := <-done:
 		return err
-	case <-untilTestEnds(t).Done():
+	case <-UntilTestEnds(t).Done():
 		t.Fatalf("%s never returned, its context long done", what)
 		return nil
 	}
@@ -1191,13 +1194,13 @@ func returns(t *testing.T, what string, call func() error) error {
 // tick used as its floor, through the other client.
 func lease(t *testing.T, s []nodeid.Store, _ Config) {
 	opts := nodeid.Options{Window: 300 * time.Millisecond, Refresh: 50 * time.Millisecond}
-	l, err := nodeid.Acquire(untilTestEnds(t), s[0], opts)
+	l, err := nodeid.Acquire(UntilTestEnds(t), s[0], opts)
 	if err != nil {
 		t.Fatalf("nodeid.Acquire: %v", err)
 	}
 	t.Cleanup(func() { _ = l.Release(context.Background()) })
 	first := l.Fence().Until()
-	wait := untilTestEnds(t)
+	wait := UntilTestEnds(t)
 	for l.Fence().Until() == first {
 		select {
 		case <-wait.Done():
@@ -1223,7 +1226,7 @@ func lease(t *testing.T, s []nodeid.Store, _ Config) {
 		}
 		last, i = id, i+1
 	}
-	if err := l.Release(untilTestEnds(t)); err != nil {
+	if err := l.Release(UntilTestEnds(t)); err != nil {
 		t.Fatalf("Release: %v", err)
 	}
 	// The next lease takes the same id only once the clock has passed its
@@ -1232,7 +1235,7 @@ func lease(t *testing.T, s []nodeid.Store, _ Config) {
 	for clocksrc.Default().UnixNano() <= end {
 		time.Sleep(100 * time.Microsecond)
 	}
-	next, err := nodeid.Acquire(untilTestEnds(t), s[1], opts)
+	next, err := nodeid.Acquire(UntilTestEnds(t), s[1], opts)
 	if err != nil {
 		t.Fatalf("nodeid.Acquire after a release: %v", err)
 	}
