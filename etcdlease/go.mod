@@ -3,7 +3,7 @@ module github.com/snowlab/snowlab/etcdlease
 go 1.26.0
 
 require (
-	github.com/snowlab/snowlab v0.0.0-20261206044658-af6c27203627
+	github.com/snowlab/snowlab v0.0.0-20261206070111-5f800039da3d
 	github.com/stretchr/testify v1.12.1
 	go.etcd.io/etcd/api/v3 v3.7.3
 	go.etcd.io/etcd/client/v3 v3.7.3

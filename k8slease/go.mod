@@ -3,7 +3,7 @@ module github.com/snowlab/snowlab/k8slease
 go 1.26.0
 
 require (
-	github.com/snowlab/snowlab v0.0.0-20261206044658-af6c27203627
+	github.com/snowlab/snowlab v0.0.0-20261206070111-5f800039da3d
 	github.com/stretchr/testify v1.12.1
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2

@@ -19,9 +19,9 @@ require (
 	github.com/oklog/ulid/v2 v2.1.2
 	github.com/rs/zerolog v1.28.0
 	github.com/schollz/progressbar/v3 v3.19.1
-	github.com/snowlab/snowlab v0.0.0-20261206044658-af6c27203627
-	github.com/snowlab/snowlab/etcdlease v0.0.0-20261206044658-af6c27203627
-	github.com/snowlab/snowlab/snowidd v0.0.0-20261206044658-af6c27203627
+	github.com/snowlab/snowlab v0.0.0-20261206070111-5f800039da3d
+	github.com/snowlab/snowlab/etcdlease v0.0.0-20261206070111-5f800039da3d
+	github.com/snowlab/snowlab/snowidd v0.0.0-20261206070111-5f800039da3d
 	github.com/sony/sonyflake/v2 v2.2.0
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
@@ -54,8 +54,8 @@ require (
 	github.com/json-iterator/go v1.1.12 // indirect
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
 	github.com/modern-go/reflect2 v1.0.3-0.20250322232337-35a7c28c31ee // indirect
-	github.com/snowlab/snowlab/pglease v0.0.0-20261206044658-af6c27203627 // indirect
-	github.com/snowlab/snowlab/zklease v0.0.0-20261206044658-af6c27203627 // indirect
+	github.com/snowlab/snowlab/pglease v0.0.0-20261206070111-5f800039da3d // indirect
+	github.com/snowlab/snowlab/zklease v0.0.0-20261206070111-5f800039da3d // indirect
 	github.com/spf13/pflag v1.0.10 // indirect
 	github.com/x448/float16 v0.8.4 // indirect
 	go.yaml.in/yaml/v2 v2.4.4 // indirect
@@ -109,7 +109,7 @@ require (
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/rs/xid v1.4.0 // indirect
-	github.com/snowlab/snowlab/k8slease v0.0.0-20261206044658-af6c27203627 // indirect
+	github.com/snowlab/snowlab/k8slease v0.0.0-20261206070111-5f800039da3d // indirect
 	go.etcd.io/etcd/api/v3 v3.7.3 // indirect
 	go.etcd.io/etcd/client/pkg/v3 v3.7.3 // indirect
 	go.etcd.io/etcd/client/v3 v3.7.3 // indirect

@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/jackc/pgx/v5 v5.12.0
-	github.com/snowlab/snowlab v0.0.0-20261206044658-af6c27203627
+	github.com/snowlab/snowlab v0.0.0-20261206070111-5f800039da3d
 	github.com/stretchr/testify v1.12.1
 )
 

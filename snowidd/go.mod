@@ -9,10 +9,10 @@ require (
 	github.com/go-zookeeper/zk v1.0.4 // indirect
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/prometheus/client_golang v1.25.0
-	github.com/snowlab/snowlab v0.0.0-20261206044658-af6c27203627
-	github.com/snowlab/snowlab/etcdlease v0.0.0-20261206044658-af6c27203627
-	github.com/snowlab/snowlab/pglease v0.0.0-20261206044658-af6c27203627
-	github.com/snowlab/snowlab/zklease v0.0.0-20261206044658-af6c27203627
+	github.com/snowlab/snowlab v0.0.0-20261206070111-5f800039da3d
+	github.com/snowlab/snowlab/etcdlease v0.0.0-20261206070111-5f800039da3d
+	github.com/snowlab/snowlab/pglease v0.0.0-20261206070111-5f800039da3d
+	github.com/snowlab/snowlab/zklease v0.0.0-20261206070111-5f800039da3d
 	github.com/stretchr/testify v1.12.1
 	go.etcd.io/etcd/client/v3 v3.7.3
 	golang.org/x/net v0.61.0
@@ -77,7 +77,7 @@ require (
 	github.com/prometheus/client_model v0.6.3 // indirect
 	github.com/prometheus/common v0.72.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
-	github.com/snowlab/snowlab/k8slease v0.0.0-20261206044658-af6c27203627
+	github.com/snowlab/snowlab/k8slease v0.0.0-20261206070111-5f800039da3d
 	go.etcd.io/etcd/api/v3 v3.7.3 // indirect
 	go.etcd.io/etcd/client/pkg/v3 v3.7.3 // indirect
 	go.uber.org/multierr v1.11.0 // indirect
