@@ -246,20 +246,6 @@ func (c *h2conn) readFrames() *frames {
 	return fs
 }
 
-// waitFor polls cond until it holds, failing t with what if it never
-// does by the test's end.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	end := testend.Context(t)
-	for !cond() {
-		select {
-		case <-end.Done():
-			t.Fatalf("%s: never, by the test's end", what)
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
-}
-
 func (fs *frames) count(f func(*frames) int) int {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
@@ -295,7 +281,7 @@ func TestManyIdleConnections(t *testing.T) {
 			require.NoError(t, err)
 		}
 	}
-	waitFor(t, "every idle connection accepted", func() bool { return r.metric("snowidd_connections_open") >= n })
+	testend.WaitFor(t, "every idle connection accepted", func() bool { return r.metric("snowidd_connections_open") >= n })
 	var after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&after)
@@ -328,7 +314,7 @@ func TestMaxConnsClosesConnectionsPastIt(t *testing.T) {
 	for i := range idle {
 		idle[i] = dial(t, r.url)
 	}
-	waitFor(t, "the limit reached", func() bool { return r.metric("snowidd_connections_open") == max })
+	testend.WaitFor(t, "the limit reached", func() bool { return r.metric("snowidd_connections_open") == max })
 
 	past := dial(t, r.url)
 	closedWithin(t, past, time.Now())
@@ -340,7 +326,7 @@ func TestMaxConnsClosesConnectionsPastIt(t *testing.T) {
 	for _, c := range idle {
 		require.NoError(t, c.Close())
 	}
-	waitFor(t, "the idle connections' places under the limit given back", func() bool { return r.metric("snowidd_connections_open") == 1 })
+	testend.WaitFor(t, "the idle connections' places under the limit given back", func() bool { return r.metric("snowidd_connections_open") == 1 })
 	servedMeanwhile(t, r.url, 5, 0)
 }
 
@@ -455,7 +441,7 @@ func TestSlowBody(t *testing.T) {
 		})
 	}
 	servedMeanwhile(t, r.url, 20, timeout)
-	waitFor(t, "every trickled stream ended", func() bool {
+	testend.WaitFor(t, "every trickled stream ended", func() bool {
 		return fs.count(func(fs *frames) int { return len(fs.grpc) }) == 10
 	})
 	fs.mu.Lock()
@@ -480,13 +466,13 @@ func TestHTTP2StreamFlood(t *testing.T) {
 	fs := h.readFrames()
 	// Wait for the replica's SETTINGS (its limit) to be acknowledged, as
 	// a client that means to exceed it knowingly would.
-	waitFor(t, "the replica's settings", func() bool { return fs.count(func(fs *frames) int { return fs.settings }) > 0 })
+	testend.WaitFor(t, "the replica's settings", func() bool { return fs.count(func(fs *frames) int { return fs.settings }) > 0 })
 	for i := range opened {
 		if err := h.open(uint32(2*i + 1)); err != nil {
 			break // the replica hung up
 		}
 	}
-	waitFor(t, "the streams past the limit refused", func() bool {
+	testend.WaitFor(t, "the streams past the limit refused", func() bool {
 		return fs.count(func(fs *frames) int {
 			if fs.goAway != nil {
 				return opened
@@ -611,7 +597,7 @@ func TestOversizedHeaders(t *testing.T) {
 			h := dialH2(t, r.url)
 			fs := h.readFrames()
 			require.NoError(t, sendBlock(h, h.requestBlock(tc.extra...)))
-			waitFor(t, "the request refused", func() bool {
+			testend.WaitFor(t, "the request refused", func() bool {
 				return fs.count(func(fs *frames) int { return len(fs.responses) }) > 0 || isDone(fs.done)
 			})
 			fs.mu.Lock()

@@ -54,7 +54,7 @@ func TestPoller(t *testing.T) {
 	done := make(chan struct{})
 	go func() { p.Run(ctx); close(done) }()
 	var got []server.PeerOffset
-	waitFor(t, "the first poll", func() bool {
+	testend.WaitFor(t, "the first poll", func() bool {
 		got = p.PeerOffsets()
 		return got[0].Known && got[1].Known && got[2].Err != nil && got[3].Err != nil
 	})
@@ -90,27 +90,12 @@ func TestPollerForgets(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go p.Run(ctx)
-	waitFor(t, "an estimate made", func() bool { return p.PeerOffsets()[0].Error > 0 })
+	testend.WaitFor(t, "an estimate made", func() bool { return p.PeerOffsets()[0].Error > 0 })
 	srv.Close()
-	waitFor(t, "the estimate forgotten once the peer went silent", func() bool {
+	testend.WaitFor(t, "the estimate forgotten once the peer went silent", func() bool {
 		o := p.PeerOffsets()[0]
 		return !o.Known && o.Error > 0
 	})
-}
-
-// waitFor polls cond every 5 ms until it holds, failing t with what if it
-// never does by the test's end (testend; a fixed 10 s was the bound
-// before).
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	end := testend.Context(t)
-	for !cond() {
-		select {
-		case <-end.Done():
-			t.Fatalf("%s: never, by the test's end", what)
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
 }
 
 func TestNewRefuses(t *testing.T) {

@@ -42,3 +42,17 @@ func Deadline(t testing.TB) time.Time {
 	}
 	return d.Add(-time.Until(d) / 10)
 }
+
+// WaitFor polls cond every 10 ms until it holds, failing t with what if
+// it never does by the test's end (Context).
+func WaitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	end := Context(t)
+	for !cond() {
+		select {
+		case <-end.Done():
+			t.Fatalf("%s: never, by the test's end", what)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
