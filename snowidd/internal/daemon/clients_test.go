@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -10,9 +11,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/snowlab/snowlab/snowidd/internal/testend"
 )
 
 // clientEpoch is the -epoch of the replicas the generated clients call:
@@ -93,6 +97,9 @@ func TestPython(t *testing.T) {
 	cmd.Dir = clientsDir(t, "python")
 	cmd.Env = append(os.Environ(), "PYTHONPATH="+gen, "PYTHONDONTWRITEBYTECODE=1",
 		"SNOWIDD_TARGET="+strings.TrimPrefix(d.url, "http://"), "SNOWIDD_NODE="+node, "SNOWIDD_EPOCH="+clientEpoch)
+	if end := testend.Deadline(t); !end.IsZero() {
+		cmd.Env = append(cmd.Env, fmt.Sprintf("SNOWIDD_TIMEOUT=%.0f", time.Until(end).Seconds()))
+	}
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "python3 -m unittest:\n%s", out)
 	report := string(out)
