@@ -16,6 +16,7 @@ import (
 
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/clocksrc"
+	"github.com/snowlab/snowlab/snowidd/internal/testend"
 )
 
 // scriptedKernel is the kernel's answer as the test sets it.
@@ -54,7 +55,7 @@ func TestClockMaxError(t *testing.T) {
 	// The replica serves before its generator is installed, and /readyz
 	// says "no lease acquired yet" until it is: wait for the clock's word.
 	const clockWord = "not ready: the clock is not synchronized: the kernel reports TIME_ERROR, status UNSYNC, maximum error 16s\n"
-	end := untilTestEnds(t)
+	end := testend.Context(t)
 	waitFor(t, "the clock holds readiness", func() (bool, string) {
 		code, body := readyz(end, d.url)
 		return code == http.StatusServiceUnavailable && body == clockWord, fmt.Sprintf("%d %s", code, body)
@@ -96,7 +97,7 @@ func TestClockMaxErrorNeedsTheKernel(t *testing.T) {
 		return clocksrc.Kernel{Reason: "the kernel's clock discipline is read on Linux only (adjtimex), not on darwin"}
 	}
 	var log strings.Builder
-	code := run(untilTestEnds(t), []string{"-listen", "127.0.0.1:0", "-lease", "static:1", "-clock-max-error", "100ms"}, func(string) (string, bool) { return "", false }, &log, hooks{readKernel: unknown})
+	code := run(testend.Context(t), []string{"-listen", "127.0.0.1:0", "-lease", "static:1", "-clock-max-error", "100ms"}, func(string) (string, bool) { return "", false }, &log, hooks{readKernel: unknown})
 	assert.Equal(t, exitUsage, code)
 	assert.Equal(t, "snowidd: -clock-max-error 100ms: the kernel does not report its clock discipline here (the kernel's clock discipline is read on Linux only (adjtimex), not on darwin)\n", log.String())
 

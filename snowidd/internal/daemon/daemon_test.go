@@ -21,6 +21,7 @@ import (
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/nodeid"
 	"github.com/snowlab/snowlab/snowidd/client"
+	"github.com/snowlab/snowlab/snowidd/internal/testend"
 )
 
 func TestOptions(t *testing.T) {
@@ -154,7 +155,7 @@ func TestRunRefusesBadUsage(t *testing.T) {
 			// A replica that serves instead would run until the test's
 			// end, and then exit 0.
 			var log strings.Builder
-			code := Run(untilTestEnds(t), args, getenv, &log)
+			code := Run(testend.Context(t), args, getenv, &log)
 			assert.Equal(t, exitUsage, code, log.String())
 			assert.Equal(t, 1, strings.Count(log.String(), "\n"), log.String())
 			assert.True(t, strings.HasPrefix(log.String(), "snowidd: "), log.String())
@@ -192,11 +193,11 @@ func TestEtcdDownIsRetried(t *testing.T) {
 	for range 2 { // the first attempt, and one after it: a retry
 		select {
 		case <-d.log.match(retried):
-		case <-untilTestEnds(t).Done():
+		case <-testend.Context(t).Done():
 			t.Fatalf("fewer than 2 attempts at the lease logged by the test's end:\n%s", d.log)
 		}
 	}
-	code, body := readyz(untilTestEnds(t), d.url)
+	code, body := readyz(testend.Context(t), d.url)
 	assert.Equal(t, http.StatusServiceUnavailable, code)
 	assert.Contains(t, body, "no etcd at http://"+addr)
 	assert.Equal(t, 0, d.stop(t), d.log.String())
@@ -215,11 +216,11 @@ func TestPGDownIsRetried(t *testing.T) {
 	for range 2 { // the first attempt, and one after it: a retry
 		select {
 		case <-d.log.match(retried):
-		case <-untilTestEnds(t).Done():
+		case <-testend.Context(t).Done():
 			t.Fatalf("fewer than 2 attempts at the lease logged by the test's end:\n%s", d.log)
 		}
 	}
-	code, body := readyz(untilTestEnds(t), d.url)
+	code, body := readyz(testend.Context(t), d.url)
 	assert.Equal(t, http.StatusServiceUnavailable, code)
 	assert.Contains(t, body, addr)
 	assert.NotContains(t, body, "S3cret")

@@ -26,6 +26,7 @@ import (
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/etcdlease/etcdtest"
 	"github.com/snowlab/snowlab/snowidd/client"
+	"github.com/snowlab/snowlab/snowidd/internal/testend"
 )
 
 // The fleet's timing: the shortest etcd lease, a reservation shorter than
@@ -92,7 +93,7 @@ func (r *replicaProc) terminate() error {
 	_ = r.proc.Process.Signal(syscall.SIGTERM) // an error once it has exited
 	select {
 	case <-r.exited:
-	case <-untilTestEnds(r.t).Done():
+	case <-testend.Context(r.t).Done():
 		r.kill()
 		return fmt.Errorf("replica %s never exited after SIGTERM, by the test's end", r.addr)
 	}
@@ -106,7 +107,7 @@ func (r *replicaProc) terminate() error {
 }
 
 func allReady(t *testing.T, reps []*replicaProc) func() (bool, string) {
-	ctx := untilTestEnds(t)
+	ctx := testend.Context(t)
 	return func() (bool, string) {
 		var states []string
 		ok := true
@@ -126,7 +127,7 @@ func etcdGet(t *testing.T, endpoints []string, key string) []byte {
 	cli, err := clientv3.New(clientv3.Config{Endpoints: endpoints})
 	require.NoError(t, err)
 	defer cli.Close()
-	resp, err := cli.Get(untilTestEnds(t), key)
+	resp, err := cli.Get(testend.Context(t), key)
 	require.NoError(t, err)
 	if len(resp.Kvs) == 0 {
 		return nil
@@ -225,7 +226,7 @@ func TestFleetFailures(t *testing.T) {
 		// refuses is the check. (A sleep of the window and 500 ms was the
 		// premise before.)
 		waitFor(t, "replica "+r.addr+" not ready with etcd down", func() (bool, string) {
-			code, body := readyz(untilTestEnds(t), r.url())
+			code, body := readyz(testend.Context(t), r.url())
 			return code == http.StatusServiceUnavailable && refused.MatchString(body), fmt.Sprintf("%d %s", code, body)
 		})
 		// Readiness names exactly the states in which minting is
@@ -233,7 +234,7 @@ func TestFleetFailures(t *testing.T) {
 		// cannot leave them.
 		c, err := client.New(client.Config{Targets: []string{r.url()}, Rounds: 1})
 		require.NoError(t, err)
-		_, err = c.NextIDs(untilTestEnds(t), 10)
+		_, err = c.NextIDs(testend.Context(t), 10)
 		assert.Equal(t, connect.CodeUnavailable, connect.CodeOf(err), "replica %s with etcd down: %v", r.addr, err)
 	}
 	// The outage's length is the scenario, not a premise: nothing below
@@ -372,7 +373,7 @@ func continueFrozen(t *testing.T, r *replicaProc, node string, until time.Time, 
 	}
 	select {
 	case <-lostLine:
-	case <-untilTestEnds(t).Done():
+	case <-testend.Context(t).Done():
 		t.Fatalf("the frozen replica never reported its lease lost, by the test's end:\n%s", r.log)
 	}
 	waitFor(t, "the frozen replica is ready on a new lease", allReady(t, []*replicaProc{r}))

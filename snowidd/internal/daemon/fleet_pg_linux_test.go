@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/snowlab/snowlab/snowidd/internal/testend"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -41,7 +42,7 @@ func pgFleetSpec(t *testing.T) (spec, dsn, table string) {
 	_, _ = rand.Read(b)
 	table = "snowlab_fleet_" + hex.EncodeToString(b)
 	t.Cleanup(func() {
-		ctx := untilTestEnds(t)
+		ctx := testend.Context(t)
 		if conn, err := pgx.Connect(ctx, dsn); err == nil {
 			_, _ = conn.Exec(ctx, "DROP TABLE IF EXISTS "+table)
 			_ = conn.Close(ctx)
@@ -59,7 +60,7 @@ func pgFleetSpec(t *testing.T) (spec, dsn, table string) {
 // no holder, or expires_at not after clock_timestamp()).
 func pgRow(t *testing.T, dsn, table, node string) (until time.Time, expired bool) {
 	t.Helper()
-	ctx := untilTestEnds(t)
+	ctx := testend.Context(t)
 	conn, err := pgx.Connect(ctx, dsn)
 	require.NoError(t, err)
 	defer conn.Close(ctx)
@@ -71,7 +72,7 @@ func pgRow(t *testing.T, dsn, table, node string) (until time.Time, expired bool
 // nodeOf is the first node id a ready replica says it holds.
 func nodeOf(t *testing.T, r *replicaProc) string {
 	t.Helper()
-	code, body := readyz(untilTestEnds(t), r.url())
+	code, body := readyz(testend.Context(t), r.url())
 	require.Equal(t, http.StatusOK, code, body)
 	m := readyNode.FindStringSubmatch(body)
 	require.NotNil(t, m, "readyz of %s: %q", r.addr, body)
@@ -129,7 +130,7 @@ func TestFleetPG(t *testing.T) {
 		oldUntil = until
 		return expired, "node " + n1 + " still held"
 	})
-	code, body := readyz(untilTestEnds(t), reps[0].url())
+	code, body := readyz(testend.Context(t), reps[0].url())
 	assert.Equal(t, http.StatusOK, code, "replica 0 while replica 1 is frozen: %s", body)
 	continueFrozen(t, reps[1], n1, oldUntil, lostLine)
 

@@ -97,7 +97,7 @@ func startDaemonEnv(t *testing.T, h hooks, getenv func(string) (string, bool), a
 // servedURL waits for the line in which snowidd names its URL (served is
 // lw.match(urlLine), taken before it started) and returns the URL, failing
 // t when exited closes first (exitStatus says how it ended) or the test
-// ends (untilTestEnds).
+// ends (testend.Context).
 func servedURL(t *testing.T, lw *logWriter, served <-chan string, exited <-chan struct{}, exitStatus func() any) string {
 	t.Helper()
 	select {
@@ -105,19 +105,14 @@ func servedURL(t *testing.T, lw *logWriter, served <-chan string, exited <-chan 
 		return urlLine.FindStringSubmatch(line)[1]
 	case <-exited:
 		t.Fatalf("snowidd exited (%v) before serving:\n%s", exitStatus(), lw)
-	case <-untilTestEnds(t).Done():
+	case <-testend.Context(t).Done():
 		t.Fatalf("snowidd never named the URL it serves by the test's end:\n%s", lw)
 	}
 	return ""
 }
 
-// untilTestEnds is testend.Context: waits for a replica, a store or a
-// log line are bounded by the test's end. (Fixed bounds of 10 to 30 s
-// were the premise before: a loaded CI machine need not keep them.)
-func untilTestEnds(t *testing.T) context.Context { return testend.Context(t) }
-
 // readyz returns the replica's /readyz status and body; ctx bounds the
-// call (untilTestEnds: a replica that answers slowly on a loaded machine
+// call (testend.Context: a replica that answers slowly on a loaded machine
 // is still answering).
 func readyz(ctx context.Context, url string) (int, string) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/readyz", nil)
@@ -136,7 +131,7 @@ func readyz(ctx context.Context, url string) (int, string) {
 // ready is a waitFor condition: the replica at url answers /readyz with
 // 200. Each call is bounded by the test's end.
 func ready(t *testing.T, url string) func() (bool, string) {
-	ctx := untilTestEnds(t)
+	ctx := testend.Context(t)
 	return func() (bool, string) {
 		code, body := readyz(ctx, url)
 		return code == http.StatusOK, fmt.Sprintf("%d %s", code, strings.TrimSpace(body))
@@ -144,10 +139,10 @@ func ready(t *testing.T, url string) func() (bool, string) {
 }
 
 // waitFor polls cond every 20 ms until it holds, failing t with what and
-// cond's last state if it never does by the test's end (untilTestEnds).
+// cond's last state if it never does by the test's end (testend.Context).
 func waitFor(t *testing.T, what string, cond func() (bool, string)) {
 	t.Helper()
-	end := untilTestEnds(t)
+	end := testend.Context(t)
 	for {
 		ok, state := cond()
 		if ok {
@@ -168,7 +163,7 @@ func (d *daemon) stop(t *testing.T) int {
 	select {
 	case <-d.exited:
 		return d.code
-	case <-untilTestEnds(t).Done():
+	case <-testend.Context(t).Done():
 		t.Fatalf("snowidd never stopped after its context was cancelled, by the test's end:\n%s", d.log)
 		return -1
 	}

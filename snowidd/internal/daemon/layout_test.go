@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/snowlab/snowlab/clocksrc"
+	"github.com/snowlab/snowlab/snowidd/internal/testend"
 )
 
 // A replica with another layout than the one its lease store records
@@ -21,7 +22,7 @@ func TestLayoutOtherThanTheStoresRefused(t *testing.T) {
 	waitFor(t, "the replica of 41/10/12 ready", ready(t, r0.url))
 
 	var log strings.Builder
-	code := run(untilTestEnds(t), []string{"-listen", "127.0.0.1:0", "-lease", "dir:" + dir, "-layout", "41/8/14"}, noEnv, &log, hooks{readKernel: clocksrc.ReadKernel})
+	code := run(testend.Context(t), []string{"-listen", "127.0.0.1:0", "-lease", "dir:" + dir, "-layout", "41/8/14"}, noEnv, &log, hooks{readKernel: clocksrc.ReadKernel})
 	assert.Equal(t, exitUsage, code, log.String())
 	assert.Contains(t, log.String(), "the lease store serves another layout")
 	assert.Contains(t, log.String(), "records layout 41/10/12,1ms,2024-01-01T00:00:00Z, the holder's is 41/8/14,1ms,2024-01-01T00:00:00Z")

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/snowlab/snowlab/clocksrc"
+	"github.com/snowlab/snowlab/snowidd/internal/testend"
 )
 
 // steppedClock is the machine's clock plus an offset the test steps: the
@@ -54,7 +55,7 @@ func TestPeerClockOffsets(t *testing.T) {
 	right := startDaemon(t, "-lease", "static:4", "-peers", a.url+","+fast.url, "-peer-interval", "50ms", "-peer-max-offset", "1s")
 	lax := startDaemonWith(t, skewed.hooks(), "-lease", "static:5", "-peers", a.url+","+b.url, "-peer-interval", "50ms")
 
-	end := untilTestEnds(t)
+	end := testend.Context(t)
 	waitFor(t, "the skewed replica holds readiness", func() (bool, string) {
 		code, body := readyz(end, fast.url)
 		return code == http.StatusServiceUnavailable && regexp.MustCompile(`the clock is 10\.\d+s \(± \S+\) ahead of the median of 3 clocks`).MatchString(body), fmt.Sprintf("%d %s", code, body)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/snowlab/snowlab/clocksrc"
+	"github.com/snowlab/snowlab/snowidd/internal/testend"
 )
 
 // marker is the password the tests hide: no host, user or flag holds it.
@@ -73,7 +74,7 @@ func TestRefusalsHidePasswords(t *testing.T) {
 		{[]string{"-lease", "static:" + marker}, `"static:xxxxx"`},
 	} {
 		var log strings.Builder
-		code := run(untilTestEnds(t), append([]string{"-listen", "127.0.0.1:0"}, tc.args...), noEnv, &log, hooks{readKernel: clocksrc.ReadKernel})
+		code := run(testend.Context(t), append([]string{"-listen", "127.0.0.1:0"}, tc.args...), noEnv, &log, hooks{readKernel: clocksrc.ReadKernel})
 		assert.Equal(t, exitUsage, code, "%v: %s", tc.args, log.String())
 		assert.NotContains(t, log.String(), marker, "%v", tc.args)
 		assert.Contains(t, log.String(), tc.want, "%v", tc.args)

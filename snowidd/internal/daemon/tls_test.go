@@ -19,6 +19,7 @@ import (
 	"github.com/snowlab/snowlab/etcdlease/etcdtest"
 	"github.com/snowlab/snowlab/etcdlease/tlstest"
 	"github.com/snowlab/snowlab/snowidd/client"
+	"github.com/snowlab/snowlab/snowidd/internal/testend"
 )
 
 // env is an environment of the variables kv (name, value, ...).
@@ -129,14 +130,14 @@ func TestMutualTLS(t *testing.T) {
 
 	handshakeLogged := d.log.match(regexp.MustCompile(`level=WARN msg="http: TLS handshake error from 127\.0\.0\.1:\d+: tls: client didn't provide a certificate`))
 	noCert := &http.Client{Transport: &http.Transport{TLSClientConfig: c.client(t, false)}}
-	req, err := http.NewRequestWithContext(untilTestEnds(t), http.MethodGet, d.url+"/readyz", nil)
+	req, err := http.NewRequestWithContext(testend.Context(t), http.MethodGet, d.url+"/readyz", nil)
 	require.NoError(t, err)
 	_, err = noCert.Do(req)
 	require.Error(t, err, "a client without a certificate")
 	assert.Contains(t, err.Error(), "certificate required")
 	select {
 	case <-handshakeLogged:
-	case <-untilTestEnds(t).Done():
+	case <-testend.Context(t).Done():
 		t.Fatalf("the refusal is not in the log by the test's end:\n%s", d.log)
 	}
 
@@ -217,11 +218,11 @@ func TestTLSReloadKeepsServingOverAnExpiredPair(t *testing.T) {
 	select {
 	case line := <-refusedLine:
 		assert.Contains(t, line, "serial "+expired.serial)
-	case <-untilTestEnds(t).Done():
+	case <-testend.Context(t).Done():
 		t.Fatalf("the refusal is not in the log by the test's end:\n%s", d.log)
 	}
 	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: cfg}}
-	req, err := http.NewRequestWithContext(untilTestEnds(t), http.MethodGet, d.url+"/metrics", nil)
+	req, err := http.NewRequestWithContext(testend.Context(t), http.MethodGet, d.url+"/metrics", nil)
 	require.NoError(t, err)
 	resp, err := hc.Do(req)
 	require.NoError(t, err)
@@ -270,7 +271,7 @@ func TestEtcdWithTLSAndAPassword(t *testing.T) {
 	assert.NotContains(t, d.log.String(), etcdPassword)
 
 	var log strings.Builder
-	code := run(untilTestEnds(t), append([]string{"-listen", "127.0.0.1:0", "-etcd-cacert", sec.CAFile}, args...),
+	code := run(testend.Context(t), append([]string{"-listen", "127.0.0.1:0", "-etcd-cacert", sec.CAFile}, args...),
 		env(EtcdPasswordVar, "wrong-"+etcdPassword), &log, hooks{readKernel: clocksrc.ReadKernel})
 	assert.Equal(t, exitUsage, code, log.String())
 	assert.Contains(t, log.String(), "the lease store refused the credentials")

@@ -16,6 +16,7 @@ import (
 
 	"github.com/snowlab/snowlab/clocksrc"
 	"github.com/snowlab/snowlab/snowidd/client"
+	"github.com/snowlab/snowlab/snowidd/internal/testend"
 )
 
 // A layout whose window does not hold the clock at start is refused: exit
@@ -79,14 +80,14 @@ func TestWindowClosesWhileRunning(t *testing.T) {
 	_, err = cl.NextID(context.Background())
 	require.Error(t, err)
 	assert.Equal(t, connect.CodeFailedPrecondition, connect.CodeOf(err), "%v", err)
-	code, body := readyz(untilTestEnds(t), d.url)
+	code, body := readyz(testend.Context(t), d.url)
 	assert.Equal(t, http.StatusServiceUnavailable, code)
 	assert.Contains(t, body, "past its horizon: nothing can be minted any more; every call fails (FailedPrecondition)")
 	assert.Equal(t, grpchealth.StatusNotServing, check())
 	assert.Contains(t, metrics(t, d.url), "\nsnowidd_ready 0\n")
 	select {
 	case <-logged:
-	case <-untilTestEnds(t).Done(): // the watcher reads every 10 ms
+	case <-testend.Context(t).Done(): // the watcher reads every 10 ms
 		t.Fatalf("the window's closing is not in the log by the test's end:\n%s", d.log)
 	}
 	assert.Equal(t, 0, d.stop(t), d.log.String())

@@ -8,44 +8,28 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/snowlab/snowlab/nodeid/storetest"
 )
 
-// Context is done a tenth of the test's time short of go test's -timeout
-// (never without one), so that a wait for an event fails with its own
-// message, naming what never happened, rather than in the timeout's
-// panic. It is cancelled when the test ends.
-func Context(t testing.TB) context.Context {
-	ctx, cancel := context.WithCancel(context.Background())
-	if d := Deadline(t); !d.IsZero() {
-		cancel()
-		ctx, cancel = context.WithDeadline(context.Background(), d)
-	}
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// deadline is t's go test -timeout deadline; benchmarks have none.
-func deadline(t testing.TB) (time.Time, bool) {
-	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
-		return d.Deadline()
-	}
-	return time.Time{}, false
-}
+// Context is storetest.UntilTestEnds, the repository's one bound for a
+// test's waits: done a tenth of the test's time short of go test's
+// -timeout (never without one), so that a wait for an event fails with
+// its own message, naming what never happened, rather than in the
+// timeout's panic.
+func Context(t *testing.T) context.Context { return storetest.UntilTestEnds(t) }
 
 // Deadline is when Context is done: the deadline for a read or a write
 // that should wait for an event as long as the test may; the zero time
 // (no deadline) without a -timeout.
-func Deadline(t testing.TB) time.Time {
-	d, ok := deadline(t)
-	if !ok {
-		return time.Time{}
-	}
-	return d.Add(-time.Until(d) / 10)
+func Deadline(t *testing.T) time.Time {
+	d, _ := Context(t).Deadline()
+	return d
 }
 
 // WaitFor polls cond every 10 ms until it holds, failing t with what if
 // it never does by the test's end (Context).
-func WaitFor(t testing.TB, what string, cond func() bool) {
+func WaitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	end := Context(t)
 	for !cond() {
