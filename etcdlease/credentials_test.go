@@ -210,9 +210,9 @@ func TestSecuredEtcd(t *testing.T) {
 
 	// The failures: each Acquire fails as soon as etcd answers, not at the
 	// reach timeout. The reach timeout here outlasts the caller's context,
-	// which lasts as long as the test (storetest.UntilTestEnds): a store that waited
-	// for the reach timeout would meet the caller's context's end first and
-	// return its error. So an Acquire that returns ErrAuth or the TLS
+	// which lasts as long as the test (storetest.UntilTestEnds): a store
+	// that waited for the reach timeout would meet the caller's context's
+	// end first and return its error. So an Acquire that returns ErrAuth or the TLS
 	// handshake's ErrUnreachable while the caller's context is not done had
 	// its answer from etcd, however loaded the machine (the bound before,
 	// half a minute of wall time, assumed an answer came within it).

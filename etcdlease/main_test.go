@@ -208,9 +208,9 @@ const (
 //
 // Every wait of the child's ends when its stdin closes: when the test
 // closes it, or when the test process ends. How long the test waits for
-// the child is the test's business (storetest.UntilTestEnds); the child assumes no
-// figure (it gave Acquire 5 s, and the lease 5 s to report a loss,
-// before).
+// the child is the test's business (storetest.UntilTestEnds); the child
+// assumes no figure (it gave Acquire 5 s, and the lease 5 s to report a
+// loss, before).
 func runChild(role string) int {
 	out := bufio.NewWriter(os.Stdout)
 	say := func(format string, args ...any) {

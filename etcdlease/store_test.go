@@ -18,9 +18,9 @@ import (
 )
 
 // ctxT is the context of the tests' calls to the store and to etcd:
-// storetest.UntilTestEnds, so that a call never answered fails with its own error
-// and one answered late on a loaded machine does not (20 s was the bound
-// before).
+// storetest.UntilTestEnds, so that a call never answered fails with its
+// own error and one answered late on a loaded machine does not (20 s was
+// the bound before).
 func ctxT(t *testing.T) context.Context { return storetest.UntilTestEnds(t) }
 
 func acquire(t *testing.T, st nodeid.Store, count, maxNode int) *claim {

@@ -20,8 +20,8 @@ import (
 // durably blocked, virtual time never moved, and a test sleeping beside
 // the lease hung (the lab's peerfaults replay did, for 10 minutes). The
 // bubble runs in a goroutine so that such a hang fails the test, naming
-// it, when the test's time is nearly up (storetest.UntilTestEnds) instead of in go
-// test's timeout's panic. (A minute of real time, for a few virtual
+// it, when the test's time is nearly up (storetest.UntilTestEnds) instead
+// of in go test's timeout's panic. (A minute of real time, for a few virtual
 // seconds of work and fifteen file writes, was the bound before.)
 func TestDirLeaseInABubble(t *testing.T) {
 	dir := t.TempDir()

@@ -36,8 +36,8 @@ func startedAt(start int64) clocksrc.Clock {
 }
 
 // eventually polls cond every millisecond until it holds, failing t when
-// the test's time is nearly up (storetest.UntilTestEnds): how soon is the code's
-// business, on a machine whatever its load.
+// the test's time is nearly up (storetest.UntilTestEnds): how soon is the
+// code's business, on a machine whatever its load.
 func eventually(t *testing.T, cond func() bool, what string) {
 	t.Helper()
 	wait := storetest.UntilTestEnds(t)

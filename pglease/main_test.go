@@ -69,9 +69,9 @@ func pgDSN(t testing.TB) string {
 }
 
 // ctxT is the context of the tests' calls to the store and the database:
-// storetest.UntilTestEnds, so that a call never answered fails with its own error
-// and one answered late on a loaded machine does not (30 s was the bound
-// before).
+// storetest.UntilTestEnds, so that a call never answered fails with its
+// own error and one answered late on a loaded machine does not (30 s was
+// the bound before).
 func ctxT(t *testing.T) context.Context { return storetest.UntilTestEnds(t) }
 
 // freshTable is a table name no other test (or earlier run on a shared

@@ -195,7 +195,7 @@ func waitLost(t *testing.T, c nodeid.Claim, why string) {
 }
 
 // ctx is the context of the tests' calls to the store and ZooKeeper:
-// storetest.UntilTestEnds, so that a call never answered fails the test with its
-// own error, and one answered late on a loaded machine does not (30 s,
-// and 10 s in TestLeaderChange, were the bounds before).
+// storetest.UntilTestEnds, so that a call never answered fails the test
+// with its own error, and one answered late on a loaded machine does not
+// (30 s, and 10 s in TestLeaderChange, were the bounds before).
 func ctx(t *testing.T) context.Context { return storetest.UntilTestEnds(t) }
