@@ -333,44 +333,6 @@ bench-check: loadgen
 	@base=$(AB_BASE); git rev-parse -q --verify "$$base^{commit}" >/dev/null || base=HEAD; \
 	$(LOADGEN) ab -q $(AB_FLAGS) "$$base" HEAD
 
-.PHONY: btree pg alternatives
-BTREE_FLAGS ?=
-ALTERNATIVES_FLAGS ?=
-
-## btree: what the key costs a B-tree (lab/internal/experiment/btree) on embedded SQLite; writes
-## results/local/*-btree.* (make publish RUN=... commits one)
-btree: loadgen
-	$(LOADGEN) btree $(BTREE_FLAGS)
-
-## pg: the same on SQLite and a throwaway PostgreSQL (scripts/pg.sh), stopped afterwards.
-## Against a server of your own: go run ./lab/cmd/loadgen btree -pg postgres://user@host:port/db
-pg: loadgen
-	@dsn=$$(scripts/pg.sh start) || exit 1; \
-	trap 'scripts/pg.sh stop "$$dsn"' EXIT; \
-	$(LOADGEN) btree -pg "$$dsn" $(BTREE_FLAGS)
-
-## alternatives: the ID schemes usually proposed instead of Snowflake IDs (ticket row, sequences,
-## blocks, stride) beside snowlab, in process and through a snowidd replica (bin/snowidd,
-## started on loopback for the run), on a throwaway PostgreSQL (scripts/pg.sh, which
-## also crashes and restarts it for the crash experiment), stopped afterwards;
-## writes results/local/*-alternatives.*. Pass e.g. ALTERNATIVES_FLAGS='-duration 5s'.
-## Against a server of your own (no crash experiment, no commit latency unless local):
-## go run ./lab/cmd/loadgen alternatives -pg postgres://user@host:port/db [-snowidd http://HOST:PORT]
-alternatives: snowidd loadgen
-	@dsn=$$(scripts/pg.sh start) || exit 1; \
-	trap 'scripts/pg.sh stop "$$dsn"' EXIT; \
-	$(LOADGEN) alternatives -pg "$$dsn" -pg-control scripts/pg.sh -snowidd-bin bin/snowidd $(ALTERNATIVES_FLAGS)
-
-## peerfaults: the peers' reported failures (bwmarrin/snowflake #53, Leaf #216,
-## yitter/IdGenerator #110, baidu/uid-generator #85 and #88) replayed beside
-## snowlab's compositions under the same fault (lab/internal/experiment/peerfaults;
-## about 25 s, in process, on lock folders in a temporary folder); writes
-## results/local/*-peerfaults.* (make publish RUN=... commits one).
-.PHONY: peerfaults
-PEERFAULTS_FLAGS ?=
-peerfaults: loadgen
-	$(LOADGEN) peerfaults $(PEERFAULTS_FLAGS)
-
 ## --- The fault lab (lab/internal/experiment/faults): a fleet of replicas on etcd under faults ---
 .PHONY: snowidd-faults etcdholders test-faults chaos
 CHAOS_FLAGS ?=

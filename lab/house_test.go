@@ -54,7 +54,7 @@ import (
 // done. Lower a ceiling when a change lowers its figure.
 const (
 	// Issue 39: the lab at most half of the non-test Go lines.
-	maxLabSharePermille = 583 // ceiling; the issue's limit is 500
+	maxLabSharePermille = 526 // ceiling; the issue's limit is 500
 	// Issue 39: at most 30 packages below lab/internal.
 	maxInternalPackages = 30
 	// Issue 39: at most 330 exported names inside lab/internal (294 once

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A throwaway PostgreSQL for the lab (loadgen btree, their tests).
+# A throwaway PostgreSQL for the tests (pglease, snowidd and snowid on -lease pg:).
 #
 #   scripts/pg.sh start        start one; prints its DSN on stdout (only that)
 #   scripts/pg.sh stop DSN     stop the one that DSN names and delete its files
@@ -10,8 +10,8 @@
 #                              port and data folder; it recovers from its WAL
 #   scripts/pg.sh datadir DSN  print its data folder
 #
-# crash and restart are for the alternatives' crash experiment (loadgen
-# alternatives -pg-control scripts/pg.sh).
+# crash and restart are for the pglease tests that restart the server under
+# a lease (make test-pg).
 #
 # start uses Debian's PostgreSQL (apt-get install -y postgresql when no initdb
 # is found, which needs root), runs initdb in a fresh folder under
@@ -19,10 +19,10 @@
 # with trust authentication for the loopback. PostgreSQL refuses to run as root,
 # so as root the server runs as the postgres user (runuser), in a folder it
 # owns. Server settings are the defaults but for the listening address, the
-# port and the socket folder: the experiment measures what a stock server does.
+# port and the socket folder: the tests meet what a stock server does.
 # Example:
 #
-#   DSN=$(scripts/pg.sh start) && go run ./lab/cmd/loadgen btree -pg "$DSN"; scripts/pg.sh stop "$DSN"
+#   PG_DSN=$(scripts/pg.sh start) && make test-pg; scripts/pg.sh stop "$PG_DSN"
 set -euo pipefail
 
 die() { echo "pg.sh: $*" >&2; exit 1; }

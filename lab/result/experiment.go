@@ -2,8 +2,8 @@ package result
 
 import "time"
 
-// Header opens every experiment's result file (loadgen btree,
-// loadgen alternatives): which experiment and schema, when, by what command
+// Header opens every experiment's result file (loadgen faults,
+// loadgen gates): which experiment and schema, when, by what command
 // at which commit, on which host. An experiment's result type embeds it,
 // so its JSON keys sit at the top level of the file beside the
 // experiment's own.

@@ -9,7 +9,7 @@ import (
 )
 
 // ErrExperiment is wrapped by Read's error about an experiment's result
-// file (loadgen btree's, loadgen alternatives'): it parses as a suite run with
+// file (loadgen faults', loadgen gates'): it parses as a suite run with
 // nothing measured, and would compare as one.
 var ErrExperiment = errors.New("the result of an experiment, not of a suite run")
 

@@ -18,8 +18,8 @@
 // so a run never dirties the checkout; loadgen publish is the deliberate
 // step that copies one into results/ to be committed.
 //
-// `loadgen help` lists the subcommands (compare, check, history, publish,
-// export, list, btree, alternatives, service, faults), and `loadgen
+// `loadgen help` lists the subcommands (compare, ab, instr, history, publish,
+// export, list, service, faults, contention, gates), and `loadgen
 // SUBCOMMAND -h` each one's flags: one text, so that the two cannot
 // differ.
 //

@@ -34,7 +34,7 @@ func (e *badSource) Error() string { return e.Err.Error() }
 func (e *badSource) Unwrap() error { return e.Err }
 
 // readHistory reads the suite results in sources. A folder's files of an
-// experiment (btree's, alternatives', which name it in "experiment") are
+// experiment (faults', gates', which name it in "experiment") are
 // not suite runs and are passed over; any other file that is not a result
 // is an error naming it. Each run's page (<stem>.html beside its JSON) is
 // addressed relative to pageDir, where the index goes.

@@ -214,11 +214,11 @@ func TestHelp(t *testing.T) {
 	for _, args := range [][]string{{"-h"}, {"--help"}, {"help"}} {
 		code, out, _ := runArgs(args...)
 		assert.Equal(t, exitOK, code, "%v", args)
-		for _, sub := range []string{"run", "compare", "ab", "instr", "btree", "list"} {
+		for _, sub := range []string{"run", "compare", "ab", "instr", "faults", "list"} {
 			assert.Contains(t, out, "loadgen "+sub, "%v", args)
 		}
 	}
-	for _, args := range [][]string{{"run", "-h"}, {"ab", "-h"}, {"btree", "-h"}, {"compare", "-h"}} {
+	for _, args := range [][]string{{"run", "-h"}, {"ab", "-h"}, {"faults", "-h"}, {"compare", "-h"}} {
 		code, _, errs := runArgs(args...)
 		assert.Equal(t, exitOK, code, "%v", args)
 		assert.Contains(t, errs, "Usage of loadgen "+args[0], "%v", args)
@@ -228,6 +228,21 @@ func TestHelp(t *testing.T) {
 	_, out, _ := runArgs("help")
 	assert.NotContains(t, out, "loadgen check", "removed")
 	assert.NotContains(t, out, "loadgen gate ", "removed")
+	for _, retired := range []string{"btree", "alternatives", "peerfaults"} {
+		assert.NotContains(t, out, "loadgen "+retired+" ", "retired")
+	}
+}
+
+// TestRetired: a retired experiment is one line naming the commit whose
+// lab runs it, with status 2, so that its re-run path is never lost.
+func TestRetired(t *testing.T) {
+	for _, cmd := range []string{"btree", "alternatives", "peerfaults"} {
+		code, out, errs := runArgs(cmd, "-rows", "10")
+		assert.Equal(t, exitUsage, code, cmd)
+		assert.Empty(t, out, cmd)
+		assert.Equal(t, 1, strings.Count(errs, "\n"), "%s: one line: %s", cmd, errs)
+		assert.Contains(t, errs, "go run "+retiredAt.path+"@"+retiredAt.commit+" "+cmd, cmd)
+	}
 }
 
 // TestUnknownCommand: a subcommand loadgen does not have is one line

@@ -19,7 +19,7 @@ import (
 // by default into a folder this checkout's .gitignore leaves out and that
 // holds no tracked file, so running the lab never dirties the checkout.
 func TestDefaultOutputIsIgnored(t *testing.T) {
-	for _, cmd := range []string{"run", "btree", "alternatives", "service"} {
+	for _, cmd := range []string{"run", "service", "faults", "contention", "gates"} {
 		_, _, errs := runArgs(cmd, "-h")
 		assert.Contains(t, errs, `(default "`+resultdir.DefaultOut()+`")`, "loadgen %s -out", cmd)
 	}

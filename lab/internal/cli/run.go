@@ -40,6 +40,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "check", "gate":
 		fmt.Fprintf(stderr, "loadgen %s: removed: gate a change with loadgen ab BASE HEAD (the interleaved A/B gate) and loadgen instr (instruction counts); lab/README.md says how\n", cmd)
 		return exitUsage
+	case "btree", "alternatives", "peerfaults":
+		fmt.Fprintf(stderr, "loadgen %s: retired; its results are in results/FINDINGS.md, and the lab that made them runs it: go run %s@%s %s\n",
+			cmd, retiredAt.path, retiredAt.commit, cmd)
+		return exitUsage
 	case "instr":
 		return runInstr(args, stdout, stderr)
 	case "ab":
@@ -123,10 +127,6 @@ const usage = `usage:
                                     a run for benchstat (gobench) or
                                     github-action-benchmark (benchmark-action,
                                     benchmark-action-costs)
-  loadgen btree [-rows N] [-pg DSN] what the key costs a B-tree: snowlab vs UUIDv4/v7,
-                                    ULID and a sequence on SQLite (and PostgreSQL)
-  loadgen alternatives -pg DSN      ticket server, sequences, blocks, stride and snowlab
-                                    on PostgreSQL: IDs/s, latency, disorder, a crash
   loadgen service [-snowidd bin/snowidd]
                                     a local snowidd over gRPC and Connect beside
                                     the in-process generator (loadgen service -h)
@@ -140,10 +140,6 @@ const usage = `usage:
                                     how often each regression gate (instr, ab) fails
                                     same-code pairs, quiet and beside a CPU hog, and
                                     catches planted slowdowns
-  loadgen peerfaults [-scenarios bwmarrin-53,leaf-216,...]
-                                    the peers' reported failures (bwmarrin #53, Leaf
-                                    #216, yitter #110, baidu #85, #88) replayed beside
-                                    snowlab's compositions under the same fault
   loadgen hog [-threads N] [-for D] the bounded CPU hog loadgen contention and gates start
   loadgen history [-o FILE] [-baseline FILE.json|DIR] [DIR|FILE.json ...]
                                     the history page of the results (index.html)
@@ -153,9 +149,10 @@ const usage = `usage:
   loadgen list                      list the subjects
   loadgen help                      this text
 
-The experiments (btree, alternatives, service, faults, contention, gates, peerfaults) write
+The experiments (service, faults, contention, gates) write
 results/local/<stem>-<experiment>.*; every run checks what it measured and
-exits 1 on a correctness failure.`
+exits 1 on a correctness failure. The retired ones (btree, alternatives,
+peerfaults) run from the commit before they left, which each names.`
 
 func runSuite(args, command []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("loadgen run", flag.ContinueOnError)

@@ -1,5 +1,5 @@
-// Package experiment is what loadgen's experiments (btree, alternatives,
-// faults, service; each in a package below this one) have in common: the
+// Package experiment is what loadgen's experiments (faults, service,
+// contention, gates; each in a package below this one) have in common: the
 // Experiment interface its subcommand implements, so that one runner in
 // lab/internal/cli does the prologue every one of them needs (the flag
 // set and the -out, -no-write and -q flags, the refusal of stray

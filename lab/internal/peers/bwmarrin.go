@@ -13,8 +13,7 @@ const bwmarrinNode = 1
 
 // bwmarrinSubject is github.com/bwmarrin/snowflake with its default layout.
 // The library takes its layout from package-level variables (Epoch,
-// NodeBits, StepBits); they are read here and never written (but by
-// BwmarrinBehind, for one NewNode, which restores Epoch), so the lab
+// NodeBits, StepBits); they are read here and never written, so the lab
 // measures exactly what a user with the defaults gets. Decode works from
 // the documented default layout by hand rather than through ID.Time and
 // ID.Node, which read deprecated package globals that NewNode rewrites

@@ -3,6 +3,6 @@
 // labels centred on it), Liberation Sans throughout, the palette, log and
 // linear axes with readable ticks, and the reference lines, whiskers and
 // swatches the lab's charts share. It knows nothing of lab results: the
-// suite's charts (internal/report) and the B-tree experiment's (internal/experiment/btree) are
-// drawn with it.
+// suite's charts and the experiments' (internal/report) are drawn
+// with it.
 package plot

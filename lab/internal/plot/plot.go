@@ -35,9 +35,6 @@ func New(title, subtitle, xlabel, ylabel string, w, h vg.Length) *Chart {
 	return &Chart{P: p, Title: title, Subtitle: subtitle, XLabel: xlabel, YLabel: ylabel, legend: leg, w: w, h: h}
 }
 
-// Color is the i-th colour of the palette, wrapping around.
-func Color(i int) color.Color { return Palette[i%len(Palette)] }
-
 // Chart is a plot with its titles, axis labels and legend, which save
 // lays out itself: the title across the whole page, the legend in a column
 // beside the data area rather than over it, and the axis labels centred on

@@ -145,14 +145,13 @@ func groupName(p plot.Panel) string {
 // newChart returns a chart in the house style titled what, with the
 // run's host and commit as its subtitle.
 func newChart(run *result.Run, what, xlabel, ylabel string, w, h vg.Length) *plot.Chart {
-	return plot.New(what, Subtitle(run.Host, run.Revision()), xlabel, ylabel, w, h)
+	return plot.New(what, subtitle(run.Host, run.Revision()), xlabel, ylabel, w, h)
 }
 
-// Subtitle is the subtitle of a chart of a run on h at revision (the
+// subtitle is the subtitle of a chart of a run on h at revision (the
 // commit, "<sha>+dirty" for a dirty tree; "" for none): the host's one
-// line and the commit. Experiments with charts of their own (btree)
-// use it so that every chart names its run alike.
-func Subtitle(h result.Host, revision string) string {
+// line and the commit, so that every chart names its run alike.
+func subtitle(h result.Host, revision string) string {
 	if revision == "" {
 		return h.String()
 	}

@@ -5,9 +5,9 @@
 // (WriteTable), SVG charts (writeCharts) in the house style of
 // lab/internal/plot, and the history of many runs as one HTML page
 // (NewHistory groups the runs' ratios, rates and fairness by host,
-// WriteIndex draws them). The Markdown and HTML reports render one document (sections.go
-// lays it out), so they never say different things; an experiment's
-// report (btree, alternatives, faults) is a Document written
-// by the same writers, and Subtitle lets its charts name the host as a
-// suite run's do. It formats; it measures and compares nothing.
+// WriteIndex draws them). The Markdown and HTML reports render one
+// document (sections.go lays it out), so they never say different things;
+// an experiment's report (faults, gates, contention) is a Document written
+// by the same writers, its charts naming the host as a suite run's do. It
+// formats; it measures and compares nothing.
 package report

@@ -14,7 +14,7 @@ import (
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-// Document is an experiment's report (btree, alternatives, faults)
+// Document is an experiment's report (faults, gates, contention)
 // laid out once and written as Markdown, as one
 // self-contained HTML page and as the SVG files of its charts, by the
 // writers that write a suite run's report, so that the two reports never
