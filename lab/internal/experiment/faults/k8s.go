@@ -65,10 +65,9 @@ type kubeAPI struct {
 	token string
 	ca    string // the serving certificate's file, its own CA
 	etcd  *cluster
-	proc  *process
-	log   *tailBuffer
-	hc    *http.Client
-	seen  map[string]seen // by Lease: its version and when the lab first saw it
+	*process
+	hc   *http.Client
+	seen map[string]seen // by Lease: its version and when the lab first saw it
 }
 
 // seen is a Lease's resourceVersion and when the lab first read it.
@@ -89,17 +88,17 @@ func startKube(dir, etcdBin string) (*kubeAPI, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &kubeAPI{etcd: c, log: newTailBuffer(32 << 10), ca: filepath.Join(dir, "certs", "apiserver.crt"), seen: map[string]seen{}}
-	if err := k.start(dir); err != nil {
+	k := &kubeAPI{etcd: c, ca: filepath.Join(dir, "certs", "apiserver.crt"), seen: map[string]seen{}}
+	if err := k.launch(dir); err != nil {
 		c.Stop()
 		return nil, err
 	}
 	return k, nil
 }
 
-// start writes the token file and service-account key and starts the
+// launch writes the token file and service-account key and starts the
 // server on a free port.
-func (k *kubeAPI) start(dir string) error {
+func (k *kubeAPI) launch(dir string) error {
 	b := make([]byte, 16)
 	if _, err := rand.Read(b); err != nil {
 		return err
@@ -129,28 +128,24 @@ func (k *kubeAPI) start(dir string) error {
 		return err
 	}
 	k.addr = "127.0.0.1:" + strconv.Itoa(ports[0])
-	cmd := exec.Command(kubeAPIServerBin(), "--etcd-servers="+k.etcd.Endpoints()[0], "--token-auth-file="+tokens,
+	k.process = newProcess("kube-apiserver", 32<<10, kubeAPIServerBin(), "--etcd-servers="+k.etcd.Endpoints()[0], "--token-auth-file="+tokens,
 		"--authorization-mode=RBAC", "--secure-port="+strconv.Itoa(ports[0]), "--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1", "--endpoint-reconciler-type=none",
 		"--service-account-issuer=https://kubernetes.default.svc", "--service-account-key-file="+saPub,
 		"--service-account-signing-key-file="+saKey, "--cert-dir="+filepath.Join(dir, "certs"), "--service-cluster-ip-range=10.96.0.0/24")
-	cmd.Stdout, cmd.Stderr = k.log, k.log
-	if k.proc, err = startProcess(cmd); err != nil { // dies with the lab (Linux)
-		return fmt.Errorf("faults: starting kube-apiserver: %w", err)
+	if _, err := k.start(""); err != nil {
+		return err
 	}
 	// Until it is ready its certificate may not be written yet: readiness
 	// is asked without verifying it, every later request verifies it.
 	probe := &http.Client{Timeout: time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
-	for deadline := time.Now().Add(120 * time.Second); k.get(probe, "/readyz", nil) != nil; {
-		if time.Now().After(deadline) {
-			k.proc.Stop(5 * time.Second)
-			return fmt.Errorf("faults: kube-apiserver not ready on %s within 120 s:\n%s", k.addr, tail(k.log.String(), 2000))
-		}
-		time.Sleep(100 * time.Millisecond)
+	if err := waitFor(context.Background(), 120*time.Second, 100*time.Millisecond, func() (bool, error) { return k.get(probe, "/readyz", nil) == nil, nil }); err != nil {
+		k.stop(5 * time.Second)
+		return fmt.Errorf("faults: kube-apiserver not ready on %s (%w):\n%s", k.addr, err, k.logs(2000))
 	}
 	pool := x509.NewCertPool()
 	if pemCA, err := os.ReadFile(k.ca); err != nil || !pool.AppendCertsFromPEM(pemCA) {
-		k.proc.Stop(5 * time.Second)
+		k.stop(5 * time.Second)
 		return fmt.Errorf("faults: kube-apiserver's certificate %s: %v", k.ca, err)
 	}
 	k.hc = &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
@@ -186,12 +181,9 @@ func (k *kubeAPI) get(hc *http.Client, path string, v any) error {
 
 // Stop ends the server (SIGTERM, SIGKILL after 5 s), then its etcd.
 func (k *kubeAPI) Stop() {
-	k.proc.Stop(5 * time.Second)
+	k.stop(5 * time.Second)
 	k.etcd.Stop()
 }
-
-// Logs is the tail of the server's log, for a failure's report.
-func (k *kubeAPI) Logs() string { return "--- kube-apiserver ---\n" + k.log.String() }
 
 // lease is what the lab reads of a k8slease Lease.
 type lease struct {

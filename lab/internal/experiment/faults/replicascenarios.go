@@ -23,7 +23,7 @@ func clockSteps(ctx context.Context, s *stage) error {
 	s.role(2, "strict, clock untouched")
 	step := func(d time.Duration) error {
 		for _, r := range []int{0, 1} {
-			code, body, err := s.reps[r].post(faultClockPath + "?step=" + d.String())
+			code, body, err := s.reps[r].do("POST", faultClockPath+"?step="+d.String())
 			if err != nil || code != 200 {
 				return fmt.Errorf("stepping %s's clock %v: %d %s %v", s.reps[r].Name, d, code, body, err)
 			}
@@ -137,14 +137,14 @@ func successorWaits(ctx context.Context, s *stage) error {
 	s.role(0, "clock 5 s ahead, then SIGKILLed")
 	s.role(2, "successor on the killed replica's node id")
 	s.mark("r0's clock (node id %d) stepped forward 5 s: its reservations run 5 s ahead of the machine's clock", k)
-	if code, body, err := s.reps[0].post(faultClockPath + "?step=5s"); err != nil || code != 200 {
+	if code, body, err := s.reps[0].do("POST", faultClockPath+"?step=5s"); err != nil || code != 200 {
 		return fmt.Errorf("stepping r0's clock: %d %s %v", code, body, err)
 	}
 	if err := sleepCtx(ctx, 1500*time.Millisecond); err != nil {
 		return err
 	}
 	killAt := time.Now()
-	s.reps[0].Kill()
+	s.reps[0].kill()
 	s.mark("SIGKILL r0")
 	expired, err := s.waitGone(ctx, k, killAt)
 	if err != nil {
@@ -206,7 +206,7 @@ func kill9Batch(ctx context.Context, s *stage) error {
 		if err != nil {
 			return err
 		}
-		s.reps[0].Kill()
+		s.reps[0].kill()
 		held = append(held, a)
 		s.mark("SIGKILL r0 (kill %d) while it held the answer of NextIDs(100000) attempt %d, its IDs minted", i+1, a)
 		if err := sleepCtx(ctx, 300*time.Millisecond); err != nil {
@@ -257,12 +257,12 @@ func kill9Batch(ctx context.Context, s *stage) error {
 // attempt) missed 1 kill in 3 under CI's load: a replica mints and sends
 // 100,000 IDs in a few milliseconds.
 func batchHeld(ctx context.Context, r *replica, c *caller, within time.Duration) (int32, error) {
-	if code, body, err := r.post(faultHoldPath + "?for=30s"); err != nil || code != 200 {
+	if code, body, err := r.do("POST", faultHoldPath+"?for=30s"); err != nil || code != 200 {
 		return 0, fmt.Errorf("arming %s's hold: %d %s %v", r.Name, code, body, err)
 	}
 	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
-		code, body, err := r.get(faultHoldPath)
+		code, body, err := r.do("GET", faultHoldPath)
 		if err != nil || code != 200 {
 			return 0, fmt.Errorf("reading %s's hold: %d %s %v", r.Name, code, body, err)
 		}

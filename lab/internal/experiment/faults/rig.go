@@ -236,7 +236,7 @@ func (x *executor) run(ctx context.Context, sc scenario) (res scenarioResult) {
 	}
 	defer func() {
 		for _, r := range s.reps {
-			r.Kill()
+			r.kill()
 		}
 	}()
 	if err := s.startReplicas(); err != nil {
@@ -277,7 +277,7 @@ func (s *stage) runHolders(ctx context.Context, res scenarioResult) scenarioResu
 func (s *stage) makeReplicas() error {
 	specs := append(append([]replicaSpec(nil), s.sc.Replicas...), s.sc.Spares...)
 	for i := range specs {
-		rep, err := newReplica(fmt.Sprintf("r%d", i), s.x.o.Snowidd, nil, s.clientTLS())
+		rep, err := newReplica(fmt.Sprintf("r%d", i), s.x.o.Snowidd, s.clientTLS())
 		if err != nil {
 			return err
 		}
@@ -292,13 +292,16 @@ func (s *stage) makeReplicas() error {
 				peers = append(peers, other.URL())
 			}
 		}
-		var err error
-		if s.reps[i].args, err = s.replicaArgs(i, spec, peers); err != nil {
+		args, err := s.replicaArgs(i, spec, peers)
+		if err != nil {
 			return err
 		}
-		if s.reps[i].env, err = s.storeEnv(i); err != nil {
+		env, err := s.storeEnv(i)
+		if err != nil {
 			return err
 		}
+		r := s.reps[i]
+		r.args, r.env = append(r.args, args...), append(env, "SNOWIDD_FAULT_HISTORY="+r.history)
 	}
 	return nil
 }
@@ -314,7 +317,7 @@ func (s *stage) startReplicas() error {
 		}
 		s.started[i].Store(true)
 		if err := s.waitReady(i, 30*time.Second); err != nil {
-			return fmt.Errorf("%w\n%s", err, s.reps[i].Log())
+			return fmt.Errorf("%w\n%s", err, s.reps[i].logs(256<<10))
 		}
 	}
 	return nil
@@ -327,7 +330,7 @@ func (s *stage) faultClockMissing() string {
 	if !s.sc.FaultClock {
 		return ""
 	}
-	if code, _, err := s.reps[0].get(faultClockPath); err != nil || code != 200 {
+	if code, _, err := s.reps[0].do("GET", faultClockPath); err != nil || code != 200 {
 		return fmt.Sprintf("needs a fault-injection build of snowidd, whose clock the lab steps (make snowidd-faults builds bin/snowidd-faults); %s answers GET %s with %d", s.x.o.Snowidd, faultClockPath, code)
 	}
 	return ""
@@ -381,7 +384,7 @@ func (s *stage) drive(ctx context.Context) (a *analysis, runErr, err error) {
 // the healed fleet a second more of calls.
 func (s *stage) settle() error {
 	for i, r := range s.reps {
-		if s.live(i) && r.Running() {
+		if s.live(i) && r.running() {
 			if err := s.waitReady(i, 30*time.Second); err != nil {
 				return err
 			}
@@ -401,7 +404,7 @@ func (s *stage) collect(res *scenarioResult, a *analysis, runErr error) {
 		res.Error = runErr.Error()
 	}
 	for i, r := range s.reps {
-		if s.live(i) && r.Running() {
+		if s.live(i) && r.running() {
 			if err := r.Stop(); err != nil && res.Error == "" {
 				res.Error = err.Error()
 			}
@@ -419,7 +422,7 @@ func (s *stage) collect(res *scenarioResult, a *analysis, runErr error) {
 		if b, ok := s.bounds[i]; ok {
 			st.Bound, st.BoundWhy = b.d, b.why
 		}
-		st.Restarts = r.Restarts()
+		st.Restarts = r.restarts()
 		res.Replicas = append(res.Replicas, st)
 	}
 	for _, f := range s.after {
@@ -429,7 +432,7 @@ func (s *stage) collect(res *scenarioResult, a *analysis, runErr error) {
 	if res.Error != "" {
 		var logs []string
 		for _, r := range s.reps {
-			logs = append(logs, "--- replica "+r.Name+" ---\n"+tail(r.Log(), 4<<10))
+			logs = append(logs, r.logs(4<<10))
 		}
 		res.Error += "\n" + strings.Join(logs, "\n") + "\n" + tail(s.storeLogs(), 4<<10)
 	}
