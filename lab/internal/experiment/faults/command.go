@@ -22,7 +22,7 @@ func (*command) Name() string             { return "faults" }
 func (c *command) Flags(fs *flag.FlagSet) { c.f.register(fs) }
 
 func (c *command) Run(ctx context.Context, env experiment.Env) (*experiment.Output, error) {
-	if c.f.List() {
+	if c.f.list {
 		return nil, writeList(env.Stdout)
 	}
 	o, err := c.f.Options()

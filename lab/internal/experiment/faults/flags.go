@@ -30,9 +30,6 @@ func (f *flags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.list, "list", false, "list the scenarios and exit")
 }
 
-// List reports whether -list asks for the scenarios instead of a run.
-func (f flags) List() bool { return f.list }
-
 // options checks the flags a run needs before anything starts; execute
 // refuses the rest (errOptions). A -holders that is not there leaves
 // Holders empty: the fleet-start scenarios say they skipped, and why.

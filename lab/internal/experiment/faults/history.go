@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -182,13 +183,8 @@ func partitionByNode(history []porcupine.Operation) [][]porcupine.Operation {
 		n := op.Input.(storeOp).First
 		byNode[n] = append(byNode[n], op)
 	}
-	nodes := make([]int, 0, len(byNode))
-	for n := range byNode {
-		nodes = append(nodes, n)
-	}
-	slices.Sort(nodes)
-	parts := make([][]porcupine.Operation, 0, len(nodes))
-	for _, n := range nodes {
+	var parts [][]porcupine.Operation
+	for _, n := range slices.Sorted(maps.Keys(byNode)) {
 		parts = append(parts, byNode[n])
 	}
 	return parts

@@ -35,11 +35,7 @@ func kubeAPIServerBin() string {
 	}
 	cache := os.Getenv("SNOWLAB_CACHE")
 	if cache == "" {
-		base := os.Getenv("XDG_CACHE_HOME")
-		if base == "" {
-			home, _ := os.UserHomeDir()
-			base = filepath.Join(home, ".cache")
-		}
+		base, _ := os.UserCacheDir() // $XDG_CACHE_HOME, else ~/.cache, as the script has it
 		cache = filepath.Join(base, "snowlab")
 	}
 	return filepath.Join(cache, "kube-apiserver-"+kubeVersion, "kube-apiserver")
@@ -108,19 +104,14 @@ func (k *kubeAPI) launch(dir string) error {
 	if err := os.WriteFile(tokens, []byte(k.token+`,snowlab-admin,snowlab-admin,"system:masters"`+"\n"), 0o600); err != nil {
 		return err
 	}
+	// The service-account key signs tokens and, the public half read
+	// from the same file, verifies them.
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		return err
 	}
-	pub, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
-	if err != nil {
-		return err
-	}
-	saKey, saPub := filepath.Join(dir, "sa.key"), filepath.Join(dir, "sa.pub")
+	saKey := filepath.Join(dir, "sa.key")
 	if err := os.WriteFile(saKey, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}), 0o600); err != nil {
-		return err
-	}
-	if err := os.WriteFile(saPub, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub}), 0o600); err != nil {
 		return err
 	}
 	ports, err := freePorts(1)
@@ -131,7 +122,7 @@ func (k *kubeAPI) launch(dir string) error {
 	k.process = newProcess("kube-apiserver", 32<<10, kubeAPIServerBin(), "--etcd-servers="+k.etcd.Endpoints()[0], "--token-auth-file="+tokens,
 		"--authorization-mode=RBAC", "--secure-port="+strconv.Itoa(ports[0]), "--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1", "--endpoint-reconciler-type=none",
-		"--service-account-issuer=https://kubernetes.default.svc", "--service-account-key-file="+saPub,
+		"--service-account-issuer=https://kubernetes.default.svc", "--service-account-key-file="+saKey,
 		"--service-account-signing-key-file="+saKey, "--cert-dir="+filepath.Join(dir, "certs"), "--service-cluster-ip-range=10.96.0.0/24")
 	if _, err := k.start(""); err != nil {
 		return err

@@ -70,8 +70,6 @@ type loadConfig struct {
 	batch func(n int) int
 	// attemptTimeout bounds one attempt on one replica.
 	attemptTimeout time.Duration
-	// fixed, when true, sends every call to urls[0] only, no failover.
-	fixed bool
 	// skip, when set, says which replicas not to try now (a spare not
 	// started yet).
 	skip func(r int) bool
@@ -119,15 +117,8 @@ func (c *caller) run(stop <-chan struct{}, conns []*remote.Client, cfg loadConfi
 		c.calls++
 		begun := time.Now()
 		refusedFirst, ok := false, false
-		tries := len(conns)
-		if cfg.fixed {
-			tries = 1
-		}
-		for k := range tries {
+		for k := range conns {
 			r := (next + k) % len(conns)
-			if cfg.fixed {
-				r = 0
-			}
 			if cfg.skip != nil && cfg.skip(r) {
 				continue
 			}

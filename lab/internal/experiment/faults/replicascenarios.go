@@ -3,6 +3,7 @@ package faults
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os/exec"
@@ -93,18 +94,14 @@ func clockSteps(ctx context.Context, s *stage) error {
 // scenario's prefix: its holder's lease expired.
 func (s *stage) waitGone(ctx context.Context, k int, since time.Time) (time.Time, error) {
 	key := fmt.Sprintf("/faults/%s/nodes/%d", s.sc.Name, k)
-	for deadline := time.Now().Add(defaultTTL + 10*time.Second); ; {
+	err := waitFor(ctx, defaultTTL+10*time.Second, 50*time.Millisecond, func() (bool, error) {
 		held, err := s.held(ctx, key, k)
-		if err == nil && !held {
-			return time.Now(), nil
-		}
-		if time.Now().After(deadline) {
-			return time.Time{}, fmt.Errorf("node id %d still held %v after its holder was cut off", k, time.Since(since).Round(time.Millisecond))
-		}
-		if err := sleepCtx(ctx, 50*time.Millisecond); err != nil {
-			return time.Time{}, err
-		}
+		return err == nil && !held, nil
+	})
+	if errors.Is(err, errNotWithin) {
+		return time.Time{}, fmt.Errorf("node id %d still held %v after its holder was cut off", k, time.Since(since).Round(time.Millisecond))
 	}
+	return time.Now(), err
 }
 
 // reservation reads node id k's reserved-until from etcd.
@@ -187,9 +184,9 @@ func successorWaits(ctx context.Context, s *stage) error {
 
 func kill9Batch(ctx context.Context, s *stage) error {
 	s.role(0, "SIGKILLed during NextIDs(100000), three times")
-	// The caller reaches r0 under faultHeldPrefix, so that r0's hold
-	// takes its calls and none of the main load's.
-	big, err := startLoad(loadConfig{urls: []string{s.reps[0].URL() + faultHeldPrefix}, clients: 1, tls: s.clientTLS(), fixed: true,
+	// The caller reaches r0 alone (no failover), under faultHeldPrefix, so
+	// that r0's hold takes its calls and none of the main load's.
+	big, err := startLoad(loadConfig{urls: []string{s.reps[0].URL() + faultHeldPrefix}, clients: 1, tls: s.clientTLS(),
 		batch: func(int) int { return client.MaxBatch }, attemptTimeout: 10 * time.Second, pause: 100 * time.Millisecond})
 	if err != nil {
 		return err
@@ -260,29 +257,24 @@ func batchHeld(ctx context.Context, r *replica, c *caller, within time.Duration)
 	if code, body, err := r.do("POST", faultHoldPath+"?for=30s"); err != nil || code != 200 {
 		return 0, fmt.Errorf("arming %s's hold: %d %s %v", r.Name, code, body, err)
 	}
-	deadline := time.Now().Add(within)
-	for time.Now().Before(deadline) {
+	var a int32
+	err := waitFor(ctx, within, time.Millisecond, func() (bool, error) {
 		code, body, err := r.do("GET", faultHoldPath)
-		if err != nil || code != 200 {
-			return 0, fmt.Errorf("reading %s's hold: %d %s %v", r.Name, code, body, err)
-		}
 		var state struct {
 			Holding bool `json:"holding"`
 		}
-		if err := json.Unmarshal([]byte(body), &state); err != nil {
-			return 0, fmt.Errorf("reading %s's hold: %q: %v", r.Name, body, err)
+		if err != nil || code != 200 || json.Unmarshal([]byte(body), &state) != nil {
+			return false, fmt.Errorf("reading %s's hold: %d %q %v", r.Name, code, body, err)
 		}
-		if state.Holding {
-			if a := c.inflight.Load(); a != 0 {
-				return a, nil
-			}
-			return 0, fmt.Errorf("%s holds an answer, but no NextIDs(100000) of the caller's is in flight", r.Name)
+		if a = c.inflight.Load(); state.Holding && a == 0 {
+			return false, fmt.Errorf("%s holds an answer, but no NextIDs(100000) of the caller's is in flight", r.Name)
 		}
-		if err := sleepCtx(ctx, time.Millisecond); err != nil {
-			return 0, err
-		}
+		return state.Holding, nil
+	})
+	if errors.Is(err, errNotWithin) {
+		return 0, fmt.Errorf("%s held no NextIDs(100000) answer (%w)", r.Name, err)
 	}
-	return 0, fmt.Errorf("%s held no NextIDs(100000) answer within %v", r.Name, within)
+	return a, err
 }
 
 // holders runs etcdholders against the cluster and keeps its report.

@@ -195,9 +195,6 @@ func (x *executor) say(format string, a ...any) {
 }
 
 // run runs one scenario on a rig of its own and returns its figures.
-// It sets up what the scenario runs on (a folder, certificates, etcd and
-// the replicas), each torn down by a deferred call when run returns; the
-// phases after that are stage methods.
 func (x *executor) run(ctx context.Context, sc scenario) (res scenarioResult) {
 	res = scenarioResult{Name: sc.Name, Title: sc.Title, Short: sc.Short, TLS: sc.TLS}
 	if why := x.unmet(sc); why != "" {
@@ -205,70 +202,69 @@ func (x *executor) run(ctx context.Context, sc scenario) (res scenarioResult) {
 		return res
 	}
 	t0 := time.Now()
-	defer func() { res.Duration = time.Since(t0) }()
+	if err := x.play(ctx, sc, &res); err != nil {
+		res.Error = err.Error()
+	}
+	res.Duration = time.Since(t0)
+	return res
+}
+
+// play sets up what the scenario runs on (a folder, certificates, its
+// store and the replicas), each torn down by a deferred call when play
+// returns, and plays it into res; the phases after the setup are stage
+// methods. A holder scenario brings its own processes (etcdholders)
+// rather than replicas and a load: it reports the fault's steps, the
+// holders' report, its checks and notes. The error is what kept the
+// scenario from measuring anything.
+func (x *executor) play(ctx context.Context, sc scenario, res *scenarioResult) error {
 	dir, err := os.MkdirTemp(x.dir, sc.Name+"-")
 	if err != nil {
-		res.Error = err.Error()
-		return res
+		return err
 	}
 	defer os.RemoveAll(dir)
 	s := &stage{x: x, sc: sc, dir: dir, roles: map[int]string{}, bounds: map[int]boundSpec{}}
 	if sc.TLS {
 		if s.certs, err = newCerts(dir); err != nil {
-			res.Error = err.Error()
-			return res
+			return err
 		}
 	}
 	endpoints, stop, err := s.startStore(dir)
 	if err != nil {
-		res.Error = err.Error()
-		return res
+		return err
 	}
 	defer stop()
 	if sc.Holders > 0 {
-		return s.runHolders(ctx, res)
+		s.begun = time.Now()
+		err := sc.Run(ctx, s)
+		res.Fault, res.Holders, res.Checks, res.Notes = s.fault, s.holders, s.checks, s.notes
+		return err
 	}
 	s.links = newLinks(endpoints)
 	defer s.links.Close()
-	if err := s.makeReplicas(); err != nil {
-		res.Error = err.Error()
-		return res
-	}
 	defer func() {
 		for _, r := range s.reps {
 			r.kill()
 		}
 	}()
+	if err := s.makeReplicas(); err != nil {
+		return err
+	}
 	if err := s.startReplicas(); err != nil {
-		res.Error = err.Error()
-		return res
+		return err
 	}
 	if why := s.faultClockMissing(); why != "" {
 		res.Skipped = why
-		return res
+		return nil
 	}
 	if sc.TLS {
 		s.tlsRefusals(ctx)
 	}
 	a, runErr, err := s.drive(ctx)
 	if err != nil {
-		res.Error = err.Error()
-		return res
+		return err
 	}
-	s.collect(&res, a, runErr)
-	return res
-}
-
-// runHolders runs a holder scenario, which brings its own processes
-// (etcdholders) rather than replicas and a load: it reports the fault's
-// steps, the holders' report, its checks and notes.
-func (s *stage) runHolders(ctx context.Context, res scenarioResult) scenarioResult {
-	s.begun = time.Now()
-	if err := s.sc.Run(ctx, s); err != nil {
-		res.Error = err.Error()
-	}
-	res.Fault, res.Holders, res.Checks, res.Notes = s.fault, s.holders, s.checks, s.notes
-	return res
+	s.collect(res, a, runErr)
+	return nil
 }
 
 // makeReplicas makes the scenario's replicas and spares, none started,

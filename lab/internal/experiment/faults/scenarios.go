@@ -124,27 +124,35 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 }
 
 func leaderKilled(ctx context.Context, s *stage) error {
+	return s.leaderFault(ctx, 5*time.Second, "SIGKILL etcd %s, the leader", "etcd %s restarted", leaderWhy,
+		s.cluster.Kill, s.cluster.Restart)
+}
+
+// leaderFault plays a fault on etcd's leader: cut, for d, then undo
+// (what the marks say, each naming the leader), then waits until etcd is
+// healthy; every replica is bound by leaderBound (why).
+func (s *stage) leaderFault(ctx context.Context, d time.Duration, cutMark, undoMark, why string, cut func(int), undo func(int) error) error {
 	ld, err := s.cluster.Leader()
 	if err != nil {
 		return err
 	}
 	name := s.cluster.Members()[ld].Name
-	s.mark("SIGKILL etcd %s, the leader", name)
-	s.cluster.Kill(ld)
-	if err := sleepCtx(ctx, 5*time.Second); err != nil {
+	s.mark(cutMark, name)
+	cut(ld)
+	if err := sleepCtx(ctx, d); err != nil {
 		return err
 	}
-	if err := s.cluster.Restart(ld); err != nil {
+	if err := undo(ld); err != nil {
 		return err
 	}
-	s.mark("etcd %s restarted", name)
+	s.mark(undoMark, name)
 	if err := s.cluster.WaitHealthy(30 * time.Second); err != nil {
 		return err
 	}
 	now, _ := s.cluster.Leader()
 	s.mark("etcd healthy, %s leads", s.cluster.Members()[now].Name)
 	for r := range s.reps {
-		s.bound(r, leaderBound, leaderWhy)
+		s.bound(r, leaderBound, why)
 	}
 	return sleepCtx(ctx, 2*time.Second)
 }
@@ -175,27 +183,10 @@ func (s *stage) tlsRefusals(ctx context.Context) {
 }
 
 func minorityPartitioned(ctx context.Context, s *stage) error {
-	ld, err := s.cluster.Leader()
-	if err != nil {
-		return err
-	}
-	name := s.cluster.Members()[ld].Name
-	s.mark("etcd %s, the leader, cut off from the other two members (its clients still reach it)", name)
-	s.cluster.Proxy().Partition(ld)
-	if err := sleepCtx(ctx, 6*time.Second); err != nil {
-		return err
-	}
-	s.cluster.Proxy().Heal(ld)
-	s.mark("partition healed")
-	if err := s.cluster.WaitHealthy(30 * time.Second); err != nil {
-		return err
-	}
-	now, _ := s.cluster.Leader()
-	s.mark("etcd healthy, %s leads", s.cluster.Members()[now].Name)
-	for r := range s.reps {
-		s.bound(r, leaderBound, leaderWhy+", per election (the cut-off leader steps down; etcd runs without pre-vote, so healed, its higher term can force another)")
-	}
-	return sleepCtx(ctx, 2*time.Second)
+	p := s.cluster.Proxy()
+	return s.leaderFault(ctx, 6*time.Second, "etcd %s, the leader, cut off from the other two members (its clients still reach it)", "partition of %s healed",
+		leaderWhy+", per election (the cut-off leader steps down; etcd runs without pre-vote, so healed, its higher term can force another)",
+		p.Partition, func(i int) error { p.Heal(i); return nil })
 }
 
 func quorumLost(ctx context.Context, s *stage) error {

@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"context"
 	"crypto/tls"
 	"fmt"
 	"strings"
@@ -60,17 +61,15 @@ func (s *stage) afterLoad(f func(a *analysis)) { s.after = append(s.after, f) }
 
 // waitReady waits until replica r answers /readyz 200.
 func (s *stage) waitReady(r int, within time.Duration) error {
-	deadline := time.Now().Add(within)
-	for {
-		ok, body := s.reps[r].Readyz()
-		if ok {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("replica %s not ready within %v: %s", s.reps[r].Name, within, body)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var body string
+	err := waitFor(context.Background(), within, 20*time.Millisecond, func() (ok bool, _ error) {
+		ok, body = s.reps[r].Readyz()
+		return ok, nil
+	})
+	if err != nil {
+		return fmt.Errorf("replica %s not ready (%w): %s", s.reps[r].Name, err, body)
 	}
+	return nil
 }
 
 // startSpare starts replica r, a spare, and lets the clients call it.
@@ -83,12 +82,7 @@ func (s *stage) startSpare(r int) error {
 }
 
 // clientTLS is how the lab reaches the replicas: nil in plaintext.
-func (s *stage) clientTLS() *tls.Config {
-	if s.certs == nil {
-		return nil
-	}
-	return s.certs.ClientTLS()
-}
+func (s *stage) clientTLS() *tls.Config { return s.certs.ClientTLS() }
 
 // replicaArgs are replica r's flags after -listen.
 func (s *stage) replicaArgs(r int, spec replicaSpec, peers []string) ([]string, error) {

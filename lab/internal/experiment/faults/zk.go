@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -86,16 +87,8 @@ func (z *zooKeeper) serving() bool {
 	if _, err := c.Write([]byte("srvr")); err != nil {
 		return false
 	}
-	var b strings.Builder
-	buf := make([]byte, 4096)
-	for {
-		n, err := c.Read(buf)
-		b.Write(buf[:n])
-		if err != nil {
-			break
-		}
-	}
-	return strings.Contains(b.String(), "Mode: ")
+	b, _ := io.ReadAll(c) // up to the server's close, or the deadline
+	return strings.Contains(string(b), "Mode: ")
 }
 
 // Stop ends the server (SIGTERM, SIGKILL after 5 s).
