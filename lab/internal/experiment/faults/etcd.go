@@ -79,7 +79,7 @@ func startClusterRetrying(cfg clusterConfig) (*cluster, error) {
 	return nil, last
 }
 
-func startCluster(cfg clusterConfig) (*cluster, error) {
+func startCluster(cfg clusterConfig) (_ *cluster, err error) {
 	ports, err := freePorts(3 * cfg.Members)
 	if err != nil {
 		return nil, err
@@ -89,6 +89,11 @@ func startCluster(cfg clusterConfig) (*cluster, error) {
 		scheme = "https"
 	}
 	c := &cluster{cfg: cfg, token: fmt.Sprintf("snowlab-faults-%d", time.Now().UnixNano()), hc: &http.Client{Timeout: 2 * time.Second}}
+	defer func() {
+		if err != nil {
+			c.Stop() // what started of it
+		}
+	}()
 	if cfg.Certs != nil {
 		c.hc.Transport = &http.Transport{TLSClientConfig: cfg.Certs.ClientTLS()}
 	}
@@ -108,7 +113,6 @@ func startCluster(cfg clusterConfig) (*cluster, error) {
 		if c.proxy != nil {
 			addr, err := c.proxy.Add(i, strings.TrimPrefix(m.peerURL, "http://"))
 			if err != nil {
-				c.Stop()
 				return nil, err
 			}
 			m.peerAdv = "http://" + addr
@@ -119,17 +123,14 @@ func startCluster(cfg clusterConfig) (*cluster, error) {
 	for _, m := range c.members {
 		m.process = newProcess("etcd "+m.Name, 32<<10, cfg.Bin, c.args(m, strings.Join(initial, ","))...)
 		if _, err := m.start(""); err != nil {
-			c.Stop()
 			return nil, err
 		}
 	}
 	if err := c.WaitHealthy(30 * time.Second); err != nil {
-		c.Stop()
 		return nil, err
 	}
 	for i, m := range c.members {
 		if m.id, err = c.memberID(m); err != nil {
-			c.Stop()
 			return nil, err
 		}
 		if c.proxy != nil {
@@ -157,9 +158,6 @@ func (c *cluster) args(m *clusterMember, initial string) []string {
 	return a
 }
 
-// Members are the cluster's members, in order.
-func (c *cluster) Members() []*clusterMember { return c.members }
-
 // Endpoints are the members' client URLs.
 func (c *cluster) Endpoints() []string {
 	out := make([]string, len(c.members))
@@ -168,9 +166,6 @@ func (c *cluster) Endpoints() []string {
 	}
 	return out
 }
-
-// Proxy is the peer proxy of a partitionable cluster, nil otherwise.
-func (c *cluster) Proxy() *peerProxy { return c.proxy }
 
 // Kill SIGKILLs member i and waits for it to be gone.
 func (c *cluster) Kill(i int) { c.members[i].kill() }

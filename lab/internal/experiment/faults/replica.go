@@ -45,9 +45,6 @@ func newReplica(name, bin string, tlsConf *tls.Config) (*replica, error) {
 	return r, nil
 }
 
-// URL is the replica's base URL.
-func (r *replica) URL() string { return r.url }
-
 // Start starts the process and waits for the line saying it serves (not
 // for readiness: a replica serves before it holds a lease).
 func (r *replica) Start() error {

@@ -31,7 +31,7 @@ func clockSteps(ctx context.Context, s *stage) error {
 		}
 		return nil
 	}
-	lab, err := remote.NewClient(s.reps[0].URL(), client.ConnectJSON, s.clientTLS())
+	lab, err := remote.NewClient(s.reps[0].url, client.ConnectJSON, s.clientTLS())
 	if err != nil {
 		return err
 	}
@@ -49,7 +49,7 @@ func clockSteps(ctx context.Context, s *stage) error {
 		}
 		s.check(fmt.Sprintf("the lab reads r0's clock (GET /clock) %+.0f s from its own, within 0.25 s", want.Seconds()), (off-want).Abs() <= 250*time.Millisecond,
 			"%v ± %v", off.Round(time.Microsecond), (best / 2).Round(time.Microsecond))
-		peer, err := s.reps[2].Metric("snowidd_clock_peer_offset_seconds", "peer", s.reps[0].URL())
+		peer, err := s.reps[2].Metric("snowidd_clock_peer_offset_seconds", "peer", s.reps[0].url)
 		d := time.Duration(peer * float64(time.Second))
 		measured := d.Round(time.Microsecond).String()
 		if err != nil {
@@ -154,19 +154,10 @@ func successorWaits(ctx context.Context, s *stage) error {
 	startAt := time.Now()
 	lead := reserved.Sub(startAt)
 	s.mark("etcd expired r0's lease %v after the kill; its reservation is %v ahead of the clock; successor r2 started", expired.Sub(killAt).Round(time.Millisecond), lead.Round(time.Millisecond))
-	if err := s.startSpare(2); err != nil {
-		return err
-	}
-	if err := s.waitReady(2, snowlab.DefaultMaxFloorWait+10*time.Second); err != nil {
-		return err
-	}
-	waited := time.Since(startAt)
-	k2, err := s.reps[2].Node()
+	waited, err := s.startSuccessor(2, k, snowlab.DefaultMaxFloorWait+10*time.Second, "the killed replica's node id, the only one free")
 	if err != nil {
 		return err
 	}
-	s.mark("r2 ready on node id %d, %v after it started", k2, waited.Round(time.Millisecond))
-	s.check("the successor took the killed replica's node id, the only one free", k2 == k, "r0 held %d, r2 holds %d", k, k2)
 	s.check(fmt.Sprintf("the successor served within MaxFloorWait (%v) of starting", snowlab.DefaultMaxFloorWait),
 		waited <= snowlab.DefaultMaxFloorWait, "%v", waited.Round(time.Millisecond))
 	s.bound(2, max(lead, 0)+reconnect+slack, fmt.Sprintf("the reservation's lead on the clock (%v, at most MaxFloorWait %v) + start and acquire (1 s) + rig slack (0.25 s)",
@@ -186,7 +177,7 @@ func kill9Batch(ctx context.Context, s *stage) error {
 	s.role(0, "SIGKILLed during NextIDs(100000), three times")
 	// The caller reaches r0 alone (no failover), under faultHeldPrefix, so
 	// that r0's hold takes its calls and none of the main load's.
-	big, err := startLoad(loadConfig{urls: []string{s.reps[0].URL() + faultHeldPrefix}, clients: 1, tls: s.clientTLS(),
+	big, err := startLoad(loadConfig{urls: []string{s.reps[0].url + faultHeldPrefix}, clients: 1, tls: s.clientTLS(),
 		batch: func(int) int { return client.MaxBatch }, attemptTimeout: 10 * time.Second, pause: 100 * time.Millisecond})
 	if err != nil {
 		return err

@@ -15,7 +15,6 @@ import (
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/resultdir"
-	"github.com/snowlab/snowlab/lab/result"
 )
 
 // Defaults of the rig's timing: short enough that every scenario plays
@@ -52,9 +51,6 @@ type options struct {
 	// the scenarios to run instead.
 	Set       string
 	Scenarios []string
-	// Dir holds the run's etcd data, certificates and logs (a temporary
-	// folder when empty); it is removed after.
-	Dir string
 	// Clients is how many client goroutines call the fleet (0:
 	// defaultClients).
 	Clients int
@@ -62,8 +58,6 @@ type options struct {
 	Command []string
 	Commit  string
 	Dirty   bool
-	// Host, when set, is recorded instead of host.Probe().
-	Host *result.Host
 	// Progress, when set, is told what is happening.
 	Progress func(msg string)
 }
@@ -93,15 +87,14 @@ func execute(ctx context.Context, o options) (*runResult, error) {
 	if o.Clients <= 0 {
 		o.Clients = defaultClients
 	}
-	dir := o.Dir
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "snowlab-faults-"); err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(dir)
+	// The run's store data, certificates and logs, removed after.
+	dir, err := os.MkdirTemp("", "snowlab-faults-")
+	if err != nil {
+		return nil, err
 	}
+	defer os.RemoveAll(dir)
 	x := &executor{o: o, dir: dir, caps: probeSnowidd(o.Snowidd)}
-	run := &runResult{Header: resultdir.NewHeader(experimentName, schemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
+	run := &runResult{Header: resultdir.NewHeader(experimentName, schemaVersion, o.Command, o.Commit, o.Dirty, nil),
 		Config: config{TTL: defaultTTL, Window: defaultWindow, Refresh: defaultWindow / 3, MaxFloorWait: snowlab.DefaultMaxFloorWait,
 			RewindHold: defaultRewindHold, ElectionTimeout: etcdElection, Clients: o.Clients, AttemptTimeout: defaultAttemptTimeout,
 			Snowidd: o.Snowidd, Etcd: o.Etcd, EtcdVersion: etcdVersion(o.Etcd), Holders: o.Holders, Set: o.Set}}
@@ -285,7 +278,7 @@ func (s *stage) makeReplicas() error {
 		var peers []string
 		for j, other := range s.reps[:len(s.sc.Replicas)] {
 			if j != i {
-				peers = append(peers, other.URL())
+				peers = append(peers, other.url)
 			}
 		}
 		args, err := s.replicaArgs(i, spec, peers)
@@ -344,7 +337,7 @@ func (s *stage) live(r int) bool { return s.started[r].Load() }
 func (s *stage) drive(ctx context.Context) (a *analysis, runErr, err error) {
 	urls := make([]string, len(s.reps))
 	for i, r := range s.reps {
-		urls[i] = r.URL()
+		urls[i] = r.url
 	}
 	watch := watchReadiness(s.reps, s.live)
 	batch := s.sc.Batch

@@ -81,6 +81,27 @@ func (s *stage) startSpare(r int) error {
 	return nil
 }
 
+// startSuccessor starts spare r, waits (within) until it is ready, and
+// checks that it took node id k, r0's (which); it returns how long r took
+// to be ready.
+func (s *stage) startSuccessor(r, k int, within time.Duration, which string) (time.Duration, error) {
+	startAt := time.Now()
+	if err := s.startSpare(r); err != nil {
+		return 0, err
+	}
+	if err := s.waitReady(r, within); err != nil {
+		return 0, err
+	}
+	waited := time.Since(startAt)
+	kr, err := s.reps[r].Node()
+	if err != nil {
+		return 0, err
+	}
+	s.mark("r%d ready on node id %d, %v after it started", r, kr, waited.Round(time.Millisecond))
+	s.check("the successor took "+which, kr == k, "r0 held %d, r%d holds %d", k, r, kr)
+	return waited, nil
+}
+
 // clientTLS is how the lab reaches the replicas: nil in plaintext.
 func (s *stage) clientTLS() *tls.Config { return s.certs.ClientTLS() }
 
