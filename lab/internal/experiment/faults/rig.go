@@ -93,7 +93,7 @@ func execute(ctx context.Context, o options) (*runResult, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	x := &executor{o: o, dir: dir, caps: probeSnowidd(o.Snowidd)}
+	x := &executor{o: o, dir: dir, tls: servesTLS(o.Snowidd)}
 	run := &runResult{Header: resultdir.NewHeader(experimentName, schemaVersion, o.Command, o.Commit, o.Dirty, nil),
 		Config: config{TTL: defaultTTL, Window: defaultWindow, Refresh: defaultWindow / 3, MaxFloorWait: snowlab.DefaultMaxFloorWait,
 			RewindHold: defaultRewindHold, ElectionTimeout: etcdElection, Clients: o.Clients, AttemptTimeout: defaultAttemptTimeout,
@@ -152,18 +152,12 @@ func names() []string {
 	return out
 }
 
-// capabilities are what the replica binary can do.
-type capabilities struct {
-	tls        bool // -tls-cert and the -etcd-* flags
-	faultClock bool // the snowidd_faults build's clock hook
-}
-
-// probeSnowidd asks the binary's -h which flags it has. Whether it steps
-// its clock is asked of a started replica (GET /fault/clock).
-func probeSnowidd(bin string) capabilities {
+// servesTLS asks the replica binary's -h whether it has -tls-cert and
+// the -etcd-* flags. Whether it steps its clock is asked of a started
+// replica (GET /fault/clock).
+func servesTLS(bin string) bool {
 	out, _ := exec.Command(bin, "-h").CombinedOutput()
-	h := string(out)
-	return capabilities{tls: strings.Contains(h, "-tls-cert") && strings.Contains(h, "-etcd-cacert")}
+	return strings.Contains(string(out), "-tls-cert") && strings.Contains(string(out), "-etcd-cacert")
 }
 
 func etcdVersion(bin string) string {
@@ -176,9 +170,9 @@ func etcdVersion(bin string) string {
 }
 
 type executor struct {
-	o    options
-	dir  string
-	caps capabilities
+	o   options
+	dir string
+	tls bool // the replica binary serves TLS
 }
 
 func (x *executor) say(format string, a ...any) {
@@ -430,7 +424,7 @@ func (s *stage) collect(res *scenarioResult, a *analysis, runErr error) {
 // unmet says why sc cannot run with x's binaries, or "".
 func (x *executor) unmet(sc scenario) string {
 	switch {
-	case sc.TLS && !x.caps.tls:
+	case sc.TLS && !x.tls:
 		return fmt.Sprintf("needs a snowidd that serves TLS and dials etcd with a client certificate: %s -h names no -tls-cert and -etcd-cacert", x.o.Snowidd)
 	case sc.Holders > 0 && x.o.Holders == "":
 		return "needs etcdholders (make etcdholders builds bin/etcdholders)"
