@@ -115,6 +115,15 @@ func (r *replica) Metric(name string, labels ...string) (float64, error) {
 	return scrape(r.hc, r.url+"/metrics", "replica "+r.Name, name, labels...)
 }
 
+// stepClock steps the replica's clock by d, through a fault-injection
+// build's hook (faultClockPath).
+func (r *replica) stepClock(d time.Duration) error {
+	if code, body, err := r.do("POST", faultClockPath+"?step="+d.String()); err != nil || code != 200 {
+		return fmt.Errorf("stepping %s's clock %v: %d %s %v", r.Name, d, code, body, err)
+	}
+	return nil
+}
+
 // do sends method ("GET", or an empty "POST") to path on the replica and
 // returns its status and body.
 func (r *replica) do(method, path string) (int, string, error) {

@@ -22,15 +22,6 @@ func clockSteps(ctx context.Context, s *stage) error {
 	s.role(0, "strict, clock stepped")
 	s.role(1, "monotonic, clock stepped")
 	s.role(2, "strict, clock untouched")
-	step := func(d time.Duration) error {
-		for _, r := range []int{0, 1} {
-			code, body, err := s.reps[r].do("POST", faultClockPath+"?step="+d.String())
-			if err != nil || code != 200 {
-				return fmt.Errorf("stepping %s's clock %v: %d %s %v", s.reps[r].Name, d, code, body, err)
-			}
-		}
-		return nil
-	}
 	lab, err := remote.NewClient(s.reps[0].url, client.ConnectJSON, s.clientTLS())
 	if err != nil {
 		return err
@@ -58,22 +49,21 @@ func clockSteps(ctx context.Context, s *stage) error {
 		s.check(fmt.Sprintf("peer r2 reads r0's clock %+.0f s from its own, within 0.25 s (its snowidd_clock_peer_offset_seconds)", want.Seconds()),
 			err == nil && (d-want).Abs() <= 250*time.Millisecond, "%s", measured)
 	}
-	s.mark("r0's and r1's clocks stepped back 2 s")
-	if err := step(-2 * time.Second); err != nil {
-		return err
+	for _, st := range []struct {
+		step, want time.Duration
+		what       string
+	}{{-2 * time.Second, -2 * time.Second, "back 2 s"}, {10 * time.Second, 8 * time.Second, "forward 10 s: 8 s ahead of the machine's from here on"}} {
+		s.mark("r0's and r1's clocks stepped %s", st.what)
+		for _, r := range s.reps[:2] {
+			if err := r.stepClock(st.step); err != nil {
+				return err
+			}
+		}
+		if err := sleepCtx(ctx, 4*time.Second); err != nil {
+			return err
+		}
+		offsets(st.want)
 	}
-	if err := sleepCtx(ctx, 4*time.Second); err != nil {
-		return err
-	}
-	offsets(-2 * time.Second)
-	s.mark("r0's and r1's clocks stepped forward 10 s: 8 s ahead of the machine's from here on")
-	if err := step(10 * time.Second); err != nil {
-		return err
-	}
-	if err := sleepCtx(ctx, 4*time.Second); err != nil {
-		return err
-	}
-	offsets(8 * time.Second)
 	s.bound(0, 2*time.Second+defaultRewindHold+slack, "the rewind (2 s) + -rewind-hold (1 s) + rig slack (0.25 s)")
 	s.bound(1, refresh+slack, "Refresh (0.5 s): the forward step outruns the reservation until the next refresh + rig slack (0.25 s)")
 	s.afterLoad(func(a *analysis) {
@@ -134,8 +124,8 @@ func successorWaits(ctx context.Context, s *stage) error {
 	s.role(0, "clock 5 s ahead, then SIGKILLed")
 	s.role(2, "successor on the killed replica's node id")
 	s.mark("r0's clock (node id %d) stepped forward 5 s: its reservations run 5 s ahead of the machine's clock", k)
-	if code, body, err := s.reps[0].do("POST", faultClockPath+"?step=5s"); err != nil || code != 200 {
-		return fmt.Errorf("stepping r0's clock: %d %s %v", code, body, err)
+	if err := s.reps[0].stepClock(5 * time.Second); err != nil {
+		return err
 	}
 	if err := sleepCtx(ctx, 1500*time.Millisecond); err != nil {
 		return err
