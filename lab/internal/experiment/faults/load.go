@@ -153,21 +153,18 @@ func (c *caller) run(stop <-chan struct{}, conns []*remote.Client, cfg loadConfi
 			break
 		}
 		next = (next + 1) % len(conns)
-		if ok && cfg.pause > 0 {
-			select {
-			case <-stop:
-				return
-			case <-time.After(cfg.pause):
-			}
-		}
+		wait := cfg.pause
 		if !ok {
 			c.failed++
 			// Every replica refused: give the fleet a moment, as a
 			// client's backoff does.
+			wait = 20 * time.Millisecond
+		}
+		if wait > 0 {
 			select {
 			case <-stop:
 				return
-			case <-time.After(20 * time.Millisecond):
+			case <-time.After(wait):
 			}
 		}
 	}
