@@ -334,10 +334,8 @@ func (s *stage) drive(ctx context.Context) (a *analysis, runErr, err error) {
 		urls[i] = r.url
 	}
 	watch := watchReadiness(s.reps, s.live)
-	batch := s.sc.Batch
-	if batch == nil {
-		batch = func(n int) int { return []int{0, 100}[n%2] }
-	}
+	// The clients alternate NextID and NextIDs(100).
+	batch := func(n int) int { return []int{0, 100}[n%2] }
 	main, err := startLoad(loadConfig{urls: urls, clients: s.x.o.Clients, tls: s.clientTLS(), batch: batch,
 		attemptTimeout: defaultAttemptTimeout, skip: func(r int) bool { return !s.live(r) }})
 	if err != nil {
@@ -386,11 +384,9 @@ func (s *stage) collect(res *scenarioResult, a *analysis, runErr error) {
 	if runErr != nil {
 		res.Error = runErr.Error()
 	}
-	for i, r := range s.reps {
-		if s.live(i) && r.running() {
-			if err := r.Stop(); err != nil && res.Error == "" {
-				res.Error = err.Error()
-			}
+	for _, r := range s.reps {
+		if err := r.Stop(); err != nil && res.Error == "" {
+			res.Error = err.Error()
 		}
 	}
 	res.Fault = s.fault

@@ -39,9 +39,6 @@ type scenario struct {
 	// Holders, above 0, is a fleet of that many holders starting at once
 	// (etcdholders) instead of replicas under load.
 	Holders int
-	// Batch is the NextIDs count of a client's call n (0: NextID); nil
-	// alternates NextID and NextIDs(100).
-	Batch func(n int) int
 	// Layout is the replicas' -layout (time/node/seq bits); "" is the
 	// default layout.
 	Layout string
