@@ -118,14 +118,6 @@ var storeModel = porcupine.NondeterministicModel{
 	Step: func(state, input, output any) []any {
 		return storeStep(state.(storeState), input.(storeOp))
 	},
-	DescribeOperation: func(input, _ any) string {
-		op := input.(storeOp)
-		return fmt.Sprintf("%s %s node %d token %d floor %d value %d: %s", op.Replica, op.Op, op.First, op.Token, op.Floor, op.Value, op.Outcome)
-	},
-	DescribeState: func(state any) string {
-		s := state.(storeState)
-		return fmt.Sprintf("token %d held %v floor %d reserved %d", s.token, s.held, s.floor, s.reserved)
-	},
 }
 
 // storeStep is the states the store can be in after op from s (none: op
