@@ -148,9 +148,9 @@ func (a *analysis) replica(r int, name string) replicaStat {
 	}
 	slices.Sort(st.Nodes)
 	slices.SortFunc(tries, func(x, y sample) int { return x.at.Compare(y.at) })
-	st.Refusing = longestFalse(tries).len()
+	st.Refusing = longestFalse(tries)
 	if r < len(a.ready) {
-		st.NotReady = longestFalse(a.ready[r]).len()
+		st.NotReady = longestFalse(a.ready[r])
 	}
 	return st
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -57,10 +56,7 @@ type clusterMember struct {
 	peerAdv   string // what the others dial: peerURL, or its peer proxy
 	dir       string
 	id        string // hex, as etcd's X-Server-From names it
-
-	mu   sync.Mutex
-	proc *process // nil while not running
-	log  *tailBuffer
+	*process
 }
 
 // startClusterRetrying starts cfg.Members members and waits until the cluster
@@ -83,7 +79,7 @@ func startClusterRetrying(cfg clusterConfig) (*cluster, error) {
 	return nil, last
 }
 
-func startCluster(cfg clusterConfig) (*cluster, error) {
+func startCluster(cfg clusterConfig) (_ *cluster, err error) {
 	ports, err := freePorts(3 * cfg.Members)
 	if err != nil {
 		return nil, err
@@ -93,6 +89,11 @@ func startCluster(cfg clusterConfig) (*cluster, error) {
 		scheme = "https"
 	}
 	c := &cluster{cfg: cfg, token: fmt.Sprintf("snowlab-faults-%d", time.Now().UnixNano()), hc: &http.Client{Timeout: 2 * time.Second}}
+	defer func() {
+		if err != nil {
+			c.Stop() // what started of it
+		}
+	}()
 	if cfg.Certs != nil {
 		c.hc.Transport = &http.Transport{TLSClientConfig: cfg.Certs.ClientTLS()}
 	}
@@ -112,7 +113,6 @@ func startCluster(cfg clusterConfig) (*cluster, error) {
 		if c.proxy != nil {
 			addr, err := c.proxy.Add(i, strings.TrimPrefix(m.peerURL, "http://"))
 			if err != nil {
-				c.Stop()
 				return nil, err
 			}
 			m.peerAdv = "http://" + addr
@@ -121,18 +121,16 @@ func startCluster(cfg clusterConfig) (*cluster, error) {
 		initial = append(initial, m.Name+"="+m.peerAdv)
 	}
 	for _, m := range c.members {
-		if err := c.start(m, strings.Join(initial, ",")); err != nil {
-			c.Stop()
+		m.process = newProcess("etcd "+m.Name, 32<<10, cfg.Bin, c.args(m, strings.Join(initial, ","))...)
+		if _, err := m.start(""); err != nil {
 			return nil, err
 		}
 	}
 	if err := c.WaitHealthy(30 * time.Second); err != nil {
-		c.Stop()
 		return nil, err
 	}
 	for i, m := range c.members {
 		if m.id, err = c.memberID(m); err != nil {
-			c.Stop()
 			return nil, err
 		}
 		if c.proxy != nil {
@@ -160,26 +158,6 @@ func (c *cluster) args(m *clusterMember, initial string) []string {
 	return a
 }
 
-func (c *cluster) start(m *clusterMember, initial string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.proc != nil {
-		return fmt.Errorf("faults: etcd %s is running", m.Name)
-	}
-	cmd := exec.Command(c.cfg.Bin, c.args(m, initial)...)
-	m.log = newTailBuffer(32 << 10)
-	cmd.Stdout, cmd.Stderr = m.log, m.log
-	proc, err := startProcess(cmd) // dies with the lab (Linux)
-	if err != nil {
-		return fmt.Errorf("faults: starting %s: %w", c.cfg.Bin, err)
-	}
-	m.proc = proc
-	return nil
-}
-
-// Members are the cluster's members, in order.
-func (c *cluster) Members() []*clusterMember { return c.members }
-
 // Endpoints are the members' client URLs.
 func (c *cluster) Endpoints() []string {
 	out := make([]string, len(c.members))
@@ -189,37 +167,14 @@ func (c *cluster) Endpoints() []string {
 	return out
 }
 
-// Proxy is the peer proxy of a partitionable cluster, nil otherwise.
-func (c *cluster) Proxy() *peerProxy { return c.proxy }
-
 // Kill SIGKILLs member i and waits for it to be gone.
-func (c *cluster) Kill(i int) {
-	m := c.members[i]
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.proc == nil {
-		return
-	}
-	m.proc.Kill()
-	m.proc = nil
-}
+func (c *cluster) Kill(i int) { c.members[i].kill() }
 
 // Restart starts member i again on its ports and data folder (its
 // --initial-cluster is read from there, as after a crash).
 func (c *cluster) Restart(i int) error {
-	var initial []string
-	for _, m := range c.members {
-		initial = append(initial, m.Name+"="+m.peerAdv)
-	}
-	return c.start(c.members[i], strings.Join(initial, ","))
-}
-
-// Running says whether member i's process is up.
-func (c *cluster) Running(i int) bool {
-	m := c.members[i]
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.proc != nil
+	_, err := c.members[i].start("")
+	return err
 }
 
 // Stop ends every member with SIGKILL, and the peer proxy. The cluster
@@ -230,15 +185,9 @@ func (c *cluster) Running(i int) bool {
 func (c *cluster) Stop() {
 	var wg sync.WaitGroup
 	for _, m := range c.members {
-		wg.Go(func() {
-			m.mu.Lock()
-			defer m.mu.Unlock()
-			if m.proc == nil {
-				return
-			}
-			m.proc.Kill()
-			m.proc = nil
-		})
+		if m.process != nil {
+			wg.Go(m.kill)
+		}
 	}
 	wg.Wait()
 	if c.proxy != nil {
@@ -250,7 +199,7 @@ func (c *cluster) Stop() {
 func (c *cluster) Logs() string {
 	var b strings.Builder
 	for _, m := range c.members {
-		fmt.Fprintf(&b, "--- etcd %s ---\n%s\n", m.Name, m.log)
+		b.WriteString(m.logs(32<<10) + "\n")
 	}
 	return b.String()
 }
@@ -258,40 +207,27 @@ func (c *cluster) Logs() string {
 // WaitHealthy waits until every running member answers healthy (which
 // needs a leader) and one of them leads.
 func (c *cluster) WaitHealthy(within time.Duration) error {
-	deadline := time.Now().Add(within)
-	for {
-		ok, state := c.healthy()
-		if ok {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("faults: etcd not healthy within %v (%s):\n%s", within, state, c.Logs())
-		}
+	var state string
+	err := waitFor(context.Background(), within, 50*time.Millisecond, func() (ok bool, err error) {
+		ok, state = c.healthy()
 		for _, m := range c.members {
-			select {
-			case <-m.exitedChan():
-				return fmt.Errorf("faults: etcd %s exited:\n%s", m.Name, m.log)
-			default:
+			if m.running() && m.state() != nil {
+				return false, fmt.Errorf("faults: etcd %s exited:\n%s", m.Name, m.logs(32<<10))
 			}
 		}
-		time.Sleep(50 * time.Millisecond)
+		return ok, nil
+	})
+	if errors.Is(err, errNotWithin) {
+		return fmt.Errorf("faults: etcd not healthy (%w; %s):\n%s", err, state, c.Logs())
 	}
-}
-
-func (m *clusterMember) exitedChan() <-chan struct{} {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.proc == nil {
-		return nil // not running: nothing to wait for
-	}
-	return m.proc.Exited()
+	return err
 }
 
 func (c *cluster) healthy() (bool, string) {
 	var states []string
 	ok, leaders := true, 0
-	for i, m := range c.members {
-		if !c.Running(i) {
+	for _, m := range c.members {
+		if !m.running() {
 			continue
 		}
 		v, err := c.metric(m, "etcd_server_is_leader")
@@ -322,7 +258,7 @@ func (c *cluster) healthy() (bool, string) {
 // Leader is the index of the member that leads now.
 func (c *cluster) Leader() (int, error) {
 	for i, m := range c.members {
-		if !c.Running(i) {
+		if !m.running() {
 			continue
 		}
 		if v, err := c.metric(m, "etcd_server_is_leader"); err == nil && v == 1 {
@@ -419,8 +355,8 @@ func (c *cluster) memberID(m *clusterMember) (string, error) {
 func (c *cluster) Get(ctx context.Context, key string) (string, bool, error) {
 	body, _ := json.Marshal(map[string]string{"key": base64.StdEncoding.EncodeToString([]byte(key))})
 	var last error
-	for i, m := range c.members {
-		if !c.Running(i) {
+	for _, m := range c.members {
+		if !m.running() {
 			continue
 		}
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.ClientURL+"/v3/kv/range", strings.NewReader(string(body)))

@@ -55,7 +55,7 @@ func TestShortSet(t *testing.T) {
 	bin := binary(t, "SNOWIDD_FAULTS_BIN", "snowidd-faults", "snowidd")
 	require.NotEmpty(t, bin, "no snowidd binary: make snowidd-faults")
 	o := options{Snowidd: bin, Etcd: etcd, Holders: binary(t, "ETCDHOLDERS_BIN", "etcdholders", ""), Set: "short",
-		Dir: t.TempDir(), Progress: func(m string) { t.Log(m) }}
+		Progress: func(m string) { t.Log(m) }}
 	if names := os.Getenv("SNOWLAB_FAULTS_SCENARIOS"); names != "" {
 		o.Scenarios = strings.Split(names, ",")
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -117,14 +118,6 @@ var storeModel = porcupine.NondeterministicModel{
 	Step: func(state, input, output any) []any {
 		return storeStep(state.(storeState), input.(storeOp))
 	},
-	DescribeOperation: func(input, _ any) string {
-		op := input.(storeOp)
-		return fmt.Sprintf("%s %s node %d token %d floor %d value %d: %s", op.Replica, op.Op, op.First, op.Token, op.Floor, op.Value, op.Outcome)
-	},
-	DescribeState: func(state any) string {
-		s := state.(storeState)
-		return fmt.Sprintf("token %d held %v floor %d reserved %d", s.token, s.held, s.floor, s.reserved)
-	},
 }
 
 // storeStep is the states the store can be in after op from s (none: op
@@ -182,13 +175,8 @@ func partitionByNode(history []porcupine.Operation) [][]porcupine.Operation {
 		n := op.Input.(storeOp).First
 		byNode[n] = append(byNode[n], op)
 	}
-	nodes := make([]int, 0, len(byNode))
-	for n := range byNode {
-		nodes = append(nodes, n)
-	}
-	slices.Sort(nodes)
-	parts := make([][]porcupine.Operation, 0, len(nodes))
-	for _, n := range nodes {
+	var parts [][]porcupine.Operation
+	for _, n := range slices.Sorted(maps.Keys(byNode)) {
 		parts = append(parts, byNode[n])
 	}
 	return parts

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
-	"crypto/tls"
 	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
@@ -35,11 +34,7 @@ func kubeAPIServerBin() string {
 	}
 	cache := os.Getenv("SNOWLAB_CACHE")
 	if cache == "" {
-		base := os.Getenv("XDG_CACHE_HOME")
-		if base == "" {
-			home, _ := os.UserHomeDir()
-			base = filepath.Join(home, ".cache")
-		}
+		base, _ := os.UserCacheDir() // $XDG_CACHE_HOME, else ~/.cache, as the script has it
 		cache = filepath.Join(base, "snowlab")
 	}
 	return filepath.Join(cache, "kube-apiserver-"+kubeVersion, "kube-apiserver")
@@ -58,17 +53,15 @@ func kubeMissing() string {
 // the store of the k8s scenarios: what scripts/kube-apiserver.sh starts,
 // started by the rig so that it lives and dies with the scenario. Its
 // one user, in system:masters, holds a bearer token; it serves TLS with
-// the self-signed certificate it writes in its cert dir, for 127.0.0.1
-// among others.
+// a certificate of the rig's throwaway CA (certs), for 127.0.0.1.
 type kubeAPI struct {
 	addr  string // 127.0.0.1:PORT
 	token string
-	ca    string // the serving certificate's file, its own CA
+	ca    string // the CA's certificate file
 	etcd  *cluster
-	proc  *process
-	log   *tailBuffer
-	hc    *http.Client
-	seen  map[string]seen // by Lease: its version and when the lab first saw it
+	*process
+	hc   *http.Client
+	seen map[string]seen // by Lease: its version and when the lab first saw it
 }
 
 // seen is a Lease's resourceVersion and when the lab first read it.
@@ -89,17 +82,23 @@ func startKube(dir, etcdBin string) (*kubeAPI, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &kubeAPI{etcd: c, log: newTailBuffer(32 << 10), ca: filepath.Join(dir, "certs", "apiserver.crt"), seen: map[string]seen{}}
-	if err := k.start(dir); err != nil {
+	k := &kubeAPI{etcd: c, seen: map[string]seen{}}
+	if err := k.launch(dir); err != nil {
 		c.Stop()
 		return nil, err
 	}
 	return k, nil
 }
 
-// start writes the token file and service-account key and starts the
-// server on a free port.
-func (k *kubeAPI) start(dir string) error {
+// launch writes the token file, the certificates and the
+// service-account key and starts the server on a free port.
+func (k *kubeAPI) launch(dir string) error {
+	ct, err := newCerts(dir)
+	if err != nil {
+		return err
+	}
+	k.ca = ct.CA
+	k.hc = &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: ct.ClientTLS()}}
 	b := make([]byte, 16)
 	if _, err := rand.Read(b); err != nil {
 		return err
@@ -109,19 +108,15 @@ func (k *kubeAPI) start(dir string) error {
 	if err := os.WriteFile(tokens, []byte(k.token+`,snowlab-admin,snowlab-admin,"system:masters"`+"\n"), 0o600); err != nil {
 		return err
 	}
+	// The service-account key signs tokens and, the public half read
+	// from the same file, verifies them: the kube-apiserver reads an RSA
+	// private key as a public one, not a PKCS #8 EC key (tlstest's).
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		return err
 	}
-	pub, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
-	if err != nil {
-		return err
-	}
-	saKey, saPub := filepath.Join(dir, "sa.key"), filepath.Join(dir, "sa.pub")
+	saKey := filepath.Join(dir, "sa.key")
 	if err := os.WriteFile(saKey, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}), 0o600); err != nil {
-		return err
-	}
-	if err := os.WriteFile(saPub, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub}), 0o600); err != nil {
 		return err
 	}
 	ports, err := freePorts(1)
@@ -129,31 +124,19 @@ func (k *kubeAPI) start(dir string) error {
 		return err
 	}
 	k.addr = "127.0.0.1:" + strconv.Itoa(ports[0])
-	cmd := exec.Command(kubeAPIServerBin(), "--etcd-servers="+k.etcd.Endpoints()[0], "--token-auth-file="+tokens,
+	k.process = newProcess("kube-apiserver", 32<<10, kubeAPIServerBin(), "--etcd-servers="+k.etcd.Endpoints()[0], "--token-auth-file="+tokens,
 		"--authorization-mode=RBAC", "--secure-port="+strconv.Itoa(ports[0]), "--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1", "--endpoint-reconciler-type=none",
-		"--service-account-issuer=https://kubernetes.default.svc", "--service-account-key-file="+saPub,
-		"--service-account-signing-key-file="+saKey, "--cert-dir="+filepath.Join(dir, "certs"), "--service-cluster-ip-range=10.96.0.0/24")
-	cmd.Stdout, cmd.Stderr = k.log, k.log
-	if k.proc, err = startProcess(cmd); err != nil { // dies with the lab (Linux)
-		return fmt.Errorf("faults: starting kube-apiserver: %w", err)
+		"--service-account-issuer=https://kubernetes.default.svc", "--service-account-key-file="+saKey,
+		"--service-account-signing-key-file="+saKey, "--tls-cert-file="+ct.ServerCert, "--tls-private-key-file="+ct.ServerKey,
+		"--cert-dir="+filepath.Join(dir, "certs"), "--service-cluster-ip-range=10.96.0.0/24")
+	if _, err := k.start(""); err != nil {
+		return err
 	}
-	// Until it is ready its certificate may not be written yet: readiness
-	// is asked without verifying it, every later request verifies it.
-	probe := &http.Client{Timeout: time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
-	for deadline := time.Now().Add(120 * time.Second); k.get(probe, "/readyz", nil) != nil; {
-		if time.Now().After(deadline) {
-			k.proc.Stop(5 * time.Second)
-			return fmt.Errorf("faults: kube-apiserver not ready on %s within 120 s:\n%s", k.addr, tail(k.log.String(), 2000))
-		}
-		time.Sleep(100 * time.Millisecond)
+	if err := waitFor(context.Background(), 120*time.Second, 100*time.Millisecond, func() (bool, error) { return k.get("/readyz", nil) == nil, nil }); err != nil {
+		k.stop(5 * time.Second)
+		return fmt.Errorf("faults: kube-apiserver not ready on %s (%w):\n%s", k.addr, err, k.logs(2000))
 	}
-	pool := x509.NewCertPool()
-	if pemCA, err := os.ReadFile(k.ca); err != nil || !pool.AppendCertsFromPEM(pemCA) {
-		k.proc.Stop(5 * time.Second)
-		return fmt.Errorf("faults: kube-apiserver's certificate %s: %v", k.ca, err)
-	}
-	k.hc = &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 	return nil
 }
 
@@ -162,13 +145,13 @@ var errNotFound = fmt.Errorf("faults: not found")
 
 // get GETs path with the token and decodes the JSON answer into v (when
 // not nil).
-func (k *kubeAPI) get(hc *http.Client, path string, v any) error {
+func (k *kubeAPI) get(path string, v any) error {
 	req, err := http.NewRequest(http.MethodGet, "https://"+k.addr+path, nil)
 	if err != nil {
 		return err
 	}
 	req.Header.Set("Authorization", "Bearer "+k.token)
-	resp, err := hc.Do(req)
+	resp, err := k.hc.Do(req)
 	if err != nil {
 		return err
 	}
@@ -186,12 +169,9 @@ func (k *kubeAPI) get(hc *http.Client, path string, v any) error {
 
 // Stop ends the server (SIGTERM, SIGKILL after 5 s), then its etcd.
 func (k *kubeAPI) Stop() {
-	k.proc.Stop(5 * time.Second)
+	k.stop(5 * time.Second)
 	k.etcd.Stop()
 }
-
-// Logs is the tail of the server's log, for a failure's report.
-func (k *kubeAPI) Logs() string { return "--- kube-apiserver ---\n" + k.log.String() }
 
 // lease is what the lab reads of a k8slease Lease.
 type lease struct {
@@ -209,7 +189,7 @@ type lease struct {
 func (k *kubeAPI) Lease(ctx context.Context, prefix string, n int) (*lease, error) {
 	var l lease
 	p := fmt.Sprintf("/apis/coordination.k8s.io/v1/namespaces/%s/leases/%s-%d", kubeNamespace, prefix, n)
-	if err := k.get(k.hc, p, &l); err != nil {
+	if err := k.get(p, &l); err != nil {
 		return nil, err
 	}
 	return &l, ctx.Err()
@@ -252,7 +232,7 @@ func (k *kubeAPI) Reserved(ctx context.Context, prefix string, n int) (time.Time
 
 // kubeconfig writes replica r's kubeconfig: the server is r's link to the
 // kube-apiserver, https://127.0.0.1:LINKPORT. TLS is verified against the
-// server's own certificate (no insecure-skip-verify): the link relays
+// rig's CA (no insecure-skip-verify): the link relays
 // bytes, and the certificate names 127.0.0.1, the address dialled, so
 // no tls-server-name is needed either.
 func (k *kubeAPI) kubeconfig(dir string, r int, link string) (string, error) {

@@ -109,14 +109,13 @@ func (l *links) Degrade(r int, latency, jitter time.Duration, loss float64) erro
 }
 
 // Heal removes every toxic from replica r's links.
-func (l *links) Heal(r int) error {
+func (l *links) Heal(r int) {
 	l.mu.Lock()
 	ps := l.proxies[r]
 	l.mu.Unlock()
 	for _, p := range ps {
 		p.Toxics.ResetToxics(context.Background())
 	}
-	return nil
 }
 
 func (l *links) toxic(r int, name string, d direction, typ, attrs string) error {

@@ -70,8 +70,6 @@ type loadConfig struct {
 	batch func(n int) int
 	// attemptTimeout bounds one attempt on one replica.
 	attemptTimeout time.Duration
-	// fixed, when true, sends every call to urls[0] only, no failover.
-	fixed bool
 	// skip, when set, says which replicas not to try now (a spare not
 	// started yet).
 	skip func(r int) bool
@@ -119,15 +117,8 @@ func (c *caller) run(stop <-chan struct{}, conns []*remote.Client, cfg loadConfi
 		c.calls++
 		begun := time.Now()
 		refusedFirst, ok := false, false
-		tries := len(conns)
-		if cfg.fixed {
-			tries = 1
-		}
-		for k := range tries {
+		for k := range conns {
 			r := (next + k) % len(conns)
-			if cfg.fixed {
-				r = 0
-			}
 			if cfg.skip != nil && cfg.skip(r) {
 				continue
 			}
@@ -162,21 +153,18 @@ func (c *caller) run(stop <-chan struct{}, conns []*remote.Client, cfg loadConfi
 			break
 		}
 		next = (next + 1) % len(conns)
-		if ok && cfg.pause > 0 {
-			select {
-			case <-stop:
-				return
-			case <-time.After(cfg.pause):
-			}
-		}
+		wait := cfg.pause
 		if !ok {
 			c.failed++
 			// Every replica refused: give the fleet a moment, as a
 			// client's backoff does.
+			wait = 20 * time.Millisecond
+		}
+		if wait > 0 {
 			select {
 			case <-stop:
 				return
-			case <-time.After(20 * time.Millisecond):
+			case <-time.After(wait):
 			}
 		}
 	}

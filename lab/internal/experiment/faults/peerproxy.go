@@ -23,17 +23,12 @@ import (
 // without the header (probes of a peer's health) pass, except to a
 // partitioned member.
 type peerProxy struct {
-	mu      sync.Mutex
-	targets map[int]*peerTarget
-	ids     map[string]int // member id (hex) -> index
-	cut     map[int]bool
-	conns   map[*peerConn]struct{}
-	closed  bool
-}
-
-type peerTarget struct {
-	ln       net.Listener
-	upstream string
+	mu     sync.Mutex
+	lns    []net.Listener
+	ids    map[string]int // member id (hex) -> index
+	cut    map[int]bool
+	conns  map[*peerConn]struct{}
+	closed bool
 }
 
 // peerConn is one proxied connection: from the member named in its first
@@ -45,7 +40,7 @@ type peerConn struct {
 
 // newPeerProxy returns a proxy with no members yet.
 func newPeerProxy() *peerProxy {
-	return &peerProxy{targets: map[int]*peerTarget{}, ids: map[string]int{}, cut: map[int]bool{}, conns: map[*peerConn]struct{}{}}
+	return &peerProxy{ids: map[string]int{}, cut: map[int]bool{}, conns: map[*peerConn]struct{}{}}
 }
 
 // Add listens on a free loopback port for member i's peers and forwards
@@ -56,7 +51,7 @@ func (p *peerProxy) Add(i int, upstream string) (string, error) {
 		return "", fmt.Errorf("faults: peer proxy: %w", err)
 	}
 	p.mu.Lock()
-	p.targets[i] = &peerTarget{ln: ln, upstream: upstream}
+	p.lns = append(p.lns, ln)
 	p.mu.Unlock()
 	go p.accept(i, ln, upstream)
 	return ln.Addr().String(), nil
@@ -97,8 +92,8 @@ func (p *peerProxy) Heal(i int) {
 func (p *peerProxy) Close() {
 	p.mu.Lock()
 	p.closed = true
-	for _, t := range p.targets {
-		_ = t.ln.Close()
+	for _, ln := range p.lns {
+		_ = ln.Close()
 	}
 	conns := p.conns
 	p.conns = map[*peerConn]struct{}{}

@@ -1,12 +1,16 @@
 package faults
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
+	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -66,11 +70,15 @@ func belowEphemeral() (low, high int) {
 
 // tailBuffer is an io.Writer that keeps the last bytes written to it, up to a
 // bound: a child process's output, kept for a failure's report without
-// growing with a long run's log. It is safe for concurrent use.
+// growing with a long run's log. It is safe for concurrent use. Given a
+// mark, it closes seen once the output holds it (a mark split across two
+// writes included): how the rig learns that a replica serves.
 type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
+	mu   sync.Mutex
+	max  int
+	b    []byte
+	mark []byte
+	seen chan struct{} // nil without a mark
 }
 
 // newTailBuffer returns a tailBuffer that keeps the last max bytes.
@@ -81,7 +89,12 @@ func newTailBuffer(max int) *tailBuffer { return &tailBuffer{max: max} }
 func (t *tailBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	from := max(0, len(t.b)-len(t.mark))
 	t.b = append(t.b, p...)
+	if len(t.mark) > 0 && bytes.Contains(t.b[from:], t.mark) {
+		close(t.seen)
+		t.mark = nil
+	}
 	if over := len(t.b) - t.max; over > 0 {
 		// A copy, not a reslice: the dropped head would otherwise stay
 		// in memory behind the slice, and grow with every write.
@@ -100,67 +113,151 @@ func (t *tailBuffer) String() string {
 	return string(t.b)
 }
 
-// process is a child process the lab started: it dies with the process
-// that started it (on Linux, where the kernel sends it SIGKILL when its
-// parent ends; elsewhere Stop and Kill are the only ends), and Exited says
-// when it is gone. The fault rig runs every server it supervises (etcd
-// members, a kube-apiserver, ZooKeeper, snowidd replicas) as a process.
+// process is a server the rig supervises (an etcd member, ZooKeeper, a
+// kube-apiserver, a snowidd replica): started, killed or stopped, and
+// started again on the same command line (its ports and data folder),
+// the tail of each run's output kept. A run dies with the process that
+// started it (on Linux, where the kernel sends it SIGKILL when its parent
+// ends; elsewhere stop and kill are the only ends).
 type process struct {
-	cmd    *exec.Cmd
-	exited chan struct{}
+	name   string // for errors and logs: "etcd m0", "replica r1"
+	bin    string
+	args   []string
+	env    []string // added to the environment
+	logMax int      // bytes of each run's output kept
+
+	mu      sync.Mutex
+	cmd     *exec.Cmd     // the last run
+	exited  chan struct{} // closed once the last run exited and its output is copied
+	up      bool          // started, and not killed or stopped by the rig since
+	out     *tailBuffer   // the last run's output
+	earlier []string      // the output of the runs before
 }
 
-// startProcess starts cmd, which must not have been started, as a
-// process: cmd.SysProcAttr, when nil, becomes the parent-death signal
-// above.
-func startProcess(cmd *exec.Cmd) (*process, error) {
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = dieWithParent()
+// newProcess prepares a process of bin with args, not started.
+func newProcess(name string, logMax int, bin string, args ...string) *process {
+	return &process{name: name, bin: bin, args: args, logMax: logMax}
+}
+
+// start starts a run. Given a mark, seen is closed once the run's output
+// holds it; without one, seen is nil.
+func (p *process) start(mark string) (seen <-chan struct{}, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.up {
+		return nil, fmt.Errorf("faults: %s is running", p.name)
 	}
+	cmd := exec.Command(p.bin, p.args...)
+	cmd.Env = append(os.Environ(), p.env...)
+	cmd.SysProcAttr = dieWithParent()
+	out := newTailBuffer(p.logMax)
+	if mark != "" {
+		out.mark, out.seen = []byte(mark), make(chan struct{})
+	}
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("faults: starting %s: %w", p.bin, err)
 	}
-	p := &process{cmd: cmd, exited: make(chan struct{})}
-	go func() { _ = cmd.Wait(); close(p.exited) }()
-	return p, nil
+	if p.out != nil {
+		p.earlier = append(p.earlier, p.out.String())
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	p.cmd, p.exited, p.up, p.out = cmd, exited, true, out
+	return out.seen, nil
 }
 
-// Exited is closed once the process has exited and its output is copied.
-func (p *process) Exited() <-chan struct{} { return p.exited }
+// running says whether a run is up: started, and not killed or stopped
+// by the rig (one that exited on its own still counts: done says so).
+func (p *process) running() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.up
+}
 
-// State is how the process exited; nil until Exited is closed.
-func (p *process) State() *os.ProcessState {
+// done is closed once the last run has exited; nil before the first.
+func (p *process) done() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.exited
+}
+
+// state is how the last run exited; nil while it runs.
+func (p *process) state() *os.ProcessState {
 	select {
-	case <-p.exited:
+	case <-p.done():
 		return p.cmd.ProcessState
 	default:
 		return nil
 	}
 }
 
-// Kill sends SIGKILL and waits until the process is gone.
-func (p *process) Kill() {
-	_ = p.cmd.Process.Kill()
-	<-p.exited
+// kill sends SIGKILL to a run that is up and waits until it is gone.
+func (p *process) kill() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.up {
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+		p.up = false
+	}
 }
 
-// Stop sends SIGTERM, then SIGKILL if the process has not exited within
-// grace, and waits until it is gone; it says whether the process exited
-// within grace. Where there is no SIGTERM (Windows) the kill comes at
-// once.
-func (p *process) Stop(grace time.Duration) bool {
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); errors.Is(err, os.ErrProcessDone) {
-		<-p.exited
+// stop sends SIGTERM to a run that is up, then SIGKILL if it has not
+// exited within grace, and waits until it is gone; it says whether it
+// exited within grace. Where there is no SIGTERM (Windows) the kill comes
+// at once.
+func (p *process) stop(grace time.Duration) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.up {
 		return true
-	} else if err != nil {
-		p.Kill()
-		return false
 	}
-	select {
-	case <-p.exited:
-		return true
-	case <-time.After(grace):
-		p.Kill()
-		return false
+	p.up = false
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err == nil || errors.Is(err, os.ErrProcessDone) {
+		select {
+		case <-p.exited:
+			return true
+		case <-time.After(grace):
+		}
+	}
+	_ = p.cmd.Process.Kill()
+	<-p.exited
+	return false
+}
+
+// restarts is how many times the process was started again.
+func (p *process) restarts() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.earlier)
+}
+
+// logs is a header naming the process and the last n bytes of what
+// every run wrote, oldest first, for a failure's report.
+func (p *process) logs(n int) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	runs := strings.Join(append(slices.Clone(p.earlier), p.out.String()), "--- restarted ---\n")
+	return "--- " + p.name + " ---\n" + tail(runs, n)
+}
+
+// errNotWithin is what waitFor returns when its time ran out.
+var errNotWithin = errors.New("not within")
+
+// waitFor calls ok every interval until it says true or fails (its
+// error is returned), ctx ends, or within has passed (errNotWithin,
+// saying how long it waited).
+func waitFor(ctx context.Context, within, every time.Duration, ok func() (bool, error)) error {
+	for deadline := time.Now().Add(within); ; {
+		if done, err := ok(); done || err != nil {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%w %v", errNotWithin, within)
+		}
+		if err := sleepCtx(ctx, every); err != nil {
+			return err
+		}
 	}
 }

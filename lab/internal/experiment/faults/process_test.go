@@ -1,10 +1,8 @@
 package faults
 
 import (
-	"bufio"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"runtime"
 	"syscall"
@@ -37,16 +35,16 @@ func TestMain(m *testing.M) {
 // startChild starts a child of the given kind and waits for its "ready".
 func startChild(t *testing.T, kind string) *process {
 	t.Helper()
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), childEnv+"="+kind)
-	out, err := cmd.StdoutPipe()
+	p := newProcess("child", 4<<10, os.Args[0])
+	p.env = []string{childEnv + "=" + kind}
+	ready, err := p.start("ready\n")
 	require.NoError(t, err)
-	p, err := startProcess(cmd)
-	require.NoError(t, err)
-	t.Cleanup(p.Kill)
-	line, err := bufio.NewReader(out).ReadString('\n')
-	require.NoError(t, err)
-	require.Equal(t, "ready\n", line)
+	t.Cleanup(p.kill)
+	select {
+	case <-ready:
+	case <-p.done():
+		t.Fatalf("the child exited before it was ready: %v\n%s", p.state(), p.out)
+	}
 	return p
 }
 
@@ -62,6 +60,43 @@ func TestTailKeepsTheLastBytes(t *testing.T) {
 	assert.Equal(t, "6789", tail.String(), "one write longer than the bound")
 	var none *tailBuffer
 	assert.Empty(t, none.String())
+}
+
+// A mark is seen once written, whole or split across two writes.
+func TestTailSeesItsMark(t *testing.T) {
+	for _, writes := range [][]string{{"x serving\n"}, {"x ser", "ving\n"}} {
+		tail := newTailBuffer(4)
+		tail.mark, tail.seen = []byte("serving"), make(chan struct{})
+		for i, w := range writes {
+			select {
+			case <-tail.seen:
+				t.Fatalf("%q: seen after %d of %d writes", writes, i, len(writes))
+			default:
+			}
+			_, _ = tail.Write([]byte(w))
+		}
+		select {
+		case <-tail.seen:
+		default:
+			t.Fatalf("%q: mark not seen", writes)
+		}
+	}
+}
+
+// A process started again keeps the output of its earlier runs and
+// counts the restart.
+func TestProcessRestarts(t *testing.T) {
+	p := startChild(t, "term")
+	p.kill()
+	assert.False(t, p.running())
+	ready, err := p.start("ready\n")
+	require.NoError(t, err)
+	<-ready
+	_, err = p.start("")
+	assert.ErrorContains(t, err, "child is running")
+	assert.Equal(t, 1, p.restarts())
+	p.kill()
+	assert.Equal(t, "--- child ---\nready\n--- restarted ---\nready\n", p.logs(1<<10))
 }
 
 // TestFreePortsAreDistinct: and outside the ephemeral range, where the
@@ -89,16 +124,16 @@ func TestProcessStopsOnSIGTERM(t *testing.T) {
 		t.Skip("no SIGTERM on Windows: Stop kills at once")
 	}
 	p := startChild(t, "term")
-	assert.Nil(t, p.State(), "running: no exit state yet")
+	assert.Nil(t, p.state(), "running: no exit state yet")
 	// 10 s: far beyond the milliseconds a SIGTERM takes, so that only a
 	// Stop that never signalled could reach the kill.
-	assert.True(t, p.Stop(10*time.Second))
-	st := p.State()
+	assert.True(t, p.stop(10*time.Second))
+	st := p.state()
 	require.NotNil(t, st)
 	ws, ok := st.Sys().(syscall.WaitStatus)
 	require.True(t, ok)
 	assert.Equal(t, syscall.SIGTERM, ws.Signal(), "ended by the SIGTERM, not the kill")
-	assert.True(t, p.Stop(time.Second), "a second Stop finds it gone")
+	assert.True(t, p.stop(time.Second), "a second Stop finds it gone")
 }
 
 func TestProcessKilledAfterGrace(t *testing.T) {
@@ -106,12 +141,12 @@ func TestProcessKilledAfterGrace(t *testing.T) {
 		t.Skip("no SIGTERM on Windows: Stop kills at once")
 	}
 	p := startChild(t, "ignore")
-	assert.False(t, p.Stop(50*time.Millisecond), "it ignores SIGTERM: the kill ends it")
-	ws, ok := p.State().Sys().(syscall.WaitStatus)
+	assert.False(t, p.stop(50*time.Millisecond), "it ignores SIGTERM: the kill ends it")
+	ws, ok := p.state().Sys().(syscall.WaitStatus)
 	require.True(t, ok)
 	assert.Equal(t, syscall.SIGKILL, ws.Signal())
 	select {
-	case <-p.Exited():
+	case <-p.done():
 	default:
 		t.Fatal("Exited not closed after Stop")
 	}

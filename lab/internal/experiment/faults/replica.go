@@ -1,52 +1,41 @@
 package faults
 
 import (
-	"bufio"
 	"crypto/tls"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
 // replica is a snowidd process the rig started: on a port of its own,
-// kept across restarts, so that clients and peers keep its URL.
+// kept across restarts, so that clients and peers keep its URL. Its
+// flags after -listen and its environment (a k8s scenario's KUBECONFIG,
+// naming its link; SNOWIDD_FAULT_HISTORY, the file a fault-injection
+// build records its store operations in) are set before it starts.
 type replica struct {
 	Name string
-	bin  string
-	args []string
+	*process
 	// history is the file the replica records its store operations in
 	// (SNOWIDD_FAULT_HISTORY, a fault-injection build's); empty: none.
 	history string
 	addr    string // 127.0.0.1:PORT
 	url     string // http:// or https:// + addr
 	hc      *http.Client
-
-	// env is added to the replica's environment (a k8s scenario's
-	// KUBECONFIG, naming its link).
-	env []string
-
-	mu       sync.Mutex
-	proc     *process // nil while not running
-	log      *tailBuffer
-	earlier  []string // the logs of earlier runs
-	restarts int
 }
 
-// newReplica prepares a replica of bin on a free loopback port, with args
-// after -listen; tlsConf (nil: plaintext) is how the rig reaches it.
-func newReplica(name, bin string, args []string, tlsConf *tls.Config) (*replica, error) {
+// newReplica prepares a replica of bin on a free loopback port;
+// tlsConf (nil: plaintext) is how the rig reaches it.
+func newReplica(name, bin string, tlsConf *tls.Config) (*replica, error) {
 	ports, err := freePorts(1)
 	if err != nil {
 		return nil, err
 	}
-	r := &replica{Name: name, bin: bin, args: args, addr: fmt.Sprintf("127.0.0.1:%d", ports[0])}
+	r := &replica{Name: name, addr: fmt.Sprintf("127.0.0.1:%d", ports[0])}
+	r.process = newProcess("replica "+name, 256<<10, bin, "-listen", r.addr)
 	r.url = "http://" + r.addr
 	r.hc = &http.Client{Timeout: time.Second}
 	if tlsConf != nil {
@@ -56,98 +45,35 @@ func newReplica(name, bin string, args []string, tlsConf *tls.Config) (*replica,
 	return r, nil
 }
 
-// URL is the replica's base URL.
-func (r *replica) URL() string { return r.url }
-
-var servingLine = regexp.MustCompile(`msg="serving gRPC`)
-
 // Start starts the process and waits for the line saying it serves (not
 // for readiness: a replica serves before it holds a lease).
 func (r *replica) Start() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.proc != nil {
-		return fmt.Errorf("faults: replica %s is running", r.Name)
-	}
-	cmd := exec.Command(r.bin, append([]string{"-listen", r.addr}, r.args...)...)
-	cmd.Env = append(os.Environ(), r.env...)
-	if r.history != "" {
-		cmd.Env = append(cmd.Env, "SNOWIDD_FAULT_HISTORY="+r.history)
-	}
-	pr, pw := io.Pipe()
-	log := newTailBuffer(256 << 10)
-	cmd.Stdout, cmd.Stderr = pw, pw
-	serving, drained := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(drained)
-		sc := bufio.NewScanner(pr)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		seen := false
-		for sc.Scan() {
-			_, _ = log.Write(append(sc.Bytes(), '\n'))
-			if !seen && servingLine.Match(sc.Bytes()) {
-				seen = true
-				close(serving)
-			}
-		}
-		_, _ = io.Copy(io.Discard, pr)
-	}()
-	proc, err := startProcess(cmd) // dies with the lab (Linux)
+	serving, err := r.start(`msg="serving gRPC`)
 	if err != nil {
-		pw.Close()
-		return fmt.Errorf("faults: starting %s: %w", r.bin, err)
+		return err
 	}
-	go func() { <-proc.Exited(); pw.Close() }()
 	select {
 	case <-serving:
-	case <-proc.Exited():
-		<-drained // the pipe closes at exit: its last lines say why
-		return fmt.Errorf("faults: replica %s exited before serving (%v):\n%s", r.Name, proc.State(), log)
+		return nil
+	case <-r.done():
+		return fmt.Errorf("faults: replica %s exited before serving (%v):\n%s", r.Name, r.state(), r.out)
 	case <-time.After(30 * time.Second):
-		proc.Kill()
-		return fmt.Errorf("faults: replica %s did not serve within 30 s:\n%s", r.Name, log)
+		r.kill()
+		return fmt.Errorf("faults: replica %s did not serve within 30 s:\n%s", r.Name, r.out)
 	}
-	if r.log != nil {
-		r.earlier = append(r.earlier, r.log.String())
-		r.restarts++
-	}
-	r.proc, r.log = proc, log
-	return nil
-}
-
-// Running says whether the process is up.
-func (r *replica) Running() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.proc != nil
-}
-
-// Kill SIGKILLs the replica and waits for it to be gone.
-func (r *replica) Kill() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.proc == nil {
-		return
-	}
-	r.proc.Kill()
-	r.proc = nil
 }
 
 // Stop sends SIGTERM and waits for the drain; an exit other than 0 is an
 // error.
 func (r *replica) Stop() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.proc == nil {
+	if !r.running() {
 		return nil
 	}
-	proc := r.proc
-	r.proc = nil
-	if !proc.Stop(20 * time.Second) {
+	if !r.stop(20 * time.Second) {
 		return fmt.Errorf("faults: replica %s did not stop within 20 s of SIGTERM", r.Name)
 	}
-	if st := proc.State(); !st.Success() {
-		return fmt.Errorf("faults: replica %s exited with %v; its last words:\n%s", r.Name, st, lastLines(r.log.String(), 8))
+	if st := r.state(); st != nil && !st.Success() {
+		return fmt.Errorf("faults: replica %s exited with %v; its last words:\n%s", r.Name, st, lastLines(r.out.String(), 8))
 	}
 	return nil
 }
@@ -159,29 +85,13 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
-// Restarts is how many times the replica was started again.
-func (r *replica) Restarts() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.restarts
-}
-
-// Log is what the replica logged, every run, oldest first.
-func (r *replica) Log() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return strings.Join(append(append([]string(nil), r.earlier...), r.log.String()), "--- restarted ---\n")
-}
-
 // Readyz answers /readyz: whether 200, and the body.
 func (r *replica) Readyz() (bool, string) {
-	resp, err := r.hc.Get(r.url + "/readyz")
+	code, body, err := r.do("GET", "/readyz")
 	if err != nil {
 		return false, err.Error()
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
-	return resp.StatusCode == http.StatusOK, strings.TrimSpace(string(b))
+	return code == http.StatusOK, body
 }
 
 var readyNode = regexp.MustCompile(`^ready: node ids? (\d+)`)
@@ -205,21 +115,23 @@ func (r *replica) Metric(name string, labels ...string) (float64, error) {
 	return scrape(r.hc, r.url+"/metrics", "replica "+r.Name, name, labels...)
 }
 
-// post sends an empty POST to path on the replica and returns its status
-// and body.
-func (r *replica) post(path string) (int, string, error) {
-	resp, err := r.hc.Post(r.url+path, "", nil)
+// stepClock steps the replica's clock by d, through a fault-injection
+// build's hook (faultClockPath).
+func (r *replica) stepClock(d time.Duration) error {
+	if code, body, err := r.do("POST", faultClockPath+"?step="+d.String()); err != nil || code != 200 {
+		return fmt.Errorf("stepping %s's clock %v: %d %s %v", r.Name, d, code, body, err)
+	}
+	return nil
+}
+
+// do sends method ("GET", or an empty "POST") to path on the replica and
+// returns its status and body.
+func (r *replica) do(method, path string) (int, string, error) {
+	req, err := http.NewRequest(method, r.url+path, nil)
 	if err != nil {
 		return 0, "", err
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
-	return resp.StatusCode, strings.TrimSpace(string(b)), nil
-}
-
-// get fetches path on the replica.
-func (r *replica) get(path string) (int, string, error) {
-	resp, err := r.hc.Get(r.url + path)
+	resp, err := r.hc.Do(req)
 	if err != nil {
 		return 0, "", err
 	}

@@ -3,6 +3,7 @@ package faults
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os/exec"
@@ -21,16 +22,7 @@ func clockSteps(ctx context.Context, s *stage) error {
 	s.role(0, "strict, clock stepped")
 	s.role(1, "monotonic, clock stepped")
 	s.role(2, "strict, clock untouched")
-	step := func(d time.Duration) error {
-		for _, r := range []int{0, 1} {
-			code, body, err := s.reps[r].post(faultClockPath + "?step=" + d.String())
-			if err != nil || code != 200 {
-				return fmt.Errorf("stepping %s's clock %v: %d %s %v", s.reps[r].Name, d, code, body, err)
-			}
-		}
-		return nil
-	}
-	lab, err := remote.NewClient(s.reps[0].URL(), client.ConnectJSON, s.clientTLS())
+	lab, err := remote.NewClient(s.reps[0].url, client.ConnectJSON, s.clientTLS())
 	if err != nil {
 		return err
 	}
@@ -48,7 +40,7 @@ func clockSteps(ctx context.Context, s *stage) error {
 		}
 		s.check(fmt.Sprintf("the lab reads r0's clock (GET /clock) %+.0f s from its own, within 0.25 s", want.Seconds()), (off-want).Abs() <= 250*time.Millisecond,
 			"%v ± %v", off.Round(time.Microsecond), (best / 2).Round(time.Microsecond))
-		peer, err := s.reps[2].Metric("snowidd_clock_peer_offset_seconds", "peer", s.reps[0].URL())
+		peer, err := s.reps[2].Metric("snowidd_clock_peer_offset_seconds", "peer", s.reps[0].url)
 		d := time.Duration(peer * float64(time.Second))
 		measured := d.Round(time.Microsecond).String()
 		if err != nil {
@@ -57,22 +49,21 @@ func clockSteps(ctx context.Context, s *stage) error {
 		s.check(fmt.Sprintf("peer r2 reads r0's clock %+.0f s from its own, within 0.25 s (its snowidd_clock_peer_offset_seconds)", want.Seconds()),
 			err == nil && (d-want).Abs() <= 250*time.Millisecond, "%s", measured)
 	}
-	s.mark("r0's and r1's clocks stepped back 2 s")
-	if err := step(-2 * time.Second); err != nil {
-		return err
+	for _, st := range []struct {
+		step, want time.Duration
+		what       string
+	}{{-2 * time.Second, -2 * time.Second, "back 2 s"}, {10 * time.Second, 8 * time.Second, "forward 10 s: 8 s ahead of the machine's from here on"}} {
+		s.mark("r0's and r1's clocks stepped %s", st.what)
+		for _, r := range s.reps[:2] {
+			if err := r.stepClock(st.step); err != nil {
+				return err
+			}
+		}
+		if err := sleepCtx(ctx, 4*time.Second); err != nil {
+			return err
+		}
+		offsets(st.want)
 	}
-	if err := sleepCtx(ctx, 4*time.Second); err != nil {
-		return err
-	}
-	offsets(-2 * time.Second)
-	s.mark("r0's and r1's clocks stepped forward 10 s: 8 s ahead of the machine's from here on")
-	if err := step(10 * time.Second); err != nil {
-		return err
-	}
-	if err := sleepCtx(ctx, 4*time.Second); err != nil {
-		return err
-	}
-	offsets(8 * time.Second)
 	s.bound(0, 2*time.Second+defaultRewindHold+slack, "the rewind (2 s) + -rewind-hold (1 s) + rig slack (0.25 s)")
 	s.bound(1, refresh+slack, "Refresh (0.5 s): the forward step outruns the reservation until the next refresh + rig slack (0.25 s)")
 	s.afterLoad(func(a *analysis) {
@@ -93,18 +84,14 @@ func clockSteps(ctx context.Context, s *stage) error {
 // scenario's prefix: its holder's lease expired.
 func (s *stage) waitGone(ctx context.Context, k int, since time.Time) (time.Time, error) {
 	key := fmt.Sprintf("/faults/%s/nodes/%d", s.sc.Name, k)
-	for deadline := time.Now().Add(defaultTTL + 10*time.Second); ; {
+	err := waitFor(ctx, defaultTTL+10*time.Second, 50*time.Millisecond, func() (bool, error) {
 		held, err := s.held(ctx, key, k)
-		if err == nil && !held {
-			return time.Now(), nil
-		}
-		if time.Now().After(deadline) {
-			return time.Time{}, fmt.Errorf("node id %d still held %v after its holder was cut off", k, time.Since(since).Round(time.Millisecond))
-		}
-		if err := sleepCtx(ctx, 50*time.Millisecond); err != nil {
-			return time.Time{}, err
-		}
+		return err == nil && !held, nil
+	})
+	if errors.Is(err, errNotWithin) {
+		return time.Time{}, fmt.Errorf("node id %d still held %v after its holder was cut off", k, time.Since(since).Round(time.Millisecond))
 	}
+	return time.Now(), err
 }
 
 // reservation reads node id k's reserved-until from etcd.
@@ -137,14 +124,14 @@ func successorWaits(ctx context.Context, s *stage) error {
 	s.role(0, "clock 5 s ahead, then SIGKILLed")
 	s.role(2, "successor on the killed replica's node id")
 	s.mark("r0's clock (node id %d) stepped forward 5 s: its reservations run 5 s ahead of the machine's clock", k)
-	if code, body, err := s.reps[0].post(faultClockPath + "?step=5s"); err != nil || code != 200 {
-		return fmt.Errorf("stepping r0's clock: %d %s %v", code, body, err)
+	if err := s.reps[0].stepClock(5 * time.Second); err != nil {
+		return err
 	}
 	if err := sleepCtx(ctx, 1500*time.Millisecond); err != nil {
 		return err
 	}
 	killAt := time.Now()
-	s.reps[0].Kill()
+	s.reps[0].kill()
 	s.mark("SIGKILL r0")
 	expired, err := s.waitGone(ctx, k, killAt)
 	if err != nil {
@@ -157,19 +144,10 @@ func successorWaits(ctx context.Context, s *stage) error {
 	startAt := time.Now()
 	lead := reserved.Sub(startAt)
 	s.mark("etcd expired r0's lease %v after the kill; its reservation is %v ahead of the clock; successor r2 started", expired.Sub(killAt).Round(time.Millisecond), lead.Round(time.Millisecond))
-	if err := s.startSpare(2); err != nil {
-		return err
-	}
-	if err := s.waitReady(2, snowlab.DefaultMaxFloorWait+10*time.Second); err != nil {
-		return err
-	}
-	waited := time.Since(startAt)
-	k2, err := s.reps[2].Node()
+	waited, err := s.startSuccessor(2, k, snowlab.DefaultMaxFloorWait+10*time.Second, "the killed replica's node id, the only one free")
 	if err != nil {
 		return err
 	}
-	s.mark("r2 ready on node id %d, %v after it started", k2, waited.Round(time.Millisecond))
-	s.check("the successor took the killed replica's node id, the only one free", k2 == k, "r0 held %d, r2 holds %d", k, k2)
 	s.check(fmt.Sprintf("the successor served within MaxFloorWait (%v) of starting", snowlab.DefaultMaxFloorWait),
 		waited <= snowlab.DefaultMaxFloorWait, "%v", waited.Round(time.Millisecond))
 	s.bound(2, max(lead, 0)+reconnect+slack, fmt.Sprintf("the reservation's lead on the clock (%v, at most MaxFloorWait %v) + start and acquire (1 s) + rig slack (0.25 s)",
@@ -187,9 +165,9 @@ func successorWaits(ctx context.Context, s *stage) error {
 
 func kill9Batch(ctx context.Context, s *stage) error {
 	s.role(0, "SIGKILLed during NextIDs(100000), three times")
-	// The caller reaches r0 under faultHeldPrefix, so that r0's hold
-	// takes its calls and none of the main load's.
-	big, err := startLoad(loadConfig{urls: []string{s.reps[0].URL() + faultHeldPrefix}, clients: 1, tls: s.clientTLS(), fixed: true,
+	// The caller reaches r0 alone (no failover), under faultHeldPrefix, so
+	// that r0's hold takes its calls and none of the main load's.
+	big, err := startLoad(loadConfig{urls: []string{s.reps[0].url + faultHeldPrefix}, clients: 1, tls: s.clientTLS(),
 		batch: func(int) int { return client.MaxBatch }, attemptTimeout: 10 * time.Second, pause: 100 * time.Millisecond})
 	if err != nil {
 		return err
@@ -206,7 +184,7 @@ func kill9Batch(ctx context.Context, s *stage) error {
 		if err != nil {
 			return err
 		}
-		s.reps[0].Kill()
+		s.reps[0].kill()
 		held = append(held, a)
 		s.mark("SIGKILL r0 (kill %d) while it held the answer of NextIDs(100000) attempt %d, its IDs minted", i+1, a)
 		if err := sleepCtx(ctx, 300*time.Millisecond); err != nil {
@@ -257,32 +235,27 @@ func kill9Batch(ctx context.Context, s *stage) error {
 // attempt) missed 1 kill in 3 under CI's load: a replica mints and sends
 // 100,000 IDs in a few milliseconds.
 func batchHeld(ctx context.Context, r *replica, c *caller, within time.Duration) (int32, error) {
-	if code, body, err := r.post(faultHoldPath + "?for=30s"); err != nil || code != 200 {
+	if code, body, err := r.do("POST", faultHoldPath+"?for=30s"); err != nil || code != 200 {
 		return 0, fmt.Errorf("arming %s's hold: %d %s %v", r.Name, code, body, err)
 	}
-	deadline := time.Now().Add(within)
-	for time.Now().Before(deadline) {
-		code, body, err := r.get(faultHoldPath)
-		if err != nil || code != 200 {
-			return 0, fmt.Errorf("reading %s's hold: %d %s %v", r.Name, code, body, err)
-		}
+	var a int32
+	err := waitFor(ctx, within, time.Millisecond, func() (bool, error) {
+		code, body, err := r.do("GET", faultHoldPath)
 		var state struct {
 			Holding bool `json:"holding"`
 		}
-		if err := json.Unmarshal([]byte(body), &state); err != nil {
-			return 0, fmt.Errorf("reading %s's hold: %q: %v", r.Name, body, err)
+		if err != nil || code != 200 || json.Unmarshal([]byte(body), &state) != nil {
+			return false, fmt.Errorf("reading %s's hold: %d %q %v", r.Name, code, body, err)
 		}
-		if state.Holding {
-			if a := c.inflight.Load(); a != 0 {
-				return a, nil
-			}
-			return 0, fmt.Errorf("%s holds an answer, but no NextIDs(100000) of the caller's is in flight", r.Name)
+		if a = c.inflight.Load(); state.Holding && a == 0 {
+			return false, fmt.Errorf("%s holds an answer, but no NextIDs(100000) of the caller's is in flight", r.Name)
 		}
-		if err := sleepCtx(ctx, time.Millisecond); err != nil {
-			return 0, err
-		}
+		return state.Holding, nil
+	})
+	if errors.Is(err, errNotWithin) {
+		return 0, fmt.Errorf("%s held no NextIDs(100000) answer (%w)", r.Name, err)
 	}
-	return 0, fmt.Errorf("%s held no NextIDs(100000) answer within %v", r.Name, within)
+	return a, err
 }
 
 // holders runs etcdholders against the cluster and keeps its report.

@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -97,7 +98,7 @@ func writeScenarios(d *report.Document, run *runResult) {
 			continue
 		}
 		cl := s.Calls
-		rows = append(rows, []string{s.Name, units.Thousands(cl.Calls), units.Thousands(cl.Served), units.Thousands(cl.Failed), refusals(cl.Attempts),
+		rows = append(rows, []string{s.Name, units.Thousands(cl.Calls), units.Thousands(cl.Served), units.Thousands(cl.Failed), counts(refused(cl.Attempts), "%s %s", ", "),
 			units.Thousands(cl.IDs), strconv.Itoa(cl.Duplicates), strconv.Itoa(cl.OrderViolations), failover(cl), historyCell(s.History)})
 	}
 	d.Section(2, "Scenarios").
@@ -117,10 +118,7 @@ func writeReplicas(d *report.Document, run *runResult) {
 		for _, r := range s.Replicas {
 			within := "—"
 			if r.Bound > 0 {
-				within = "yes"
-				if !r.within() {
-					within = "**NO**"
-				}
+				within = yes(r.within())
 			}
 			rows = append(rows, []string{s.Name, r.Name, md.OrDash(r.Role), ints(r.Nodes), units.Thousands(r.IDs),
 				dur(r.NotReady), dur(r.Refusing), boundCell(r), within})
@@ -139,11 +137,7 @@ func writeChecks(d *report.Document, run *runResult) {
 	var rows [][]string
 	for _, s := range run.Scenarios {
 		for _, c := range s.Checks {
-			ok := "yes"
-			if !c.OK {
-				ok = "**NO**"
-			}
-			rows = append(rows, []string{s.Name, c.What, c.Measured, ok})
+			rows = append(rows, []string{s.Name, c.What, c.Measured, yes(c.OK)})
 		}
 	}
 	if len(rows) > 0 {
@@ -161,7 +155,7 @@ func writeFleetStarts(d *report.Document, run *runResult) {
 			continue
 		}
 		rows = append(rows, []string{s.Name, units.Thousands(h.Holders), strconv.Itoa(h.Members), fmt.Sprintf("%d/%d", h.Acquired, h.Holders),
-			dur(h.AllHeld), dur(h.P50), dur(h.P99), units.Thousands(int(h.AcquireCalls)), units.Thousands(int(h.Conflicts)), failuresCell(h.Failures),
+			dur(h.AllHeld), dur(h.P50), dur(h.P99), units.Thousands(int(h.AcquireCalls)), units.Thousands(int(h.Conflicts)), counts(h.Failures, "%s: %s", "; "),
 			strconv.Itoa(h.Shared), strconv.Itoa(h.Lost)})
 	}
 	if len(rows) == 0 {
@@ -222,28 +216,29 @@ func writeTable(w io.Writer, run *runResult) error {
 	})
 }
 
-func refusals(attempts map[string]int) string {
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(attempts)) {
-		if k != outcomeOK {
-			parts = append(parts, fmt.Sprintf("%s %s", k, units.Thousands(attempts[k])))
-		}
-	}
-	if len(parts) == 0 {
-		return "none"
-	}
-	return strings.Join(parts, ", ")
+// refused is attempts without the served ones.
+func refused(attempts map[string]int) map[string]int {
+	m := maps.Clone(attempts)
+	delete(m, outcomeOK)
+	return m
 }
 
-func failuresCell(f map[string]int) string {
-	if len(f) == 0 {
-		return "none"
+// yes is a cell saying whether a claim held, a failure in bold.
+func yes(ok bool) string {
+	if ok {
+		return "yes"
 	}
+	return "**NO**"
+}
+
+// counts is a cell of counts by key, in the keys' order, each written
+// by format (key, count), joined by sep; "none" when there are none.
+func counts(m map[string]int, format, sep string) string {
 	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(f)) {
-		parts = append(parts, fmt.Sprintf("%s: %d", k, f[k]))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, fmt.Sprintf(format, k, units.Thousands(m[k])))
 	}
-	return strings.Join(parts, "; ")
+	return cmp.Or(strings.Join(parts, sep), "none")
 }
 
 func failover(c callStats) string {

@@ -15,7 +15,6 @@ import (
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/resultdir"
-	"github.com/snowlab/snowlab/lab/result"
 )
 
 // Defaults of the rig's timing: short enough that every scenario plays
@@ -52,9 +51,6 @@ type options struct {
 	// the scenarios to run instead.
 	Set       string
 	Scenarios []string
-	// Dir holds the run's etcd data, certificates and logs (a temporary
-	// folder when empty); it is removed after.
-	Dir string
 	// Clients is how many client goroutines call the fleet (0:
 	// defaultClients).
 	Clients int
@@ -62,8 +58,6 @@ type options struct {
 	Command []string
 	Commit  string
 	Dirty   bool
-	// Host, when set, is recorded instead of host.Probe().
-	Host *result.Host
 	// Progress, when set, is told what is happening.
 	Progress func(msg string)
 }
@@ -93,15 +87,14 @@ func execute(ctx context.Context, o options) (*runResult, error) {
 	if o.Clients <= 0 {
 		o.Clients = defaultClients
 	}
-	dir := o.Dir
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "snowlab-faults-"); err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(dir)
+	// The run's store data, certificates and logs, removed after.
+	dir, err := os.MkdirTemp("", "snowlab-faults-")
+	if err != nil {
+		return nil, err
 	}
-	x := &executor{o: o, dir: dir, caps: probeSnowidd(o.Snowidd)}
-	run := &runResult{Header: resultdir.NewHeader(experimentName, schemaVersion, o.Command, o.Commit, o.Dirty, o.Host),
+	defer os.RemoveAll(dir)
+	x := &executor{o: o, dir: dir, tls: servesTLS(o.Snowidd)}
+	run := &runResult{Header: resultdir.NewHeader(experimentName, schemaVersion, o.Command, o.Commit, o.Dirty, nil),
 		Config: config{TTL: defaultTTL, Window: defaultWindow, Refresh: defaultWindow / 3, MaxFloorWait: snowlab.DefaultMaxFloorWait,
 			RewindHold: defaultRewindHold, ElectionTimeout: etcdElection, Clients: o.Clients, AttemptTimeout: defaultAttemptTimeout,
 			Snowidd: o.Snowidd, Etcd: o.Etcd, EtcdVersion: etcdVersion(o.Etcd), Holders: o.Holders, Set: o.Set}}
@@ -159,18 +152,12 @@ func names() []string {
 	return out
 }
 
-// capabilities are what the replica binary can do.
-type capabilities struct {
-	tls        bool // -tls-cert and the -etcd-* flags
-	faultClock bool // the snowidd_faults build's clock hook
-}
-
-// probeSnowidd asks the binary's -h which flags it has. Whether it steps
-// its clock is asked of a started replica (GET /fault/clock).
-func probeSnowidd(bin string) capabilities {
+// servesTLS asks the replica binary's -h whether it has -tls-cert and
+// the -etcd-* flags. Whether it steps its clock is asked of a started
+// replica (GET /fault/clock).
+func servesTLS(bin string) bool {
 	out, _ := exec.Command(bin, "-h").CombinedOutput()
-	h := string(out)
-	return capabilities{tls: strings.Contains(h, "-tls-cert") && strings.Contains(h, "-etcd-cacert")}
+	return strings.Contains(string(out), "-tls-cert") && strings.Contains(string(out), "-etcd-cacert")
 }
 
 func etcdVersion(bin string) string {
@@ -183,9 +170,9 @@ func etcdVersion(bin string) string {
 }
 
 type executor struct {
-	o    options
-	dir  string
-	caps capabilities
+	o   options
+	dir string
+	tls bool // the replica binary serves TLS
 }
 
 func (x *executor) say(format string, a ...any) {
@@ -195,9 +182,6 @@ func (x *executor) say(format string, a ...any) {
 }
 
 // run runs one scenario on a rig of its own and returns its figures.
-// It sets up what the scenario runs on (a folder, certificates, etcd and
-// the replicas), each torn down by a deferred call when run returns; the
-// phases after that are stage methods.
 func (x *executor) run(ctx context.Context, sc scenario) (res scenarioResult) {
 	res = scenarioResult{Name: sc.Name, Title: sc.Title, Short: sc.Short, TLS: sc.TLS}
 	if why := x.unmet(sc); why != "" {
@@ -205,70 +189,69 @@ func (x *executor) run(ctx context.Context, sc scenario) (res scenarioResult) {
 		return res
 	}
 	t0 := time.Now()
-	defer func() { res.Duration = time.Since(t0) }()
+	if err := x.play(ctx, sc, &res); err != nil {
+		res.Error = err.Error()
+	}
+	res.Duration = time.Since(t0)
+	return res
+}
+
+// play sets up what the scenario runs on (a folder, certificates, its
+// store and the replicas), each torn down by a deferred call when play
+// returns, and plays it into res; the phases after the setup are stage
+// methods. A holder scenario brings its own processes (etcdholders)
+// rather than replicas and a load: it reports the fault's steps, the
+// holders' report, its checks and notes. The error is what kept the
+// scenario from measuring anything.
+func (x *executor) play(ctx context.Context, sc scenario, res *scenarioResult) error {
 	dir, err := os.MkdirTemp(x.dir, sc.Name+"-")
 	if err != nil {
-		res.Error = err.Error()
-		return res
+		return err
 	}
 	defer os.RemoveAll(dir)
 	s := &stage{x: x, sc: sc, dir: dir, roles: map[int]string{}, bounds: map[int]boundSpec{}}
 	if sc.TLS {
 		if s.certs, err = newCerts(dir); err != nil {
-			res.Error = err.Error()
-			return res
+			return err
 		}
 	}
 	endpoints, stop, err := s.startStore(dir)
 	if err != nil {
-		res.Error = err.Error()
-		return res
+		return err
 	}
 	defer stop()
 	if sc.Holders > 0 {
-		return s.runHolders(ctx, res)
+		s.begun = time.Now()
+		err := sc.Run(ctx, s)
+		res.Fault, res.Holders, res.Checks, res.Notes = s.fault, s.holders, s.checks, s.notes
+		return err
 	}
 	s.links = newLinks(endpoints)
 	defer s.links.Close()
-	if err := s.makeReplicas(); err != nil {
-		res.Error = err.Error()
-		return res
-	}
 	defer func() {
 		for _, r := range s.reps {
-			r.Kill()
+			r.kill()
 		}
 	}()
+	if err := s.makeReplicas(); err != nil {
+		return err
+	}
 	if err := s.startReplicas(); err != nil {
-		res.Error = err.Error()
-		return res
+		return err
 	}
 	if why := s.faultClockMissing(); why != "" {
 		res.Skipped = why
-		return res
+		return nil
 	}
 	if sc.TLS {
 		s.tlsRefusals(ctx)
 	}
 	a, runErr, err := s.drive(ctx)
 	if err != nil {
-		res.Error = err.Error()
-		return res
+		return err
 	}
-	s.collect(&res, a, runErr)
-	return res
-}
-
-// runHolders runs a holder scenario, which brings its own processes
-// (etcdholders) rather than replicas and a load: it reports the fault's
-// steps, the holders' report, its checks and notes.
-func (s *stage) runHolders(ctx context.Context, res scenarioResult) scenarioResult {
-	s.begun = time.Now()
-	if err := s.sc.Run(ctx, s); err != nil {
-		res.Error = err.Error()
-	}
-	res.Fault, res.Holders, res.Checks, res.Notes = s.fault, s.holders, s.checks, s.notes
-	return res
+	s.collect(res, a, runErr)
+	return nil
 }
 
 // makeReplicas makes the scenario's replicas and spares, none started,
@@ -277,7 +260,7 @@ func (s *stage) runHolders(ctx context.Context, res scenarioResult) scenarioResu
 func (s *stage) makeReplicas() error {
 	specs := append(append([]replicaSpec(nil), s.sc.Replicas...), s.sc.Spares...)
 	for i := range specs {
-		rep, err := newReplica(fmt.Sprintf("r%d", i), s.x.o.Snowidd, nil, s.clientTLS())
+		rep, err := newReplica(fmt.Sprintf("r%d", i), s.x.o.Snowidd, s.clientTLS())
 		if err != nil {
 			return err
 		}
@@ -289,16 +272,19 @@ func (s *stage) makeReplicas() error {
 		var peers []string
 		for j, other := range s.reps[:len(s.sc.Replicas)] {
 			if j != i {
-				peers = append(peers, other.URL())
+				peers = append(peers, other.url)
 			}
 		}
-		var err error
-		if s.reps[i].args, err = s.replicaArgs(i, spec, peers); err != nil {
+		args, err := s.replicaArgs(i, spec, peers)
+		if err != nil {
 			return err
 		}
-		if s.reps[i].env, err = s.storeEnv(i); err != nil {
+		env, err := s.storeEnv(i)
+		if err != nil {
 			return err
 		}
+		r := s.reps[i]
+		r.args, r.env = append(r.args, args...), append(env, "SNOWIDD_FAULT_HISTORY="+r.history)
 	}
 	return nil
 }
@@ -314,7 +300,7 @@ func (s *stage) startReplicas() error {
 		}
 		s.started[i].Store(true)
 		if err := s.waitReady(i, 30*time.Second); err != nil {
-			return fmt.Errorf("%w\n%s", err, s.reps[i].Log())
+			return fmt.Errorf("%w\n%s", err, s.reps[i].logs(256<<10))
 		}
 	}
 	return nil
@@ -327,7 +313,7 @@ func (s *stage) faultClockMissing() string {
 	if !s.sc.FaultClock {
 		return ""
 	}
-	if code, _, err := s.reps[0].get(faultClockPath); err != nil || code != 200 {
+	if code, _, err := s.reps[0].do("GET", faultClockPath); err != nil || code != 200 {
 		return fmt.Sprintf("needs a fault-injection build of snowidd, whose clock the lab steps (make snowidd-faults builds bin/snowidd-faults); %s answers GET %s with %d", s.x.o.Snowidd, faultClockPath, code)
 	}
 	return ""
@@ -345,13 +331,11 @@ func (s *stage) live(r int) bool { return s.started[r].Load() }
 func (s *stage) drive(ctx context.Context) (a *analysis, runErr, err error) {
 	urls := make([]string, len(s.reps))
 	for i, r := range s.reps {
-		urls[i] = r.URL()
+		urls[i] = r.url
 	}
 	watch := watchReadiness(s.reps, s.live)
-	batch := s.sc.Batch
-	if batch == nil {
-		batch = func(n int) int { return []int{0, 100}[n%2] }
-	}
+	// The clients alternate NextID and NextIDs(100).
+	batch := func(n int) int { return []int{0, 100}[n%2] }
 	main, err := startLoad(loadConfig{urls: urls, clients: s.x.o.Clients, tls: s.clientTLS(), batch: batch,
 		attemptTimeout: defaultAttemptTimeout, skip: func(r int) bool { return !s.live(r) }})
 	if err != nil {
@@ -381,7 +365,7 @@ func (s *stage) drive(ctx context.Context) (a *analysis, runErr, err error) {
 // the healed fleet a second more of calls.
 func (s *stage) settle() error {
 	for i, r := range s.reps {
-		if s.live(i) && r.Running() {
+		if s.live(i) && r.running() {
 			if err := s.waitReady(i, 30*time.Second); err != nil {
 				return err
 			}
@@ -400,11 +384,9 @@ func (s *stage) collect(res *scenarioResult, a *analysis, runErr error) {
 	if runErr != nil {
 		res.Error = runErr.Error()
 	}
-	for i, r := range s.reps {
-		if s.live(i) && r.Running() {
-			if err := r.Stop(); err != nil && res.Error == "" {
-				res.Error = err.Error()
-			}
+	for _, r := range s.reps {
+		if err := r.Stop(); err != nil && res.Error == "" {
+			res.Error = err.Error()
 		}
 	}
 	res.Fault = s.fault
@@ -419,7 +401,7 @@ func (s *stage) collect(res *scenarioResult, a *analysis, runErr error) {
 		if b, ok := s.bounds[i]; ok {
 			st.Bound, st.BoundWhy = b.d, b.why
 		}
-		st.Restarts = r.Restarts()
+		st.Restarts = r.restarts()
 		res.Replicas = append(res.Replicas, st)
 	}
 	for _, f := range s.after {
@@ -429,7 +411,7 @@ func (s *stage) collect(res *scenarioResult, a *analysis, runErr error) {
 	if res.Error != "" {
 		var logs []string
 		for _, r := range s.reps {
-			logs = append(logs, "--- replica "+r.Name+" ---\n"+tail(r.Log(), 4<<10))
+			logs = append(logs, r.logs(4<<10))
 		}
 		res.Error += "\n" + strings.Join(logs, "\n") + "\n" + tail(s.storeLogs(), 4<<10)
 	}
@@ -438,7 +420,7 @@ func (s *stage) collect(res *scenarioResult, a *analysis, runErr error) {
 // unmet says why sc cannot run with x's binaries, or "".
 func (x *executor) unmet(sc scenario) string {
 	switch {
-	case sc.TLS && !x.caps.tls:
+	case sc.TLS && !x.tls:
 		return fmt.Sprintf("needs a snowidd that serves TLS and dials etcd with a client certificate: %s -h names no -tls-cert and -etcd-cacert", x.o.Snowidd)
 	case sc.Holders > 0 && x.o.Holders == "":
 		return "needs etcdholders (make etcdholders builds bin/etcdholders)"

@@ -41,7 +41,7 @@ func TestLongestFalse(t *testing.T) {
 		{"false to the end", ev(0, true, 100, false, 400, false), 300 * time.Millisecond},
 		{"false from the start", ev(0, false, 70, true), 70 * time.Millisecond},
 	} {
-		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, longestFalse(tc.events).len()) })
+		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, longestFalse(tc.events)) })
 	}
 }
 
@@ -162,7 +162,7 @@ func TestLinks(t *testing.T) {
 	rtt, err := roundTrip(dial(), untilEnd(t))
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, rtt, 200*time.Millisecond, "100 ms each way")
-	require.NoError(t, l.Heal(0))
+	l.Heal(0)
 	noToxics("healed")
 
 	require.NoError(t, l.Degrade(0, 0, 0, 1))
@@ -170,14 +170,14 @@ func TestLinks(t *testing.T) {
 	lossy.SetDeadline(time.Now().Add(300 * time.Millisecond))
 	_, err = roundTrip(lossy, 300*time.Millisecond)
 	assert.Error(t, err, "every chunk lost: retransmitted after 200 ms, lost again, 400 ms…")
-	require.NoError(t, l.Heal(0))
+	l.Heal(0)
 
 	for _, dirs := range [][]direction{{upstream, downstream}, {downstream}, {upstream}} {
 		require.NoError(t, l.Blackhole(0, dirs...))
 		_, err = roundTrip(dial(), 300*time.Millisecond)
 		var ne net.Error
 		require.True(t, errors.As(err, &ne) && ne.Timeout(), "blackholed %v: %v", dirs, err)
-		require.NoError(t, l.Heal(0))
+		l.Heal(0)
 	}
 	_, err = roundTrip(dial(), untilEnd(t))
 	assert.NoError(t, err, "healed")

@@ -39,9 +39,6 @@ type scenario struct {
 	// Holders, above 0, is a fleet of that many holders starting at once
 	// (etcdholders) instead of replicas under load.
 	Holders int
-	// Batch is the NextIDs count of a client's call n (0: NextID); nil
-	// alternates NextID and NextIDs(100).
-	Batch func(n int) int
 	// Layout is the replicas' -layout (time/node/seq bits); "" is the
 	// default layout.
 	Layout string
@@ -124,27 +121,35 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 }
 
 func leaderKilled(ctx context.Context, s *stage) error {
+	return s.leaderFault(ctx, 5*time.Second, "SIGKILL etcd %s, the leader", "etcd %s restarted", leaderWhy,
+		s.cluster.Kill, s.cluster.Restart)
+}
+
+// leaderFault plays a fault on etcd's leader: cut, for d, then undo
+// (what the marks say, each naming the leader), then waits until etcd is
+// healthy; every replica is bound by leaderBound (why).
+func (s *stage) leaderFault(ctx context.Context, d time.Duration, cutMark, undoMark, why string, cut func(int), undo func(int) error) error {
 	ld, err := s.cluster.Leader()
 	if err != nil {
 		return err
 	}
-	name := s.cluster.Members()[ld].Name
-	s.mark("SIGKILL etcd %s, the leader", name)
-	s.cluster.Kill(ld)
-	if err := sleepCtx(ctx, 5*time.Second); err != nil {
+	name := s.cluster.members[ld].Name
+	s.mark(cutMark, name)
+	cut(ld)
+	if err := sleepCtx(ctx, d); err != nil {
 		return err
 	}
-	if err := s.cluster.Restart(ld); err != nil {
+	if err := undo(ld); err != nil {
 		return err
 	}
-	s.mark("etcd %s restarted", name)
+	s.mark(undoMark, name)
 	if err := s.cluster.WaitHealthy(30 * time.Second); err != nil {
 		return err
 	}
 	now, _ := s.cluster.Leader()
-	s.mark("etcd healthy, %s leads", s.cluster.Members()[now].Name)
+	s.mark("etcd healthy, %s leads", s.cluster.members[now].Name)
 	for r := range s.reps {
-		s.bound(r, leaderBound, leaderWhy)
+		s.bound(r, leaderBound, why)
 	}
 	return sleepCtx(ctx, 2*time.Second)
 }
@@ -155,7 +160,7 @@ func leaderKilled(ctx context.Context, s *stage) error {
 func (s *stage) tlsRefusals(ctx context.Context) {
 	anon := s.certs.ClientTLS()
 	anon.Certificates = nil
-	c, err := remote.NewClient(s.reps[0].URL(), client.ConnectJSON, anon)
+	c, err := remote.NewClient(s.reps[0].url, client.ConnectJSON, anon)
 	if err == nil {
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		_, err = c.NextID(cctx)
@@ -175,27 +180,10 @@ func (s *stage) tlsRefusals(ctx context.Context) {
 }
 
 func minorityPartitioned(ctx context.Context, s *stage) error {
-	ld, err := s.cluster.Leader()
-	if err != nil {
-		return err
-	}
-	name := s.cluster.Members()[ld].Name
-	s.mark("etcd %s, the leader, cut off from the other two members (its clients still reach it)", name)
-	s.cluster.Proxy().Partition(ld)
-	if err := sleepCtx(ctx, 6*time.Second); err != nil {
-		return err
-	}
-	s.cluster.Proxy().Heal(ld)
-	s.mark("partition healed")
-	if err := s.cluster.WaitHealthy(30 * time.Second); err != nil {
-		return err
-	}
-	now, _ := s.cluster.Leader()
-	s.mark("etcd healthy, %s leads", s.cluster.Members()[now].Name)
-	for r := range s.reps {
-		s.bound(r, leaderBound, leaderWhy+", per election (the cut-off leader steps down; etcd runs without pre-vote, so healed, its higher term can force another)")
-	}
-	return sleepCtx(ctx, 2*time.Second)
+	p := s.cluster.proxy
+	return s.leaderFault(ctx, 6*time.Second, "etcd %s, the leader, cut off from the other two members (its clients still reach it)", "partition of %s healed",
+		leaderWhy+", per election (the cut-off leader steps down; etcd runs without pre-vote, so healed, its higher term can force another)",
+		p.Partition, func(i int) error { p.Heal(i); return nil })
 }
 
 func quorumLost(ctx context.Context, s *stage) error {
@@ -204,7 +192,7 @@ func quorumLost(ctx context.Context, s *stage) error {
 		return err
 	}
 	other := (ld + 1) % 3
-	ms := s.cluster.Members()
+	ms := s.cluster.members
 	s.mark("SIGKILL etcd %s (the leader) and %s: one member of three left, no quorum", ms[ld].Name, ms[other].Name)
 	killedAt := time.Now()
 	s.cluster.Kill(ld)
@@ -283,18 +271,9 @@ func replicaCutOff(ctx context.Context, s *stage) error {
 		return err
 	}
 	s.mark("r0's last stored reservation: %v after the cut-off; successor r%d started", reserved.Sub(cutAt).Round(time.Millisecond), succ)
-	if err := s.startSpare(succ); err != nil {
+	if _, err := s.startSuccessor(succ, k, 20*time.Second, "the cut-off replica's node id"); err != nil {
 		return err
 	}
-	if err := s.waitReady(succ, 20*time.Second); err != nil {
-		return err
-	}
-	ks, err := s.reps[succ].Node()
-	if err != nil {
-		return err
-	}
-	s.mark("r%d ready on node id %d", succ, ks)
-	s.check("the successor took the cut-off replica's node id", ks == k, "r0 held %d, r%d holds %d", k, succ, ks)
 	if err := sleepCtx(ctx, time.Until(cutAt.Add(6*time.Second))); err != nil {
 		return err
 	}
@@ -338,9 +317,7 @@ func slowLossyLink(ctx context.Context, s *stage) error {
 	if err := sleepCtx(ctx, 10*time.Second); err != nil {
 		return err
 	}
-	if err := s.links.Heal(0); err != nil {
-		return err
-	}
+	s.links.Heal(0)
 	s.mark("r0's links healed")
 	s.bound(0, defaultWindow, "Window (1.5 s): a refresh fails only past Refresh (0.5 s); one in a Window succeeding keeps the replica serving")
 	return sleepCtx(ctx, time.Second)
@@ -351,9 +328,7 @@ func slowLossyLink(ctx context.Context, s *stage) error {
 // holds.
 func (s *stage) healAndRejoin(r int) (time.Time, int, error) {
 	healAt := time.Now()
-	if err := s.links.Heal(r); err != nil {
-		return healAt, 0, err
-	}
+	s.links.Heal(r)
 	s.mark("r%d's links healed", r)
 	if err := s.waitReady(r, 20*time.Second); err != nil {
 		return healAt, 0, err

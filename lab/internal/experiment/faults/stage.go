@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"context"
 	"crypto/tls"
 	"fmt"
 	"strings"
@@ -60,17 +61,15 @@ func (s *stage) afterLoad(f func(a *analysis)) { s.after = append(s.after, f) }
 
 // waitReady waits until replica r answers /readyz 200.
 func (s *stage) waitReady(r int, within time.Duration) error {
-	deadline := time.Now().Add(within)
-	for {
-		ok, body := s.reps[r].Readyz()
-		if ok {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("replica %s not ready within %v: %s", s.reps[r].Name, within, body)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var body string
+	err := waitFor(context.Background(), within, 20*time.Millisecond, func() (ok bool, _ error) {
+		ok, body = s.reps[r].Readyz()
+		return ok, nil
+	})
+	if err != nil {
+		return fmt.Errorf("replica %s not ready (%w): %s", s.reps[r].Name, err, body)
 	}
+	return nil
 }
 
 // startSpare starts replica r, a spare, and lets the clients call it.
@@ -82,13 +81,29 @@ func (s *stage) startSpare(r int) error {
 	return nil
 }
 
-// clientTLS is how the lab reaches the replicas: nil in plaintext.
-func (s *stage) clientTLS() *tls.Config {
-	if s.certs == nil {
-		return nil
+// startSuccessor starts spare r, waits (within) until it is ready, and
+// checks that it took node id k, r0's (which); it returns how long r took
+// to be ready.
+func (s *stage) startSuccessor(r, k int, within time.Duration, which string) (time.Duration, error) {
+	startAt := time.Now()
+	if err := s.startSpare(r); err != nil {
+		return 0, err
 	}
-	return s.certs.ClientTLS()
+	if err := s.waitReady(r, within); err != nil {
+		return 0, err
+	}
+	waited := time.Since(startAt)
+	kr, err := s.reps[r].Node()
+	if err != nil {
+		return 0, err
+	}
+	s.mark("r%d ready on node id %d, %v after it started", r, kr, waited.Round(time.Millisecond))
+	s.check("the successor took "+which, kr == k, "r0 held %d, r%d holds %d", k, r, kr)
+	return waited, nil
 }
+
+// clientTLS is how the lab reaches the replicas: nil in plaintext.
+func (s *stage) clientTLS() *tls.Config { return s.certs.ClientTLS() }
 
 // replicaArgs are replica r's flags after -listen.
 func (s *stage) replicaArgs(r int, spec replicaSpec, peers []string) ([]string, error) {

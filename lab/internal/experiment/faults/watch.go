@@ -57,32 +57,22 @@ func (w *readiness) end() [][]sample {
 	return w.samples
 }
 
-// span is an interval of time.
-type span struct{ from, to time.Time }
-
-func (s span) len() time.Duration { return s.to.Sub(s.from) }
-
-// longestFalse is the longest span over which the events said false:
-// from the first false after a true (or the start) to the next true (or
-// the last event).
-func longestFalse(events []sample) span {
-	var best, cur span
-	in := false
+// longestFalse is the length of the longest span over which the events
+// said false: from the first false after a true (or the start) to the
+// next true (or the last event).
+func longestFalse(events []sample) time.Duration {
+	var best time.Duration
+	var from time.Time // the start of the span under way; zero when none
 	for _, e := range events {
-		switch {
-		case !e.ready && !in:
-			in, cur = true, span{e.at, e.at}
-		case !e.ready:
-			cur.to = e.at
-		case in:
-			in, cur.to = false, e.at
-			if cur.len() > best.len() {
-				best = cur
-			}
+		if !e.ready && from.IsZero() {
+			from = e.at
 		}
-	}
-	if in && cur.len() > best.len() {
-		best = cur
+		if !from.IsZero() {
+			best = max(best, e.at.Sub(from))
+		}
+		if e.ready {
+			from = time.Time{}
+		}
 	}
 	return best
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -41,8 +42,7 @@ func zkMissing() string {
 // run with a heap of at most 128 MiB.
 type zooKeeper struct {
 	addr string
-	proc *process
-	log  *tailBuffer
+	*process
 }
 
 // startZooKeeper starts a server whose data and config live under dir
@@ -63,19 +63,15 @@ func startZooKeeper(dir string) (*zooKeeper, error) {
 	if err := os.WriteFile(cfg, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		return nil, err
 	}
-	z := &zooKeeper{addr: "127.0.0.1:" + strconv.Itoa(ports[0]), log: newTailBuffer(32 << 10)}
-	cmd := exec.Command("java", "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", "/etc/zookeeper/conf_example:"+zkJar,
+	z := &zooKeeper{addr: "127.0.0.1:" + strconv.Itoa(ports[0])}
+	z.process = newProcess("zookeeper", 32<<10, "java", "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", "/etc/zookeeper/conf_example:"+zkJar,
 		"-Dzookeeper.log.dir="+dir, "org.apache.zookeeper.server.quorum.QuorumPeerMain", cfg)
-	cmd.Stdout, cmd.Stderr = z.log, z.log
-	if z.proc, err = startProcess(cmd); err != nil { // dies with the lab (Linux)
-		return nil, fmt.Errorf("faults: starting ZooKeeper: %w", err)
+	if _, err := z.start(""); err != nil {
+		return nil, err
 	}
-	for deadline := time.Now().Add(60 * time.Second); !z.serving(); {
-		if time.Now().After(deadline) {
-			z.stop()
-			return nil, fmt.Errorf("faults: ZooKeeper did not serve on %s within 60 s:\n%s", z.addr, tail(z.log.String(), 2000))
-		}
-		time.Sleep(50 * time.Millisecond)
+	if err := waitFor(context.Background(), 60*time.Second, 50*time.Millisecond, func() (bool, error) { return z.serving(), nil }); err != nil {
+		z.Stop()
+		return nil, fmt.Errorf("faults: ZooKeeper did not serve on %s (%w):\n%s", z.addr, err, z.logs(2000))
 	}
 	return z, nil
 }
@@ -91,26 +87,12 @@ func (z *zooKeeper) serving() bool {
 	if _, err := c.Write([]byte("srvr")); err != nil {
 		return false
 	}
-	var b strings.Builder
-	buf := make([]byte, 4096)
-	for {
-		n, err := c.Read(buf)
-		b.Write(buf[:n])
-		if err != nil {
-			break
-		}
-	}
-	return strings.Contains(b.String(), "Mode: ")
+	b, _ := io.ReadAll(c) // up to the server's close, or the deadline
+	return strings.Contains(string(b), "Mode: ")
 }
 
-// address is the server's client address, HOST:PORT.
-func (z *zooKeeper) address() string { return z.addr }
-
-// stop ends the server (SIGTERM, SIGKILL after 5 s).
-func (z *zooKeeper) stop() { z.proc.Stop(5 * time.Second) }
-
-// logs is the tail of the server's log, for a failure's report.
-func (z *zooKeeper) logs() string { return "--- zookeeper ---\n" + z.log.String() }
+// Stop ends the server (SIGTERM, SIGKILL after 5 s).
+func (z *zooKeeper) Stop() { z.stop(5 * time.Second) }
 
 // read returns znode p's data, or false when it does not exist, through a
 // session of its own (the rig's reads are few).
@@ -191,7 +173,7 @@ func (s *stage) startStore(dir string) ([]string, func(), error) {
 			return nil, nil, err
 		}
 		s.zk = z
-		return []string{"tcp://" + z.address()}, z.stop, nil
+		return []string{"tcp://" + z.addr}, z.Stop, nil
 	}
 	c, err := startClusterRetrying(clusterConfig{Bin: s.x.o.Etcd, Members: max(s.sc.Members, 1), Dir: dir, Certs: s.certs, Partitionable: s.sc.Partitionable})
 	if err != nil {
@@ -218,10 +200,10 @@ func (s *stage) leaseSpec(eps []string) string {
 
 func (s *stage) storeLogs() string {
 	if s.kube != nil {
-		return s.kube.Logs() + "\n" + s.kube.etcd.Logs()
+		return s.kube.logs(32<<10) + "\n" + s.kube.etcd.Logs()
 	}
 	if s.zk != nil {
-		return s.zk.logs()
+		return s.zk.logs(32 << 10)
 	}
 	return s.cluster.Logs()
 }
