@@ -85,7 +85,3 @@ func (c *Client) Clock(ctx context.Context) (unixNano int64, rtt time.Duration, 
 	}
 	return ns, rtt, nil
 }
-
-// CloseIdleConnections closes the client's idle connections, so that the
-// next call dials afresh.
-func (c *Client) CloseIdleConnections() { c.r.hc.CloseIdleConnections() }
