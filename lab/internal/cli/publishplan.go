@@ -63,11 +63,11 @@ func (p publishPlan) into(dir string, w io.Writer) error {
 	}
 	index := filepath.Join(dir, report.IndexName)
 	base, _ := resultdir.ReadBaseline(filepath.Join(dir, "baseline")) // none there: every gated ratio leads
-	n, err := writeHistoryPage(index, []string{dir}, base)
+	h, err := historyPage{index, []string{dir}, base}.write()
 	if err != nil {
 		return fmt.Errorf("the history page was not refreshed: %w", err)
 	}
-	fmt.Fprintf(w, "wrote %s (%d runs)\n", index, n)
+	fmt.Fprintf(w, "wrote %s (%d runs)\n", index, len(h.Runs))
 	return nil
 }
 

@@ -243,10 +243,10 @@ func finishSuiteRun(what, out string, noWrite bool, res *result.Run, stdout, std
 		// is said, and costs the run nothing.
 		index := filepath.Join(out, report.IndexName)
 		base, _ := resultdir.ReadBaseline(filepath.FromSlash(resultdir.Baseline)) // none here: every gated ratio leads
-		if n, err := writeHistoryPage(index, resultdir.HistorySources(out), base); err != nil {
+		if h, err := (historyPage{index, resultdir.HistorySources(out), base}).write(); err != nil {
 			fmt.Fprintf(stderr, "%s: the history page was not refreshed: %v\n", what, err)
 		} else {
-			fmt.Fprintf(stdout, "wrote %s (%d runs)\n", index, n)
+			fmt.Fprintf(stdout, "wrote %s (%d runs)\n", index, len(h.Runs))
 		}
 	}
 	if len(res.Failures) > 0 {
