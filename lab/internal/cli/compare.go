@@ -37,26 +37,12 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// nothingError is the error for two runs that share nothing (an
-// experiment's file, a run of other workloads): no comparison, which a
-// gate must not pass.
-// It wraps compare.ErrNothingInCommon, or result.ErrExperiment when a
-// file is an experiment's.
-type nothingError struct {
-	msg string
-	err error
-}
-
-func (e *nothingError) Error() string { return e.msg }
-
-// Unwrap returns the reason: compare.ErrNothingInCommon or
-// result.ErrExperiment.
-func (e *nothingError) Unwrap() error { return e.err }
-
 // compareFiles reads the suite runs at oldPath and newPath and compares
 // them for loadgen compare.
 // A file that is not a result is an error naming it; two results that
-// share nothing are a *nothingError saying what each one is.
+// share nothing (an experiment's file, a run of other workloads) are an
+// error saying what each one is, wrapping result.ErrExperiment or
+// compare.ErrNothingInCommon.
 func compareFiles(oldPath, newPath string) (compare.Comparison, error) {
 	paths := [2]string{oldPath, newPath}
 	var runs [2]*result.Run
@@ -71,19 +57,16 @@ func compareFiles(oldPath, newPath string) (compare.Comparison, error) {
 	}
 	if errs[0] != nil || errs[1] != nil {
 		// Say what each file is, the one that is a suite run too.
-		var what [2]string
 		for i, err := range errs {
-			if err != nil {
-				what[i] = err.Error()
-			} else {
-				what[i] = fmt.Sprintf("%s: a suite run (commit %s, %d subjects)", paths[i], runs[i].Revision(), len(runs[i].Subjects))
+			if err == nil {
+				errs[i] = fmt.Errorf("%s: a suite run (commit %s, %d subjects)", paths[i], runs[i].Revision(), len(runs[i].Subjects))
 			}
 		}
-		return compare.Comparison{}, &nothingError{fmt.Sprintf("nothing to compare: %s; %s", what[0], what[1]), result.ErrExperiment}
+		return compare.Comparison{}, fmt.Errorf("nothing to compare: %w; %w", errs[0], errs[1])
 	}
 	c := compare.Runs(runs[0], runs[1])
 	if err := c.Err(); err != nil {
-		return compare.Comparison{}, &nothingError{fmt.Sprintf("%s vs %s: %v", oldPath, newPath, err), err}
+		return compare.Comparison{}, fmt.Errorf("%s vs %s: %w", oldPath, newPath, err)
 	}
 	return c, nil
 }
