@@ -24,7 +24,7 @@ type Client struct {
 
 // NewClient is a Client for the replica at base over protocol p: an
 // http:// base in plaintext, an https:// one over TLS with tlsConfig (the
-// CA to trust; a client certificate for mutual TLS), as subjectTLS dials.
+// CA to trust; a client certificate for mutual TLS), as Subject dials.
 func NewClient(base string, p client.Protocol, tlsConfig *tls.Config) (*Client, error) {
 	r, err := dial(base, p, tlsConfig)
 	if err != nil {

@@ -9,8 +9,5 @@ func (c *Client) CloseIdleConnections() { c.r.hc.CloseIdleConnections() }
 // URL is the replica's base URL.
 func (c *Client) URL() string { return c.r.base }
 
-// For the tests of package remote_test: what no other package needs.
-var (
-	SubjectTLS = subjectTLS
-	ErrCall    = errCall
-)
+// ErrCall is errCall, for the tests of package remote_test.
+var ErrCall = errCall

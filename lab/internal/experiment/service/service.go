@@ -186,7 +186,7 @@ func onCPUs(cpus []int) string {
 func subjects(rep *remote.Replica, o options) (unbatched, all []subject.Subject, err error) {
 	note := fmt.Sprintf("; snowidd on loopback, GOMAXPROCS=%d%s%s; open loop from %d workers", o.ServerProcs, onCPUs(o.ServerCPUs), onShards(o.Shards), o.workers)
 	add := func(p client.Protocol, batch int) error {
-		s, err := remote.Subject(rep.URL, p, batch, snowlab.Layout{})
+		s, err := remote.Subject(rep.URL, p, batch, snowlab.Layout{}, nil)
 		if err != nil {
 			return err
 		}
