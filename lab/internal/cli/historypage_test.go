@@ -18,7 +18,7 @@ import (
 
 // TestHistoryRead: a folder's suite runs are read with their pages, an
 // experiment's file in it is passed over, and a file named that is no
-// suite run is a *BadSource.
+// suite run is a *badSource.
 func TestHistoryRead(t *testing.T) {
 	dir := t.TempDir()
 	run := fixture.Run()
