@@ -4,11 +4,276 @@
 // and its documentation says what the command does.
 package cli
 
-import "io"
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/snowlab/snowlab/lab"
+	"github.com/snowlab/snowlab/lab/internal/instr"
+	"github.com/snowlab/snowlab/lab/internal/report"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
+	"github.com/snowlab/snowlab/lab/internal/suiteflags"
+	"github.com/snowlab/snowlab/lab/internal/vcs"
+	"github.com/snowlab/snowlab/lab/result"
+)
+
+const (
+	exitOK      = 0
+	exitFailure = 1 // a correctness failure, or a gate that did not pass
+	exitUsage   = 2
+)
 
 // Main runs loadgen with args (the command line without the program's
 // name), writing to stdout and stderr, and returns the exit status: 0, 1
 // when a run failed its checks or a step failed, 2 for bad input.
 func Main(args []string, stdout, stderr io.Writer) int {
-	return run(args, stdout, stderr)
+	// command is the whole command line as typed, for the result files;
+	// they redact any credential in it.
+	command := append([]string{"loadgen"}, args...)
+	cmd := "run"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	} else if len(args) > 0 && isHelp(args[0]) {
+		cmd = "help"
+	}
+	switch cmd {
+	case "run":
+		return runSuite(args, command, stdout, stderr)
+	case "compare":
+		return runCompare(args, stdout, stderr)
+	case "check", "gate":
+		fmt.Fprintf(stderr, "loadgen %s: removed: gate a change with loadgen ab BASE HEAD (the interleaved A/B gate) and loadgen instr (instruction counts); lab/README.md says how\n", cmd)
+		return exitUsage
+	case "btree", "alternatives", "peerfaults":
+		fmt.Fprintf(stderr, "loadgen %s: retired; its results are in results/FINDINGS.md, and the lab that made them runs it: go run %s@%s %s\n",
+			cmd, retiredAt.path, retiredAt.commit, cmd)
+		return exitUsage
+	case "instr":
+		return instr.Main(args, stdout, stderr) // the instruction-count gate
+	case "ab":
+		return runAB(args, stdout, stderr)
+	case "export":
+		return runExport(args, stdout, stderr)
+	case "list":
+		return runList(stdout, stderr)
+	case "history":
+		return runHistory(args, stdout, stderr)
+	case "publish":
+		return runPublish(args, stdout, stderr)
+	case "hog":
+		return runHog(args, stderr)
+	case "help":
+		if _, err := fmt.Fprintln(stdout, usage); err != nil {
+			return exitFailure
+		}
+		return exitOK
+	}
+	if x, ok := experiments[cmd]; ok {
+		return runExperiment(x(), args, command, stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "loadgen: unknown command %q (run 'loadgen help' for the commands)\n", cmd)
+	return exitUsage
+}
+
+func isHelp(arg string) bool {
+	switch arg {
+	case "-h", "-help", "--help":
+		return true
+	}
+	return false
+}
+
+// parseFlags parses args into fs. It returns the exit code to stop with,
+// or -1 to go on: -h prints the usage and exits 0, a bad flag is one line
+// naming it and where to read the usage, as snowid reports one, and exits
+// 2, never the flag package's line followed by every flag's description.
+func parseFlags(fs *flag.FlagSet, args []string) int {
+	out, usage := fs.Output(), fs.Usage
+	fs.SetOutput(io.Discard) // the flag package's own error and usage
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	fs.Usage = usage
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		if usage != nil {
+			usage()
+		} else {
+			fmt.Fprintf(out, "Usage of %s:\n", fs.Name())
+			fs.PrintDefaults()
+		}
+		return exitOK
+	case err != nil:
+		fmt.Fprintf(out, "%s: %v (run '%s -h' for usage)\n", fs.Name(), err, fs.Name())
+		return exitUsage
+	}
+	return -1
+}
+
+// usage is loadgen's one list of its subcommands (loadgen help).
+const usage = `usage:
+  loadgen [run] [flags]             run the suite (loadgen run -h for flags); writes
+                                    results/local/, which git ignores
+  loadgen ab [-pkg ./bench] BASE HEAD
+                                    the throughput gate: two revisions (or two runner
+                                    binaries) built and measured interleaved, CPU time
+                                    per ID at G = 1, GOMAXPROCS, 2 x GOMAXPROCS; DIFFERENT /
+                                    SAME / UNKNOWN per workload, and what this run could
+                                    detect (planted slowdowns, the same code twice)
+  loadgen instr [-target BIN] [-against BIN | -write-baseline] [-inject PCT]
+                                    the instruction-count gate: single-goroutine paths
+                                    counted under cachegrind, against
+                                    results/baseline/instr/ or another build (make instr-gate)
+  loadgen compare [-json] OLD.json NEW.json
+                                    per-metric change with a noise-aware verdict
+                                    (informational; it fails nothing)
+  loadgen export [-format F] RUN.json
+                                    a run for benchstat (gobench) or
+                                    github-action-benchmark (benchmark-action,
+                                    benchmark-action-costs)
+  loadgen service [-snowidd bin/snowidd]
+                                    a local snowidd over gRPC and Connect beside
+                                    the in-process generator (loadgen service -h)
+  loadgen faults [-set short|full] a fleet of replicas on etcd under faults: leader
+                                    killed, quorum lost, a replica cut off, clock
+                                    steps, 1,024 holders at once (loadgen faults -h)
+  loadgen contention [-factor 8] [-parts oversubscription,placement]
+                                    every generator at 8 x GOMAXPROCS goroutines beside
+                                    a CPU hog; padded vs shared cache lines per placement
+  loadgen gates [-pairs 30] [-levels 3,5,10,25]
+                                    how often each regression gate (instr, ab) fails
+                                    same-code pairs, quiet and beside a CPU hog, and
+                                    catches planted slowdowns
+  loadgen hog [-threads N] [-for D] the bounded CPU hog loadgen contention and gates start
+  loadgen history [-o FILE] [-baseline FILE.json|DIR] [DIR|FILE.json ...]
+                                    the history page of the results (index.html)
+  loadgen publish [-to DIR] [RUN.json ...]
+                                    copy runs (default: the newest in results/local)
+                                    into results/, to commit, and refresh its index.html
+  loadgen list                      list the subjects
+  loadgen help                      this text
+
+The experiments (service, faults, contention, gates) write
+results/local/<stem>-<experiment>.*; every run checks what it measured and
+exits 1 on a correctness failure. The retired ones (btree, alternatives,
+peerfaults) run from the commit before they left, which each names.`
+
+func runSuite(args, command []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("loadgen run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var sf suiteflags.Flags
+	sf.Register(fs)
+	out := fs.String("out", resultdir.DefaultOut(), "folder for the result files (JSON, Markdown, SVG charts); git ignores the default: loadgen publish commits a run")
+	noWrite := fs.Bool("no-write", false, "print the table only, write no files")
+	var lease leaseFlags
+	lease.register(fs)
+	quiet := fs.Bool("q", false, "no progress bar")
+	procs := fs.Int("gomaxprocs", 0, fmt.Sprintf("run with runtime.GOMAXPROCS set to N, 1 to %d (0: leave it; the result's host records it), "+
+		"so that one binary can sweep core counts", maxProcs))
+	cpuSpec := fs.String("cpus", "", "run on these CPUs only, e.g. 0,1 or 0-3 (Linux; the result's host records them as affinity); "+
+		"GOMAXPROCS follows their count unless -gomaxprocs is set")
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "loadgen run: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	if *procs < 0 || *procs > maxProcs {
+		fmt.Fprintf(stderr, "loadgen run: -gomaxprocs %d: want 1 to %d (0: leave it)\n", *procs, maxProcs)
+		return exitUsage
+	}
+	// Before the subjects are built: sharded ones size themselves by
+	// GOMAXPROCS.
+	restore, err := bindCPUs(*cpuSpec, *procs)
+	if err != nil {
+		fmt.Fprintf(stderr, "loadgen run: %v\n", err)
+		return exitUsage
+	}
+	defer restore()
+	all, release, err := lease.subjects()
+	if err != nil {
+		fmt.Fprintf(stderr, "loadgen run: %v\n", err)
+		if errors.As(err, new(*storeError)) {
+			return exitFailure
+		}
+		return exitUsage
+	}
+	defer release()
+	suite, err := sf.Suite(all)
+	if err != nil {
+		fmt.Fprintf(stderr, "loadgen run: %v\n", err)
+		return exitUsage
+	}
+	suite.Command = command
+	suite.Commit, suite.Dirty = vcs.Commit()
+	bar := newProgress(stderr, *quiet, suite.Steps())
+	suite.Progress = bar.step
+	res, err := suite.Measure()
+	bar.finish()
+	if err != nil {
+		fmt.Fprintf(stderr, "loadgen: %v\n", err)
+		return exitFailure
+	}
+	if w := res.Host.CPUWarning; w != "" {
+		fmt.Fprintln(stderr, "loadgen:", w) // and in the result: host.cpu_warning
+	}
+	if err := report.WriteTable(stdout, res); err != nil {
+		fmt.Fprintf(stderr, "loadgen: %v\n", err)
+		return exitFailure
+	}
+	if cuts := lab.Cuts(res); len(cuts) > 0 {
+		fmt.Fprintln(stdout)
+		for _, c := range cuts {
+			fmt.Fprintln(stdout, c)
+		}
+	}
+	return finishSuiteRun("loadgen", *out, *noWrite, res, stdout, stderr)
+}
+
+// finishSuiteRun ends a subcommand that ran the suite (run, service): the
+// result files unless noWrite, the history page of the folder refreshed
+// beside them, and exit 1 when a check failed. what names the command in
+// its messages.
+func finishSuiteRun(what, out string, noWrite bool, res *result.Run, stdout, stderr io.Writer) int {
+	if !noWrite {
+		paths, err := report.WriteFiles(out, res)
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: writing results: %v\n", what, err)
+			return exitFailure
+		}
+		printWrote(stdout, paths)
+		// The history page follows the folder: a result it cannot read
+		// is said, and costs the run nothing.
+		index := filepath.Join(out, report.IndexName)
+		base, _ := resultdir.ReadBaseline(filepath.FromSlash(resultdir.Baseline)) // none here: every gated ratio leads
+		if h, err := (historyPage{index, resultdir.HistorySources(out), base}).write(); err != nil {
+			fmt.Fprintf(stderr, "%s: the history page was not refreshed: %v\n", what, err)
+		} else {
+			fmt.Fprintf(stdout, "wrote %s (%d runs)\n", index, len(h.Runs))
+		}
+	}
+	if len(res.Failures) > 0 {
+		fmt.Fprintf(stderr, "%s: correctness failures:\n", what)
+		for _, f := range res.Failures {
+			fmt.Fprintln(stderr, "  FAIL", f)
+		}
+		return exitFailure
+	}
+	return exitOK
+}
+
+// runList prints the subjects; it fails when stdout cannot be written (a
+// full disk, a closed pipe), so that a script never reads a short list as
+// the whole one.
+func runList(stdout, stderr io.Writer) int {
+	if err := suiteflags.WriteList(stdout); err != nil {
+		fmt.Fprintf(stderr, "loadgen list: %v\n", err)
+		return exitFailure
+	}
+	return exitOK
 }

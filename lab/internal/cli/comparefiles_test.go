@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -56,9 +55,8 @@ func TestCompare(t *testing.T) {
 }
 
 // TestCompareUnreadable: a file that cannot be read or is not a result
-// is an error naming it, and not a *nothingError (which a caller turns
-// into a gate failure rather than a usage error), whichever side it is
-// on.
+// is an error naming it, and not one of nothing to compare, whichever
+// side it is on.
 func TestCompareUnreadable(t *testing.T) {
 	p := files(t)
 	for _, tt := range []struct {
@@ -74,7 +72,8 @@ func TestCompareUnreadable(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := compareFiles(tt.old, tt.new)
 			require.Error(t, err)
-			assert.False(t, errors.As(err, new(*nothingError)), "%v", err)
+			assert.NotErrorIs(t, err, result.ErrExperiment)
+			assert.NotContains(t, err.Error(), "nothing to compare")
 			assert.Contains(t, err.Error(), tt.bad)
 			assert.NotContains(t, err.Error(), "\n")
 		})
@@ -84,8 +83,8 @@ func TestCompareUnreadable(t *testing.T) {
 }
 
 // TestCompareNothing: an experiment's result on either side, or two
-// suite runs that share no metric, are a *nothingError in one line
-// saying what each file is.
+// suite runs that share no metric, are an error in one line saying what
+// each file is, wrapping its reason.
 func TestCompareNothing(t *testing.T) {
 	p := files(t)
 	n := len(fixture.Run().Subjects)
@@ -105,10 +104,8 @@ func TestCompareNothing(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := compareFiles(tt.old, tt.new)
-			var nothing *nothingError
-			require.ErrorAs(t, err, &nothing)
-			assert.ErrorIs(t, err, tt.reason, "it unwraps to its reason")
-			msg := nothing.Error()
+			require.ErrorIs(t, err, tt.reason, "it unwraps to its reason")
+			msg := err.Error()
 			assert.NotContains(t, msg, "\n")
 			for _, want := range tt.want {
 				assert.Contains(t, msg, want)

@@ -82,9 +82,7 @@ func runExperiment(x experiment.Experiment, args, command []string, stdout, stde
 
 // finishExperiment ends an experiment's subcommand: the table on stdout,
 // the result files unless noWrite, and the run's own error last, so that
-// a partial run is still shown and kept. An experiment's errors quote no
-// DSN: the driver's parse error, the one that would, is rewritten where
-// it is made (redact.Error).
+// a partial run is still shown and kept.
 func finishExperiment(name, dir string, noWrite bool, res *experiment.Output, runErr error, stdout, stderr io.Writer) int {
 	if err := res.Table(stdout); err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)

@@ -12,9 +12,11 @@ package cli
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -99,8 +101,9 @@ type entry struct {
 // "customBiggerIsBetter" entries: every saturate point's median IDs/s
 // (with its spread over the repeats), then every ratio the gate reads
 // (lab/compare.Ratios) for which higher is better, marked "gated" or "not
-// gated" in extra. The costs (ns/ID over a limit, lower is better) are in
-// actionBenchmarkCosts: the action reads one direction per file.
+// gated" in extra. The costs (ns/ID over a limit, lower is better:
+// ratioEntries(run, true)) are apart: the action reads one direction per
+// file.
 func actionBenchmark(run *result.Run) []entry {
 	var out []entry
 	for _, r := range run.Saturate {
@@ -108,8 +111,7 @@ func actionBenchmark(run *result.Run) []entry {
 			Extra: fmt.Sprintf("%d repeats; %s", len(r.Samples), hostText(run))}
 		if len(r.Samples) > 1 {
 			e.Value = stats.Median(r.Samples)
-			lo, hi := minMax(r.Samples)
-			e.Range = fmt.Sprintf("%.4g..%.4g", lo, hi)
+			e.Range = spread(r.Samples)
 		}
 		if e.Value > 0 {
 			out = append(out, e)
@@ -118,14 +120,8 @@ func actionBenchmark(run *result.Run) []entry {
 	return append(out, ratioEntries(run, false)...)
 }
 
-// actionBenchmarkCosts is run as github-action-benchmark's
-// "customSmallerIsBetter" entries: every ratio the gate reads for which
-// lower is better (a generator's ns/ID over its limit, 1× being the
-// limit), marked as actionBenchmark marks its ratios.
-func actionBenchmarkCosts(run *result.Run) []entry { return ratioEntries(run, true) }
-
-// ratioEntries are the entries of run's ratios that are LowerIsBetter, or
-// that are not.
+// ratioEntries are the entries of run's ratios that are LowerIsBetter (a
+// generator's ns/ID over its limit, 1× being the limit), or that are not.
 func ratioEntries(run *result.Run, lower bool) []entry {
 	var out []entry
 	for _, r := range compare.Ratios(run) {
@@ -143,8 +139,7 @@ func ratioEntries(run *result.Run, lower bool) []entry {
 		e := entry{Name: "ratio " + r.Name, Unit: unit, Value: r.Value,
 			Extra: fmt.Sprintf("%s; %d repeats; %s", gated, len(r.Samples), hostText(run))}
 		if len(r.Samples) > 1 {
-			lo, hi := minMax(r.Samples)
-			e.Range = fmt.Sprintf("%.4g..%.4g", lo, hi)
+			e.Range = spread(r.Samples)
 		}
 		out = append(out, e)
 	}
@@ -155,18 +150,7 @@ func hostText(run *result.Run) string {
 	return fmt.Sprintf("host %s, %s", run.Host.Hostname, run.Host.String())
 }
 
-// writeActionBenchmark writes actionBenchmark(run) as the JSON array the
-// action reads with tool: customBiggerIsBetter.
-func writeActionBenchmark(w io.Writer, run *result.Run) error {
-	return writeEntries(w, actionBenchmark(run))
-}
-
-// writeActionBenchmarkCosts writes actionBenchmarkCosts(run) as the JSON
-// array the action reads with tool: customSmallerIsBetter.
-func writeActionBenchmarkCosts(w io.Writer, run *result.Run) error {
-	return writeEntries(w, actionBenchmarkCosts(run))
-}
-
+// writeEntries writes entries as the JSON array the action reads.
 func writeEntries(w io.Writer, entries []entry) error {
 	if entries == nil {
 		entries = []entry{}
@@ -176,12 +160,9 @@ func writeEntries(w io.Writer, entries []entry) error {
 	return enc.Encode(entries)
 }
 
-func minMax(v []float64) (lo, hi float64) {
-	lo, hi = v[0], v[0]
-	for _, x := range v[1:] {
-		lo, hi = min(lo, x), max(hi, x)
-	}
-	return lo, hi
+// spread is v's range, "lo..hi".
+func spread(v []float64) string {
+	return fmt.Sprintf("%.4g..%.4g", slices.Min(v), slices.Max(v))
 }
 
 // The formats loadgen export writes.
@@ -203,9 +184,38 @@ func exportWriter(format string) (func(io.Writer, *result.Run) error, error) {
 	case formatGoBench:
 		return goBench, nil
 	case formatActionBenchmark:
-		return writeActionBenchmark, nil
+		return func(w io.Writer, run *result.Run) error { return writeEntries(w, actionBenchmark(run)) }, nil
 	case formatActionBenchmarkCosts:
-		return writeActionBenchmarkCosts, nil
+		return func(w io.Writer, run *result.Run) error { return writeEntries(w, ratioEntries(run, true)) }, nil
 	}
 	return nil, fmt.Errorf("-format %q: want %s, %s or %s", format, formatGoBench, formatActionBenchmark, formatActionBenchmarkCosts)
+}
+
+// runExport is `loadgen export [-format F] RUN.json`.
+func runExport(args []string, stdout, stderr io.Writer) int {
+	fset := flag.NewFlagSet("loadgen export", flag.ContinueOnError)
+	fset.SetOutput(stderr)
+	format := fset.String("format", formatGoBench, formatHelp)
+	if code := parseFlags(fset, args); code >= 0 {
+		return code
+	}
+	if fset.NArg() != 1 {
+		fmt.Fprintln(stderr, "usage: loadgen export [-format gobench|benchmark-action|benchmark-action-costs] RUN.json")
+		return exitUsage
+	}
+	write, err := exportWriter(*format)
+	if err != nil {
+		fmt.Fprintf(stderr, "loadgen export: %v\n", err)
+		return exitUsage
+	}
+	run, err := result.Read(fset.Arg(0))
+	if err != nil {
+		fmt.Fprintf(stderr, "loadgen export: %v\n", err)
+		return exitUsage
+	}
+	if err := write(stdout, run); err != nil {
+		fmt.Fprintf(stderr, "loadgen export: %v\n", err)
+		return exitFailure
+	}
+	return exitOK
 }

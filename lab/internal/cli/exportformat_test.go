@@ -46,7 +46,7 @@ func TestGoBenchParses(t *testing.T) {
 func TestActionBenchmark(t *testing.T) {
 	run := fixture.Sweep(6)
 	var buf bytes.Buffer
-	require.NoError(t, writeActionBenchmark(&buf, run))
+	require.NoError(t, writeEntries(&buf, actionBenchmark(run)))
 	var got []map[string]any
 	require.NoError(t, json.Unmarshal(buf.Bytes(), &got), buf.String())
 	byName := map[string]map[string]any{}
@@ -68,7 +68,7 @@ func TestActionBenchmark(t *testing.T) {
 
 	// The costs, apart: 1× is the limit, lower is better.
 	buf.Reset()
-	require.NoError(t, writeActionBenchmarkCosts(&buf, run))
+	require.NoError(t, writeEntries(&buf, ratioEntries(run, true)))
 	var costs []entry
 	require.NoError(t, json.Unmarshal(buf.Bytes(), &costs), buf.String())
 	names := map[string]entry{}

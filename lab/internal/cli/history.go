@@ -36,7 +36,7 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loadgen history: %v\n", err)
 		return exitUsage
 	}
-	n, changes, err := page.write()
+	h, err := page.write()
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen history: %v\n", err)
 		// What was named is at fault (a folder that is not there, a
@@ -48,8 +48,8 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitFailure
 	}
-	fmt.Fprintf(stdout, "wrote %s (%d runs)\n", page.Out, n)
-	for _, line := range changes {
+	fmt.Fprintf(stdout, "wrote %s (%d runs)\n", page.Out, len(h.Runs))
+	for _, line := range changeLines(h) {
 		fmt.Fprintln(stdout, line)
 	}
 	return exitOK

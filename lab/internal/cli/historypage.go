@@ -1,29 +1,85 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/snowlab/snowlab/lab/internal/md"
 	"github.com/snowlab/snowlab/lab/internal/report"
 	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-// writeHistory writes the history page of runs to out, the ratios baseline
-// gates (every gated ratio when nil) first.
-func writeHistory(out string, runs []report.HistoryRun, baseline *result.Run) (report.History, error) {
-	h := report.NewHistory(runs, baseline)
+// defaultBaseline is loadgen history's -baseline unless told otherwise:
+// results/baseline/, the run whose gated ratios the page leads with.
+func defaultBaseline() string { return filepath.FromSlash(resultdir.Baseline) }
+
+// historyPage is a history page to write: the runs in Sources onto Out, the
+// ratios Baseline gates first (every gated ratio when nil).
+type historyPage struct {
+	Out      string
+	Sources  []string
+	Baseline *result.Run
+}
+
+// newHistoryPage is the page loadgen history's -o (out), -baseline (base) and
+// arguments (sources) name, checked: no sources reads the published and
+// the local folder, and no out writes into the one folder named, else
+// into the local folder. A baseline at the default path that is not
+// there is none. Its errors name what is wrong in one line.
+func newHistoryPage(out, base string, sources []string) (historyPage, error) {
+	if len(sources) == 0 {
+		for _, dir := range []string{resultdir.Published, resultdir.DefaultOut()} {
+			if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+				sources = append(sources, dir)
+			}
+		}
+		if len(sources) == 0 {
+			return historyPage{}, fmt.Errorf("no %s/ or %s/ folder here: name the folders or files to read", resultdir.Published, resultdir.Local)
+		}
+	} else if fi, err := os.Stat(sources[0]); out == "" && len(sources) == 1 && err == nil && fi.IsDir() {
+		out = filepath.Join(sources[0], report.IndexName)
+	}
+	if out == "" {
+		out = filepath.Join(resultdir.DefaultOut(), report.IndexName)
+	}
+	p := historyPage{Out: out, Sources: sources}
+	if _, err := os.Stat(base); err == nil || base != defaultBaseline() {
+		var err error
+		if p.Baseline, err = resultdir.ReadBaseline(base); err != nil {
+			return historyPage{}, fmt.Errorf("-baseline: %v", err)
+		}
+	}
+	return p, nil
+}
+
+// write reads the suite results in p.Sources (folders, whose *.json files
+// are read, or files) and writes their history page to p.Out, the ratios
+// p.Baseline gates (every gated ratio when nil) first. It returns the
+// history the page shows. An error about a source is a *badSource.
+func (p historyPage) write() (report.History, error) {
+	runs, err := readHistory(p.Sources, filepath.Dir(p.Out))
+	if err != nil {
+		return report.History{}, err
+	}
+	if filepath.Dir(p.Out) == resultdir.DefaultOut() {
+		// The lab's own folder may not be there yet when only published
+		// runs are; any other folder named must be.
+		if err := os.MkdirAll(resultdir.DefaultOut(), 0o755); err != nil {
+			return report.History{}, err
+		}
+	}
+	h := report.NewHistory(runs, p.Baseline)
 	var page bytes.Buffer
 	if err := report.WriteIndex(&page, h); err != nil {
 		return h, err
 	}
-	return h, resultdir.WriteFile(out, page.Bytes())
+	return h, resultdir.WriteFile(p.Out, page.Bytes())
 }
 
 // badSource is an error about one of the history's sources: missing, or
@@ -59,9 +115,6 @@ func readHistory(sources []string, pageDir string) ([]report.HistoryRun, error) 
 				continue
 			}
 			seen[abs] = true
-			if fi.IsDir() && experimentOf(f) != "" {
-				continue
-			}
 			run, err := result.Read(f)
 			if errors.Is(err, result.ErrExperiment) && fi.IsDir() {
 				continue
@@ -88,69 +141,26 @@ func historyRun(run *result.Run, f, pageDir string) report.HistoryRun {
 	return hr
 }
 
-// experimentOf is the experiment the result file at path names in its
-// header, "" for a suite run or a file it cannot tell. It reads the
-// leading keys only: an experiment's result opens with its header
-// (result.Header: "schema", then "experiment"), and a suite run's first
-// key past "schema" is another, so the answer is known after a few bytes
-// of a file that can hold megabytes of samples. result.Read stays the
-// judge of a file this passes: it refuses an experiment with the key
-// elsewhere.
-func experimentOf(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	dec := json.NewDecoder(bufio.NewReader(f))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return ""
-	}
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return ""
+// changeLines says each change point of h's gated series in a line: the
+// series, the first run at the new level (its commit and date), the
+// levels before and after, the p-value; or one line saying there are
+// none (nothing where no series is gated).
+func changeLines(h report.History) []string {
+	var out []string
+	gated := 0
+	for _, t := range h.Ratios {
+		if !t.Gated {
+			continue
 		}
-		switch key {
-		case "experiment":
-			var name string
-			if dec.Decode(&name) != nil {
-				return ""
-			}
-			return name
-		case "schema":
-			var skip json.RawMessage
-			if dec.Decode(&skip) != nil {
-				return ""
-			}
-		default:
-			return ""
+		gated++
+		for _, c := range t.Changes {
+			r := h.Runs[c.Run].Run
+			out = append(out, fmt.Sprintf("change point: %s on %s at %s (%s): %.4g -> %.4g (%+.1f%%), p=%.3g",
+				t.Name, c.Host, md.OrDash(r.Revision()), r.Started.Format("2006-01-02"), c.Before, c.After, 100*(c.After/c.Before-1), c.P))
 		}
 	}
-	return ""
-}
-
-// writeHistoryPage reads the suite results in sources (folders, whose *.json
-// files are read, or files) and writes their history page to out, the
-// ratios baseline gates (every gated ratio when nil) first. It returns
-// how many runs the page shows. An error about a source is a *BadSource.
-func writeHistoryPage(out string, sources []string, baseline *result.Run) (int, error) {
-	h, err := drawHistoryPage(out, sources, baseline)
-	return len(h.Runs), err
-}
-
-// drawHistoryPage is WritePage returning the history it drew.
-func drawHistoryPage(out string, sources []string, baseline *result.Run) (report.History, error) {
-	runs, err := readHistory(sources, filepath.Dir(out))
-	if err != nil {
-		return report.History{}, err
+	if len(out) == 0 && gated > 0 {
+		out = append(out, fmt.Sprintf("change points: none in the %d gated series (e-divisive means, p <= %g)", gated, report.ChangePointP))
 	}
-	if filepath.Dir(out) == resultdir.DefaultOut() {
-		// The lab's own folder may not be there yet when only published
-		// runs are; any other folder named must be.
-		if err := os.MkdirAll(resultdir.DefaultOut(), 0o755); err != nil {
-			return report.History{}, err
-		}
-	}
-	return writeHistory(out, runs, baseline)
+	return out
 }

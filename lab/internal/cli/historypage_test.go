@@ -16,33 +16,9 @@ import (
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-// TestHistoryExperiment: the experiment a file's header names is read from its
-// leading keys, so a file whose body would not even parse is still told
-// apart; a suite run, a file that is no JSON object and a missing file
-// name none.
-func TestHistoryExperiment(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
-		return p
-	}
-	for _, tc := range []struct{ name, body, want string }{
-		{"btree.json", `{"schema": 2, "experiment": "btree", "started": `, "btree"},
-		{"first.json", `{"experiment":"alternatives"`, "alternatives"},
-		{"run.json", `{"schema": 3, "started": "2026-03-14T09:26:53Z", "subjects": []}`, ""},
-		{"array.json", `[1, 2]`, ""},
-		{"text.json", `not json`, ""},
-		{"empty.json", ``, ""},
-	} {
-		assert.Equal(t, tc.want, experimentOf(write(tc.name, tc.body)), tc.name)
-	}
-	assert.Equal(t, "", experimentOf(filepath.Join(dir, "missing.json")))
-}
-
 // TestHistoryRead: a folder's suite runs are read with their pages, an
 // experiment's file in it is passed over, and a file named that is no
-// suite run is a *BadSource.
+// suite run is a *badSource.
 func TestHistoryRead(t *testing.T) {
 	dir := t.TempDir()
 	run := fixture.Run()

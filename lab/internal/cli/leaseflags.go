@@ -82,7 +82,10 @@ func (f *leaseFlags) subjects() (all []subject.Subject, release func(), err erro
 	}
 	store, err := nodeid.OpenStore(f.spec, leasespec.Openers(leaseTTL, f.etcd))
 	if err != nil {
-		return nil, nil, &specError{"-lease: " + err.Error(), err}
+		// The store's message is redacted already (a spec can hold a
+		// password); it unwraps to the store's error,
+		// nodeid.ErrInvalidSpec among them.
+		return nil, nil, fmt.Errorf("-lease: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	lease, err := nodeid.Acquire(ctx, store, nodeid.Options{Count: runtime.GOMAXPROCS(0)})
@@ -93,14 +96,3 @@ func (f *leaseFlags) subjects() (all []subject.Subject, release func(), err erro
 	all = suiteflags.WithLimits(subject.OwnWith(lease.Config(snowlab.Config{})))
 	return all, func() { lease.Release(context.Background()) }, nil
 }
-
-// specError is a lease spec that can never work: its message is the
-// store's, redacted (a spec can hold a password), and it unwraps to the
-// store's error, nodeid.ErrInvalidSpec among them.
-type specError struct {
-	msg string
-	err error
-}
-
-func (e *specError) Error() string { return e.msg }
-func (e *specError) Unwrap() error { return e.err }

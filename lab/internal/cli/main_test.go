@@ -27,7 +27,7 @@ var tiny = []string{"-q", "-n", "2000", "-g", "4", "-repeats", "1", "-sweep", "1
 
 func runArgs(args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
-	code := run(args, &out, &errb)
+	code := Main(args, &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -262,7 +262,7 @@ func TestListWriteError(t *testing.T) {
 	}
 	defer full.Close()
 	var errb bytes.Buffer
-	assert.Equal(t, exitFailure, run([]string{"list"}, full, &errb))
+	assert.Equal(t, exitFailure, Main([]string{"list"}, full, &errb))
 	assert.Contains(t, errb.String(), "no space left")
 }
 

@@ -24,7 +24,7 @@ type Client struct {
 
 // NewClient is a Client for the replica at base over protocol p: an
 // http:// base in plaintext, an https:// one over TLS with tlsConfig (the
-// CA to trust; a client certificate for mutual TLS), as subjectTLS dials.
+// CA to trust; a client certificate for mutual TLS), as Subject dials.
 func NewClient(base string, p client.Protocol, tlsConfig *tls.Config) (*Client, error) {
 	r, err := dial(base, p, tlsConfig)
 	if err != nil {
@@ -85,7 +85,3 @@ func (c *Client) Clock(ctx context.Context) (unixNano int64, rtt time.Duration, 
 	}
 	return ns, rtt, nil
 }
-
-// CloseIdleConnections closes the client's idle connections, so that the
-// next call dials afresh.
-func (c *Client) CloseIdleConnections() { c.r.hc.CloseIdleConnections() }

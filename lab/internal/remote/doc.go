@@ -5,7 +5,7 @@
 // ceiling) measure the service beside the in-process generators, and a
 // Client that calls one replica call by call for the fault lab. Every
 // protocol the replica serves is spoken (client.Protocols), in plaintext
-// or over TLS (subjectTLS, mutual TLS included).
+// or over TLS (mutual TLS included).
 //
 // The lab measures the server, so the client side is shaped not to cap
 // it: each caller goroutine keeps a batch of its own, connections write

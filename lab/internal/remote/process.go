@@ -17,8 +17,8 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/host"
 )
 
-// ReplicaNode is the first static node id a replica mints with.
-const ReplicaNode = 1
+// replicaNode is the first static node id a replica mints with.
+const replicaNode = 1
 
 // ReplicaConfig is how a replica runs; the zero value is one node id on every
 // core.
@@ -26,7 +26,7 @@ type ReplicaConfig struct {
 	// Procs above 0 sets the process's GOMAXPROCS; 0 leaves it to the
 	// runtime (every core it may use).
 	Procs int
-	// Shards above 1 has it mint on that many static node ids from ReplicaNode
+	// Shards above 1 has it mint on that many static node ids from replicaNode
 	// (snowidd -shards, a node-per-shard generator); 0 or 1: one.
 	Shards int
 	// CPUs, when set, binds the process to those CPUs (host.StartOn).
@@ -89,7 +89,7 @@ func StartReplica(bin string, c ReplicaConfig) (*Replica, error) {
 	addr := l.Addr().String()
 	_ = l.Close()
 	r := &Replica{URL: "http://" + addr, done: make(chan struct{}), output: new(syncBuffer)}
-	r.cmd = exec.Command(bin, "-listen", addr, "-lease", "static:"+strconv.Itoa(ReplicaNode), "-shards", strconv.Itoa(max(c.Shards, 1)), "-grace", grace.String())
+	r.cmd = exec.Command(bin, "-listen", addr, "-lease", "static:"+strconv.Itoa(replicaNode), "-shards", strconv.Itoa(max(c.Shards, 1)), "-grace", grace.String())
 	r.cmd.Env = os.Environ()
 	if c.Procs > 0 {
 		r.cmd.Env = append(r.cmd.Env, "GOMAXPROCS="+strconv.Itoa(c.Procs))

@@ -68,7 +68,7 @@ func TestSubject(t *testing.T) {
 	var c counts
 	url := serveHandler(t, c.wrap(newServer(t, snowlab.Config{Node: 3}, server.Config{}).Handler()))
 
-	s, err := remote.Subject(url, client.ConnectJSON, 10, snowlab.Layout{})
+	s, err := remote.Subject(url, client.ConnectJSON, 10, snowlab.Layout{}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "snowidd/connect+json/NextIDs(10)", s.Name)
 	assert.True(t, s.Strict)
@@ -94,7 +94,7 @@ func TestSubject(t *testing.T) {
 	assert.Greater(t, dst[0].Lo, last, "after the IDs the batches took")
 	assert.True(t, slices.IsSortedFunc(dst, func(a, b subject.ID) int { return cmp.Compare(a.Lo, b.Lo) }), "Fill's IDs increase")
 
-	s, err = remote.Subject(url, client.GRPC, 0, snowlab.Layout{})
+	s, err = remote.Subject(url, client.GRPC, 0, snowlab.Layout{}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "snowidd/grpc/NextID", s.Name)
 	assert.Equal(t, "snowidd/connect+proto/NextIDs(7)", remote.Name(client.ConnectProto, 7))
@@ -118,17 +118,17 @@ func TestSubject(t *testing.T) {
 
 func TestSubjectRefusesBadInput(t *testing.T) {
 	for _, batch := range []int{-1, client.MaxBatch + 1} {
-		_, err := remote.Subject("http://127.0.0.1:1", client.GRPC, batch, snowlab.Layout{})
+		_, err := remote.Subject("http://127.0.0.1:1", client.GRPC, batch, snowlab.Layout{}, nil)
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), fmt.Sprintf("batch %d", batch))
 	}
-	_, err := remote.Subject("127.0.0.1:8080", client.GRPC, 0, snowlab.Layout{})
+	_, err := remote.Subject("127.0.0.1:8080", client.GRPC, 0, snowlab.Layout{}, nil)
 	assert.ErrorContains(t, err, `"127.0.0.1:8080"`)
-	_, err = remote.Subject("http://127.0.0.1:1", client.Protocol(9), 0, snowlab.Layout{})
+	_, err = remote.Subject("http://127.0.0.1:1", client.Protocol(9), 0, snowlab.Layout{}, nil)
 	assert.ErrorIs(t, err, client.ErrProtocol)
-	_, err = remote.Subject("http://127.0.0.1:1", client.GRPC, 0, snowlab.Layout{NodeBits: 30})
+	_, err = remote.Subject("http://127.0.0.1:1", client.GRPC, 0, snowlab.Layout{NodeBits: 30}, nil)
 	assert.Error(t, err, "a layout that does not fit")
-	_, err = remote.SubjectTLS("http://127.0.0.1:1", client.GRPC, 0, snowlab.Layout{}, &tls.Config{})
+	_, err = remote.Subject("http://127.0.0.1:1", client.GRPC, 0, snowlab.Layout{}, &tls.Config{})
 	assert.ErrorContains(t, err, "with a TLS configuration: want https://HOST:PORT")
 }
 
@@ -238,7 +238,7 @@ func TestBatchCallersCallAtOnce(t *testing.T) {
 	var c counts
 	gt := newGate(t, g)
 	url := serveHandler(t, gt.wrap(c.wrap(newServer(t, snowlab.Config{Node: 5}, server.Config{}).Handler())))
-	s, err := remote.Subject(url, client.ConnectJSON, batch, snowlab.Layout{})
+	s, err := remote.Subject(url, client.ConnectJSON, batch, snowlab.Layout{}, nil)
 	require.NoError(t, err)
 	res, err := workload.Burst(s, workload.BurstConfig{IDs: g * batch * 3, Goroutines: g, Repeats: 1}, false, nil)
 	require.NoError(t, err)

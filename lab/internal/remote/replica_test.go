@@ -30,7 +30,7 @@ func TestSubjectAgainstTheServer(t *testing.T) {
 	for _, p := range client.Protocols() {
 		for _, batch := range []int{0, 10} {
 			for _, fill := range []bool{false, true} {
-				s, err := remote.Subject(url, p, batch, snowlab.Layout{})
+				s, err := remote.Subject(url, p, batch, snowlab.Layout{}, nil)
 				require.NoError(t, err)
 				res, err := workload.Burst(s, workload.BurstConfig{IDs: 2000, Goroutines: 4, Repeats: 1}, fill, nil)
 				require.NoError(t, err, s.Name)
@@ -98,7 +98,7 @@ func TestSubjectOverMutualTLS(t *testing.T) {
 	require.NoError(t, err)
 
 	for _, p := range client.Protocols() {
-		s, err := remote.SubjectTLS(url, p, 10, snowlab.Layout{}, tlstest.ClientConfig(ca, clientPair))
+		s, err := remote.Subject(url, p, 10, snowlab.Layout{}, tlstest.ClientConfig(ca, clientPair))
 		require.NoError(t, err)
 		res, err := workload.Burst(s, workload.BurstConfig{IDs: 1000, Goroutines: 4, Repeats: 1}, false, nil)
 		require.NoError(t, err, s.Name)
@@ -106,7 +106,7 @@ func TestSubjectOverMutualTLS(t *testing.T) {
 		assert.Equal(t, 1000, res.Check.IDs, s.Name)
 	}
 	require.Empty(t, refused, "a handshake with a client certificate was refused")
-	s, err := remote.SubjectTLS(url, client.GRPC, 0, snowlab.Layout{}, tlstest.ClientConfig(ca, nil))
+	s, err := remote.Subject(url, client.GRPC, 0, snowlab.Layout{}, tlstest.ClientConfig(ca, nil))
 	require.NoError(t, err)
 	m, err := s.New()
 	require.NoError(t, err)

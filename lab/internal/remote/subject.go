@@ -11,24 +11,19 @@ import (
 	"github.com/snowlab/snowlab/snowidd/client"
 )
 
-// Subject is the lab subject for the replica at base (http://HOST:PORT)
-// over protocol p. batch 0 calls NextID once per ID; above 0, Next takes
-// IDs from a batch of that many fetched with NextIDs, each goroutine from
-// batches of its own (subject.PerCaller), so that its IDs increase while
-// the others' calls are in flight; Fill asks for what it needs in calls of
-// at most client.MaxBatch. The replica must mint with layout (the zero
-// Layout is the default) under the strict policy, for the lab's ceiling
-// check to hold, and on one node id (OnNodes says how many otherwise).
-func Subject(base string, p client.Protocol, batch int, layout snowlab.Layout) (subject.Subject, error) {
-	return subjectTLS(base, p, batch, layout, nil)
-}
-
-// subjectTLS is Subject for a replica serving TLS at base
-// (https://HOST:PORT), checked and answered with tlsConfig: the CA to
-// trust (RootCAs; nil is the system's) and, for a replica serving mutual
-// TLS, the client's certificate. A nil tlsConfig is Subject's plaintext
-// for an http:// base, the system's roots for an https:// one.
-func subjectTLS(base string, p client.Protocol, batch int, layout snowlab.Layout, tlsConfig *tls.Config) (subject.Subject, error) {
+// Subject is the lab subject for the replica at base over protocol p:
+// http://HOST:PORT in plaintext (tlsConfig nil), or https://HOST:PORT
+// over TLS, checked and answered with tlsConfig: the CA to trust (RootCAs;
+// nil is the system's) and, for a replica serving mutual TLS, the
+// client's certificate. batch 0 calls NextID once per ID; above 0, Next
+// takes IDs from a batch of that many fetched with NextIDs, each goroutine
+// from batches of its own (subject.PerCaller), so that its IDs increase
+// while the others' calls are in flight; Fill asks for what it needs in
+// calls of at most client.MaxBatch. The replica must mint with layout (the
+// zero Layout is the default) under the strict policy, for the lab's
+// ceiling check to hold, and on one node id (OnNodes says how many
+// otherwise).
+func Subject(base string, p client.Protocol, batch int, layout snowlab.Layout, tlsConfig *tls.Config) (subject.Subject, error) {
 	if batch < 0 || batch > client.MaxBatch {
 		return subject.Subject{}, fmt.Errorf("remote: batch %d: want 0 (NextID) or 1 to %d", batch, client.MaxBatch)
 	}

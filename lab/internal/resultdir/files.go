@@ -10,6 +10,7 @@ import (
 
 	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/result"
+	"github.com/snowlab/snowlab/nodeid"
 )
 
 // NewHeader begins the header of an experiment starting now, on host h
@@ -100,27 +101,17 @@ func WriteFile(path string, data []byte) error {
 	return os.Rename(tmp, path)
 }
 
-// ReadExperiment reads the result file at path into v, an experiment's
-// result (a type embedding result.Header), whose header must name
-// experiment and schema: a file of another experiment or schema is
-// refused, naming what it holds.
-func ReadExperiment(path, experiment string, schema int, v any) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
+// RedactArgs returns a copy of a command line with every argument
+// described by nodeid.Redact; nil stays nil. What a result records holds
+// no credential: a result file is committed and shared, and a password in
+// it is a leak that no later commit can take back.
+func RedactArgs(args []string) []string {
+	if args == nil {
+		return nil
 	}
-	var h result.Header
-	if err := json.Unmarshal(data, &h); err != nil {
-		return fmt.Errorf("%s: not a %s result: %w", path, experiment, err)
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = nodeid.Redact(a)
 	}
-	if h.Experiment != experiment {
-		return fmt.Errorf("%s: not a %s result (experiment %q)", path, experiment, h.Experiment)
-	}
-	if h.Schema != schema {
-		return fmt.Errorf("%s: %s result schema %d, this lab reads %d", path, experiment, h.Schema, schema)
-	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("%s: not a %s result: %w", path, experiment, err)
-	}
-	return nil
+	return out
 }

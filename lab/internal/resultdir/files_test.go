@@ -68,22 +68,10 @@ func TestWriteJSON(t *testing.T) {
 	assert.Error(t, WriteFile(filepath.Join(dir, "missing", "x.md"), []byte("x")))
 }
 
-// An experiment's file reads into its type when its header names the
-// experiment and schema asked for, and is refused naming what it holds
-// otherwise.
-func TestReadExperiment(t *testing.T) {
-	type res struct {
-		result.Header
-		Rows int `json:"rows"`
-	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, "x.json")
-	require.NoError(t, WriteJSON(path, res{Header: result.Header{Schema: 3, Experiment: "btree"}, Rows: 7}))
-	var got res
-	require.NoError(t, ReadExperiment(path, "btree", 3, &got))
-	assert.Equal(t, 7, got.Rows)
-	assert.ErrorContains(t, ReadExperiment(path, "faults", 3, &got), `not a faults result (experiment "btree")`)
-	assert.ErrorContains(t, ReadExperiment(path, "btree", 4, &got), "btree result schema 3, this lab reads 4")
-	require.NoError(t, os.WriteFile(path, []byte(`{"schema":`), 0o644))
-	assert.ErrorContains(t, ReadExperiment(path, "btree", 3, &got), "not a btree result")
+func TestRedactArgs(t *testing.T) {
+	assert.Nil(t, RedactArgs(nil))
+	in := []string{"loadgen", "run", "-lease", "postgres://u:Zq9Mark@h/d", "-lease=host=h password='a Zq9Mark'", "PG_DSN=postgres://u:Zq9Mark@h/d", "-n", "5"}
+	out := RedactArgs(in)
+	assert.Equal(t, []string{"loadgen", "run", "-lease", "postgres://u:xxxxx@h/d", "-lease=host=h password=xxxxx", "PG_DSN=xxxxx", "-n", "5"}, out)
+	assert.Equal(t, "postgres://u:Zq9Mark@h/d", in[3], "the caller's slice is not changed")
 }

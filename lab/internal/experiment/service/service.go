@@ -46,15 +46,11 @@ type options struct {
 	workers     int
 }
 
-// flags are the experiment's flags as typed.
+// flags are the experiment's flags as typed: those read as they are into
+// o, the lists as strings.
 type flags struct {
-	bin, protocols, batches, sweep string
-	serverCPUs, cpus               string
-	serverProcs, satRepeats        int
-	shards                         int
-	workers                        int
-	duration, steadyDur            time.Duration
-	steadyShare                    float64
+	o                                     options
+	protocols, batches, sweep, serverCPUs string
 }
 
 // maxServerProcs bounds -server-gomaxprocs.
@@ -66,27 +62,26 @@ const maxServerShards = 64
 
 // register defines the experiment's flags in fs.
 func (f *flags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.bin, "snowidd", filepath.Join("bin", "snowidd"), "the snowidd binary to start (make snowidd builds it)")
+	fs.StringVar(&f.o.Bin, "snowidd", filepath.Join("bin", "snowidd"), "the snowidd binary to start (make snowidd builds it)")
 	fs.StringVar(&f.protocols, "protocols", client.JoinProtocols(client.Protocols(), ","), "comma list of protocols to measure NextID over")
 	fs.StringVar(&f.batches, "batches", "1,10,100,1000,10000", fmt.Sprintf("comma list of NextIDs batch sizes measured over gRPC, each 1 to %d", client.MaxBatch))
-	fs.IntVar(&f.serverProcs, "server-gomaxprocs", 1, fmt.Sprintf("GOMAXPROCS of the snowidd process, 1 to %d", maxServerProcs))
-	fs.IntVar(&f.shards, "server-shards", 1, fmt.Sprintf("node ids snowidd mints on (its -shards: a node-per-shard generator above 1), 1 to %d", maxServerShards))
+	fs.IntVar(&f.o.ServerProcs, "server-gomaxprocs", 1, fmt.Sprintf("GOMAXPROCS of the snowidd process, 1 to %d", maxServerProcs))
+	fs.IntVar(&f.o.Shards, "server-shards", 1, fmt.Sprintf("node ids snowidd mints on (its -shards: a node-per-shard generator above 1), 1 to %d", maxServerShards))
 	fs.StringVar(&f.serverCPUs, "server-cpus", "", "run snowidd on these CPUs only, e.g. 0 or 0-3 (Linux, as taskset does); empty: wherever the system puts it")
-	fs.StringVar(&f.cpus, "cpus", "", "run the lab on these CPUs only, e.g. 1 (Linux; the result's host records them); "+
+	fs.StringVar(&f.o.CPUs, "cpus", "", "run the lab on these CPUs only, e.g. 1 (Linux; the result's host records them); "+
 		"give the server and the lab separate CPUs so that each figure is the server's, not the two fighting for cores")
 	fs.StringVar(&f.sweep, "sweep", "1,64", fmt.Sprintf("saturate: comma list of caller goroutine counts, each 1 to %d (1 is the one-caller limit)", workload.MaxGoroutines))
-	fs.DurationVar(&f.duration, "duration", time.Second, fmt.Sprintf("saturate: length of one repeat (more than 0, at most %v)", workload.MaxDuration))
-	fs.IntVar(&f.satRepeats, "sat-repeats", 3, fmt.Sprintf("saturate: repeats per goroutine count (1 to %d)", workload.MaxRepeats))
-	fs.DurationVar(&f.steadyDur, "steady-duration", 0, fmt.Sprintf("steady: length of each open-loop run (0: -duration; at most %v)", workload.MaxDuration))
-	fs.Float64Var(&f.steadyShare, "steady-share", 0.5, "steady: the open loop's rate as a share of the subject's measured maximum, more than 0, at most 1 (the goals are read at half)")
-	fs.IntVar(&f.workers, "steady-workers", 8, fmt.Sprintf("steady: goroutines issuing the open-loop calls, 1 to %d (each sleeps until just before its call's due time "+
+	fs.DurationVar(&f.o.duration, "duration", time.Second, fmt.Sprintf("saturate: length of one repeat (more than 0, at most %v)", workload.MaxDuration))
+	fs.IntVar(&f.o.satRepeats, "sat-repeats", 3, fmt.Sprintf("saturate: repeats per goroutine count (1 to %d)", workload.MaxRepeats))
+	fs.DurationVar(&f.o.steadyDur, "steady-duration", 0, fmt.Sprintf("steady: length of each open-loop run (0: -duration; at most %v)", workload.MaxDuration))
+	fs.Float64Var(&f.o.steadyShare, "steady-share", 0.5, "steady: the open loop's rate as a share of the subject's measured maximum, more than 0, at most 1 (the goals are read at half)")
+	fs.IntVar(&f.o.workers, "steady-workers", 8, fmt.Sprintf("steady: goroutines issuing the open-loop calls, 1 to %d (each sleeps until just before its call's due time "+
 		"and yields from there, so more of them take CPU from a server on the same cores)", workload.MaxGoroutines))
 }
 
 // Options checks the flags, naming the first one out of range.
 func (f flags) Options() (options, error) {
-	o := options{Bin: f.bin, ServerProcs: f.serverProcs, Shards: f.shards, CPUs: f.cpus, duration: f.duration, satRepeats: f.satRepeats,
-		steadyDur: f.steadyDur, steadyShare: f.steadyShare, workers: f.workers}
+	o := f.o
 	if f.serverCPUs != "" {
 		cpus, err := host.ParseCPUList(f.serverCPUs)
 		if err != nil {
@@ -116,7 +111,7 @@ func (f flags) Options() (options, error) {
 	if err := f.inRange(o.steadyDur); err != nil {
 		return o, err
 	}
-	if err := remote.CheckBinary(f.bin); err != nil {
+	if err := remote.CheckBinary(o.Bin); err != nil {
 		return o, fmt.Errorf("-snowidd %w", err)
 	}
 	return o, nil
@@ -126,20 +121,20 @@ func (f flags) Options() (options, error) {
 // steady runs' length once a -steady-duration of 0 took -duration's.
 func (f flags) inRange(steadyDur time.Duration) error {
 	switch {
-	case f.serverProcs < 1 || f.serverProcs > maxServerProcs:
-		return fmt.Errorf("-server-gomaxprocs %d: want 1 to %d", f.serverProcs, maxServerProcs)
-	case f.shards < 1 || f.shards > maxServerShards:
-		return fmt.Errorf("-server-shards %d: want 1 to %d", f.shards, maxServerShards)
-	case f.duration <= 0 || f.duration > workload.MaxDuration:
-		return fmt.Errorf("-duration %v: want more than 0, at most %v", f.duration, workload.MaxDuration)
-	case !(f.steadyShare > 0 && f.steadyShare <= 1):
-		return fmt.Errorf("-steady-share %v: want more than 0, at most 1", f.steadyShare)
+	case f.o.ServerProcs < 1 || f.o.ServerProcs > maxServerProcs:
+		return fmt.Errorf("-server-gomaxprocs %d: want 1 to %d", f.o.ServerProcs, maxServerProcs)
+	case f.o.Shards < 1 || f.o.Shards > maxServerShards:
+		return fmt.Errorf("-server-shards %d: want 1 to %d", f.o.Shards, maxServerShards)
+	case f.o.duration <= 0 || f.o.duration > workload.MaxDuration:
+		return fmt.Errorf("-duration %v: want more than 0, at most %v", f.o.duration, workload.MaxDuration)
+	case !(f.o.steadyShare > 0 && f.o.steadyShare <= 1):
+		return fmt.Errorf("-steady-share %v: want more than 0, at most 1", f.o.steadyShare)
 	case steadyDur < 0 || steadyDur > workload.MaxDuration:
-		return fmt.Errorf("-steady-duration %v: want 0 (the -duration) up to %v", f.steadyDur, workload.MaxDuration)
-	case f.satRepeats < 1 || f.satRepeats > workload.MaxRepeats:
-		return fmt.Errorf("-sat-repeats %d: want 1 to %d", f.satRepeats, workload.MaxRepeats)
-	case f.workers < 1 || f.workers > workload.MaxGoroutines:
-		return fmt.Errorf("-steady-workers %d: want 1 to %d", f.workers, workload.MaxGoroutines)
+		return fmt.Errorf("-steady-duration %v: want 0 (the -duration) up to %v", f.o.steadyDur, workload.MaxDuration)
+	case f.o.satRepeats < 1 || f.o.satRepeats > workload.MaxRepeats:
+		return fmt.Errorf("-sat-repeats %d: want 1 to %d", f.o.satRepeats, workload.MaxRepeats)
+	case f.o.workers < 1 || f.o.workers > workload.MaxGoroutines:
+		return fmt.Errorf("-steady-workers %d: want 1 to %d", f.o.workers, workload.MaxGoroutines)
 	}
 	return nil
 }
@@ -191,7 +186,7 @@ func onCPUs(cpus []int) string {
 func subjects(rep *remote.Replica, o options) (unbatched, all []subject.Subject, err error) {
 	note := fmt.Sprintf("; snowidd on loopback, GOMAXPROCS=%d%s%s; open loop from %d workers", o.ServerProcs, onCPUs(o.ServerCPUs), onShards(o.Shards), o.workers)
 	add := func(p client.Protocol, batch int) error {
-		s, err := remote.Subject(rep.URL, p, batch, snowlab.Layout{})
+		s, err := remote.Subject(rep.URL, p, batch, snowlab.Layout{}, nil)
 		if err != nil {
 			return err
 		}
@@ -249,7 +244,7 @@ func measure(rep *remote.Replica, o options, c config) (*result.Run, error) {
 		return nil, err
 	}
 	for i, s := range unbatched {
-		peak := maxIDsPerSec(run, s.Name)
+		peak := peakOf(run, s.Name).IDsPerSec
 		if peak <= 0 {
 			return nil, fmt.Errorf("%s: no saturate figure to take a share of", s.Name)
 		}
@@ -268,9 +263,6 @@ func measure(rep *remote.Replica, o options, c config) (*result.Run, error) {
 	run.Host.Load = load.Stop()
 	return run, nil
 }
-
-// maxIDsPerSec is the highest saturate figure of name over the sweep.
-func maxIDsPerSec(run *result.Run, name string) float64 { return peakOf(run, name).IDsPerSec }
 
 // peakOf is name's saturate result with the highest figure of the sweep.
 func peakOf(run *result.Run, name string) result.SaturateResult {
