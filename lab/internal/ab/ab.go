@@ -423,27 +423,20 @@ func sizePlant(ctx context.Context, cfg Config, subject string, sc *selfCheck, p
 	return q, nil
 }
 
-// countRepeats is how many counts Count takes the least of: a count
-// gains instructions the runtime's background thread (sysmon, which wakes
-// on the wall clock, so more often the slower valgrind runs) executes,
-// and never loses any. Single counts of one build at 100,000 calls moved
-// by up to 2 instructions a call (1.5%) on this repository's VM under
-// load, more than the shared-line plant adds.
+// countRepeats is how many counts of each run Count takes the least of
+// (instr.Runner.Tries): a count gains instructions the runtime's
+// background thread (sysmon, which wakes on the wall clock, so more often
+// the slower valgrind runs) executes, and never loses any. Single counts
+// of one build at 100,000 calls moved by up to 2 instructions a call
+// (1.5%) on this repository's VM under load, more than the shared-line
+// plant adds.
 const countRepeats = 3
 
 // Count is subject's instructions per call in the runner bin (with
-// args): the least of countRepeats counts under cachegrind by the
-// instruction gate's per-call method (instr.Runner.PerCall).
+// args), by the instruction gate's per-call method (instr.Runner.PerCall),
+// each run counted countRepeats times.
 func Count(ctx context.Context, valgrind, bin, subject string, args ...string) (float64, error) {
-	least := math.Inf(1)
-	for range countRepeats {
-		v, err := instr.Runner{Valgrind: valgrind, Target: bin, Args: args}.PerCall(ctx, subject, countCalls, 0)
-		if err != nil {
-			return 0, err
-		}
-		least = min(least, v)
-	}
-	return least, nil
+	return instr.Runner{Valgrind: valgrind, Target: bin, Args: args, Tries: countRepeats}.PerCall(ctx, subject, countCalls, 0)
 }
 
 // CallsLine is what the calls plant adds to a subject's instructions per
