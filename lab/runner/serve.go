@@ -22,12 +22,10 @@ type Hello struct {
 	Subjects   []string `json:"subjects"`
 	GOMAXPROCS int      `json:"gomaxprocs"`
 	// Plant is the slowdown this build plants ("none", "calls",
-	// "shared") and PlantCalls the calls plant's extra calls per 1,024.
-	Plant      string `json:"plant"`
-	PlantCalls int    `json:"plant_calls,omitempty"`
+	// "shared"): loadgen refuses a runner built with another.
+	Plant string `json:"plant"`
 	// CPU is whether CPU times are read (Linux).
-	CPU bool   `json:"cpu"`
-	Go  string `json:"go"`
+	CPU bool `json:"cpu"`
 }
 
 // Answer is the runner's answer to one request, a line of JSON.
@@ -83,8 +81,7 @@ func (s *server) serve(stdin io.Reader, stdout io.Writer) error {
 	// and a collector's workers would take Ps from the minting goroutines.
 	debug.SetGCPercent(-1)
 	enc := json.NewEncoder(stdout)
-	h := Hello{Protocol: Protocol, GOMAXPROCS: runtime.GOMAXPROCS(0), Plant: Plant, PlantCalls: plantCallsNow(),
-		CPU: threadCPU() >= 0, Go: runtime.Version()}
+	h := Hello{Protocol: Protocol, GOMAXPROCS: runtime.GOMAXPROCS(0), Plant: Plant, CPU: threadCPU() >= 0}
 	for _, sub := range s.subjects {
 		h.Subjects = append(h.Subjects, sub.Name)
 	}
