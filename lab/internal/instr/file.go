@@ -1,6 +1,7 @@
 package instr
 
 import (
+	"context"
 	"debug/buildinfo"
 	"encoding/json"
 	"fmt"
@@ -43,9 +44,20 @@ type PathCount struct {
 // tool is what File.Tool records.
 const tool = "valgrind --tool=cachegrind --cache-sim=no; GOMAXPROCS=1 GOGC=off; (I(N2)-I(N1))/(N2-N1), N1 = calls/8, N2 = N1 + calls"
 
-// Stamp fills f's toolchain fields: the Go version and architecture
-// recorded in the target binary, and valgrind's version.
-func Stamp(f *File, valgrind, target string) error {
+// File counts jobs in r's target (Runner.Measure), stamped with what the
+// counts depend on: the Go version and architecture recorded in the
+// target binary, and valgrind's version.
+func (r Runner) File(ctx context.Context, jobs []Job, tol float64) (*File, error) {
+	f := &File{When: time.Now().UTC(), Tolerance: tol}
+	if err := stamp(f, r.Valgrind, r.Target); err != nil {
+		return nil, err
+	}
+	var err error
+	f.Paths, err = r.Measure(ctx, jobs)
+	return f, err
+}
+
+func stamp(f *File, valgrind, target string) error {
 	bi, err := buildinfo.ReadFile(target)
 	if err != nil {
 		return fmt.Errorf("%w: %s: %v", errUsage, target, err)

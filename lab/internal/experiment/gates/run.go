@@ -64,13 +64,7 @@ func (x *run) trial(load string, k int) bool {
 func (x *run) defaults() {
 	if x.o.count == nil {
 		x.o.count = func(ctx context.Context, jobs []instr.Job) (*instr.File, error) {
-			f := &instr.File{When: time.Now().UTC(), Tolerance: instrTol}
-			if err := instr.Stamp(f, x.o.Runner.Valgrind, x.o.Runner.Target); err != nil {
-				return nil, err
-			}
-			var err error
-			f.Paths, err = x.o.Runner.Measure(ctx, jobs)
-			return f, err
+			return x.o.Runner.File(ctx, jobs, instrTol)
 		}
 	}
 	if x.o.step == nil {
