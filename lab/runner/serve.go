@@ -260,9 +260,7 @@ func lockstep(next func() (uint64, error), g int, d time.Duration, increasing bo
 	x.b.n, x.b.full = int64(g), x.count
 	start := time.Now()
 	for k := range g {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
 			defer pin(k)()
@@ -281,7 +279,7 @@ func lockstep(next func() (uint64, error), g int, d time.Duration, increasing bo
 				}
 			}
 			bad[k] = w.bad
-		}()
+		})
 	}
 	wg.Wait()
 	ids, ns, med := x.total()
@@ -461,14 +459,12 @@ func many(next func() (uint64, error), g int, d time.Duration) (ids, bad int64, 
 	n, b, errs := make([]int64, g), make([]int64, g), make([]error, g)
 	var t0 time.Time
 	for k := range g {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			w := newWorker(k)
 			<-start
 			n[k], errs[k] = mintFor(next, w, t0, d)
 			b[k] = w.bad
-		}()
+		})
 	}
 	t0 = time.Now()
 	close(start)
@@ -491,9 +487,7 @@ func checkIDs(next func() (uint64, error), g, n int, increasing bool) Answer {
 	errs := make([]error, g)
 	var wg sync.WaitGroup
 	for k := range g {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			ids := make([]uint64, per)
 			for i := range ids {
 				id, err := next()
@@ -504,7 +498,7 @@ func checkIDs(next func() (uint64, error), g, n int, increasing bool) Answer {
 				ids[i] = id
 			}
 			got[k] = ids
-		}()
+		})
 	}
 	wg.Wait()
 	var a Answer

@@ -480,11 +480,9 @@ func parallel(fs ...func() (float64, error)) ([]float64, error) {
 	errs := make([]error, len(fs))
 	var wg sync.WaitGroup
 	for i, f := range fs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			out[i], errs[i] = f()
-		}()
+		})
 	}
 	wg.Wait()
 	return out, errors.Join(errs...)

@@ -121,15 +121,13 @@ func (r Runner) Measure(ctx context.Context, jobs []Job) ([]PathCount, error) {
 	work := make(chan int)
 	var wg sync.WaitGroup
 	for w := 0; w < max(1, r.Workers); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i := range work {
 				j := jobs[i]
 				pc, err := r.PerCall(ctx, j.Path.Name, j.Path.Calls, j.Steps)
 				out[i], errs[i] = PathCount{Name: j.Path.Name, Calls: j.Path.Calls, PerCall: pc, InjectSteps: j.Steps}, err
 			}
-		}()
+		})
 	}
 	for i := range jobs {
 		work <- i
