@@ -48,8 +48,9 @@ import (
 	"math"
 	"os/exec"
 	"slices"
-	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/instr"
@@ -403,18 +404,15 @@ func sizePlant(ctx context.Context, cfg Config, subject string, sc *selfCheck, p
 		return q0, nil
 	}
 	progress("ab: counting the plants' instructions under cachegrind")
+	count := func(bin string, args ...string) (float64, error) {
+		return Count(ctx, cfg.Valgrind, bin, subject, args...)
+	}
 	var line CallsLine
 	var shared float64
-	_, err := parallel(func() (float64, error) {
-		var err error
-		line, err = CountCalls(ctx, cfg.Valgrind, cfg.Base, cfg.Calls, subject)
-		return 0, err
-	}, func() (float64, error) {
-		var err error
-		shared, err = Count(ctx, cfg.Valgrind, cfg.Shared, subject)
-		return 0, err
-	})
-	if err != nil {
+	var g errgroup.Group
+	g.Go(func() (err error) { line, err = CountCalls(count, cfg.Base, cfg.Calls); return err })
+	g.Go(func() (err error) { shared, err = count(cfg.Shared); return err })
+	if err := g.Wait(); err != nil {
 		return 0, err
 	}
 	q := line.Q(cfg.PlantPct)
@@ -451,12 +449,19 @@ type CallsLine struct {
 
 // CountCalls counts base, and the planted runner calls with no extra
 // calls and with every call made twice (q = 1,024: the line's two ends,
-// far apart beside the counts' noise), at once.
-func CountCalls(ctx context.Context, valgrind, base, calls, subject string) (CallsLine, error) {
-	v, err := parallel(func() (float64, error) { return Count(ctx, valgrind, base, subject) },
-		func() (float64, error) { return Count(ctx, valgrind, calls, subject, "-plant-calls", "0") },
-		func() (float64, error) { return Count(ctx, valgrind, calls, subject, "-plant-calls", "1024") })
-	if err != nil {
+// far apart beside the counts' noise), at once, by count (a subject's
+// instructions per call in a runner run with args: Count).
+func CountCalls(count func(bin string, args ...string) (float64, error), base, calls string) (CallsLine, error) {
+	var v [3]float64
+	var g errgroup.Group
+	for i, args := range [][]string{nil, {"-plant-calls", "0"}, {"-plant-calls", "1024"}} {
+		bin := calls
+		if i == 0 {
+			bin = base
+		}
+		g.Go(func() (err error) { v[i], err = count(bin, args...); return err })
+	}
+	if err := g.Wait(); err != nil {
 		return CallsLine{}, err
 	}
 	l := CallsLine{Clean: v[0], At0: v[1], Per: (v[2] - v[1]) / 1024}
@@ -473,17 +478,3 @@ func (l CallsLine) Q(pct float64) int {
 
 // Change is the count at q over Clean, less 1.
 func (l CallsLine) Change(q int) float64 { return (l.At0+float64(q-l.Q0)*l.Per)/l.Clean - 1 }
-
-// parallel runs fs at once and returns their values in order.
-func parallel(fs ...func() (float64, error)) ([]float64, error) {
-	out := make([]float64, len(fs))
-	errs := make([]error, len(fs))
-	var wg sync.WaitGroup
-	for i, f := range fs {
-		wg.Go(func() {
-			out[i], errs[i] = f()
-		})
-	}
-	wg.Wait()
-	return out, errors.Join(errs...)
-}

@@ -19,7 +19,8 @@ const measured = "atomicgen/monotonic"
 func (x *run) sizePlants(ctx context.Context, progress func(string)) error {
 	progress("gates: sizing the planted slowdowns from instruction counts under cachegrind")
 	var err error
-	if x.line, err = x.o.countCalls(ctx, x.bins.Base, x.bins.Calls, measured); err != nil {
+	count := func(bin string, args ...string) (float64, error) { return x.o.abCount(ctx, bin, measured, args...) }
+	if x.line, err = ab.CountCalls(count, x.bins.Base, x.bins.Calls); err != nil {
 		return err
 	}
 	for _, p := range x.o.Levels {

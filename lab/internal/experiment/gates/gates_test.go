@@ -89,11 +89,9 @@ type fakeAB struct {
 	contention, sharedInstr, sharedG1 float64
 	sameCode                          map[int]float64
 	runs, sameRuns                    int
-	counts                            map[string]int
 }
 
 func (f *fakeAB) count(_ context.Context, bin, subject string, args ...string) (float64, error) {
-	f.counts[bin]++
 	switch bin {
 	case "calls":
 		q, _ := strconv.Atoi(args[1])
@@ -147,14 +145,7 @@ func fakeOptions(t *testing.T, f *fakeAB, loads ...string) options {
 	o.build = func(context.Context, string) (*ab.Build, error) {
 		return &ab.Build{Base: "base", Head: "base", Calls: "calls", Shared: "shared"}, nil
 	}
-	f.counts = map[string]int{}
 	o.abRun, o.abCount = f.run, f.count
-	o.countCalls = func(ctx context.Context, base, calls, subject string) (ab.CallsLine, error) {
-		clean, _ := f.count(ctx, base, subject)
-		at0, _ := f.count(ctx, calls, subject, "-plant-calls", "0")
-		at1, _ := f.count(ctx, calls, subject, "-plant-calls", "1024")
-		return ab.CallsLine{Clean: clean, At0: at0, Per: (at1 - at0) / 1024}, nil
-	}
 	return o
 }
 

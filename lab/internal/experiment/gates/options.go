@@ -96,11 +96,10 @@ type options struct {
 	build func(ctx context.Context, dir string) (*ab.Build, error)
 	// abRun is one loadgen ab run.
 	abRun func(ctx context.Context, cfg ab.Config) (*ab.Result, error)
-	// abCount counts subject's instructions per call in a runner;
-	// countCalls counts the calls plant's line (ab.CountCalls).
-	abCount    func(ctx context.Context, bin, subject string, args ...string) (float64, error)
-	countCalls func(ctx context.Context, base, calls, subject string) (ab.CallsLine, error)
-	hogCmd     func(threads int, max time.Duration) (*exec.Cmd, error)
+	// abCount counts subject's instructions per call in a runner
+	// (ab.Count).
+	abCount func(ctx context.Context, bin, subject string, args ...string) (float64, error)
+	hogCmd  func(threads int, max time.Duration) (*exec.Cmd, error)
 }
 
 // instrTol is the instruction gate's tolerance as CI runs it: 1.5%.

@@ -82,11 +82,6 @@ func (x *run) defaults() {
 	if x.o.abRun == nil {
 		x.o.abRun = ab.Run
 	}
-	if x.o.countCalls == nil {
-		x.o.countCalls = func(ctx context.Context, base, calls, subject string) (ab.CallsLine, error) {
-			return ab.CountCalls(ctx, x.o.Runner.Valgrind, base, calls, subject)
-		}
-	}
 	if x.o.abCount == nil {
 		x.o.abCount = func(ctx context.Context, bin, subject string, args ...string) (float64, error) {
 			return ab.Count(ctx, x.o.Runner.Valgrind, bin, subject, args...)
