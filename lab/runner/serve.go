@@ -327,13 +327,10 @@ func (x *stepRun) count() {
 	for ; x.done < len(x.spans[0]); x.done++ {
 		j := x.done
 		lo, hi := x.spans[0][j][0], x.spans[0][j][1]
-		first, last := lo, hi
 		for k := range x.g {
-			s := x.spans[k][j]
-			lo, hi = max(lo, s[0]), min(hi, s[1])
-			first, last = min(first, s[0]), max(last, s[1])
+			lo, hi = max(lo, x.spans[k][j][0]), min(hi, x.spans[k][j][1])
 		}
-		side := float64(hi-lo) >= coRun*float64(last-first)
+		side := float64(hi-lo) >= coRun*float64(x.span(j))
 		x.side = append(x.side, side)
 		if side {
 			x.gens++
@@ -357,9 +354,7 @@ func (x *stepRun) total() (ids, ns, median int64) {
 	if len(spans) == 0 {
 		return 0, 0, 0
 	}
-	sorted := slices.Clone(spans)
-	slices.Sort(sorted)
-	limit := 2 * sorted[len(sorted)/2]
+	limit := 2 * middle(spans)
 	var sums []int64
 	for j, side := range x.side {
 		if !side || x.span(j) > limit {
@@ -373,8 +368,7 @@ func (x *stepRun) total() (ids, ns, median int64) {
 		ns += sum
 		sums = append(sums, sum)
 	}
-	slices.Sort(sums)
-	return ids, ns, sums[len(sums)/2]
+	return ids, ns, middle(sums)
 }
 
 // medianBatch is the median of the batches' intervals.
@@ -386,8 +380,14 @@ func medianBatch(spans [][2]int64) int64 {
 	for i, s := range spans {
 		d[i] = s[1] - s[0]
 	}
-	slices.Sort(d)
-	return d[len(d)/2]
+	return middle(d)
+}
+
+// middle is v's middle value (the upper of the middle two), v sorted in
+// place.
+func middle(v []int64) int64 {
+	slices.Sort(v)
+	return v[len(v)/2]
 }
 
 // span is batch j's span: from the first start to the last end.
