@@ -71,7 +71,8 @@ const (
 	// DefaultPlantPct is the self-check's planted slowdown at G=1: this
 	// many percent more calls than IDs.
 	DefaultPlantPct = 5
-	// checkIDs is how many IDs each build's correctness check mints.
+	// checkIDs is how many IDs each build's correctness check mints per
+	// subject, on its largest G, in the first round.
 	checkIDs = 100_000
 	// countCalls is the calls of a count when sizing the plant: about 13
 	// million instructions for atomicgen, a second or two under
@@ -103,14 +104,18 @@ type Config struct {
 	// counts (1, GOMAXPROCS and twice that where empty).
 	Subjects []string
 	Gs       []int
-	Rounds   int
-	Slice    time.Duration
-	Warmup   time.Duration
+	// Rounds: each round starts a fresh process of every build, measures
+	// every workload once, and stops the processes. Slice is how long
+	// each measured slice mints, after Warmup unmeasured.
+	Rounds        int
+	Slice, Warmup time.Duration
 	Options
 	// PlantPct is the calls plant's size, percent more calls; Valgrind
 	// counts its instructions where it is found.
 	PlantPct float64
 	Valgrind string
+	// Seed seeds the order; Progress, when set, is told each step (a
+	// round as it begins).
 	Seed     uint64
 	Progress func(string)
 }
@@ -242,9 +247,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			ErrUsage, cfg.Rounds, m, m, o.Alpha/float64(m), minRounds(m, o.Alpha))
 	}
 	res := &Result{Options: o, Rounds: cfg.Rounds, Slice: cfg.Slice, Warmup: cfg.Warmup, Seed: cfg.Seed, GOMAXPROCS: p}
-	s := schedule{Arms: []arm{{Name: "base", Bin: cfg.Base}, {Name: "head", Bin: cfg.Head, Args: cfg.HeadArgs}},
-		Rounds: cfg.Rounds, Slice: cfg.Slice, Warmup: cfg.Warmup, CheckIDs: checkIDs, Seed: cfg.Seed,
-		Progress: func(r int) { progress(fmt.Sprintf("ab: round %d of %d", r+1, cfg.Rounds)) }}
+	s := schedule{Config: cfg, Arms: []arm{{Name: "base", Bin: cfg.Base}, {Name: "head", Bin: cfg.Head, Args: cfg.HeadArgs}}}
 	for _, sub := range subjects {
 		for _, g := range gs {
 			s.Cells = append(s.Cells, cell{Workload: Workload{sub, g}, Arms: []int{armBase, armHead}})
