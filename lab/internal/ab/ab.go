@@ -237,11 +237,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	p := hello.GOMAXPROCS
-	gs := cfg.Gs
+	gs := slices.Clone(cfg.Gs)
 	if len(gs) == 0 {
 		gs = []int{1, p, 2 * p}
 	}
-	gs = dedupe(gs)
+	slices.Sort(gs)
+	gs = slices.Compact(gs)
 	if m := len(subjects) * len(gs); cfg.Rounds < minRounds(m, o.Alpha) {
 		return nil, fmt.Errorf("%w: %d rounds: with n pairs the signed-rank test's least p is 2/2^n, and Holm holds the least of %d workloads to alpha/%d = %.2g: no workload could be DIFFERENT under %d rounds",
 			ErrUsage, cfg.Rounds, m, m, o.Alpha/float64(m), minRounds(m, o.Alpha))
@@ -327,12 +328,6 @@ func minRounds(m int, alpha float64) int {
 // contendedG is the G the contention plant is measured at: GOMAXPROCS,
 // or 2 where that is 1.
 func contendedG(p int) int { return max(p, 2) }
-
-func dedupe(gs []int) []int {
-	out := slices.Clone(gs)
-	slices.Sort(out)
-	return slices.Compact(out)
-}
 
 // addArms adds arms to w's cell, or a cell for w with base and them.
 func addArms(cells []cell, w Workload, arms ...int) []cell {

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"math"
 	"slices"
+
+	"github.com/snowlab/snowlab/lab/internal/stats"
 )
 
 // signedRank is the Wilcoxon signed-rank test of d (paired differences)
@@ -34,12 +36,7 @@ func signedRank(d []float64, alpha float64) (p, est, lo, hi float64) {
 		}
 	}
 	slices.Sort(walsh)
-	m := len(walsh)
-	if m%2 == 1 {
-		est = walsh[m/2]
-	} else {
-		est = (walsh[m/2-1] + walsh[m/2]) / 2
-	}
+	m, est := len(walsh), stats.Median(walsh)
 	lo, hi = math.Inf(-1), math.Inf(1)
 	if k := criticalK(signedRankCounts(n), alpha); k >= 1 {
 		lo, hi = walsh[k-1], walsh[m-k]

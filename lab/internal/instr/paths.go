@@ -1,6 +1,7 @@
 package instr
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -147,27 +148,18 @@ func codecPaths() []Path {
 			id, err := sampleID()
 			k, kerr := mask.New(maskSecret)
 			var buf [mask.Len]byte
-			return func() error { _, err := k.AppendEncode(buf[:0], id); return err }, firstErr(err, kerr)
+			return func() error { _, err := k.AppendEncode(buf[:0], id); return err }, errors.Join(err, kerr)
 		}},
 		{"mask/decode", 16_000, func() (func() error, error) {
 			id, err := sampleID()
 			k, kerr := mask.New(maskSecret)
-			if err = firstErr(err, kerr); err != nil {
+			if err = errors.Join(err, kerr); err != nil {
 				return nil, err
 			}
 			s, err := k.Encode(id)
 			return func() error { _, err := k.Decode(s); return err }, err
 		}},
 	}
-}
-
-func firstErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // Lookup is the path named name.
