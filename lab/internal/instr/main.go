@@ -196,6 +196,16 @@ func (o options) paths(ctx context.Context) ([]Path, error) {
 		}
 		names = strings.Fields(string(out))
 	}
+	paths := Named(names)
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("%w: %s lists no paths", errUsage, o.runner.Target)
+	}
+	return paths, nil
+}
+
+// Named are the paths named: instrpath's own with their calls, any other
+// (a lab/runner subject) with defaultCalls.
+func Named(names []string) []Path {
 	var paths []Path
 	for _, n := range names {
 		p, err := Lookup(strings.TrimSpace(n))
@@ -204,10 +214,7 @@ func (o options) paths(ctx context.Context) ([]Path, error) {
 		}
 		paths = append(paths, p)
 	}
-	if len(paths) == 0 {
-		return nil, fmt.Errorf("%w: %s lists no paths", errUsage, o.runner.Target)
-	}
-	return paths, nil
+	return paths
 }
 
 // PlantJobs makes the jobs that count paths with about pct percent more

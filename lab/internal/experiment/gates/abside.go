@@ -112,35 +112,6 @@ func (x *run) abGate(ctx context.Context, load string, k int, plant string, p fl
 	return res, nil
 }
 
-// instrShared is the instruction gate on the contention plant: every
-// subject counted in base and in the shared-line runner, failed where one
-// counts more than the tolerance above base.
-func (x *run) instrShared(ctx context.Context, load string, k int, subjects []string) error {
-	d := decision{Gate: gateInstr, Load: load, Plant: plantContention, Pair: k + 1}
-	most := math.Inf(-1)
-	for _, s := range subjects {
-		clean, err := x.o.abCount(ctx, x.bins.Base, s)
-		if err != nil {
-			return err
-		}
-		shared, err := x.o.abCount(ctx, x.bins.Shared, s)
-		if err != nil {
-			return err
-		}
-		c := shared/clean - 1
-		if c > most {
-			most = c
-			d.Detail = fmt.Sprintf("largest change %s %+.2f%%", s, 100*c)
-		}
-		if c > instrTol {
-			d.Failed = true
-		}
-	}
-	d.Measured = pct(most)
-	x.decide(d)
-	return nil
-}
-
 func plantText(plant string, p float64) string {
 	switch plant {
 	case plantSlow:

@@ -62,19 +62,22 @@ func TestFlags(t *testing.T) {
 	}
 }
 
-// fakeCount counts each path at its base count plus 4 instructions a
-// planted step, unless ignoreSteps (a gate blind to the planting).
-func fakeCount(ignoreSteps bool) func(context.Context, []instr.Job) (*instr.File, error) {
-	return func(_ context.Context, jobs []instr.Job) (*instr.File, error) {
-		f := &instr.File{Go: "go1.26.8", Valgrind: "valgrind-3.19.0", GOOS: "linux", GOARCH: "amd64"}
+// fakeCount counts each path of instrpath at its base count plus 4
+// instructions a planted step, unless ignoreSteps (a gate blind to the
+// planting), and a runner's subjects as f does.
+func fakeCount(ignoreSteps bool, f *fakeAB) func(context.Context, instr.Runner, []instr.Job) (*instr.File, error) {
+	return func(ctx context.Context, r instr.Runner, jobs []instr.Job) (*instr.File, error) {
+		file := &instr.File{Go: "go1.26.8", Valgrind: "valgrind-3.19.0", GOOS: "linux", GOARCH: "amd64"}
 		for i, j := range jobs {
 			per := 100 + 50*float64(i)
-			if !ignoreSteps {
+			if r.Target != "bin/instrpath" {
+				per, _ = f.count(ctx, r.Target, j.Path.Name, r.Args...)
+			} else if !ignoreSteps {
 				per += 4 * float64(j.Steps)
 			}
-			f.Paths = append(f.Paths, instr.PathCount{Name: j.Path.Name, Calls: j.Path.Calls, PerCall: per, InjectSteps: j.Steps})
+			file.Paths = append(file.Paths, instr.PathCount{Name: j.Path.Name, Calls: j.Path.Calls, PerCall: per, InjectSteps: j.Steps})
 		}
-		return f, nil
+		return file, nil
 	}
 }
 
@@ -140,7 +143,7 @@ func fakeOptions(t *testing.T, f *fakeAB, loads ...string) options {
 	require.NoError(t, fs.Parse([]string{"-pairs", "3", "-trials", "2", "-levels", "5,60", "-loads", strings.Join(loads, ",")}))
 	o, err := fl.Options()
 	require.NoError(t, err)
-	o.count = fakeCount(false)
+	o.count = fakeCount(false, f)
 	o.step = func(context.Context, *instr.File) (float64, error) { return 4, nil }
 	o.build = func(context.Context, string) (*ab.Build, error) {
 		return &ab.Build{Base: "base", Head: "base", Calls: "calls", Shared: "shared"}, nil
@@ -199,7 +202,7 @@ func TestExecute(t *testing.T) {
 func TestGoalsMissed(t *testing.T) {
 	f := &fakeAB{contention: 0.02, sharedInstr: 0.03, sharedG1: 0.13, sameCode: map[int]float64{2: 0.05}}
 	o := fakeOptions(t, f, loadQuiet)
-	o.count = fakeCount(true)
+	o.count = fakeCount(true, f)
 	r, err := Execute(context.Background(), o, nil, "abc1234", false, nil)
 	require.NoError(t, err)
 	joined := strings.Join(r.Failures, "\n")

@@ -89,7 +89,7 @@ type options struct {
 	AB ab.Config
 
 	// Seams for tests; nil is the real thing.
-	count func(ctx context.Context, jobs []instr.Job) (*instr.File, error)
+	count func(ctx context.Context, r instr.Runner, jobs []instr.Job) (*instr.File, error)
 	step  func(ctx context.Context, base *instr.File) (float64, error)
 	// build builds the runners into dir: clean, planted with calls and
 	// with the shared line.

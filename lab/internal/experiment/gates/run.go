@@ -63,8 +63,8 @@ func (x *run) trial(load string, k int) bool {
 
 func (x *run) defaults() {
 	if x.o.count == nil {
-		x.o.count = func(ctx context.Context, jobs []instr.Job) (*instr.File, error) {
-			return x.o.Runner.File(ctx, jobs, instrTol)
+		x.o.count = func(ctx context.Context, r instr.Runner, jobs []instr.Job) (*instr.File, error) {
+			return r.File(ctx, jobs, instrTol)
 		}
 	}
 	if x.o.step == nil {
