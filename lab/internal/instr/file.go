@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 )
 
 // baselinePath is where the gate's baseline lives, slash-separated: a
@@ -95,12 +97,8 @@ func read(path string) (*File, error) {
 
 // write writes f to path, creating its folder.
 func write(path string, f *File) error {
-	b, err := json.MarshalIndent(f, "", "  ")
-	if err != nil {
-		return err
-	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return resultdir.WriteJSON(path, f)
 }
