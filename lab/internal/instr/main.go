@@ -237,7 +237,7 @@ func PlantJobs(base *File, paths []Path, pct, step float64) []Job {
 // spinSteps is how many steps stepCost plants to measure one.
 const spinSteps = 1000
 
-// StepCost is what one planted step (Spin) costs, in
+// StepCost is what one planted step (spin) costs, in
 // instructions: decode/layout counted with 1,000 steps a call, less its
 // count in base.
 func StepCost(ctx context.Context, r Runner, base *File) (float64, error) {
