@@ -167,22 +167,11 @@ type selfCheck struct {
 // ErrUsage is a configuration that cannot run.
 var ErrUsage = errors.New("ab: bad input")
 
-// Failed are the gate's rows DIFFERENT and worse.
-func (r *Result) Failed() []Row {
-	var out []Row
-	for _, row := range r.Rows {
-		if row.Worse {
-			out = append(out, row)
-		}
-	}
-	return out
-}
-
 // Err says why the gate fails: a row DIFFERENT and worse, a correctness
 // failure; nil when it passes.
 func (r *Result) Err() error {
 	var errs []error
-	if f := r.Failed(); len(f) > 0 {
+	if f := slices.DeleteFunc(slices.Clone(r.Rows), func(row Row) bool { return !row.Worse }); len(f) > 0 {
 		errs = append(errs, fmt.Errorf("%d workload(s) DIFFERENT and worse, first %s (%+.1f%%)", len(f), f[0].Workload, 100*f[0].Change))
 	}
 	if n := len(r.Failures); n > 0 {
