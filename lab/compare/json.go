@@ -80,11 +80,7 @@ func (c Comparison) WriteJSON(w io.Writer) error {
 			Outcome: r.Outcome.String(), Verdict: r.Verdict,
 		})
 	}
-	return encode(w, out)
-}
-
-func encode(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	return enc.Encode(out)
 }
