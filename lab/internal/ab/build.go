@@ -142,7 +142,7 @@ func locate(ctx context.Context, src Source) (root, rel string, err error) {
 	}
 	rel = "."
 	if src.Pkg != "" {
-		abs, err := filepath.Abs(orDot(src.Dir))
+		abs, err := filepath.Abs(src.Dir) // "" is the current folder
 		if err != nil {
 			return "", "", err
 		}
@@ -184,13 +184,6 @@ func (b *Build) checkout(ctx context.Context, root, dir string, progress func(st
 		trees[c] = wt
 	}
 	return trees, nil
-}
-
-func orDot(s string) string {
-	if s == "" {
-		return "."
-	}
-	return s
 }
 
 // writeOwn writes snowlab's own runner (lab/runner and its own/main.go)

@@ -50,21 +50,11 @@ const tool = "valgrind --tool=cachegrind --cache-sim=no; GOMAXPROCS=1 GOGC=off; 
 // counts depend on: the Go version and architecture recorded in the
 // target binary, and valgrind's version.
 func (r Runner) File(ctx context.Context, jobs []Job, tol float64) (*File, error) {
-	f := &File{When: time.Now().UTC(), Tolerance: tol}
-	if err := stamp(f, r.Valgrind, r.Target); err != nil {
-		return nil, err
-	}
-	var err error
-	f.Paths, err = r.Measure(ctx, jobs)
-	return f, err
-}
-
-func stamp(f *File, valgrind, target string) error {
-	bi, err := buildinfo.ReadFile(target)
+	bi, err := buildinfo.ReadFile(r.Target)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", errUsage, target, err)
+		return nil, fmt.Errorf("%w: %s: %v", errUsage, r.Target, err)
 	}
-	f.Go = bi.GoVersion
+	f := &File{When: time.Now().UTC(), Tolerance: tol, Go: bi.GoVersion, Tool: tool}
 	for _, s := range bi.Settings {
 		switch s.Key {
 		case "GOOS":
@@ -73,13 +63,13 @@ func stamp(f *File, valgrind, target string) error {
 			f.GOARCH = s.Value
 		}
 	}
-	out, err := exec.Command(valgrind, "--version").Output()
+	out, err := exec.Command(r.Valgrind, "--version").Output()
 	if err != nil {
-		return fmt.Errorf("%w: %s --version: %v", ErrValgrind, valgrind, err)
+		return nil, fmt.Errorf("%w: %s --version: %v", ErrValgrind, r.Valgrind, err)
 	}
 	f.Valgrind = strings.TrimSpace(string(out))
-	f.Tool = tool
-	return nil
+	f.Paths, err = r.Measure(ctx, jobs)
+	return f, err
 }
 
 // read reads a File.
