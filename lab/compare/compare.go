@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
+	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/md"
 	"github.com/snowlab/snowlab/lab/internal/stats"
 	"github.com/snowlab/snowlab/lab/internal/units"
@@ -123,7 +124,8 @@ type Comparison struct {
 	Alpha       float64
 	Rows        []Row
 	// LoadNote says how the loads the hosts were under differ
-	// (host.LoadDifference), "" when they do not or either is not known.
+	// (host.LoadDifference, the one rule the reports use), "" when they
+	// do not or either is not recorded.
 	LoadNote string
 	// OnlyOld and OnlyNew name the metrics measured by one run only;
 	// they are not compared.
@@ -275,7 +277,7 @@ func Runs(old, new *result.Run) Comparison {
 	}
 	c.HostNote = hostDifference(old.Host, new.Host)
 	c.HostsDiffer = c.HostNote != ""
-	c.LoadNote = loadNote(old.Host, new.Host)
+	c.LoadNote = host.LoadDifference(old.Host.Load, new.Host.Load)
 
 	oldOrder, oldSeries := collect(old)
 	newOrder, newSeries := collect(new)
@@ -432,11 +434,16 @@ func hostLine(h result.Host) string {
 // metric.
 func (c Comparison) Write(w io.Writer) error {
 	ew := md.NewWriter(w)
-	ew.Printf("old: commit %s, host %s\n", md.OrDash(c.OldCommit), hostLine(c.OldHost))
-	writeLoad(ew, "old: ", c.OldHost)
-	ew.Printf("new: commit %s, host %s\n", md.OrDash(c.NewCommit), hostLine(c.NewHost))
-	writeLoad(ew, "new: ", c.NewHost)
-	writeLoadNote(ew, c.LoadNote)
+	// Each host's load on a line of its own, under the line naming the
+	// host ("load not recorded" for an older lab's run).
+	ew.Printf("old: commit %s, host %s\n     %s\n", md.OrDash(c.OldCommit), hostLine(c.OldHost), c.OldHost.Load)
+	ew.Printf("new: commit %s, host %s\n     %s\n", md.OrDash(c.NewCommit), hostLine(c.NewHost), c.NewHost.Load)
+	if c.LoadNote != "" {
+		// A busy host's steady p99 is its scheduler's, and would read as
+		// the code's regression.
+		ew.Printf("WARNING: the hosts' loads differ (%s): absolute figures, tail latencies most of all, "+
+			"may differ by the host's doing, not the code's\n", c.LoadNote)
+	}
 	if c.HostsDiffer {
 		ew.Printf("NOTE: hosts differ (%s): absolute figures across hosts are not comparable; "+
 			"they are printed anyway. The regression gate compares ratios instead.\n", c.HostNote)

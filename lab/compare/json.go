@@ -8,7 +8,7 @@ import (
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-// The JSON forms of a Comparison and a GateReport, for CI tools: every
+// The JSON form of a Comparison, for CI tools: every
 // figure that is NaN or infinite in the Go value (a side that lacks the
 // ratio, a test that was not run) is null here, as JSON has no NaN.
 
@@ -80,11 +80,7 @@ func (c Comparison) WriteJSON(w io.Writer) error {
 			Outcome: r.Outcome.String(), Verdict: r.Verdict,
 		})
 	}
-	return encode(w, out)
-}
-
-func encode(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	return enc.Encode(out)
 }

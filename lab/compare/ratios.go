@@ -211,22 +211,7 @@ func scaling(name string, numG, num1, denG, den1 *result.SaturateResult) (Ratio,
 	if !okA || !okB {
 		return Ratio{}, false
 	}
-	r := Ratio{Name: name}
-	if n := len(a.Samples); n > 0 && n == len(b.Samples) {
-		for i := range n {
-			if b.Samples[i] == 0 {
-				return r, false
-			}
-			r.Samples = append(r.Samples, a.Samples[i]/b.Samples[i])
-		}
-		r.Value = stats.Median(r.Samples)
-		return r, true
-	}
-	if b.Value == 0 || math.IsNaN(b.Value) {
-		return r, false
-	}
-	r.Value = a.Value / b.Value
-	return r, true
+	return quotient(name, a.Samples, b.Samples, a.Value, b.Value)
 }
 
 // satMedian is the median of a result's samples, or IDsPerSec where it
@@ -243,11 +228,18 @@ func satMedian(r *result.SaturateResult) float64 {
 // CPU-second where both sides have them (SaturateResult.CPUSamples): a
 // repeat the host gave less CPU to is then no slower than another.
 func divide(name string, num, den *result.SaturateResult) (Ratio, bool) {
-	r := Ratio{Name: name}
 	ns, ds := num.Samples, den.Samples
 	if n := len(ns); n > 0 && len(num.CPUSamples) == n && len(den.CPUSamples) == len(ds) {
 		ns, ds = num.CPUSamples, den.CPUSamples
 	}
+	return quotient(name, ns, ds, satMedian(num), satMedian(den))
+}
+
+// quotient is ns/ds per repeat, its median the Value, where both have
+// the same number of repeats, else numMedian/denMedian; false where a
+// denominator is zero (or NaN).
+func quotient(name string, ns, ds []float64, numMedian, denMedian float64) (Ratio, bool) {
+	r := Ratio{Name: name}
 	if n := len(ns); n > 0 && n == len(ds) {
 		for i := range n {
 			if ds[i] == 0 {
@@ -258,10 +250,9 @@ func divide(name string, num, den *result.SaturateResult) (Ratio, bool) {
 		r.Value = stats.Median(r.Samples)
 		return r, true
 	}
-	d := satMedian(den)
-	if d == 0 || math.IsNaN(d) {
+	if denMedian == 0 || math.IsNaN(denMedian) {
 		return r, false
 	}
-	r.Value = satMedian(num) / d
+	r.Value = numMedian / denMedian
 	return r, true
 }

@@ -30,8 +30,6 @@ func extra(next func() (uint64, error), n int, w *worker) error {
 	return nil
 }
 
-func plantCallsNow() int { return plantCalls }
-
 func setPlantCalls(q int) error {
 	if q < 0 || q > 1<<20 {
 		return fmt.Errorf("%w: -plant-calls %d: want 0 to 2^20 (per 1,024 calls)", errUsage, q)

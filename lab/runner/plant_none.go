@@ -13,8 +13,6 @@ func plant(uint64, *uint64) {}
 // extra are the planted extra calls of a batch: none in a clean build.
 func extra(func() (uint64, error), int, *worker) error { return nil }
 
-func plantCallsNow() int { return 0 }
-
 func setPlantCalls(q int) error {
 	if q != 0 {
 		return fmt.Errorf("%w: -plant-calls %d: this runner was built without the snowlab_plant_calls tag", errUsage, q)

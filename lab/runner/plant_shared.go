@@ -24,8 +24,6 @@ func plant(id uint64, slot *uint64) { atomic.StoreUint64(slot, id) }
 // extra are the planted extra calls: none in this build.
 func extra(func() (uint64, error), int, *worker) error { return nil }
 
-func plantCallsNow() int { return 0 }
-
 func setPlantCalls(q int) error {
 	if q != 0 {
 		return fmt.Errorf("%w: -plant-calls %d: this runner plants the shared line, not extra calls (snowlab_plant_calls)", errUsage, q)

@@ -22,12 +22,10 @@ type Hello struct {
 	Subjects   []string `json:"subjects"`
 	GOMAXPROCS int      `json:"gomaxprocs"`
 	// Plant is the slowdown this build plants ("none", "calls",
-	// "shared") and PlantCalls the calls plant's extra calls per 1,024.
-	Plant      string `json:"plant"`
-	PlantCalls int    `json:"plant_calls,omitempty"`
+	// "shared"): loadgen refuses a runner built with another.
+	Plant string `json:"plant"`
 	// CPU is whether CPU times are read (Linux).
-	CPU bool   `json:"cpu"`
-	Go  string `json:"go"`
+	CPU bool `json:"cpu"`
 }
 
 // Answer is the runner's answer to one request, a line of JSON.
@@ -83,8 +81,7 @@ func (s *server) serve(stdin io.Reader, stdout io.Writer) error {
 	// and a collector's workers would take Ps from the minting goroutines.
 	debug.SetGCPercent(-1)
 	enc := json.NewEncoder(stdout)
-	h := Hello{Protocol: Protocol, GOMAXPROCS: runtime.GOMAXPROCS(0), Plant: Plant, PlantCalls: plantCallsNow(),
-		CPU: threadCPU() >= 0, Go: runtime.Version()}
+	h := Hello{Protocol: Protocol, GOMAXPROCS: runtime.GOMAXPROCS(0), Plant: Plant, CPU: threadCPU() >= 0}
 	for _, sub := range s.subjects {
 		h.Subjects = append(h.Subjects, sub.Name)
 	}
@@ -263,9 +260,7 @@ func lockstep(next func() (uint64, error), g int, d time.Duration, increasing bo
 	x.b.n, x.b.full = int64(g), x.count
 	start := time.Now()
 	for k := range g {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
 			defer pin(k)()
@@ -284,7 +279,7 @@ func lockstep(next func() (uint64, error), g int, d time.Duration, increasing bo
 				}
 			}
 			bad[k] = w.bad
-		}()
+		})
 	}
 	wg.Wait()
 	ids, ns, med := x.total()
@@ -332,13 +327,10 @@ func (x *stepRun) count() {
 	for ; x.done < len(x.spans[0]); x.done++ {
 		j := x.done
 		lo, hi := x.spans[0][j][0], x.spans[0][j][1]
-		first, last := lo, hi
 		for k := range x.g {
-			s := x.spans[k][j]
-			lo, hi = max(lo, s[0]), min(hi, s[1])
-			first, last = min(first, s[0]), max(last, s[1])
+			lo, hi = max(lo, x.spans[k][j][0]), min(hi, x.spans[k][j][1])
 		}
-		side := float64(hi-lo) >= coRun*float64(last-first)
+		side := float64(hi-lo) >= coRun*float64(x.span(j))
 		x.side = append(x.side, side)
 		if side {
 			x.gens++
@@ -362,9 +354,7 @@ func (x *stepRun) total() (ids, ns, median int64) {
 	if len(spans) == 0 {
 		return 0, 0, 0
 	}
-	sorted := slices.Clone(spans)
-	slices.Sort(sorted)
-	limit := 2 * sorted[len(sorted)/2]
+	limit := 2 * middle(spans)
 	var sums []int64
 	for j, side := range x.side {
 		if !side || x.span(j) > limit {
@@ -378,8 +368,7 @@ func (x *stepRun) total() (ids, ns, median int64) {
 		ns += sum
 		sums = append(sums, sum)
 	}
-	slices.Sort(sums)
-	return ids, ns, sums[len(sums)/2]
+	return ids, ns, middle(sums)
 }
 
 // medianBatch is the median of the batches' intervals.
@@ -391,8 +380,14 @@ func medianBatch(spans [][2]int64) int64 {
 	for i, s := range spans {
 		d[i] = s[1] - s[0]
 	}
-	slices.Sort(d)
-	return d[len(d)/2]
+	return middle(d)
+}
+
+// middle is v's middle value (the upper of the middle two), v sorted in
+// place.
+func middle(v []int64) int64 {
+	slices.Sort(v)
+	return v[len(v)/2]
 }
 
 // span is batch j's span: from the first start to the last end.
@@ -464,14 +459,12 @@ func many(next func() (uint64, error), g int, d time.Duration) (ids, bad int64, 
 	n, b, errs := make([]int64, g), make([]int64, g), make([]error, g)
 	var t0 time.Time
 	for k := range g {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			w := newWorker(k)
 			<-start
 			n[k], errs[k] = mintFor(next, w, t0, d)
 			b[k] = w.bad
-		}()
+		})
 	}
 	t0 = time.Now()
 	close(start)
@@ -494,9 +487,7 @@ func checkIDs(next func() (uint64, error), g, n int, increasing bool) Answer {
 	errs := make([]error, g)
 	var wg sync.WaitGroup
 	for k := range g {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			ids := make([]uint64, per)
 			for i := range ids {
 				id, err := next()
@@ -507,7 +498,7 @@ func checkIDs(next func() (uint64, error), g, n int, increasing bool) Answer {
 				ids[i] = id
 			}
 			got[k] = ids
-		}()
+		})
 	}
 	wg.Wait()
 	var a Answer

@@ -48,8 +48,9 @@ import (
 	"math"
 	"os/exec"
 	"slices"
-	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/instr"
@@ -70,7 +71,8 @@ const (
 	// DefaultPlantPct is the self-check's planted slowdown at G=1: this
 	// many percent more calls than IDs.
 	DefaultPlantPct = 5
-	// checkIDs is how many IDs each build's correctness check mints.
+	// checkIDs is how many IDs each build's correctness check mints per
+	// subject, on its largest G, in the first round.
 	checkIDs = 100_000
 	// countCalls is the calls of a count when sizing the plant: about 13
 	// million instructions for atomicgen, a second or two under
@@ -102,14 +104,18 @@ type Config struct {
 	// counts (1, GOMAXPROCS and twice that where empty).
 	Subjects []string
 	Gs       []int
-	Rounds   int
-	Slice    time.Duration
-	Warmup   time.Duration
+	// Rounds: each round starts a fresh process of every build, measures
+	// every workload once, and stops the processes. Slice is how long
+	// each measured slice mints, after Warmup unmeasured.
+	Rounds        int
+	Slice, Warmup time.Duration
 	Options
 	// PlantPct is the calls plant's size, percent more calls; Valgrind
 	// counts its instructions where it is found.
 	PlantPct float64
 	Valgrind string
+	// Seed seeds the order; Progress, when set, is told each step (a
+	// round as it begins).
 	Seed     uint64
 	Progress func(string)
 }
@@ -161,22 +167,11 @@ type selfCheck struct {
 // ErrUsage is a configuration that cannot run.
 var ErrUsage = errors.New("ab: bad input")
 
-// Failed are the gate's rows DIFFERENT and worse.
-func (r *Result) Failed() []Row {
-	var out []Row
-	for _, row := range r.Rows {
-		if row.Worse {
-			out = append(out, row)
-		}
-	}
-	return out
-}
-
 // Err says why the gate fails: a row DIFFERENT and worse, a correctness
 // failure; nil when it passes.
 func (r *Result) Err() error {
 	var errs []error
-	if f := r.Failed(); len(f) > 0 {
+	if f := slices.DeleteFunc(slices.Clone(r.Rows), func(row Row) bool { return !row.Worse }); len(f) > 0 {
 		errs = append(errs, fmt.Errorf("%d workload(s) DIFFERENT and worse, first %s (%+.1f%%)", len(f), f[0].Workload, 100*f[0].Change))
 	}
 	if n := len(r.Failures); n > 0 {
@@ -231,19 +226,18 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	p := hello.GOMAXPROCS
-	gs := cfg.Gs
+	gs := slices.Clone(cfg.Gs)
 	if len(gs) == 0 {
 		gs = []int{1, p, 2 * p}
 	}
-	gs = dedupe(gs)
+	slices.Sort(gs)
+	gs = slices.Compact(gs)
 	if m := len(subjects) * len(gs); cfg.Rounds < minRounds(m, o.Alpha) {
 		return nil, fmt.Errorf("%w: %d rounds: with n pairs the signed-rank test's least p is 2/2^n, and Holm holds the least of %d workloads to alpha/%d = %.2g: no workload could be DIFFERENT under %d rounds",
 			ErrUsage, cfg.Rounds, m, m, o.Alpha/float64(m), minRounds(m, o.Alpha))
 	}
 	res := &Result{Options: o, Rounds: cfg.Rounds, Slice: cfg.Slice, Warmup: cfg.Warmup, Seed: cfg.Seed, GOMAXPROCS: p}
-	s := schedule{Arms: []arm{{Name: "base", Bin: cfg.Base}, {Name: "head", Bin: cfg.Head, Args: cfg.HeadArgs}},
-		Rounds: cfg.Rounds, Slice: cfg.Slice, Warmup: cfg.Warmup, CheckIDs: checkIDs, Seed: cfg.Seed,
-		Progress: func(r int) { progress(fmt.Sprintf("ab: round %d of %d", r+1, cfg.Rounds)) }}
+	s := schedule{Config: cfg, Arms: []arm{{Name: "base", Bin: cfg.Base}, {Name: "head", Bin: cfg.Head, Args: cfg.HeadArgs}}}
 	for _, sub := range subjects {
 		for _, g := range gs {
 			s.Cells = append(s.Cells, cell{Workload: Workload{sub, g}, Arms: []int{armBase, armHead}})
@@ -324,12 +318,6 @@ func minRounds(m int, alpha float64) int {
 // or 2 where that is 1.
 func contendedG(p int) int { return max(p, 2) }
 
-func dedupe(gs []int) []int {
-	out := slices.Clone(gs)
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
 // addArms adds arms to w's cell, or a cell for w with base and them.
 func addArms(cells []cell, w Workload, arms ...int) []cell {
 	for i := range cells {
@@ -403,18 +391,15 @@ func sizePlant(ctx context.Context, cfg Config, subject string, sc *selfCheck, p
 		return q0, nil
 	}
 	progress("ab: counting the plants' instructions under cachegrind")
+	count := func(bin string, args ...string) (float64, error) {
+		return Count(ctx, cfg.Valgrind, bin, subject, args...)
+	}
 	var line CallsLine
 	var shared float64
-	_, err := parallel(func() (float64, error) {
-		var err error
-		line, err = CountCalls(ctx, cfg.Valgrind, cfg.Base, cfg.Calls, subject)
-		return 0, err
-	}, func() (float64, error) {
-		var err error
-		shared, err = Count(ctx, cfg.Valgrind, cfg.Shared, subject)
-		return 0, err
-	})
-	if err != nil {
+	var g errgroup.Group
+	g.Go(func() (err error) { line, err = CountCalls(count, cfg.Base, cfg.Calls); return err })
+	g.Go(func() (err error) { shared, err = count(cfg.Shared); return err })
+	if err := g.Wait(); err != nil {
 		return 0, err
 	}
 	q := line.Q(cfg.PlantPct)
@@ -423,27 +408,20 @@ func sizePlant(ctx context.Context, cfg Config, subject string, sc *selfCheck, p
 	return q, nil
 }
 
-// countRepeats is how many counts Count takes the least of: a count
-// gains instructions the runtime's background thread (sysmon, which wakes
-// on the wall clock, so more often the slower valgrind runs) executes,
-// and never loses any. Single counts of one build at 100,000 calls moved
-// by up to 2 instructions a call (1.5%) on this repository's VM under
-// load, more than the shared-line plant adds.
+// countRepeats is how many counts of each run Count takes the least of
+// (instr.Runner.Tries): a count gains instructions the runtime's
+// background thread (sysmon, which wakes on the wall clock, so more often
+// the slower valgrind runs) executes, and never loses any. Single counts
+// of one build at 100,000 calls moved by up to 2 instructions a call
+// (1.5%) on this repository's VM under load, more than the shared-line
+// plant adds.
 const countRepeats = 3
 
 // Count is subject's instructions per call in the runner bin (with
-// args): the least of countRepeats counts under cachegrind by the
-// instruction gate's per-call method (instr.Runner.PerCall).
+// args), by the instruction gate's per-call method (instr.Runner.PerCall),
+// each run counted countRepeats times.
 func Count(ctx context.Context, valgrind, bin, subject string, args ...string) (float64, error) {
-	least := math.Inf(1)
-	for range countRepeats {
-		v, err := instr.Runner{Valgrind: valgrind, Target: bin, Args: args}.PerCall(ctx, subject, countCalls, 0)
-		if err != nil {
-			return 0, err
-		}
-		least = min(least, v)
-	}
-	return least, nil
+	return instr.Runner{Valgrind: valgrind, Target: bin, Args: args, Tries: countRepeats}.PerCall(ctx, subject, countCalls, 0)
 }
 
 // CallsLine is what the calls plant adds to a subject's instructions per
@@ -458,12 +436,19 @@ type CallsLine struct {
 
 // CountCalls counts base, and the planted runner calls with no extra
 // calls and with every call made twice (q = 1,024: the line's two ends,
-// far apart beside the counts' noise), at once.
-func CountCalls(ctx context.Context, valgrind, base, calls, subject string) (CallsLine, error) {
-	v, err := parallel(func() (float64, error) { return Count(ctx, valgrind, base, subject) },
-		func() (float64, error) { return Count(ctx, valgrind, calls, subject, "-plant-calls", "0") },
-		func() (float64, error) { return Count(ctx, valgrind, calls, subject, "-plant-calls", "1024") })
-	if err != nil {
+// far apart beside the counts' noise), at once, by count (a subject's
+// instructions per call in a runner run with args: Count).
+func CountCalls(count func(bin string, args ...string) (float64, error), base, calls string) (CallsLine, error) {
+	var v [3]float64
+	var g errgroup.Group
+	for i, args := range [][]string{nil, {"-plant-calls", "0"}, {"-plant-calls", "1024"}} {
+		bin := calls
+		if i == 0 {
+			bin = base
+		}
+		g.Go(func() (err error) { v[i], err = count(bin, args...); return err })
+	}
+	if err := g.Wait(); err != nil {
 		return CallsLine{}, err
 	}
 	l := CallsLine{Clean: v[0], At0: v[1], Per: (v[2] - v[1]) / 1024}
@@ -480,19 +465,3 @@ func (l CallsLine) Q(pct float64) int {
 
 // Change is the count at q over Clean, less 1.
 func (l CallsLine) Change(q int) float64 { return (l.At0+float64(q-l.Q0)*l.Per)/l.Clean - 1 }
-
-// parallel runs fs at once and returns their values in order.
-func parallel(fs ...func() (float64, error)) ([]float64, error) {
-	out := make([]float64, len(fs))
-	errs := make([]error, len(fs))
-	var wg sync.WaitGroup
-	for i, f := range fs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			out[i], errs[i] = f()
-		}()
-	}
-	wg.Wait()
-	return out, errors.Join(errs...)
-}

@@ -3,10 +3,8 @@ package ab
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -144,7 +142,7 @@ func locate(ctx context.Context, src Source) (root, rel string, err error) {
 	}
 	rel = "."
 	if src.Pkg != "" {
-		abs, err := filepath.Abs(orDot(src.Dir))
+		abs, err := filepath.Abs(src.Dir) // "" is the current folder
 		if err != nil {
 			return "", "", err
 		}
@@ -186,13 +184,6 @@ func (b *Build) checkout(ctx context.Context, root, dir string, progress func(st
 		trees[c] = wt
 	}
 	return trees, nil
-}
-
-func orDot(s string) string {
-	if s == "" {
-		return "."
-	}
-	return s
 }
 
 // writeOwn writes snowlab's own runner (lab/runner and its own/main.go)
@@ -258,26 +249,12 @@ func git(ctx context.Context, dir string, args ...string) (string, error) {
 	return strings.TrimSpace(out.String()), nil
 }
 
+// sameFile is whether the files a and b hold the same bytes.
 func sameFile(a, b string) (bool, error) {
-	ha, err := hashFile(a)
+	ba, err := os.ReadFile(a)
 	if err != nil {
 		return false, err
 	}
-	hb, err := hashFile(b)
-	return ha == hb, err
-}
-
-func hashFile(p string) ([32]byte, error) {
-	var sum [32]byte
-	f, err := os.Open(p)
-	if err != nil {
-		return sum, err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return sum, err
-	}
-	copy(sum[:], h.Sum(nil))
-	return sum, nil
+	bb, err := os.ReadFile(b)
+	return bytes.Equal(ba, bb), err
 }

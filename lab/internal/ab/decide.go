@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 
+	moremath "github.com/aclements/go-moremath/stats"
+
 	"github.com/snowlab/snowlab/lab/internal/stats"
 )
 
@@ -124,8 +126,10 @@ func compare(w Workload, baseName, newName string, base, new, baseRate, newRate 
 			d = append(d, math.Log(new[i]/base[i]))
 		}
 	}
-	r.Pairs = len(d)
-	r.Spread = sd(d)
+	r.Pairs, r.Spread = len(d), math.NaN()
+	if len(d) >= 2 {
+		r.Spread = moremath.StdDev(d)
+	}
 	p, est, lo, hi := signedRank(d, alpha)
 	r.P, r.PAdj = p, p
 	r.Change, r.ChangeLo, r.ChangeHi = math.Expm1(est), math.Expm1(lo), math.Expm1(hi)
@@ -162,23 +166,6 @@ func decide(rows []Row, o Options, family int) {
 			r.Why = "neither shown different nor within the minimum effect: more rounds would tell"
 		}
 	}
-}
-
-// sd is the sample standard deviation, NaN under 2 values.
-func sd(v []float64) float64 {
-	if len(v) < 2 {
-		return math.NaN()
-	}
-	mean := 0.0
-	for _, x := range v {
-		mean += x
-	}
-	mean /= float64(len(v))
-	ss := 0.0
-	for _, x := range v {
-		ss += (x - mean) * (x - mean)
-	}
-	return math.Sqrt(ss / float64(len(v)-1))
 }
 
 // MarshalJSON writes the row with figures that are NaN or infinite (no

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/snowlab/snowlab/lab/runner"
 )
@@ -42,23 +41,13 @@ type cell struct {
 	Arms     []int
 }
 
-// schedule is what Measure runs.
+// schedule is what measure runs: the Config's rounds of its slices, each
+// round a fresh process of every arm measuring every cell once, in a
+// random order (from the Seed).
 type schedule struct {
+	Config
 	Arms  []arm
 	Cells []cell
-	// Rounds: each round starts a fresh process of every arm, measures
-	// every cell once, in a random order, and stops the processes.
-	Rounds int
-	// Slice is how long each measured slice mints, after Warmup
-	// unmeasured.
-	Slice, Warmup time.Duration
-	// CheckIDs is how many IDs each arm's correctness check mints per
-	// subject, on the largest G, in the first round.
-	CheckIDs int
-	// Seed seeds the order.
-	Seed uint64
-	// Progress, when set, is told each round as it begins.
-	Progress func(round int)
 }
 
 // sample is one measured slice.
@@ -114,7 +103,7 @@ func measure(ctx context.Context, s schedule) (*measurement, error) {
 	m := &measurement{CPU: true}
 	for r := range s.Rounds {
 		if s.Progress != nil {
-			s.Progress(r)
+			s.Progress(fmt.Sprintf("ab: round %d of %d", r+1, s.Rounds))
 		}
 		if err := m.round(ctx, s, r, rng); err != nil {
 			return m, err
@@ -149,7 +138,7 @@ func (m *measurement) round(ctx context.Context, s schedule, r int, rng *rand.Ra
 			return fmt.Errorf("runner %s has GOMAXPROCS %d, another %d", arm.Name, p.hello.GOMAXPROCS, m.GOMAXPROCS)
 		}
 	}
-	if r == 0 && s.CheckIDs > 0 {
+	if r == 0 {
 		if err := m.check(s, procs); err != nil {
 			return err
 		}
@@ -203,7 +192,7 @@ func (m *measurement) idle(c, r int) bool {
 	return true
 }
 
-// check mints CheckIDs IDs of every subject the schedule measures, on its
+// check mints checkIDs IDs of every subject the schedule measures, on its
 // largest G, in every arm, and keeps what failed.
 func (m *measurement) check(s schedule, procs []*proc) error {
 	g := map[string]int{}
@@ -216,7 +205,7 @@ func (m *measurement) check(s schedule, procs []*proc) error {
 	}
 	for i, p := range procs {
 		for _, sub := range subjects {
-			ans, err := p.ask(fmt.Sprintf("check %s %d %d", sub, g[sub], s.CheckIDs))
+			ans, err := p.ask(fmt.Sprintf("check %s %d %d", sub, g[sub], checkIDs))
 			if err != nil {
 				return fmt.Errorf("%s, check %s: %w", s.Arms[i].Name, sub, err)
 			}

@@ -1,8 +1,11 @@
 package ab
 
 import (
+	"cmp"
 	"math"
 	"slices"
+
+	"github.com/snowlab/snowlab/lab/internal/stats"
 )
 
 // signedRank is the Wilcoxon signed-rank test of d (paired differences)
@@ -33,12 +36,7 @@ func signedRank(d []float64, alpha float64) (p, est, lo, hi float64) {
 		}
 	}
 	slices.Sort(walsh)
-	m := len(walsh)
-	if m%2 == 1 {
-		est = walsh[m/2]
-	} else {
-		est = (walsh[m/2-1] + walsh[m/2]) / 2
-	}
+	m, est := len(walsh), stats.Median(walsh)
 	lo, hi = math.Inf(-1), math.Inf(1)
 	if k := criticalK(signedRankCounts(n), alpha); k >= 1 {
 		lo, hi = walsh[k-1], walsh[m-k]
@@ -50,7 +48,7 @@ func signedRank(d []float64, alpha float64) (p, est, lo, hi float64) {
 	twice, wplus2 := ranks(nz)
 	counts := weightCounts(twice)
 	if counts == nil {
-		return normalP(nz, float64(wplus2)/2), est, lo, hi
+		return normalP(twice, wplus2), est, lo, hi
 	}
 	total, below, above := 0.0, 0.0, 0.0
 	w := wplus2
@@ -74,7 +72,7 @@ func ranks(d []float64) (twice []int, wplus2 int) {
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortFunc(idx, func(a, b int) int { return cmpFloat(math.Abs(d[a]), math.Abs(d[b])) })
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(math.Abs(d[a]), math.Abs(d[b])) })
 	twice = make([]int, len(d))
 	for i := 0; i < len(idx); {
 		j := i
@@ -150,19 +148,15 @@ func criticalK(counts []float64, alpha float64) int {
 }
 
 // normalP is the signed-rank test's two-sided p by the normal
-// approximation, with the variance corrected for ties.
-func normalP(d []float64, wplus float64) float64 {
-	var abs []float64
-	for _, v := range d {
-		abs = append(abs, math.Abs(v))
-	}
-	slices.Sort(abs)
-	n := float64(len(d))
+// approximation, from twice the ranks (in order: a tie shares one) and
+// twice W+, with the variance corrected for ties.
+func normalP(twice []int, wplus2 int) float64 {
+	n := float64(len(twice))
 	mean := n * (n + 1) / 4
 	variance := n * (n + 1) * (2*n + 1) / 24
-	for i := 0; i < len(abs); {
+	for i := 0; i < len(twice); {
 		j := i
-		for j+1 < len(abs) && abs[j+1] == abs[i] {
+		for j+1 < len(twice) && twice[j+1] == twice[i] {
 			j++
 		}
 		t := float64(j - i + 1)
@@ -172,7 +166,7 @@ func normalP(d []float64, wplus float64) float64 {
 	if variance <= 0 {
 		return 1
 	}
-	z := (math.Abs(wplus-mean) - 0.5) / math.Sqrt(variance)
+	z := (math.Abs(float64(wplus2)/2-mean) - 0.5) / math.Sqrt(variance)
 	return math.Min(1, math.Erfc(math.Max(z, 0)/math.Sqrt2))
 }
 
@@ -187,7 +181,7 @@ func holm(ps []float64) []float64 {
 			idx = append(idx, i)
 		}
 	}
-	slices.SortFunc(idx, func(a, b int) int { return cmpFloat(ps[a], ps[b]) })
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(ps[a], ps[b]) })
 	out := slices.Clone(ps)
 	m, run := len(idx), 0.0
 	for r, i := range idx {
@@ -195,14 +189,4 @@ func holm(ps []float64) []float64 {
 		out[i] = run
 	}
 	return out
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -18,6 +18,6 @@
 // instrpath, valgrind's version and the architecture, and the gate refuses
 // to compare across any of them (re-baseline: make instr-baseline).
 // -inject PCT plants a regression of about PCT percent on every path with
-// Spin, to show the gate fails it. Where valgrind is missing the
+// spin, to show the gate fails it. Where valgrind is missing the
 // gate says so and passes, unless SNOWLAB_REQUIRE_VALGRIND=1.
 package instr

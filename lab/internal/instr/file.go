@@ -1,6 +1,7 @@
 package instr
 
 import (
+	"context"
 	"debug/buildinfo"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
 )
 
 // baselinePath is where the gate's baseline lives, slash-separated: a
@@ -43,14 +46,15 @@ type PathCount struct {
 // tool is what File.Tool records.
 const tool = "valgrind --tool=cachegrind --cache-sim=no; GOMAXPROCS=1 GOGC=off; (I(N2)-I(N1))/(N2-N1), N1 = calls/8, N2 = N1 + calls"
 
-// Stamp fills f's toolchain fields: the Go version and architecture
-// recorded in the target binary, and valgrind's version.
-func Stamp(f *File, valgrind, target string) error {
-	bi, err := buildinfo.ReadFile(target)
+// File counts jobs in r's target (Runner.Measure), stamped with what the
+// counts depend on: the Go version and architecture recorded in the
+// target binary, and valgrind's version.
+func (r Runner) File(ctx context.Context, jobs []Job, tol float64) (*File, error) {
+	bi, err := buildinfo.ReadFile(r.Target)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", errUsage, target, err)
+		return nil, fmt.Errorf("%w: %s: %v", errUsage, r.Target, err)
 	}
-	f.Go = bi.GoVersion
+	f := &File{When: time.Now().UTC(), Tolerance: tol, Go: bi.GoVersion, Tool: tool}
 	for _, s := range bi.Settings {
 		switch s.Key {
 		case "GOOS":
@@ -59,13 +63,13 @@ func Stamp(f *File, valgrind, target string) error {
 			f.GOARCH = s.Value
 		}
 	}
-	out, err := exec.Command(valgrind, "--version").Output()
+	out, err := exec.Command(r.Valgrind, "--version").Output()
 	if err != nil {
-		return fmt.Errorf("%w: %s --version: %v", ErrValgrind, valgrind, err)
+		return nil, fmt.Errorf("%w: %s --version: %v", ErrValgrind, r.Valgrind, err)
 	}
 	f.Valgrind = strings.TrimSpace(string(out))
-	f.Tool = tool
-	return nil
+	f.Paths, err = r.Measure(ctx, jobs)
+	return f, err
 }
 
 // read reads a File.
@@ -83,12 +87,8 @@ func read(path string) (*File, error) {
 
 // write writes f to path, creating its folder.
 func write(path string, f *File) error {
-	b, err := json.MarshalIndent(f, "", "  ")
-	if err != nil {
-		return err
-	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return resultdir.WriteJSON(path, f)
 }

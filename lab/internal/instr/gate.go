@@ -31,7 +31,7 @@ type Row struct {
 	Now     float64
 	Change  float64 // Now/Base - 1
 	Verdict string  // "worse", "better" or "same"
-	Steps   int     // Spin steps planted after each call, 0 when none
+	Steps   int     // spin steps planted after each call, 0 when none
 }
 
 // Compare checks cur against base at tol. It refuses (errBaseline) a

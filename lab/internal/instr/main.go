@@ -104,11 +104,6 @@ func parse(args []string, stderr io.Writer) (options, int) {
 }
 
 func (o options) run(ctx context.Context, stdout, stderr io.Writer) error {
-	cur := &File{When: time.Now().UTC(), Tolerance: o.tol}
-	if err := Stamp(cur, o.runner.Valgrind, o.runner.Target); err != nil {
-		return err
-	}
-	cur.Commit, _ = vcs.Commit()
 	paths, err := o.paths(ctx)
 	if err != nil {
 		return err
@@ -118,16 +113,12 @@ func (o options) run(ctx context.Context, stdout, stderr io.Writer) error {
 	switch {
 	case o.against != "":
 		against = o.against
-		base = &File{When: cur.When, Tolerance: o.tol}
-		if err := Stamp(base, o.runner.Valgrind, o.against); err != nil {
-			return err
-		}
 		// Two builds counted now, on whatever machine the job got: the
 		// least of three counts each (Runner.Tries).
 		o.runner.Tries = 3
 		other := o.runner
 		other.Target = o.against
-		if base.Paths, err = other.Measure(ctx, PlantJobs(nil, paths, 0, 0)); err != nil {
+		if base, err = other.File(ctx, PlantJobs(nil, paths, 0, 0), o.tol); err != nil {
 			return fmt.Errorf("-against %s: %w", o.against, err)
 		}
 	case !o.write:
@@ -140,9 +131,11 @@ func (o options) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	start := time.Now()
-	if cur.Paths, err = o.runner.Measure(ctx, jobs); err != nil {
+	cur, err := o.runner.File(ctx, jobs, o.tol)
+	if err != nil {
 		return err
 	}
+	cur.Commit, _ = vcs.Commit()
 	fmt.Fprintf(stderr, "counted %d paths in %.0f s\n", len(jobs), time.Since(start).Seconds())
 	if o.out != "" {
 		if err := write(o.out, cur); err != nil {
@@ -203,6 +196,16 @@ func (o options) paths(ctx context.Context) ([]Path, error) {
 		}
 		names = strings.Fields(string(out))
 	}
+	paths := Named(names)
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("%w: %s lists no paths", errUsage, o.runner.Target)
+	}
+	return paths, nil
+}
+
+// Named are the paths named: instrpath's own with their calls, any other
+// (a lab/runner subject) with defaultCalls.
+func Named(names []string) []Path {
 	var paths []Path
 	for _, n := range names {
 		p, err := Lookup(strings.TrimSpace(n))
@@ -211,10 +214,7 @@ func (o options) paths(ctx context.Context) ([]Path, error) {
 		}
 		paths = append(paths, p)
 	}
-	if len(paths) == 0 {
-		return nil, fmt.Errorf("%w: %s lists no paths", errUsage, o.runner.Target)
-	}
-	return paths, nil
+	return paths
 }
 
 // PlantJobs makes the jobs that count paths with about pct percent more
@@ -237,7 +237,7 @@ func PlantJobs(base *File, paths []Path, pct, step float64) []Job {
 // spinSteps is how many steps stepCost plants to measure one.
 const spinSteps = 1000
 
-// StepCost is what one planted step (Spin) costs, in
+// StepCost is what one planted step (spin) costs, in
 // instructions: decode/layout counted with 1,000 steps a call, less its
 // count in base.
 func StepCost(ctx context.Context, r Runner, base *File) (float64, error) {

@@ -8,7 +8,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // Runner counts a path's instructions under valgrind's cachegrind.
@@ -117,29 +118,17 @@ type Job struct {
 // the jobs' order.
 func (r Runner) Measure(ctx context.Context, jobs []Job) ([]PathCount, error) {
 	out := make([]PathCount, len(jobs))
-	errs := make([]error, len(jobs))
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < max(1, r.Workers); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				j := jobs[i]
-				pc, err := r.PerCall(ctx, j.Path.Name, j.Path.Calls, j.Steps)
-				out[i], errs[i] = PathCount{Name: j.Path.Name, Calls: j.Path.Calls, PerCall: pc, InjectSteps: j.Steps}, err
-			}
-		}()
+	var g errgroup.Group
+	g.SetLimit(max(1, r.Workers))
+	for i, j := range jobs {
+		g.Go(func() error {
+			pc, err := r.PerCall(ctx, j.Path.Name, j.Path.Calls, j.Steps)
+			out[i] = PathCount{Name: j.Path.Name, Calls: j.Path.Calls, PerCall: pc, InjectSteps: j.Steps}
+			return err
+		})
 	}
-	for i := range jobs {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -1,6 +1,7 @@
 package instr
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -13,8 +14,8 @@ import (
 	"github.com/snowlab/snowlab/shardedgen"
 )
 
-// Batch is the size of the NextIDs paths' batch: one call fills 64 IDs.
-const Batch = 64
+// batchIDs is the size of the NextIDs paths' batch: one call fills 64 IDs.
+const batchIDs = 64
 
 // startMillis is where every synthetic clock starts: 2026-01-01T00:00:00Z,
 // inside DefaultLayout's window.
@@ -67,7 +68,7 @@ var generators = []struct {
 }
 
 // Paths are every path the gate counts, in the order it reports them:
-// each generator under each policy, one NextID and one NextIDs(Batch) a
+// each generator under each policy, one NextID and one NextIDs(batchIDs) a
 // call, then Layout.Decode, ParseID, and mask's encode and decode.
 func Paths() []Path {
 	var out []Path
@@ -89,14 +90,14 @@ func policyName(p snowlab.Policy) string {
 func genPath(name string, newG newGen, pol snowlab.Policy, batch bool) Path {
 	call, calls := "nextid", 200_000
 	if batch {
-		call, calls = "nextids"+strconv.Itoa(Batch), 32_768
+		call, calls = "nextids"+strconv.Itoa(batchIDs), 32_768
 	}
 	return Path{Name: name + "/" + policyName(pol) + "/" + call, Calls: calls, Setup: func() (func() error, error) {
 		clock := clocksrc.FixedMillis(startMillis)
 		if pol == snowlab.Strict {
 			clock = strictClock(1024)
 			if batch {
-				clock = strictClock(1024 / Batch)
+				clock = strictClock(1024 / batchIDs)
 			}
 		}
 		g, err := newG(snowlab.Config{Node: 1, Clock: clock, Policy: pol})
@@ -106,11 +107,11 @@ func genPath(name string, newG newGen, pol snowlab.Policy, batch bool) Path {
 		if !batch {
 			return func() error { _, err := g.NextID(); return err }, nil
 		}
-		dst := make([]snowlab.ID, Batch)
+		dst := make([]snowlab.ID, batchIDs)
 		return func() error {
 			n, err := g.NextIDs(dst)
-			if err == nil && n != Batch {
-				err = fmt.Errorf("NextIDs filled %d of %d", n, Batch)
+			if err == nil && n != batchIDs {
+				err = fmt.Errorf("NextIDs filled %d of %d", n, batchIDs)
 			}
 			return err
 		}, nil
@@ -147,27 +148,18 @@ func codecPaths() []Path {
 			id, err := sampleID()
 			k, kerr := mask.New(maskSecret)
 			var buf [mask.Len]byte
-			return func() error { _, err := k.AppendEncode(buf[:0], id); return err }, firstErr(err, kerr)
+			return func() error { _, err := k.AppendEncode(buf[:0], id); return err }, errors.Join(err, kerr)
 		}},
 		{"mask/decode", 16_000, func() (func() error, error) {
 			id, err := sampleID()
 			k, kerr := mask.New(maskSecret)
-			if err = firstErr(err, kerr); err != nil {
+			if err = errors.Join(err, kerr); err != nil {
 				return nil, err
 			}
 			s, err := k.Encode(id)
 			return func() error { _, err := k.Decode(s); return err }, err
 		}},
 	}
-}
-
-func firstErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // Lookup is the path named name.

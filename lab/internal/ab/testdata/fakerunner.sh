@@ -8,7 +8,7 @@
 # the duplicates of every check. Lines are read one at a time, so that an
 # answer goes out before the next request comes.
 cost=${FAKE_COST:-100}
-echo '{"protocol":"snowlab-ab/1","subjects":["fake/a","fake/b"],"gomaxprocs":2,"plant":"'"${FAKE_PLANT:-none}"'","cpu":true,"go":"go1.26.8"}'
+echo '{"protocol":"snowlab-ab/1","subjects":["fake/a","fake/b"],"gomaxprocs":2,"plant":"'"${FAKE_PLANT:-none}"'","cpu":true}'
 i=0
 while read -r verb name g a b; do
 	i=$((i + 1))

@@ -19,7 +19,8 @@ const measured = "atomicgen/monotonic"
 func (x *run) sizePlants(ctx context.Context, progress func(string)) error {
 	progress("gates: sizing the planted slowdowns from instruction counts under cachegrind")
 	var err error
-	if x.line, err = x.o.countCalls(ctx, x.bins.Base, x.bins.Calls, measured); err != nil {
+	count := func(bin string, args ...string) (float64, error) { return x.o.abCount(ctx, bin, measured, args...) }
+	if x.line, err = ab.CountCalls(count, x.bins.Base, x.bins.Calls); err != nil {
 		return err
 	}
 	for _, p := range x.o.Levels {
@@ -109,35 +110,6 @@ func (x *run) abGate(ctx context.Context, load string, k int, plant string, p fl
 	}
 	x.decide(d)
 	return res, nil
-}
-
-// instrShared is the instruction gate on the contention plant: every
-// subject counted in base and in the shared-line runner, failed where one
-// counts more than the tolerance above base.
-func (x *run) instrShared(ctx context.Context, load string, k int, subjects []string) error {
-	d := decision{Gate: gateInstr, Load: load, Plant: plantContention, Pair: k + 1}
-	most := math.Inf(-1)
-	for _, s := range subjects {
-		clean, err := x.o.abCount(ctx, x.bins.Base, s)
-		if err != nil {
-			return err
-		}
-		shared, err := x.o.abCount(ctx, x.bins.Shared, s)
-		if err != nil {
-			return err
-		}
-		c := shared/clean - 1
-		if c > most {
-			most = c
-			d.Detail = fmt.Sprintf("largest change %s %+.2f%%", s, 100*c)
-		}
-		if c > instrTol {
-			d.Failed = true
-		}
-	}
-	d.Measured = pct(most)
-	x.decide(d)
-	return nil
 }
 
 func plantText(plant string, p float64) string {

@@ -62,19 +62,22 @@ func TestFlags(t *testing.T) {
 	}
 }
 
-// fakeCount counts each path at its base count plus 4 instructions a
-// planted step, unless ignoreSteps (a gate blind to the planting).
-func fakeCount(ignoreSteps bool) func(context.Context, []instr.Job) (*instr.File, error) {
-	return func(_ context.Context, jobs []instr.Job) (*instr.File, error) {
-		f := &instr.File{Go: "go1.26.8", Valgrind: "valgrind-3.19.0", GOOS: "linux", GOARCH: "amd64"}
+// fakeCount counts each path of instrpath at its base count plus 4
+// instructions a planted step, unless ignoreSteps (a gate blind to the
+// planting), and a runner's subjects as f does.
+func fakeCount(ignoreSteps bool, f *fakeAB) func(context.Context, instr.Runner, []instr.Job) (*instr.File, error) {
+	return func(ctx context.Context, r instr.Runner, jobs []instr.Job) (*instr.File, error) {
+		file := &instr.File{Go: "go1.26.8", Valgrind: "valgrind-3.19.0", GOOS: "linux", GOARCH: "amd64"}
 		for i, j := range jobs {
 			per := 100 + 50*float64(i)
-			if !ignoreSteps {
+			if r.Target != "bin/instrpath" {
+				per, _ = f.count(ctx, r.Target, j.Path.Name, r.Args...)
+			} else if !ignoreSteps {
 				per += 4 * float64(j.Steps)
 			}
-			f.Paths = append(f.Paths, instr.PathCount{Name: j.Path.Name, Calls: j.Path.Calls, PerCall: per, InjectSteps: j.Steps})
+			file.Paths = append(file.Paths, instr.PathCount{Name: j.Path.Name, Calls: j.Path.Calls, PerCall: per, InjectSteps: j.Steps})
 		}
-		return f, nil
+		return file, nil
 	}
 }
 
@@ -89,11 +92,9 @@ type fakeAB struct {
 	contention, sharedInstr, sharedG1 float64
 	sameCode                          map[int]float64
 	runs, sameRuns                    int
-	counts                            map[string]int
 }
 
 func (f *fakeAB) count(_ context.Context, bin, subject string, args ...string) (float64, error) {
-	f.counts[bin]++
 	switch bin {
 	case "calls":
 		q, _ := strconv.Atoi(args[1])
@@ -142,19 +143,12 @@ func fakeOptions(t *testing.T, f *fakeAB, loads ...string) options {
 	require.NoError(t, fs.Parse([]string{"-pairs", "3", "-trials", "2", "-levels", "5,60", "-loads", strings.Join(loads, ",")}))
 	o, err := fl.Options()
 	require.NoError(t, err)
-	o.count = fakeCount(false)
+	o.count = fakeCount(false, f)
 	o.step = func(context.Context, *instr.File) (float64, error) { return 4, nil }
 	o.build = func(context.Context, string) (*ab.Build, error) {
 		return &ab.Build{Base: "base", Head: "base", Calls: "calls", Shared: "shared"}, nil
 	}
-	f.counts = map[string]int{}
 	o.abRun, o.abCount = f.run, f.count
-	o.countCalls = func(ctx context.Context, base, calls, subject string) (ab.CallsLine, error) {
-		clean, _ := f.count(ctx, base, subject)
-		at0, _ := f.count(ctx, calls, subject, "-plant-calls", "0")
-		at1, _ := f.count(ctx, calls, subject, "-plant-calls", "1024")
-		return ab.CallsLine{Clean: clean, At0: at0, Per: (at1 - at0) / 1024}, nil
-	}
 	return o
 }
 
@@ -208,7 +202,7 @@ func TestExecute(t *testing.T) {
 func TestGoalsMissed(t *testing.T) {
 	f := &fakeAB{contention: 0.02, sharedInstr: 0.03, sharedG1: 0.13, sameCode: map[int]float64{2: 0.05}}
 	o := fakeOptions(t, f, loadQuiet)
-	o.count = fakeCount(true)
+	o.count = fakeCount(true, f)
 	r, err := Execute(context.Background(), o, nil, "abc1234", false, nil)
 	require.NoError(t, err)
 	joined := strings.Join(r.Failures, "\n")

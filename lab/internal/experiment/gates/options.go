@@ -88,19 +88,18 @@ type options struct {
 	// the head's plant left to the run.
 	AB ab.Config
 
-	// Seams for tests; nil is the real thing.
-	count func(ctx context.Context, jobs []instr.Job) (*instr.File, error)
+	// Seams for tests: Options sets the real things.
+	count func(ctx context.Context, r instr.Runner, jobs []instr.Job) (*instr.File, error)
 	step  func(ctx context.Context, base *instr.File) (float64, error)
 	// build builds the runners into dir: clean, planted with calls and
 	// with the shared line.
 	build func(ctx context.Context, dir string) (*ab.Build, error)
 	// abRun is one loadgen ab run.
 	abRun func(ctx context.Context, cfg ab.Config) (*ab.Result, error)
-	// abCount counts subject's instructions per call in a runner;
-	// countCalls counts the calls plant's line (ab.CountCalls).
-	abCount    func(ctx context.Context, bin, subject string, args ...string) (float64, error)
-	countCalls func(ctx context.Context, base, calls, subject string) (ab.CallsLine, error)
-	hogCmd     func(threads int, max time.Duration) (*exec.Cmd, error)
+	// abCount counts subject's instructions per call in a runner
+	// (ab.Count).
+	abCount func(ctx context.Context, bin, subject string, args ...string) (float64, error)
+	hogCmd  func(threads int, max time.Duration) (*exec.Cmd, error)
 }
 
 // instrTol is the instruction gate's tolerance as CI runs it: 1.5%.
@@ -146,6 +145,21 @@ func (f Flags) Options() (options, error) {
 		if o.Paths, err = paths(f.paths); err != nil {
 			return o, err
 		}
+	}
+	o.count = func(ctx context.Context, r instr.Runner, jobs []instr.Job) (*instr.File, error) {
+		return r.File(ctx, jobs, instrTol)
+	}
+	o.step = func(ctx context.Context, base *instr.File) (float64, error) {
+		return instr.StepCost(ctx, o.Runner, base)
+	}
+	// HEAD against itself, planted runners built: the committed code,
+	// checked out apart from the working tree.
+	o.build = func(ctx context.Context, dir string) (*ab.Build, error) {
+		return ab.BuildRevisions(ctx, ab.Source{}, "HEAD", "HEAD", dir, true, nil)
+	}
+	o.abRun = ab.Run
+	o.abCount = func(ctx context.Context, bin, subject string, args ...string) (float64, error) {
+		return ab.Count(ctx, o.Runner.Valgrind, bin, subject, args...)
 	}
 	return o, nil
 }

@@ -97,7 +97,7 @@ type Cell struct {
 
 // Summary counts the decisions of one gate, load, plant and level.
 func (r *Result) Summary(gate, load, plant string, pct float64) Cell {
-	c := Cell{Measured: math.NaN()}
+	var c Cell
 	var m []float64
 	for _, d := range r.Decisions {
 		if d.Gate != gate || d.Load != load || d.Plant != plant || d.Pct != pct {
@@ -111,40 +111,33 @@ func (r *Result) Summary(gate, load, plant string, pct float64) Cell {
 			m = append(m, *d.Measured)
 		}
 	}
-	if len(m) > 0 {
-		c.Measured = stats.Median(m)
-	}
+	c.Measured = stats.Median(m)
 	return c
+}
+
+// figures are pick's figure of each decision of gate, load and plant (at
+// every level) that has one.
+func (r *Result) figures(gate, load, plant string, pick func(decision) *float64) []float64 {
+	var v []float64
+	for _, d := range r.Decisions {
+		if x := pick(d); d.Gate == gate && d.Load == load && d.Plant == plant && x != nil {
+			v = append(v, *x)
+		}
+	}
+	return v
 }
 
 // contentionG1 is the median, over the A/B gate's contention plants
 // under load, of what the plant read at G=1, percent (NaN where none).
 func (r *Result) contentionG1(load string) float64 {
-	var v []float64
-	for _, d := range r.Decisions {
-		if d.Gate == gateAB && d.Load == load && d.Plant == plantContention && d.G1 != nil {
-			v = append(v, *d.G1)
-		}
-	}
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	return stats.Median(v)
+	return stats.Median(r.figures(gateAB, load, plantContention, func(d decision) *float64 { return d.G1 }))
 }
 
 // noise is the largest and the median, over the A/B gate's same-code
 // pairs of load, of the largest change any workload read at G=1 (one)
 // or above, percent (NaN where none).
 func (r *Result) noise(load string, one bool) (most, median float64) {
-	var v []float64
-	for _, d := range r.Decisions {
-		if d.Gate != gateAB || d.Load != load || d.Plant != "" {
-			continue
-		}
-		if x := map[bool]*float64{true: d.Largest1, false: d.LargestG}[one]; x != nil {
-			v = append(v, *x)
-		}
-	}
+	v := r.figures(gateAB, load, "", func(d decision) *float64 { return map[bool]*float64{true: d.Largest1, false: d.LargestG}[one] })
 	if len(v) == 0 {
 		return math.NaN(), math.NaN()
 	}

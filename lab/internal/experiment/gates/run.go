@@ -38,7 +38,6 @@ func Execute(ctx context.Context, o options, command []string, commit string, di
 		r.AB.Options, _ = o.AB.Options.WithDefaults()
 	}
 	x := &run{o: o, r: r}
-	x.defaults()
 	err := x.all(ctx, progress)
 	r.Failures = append(r.Failures, goals(r)...)
 	return r, err
@@ -59,45 +58,6 @@ type run struct {
 // trial is whether pair k under load runs the detection trials.
 func (x *run) trial(load string, k int) bool {
 	return k < x.o.Trials && slices.Contains(x.o.TrialLoads, load)
-}
-
-func (x *run) defaults() {
-	if x.o.count == nil {
-		x.o.count = func(ctx context.Context, jobs []instr.Job) (*instr.File, error) {
-			f := &instr.File{When: time.Now().UTC(), Tolerance: instrTol}
-			if err := instr.Stamp(f, x.o.Runner.Valgrind, x.o.Runner.Target); err != nil {
-				return nil, err
-			}
-			var err error
-			f.Paths, err = x.o.Runner.Measure(ctx, jobs)
-			return f, err
-		}
-	}
-	if x.o.step == nil {
-		x.o.step = func(ctx context.Context, base *instr.File) (float64, error) {
-			return instr.StepCost(ctx, x.o.Runner, base)
-		}
-	}
-	if x.o.build == nil {
-		// HEAD against itself, planted runners built: the committed code,
-		// checked out apart from the working tree.
-		x.o.build = func(ctx context.Context, dir string) (*ab.Build, error) {
-			return ab.BuildRevisions(ctx, ab.Source{}, "HEAD", "HEAD", dir, true, nil)
-		}
-	}
-	if x.o.abRun == nil {
-		x.o.abRun = ab.Run
-	}
-	if x.o.countCalls == nil {
-		x.o.countCalls = func(ctx context.Context, base, calls, subject string) (ab.CallsLine, error) {
-			return ab.CountCalls(ctx, x.o.Runner.Valgrind, base, calls, subject)
-		}
-	}
-	if x.o.abCount == nil {
-		x.o.abCount = func(ctx context.Context, bin, subject string, args ...string) (float64, error) {
-			return ab.Count(ctx, x.o.Runner.Valgrind, bin, subject, args...)
-		}
-	}
 }
 
 func (x *run) wants(gate string) bool { return slices.Contains(x.o.Gates, gate) }
