@@ -26,7 +26,7 @@ type chartSpec struct {
 }
 
 // chartsOf draws the charts run has data for, in the order the reports
-// show them, each saved (document.writeCharts) as an SVG file:
+// show them, each saved (Document.writeCharts) as an SVG file:
 //
 //   - saturate.svg: IDs/s against goroutines, one line per subject, with a
 //     thin dashed line beneath them at each strict ceiling; when the run

@@ -79,7 +79,7 @@ func unfairLead(run *result.Run) string {
 
 // writeFairness is the saturate sweep's fairness, a subject per row and a
 // goroutine count per column; nothing when no point measured it.
-func writeFairness(d *document, run *result.Run, gs []int, names []string, cell map[satKey]result.SaturateResult) {
+func writeFairness(d *Document, run *result.Run, gs []int, names []string, cell map[satKey]result.SaturateResult) {
 	var header = []string{"Subject"}
 	var cols []int
 	for _, g := range gs {
@@ -106,11 +106,12 @@ func writeFairness(d *document, run *result.Run, gs []int, names []string, cell 
 	if len(rows) == 0 {
 		return
 	}
-	s := d.section(3, "Fairness")
-	s.table(header, rows)
-	s.text(fmt.Sprintf("%s marks a deviation above %s%% or a goroutine served less than %s× a fair share, "+
-		"judged only where every goroutine had a CPU (G up to GOMAXPROCS) and they called together for 10ms or more. %s",
-		unfairMark, units.TrimSig(threshold, 3), units.TrimSig(floor, 2), note("fairness")))
+	s := d.Section(3, "Fairness")
+	s.Table(header, rows)
+	s.Text(fmt.Sprintf("%s marks a deviation above %s%% or a goroutine served less than %s× a fair share, "+
+		"judged only where every goroutine had a CPU (G up to GOMAXPROCS) and they called together for 10ms or more.",
+		unfairMark, units.TrimSig(threshold, 3), units.TrimSig(floor, 2)))
+	s.note("fairness")
 }
 
 // fairnessCharts plots each subject's deviation across its goroutines

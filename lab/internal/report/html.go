@@ -41,14 +41,15 @@ type runPage struct {
 	Index    string
 }
 
-// writeHTML writes d as one page titled by its first section, each
-// section's charts inline at its end, linking to the history beside it.
-func (d *document) writeHTML(w io.Writer) error {
-	p := runPage{Title: "snowlab lab", Sections: d.Sections, Figures: map[*section][]figure{}, Index: IndexName}
-	if len(d.Sections) > 0 {
-		p.Title = d.Sections[0].Title
+// WriteHTML writes d as one HTML page that loads nothing from anywhere,
+// titled by its first section, each section's charts inline at its end,
+// linking to the history page (IndexName) beside it.
+func (d *Document) WriteHTML(w io.Writer) error {
+	p := runPage{Title: "snowlab lab", Sections: d.sections, Figures: map[*section][]figure{}, Index: IndexName}
+	if len(d.sections) > 0 {
+		p.Title = d.sections[0].Title
 	}
-	for _, s := range d.Sections {
+	for _, s := range d.sections {
 		for _, c := range s.Charts {
 			f, err := inlineFigure(c.alt, c.chart)
 			if err != nil {

@@ -230,8 +230,8 @@ func checksCell(checks []namedCheck) string {
 
 // writeSummary opens the report with its answer: the verdict on every
 // check, the host and its load, and the summary table.
-func writeSummary(d *document, run *result.Run) {
-	s := d.section(2, "Summary")
+func writeSummary(d *Document, run *result.Run) {
+	s := d.Section(2, "Summary")
 	var all, failed []string
 	for _, sub := range run.Subjects {
 		for _, c := range checksOf(run, sub.Name) {
@@ -256,8 +256,8 @@ func writeSummary(d *document, run *result.Run) {
 			verdict += ": " + md.Escape(strings.Join(failed, "; "))
 		}
 	}
-	s.text(verdict + ".")
-	s.text(hostLead(run))
+	s.Text(verdict + ".")
+	s.Text(hostLead(run))
 
 	rows := summarize(run)
 	if len(rows) == 0 {
@@ -267,15 +267,15 @@ func writeSummary(d *document, run *result.Run) {
 	// answer in a line after them.
 	writeSummaryTables(s, rows)
 	if f := fastest(run, rows); f != "" {
-		s.text(f)
+		s.Text(f)
 	}
 	if u := unfairLead(run); u != "" {
-		s.text(u)
+		s.Text(u)
 	}
 	if peers := peerChecks(run); peers != "" {
-		s.text(peers)
+		s.Text(peers)
 	}
-	s.text(note("summary"))
+	s.note("summary")
 }
 
 // The summary's two tables, each with what it compares.
@@ -302,13 +302,13 @@ func writeSummaryTables(s *section, rows []summaryRow) {
 		}
 	}
 	if len(capped) > 0 {
-		s.text(cappedLead)
-		s.table([]string{"Capped generator", "Best IDs/s", "Of its ceiling", "Time per ID over its limit at that G",
+		s.Text(cappedLead)
+		s.Table([]string{"Capped generator", "Best IDs/s", "Of its ceiling", "Time per ID over its limit at that G",
 			"× the fastest capped peer, per node", fairnessHeader, "Checks"}, capped)
 	}
 	if len(uncapped) > 0 {
-		s.text(uncappedLead)
-		s.table([]string{"Uncapped generator", "Best IDs/s", "Time per ID over its limit at that G",
+		s.Text(uncappedLead)
+		s.Table([]string{"Uncapped generator", "Best IDs/s", "Time per ID over its limit at that G",
 			"× the fastest uncapped peer promising as much", fairnessHeader, "Checks"}, uncapped)
 	}
 }
