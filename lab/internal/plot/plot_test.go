@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
@@ -106,11 +107,7 @@ func TestSaveAll(t *testing.T) {
 func TestLayoutTallLegend(t *testing.T) {
 	c := New("t", "s", "x", "y", 6*vg.Inch, 2*vg.Inch)
 	for i := range 40 {
-		st := Series(i)
-		l, s, err := st.Lines([]plotter.XY{{X: 1, Y: 1}, {X: 2, Y: 2}})
-		require.NoError(t, err)
-		c.P.Add(l, s)
-		c.Add(fmt.Sprintf("shardedgen/node-per-shard/strict %d", i), l, s)
+		c.Line(fmt.Sprintf("shardedgen/node-per-shard/strict %d", i), Series(i), plotter.XYs{{X: 1, Y: 1}, {X: 2, Y: 2}})
 	}
 	lay := c.Layout()
 	assert.Greater(t, lay.Page.Max.Y, 2*vg.Inch, "grown")
@@ -143,4 +140,26 @@ func TestSeriesDistinct(t *testing.T) {
 			colour[st.Color] = i
 		}
 	}
+}
+
+// TestLog2Axis: a labelled tick at every power of two in range and at a
+// count off them with room for its label; a count too near a labelled
+// tick is ticked without a label.
+func TestLog2Axis(t *testing.T) {
+	var a gplot.Axis
+	Log2Axis(&a, 1, 12, []int{1, 3, 9, 12})
+	labels := map[float64]string{}
+	for _, tk := range a.Tick.Marker.Ticks(a.Min, a.Max) {
+		labels[tk.Value] = tk.Label
+	}
+	assert.Equal(t, map[float64]string{1: "1", 2: "2", 4: "4", 8: "8", 3: "3", 9: "", 12: "12"}, labels)
+	assert.Less(t, a.Min, 1.0)
+	assert.Greater(t, a.Max, 12.0)
+}
+
+// TestSpan: a span sees only positive values.
+func TestSpan(t *testing.T) {
+	s := NewSpan()
+	s.See(0, -3, 5, 2)
+	assert.Equal(t, Span{2, 5}, s)
 }

@@ -2,15 +2,11 @@ package report
 
 import (
 	"fmt"
-	"image/color"
 	"math"
-	"slices"
 	"strings"
 
-	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/snowlab/snowlab/lab/internal/md"
 	"github.com/snowlab/snowlab/lab/internal/plot"
@@ -118,27 +114,16 @@ func writeFairness(d *Document, run *result.Run, gs []int, names []string, cell 
 // against the goroutine count, on the saturate charts' panels, with the
 // threshold above which the lab flags a run unfair.
 func fairnessCharts(run *result.Run) []chartSpec {
-	bySubject := make(map[string][]result.SaturateResult)
+	bySubject := saturateBySubject(run, func(r result.SaturateResult) bool { return r.Fairness.Measured() })
 	threshold := 0.0
-	for _, r := range run.Saturate {
-		if r.Fairness.Measured() {
-			bySubject[r.Subject] = append(bySubject[r.Subject], r)
+	for _, rs := range bySubject {
+		for _, r := range rs {
 			threshold = math.Max(threshold, r.Fairness.ThresholdPct)
 		}
 	}
-	if len(bySubject) == 0 {
-		return nil
-	}
-	names := subjectOrder(run, keySet(bySubject))
-	var out []chartSpec
-	for _, p := range panelsOf(run, "fairness", names, nil) {
-		alt := "deviation of the goroutines' shares against goroutines"
-		if p.what != "" {
-			alt += ": " + p.what
-		}
-		out = append(out, chartSpec{p.file, "Fairness", alt, fairnessPanel(run, p, bySubject, threshold)})
-	}
-	return out
+	return panelCharts(run, "fairness", "Fairness", "deviation of the goroutines' shares against goroutines",
+		subjectOrder(run, keySet(bySubject)), nil,
+		func(p chartPanel) *plot.Chart { return fairnessPanel(run, p, bySubject, threshold) })
 }
 
 func fairnessPanel(run *result.Run, panel chartPanel, bySubject map[string][]result.SaturateResult, threshold float64) *plot.Chart {
@@ -150,25 +135,19 @@ func fairnessPanel(run *result.Run, panel chartPanel, bySubject map[string][]res
 	d.P.Add(plot.Grid())
 	top := threshold
 	if threshold > 0 {
-		h := plot.HLine{Y: threshold, Style: draw.LineStyle{Color: color.Gray{0x80}, Width: vg.Points(0.8), Dashes: plot.Dashes[0]}}
+		h := plot.RefLine(threshold, 0)
 		d.P.Add(h)
 		d.Add(fmt.Sprintf("flagged unfair above %s%%", units.TrimSig(threshold, 3)), h)
 	}
 	st := styles(run)
 	for _, name := range panel.names {
-		rs := slices.Clone(bySubject[name])
-		slices.SortFunc(rs, func(a, b result.SaturateResult) int { return a.Goroutines - b.Goroutines })
+		rs := bySubject[name]
 		xys := make(plotter.XYs, len(rs))
 		for i, r := range rs {
 			xys[i] = plotter.XY{X: float64(r.Goroutines), Y: r.Fairness.DeviationPct}
 			top = math.Max(top, r.Fairness.DeviationPct)
 		}
-		l, sc, err := st[name].Lines(xys)
-		if err != nil {
-			continue
-		}
-		d.P.Add(l, sc)
-		d.Add(legendLabel(name, st[name]), []gplot.Thumbnailer{l, sc}...)
+		d.Line(legendLabel(name, st[name]), st[name].SeriesStyle, xys)
 	}
 	d.P.Y.Min, d.P.Y.Max = 0, math.Max(top*1.1, 1)
 	goroutineAxis(run, &d.P.X, panel.names, bySubject)

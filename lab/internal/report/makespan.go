@@ -54,12 +54,12 @@ func makespanChart(run *result.Run) *plot.Chart {
 	g.Horizontal.Color = nil
 	g.Vertical.Color = color.Gray{0xd8}
 	p.Add(g)
-	logX := plot.Scale(&p.X, x.lo, x.hi, msTick, false)
+	logX := plot.Scale(&p.X, x.Lo, x.Hi, msTick, false)
 	if logX {
 		d.XLabel += " (log scale)"
 		p.X.Max *= 2.5 // room for the value labels
 	} else {
-		p.X.Max = x.hi * 1.16
+		p.X.Max = x.Hi * 1.16
 	}
 	p.Add(plot.Bars{Rows: rows, Log: logX, Label: func(ms float64) string { return msTick(ms) + " ms" }})
 	p.NominalY(labels...)
@@ -108,25 +108,22 @@ func makespanBursts(run *result.Run) []result.BurstResult {
 // makespanRows are the bars of bursts, in milliseconds, and their labels
 // (naming the goroutines when manyG), from the bottom row up, and the span
 // of milliseconds they cover.
-func makespanRows(run *result.Run, bursts []result.BurstResult, manyG bool) ([]plot.Bar, []string, span) {
+func makespanRows(run *result.Run, bursts []result.BurstResult, manyG bool) ([]plot.Bar, []string, plot.Span) {
 	n := len(bursts)
 	rows := make([]plot.Bar, n)
 	labels := make([]string, n)
-	x := newSpan()
+	x := plot.NewSpan()
 	for i, b := range bursts {
 		lo, med, hi := stats.Spread(b.MakespanNs)
 		r := plot.Bar{Lo: lo / 1e6, Med: med / 1e6, Hi: hi / 1e6, Color: otherVia}
 		if c, ok := viaColor[b.Via]; ok {
 			r.Color = c
 		}
-		x.see(r.Lo)
-		x.see(r.Med)
-		x.see(r.Hi)
+		x.See(r.Lo, r.Med, r.Hi)
 		if b.MinTicks > 0 {
 			tick := float64(tickOf(run, b)) / 1e6
 			r.FloorLo, r.FloorHi = float64(b.MinTicks-1)*tick, float64(b.MinTicks)*tick
-			x.see(r.FloorLo)
-			x.see(r.FloorHi)
+			x.See(r.FloorLo, r.FloorHi)
 		}
 		// Row 0 is at the bottom: the first burst goes on top.
 		rows[n-1-i] = r
