@@ -41,23 +41,14 @@ func fairCell(f *result.Fairness) string {
 }
 
 // unfairRuns lists where run's fairness was flagged: "atomicgen/monotonic
-// (saturate G=4: 142%, least share 0×)".
+// (saturate G=4: deviation 142%, least share 0× a fair one)".
 func unfairRuns(run *result.Run) []string {
 	var out []string
-	add := func(subject, where string, f *result.Fairness) {
-		if f.Measured() && f.Unfair {
-			out = append(out, fmt.Sprintf("%s (%s: deviation %s%%, least share %s× a fair one)", subject, where,
+	for _, m := range measurements(run) {
+		if f := m.Fairness; f.Measured() && f.Unfair {
+			out = append(out, fmt.Sprintf("%s (%s: deviation %s%%, least share %s× a fair one)", m.Subject, m.Where,
 				units.TrimSig(f.DeviationPct, 2), units.TrimSig(f.MinShare*float64(len(f.Shares)), 2)))
 		}
-	}
-	for _, b := range run.Burst {
-		add(b.Subject, "burst via "+b.Via, b.Fairness)
-	}
-	for _, r := range run.Saturate {
-		add(r.Subject, fmt.Sprintf("saturate G=%d", r.Goroutines), r.Fairness)
-	}
-	for _, r := range run.Steady {
-		add(r.Subject, "steady", r.Fairness)
 	}
 	return out
 }
@@ -156,42 +147,27 @@ func fairnessPanel(run *result.Run, panel chartPanel, bySubject map[string][]res
 
 // worstFairness is a generator's least fair run among those judged (G up
 // to GOMAXPROCS), for the summary: "92% UNFAIR (saturate G=4)", "8.2%
-// (saturate G=2)"; "not judged" where every run had more goroutines than
-// CPUs, "—" where none measured it.
+// (burst via NextID)"; "not judged" where every run had more goroutines
+// than CPUs, "—" where none measured it.
 func worstFairness(run *result.Run, subject string) string {
-	var worst *result.Fairness
-	where, measured := "", false
-	see := func(w string, f *result.Fairness) {
-		if !f.Measured() {
-			return
+	var worst *namedCheck
+	measured := false
+	for _, m := range checksOf(run, subject) {
+		if !m.Fairness.Measured() {
+			continue
 		}
 		measured = true
-		if f.Judged() && (worst == nil || f.DeviationPct > worst.DeviationPct) {
-			worst, where = f, w
-		}
-	}
-	for _, b := range run.Burst {
-		if b.Subject == subject {
-			see("burst", b.Fairness)
-		}
-	}
-	for _, r := range run.Saturate {
-		if r.Subject == subject {
-			see(fmt.Sprintf("saturate G=%d", r.Goroutines), r.Fairness)
-		}
-	}
-	for _, r := range run.Steady {
-		if r.Subject == subject {
-			see("steady", r.Fairness)
+		if m.Fairness.Judged() && (worst == nil || m.Fairness.DeviationPct > worst.Fairness.DeviationPct) {
+			worst = &m
 		}
 	}
 	switch {
 	case worst != nil:
-		s := units.TrimSig(worst.DeviationPct, 2) + "%"
-		if worst.Unfair {
+		s := units.TrimSig(worst.Fairness.DeviationPct, 2) + "%"
+		if worst.Fairness.Unfair {
 			s += " " + unfairMark
 		}
-		return s + " (" + where + ")"
+		return s + " (" + worst.Where + ")"
 	case measured:
 		return "not judged (G over the CPUs, or too short together)"
 	}
