@@ -393,41 +393,22 @@ func latencyDrawn(b result.BurstResult) bool {
 // latencyPanel plots the NextID bursts of the panel's subjects.
 func latencyPanel(run *result.Run, panel chartPanel) *plot.Chart {
 	var bursts []result.BurstResult
-	gs := make(map[int]bool)
-	ids := make(map[[2]int]bool)
 	for _, b := range run.Burst {
-		if !latencyDrawn(b) || !slices.Contains(panel.names, b.Subject) {
-			continue
+		if latencyDrawn(b) && slices.Contains(panel.names, b.Subject) {
+			bursts = append(bursts, b)
 		}
-		bursts = append(bursts, b)
-		gs[b.Goroutines] = true
-		ids[[2]int{b.IDs, b.Repeats}] = true
 	}
 	if len(bursts) == 0 {
 		return nil
 	}
+	sortBursts(run, bursts)
 	styles := styles(run)
-	order := make(map[string]int)
-	for i, s := range subjectOrder(run, keySet(styles)) {
-		order[s] = i
-	}
-	slices.SortStableFunc(bursts, func(a, b result.BurstResult) int {
-		if d := order[a.Subject] - order[b.Subject]; d != 0 {
-			return d
-		}
-		return a.Goroutines - b.Goroutines
-	})
 	what := "Per-call latency, burst via NextID"
 	if panel.what != "" {
 		what += ", " + panel.what
 	}
-	if len(gs) == 1 {
-		what += fmt.Sprintf(" (%d goroutines", bursts[0].Goroutines)
-		if len(ids) == 1 {
-			what += fmt.Sprintf(", %s IDs × %d repeats", units.Thousands(bursts[0].IDs), bursts[0].Repeats)
-		}
-		what += ")"
-	}
+	shape, manyG := burstShape(bursts)
+	what += shape
 	d := newChart(run, what, "percentile of calls", "latency per call (log scale)", 10*vg.Inch, 4.4*vg.Inch)
 	p := d.P
 	g := plot.Grid()
@@ -450,7 +431,7 @@ func latencyPanel(run *result.Run, panel chartPanel) *plot.Chart {
 		}
 		st := styles[b.Subject]
 		label := legendLabel(b.Subject, st)
-		if len(gs) > 1 {
+		if manyG {
 			label += fmt.Sprintf(", %d goroutines", b.Goroutines)
 		}
 		d.Line(label, st.SeriesStyle, xys)

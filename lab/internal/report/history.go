@@ -91,7 +91,7 @@ func changes(t trend) []change {
 				xs, runs = append(xs, p.Value), append(runs, p.Run)
 			}
 		}
-		for _, c := range findChanges(xs, changeOptions{Seed: 1}) {
+		for _, c := range findChanges(xs, 1) {
 			out = append(out, change{Host: s.Host, Run: runs[c.Index], Before: c.Before, After: c.After, P: c.P})
 		}
 	}
