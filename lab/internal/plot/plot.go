@@ -2,12 +2,10 @@ package plot
 
 import (
 	"bytes"
-	"fmt"
 	"image/color"
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 
@@ -110,8 +108,8 @@ func (d *Chart) Layout() layout {
 	return layout{Page: vg.Rectangle{Max: vg.Point{X: w, Y: h}}, Legend: legend}
 }
 
-// save renders the chart to an SVG file at path.
-func (d *Chart) save(path string) (err error) {
+// Save renders the chart to an SVG file at path.
+func (d *Chart) Save(path string) (err error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -533,26 +531,4 @@ func (s Swatch) Thumbnail(c *draw.Canvas) {
 	r.Max.Y -= h * 0.15
 	c.SetColor(s.Color)
 	c.Fill(r.Path())
-}
-
-// SaveAll saves each chart as dir/<name>, in the order of names, skipping
-// the nil ones (a chart the run has no data for), and returns the paths
-// written. dir is created when there is something to write.
-func SaveAll(dir string, names []string, charts map[string]*Chart) ([]string, error) {
-	var paths []string
-	for _, name := range names {
-		c := charts[name]
-		if c == nil {
-			continue
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return paths, err
-		}
-		path := filepath.Join(dir, name)
-		if err := c.save(path); err != nil {
-			return paths, fmt.Errorf("chart %s: %w", name, err)
-		}
-		paths = append(paths, path)
-	}
-	return paths, nil
 }

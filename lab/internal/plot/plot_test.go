@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -86,20 +87,14 @@ func TestYErrs(t *testing.T) {
 	assert.False(t, math.IsNaN(lo))
 }
 
-// TestSaveAll: charts are saved in the order named, nil ones skipped, and
-// no folder is made when there is nothing to draw.
-func TestSaveAll(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "charts")
-	paths, err := SaveAll(dir, []string{"a.svg", "b.svg"}, map[string]*Chart{"a.svg": nil})
+// TestSave: a chart is saved as an SVG file.
+func TestSave(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.svg")
+	require.NoError(t, New("t", "s", "x", "y", 4*vg.Inch, 3*vg.Inch).Save(path))
+	svg, err := os.ReadFile(path)
 	require.NoError(t, err)
-	assert.Empty(t, paths)
-	assert.NoDirExists(t, dir)
-
-	c := New("t", "s", "x", "y", 4*vg.Inch, 3*vg.Inch)
-	paths, err = SaveAll(dir, []string{"b.svg", "a.svg"}, map[string]*Chart{"a.svg": c, "b.svg": c})
-	require.NoError(t, err)
-	assert.Equal(t, []string{filepath.Join(dir, "b.svg"), filepath.Join(dir, "a.svg")}, paths)
-	assert.FileExists(t, paths[0])
+	assert.Contains(t, string(svg), "<svg")
+	assert.Error(t, New("t", "s", "x", "y", 4*vg.Inch, 3*vg.Inch).Save(filepath.Join(path, "b.svg")), "a file is no folder")
 }
 
 // TestLayoutTallLegend: a legend taller than the page asked for makes the

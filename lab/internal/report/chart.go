@@ -15,15 +15,16 @@ import (
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-// chartSpec is one chart of a run: its file name, the report section it
-// illustrates, a text alternative, and the chart.
+// chartSpec is one chart of a report: its file name, a text alternative,
+// and the chart.
 type chartSpec struct {
-	name, section, alt string
-	chart              *plot.Chart
+	name, alt string
+	chart     *plot.Chart
 }
 
-// chartsOf draws the charts run has data for, in the order the reports
-// show them, each saved (Document.writeCharts) as an SVG file:
+// The charts of a run, those it has data for, each in the section it
+// illustrates (newDocument) and saved as an SVG file
+// (Document.writeCharts):
 //
 //   - saturate.svg: IDs/s against goroutines, one line per subject, with a
 //     thin dashed line beneath them at each strict ceiling; when the run
@@ -43,18 +44,6 @@ type chartSpec struct {
 //     more than a panel draws.
 //
 // A chart the run has no data for is skipped: no file and no error.
-func chartsOf(run *result.Run) []chartSpec {
-	if run == nil {
-		return nil
-	}
-	out := saturateCharts(run)
-	out = append(out, fairnessCharts(run)...)
-	out = append(out, latencyCharts(run)...)
-	if c := makespanChart(run); c != nil {
-		out = append(out, chartSpec{"makespan.svg", "Burst", "burst makespans", c})
-	}
-	return out
-}
 
 // The groups of subjects the charts draw apart when there are more than
 // one panel holds.
@@ -195,9 +184,9 @@ func nsTick(v float64) string { return units.Ns(v) }
 func msTick(v float64) string { return units.TrimSig(v, 3) }
 
 // panelCharts draws a chart per panel of the subjects names (panelsOf,
-// value the outlier rule's, nil for none) for section, each with alt
-// as its text alternative, skipping a panel draw has nothing for.
-func panelCharts(run *result.Run, base, section, alt string, names []string, value func(string) float64,
+// value the outlier rule's, nil for none), each with alt as its text
+// alternative, skipping a panel draw has nothing for.
+func panelCharts(run *result.Run, base, alt string, names []string, value func(string) float64,
 	draw func(chartPanel) *plot.Chart) []chartSpec {
 	var out []chartSpec
 	for _, p := range panelsOf(run, base, names, value) {
@@ -206,7 +195,7 @@ func panelCharts(run *result.Run, base, section, alt string, names []string, val
 			a += ": " + p.what
 		}
 		if c := draw(p); c != nil {
-			out = append(out, chartSpec{p.file, section, a, c})
+			out = append(out, chartSpec{p.file, a, c})
 		}
 	}
 	return out
@@ -234,7 +223,7 @@ func saturateCharts(run *result.Run) []chartSpec {
 		return r.Goroutines > 0 && r.IDsPerSec > 0 // a log axis cannot show the others; the tables do
 	})
 	best := func(n string) float64 { return slices.MaxFunc(bySubject[n], cmpRate).IDsPerSec }
-	return panelCharts(run, "saturate", "Saturate", "IDs/s against goroutines", subjectOrder(run, keySet(bySubject)), best,
+	return panelCharts(run, "saturate", "IDs/s against goroutines", subjectOrder(run, keySet(bySubject)), best,
 		func(p chartPanel) *plot.Chart { return saturatePanel(run, p, bySubject) })
 }
 
@@ -380,7 +369,7 @@ func latencyCharts(run *result.Run) []chartSpec {
 	if len(present) == 0 {
 		return nil
 	}
-	return panelCharts(run, "latency", "Burst", "per-call latency percentiles of the bursts", subjectOrder(run, present), nil,
+	return panelCharts(run, "latency", "per-call latency percentiles of the bursts", subjectOrder(run, present), nil,
 		func(p chartPanel) *plot.Chart { return latencyPanel(run, p) })
 }
 

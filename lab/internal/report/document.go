@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"text/tabwriter"
@@ -62,16 +64,6 @@ func (d *Document) Section(level int, title string) *section {
 // load and clock audit.
 func (d *Document) Host(h result.Host) { writeHost(d, h) }
 
-// find is the section titled title, nil if none.
-func (d *Document) find(title string) *section {
-	for _, s := range d.sections {
-		if s.Title == title {
-			return s
-		}
-	}
-	return nil
-}
-
 // ID is the section's anchor, as GitHub derives it from a heading:
 // lower case, spaces as hyphens (what [Failures](#failures) links to).
 func (s *section) ID() string {
@@ -115,22 +107,29 @@ func (s *section) Table(header []string, rows [][]string) *section {
 // nothing.
 func (s *section) Chart(file, alt string, c *plot.Chart) *section {
 	if c != nil {
-		s.Charts = append(s.Charts, chartSpec{name: file, section: s.Title, alt: alt, chart: c})
+		s.Charts = append(s.Charts, chartSpec{name: file, alt: alt, chart: c})
 	}
 	return s
 }
 
 // writeCharts saves the charts of every section as SVG files in dir, in
-// the order the document shows them, and returns the paths written.
+// the order the document shows them, and returns the paths written. dir
+// is created when there is something to write.
 func (d *Document) writeCharts(dir string) ([]string, error) {
-	var names []string
-	charts := map[string]*plot.Chart{}
+	var paths []string
 	for _, s := range d.sections {
 		for _, c := range s.Charts {
-			names, charts[c.name] = append(names, c.name), c.chart
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return paths, err
+			}
+			path := filepath.Join(dir, c.name)
+			if err := c.chart.Save(path); err != nil {
+				return paths, fmt.Errorf("chart %s: %w", c.name, err)
+			}
+			paths = append(paths, path)
 		}
 	}
-	return plot.SaveAll(dir, names, charts)
+	return paths, nil
 }
 
 // WriteMarkdown writes d as Markdown, linking the charts as images in the

@@ -95,6 +95,7 @@ func writeFairness(d *Document, run *result.Run, gs []int, names []string, cell 
 	}
 	s := d.Section(3, "Fairness")
 	s.Table(header, rows)
+	s.Charts = fairnessCharts(run)
 	s.Text(fmt.Sprintf("%s marks a deviation above %s%% or a goroutine served less than %s× a fair share, "+
 		"judged only where every goroutine had a CPU (G up to GOMAXPROCS) and they called together for 10ms or more.",
 		unfairMark, units.TrimSig(threshold, 3), units.TrimSig(floor, 2)))
@@ -112,7 +113,7 @@ func fairnessCharts(run *result.Run) []chartSpec {
 			threshold = math.Max(threshold, r.Fairness.ThresholdPct)
 		}
 	}
-	return panelCharts(run, "fairness", "Fairness", "deviation of the goroutines' shares against goroutines",
+	return panelCharts(run, "fairness", "deviation of the goroutines' shares against goroutines",
 		subjectOrder(run, keySet(bySubject)), nil,
 		func(p chartPanel) *plot.Chart { return fairnessPanel(run, p, bySubject, threshold) })
 }

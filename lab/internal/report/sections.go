@@ -18,9 +18,9 @@ import (
 
 // newDocument lays run out as the reports show it: where and how it ran,
 // the summary (the answer: each generator against its ceiling, its limit
-// and the fastest peer, and every check), the host with its load and clocks, the subjects, one table per workload with a
-// note on how to read it, and the failures. Each section names the charts
-// drawn for it.
+// and the fastest peer, and every check), the host with its load and
+// clocks, the subjects, one table per workload with a note on how to
+// read it and the charts drawn for it, and the failures.
 func newDocument(run *result.Run) *Document {
 	d := &Document{}
 	if run == nil {
@@ -35,11 +35,6 @@ func newDocument(run *result.Run) *Document {
 	writeSaturate(d, run)
 	writeSteady(d, run)
 	writeFailures(d, run)
-	for _, c := range chartsOf(run) {
-		if s := d.find(c.section); s != nil {
-			s.Charts = append(s.Charts, c)
-		}
-	}
 	return d
 }
 
@@ -210,6 +205,8 @@ func writeBurst(d *Document, run *result.Run) {
 	}
 	s.Table(header, rows)
 	s.Table(where, whereRows)
+	s.Charts = latencyCharts(run)
+	s.Chart("makespan.svg", "burst makespans", makespanChart(run))
 	if slices.ContainsFunc(run.Burst, func(b result.BurstResult) bool { return b.Latency.Capped > 0 }) {
 		s.Text(cappedNote)
 	}
@@ -228,6 +225,7 @@ func writeSaturate(d *Document, run *result.Run) {
 		return
 	}
 	s := d.Section(2, "Saturate")
+	s.Charts = saturateCharts(run)
 	gs, names, cell := satGrid(run)
 	header := []string{"Subject", "Ceiling (M/s)"}
 	for _, g := range gs {

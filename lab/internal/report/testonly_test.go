@@ -28,3 +28,12 @@ func writeMarkdown(w io.Writer, run *result.Run) error {
 	}
 	return newDocument(run).WriteMarkdown(w, chartDir)
 }
+
+// chartsOf is the charts of run's report, in the order it shows them.
+func chartsOf(run *result.Run) []chartSpec {
+	var out []chartSpec
+	for _, s := range newDocument(run).sections {
+		out = append(out, s.Charts...)
+	}
+	return out
+}
