@@ -129,19 +129,14 @@ func groupName(p plot.Panel) string {
 }
 
 // newChart returns a chart in the house style titled what, with the
-// run's host and commit as its subtitle.
+// run's host and commit ("<sha>+dirty" for a dirty tree) as its subtitle,
+// so that every chart names its run alike.
 func newChart(run *result.Run, what, xlabel, ylabel string, w, h vg.Length) *plot.Chart {
-	return plot.New(what, subtitle(run.Host, run.Revision()), xlabel, ylabel, w, h)
-}
-
-// subtitle is the subtitle of a chart of a run on h at revision (the
-// commit, "<sha>+dirty" for a dirty tree; "" for none): the host's one
-// line and the commit, so that every chart names its run alike.
-func subtitle(h result.Host, revision string) string {
-	if revision == "" {
-		return h.String()
+	sub := run.Host.String()
+	if rev := run.Revision(); rev != "" {
+		sub += " · commit " + rev
 	}
-	return h.String() + " · commit " + revision
+	return plot.New(what, sub, xlabel, ylabel, w, h)
 }
 
 type style struct {

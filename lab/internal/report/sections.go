@@ -39,12 +39,9 @@ func newDocument(run *result.Run) *Document {
 }
 
 func writeHeader(d *Document, run *result.Run) {
-	date := "unknown"
+	date, title := "unknown", "snowlab lab run"
 	if !run.Started.IsZero() {
 		date = run.Started.UTC().Format("2006-01-02 15:04:05 UTC")
-	}
-	title := "snowlab lab run"
-	if !run.Started.IsZero() {
 		title += " " + run.Started.UTC().Format("2006-01-02")
 	}
 	if run.Host.Hostname != "" {
