@@ -139,15 +139,10 @@ func newChart(run *result.Run, what, xlabel, ylabel string, w, h vg.Length) *plo
 	return plot.New(what, sub, xlabel, ylabel, w, h)
 }
 
-type style struct {
-	plot.SeriesStyle
-	peer bool
-}
-
 // styles gives every subject in the run one style, the same in every
 // chart, in the order of run.Subjects: no two alike in colour, marker and
 // line pattern, nor in marker and pattern alone (see plot.Series).
-func styles(run *result.Run) map[string]style {
+func styles(run *result.Run) map[string]plot.SeriesStyle {
 	present := make(map[string]bool)
 	for _, s := range run.Subjects {
 		present[s.Name] = true
@@ -158,17 +153,16 @@ func styles(run *result.Run) map[string]style {
 	for _, r := range run.Burst {
 		present[r.Subject] = true
 	}
-	out := make(map[string]style)
+	out := make(map[string]plot.SeriesStyle)
 	for i, name := range subjectOrder(run, present) {
-		info, _ := subjectInfo(run, name)
-		out[name] = style{SeriesStyle: plot.Series(i), peer: info.Peer}
+		out[name] = plot.Series(i)
 	}
 	return out
 }
 
 // legendLabel is a subject's legend entry: its name, marked when a peer.
-func legendLabel(name string, st style) string {
-	if st.peer {
+func legendLabel(run *result.Run, name string) string {
+	if info, _ := subjectInfo(run, name); info.Peer {
 		return name + " (peer)"
 	}
 	return name
@@ -262,7 +256,7 @@ func saturatePanel(run *result.Run, panel chartPanel, bySubject map[string][]res
 		if len(errs) > 0 {
 			whiskers = append(whiskers, errs.Bars(styles[name].Color))
 		}
-		d.Line(legendLabel(name, styles[name]), styles[name].SeriesStyle, xys, whiskers...)
+		d.Line(legendLabel(run, name), styles[name], xys, whiskers...)
 	}
 	// The ceilings' legend after the series', their lines beneath them.
 	for i, c := range ceilings {
@@ -413,12 +407,11 @@ func latencyPanel(run *result.Run, panel chartPanel) *plot.Chart {
 			xys[i] = plotter.XY{X: float64(i) + dx, Y: math.Max(float64(v), 1)} // a log axis has no zero
 			y.See(xys[i].Y)
 		}
-		st := styles[b.Subject]
-		label := legendLabel(b.Subject, st)
+		label := legendLabel(run, b.Subject)
 		if manyG {
 			label += fmt.Sprintf(", %d goroutines", b.Goroutines)
 		}
-		d.Line(label, st.SeriesStyle, xys)
+		d.Line(label, styles[b.Subject], xys)
 	}
 	plot.Scale(&p.Y, y.Lo, y.Hi, nsTick, true)
 	p.NominalX(percentiles...)

@@ -139,7 +139,7 @@ func fairnessPanel(run *result.Run, panel chartPanel, bySubject map[string][]res
 			xys[i] = plotter.XY{X: float64(r.Goroutines), Y: r.Fairness.DeviationPct}
 			top = math.Max(top, r.Fairness.DeviationPct)
 		}
-		d.Line(legendLabel(name, st[name]), st[name].SeriesStyle, xys)
+		d.Line(legendLabel(run, name), st[name], xys)
 	}
 	d.P.Y.Min, d.P.Y.Max = 0, math.Max(top*1.1, 1)
 	goroutineAxis(run, &d.P.X, panel.names, bySubject)

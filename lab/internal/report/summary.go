@@ -76,16 +76,6 @@ func checksOf(run *result.Run, subject string) []namedCheck {
 	return slices.DeleteFunc(measurements(run), func(c namedCheck) bool { return c.Subject != subject })
 }
 
-// allPassed reports whether every check passed.
-func allPassed(checks []namedCheck) bool {
-	for _, c := range checks {
-		if !c.Check.OK() {
-			return false
-		}
-	}
-	return true
-}
-
 // bestSaturate is subject's saturate result with the highest IDs/s.
 func bestSaturate(run *result.Run, subject string) (result.SaturateResult, bool) {
 	var best result.SaturateResult
@@ -154,7 +144,8 @@ func fastestPeer(run *result.Run, keep func(result.SubjectInfo) bool,
 	value func(result.SubjectInfo, result.SaturateResult) float64) (peer result.SubjectInfo, best result.SaturateResult, ok bool) {
 	top := 0.0
 	for _, p := range run.Subjects {
-		if !p.Peer || !keep(p) || !allPassed(checksOf(run, p.Name)) {
+		failed := func(c namedCheck) bool { return !c.Check.OK() }
+		if !p.Peer || !keep(p) || slices.ContainsFunc(checksOf(run, p.Name), failed) {
 			continue
 		}
 		if b, measured := bestSaturate(run, p.Name); measured && value(p, b) > top {
