@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -266,74 +265,18 @@ func writeSaturate(d *Document, run *result.Run) {
 	s.note("saturate")
 }
 
-// reportLimits writes each subject's cost per ID over its physical limit's
-// in the same run, at each goroutine count.
+// writeLimits writes each subject's cost per ID over its physical limit's
+// in the same run, at each goroutine count (a dash where either side
+// lacks the count; no row for a subject without a measured limit), and a
+// finding where a subject beat its limit in every repeat at some G:
+// every per-repeat ratio (the limit's IDs/s over the subject's, repeats
+// paired in the order they ran) under 1. Every repeat, not the median, so
+// that the finding is beyond the run's own noise: with 6 repeats a limit
+// that holds reads below 1× in all of them by chance with probability at
+// most 2^-6 per cell when the two sides tie.
 func writeLimits(d *Document, run *result.Run, gs []int, names []string, cell map[satKey]result.SaturateResult) {
-	rows := limitRows(run, gs, names, cell)
-	if len(rows) == 0 {
-		return
-	}
-	header := []string{"Subject", "Limit"}
-	for _, g := range gs {
-		header = append(header, fmt.Sprintf("G=%d", g))
-	}
-	s := d.Section(3, "Cost over the physical limit")
-	s.Table(header, rows)
-	for _, b := range belowLimits(run, gs, names, cell) {
-		s.Text(fmt.Sprintf("**Finding:** %s reads below %s at G=%d in every one of its %d repeats (at most %s×): "+
-			"that limit does more than this path must, so it is no limit for it.", b.subject, b.limit, b.g, b.repeats, units.TrimSig(b.max, 3)))
-	}
-	s.note("limits")
-}
-
-// below is a subject that beat its limit: every per-repeat ratio (the
-// limit's IDs/s over the subject's, repeats paired in the order they ran)
-// under 1, max the largest of them.
-type below struct {
-	subject, limit string
-	g, repeats     int
-	max            float64
-}
-
-// belowLimits are the subjects whose every repeat at some G read below
-// its limit. Every repeat, not the median, so that the finding is beyond
-// the run's own noise: with 6 repeats a limit that holds reads below 1×
-// in all of them by chance with probability at most 2^-6 per cell when
-// the two sides tie.
-func belowLimits(run *result.Run, gs []int, names []string, cell map[satKey]result.SaturateResult) []below {
-	var out []below
-	for _, name := range names {
-		info, _ := subjectInfo(run, name)
-		if info.Limit == "" || info.Physical {
-			continue
-		}
-		for _, g := range gs {
-			r, ok1 := cell[satKey{name, g}]
-			l, ok2 := cell[satKey{info.Limit, g}]
-			if !ok1 || !ok2 || len(r.Samples) < 2 || len(r.Samples) != len(l.Samples) {
-				continue
-			}
-			b := below{subject: name, limit: info.Limit, g: g, repeats: len(r.Samples)}
-			for i := range r.Samples {
-				if !(r.Samples[i] > 0) {
-					b.max = math.Inf(1)
-					break
-				}
-				b.max = max(b.max, l.Samples[i]/r.Samples[i])
-			}
-			if b.max < 1 {
-				out = append(out, b)
-			}
-		}
-	}
-	return out
-}
-
-// limitRows are the rows of the cost-over-limit table: a subject, its
-// limit, and its ratio at each goroutine count (a dash where either side
-// lacks the count). Subjects without a measured limit have no row.
-func limitRows(run *result.Run, gs []int, names []string, cell map[satKey]result.SaturateResult) [][]string {
 	var rows [][]string
+	var findings []string
 	for _, name := range names {
 		info, _ := subjectInfo(run, name)
 		if info.Limit == "" || info.Physical {
@@ -344,6 +287,10 @@ func limitRows(run *result.Run, gs []int, names []string, cell map[satKey]result
 		for _, g := range gs {
 			r, ok1 := cell[satKey{name, g}]
 			l, ok2 := cell[satKey{info.Limit, g}]
+			if f := belowLimit(r, l); ok1 && ok2 && f != "" {
+				findings = append(findings, fmt.Sprintf("**Finding:** %s reads below %s at G=%d in every one of its %d repeats "+
+					"(at most %s×): that limit does more than this path must, so it is no limit for it.", name, info.Limit, g, len(r.Samples), f))
+			}
 			if !ok1 || !ok2 || !(r.IDsPerSec > 0) || !(l.IDsPerSec > 0) {
 				row = append(row, "—")
 				continue
@@ -355,7 +302,38 @@ func limitRows(run *result.Run, gs []int, names []string, cell map[satKey]result
 			rows = append(rows, row)
 		}
 	}
-	return rows
+	if len(rows) == 0 {
+		return
+	}
+	header := []string{"Subject", "Limit"}
+	for _, g := range gs {
+		header = append(header, fmt.Sprintf("G=%d", g))
+	}
+	s := d.Section(3, "Cost over the physical limit").Table(header, rows)
+	for _, f := range findings {
+		s.Text(f)
+	}
+	s.note("limits")
+}
+
+// belowLimit is the largest per-repeat ratio of limit l over subject r
+// when every one is under 1, "" otherwise (or with fewer than 2 repeats,
+// or unpaired ones).
+func belowLimit(r, l result.SaturateResult) string {
+	if len(r.Samples) < 2 || len(r.Samples) != len(l.Samples) {
+		return ""
+	}
+	most := 0.0
+	for i := range r.Samples {
+		if !(r.Samples[i] > 0) {
+			return ""
+		}
+		most = max(most, l.Samples[i]/r.Samples[i])
+	}
+	if !(most < 1) { // NaN too
+		return ""
+	}
+	return units.TrimSig(most, 3)
 }
 
 func writeSteady(d *Document, run *result.Run) {
