@@ -210,11 +210,11 @@ func Text(size vg.Length, xa draw.XAlignment, ya draw.YAlignment) text.Style {
 		Handler: gplot.DefaultTextHandler}
 }
 
-// Palette is the series colours: Tableau 10, its grey swapped for a dark
+// palette is the series colours: Tableau 10, its grey swapped for a dark
 // blue so that no series is confused with the grey reference lines, then
 // six darker or duller hues, so that the standard suite's sixteen subjects
 // each get a colour of their own.
-var Palette = []color.Color{
+var palette = []color.Color{
 	color.RGBA{0x1f, 0x77, 0xb4, 0xff}, color.RGBA{0xff, 0x7f, 0x0e, 0xff},
 	color.RGBA{0x2c, 0xa0, 0x2c, 0xff}, color.RGBA{0xd6, 0x27, 0x28, 0xff},
 	color.RGBA{0x94, 0x67, 0xbd, 0xff}, color.RGBA{0x8c, 0x56, 0x4b, 0xff},
@@ -245,11 +245,11 @@ type SeriesStyle struct {
 // Series is the style of the i-th series of a chart. The marker and line
 // pattern alone tell the first len(glyphs)×len(lineDashes) (32) series
 // apart, so that a chart stays readable printed in grey; the colour tells
-// the first len(Palette) (16) apart at a glance.
+// the first len(palette) (16) apart at a glance.
 func Series(i int) SeriesStyle {
 	i = max(i, 0)
 	return SeriesStyle{
-		Color:  Palette[i%len(Palette)],
+		Color:  palette[i%len(palette)],
 		Glyph:  glyphs[i%len(glyphs)],
 		Dashes: lineDashes[(i/len(glyphs))%len(lineDashes)],
 	}

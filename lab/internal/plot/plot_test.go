@@ -129,7 +129,7 @@ func TestSeriesDistinct(t *testing.T) {
 		_, dup := grey[k]
 		assert.False(t, dup, "series %d and %d alike in grey", i, grey[k])
 		grey[k] = i
-		if i < len(Palette) {
+		if i < len(palette) {
 			_, dup := colour[st.Color]
 			assert.False(t, dup, "series %d and %d share a colour", i, colour[st.Color])
 			colour[st.Color] = i
