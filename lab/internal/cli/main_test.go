@@ -270,7 +270,7 @@ func TestListWriteError(t *testing.T) {
 func TestSteadyOnlyTable(t *testing.T) {
 	code, out, errs := runArgs(append([]string{"run", "-no-write", "-workloads", "steady", "-subjects", "atomicgen/strict"}, tiny...)...)
 	require.Equal(t, exitOK, code, errs)
-	assert.Contains(t, out, "STEADY")
+	assert.Contains(t, out, "== Steady ==")
 	assert.Regexp(t, `(?m)^atomicgen/strict +50\.0k/s`, out)
 }
 
@@ -376,8 +376,8 @@ func TestRunLimits(t *testing.T) {
 	require.Equal(t, exitOK, code, errs)
 	assert.Equal(t, before, runtime.GOMAXPROCS(0), "restored after the run")
 	assert.Contains(t, out, "GOMAXPROCS 1")
-	assert.Regexp(t, `(?m)^atomicgen/monotonic +limit/clock\+add +[0-9.]+x`, out)
-	assert.Regexp(t, `(?m)^shardedgen/node-per-shard/monotonic +limit/per-p\+add +[0-9.]+x`, out)
+	assert.Regexp(t, `(?m)^atomicgen/monotonic +limit/clock\+add +[0-9.]+×`, out)
+	assert.Regexp(t, `(?m)^shardedgen/node-per-shard/monotonic +limit/per-p\+add +[0-9.]+×`, out)
 	jsons, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	require.Len(t, jsons, 1)
 	res, err := result.Read(jsons[0])

@@ -2,12 +2,12 @@ package plot
 
 import (
 	"bytes"
-	"fmt"
 	"image/color"
 	"io"
 	"math"
 	"os"
-	"path/filepath"
+	"slices"
+	"strconv"
 
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -108,8 +108,8 @@ func (d *Chart) Layout() layout {
 	return layout{Page: vg.Rectangle{Max: vg.Point{X: w, Y: h}}, Legend: legend}
 }
 
-// save renders the chart to an SVG file at path.
-func (d *Chart) save(path string) (err error) {
+// Save renders the chart to an SVG file at path.
+func (d *Chart) Save(path string) (err error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -210,11 +210,11 @@ func Text(size vg.Length, xa draw.XAlignment, ya draw.YAlignment) text.Style {
 		Handler: gplot.DefaultTextHandler}
 }
 
-// Palette is the series colours: Tableau 10, its grey swapped for a dark
+// palette is the series colours: Tableau 10, its grey swapped for a dark
 // blue so that no series is confused with the grey reference lines, then
 // six darker or duller hues, so that the standard suite's sixteen subjects
 // each get a colour of their own.
-var Palette = []color.Color{
+var palette = []color.Color{
 	color.RGBA{0x1f, 0x77, 0xb4, 0xff}, color.RGBA{0xff, 0x7f, 0x0e, 0xff},
 	color.RGBA{0x2c, 0xa0, 0x2c, 0xff}, color.RGBA{0xd6, 0x27, 0x28, 0xff},
 	color.RGBA{0x94, 0x67, 0xbd, 0xff}, color.RGBA{0x8c, 0x56, 0x4b, 0xff},
@@ -245,22 +245,23 @@ type SeriesStyle struct {
 // Series is the style of the i-th series of a chart. The marker and line
 // pattern alone tell the first len(glyphs)×len(lineDashes) (32) series
 // apart, so that a chart stays readable printed in grey; the colour tells
-// the first len(Palette) (16) apart at a glance.
+// the first len(palette) (16) apart at a glance.
 func Series(i int) SeriesStyle {
 	i = max(i, 0)
 	return SeriesStyle{
-		Color:  Palette[i%len(Palette)],
+		Color:  palette[i%len(palette)],
 		Glyph:  glyphs[i%len(glyphs)],
 		Dashes: lineDashes[(i/len(glyphs))%len(lineDashes)],
 	}
 }
 
-// Lines returns a line with markers through xys in style st, for a plot
-// and its legend.
-func (st SeriesStyle) Lines(xys plotter.XYs) (*plotter.Line, *plotter.Scatter, error) {
+// Line draws a line with markers through xys in style st and adds it to
+// the legend as label, the beneath drawn first under it (its whiskers);
+// it draws nothing where gonum cannot (a NaN or an infinity in xys).
+func (d *Chart) Line(label string, st SeriesStyle, xys plotter.XYs, beneath ...gplot.Plotter) {
 	l, s, err := plotter.NewLinePoints(xys)
 	if err != nil {
-		return nil, nil, err
+		return
 	}
 	l.Color = st.Color
 	l.Width = vg.Points(1.6)
@@ -268,7 +269,9 @@ func (st SeriesStyle) Lines(xys plotter.XYs) (*plotter.Line, *plotter.Scatter, e
 	s.Color = st.Color
 	s.Shape = st.Glyph
 	s.Radius = vg.Points(3.2)
-	return l, s, nil
+	d.P.Add(beneath...)
+	d.P.Add(l, s)
+	d.Add(label, l, s)
 }
 
 // Grid is the light grid behind the data.
@@ -421,8 +424,75 @@ func (h HLine) Thumbnail(c *draw.Canvas) {
 	c.StrokeLine2(h.Style, c.Min.X, y, c.Max.X, y)
 }
 
-// Dashes are the dash patterns of successive reference lines.
-var Dashes = [][]vg.Length{{7, 3}, {2, 2.5}, {9, 3, 2, 3}, {4, 4}}
+// refDashes are the dash patterns of successive reference lines.
+var refDashes = [][]vg.Length{{7, 3}, {2, 2.5}, {9, 3, 2, 3}, {4, 4}}
+
+// RefLine is the i-th reference line of a chart (a ceiling, a threshold)
+// at y: thin, grey and dashed, each in a pattern of its own.
+func RefLine(y float64, i int) HLine {
+	return HLine{Y: y, Style: draw.LineStyle{Color: color.Gray{0x80}, Width: vg.Points(0.8), Dashes: refDashes[i%len(refDashes)]}}
+}
+
+// Span is the range of the positive values an axis must show (a log axis
+// cannot show the others).
+type Span struct{ Lo, Hi float64 }
+
+// NewSpan is a span that has seen nothing.
+func NewSpan() Span { return Span{math.Inf(1), math.Inf(-1)} }
+
+// See widens s to the positive values of vs.
+func (s *Span) See(vs ...float64) {
+	for _, v := range vs {
+		if v > 0 {
+			s.Lo, s.Hi = math.Min(s.Lo, v), math.Max(s.Hi, v)
+		}
+	}
+}
+
+// Dodge is the factor that shifts the k-th of n series along a log x
+// axis, so that series at the same value (generators at their ceiling)
+// do not hide each other's markers: 0.06 of an octave apart (more than a
+// marker's width on a chart ten inches wide), at most ±0.2 of an octave
+// in all.
+func Dodge(k, n int) float64 {
+	if n < 2 {
+		return 1
+	}
+	step := math.Min(0.4/float64(n-1), 0.06)
+	return math.Pow(2, (float64(k)-float64(n-1)/2)*step)
+}
+
+// Log2Axis puts a on a log₂ scale from lo to hi, with room at both ends,
+// a labelled tick at every power of two and at each of marks (the counts
+// a sweep used), a mark too near a labelled tick for its label ticked
+// without one.
+func Log2Axis(a *gplot.Axis, lo, hi float64, marks []int) {
+	a.Scale = gplot.LogScale{}
+	a.Min, a.Max = lo/math.Pow(2, 0.3), hi*math.Pow(2, 0.3)
+	var ticks []gplot.Tick
+	for e := math.Floor(math.Log2(a.Min)); math.Pow(2, e) <= a.Max; e++ {
+		if v := math.Pow(2, e); v >= a.Min && v >= 1 {
+			ticks = append(ticks, gplot.Tick{Value: v, Label: strconv.Itoa(int(v))})
+		}
+	}
+	for _, g := range marks {
+		v := float64(g)
+		if v < a.Min || v > a.Max {
+			continue
+		}
+		near := slices.ContainsFunc(ticks, func(t gplot.Tick) bool {
+			return t.Label != "" && math.Abs(math.Log2(t.Value/v)) < 0.3
+		})
+		if near {
+			if !slices.ContainsFunc(ticks, func(t gplot.Tick) bool { return t.Value == v }) {
+				ticks = append(ticks, gplot.Tick{Value: v})
+			}
+			continue
+		}
+		ticks = append(ticks, gplot.Tick{Value: v, Label: strconv.Itoa(g)})
+	}
+	a.Tick.Marker = gplot.ConstantTicks(ticks)
+}
 
 // YErr is one whisker from lo to hi at (x, y).
 type YErr struct{ X, Y, Lo, Hi float64 }
@@ -461,26 +531,4 @@ func (s Swatch) Thumbnail(c *draw.Canvas) {
 	r.Max.Y -= h * 0.15
 	c.SetColor(s.Color)
 	c.Fill(r.Path())
-}
-
-// SaveAll saves each chart as dir/<name>, in the order of names, skipping
-// the nil ones (a chart the run has no data for), and returns the paths
-// written. dir is created when there is something to write.
-func SaveAll(dir string, names []string, charts map[string]*Chart) ([]string, error) {
-	var paths []string
-	for _, name := range names {
-		c := charts[name]
-		if c == nil {
-			continue
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return paths, err
-		}
-		path := filepath.Join(dir, name)
-		if err := c.save(path); err != nil {
-			return paths, fmt.Errorf("chart %s: %w", name, err)
-		}
-		paths = append(paths, path)
-	}
-	return paths, nil
 }

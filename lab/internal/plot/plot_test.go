@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
@@ -85,20 +87,14 @@ func TestYErrs(t *testing.T) {
 	assert.False(t, math.IsNaN(lo))
 }
 
-// TestSaveAll: charts are saved in the order named, nil ones skipped, and
-// no folder is made when there is nothing to draw.
-func TestSaveAll(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "charts")
-	paths, err := SaveAll(dir, []string{"a.svg", "b.svg"}, map[string]*Chart{"a.svg": nil})
+// TestSave: a chart is saved as an SVG file.
+func TestSave(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.svg")
+	require.NoError(t, New("t", "s", "x", "y", 4*vg.Inch, 3*vg.Inch).Save(path))
+	svg, err := os.ReadFile(path)
 	require.NoError(t, err)
-	assert.Empty(t, paths)
-	assert.NoDirExists(t, dir)
-
-	c := New("t", "s", "x", "y", 4*vg.Inch, 3*vg.Inch)
-	paths, err = SaveAll(dir, []string{"b.svg", "a.svg"}, map[string]*Chart{"a.svg": c, "b.svg": c})
-	require.NoError(t, err)
-	assert.Equal(t, []string{filepath.Join(dir, "b.svg"), filepath.Join(dir, "a.svg")}, paths)
-	assert.FileExists(t, paths[0])
+	assert.Contains(t, string(svg), "<svg")
+	assert.Error(t, New("t", "s", "x", "y", 4*vg.Inch, 3*vg.Inch).Save(filepath.Join(path, "b.svg")), "a file is no folder")
 }
 
 // TestLayoutTallLegend: a legend taller than the page asked for makes the
@@ -106,11 +102,7 @@ func TestSaveAll(t *testing.T) {
 func TestLayoutTallLegend(t *testing.T) {
 	c := New("t", "s", "x", "y", 6*vg.Inch, 2*vg.Inch)
 	for i := range 40 {
-		st := Series(i)
-		l, s, err := st.Lines([]plotter.XY{{X: 1, Y: 1}, {X: 2, Y: 2}})
-		require.NoError(t, err)
-		c.P.Add(l, s)
-		c.Add(fmt.Sprintf("shardedgen/node-per-shard/strict %d", i), l, s)
+		c.Line(fmt.Sprintf("shardedgen/node-per-shard/strict %d", i), Series(i), plotter.XYs{{X: 1, Y: 1}, {X: 2, Y: 2}})
 	}
 	lay := c.Layout()
 	assert.Greater(t, lay.Page.Max.Y, 2*vg.Inch, "grown")
@@ -137,10 +129,32 @@ func TestSeriesDistinct(t *testing.T) {
 		_, dup := grey[k]
 		assert.False(t, dup, "series %d and %d alike in grey", i, grey[k])
 		grey[k] = i
-		if i < len(Palette) {
+		if i < len(palette) {
 			_, dup := colour[st.Color]
 			assert.False(t, dup, "series %d and %d share a colour", i, colour[st.Color])
 			colour[st.Color] = i
 		}
 	}
+}
+
+// TestLog2Axis: a labelled tick at every power of two in range and at a
+// count off them with room for its label; a count too near a labelled
+// tick is ticked without a label.
+func TestLog2Axis(t *testing.T) {
+	var a gplot.Axis
+	Log2Axis(&a, 1, 12, []int{1, 3, 9, 12})
+	labels := map[float64]string{}
+	for _, tk := range a.Tick.Marker.Ticks(a.Min, a.Max) {
+		labels[tk.Value] = tk.Label
+	}
+	assert.Equal(t, map[float64]string{1: "1", 2: "2", 4: "4", 8: "8", 3: "3", 9: "", 12: "12"}, labels)
+	assert.Less(t, a.Min, 1.0)
+	assert.Greater(t, a.Max, 12.0)
+}
+
+// TestSpan: a span sees only positive values.
+func TestSpan(t *testing.T) {
+	s := NewSpan()
+	s.See(0, -3, 5, 2)
+	assert.Equal(t, Span{2, 5}, s)
 }

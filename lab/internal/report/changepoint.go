@@ -1,6 +1,7 @@
 package report
 
 import (
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -19,34 +20,6 @@ const (
 	changeWindow       = 50
 	changeMinSize      = 3
 )
-
-// changeOptions are the test's settings; zero fields take the defaults. Seed
-// seeds the permutations, so that a series gives the same answer every
-// time.
-type changeOptions struct {
-	P            float64
-	Permutations int
-	Window       int
-	MinSize      int
-	Seed         uint64
-}
-
-func (o changeOptions) withDefaults() changeOptions {
-	if o.P <= 0 {
-		o.P = ChangePointP
-	}
-	if o.Permutations <= 0 {
-		o.Permutations = changePermutations
-	}
-	if o.Window <= 0 {
-		o.Window = changeWindow
-	}
-	if o.MinSize <= 0 {
-		o.MinSize = changeMinSize
-	}
-	o.MinSize = max(o.MinSize, 2) // a one-point segment has no pairs to average
-	return o
-}
 
 // changePoint is a change point: Index is the first point of the new level;
 // Before and After are the means of the segments either side (within the
@@ -70,24 +43,23 @@ type changePoint struct {
 //
 // (the energy distance between the m points before τ and the n from τ to κ,
 // with exponent 1), and holds it significant when no more than a
-// fraction P of random permutations of the segment reach as high a
+// fraction ChangePointP of random permutations of the segment reach as high a
 // maximum (a permutation test: distribution-free, so it needs no model
 // of the noise). A significant split cuts the segment in two and the
 // search goes on in the parts, the most significant split first, until
-// none is left. Long series are searched in windows of Window points,
+// none is left. Long series are searched in windows of changeWindow points,
 // half-overlapping, as Otava does, so that an old level does not hide a
 // new step.
 //
-// findChanges returns the change points of xs in index order. NaN points are
-// not allowed: the caller drops them.
-func findChanges(xs []float64, o changeOptions) []changePoint {
-	o = o.withDefaults()
-	rng := rand.New(rand.NewPCG(o.Seed, 0x5eed))
+// findChanges returns the change points of xs in index order, its
+// permutations seeded by seed, so that a series gives the same answer
+// every time. NaN points are not allowed: the caller drops them.
+func findChanges(xs []float64, seed uint64) []changePoint {
+	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	found := map[int]changePoint{}
-	step := max(o.Window/2, 1)
-	for lo := 0; ; lo += step {
-		hi := min(lo+o.Window, len(xs))
-		for _, c := range searchChanges(xs[lo:hi], o, rng) {
+	for lo := 0; ; lo += changeWindow / 2 {
+		hi := min(lo+changeWindow, len(xs))
+		for _, c := range searchChanges(xs[lo:hi], rng) {
 			c.Index += lo
 			if _, dup := found[c.Index]; !dup {
 				found[c.Index] = c
@@ -97,12 +69,7 @@ func findChanges(xs []float64, o changeOptions) []changePoint {
 			break
 		}
 	}
-	var out []changePoint
-	for _, c := range found {
-		out = append(out, c)
-	}
-	slices.SortFunc(out, func(a, b changePoint) int { return a.Index - b.Index })
-	return out
+	return slices.SortedFunc(maps.Values(found), func(a, b changePoint) int { return a.Index - b.Index })
 }
 
 // changeSegment is a half-open span of the series still to be searched.
@@ -110,21 +77,21 @@ type changeSegment struct{ lo, hi int }
 
 // searchChanges is the hierarchical e-divisive search of one window: split the
 // segment whose best split is the most significant, while one is.
-func searchChanges(xs []float64, o changeOptions, rng *rand.Rand) []changePoint {
+func searchChanges(xs []float64, rng *rand.Rand) []changePoint {
 	segs := []changeSegment{{0, len(xs)}}
 	var out []changePoint
 	for {
 		best, bestSeg, bestP := -1, -1, math.Inf(1)
 		for i, s := range segs {
-			tau, q := bestSplit(xs[s.lo:s.hi], o.MinSize)
+			tau, q := bestSplit(xs[s.lo:s.hi], changeMinSize)
 			if tau < 0 {
 				continue
 			}
-			if p := permutationP(xs[s.lo:s.hi], q, o, rng); p < bestP {
+			if p := permutationP(xs[s.lo:s.hi], q, rng); p < bestP {
 				best, bestSeg, bestP = s.lo+tau, i, p
 			}
 		}
-		if best < 0 || bestP > o.P {
+		if best < 0 || bestP > ChangePointP {
 			return out
 		}
 		s := segs[bestSeg]
@@ -135,16 +102,16 @@ func searchChanges(xs []float64, o changeOptions, rng *rand.Rand) []changePoint 
 
 // permutationP is the share of random permutations of xs (and the
 // observed order itself) whose best split reaches q.
-func permutationP(xs []float64, q float64, o changeOptions, rng *rand.Rand) float64 {
+func permutationP(xs []float64, q float64, rng *rand.Rand) float64 {
 	perm := slices.Clone(xs)
 	reach := 1 // the observed order
-	for range o.Permutations {
+	for range changePermutations {
 		rng.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
-		if _, pq := bestSplit(perm, o.MinSize); pq >= q {
+		if _, pq := bestSplit(perm, changeMinSize); pq >= q {
 			reach++
 		}
 	}
-	return float64(reach) / float64(o.Permutations+1)
+	return float64(reach) / float64(changePermutations+1)
 }
 
 // bestSplit is the τ in [minSize, len-minSize] maximising Q(τ, κ) over

@@ -3,30 +3,28 @@ package report
 import (
 	"cmp"
 	"fmt"
-	"image/color"
 	"math"
 	"slices"
-	"strconv"
 
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/snowlab/snowlab/lab/internal/plot"
 	"github.com/snowlab/snowlab/lab/internal/units"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-// chartSpec is one chart of a run: its file name, the report section it
-// illustrates, a text alternative, and the chart.
+// chartSpec is one chart of a report: its file name, a text alternative,
+// and the chart.
 type chartSpec struct {
-	name, section, alt string
-	chart              *plot.Chart
+	name, alt string
+	chart     *plot.Chart
 }
 
-// chartsOf draws the charts run has data for, in the order the reports
-// show them, each saved (document.writeCharts) as an SVG file:
+// The charts of a run, those it has data for, each in the section it
+// illustrates (newDocument) and saved as an SVG file
+// (Document.writeCharts):
 //
 //   - saturate.svg: IDs/s against goroutines, one line per subject, with a
 //     thin dashed line beneath them at each strict ceiling; when the run
@@ -46,18 +44,6 @@ type chartSpec struct {
 //     more than a panel draws.
 //
 // A chart the run has no data for is skipped: no file and no error.
-func chartsOf(run *result.Run) []chartSpec {
-	if run == nil {
-		return nil
-	}
-	out := saturateCharts(run)
-	out = append(out, fairnessCharts(run)...)
-	out = append(out, latencyCharts(run)...)
-	if c := makespanChart(run); c != nil {
-		out = append(out, chartSpec{"makespan.svg", "Burst", "burst makespans", c})
-	}
-	return out
-}
 
 // The groups of subjects the charts draw apart when there are more than
 // one panel holds.
@@ -143,30 +129,20 @@ func groupName(p plot.Panel) string {
 }
 
 // newChart returns a chart in the house style titled what, with the
-// run's host and commit as its subtitle.
+// run's host and commit ("<sha>+dirty" for a dirty tree) as its subtitle,
+// so that every chart names its run alike.
 func newChart(run *result.Run, what, xlabel, ylabel string, w, h vg.Length) *plot.Chart {
-	return plot.New(what, subtitle(run.Host, run.Revision()), xlabel, ylabel, w, h)
-}
-
-// subtitle is the subtitle of a chart of a run on h at revision (the
-// commit, "<sha>+dirty" for a dirty tree; "" for none): the host's one
-// line and the commit, so that every chart names its run alike.
-func subtitle(h result.Host, revision string) string {
-	if revision == "" {
-		return h.String()
+	sub := run.Host.String()
+	if rev := run.Revision(); rev != "" {
+		sub += " · commit " + rev
 	}
-	return h.String() + " · commit " + revision
-}
-
-type style struct {
-	plot.SeriesStyle
-	peer bool
+	return plot.New(what, sub, xlabel, ylabel, w, h)
 }
 
 // styles gives every subject in the run one style, the same in every
 // chart, in the order of run.Subjects: no two alike in colour, marker and
 // line pattern, nor in marker and pattern alone (see plot.Series).
-func styles(run *result.Run) map[string]style {
+func styles(run *result.Run) map[string]plot.SeriesStyle {
 	present := make(map[string]bool)
 	for _, s := range run.Subjects {
 		present[s.Name] = true
@@ -177,17 +153,16 @@ func styles(run *result.Run) map[string]style {
 	for _, r := range run.Burst {
 		present[r.Subject] = true
 	}
-	out := make(map[string]style)
+	out := make(map[string]plot.SeriesStyle)
 	for i, name := range subjectOrder(run, present) {
-		info, _ := subjectInfo(run, name)
-		out[name] = style{SeriesStyle: plot.Series(i), peer: info.Peer}
+		out[name] = plot.Series(i)
 	}
 	return out
 }
 
 // legendLabel is a subject's legend entry: its name, marked when a peer.
-func legendLabel(name string, st style) string {
-	if st.peer {
+func legendLabel(run *result.Run, name string) string {
+	if info, _ := subjectInfo(run, name); info.Peer {
 		return name + " (peer)"
 	}
 	return name
@@ -197,38 +172,57 @@ func siTick(v float64) string { return units.SI(v, 3, true) }
 func nsTick(v float64) string { return units.Ns(v) }
 func msTick(v float64) string { return units.TrimSig(v, 3) }
 
-// saturateCharts plots IDs/s against goroutines, on the panels panelsOf
-// lays out: a subject's value for the outlier rule is its best median.
-func saturateCharts(run *result.Run) []chartSpec {
-	bySubject := make(map[string][]result.SaturateResult)
-	best := make(map[string]float64)
-	for _, r := range run.Saturate {
-		if r.Goroutines <= 0 || !(r.IDsPerSec > 0) {
-			continue // a log axis cannot show it; the tables do
-		}
-		bySubject[r.Subject] = append(bySubject[r.Subject], r)
-		best[r.Subject] = math.Max(best[r.Subject], r.IDsPerSec)
-	}
-	if len(bySubject) == 0 {
-		return nil
-	}
-	names := subjectOrder(run, keySet(bySubject))
+// panelCharts draws a chart per panel of the subjects names (panelsOf,
+// value the outlier rule's, nil for none), each with alt as its text
+// alternative, skipping a panel draw has nothing for.
+func panelCharts(run *result.Run, base, alt string, names []string, value func(string) float64,
+	draw func(chartPanel) *plot.Chart) []chartSpec {
 	var out []chartSpec
-	for _, p := range panelsOf(run, "saturate", names, func(n string) float64 { return best[n] }) {
-		alt := "IDs/s against goroutines"
+	for _, p := range panelsOf(run, base, names, value) {
+		a := alt
 		if p.what != "" {
-			alt += ": " + p.what
+			a += ": " + p.what
 		}
-		out = append(out, chartSpec{p.file, "Saturate", alt, saturatePanel(run, p, bySubject)})
+		if c := draw(p); c != nil {
+			out = append(out, chartSpec{p.file, a, c})
+		}
 	}
 	return out
 }
 
+// saturateBySubject is each subject's saturate results that keep accepts,
+// in goroutine order.
+func saturateBySubject(run *result.Run, keep func(result.SaturateResult) bool) map[string][]result.SaturateResult {
+	out := make(map[string][]result.SaturateResult)
+	for _, r := range run.Saturate {
+		if keep(r) {
+			out[r.Subject] = append(out[r.Subject], r)
+		}
+	}
+	for _, rs := range out {
+		slices.SortStableFunc(rs, func(a, b result.SaturateResult) int { return a.Goroutines - b.Goroutines })
+	}
+	return out
+}
+
+// saturateCharts plots IDs/s against goroutines, on the panels panelsOf
+// lays out: a subject's value for the outlier rule is its best median.
+func saturateCharts(run *result.Run) []chartSpec {
+	bySubject := saturateBySubject(run, func(r result.SaturateResult) bool {
+		return r.Goroutines > 0 && r.IDsPerSec > 0 // a log axis cannot show the others; the tables do
+	})
+	best := func(n string) float64 { return slices.MaxFunc(bySubject[n], cmpRate).IDsPerSec }
+	return panelCharts(run, "saturate", "IDs/s against goroutines", subjectOrder(run, keySet(bySubject)), best,
+		func(p chartPanel) *plot.Chart { return saturatePanel(run, p, bySubject) })
+}
+
+func cmpRate(a, b result.SaturateResult) int { return cmp.Compare(a.IDsPerSec, b.IDsPerSec) }
+
 // saturatePanel draws the subjects of one panel: the strict ceilings
 // first, thin and dashed, so that a series on its ceiling is drawn over it
 // and shows; then each subject's medians with min–max whiskers, its
-// markers shifted a little along x so that subjects at the same rate do
-// not hide each other.
+// markers shifted a little along x (plot.Dodge) so that subjects at the
+// same rate do not hide each other.
 func saturatePanel(run *result.Run, panel chartPanel, bySubject map[string][]result.SaturateResult) *plot.Chart {
 	what := "Saturate: IDs/s against goroutines (median of repeats, whiskers min–max)"
 	if panel.what != "" {
@@ -236,35 +230,43 @@ func saturatePanel(run *result.Run, panel chartPanel, bySubject map[string][]res
 	}
 	d := newChart(run, what, "goroutines (log₂ scale)", "IDs per second", 10*vg.Inch, 4.4*vg.Inch)
 	d.P.Add(plot.Grid())
-	y := newSpan()
-	ceilings := ceilingLines(d.P, strictCeilings(run, panel.names), &y)
-	series := saturateSeries(d.P, styles(run), panel.names, bySubject, &y)
-	for _, e := range append(series, ceilings...) {
-		d.Add(e.label, e.thumbs...)
+	y := plot.NewSpan()
+	ceilings := strictCeilings(run, panel.names)
+	for i, c := range ceilings {
+		y.See(c.v)
+		d.P.Add(c.line(i))
 	}
-	if plot.Scale(&d.P.Y, y.lo, y.hi, siTick, false) {
+	styles := styles(run)
+	for k, name := range panel.names {
+		rs := bySubject[name]
+		xys := make(plotter.XYs, len(rs))
+		var errs plot.YErrs
+		for i, r := range rs {
+			xys[i] = plotter.XY{X: float64(r.Goroutines) * plot.Dodge(k, len(panel.names)), Y: r.IDsPerSec}
+			y.See(r.IDsPerSec)
+			if len(r.Samples) > 1 {
+				lo, hi := slices.Min(r.Samples), slices.Max(r.Samples)
+				if lo > 0 && hi > lo {
+					errs = append(errs, plot.YErr{X: xys[i].X, Y: r.IDsPerSec, Lo: lo, Hi: hi})
+					y.See(lo, hi)
+				}
+			}
+		}
+		var whiskers []gplot.Plotter
+		if len(errs) > 0 {
+			whiskers = append(whiskers, errs.Bars(styles[name].Color))
+		}
+		d.Line(legendLabel(run, name), styles[name], xys, whiskers...)
+	}
+	// The ceilings' legend after the series', their lines beneath them.
+	for i, c := range ceilings {
+		d.Add(c.label(len(ceilings)), c.line(i))
+	}
+	if plot.Scale(&d.P.Y, y.Lo, y.Hi, siTick, false) {
 		d.YLabel += " (log scale)"
 	}
 	goroutineAxis(run, &d.P.X, panel.names, bySubject)
 	return d
-}
-
-// span is the range of the positive values an axis must show (a log
-// axis cannot show the others).
-type span struct{ lo, hi float64 }
-
-func newSpan() span { return span{math.Inf(1), math.Inf(-1)} }
-
-func (s *span) see(v float64) {
-	if v > 0 {
-		s.lo, s.hi = math.Min(s.lo, v), math.Max(s.hi, v)
-	}
-}
-
-// legendEntry is a line of a chart's legend.
-type legendEntry struct {
-	label  string
-	thumbs []gplot.Thumbnailer
 }
 
 // ceiling is a strict ceiling shared by the subjects names, of nodes
@@ -301,77 +303,25 @@ func strictCeilings(run *result.Run, names []string) []*ceiling {
 	return ceilings
 }
 
-// ceilingLines draws a line per ceiling, to be added before the series so
-// that they are drawn beneath them, and returns their legend entries.
-func ceilingLines(p *gplot.Plot, ceilings []*ceiling, y *span) []legendEntry {
-	var entries []legendEntry
-	for i, c := range ceilings {
-		y.see(c.v)
-		h := plot.HLine{Y: c.v, Style: draw.LineStyle{Color: color.Gray{0x80}, Width: vg.Points(0.8),
-			Dashes: plot.Dashes[i%len(plot.Dashes)]}}
-		p.Add(h)
-		label := "ceiling"
-		if len(c.nodes) == 1 {
-			label += fmt.Sprintf(" %d node%s", c.nodes[0], plural(c.nodes[0]))
-		}
-		label += ": " + units.SI(c.v, 4, true) + "/s"
-		if len(c.names) == 1 && len(ceilings) > 1 {
-			label += " (" + c.names[0] + ")"
-		}
-		entries = append(entries, legendEntry{label, []gplot.Thumbnailer{h}})
+// line is the ceiling's reference line, the i-th of its chart.
+func (c *ceiling) line(i int) plot.HLine { return plot.RefLine(c.v, i) }
+
+// label is the ceiling's legend entry, naming its subject when it has one
+// and the chart draws more than one ceiling (of n).
+func (c *ceiling) label(n int) string {
+	label := "ceiling"
+	if len(c.nodes) == 1 {
+		label += fmt.Sprintf(" %d node%s", c.nodes[0], plural(c.nodes[0]))
 	}
-	return entries
+	label += ": " + units.SI(c.v, 4, true) + "/s"
+	if len(c.names) == 1 && n > 1 {
+		label += " (" + c.names[0] + ")"
+	}
+	return label
 }
 
-// saturateSeries draws each subject's medians against goroutines with
-// their min–max whiskers and returns their legend entries.
-func saturateSeries(p *gplot.Plot, styles map[string]style, names []string, bySubject map[string][]result.SaturateResult, y *span) []legendEntry {
-	// Subjects at the same rate (strict ones at their ceiling) would hide
-	// each other's markers: shift each along x, 0.06 of an octave apart
-	// (more than a marker's width on a panel this size), at most ±0.2
-	// of an octave in all.
-	dodge := func(k int) float64 {
-		if len(names) < 2 {
-			return 1
-		}
-		step := math.Min(0.4/float64(len(names)-1), 0.06)
-		return math.Pow(2, (float64(k)-float64(len(names)-1)/2)*step)
-	}
-	var entries []legendEntry
-	for k, name := range names {
-		rs := slices.Clone(bySubject[name])
-		slices.SortFunc(rs, func(a, b result.SaturateResult) int { return a.Goroutines - b.Goroutines })
-		xys := make(plotter.XYs, len(rs))
-		var errs plot.YErrs
-		for i, r := range rs {
-			xys[i] = plotter.XY{X: float64(r.Goroutines) * dodge(k), Y: r.IDsPerSec}
-			y.see(r.IDsPerSec)
-			if len(r.Samples) > 1 {
-				lo, hi := slices.Min(r.Samples), slices.Max(r.Samples)
-				if lo > 0 && hi > lo {
-					errs = append(errs, plot.YErr{X: xys[i].X, Y: r.IDsPerSec, Lo: lo, Hi: hi})
-					y.see(lo)
-					y.see(hi)
-				}
-			}
-		}
-		st := styles[name]
-		l, sc, err := st.Lines(xys)
-		if err != nil {
-			continue
-		}
-		if len(errs) > 0 {
-			p.Add(errs.Bars(st.Color))
-		}
-		p.Add(l, sc)
-		entries = append(entries, legendEntry{legendLabel(name, st), []gplot.Thumbnailer{l, sc}})
-	}
-	return entries
-}
-
-// goroutineAxis puts goroutines on a log2 axis x spanning the panel's
-// subjects, with a tick at every power of two, and at any other count the
-// sweep used where it has room.
+// goroutineAxis puts goroutines on a log₂ axis x spanning the panel's
+// subjects (plot.Log2Axis), marking every count the sweep used.
 func goroutineAxis(run *result.Run, x *gplot.Axis, names []string, bySubject map[string][]result.SaturateResult) {
 	gmin, gmax := math.Inf(1), math.Inf(-1)
 	for _, name := range names {
@@ -380,41 +330,8 @@ func goroutineAxis(run *result.Run, x *gplot.Axis, names []string, bySubject map
 			gmax = math.Max(gmax, float64(r.Goroutines))
 		}
 	}
-	x.Scale = gplot.LogScale{}
-	x.Min, x.Max = gmin/math.Pow(2, 0.3), gmax*math.Pow(2, 0.3)
-	var ticks []gplot.Tick
-	for e := math.Floor(math.Log2(x.Min)); math.Pow(2, e) <= x.Max; e++ {
-		if v := math.Pow(2, e); v >= x.Min && v >= 1 {
-			ticks = append(ticks, gplot.Tick{Value: v, Label: strconv.Itoa(int(v))})
-		}
-	}
-	for g := range goroutineCounts(run) {
-		v := float64(g)
-		if v < x.Min || v > x.Max {
-			continue
-		}
-		near := slices.ContainsFunc(ticks, func(t gplot.Tick) bool {
-			return t.Label != "" && math.Abs(math.Log2(t.Value/v)) < 0.3
-		})
-		if near {
-			if !slices.ContainsFunc(ticks, func(t gplot.Tick) bool { return t.Value == v }) {
-				ticks = append(ticks, gplot.Tick{Value: v})
-			}
-			continue
-		}
-		ticks = append(ticks, gplot.Tick{Value: v, Label: strconv.Itoa(g)})
-	}
-	x.Tick.Marker = gplot.ConstantTicks(ticks)
-}
-
-func goroutineCounts(run *result.Run) map[int]bool {
-	out := make(map[int]bool)
-	for _, r := range run.Saturate {
-		if r.Goroutines > 0 {
-			out[r.Goroutines] = true
-		}
-	}
-	return out
+	gs, _, _ := satGrid(run)
+	plot.Log2Axis(x, gmin, gmax, gs)
 }
 
 func plural(n int) string {
@@ -441,17 +358,8 @@ func latencyCharts(run *result.Run) []chartSpec {
 	if len(present) == 0 {
 		return nil
 	}
-	var out []chartSpec
-	for _, p := range panelsOf(run, "latency", subjectOrder(run, present), nil) {
-		alt := "per-call latency percentiles of the bursts"
-		if p.what != "" {
-			alt += ": " + p.what
-		}
-		if c := latencyPanel(run, p); c != nil {
-			out = append(out, chartSpec{p.file, "Burst", alt, c})
-		}
-	}
-	return out
+	return panelCharts(run, "latency", "per-call latency percentiles of the bursts", subjectOrder(run, present), nil,
+		func(p chartPanel) *plot.Chart { return latencyPanel(run, p) })
 }
 
 // latencyDrawn reports whether the latency chart draws burst b: one call
@@ -463,47 +371,28 @@ func latencyDrawn(b result.BurstResult) bool {
 // latencyPanel plots the NextID bursts of the panel's subjects.
 func latencyPanel(run *result.Run, panel chartPanel) *plot.Chart {
 	var bursts []result.BurstResult
-	gs := make(map[int]bool)
-	ids := make(map[[2]int]bool)
 	for _, b := range run.Burst {
-		if !latencyDrawn(b) || !slices.Contains(panel.names, b.Subject) {
-			continue
+		if latencyDrawn(b) && slices.Contains(panel.names, b.Subject) {
+			bursts = append(bursts, b)
 		}
-		bursts = append(bursts, b)
-		gs[b.Goroutines] = true
-		ids[[2]int{b.IDs, b.Repeats}] = true
 	}
 	if len(bursts) == 0 {
 		return nil
 	}
+	sortBursts(run, bursts)
 	styles := styles(run)
-	order := make(map[string]int)
-	for i, s := range subjectOrder(run, keySet(styles)) {
-		order[s] = i
-	}
-	slices.SortStableFunc(bursts, func(a, b result.BurstResult) int {
-		if d := order[a.Subject] - order[b.Subject]; d != 0 {
-			return d
-		}
-		return a.Goroutines - b.Goroutines
-	})
 	what := "Per-call latency, burst via NextID"
 	if panel.what != "" {
 		what += ", " + panel.what
 	}
-	if len(gs) == 1 {
-		what += fmt.Sprintf(" (%d goroutines", bursts[0].Goroutines)
-		if len(ids) == 1 {
-			what += fmt.Sprintf(", %s IDs × %d repeats", units.Thousands(bursts[0].IDs), bursts[0].Repeats)
-		}
-		what += ")"
-	}
+	shape, manyG := burstShape(bursts)
+	what += shape
 	d := newChart(run, what, "percentile of calls", "latency per call (log scale)", 10*vg.Inch, 4.4*vg.Inch)
 	p := d.P
 	g := plot.Grid()
 	g.Vertical.Color = nil
 	p.Add(g)
-	ylo, yhi := math.Inf(1), math.Inf(-1)
+	y := plot.NewSpan()
 	n := len(bursts)
 	step := 0.0
 	if n > 1 {
@@ -515,23 +404,16 @@ func latencyPanel(run *result.Run, panel chartPanel) *plot.Chart {
 		dx := (float64(k) - float64(n-1)/2) * step
 		xys := make(plotter.XYs, len(vals))
 		for i, v := range vals {
-			y := math.Max(float64(v), 1) // a log axis has no zero
-			xys[i] = plotter.XY{X: float64(i) + dx, Y: y}
-			ylo, yhi = math.Min(ylo, y), math.Max(yhi, y)
+			xys[i] = plotter.XY{X: float64(i) + dx, Y: math.Max(float64(v), 1)} // a log axis has no zero
+			y.See(xys[i].Y)
 		}
-		st := styles[b.Subject]
-		line, sc, err := st.Lines(xys)
-		if err != nil {
-			continue
-		}
-		p.Add(line, sc)
-		label := legendLabel(b.Subject, st)
-		if len(gs) > 1 {
+		label := legendLabel(run, b.Subject)
+		if manyG {
 			label += fmt.Sprintf(", %d goroutines", b.Goroutines)
 		}
-		d.Add(label, line, sc)
+		d.Line(label, styles[b.Subject], xys)
 	}
-	plot.Scale(&p.Y, ylo, yhi, nsTick, true)
+	plot.Scale(&p.Y, y.Lo, y.Hi, nsTick, true)
 	p.NominalX(percentiles...)
 	p.X.Min, p.X.Max = -0.4, float64(len(percentiles))-0.6
 	return d

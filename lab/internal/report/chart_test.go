@@ -131,7 +131,7 @@ func TestSaturatePanels(t *testing.T) {
 		require.NoError(t, err)
 		n := 0
 		for _, s := range run.Subjects {
-			if strings.Contains(buf.String(), ">"+legendLabel(s.Name, styles(run)[s.Name])+"<") {
+			if strings.Contains(buf.String(), ">"+legendLabel(run, s.Name)+"<") {
 				assert.Empty(t, seen[s.Name], "%s on %s and %s", s.Name, seen[s.Name], c.name)
 				seen[s.Name] = c.name
 				n++
@@ -265,9 +265,8 @@ func TestChartStyles(t *testing.T) {
 	run := fixture.Run()
 	st := styles(run)
 	require.Len(t, st, len(run.Subjects))
-	assert.True(t, st["bwmarrin/snowflake"].peer)
-	assert.False(t, st["atomicgen/strict"].peer)
-	assert.Equal(t, "bwmarrin/snowflake (peer)", legendLabel("bwmarrin/snowflake", st["bwmarrin/snowflake"]))
+	assert.Equal(t, "bwmarrin/snowflake (peer)", legendLabel(run, "bwmarrin/snowflake"))
+	assert.Equal(t, "atomicgen/strict", legendLabel(run, "atomicgen/strict"))
 }
 
 // standardRun is the fixture with every subject of the standard suite
@@ -337,7 +336,7 @@ func TestChartsReadable(t *testing.T) {
 		if name != "makespan.svg" { // its legend names the call styles, not subjects
 			longest := ""
 			for _, s := range run.Subjects {
-				if l := legendLabel(s.Name, st[s.Name]); strings.Contains(svg, ">"+l+"<") && len(l) > len(longest) {
+				if l := legendLabel(run, s.Name); strings.Contains(svg, ">"+l+"<") && len(l) > len(longest) {
 					longest = l
 				}
 			}

@@ -65,7 +65,7 @@ func newestFullRun(t *testing.T) *result.Run {
 // rows, and the ids of its sections.
 func tablesOf(run *result.Run) int {
 	n := 0
-	for _, s := range newDocument(run).Sections {
+	for _, s := range newDocument(run).sections {
 		for _, b := range s.Blocks {
 			if b.Table != nil && len(b.Table.Rows) > 0 {
 				n++
@@ -77,7 +77,7 @@ func tablesOf(run *result.Run) int {
 
 func sectionsOf(run *result.Run) []string {
 	var ids []string
-	for _, s := range newDocument(run).Sections {
+	for _, s := range newDocument(run).sections {
 		ids = append(ids, s.ID())
 	}
 	return ids

@@ -1,20 +1,30 @@
 package report
 
 import (
+	"fmt"
+	"html"
 	"io"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/snowlab/snowlab/lab/internal/md"
 	"github.com/snowlab/snowlab/lab/internal/plot"
+	"github.com/snowlab/snowlab/lab/internal/resultdir"
+	"github.com/snowlab/snowlab/lab/result"
 )
 
-// document is a report laid out but not yet written: sections of tables,
+// Document is a report laid out but not yet written: sections of tables,
 // paragraphs and lists, whose text is Markdown inline markup (code spans,
-// emphasis, links to sections). The Markdown and HTML writers render the
-// same document, so that the two reports of a run never say different
-// things.
-type document struct {
-	Sections []*section
+// emphasis, links to sections), and the charts drawn for them. A suite
+// run's report (newDocument) and every experiment's (faults, gates,
+// contention) are one, written by the same writers as Markdown, as one
+// self-contained HTML page, as the SVG files of its charts and as text
+// for a terminal, so that no two of them ever say different things.
+type Document struct {
+	sections []*section
 }
 
 // section is a heading (level 1 to 3) and what follows it up to the next.
@@ -32,6 +42,9 @@ type block struct {
 	Text  string
 	Items []string
 	Table *table
+	// Note is set on a table's "how to read this" paragraph, which the
+	// files carry and a terminal leaves out.
+	Note bool
 }
 
 type table struct {
@@ -39,22 +52,17 @@ type table struct {
 	Rows   [][]string
 }
 
-// section starts a new section at the end of d.
-func (d *document) section(level int, title string) *section {
-	s := &section{Level: level, Title: title}
-	d.Sections = append(d.Sections, s)
+// Section starts a section at the end of d: level 1 (the title, once),
+// 2 or 3.
+func (d *Document) Section(level int, title string) *section {
+	s := &section{Level: min(max(level, 1), 3), Title: title}
+	d.sections = append(d.sections, s)
 	return s
 }
 
-// find is the section titled title, nil if none.
-func (d *document) find(title string) *section {
-	for _, s := range d.Sections {
-		if s.Title == title {
-			return s
-		}
-	}
-	return nil
-}
+// Host adds the "Host" section of a suite run's report for h, with its
+// load and clock audit.
+func (d *Document) Host(h result.Host) { writeHost(d, h) }
 
 // ID is the section's anchor, as GitHub derives it from a heading:
 // lower case, spaces as hyphens (what [Failures](#failures) links to).
@@ -62,38 +70,74 @@ func (s *section) ID() string {
 	return strings.ReplaceAll(strings.ToLower(s.Title), " ", "-")
 }
 
-func (s *section) text(t string)        { s.Blocks = append(s.Blocks, block{Text: t}) }
-func (s *section) list(items ...string) { s.Blocks = append(s.Blocks, block{Items: items}) }
-func (s *section) table(header []string, rows [][]string) {
-	s.Blocks = append(s.Blocks, block{Table: &table{Header: header, Rows: rows}})
+// Text adds a paragraph.
+func (s *section) Text(t string) *section {
+	s.Blocks = append(s.Blocks, block{Text: t})
+	return s
 }
 
-// chart adds c to s, saved as file; a nil chart (the run has no data for
-// it) adds nothing.
-func (s *section) chart(file, alt string, c *plot.Chart) {
-	if c != nil {
-		s.Charts = append(s.Charts, chartSpec{name: file, section: s.Title, alt: alt, chart: c})
+// Prose adds the paragraphs of text, which blank lines separate: a note
+// on how to read a report, kept as one piece of Markdown.
+func (s *section) Prose(text string) *section {
+	for _, p := range strings.Split(strings.TrimSpace(text), "\n\n") {
+		s.Text(strings.TrimSpace(p))
 	}
+	return s
+}
+
+// note adds the note keyed key in notes.md, on how to read the section.
+func (s *section) note(key string) {
+	s.Blocks = append(s.Blocks, block{Text: note(key), Note: true})
+}
+
+// List adds a bulleted list.
+func (s *section) List(items ...string) *section {
+	s.Blocks = append(s.Blocks, block{Items: items})
+	return s
+}
+
+// Table adds a table.
+func (s *section) Table(header []string, rows [][]string) *section {
+	s.Blocks = append(s.Blocks, block{Table: &table{Header: header, Rows: rows}})
+	return s
+}
+
+// Chart adds c at the end of the section, saved as the SVG file named
+// file, alt its text alternative; a nil chart (nothing to draw) adds
+// nothing.
+func (s *section) Chart(file, alt string, c *plot.Chart) *section {
+	if c != nil {
+		s.Charts = append(s.Charts, chartSpec{name: file, alt: alt, chart: c})
+	}
+	return s
 }
 
 // writeCharts saves the charts of every section as SVG files in dir, in
-// the order the document shows them, and returns the paths written.
-func (d *document) writeCharts(dir string) ([]string, error) {
-	var names []string
-	charts := map[string]*plot.Chart{}
-	for _, s := range d.Sections {
+// the order the document shows them, and returns the paths written. dir
+// is created when there is something to write.
+func (d *Document) writeCharts(dir string) ([]string, error) {
+	var paths []string
+	for _, s := range d.sections {
 		for _, c := range s.Charts {
-			names, charts[c.name] = append(names, c.name), c.chart
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return paths, err
+			}
+			path := filepath.Join(dir, c.name)
+			if err := c.chart.Save(path); err != nil {
+				return paths, fmt.Errorf("chart %s: %w", c.name, err)
+			}
+			paths = append(paths, path)
 		}
 	}
-	return plot.SaveAll(dir, names, charts)
+	return paths, nil
 }
 
-// writeMarkdown writes d as Markdown; a section's charts are linked as
-// images under chartDir (none when chartDir is "").
-func (d *document) writeMarkdown(w io.Writer, chartDir string) error {
+// WriteMarkdown writes d as Markdown, linking the charts as images in the
+// folder charts (relative to the Markdown file); with charts "" they are
+// left out.
+func (d *Document) WriteMarkdown(w io.Writer, charts string) error {
 	e := md.NewWriter(w)
-	for _, s := range d.Sections {
+	for _, s := range d.sections {
 		e.Printf("%s %s\n\n", strings.Repeat("#", s.Level), s.Title)
 		for _, b := range s.Blocks {
 			switch {
@@ -108,12 +152,68 @@ func (d *document) writeMarkdown(w io.Writer, chartDir string) error {
 				e.Printf("%s\n\n", b.Text)
 			}
 		}
-		if chartDir == "" {
+		if charts == "" {
 			continue
 		}
 		for _, c := range s.Charts {
-			e.Printf("![%s](%s/%s)\n\n", c.alt, chartDir, c.name)
+			e.Printf("![%s](%s/%s)\n\n", c.alt, charts, c.name)
 		}
 	}
 	return e.Err()
+}
+
+// WriteText writes the sections of d whose title keep accepts for a
+// terminal: the title, then the paragraphs, list items and tables, the
+// tables in aligned columns, the markup and the notes on how to read a
+// table dropped. It is what a run prints when it ends, so that the
+// terminal and the report files say the same things from one text.
+func (d *Document) WriteText(w io.Writer, keep func(title string) bool) error {
+	ew := md.NewWriter(w)
+	for _, s := range d.sections {
+		if !keep(s.Title) {
+			continue
+		}
+		ew.Printf("== %s ==\n", plain(s.Title))
+		for _, b := range s.Blocks {
+			switch {
+			case b.Note:
+			case b.Table != nil:
+				tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+				for _, row := range append([][]string{b.Table.Header}, b.Table.Rows...) {
+					for i, c := range row {
+						fmt.Fprint(tw, plain(c))
+						if i < len(row)-1 {
+							fmt.Fprint(tw, "\t")
+						}
+					}
+					fmt.Fprintln(tw)
+				}
+				tw.Flush()
+			case b.Items != nil:
+				for _, it := range b.Items {
+					ew.Printf("- %s\n", plain(it))
+				}
+			default:
+				ew.Printf("%s\n", plain(b.Text))
+			}
+		}
+		ew.Printf("\n")
+	}
+	return ew.Err()
+}
+
+var htmlTag = regexp.MustCompile(`<[^>]*>`)
+
+// plain is Markdown inline markup as text: what the HTML page shows
+// (inlineHTML), its tags dropped.
+func plain(s string) string {
+	return html.UnescapeString(htmlTag.ReplaceAllString(string(inlineHTML(s)), ""))
+}
+
+// WriteFiles writes the result v of the experiment h heads into dir as
+// a suite run's are written: <stem>.json, <stem>.md, the charts under
+// <stem>/ and <stem>.html (resultdir.ExperimentStem). It returns the
+// paths written.
+func (d *Document) WriteFiles(dir string, h *result.Header, v any) ([]string, error) {
+	return writeFiles(dir, resultdir.ExperimentStem(h), v, d)
 }

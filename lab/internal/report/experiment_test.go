@@ -20,10 +20,7 @@ import (
 // lineChart is a small chart with one line, for the documents' tests.
 func lineChart(t *testing.T) *plot.Chart {
 	c := plot.New("rate", "on vm", "clients", "IDs/s", 4*vg.Inch, 3*vg.Inch)
-	l, s, err := plot.Series(0).Lines(plotter.XYs{{X: 1, Y: 10}, {X: 2, Y: 30}})
-	require.NoError(t, err)
-	c.P.Add(l, s)
-	c.Add("one", l, s)
+	c.Line("one", plot.Series(0), plotter.XYs{{X: 1, Y: 10}, {X: 2, Y: 30}})
 	return c
 }
 

@@ -2,15 +2,11 @@ package report
 
 import (
 	"fmt"
-	"image/color"
 	"math"
-	"slices"
 	"strings"
 
-	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/snowlab/snowlab/lab/internal/md"
 	"github.com/snowlab/snowlab/lab/internal/plot"
@@ -45,23 +41,14 @@ func fairCell(f *result.Fairness) string {
 }
 
 // unfairRuns lists where run's fairness was flagged: "atomicgen/monotonic
-// (saturate G=4: 142%, least share 0×)".
+// (saturate G=4: deviation 142%, least share 0× a fair one)".
 func unfairRuns(run *result.Run) []string {
 	var out []string
-	add := func(subject, where string, f *result.Fairness) {
-		if f.Measured() && f.Unfair {
-			out = append(out, fmt.Sprintf("%s (%s: deviation %s%%, least share %s× a fair one)", subject, where,
+	for _, m := range measurements(run) {
+		if f := m.Fairness; f.Measured() && f.Unfair {
+			out = append(out, fmt.Sprintf("%s (%s: deviation %s%%, least share %s× a fair one)", m.Subject, m.Where,
 				units.TrimSig(f.DeviationPct, 2), units.TrimSig(f.MinShare*float64(len(f.Shares)), 2)))
 		}
-	}
-	for _, b := range run.Burst {
-		add(b.Subject, "burst via "+b.Via, b.Fairness)
-	}
-	for _, r := range run.Saturate {
-		add(r.Subject, fmt.Sprintf("saturate G=%d", r.Goroutines), r.Fairness)
-	}
-	for _, r := range run.Steady {
-		add(r.Subject, "steady", r.Fairness)
 	}
 	return out
 }
@@ -79,7 +66,7 @@ func unfairLead(run *result.Run) string {
 
 // writeFairness is the saturate sweep's fairness, a subject per row and a
 // goroutine count per column; nothing when no point measured it.
-func writeFairness(d *document, run *result.Run, gs []int, names []string, cell map[satKey]result.SaturateResult) {
+func writeFairness(d *Document, run *result.Run, gs []int, names []string, cell map[satKey]result.SaturateResult) {
 	var header = []string{"Subject"}
 	var cols []int
 	for _, g := range gs {
@@ -106,38 +93,29 @@ func writeFairness(d *document, run *result.Run, gs []int, names []string, cell 
 	if len(rows) == 0 {
 		return
 	}
-	s := d.section(3, "Fairness")
-	s.table(header, rows)
-	s.text(fmt.Sprintf("%s marks a deviation above %s%% or a goroutine served less than %s× a fair share, "+
-		"judged only where every goroutine had a CPU (G up to GOMAXPROCS) and they called together for 10ms or more. %s",
-		unfairMark, units.TrimSig(threshold, 3), units.TrimSig(floor, 2), note("fairness")))
+	s := d.Section(3, "Fairness")
+	s.Table(header, rows)
+	s.Charts = fairnessCharts(run)
+	s.Text(fmt.Sprintf("%s marks a deviation above %s%% or a goroutine served less than %s× a fair share, "+
+		"judged only where every goroutine had a CPU (G up to GOMAXPROCS) and they called together for 10ms or more.",
+		unfairMark, units.TrimSig(threshold, 3), units.TrimSig(floor, 2)))
+	s.note("fairness")
 }
 
 // fairnessCharts plots each subject's deviation across its goroutines
 // against the goroutine count, on the saturate charts' panels, with the
 // threshold above which the lab flags a run unfair.
 func fairnessCharts(run *result.Run) []chartSpec {
-	bySubject := make(map[string][]result.SaturateResult)
+	bySubject := saturateBySubject(run, func(r result.SaturateResult) bool { return r.Fairness.Measured() })
 	threshold := 0.0
-	for _, r := range run.Saturate {
-		if r.Fairness.Measured() {
-			bySubject[r.Subject] = append(bySubject[r.Subject], r)
+	for _, rs := range bySubject {
+		for _, r := range rs {
 			threshold = math.Max(threshold, r.Fairness.ThresholdPct)
 		}
 	}
-	if len(bySubject) == 0 {
-		return nil
-	}
-	names := subjectOrder(run, keySet(bySubject))
-	var out []chartSpec
-	for _, p := range panelsOf(run, "fairness", names, nil) {
-		alt := "deviation of the goroutines' shares against goroutines"
-		if p.what != "" {
-			alt += ": " + p.what
-		}
-		out = append(out, chartSpec{p.file, "Fairness", alt, fairnessPanel(run, p, bySubject, threshold)})
-	}
-	return out
+	return panelCharts(run, "fairness", "deviation of the goroutines' shares against goroutines",
+		subjectOrder(run, keySet(bySubject)), nil,
+		func(p chartPanel) *plot.Chart { return fairnessPanel(run, p, bySubject, threshold) })
 }
 
 func fairnessPanel(run *result.Run, panel chartPanel, bySubject map[string][]result.SaturateResult, threshold float64) *plot.Chart {
@@ -149,25 +127,19 @@ func fairnessPanel(run *result.Run, panel chartPanel, bySubject map[string][]res
 	d.P.Add(plot.Grid())
 	top := threshold
 	if threshold > 0 {
-		h := plot.HLine{Y: threshold, Style: draw.LineStyle{Color: color.Gray{0x80}, Width: vg.Points(0.8), Dashes: plot.Dashes[0]}}
+		h := plot.RefLine(threshold, 0)
 		d.P.Add(h)
 		d.Add(fmt.Sprintf("flagged unfair above %s%%", units.TrimSig(threshold, 3)), h)
 	}
 	st := styles(run)
 	for _, name := range panel.names {
-		rs := slices.Clone(bySubject[name])
-		slices.SortFunc(rs, func(a, b result.SaturateResult) int { return a.Goroutines - b.Goroutines })
+		rs := bySubject[name]
 		xys := make(plotter.XYs, len(rs))
 		for i, r := range rs {
 			xys[i] = plotter.XY{X: float64(r.Goroutines), Y: r.Fairness.DeviationPct}
 			top = math.Max(top, r.Fairness.DeviationPct)
 		}
-		l, sc, err := st[name].Lines(xys)
-		if err != nil {
-			continue
-		}
-		d.P.Add(l, sc)
-		d.Add(legendLabel(name, st[name]), []gplot.Thumbnailer{l, sc}...)
+		d.Line(legendLabel(run, name), st[name], xys)
 	}
 	d.P.Y.Min, d.P.Y.Max = 0, math.Max(top*1.1, 1)
 	goroutineAxis(run, &d.P.X, panel.names, bySubject)
@@ -176,42 +148,27 @@ func fairnessPanel(run *result.Run, panel chartPanel, bySubject map[string][]res
 
 // worstFairness is a generator's least fair run among those judged (G up
 // to GOMAXPROCS), for the summary: "92% UNFAIR (saturate G=4)", "8.2%
-// (saturate G=2)"; "not judged" where every run had more goroutines than
-// CPUs, "—" where none measured it.
+// (burst via NextID)"; "not judged" where every run had more goroutines
+// than CPUs, "—" where none measured it.
 func worstFairness(run *result.Run, subject string) string {
-	var worst *result.Fairness
-	where, measured := "", false
-	see := func(w string, f *result.Fairness) {
-		if !f.Measured() {
-			return
+	var worst *namedCheck
+	measured := false
+	for _, m := range checksOf(run, subject) {
+		if !m.Fairness.Measured() {
+			continue
 		}
 		measured = true
-		if f.Judged() && (worst == nil || f.DeviationPct > worst.DeviationPct) {
-			worst, where = f, w
-		}
-	}
-	for _, b := range run.Burst {
-		if b.Subject == subject {
-			see("burst", b.Fairness)
-		}
-	}
-	for _, r := range run.Saturate {
-		if r.Subject == subject {
-			see(fmt.Sprintf("saturate G=%d", r.Goroutines), r.Fairness)
-		}
-	}
-	for _, r := range run.Steady {
-		if r.Subject == subject {
-			see("steady", r.Fairness)
+		if m.Fairness.Judged() && (worst == nil || m.Fairness.DeviationPct > worst.Fairness.DeviationPct) {
+			worst = &m
 		}
 	}
 	switch {
 	case worst != nil:
-		s := units.TrimSig(worst.DeviationPct, 2) + "%"
-		if worst.Unfair {
+		s := units.TrimSig(worst.Fairness.DeviationPct, 2) + "%"
+		if worst.Fairness.Unfair {
 			s += " " + unfairMark
 		}
-		return s + " (" + where + ")"
+		return s + " (" + worst.Where + ")"
 	case measured:
 		return "not judged (G over the CPUs, or too short together)"
 	}

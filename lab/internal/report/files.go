@@ -2,8 +2,10 @@ package report
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
@@ -22,7 +24,7 @@ func WriteFiles(dir string, run *result.Run) ([]string, error) {
 // <stem>.md linking the charts drawn under <stem>/, and d as one page,
 // <stem>.html. It returns the paths written, also those written before
 // an error.
-func writeFiles(dir, stem string, v any, d *document) ([]string, error) {
+func writeFiles(dir, stem string, v any, d *Document) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -32,7 +34,7 @@ func writeFiles(dir, stem string, v any, d *document) ([]string, error) {
 	}
 	paths := []string{base + ".json"}
 	var md bytes.Buffer
-	if err := d.writeMarkdown(&md, stem); err != nil {
+	if err := d.WriteMarkdown(&md, stem); err != nil {
 		return paths, err
 	}
 	if err := resultdir.WriteFile(base+".md", md.Bytes()); err != nil {
@@ -45,11 +47,23 @@ func writeFiles(dir, stem string, v any, d *document) ([]string, error) {
 		return paths, err
 	}
 	var page bytes.Buffer
-	if err := d.writeHTML(&page); err != nil {
+	if err := d.WriteHTML(&page); err != nil {
 		return paths, err
 	}
 	if err := resultdir.WriteFile(base+".html", page.Bytes()); err != nil {
 		return paths, err
 	}
 	return append(paths, base+".html"), nil
+}
+
+// terminalLeaves are the sections of a run's report the terminal leaves
+// out: the host's details and the subjects, which the files keep (the
+// summary names the host, its load and a busy host's warning).
+var terminalLeaves = []string{"Host", "Clock audit", "Subjects"}
+
+// WriteTable writes run's report for a terminal (Document.WriteText):
+// the summary, a table per workload and the failures, as the files say
+// them, the notes on how to read them left to the files.
+func WriteTable(w io.Writer, run *result.Run) error {
+	return newDocument(run).WriteText(w, func(title string) bool { return !slices.Contains(terminalLeaves, title) })
 }

@@ -91,7 +91,7 @@ func changes(t trend) []change {
 				xs, runs = append(xs, p.Value), append(runs, p.Run)
 			}
 		}
-		for _, c := range findChanges(xs, changeOptions{Seed: 1}) {
+		for _, c := range findChanges(xs, 1) {
 			out = append(out, change{Host: s.Host, Run: runs[c.Index], Before: c.Before, After: c.After, P: c.P})
 		}
 	}
@@ -201,16 +201,7 @@ func NewHistory(runs []HistoryRun, baseline *result.Run) History {
 	bySubject := func(a, b trend) int {
 		oa, okA := order[a.Name]
 		ob, okB := order[b.Name]
-		switch {
-		case okA && okB:
-			return oa - ob
-		case okA != okB:
-			if okA {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Compare(a.Name, b.Name)
+		return cmp.Or(cmp.Compare(btoi(!okA), btoi(!okB)), cmp.Compare(oa, ob), cmp.Compare(a.Name, b.Name))
 	}
 	slices.SortStableFunc(h.Rates, bySubject)
 	slices.SortStableFunc(h.Fairness, bySubject)

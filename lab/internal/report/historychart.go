@@ -30,12 +30,7 @@ func trendChart(h History, t trend, ylabel string, format func(float64) string, 
 			xys[i] = plotter.XY{X: float64(pt.Run), Y: pt.Value}
 			lo, hi = math.Min(lo, pt.Value), math.Max(hi, pt.Value)
 		}
-		l, sc, err := styleOf(s.Host).Lines(xys)
-		if err != nil {
-			continue
-		}
-		p.Add(l, sc)
-		c.Add(s.Host, l, sc)
+		c.Line(s.Host, styleOf(s.Host), xys)
 	}
 	if plot.Scale(&p.Y, lo, hi, format, false) {
 		c.YLabel += " (log scale)"

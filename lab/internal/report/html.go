@@ -41,14 +41,15 @@ type runPage struct {
 	Index    string
 }
 
-// writeHTML writes d as one page titled by its first section, each
-// section's charts inline at its end, linking to the history beside it.
-func (d *document) writeHTML(w io.Writer) error {
-	p := runPage{Title: "snowlab lab", Sections: d.Sections, Figures: map[*section][]figure{}, Index: IndexName}
-	if len(d.Sections) > 0 {
-		p.Title = d.Sections[0].Title
+// WriteHTML writes d as one HTML page that loads nothing from anywhere,
+// titled by its first section, each section's charts inline at its end,
+// linking to the history page (IndexName) beside it.
+func (d *Document) WriteHTML(w io.Writer) error {
+	p := runPage{Title: "snowlab lab", Sections: d.sections, Figures: map[*section][]figure{}, Index: IndexName}
+	if len(d.sections) > 0 {
+		p.Title = d.sections[0].Title
 	}
-	for _, s := range d.Sections {
+	for _, s := range d.sections {
 		for _, c := range s.Charts {
 			f, err := inlineFigure(c.alt, c.chart)
 			if err != nil {
@@ -152,53 +153,41 @@ func changeLines(h History) []string {
 }
 
 // addTrends adds h's trends to the page: every gated ratio as a chart
-// (captioned with its change points), the reported ones and the rates as
-// charts where a host has minTrendPoints runs of them, else as rows of
-// Short.
+// (captioned with its change points), the reported ones and the rates
+// and fairness as charts where a host has minTrendPoints runs of them,
+// else as rows of Short.
 func (p *indexPage) addTrends(h History, styleOf func(string) plot.SeriesStyle) error {
-	for _, t := range h.Ratios {
-		if !t.Gated && longest(t) < minTrendPoints {
-			p.Short = append(p.Short, shortTrend{t.Name, latest(t, ratioTick)})
-			continue
+	for _, k := range []struct {
+		trends         []trend
+		suffix, ylabel string
+		format         func(float64) string
+		into           *[]figure // where a chart goes when not gated
+	}{
+		{h.Ratios, "", "ratio", ratioTick, &p.Ungated},
+		{h.Rates, ": IDs/s", "IDs per second", siTick, &p.Rates},
+		{h.Fairness, ": fairness", "deviation (%)", pctTick, &p.Fairness},
+	} {
+		for _, t := range k.trends {
+			t.Name += k.suffix
+			if !t.Gated && longest(t) < minTrendPoints {
+				p.Short = append(p.Short, shortTrend{t.Name, latest(t, k.format)})
+				continue
+			}
+			f, err := inlineFigure("", trendChart(h, t, k.ylabel, k.format, styleOf))
+			if err != nil {
+				return err
+			}
+			if !t.Gated {
+				*k.into = append(*k.into, f)
+				continue
+			}
+			p.GatedCount++
+			for _, c := range t.Changes {
+				f.Caption += fmt.Sprintf("Change point at #%d (%s) on %s: %s → %s. ", c.Run,
+					shortRevision(h.Runs[c.Run].Run.Revision()), c.Host, ratioTick(c.Before), ratioTick(c.After))
+			}
+			p.Gated = append(p.Gated, f)
 		}
-		f, err := inlineFigure("", trendChart(h, t, "ratio", ratioTick, styleOf))
-		if err != nil {
-			return err
-		}
-		if !t.Gated {
-			p.Ungated = append(p.Ungated, f)
-			continue
-		}
-		p.GatedCount++
-		for _, c := range t.Changes {
-			f.Caption += fmt.Sprintf("Change point at #%d (%s) on %s: %s → %s. ", c.Run,
-				shortRevision(h.Runs[c.Run].Run.Revision()), c.Host, ratioTick(c.Before), ratioTick(c.After))
-		}
-		p.Gated = append(p.Gated, f)
-	}
-	for _, t := range h.Rates {
-		t.Name += ": IDs/s"
-		if longest(t) < minTrendPoints {
-			p.Short = append(p.Short, shortTrend{t.Name, latest(t, siTick)})
-			continue
-		}
-		f, err := inlineFigure("", trendChart(h, t, "IDs per second", siTick, styleOf))
-		if err != nil {
-			return err
-		}
-		p.Rates = append(p.Rates, f)
-	}
-	for _, t := range h.Fairness {
-		t.Name += ": fairness"
-		if longest(t) < minTrendPoints {
-			p.Short = append(p.Short, shortTrend{t.Name, latest(t, pctTick)})
-			continue
-		}
-		f, err := inlineFigure("", trendChart(h, t, "deviation (%)", pctTick, styleOf))
-		if err != nil {
-			return err
-		}
-		p.Fairness = append(p.Fairness, f)
 	}
 	return nil
 }

@@ -34,32 +34,37 @@ func tickOf(run *result.Run, b result.BurstResult) time.Duration {
 
 // makespanChart plots each burst's makespan as a horizontal bar.
 func makespanChart(run *result.Run) *plot.Chart {
-	bursts := makespanBursts(run)
+	var bursts []result.BurstResult
+	for _, b := range run.Burst {
+		if len(b.MakespanNs) > 0 {
+			bursts = append(bursts, b)
+		}
+	}
 	if len(bursts) == 0 {
 		return nil
 	}
-	gs := make(map[int]bool)
-	ids := make(map[[2]int]bool)
-	for _, b := range bursts {
-		gs[b.Goroutines] = true
-		ids[[2]int{b.IDs, b.Repeats}] = true
-	}
-	rows, labels, x := makespanRows(run, bursts, len(gs) > 1)
+	sortBursts(run, bursts)
+	shape, manyG := burstShape(bursts)
+	rows, labels, x := makespanRows(run, bursts, manyG)
 	anyFloor := slices.ContainsFunc(bursts, func(b result.BurstResult) bool { return b.MinTicks > 0 })
+	what := "Burst makespan: median bar, min–max whisker"
+	if anyFloor {
+		what += ", layout floor"
+	}
 	n := len(bursts)
 	h := max(3.2*vg.Inch, 1.6*vg.Inch+vg.Length(n)*0.3*vg.Inch)
-	d := newChart(run, makespanTitle(bursts, len(gs), len(ids), anyFloor), "makespan, ms", "", 10*vg.Inch, h)
+	d := newChart(run, what+shape, "makespan, ms", "", 10*vg.Inch, h)
 	p := d.P
 	g := plot.Grid()
 	g.Horizontal.Color = nil
 	g.Vertical.Color = color.Gray{0xd8}
 	p.Add(g)
-	logX := plot.Scale(&p.X, x.lo, x.hi, msTick, false)
+	logX := plot.Scale(&p.X, x.Lo, x.Hi, msTick, false)
 	if logX {
 		d.XLabel += " (log scale)"
 		p.X.Max *= 2.5 // room for the value labels
 	} else {
-		p.X.Max = x.hi * 1.16
+		p.X.Max = x.Hi * 1.16
 	}
 	p.Add(plot.Bars{Rows: rows, Log: logX, Label: func(ms float64) string { return msTick(ms) + " ms" }})
 	p.NominalY(labels...)
@@ -68,17 +73,12 @@ func makespanChart(run *result.Run) *plot.Chart {
 	return d
 }
 
-// makespanBursts are the bursts with makespans, in the order the chart
-// lists them from the top: by subject, then NextID before NextIDs, then
-// by goroutines.
-func makespanBursts(run *result.Run) []result.BurstResult {
-	var bursts []result.BurstResult
+// sortBursts puts bursts in the order the charts list them: by subject
+// (subjectOrder), then NextID before NextIDs, then by goroutines.
+func sortBursts(run *result.Run, bursts []result.BurstResult) {
 	present := make(map[string]bool)
-	for _, b := range run.Burst {
-		if len(b.MakespanNs) > 0 {
-			bursts = append(bursts, b)
-			present[b.Subject] = true
-		}
+	for _, b := range bursts {
+		present[b.Subject] = true
 	}
 	order := make(map[string]int)
 	for i, s := range subjectOrder(run, present) {
@@ -102,31 +102,47 @@ func makespanBursts(run *result.Run) []result.BurstResult {
 		}
 		return a.Goroutines - b.Goroutines
 	})
-	return bursts
+}
+
+// burstShape is what every one of bursts shares, for a chart's title:
+// " (8 goroutines, 20,000 IDs × 5 repeats)", " (8 goroutines)" or "";
+// manyG is whether they ran at more than one goroutine count.
+func burstShape(bursts []result.BurstResult) (shape string, manyG bool) {
+	gs := make(map[int]bool)
+	ids := make(map[[2]int]bool)
+	for _, b := range bursts {
+		gs[b.Goroutines] = true
+		ids[[2]int{b.IDs, b.Repeats}] = true
+	}
+	if len(gs) > 1 {
+		return "", true
+	}
+	shape = fmt.Sprintf(" (%d goroutines", bursts[0].Goroutines)
+	if len(ids) == 1 {
+		shape += fmt.Sprintf(", %s IDs × %d repeats", units.Thousands(bursts[0].IDs), bursts[0].Repeats)
+	}
+	return shape + ")", false
 }
 
 // makespanRows are the bars of bursts, in milliseconds, and their labels
 // (naming the goroutines when manyG), from the bottom row up, and the span
 // of milliseconds they cover.
-func makespanRows(run *result.Run, bursts []result.BurstResult, manyG bool) ([]plot.Bar, []string, span) {
+func makespanRows(run *result.Run, bursts []result.BurstResult, manyG bool) ([]plot.Bar, []string, plot.Span) {
 	n := len(bursts)
 	rows := make([]plot.Bar, n)
 	labels := make([]string, n)
-	x := newSpan()
+	x := plot.NewSpan()
 	for i, b := range bursts {
 		lo, med, hi := stats.Spread(b.MakespanNs)
 		r := plot.Bar{Lo: lo / 1e6, Med: med / 1e6, Hi: hi / 1e6, Color: otherVia}
 		if c, ok := viaColor[b.Via]; ok {
 			r.Color = c
 		}
-		x.see(r.Lo)
-		x.see(r.Med)
-		x.see(r.Hi)
+		x.See(r.Lo, r.Med, r.Hi)
 		if b.MinTicks > 0 {
 			tick := float64(tickOf(run, b)) / 1e6
 			r.FloorLo, r.FloorHi = float64(b.MinTicks-1)*tick, float64(b.MinTicks)*tick
-			x.see(r.FloorLo)
-			x.see(r.FloorHi)
+			x.See(r.FloorLo, r.FloorHi)
 		}
 		// Row 0 is at the bottom: the first burst goes on top.
 		rows[n-1-i] = r
@@ -137,23 +153,6 @@ func makespanRows(run *result.Run, bursts []result.BurstResult, manyG bool) ([]p
 		labels[n-1-i] = label
 	}
 	return rows, labels, x
-}
-
-// makespanTitle names what the chart draws, and the goroutines and IDs
-// when every burst shares them (gs and ids: how many distinct).
-func makespanTitle(bursts []result.BurstResult, gs, ids int, anyFloor bool) string {
-	what := "Burst makespan: median bar, min–max whisker"
-	if anyFloor {
-		what += ", layout floor"
-	}
-	if gs == 1 {
-		what += fmt.Sprintf(" (%d goroutines", bursts[0].Goroutines)
-		if ids == 1 {
-			what += fmt.Sprintf(", %s IDs × %d repeats", units.Thousands(bursts[0].IDs), bursts[0].Repeats)
-		}
-		what += ")"
-	}
-	return what
 }
 
 // makespanLegend explains the call styles the bars are drawn in, the

@@ -13,20 +13,12 @@ import (
 var notesText string
 
 // notes parses notesText: a note per "## key" heading, its lines joined
-// with spaces; lines starting "# " are comments.
+// with spaces; the lines before the first heading are comments.
 func notes() map[string]string {
 	out := map[string]string{}
-	key := ""
-	for _, line := range strings.Split(notesText, "\n") {
-		switch {
-		case strings.HasPrefix(line, "## "):
-			key = strings.TrimSpace(line[3:])
-		case strings.HasPrefix(line, "# "), strings.TrimSpace(line) == "", key == "":
-		case out[key] == "":
-			out[key] = strings.TrimSpace(line)
-		default:
-			out[key] += " " + strings.TrimSpace(line)
-		}
+	for _, part := range strings.Split(notesText, "\n## ")[1:] {
+		key, body, _ := strings.Cut(part, "\n")
+		out[strings.TrimSpace(key)] = strings.Join(strings.Fields(body), " ")
 	}
 	return out
 }

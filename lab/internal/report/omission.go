@@ -27,7 +27,7 @@ func omissionGap(s result.SteadyResult) string {
 // writeOmission is the steady runs' latency measured both ways, side by
 // side, the gap named, and how evenly the workers were served: nothing
 // when no run kept its uncorrected latency.
-func writeOmission(d *document, run *result.Run) {
+func writeOmission(d *Document, run *result.Run) {
 	var rows [][]string
 	for _, s := range run.Steady {
 		u := s.Uncorrected
@@ -42,8 +42,8 @@ func writeOmission(d *document, run *result.Run) {
 	if len(rows) == 0 {
 		return
 	}
-	s := d.section(3, "Corrected and uncorrected latency")
-	s.table([]string{"Subject", "p50 corrected / uncorrected", "p99 corrected / uncorrected",
+	s := d.Section(3, "Corrected and uncorrected latency")
+	s.Table([]string{"Subject", "p50 corrected / uncorrected", "p99 corrected / uncorrected",
 		"p99.9 corrected / uncorrected", "Max corrected / uncorrected", "Gap", "Fairness of the workers"}, rows)
-	s.text(note("omission"))
+	s.note("omission")
 }

@@ -33,16 +33,7 @@ func Provenance(h *result.Header) []string {
 	}
 	return []string{
 		fmt.Sprintf("**Date:** %s%s", h.Started.UTC().Format("2006-01-02 15:04:05 UTC"), took),
-		"**Commit:** " + md.Code(md.OrDash(Revision(h))),
+		"**Commit:** " + md.Code(md.OrDash((&result.Run{Commit: h.Commit, Dirty: h.Dirty}).Revision())),
 		"**Command:** " + md.Code(md.OrDash(md.ShellJoin(resultdir.RedactArgs(h.Command)))),
 	}
-}
-
-// Revision is the commit h ran at, marked "+dirty" when the tree had
-// uncommitted changes; "" when h records no commit.
-func Revision(h *result.Header) string {
-	if h.Dirty && h.Commit != "" {
-		return h.Commit + "+dirty"
-	}
-	return h.Commit
 }

@@ -61,17 +61,19 @@ func TestProvenance(t *testing.T) {
 	}
 }
 
+// TestRevision: the commit item marks a dirty tree, and says nothing of
+// one where no commit was recorded.
 func TestRevision(t *testing.T) {
 	tests := []struct {
 		h    result.Header
 		want string
 	}{
-		{result.Header{}, ""},
-		{result.Header{Dirty: true}, ""},
-		{result.Header{Commit: "abc"}, "abc"},
-		{result.Header{Commit: "abc", Dirty: true}, "abc+dirty"},
+		{result.Header{}, "**Commit:** `—`"},
+		{result.Header{Dirty: true}, "**Commit:** `—`"},
+		{result.Header{Commit: "abc"}, "**Commit:** `abc`"},
+		{result.Header{Commit: "abc", Dirty: true}, "**Commit:** `abc+dirty`"},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, Revision(&tt.h), "%+v", tt.h)
+		assert.Equal(t, tt.want, Provenance(&tt.h)[1], "%+v", tt.h)
 	}
 }

@@ -198,22 +198,40 @@ func TestPrintTableGolden(t *testing.T) {
 	assert.Equal(t, string(want), buf.String())
 }
 
+// TestWriteTable: the terminal says what the report files say, from the
+// same document: the summary with the host and its load, every workload's
+// table, the unfair runs and the failures; not the host's details, the
+// subjects or the notes on how to read a table.
 func TestWriteTable(t *testing.T) {
 	var buf bytes.Buffer
 	require.NoError(t, WriteTable(&buf, fixture.Run()))
 	out := buf.String()
-	assert.Contains(t, out, "AMD EPYC 7B13 64-Core Processor · GOMAXPROCS 8")
+	assert.Contains(t, out, "Host: AMD EPYC 7B13 64-Core Processor · GOMAXPROCS 8")
+	assert.Contains(t, out, "Commit: 6bc4800+dirty")
 	assert.Contains(t, out, "FAIL: 37 order violations")
-	assert.Contains(t, out, "1 FAILURE(S):")
-	assert.Contains(t, out, "STEADY", "steady rows are printed too")
+	assert.Contains(t, out, "UNFAIR: 1 run(s) served their goroutines unevenly")
+	for _, title := range []string{"Summary", "Burst", "Saturate", "Cost over the physical limit", "Fairness", "Steady",
+		"Corrected and uncorrected latency", "Failures"} {
+		assert.Contains(t, out, "== "+title+" ==\n")
+	}
+	for _, title := range terminalLeaves {
+		assert.NotContains(t, out, "== "+title+" ==")
+	}
+	assert.NotContains(t, out, "How to read this")
 	for _, s := range fixture.Run().Steady {
 		assert.Regexp(t, `(?m)^`+s.Subject+` +1\.00M/s`, out)
 	}
 
+	busy := fixture.Run()
+	busy.Host.Load = &result.Load{CPUs: 2, Seconds: 10, Own: 0.2, Other: 0.7}
+	buf.Reset()
+	require.NoError(t, WriteTable(&buf, busy))
+	assert.Contains(t, buf.String(), "Busy host: others took 70%")
+
 	buf.Reset()
 	require.NoError(t, WriteTable(&buf, &result.Run{}))
-	assert.NotContains(t, buf.String(), "BURST")
-	assert.NotContains(t, buf.String(), "SATURATE")
+	assert.NotContains(t, buf.String(), "== Burst ==")
+	assert.NotContains(t, buf.String(), "== Saturate ==")
 	require.NoError(t, WriteTable(&buf, nil))
 }
 

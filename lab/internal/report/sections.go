@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,13 +17,13 @@ import (
 
 // newDocument lays run out as the reports show it: where and how it ran,
 // the summary (the answer: each generator against its ceiling, its limit
-// and the fastest peer, and every check), the host with its load and clocks, the subjects, one table per workload with a
-// note on how to read it, and the failures. Each section names the charts
-// drawn for it.
-func newDocument(run *result.Run) *document {
-	d := &document{}
+// and the fastest peer, and every check), the host with its load and
+// clocks, the subjects, one table per workload with a note on how to
+// read it and the charts drawn for it, and the failures.
+func newDocument(run *result.Run) *Document {
+	d := &Document{}
 	if run == nil {
-		d.section(1, "snowlab lab run").text("No run.")
+		d.Section(1, "snowlab lab run").Text("No run.")
 		return d
 	}
 	writeHeader(d, run)
@@ -35,27 +34,19 @@ func newDocument(run *result.Run) *document {
 	writeSaturate(d, run)
 	writeSteady(d, run)
 	writeFailures(d, run)
-	for _, c := range chartsOf(run) {
-		if s := d.find(c.section); s != nil {
-			s.Charts = append(s.Charts, c)
-		}
-	}
 	return d
 }
 
-func writeHeader(d *document, run *result.Run) {
-	date := "unknown"
+func writeHeader(d *Document, run *result.Run) {
+	date, title := "unknown", "snowlab lab run"
 	if !run.Started.IsZero() {
 		date = run.Started.UTC().Format("2006-01-02 15:04:05 UTC")
-	}
-	title := "snowlab lab run"
-	if !run.Started.IsZero() {
 		title += " " + run.Started.UTC().Format("2006-01-02")
 	}
 	if run.Host.Hostname != "" {
 		title += " on " + run.Host.Hostname
 	}
-	s := d.section(1, title)
+	s := d.Section(1, title)
 	elapsed := ""
 	if run.Elapsed > 0 {
 		took := run.Elapsed
@@ -66,8 +57,8 @@ func writeHeader(d *document, run *result.Run) {
 		}
 		elapsed = fmt.Sprintf(" (took %s)", took)
 	}
-	s.text(fmt.Sprintf("**Date:** %s%s · **Commit:** %s · **Schema:** %d", date, elapsed, md.Code(md.OrDash(run.Revision())), run.Schema))
-	s.text("**Command:** " + md.Code(md.OrDash(md.ShellJoin(resultdir.RedactArgs(run.Command)))))
+	s.Text(fmt.Sprintf("**Date:** %s%s · **Commit:** %s · **Schema:** %d", date, elapsed, md.Code(md.OrDash(run.Revision())), run.Schema))
+	s.Text("**Command:** " + md.Code(md.OrDash(md.ShellJoin(resultdir.RedactArgs(run.Command)))))
 }
 
 // topologyRows are the host's topology and its CPU warning, where the
@@ -84,14 +75,14 @@ func topologyRows(h result.Host) [][]string {
 	return rows
 }
 
-func writeHost(d *document, h result.Host) {
-	s := d.section(2, "Host")
+func writeHost(d *Document, h result.Host) {
+	s := d.Section(2, "Host")
 	hyper := h.HypervisorName()
 	if hyper == "" {
 		hyper = "none detected (bare metal)"
 	}
 	osArch := strings.Trim(h.OS+"/"+h.Arch, "/")
-	s.table([]string{"Property", "Value"}, append([][]string{
+	s.Table([]string{"Property", "Value"}, append([][]string{
 		{"Hostname", md.OrDash(h.Hostname)},
 		{"CPU", md.OrDash(h.CPU)},
 		{"Cores", fmt.Sprintf("%d physical, %d logical", h.PhysicalCores, h.LogicalCores)},
@@ -107,14 +98,14 @@ func writeHost(d *document, h result.Host) {
 	if len(h.ClockAudit) == 0 {
 		return
 	}
-	s = d.section(3, "Clock audit")
+	s = d.Section(3, "Clock audit")
 	var rows [][]string
 	for _, c := range h.ClockAudit {
 		rows = append(rows, []string{c.Name, units.Ns(c.NsPerRead),
 			units.Ns(float64(c.ResolutionNs)), units.Ns(float64(c.KernelResolution))})
 	}
-	s.table([]string{"Source", "Cost per read", "Observed resolution", "Kernel resolution"}, rows)
-	s.text(note("clock-audit"))
+	s.Table([]string{"Source", "Cost per read", "Observed resolution", "Kernel resolution"}, rows)
+	s.note("clock-audit")
 }
 
 // loadRows are the host table's rows on the load the host was under.
@@ -140,11 +131,11 @@ func loadRows(l *result.Load) [][]string {
 	}
 }
 
-func writeSubjects(d *document, run *result.Run) {
+func writeSubjects(d *Document, run *result.Run) {
 	if len(run.Subjects) == 0 {
 		return
 	}
-	s := d.section(2, "Subjects")
+	s := d.Section(2, "Subjects")
 	var rows [][]string
 	for _, s := range run.Subjects {
 		ceiling := "—"
@@ -154,14 +145,14 @@ func writeSubjects(d *document, run *result.Run) {
 		rows = append(rows, []string{s.Name, md.OrDash(s.Library), yesNo(s.Peer), yesNo(s.Strict),
 			strconv.Itoa(s.Nodes), ceiling, md.OrDash(s.Note)})
 	}
-	s.table([]string{"Subject", "Library", "Peer", "Strict", "Nodes", "Ceiling", "Note"}, rows)
+	s.Table([]string{"Subject", "Library", "Peer", "Strict", "Nodes", "Ceiling", "Note"}, rows)
 }
 
-func writeBurst(d *document, run *result.Run) {
+func writeBurst(d *Document, run *result.Run) {
 	if len(run.Burst) == 0 {
 		return
 	}
-	s := d.section(2, "Burst")
+	s := d.Section(2, "Burst")
 	// Events: a column only when some result has real counts; the
 	// reasons they are missing are said once, below the table.
 	withCounters := false
@@ -208,26 +199,29 @@ func writeBurst(d *document, run *result.Run) {
 		}
 		whereRows = append(whereRows, row)
 	}
-	s.table(header, rows)
-	s.table(where, whereRows)
+	s.Table(header, rows)
+	s.Table(where, whereRows)
+	s.Charts = latencyCharts(run)
+	s.Chart("makespan.svg", "burst makespans", makespanChart(run))
 	if slices.ContainsFunc(run.Burst, func(b result.BurstResult) bool { return b.Latency.Capped > 0 }) {
-		s.text(cappedNote)
+		s.Text(cappedNote)
 	}
 	if len(missing) > 0 {
 		what := "Hardware counters"
 		if withCounters {
 			what = "Hardware counters for the rows marked —"
 		}
-		s.text(fmt.Sprintf("%s: %s.", what, strings.Join(missing, "; ")))
+		s.Text(fmt.Sprintf("%s: %s.", what, strings.Join(missing, "; ")))
 	}
-	s.text(note("burst"))
+	s.note("burst")
 }
 
-func writeSaturate(d *document, run *result.Run) {
+func writeSaturate(d *Document, run *result.Run) {
 	if len(run.Saturate) == 0 {
 		return
 	}
-	s := d.section(2, "Saturate")
+	s := d.Section(2, "Saturate")
+	s.Charts = saturateCharts(run)
 	gs, names, cell := satGrid(run)
 	header := []string{"Subject", "Ceiling (M/s)"}
 	for _, g := range gs {
@@ -262,83 +256,27 @@ func writeSaturate(d *document, run *result.Run) {
 		}
 		rows = append(rows, row)
 	}
-	s.table(header, rows)
+	s.Table(header, rows)
 	if anyFail {
-		s.text("✗ marks a failed check; see [Failures](#failures).")
+		s.Text("✗ marks a failed check; see [Failures](#failures).")
 	}
 	writeLimits(d, run, gs, names, cell)
 	writeFairness(d, run, gs, names, cell)
-	s.text(note("saturate"))
+	s.note("saturate")
 }
 
-// reportLimits writes each subject's cost per ID over its physical limit's
-// in the same run, at each goroutine count.
-func writeLimits(d *document, run *result.Run, gs []int, names []string, cell map[satKey]result.SaturateResult) {
-	rows := limitRows(run, gs, names, cell, func(r float64) string { return units.TrimSig(r, 3) + "×" }, "—")
-	if len(rows) == 0 {
-		return
-	}
-	header := []string{"Subject", "Limit"}
-	for _, g := range gs {
-		header = append(header, fmt.Sprintf("G=%d", g))
-	}
-	s := d.section(3, "Cost over the physical limit")
-	s.table(header, rows)
-	for _, b := range belowLimits(run, gs, names, cell) {
-		s.text(fmt.Sprintf("**Finding:** %s reads below %s at G=%d in every one of its %d repeats (at most %s×): "+
-			"that limit does more than this path must, so it is no limit for it.", b.subject, b.limit, b.g, b.repeats, units.TrimSig(b.max, 3)))
-	}
-	s.text(note("limits"))
-}
-
-// below is a subject that beat its limit: every per-repeat ratio (the
-// limit's IDs/s over the subject's, repeats paired in the order they ran)
-// under 1, max the largest of them.
-type below struct {
-	subject, limit string
-	g, repeats     int
-	max            float64
-}
-
-// belowLimits are the subjects whose every repeat at some G read below
-// its limit. Every repeat, not the median, so that the finding is beyond
-// the run's own noise: with 6 repeats a limit that holds reads below 1×
-// in all of them by chance with probability at most 2^-6 per cell when
-// the two sides tie.
-func belowLimits(run *result.Run, gs []int, names []string, cell map[satKey]result.SaturateResult) []below {
-	var out []below
-	for _, name := range names {
-		info, _ := subjectInfo(run, name)
-		if info.Limit == "" || info.Physical {
-			continue
-		}
-		for _, g := range gs {
-			r, ok1 := cell[satKey{name, g}]
-			l, ok2 := cell[satKey{info.Limit, g}]
-			if !ok1 || !ok2 || len(r.Samples) < 2 || len(r.Samples) != len(l.Samples) {
-				continue
-			}
-			b := below{subject: name, limit: info.Limit, g: g, repeats: len(r.Samples)}
-			for i := range r.Samples {
-				if !(r.Samples[i] > 0) {
-					b.max = math.Inf(1)
-					break
-				}
-				b.max = max(b.max, l.Samples[i]/r.Samples[i])
-			}
-			if b.max < 1 {
-				out = append(out, b)
-			}
-		}
-	}
-	return out
-}
-
-// limitRows are the rows of the cost-over-limit table: a subject, its
-// limit, and its ratio at each goroutine count (dash where either side
-// lacks the count). Subjects without a measured limit have no row.
-func limitRows(run *result.Run, gs []int, names []string, cell map[satKey]result.SaturateResult, format func(float64) string, dash string) [][]string {
+// writeLimits writes each subject's cost per ID over its physical limit's
+// in the same run, at each goroutine count (a dash where either side
+// lacks the count; no row for a subject without a measured limit), and a
+// finding where a subject beat its limit in every repeat at some G:
+// every per-repeat ratio (the limit's IDs/s over the subject's, repeats
+// paired in the order they ran) under 1. Every repeat, not the median, so
+// that the finding is beyond the run's own noise: with 6 repeats a limit
+// that holds reads below 1× in all of them by chance with probability at
+// most 2^-6 per cell when the two sides tie.
+func writeLimits(d *Document, run *result.Run, gs []int, names []string, cell map[satKey]result.SaturateResult) {
 	var rows [][]string
+	var findings []string
 	for _, name := range names {
 		info, _ := subjectInfo(run, name)
 		if info.Limit == "" || info.Physical {
@@ -349,25 +287,60 @@ func limitRows(run *result.Run, gs []int, names []string, cell map[satKey]result
 		for _, g := range gs {
 			r, ok1 := cell[satKey{name, g}]
 			l, ok2 := cell[satKey{info.Limit, g}]
+			if f := belowLimit(r, l); ok1 && ok2 && f != "" {
+				findings = append(findings, fmt.Sprintf("**Finding:** %s reads below %s at G=%d in every one of its %d repeats "+
+					"(at most %s×): that limit does more than this path must, so it is no limit for it.", name, info.Limit, g, len(r.Samples), f))
+			}
 			if !ok1 || !ok2 || !(r.IDsPerSec > 0) || !(l.IDsPerSec > 0) {
-				row = append(row, dash)
+				row = append(row, "—")
 				continue
 			}
-			row = append(row, format(l.IDsPerSec/r.IDsPerSec))
+			row = append(row, units.TrimSig(l.IDsPerSec/r.IDsPerSec, 3)+"×")
 			any = true
 		}
 		if any {
 			rows = append(rows, row)
 		}
 	}
-	return rows
+	if len(rows) == 0 {
+		return
+	}
+	header := []string{"Subject", "Limit"}
+	for _, g := range gs {
+		header = append(header, fmt.Sprintf("G=%d", g))
+	}
+	s := d.Section(3, "Cost over the physical limit").Table(header, rows)
+	for _, f := range findings {
+		s.Text(f)
+	}
+	s.note("limits")
 }
 
-func writeSteady(d *document, run *result.Run) {
+// belowLimit is the largest per-repeat ratio of limit l over subject r
+// when every one is under 1, "" otherwise (or with fewer than 2 repeats,
+// or unpaired ones).
+func belowLimit(r, l result.SaturateResult) string {
+	if len(r.Samples) < 2 || len(r.Samples) != len(l.Samples) {
+		return ""
+	}
+	most := 0.0
+	for i := range r.Samples {
+		if !(r.Samples[i] > 0) {
+			return ""
+		}
+		most = max(most, l.Samples[i]/r.Samples[i])
+	}
+	if !(most < 1) { // NaN too
+		return ""
+	}
+	return units.TrimSig(most, 3)
+}
+
+func writeSteady(d *Document, run *result.Run) {
 	if len(run.Steady) == 0 {
 		return
 	}
-	s := d.section(2, "Steady")
+	s := d.Section(2, "Steady")
 	var rows [][]string
 	anyCapped := false
 	for _, s := range run.Steady {
@@ -378,25 +351,25 @@ func writeSteady(d *document, run *result.Run) {
 			latencyCell(l, l.Max), s.Check.String()})
 		anyCapped = anyCapped || l.Capped > 0
 	}
-	s.table([]string{"Subject", "Target", "Achieved", "Duration", "p50", "p99", "p99.9", "p99.99", "Max", "Check"}, rows)
+	s.Table([]string{"Subject", "Target", "Achieved", "Duration", "p50", "p99", "p99.9", "p99.99", "Max", "Check"}, rows)
 	if anyCapped {
-		s.text(cappedNote)
+		s.Text(cappedNote)
 	}
-	s.text(note("steady"))
+	s.note("steady")
 	writeOmission(d, run)
 }
 
-func writeFailures(d *document, run *result.Run) {
+func writeFailures(d *Document, run *result.Run) {
 	if len(run.Failures) == 0 {
 		return
 	}
-	s := d.section(2, "Failures")
+	s := d.Section(2, "Failures")
 	items := make([]string, len(run.Failures))
 	for i, f := range run.Failures {
 		items[i] = md.Escape(f)
 	}
-	s.list(items...)
-	s.text("A run with failures exits non-zero: the generator named issued IDs that broke what it promises.")
+	s.List(items...)
+	s.Text("A run with failures exits non-zero: the generator named issued IDs that broke what it promises.")
 }
 
 // cappedNote explains a "≥" latency.
@@ -413,7 +386,7 @@ func latencyCell(l result.Latency, v int64) string {
 }
 
 // checkShort is the check's description without the first error, for
-// the terminal.
+// the summary.
 func checkShort(c result.Check) string {
 	s := c.String()
 	if i := strings.Index(s, " (first: "); i >= 0 {

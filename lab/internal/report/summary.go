@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/snowlab/snowlab/lab/internal/host"
@@ -44,43 +45,35 @@ type summaryRow struct {
 	Checks   []namedCheck
 }
 
-// namedCheck is one correctness check of a run: where it was made
-// ("burst via NextID", "saturate G=4", "steady") and what it found.
+// namedCheck is one measurement of a run: its subject, where it was made
+// ("burst via NextID", "saturate G=4", "steady at 1.00M/s"), what its
+// correctness check found and how evenly it served its goroutines (nil
+// where not measured).
 type namedCheck struct {
-	Where string
-	Check result.Check
+	Subject, Where string
+	Check          result.Check
+	Fairness       *result.Fairness
 }
 
-// checksOf lists every correctness check the run made of subject, in the
-// order of the reports' tables: bursts, the saturate sweep, steady.
-func checksOf(run *result.Run, subject string) []namedCheck {
+// measurements lists every measurement of the run in the order of the
+// reports' tables: bursts, the saturate sweep, steady.
+func measurements(run *result.Run) []namedCheck {
 	var out []namedCheck
 	for _, b := range run.Burst {
-		if b.Subject == subject {
-			out = append(out, namedCheck{"burst via " + b.Via, b.Check})
-		}
+		out = append(out, namedCheck{b.Subject, "burst via " + b.Via, b.Check, b.Fairness})
 	}
 	for _, r := range run.Saturate {
-		if r.Subject == subject {
-			out = append(out, namedCheck{fmt.Sprintf("saturate G=%d", r.Goroutines), r.Check})
-		}
+		out = append(out, namedCheck{r.Subject, fmt.Sprintf("saturate G=%d", r.Goroutines), r.Check, r.Fairness})
 	}
 	for _, r := range run.Steady {
-		if r.Subject == subject {
-			out = append(out, namedCheck{"steady at " + units.Rate(r.TargetRate), r.Check})
-		}
+		out = append(out, namedCheck{r.Subject, "steady at " + units.Rate(r.TargetRate), r.Check, r.Fairness})
 	}
 	return out
 }
 
-// allPassed reports whether every check passed.
-func allPassed(checks []namedCheck) bool {
-	for _, c := range checks {
-		if !c.Check.OK() {
-			return false
-		}
-	}
-	return true
+// checksOf is the measurements of subject.
+func checksOf(run *result.Run, subject string) []namedCheck {
+	return slices.DeleteFunc(measurements(run), func(c namedCheck) bool { return c.Subject != subject })
 }
 
 // bestSaturate is subject's saturate result with the highest IDs/s.
@@ -144,22 +137,35 @@ func samePromise(gen, peer result.SubjectInfo) bool {
 // generator's ceiling is per node, so that its figures compare per node.
 func perNode(r result.SaturateResult, nodes int) float64 { return r.IDsPerSec / float64(max(nodes, 1)) }
 
-// peerFor fills row's peer: the fastest (per node, for a capped
-// generator) of the peers that keep gen's promise and passed every check.
-func peerFor(run *result.Run, gen result.SubjectInfo, row *summaryRow) {
-	best := 0.0
+// fastestPeer is the peer keep accepts and that passed every check (a
+// peer that broke its promise is no yardstick) with the highest value of
+// its best saturate figure, and that figure; ok false for none above 0.
+func fastestPeer(run *result.Run, keep func(result.SubjectInfo) bool,
+	value func(result.SubjectInfo, result.SaturateResult) float64) (peer result.SubjectInfo, best result.SaturateResult, ok bool) {
+	top := 0.0
 	for _, p := range run.Subjects {
-		if !p.Peer || !samePromise(gen, p) || !allPassed(checksOf(run, p.Name)) {
-			continue // a peer that broke its promise is no yardstick
+		failed := func(c namedCheck) bool { return !c.Check.OK() }
+		if !p.Peer || !keep(p) || slices.ContainsFunc(checksOf(run, p.Name), failed) {
+			continue
 		}
-		b, ok := bestSaturate(run, p.Name)
-		v := b.IDsPerSec
+		if b, measured := bestSaturate(run, p.Name); measured && value(p, b) > top {
+			top, peer, best, ok = value(p, b), p, b, true
+		}
+	}
+	return peer, best, ok
+}
+
+// peerFor fills row's peer: the fastest (per node, for a capped
+// generator) of the peers that keep gen's promise.
+func peerFor(run *result.Run, gen result.SubjectInfo, row *summaryRow) {
+	value := func(p result.SubjectInfo, b result.SaturateResult) float64 {
 		if row.Capped {
-			v = perNode(b, p.Nodes)
+			return perNode(b, p.Nodes)
 		}
-		if ok && v > best {
-			best, row.Peer, row.PeerBest, row.PeerNodes, row.PeerCeiling = v, p.Name, b, max(p.Nodes, 1), p.CeilingIDs
-		}
+		return b.IDsPerSec
+	}
+	if p, b, ok := fastestPeer(run, func(p result.SubjectInfo) bool { return samePromise(gen, p) }, value); ok {
+		row.Peer, row.PeerBest, row.PeerNodes, row.PeerCeiling = p.Name, b, max(p.Nodes, 1), p.CeilingIDs
 	}
 }
 
@@ -230,17 +236,9 @@ func checksCell(checks []namedCheck) string {
 
 // writeSummary opens the report with its answer: the verdict on every
 // check, the host and its load, and the summary table.
-func writeSummary(d *document, run *result.Run) {
-	s := d.section(2, "Summary")
-	var all, failed []string
-	for _, sub := range run.Subjects {
-		for _, c := range checksOf(run, sub.Name) {
-			all = append(all, c.Where)
-			if !c.Check.OK() {
-				failed = append(failed, fmt.Sprintf("%s (%s): %s", sub.Name, c.Where, checkShort(c.Check)))
-			}
-		}
-	}
+func writeSummary(d *Document, run *result.Run) {
+	s := d.Section(2, "Summary")
+	all, failed := tally(run, func(result.SubjectInfo) bool { return true })
 	verdict := "**Result:** ✓ every correctness check passed"
 	if len(all) > 0 {
 		verdict += fmt.Sprintf(" (%d of %d)", len(all), len(all))
@@ -256,8 +254,8 @@ func writeSummary(d *document, run *result.Run) {
 			verdict += ": " + md.Escape(strings.Join(failed, "; "))
 		}
 	}
-	s.text(verdict + ".")
-	s.text(hostLead(run))
+	s.Text(verdict + ".")
+	s.Text(hostLead(run))
 
 	rows := summarize(run)
 	if len(rows) == 0 {
@@ -267,15 +265,15 @@ func writeSummary(d *document, run *result.Run) {
 	// answer in a line after them.
 	writeSummaryTables(s, rows)
 	if f := fastest(run, rows); f != "" {
-		s.text(f)
+		s.Text(f)
 	}
 	if u := unfairLead(run); u != "" {
-		s.text(u)
+		s.Text(u)
 	}
 	if peers := peerChecks(run); peers != "" {
-		s.text(peers)
+		s.Text(peers)
 	}
-	s.text(note("summary"))
+	s.note("summary")
 }
 
 // The summary's two tables, each with what it compares.
@@ -302,13 +300,13 @@ func writeSummaryTables(s *section, rows []summaryRow) {
 		}
 	}
 	if len(capped) > 0 {
-		s.text(cappedLead)
-		s.table([]string{"Capped generator", "Best IDs/s", "Of its ceiling", "Time per ID over its limit at that G",
+		s.Text(cappedLead)
+		s.Table([]string{"Capped generator", "Best IDs/s", "Of its ceiling", "Time per ID over its limit at that G",
 			"× the fastest capped peer, per node", fairnessHeader, "Checks"}, capped)
 	}
 	if len(uncapped) > 0 {
-		s.text(uncappedLead)
-		s.table([]string{"Uncapped generator", "Best IDs/s", "Time per ID over its limit at that G",
+		s.Text(uncappedLead)
+		s.Table([]string{"Uncapped generator", "Best IDs/s", "Time per ID over its limit at that G",
 			"× the fastest uncapped peer promising as much", fairnessHeader, "Checks"}, uncapped)
 	}
 }
@@ -351,25 +349,17 @@ func fastest(run *result.Run, rows []summaryRow) string {
 // figure is its ceiling's, not its code's.
 func fastestPeers(run *result.Run) []string {
 	var parts []string
+	rate := func(_ result.SubjectInfo, b result.SaturateResult) float64 { return b.IDsPerSec }
 	for _, capped := range []bool{true, false} {
-		var peer string
-		var best result.SaturateResult
-		for _, p := range run.Subjects {
-			if !p.Peer || p.Capped() != capped || !allPassed(checksOf(run, p.Name)) {
-				continue
-			}
-			if b, ok := bestSaturate(run, p.Name); ok && b.IDsPerSec > best.IDsPerSec {
-				peer, best = p.Name, b
-			}
-		}
-		if peer == "" {
+		p, best, ok := fastestPeer(run, func(p result.SubjectInfo) bool { return p.Capped() == capped }, rate)
+		if !ok {
 			continue
 		}
 		class := "of the uncapped peers: "
 		if capped {
 			class = "of the capped peers: "
 		}
-		parts = append(parts, class+md.Escape(peer)+" "+rateAt(best))
+		parts = append(parts, class+md.Escape(p.Name)+" "+rateAt(best))
 	}
 	return parts
 }
@@ -377,9 +367,22 @@ func fastestPeers(run *result.Run) []string {
 // peerChecks says how the checks of the peers and the physical limits
 // went, those the table's rows leave out; "" when there are none.
 func peerChecks(run *result.Run) string {
-	var all, failed []string
+	all, failed := tally(run, func(s result.SubjectInfo) bool { return s.Peer || s.Physical })
+	switch {
+	case len(all) == 0:
+		return ""
+	case len(failed) == 0:
+		return fmt.Sprintf("**Peers and physical limits:** ✓ all %d checks passed.", len(all))
+	}
+	return fmt.Sprintf("**Peers and physical limits:** ✗ %d of %d checks failed: %s; ✓ %d passed.",
+		len(failed), len(all), md.Escape(strings.Join(failed, "; ")), len(all)-len(failed))
+}
+
+// tally is where the run checked the subjects keep accepts, and the
+// failed checks, each as "subject (where): what it found".
+func tally(run *result.Run, keep func(result.SubjectInfo) bool) (all, failed []string) {
 	for _, sub := range run.Subjects {
-		if !sub.Peer && !sub.Physical {
+		if !keep(sub) {
 			continue
 		}
 		for _, c := range checksOf(run, sub.Name) {
@@ -389,14 +392,7 @@ func peerChecks(run *result.Run) string {
 			}
 		}
 	}
-	switch {
-	case len(all) == 0:
-		return ""
-	case len(failed) == 0:
-		return fmt.Sprintf("**Peers and physical limits:** ✓ all %d checks passed.", len(all))
-	}
-	return fmt.Sprintf("**Peers and physical limits:** ✗ %d of %d checks failed: %s; ✓ %d passed.",
-		len(failed), len(all), md.Escape(strings.Join(failed, "; ")), len(all)-len(failed))
+	return all, failed
 }
 
 // hostLead is the host in one paragraph: what it is, and its load, with

@@ -93,7 +93,7 @@ func TestSummary(t *testing.T) {
 			}
 			r.Saturate = sat
 		}, map[string][]string{
-			"mutexgen/strict":     {"mutexgen/strict", "not measured", "—", "—", "—", "4% (burst)", "✓ 2 of 2 passed"},
+			"mutexgen/strict":     {"mutexgen/strict", "not measured", "—", "—", "—", "4% (burst via NextID)", "✓ 2 of 2 passed"},
 			"atomicgen/monotonic": {"atomicgen/monotonic", "48.2M/s at G=1", "1.37× limit/clock+cas", "—", "60% UNFAIR (saturate G=4)", "✓ 5 of 5 passed"},
 		}, nil},
 		{"a busy host", func(r *result.Run) {

@@ -14,7 +14,7 @@ import (
 // failures) with each chart drawn inline as SVG where its section is. It
 // loads nothing: no script, no stylesheet, no font, no image from
 // anywhere. The page links to the history, IndexName, beside it.
-func writeHTML(w io.Writer, run *result.Run) error { return newDocument(run).writeHTML(w) }
+func writeHTML(w io.Writer, run *result.Run) error { return newDocument(run).WriteHTML(w) }
 
 // writeMarkdown writes a Markdown summary of run: where and how it ran,
 // the host and its clocks, the subjects, one table per workload with a
@@ -26,5 +26,14 @@ func writeMarkdown(w io.Writer, run *result.Run) error {
 	if run != nil {
 		chartDir = resultdir.Stem(run)
 	}
-	return newDocument(run).writeMarkdown(w, chartDir)
+	return newDocument(run).WriteMarkdown(w, chartDir)
+}
+
+// chartsOf is the charts of run's report, in the order it shows them.
+func chartsOf(run *result.Run) []chartSpec {
+	var out []chartSpec
+	for _, s := range newDocument(run).sections {
+		out = append(out, s.Charts...)
+	}
+	return out
 }

@@ -13,31 +13,7 @@ func Ns(ns float64) string { return NsDigits(ns, 3) }
 
 // NsDigits is Ns to sig significant digits.
 func NsDigits(ns float64, sig int) string {
-	if math.IsNaN(ns) || math.IsInf(ns, 0) {
-		return "—"
-	}
-	sign := ""
-	if ns < 0 {
-		sign, ns = "-", -ns
-	}
-	if ns == 0 {
-		return "0"
-	}
-	units := []struct {
-		scale float64
-		name  string
-	}{{1, "ns"}, {1e3, "µs"}, {1e6, "ms"}, {1e9, "s"}}
-	i := 0
-	for i+1 < len(units) && ns >= units[i+1].scale {
-		i++
-	}
-	s := TrimSig(ns/units[i].scale, sig)
-	// Rounding can carry into the next unit: 999.7ns is 1µs.
-	if f, _ := strconv.ParseFloat(s, 64); f >= 1000 && i+1 < len(units) {
-		i++
-		s = TrimSig(ns/units[i].scale, sig)
-	}
-	return sign + s + units[i].name
+	return scaled(ns, sig, true, []string{"ns", "µs", "ms", "s"})
 }
 
 // SignedNs is Ns with a + on positive values, for leads.
@@ -64,6 +40,13 @@ func Rate(perSec float64) string { return SI(perSec, 3, false) + "/s" }
 // SI writes v with an SI prefix (k, M, G, T) to sig significant digits,
 // trimming trailing zeros when trim is set: SI(2.5e3, 3, true) is "2.5k".
 func SI(v float64, sig int, trim bool) string {
+	return scaled(v, sig, trim, []string{"", "k", "M", "G", "T"})
+}
+
+// scaled writes v in the largest of units (each 1000 times the one
+// before) it reaches, to sig significant digits, trailing zeros trimmed
+// when trim is set; "—" for NaN or an infinity.
+func scaled(v float64, sig int, trim bool, units []string) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "—"
 	}
@@ -74,9 +57,8 @@ func SI(v float64, sig int, trim bool) string {
 	if v == 0 {
 		return "0"
 	}
-	prefixes := []string{"", "k", "M", "G", "T"}
 	i := 0
-	for i+1 < len(prefixes) && v >= math.Pow(1000, float64(i+1)) {
+	for i+1 < len(units) && v >= math.Pow(1000, float64(i+1)) {
 		i++
 	}
 	f := func(i int) string {
@@ -86,11 +68,12 @@ func SI(v float64, sig int, trim bool) string {
 		return SigFig(v/math.Pow(1000, float64(i)), sig)
 	}
 	s := f(i)
-	if n, err := strconv.ParseFloat(s, 64); err == nil && n >= 1000 && i+1 < len(prefixes) {
+	// Rounding can carry into the next unit: 999.7ns is 1µs.
+	if n, err := strconv.ParseFloat(s, 64); err == nil && n >= 1000 && i+1 < len(units) {
 		i++
 		s = f(i)
 	}
-	return sign + s + prefixes[i]
+	return sign + s + units[i]
 }
 
 // SigFig formats v to sig significant digits in plain decimal notation,
