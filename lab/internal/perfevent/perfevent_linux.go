@@ -13,7 +13,6 @@ import (
 	"unsafe"
 
 	"github.com/aclements/go-perfevent/events"
-	"github.com/aclements/go-perfevent/perf"
 	"golang.org/x/sys/unix"
 
 	"github.com/snowlab/snowlab/lab/result"
@@ -260,8 +259,6 @@ func explain(err error) error {
 		return fmt.Errorf("%w (no such event on this machine: no PMU, e.g. a VM without PMU passthrough)", err)
 	case errors.Is(err, unix.ENOSYS):
 		return fmt.Errorf("%w (kernel without perf events)", err)
-	case strings.Contains(err.Error(), "perf_event_paranoid"):
-		return err // go-perfevent has said so already
 	case errors.Is(err, unix.EACCES), errors.Is(err, unix.EPERM):
 		p, rerr := os.ReadFile("/proc/sys/kernel/perf_event_paranoid")
 		if rerr != nil {
@@ -287,47 +284,6 @@ func listThreads() ([]int, error) {
 	}
 	sort.Ints(tids)
 	return tids, nil
-}
-
-// sourceName is "hardware", "software" or "unavailable: <reason>".
-func (c *Counter) sourceName() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.source
-}
-
-// coverage says what the counters reach: threads attached, threads that
-// could not be, events dropped, why hardware events were not used.
-func (c *Counter) coverage() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if strings.HasPrefix(c.source, "unavailable") {
-		return c.source
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s events", c.source)
-	names := make([]string, len(c.events))
-	for i, e := range c.events {
-		names[i] = e.name
-	}
-	fmt.Fprintf(&b, " (%s)", strings.Join(names, ", "))
-	fmt.Fprintf(&b, " on %d threads with inherit (threads created later are counted)", len(c.tids))
-	if c.userOnly {
-		b.WriteString("; user-space only (kernel counting not permitted)")
-	}
-	if len(c.failed) > 0 {
-		fmt.Fprintf(&b, "; %d threads not attached: %s", len(c.failed), strings.Join(c.failed, "; "))
-	}
-	if c.appeared > 0 {
-		fmt.Fprintf(&b, "; %d threads appeared while attaching", c.appeared)
-	}
-	if len(c.dropped) > 0 {
-		fmt.Fprintf(&b, "; not countable: %s", strings.Join(c.dropped, "; "))
-	}
-	if c.fallback != "" {
-		fmt.Fprintf(&b, "; hardware events unavailable: %s", c.fallback)
-	}
-	return b.String()
 }
 
 // resultSource is the Source for a result: the plain source, with a note
@@ -482,44 +438,19 @@ func (c *Counter) Close() {
 // "unavailable: <why>"; "(user-space)" follows "hardware" or "software
 // only" where only user-space counting is permitted.
 func Probe() string {
-	hwUser, hw := probeEvent(events.EventCPUCycles)
+	_, _, hwUser, hw := probe(hardwareEvents[:1])
 	if hw == nil {
 		if hwUser {
 			return "hardware (user-space)"
 		}
 		return "hardware"
 	}
-	swUser, sw := probeEvent(events.EventTaskClock)
+	_, _, swUser, sw := probe(softwareEvents[:1])
 	switch {
 	case sw != nil:
-		return fmt.Sprintf("unavailable: cycles: %v; task-clock: %v", hw, sw)
+		return fmt.Sprintf("unavailable: %v; %v", hw, sw)
 	case swUser:
-		return "software only (user-space): cycles: " + hw.Error()
+		return "software only (user-space): " + hw.Error()
 	}
-	return "software only: cycles: " + hw.Error()
-}
-
-// probeEvent opens ev on this thread through go-perfevent. Where that is
-// not permitted (go-perfevent counts kernel mode too, which
-// perf_event_paranoid may forbid) it tries user-space only.
-func probeEvent(ev events.Event) (userOnly bool, err error) {
-	c, err := perf.OpenCounter(perf.TargetThisGoroutine, ev)
-	if err == nil {
-		if c == nil {
-			return false, errors.New("no counter")
-		}
-		c.Close()
-		return false, nil
-	}
-	if errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) {
-		fd, err2 := openEvent(ev, unix.Gettid(), true)
-		if err2 == nil {
-			unix.Close(fd)
-			return true, nil
-		}
-		if !errors.Is(err2, err) {
-			return false, fmt.Errorf("%w; user-space only: %w", explain(err), explain(err2))
-		}
-	}
-	return false, explain(err)
+	return "software only: " + hw.Error()
 }
