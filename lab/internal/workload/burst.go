@@ -158,7 +158,7 @@ func (b *burster) repeat(res *result.BurstResult, meter *contentionMeter) (int, 
 	}
 	nerr, first := failures(errs)
 	c := checker{b.s, m}.check(b.streams, nerr, first)
-	res.Check = mergeChecks(res.Check, c)
+	res.Check = MergeChecks(res.Check, c)
 	// A caller that failed cut its stream short; the next repeat fills
 	// the whole buffer again.
 	for i := range b.streams {
@@ -239,7 +239,9 @@ func timeSpan(streams [][]subject.ID, s subject.Subject) (newest time.Time, tick
 	return newest, len(seen)
 }
 
-func mergeChecks(a, b result.Check) result.Check {
+// MergeChecks adds the verdict b to a: counts summed, the worst tick
+// and the first error kept.
+func MergeChecks(a, b result.Check) result.Check {
 	a.IDs += b.IDs
 	a.Duplicates += b.Duplicates
 	a.OrderViolations += b.OrderViolations

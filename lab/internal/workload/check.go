@@ -20,6 +20,13 @@ type checker struct {
 	m subject.Minter
 }
 
+// Check is the verdict of the checker on streams, the IDs each of the
+// goroutines calling m, a minter of s, got in the order it got them:
+// errs calls failed, the first with first.
+func Check(s subject.Subject, m subject.Minter, streams [][]subject.ID, errs int, first error) result.Check {
+	return checker{s, m}.check(streams, errs, first)
+}
+
 // check examines streams, one per goroutine in the order it received them.
 // errs counts calls that failed and first is the first failure.
 func (c checker) check(streams [][]subject.ID, errs int, first error) result.Check {

@@ -209,7 +209,7 @@ func (p *saturation) repeat(buf streamBuf) error {
 	if fill, ok := ck.tickFill(streams); ok {
 		p.res.TickFill = append(p.res.TickFill, fill)
 	}
-	p.res.Check = mergeChecks(p.res.Check, ck.check(streams, nerr, first))
+	p.res.Check = MergeChecks(p.res.Check, ck.check(streams, nerr, first))
 	return nil
 }
 

@@ -2,7 +2,6 @@ package contention
 
 import (
 	"math"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -60,7 +59,7 @@ func closedLoop(s subject.Subject, m subject.Minter, g int, d time.Duration) tal
 	stop.Store(true)
 	wg.Wait()
 	t.elapsed = time.Since(start)
-	t.check = check(s, kept, errN, errs)
+	t.check = check(s, m, kept, errN, errs)
 	return t
 }
 
@@ -91,43 +90,19 @@ func spin(m subject.Minter, stop *atomic.Bool, rec *workload.Recorder, kept *[]s
 	return n, errN, first
 }
 
-// check: every kept ID unique, each goroutine's increasing where the
-// subject promises per-caller order (the suite checks per-shard order and
-// the tick ceiling; this run is about time and shares).
-func check(s subject.Subject, kept [][]subject.ID, errN []int, errs []error) result.Check {
-	var c result.Check
-	var all []subject.ID
-	for i, k := range kept {
-		all = append(all, k...)
-		c.Errors += errN[i]
-		if errs[i] != nil && c.FirstError == "" {
-			c.FirstError = errs[i].Error()
-		}
-		if s.Order != subject.OrderCaller {
-			continue
-		}
-		for j := 1; j < len(k); j++ {
-			if !k[j-1].Less(k[j]) {
-				c.OrderViolations++
-			}
+// check is the suite's check (workload.Check) of the kept IDs, with each
+// goroutine's failed calls and first error summed: a goroutine whose
+// call failed goes on calling, so that the shares stay its own.
+func check(s subject.Subject, m subject.Minter, kept [][]subject.ID, errN []int, errs []error) result.Check {
+	n := 0
+	var first error
+	for i := range kept {
+		n += errN[i]
+		if first == nil {
+			first = errs[i]
 		}
 	}
-	slices.SortFunc(all, func(a, b subject.ID) int {
-		switch {
-		case a.Less(b):
-			return -1
-		case b.Less(a):
-			return 1
-		}
-		return 0
-	})
-	for j := 1; j < len(all); j++ {
-		if all[j] == all[j-1] {
-			c.Duplicates++
-		}
-	}
-	c.IDs = len(all)
-	return c
+	return workload.Check(s, m, kept, n, first)
 }
 
 // goroutineShares is how evenly the goroutines were served: each one's IDs over
