@@ -174,7 +174,7 @@ func (b *burster) fire(callers []subject.Minter) (t0 int64, ends []int64, errs [
 	ends = make([]int64, len(callers))
 	errs = make([]error, len(callers))
 	b.win.reset()
-	t0 = fanOut(len(callers), nil, func(i int, _ int64) {
+	t0 = FanOut(len(callers), nil, func(i int, _ int64) {
 		ids, rec, caller := b.streams[i], b.recs[i], callers[i]
 		if b.batch {
 			t := limit.Now()

@@ -171,7 +171,7 @@ func (p *saturation) repeat(buf streamBuf) error {
 	p.meter.begin()
 	cpu0, cpuOK := processCPU()
 	srv0, srvOK := serverCPU(s.ServerCPU)
-	t0 := fanOut(g, func() { timer = time.AfterFunc(cfg.Duration, func() { stop.Store(true) }) }, func(i int, _ int64) {
+	t0 := FanOut(g, func() { timer = time.AfterFunc(cfg.Duration, func() { stop.Store(true) }) }, func(i int, _ int64) {
 		counts[i], errs[i] = p.loop(i, callers[i], streams[i], &stop)
 		ends[i] = limit.Now()
 		p.win.leave(i, counts[i])

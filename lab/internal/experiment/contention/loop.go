@@ -2,10 +2,10 @@ package contention
 
 import (
 	"math"
-	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/snowlab/snowlab/lab/internal/limit"
 	"github.com/snowlab/snowlab/lab/internal/workload"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
@@ -39,26 +39,18 @@ func closedLoop(s subject.Subject, m subject.Minter, g int, d time.Duration) tal
 	errs := make([]error, g)
 	errN := make([]int, g)
 	per := max(keepTotal/g, 1)
-	var stop atomic.Bool
-	var ready, wg sync.WaitGroup
-	release := make(chan struct{})
 	for i := range g {
 		t.recs[i] = workload.NewRecorder()
 		kept[i] = make([]subject.ID, 0, per)
-		ready.Add(1)
-		wg.Go(func() {
-			ready.Done()
-			<-release
-			t.counts[i], errN[i], errs[i] = spin(callers[i], &stop, t.recs[i], &kept[i])
-		})
 	}
-	ready.Wait()
-	start := time.Now()
-	close(release)
-	time.Sleep(d) // the run's length, not a wait for an outcome
-	stop.Store(true)
-	wg.Wait()
-	t.elapsed = time.Since(start)
+	var stop atomic.Bool
+	t0 := workload.FanOut(g, func() {
+		time.Sleep(d) // the run's length, not a wait for an outcome
+		stop.Store(true)
+	}, func(i int, _ int64) {
+		t.counts[i], errN[i], errs[i] = spin(callers[i], &stop, t.recs[i], &kept[i])
+	})
+	t.elapsed = time.Duration(limit.Now() - t0)
 	t.check = check(s, m, kept, errN, errs)
 	return t
 }
