@@ -77,11 +77,9 @@ var softwareEvents = []counterEvent{
 type Counter struct {
 	mu sync.Mutex
 
-	source   string // "hardware", "software" or "unavailable: <reason>"
-	fallback string // why hardware events were not used, if software
-	userOnly bool   // kernel-mode counts excluded (not permitted)
-	events   []counterEvent
-	dropped  []string // events of the chosen set that could not open
+	source   string         // "hardware", "software" or "unavailable: <reason>"
+	userOnly bool           // kernel-mode counts excluded (not permitted)
+	events   []counterEvent // those of the set that opened
 
 	// fds[i][j] is event j on the i'th attached thread.
 	fds      [][]int
@@ -118,7 +116,6 @@ func Open() *Counter {
 	swErr := c.attach(softwareEvents)
 	if swErr == nil {
 		c.source = "software"
-		c.fallback = hwErr.Error()
 		return c
 	}
 	c.source = fmt.Sprintf("unavailable: hardware: %v; software: %v", hwErr, swErr)
@@ -128,7 +125,7 @@ func Open() *Counter {
 // attach opens set on every thread. It fails if the set's first event
 // cannot be opened on the calling thread, or no thread could be attached.
 func (c *Counter) attach(set []counterEvent) error {
-	usable, dropped, userOnly, err := probe(set)
+	usable, userOnly, err := probe(set)
 	if err != nil {
 		return err
 	}
@@ -143,17 +140,17 @@ func (c *Counter) attach(set []counterEvent) error {
 		}
 		return errors.New("no thread could be attached")
 	}
-	c.events, c.dropped, c.userOnly = usable, dropped, userOnly
+	c.events, c.userOnly = usable, userOnly
 	c.fds, c.tids, c.failed, c.appeared = fds, attached, failed, appearedSince(tids)
 	return nil
 }
 
 // probe opens set's events on the calling thread (any thread of ours
 // would do) to learn which of them this kernel and PMU can count, and
-// whether kernel-mode counting is allowed. It returns the usable events,
-// why the others were dropped, and whether only user space is counted; it
-// fails if the first event cannot be opened at all.
-func probe(set []counterEvent) (usable []counterEvent, dropped []string, userOnly bool, _ error) {
+// whether kernel-mode counting is allowed. It returns the usable events
+// (Stop reports no value for the others) and whether only user space is
+// counted; it fails if the first event cannot be opened at all.
+func probe(set []counterEvent) (usable []counterEvent, userOnly bool, _ error) {
 	self := unix.Gettid()
 	for i, e := range set {
 		fd, err := openEvent(e.ev, self, userOnly)
@@ -163,20 +160,19 @@ func probe(set []counterEvent) (usable []counterEvent, dropped []string, userOnl
 			if err2 == nil {
 				fd, err, userOnly = fd2, nil, true
 			} else if !errors.Is(err2, err) {
-				return nil, nil, false, fmt.Errorf("%s: %w; user-space only: %w", e.name, explain(err), explain(err2))
+				return nil, false, fmt.Errorf("%s: %w; user-space only: %w", e.name, explain(err), explain(err2))
 			}
 		}
 		if err != nil {
 			if i == 0 {
-				return nil, nil, false, fmt.Errorf("%s: %w", e.name, explain(err))
+				return nil, false, fmt.Errorf("%s: %w", e.name, explain(err))
 			}
-			dropped = append(dropped, fmt.Sprintf("%s: %v", e.name, explain(err)))
 			continue
 		}
 		unix.Close(fd)
 		usable = append(usable, e)
 	}
-	return usable, dropped, userOnly, nil
+	return usable, userOnly, nil
 }
 
 // openThreads opens every usable event on each of tids. A thread is
@@ -438,14 +434,14 @@ func (c *Counter) Close() {
 // "unavailable: <why>"; "(user-space)" follows "hardware" or "software
 // only" where only user-space counting is permitted.
 func Probe() string {
-	_, _, hwUser, hw := probe(hardwareEvents[:1])
+	_, hwUser, hw := probe(hardwareEvents[:1])
 	if hw == nil {
 		if hwUser {
 			return "hardware (user-space)"
 		}
 		return "hardware"
 	}
-	_, _, swUser, sw := probe(softwareEvents[:1])
+	_, swUser, sw := probe(softwareEvents[:1])
 	switch {
 	case sw != nil:
 		return fmt.Sprintf("unavailable: %v; %v", hw, sw)
