@@ -85,7 +85,7 @@ func (s Suite) Steps() int {
 }
 
 // Measure runs every selected workload against every subject, recording
-// the host and the load it was under (host.LoadMeter). A
+// the host and the load it was under (host.StartLoad). A
 // correctness failure does not stop it: it is recorded in the result's
 // Failures, naming the generator, and the caller decides (loadgen exits
 // non-zero). An error is returned only for a configuration out of range or
