@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -211,21 +211,18 @@ func openRow(tid int, usable []counterEvent, userOnly bool) ([]int, error) {
 	return row, nil
 }
 
-// appearedSince counts the threads that are not among tids: they
-// appeared while attach ran, and are counted only if an already attached
-// thread created them. It is 0 if the threads cannot be listed again.
+// appearedSince counts the threads that are not among tids (sorted, as
+// listThreads gives them): they appeared while attach ran, and are counted
+// only if an already attached thread created them. It is 0 if the threads
+// cannot be listed again.
 func appearedSince(tids []int) int {
 	again, err := listThreads()
 	if err != nil {
 		return 0
 	}
-	seen := make(map[int]bool, len(tids))
-	for _, t := range tids {
-		seen[t] = true
-	}
 	appeared := 0
 	for _, t := range again {
-		if !seen[t] {
+		if _, found := slices.BinarySearch(tids, t); !found {
 			appeared++
 		}
 	}
@@ -278,7 +275,7 @@ func listThreads() ([]int, error) {
 			tids = append(tids, t)
 		}
 	}
-	sort.Ints(tids)
+	slices.Sort(tids)
 	return tids, nil
 }
 
