@@ -63,7 +63,8 @@ func Burst(s subject.Subject, cfg BurstConfig, batch bool, ev *perfevent.Counter
 	var issued int
 	// The contention meter and the event counters span every repeat, so
 	// that their per-ID figures divide by all the IDs issued.
-	meter := startContention()
+	meter := &contentionMeter{}
+	meter.begin()
 	if ev != nil {
 		ev.Start()
 	}
