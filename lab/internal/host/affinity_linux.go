@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strconv"
 
 	"golang.org/x/sys/unix"
@@ -40,20 +41,33 @@ func SetAffinity(cpus []int) error {
 	if err != nil {
 		return err
 	}
-	tasks, err := os.ReadDir("/proc/self/task")
+	tids, err := Threads()
 	if err != nil {
 		return err
 	}
-	for _, t := range tasks {
-		tid, err := strconv.Atoi(t.Name())
-		if err != nil {
-			continue
-		}
+	for _, tid := range tids {
 		if err := unix.SchedSetaffinity(tid, set); err != nil && !errors.Is(err, unix.ESRCH) {
 			return fmt.Errorf("CPUs %v: %w (this process may run on %v)", cpus, err, Affinity())
 		}
 	}
 	return nil
+}
+
+// Threads returns the ids of this process's threads, ascending, from
+// /proc/self/task.
+func Threads() ([]int, error) {
+	ents, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return nil, fmt.Errorf("listing threads: %w", err)
+	}
+	tids := make([]int, 0, len(ents))
+	for _, e := range ents {
+		if t, err := strconv.Atoi(e.Name()); err == nil {
+			tids = append(tids, t)
+		}
+	}
+	slices.Sort(tids)
+	return tids, nil
 }
 
 func cpuSet(cpus []int) (*unix.CPUSet, error) {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -15,6 +14,7 @@ import (
 	"github.com/aclements/go-perfevent/events"
 	"golang.org/x/sys/unix"
 
+	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -129,7 +129,7 @@ func (c *Counter) attach(set []counterEvent) error {
 	if err != nil {
 		return err
 	}
-	tids, err := listThreads()
+	tids, err := host.Threads()
 	if err != nil {
 		return err
 	}
@@ -212,11 +212,11 @@ func openRow(tid int, usable []counterEvent, userOnly bool) ([]int, error) {
 }
 
 // appearedSince counts the threads that are not among tids (sorted, as
-// listThreads gives them): they appeared while attach ran, and are counted
+// host.Threads gives them): they appeared while attach ran, and are counted
 // only if an already attached thread created them. It is 0 if the threads
 // cannot be listed again.
 func appearedSince(tids []int) int {
-	again, err := listThreads()
+	again, err := host.Threads()
 	if err != nil {
 		return 0
 	}
@@ -261,22 +261,6 @@ func explain(err error) error {
 			err, strings.TrimSpace(string(p)))
 	}
 	return err
-}
-
-// listThreads returns the thread ids of this process.
-func listThreads() ([]int, error) {
-	ents, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		return nil, fmt.Errorf("listing threads: %w", err)
-	}
-	tids := make([]int, 0, len(ents))
-	for _, e := range ents {
-		if t, err := strconv.Atoi(e.Name()); err == nil {
-			tids = append(tids, t)
-		}
-	}
-	slices.Sort(tids)
-	return tids, nil
 }
 
 // resultSource is the Source for a result: the plain source, with a note
