@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -47,20 +48,17 @@ type Suite struct {
 // Validate reports the first configuration out of range among the
 // selected workloads.
 func (s Suite) Validate() error {
+	var burst, saturate, steady error
 	if s.Workloads.Burst {
-		if err := s.Burst.Validate(); err != nil {
-			return err
-		}
+		burst = s.Burst.Validate()
 	}
 	if s.Workloads.Saturate {
-		if err := s.Saturate.Validate(); err != nil {
-			return err
-		}
+		saturate = s.Saturate.Validate()
 	}
 	if s.Workloads.Steady {
-		return s.Steady.Validate()
+		steady = s.Steady.Validate()
 	}
-	return nil
+	return cmp.Or(burst, saturate, steady)
 }
 
 // Steps is how many progress steps Measure reports.
