@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -47,20 +48,17 @@ type Suite struct {
 // Validate reports the first configuration out of range among the
 // selected workloads.
 func (s Suite) Validate() error {
+	var burst, saturate, steady error
 	if s.Workloads.Burst {
-		if err := s.Burst.Validate(); err != nil {
-			return err
-		}
+		burst = s.Burst.Validate()
 	}
 	if s.Workloads.Saturate {
-		if err := s.Saturate.Validate(); err != nil {
-			return err
-		}
+		saturate = s.Saturate.Validate()
 	}
 	if s.Workloads.Steady {
-		return s.Steady.Validate()
+		steady = s.Steady.Validate()
 	}
-	return nil
+	return cmp.Or(burst, saturate, steady)
 }
 
 // Steps is how many progress steps Measure reports.
@@ -85,7 +83,7 @@ func (s Suite) Steps() int {
 }
 
 // Measure runs every selected workload against every subject, recording
-// the host and the load it was under (host.LoadMeter). A
+// the host and the load it was under (host.StartLoad). A
 // correctness failure does not stop it: it is recorded in the result's
 // Failures, naming the generator, and the caller decides (loadgen exits
 // non-zero). An error is returned only for a configuration out of range or

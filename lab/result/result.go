@@ -160,19 +160,17 @@ func (c Check) String() string {
 		return "OK"
 	}
 	var parts []string
-	plural := func(n int, one string) {
-		if n == 1 {
-			parts = append(parts, "1 "+one)
-		} else if n > 1 {
-			parts = append(parts, fmt.Sprintf("%d %ss", n, one))
+	count := func(n int, one string) {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s%s", n, one, plural(n)))
 		}
 	}
-	plural(c.Duplicates, "duplicate")
-	plural(c.OrderViolations, "order violation")
+	count(c.Duplicates, "duplicate")
+	count(c.OrderViolations, "order violation")
 	if c.CeilingExceeded {
 		parts = append(parts, fmt.Sprintf("ceiling exceeded (%d in one tick on one node)", c.MaxPerTickNode))
 	}
-	plural(c.Errors, "error")
+	count(c.Errors, "error")
 	s := "FAIL: " + strings.Join(parts, ", ")
 	if c.FirstError != "" {
 		s += " (first: " + c.FirstError + ")"

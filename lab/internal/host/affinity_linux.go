@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strconv"
 
 	"golang.org/x/sys/unix"
@@ -40,20 +41,33 @@ func SetAffinity(cpus []int) error {
 	if err != nil {
 		return err
 	}
-	tasks, err := os.ReadDir("/proc/self/task")
+	tids, err := Threads()
 	if err != nil {
 		return err
 	}
-	for _, t := range tasks {
-		tid, err := strconv.Atoi(t.Name())
-		if err != nil {
-			continue
-		}
+	for _, tid := range tids {
 		if err := unix.SchedSetaffinity(tid, set); err != nil && !errors.Is(err, unix.ESRCH) {
 			return fmt.Errorf("CPUs %v: %w (this process may run on %v)", cpus, err, Affinity())
 		}
 	}
 	return nil
+}
+
+// Threads returns the ids of this process's threads, ascending, from
+// /proc/self/task.
+func Threads() ([]int, error) {
+	ents, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return nil, fmt.Errorf("listing threads: %w", err)
+	}
+	tids := make([]int, 0, len(ents))
+	for _, e := range ents {
+		if t, err := strconv.Atoi(e.Name()); err == nil {
+			tids = append(tids, t)
+		}
+	}
+	slices.Sort(tids)
+	return tids, nil
 }
 
 func cpuSet(cpus []int) (*unix.CPUSet, error) {
@@ -78,34 +92,59 @@ func cpuSet(cpus []int) (*unix.CPUSet, error) {
 // cannot be put back that goroutine exits still locked to it, which ends
 // the thread rather than hand it back to the scheduler on cpus.
 func StartOn(cmd *exec.Cmd, cpus []int) error {
-	set, err := cpuSet(cpus)
-	if err != nil {
-		return err
-	}
 	done := make(chan error, 1)
 	go func() {
-		runtime.LockOSThread()
-		var was unix.CPUSet
-		if err := unix.SchedGetaffinity(0, &was); err != nil {
-			runtime.UnlockOSThread()
+		restore, err := bindThread(cpus)
+		if err != nil {
 			done <- err
 			return
 		}
-		if err := unix.SchedSetaffinity(0, set); err != nil {
-			runtime.UnlockOSThread()
-			done <- fmt.Errorf("CPUs %v: %w (this process may run on %v)", cpus, err, Affinity())
-			return
+		err = cmd.Start()
+		if rerr := restore(); rerr != nil && err == nil {
+			err = fmt.Errorf("restoring this thread's CPUs after starting %s: %w", cmd.Path, rerr)
 		}
-		startErr := cmd.Start()
-		if err := unix.SchedSetaffinity(0, &was); err != nil {
-			if startErr == nil {
-				startErr = fmt.Errorf("restoring this thread's CPUs after starting %s: %w", cmd.Path, err)
-			}
-			done <- startErr // still locked: the thread ends with the goroutine
-			return
-		}
-		runtime.UnlockOSThread()
-		done <- startErr
+		done <- err
 	}()
 	return <-done
+}
+
+// PinThread locks the calling goroutine to its thread and binds that
+// thread to cpu alone (runtime.LockOSThread, then sched_setaffinity), so
+// that the goroutine runs on cpu and nowhere else. unpin puts the
+// thread's CPUs back and unlocks it; where they cannot be put back the
+// goroutine stays locked, so that its thread ends with it rather than
+// return to the scheduler bound to one CPU.
+func PinThread(cpu int) (unpin func(), err error) {
+	restore, err := bindThread([]int{cpu})
+	if err != nil {
+		return nil, err
+	}
+	return func() { _ = restore() }, nil
+}
+
+// bindThread locks the calling goroutine to its thread and binds the
+// thread to cpus. restore puts the thread's CPUs back and unlocks it;
+// where they cannot be put back it fails and leaves the goroutine locked.
+func bindThread(cpus []int) (restore func() error, err error) {
+	set, err := cpuSet(cpus)
+	if err != nil {
+		return nil, err
+	}
+	runtime.LockOSThread()
+	var was unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &was); err != nil {
+		runtime.UnlockOSThread()
+		return nil, err
+	}
+	if err := unix.SchedSetaffinity(0, set); err != nil {
+		runtime.UnlockOSThread()
+		return nil, fmt.Errorf("CPUs %v: %w (this process may run on %v)", cpus, err, Affinity())
+	}
+	return func() error {
+		if err := unix.SchedSetaffinity(0, &was); err != nil {
+			return err
+		}
+		runtime.UnlockOSThread()
+		return nil
+	}, nil
 }

@@ -24,3 +24,8 @@ func SetAffinity(cpus []int) error {
 func StartOn(_ *exec.Cmd, cpus []int) error {
 	return fmt.Errorf("CPUs %v: %w (this is %s)", cpus, errNoAffinity, runtime.GOOS)
 }
+
+// PinThread refuses: threads are bound to CPUs on Linux only here.
+func PinThread(cpu int) (unpin func(), err error) {
+	return nil, fmt.Errorf("CPU %d: %w (this is %s)", cpu, errNoAffinity, runtime.GOOS)
+}

@@ -95,10 +95,8 @@ const onlinePath = "/sys/devices/system/cpu/online"
 // onlineCPUs is how many CPUs the OS runs: Linux's online list, else the
 // runtime's count (which an affinity mask set at start can lower).
 func onlineCPUs() int {
-	if b, err := os.ReadFile(onlinePath); err == nil {
-		if cpus, err := ParseCPUList(strings.TrimSpace(string(b))); err == nil {
-			return len(cpus)
-		}
+	if cpus, err := readCPUList(onlinePath); err == nil && len(cpus) > 0 {
+		return len(cpus)
 	}
 	return runtime.NumCPU()
 }

@@ -5,17 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sort"
-	"strconv"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"unsafe"
 
 	"github.com/aclements/go-perfevent/events"
-	"github.com/aclements/go-perfevent/perf"
 	"golang.org/x/sys/unix"
 
+	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -78,11 +77,9 @@ var softwareEvents = []counterEvent{
 type Counter struct {
 	mu sync.Mutex
 
-	source   string // "hardware", "software" or "unavailable: <reason>"
-	fallback string // why hardware events were not used, if software
-	userOnly bool   // kernel-mode counts excluded (not permitted)
-	events   []counterEvent
-	dropped  []string // events of the chosen set that could not open
+	source   string         // "hardware", "software" or "unavailable: <reason>"
+	userOnly bool           // kernel-mode counts excluded (not permitted)
+	events   []counterEvent // those of the set that opened
 
 	// fds[i][j] is event j on the i'th attached thread.
 	fds      [][]int
@@ -119,7 +116,6 @@ func Open() *Counter {
 	swErr := c.attach(softwareEvents)
 	if swErr == nil {
 		c.source = "software"
-		c.fallback = hwErr.Error()
 		return c
 	}
 	c.source = fmt.Sprintf("unavailable: hardware: %v; software: %v", hwErr, swErr)
@@ -129,11 +125,11 @@ func Open() *Counter {
 // attach opens set on every thread. It fails if the set's first event
 // cannot be opened on the calling thread, or no thread could be attached.
 func (c *Counter) attach(set []counterEvent) error {
-	usable, dropped, userOnly, err := probe(set)
+	usable, userOnly, err := probe(set)
 	if err != nil {
 		return err
 	}
-	tids, err := listThreads()
+	tids, err := host.Threads()
 	if err != nil {
 		return err
 	}
@@ -144,17 +140,17 @@ func (c *Counter) attach(set []counterEvent) error {
 		}
 		return errors.New("no thread could be attached")
 	}
-	c.events, c.dropped, c.userOnly = usable, dropped, userOnly
+	c.events, c.userOnly = usable, userOnly
 	c.fds, c.tids, c.failed, c.appeared = fds, attached, failed, appearedSince(tids)
 	return nil
 }
 
 // probe opens set's events on the calling thread (any thread of ours
 // would do) to learn which of them this kernel and PMU can count, and
-// whether kernel-mode counting is allowed. It returns the usable events,
-// why the others were dropped, and whether only user space is counted; it
-// fails if the first event cannot be opened at all.
-func probe(set []counterEvent) (usable []counterEvent, dropped []string, userOnly bool, _ error) {
+// whether kernel-mode counting is allowed. It returns the usable events
+// (Stop reports no value for the others) and whether only user space is
+// counted; it fails if the first event cannot be opened at all.
+func probe(set []counterEvent) (usable []counterEvent, userOnly bool, _ error) {
 	self := unix.Gettid()
 	for i, e := range set {
 		fd, err := openEvent(e.ev, self, userOnly)
@@ -164,20 +160,19 @@ func probe(set []counterEvent) (usable []counterEvent, dropped []string, userOnl
 			if err2 == nil {
 				fd, err, userOnly = fd2, nil, true
 			} else if !errors.Is(err2, err) {
-				return nil, nil, false, fmt.Errorf("%s: %w; user-space only: %w", e.name, explain(err), explain(err2))
+				return nil, false, fmt.Errorf("%s: %w; user-space only: %w", e.name, explain(err), explain(err2))
 			}
 		}
 		if err != nil {
 			if i == 0 {
-				return nil, nil, false, fmt.Errorf("%s: %w", e.name, explain(err))
+				return nil, false, fmt.Errorf("%s: %w", e.name, explain(err))
 			}
-			dropped = append(dropped, fmt.Sprintf("%s: %v", e.name, explain(err)))
 			continue
 		}
 		unix.Close(fd)
 		usable = append(usable, e)
 	}
-	return usable, dropped, userOnly, nil
+	return usable, userOnly, nil
 }
 
 // openThreads opens every usable event on each of tids. A thread is
@@ -216,21 +211,18 @@ func openRow(tid int, usable []counterEvent, userOnly bool) ([]int, error) {
 	return row, nil
 }
 
-// appearedSince counts the threads that are not among tids: they
-// appeared while attach ran, and are counted only if an already attached
-// thread created them. It is 0 if the threads cannot be listed again.
+// appearedSince counts the threads that are not among tids (sorted, as
+// host.Threads gives them): they appeared while attach ran, and are counted
+// only if an already attached thread created them. It is 0 if the threads
+// cannot be listed again.
 func appearedSince(tids []int) int {
-	again, err := listThreads()
+	again, err := host.Threads()
 	if err != nil {
 		return 0
 	}
-	seen := make(map[int]bool, len(tids))
-	for _, t := range tids {
-		seen[t] = true
-	}
 	appeared := 0
 	for _, t := range again {
-		if !seen[t] {
+		if _, found := slices.BinarySearch(tids, t); !found {
 			appeared++
 		}
 	}
@@ -260,8 +252,6 @@ func explain(err error) error {
 		return fmt.Errorf("%w (no such event on this machine: no PMU, e.g. a VM without PMU passthrough)", err)
 	case errors.Is(err, unix.ENOSYS):
 		return fmt.Errorf("%w (kernel without perf events)", err)
-	case strings.Contains(err.Error(), "perf_event_paranoid"):
-		return err // go-perfevent has said so already
 	case errors.Is(err, unix.EACCES), errors.Is(err, unix.EPERM):
 		p, rerr := os.ReadFile("/proc/sys/kernel/perf_event_paranoid")
 		if rerr != nil {
@@ -271,63 +261,6 @@ func explain(err error) error {
 			err, strings.TrimSpace(string(p)))
 	}
 	return err
-}
-
-// listThreads returns the thread ids of this process.
-func listThreads() ([]int, error) {
-	ents, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		return nil, fmt.Errorf("listing threads: %w", err)
-	}
-	tids := make([]int, 0, len(ents))
-	for _, e := range ents {
-		if t, err := strconv.Atoi(e.Name()); err == nil {
-			tids = append(tids, t)
-		}
-	}
-	sort.Ints(tids)
-	return tids, nil
-}
-
-// sourceName is "hardware", "software" or "unavailable: <reason>".
-func (c *Counter) sourceName() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.source
-}
-
-// coverage says what the counters reach: threads attached, threads that
-// could not be, events dropped, why hardware events were not used.
-func (c *Counter) coverage() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if strings.HasPrefix(c.source, "unavailable") {
-		return c.source
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s events", c.source)
-	names := make([]string, len(c.events))
-	for i, e := range c.events {
-		names[i] = e.name
-	}
-	fmt.Fprintf(&b, " (%s)", strings.Join(names, ", "))
-	fmt.Fprintf(&b, " on %d threads with inherit (threads created later are counted)", len(c.tids))
-	if c.userOnly {
-		b.WriteString("; user-space only (kernel counting not permitted)")
-	}
-	if len(c.failed) > 0 {
-		fmt.Fprintf(&b, "; %d threads not attached: %s", len(c.failed), strings.Join(c.failed, "; "))
-	}
-	if c.appeared > 0 {
-		fmt.Fprintf(&b, "; %d threads appeared while attaching", c.appeared)
-	}
-	if len(c.dropped) > 0 {
-		fmt.Fprintf(&b, "; not countable: %s", strings.Join(c.dropped, "; "))
-	}
-	if c.fallback != "" {
-		fmt.Fprintf(&b, "; hardware events unavailable: %s", c.fallback)
-	}
-	return b.String()
 }
 
 // resultSource is the Source for a result: the plain source, with a note
@@ -482,44 +415,19 @@ func (c *Counter) Close() {
 // "unavailable: <why>"; "(user-space)" follows "hardware" or "software
 // only" where only user-space counting is permitted.
 func Probe() string {
-	hwUser, hw := probeEvent(events.EventCPUCycles)
+	_, hwUser, hw := probe(hardwareEvents[:1])
 	if hw == nil {
 		if hwUser {
 			return "hardware (user-space)"
 		}
 		return "hardware"
 	}
-	swUser, sw := probeEvent(events.EventTaskClock)
+	_, swUser, sw := probe(softwareEvents[:1])
 	switch {
 	case sw != nil:
-		return fmt.Sprintf("unavailable: cycles: %v; task-clock: %v", hw, sw)
+		return fmt.Sprintf("unavailable: %v; %v", hw, sw)
 	case swUser:
-		return "software only (user-space): cycles: " + hw.Error()
+		return "software only (user-space): " + hw.Error()
 	}
-	return "software only: cycles: " + hw.Error()
-}
-
-// probeEvent opens ev on this thread through go-perfevent. Where that is
-// not permitted (go-perfevent counts kernel mode too, which
-// perf_event_paranoid may forbid) it tries user-space only.
-func probeEvent(ev events.Event) (userOnly bool, err error) {
-	c, err := perf.OpenCounter(perf.TargetThisGoroutine, ev)
-	if err == nil {
-		if c == nil {
-			return false, errors.New("no counter")
-		}
-		c.Close()
-		return false, nil
-	}
-	if errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) {
-		fd, err2 := openEvent(ev, unix.Gettid(), true)
-		if err2 == nil {
-			unix.Close(fd)
-			return true, nil
-		}
-		if !errors.Is(err2, err) {
-			return false, fmt.Errorf("%w; user-space only: %w", explain(err), explain(err2))
-		}
-	}
-	return false, explain(err)
+	return "software only: " + hw.Error()
 }

@@ -56,7 +56,6 @@ func baseSource(s string) string {
 func TestEventCounter(t *testing.T) {
 	c := Open()
 	defer c.Close()
-	t.Logf("coverage: %s", c.coverage())
 	cpu0 := processCPU(t)
 	c.Start()
 	sink += burn(50 * time.Millisecond)
@@ -116,10 +115,10 @@ func threadCPU(tid int) time.Duration {
 func TestEventCounterWholeProcess(t *testing.T) {
 	c := Open()
 	defer c.Close()
-	if baseSource(c.sourceName()) != "software" {
+	if baseSource(c.source) != "software" {
 		// task-clock is counted only as the software fallback; with hardware
 		// counters the disjunction test above is what we can check.
-		t.Skipf("counters are %q, not software; task-clock not counted", c.sourceName())
+		t.Skipf("counters are %q, not software; task-clock not counted", c.source)
 	}
 	c.mu.Lock()
 	attached := map[int]bool{}

@@ -17,12 +17,6 @@ type Counter struct{}
 // Open returns a Counter that counts nothing.
 func Open() *Counter { return &Counter{} }
 
-// sourceName is "unavailable: <reason>".
-func (c *Counter) sourceName() string { return unavailable }
-
-// coverage says that no thread is counted.
-func (c *Counter) coverage() string { return unavailable }
-
 // Start does nothing.
 func (c *Counter) Start() {}
 

@@ -149,42 +149,31 @@ func WithLimits(own []subject.Subject) []subject.Subject {
 }
 
 // Select picks subjects from all by group, exact name or name
-// prefix.
+// prefix, each once, in the order first picked.
 func Select(spec string, all []subject.Subject) ([]subject.Subject, error) {
 	var out []subject.Subject
 	seen := map[string]bool{}
-	add := func(s subject.Subject) {
-		if !seen[s.Name] {
-			seen[s.Name] = true
-			out = append(out, s)
-		}
-	}
 	for _, want := range strings.Split(spec, ",") {
 		want = strings.TrimSpace(want)
-		n := len(out)
+		matched := false
 		for _, s := range all {
 			switch {
 			case want == "all",
 				want == "own" && !s.Peer && !s.Physical,
 				want == "peers" && s.Peer,
 				s.Name == want, strings.HasPrefix(s.Name, want+"/"):
-				add(s)
+				matched = true
+				if !seen[s.Name] {
+					seen[s.Name] = true
+					out = append(out, s)
+				}
 			}
 		}
-		if len(out) == n && !seenAny(all, want, seen) {
+		if !matched {
 			return nil, fmt.Errorf("-subjects: no subject matches %q (see loadgen list)", want)
 		}
 	}
 	return out, nil
-}
-
-func seenAny(all []subject.Subject, want string, seen map[string]bool) bool {
-	for _, s := range all {
-		if seen[s.Name] && (s.Name == want || strings.HasPrefix(s.Name, want+"/")) {
-			return true
-		}
-	}
-	return false
 }
 
 // WriteList writes a line per subject: its name, whether it is snowlab's,

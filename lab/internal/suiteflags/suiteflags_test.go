@@ -87,3 +87,11 @@ func TestSuite(t *testing.T) {
 		assert.ErrorContains(t, err, tc.want, tc.args)
 	}
 }
+
+// TestSelectGroupAfterAll: a group whose subjects an earlier spec picked
+// still matches (it did not: "all,peers" was refused).
+func TestSelectGroupAfterAll(t *testing.T) {
+	got, err := Select("all,peers,own", All())
+	require.NoError(t, err)
+	assert.Len(t, got, len(All()))
+}

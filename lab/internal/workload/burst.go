@@ -63,7 +63,8 @@ func Burst(s subject.Subject, cfg BurstConfig, batch bool, ev *perfevent.Counter
 	var issued int
 	// The contention meter and the event counters span every repeat, so
 	// that their per-ID figures divide by all the IDs issued.
-	meter := startContention()
+	meter := &contentionMeter{}
+	meter.begin()
 	if ev != nil {
 		ev.Start()
 	}
@@ -158,7 +159,7 @@ func (b *burster) repeat(res *result.BurstResult, meter *contentionMeter) (int, 
 	}
 	nerr, first := failures(errs)
 	c := checker{b.s, m}.check(b.streams, nerr, first)
-	res.Check = mergeChecks(res.Check, c)
+	res.Check = MergeChecks(res.Check, c)
 	// A caller that failed cut its stream short; the next repeat fills
 	// the whole buffer again.
 	for i := range b.streams {
@@ -174,7 +175,7 @@ func (b *burster) fire(callers []subject.Minter) (t0 int64, ends []int64, errs [
 	ends = make([]int64, len(callers))
 	errs = make([]error, len(callers))
 	b.win.reset()
-	t0 = fanOut(len(callers), nil, func(i int, _ int64) {
+	t0 = FanOut(len(callers), nil, func(i int, _ int64) {
 		ids, rec, caller := b.streams[i], b.recs[i], callers[i]
 		if b.batch {
 			t := limit.Now()
@@ -239,7 +240,9 @@ func timeSpan(streams [][]subject.ID, s subject.Subject) (newest time.Time, tick
 	return newest, len(seen)
 }
 
-func mergeChecks(a, b result.Check) result.Check {
+// MergeChecks adds the verdict b to a: counts summed, the worst tick
+// and the first error kept.
+func MergeChecks(a, b result.Check) result.Check {
 	a.IDs += b.IDs
 	a.Duplicates += b.Duplicates
 	a.OrderViolations += b.OrderViolations

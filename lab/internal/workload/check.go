@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"cmp"
 	"container/heap"
 	"slices"
 	"time"
@@ -20,6 +21,13 @@ type checker struct {
 	m subject.Minter
 }
 
+// Check is the verdict of the checker on streams, the IDs each of the
+// goroutines calling m, a minter of s, got in the order it got them:
+// errs calls failed, the first with first.
+func Check(s subject.Subject, m subject.Minter, streams [][]subject.ID, errs int, first error) result.Check {
+	return checker{s, m}.check(streams, errs, first)
+}
+
 // check examines streams, one per goroutine in the order it received them.
 // errs counts calls that failed and first is the first failure.
 func (c checker) check(streams [][]subject.ID, errs int, first error) result.Check {
@@ -31,7 +39,7 @@ func (c checker) check(streams [][]subject.ID, errs int, first error) result.Che
 	for _, ids := range streams {
 		res.IDs += len(ids)
 		res.OrderViolations += c.orderViolations(ids)
-		if !isIncreasing(ids) {
+		if !slices.IsSortedFunc(ids, compareIDs) {
 			sorted = false
 		}
 	}
@@ -43,15 +51,7 @@ func (c checker) check(streams [][]subject.ID, errs int, first error) result.Che
 		for _, ids := range streams {
 			merged = append(merged, ids...)
 		}
-		slices.SortFunc(merged, func(a, b subject.ID) int {
-			switch {
-			case a.Less(b):
-				return -1
-			case b.Less(a):
-				return 1
-			}
-			return 0
-		})
+		slices.SortFunc(merged, compareIDs)
 	}
 	for i := 1; i < len(merged); i++ {
 		if merged[i] == merged[i-1] {
@@ -129,14 +129,8 @@ func (c checker) orderViolations(ids []subject.ID) int {
 	return 0
 }
 
-func isIncreasing(ids []subject.ID) bool {
-	for i := 1; i < len(ids); i++ {
-		if !ids[i-1].Less(ids[i]) {
-			return false
-		}
-	}
-	return true
-}
+// compareIDs orders IDs as ID.Less does.
+func compareIDs(a, b subject.ID) int { return cmp.Or(cmp.Compare(a.Hi, b.Hi), cmp.Compare(a.Lo, b.Lo)) }
 
 // mergeSorted merges increasing streams into one sorted slice in
 // O(n log k), far cheaper than sorting millions of IDs again.

@@ -1,9 +1,9 @@
 package workload
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/snowlab/snowlab/lab/subject"
@@ -66,22 +66,25 @@ func configErr(format string, a ...any) error {
 	return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, a...))
 }
 
+// outOfRange is the error for field what at v outside 0 to hi, NaN
+// included, nil inside; want says the range (hi fills its verb).
+func outOfRange[T int | time.Duration | float64](what string, v, hi T, want string) error {
+	if !(v >= 0 && v <= hi) {
+		return configErr("%s %v: want "+want, what, v, hi)
+	}
+	return nil
+}
+
 // Validate reports the first field of c that is out of range. Zero fields
 // take their defaults and are valid.
 func (c BurstConfig) Validate() error {
-	switch {
-	case c.IDs < 0 || c.IDs > MaxBurstIDs:
-		return configErr("burst IDs %d: want 1 to %d", c.IDs, MaxBurstIDs)
-	case c.Goroutines < 0 || c.Goroutines > MaxGoroutines:
-		return configErr("burst goroutines %d: want 1 to %d", c.Goroutines, MaxGoroutines)
-	case c.Repeats < 0 || c.Repeats > MaxRepeats:
-		return configErr("burst repeats %d: want 1 to %d", c.Repeats, MaxRepeats)
-	case c.Pause < 0 || c.Pause > MaxPause:
-		return configErr("burst pause %v: want 0 to %v", c.Pause, MaxPause)
-	case c.CeilingBudget < 0 || c.CeilingBudget > MaxDuration:
-		return configErr("burst ceiling budget %v: want more than 0, at most %v", c.CeilingBudget, MaxDuration)
-	}
-	return nil
+	return cmp.Or(
+		outOfRange("burst IDs", c.IDs, MaxBurstIDs, "1 to %d"),
+		outOfRange("burst goroutines", c.Goroutines, MaxGoroutines, "1 to %d"),
+		outOfRange("burst repeats", c.Repeats, MaxRepeats, "1 to %d"),
+		outOfRange("burst pause", c.Pause, MaxPause, "0 to %v"),
+		outOfRange("burst ceiling budget", c.CeilingBudget, MaxDuration, "more than 0, at most %v"),
+	)
 }
 
 // Validate reports the first field of c that is out of range. Zero fields
@@ -92,32 +95,27 @@ func (c SaturateConfig) Validate() error {
 			return configErr("saturate goroutines %d: want 1 to %d", g, MaxGoroutines)
 		}
 	}
-	switch {
-	case c.Duration < 0 || c.Duration > MaxDuration:
-		return configErr("saturate duration %v: want more than 0, at most %v", c.Duration, MaxDuration)
-	case c.Repeats < 0 || c.Repeats > MaxRepeats:
-		return configErr("saturate repeats %d: want 1 to %d", c.Repeats, MaxRepeats)
-	case c.MaxIDs < 0 || c.MaxIDs > maxSaturateKept:
-		return configErr("saturate IDs kept %d: want 1 to %d", c.MaxIDs, maxSaturateKept)
-	case c.SampleEvery < 0:
+	if c.SampleEvery < 0 {
 		return configErr("saturate sample interval %d: want 1 or more", c.SampleEvery)
 	}
-	return nil
+	return cmp.Or(
+		outOfRange("saturate duration", c.Duration, MaxDuration, "more than 0, at most %v"),
+		outOfRange("saturate repeats", c.Repeats, MaxRepeats, "1 to %d"),
+		outOfRange("saturate IDs kept", c.MaxIDs, maxSaturateKept, "1 to %d"),
+	)
 }
 
 // Validate reports the first field of c that is out of range, including a
 // rate and duration that schedule no call or more than MaxSteadyCalls.
 // Zero fields take their defaults and are valid.
 func (c SteadyConfig) Validate() error {
-	switch {
-	case math.IsNaN(c.Rate) || c.Rate < 0 || c.Rate > MaxSteadyRate:
-		return configErr("steady rate %v: want more than 0, at most %g calls/s", c.Rate, MaxSteadyRate)
-	case c.Duration < 0 || c.Duration > MaxDuration:
-		return configErr("steady duration %v: want more than 0, at most %v", c.Duration, MaxDuration)
-	case c.Workers < 0 || c.Workers > MaxGoroutines:
-		return configErr("steady workers %d: want 1 to %d", c.Workers, MaxGoroutines)
-	case c.CeilingBudget < 0 || c.CeilingBudget > MaxDuration:
-		return configErr("steady ceiling budget %v: want more than 0, at most %v", c.CeilingBudget, MaxDuration)
+	if err := cmp.Or(
+		outOfRange("steady rate", c.Rate, MaxSteadyRate, "more than 0, at most %g calls/s"),
+		outOfRange("steady duration", c.Duration, MaxDuration, "more than 0, at most %v"),
+		outOfRange("steady workers", c.Workers, MaxGoroutines, "1 to %d"),
+		outOfRange("steady ceiling budget", c.CeilingBudget, MaxDuration, "more than 0, at most %v"),
+	); err != nil {
+		return err
 	}
 	d := c.withDefaults()
 	switch calls := d.Rate * d.Duration.Seconds(); {

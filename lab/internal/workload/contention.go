@@ -21,15 +21,6 @@ type contentionMeter struct {
 	sched     []uint64 // scheduling latencies recorded in the windows
 }
 
-func newContention() *contentionMeter { return &contentionMeter{} }
-
-// startContention is a meter with its window open.
-func startContention() *contentionMeter {
-	c := newContention()
-	c.begin()
-	return c
-}
-
 // begin opens a window.
 func (c *contentionMeter) begin() { c.rt0, c.open = readRuntime(), true }
 

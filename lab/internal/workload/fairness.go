@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"cmp"
 	"math"
 	"runtime"
 	"slices"
@@ -193,15 +194,7 @@ func fairnessOf(samples []fairnessSample) *result.Fairness {
 		return nil
 	}
 	sorted := slices.Clone(samples)
-	slices.SortStableFunc(sorted, func(a, b fairnessSample) int {
-		switch {
-		case a.deviation < b.deviation:
-			return -1
-		case a.deviation > b.deviation:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(sorted, func(a, b fairnessSample) int { return cmp.Compare(a.deviation, b.deviation) })
 	med := sorted[(len(sorted)-1)/2]
 	f := &result.Fairness{Shares: med.shares, MinShare: slices.Min(med.shares), MaxShare: slices.Max(med.shares),
 		DeviationPct: med.deviation, ThresholdPct: unfairDeviationPct}

@@ -7,13 +7,13 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/limit"
 )
 
-// fanOut runs body on n goroutines released together: each is started and
+// FanOut runs body on n goroutines released together: each is started and
 // waiting before any is let go, so that none gets a head start and what is
 // timed is the contention, not the spawning. It returns the release
 // instant (monotonic ns), which body also receives, once every body has
 // returned. released, when not nil, runs right after the release (saturate
 // arms its stop timer there).
-func fanOut(n int, released func(), body func(i int, t0 int64)) (t0 int64) {
+func FanOut(n int, released func(), body func(i int, t0 int64)) (t0 int64) {
 	var ready, done sync.WaitGroup
 	start := make(chan struct{})
 	ready.Add(n)

@@ -82,7 +82,7 @@ func SaturateSweep(subs []subject.Subject, cfg SaturateConfig, progress func(s s
 			points = append(points, p)
 		}
 	}
-	buf := newStreams(cfg.MaxIDs)
+	buf := make([]subject.ID, cfg.MaxIDs)
 	for r := range cfg.Repeats {
 		for _, p := range points {
 			if progress != nil {
@@ -100,17 +100,13 @@ func SaturateSweep(subs []subject.Subject, cfg SaturateConfig, progress func(s s
 	return out, nil
 }
 
-// streamBuf is the memory the IDs of one repeat are kept in for the
-// check, shared by every point of a sweep (one repeat runs at a time).
-type streamBuf []subject.ID
-
-func newStreams(maxIDs int) streamBuf { return make(streamBuf, maxIDs) }
-
-// split cuts the buffer into g streams of equal capacity.
-func (b streamBuf) split(g int) [][]subject.ID {
+// split cuts b, the memory the IDs of one repeat are kept in for the
+// check (shared by every point of a sweep: one repeat runs at a time),
+// into g streams of equal capacity.
+func split(b []subject.ID, g int) [][]subject.ID {
 	per := max(len(b)/g, 1)
 	if per*g > len(b) {
-		b = make(streamBuf, per*g)
+		b = make([]subject.ID, per*g)
 	}
 	streams := make([][]subject.ID, g)
 	for i := range streams {
@@ -147,21 +143,21 @@ func newSaturation(s subject.Subject, g int, cfg SaturateConfig) (*saturation, e
 	for i := range p.recs {
 		p.recs[i] = NewRecorder()
 	}
-	p.meter = newContention()
+	p.meter = &contentionMeter{}
 	p.win = newWindow(g)
 	return p, nil
 }
 
 // repeat runs one repeat into the streams of buf and adds it to the
 // point's result.
-func (p *saturation) repeat(buf streamBuf) error {
+func (p *saturation) repeat(buf []subject.ID) error {
 	s, g, cfg := p.s, p.g, p.cfg
 	m, err := s.New()
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.Name, err)
 	}
 	callers := subject.Callers(m, g)
-	streams := buf.split(g)
+	streams := split(buf, g)
 	var stop atomic.Bool
 	var timer *time.Timer
 	counts := make([]int, g)
@@ -171,7 +167,7 @@ func (p *saturation) repeat(buf streamBuf) error {
 	p.meter.begin()
 	cpu0, cpuOK := processCPU()
 	srv0, srvOK := serverCPU(s.ServerCPU)
-	t0 := fanOut(g, func() { timer = time.AfterFunc(cfg.Duration, func() { stop.Store(true) }) }, func(i int, _ int64) {
+	t0 := FanOut(g, func() { timer = time.AfterFunc(cfg.Duration, func() { stop.Store(true) }) }, func(i int, _ int64) {
 		counts[i], errs[i] = p.loop(i, callers[i], streams[i], &stop)
 		ends[i] = limit.Now()
 		p.win.leave(i, counts[i])
@@ -209,7 +205,7 @@ func (p *saturation) repeat(buf streamBuf) error {
 	if fill, ok := ck.tickFill(streams); ok {
 		p.res.TickFill = append(p.res.TickFill, fill)
 	}
-	p.res.Check = mergeChecks(p.res.Check, ck.check(streams, nerr, first))
+	p.res.Check = MergeChecks(p.res.Check, ck.check(streams, nerr, first))
 	return nil
 }
 

@@ -83,7 +83,7 @@ func Steady(s subject.Subject, cfg SteadyConfig) (result.SteadyResult, error) {
 	}
 	var nextCall atomic.Int64
 	srv0, srvOK := serverCPU(s.ServerCPU)
-	t0 := fanOut(cfg.Workers, nil, func(w int, t0 int64) {
+	t0 := FanOut(cfg.Workers, nil, func(w int, t0 int64) {
 		ids, rec, urec, caller := streams[w], recs[w], sent[w], callers[w]
 		wt := newWaiter()
 		defer wt.close()

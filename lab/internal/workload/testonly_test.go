@@ -30,7 +30,7 @@ func saturate(s subject.Subject, g int, cfg SaturateConfig) (result.SaturateResu
 	if err != nil {
 		return p.res, err
 	}
-	buf := newStreams(p.cfg.MaxIDs)
+	buf := make([]subject.ID, p.cfg.MaxIDs)
 	for range p.cfg.Repeats {
 		if err := p.repeat(buf); err != nil {
 			return p.res, err

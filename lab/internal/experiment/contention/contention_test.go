@@ -54,7 +54,7 @@ func TestShares(t *testing.T) {
 func TestCheckFindsDuplicatesAndDisorder(t *testing.T) {
 	s := subject.Subject{Name: "planted", Order: subject.OrderCaller}
 	kept := [][]subject.ID{{{Lo: 1}, {Lo: 3}, {Lo: 2}}, {{Lo: 3}, {Lo: 4}}}
-	c := check(s, kept, []int{0, 1}, []error{nil, errors.New("boom")})
+	c := check(s, nil, kept, []int{0, 1}, []error{nil, errors.New("boom")})
 	if c.Duplicates != 1 || c.OrderViolations != 1 || c.Errors != 1 || c.FirstError != "boom" || c.OK() {
 		t.Errorf("check = %+v, want 1 duplicate, 1 order violation, 1 error", c)
 	}

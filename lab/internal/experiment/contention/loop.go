@@ -2,11 +2,10 @@ package contention
 
 import (
 	"math"
-	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/snowlab/snowlab/lab/internal/limit"
 	"github.com/snowlab/snowlab/lab/internal/workload"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
@@ -40,27 +39,19 @@ func closedLoop(s subject.Subject, m subject.Minter, g int, d time.Duration) tal
 	errs := make([]error, g)
 	errN := make([]int, g)
 	per := max(keepTotal/g, 1)
-	var stop atomic.Bool
-	var ready, wg sync.WaitGroup
-	release := make(chan struct{})
 	for i := range g {
 		t.recs[i] = workload.NewRecorder()
 		kept[i] = make([]subject.ID, 0, per)
-		ready.Add(1)
-		wg.Go(func() {
-			ready.Done()
-			<-release
-			t.counts[i], errN[i], errs[i] = spin(callers[i], &stop, t.recs[i], &kept[i])
-		})
 	}
-	ready.Wait()
-	start := time.Now()
-	close(release)
-	time.Sleep(d) // the run's length, not a wait for an outcome
-	stop.Store(true)
-	wg.Wait()
-	t.elapsed = time.Since(start)
-	t.check = check(s, kept, errN, errs)
+	var stop atomic.Bool
+	t0 := workload.FanOut(g, func() {
+		time.Sleep(d) // the run's length, not a wait for an outcome
+		stop.Store(true)
+	}, func(i int, _ int64) {
+		t.counts[i], errN[i], errs[i] = spin(callers[i], &stop, t.recs[i], &kept[i])
+	})
+	t.elapsed = time.Duration(limit.Now() - t0)
+	t.check = check(s, m, kept, errN, errs)
 	return t
 }
 
@@ -91,43 +82,19 @@ func spin(m subject.Minter, stop *atomic.Bool, rec *workload.Recorder, kept *[]s
 	return n, errN, first
 }
 
-// check: every kept ID unique, each goroutine's increasing where the
-// subject promises per-caller order (the suite checks per-shard order and
-// the tick ceiling; this run is about time and shares).
-func check(s subject.Subject, kept [][]subject.ID, errN []int, errs []error) result.Check {
-	var c result.Check
-	var all []subject.ID
-	for i, k := range kept {
-		all = append(all, k...)
-		c.Errors += errN[i]
-		if errs[i] != nil && c.FirstError == "" {
-			c.FirstError = errs[i].Error()
-		}
-		if s.Order != subject.OrderCaller {
-			continue
-		}
-		for j := 1; j < len(k); j++ {
-			if !k[j-1].Less(k[j]) {
-				c.OrderViolations++
-			}
+// check is the suite's check (workload.Check) of the kept IDs, with each
+// goroutine's failed calls and first error summed: a goroutine whose
+// call failed goes on calling, so that the shares stay its own.
+func check(s subject.Subject, m subject.Minter, kept [][]subject.ID, errN []int, errs []error) result.Check {
+	n := 0
+	var first error
+	for i := range kept {
+		n += errN[i]
+		if first == nil {
+			first = errs[i]
 		}
 	}
-	slices.SortFunc(all, func(a, b subject.ID) int {
-		switch {
-		case a.Less(b):
-			return -1
-		case b.Less(a):
-			return 1
-		}
-		return 0
-	})
-	for j := 1; j < len(all); j++ {
-		if all[j] == all[j-1] {
-			c.Duplicates++
-		}
-	}
-	c.IDs = len(all)
-	return c
+	return workload.Check(s, m, kept, n, first)
 }
 
 // goroutineShares is how evenly the goroutines were served: each one's IDs over

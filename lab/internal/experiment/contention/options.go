@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/snowlab/snowlab/lab/internal/hog"
-	"github.com/snowlab/snowlab/lab/internal/stats"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
 )
@@ -114,5 +113,3 @@ const (
 	partOversub   = "oversubscription"
 	partPlacement = "placement"
 )
-
-func median(v []float64) float64 { return stats.Median(v) }

@@ -129,14 +129,7 @@ func (a *oversubAcc) add(t tally) {
 		a.worst = sh.Min
 	}
 	a.n++
-	c := &a.pt.Check
-	c.IDs += t.check.IDs
-	c.Duplicates += t.check.Duplicates
-	c.OrderViolations += t.check.OrderViolations
-	c.Errors += t.check.Errors
-	if c.FirstError == "" {
-		c.FirstError = t.check.FirstError
-	}
+	a.pt.Check = workload.MergeChecks(a.pt.Check, t.check)
 }
 
 func (a *oversubAcc) finish() oversubPoint {

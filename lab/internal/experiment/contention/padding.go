@@ -15,6 +15,7 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/limit"
 	"github.com/snowlab/snowlab/lab/internal/perfevent"
+	"github.com/snowlab/snowlab/lab/internal/stats"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -109,7 +110,7 @@ func measureLayout(ctx context.Context, o options, pt *placementPoint, ev *perfe
 		pt.Repeats = append(pt.Repeats, float64(el.Nanoseconds())*float64(pt.Goroutines)/float64(max(n, 1)))
 	}
 	pt.Events = ev.Stop(int(min(ops, 1<<40)))
-	pt.NsPerOp = median(pt.Repeats)
+	pt.NsPerOp = stats.Median(pt.Repeats)
 	return nil
 }
 

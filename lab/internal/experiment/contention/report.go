@@ -101,7 +101,8 @@ descheduled stalls every waiter; a CAS loser descheduled only itself.
 "vs G=P" is the condition's IDs/s over G=P's. Latency is sampled (one call in 64, all repeats). A
 share is a goroutine's IDs over the fair share (total/G): 1 is fair, 0 starved; "share min" is over
 all repeats, in brackets the least of any one repeat; CV is the counts' standard deviation over their
-mean. The check: every kept ID unique, each goroutine's increasing where the generator promises it.`
+mean. The check, the suite's, of the IDs kept: every one unique, increasing per goroutine or per shard
+where the generator promises it, and within a strict generator's per-tick ceiling.`
 
 const placementText = `G goroutines each at one of three layouts: **shared** (one atomicgen generator,
 Monotonic: true sharing of its word), **adjacent** (a word each, side by side in one 64-byte line,
