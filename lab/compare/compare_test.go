@@ -17,11 +17,11 @@ import (
 )
 
 // The compare and gate tests run on fixture.Sweep: snowlab's generators
-// and the limit subjects at fixture.SweepGs, n repeats each.
-var (
-	testRun = fixture.Sweep
-	noisy   = fixture.Noisy
-)
+// and the limit subjects at 1, 2, 4 and 8 goroutines (sweepGs of them), n
+// repeats each.
+var testRun = fixture.Sweep
+
+const sweepGs = 4
 
 // clone deep-copies a run through its JSON form.
 func clone(t *testing.T, r *result.Run) *result.Run {
@@ -209,7 +209,7 @@ func TestRuns(t *testing.T) {
 		{
 			name: "metric only in new", n: 6,
 			mutate: func(r *result.Run) {
-				r.Saturate = append(r.Saturate, result.SaturateResult{Subject: atomicStrict, Goroutines: 16, Samples: noisy(4e6, 6, 0)})
+				r.Saturate = append(r.Saturate, result.SaturateResult{Subject: atomicStrict, Goroutines: 16, Samples: []float64{3.92e6, 4.052e6, 3.972e6, 4.016e6, 4.072e6, 3.956e6}})
 			},
 			onlyNew:  1,
 			want:     []want{{"saturate IDs/s", NoChange, 0, "~"}},
@@ -254,7 +254,7 @@ func TestRunsRowCount(t *testing.T) {
 	run := testRun(6)
 	c := Runs(run, clone(t, run))
 	// 7 subjects × 4 G, 2 bursts × (makespan, p99, p99.9), 1 steady.
-	require.Len(t, c.Rows, 7*len(fixture.SweepGs)+6+1)
+	require.Len(t, c.Rows, 7*sweepGs+6+1)
 	// Sections are contiguous and in metricOrder.
 	last := -1
 	for _, r := range c.Rows {
@@ -285,7 +285,7 @@ func TestRegressionsAndJSON(t *testing.T) {
 	scaleSat(cur, 0.5, only(atomicMonotonic, 0))
 	c := Runs(old, cur)
 	reg := c.Regressions()
-	require.Len(t, reg, len(fixture.SweepGs))
+	require.Len(t, reg, sweepGs)
 	for _, r := range reg {
 		assert.Contains(t, r.Name, atomicMonotonic)
 	}
@@ -305,7 +305,7 @@ func TestRegressionsAndJSON(t *testing.T) {
 		} `json:"rows"`
 	}
 	require.NoError(t, json.Unmarshal(buf.Bytes(), &got), buf.String())
-	assert.Equal(t, len(fixture.SweepGs), got.Regressions)
+	assert.Equal(t, sweepGs, got.Regressions)
 	require.Len(t, got.Rows, len(c.Rows))
 	for i, r := range got.Rows {
 		assert.Equal(t, c.Rows[i].Name, r.Name)

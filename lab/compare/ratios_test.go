@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/snowlab/snowlab/lab/internal/fixture"
 	"github.com/snowlab/snowlab/lab/subject"
 )
 
@@ -20,6 +19,7 @@ func ratioMap(rs []Ratio) map[string]Ratio {
 }
 
 const (
+	sweepFill   = 0.98 // fixture.Sweep's strict subjects' tick fill
 	overLimit   = "atomicgen/monotonic ns/ID over limit/clock+cas @G=1"
 	shardedOver = "shardedgen/node-per-shard/monotonic ns/ID over limit/per-p @G=1"
 	scaling8    = "sharded scaling @G=8"
@@ -40,10 +40,10 @@ func TestRatios(t *testing.T) {
 		{"mutexgen/monotonic ns/ID over limit/clock+cas @G=1", 2.5, true},
 		{"atomic/mutex monotonic @G=1", 2, true},
 		{"atomic/mutex monotonic @G=8", 2, true},
-		{"tick fill atomicgen/strict @G=1", fixture.SweepFill, false},
-		{"tick fill atomicgen/strict @G=8", fixture.SweepFill, false},
-		{"tick fill mutexgen/strict @G=1", fixture.SweepFill, false},
-		{"tick fill mutexgen/strict @G=2", fixture.SweepFill, true}, // a contended lock
+		{"tick fill atomicgen/strict @G=1", sweepFill, false},
+		{"tick fill atomicgen/strict @G=8", sweepFill, false},
+		{"tick fill mutexgen/strict @G=1", sweepFill, false},
+		{"tick fill mutexgen/strict @G=2", sweepFill, true}, // a contended lock
 		{"ceiling fraction atomicgen/strict @G=1", 0.99, true},
 		{"ceiling fraction mutexgen/strict @G=8", 0.985, true},
 	}
@@ -62,7 +62,7 @@ func TestRatios(t *testing.T) {
 	// 3 gated quotients + 2 strict subjects × 4 G × (tick fill, ceiling
 	// fraction) + 3 informational quotients; nothing for the limits
 	// themselves, and no tick fill for a monotonic generator.
-	assert.Len(t, rs, 3+2*len(fixture.SweepGs)*2+3)
+	assert.Len(t, rs, 3+2*sweepGs*2+3)
 	for name := range rs {
 		assert.False(t, strings.HasPrefix(name, "tick fill") && strings.Contains(name, "monotonic"), name)
 		assert.False(t, strings.HasPrefix(name, "limit/"), name)

@@ -202,7 +202,7 @@ func TestHistoryGatedFirst(t *testing.T) {
 	run := fixture.Run()
 	// mutexgen/monotonic first: its ratio over the limit is reported,
 	// not gated, and compare.Ratios lists it before atomicgen's.
-	run.Subjects = append([]result.SubjectInfo{{Name: "mutexgen/monotonic", Nodes: 1, CeilingIDs: fixture.Ceil1,
+	run.Subjects = append([]result.SubjectInfo{{Name: "mutexgen/monotonic", Nodes: 1, CeilingIDs: 4_096_000,
 		Limit: subject.LimitClockCAS}}, run.Subjects...)
 	for _, r := range run.Saturate {
 		if r.Subject == "atomicgen/monotonic" {
