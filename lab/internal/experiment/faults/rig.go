@@ -215,11 +215,11 @@ func (x *executor) play(ctx context.Context, sc scenario, res *scenarioResult) e
 			return err
 		}
 	}
-	endpoints, stop, err := s.startStore(dir)
+	endpoints, err := s.startStore(dir)
 	if err != nil {
 		return err
 	}
-	defer stop()
+	defer s.store.Stop()
 	if sc.Holders > 0 {
 		s.begun = time.Now()
 		err := sc.Run(ctx, s)
@@ -413,7 +413,7 @@ func (s *stage) collect(res *scenarioResult, a *analysis, runErr error) {
 		for _, r := range s.reps {
 			logs = append(logs, r.logs(4<<10))
 		}
-		res.Error += "\n" + strings.Join(logs, "\n") + "\n" + tail(s.storeLogs(), 4<<10)
+		res.Error += "\n" + strings.Join(logs, "\n") + "\n" + tail(s.store.Logs(), 4<<10)
 	}
 }
 

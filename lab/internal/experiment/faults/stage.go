@@ -14,9 +14,8 @@ type stage struct {
 	x        *executor
 	dir      string // the scenario's folder
 	sc       scenario
-	cluster  *cluster
-	zk       *zooKeeper // the store of a zk scenario, in place of cluster
-	kube     *kubeAPI   // the store of a k8s scenario, in place of cluster
+	store    leaseStore
+	cluster  *cluster // the store of an etcd scenario, nil on another
 	links    *links
 	certs    *certs
 	reps     []*replica
@@ -111,7 +110,7 @@ func (s *stage) replicaArgs(r int, spec replicaSpec, peers []string) ([]string, 
 	if err != nil {
 		return nil, err
 	}
-	args := []string{"-lease", s.leaseSpec(eps),
+	args := []string{"-lease", s.store.lease(s.sc.Name, eps),
 		"-ttl", defaultTTL.String(), "-window", defaultWindow.String(), "-grace", "2s",
 		"-rewind-hold", defaultRewindHold.String(), "-policy", spec.policy()}
 	if s.sc.Layout != "" {
