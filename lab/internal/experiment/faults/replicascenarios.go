@@ -254,7 +254,7 @@ func holders(ctx context.Context, s *stage) error {
 		return fmt.Errorf("etcdholders: %v %v: %s", err, jerr, msg)
 	}
 	h.Members = s.sc.Members
-	s.holders = &h
+	s.res.Holders = &h
 	s.mark("all %d held a node id after %v", h.Acquired, h.AllHeld.Round(time.Millisecond))
 	s.check("every holder held a node id", h.Acquired == n, "%d of %d", h.Acquired, n)
 	s.check("no node id held by two", h.Shared == 0, "%d shared, %d distinct held", h.Shared, h.Distinct)
