@@ -153,8 +153,8 @@ func (c *cluster) args(m *clusterMember, initial string) []string {
 	}
 	if ct := c.cfg.Certs; ct != nil {
 		a = append(a,
-			"--cert-file", ct.ServerCert, "--key-file", ct.ServerKey, "--trusted-ca-file", ct.CA, "--client-cert-auth",
-			"--peer-cert-file", ct.ServerCert, "--peer-key-file", ct.ServerKey, "--peer-trusted-ca-file", ct.CA, "--peer-client-cert-auth")
+			"--cert-file", ct.Cert, "--key-file", ct.Key, "--trusted-ca-file", ct.CA, "--client-cert-auth",
+			"--peer-cert-file", ct.Cert, "--peer-key-file", ct.Key, "--peer-trusted-ca-file", ct.CA, "--peer-client-cert-auth")
 	}
 	return a
 }

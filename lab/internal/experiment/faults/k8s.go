@@ -128,7 +128,7 @@ func (k *kubeAPI) launch(dir string) error {
 		"--authorization-mode=RBAC", "--secure-port="+strconv.Itoa(ports[0]), "--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1", "--endpoint-reconciler-type=none",
 		"--service-account-issuer=https://kubernetes.default.svc", "--service-account-key-file="+saKey,
-		"--service-account-signing-key-file="+saKey, "--tls-cert-file="+ct.ServerCert, "--tls-private-key-file="+ct.ServerKey,
+		"--service-account-signing-key-file="+saKey, "--tls-cert-file="+ct.Cert, "--tls-private-key-file="+ct.Key,
 		"--cert-dir="+filepath.Join(dir, "certs"), "--service-cluster-ip-range=10.96.0.0/24")
 	if _, err := k.start(""); err != nil {
 		return err

@@ -118,8 +118,8 @@ func (s *stage) replicaArgs(r int, spec replicaSpec, peers []string) ([]string, 
 		args = append(args, "-peers", strings.Join(peers, ","), "-peer-interval", "250ms")
 	}
 	if c := s.certs; c != nil {
-		args = append(args, "-tls-cert", c.ServerCert, "-tls-key", c.ServerKey, "-tls-client-ca", c.CA,
-			"-etcd-cacert", c.CA, "-etcd-cert", c.ClientCert, "-etcd-key", c.ClientKey)
+		args = append(args, "-tls-cert", c.Cert, "-tls-key", c.Key, "-tls-client-ca", c.CA,
+			"-etcd-cacert", c.CA, "-etcd-cert", c.Cert, "-etcd-key", c.Key)
 	}
 	return args, nil
 }
