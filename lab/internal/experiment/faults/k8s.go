@@ -130,14 +130,7 @@ func (k *kubeAPI) launch(dir string) error {
 		"--service-account-issuer=https://kubernetes.default.svc", "--service-account-key-file="+saKey,
 		"--service-account-signing-key-file="+saKey, "--tls-cert-file="+ct.Cert, "--tls-private-key-file="+ct.Key,
 		"--cert-dir="+filepath.Join(dir, "certs"), "--service-cluster-ip-range=10.96.0.0/24")
-	if _, err := k.start(""); err != nil {
-		return err
-	}
-	if err := waitFor(context.Background(), 120*time.Second, 100*time.Millisecond, func() (bool, error) { return k.get("/readyz", nil) == nil, nil }); err != nil {
-		k.stop(5 * time.Second)
-		return fmt.Errorf("faults: kube-apiserver not ready on %s (%w):\n%s", k.addr, err, k.logs(2000))
-	}
-	return nil
+	return k.serve(120*time.Second, 100*time.Millisecond, func() bool { return k.get("/readyz", nil) == nil })
 }
 
 // errNotFound is a GET the server answered 404.

@@ -66,12 +66,8 @@ func startZooKeeper(dir string) (*zooKeeper, error) {
 	z := &zooKeeper{addr: "127.0.0.1:" + strconv.Itoa(ports[0])}
 	z.process = newProcess("zookeeper", 32<<10, "java", "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", "/etc/zookeeper/conf_example:"+zkJar,
 		"-Dzookeeper.log.dir="+dir, "org.apache.zookeeper.server.quorum.QuorumPeerMain", cfg)
-	if _, err := z.start(""); err != nil {
+	if err := z.serve(60*time.Second, 50*time.Millisecond, z.serving); err != nil {
 		return nil, err
-	}
-	if err := waitFor(context.Background(), 60*time.Second, 50*time.Millisecond, func() (bool, error) { return z.serving(), nil }); err != nil {
-		z.Stop()
-		return nil, fmt.Errorf("faults: ZooKeeper did not serve on %s (%w):\n%s", z.addr, err, z.logs(2000))
 	}
 	return z, nil
 }
