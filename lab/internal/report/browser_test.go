@@ -68,7 +68,7 @@ func TestPagesInBrowser(t *testing.T) {
 		// both ways. The summary's new columns (issue 30) are on the
 		// first screen.
 		{Name: "run", Path: runPage, SVGs: len(chartsOf(run)), Tables: 12,
-			Sections: []string{"snowlab-lab-run-2026-03-14-on-lab-vm-3", "summary", "host", "clock-audit", "subjects", "burst", "saturate",
+			Sections: []string{"snowlab-lab-run,-2026-03-14-on-lab-vm-3", "summary", "host", "clock-audit", "subjects", "burst", "saturate",
 				"cost-over-the-physical-limit", "fairness", "steady", "corrected-and-uncorrected-latency", "failures"}, Summary: true,
 			FirstScreen: []string{"Capped generator", "× the fastest capped peer, per node", "Uncapped generator",
 				"× the fastest uncapped peer promising as much", fairnessHeader}},

@@ -23,7 +23,7 @@ func TestWriteHTML(t *testing.T) {
 	run := fixture.Run()
 	page := htmlOf(t, run)
 	assert.True(t, strings.HasPrefix(page, "<!DOCTYPE html>"))
-	has(t, page, "<title>snowlab lab run 2026-03-14 on lab-vm-3</title>")
+	has(t, page, "<title>snowlab lab run, 2026-03-14 on lab-vm-3</title>")
 	assert.Equal(t, len(chartsOf(run)), strings.Count(page, "<svg "), "every chart inline")
 	assert.Equal(t, 7, len(chartsOf(run)), "four saturate panels, fairness, latency and makespan")
 	assert.False(t, strings.Contains(page, "<?xml"))

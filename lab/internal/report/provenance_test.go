@@ -40,6 +40,11 @@ func TestProvenance(t *testing.T) {
 			"**Commit:** `—`",
 			"**Command:** `—`",
 		}},
+		{"unknown date, under a minute", result.Header{Elapsed: 1234567 * time.Microsecond}, []string{
+			"**Date:** unknown (took 1.235s)",
+			"**Commit:** `—`",
+			"**Command:** `—`",
+		}},
 		{"took, dirty, secret", result.Header{
 			Started: started, Elapsed: 90*time.Second + 400*time.Millisecond,
 			Commit: "abc1234", Dirty: true,

@@ -73,8 +73,9 @@ func TestWriteMarkdown(t *testing.T) {
 	assert.Contains(t, md, run.Host.CPU)
 	assert.Contains(t, md, run.Failures[0])
 	for _, want := range []string{
-		"# snowlab lab run 2026-03-14 on lab-vm-3",
-		"**Date:** 2026-03-14 09:26:53 UTC (took 3m41s) · **Commit:** `6bc4800+dirty` · **Schema:** 2",
+		"# snowlab lab run, 2026-03-14 on lab-vm-3",
+		"- **Date:** 2026-03-14 09:26:53 UTC (took 3m41s)\n- **Commit:** `6bc4800+dirty`\n",
+		"- **Schema:** 2\n",
 		"`6bc4800+dirty`",
 		"`snowlab-lab run -burst -saturate -steady -out results/`",
 		"## Host", "### Clock audit", "## Subjects", "## Burst", "## Saturate", "## Steady", "## Failures",

@@ -5,11 +5,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/md"
-	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/internal/stats"
 	"github.com/snowlab/snowlab/lab/internal/units"
 	"github.com/snowlab/snowlab/lab/result"
@@ -38,27 +36,8 @@ func newDocument(run *result.Run) *Document {
 }
 
 func writeHeader(d *Document, run *result.Run) {
-	date, title := "unknown", "snowlab lab run"
-	if !run.Started.IsZero() {
-		date = run.Started.UTC().Format("2006-01-02 15:04:05 UTC")
-		title += " " + run.Started.UTC().Format("2006-01-02")
-	}
-	if run.Host.Hostname != "" {
-		title += " on " + run.Host.Hostname
-	}
-	s := d.Section(1, title)
-	elapsed := ""
-	if run.Elapsed > 0 {
-		took := run.Elapsed
-		if took >= time.Minute {
-			took = took.Round(time.Second)
-		} else {
-			took = took.Round(time.Millisecond)
-		}
-		elapsed = fmt.Sprintf(" (took %s)", took)
-	}
-	s.Text(fmt.Sprintf("**Date:** %s%s · **Commit:** %s · **Schema:** %d", date, elapsed, md.Code(md.OrDash(run.Revision())), run.Schema))
-	s.Text("**Command:** " + md.Code(md.OrDash(md.ShellJoin(resultdir.RedactArgs(run.Command)))))
+	h := &result.Header{Started: run.Started, Elapsed: run.Elapsed, Command: run.Command, Commit: run.Commit, Dirty: run.Dirty, Host: run.Host}
+	d.Section(1, Title("snowlab lab run", h)).List(append(Provenance(h), fmt.Sprintf("**Schema:** %d", run.Schema))...)
 }
 
 // topologyRows are the host's topology and its CPU warning, where the

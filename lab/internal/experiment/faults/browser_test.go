@@ -53,7 +53,7 @@ func TestPageInBrowser(t *testing.T) {
 	// Tables: scenarios, replicas, checks, fleet start, host, clock
 	// audit; a timeline per scenario that ran.
 	fixture.CheckInBrowser(t, bctx, fixture.BrowserPage{Name: "faults", Path: page, SVGs: 0, Tables: 6,
-		Sections: []string{"snowlab-fault-lab-2026-12-01-on-test-host",
+		Sections: []string{"snowlab-fault-lab,-2026-12-01-on-test-host",
 			"verdict", "scenarios", "replicas", "checks", "fleet-start", "timelines", "leader-killed:-the-leader-killed",
 			"replica-cut-off:-cut-off", "holders-1024:-", "host", "clock-audit"}})
 }

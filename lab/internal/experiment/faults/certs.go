@@ -8,23 +8,22 @@ import (
 	"github.com/snowlab/snowlab/etcdlease/tlstest"
 )
 
-// certs are a throwaway certificate authority and the certificates the
-// rig's mutual TLS needs, as PEM files in one folder: one server
-// certificate for every server (etcd members and replicas, all on
-// 127.0.0.1) and one client certificate for every client (replicas
-// dialling etcd, etcd members dialling each other, the lab calling the
-// replicas). Made for the run; nothing leaves the folder.
+// certs are a throwaway certificate authority and the certificate the
+// rig's mutual TLS needs, as PEM files in one folder: one certificate
+// that every server (etcd members, replicas and the kube-apiserver, all
+// on 127.0.0.1) serves and every client (replicas dialling etcd, etcd
+// members dialling each other, the lab calling the replicas) presents.
+// Made for the run; nothing leaves the folder.
 type certs struct {
-	CA                    string
-	ServerCert, ServerKey string
-	ClientCert, ClientKey string
-	caPool                *x509.CertPool
-	client                tls.Certificate
+	CA        string
+	Cert, Key string
+	caPool    *x509.CertPool
+	client    tls.Certificate
 }
 
-// newCerts writes a CA, a server and a client certificate into dir,
-// issued by tlstest (etcdlease's throwaway certificates, the one copy the
-// tests and the lab share).
+// newCerts writes a CA and the certificate into dir, issued by tlstest
+// (etcdlease's throwaway certificates, the one copy the tests and the lab
+// share).
 func newCerts(dir string) (*certs, error) {
 	ca, err := tlstest.NewCA("snowlab faults CA")
 	if err != nil {
@@ -35,23 +34,16 @@ func newCerts(dir string) (*certs, error) {
 		return nil, fmt.Errorf("faults: %w", err)
 	}
 	// etcd checks a peer's client certificate for the server usage too
-	// (a peer is both), so both certificates carry both usages (tlstest's
+	// (a peer is both): the certificate carries both usages (tlstest's
 	// Peer), for 127.0.0.1 where every server of the rig listens.
-	server, err := ca.Peer("127.0.0.1", "localhost")
+	peer, err := ca.Peer("127.0.0.1", "localhost")
 	if err != nil {
 		return nil, fmt.Errorf("faults: %w", err)
 	}
-	client, err := ca.Peer("127.0.0.1", "localhost")
-	if err != nil {
+	if c.Cert, c.Key, err = peer.Write(dir, "peer"); err != nil {
 		return nil, fmt.Errorf("faults: %w", err)
 	}
-	if c.ServerCert, c.ServerKey, err = server.Write(dir, "server"); err != nil {
-		return nil, fmt.Errorf("faults: %w", err)
-	}
-	if c.ClientCert, c.ClientKey, err = client.Write(dir, "client"); err != nil {
-		return nil, fmt.Errorf("faults: %w", err)
-	}
-	c.client = client.TLSCertificate()
+	c.client = peer.TLSCertificate()
 	return c, nil
 }
 

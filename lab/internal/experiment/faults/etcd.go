@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -152,8 +153,8 @@ func (c *cluster) args(m *clusterMember, initial string) []string {
 	}
 	if ct := c.cfg.Certs; ct != nil {
 		a = append(a,
-			"--cert-file", ct.ServerCert, "--key-file", ct.ServerKey, "--trusted-ca-file", ct.CA, "--client-cert-auth",
-			"--peer-cert-file", ct.ServerCert, "--peer-key-file", ct.ServerKey, "--peer-trusted-ca-file", ct.CA, "--peer-client-cert-auth")
+			"--cert-file", ct.Cert, "--key-file", ct.Key, "--trusted-ca-file", ct.CA, "--client-cert-auth",
+			"--peer-cert-file", ct.Cert, "--peer-key-file", ct.Key, "--peer-trusted-ca-file", ct.CA, "--peer-client-cert-auth")
 	}
 	return a
 }
@@ -389,4 +390,30 @@ func (c *cluster) Get(ctx context.Context, key string) (string, bool, error) {
 		last = errors.New("no etcd member is running")
 	}
 	return "", false, fmt.Errorf("faults: reading %s: %w", key, last)
+}
+
+// lease is an etcd scenario's replicas' -lease: eps their links'
+// endpoints, their keys under /faults/SCENARIO.
+func (c *cluster) lease(scenario string, eps []string) string {
+	return "etcd:" + strings.Join(eps, ",") + "/faults/" + scenario
+}
+
+// held reports whether etcd holds node id k's key: its holder's lease has
+// not expired.
+func (c *cluster) held(ctx context.Context, scenario string, k int) (bool, error) {
+	_, held, err := c.Get(ctx, fmt.Sprintf("/faults/%s/nodes/%d", scenario, k))
+	return held, err
+}
+
+// reserved reads node id k's reserved-until.
+func (c *cluster) reserved(ctx context.Context, scenario string, k int) (time.Time, error) {
+	v, ok, err := c.Get(ctx, fmt.Sprintf("/faults/%s/reserved/%d", scenario, k))
+	if err != nil || !ok {
+		return time.Time{}, fmt.Errorf("reading node id %d's reservation: %v (present: %v)", k, err, ok)
+	}
+	ns, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("node id %d's reservation %q: %v", k, v, err)
+	}
+	return time.Unix(0, ns), nil
 }

@@ -128,16 +128,9 @@ func (k *kubeAPI) launch(dir string) error {
 		"--authorization-mode=RBAC", "--secure-port="+strconv.Itoa(ports[0]), "--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1", "--endpoint-reconciler-type=none",
 		"--service-account-issuer=https://kubernetes.default.svc", "--service-account-key-file="+saKey,
-		"--service-account-signing-key-file="+saKey, "--tls-cert-file="+ct.ServerCert, "--tls-private-key-file="+ct.ServerKey,
+		"--service-account-signing-key-file="+saKey, "--tls-cert-file="+ct.Cert, "--tls-private-key-file="+ct.Key,
 		"--cert-dir="+filepath.Join(dir, "certs"), "--service-cluster-ip-range=10.96.0.0/24")
-	if _, err := k.start(""); err != nil {
-		return err
-	}
-	if err := waitFor(context.Background(), 120*time.Second, 100*time.Millisecond, func() (bool, error) { return k.get("/readyz", nil) == nil, nil }); err != nil {
-		k.stop(5 * time.Second)
-		return fmt.Errorf("faults: kube-apiserver not ready on %s (%w):\n%s", k.addr, err, k.logs(2000))
-	}
-	return nil
+	return k.serve(120*time.Second, 100*time.Millisecond, func() bool { return k.get("/readyz", nil) == nil })
 }
 
 // errNotFound is a GET the server answered 404.
@@ -185,40 +178,51 @@ type lease struct {
 	} `json:"spec"`
 }
 
-// Lease reads node id k's Lease, PREFIX-K, in the scenarios' namespace.
-func (k *kubeAPI) Lease(ctx context.Context, prefix string, n int) (*lease, error) {
+// Lease reads the Lease name in the scenarios' namespace.
+func (k *kubeAPI) Lease(ctx context.Context, name string) (*lease, error) {
 	var l lease
-	p := fmt.Sprintf("/apis/coordination.k8s.io/v1/namespaces/%s/leases/%s-%d", kubeNamespace, prefix, n)
-	if err := k.get(p, &l); err != nil {
+	if err := k.get("/apis/coordination.k8s.io/v1/namespaces/"+kubeNamespace+"/leases/"+name, &l); err != nil {
 		return nil, err
 	}
 	return &l, ctx.Err()
 }
 
-// Held reports whether node id n is held as the Lease API defines it,
+// leaseName is node id n's Lease in scenario: PREFIX-N (kubePrefix).
+func leaseName(scenario string, n int) string { return kubePrefix(scenario) + "-" + strconv.Itoa(n) }
+
+// lease is a k8s scenario's replicas' -lease: the link is in the
+// replica's KUBECONFIG (storeEnv), not in it.
+func (k *kubeAPI) lease(scenario string, _ []string) string {
+	return "k8s:" + kubeNamespace + "/" + kubePrefix(scenario)
+}
+
+func (k *kubeAPI) Logs() string { return k.logs(32<<10) + "\n" + k.etcd.Logs() }
+
+// held reports whether node id n is held as the Lease API defines it,
 // judged by the lab as a claimant would (k8slease's observer): a holder
 // named, and the Lease seen changed within its leaseDurationSeconds, on
 // the lab's clock, from when the lab first read its current version. The
 // API server expires nothing.
-func (k *kubeAPI) Held(ctx context.Context, prefix string, n int) (bool, error) {
-	l, err := k.Lease(ctx, prefix, n)
+func (k *kubeAPI) held(ctx context.Context, scenario string, n int) (bool, error) {
+	name := leaseName(scenario, n)
+	l, err := k.Lease(ctx, name)
 	if err != nil {
 		return false, err
 	}
 	if l.Spec.HolderIdentity == "" {
 		return false, nil
 	}
-	name, now := prefix+"-"+strconv.Itoa(n), time.Now()
+	now := time.Now()
 	if e, ok := k.seen[name]; !ok || e.rv != l.Metadata.ResourceVersion {
 		k.seen[name] = seen{l.Metadata.ResourceVersion, now}
 	}
 	return now.Sub(k.seen[name].at) < time.Duration(l.Spec.LeaseDurationSeconds)*time.Second, nil
 }
 
-// Reserved is node id n's reserved-until, the Lease's
+// reserved is node id n's reserved-until, the Lease's
 // snowlab.io/reserved-until annotation (k8slease.ReservedAnnotation).
-func (k *kubeAPI) Reserved(ctx context.Context, prefix string, n int) (time.Time, error) {
-	l, err := k.Lease(ctx, prefix, n)
+func (k *kubeAPI) reserved(ctx context.Context, scenario string, n int) (time.Time, error) {
+	l, err := k.Lease(ctx, leaseName(scenario, n))
 	if err != nil {
 		return time.Time{}, fmt.Errorf("reading node id %d's Lease: %v", n, err)
 	}
@@ -266,14 +270,15 @@ func kubePrefix(scenario string) string { return "faults-" + scenario }
 // storeEnv is replica r's environment for the store: in a k8s scenario,
 // KUBECONFIG naming r's link to the kube-apiserver.
 func (s *stage) storeEnv(r int) ([]string, error) {
-	if s.kube == nil {
+	kube, ok := s.store.(*kubeAPI)
+	if !ok {
 		return nil, nil
 	}
 	eps, err := s.links.For(r)
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.kube.kubeconfig(s.dir, r, eps[0])
+	p, err := kube.kubeconfig(s.dir, r, eps[0])
 	if err != nil {
 		return nil, err
 	}
@@ -288,22 +293,12 @@ func (s *stage) storeEnv(r int) ([]string, error) {
 // store again, 100 ms to 2 s apart) and takes the cut-off replica's.
 const kubeLayout = "41/2/20"
 
-// expiredWords say how node id k came to be free: etcd expired the
-// holder's lease, ZooKeeper its session; a Lease is not expired by the
-// kube-apiserver but judged expired by a claimant, here the lab.
-func (s *stage) expiredWords(store, hold string) string {
-	if s.kube != nil {
-		return "r0's Lease unchanged for its leaseDurationSeconds as the lab observed it (the kube-apiserver expires nothing)"
-	}
-	return fmt.Sprintf("%s expired r0's %s", store, hold)
-}
-
 // makeRoom, before the cut-off replica is healed, lets it find a node id
 // to take in place of its own, now the successor's: in a k8s scenario,
 // whose layout its replicas fill, the last replica stops (SIGTERM), which
 // releases its Lease. Other stores have ids to spare.
 func (s *stage) makeRoom() error {
-	if s.kube == nil {
+	if s.sc.Store != "k8s" {
 		return nil
 	}
 	last := len(s.sc.Replicas) - 1

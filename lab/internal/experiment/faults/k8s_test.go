@@ -48,24 +48,24 @@ func TestKubeLease(t *testing.T) {
 	defer srv.Close()
 	k := &kubeAPI{addr: strings.TrimPrefix(srv.URL, "https://"), token: "tok", hc: srv.Client(), seen: map[string]seen{}}
 	ctx := context.Background()
-	until, err := k.Reserved(ctx, "faults-x", 2)
+	until, err := k.reserved(ctx, "x", 2)
 	require.NoError(t, err)
 	assert.Equal(t, int64(1700000000123456789), until.UnixNano())
-	held, err := k.Held(ctx, "faults-x", 2)
+	held, err := k.held(ctx, "x", 2)
 	require.NoError(t, err)
 	assert.True(t, held, "first seen now: held for a whole duration")
 	k.seen["faults-x-2"] = seen{rv, time.Now().Add(-time.Second)} // seen unchanged for the duration
-	held, err = k.Held(ctx, "faults-x", 2)
+	held, err = k.held(ctx, "x", 2)
 	require.NoError(t, err)
 	assert.False(t, held, "unchanged for its duration: expired")
 	rv = "8" // renewed
-	held, err = k.Held(ctx, "faults-x", 2)
+	held, err = k.held(ctx, "x", 2)
 	require.NoError(t, err)
 	assert.True(t, held, "a new version: held again")
 	holder = ""
-	held, err = k.Held(ctx, "faults-x", 2)
+	held, err = k.held(ctx, "x", 2)
 	require.NoError(t, err)
 	assert.False(t, held, "released")
-	_, err = k.Held(ctx, "faults-x", 3)
+	_, err = k.held(ctx, "x", 3)
 	assert.ErrorIs(t, err, errNotFound)
 }

@@ -122,37 +122,28 @@ func (p *peerProxy) serve(to int, client net.Conn, upstream string) {
 	_ = client.SetReadDeadline(time.Now().Add(10 * time.Second))
 	br := bufio.NewReaderSize(client, 4096)
 	var head bytes.Buffer
-	from := -1
 	tp := textproto.NewReader(bufio.NewReader(io.TeeReader(io.LimitReader(br, maxPeerHeader), &head)))
-	if _, err := tp.ReadLine(); err != nil { // the request line
-		client.Close()
-		return
+	var hdr textproto.MIMEHeader
+	var up net.Conn
+	_, err := tp.ReadLine() // the request line
+	if err == nil {
+		hdr, err = tp.ReadMIMEHeader()
 	}
-	hdr, err := tp.ReadMIMEHeader()
+	if err == nil {
+		up, err = net.DialTimeout("tcp", upstream, 5*time.Second)
+	}
 	if err != nil {
 		client.Close()
 		return
 	}
 	_ = client.SetReadDeadline(time.Time{})
 	p.mu.Lock()
-	if id := hdr.Get("X-Server-From"); id != "" {
-		if i, ok := p.ids[id]; ok {
-			from = i
-		}
-	}
-	refused := p.closed || p.cut[to] || (from >= 0 && p.cut[from])
-	p.mu.Unlock()
-	if refused {
-		client.Close()
-		return
-	}
-	up, err := net.DialTimeout("tcp", upstream, 5*time.Second)
-	if err != nil {
-		client.Close()
-		return
+	from := -1
+	if i, ok := p.ids[hdr.Get("X-Server-From")]; ok {
+		from = i
 	}
 	c := &peerConn{from: from, to: to, client: client, upstream: up}
-	p.mu.Lock()
+	// Refused: closed before a byte reaches the member.
 	if p.closed || p.cut[to] || (from >= 0 && p.cut[from]) {
 		p.mu.Unlock()
 		c.close()

@@ -167,6 +167,20 @@ func (p *process) start(mark string) (seen <-chan struct{}, err error) {
 	return out.seen, nil
 }
 
+// serve starts a run of a server and waits (within, polling every) until
+// ready says it serves; one that does not is stopped, and the error
+// carries its log's tail.
+func (p *process) serve(within, every time.Duration, ready func() bool) error {
+	if _, err := p.start(""); err != nil {
+		return err
+	}
+	if err := waitFor(context.Background(), within, every, func() (bool, error) { return ready(), nil }); err != nil {
+		p.stop(5 * time.Second)
+		return fmt.Errorf("faults: %s did not serve (%w):\n%s", p.name, err, p.logs(2000))
+	}
+	return nil
+}
+
 // running says whether a run is up: started, and not killed or stopped
 // by the rig (one that exited on its own still counts: done says so).
 func (p *process) running() bool {

@@ -83,34 +83,14 @@ func clockSteps(ctx context.Context, s *stage) error {
 // waitGone waits until etcd no longer holds node id k under the
 // scenario's prefix: its holder's lease expired.
 func (s *stage) waitGone(ctx context.Context, k int, since time.Time) (time.Time, error) {
-	key := fmt.Sprintf("/faults/%s/nodes/%d", s.sc.Name, k)
 	err := waitFor(ctx, defaultTTL+10*time.Second, 50*time.Millisecond, func() (bool, error) {
-		held, err := s.held(ctx, key, k)
+		held, err := s.store.held(ctx, s.sc.Name, k)
 		return err == nil && !held, nil
 	})
 	if errors.Is(err, errNotWithin) {
 		return time.Time{}, fmt.Errorf("node id %d still held %v after its holder was cut off", k, time.Since(since).Round(time.Millisecond))
 	}
 	return time.Now(), err
-}
-
-// reservation reads node id k's reserved-until from etcd.
-func (s *stage) reservation(ctx context.Context, k int) (time.Time, error) {
-	if s.kube != nil {
-		return s.kube.Reserved(ctx, kubePrefix(s.sc.Name), k)
-	}
-	if s.zk != nil {
-		return s.zk.reserved(ctx, zkRoot(s.sc.Name), k)
-	}
-	v, ok, err := s.cluster.Get(ctx, fmt.Sprintf("/faults/%s/reserved/%d", s.sc.Name, k))
-	if err != nil || !ok {
-		return time.Time{}, fmt.Errorf("reading node id %d's reservation: %v (present: %v)", k, err, ok)
-	}
-	ns, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("node id %d's reservation %q: %v", k, v, err)
-	}
-	return time.Unix(0, ns), nil
 }
 
 // successorWaits: on a layout of two node ids, r0 (clock 5 s ahead) and
@@ -137,7 +117,7 @@ func successorWaits(ctx context.Context, s *stage) error {
 	if err != nil {
 		return err
 	}
-	reserved, err := s.reservation(ctx, k)
+	reserved, err := s.store.reserved(ctx, s.sc.Name, k)
 	if err != nil {
 		return err
 	}
@@ -274,7 +254,7 @@ func holders(ctx context.Context, s *stage) error {
 		return fmt.Errorf("etcdholders: %v %v: %s", err, jerr, msg)
 	}
 	h.Members = s.sc.Members
-	s.holders = &h
+	s.res.Holders = &h
 	s.mark("all %d held a node id after %v", h.Acquired, h.AllHeld.Round(time.Millisecond))
 	s.check("every holder held a node id", h.Acquired == n, "%d of %d", h.Acquired, n)
 	s.check("no node id held by two", h.Shared == 0, "%d shared, %d distinct held", h.Shared, h.Distinct)

@@ -39,25 +39,12 @@ func document(run *runResult) *report.Document {
 	return d
 }
 
-// writeSetup is the title, the run's date, commit and command, and the
-// rig it built.
+// writeSetup is the title, the run's date, commit and command
+// (report.Provenance, as every experiment's), and the rig it built.
 func writeSetup(d *report.Document, run *runResult) {
-	title := "snowlab fault lab"
-	if !run.Started.IsZero() {
-		title += " " + run.Started.UTC().Format("2006-01-02")
-	}
-	if run.Host.Hostname != "" {
-		title += " on " + run.Host.Hostname
-	}
 	c := run.Config
-	rev := run.Commit
-	if run.Dirty {
-		rev += "+dirty"
-	}
-	d.Section(1, title).
-		Text(fmt.Sprintf("**Date:** %s (took %s) · **Commit:** %s · **Set:** %s · **Schema:** %d",
-			run.Started.UTC().Format("2006-01-02 15:04:05 UTC"), run.Elapsed.Round(time.Second), md.Code(md.OrDash(rev)), md.OrDash(c.Set), run.Schema)).
-		Text("**Command:** " + md.Code(md.OrDash(md.ShellJoin(resultdir.RedactArgs(run.Command))))).
+	d.Section(1, report.Title("snowlab fault lab", &run.Header)).
+		List(append(report.Provenance(&run.Header), "**Set:** "+md.OrDash(c.Set), fmt.Sprintf("**Schema:** faults %d", run.Schema))...).
 		Text(fmt.Sprintf("**Rig:** etcd %s on loopback ports with throwaway data folders; every replica's links to it through toxiproxy in the lab's process; "+
 			"snowidd replicas as processes (%s), -ttl %v, -window %v (refresh %v), -rewind-hold %v; generators' MaxFloorWait %v; "+
 			"etcd's election timeout %v; %d client goroutines, each over its own connections, the four protocols in turn, an attempt on one replica bounded at %v.",

@@ -66,7 +66,7 @@ func TestWriteFiles(t *testing.T) {
 	assert.True(t, strings.HasSuffix(stem, "-faults"))
 	md, err := os.ReadFile(paths[1])
 	require.NoError(t, err)
-	for _, want := range []string{"# snowlab fault lab 2026-12-01 on vm", "**1 duplicates, 0 out of order**, 3 failures",
+	for _, want := range []string{"# snowlab fault lab, 2026-12-01 on vm", "**1 duplicates, 0 out of order**, 3 failures",
 		"| leader-killed | 100 | 100 | 0 | unavailable 3 | 5,000 | 0 | 0 | 3, 2ms, 0 |",
 		"| replica-cut-off | r0 | cut off | — | 0 | 0 | 9s | 7s: the cut-off (6 s) + 1 s | **NO** |",
 		"| clock-steps | skipped: needs a fault-injection build", "| holders-1024 | 1,024 | 3 | 1024/1024 | 9s |",

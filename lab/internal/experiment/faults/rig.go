@@ -209,22 +209,20 @@ func (x *executor) play(ctx context.Context, sc scenario, res *scenarioResult) e
 		return err
 	}
 	defer os.RemoveAll(dir)
-	s := &stage{x: x, sc: sc, dir: dir, roles: map[int]string{}, bounds: map[int]boundSpec{}}
+	s := &stage{x: x, sc: sc, dir: dir, res: res, said: make([]replicaStat, len(sc.Replicas)+len(sc.Spares))}
 	if sc.TLS {
 		if s.certs, err = newCerts(dir); err != nil {
 			return err
 		}
 	}
-	endpoints, stop, err := s.startStore(dir)
+	endpoints, err := s.startStore(dir)
 	if err != nil {
 		return err
 	}
-	defer stop()
+	defer s.store.Stop()
 	if sc.Holders > 0 {
 		s.begun = time.Now()
-		err := sc.Run(ctx, s)
-		res.Fault, res.Holders, res.Checks, res.Notes = s.fault, s.holders, s.checks, s.notes
-		return err
+		return sc.Run(ctx, s)
 	}
 	s.links = newLinks(endpoints)
 	defer s.links.Close()
@@ -250,7 +248,7 @@ func (x *executor) play(ctx context.Context, sc scenario, res *scenarioResult) e
 	if err != nil {
 		return err
 	}
-	s.collect(res, a, runErr)
+	s.collect(a, runErr)
 	return nil
 }
 
@@ -375,12 +373,13 @@ func (s *stage) settle() error {
 	return nil
 }
 
-// collect stops the running replicas and writes into res what a and the
-// stage recorded: the fault's steps, the calls, each live replica's
-// figures, the scenario's checks (after its afterLoad functions ran on
-// a) and notes. An error (runErr, or the first a replica's stop gave)
-// comes with the replicas' and etcd's log tails.
-func (s *stage) collect(res *scenarioResult, a *analysis, runErr error) {
+// collect stops the running replicas and writes into the result what a
+// holds: the calls, each live replica's figures with what the scenario
+// said of it, and the checks of its afterLoad functions. An error
+// (runErr, or the first a replica's stop gave) comes with the replicas'
+// and etcd's log tails.
+func (s *stage) collect(a *analysis, runErr error) {
+	res := s.res
 	if runErr != nil {
 		res.Error = runErr.Error()
 	}
@@ -389,7 +388,6 @@ func (s *stage) collect(res *scenarioResult, a *analysis, runErr error) {
 			res.Error = err.Error()
 		}
 	}
-	res.Fault = s.fault
 	res.Calls = a.calls()
 	res.History = s.checkHistory(a)
 	for i, r := range s.reps {
@@ -397,23 +395,19 @@ func (s *stage) collect(res *scenarioResult, a *analysis, runErr error) {
 			continue
 		}
 		st := a.replica(i, r.Name)
-		st.Role = s.roles[i]
-		if b, ok := s.bounds[i]; ok {
-			st.Bound, st.BoundWhy = b.d, b.why
-		}
+		st.Role, st.Bound, st.BoundWhy = s.said[i].Role, s.said[i].Bound, s.said[i].BoundWhy
 		st.Restarts = r.restarts()
 		res.Replicas = append(res.Replicas, st)
 	}
 	for _, f := range s.after {
 		f(a)
 	}
-	res.Checks, res.Notes = s.checks, s.notes
 	if res.Error != "" {
 		var logs []string
 		for _, r := range s.reps {
 			logs = append(logs, r.logs(4<<10))
 		}
-		res.Error += "\n" + strings.Join(logs, "\n") + "\n" + tail(s.storeLogs(), 4<<10)
+		res.Error += "\n" + strings.Join(logs, "\n") + "\n" + tail(s.store.Logs(), 4<<10)
 	}
 }
 

@@ -266,7 +266,7 @@ func TestPeerProxy(t *testing.T) {
 func TestCerts(t *testing.T) {
 	c, err := newCerts(t.TempDir())
 	require.NoError(t, err)
-	cert, err := tls.LoadX509KeyPair(c.ServerCert, c.ServerKey)
+	cert, err := tls.LoadX509KeyPair(c.Cert, c.Key)
 	require.NoError(t, err)
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) }))
 	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: c.caPool}

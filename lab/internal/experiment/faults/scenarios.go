@@ -250,11 +250,11 @@ func replicaCutOff(ctx context.Context, s *stage) error {
 	if err != nil {
 		return err
 	}
-	store, hold := s.storeWords()
+	words := storeWords[s.sc.Store]
 	succ := len(s.sc.Replicas) // the spare
-	s.role(0, "cut off from "+store+", still called by clients")
+	s.role(0, "cut off from "+words.name+", still called by clients")
 	s.role(succ, "successor on the cut-off replica's node id")
-	s.mark("replica r0 (node id %d) cut off from every %s server: its links blackholed both ways", k, store)
+	s.mark("replica r0 (node id %d) cut off from every %s server: its links blackholed both ways", k, words.name)
 	cutAt := time.Now()
 	if err := s.links.Blackhole(0, upstream, downstream); err != nil {
 		return err
@@ -265,8 +265,8 @@ func replicaCutOff(ctx context.Context, s *stage) error {
 	if err != nil {
 		return err
 	}
-	s.mark("%s: node id %d is free", s.expiredWords(store, hold), k)
-	reserved, err := s.reservation(ctx, k)
+	s.mark("%s: node id %d is free", words.expired, k)
+	reserved, err := s.store.reserved(ctx, s.sc.Name, k)
 	if err != nil {
 		return err
 	}
@@ -286,7 +286,7 @@ func replicaCutOff(ctx context.Context, s *stage) error {
 	}
 	s.check("healed, the cut-off replica took another node id (its own is the successor's)", k0 != k, "r0 holds %d", k0)
 	s.bound(0, healAt.Sub(cutAt)+reconnect+slack, fmt.Sprintf("the cut-off (%v) + reconnect (1 s) + rig slack (0.25 s)", healAt.Sub(cutAt).Round(10*time.Millisecond)))
-	s.note("%s %v after the cut-off (TTL %v)", s.expiredWords(store, hold), expiredAt.Sub(cutAt).Round(time.Millisecond), defaultTTL)
+	s.note("%s %v after the cut-off (TTL %v)", words.expired, expiredAt.Sub(cutAt).Round(time.Millisecond), defaultTTL)
 	s.afterLoad(func(a *analysis) {
 		zombie, successor := a.servedBy(0, k), a.servedBy(succ, k)
 		last, first := lastTime(zombie), firstTime(successor)

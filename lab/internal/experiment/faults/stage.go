@@ -9,52 +9,49 @@ import (
 	"time"
 )
 
-// stage is one scenario under way: the rig it runs on and what it notes.
+// stage is one scenario under way: the rig it runs on, and its result,
+// into which it writes the fault's steps, its checks and notes as they
+// come.
 type stage struct {
-	x        *executor
-	dir      string // the scenario's folder
-	sc       scenario
-	cluster  *cluster
-	zk       *zooKeeper // the store of a zk scenario, in place of cluster
-	kube     *kubeAPI   // the store of a k8s scenario, in place of cluster
-	links    *links
-	certs    *certs
-	reps     []*replica
-	started  []atomic.Bool // by replica: ever started (a spare is not, at first)
-	begun    time.Time
-	fault    []string
-	roles    map[int]string
-	bounds   map[int]boundSpec
-	checks   []check
-	notes    []string
-	after    []func(a *analysis)
-	extra    []*load // loads of the scenario's own (the kill -9 batch caller)
-	holders  *holdersReport
-	startErr error
-}
-
-type boundSpec struct {
-	d   time.Duration
-	why string
+	x       *executor
+	dir     string // the scenario's folder
+	sc      scenario
+	store   leaseStore
+	cluster *cluster // the store of an etcd scenario, nil on another
+	links   *links
+	certs   *certs
+	reps    []*replica
+	started []atomic.Bool // by replica: ever started (a spare is not, at first)
+	begun   time.Time
+	res     *scenarioResult
+	// said is what the scenario says of each replica: its Role and its
+	// Bound, with why.
+	said  []replicaStat
+	after []func(a *analysis)
+	extra []*load // loads of the scenario's own (the kill -9 batch caller)
 }
 
 // mark notes a step of the fault, with its time from the load's start.
 func (s *stage) mark(format string, a ...any) {
-	s.fault = append(s.fault, fmt.Sprintf("%5.1f s: %s", time.Since(s.begun).Seconds(), fmt.Sprintf(format, a...)))
-	s.x.say("  %s", s.fault[len(s.fault)-1])
+	s.res.Fault = append(s.res.Fault, fmt.Sprintf("%5.1f s: %s", time.Since(s.begun).Seconds(), fmt.Sprintf(format, a...)))
+	s.x.say("  %s", s.res.Fault[len(s.res.Fault)-1])
 }
 
-func (s *stage) role(r int, what string) { s.roles[r] = what }
+func (s *stage) role(r int, what string) { s.said[r].Role = what }
 
-func (s *stage) bound(r int, d time.Duration, why string) { s.bounds[r] = boundSpec{d, why} }
+func (s *stage) bound(r int, d time.Duration, why string) {
+	s.said[r].Bound, s.said[r].BoundWhy = d, why
+}
 
 // check records a claim measured: ok, and what was measured.
 func (s *stage) check(what string, ok bool, format string, a ...any) {
-	s.checks = append(s.checks, check{What: what, Measured: fmt.Sprintf(format, a...), OK: ok})
+	s.res.Checks = append(s.res.Checks, check{What: what, Measured: fmt.Sprintf(format, a...), OK: ok})
 }
 
 // note records an observation.
-func (s *stage) note(format string, a ...any) { s.notes = append(s.notes, fmt.Sprintf(format, a...)) }
+func (s *stage) note(format string, a ...any) {
+	s.res.Notes = append(s.res.Notes, fmt.Sprintf(format, a...))
+}
 
 // afterLoad runs f on what the clients received, once the load ended.
 func (s *stage) afterLoad(f func(a *analysis)) { s.after = append(s.after, f) }
@@ -111,7 +108,7 @@ func (s *stage) replicaArgs(r int, spec replicaSpec, peers []string) ([]string, 
 	if err != nil {
 		return nil, err
 	}
-	args := []string{"-lease", s.leaseSpec(eps),
+	args := []string{"-lease", s.store.lease(s.sc.Name, eps),
 		"-ttl", defaultTTL.String(), "-window", defaultWindow.String(), "-grace", "2s",
 		"-rewind-hold", defaultRewindHold.String(), "-policy", spec.policy()}
 	if s.sc.Layout != "" {
@@ -121,8 +118,8 @@ func (s *stage) replicaArgs(r int, spec replicaSpec, peers []string) ([]string, 
 		args = append(args, "-peers", strings.Join(peers, ","), "-peer-interval", "250ms")
 	}
 	if c := s.certs; c != nil {
-		args = append(args, "-tls-cert", c.ServerCert, "-tls-key", c.ServerKey, "-tls-client-ca", c.CA,
-			"-etcd-cacert", c.CA, "-etcd-cert", c.ClientCert, "-etcd-key", c.ClientKey)
+		args = append(args, "-tls-cert", c.Cert, "-tls-key", c.Key, "-tls-client-ca", c.CA,
+			"-etcd-cacert", c.CA, "-etcd-cert", c.Cert, "-etcd-key", c.Key)
 	}
 	return args, nil
 }

@@ -66,12 +66,8 @@ func startZooKeeper(dir string) (*zooKeeper, error) {
 	z := &zooKeeper{addr: "127.0.0.1:" + strconv.Itoa(ports[0])}
 	z.process = newProcess("zookeeper", 32<<10, "java", "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", "/etc/zookeeper/conf_example:"+zkJar,
 		"-Dzookeeper.log.dir="+dir, "org.apache.zookeeper.server.quorum.QuorumPeerMain", cfg)
-	if _, err := z.start(""); err != nil {
+	if err := z.serve(60*time.Second, 50*time.Millisecond, z.serving); err != nil {
 		return nil, err
-	}
-	if err := waitFor(context.Background(), 60*time.Second, 50*time.Millisecond, func() (bool, error) { return z.serving(), nil }); err != nil {
-		z.Stop()
-		return nil, fmt.Errorf("faults: ZooKeeper did not serve on %s (%w):\n%s", z.addr, err, z.logs(2000))
 	}
 	return z, nil
 }
@@ -122,17 +118,26 @@ func (z *zooKeeper) read(ctx context.Context, p string) ([]byte, bool, error) {
 	}
 }
 
-// held reports whether node id k has a claim znode under root (zklease's
+// lease is a zk scenario's replicas' -lease: eps their links' endpoints,
+// their claims and reservations under the znode /faults/SCENARIO.
+func (z *zooKeeper) lease(scenario string, eps []string) string {
+	var hosts []string
+	for _, ep := range eps {
+		hosts = append(hosts, strings.TrimPrefix(ep, "tcp://"))
+	}
+	return "zk:" + strings.Join(hosts, ",") + "/faults/" + scenario
+}
+
+// held reports whether node id k has a claim znode (zklease's
 // ROOT/claims/K, ephemeral in its holder's session).
-func (z *zooKeeper) held(ctx context.Context, root string, k int) (bool, error) {
-	_, ok, err := z.read(ctx, fmt.Sprintf("%s/claims/%d", root, k))
+func (z *zooKeeper) held(ctx context.Context, scenario string, k int) (bool, error) {
+	_, ok, err := z.read(ctx, fmt.Sprintf("/faults/%s/claims/%d", scenario, k))
 	return ok, err
 }
 
-// reserved is node id k's reserved-until under root (zklease's
-// ROOT/reserved/K).
-func (z *zooKeeper) reserved(ctx context.Context, root string, k int) (time.Time, error) {
-	p := fmt.Sprintf("%s/reserved/%d", root, k)
+// reserved is node id k's reserved-until (zklease's ROOT/reserved/K).
+func (z *zooKeeper) reserved(ctx context.Context, scenario string, k int) (time.Time, error) {
+	p := fmt.Sprintf("/faults/%s/reserved/%d", scenario, k)
 	data, ok, err := z.read(ctx, p)
 	if err != nil || !ok {
 		return time.Time{}, fmt.Errorf("reading %s: %v (present: %v)", p, err, ok)
@@ -146,88 +151,62 @@ func (z *zooKeeper) reserved(ctx context.Context, root string, k int) (time.Time
 	return time.Unix(0, r.Until), nil
 }
 
+func (z *zooKeeper) Logs() string { return z.logs(32 << 10) }
+
 // quiet keeps the ZooKeeper client's chatter out of the lab's output.
 type quiet struct{}
 
 func (quiet) Printf(string, ...any) {}
 
-// zkRoot is the znode under which a zk scenario's replicas keep their
-// claims and reservations.
-func zkRoot(scenario string) string { return "/faults/" + scenario }
+// leaseStore is a scenario's lease store as the rig reads it: etcd's
+// cluster, ZooKeeper or a kube-apiserver, the replicas of a scenario
+// keeping their node ids under its name.
+type leaseStore interface {
+	// lease is the replicas' -lease, eps their links' endpoints.
+	lease(scenario string, eps []string) string
+	// held reports whether node id k is held: etcd's key, zklease's
+	// claim znode, or k8slease's Lease not yet expired as the lab
+	// observes it; reserved is its reserved-until.
+	held(ctx context.Context, scenario string, k int) (bool, error)
+	reserved(ctx context.Context, scenario string, k int) (time.Time, error)
+	Logs() string
+	Stop()
+}
+
+// storeWords are, by scenario.Store, the store's name and how a cut-off
+// holder's node id came to be free: etcd expires its lease, ZooKeeper its
+// session; a Lease is not expired by the kube-apiserver but judged
+// expired by a claimant, here the lab.
+var storeWords = map[string]struct{ name, expired string }{
+	"":    {"etcd", "etcd expired r0's lease"},
+	"zk":  {"ZooKeeper", "ZooKeeper expired r0's session"},
+	"k8s": {"kube-apiserver", "r0's Lease unchanged for its leaseDurationSeconds as the lab observed it (the kube-apiserver expires nothing)"},
+}
 
 // startStore starts the scenario's store, etcd, ZooKeeper or a
-// kube-apiserver, and returns the endpoints the links lead to and how to
-// stop it.
-func (s *stage) startStore(dir string) ([]string, func(), error) {
-	if s.sc.Store == "k8s" {
+// kube-apiserver, as s.store, and returns the endpoints the links lead
+// to.
+func (s *stage) startStore(dir string) ([]string, error) {
+	switch s.sc.Store {
+	case "k8s":
 		k, err := startKube(dir, s.x.o.Etcd)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		s.kube = k
-		return []string{"https://" + k.addr}, k.Stop, nil
-	}
-	if s.sc.Store == "zk" {
+		s.store = k
+		return []string{"https://" + k.addr}, nil
+	case "zk":
 		z, err := startZooKeeper(dir)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		s.zk = z
-		return []string{"tcp://" + z.addr}, z.Stop, nil
+		s.store = z
+		return []string{"tcp://" + z.addr}, nil
 	}
 	c, err := startClusterRetrying(clusterConfig{Bin: s.x.o.Etcd, Members: max(s.sc.Members, 1), Dir: dir, Certs: s.certs, Partitionable: s.sc.Partitionable})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	s.cluster = c
-	return c.Endpoints(), c.Stop, nil
-}
-
-// leaseSpec is the replicas' -lease, naming eps, their links' endpoints.
-func (s *stage) leaseSpec(eps []string) string {
-	if s.kube != nil { // the link is in the replica's KUBECONFIG (storeEnv)
-		return "k8s:" + kubeNamespace + "/" + kubePrefix(s.sc.Name)
-	}
-	if s.zk != nil {
-		var hosts []string
-		for _, ep := range eps {
-			hosts = append(hosts, strings.TrimPrefix(ep, "tcp://"))
-		}
-		return "zk:" + strings.Join(hosts, ",") + zkRoot(s.sc.Name)
-	}
-	return "etcd:" + strings.Join(eps, ",") + "/faults/" + s.sc.Name
-}
-
-func (s *stage) storeLogs() string {
-	if s.kube != nil {
-		return s.kube.logs(32<<10) + "\n" + s.kube.etcd.Logs()
-	}
-	if s.zk != nil {
-		return s.zk.logs(32 << 10)
-	}
-	return s.cluster.Logs()
-}
-
-// storeWords name the store and what of a holder's expires in it.
-func (s *stage) storeWords() (store, hold string) {
-	if s.kube != nil {
-		return "kube-apiserver", "Lease"
-	}
-	if s.zk != nil {
-		return "ZooKeeper", "session"
-	}
-	return "etcd", "lease"
-}
-
-// held reports whether node id k is held: etcd's key, zklease's claim
-// znode, or k8slease's Lease not yet expired as the lab observes it.
-func (s *stage) held(ctx context.Context, key string, k int) (bool, error) {
-	if s.kube != nil {
-		return s.kube.Held(ctx, kubePrefix(s.sc.Name), k)
-	}
-	if s.zk != nil {
-		return s.zk.held(ctx, zkRoot(s.sc.Name), k)
-	}
-	_, held, err := s.cluster.Get(ctx, key)
-	return held, err
+	s.cluster, s.store = c, c
+	return c.Endpoints(), nil
 }
