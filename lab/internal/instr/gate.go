@@ -61,7 +61,7 @@ func Compare(base, cur *File, tol float64) ([]Row, error) {
 		if !ok || b.PerCall <= 0 {
 			return nil, fmt.Errorf("%w: no count for path %s: re-baseline (make instr-baseline)", errBaseline, p.Name)
 		}
-		r := Row{Name: p.Name, Base: b.PerCall, Now: p.PerCall, Change: p.PerCall/b.PerCall - 1, Verdict: "same"}
+		r := Row{Name: p.Name, Base: b.PerCall, Now: p.PerCall, Change: p.PerCall/b.PerCall - 1, Verdict: "same", Steps: p.InjectSteps}
 		switch {
 		case r.Change > tol:
 			r.Verdict = "worse"

@@ -153,9 +153,6 @@ func (o options) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	for i := range rows {
-		rows[i].Steps = jobs[i].Steps
-	}
 	if err := writeRows(stdout, rows, o.tol); err != nil {
 		return err
 	}
