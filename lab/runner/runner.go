@@ -94,6 +94,23 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, subjects []Su
 	return 1
 }
 
+// plantCalls is the calls plant's q: of every 1,024 calls, q are made
+// twice (read only in a build with the snowlab_plant_calls tag).
+var plantCalls int
+
+// setPlantCalls sets plantCalls, refusing a q out of range or one given
+// to a build that plants no extra calls.
+func setPlantCalls(q int) error {
+	switch {
+	case q != 0 && Plant != "calls":
+		return fmt.Errorf("%w: -plant-calls %d: this runner plants %q: extra calls need the snowlab_plant_calls tag", errUsage, q, Plant)
+	case q < 0 || q > 1<<20:
+		return fmt.Errorf("%w: -plant-calls %d: want 0 to 2^20 (per 1,024 calls)", errUsage, q)
+	}
+	plantCalls = q
+	return nil
+}
+
 // check refuses a subject list a runner cannot serve.
 func check(subjects []Subject) error {
 	if len(subjects) == 0 {
