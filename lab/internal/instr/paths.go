@@ -82,19 +82,12 @@ func Paths() []Path {
 	return append(out, codecPaths()...)
 }
 
-func policyName(p snowlab.Policy) string {
-	if p == snowlab.Monotonic {
-		return "monotonic"
-	}
-	return "strict"
-}
-
 func genPath(name string, newG newGen, pol snowlab.Policy, batch bool) Path {
 	call, calls := "nextid", 200_000
 	if batch {
 		call, calls = "nextids"+strconv.Itoa(batchIDs), 32_768
 	}
-	return Path{Name: name + "/" + policyName(pol) + "/" + call, Calls: calls, New: func() (func() (uint64, error), error) {
+	return Path{Name: name + "/" + pol.String() + "/" + call, Calls: calls, New: func() (func() (uint64, error), error) {
 		clock := clocksrc.FixedMillis(startMillis)
 		if pol == snowlab.Strict {
 			clock = strictClock(1024)
