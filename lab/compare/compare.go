@@ -38,18 +38,11 @@ const (
 	NoSamples
 )
 
+var outcomes = []string{NoChange: "~", Better: "better", Worse: "worse", TooFewSamples: "too few samples", NoSamples: "no samples"}
+
 func (o Outcome) String() string {
-	switch o {
-	case NoChange:
-		return "~"
-	case Better:
-		return "better"
-	case Worse:
-		return "worse"
-	case TooFewSamples:
-		return "too few samples"
-	case NoSamples:
-		return "no samples"
+	if o >= 0 && int(o) < len(outcomes) {
+		return outcomes[o]
 	}
 	return fmt.Sprintf("Outcome(%d)", int(o))
 }
@@ -73,14 +66,11 @@ const (
 	Range
 )
 
+var intervals = []string{NoInterval: "none", MedianCI: "median CI", Range: "range"}
+
 func (i Interval) String() string {
-	switch i {
-	case NoInterval:
-		return "none"
-	case MedianCI:
-		return "median CI"
-	case Range:
-		return "range"
+	if i >= 0 && int(i) < len(intervals) {
+		return intervals[i]
 	}
 	return fmt.Sprintf("Interval(%d)", int(i))
 }

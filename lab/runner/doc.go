@@ -45,7 +45,9 @@
 // it makes N calls of one subject on one goroutine, through the very loop
 // that the timed slices run, so that valgrind's cachegrind counts what the
 // timed slices execute; (I(N2)-I(N1))/(N2-N1) over two counts is the
-// instructions per call.
+// instructions per call. -inject-steps K, count mode only, adds K steps of
+// a loop after each call (loadgen instr -inject). The instruction gate's
+// own target, instrpath, is this runner over the library's paths.
 //
 // # Planted slowdowns
 //

@@ -2,13 +2,8 @@
 
 package runner
 
-import "fmt"
-
 // Plant names the slowdown this build plants: more calls than IDs.
 const Plant = "calls"
-
-// plantCalls is q: of every 1,024 calls, q are made twice.
-var plantCalls int
 
 // plant is nothing after each call: the calls plant makes its extra calls
 // ahead of a batch (extra).
@@ -27,13 +22,5 @@ func extra(next func() (uint64, error), n int, w *worker) error {
 			return err
 		}
 	}
-	return nil
-}
-
-func setPlantCalls(q int) error {
-	if q < 0 || q > 1<<20 {
-		return fmt.Errorf("%w: -plant-calls %d: want 0 to 2^20 (per 1,024 calls)", errUsage, q)
-	}
-	plantCalls = q
 	return nil
 }

@@ -2,8 +2,6 @@
 
 package runner
 
-import "fmt"
-
 // Plant names the slowdown this build plants: none.
 const Plant = "none"
 
@@ -12,10 +10,3 @@ func plant(uint64, *uint64) {}
 
 // extra are the planted extra calls of a batch: none in a clean build.
 func extra(func() (uint64, error), int, *worker) error { return nil }
-
-func setPlantCalls(q int) error {
-	if q != 0 {
-		return fmt.Errorf("%w: -plant-calls %d: this runner was built without the snowlab_plant_calls tag", errUsage, q)
-	}
-	return nil
-}

@@ -2,10 +2,7 @@
 
 package runner
 
-import (
-	"fmt"
-	"sync/atomic"
-)
+import "sync/atomic"
 
 // Plant names the slowdown this build plants: every ID stored in one
 // cache line that every goroutine writes.
@@ -23,10 +20,3 @@ func plant(id uint64, slot *uint64) { atomic.StoreUint64(slot, id) }
 
 // extra are the planted extra calls: none in this build.
 func extra(func() (uint64, error), int, *worker) error { return nil }
-
-func setPlantCalls(q int) error {
-	if q != 0 {
-		return fmt.Errorf("%w: -plant-calls %d: this runner plants the shared line, not extra calls (snowlab_plant_calls)", errUsage, q)
-	}
-	return nil
-}

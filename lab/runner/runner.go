@@ -55,6 +55,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, subjects []Su
 	serve := fs.Bool("serve", false, "answer loadgen ab's requests on stdin and stdout")
 	path := fs.String("path", "", "count mode (loadgen instr): the subject to call")
 	n := fs.Int("n", 0, "count mode: how many calls")
+	steps := fs.Int("inject-steps", 0, "count mode: a planted regression, this many extra loop steps after each call (loadgen instr -inject)")
 	calls := fs.Int("plant-calls", 0, "the planted extra calls, per 1,024 (a build with the snowlab_plant_calls tag only)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -78,7 +79,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, subjects []Su
 		case *serve:
 			err = newServer(subjects).serve(stdin, stdout)
 		case *path != "":
-			err = count(subjects, *path, *n)
+			err = count(subjects, *path, *n, *steps)
 		default:
 			err = fmt.Errorf("%w: want -list, -serve or -path NAME -n N", errUsage)
 		}
@@ -91,6 +92,23 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, subjects []Su
 		return 2
 	}
 	return 1
+}
+
+// plantCalls is the calls plant's q: of every 1,024 calls, q are made
+// twice (read only in a build with the snowlab_plant_calls tag).
+var plantCalls int
+
+// setPlantCalls sets plantCalls, refusing a q out of range or one given
+// to a build that plants no extra calls.
+func setPlantCalls(q int) error {
+	switch {
+	case q != 0 && Plant != "calls":
+		return fmt.Errorf("%w: -plant-calls %d: this runner plants %q: extra calls need the snowlab_plant_calls tag", errUsage, q, Plant)
+	case q < 0 || q > 1<<20:
+		return fmt.Errorf("%w: -plant-calls %d: want 0 to 2^20 (per 1,024 calls)", errUsage, q)
+	}
+	plantCalls = q
+	return nil
 }
 
 // check refuses a subject list a runner cannot serve.
@@ -118,14 +136,15 @@ func lookup(subjects []Subject, name string) (Subject, error) {
 }
 
 // count is count mode: n calls of the subject on this goroutine, through
-// the loop the timed slices run.
-func count(subjects []Subject, name string, n int) error {
+// the loop the timed slices run, with spin(steps) after each call when
+// steps > 0.
+func count(subjects []Subject, name string, n, steps int) error {
 	s, err := lookup(subjects, name)
 	if err != nil {
 		return err
 	}
-	if n < 0 {
-		return fmt.Errorf("%w: -n %d: want 0 or more", errUsage, n)
+	if n < 0 || steps < 0 {
+		return fmt.Errorf("%w: -n %d -inject-steps %d: want counts of 0 or more", errUsage, n, steps)
 	}
 	newNext := s.New
 	if s.Fixed != nil {
@@ -135,6 +154,14 @@ func count(subjects []Subject, name string, n int) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
+	if steps > 0 {
+		clean := next
+		next = func() (uint64, error) {
+			id, err := clean()
+			spin(steps)
+			return id, err
+		}
+	}
 	w := newWorker(0)
 	if err := mint(next, n, w); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
@@ -143,4 +170,23 @@ func count(subjects []Subject, name string, n int) error {
 		return fmt.Errorf("%s: %d IDs not above the one before", name, w.bad)
 	}
 	return nil
+}
+
+// spinSink keeps spin's loop from being optimised away: every step loads,
+// adds to and stores a package-level word.
+var spinSink uint64
+
+// spin is the instruction-count gate's planted regression (loadgen instr
+// -inject, count mode's -inject-steps): steps extra loop iterations after
+// each call, a few instructions each (loadgen instr measures how many and
+// sizes steps to the percentage asked for). It touches no shared state a
+// generator reads, so it changes the instruction count and nothing else.
+// It is small enough to inline, so one step adds its loop body alone
+// (about 4 instructions on amd64) and no call: the smallest paths (about
+// 120 instructions) can then be slowed by about 3%, as the gate must
+// catch. The timed slices never run it.
+func spin(steps int) {
+	for i := 0; i < steps; i++ {
+		spinSink += uint64(i)
+	}
 }

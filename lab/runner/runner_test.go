@@ -45,6 +45,15 @@ func TestCount(t *testing.T) {
 	if code := Run([]string{"-list"}, nil, &out, &errb, subjects); code != 0 || out.String() != "c/one\n" {
 		t.Errorf("-list: exit %d, %q", code, out.String())
 	}
+	// -inject-steps spins after every call: the sink grows by
+	// 0 + 1 + ... + 4 a call, and the calls stay n.
+	before := spinSink
+	if code := Run([]string{"-path", "c/one", "-n", "1000", "-inject-steps", "5"}, nil, &out, &errb, subjects); code != 0 {
+		t.Fatalf("-inject-steps: exit %d: %s", code, errb.String())
+	}
+	if got := spinSink - before; calls.Load() != 2000 || got != 10*1000 {
+		t.Errorf("-inject-steps 5: %d calls, the sink grew by %d: want 2000 and 10000", calls.Load(), got)
+	}
 }
 
 // serve runs the server on the requests and returns its hello and
@@ -143,6 +152,7 @@ func TestBadInput(t *testing.T) {
 	}{
 		{[]string{"-path", "nope", "-n", "1"}, ok},
 		{[]string{"-path", "c/one", "-n", "-1"}, ok},
+		{[]string{"-path", "c/one", "-n", "1", "-inject-steps", "-1"}, ok},
 		{[]string{"-plant-calls", "5", "-list"}, ok},
 		{[]string{"extra"}, ok},
 		{nil, ok},

@@ -42,20 +42,18 @@ type Answer struct {
 	WallNS int64 `json:"wall_ns,omitempty"`
 	CPUNS  int64 `json:"cpu_ns,omitempty"`
 	// BatchNS, up to GOMAXPROCS goroutines, is the median batch's time
-	// per ID times IDs: the slice's calls are made in batches of
-	// stepBatch between two reads of the monotonic clock, and the median
-	// batch is one no descheduling, and no cold cache after one, reached
-	// (a batch is some 15 microseconds, the scheduler's slices
-	// milliseconds). loadgen ab decides on it where it is set.
+	// per ID times IDs (batches of stepBatch calls; the package doc says
+	// why): loadgen ab decides on it where it is set.
 	BatchNS    int64  `json:"batch_ns,omitempty"`
 	Violations int64  `json:"order_violations,omitempty"`
 	Duplicates int64  `json:"duplicates,omitempty"`
 	Err        string `json:"err,omitempty"`
 }
 
+// server answers the requests one at a time: only the serve loop makes
+// and reads nexts.
 type server struct {
 	subjects []Subject
-	mu       sync.Mutex
 	nexts    map[string]func() (uint64, error)
 	solo     chan soloReq
 }
@@ -150,8 +148,6 @@ func (s *server) handle(f []string) (Answer, error) {
 
 // next is the subject's generator in this process, made on first use.
 func (s *server) next(sub Subject) (func() (uint64, error), error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if n, ok := s.nexts[sub.Name]; ok {
 		return n, nil
 	}

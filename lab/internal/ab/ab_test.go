@@ -57,7 +57,7 @@ func TestRunSameAndSlower(t *testing.T) {
 		assert.Equal(t, 2, res.GOMAXPROCS)
 		assert.Nil(t, res.SelfCheck, "no planted builds: no self-check")
 		var out bytes.Buffer
-		require.NoError(t, res.Write(&out, Builds{Base: "HEAD~1", Head: "HEAD"}))
+		require.NoError(t, res.Write(&out, &Build{BaseRev: "HEAD~1", HeadRev: "HEAD"}))
 		assert.Contains(t, out.String(), map[bool]string{true: "gate: FAIL", false: "gate: PASS"}[c.fail])
 		assert.Contains(t, out.String(), "fake/a G=4")
 	}
@@ -87,7 +87,7 @@ func TestRunSelfCheck(t *testing.T) {
 	assert.Empty(t, sc.Missed)
 	assert.InDelta(t, 1, sc.Contention, 0.02)
 	var out bytes.Buffer
-	require.NoError(t, res.Write(&out, Builds{Base: "a", Head: "b"}))
+	require.NoError(t, res.Write(&out, &Build{BaseRev: "a", HeadRev: "b"}))
 	assert.Regexp(t, `on this machine, now: detects \+(9|10)\.\d% at G=1 and detects \+\d+\.\d% at G=2`, out.String())
 	assert.Contains(t, out.String(), "false alarms 0 of 2 same-code comparisons")
 
@@ -145,7 +145,7 @@ func TestWriteJSON(t *testing.T) {
 	require.NoError(t, err)
 	res.Rows = append(res.Rows, compare(Workload{"none", 1}, "base", "head", nil, nil, nil, nil, 0.05))
 	var out bytes.Buffer
-	require.NoError(t, res.WriteJSON(&out, Builds{Base: "HEAD~1", Head: "HEAD", BaseCommit: "aaa", HeadCommit: "bbb"}))
+	require.NoError(t, res.WriteJSON(&out, &Build{BaseRev: "HEAD~1", HeadRev: "HEAD", BaseCommit: "aaa", HeadCommit: "bbb"}))
 	var got struct {
 		Pass  bool   `json:"pass"`
 		Base  string `json:"base"`

@@ -43,14 +43,20 @@ type Source struct {
 	Pkg string
 }
 
-// Build is the binaries of one run.
+// Build says what one run compares: the revisions (or binaries) as
+// named, their commits, and the runners built from them.
 type Build struct {
-	Base, Head    string // runners built from the two revisions
-	Calls, Shared string // base's planted runners, "" when not built
-	BaseCommit    string
-	HeadCommit    string
-	Identical     bool // base's and head's binaries are byte for byte the same
-	Took          time.Duration
+	BaseRev    string `json:"base"`
+	HeadRev    string `json:"head"`
+	BaseCommit string `json:"base_commit,omitempty"`
+	HeadCommit string `json:"head_commit,omitempty"`
+	// Identical: base's and head's binaries are byte for byte the same.
+	Identical bool    `json:"identical"`
+	Seconds   float64 `json:"build_seconds,omitempty"`
+	// Base and Head are the runners; Calls and Shared base's planted
+	// runners, "" when not built.
+	Base, Head    string `json:"-"`
+	Calls, Shared string `json:"-"`
 	cleanup       []func()
 }
 
@@ -69,7 +75,7 @@ func (b *Build) Close() {
 // base's two planted runners. The binaries are left in dir.
 func BuildRevisions(ctx context.Context, src Source, base, head, dir string, planted bool, progress func(string)) (*Build, error) {
 	start := time.Now()
-	b := &Build{}
+	b := &Build{BaseRev: base, HeadRev: head}
 	root, rel, err := locate(ctx, src)
 	if err != nil {
 		return nil, err
@@ -130,7 +136,7 @@ func BuildRevisions(ctx context.Context, src Source, base, head, dir string, pla
 		b.Close()
 		return nil, err
 	}
-	b.Took = time.Since(start)
+	b.Seconds = time.Since(start).Seconds()
 	return b, nil
 }
 

@@ -12,22 +12,11 @@ import (
 	"github.com/snowlab/snowlab/lab/internal/md"
 )
 
-// Builds says what was compared: the revisions (or binaries) as named,
-// their commits, and the build.
-type Builds struct {
-	Base       string  `json:"base"`
-	Head       string  `json:"head"`
-	BaseCommit string  `json:"base_commit,omitempty"`
-	HeadCommit string  `json:"head_commit,omitempty"`
-	Identical  bool    `json:"identical"`
-	Seconds    float64 `json:"build_seconds,omitempty"`
-}
-
 // Write prints the run: what was compared and how, the load, every
 // workload's decision, the self-check and the verdict.
-func (r *Result) Write(w io.Writer, b Builds) error {
+func (r *Result) Write(w io.Writer, b *Build) error {
 	ew := md.NewWriter(w)
-	ew.Printf("loadgen ab: base %s, head %s", name(b.Base, b.BaseCommit), name(b.Head, b.HeadCommit))
+	ew.Printf("loadgen ab: base %s, head %s", name(b.BaseRev, b.BaseCommit), name(b.HeadRev, b.HeadCommit))
 	if b.Seconds > 0 {
 		ew.Printf(" (built in %.1f s)", b.Seconds)
 	}
@@ -38,8 +27,8 @@ func (r *Result) Write(w io.Writer, b Builds) error {
 	ew.Printf("measured: %d rounds of %v slices (after %v unmeasured), a fresh process of each build a round, in %.1f s (seed %d); %s\n",
 		r.Rounds, r.Slice, r.Warmup, r.Took.Seconds(), r.Seed, r.metric())
 	ew.Printf("%s\n", r.Load)
-	ew.Printf("test: Wilcoxon signed-rank on each round's log(head/base), exact, Holm-corrected over %d workloads (alpha %g); minimum effect %s at G=1, %s above\n\n",
-		len(r.Rows), r.Alpha, pct0(r.MinEffect), pct0(r.MinEffectContended))
+	ew.Printf("test: Wilcoxon signed-rank on each round's log(head/base), exact, Holm-corrected over %d workloads (alpha %g); minimum effect %.0f%% at G=1, %.0f%% above\n\n",
+		len(r.Rows), r.Alpha, 100*r.MinEffect, 100*r.MinEffectContended)
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "workload\tbase ns/ID\thead ns/ID\tchange (%.0f%% interval)\tsd/pair\tp adj\tdecision\twall IDs/s base → head\n", 100*(1-r.Alpha))
 	for _, row := range r.Rows {
@@ -51,7 +40,7 @@ func (r *Result) Write(w io.Writer, b Builds) error {
 			verdict += ": better"
 		}
 		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%s\t%s\t%s\t%s\t%s → %s\n", row.Workload, row.BaseCost, row.NewCost, changeText(row),
-			sdText(row.Spread), pText(row.PAdj), verdict, rateText(row.BaseRate), rateText(row.NewRate))
+			num("%.1f%%", 100*row.Spread), num("%.2g", row.PAdj), verdict, rateText(row.BaseRate), rateText(row.NewRate))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -116,7 +105,7 @@ func (sc *selfCheck) text(family int) string {
 		if r.Decision == Different {
 			diff++
 		}
-		parts = append(parts, fmt.Sprintf("G=%d %s sd %s", r.Workload.G, changeText(r), sdText(r.Spread)))
+		parts = append(parts, fmt.Sprintf("G=%d %s sd %s", r.Workload.G, changeText(r), num("%.1f%%", 100*r.Spread)))
 	}
 	fmt.Fprintf(&b, "  same code (a second process of base): %d of %d comparisons DIFFERENT over %d slice pairs (%s)\n", diff, len(sc.Same), pairs, strings.Join(parts, "; "))
 	fmt.Fprintf(&b, "  on this machine, now: %s at G=1 and %s at G=%d; false alarms %d of %d same-code comparisons\n",
@@ -159,29 +148,18 @@ func changeText(r Row) string {
 }
 
 func pct1(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "-"
-	case math.IsInf(v, 0):
+	if math.IsInf(v, 0) {
 		return fmt.Sprintf("%.0f", v)
 	}
-	return fmt.Sprintf("%+.1f%%", 100*v)
+	return num("%+.1f%%", 100*v)
 }
 
-func sdText(v float64) string {
+// num is v in format, "-" where v is NaN.
+func num(format string, v float64) string {
 	if math.IsNaN(v) {
 		return "-"
 	}
-	return fmt.Sprintf("%.1f%%", 100*v)
-}
-
-func pct0(v float64) string { return fmt.Sprintf("%.0f%%", 100*v) }
-
-func pText(p float64) string {
-	if math.IsNaN(p) {
-		return "-"
-	}
-	return fmt.Sprintf("%.2g", p)
+	return fmt.Sprintf(format, v)
 }
 
 func rateText(v float64) string {
@@ -192,13 +170,13 @@ func rateText(v float64) string {
 }
 
 // WriteJSON writes the run and what was compared as one JSON object.
-func (r *Result) WriteJSON(w io.Writer, b Builds) error {
+func (r *Result) WriteJSON(w io.Writer, b *Build) error {
 	v := struct {
 		Pass  bool   `json:"pass"`
 		Error string `json:"error,omitempty"`
-		Builds
+		*Build
 		*Result
-	}{Pass: r.Err() == nil, Builds: b, Result: r}
+	}{Pass: r.Err() == nil, Build: b, Result: r}
 	if err := r.Err(); err != nil {
 		v.Error = err.Error()
 	}

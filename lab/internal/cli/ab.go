@@ -119,41 +119,40 @@ func finishABConfig(cfg *ab.Config, gs, subjects string, seed uint64, quiet bool
 // name files, else built from the two revisions (with base's planted
 // runners where selfCheck) into keep or a folder removed by done. code
 // is the exit status where it cannot go on, else -1.
-func abBinaries(ctx context.Context, cfg *ab.Config, src ab.Source, base, head, keep string, selfCheck bool, stderr io.Writer) (builds ab.Builds, done func(), code int) {
-	builds, done = ab.Builds{Base: base, Head: head}, func() {}
+func abBinaries(ctx context.Context, cfg *ab.Config, src ab.Source, base, head, keep string, selfCheck bool, stderr io.Writer) (b *ab.Build, done func(), code int) {
+	done = func() {}
 	if isFile(base) && isFile(head) {
 		cfg.Base, cfg.Head = base, head
 		if selfCheck {
 			fmt.Fprintln(stderr, "loadgen ab: two binaries: no planted builds of base, so no self-check (give two git revisions for one)")
 		}
-		return builds, done, -1
+		return &ab.Build{BaseRev: base, HeadRev: head}, done, -1
 	}
 	out := keep
 	if out == "" {
 		tmp, err := os.MkdirTemp("", "loadgen-ab-")
 		if err != nil {
 			fmt.Fprintf(stderr, "loadgen ab: %v\n", err)
-			return builds, done, exitFailure
+			return nil, done, exitFailure
 		}
 		done = func() { os.RemoveAll(tmp) }
 		out = tmp
 	} else if err := os.MkdirAll(out, 0o755); err != nil {
 		fmt.Fprintf(stderr, "loadgen ab: -keep %s: %v\n", out, err)
-		return builds, done, exitUsage
+		return nil, done, exitUsage
 	}
 	b, err := ab.BuildRevisions(ctx, src, base, head, out, selfCheck, cfg.Progress)
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen ab: %v\n", err)
 		if strings.Contains(err.Error(), "is not a commit") {
-			return builds, done, exitUsage
+			return nil, done, exitUsage
 		}
-		return builds, done, exitFailure
+		return nil, done, exitFailure
 	}
 	rm := done
 	done = func() { b.Close(); rm() }
 	cfg.Base, cfg.Head, cfg.Calls, cfg.Shared = b.Base, b.Head, b.Calls, b.Shared
-	builds.BaseCommit, builds.HeadCommit, builds.Identical, builds.Seconds = b.BaseCommit, b.HeadCommit, b.Identical, b.Took.Seconds()
-	return builds, done, -1
+	return b, done, -1
 }
 
 // isFile is whether p names a regular file (a runner binary rather than

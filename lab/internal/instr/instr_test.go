@@ -3,6 +3,7 @@ package instr
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,11 +11,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/snowlab/snowlab/lab/runner"
 )
 
-// Every path runs and takes the same number of clock readings each run:
-// a few hundred calls of each, on its synthetic clock, without an error
-// (a Strict path that exhausted its sequence would wait, then fail).
+// Every path runs through the runner's count mode and takes the same
+// number of clock readings each run: a few thousand calls of each, on
+// its synthetic clock, a planted step after each, without an error (a
+// Strict path that exhausted its sequence would wait, then fail); -list
+// names them all.
 func TestPathsRun(t *testing.T) {
 	seen := map[string]bool{}
 	for _, p := range Paths() {
@@ -22,24 +27,16 @@ func TestPathsRun(t *testing.T) {
 			t.Errorf("path %s: duplicate, or %d calls", p.Name, p.Calls)
 		}
 		seen[p.Name] = true
-		if err := Run(p, 5000, 1); err != nil {
-			t.Error(err)
+		var errb bytes.Buffer
+		if code := runner.Run([]string{"-path", p.Name, "-n", "5000", "-inject-steps", "1"}, nil, io.Discard, &errb, Subjects()); code != 0 {
+			t.Errorf("%s: exit %d: %s", p.Name, code, errb.String())
 		}
 	}
 	if len(seen) != 20 {
 		t.Errorf("%d paths, want 20 (4 generators x 2 policies x 2 calls, 4 codec paths)", len(seen))
 	}
-}
-
-func TestTargetMainBadInput(t *testing.T) {
-	for _, args := range [][]string{{"-path", "nope", "-n", "1"}, {"-path", "decode/layout", "-n", "-1"}, {"-bogus"}} {
-		var out, errb bytes.Buffer
-		if code := TargetMain(args, &out, &errb); code != 2 {
-			t.Errorf("%v: exit %d, want 2 (%s)", args, code, errb.String())
-		}
-	}
 	var out bytes.Buffer
-	if code := TargetMain([]string{"-list"}, &out, &out); code != 0 || !strings.Contains(out.String(), "atomicgen/monotonic/nextid\n") {
+	if code := runner.Run([]string{"-list"}, nil, &out, &out, Subjects()); code != 0 || !strings.Contains(out.String(), "atomicgen/monotonic/nextid\n") {
 		t.Errorf("-list: exit %d, %q", code, out.String())
 	}
 }
@@ -76,11 +73,11 @@ func TestCompare(t *testing.T) {
 	}
 }
 
-// TestMain makes the test binary a target (instrpath's command line) when
+// TestMain makes the test binary a target (instrpath: lab/runner over Paths) when
 // targetEnv is set, so that Main can list its paths.
 func TestMain(m *testing.M) {
 	if os.Getenv(targetEnv) == "1" {
-		os.Exit(TargetMain(os.Args[1:], os.Stdout, os.Stderr))
+		os.Exit(runner.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, Subjects()))
 	}
 	os.Exit(m.Run())
 }

@@ -36,9 +36,9 @@ type options struct {
 // writes the baseline (-write-baseline), or counts the same paths of
 // another build and compares with those (-against: two runners loadgen
 // ab -keep built, base and head; no baseline file, so no re-baselining
-// when the toolchain changes). The target is instrpath or any program
-// speaking its command line (-list, -path NAME -n N): a user's
-// lab/runner main counts its own generator. It returns the exit status: 0
+// when the toolchain changes). The target is a lab/runner program
+// (-list, -path NAME -n N): instrpath, the runner over Paths, or a user's
+// main over its own generator. It returns the exit status: 0
 // (passed, or skipped where valgrind is missing and not required), 1 (a
 // path got dearer than the tolerance, or a step failed), 2 (bad input).
 func Main(args []string, stdout, stderr io.Writer) int {
@@ -152,9 +152,6 @@ func (o options) run(ctx context.Context, stdout, stderr io.Writer) error {
 	rows, err := Compare(base, cur, o.tol)
 	if err != nil {
 		return err
-	}
-	for i := range rows {
-		rows[i].Steps = jobs[i].Steps
 	}
 	if err := writeRows(stdout, rows, o.tol); err != nil {
 		return err

@@ -42,39 +42,30 @@ var env = []string{"GOMAXPROCS=1", "GOGC=off"}
 
 var irefs = regexp.MustCompile(`I\s+refs:\s+([0-9,]+)`)
 
-// Count is the instructions one run of path with n calls executes, whole
-// program, start-up included.
-func (r Runner) Count(ctx context.Context, path string, n, steps int) (uint64, error) {
+// count is the instructions one run of path with n calls executes, whole
+// program, start-up included: the least of r.Tries runs.
+func (r Runner) count(ctx context.Context, path string, n, steps int) (uint64, error) {
 	args := []string{"--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", r.Target,
 		"-path", path, "-n", strconv.Itoa(n)}
 	if steps > 0 {
 		args = append(args, "-inject-steps", strconv.Itoa(steps))
 	}
-	cmd := exec.CommandContext(ctx, r.Valgrind, append(args, r.Args...)...)
-	cmd.Env = append(cmd.Environ(), env...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return 0, fmt.Errorf("%w: %s -n %d: %v: %s", ErrValgrind, path, n, err, lastLine(stderr.String()))
-	}
-	m := irefs.FindStringSubmatch(stderr.String())
-	if m == nil {
-		return 0, fmt.Errorf("%w: %s: no \"I refs\" line in cachegrind's output", ErrValgrind, path)
-	}
-	v, err := strconv.ParseUint(strings.ReplaceAll(m[1], ",", ""), 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%w: %s: I refs %q: %v", ErrValgrind, path, m[1], err)
-	}
-	return v, nil
-}
-
-// least is the least of r.Tries counts of path with n calls.
-func (r Runner) least(ctx context.Context, path string, n, steps int) (uint64, error) {
 	var low uint64
 	for i := range max(1, r.Tries) {
-		v, err := r.Count(ctx, path, n, steps)
+		cmd := exec.CommandContext(ctx, r.Valgrind, append(args, r.Args...)...)
+		cmd.Env = append(cmd.Environ(), env...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			return 0, fmt.Errorf("%w: %s -n %d: %v: %s", ErrValgrind, path, n, err, lastLine(stderr.String()))
+		}
+		m := irefs.FindStringSubmatch(stderr.String())
+		if m == nil {
+			return 0, fmt.Errorf("%w: %s: no \"I refs\" line in cachegrind's output", ErrValgrind, path)
+		}
+		v, err := strconv.ParseUint(strings.ReplaceAll(m[1], ",", ""), 10, 64)
 		if err != nil {
-			return 0, err
+			return 0, fmt.Errorf("%w: %s: I refs %q: %v", ErrValgrind, path, m[1], err)
 		}
 		if i == 0 || v < low {
 			low = v
@@ -94,11 +85,11 @@ func lastLine(s string) string {
 func (r Runner) PerCall(ctx context.Context, path string, calls, steps int) (float64, error) {
 	n1 := calls / 8
 	n2 := n1 + calls
-	i1, err := r.least(ctx, path, n1, steps)
+	i1, err := r.count(ctx, path, n1, steps)
 	if err != nil {
 		return 0, err
 	}
-	i2, err := r.least(ctx, path, n2, steps)
+	i2, err := r.count(ctx, path, n2, steps)
 	if err != nil {
 		return 0, err
 	}

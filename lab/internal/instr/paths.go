@@ -9,6 +9,7 @@ import (
 	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/atomicgen"
 	"github.com/snowlab/snowlab/clocksrc"
+	"github.com/snowlab/snowlab/lab/runner"
 	"github.com/snowlab/snowlab/mask"
 	"github.com/snowlab/snowlab/mutexgen"
 	"github.com/snowlab/snowlab/shardedgen"
@@ -38,8 +39,9 @@ func strictClock(readsPerMilli int64) clocksrc.Clock {
 	})
 }
 
-// Path is one single-goroutine path the gate counts: Setup builds its
-// state and returns the call that runs the path once.
+// Path is one single-goroutine path the gate counts: New builds its
+// state and returns the call that runs the path once (instrpath serves it
+// as a lab/runner subject).
 // Calls is how many calls one count adds: sized so that a count spans
 // about 30 million instructions (200,000 NextID calls of 120 to 470
 // instructions; 32,768 batches of about 900; 64,000 decodes of 470 to
@@ -48,7 +50,7 @@ func strictClock(readsPerMilli int64) clocksrc.Clock {
 type Path struct {
 	Name  string
 	Calls int
-	Setup func() (func() error, error)
+	New   func() (func() (uint64, error), error)
 }
 
 type newGen func(snowlab.Config) (snowlab.Generator, error)
@@ -80,19 +82,12 @@ func Paths() []Path {
 	return append(out, codecPaths()...)
 }
 
-func policyName(p snowlab.Policy) string {
-	if p == snowlab.Monotonic {
-		return "monotonic"
-	}
-	return "strict"
-}
-
 func genPath(name string, newG newGen, pol snowlab.Policy, batch bool) Path {
 	call, calls := "nextid", 200_000
 	if batch {
 		call, calls = "nextids"+strconv.Itoa(batchIDs), 32_768
 	}
-	return Path{Name: name + "/" + policyName(pol) + "/" + call, Calls: calls, Setup: func() (func() error, error) {
+	return Path{Name: name + "/" + pol.String() + "/" + call, Calls: calls, New: func() (func() (uint64, error), error) {
 		clock := clocksrc.FixedMillis(startMillis)
 		if pol == snowlab.Strict {
 			clock = strictClock(1024)
@@ -105,15 +100,15 @@ func genPath(name string, newG newGen, pol snowlab.Policy, batch bool) Path {
 			return nil, err
 		}
 		if !batch {
-			return func() error { _, err := g.NextID(); return err }, nil
+			return func() (uint64, error) { id, err := g.NextID(); return uint64(id), err }, nil
 		}
 		dst := make([]snowlab.ID, batchIDs)
-		return func() error {
+		return func() (uint64, error) {
 			n, err := g.NextIDs(dst)
 			if err == nil && n != batchIDs {
 				err = fmt.Errorf("NextIDs filled %d of %d", n, batchIDs)
 			}
-			return err
+			return uint64(dst[0]), err
 		}, nil
 	}}
 }
@@ -130,34 +125,34 @@ var maskSecret = []byte("snowlab-instr-16")
 
 func codecPaths() []Path {
 	return []Path{
-		{"decode/layout", 64_000, func() (func() error, error) {
+		{"decode/layout", 64_000, func() (func() (uint64, error), error) {
 			id, err := sampleID()
-			return func() error {
+			return func() (uint64, error) {
 				if snowlab.DefaultLayout.Decode(id).Node != 1 {
-					return fmt.Errorf("decode: wrong node")
+					return 0, fmt.Errorf("decode: wrong node")
 				}
-				return nil
+				return uint64(id), nil
 			}, err
 		}},
-		{"decode/parse-id", 64_000, func() (func() error, error) {
+		{"decode/parse-id", 64_000, func() (func() (uint64, error), error) {
 			id, err := sampleID()
 			s := id.String()
-			return func() error { _, err := snowlab.ParseID(s); return err }, err
+			return func() (uint64, error) { id, err := snowlab.ParseID(s); return uint64(id), err }, err
 		}},
-		{"mask/encode", 16_000, func() (func() error, error) {
+		{"mask/encode", 16_000, func() (func() (uint64, error), error) {
 			id, err := sampleID()
 			k, kerr := mask.New(maskSecret)
 			var buf [mask.Len]byte
-			return func() error { _, err := k.AppendEncode(buf[:0], id); return err }, errors.Join(err, kerr)
+			return func() (uint64, error) { _, err := k.AppendEncode(buf[:0], id); return uint64(id), err }, errors.Join(err, kerr)
 		}},
-		{"mask/decode", 16_000, func() (func() error, error) {
+		{"mask/decode", 16_000, func() (func() (uint64, error), error) {
 			id, err := sampleID()
 			k, kerr := mask.New(maskSecret)
 			if err = errors.Join(err, kerr); err != nil {
 				return nil, err
 			}
 			s, err := k.Encode(id)
-			return func() error { _, err := k.Decode(s); return err }, err
+			return func() (uint64, error) { id, err := k.Decode(s); return uint64(id), err }, err
 		}},
 	}
 }
@@ -172,20 +167,12 @@ func Lookup(name string) (Path, error) {
 	return Path{}, fmt.Errorf("%w: no path %q (instrpath -list names them)", errUsage, name)
 }
 
-// Run sets path up and calls it n times, with spin(steps) after
-// each call when steps > 0 (the gate's planted regression).
-func Run(p Path, n, steps int) error {
-	call, err := p.Setup()
-	if err != nil {
-		return fmt.Errorf("%s: %w", p.Name, err)
+// Subjects are the paths as lab/runner subjects, for instrpath: each
+// counted through the runner's own loop, as a user's runner's are.
+func Subjects() []runner.Subject {
+	var out []runner.Subject
+	for _, p := range Paths() {
+		out = append(out, runner.Subject{Name: p.Name, New: p.New})
 	}
-	for i := 0; i < n; i++ {
-		if err := call(); err != nil {
-			return fmt.Errorf("%s: call %d: %w", p.Name, i, err)
-		}
-		if steps > 0 {
-			spin(steps)
-		}
-	}
-	return nil
+	return out
 }

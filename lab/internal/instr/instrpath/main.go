@@ -1,15 +1,15 @@
-// Command instrpath runs one of the instruction-count gate's paths N times
-// and exits: the program loadgen instr runs under valgrind's cachegrind
-// (scripts/instr-gate.sh builds it static). instrpath -list names the
-// paths. It is flags and dispatch over lab/internal/instr.
+// Command instrpath is the lab/runner program over the instruction-count
+// gate's paths: loadgen instr runs it under valgrind's cachegrind
+// (scripts/instr-gate.sh builds it static), each path counted through the
+// runner's count mode (-path NAME -n N), as a user's runner is.
+// instrpath -list names the paths.
 package main
 
 import (
-	"os"
-
 	"github.com/snowlab/snowlab/lab/internal/instr"
+	"github.com/snowlab/snowlab/lab/runner"
 )
 
 func main() {
-	os.Exit(instr.TargetMain(os.Args[1:], os.Stdout, os.Stderr))
+	runner.Main(instr.Subjects()...)
 }
