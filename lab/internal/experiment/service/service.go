@@ -6,6 +6,7 @@
 package service
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -222,8 +223,8 @@ const inProcessSubject = "atomicgen/strict"
 
 // measure runs the saturate sweep over every subject, then each unbatched
 // remote subject open-loop at -steady-share (half) of the maximum it
-// reached, into one result.
-func measure(rep *remote.Replica, o options, c config) (*result.Run, error) {
+// reached, into one result. It starts no steady run once ctx is done.
+func measure(ctx context.Context, rep *remote.Replica, o options, c config) (*result.Run, error) {
 	unbatched, all, err := subjects(rep, o)
 	if err != nil {
 		return nil, err
@@ -244,6 +245,9 @@ func measure(rep *remote.Replica, o options, c config) (*result.Run, error) {
 		return nil, err
 	}
 	for i, s := range unbatched {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		peak := peakOf(run, s.Name).IDsPerSec
 		if peak <= 0 {
 			return nil, fmt.Errorf("%s: no saturate figure to take a share of", s.Name)
