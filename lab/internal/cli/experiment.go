@@ -20,6 +20,7 @@ import (
 // experiments are the subcommands that run one of the lab's experiments,
 // by name.
 var experiments = map[string]func() experiment.Experiment{
+	"run":        func() experiment.Experiment { return &suiteCmd{} },
 	"faults":     faults.New,
 	"service":    service.New,
 	"contention": contention.New,
