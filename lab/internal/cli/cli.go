@@ -42,8 +42,6 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		cmd = "help"
 	}
 	switch cmd {
-	case "compare":
-		return runCompare(args, stdout, stderr)
 	case "check", "gate":
 		fmt.Fprintf(stderr, "loadgen %s: removed: gate a change with loadgen ab BASE HEAD (the interleaved A/B gate) and loadgen instr (instruction counts); lab/README.md says how\n", cmd)
 		return exitUsage
@@ -53,18 +51,6 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	case "instr":
 		return instr.Main(args, stdout, stderr) // the instruction-count gate
-	case "ab":
-		return runAB(args, stdout, stderr)
-	case "export":
-		return runExport(args, stdout, stderr)
-	case "list":
-		return runList(stdout, stderr)
-	case "history":
-		return runHistory(args, stdout, stderr)
-	case "publish":
-		return runPublish(args, stdout, stderr)
-	case "hog":
-		return runHog(args, stderr)
 	case "help":
 		if _, err := fmt.Fprintln(stdout, usage); err != nil {
 			return exitFailure
@@ -74,8 +60,61 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if x, ok := experiments[cmd]; ok {
 		return runExperiment(x(), args, command, stdout, stderr)
 	}
+	if define, ok := commands[cmd]; ok {
+		return runCommand(cmd, define, args, stdout, stderr)
+	}
 	fmt.Fprintf(stderr, "loadgen: unknown command %q (run 'loadgen help' for the commands)\n", cmd)
 	return exitUsage
+}
+
+// commands are the subcommands that are neither the help nor an
+// experiment, by name: each defines its flags on the flag set it is given
+// and returns its body, run by runCommand.
+var commands = map[string]func(fs *flag.FlagSet) command{
+	"ab":      abCmd,
+	"compare": compareCmd,
+	"export":  exportCmd,
+	"history": historyCmd,
+	"publish": publishCmd,
+	"hog":     hogCmd,
+	"list":    listCmd,
+}
+
+// command is a subcommand's body, run with the arguments left after its
+// flags. Its error is said in one line after the command's name and exits
+// 2 where it wraps experiment.ErrUsage (bad input), else 1; a usageLine
+// is said as it is.
+type command func(args []string, stdout, stderr io.Writer) error
+
+// usageLine is a command's usage, the error for a wrong count of
+// arguments (exit 2).
+type usageLine string
+
+func (u usageLine) Error() string { return string(u) }
+func (usageLine) Unwrap() error   { return experiment.ErrUsage }
+
+// runCommand is `loadgen NAME` for one of commands: its flags, then its
+// body, whose error decides the exit status.
+func runCommand(name string, define func(*flag.FlagSet) command, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("loadgen "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	body := define(fs)
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
+	}
+	err := body(fs.Args(), stdout, stderr)
+	if err == nil {
+		return exitOK
+	}
+	if u, ok := err.(usageLine); ok {
+		fmt.Fprintln(stderr, u)
+	} else {
+		fmt.Fprintf(stderr, "%s: %v\n", fs.Name(), err)
+	}
+	if errors.Is(err, experiment.ErrUsage) {
+		return exitUsage
+	}
+	return exitFailure
 }
 
 func isHelp(arg string) bool {
@@ -274,13 +313,9 @@ func finishSuiteRun(what, out string, noWrite bool, res *result.Run, stdout, std
 	return exitOK
 }
 
-// runList prints the subjects; it fails when stdout cannot be written (a
-// full disk, a closed pipe), so that a script never reads a short list as
-// the whole one.
-func runList(stdout, stderr io.Writer) int {
-	if err := suiteflags.WriteList(stdout); err != nil {
-		fmt.Fprintf(stderr, "loadgen list: %v\n", err)
-		return exitFailure
-	}
-	return exitOK
+// listCmd is `loadgen list`: the subjects. It fails when stdout cannot be
+// written (a full disk, a closed pipe), so that a script never reads a
+// short list as the whole one.
+func listCmd(*flag.FlagSet) command {
+	return func(_ []string, stdout, _ io.Writer) error { return suiteflags.WriteList(stdout) }
 }
