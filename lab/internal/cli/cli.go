@@ -10,14 +10,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/snowlab/snowlab/lab"
 	"github.com/snowlab/snowlab/lab/internal/experiment"
 	"github.com/snowlab/snowlab/lab/internal/instr"
 	"github.com/snowlab/snowlab/lab/internal/report"
-	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/internal/suiteflags"
 	"github.com/snowlab/snowlab/lab/result"
 )
@@ -279,38 +277,6 @@ func (c *suiteCmd) Run(ctx context.Context, env experiment.Env) (*experiment.Out
 		}
 		return nil
 	}}, nil
-}
-
-// finishSuiteRun ends a subcommand that ran the suite (run, service): the
-// result files unless noWrite, the history page of the folder refreshed
-// beside them, and exit 1 when a check failed. what names the command in
-// its messages.
-func finishSuiteRun(what, out string, noWrite bool, res *result.Run, stdout, stderr io.Writer) int {
-	if !noWrite {
-		paths, err := report.WriteFiles(out, res)
-		if err != nil {
-			fmt.Fprintf(stderr, "%s: writing results: %v\n", what, err)
-			return exitFailure
-		}
-		printWrote(stdout, paths)
-		// The history page follows the folder: a result it cannot read
-		// is said, and costs the run nothing.
-		index := filepath.Join(out, report.IndexName)
-		base, _ := resultdir.ReadBaseline(filepath.FromSlash(resultdir.Baseline)) // none here: every gated ratio leads
-		if h, err := (historyPage{index, resultdir.HistorySources(out), base}).write(); err != nil {
-			fmt.Fprintf(stderr, "%s: the history page was not refreshed: %v\n", what, err)
-		} else {
-			fmt.Fprintf(stdout, "wrote %s (%d runs)\n", index, len(h.Runs))
-		}
-	}
-	if len(res.Failures) > 0 {
-		fmt.Fprintf(stderr, "%s: correctness failures:\n", what)
-		for _, f := range res.Failures {
-			fmt.Fprintln(stderr, "  FAIL", f)
-		}
-		return exitFailure
-	}
-	return exitOK
 }
 
 // listCmd is `loadgen list`: the subjects. It fails when stdout cannot be
