@@ -8,12 +8,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/snowlab/snowlab/lab/internal/ab"
 	"github.com/snowlab/snowlab/lab/internal/experiment"
+	"github.com/snowlab/snowlab/lab/internal/suiteflags"
 )
 
 // abCmd is `loadgen ab [flags] BASE HEAD`: the interleaved A/B gate
@@ -49,9 +49,12 @@ func abCmd(fs *flag.FlagSet) command {
 		if len(args) != 2 {
 			return usageLine("usage: loadgen ab [flags] BASE HEAD (git revisions, or two runner binaries); loadgen ab -h for the flags")
 		}
-		var err error
-		if cfg.Gs, err = intList(*gs); err != nil {
-			return experiment.Usage(fmt.Errorf("-g %s: %v", *gs, err))
+		if *gs != "" {
+			var err error
+			// ab.Config.Check's bound, here to name the flag.
+			if cfg.Gs, err = suiteflags.IntList("g", *gs, 1, 1<<16); err != nil {
+				return experiment.Usage(err)
+			}
 		}
 		if *subjects != "" {
 			cfg.Subjects = strings.Split(*subjects, ",")
@@ -133,20 +136,4 @@ func abBinaries(ctx context.Context, cfg *ab.Config, src ab.Source, base, head, 
 func isFile(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.Mode().IsRegular()
-}
-
-// intList parses "1,2,4"; "" is nil.
-func intList(s string) ([]int, error) {
-	if s == "" {
-		return nil, nil
-	}
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("%q: want whole numbers of 1 or more", f)
-		}
-		out = append(out, n)
-	}
-	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -58,7 +59,7 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 // as their product is bounded too. The library
 // would take a zero as its default; a flag set to zero is refused,
 // because its user asked for zero, not for the default.
-func (f *Flags) check(sweep []int) error {
+func (f *Flags) check() error {
 	for _, c := range []struct {
 		flag  string
 		value any
@@ -69,7 +70,6 @@ func (f *Flags) check(sweep []int) error {
 		{"g", f.Goroutines, f.Goroutines == 0, workload.BurstConfig{Goroutines: f.Goroutines}.Validate()},
 		{"repeats", f.Repeats, f.Repeats == 0, workload.BurstConfig{Repeats: f.Repeats}.Validate()},
 		{"pause", f.Pause, false, workload.BurstConfig{Pause: f.Pause}.Validate()},
-		{"sweep", f.Sweep, false, workload.SaturateConfig{Goroutines: sweep}.Validate()},
 		{"duration", f.Duration, f.Duration == 0, workload.SaturateConfig{Duration: f.Duration}.Validate()},
 		{"sat-repeats", f.SatRepeats, f.SatRepeats == 0, workload.SaturateConfig{Repeats: f.SatRepeats}.Validate()},
 		{"ceiling-budget", f.Budget, f.Budget == 0, workload.SteadyConfig{CeilingBudget: f.Budget}.Validate()},
@@ -108,15 +108,11 @@ func (f *Flags) Suite(all []subject.Subject) (lab.Suite, error) {
 	}
 	var sweep []int
 	if f.Sweep != "" {
-		for _, s := range strings.Split(f.Sweep, ",") {
-			g, err := strconv.Atoi(strings.TrimSpace(s))
-			if err != nil {
-				return lab.Suite{}, fmt.Errorf("-sweep: %q is not a goroutine count", s)
-			}
-			sweep = append(sweep, g)
+		if sweep, err = IntList("sweep", f.Sweep, 1, workload.MaxGoroutines); err != nil {
+			return lab.Suite{}, err
 		}
 	}
-	if err := f.check(sweep); err != nil {
+	if err := f.check(); err != nil {
 		return lab.Suite{}, err
 	}
 	return lab.Suite{
@@ -127,6 +123,22 @@ func (f *Flags) Suite(all []subject.Subject) (lab.Suite, error) {
 		Steady:      lab.SteadyConfig{Rate: f.Rate, Duration: f.SteadyDur, CeilingBudget: f.Budget},
 		CountEvents: f.Events,
 	}, nil
+}
+
+// IntList reads flag name's comma list of integers from lo to hi, each
+// once, in the order given.
+func IntList(name, spec string, lo, hi int) ([]int, error) {
+	var out []int
+	for _, s := range strings.Split(spec, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || v < lo || v > hi {
+			return nil, fmt.Errorf("-%s: %q is not a number from %d to %d", name, s, lo, hi)
+		}
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out, nil
 }
 
 // All is every subject in the order a run measures them:

@@ -78,7 +78,7 @@ func TestSuite(t *testing.T) {
 		{[]string{"-rate", "NaN"}, "-rate NaN"},
 		{[]string{"-rate", "1", "-steady-duration", "1ms"}, "-rate 1 with -steady-duration 1ms: workload: configuration out of range: steady rate 1 over 1ms schedules no call"},
 		{[]string{"-workloads", "burst,soak"}, `-workloads: unknown workload "soak"`},
-		{[]string{"-sweep", "1,x"}, `-sweep: "x" is not a goroutine count`},
+		{[]string{"-sweep", "1,x"}, `-sweep: "x" is not a number from 1 to 10000`},
 		{[]string{"-subjects", "nosuch"}, `no subject matches "nosuch"`},
 	} {
 		f, err := parse(tc.args...)

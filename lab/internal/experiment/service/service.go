@@ -20,6 +20,7 @@ import (
 	"github.com/snowlab/snowlab/lab"
 	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/remote"
+	"github.com/snowlab/snowlab/lab/internal/suiteflags"
 	"github.com/snowlab/snowlab/lab/internal/workload"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
@@ -100,10 +101,10 @@ func (f flags) Options() (options, error) {
 		}
 	}
 	var err error
-	if o.batches, err = intList("batches", f.batches, 1, client.MaxBatch); err != nil {
+	if o.batches, err = suiteflags.IntList("batches", f.batches, 1, client.MaxBatch); err != nil {
 		return o, err
 	}
-	if o.sweep, err = intList("sweep", f.sweep, 1, workload.MaxGoroutines); err != nil {
+	if o.sweep, err = suiteflags.IntList("sweep", f.sweep, 1, workload.MaxGoroutines); err != nil {
 		return o, err
 	}
 	if o.steadyDur == 0 {
@@ -138,21 +139,6 @@ func (f flags) inRange(steadyDur time.Duration) error {
 		return fmt.Errorf("-steady-workers %d: want 1 to %d", f.o.workers, workload.MaxGoroutines)
 	}
 	return nil
-}
-
-// intList reads a comma list of integers from lo to hi.
-func intList(name, spec string, lo, hi int) ([]int, error) {
-	var out []int
-	for _, s := range strings.Split(spec, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || v < lo || v > hi {
-			return nil, fmt.Errorf("-%s: %q is not a number from %d to %d", name, s, lo, hi)
-		}
-		if !slices.Contains(out, v) {
-			out = append(out, v)
-		}
-	}
-	return out, nil
 }
 
 // config is what a run records and reports beyond its options.
