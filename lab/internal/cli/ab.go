@@ -8,18 +8,17 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/snowlab/snowlab/lab/internal/ab"
+	"github.com/snowlab/snowlab/lab/internal/experiment"
+	"github.com/snowlab/snowlab/lab/internal/suiteflags"
 )
 
-// runAB is `loadgen ab [flags] BASE HEAD`: the interleaved A/B gate
+// abCmd is `loadgen ab [flags] BASE HEAD`: the interleaved A/B gate
 // (lab/internal/ab) on two git revisions, or on two runner binaries.
-func runAB(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("loadgen ab", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func abCmd(fs *flag.FlagSet) command {
 	var cfg ab.Config
 	dir := fs.String("C", "", "the git repository's folder (default: the current one)")
 	pkg := fs.String("pkg", "", "your runner's main package, as go build takes it from -C (a main calling lab/runner.Main over your generator); default: snowlab's own runner, built into each revision of the library")
@@ -37,122 +36,98 @@ func runAB(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.Valgrind, "valgrind", "valgrind", "the valgrind program that counts the plants' instructions (\"\": do not count)")
 	keep := fs.String("keep", "", "write the runners built (base, head, base-calls, base-shared) into this folder, for loadgen instr")
 	asJSON := fs.Bool("json", false, "write the finding as JSON instead of a table")
-	seed := fs.Uint64("seed", 0, "the seed of the slices' order (0: from the clock; the output says it)")
+	fs.Uint64Var(&cfg.Seed, "seed", 0, "the seed of the slices' order (0: from the clock; the output says it)")
 	quiet := fs.Bool("q", false, "no progress output")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage of loadgen ab: loadgen ab [flags] BASE HEAD\n\n"+
+		fmt.Fprintln(fs.Output(), "Usage of loadgen ab: loadgen ab [flags] BASE HEAD\n\n"+
 			"BASE and HEAD are git revisions of the repository (-C): each is checked out into a worktree and a runner built\n"+
 			"from it; or two runner binaries, compared as they are. Exit 1 on a workload DIFFERENT and worse, or a\n"+
 			"correctness failure; 2 on bad input. Flags:")
 		fs.PrintDefaults()
 	}
-	if code := parseFlags(fs, args); code >= 0 {
-		return code
-	}
-	if fs.NArg() != 2 {
-		fmt.Fprintln(stderr, "usage: loadgen ab [flags] BASE HEAD (git revisions, or two runner binaries); loadgen ab -h for the flags")
-		return exitUsage
-	}
-	if code := finishABConfig(&cfg, *gs, *subjects, *seed, *quiet, stderr); code >= 0 {
-		return code
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	builds, done, code := abBinaries(ctx, &cfg, ab.Source{Dir: *dir, Pkg: *pkg}, fs.Arg(0), fs.Arg(1), *keep, *selfCheck, stderr)
-	defer done()
-	if code >= 0 {
-		return code
-	}
-	res, err := ab.Run(ctx, cfg)
-	if err != nil {
-		fmt.Fprintf(stderr, "loadgen ab: %v\n", err)
-		if errors.Is(err, ab.ErrUsage) || errors.Is(err, ab.ErrOptions) {
-			return exitUsage
+	return func(args []string, stdout, stderr io.Writer) error {
+		if len(args) != 2 {
+			return usageLine("usage: loadgen ab [flags] BASE HEAD (git revisions, or two runner binaries); loadgen ab -h for the flags")
 		}
-		return exitFailure
+		if *gs != "" {
+			var err error
+			// ab.Config.Check's bound, here to name the flag.
+			if cfg.Gs, err = suiteflags.IntList("g", *gs, 1, 1<<16); err != nil {
+				return experiment.Usage(err)
+			}
+		}
+		if *subjects != "" {
+			cfg.Subjects = strings.Split(*subjects, ",")
+		}
+		if cfg.Seed == 0 {
+			cfg.Seed = uint64(time.Now().UnixNano())
+		}
+		if !*quiet {
+			cfg.Progress = func(s string) { fmt.Fprintln(stderr, s) }
+		}
+		if err := cfg.Check(); err != nil {
+			return experiment.Usage(err)
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		builds, done, err := abBinaries(ctx, &cfg, ab.Source{Dir: *dir, Pkg: *pkg}, args[0], args[1], *keep, *selfCheck, stderr)
+		defer done()
+		if err != nil {
+			return err
+		}
+		res, err := ab.Run(ctx, cfg)
+		if errors.Is(err, ab.ErrUsage) || errors.Is(err, ab.ErrOptions) {
+			return experiment.Usage(err)
+		} else if err != nil {
+			return err
+		}
+		write := res.Write
+		if *asJSON {
+			write = res.WriteJSON
+		}
+		if err := write(stdout, builds); err != nil {
+			return err
+		}
+		if *requireSelf && res.SelfCheck != nil && len(res.SelfCheck.Missed) > 0 && res.Err() == nil {
+			return fmt.Errorf("-require-self-check: %s", strings.Join(res.SelfCheck.Missed, "; "))
+		}
+		return res.Err()
 	}
-	write := res.Write
-	if *asJSON {
-		write = res.WriteJSON
-	}
-	if err := write(stdout, builds); err != nil {
-		fmt.Fprintf(stderr, "loadgen ab: %v\n", err)
-		return exitFailure
-	}
-	if res.Err() != nil {
-		return exitFailure
-	}
-	if *requireSelf && res.SelfCheck != nil && len(res.SelfCheck.Missed) > 0 {
-		fmt.Fprintf(stderr, "loadgen ab: -require-self-check: %s\n", strings.Join(res.SelfCheck.Missed, "; "))
-		return exitFailure
-	}
-	return exitOK
-}
-
-// finishABConfig sets cfg's goroutine counts, subjects, seed and
-// progress from the flags as typed and checks it; code is the exit
-// status where it is refused, else -1.
-func finishABConfig(cfg *ab.Config, gs, subjects string, seed uint64, quiet bool, stderr io.Writer) (code int) {
-	var err error
-	if cfg.Gs, err = intList(gs); err != nil {
-		fmt.Fprintf(stderr, "loadgen ab: -g %s: %v\n", gs, err)
-		return exitUsage
-	}
-	if subjects != "" {
-		cfg.Subjects = strings.Split(subjects, ",")
-	}
-	cfg.Seed = seed
-	if cfg.Seed == 0 {
-		cfg.Seed = uint64(time.Now().UnixNano())
-	}
-	if !quiet {
-		cfg.Progress = func(s string) { fmt.Fprintln(stderr, s) }
-	}
-	if err := cfg.Check(); err != nil {
-		fmt.Fprintf(stderr, "loadgen ab: %v\n", err)
-		return exitUsage
-	}
-	return -1
 }
 
 // abBinaries sets cfg's binaries: base and head as they are where both
 // name files, else built from the two revisions (with base's planted
-// runners where selfCheck) into keep or a folder removed by done. code
-// is the exit status where it cannot go on, else -1.
-func abBinaries(ctx context.Context, cfg *ab.Config, src ab.Source, base, head, keep string, selfCheck bool, stderr io.Writer) (b *ab.Build, done func(), code int) {
+// runners where selfCheck) into keep or a folder removed by done.
+func abBinaries(ctx context.Context, cfg *ab.Config, src ab.Source, base, head, keep string, selfCheck bool, stderr io.Writer) (b *ab.Build, done func(), err error) {
 	done = func() {}
 	if isFile(base) && isFile(head) {
 		cfg.Base, cfg.Head = base, head
 		if selfCheck {
 			fmt.Fprintln(stderr, "loadgen ab: two binaries: no planted builds of base, so no self-check (give two git revisions for one)")
 		}
-		return &ab.Build{BaseRev: base, HeadRev: head}, done, -1
+		return &ab.Build{BaseRev: base, HeadRev: head}, done, nil
 	}
 	out := keep
 	if out == "" {
 		tmp, err := os.MkdirTemp("", "loadgen-ab-")
 		if err != nil {
-			fmt.Fprintf(stderr, "loadgen ab: %v\n", err)
-			return nil, done, exitFailure
+			return nil, done, err
 		}
 		done = func() { os.RemoveAll(tmp) }
 		out = tmp
 	} else if err := os.MkdirAll(out, 0o755); err != nil {
-		fmt.Fprintf(stderr, "loadgen ab: -keep %s: %v\n", out, err)
-		return nil, done, exitUsage
+		return nil, done, experiment.Usage(fmt.Errorf("-keep %s: %v", out, err))
 	}
-	b, err := ab.BuildRevisions(ctx, src, base, head, out, selfCheck, cfg.Progress)
-	if err != nil {
-		fmt.Fprintf(stderr, "loadgen ab: %v\n", err)
-		if strings.Contains(err.Error(), "is not a commit") {
-			return nil, done, exitUsage
-		}
-		return nil, done, exitFailure
+	b, err = ab.BuildRevisions(ctx, src, base, head, out, selfCheck, cfg.Progress)
+	if err != nil && strings.Contains(err.Error(), "is not a commit") {
+		return nil, done, experiment.Usage(err)
+	} else if err != nil {
+		return nil, done, err
 	}
 	rm := done
 	done = func() { b.Close(); rm() }
 	cfg.Base, cfg.Head, cfg.Calls, cfg.Shared = b.Base, b.Head, b.Calls, b.Shared
-	return b, done, -1
+	return b, done, nil
 }
 
 // isFile is whether p names a regular file (a runner binary rather than
@@ -160,20 +135,4 @@ func abBinaries(ctx context.Context, cfg *ab.Config, src ab.Source, base, head, 
 func isFile(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.Mode().IsRegular()
-}
-
-// intList parses "1,2,4"; "" is nil.
-func intList(s string) ([]int, error) {
-	if s == "" {
-		return nil, nil
-	}
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("%q: want whole numbers of 1 or more", f)
-		}
-		out = append(out, n)
-	}
-	return out, nil
 }

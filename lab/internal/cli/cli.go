@@ -5,19 +5,18 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/snowlab/snowlab/lab"
+	"github.com/snowlab/snowlab/lab/internal/experiment"
 	"github.com/snowlab/snowlab/lab/internal/instr"
 	"github.com/snowlab/snowlab/lab/internal/report"
-	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/internal/suiteflags"
-	"github.com/snowlab/snowlab/lab/internal/vcs"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
@@ -41,10 +40,6 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		cmd = "help"
 	}
 	switch cmd {
-	case "run":
-		return runSuite(args, command, stdout, stderr)
-	case "compare":
-		return runCompare(args, stdout, stderr)
 	case "check", "gate":
 		fmt.Fprintf(stderr, "loadgen %s: removed: gate a change with loadgen ab BASE HEAD (the interleaved A/B gate) and loadgen instr (instruction counts); lab/README.md says how\n", cmd)
 		return exitUsage
@@ -54,18 +49,6 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	case "instr":
 		return instr.Main(args, stdout, stderr) // the instruction-count gate
-	case "ab":
-		return runAB(args, stdout, stderr)
-	case "export":
-		return runExport(args, stdout, stderr)
-	case "list":
-		return runList(stdout, stderr)
-	case "history":
-		return runHistory(args, stdout, stderr)
-	case "publish":
-		return runPublish(args, stdout, stderr)
-	case "hog":
-		return runHog(args, stderr)
 	case "help":
 		if _, err := fmt.Fprintln(stdout, usage); err != nil {
 			return exitFailure
@@ -75,8 +58,61 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if x, ok := experiments[cmd]; ok {
 		return runExperiment(x(), args, command, stdout, stderr)
 	}
+	if define, ok := commands[cmd]; ok {
+		return runCommand(cmd, define, args, stdout, stderr)
+	}
 	fmt.Fprintf(stderr, "loadgen: unknown command %q (run 'loadgen help' for the commands)\n", cmd)
 	return exitUsage
+}
+
+// commands are the subcommands that are neither the help nor an
+// experiment, by name: each defines its flags on the flag set it is given
+// and returns its body, run by runCommand.
+var commands = map[string]func(fs *flag.FlagSet) command{
+	"ab":      abCmd,
+	"compare": compareCmd,
+	"export":  exportCmd,
+	"history": historyCmd,
+	"publish": publishCmd,
+	"hog":     hogCmd,
+	"list":    listCmd,
+}
+
+// command is a subcommand's body, run with the arguments left after its
+// flags. Its error is said in one line after the command's name and exits
+// 2 where it wraps experiment.ErrUsage (bad input), else 1; a usageLine
+// is said as it is.
+type command func(args []string, stdout, stderr io.Writer) error
+
+// usageLine is a command's usage, the error for a wrong count of
+// arguments (exit 2).
+type usageLine string
+
+func (u usageLine) Error() string { return string(u) }
+func (usageLine) Unwrap() error   { return experiment.ErrUsage }
+
+// runCommand is `loadgen NAME` for one of commands: its flags, then its
+// body, whose error decides the exit status.
+func runCommand(name string, define func(*flag.FlagSet) command, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("loadgen "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	body := define(fs)
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
+	}
+	err := body(fs.Args(), stdout, stderr)
+	if err == nil {
+		return exitOK
+	}
+	if u, ok := err.(usageLine); ok {
+		fmt.Fprintln(stderr, u)
+	} else {
+		fmt.Fprintf(stderr, "%s: %v\n", fs.Name(), err)
+	}
+	if errors.Is(err, experiment.ErrUsage) {
+		return exitUsage
+	}
+	return exitFailure
 }
 
 func isHelp(arg string) bool {
@@ -162,118 +198,90 @@ results/local/<stem>-<experiment>.*; every run checks what it measured and
 exits 1 on a correctness failure. The retired ones (btree, alternatives,
 peerfaults) run from the commit before they left, which each names.`
 
-func runSuite(args, command []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("loadgen run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var sf suiteflags.Flags
-	sf.Register(fs)
-	out := fs.String("out", resultdir.DefaultOut(), "folder for the result files (JSON, Markdown, SVG charts); git ignores the default: loadgen publish commits a run")
-	noWrite := fs.Bool("no-write", false, "print the table only, write no files")
-	var lease leaseFlags
-	lease.register(fs)
-	quiet := fs.Bool("q", false, "no progress bar")
-	procs := fs.Int("gomaxprocs", 0, fmt.Sprintf("run with runtime.GOMAXPROCS set to N, 1 to %d (0: leave it; the result's host records it), "+
+// suiteCmd is `loadgen run` (and a bare `loadgen`): the suite, over the
+// subjects of -lease when set.
+type suiteCmd struct {
+	sf    suiteflags.Flags
+	lease leaseFlags
+	procs int
+	cpus  string
+}
+
+func (*suiteCmd) Name() string { return "run" }
+
+func (c *suiteCmd) Flags(fs *flag.FlagSet) {
+	c.sf.Register(fs)
+	c.lease.register(fs)
+	fs.IntVar(&c.procs, "gomaxprocs", 0, fmt.Sprintf("run with runtime.GOMAXPROCS set to N, 1 to %d (0: leave it; the result's host records it), "+
 		"so that one binary can sweep core counts", maxProcs))
-	cpuSpec := fs.String("cpus", "", "run on these CPUs only, e.g. 0,1 or 0-3 (Linux; the result's host records them as affinity); "+
+	fs.StringVar(&c.cpus, "cpus", "", "run on these CPUs only, e.g. 0,1 or 0-3 (Linux; the result's host records them as affinity); "+
 		"GOMAXPROCS follows their count unless -gomaxprocs is set")
-	if code := parseFlags(fs, args); code >= 0 {
-		return code
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "loadgen run: unexpected argument %q\n", fs.Arg(0))
-		return exitUsage
-	}
-	if *procs < 0 || *procs > maxProcs {
-		fmt.Fprintf(stderr, "loadgen run: -gomaxprocs %d: want 1 to %d (0: leave it)\n", *procs, maxProcs)
-		return exitUsage
+}
+
+// Run measures the suite. Ctrl-C (ctx done) returns ctx's error at once:
+// Measure cannot be stopped part way, and what it still does is ended by
+// loadgen's exit.
+func (c *suiteCmd) Run(ctx context.Context, env experiment.Env) (*experiment.Output, error) {
+	if c.procs < 0 || c.procs > maxProcs {
+		return nil, experiment.Usage(fmt.Errorf("-gomaxprocs %d: want 1 to %d (0: leave it)", c.procs, maxProcs))
 	}
 	// Before the subjects are built: sharded ones size themselves by
 	// GOMAXPROCS.
-	restore, err := bindCPUs(*cpuSpec, *procs)
+	restore, err := bindCPUs(c.cpus, c.procs)
 	if err != nil {
-		fmt.Fprintf(stderr, "loadgen run: %v\n", err)
-		return exitUsage
+		return nil, experiment.Usage(err)
 	}
 	defer restore()
-	all, release, err := lease.subjects()
-	if err != nil {
-		fmt.Fprintf(stderr, "loadgen run: %v\n", err)
-		if errors.As(err, new(*storeError)) {
-			return exitFailure
-		}
-		return exitUsage
+	all, release, err := c.lease.subjects()
+	if errors.As(err, new(*storeError)) {
+		return nil, err
+	} else if err != nil {
+		return nil, experiment.Usage(err)
 	}
 	defer release()
-	suite, err := sf.Suite(all)
+	suite, err := c.sf.Suite(all)
 	if err != nil {
-		fmt.Fprintf(stderr, "loadgen run: %v\n", err)
-		return exitUsage
+		return nil, experiment.Usage(err)
 	}
-	suite.Command = command
-	suite.Commit, suite.Dirty = vcs.Commit()
-	bar := newProgress(stderr, *quiet, suite.Steps())
-	suite.Progress = bar.step
-	res, err := suite.Measure()
-	bar.finish()
+	suite.Command, suite.Commit, suite.Dirty = env.Command, env.Commit, env.Dirty
+	step, finish := env.Bar()
+	suite.Progress = step
+	var res *result.Run
+	done := make(chan error, 1)
+	go func() {
+		r, err := suite.Measure()
+		res = r
+		done <- err
+	}()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	finish()
 	if err != nil {
-		fmt.Fprintf(stderr, "loadgen: %v\n", err)
-		return exitFailure
+		return nil, err
 	}
 	if w := res.Host.CPUWarning; w != "" {
-		fmt.Fprintln(stderr, "loadgen:", w) // and in the result: host.cpu_warning
+		fmt.Fprintln(env.Stderr, "loadgen run:", w) // and in the result: host.cpu_warning
 	}
-	if err := report.WriteTable(stdout, res); err != nil {
-		fmt.Fprintf(stderr, "loadgen: %v\n", err)
-		return exitFailure
-	}
-	if cuts := lab.Cuts(res); len(cuts) > 0 {
-		fmt.Fprintln(stdout)
-		for _, c := range cuts {
-			fmt.Fprintln(stdout, c)
+	return &experiment.Output{Suite: res, Table: func(w io.Writer) error {
+		if err := report.WriteTable(w, res); err != nil {
+			return err
 		}
-	}
-	return finishSuiteRun("loadgen", *out, *noWrite, res, stdout, stderr)
+		if cuts := lab.Cuts(res); len(cuts) > 0 {
+			fmt.Fprintln(w)
+			for _, c := range cuts {
+				fmt.Fprintln(w, c)
+			}
+		}
+		return nil
+	}}, nil
 }
 
-// finishSuiteRun ends a subcommand that ran the suite (run, service): the
-// result files unless noWrite, the history page of the folder refreshed
-// beside them, and exit 1 when a check failed. what names the command in
-// its messages.
-func finishSuiteRun(what, out string, noWrite bool, res *result.Run, stdout, stderr io.Writer) int {
-	if !noWrite {
-		paths, err := report.WriteFiles(out, res)
-		if err != nil {
-			fmt.Fprintf(stderr, "%s: writing results: %v\n", what, err)
-			return exitFailure
-		}
-		printWrote(stdout, paths)
-		// The history page follows the folder: a result it cannot read
-		// is said, and costs the run nothing.
-		index := filepath.Join(out, report.IndexName)
-		base, _ := resultdir.ReadBaseline(filepath.FromSlash(resultdir.Baseline)) // none here: every gated ratio leads
-		if h, err := (historyPage{index, resultdir.HistorySources(out), base}).write(); err != nil {
-			fmt.Fprintf(stderr, "%s: the history page was not refreshed: %v\n", what, err)
-		} else {
-			fmt.Fprintf(stdout, "wrote %s (%d runs)\n", index, len(h.Runs))
-		}
-	}
-	if len(res.Failures) > 0 {
-		fmt.Fprintf(stderr, "%s: correctness failures:\n", what)
-		for _, f := range res.Failures {
-			fmt.Fprintln(stderr, "  FAIL", f)
-		}
-		return exitFailure
-	}
-	return exitOK
-}
-
-// runList prints the subjects; it fails when stdout cannot be written (a
-// full disk, a closed pipe), so that a script never reads a short list as
-// the whole one.
-func runList(stdout, stderr io.Writer) int {
-	if err := suiteflags.WriteList(stdout); err != nil {
-		fmt.Fprintf(stderr, "loadgen list: %v\n", err)
-		return exitFailure
-	}
-	return exitOK
+// listCmd is `loadgen list`: the subjects. It fails when stdout cannot be
+// written (a full disk, a closed pipe), so that a script never reads a
+// short list as the whole one.
+func listCmd(*flag.FlagSet) command {
+	return func(_ []string, stdout, _ io.Writer) error { return suiteflags.WriteList(stdout) }
 }

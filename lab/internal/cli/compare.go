@@ -7,34 +7,26 @@ import (
 	"io"
 
 	"github.com/snowlab/snowlab/lab/compare"
+	"github.com/snowlab/snowlab/lab/internal/experiment"
 	"github.com/snowlab/snowlab/lab/result"
 )
 
-func runCompare(args []string, stdout, stderr io.Writer) int {
-	fset := flag.NewFlagSet("loadgen compare", flag.ContinueOnError)
-	fset.SetOutput(stderr)
-	asJSON := fset.Bool("json", false, "write the comparison as JSON instead of a table")
-	if code := parseFlags(fset, args); code >= 0 {
-		return code
+// compareCmd is `loadgen compare [-json] OLD.json NEW.json`.
+func compareCmd(fs *flag.FlagSet) command {
+	asJSON := fs.Bool("json", false, "write the comparison as JSON instead of a table")
+	return func(args []string, stdout, _ io.Writer) error {
+		if len(args) != 2 {
+			return usageLine("usage: loadgen compare [-json] OLD.json NEW.json")
+		}
+		c, err := compareFiles(args[0], args[1])
+		if err != nil {
+			return experiment.Usage(err)
+		}
+		if *asJSON {
+			return c.WriteJSON(stdout)
+		}
+		return c.Write(stdout)
 	}
-	if fset.NArg() != 2 {
-		fmt.Fprintln(stderr, "usage: loadgen compare [-json] OLD.json NEW.json")
-		return exitUsage
-	}
-	c, err := compareFiles(fset.Arg(0), fset.Arg(1))
-	if err != nil {
-		fmt.Fprintf(stderr, "loadgen compare: %v\n", err)
-		return exitUsage
-	}
-	write := c.Write
-	if *asJSON {
-		write = c.WriteJSON
-	}
-	if err := write(stdout); err != nil {
-		fmt.Fprintf(stderr, "loadgen compare: %v\n", err)
-		return exitFailure
-	}
-	return exitOK
 }
 
 // compareFiles reads the suite runs at oldPath and newPath and compares

@@ -8,11 +8,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 
 	"github.com/snowlab/snowlab/lab/internal/experiment"
 	"github.com/snowlab/snowlab/lab/internal/experiment/contention"
 	"github.com/snowlab/snowlab/lab/internal/experiment/faults"
 	"github.com/snowlab/snowlab/lab/internal/experiment/service"
+	"github.com/snowlab/snowlab/lab/internal/report"
 	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/internal/vcs"
 )
@@ -20,6 +23,7 @@ import (
 // experiments are the subcommands that run one of the lab's experiments,
 // by name.
 var experiments = map[string]func() experiment.Experiment{
+	"run":        func() experiment.Experiment { return &suiteCmd{} },
 	"faults":     faults.New,
 	"service":    service.New,
 	"contention": contention.New,
@@ -81,27 +85,40 @@ func runExperiment(x experiment.Experiment, args, command []string, stdout, stde
 }
 
 // finishExperiment ends an experiment's subcommand: the table on stdout,
-// the result files unless noWrite, and the run's own error last, so that
-// a partial run is still shown and kept.
+// the result files unless noWrite (a suite run's with the history page of
+// their folder refreshed beside them), and the run's own error last (a
+// suite run's correctness failures), so that a partial run is still shown
+// and kept.
 func finishExperiment(name, dir string, noWrite bool, res *experiment.Output, runErr error, stdout, stderr io.Writer) int {
 	if err := res.Table(stdout); err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return exitFailure
 	}
-	if res.Suite != nil {
-		if runErr != nil {
-			fmt.Fprintf(stderr, "%s: %v\n", name, runErr)
-			return exitFailure
+	files := res.Files
+	if run := res.Suite; run != nil {
+		files = func(dir string) ([]string, error) { return report.WriteFiles(dir, run) }
+		if len(run.Failures) > 0 && runErr == nil {
+			runErr = fmt.Errorf("correctness failures:\n  FAIL %s", strings.Join(run.Failures, "\n  FAIL "))
 		}
-		return finishSuiteRun(name, dir, noWrite, res.Suite, stdout, stderr)
 	}
 	if !noWrite {
-		paths, err := res.Files(dir)
+		paths, err := files(dir)
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: writing results: %v\n", name, err)
 			return exitFailure
 		}
 		printWrote(stdout, paths)
+		if res.Suite != nil {
+			// The history page follows the folder: a result it cannot
+			// read is said, and costs the run nothing.
+			index := filepath.Join(dir, report.IndexName)
+			base, _ := resultdir.ReadBaseline(filepath.FromSlash(resultdir.Baseline)) // none here: every gated ratio leads
+			if h, err := (historyPage{index, resultdir.HistorySources(dir), base}).write(); err != nil {
+				fmt.Fprintf(stderr, "%s: the history page was not refreshed: %v\n", name, err)
+			} else {
+				fmt.Fprintf(stdout, "wrote %s (%d runs)\n", index, len(h.Runs))
+			}
+		}
 	}
 	if runErr != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, runErr)

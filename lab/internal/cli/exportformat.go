@@ -23,6 +23,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/snowlab/snowlab/lab/compare"
+	"github.com/snowlab/snowlab/lab/internal/experiment"
 	"github.com/snowlab/snowlab/lab/internal/stats"
 	"github.com/snowlab/snowlab/lab/result"
 )
@@ -191,31 +192,21 @@ func exportWriter(format string) (func(io.Writer, *result.Run) error, error) {
 	return nil, fmt.Errorf("-format %q: want %s, %s or %s", format, formatGoBench, formatActionBenchmark, formatActionBenchmarkCosts)
 }
 
-// runExport is `loadgen export [-format F] RUN.json`.
-func runExport(args []string, stdout, stderr io.Writer) int {
-	fset := flag.NewFlagSet("loadgen export", flag.ContinueOnError)
-	fset.SetOutput(stderr)
-	format := fset.String("format", formatGoBench, formatHelp)
-	if code := parseFlags(fset, args); code >= 0 {
-		return code
+// exportCmd is `loadgen export [-format F] RUN.json`.
+func exportCmd(fs *flag.FlagSet) command {
+	format := fs.String("format", formatGoBench, formatHelp)
+	return func(args []string, stdout, _ io.Writer) error {
+		if len(args) != 1 {
+			return usageLine("usage: loadgen export [-format gobench|benchmark-action|benchmark-action-costs] RUN.json")
+		}
+		write, err := exportWriter(*format)
+		if err != nil {
+			return experiment.Usage(err)
+		}
+		run, err := result.Read(args[0])
+		if err != nil {
+			return experiment.Usage(err)
+		}
+		return write(stdout, run)
 	}
-	if fset.NArg() != 1 {
-		fmt.Fprintln(stderr, "usage: loadgen export [-format gobench|benchmark-action|benchmark-action-costs] RUN.json")
-		return exitUsage
-	}
-	write, err := exportWriter(*format)
-	if err != nil {
-		fmt.Fprintf(stderr, "loadgen export: %v\n", err)
-		return exitUsage
-	}
-	run, err := result.Read(fset.Arg(0))
-	if err != nil {
-		fmt.Fprintf(stderr, "loadgen export: %v\n", err)
-		return exitUsage
-	}
-	if err := write(stdout, run); err != nil {
-		fmt.Fprintf(stderr, "loadgen export: %v\n", err)
-		return exitFailure
-	}
-	return exitOK
 }

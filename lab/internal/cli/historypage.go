@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/snowlab/snowlab/lab/internal/md"
 	"github.com/snowlab/snowlab/lab/internal/report"
 	"github.com/snowlab/snowlab/lab/internal/resultdir"
 	"github.com/snowlab/snowlab/lab/result"
@@ -141,22 +140,18 @@ func historyRun(run *result.Run, f, pageDir string) report.HistoryRun {
 	return hr
 }
 
-// changeLines says each change point of h's gated series in a line: the
-// series, the first run at the new level (its commit and date), the
-// levels before and after, the p-value; or one line saying there are
-// none (nothing where no series is gated).
+// changeLines are the change points of h's gated series as the page says
+// them, a line each, or one line saying there are none (nothing where no
+// series is gated).
 func changeLines(h report.History) []string {
 	var out []string
+	for _, line := range report.ChangeLines(h) {
+		out = append(out, "change point: "+line)
+	}
 	gated := 0
 	for _, t := range h.Ratios {
-		if !t.Gated {
-			continue
-		}
-		gated++
-		for _, c := range t.Changes {
-			r := h.Runs[c.Run].Run
-			out = append(out, fmt.Sprintf("change point: %s on %s at %s (%s): %.4g -> %.4g (%+.1f%%), p=%.3g",
-				t.Name, c.Host, md.OrDash(r.Revision()), r.Started.Format("2006-01-02"), c.Before, c.After, 100*(c.After/c.Before-1), c.P))
+		if t.Gated {
+			gated++
 		}
 	}
 	if len(out) == 0 && gated > 0 {

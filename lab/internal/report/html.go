@@ -140,8 +140,9 @@ func latest(t trend, format func(float64) string) string {
 	return fmt.Sprintf("%s (#%d, %s)", format(best), run, host)
 }
 
-// changeLines are h's gated change points for the page, a line each.
-func changeLines(h History) []string {
+// ChangeLines are h's gated change points, a line each, as the page and
+// loadgen history say them.
+func ChangeLines(h History) []string {
 	var out []string
 	for _, t := range h.Ratios {
 		for _, c := range t.Changes {
@@ -255,6 +256,6 @@ func newIndexPage(h History) (indexPage, error) {
 		}
 		return plot.Series(i)
 	}
-	p.Changes = changeLines(h)
+	p.Changes = ChangeLines(h)
 	return p, p.addTrends(h, styleOf)
 }

@@ -44,27 +44,17 @@ func HistorySources(out string) []string {
 	return []string{out}
 }
 
-// baselineFile is the baseline run spec names: the file itself, or the
-// newest .json in the folder.
-func baselineFile(spec string) (string, error) {
-	fi, err := os.Stat(spec)
-	if err != nil {
-		return "", err
-	}
-	if !fi.IsDir() {
-		return spec, nil
-	}
-	return NewestJSON(spec)
-}
-
 // ReadBaseline reads the baseline run at path: a result file, or the
-// newest .json in a folder (baselineFile).
+// newest .json in a folder.
 func ReadBaseline(path string) (*result.Run, error) {
-	file, err := baselineFile(path)
+	fi, err := os.Stat(path)
+	if err == nil && fi.IsDir() {
+		path, err = NewestJSON(path)
+	}
 	if err != nil {
 		return nil, err
 	}
-	return result.Read(file)
+	return result.Read(path)
 }
 
 // NewestJSON is the most recently named .json file in dir (result names

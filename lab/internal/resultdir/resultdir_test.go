@@ -8,17 +8,22 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/snowlab/snowlab/lab/internal/fixture"
 )
 
 // A folder names its newest run by name (a UTC timestamp first), a file
 // itself; an empty folder has none.
-func TestBaselineFile(t *testing.T) {
+func TestReadBaseline(t *testing.T) {
 	dir := t.TempDir()
 	older := filepath.Join(dir, "20260101T000000Z-vm-aaaaaaa.json")
 	newer := filepath.Join(dir, "20260102T000000Z-vm-bbbbbbb.json")
-	for _, f := range []string{newer, older, filepath.Join(dir, "notes.md")} {
-		require.NoError(t, os.WriteFile(f, []byte("{}"), 0o644))
+	for _, f := range []string{newer, older} {
+		run := fixture.Run()
+		run.Commit = filepath.Base(f)
+		require.NoError(t, WriteJSON(f, run))
 	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "notes.md"), nil, 0o644))
 	empty := t.TempDir()
 	for _, tc := range []struct {
 		spec, want string
@@ -29,13 +34,13 @@ func TestBaselineFile(t *testing.T) {
 		{empty, "", fs.ErrNotExist},
 		{filepath.Join(dir, "missing"), "", fs.ErrNotExist},
 	} {
-		got, err := baselineFile(tc.spec)
+		got, err := ReadBaseline(tc.spec)
 		if tc.err != nil {
 			assert.ErrorIs(t, err, tc.err, tc.spec)
 			continue
 		}
 		require.NoError(t, err, tc.spec)
-		assert.Equal(t, tc.want, got, tc.spec)
+		assert.Equal(t, filepath.Base(tc.want), got.Commit, tc.spec)
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -53,51 +53,42 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.Events, "events", true, "count hardware (or software) events around bursts")
 }
 
-// check reports the first flag out of range, naming it and its value. The
-// library would take a zero as its default; a flag set to zero is refused,
+// check reports the first flag out of range, naming it: each flag's field
+// is checked alone by its workload's Validate, whose error names the
+// field, not the flag; -rate and -steady-duration are checked together,
+// as their product is bounded too. The library
+// would take a zero as its default; a flag set to zero is refused,
 // because its user asked for zero, not for the default.
 func (f *Flags) check() error {
-	intRange := func(name string, v, lo, hi int, what string) error {
-		if v < lo || v > hi {
-			return fmt.Errorf("-%s %d: want %d to %d %s", name, v, lo, hi, what)
-		}
-		return nil
-	}
-	durRange := func(name string, v, hi time.Duration) error {
-		if v <= 0 || v > hi {
-			return fmt.Errorf("-%s %v: want more than 0, at most %v", name, v, hi)
-		}
-		return nil
-	}
-	for _, err := range []error{
-		intRange("n", f.IDs, 1, workload.MaxBurstIDs, "IDs"),
-		intRange("g", f.Goroutines, 1, workload.MaxGoroutines, "goroutines"),
-		intRange("repeats", f.Repeats, 1, workload.MaxRepeats, "repeats"),
-		intRange("sat-repeats", f.SatRepeats, 1, workload.MaxRepeats, "repeats"),
-		durRange("duration", f.Duration, workload.MaxDuration),
-		durRange("steady-duration", f.SteadyDur, workload.MaxDuration),
-		durRange("ceiling-budget", f.Budget, workload.MaxDuration),
+	for _, c := range []struct {
+		flag  string
+		value any
+		zero  bool
+		err   error
+	}{
+		{"n", f.IDs, f.IDs == 0, workload.BurstConfig{IDs: f.IDs}.Validate()},
+		{"g", f.Goroutines, f.Goroutines == 0, workload.BurstConfig{Goroutines: f.Goroutines}.Validate()},
+		{"repeats", f.Repeats, f.Repeats == 0, workload.BurstConfig{Repeats: f.Repeats}.Validate()},
+		{"pause", f.Pause, false, workload.BurstConfig{Pause: f.Pause}.Validate()},
+		{"duration", f.Duration, f.Duration == 0, workload.SaturateConfig{Duration: f.Duration}.Validate()},
+		{"sat-repeats", f.SatRepeats, f.SatRepeats == 0, workload.SaturateConfig{Repeats: f.SatRepeats}.Validate()},
+		{"ceiling-budget", f.Budget, f.Budget == 0, workload.SteadyConfig{CeilingBudget: f.Budget}.Validate()},
+		{"rate", f.Rate, f.Rate == 0, nil},
+		{"steady-duration", f.SteadyDur, f.SteadyDur == 0, nil},
+		{"rate", fmt.Sprintf("%v with -steady-duration %v", f.Rate, f.SteadyDur), false,
+			workload.SteadyConfig{Rate: f.Rate, Duration: f.SteadyDur}.Validate()},
 	} {
-		if err != nil {
-			return err
+		switch {
+		case c.zero:
+			return fmt.Errorf("-%s %v: want more than 0", c.flag, c.value)
+		case c.err != nil:
+			return fmt.Errorf("-%s %v: %w", c.flag, c.value, c.err)
 		}
-	}
-	switch {
-	case f.Pause < 0 || f.Pause > workload.MaxPause:
-		return fmt.Errorf("-pause %v: want 0 to %v", f.Pause, workload.MaxPause)
-	case math.IsNaN(f.Rate) || f.Rate <= 0 || f.Rate > workload.MaxSteadyRate:
-		return fmt.Errorf("-rate %v: want more than 0, at most %g calls/s", f.Rate, workload.MaxSteadyRate)
-	}
-	if calls := f.Rate * f.SteadyDur.Seconds(); calls < 1 || calls > workload.MaxSteadyCalls {
-		return fmt.Errorf("-rate %v with -steady-duration %v schedules %.3g calls: want 1 to %d", f.Rate, f.SteadyDur, calls, workload.MaxSteadyCalls)
 	}
 	return nil
 }
 
 func (f *Flags) Suite(all []subject.Subject) (lab.Suite, error) {
-	if err := f.check(); err != nil {
-		return lab.Suite{}, err
-	}
 	subs, err := Select(f.Subjects, all)
 	if err != nil {
 		return lab.Suite{}, err
@@ -117,25 +108,37 @@ func (f *Flags) Suite(all []subject.Subject) (lab.Suite, error) {
 	}
 	var sweep []int
 	if f.Sweep != "" {
-		for _, s := range strings.Split(f.Sweep, ",") {
-			g, err := strconv.Atoi(strings.TrimSpace(s))
-			if err != nil || g < 1 || g > workload.MaxGoroutines {
-				return lab.Suite{}, fmt.Errorf("-sweep: %q is not a goroutine count from 1 to %d", s, workload.MaxGoroutines)
-			}
-			sweep = append(sweep, g)
+		if sweep, err = IntList("sweep", f.Sweep, 1, workload.MaxGoroutines); err != nil {
+			return lab.Suite{}, err
 		}
 	}
-	suite := lab.Suite{
+	if err := f.check(); err != nil {
+		return lab.Suite{}, err
+	}
+	return lab.Suite{
 		Subjects:    subs,
 		Workloads:   w,
 		Burst:       lab.BurstConfig{IDs: f.IDs, Goroutines: f.Goroutines, Repeats: f.Repeats, Pause: f.Pause, CeilingBudget: f.Budget},
 		Saturate:    lab.SaturateConfig{Goroutines: sweep, Duration: f.Duration, Repeats: f.SatRepeats},
 		Steady:      lab.SteadyConfig{Rate: f.Rate, Duration: f.SteadyDur, CeilingBudget: f.Budget},
 		CountEvents: f.Events,
+	}, nil
+}
+
+// IntList reads flag name's comma list of integers from lo to hi, each
+// once, in the order given.
+func IntList(name, spec string, lo, hi int) ([]int, error) {
+	var out []int
+	for _, s := range strings.Split(spec, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || v < lo || v > hi {
+			return nil, fmt.Errorf("-%s: %q is not a number from %d to %d", name, s, lo, hi)
+		}
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
 	}
-	// The flags are checked above; this catches a limit the library
-	// adds later, still as a usage error.
-	return suite, suite.Validate()
+	return out, nil
 }
 
 // All is every subject in the order a run measures them:

@@ -72,13 +72,13 @@ func TestSuite(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-n", "0"}, "-n 0: want 1 to"},
+		{[]string{"-n", "0"}, "-n 0: want more than 0"},
 		{[]string{"-duration", "0s"}, "-duration 0s: want more than 0"},
 		{[]string{"-pause", "-1ms"}, "-pause -1ms"},
 		{[]string{"-rate", "NaN"}, "-rate NaN"},
-		{[]string{"-rate", "1", "-steady-duration", "1ms"}, "schedules 0.001 calls"},
+		{[]string{"-rate", "1", "-steady-duration", "1ms"}, "-rate 1 with -steady-duration 1ms: workload: configuration out of range: steady rate 1 over 1ms schedules no call"},
 		{[]string{"-workloads", "burst,soak"}, `-workloads: unknown workload "soak"`},
-		{[]string{"-sweep", "1,x"}, `-sweep: "x" is not a goroutine count`},
+		{[]string{"-sweep", "1,x"}, `-sweep: "x" is not a number from 1 to 10000`},
 		{[]string{"-subjects", "nosuch"}, `no subject matches "nosuch"`},
 	} {
 		f, err := parse(tc.args...)

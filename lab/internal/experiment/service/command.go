@@ -21,7 +21,11 @@ type command struct{ f flags }
 func (*command) Name() string             { return "service" }
 func (c *command) Flags(fs *flag.FlagSet) { c.f.register(fs) }
 
-func (c *command) Run(_ context.Context, env experiment.Env) (*experiment.Output, error) {
+// Run measures a replica it starts and stops. Ctrl-C (ctx done) stops the
+// replica at once, which fails its calls and so ends each of its repeats
+// at the next call, and no steady run starts; Run then returns ctx's
+// error and no result.
+func (c *command) Run(ctx context.Context, env experiment.Env) (*experiment.Output, error) {
 	o, err := c.f.Options()
 	if err != nil {
 		return nil, experiment.Usage(err)
@@ -35,11 +39,16 @@ func (c *command) Run(_ context.Context, env experiment.Env) (*experiment.Output
 	if err != nil {
 		return nil, err
 	}
+	interrupt := context.AfterFunc(ctx, func() { _ = rep.Stop() })
 	step, finish := env.Bar()
-	res, err := measure(rep, o, config{Command: env.Command, Commit: env.Commit, Dirty: env.Dirty, Progress: step})
+	res, err := measure(ctx, rep, o, config{Command: env.Command, Commit: env.Commit, Dirty: env.Dirty, Progress: step})
 	finish()
+	interrupt()
 	if stopErr := rep.Stop(); err == nil && stopErr != nil {
 		err = stopErr
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
 	}
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@
 package service
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -19,6 +20,7 @@ import (
 	"github.com/snowlab/snowlab/lab"
 	"github.com/snowlab/snowlab/lab/internal/host"
 	"github.com/snowlab/snowlab/lab/internal/remote"
+	"github.com/snowlab/snowlab/lab/internal/suiteflags"
 	"github.com/snowlab/snowlab/lab/internal/workload"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/lab/subject"
@@ -99,10 +101,10 @@ func (f flags) Options() (options, error) {
 		}
 	}
 	var err error
-	if o.batches, err = intList("batches", f.batches, 1, client.MaxBatch); err != nil {
+	if o.batches, err = suiteflags.IntList("batches", f.batches, 1, client.MaxBatch); err != nil {
 		return o, err
 	}
-	if o.sweep, err = intList("sweep", f.sweep, 1, workload.MaxGoroutines); err != nil {
+	if o.sweep, err = suiteflags.IntList("sweep", f.sweep, 1, workload.MaxGoroutines); err != nil {
 		return o, err
 	}
 	if o.steadyDur == 0 {
@@ -137,21 +139,6 @@ func (f flags) inRange(steadyDur time.Duration) error {
 		return fmt.Errorf("-steady-workers %d: want 1 to %d", f.o.workers, workload.MaxGoroutines)
 	}
 	return nil
-}
-
-// intList reads a comma list of integers from lo to hi.
-func intList(name, spec string, lo, hi int) ([]int, error) {
-	var out []int
-	for _, s := range strings.Split(spec, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || v < lo || v > hi {
-			return nil, fmt.Errorf("-%s: %q is not a number from %d to %d", name, s, lo, hi)
-		}
-		if !slices.Contains(out, v) {
-			out = append(out, v)
-		}
-	}
-	return out, nil
 }
 
 // config is what a run records and reports beyond its options.
@@ -222,8 +209,8 @@ const inProcessSubject = "atomicgen/strict"
 
 // measure runs the saturate sweep over every subject, then each unbatched
 // remote subject open-loop at -steady-share (half) of the maximum it
-// reached, into one result.
-func measure(rep *remote.Replica, o options, c config) (*result.Run, error) {
+// reached, into one result. It starts no steady run once ctx is done.
+func measure(ctx context.Context, rep *remote.Replica, o options, c config) (*result.Run, error) {
 	unbatched, all, err := subjects(rep, o)
 	if err != nil {
 		return nil, err
@@ -244,6 +231,9 @@ func measure(rep *remote.Replica, o options, c config) (*result.Run, error) {
 		return nil, err
 	}
 	for i, s := range unbatched {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		peak := peakOf(run, s.Name).IDsPerSec
 		if peak <= 0 {
 			return nil, fmt.Errorf("%s: no saturate figure to take a share of", s.Name)

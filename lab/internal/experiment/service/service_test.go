@@ -1,8 +1,11 @@
 package service
 
 import (
+	"context"
 	"flag"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,7 +14,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/snowlab/snowlab/lab/internal/experiment"
 	"github.com/snowlab/snowlab/lab/internal/remote"
+	"github.com/snowlab/snowlab/lab/internal/workload"
 	"github.com/snowlab/snowlab/lab/result"
 	"github.com/snowlab/snowlab/snowidd/client"
 )
@@ -92,4 +97,37 @@ func TestSummary(t *testing.T) {
 	writeSummary(&b, s)
 	assert.Contains(t, b.String(), "GOMAXPROCS=1, 2 node ids (-shards 2)")
 	assert.Contains(t, b.String(), "30000 IDs/s = 0.01× one node id's ceiling")
+}
+
+// TestInterrupt: Ctrl-C (the context cancelled) part way through the
+// sweep stops the replica and ends Run with the context's error and no
+// result, where the run would otherwise go on for the hour it was given.
+func TestInterrupt(t *testing.T) {
+	bin := os.Getenv("SNOWIDD_BIN")
+	if out, err := exec.Command("go", "env", "GOWORK").Output(); bin == "" && err == nil && strings.TrimSpace(string(out)) != "" {
+		bin = filepath.Join(filepath.Dir(strings.TrimSpace(string(out))), "bin", "snowidd")
+	}
+	if remote.CheckBinary(bin) != nil {
+		if os.Getenv("SNOWLAB_REQUIRE_SNOWIDD") == "1" {
+			t.Fatalf("SNOWLAB_REQUIRE_SNOWIDD=1 but no snowidd at %q", bin)
+		}
+		t.Skip("no snowidd binary (make snowidd builds bin/snowidd)")
+	}
+	x := New()
+	fs := flag.NewFlagSet("service", flag.ContinueOnError)
+	x.Flags(fs)
+	require.NoError(t, fs.Parse([]string{"-snowidd", bin, "-protocols", "grpc", "-batches", "10", "-sweep", "1",
+		"-sat-repeats", "1", "-duration", workload.MaxDuration.String()}))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var steps []string
+	env := experiment.Env{Stdout: io.Discard, Stderr: io.Discard,
+		BindCPUs: func(string) (func(), error) { return func() {}, nil },
+		Bar: func() (func(int, int, string), func()) {
+			return func(_, _ int, what string) { steps = append(steps, what); cancel() }, func() {}
+		}}
+	out, err := x.Run(ctx, env)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Nil(t, out)
+	assert.Equal(t, []string{"saturate snowidd/grpc/NextID x1 (1/1)"}, steps[:1])
 }
