@@ -123,13 +123,10 @@ type burster struct {
 
 func newBurster(s subject.Subject, cfg BurstConfig, batch bool) *burster {
 	b := &burster{s: s, cfg: cfg, batch: batch,
-		streams: make([][]subject.ID, cfg.Goroutines), recs: make([]*Recorder, cfg.Goroutines),
+		streams: make([][]subject.ID, cfg.Goroutines), recs: NewRecorders(cfg.Goroutines),
 		win: newWindow(cfg.Goroutines)}
 	for i := range b.streams {
 		b.streams[i] = make([]subject.ID, share(cfg.IDs, cfg.Goroutines, i))
-	}
-	for i := range b.recs {
-		b.recs[i] = NewRecorder()
 	}
 	return b
 }

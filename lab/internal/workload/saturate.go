@@ -139,10 +139,7 @@ func newSaturation(s subject.Subject, g int, cfg SaturateConfig) (*saturation, e
 	}
 	p.cfg = cfg.withDefaults()
 	p.res.Duration = p.cfg.Duration
-	p.recs = make([]*Recorder, g)
-	for i := range p.recs {
-		p.recs[i] = NewRecorder()
-	}
+	p.recs = NewRecorders(g)
 	p.meter = &contentionMeter{}
 	p.win = newWindow(g)
 	return p, nil

@@ -74,12 +74,11 @@ func Steady(s subject.Subject, cfg SteadyConfig) (result.SteadyResult, error) {
 	callers := subject.Callers(m, cfg.Workers)
 	interval := float64(time.Second) / cfg.Rate
 	streams := make([][]subject.ID, cfg.Workers)
-	recs := make([]*Recorder, cfg.Workers)
-	sent := make([]*Recorder, cfg.Workers) // the same calls from when they were sent
+	recs := NewRecorders(cfg.Workers)
+	sent := NewRecorders(cfg.Workers) // the same calls from when they were sent
 	errs := make([]error, cfg.Workers)
 	for i := range streams {
 		streams[i] = make([]subject.ID, 0, total/int64(cfg.Workers)+1)
-		recs[i], sent[i] = NewRecorder(), NewRecorder()
 	}
 	var nextCall atomic.Int64
 	srv0, srvOK := serverCPU(s.ServerCPU)
