@@ -118,15 +118,11 @@ func split(b []subject.ID, g int) [][]subject.ID {
 // saturation is one point of a sweep, a subject at a goroutine count,
 // across its repeats.
 type saturation struct {
-	s      subject.Subject
-	g      int
-	cfg    SaturateConfig
-	res    result.SaturateResult
-	recs   []*Recorder
-	meter  *contentionMeter
-	issued int
-	win    *window          // each goroutine's calls while all were calling
-	fair   []fairnessSample // per repeat
+	gathered
+	s   subject.Subject
+	g   int
+	cfg SaturateConfig
+	res result.SaturateResult
 }
 
 func newSaturation(s subject.Subject, g int, cfg SaturateConfig) (*saturation, error) {
@@ -139,9 +135,7 @@ func newSaturation(s subject.Subject, g int, cfg SaturateConfig) (*saturation, e
 	}
 	p.cfg = cfg.withDefaults()
 	p.res.Duration = p.cfg.Duration
-	p.recs = NewRecorders(g)
-	p.meter = &contentionMeter{}
-	p.win = newWindow(g)
+	p.gathered = gather(g)
 	return p, nil
 }
 
@@ -162,15 +156,14 @@ func (p *saturation) repeat(buf []subject.ID) error {
 	ends := make([]int64, g)
 	p.win.reset()
 	p.meter.begin()
-	cpu0, cpuOK := processCPU()
-	srv0, srvOK := serverCPU(s.ServerCPU)
+	cpu, srv := cpuSince(processCPU), cpuSince(s.ServerCPU)
 	t0 := FanOut(g, func() { timer = time.AfterFunc(cfg.Duration, func() { stop.Store(true) }) }, func(i int, _ int64) {
 		counts[i], errs[i] = p.loop(i, callers[i], streams[i], &stop)
 		ends[i] = limit.Now()
 		p.win.leave(i, counts[i])
 	})
-	cpu1, cpuOK1 := processCPU()
-	srv1, srvOK1 := serverCPU(s.ServerCPU)
+	cpuUsed, cpuOK := cpu()
+	srvUsed, srvOK := srv()
 	p.meter.end()
 	timer.Stop()
 	wall := time.Now()
@@ -184,18 +177,16 @@ func (p *saturation) repeat(buf []subject.ID) error {
 	p.res.Samples = append(p.res.Samples, float64(n)/(float64(elapsed)/1e9))
 	// All repeats or none: a gap would pair one repeat's figure with
 	// another's.
-	if cpuOK && cpuOK1 && cpu1 > cpu0 && len(p.res.CPUSamples) == len(p.res.Samples)-1 {
-		p.res.CPUSamples = append(p.res.CPUSamples, float64(n)/(float64(cpu1-cpu0)/1e9))
+	if cpuOK && len(p.res.CPUSamples) == len(p.res.Samples)-1 {
+		p.res.CPUSamples = append(p.res.CPUSamples, float64(n)/cpuUsed.Seconds())
 	}
-	if srvOK && srvOK1 && srv1 > srv0 && len(p.res.ServerCPUSamples) == len(p.res.Samples)-1 {
-		p.res.ServerCPUSamples = append(p.res.ServerCPUSamples, float64(n)/(srv1-srv0).Seconds())
+	if srvOK && len(p.res.ServerCPUSamples) == len(p.res.Samples)-1 {
+		p.res.ServerCPUSamples = append(p.res.ServerCPUSamples, float64(n)/srvUsed.Seconds())
 	}
 	if lead := newestTime(streams, s).Sub(wall).Nanoseconds(); len(p.res.Samples) == 1 || lead > p.res.LeadNs {
 		p.res.LeadNs = lead
 	}
-	if fs, ok := sampleOf(p.win.counts()); ok {
-		p.fair = append(p.fair, fs)
-	}
+	p.sample()
 	p.meter.add(subject.Stats(m))
 	p.issued += n
 	ck := checker{s, m}
@@ -240,20 +231,24 @@ func (p *saturation) loop(i int, caller subject.Minter, ids []subject.ID, stop *
 	return k, nil
 }
 
-// serverCPU reads f where there is one.
-func serverCPU(f func() (time.Duration, bool)) (time.Duration, bool) {
-	if f == nil {
-		return 0, false
+// cpuSince reads the CPU time read gives (nil: none is read) and returns
+// the reading of the time used since: ok is false where a read failed or
+// no time was counted.
+func cpuSince(read func() (time.Duration, bool)) func() (time.Duration, bool) {
+	if read == nil {
+		return func() (time.Duration, bool) { return 0, false }
 	}
-	return f()
+	t0, ok0 := read()
+	return func() (time.Duration, bool) {
+		t1, ok1 := read()
+		return t1 - t0, ok0 && ok1 && t1 > t0
+	}
 }
 
 // finish returns the point's result over the repeats run.
 func (p *saturation) finish() result.SaturateResult {
 	res := p.res
-	res.Contention = p.meter.finish(p.issued)
-	res.Latency = Merge(p.recs)
-	res.Fairness = fairnessOf(p.fair)
+	res.Latency, res.Contention, res.Fairness = p.gathered.finish()
 	res.IDsPerSec = stats.Median(res.Samples)
 	if len(res.ServerCPUSamples) > 0 {
 		res.ServerPerCPUSec = stats.Median(res.ServerCPUSamples)

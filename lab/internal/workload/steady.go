@@ -81,7 +81,7 @@ func Steady(s subject.Subject, cfg SteadyConfig) (result.SteadyResult, error) {
 		streams[i] = make([]subject.ID, 0, total/int64(cfg.Workers)+1)
 	}
 	var nextCall atomic.Int64
-	srv0, srvOK := serverCPU(s.ServerCPU)
+	srv := cpuSince(s.ServerCPU)
 	t0 := FanOut(cfg.Workers, nil, func(w int, t0 int64) {
 		ids, rec, urec, caller := streams[w], recs[w], sent[w], callers[w]
 		wt := newWaiter()
@@ -107,7 +107,7 @@ func Steady(s subject.Subject, cfg SteadyConfig) (result.SteadyResult, error) {
 		streams[w] = ids
 	})
 	elapsed := limit.Now() - t0
-	srv1, srvOK1 := serverCPU(s.ServerCPU)
+	srvUsed, srvOK := srv()
 	n := 0
 	counts := make([]int64, len(streams))
 	for i := range streams {
@@ -117,8 +117,8 @@ func Steady(s subject.Subject, cfg SteadyConfig) (result.SteadyResult, error) {
 	if fs, ok := sampleOf(counts, time.Duration(elapsed)); ok {
 		res.Fairness = fairnessOf([]fairnessSample{fs})
 	}
-	if srvOK && srvOK1 && n > 0 {
-		res.ServerCPUPerID = (srv1 - srv0) / time.Duration(n)
+	if srvOK && n > 0 {
+		res.ServerCPUPerID = srvUsed / time.Duration(n)
 	}
 	nerr, first := failures(errs)
 	res.Achieved = float64(n) / (float64(elapsed) / 1e9)
