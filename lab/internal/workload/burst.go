@@ -15,18 +15,14 @@ import (
 )
 
 // BurstConfig shapes a fan-out burst: Goroutines released together ask for
-// IDs in all, Repeats times with Pause between.
+// IDs in all, Repeats times with Pause between. Its fields are
+// lab.BurstConfig's, whose documentation says what each means.
 type BurstConfig struct {
-	IDs        int           // IDs per burst; 0 is DefaultBurstIDs
-	Goroutines int           // 0 is DefaultBurstGoroutines
-	Repeats    int           // 0 is DefaultBurstRepeats
-	Pause      time.Duration // 0 is DefaultBurstPause
-	// CeilingBudget bounds one burst of a strict subject: it asks for
-	// no more IDs than the subject's ceiling mints in this long (0 is
-	// DefaultCeilingBudget), so that a generator a hundred times slower
-	// than the others measures the same way in a fraction of the time.
-	// The result says so (BurstResult.RequestedIDs).
-	CeilingBudget time.Duration
+	IDs           int           // IDs per burst; 0 is DefaultBurstIDs
+	Goroutines    int           // 0 is DefaultBurstGoroutines
+	Repeats       int           // 0 is DefaultBurstRepeats
+	Pause         time.Duration // 0 is DefaultBurstPause
+	CeilingBudget time.Duration // 0 is DefaultCeilingBudget
 }
 
 func (c BurstConfig) withDefaults() BurstConfig {
@@ -146,7 +142,7 @@ func (b *burster) repeat(res *result.BurstResult) error {
 		b.sample()
 	}
 	nerr, first := failures(errs)
-	c := checker{b.s, m}.check(b.streams, nerr, first)
+	c := Check(b.s, m, b.streams, nerr, first)
 	res.Check = MergeChecks(res.Check, c)
 	b.issued += c.IDs
 	// A caller that failed cut its stream short; the next repeat fills

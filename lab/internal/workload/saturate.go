@@ -15,19 +15,14 @@ import (
 )
 
 // SaturateConfig shapes the saturate sweep: a closed loop of G goroutines for
-// Duration, Repeats times, for each G in Goroutines.
+// Duration, Repeats times, for each G in Goroutines. Its fields are
+// lab.SaturateConfig's, whose documentation says what each means.
 type SaturateConfig struct {
-	Goroutines []int         // nil is 1, 2, 4, … up to 2 x GOMAXPROCS
-	Duration   time.Duration // per repeat; 0 is DefaultSaturateDuration
-	Repeats    int           // 0 is DefaultSaturateRepeats
-	// MaxIDs bounds the IDs kept for the correctness check per repeat;
-	// a repeat that fills it ends early (its rate stays honest: IDs over
-	// the time actually taken). 0 is DefaultSaturateMaxIDs.
-	MaxIDs int
-	// SampleEvery times one call in SampleEvery, so that the two clock
-	// reads of timing do not halve the throughput being measured. 0 is
-	// DefaultSampleEvery.
-	SampleEvery int
+	Goroutines  []int         // nil is 1, 2, 4, … up to 2 x GOMAXPROCS
+	Duration    time.Duration // per repeat; 0 is DefaultSaturateDuration
+	Repeats     int           // 0 is DefaultSaturateRepeats
+	MaxIDs      int           // IDs kept for the check per repeat; 0 is DefaultSaturateMaxIDs
+	SampleEvery int           // one call in SampleEvery timed; 0 is DefaultSampleEvery
 }
 
 func (c SaturateConfig) withDefaults() SaturateConfig {
@@ -189,11 +184,10 @@ func (p *saturation) repeat(buf []subject.ID) error {
 	p.sample()
 	p.meter.add(subject.Stats(m))
 	p.issued += n
-	ck := checker{s, m}
-	if fill, ok := ck.tickFill(streams); ok {
+	if fill, ok := tickFill(s, m, streams); ok {
 		p.res.TickFill = append(p.res.TickFill, fill)
 	}
-	p.res.Check = MergeChecks(p.res.Check, ck.check(streams, nerr, first))
+	p.res.Check = MergeChecks(p.res.Check, Check(s, m, streams, nerr, first))
 	return nil
 }
 

@@ -13,19 +13,13 @@ import (
 )
 
 // SteadyConfig shapes the open-loop workload: calls scheduled at Rate per
-// second for Duration, served by Workers goroutines.
+// second for Duration, served by Workers goroutines. Its fields are
+// lab.SteadyConfig's, whose documentation says what each means.
 type SteadyConfig struct {
-	Rate     float64       // calls per second; 0 is DefaultSteadyRate
-	Duration time.Duration // 0 is DefaultSteadyDuration
-	Workers  int           // 0 is GOMAXPROCS
-	// CeilingBudget bounds the backlog of a strict subject whose ceiling
-	// is below Rate: the run schedules no more calls than the ceiling
-	// serves in this long (0 is DefaultCeilingBudget), by a shorter
-	// Duration at the same Rate. Above its ceiling a subject falls
-	// behind whatever the length, and its latency grows with it: the
-	// figure is of the run's length, which the result records with the
-	// one asked for (SteadyResult.RequestedDuration).
-	CeilingBudget time.Duration
+	Rate          float64       // calls per second; 0 is DefaultSteadyRate
+	Duration      time.Duration // 0 is DefaultSteadyDuration
+	Workers       int           // 0 is GOMAXPROCS
+	CeilingBudget time.Duration // 0 is DefaultCeilingBudget
 }
 
 func (c SteadyConfig) withDefaults() SteadyConfig {
@@ -125,7 +119,7 @@ func Steady(s subject.Subject, cfg SteadyConfig) (result.SteadyResult, error) {
 	res.Latency = Merge(recs)
 	unc := Merge(sent)
 	res.Uncorrected = &unc
-	res.Check = checker{s, m}.check(streams, nerr, first)
+	res.Check = Check(s, m, streams, nerr, first)
 	return res, nil
 }
 
