@@ -62,7 +62,9 @@ type SteadyConfig struct {
 	// CeilingBudget bounds the backlog of a strict subject whose ceiling
 	// is below Rate: the run schedules no more calls than the ceiling
 	// serves in this long (0 is 500ms), by a shorter Duration at the same
-	// Rate. The result records the run's length with the one asked for
+	// Rate. Above its ceiling a subject falls behind whatever the length,
+	// and its latency grows with it: the figure is of the run's length,
+	// which the result records with the one asked for
 	// (result.SteadyResult.RequestedDuration).
 	CeilingBudget time.Duration
 }

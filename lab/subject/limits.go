@@ -55,7 +55,7 @@ func LimitFor(sharded, add bool) string {
 // each generator's figures in a run can be read as a ratio to what the
 // host can do at all: limit/clock+cas and limit/per-p (a clock read, then
 // one compare-and-swap moving a padded word to max(old+1, now)), then
-// limit/clock+add and limit/per-p+add (addLimits: a clock read and one
+// limit/clock+add and limit/per-p+add (a clock read and one
 // fetch-and-add, snowlab's own common path). The compare-and-swap
 // limits' IDs are nanoseconds since Limits was called, the fetch-and-add
 // limits' a tick of 2^20 ns above a count (limit.Word.Take); the per-P
@@ -66,72 +66,66 @@ func Limits() []Subject {
 	clock := clocksrc.Default()
 	epoch := clock.UnixNano()
 	now := func() uint64 { return uint64(max(clock.UnixNano()-epoch, 0)) }
-	at := func(ns uint64) time.Time { return time.Unix(0, epoch+int64(ns)) }
-	// Library names the package the loops live in. The report only shows
-	// it: comparison, history and the gate key on Name, so runs that
-	// recorded an older path (results/ holds .../internal/benchgen/limit)
-	// still compare with new ones.
-	subject := func(name, note string) Subject {
-		return Subject{Name: name, Library: "github.com/snowlab/snowlab/lab/internal/limit",
-			Physical: true, Nodes: 1, Note: note}
-	}
-
-	word := subject(LimitClockCAS, "not a generator: the default clock read and one compare-and-swap on one padded word per ID, "+
-		"with no sequence logic; the peers, and any generator whose every ID takes a compare-and-swap, are read against it")
-	word.Order = OrderCaller
-	word.Decode = func(id ID) (time.Time, int) { return at(id.Lo), -1 }
-	word.New = func() (Minter, error) {
-		m := &limitMinter{w: new(limit.Word)}
-		m.next = func() uint64 {
-			v, lost := m.w.Advance(now())
-			m.count(lost)
-			return v
-		}
-		return m, nil
-	}
-
-	perP := subject(LimitPerP, "not a generator: the default clock read and one compare-and-swap on the calling P's padded word "+
-		"(picked by procPin) per ID; shardedgen's scaling is read against its scaling")
-	perP.Order = OrderShard
-	perP.Decode = func(id ID) (time.Time, int) { return at(limit.Value(id.Lo)), limit.Shard(id.Lo) }
-	perP.New = func() (Minter, error) {
-		m := &limitMinter{p: limit.NewPerP(runtime.GOMAXPROCS(0))}
-		m.next = func() uint64 {
-			v, _, lost := m.p.Advance(now())
-			m.count(lost)
-			return v
-		}
-		return m, nil
-	}
-	return append([]Subject{word, perP}, addLimits(subject)...)
-}
-
-// addLimits are the fetch-and-add limits (limit.Word.Take). They read the
-// runtime's monotonic clock (runtime.nanotime, the vDSO read under every
-// snowlab default-clock read, which adds a segment load and a multiply),
-// called directly, with no closure or interface between, so that they do
-// no more than the generators' own path.
-func addLimits(subject func(name, note string) Subject) []Subject {
+	casAt := func(ns uint64) time.Time { return time.Unix(0, epoch+int64(ns)) }
+	// The fetch-and-add limits (limit.Word.Take) read the runtime's
+	// monotonic clock (runtime.nanotime, the vDSO read under every
+	// snowlab default-clock read, which adds a segment load and a
+	// multiply), called directly, with no closure or interface between,
+	// so that they do no more than the generators' own path.
 	origin := limit.Now()
-	at := func(v uint64) time.Time {
+	addAt := func(v uint64) time.Time {
 		return time.Now().Add(time.Duration(int64(limit.TickOf(v)) + origin - limit.Now()))
 	}
-	word := subject(LimitClockAdd, "not a generator: a monotonic clock read and one fetch-and-add on one padded word per ID "+
-		"(a compare-and-swap once per new tick), as snowlab's single-word generators' common path; they are read against it")
-	word.Order = OrderCaller
-	word.Decode = func(id ID) (time.Time, int) { return at(id.Lo), -1 }
-	word.New = func() (Minter, error) {
-		return &addMinter{limitMinter: limitMinter{w: new(limit.Word)}, origin: origin}, nil
+	return []Subject{
+		limitSubject(LimitClockCAS, "not a generator: the default clock read and one compare-and-swap on one padded word per ID, "+
+			"with no sequence logic; the peers, and any generator whose every ID takes a compare-and-swap, are read against it",
+			false, casAt, func() Minter {
+				m := &limitMinter{w: new(limit.Word)}
+				m.next = func() uint64 {
+					v, lost := m.w.Advance(now())
+					m.count(lost)
+					return v
+				}
+				return m
+			}),
+		limitSubject(LimitPerP, "not a generator: the default clock read and one compare-and-swap on the calling P's padded word "+
+			"(picked by procPin) per ID; shardedgen's scaling is read against its scaling",
+			true, casAt, func() Minter {
+				m := &limitMinter{p: limit.NewPerP(runtime.GOMAXPROCS(0))}
+				m.next = func() uint64 {
+					v, _, lost := m.p.Advance(now())
+					m.count(lost)
+					return v
+				}
+				return m
+			}),
+		limitSubject(LimitClockAdd, "not a generator: a monotonic clock read and one fetch-and-add on one padded word per ID "+
+			"(a compare-and-swap once per new tick), as snowlab's single-word generators' common path; they are read against it",
+			false, addAt, func() Minter { return &addMinter{limitMinter: limitMinter{w: new(limit.Word)}, origin: origin} }),
+		limitSubject(LimitPerPAdd, "not a generator: a monotonic clock read and one fetch-and-add on the calling P's padded word "+
+			"(a compare-and-swap once per new tick), as shardedgen's common path; shardedgen is read against it",
+			true, addAt, func() Minter {
+				return &addMinter{limitMinter: limitMinter{p: limit.NewPerP(runtime.GOMAXPROCS(0))}, origin: origin}
+			}),
 	}
+}
 
-	perP := subject(LimitPerPAdd, "not a generator: a monotonic clock read and one fetch-and-add on the calling P's padded word "+
-		"(a compare-and-swap once per new tick), as shardedgen's common path; shardedgen is read against it")
-	perP.Order = OrderShard
-	perP.Decode = func(id ID) (time.Time, int) { return at(limit.Value(id.Lo)), limit.Shard(id.Lo) }
-	perP.New = func() (Minter, error) {
-		return &addMinter{limitMinter: limitMinter{p: limit.NewPerP(runtime.GOMAXPROCS(0))}, origin: origin}, nil
+// limitSubject is one limit: on one word, its IDs increasing per caller,
+// or on the calling P's (perP), increasing per word, the word's index in
+// the low bits. at reads the time out of an ID's value. Library names
+// the package the loops live in. The report only shows it: comparison,
+// history and the gate key on Name, so runs that recorded an older path
+// (results/ holds .../internal/benchgen/limit) still compare with new
+// ones.
+func limitSubject(name, note string, perP bool, at func(uint64) time.Time, mint func() Minter) Subject {
+	s := Subject{Name: name, Library: "github.com/snowlab/snowlab/lab/internal/limit", Physical: true, Nodes: 1, Note: note,
+		Order: OrderCaller, Decode: func(id ID) (time.Time, int) { return at(id.Lo), -1 },
+		New: func() (Minter, error) { return mint(), nil }}
+	if perP {
+		s.Order = OrderShard
+		s.Decode = func(id ID) (time.Time, int) { return at(limit.Value(id.Lo)), limit.Shard(id.Lo) }
 	}
-	return []Subject{word, perP}
+	return s
 }
 
 // addMinter is one instance of a fetch-and-add limit: on w, or on p's

@@ -86,16 +86,11 @@ func Start(ctx context.Context, cfg Config) (*Hog, error) {
 		return nil, fmt.Errorf("starting the hog: %w", err)
 	}
 	h := &Hog{cmd: cmd, done: make(chan struct{})}
+	stop := context.AfterFunc(ctx, h.kill)
 	go func() {
 		h.err = cmd.Wait()
+		stop()
 		close(h.done)
-	}()
-	go func() {
-		select {
-		case <-ctx.Done():
-			h.kill()
-		case <-h.done:
-		}
 	}()
 	return h, nil
 }

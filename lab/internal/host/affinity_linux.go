@@ -94,7 +94,7 @@ func cpuSet(cpus []int) (*unix.CPUSet, error) {
 func StartOn(cmd *exec.Cmd, cpus []int) error {
 	done := make(chan error, 1)
 	go func() {
-		restore, err := bindThread(cpus)
+		restore, err := BindThread(cpus)
 		if err != nil {
 			done <- err
 			return
@@ -108,24 +108,13 @@ func StartOn(cmd *exec.Cmd, cpus []int) error {
 	return <-done
 }
 
-// PinThread locks the calling goroutine to its thread and binds that
-// thread to cpu alone (runtime.LockOSThread, then sched_setaffinity), so
-// that the goroutine runs on cpu and nowhere else. unpin puts the
-// thread's CPUs back and unlocks it; where they cannot be put back the
-// goroutine stays locked, so that its thread ends with it rather than
-// return to the scheduler bound to one CPU.
-func PinThread(cpu int) (unpin func(), err error) {
-	restore, err := bindThread([]int{cpu})
-	if err != nil {
-		return nil, err
-	}
-	return func() { _ = restore() }, nil
-}
-
-// bindThread locks the calling goroutine to its thread and binds the
-// thread to cpus. restore puts the thread's CPUs back and unlocks it;
-// where they cannot be put back it fails and leaves the goroutine locked.
-func bindThread(cpus []int) (restore func() error, err error) {
+// BindThread locks the calling goroutine to its thread and binds the
+// thread to cpus (runtime.LockOSThread, then sched_setaffinity), so that
+// the goroutine runs there and nowhere else. restore puts the thread's
+// CPUs back and unlocks it; where they cannot be put back it fails and
+// leaves the goroutine locked, so that its thread ends with it rather
+// than return to the scheduler bound to those CPUs.
+func BindThread(cpus []int) (restore func() error, err error) {
 	set, err := cpuSet(cpus)
 	if err != nil {
 		return nil, err

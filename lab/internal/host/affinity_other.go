@@ -25,7 +25,7 @@ func StartOn(_ *exec.Cmd, cpus []int) error {
 	return fmt.Errorf("CPUs %v: %w (this is %s)", cpus, errNoAffinity, runtime.GOOS)
 }
 
-// PinThread refuses: threads are bound to CPUs on Linux only here.
-func PinThread(cpu int) (unpin func(), err error) {
-	return nil, fmt.Errorf("CPU %d: %w (this is %s)", cpu, errNoAffinity, runtime.GOOS)
+// BindThread refuses: threads are bound to CPUs on Linux only here.
+func BindThread(cpus []int) (restore func() error, err error) {
+	return nil, fmt.Errorf("CPUs %v: %w (this is %s)", cpus, errNoAffinity, runtime.GOOS)
 }

@@ -120,22 +120,9 @@ func readLoad(fsys fs.FS) (loadSample, error) {
 // parseLoadAvg reads /proc/loadavg: "0.52 0.58 0.59 2/312 12345".
 func parseLoadAvg(text string) (result.LoadAvg, error) {
 	var a result.LoadAvg
-	f := strings.Fields(text)
-	bad := func() (result.LoadAvg, error) {
+	_, err := fmt.Sscanf(text, "%g %g %g %d/%d", &a.One, &a.Five, &a.Fifteen, &a.Runnable, &a.Tasks)
+	if err != nil || a.One < 0 || a.Five < 0 || a.Fifteen < 0 || a.Runnable < 0 || a.Tasks < 0 {
 		return result.LoadAvg{}, fmt.Errorf("/proc/loadavg: %q is not a load average line", text)
-	}
-	if len(f) < 4 {
-		return bad()
-	}
-	var errs [5]error
-	a.One, errs[0] = strconv.ParseFloat(f[0], 64)
-	a.Five, errs[1] = strconv.ParseFloat(f[1], 64)
-	a.Fifteen, errs[2] = strconv.ParseFloat(f[2], 64)
-	run, tasks, ok := strings.Cut(f[3], "/")
-	a.Runnable, errs[3] = strconv.Atoi(run)
-	a.Tasks, errs[4] = strconv.Atoi(tasks)
-	if !ok || errors.Join(errs[:]...) != nil || a.One < 0 || a.Five < 0 || a.Fifteen < 0 || a.Runnable < 0 || a.Tasks < 0 {
-		return bad()
 	}
 	return a, nil
 }

@@ -90,34 +90,30 @@ func readNodes(dir string) (map[int]int, error) {
 	return m, nil
 }
 
-func readInt(path string) (int, error) {
+// readValue reads the one value of the sysfs file at path with parse; an
+// error parsing it names the file.
+func readValue[T any](path string, parse func(string) (T, error)) (T, error) {
+	var v T
 	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, err
+	if err == nil {
+		if v, err = parse(strings.TrimSpace(string(b))); err != nil {
+			err = fmt.Errorf("%s: %w", path, err)
+		}
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", path, err)
-	}
-	return n, nil
+	return v, err
 }
+
+func readInt(path string) (int, error) { return readValue(path, strconv.Atoi) }
 
 // readCPUList reads a kernel CPU list file; an empty one (a memory-only
 // NUMA node) is no CPU.
 func readCPUList(path string) ([]int, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	s := strings.TrimSpace(string(b))
-	if s == "" {
-		return nil, nil
-	}
-	cpus, err := ParseCPUList(s)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return cpus, nil
+	return readValue(path, func(s string) ([]int, error) {
+		if s == "" {
+			return nil, nil
+		}
+		return ParseCPUList(s)
+	})
 }
 
 // CPUShortfall says, in one line, when the host gives the process fewer

@@ -300,12 +300,8 @@ func (c *Counter) Start() {
 	if c.running {
 		return
 	}
-	for _, row := range c.fds {
-		for _, fd := range row {
-			// ENABLE on a counter also enables its inherited children.
-			unix.IoctlSetInt(fd, unix.PERF_EVENT_IOC_ENABLE, 0)
-		}
-	}
+	// ENABLE on a counter also enables its inherited children.
+	c.each(func(fd int) { unix.IoctlSetInt(fd, unix.PERF_EVENT_IOC_ENABLE, 0) })
 	c.running = true
 }
 
@@ -327,11 +323,7 @@ func (c *Counter) Stop(ids int) result.Events {
 	case !c.running:
 		return result.Events{Source: "unavailable: Stop without Start"}
 	}
-	for _, row := range c.fds {
-		for _, fd := range row {
-			unix.IoctlSetInt(fd, unix.PERF_EVENT_IOC_DISABLE, 0)
-		}
-	}
+	c.each(func(fd int) { unix.IoctlSetInt(fd, unix.PERF_EVENT_IOC_DISABLE, 0) })
 	c.running = false
 	now := c.readAll()
 
@@ -403,9 +395,14 @@ func (c *Counter) Close() {
 	}
 	c.closed = true
 	c.running = false
+	c.each(func(fd int) { unix.Close(fd) })
+}
+
+// each calls f with every counter's file descriptor. c.mu is held.
+func (c *Counter) each(f func(fd int)) {
 	for _, row := range c.fds {
 		for _, fd := range row {
-			unix.Close(fd)
+			f(fd)
 		}
 	}
 }

@@ -15,18 +15,14 @@ import (
 )
 
 // BurstConfig shapes a fan-out burst: Goroutines released together ask for
-// IDs in all, Repeats times with Pause between.
+// IDs in all, Repeats times with Pause between. Its fields are
+// lab.BurstConfig's, whose documentation says what each means.
 type BurstConfig struct {
-	IDs        int           // IDs per burst; 0 is DefaultBurstIDs
-	Goroutines int           // 0 is DefaultBurstGoroutines
-	Repeats    int           // 0 is DefaultBurstRepeats
-	Pause      time.Duration // 0 is DefaultBurstPause
-	// CeilingBudget bounds one burst of a strict subject: it asks for
-	// no more IDs than the subject's ceiling mints in this long (0 is
-	// DefaultCeilingBudget), so that a generator a hundred times slower
-	// than the others measures the same way in a fraction of the time.
-	// The result says so (BurstResult.RequestedIDs).
-	CeilingBudget time.Duration
+	IDs           int           // IDs per burst; 0 is DefaultBurstIDs
+	Goroutines    int           // 0 is DefaultBurstGoroutines
+	Repeats       int           // 0 is DefaultBurstRepeats
+	Pause         time.Duration // 0 is DefaultBurstPause
+	CeilingBudget time.Duration // 0 is DefaultCeilingBudget
 }
 
 func (c BurstConfig) withDefaults() BurstConfig {
@@ -60,11 +56,9 @@ func Burst(s subject.Subject, cfg BurstConfig, batch bool, ev *perfevent.Counter
 	cfg = cfg.boundFor(s)
 	res := burstHeader(s, cfg, asked, batch)
 	b := newBurster(s, cfg, batch)
-	var issued int
 	// The contention meter and the event counters span every repeat, so
 	// that their per-ID figures divide by all the IDs issued.
-	meter := &contentionMeter{}
-	meter.begin()
+	b.meter.begin()
 	if ev != nil {
 		ev.Start()
 	}
@@ -72,18 +66,14 @@ func Burst(s subject.Subject, cfg BurstConfig, batch bool, ev *perfevent.Counter
 		if r > 0 {
 			time.Sleep(cfg.Pause)
 		}
-		n, err := b.repeat(&res, meter)
-		if err != nil {
+		if err := b.repeat(&res); err != nil {
 			return res, err
 		}
-		issued += n
 	}
 	if ev != nil {
-		res.Events = ev.Stop(issued)
+		res.Events = ev.Stop(b.issued)
 	}
-	res.Contention = meter.finish(issued)
-	res.Latency = Merge(b.recs)
-	res.Fairness = fairnessOf(b.fair)
+	res.Latency, res.Contention, res.Fairness = b.finish()
 	if med := stats.Median(res.MakespanNs); med > 0 {
 		res.IDsPerSec = float64(cfg.IDs) / (float64(med) / 1e9)
 	}
@@ -109,38 +99,32 @@ func burstHeader(s subject.Subject, cfg BurstConfig, asked int, batch bool) resu
 }
 
 // burster holds what a burst's repeats share: each goroutine's ID buffer,
-// allocated once so that no repeat measures an allocation, and its
-// latency recorder, which accumulates over all repeats.
+// allocated once so that no repeat measures an allocation, and what the
+// repeats add up (its latency recorders accumulate over all of them).
 type burster struct {
+	gathered
 	s       subject.Subject
 	cfg     BurstConfig
 	batch   bool // one Fill call per goroutine instead of Next per ID
 	streams [][]subject.ID
-	recs    []*Recorder
-	win     *window          // the calls each goroutine made while all were calling
-	fair    []fairnessSample // per repeat
 }
 
 func newBurster(s subject.Subject, cfg BurstConfig, batch bool) *burster {
-	b := &burster{s: s, cfg: cfg, batch: batch,
-		streams: make([][]subject.ID, cfg.Goroutines), recs: make([]*Recorder, cfg.Goroutines),
-		win: newWindow(cfg.Goroutines)}
+	b := &burster{gathered: gather(cfg.Goroutines), s: s, cfg: cfg, batch: batch,
+		streams: make([][]subject.ID, cfg.Goroutines)}
 	for i := range b.streams {
 		b.streams[i] = make([]subject.ID, share(cfg.IDs, cfg.Goroutines, i))
-	}
-	for i := range b.recs {
-		b.recs[i] = NewRecorder()
 	}
 	return b
 }
 
 // repeat runs one burst at a fresh instance of the subject, appends its
 // makespan, ticks and lead to res, merges its check into res.Check and
-// its minter's counters into meter, and returns the IDs it checked.
-func (b *burster) repeat(res *result.BurstResult, meter *contentionMeter) (int, error) {
+// its minter's counters and IDs into what the repeats gathered.
+func (b *burster) repeat(res *result.BurstResult) error {
 	m, err := b.s.New()
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", b.s.Name, err)
+		return fmt.Errorf("%s: %w", b.s.Name, err)
 	}
 	t0, ends, errs := b.fire(subject.Callers(m, b.cfg.Goroutines))
 	// The lead compares the newest ID's time with the wall clock read
@@ -148,24 +132,25 @@ func (b *burster) repeat(res *result.BurstResult, meter *contentionMeter) (int, 
 	wall := time.Now()
 	res.MakespanNs = append(res.MakespanNs, slices.Max(ends)-t0)
 
-	meter.add(subject.Stats(m))
+	b.meter.add(subject.Stats(m))
 
 	newest, ticks := timeSpan(b.streams, b.s)
 	res.Ticks = append(res.Ticks, ticks)
 	res.LeadNs = append(res.LeadNs, newest.Sub(wall).Nanoseconds())
 
-	if fs, ok := sampleOf(b.win.counts()); ok && !b.batch {
-		b.fair = append(b.fair, fs)
+	if !b.batch {
+		b.sample()
 	}
 	nerr, first := failures(errs)
-	c := checker{b.s, m}.check(b.streams, nerr, first)
+	c := Check(b.s, m, b.streams, nerr, first)
 	res.Check = MergeChecks(res.Check, c)
+	b.issued += c.IDs
 	// A caller that failed cut its stream short; the next repeat fills
 	// the whole buffer again.
 	for i := range b.streams {
 		b.streams[i] = b.streams[i][:cap(b.streams[i])]
 	}
-	return c.IDs, nil
+	return nil
 }
 
 // fire releases one goroutine per caller together, each asking for its

@@ -11,26 +11,13 @@ import (
 	"github.com/snowlab/snowlab/lab/subject"
 )
 
-// checker verifies what a subject promised about the IDs one run issued:
-// every ID unique; each goroutine's IDs increasing (per shard, for sharded
-// generators) where the subject promises order; and, for strict
-// generators, no more IDs in one tick for one node than the layout's
-// sequence space.
-type checker struct {
-	s subject.Subject
-	m subject.Minter
-}
-
-// Check is the verdict of the checker on streams, the IDs each of the
-// goroutines calling m, a minter of s, got in the order it got them:
-// errs calls failed, the first with first.
+// Check verifies what s promised about the IDs one run issued: every ID
+// unique; each goroutine's IDs increasing (per shard, for sharded
+// generators) where s promises order; and, for strict generators, no more
+// IDs in one tick for one node than the layout's sequence space. streams
+// are the IDs each of the goroutines calling m, a minter of s, got in the
+// order it got them: errs calls failed, the first with first.
 func Check(s subject.Subject, m subject.Minter, streams [][]subject.ID, errs int, first error) result.Check {
-	return checker{s, m}.check(streams, errs, first)
-}
-
-// check examines streams, one per goroutine in the order it received them.
-// errs counts calls that failed and first is the first failure.
-func (c checker) check(streams [][]subject.ID, errs int, first error) result.Check {
 	res := result.Check{Errors: errs}
 	if first != nil {
 		res.FirstError = first.Error()
@@ -38,7 +25,7 @@ func (c checker) check(streams [][]subject.ID, errs int, first error) result.Che
 	sorted := true
 	for _, ids := range streams {
 		res.IDs += len(ids)
-		res.OrderViolations += c.orderViolations(ids)
+		res.OrderViolations += orderViolations(s, m, ids)
 		if !slices.IsSortedFunc(ids, compareIDs) {
 			sorted = false
 		}
@@ -58,9 +45,9 @@ func (c checker) check(streams [][]subject.ID, errs int, first error) result.Che
 			res.Duplicates++
 		}
 	}
-	if c.s.Strict && c.s.PerTick > 0 {
-		res.MaxPerTickNode = maxPerTickNode(merged, c.s.Decode, c.s.Tick)
-		res.CeilingExceeded = res.MaxPerTickNode > c.s.PerTick
+	if s.Strict && s.PerTick > 0 {
+		res.MaxPerTickNode = maxPerTickNode(merged, s.Decode, s.Tick)
+		res.CeilingExceeded = res.MaxPerTickNode > s.PerTick
 	}
 	return res
 }
@@ -73,21 +60,21 @@ func (c checker) check(streams [][]subject.ID, errs int, first error) result.Che
 // generator too slow to fill its ticks lowers every slot. ok is false for
 // a subject without a strict ceiling, or no IDs. A Sharder names the
 // shard; otherwise the node is the shard.
-func (c checker) tickFill(streams [][]subject.ID) (fill float64, ok bool) {
-	capacity := c.s.SlotCapacity()
+func tickFill(s subject.Subject, m subject.Minter, streams [][]subject.ID) (fill float64, ok bool) {
+	capacity := s.SlotCapacity()
 	if capacity <= 0 {
 		return 0, false
 	}
-	sh, _ := c.m.(subject.Sharder)
+	sh, _ := m.(subject.Sharder)
 	type slot struct{ tick, shard int64 }
 	counts := map[slot]int{}
 	for _, ids := range streams {
 		for _, id := range ids {
-			t, n := c.s.Decode(id)
+			t, n := s.Decode(id)
 			if sh != nil {
 				n = sh.ShardOf(id)
 			}
-			counts[slot{t.UnixNano() / int64(c.s.Tick), int64(n)}]++
+			counts[slot{t.UnixNano() / int64(s.Tick), int64(n)}]++
 		}
 	}
 	if len(counts) == 0 {
@@ -100,8 +87,8 @@ func (c checker) tickFill(streams [][]subject.ID) (fill float64, ok bool) {
 	return stats.Median(per) / capacity, true
 }
 
-func (c checker) orderViolations(ids []subject.ID) int {
-	switch c.s.Order {
+func orderViolations(s subject.Subject, m subject.Minter, ids []subject.ID) int {
+	switch s.Order {
 	case subject.OrderCaller:
 		n := 0
 		for i := 1; i < len(ids); i++ {
@@ -111,7 +98,7 @@ func (c checker) orderViolations(ids []subject.ID) int {
 		}
 		return n
 	case subject.OrderShard:
-		sh, ok := c.m.(subject.Sharder)
+		sh, ok := m.(subject.Sharder)
 		if !ok {
 			return 0
 		}

@@ -45,6 +45,31 @@ func (c *contentionMeter) end() {
 	}
 }
 
+// gathered is what a workload's repeats add up for its result: each
+// goroutine's latency recorder, the contention meter, the fairness
+// window and the repeats' samples of it, and the IDs issued.
+type gathered struct {
+	recs   []*Recorder
+	meter  contentionMeter
+	win    *window
+	fair   []fairnessSample
+	issued int
+}
+
+func gather(g int) gathered { return gathered{recs: NewRecorders(g), win: newWindow(g)} }
+
+// sample keeps the fairness of the repeat the window just watched.
+func (a *gathered) sample() {
+	if fs, ok := sampleOf(a.win.counts()); ok {
+		a.fair = append(a.fair, fs)
+	}
+}
+
+// finish returns the latency, contention and fairness over the repeats.
+func (a *gathered) finish() (result.Latency, result.Contention, *result.Fairness) {
+	return Merge(a.recs), a.meter.finish(a.issued), fairnessOf(a.fair)
+}
+
 // add counts one finished generator instance.
 func (c *contentionMeter) add(st snowlab.Stats) { c.stats = c.stats.Add(st) }
 

@@ -2,6 +2,8 @@
 
 package workload
 
+import "time"
+
 // processCPU is not measured here: saturate results then carry no
 // CPUSamples and the gate reads wall-clock IDs/s.
-func processCPU() (ns int64, ok bool) { return 0, false }
+func processCPU() (time.Duration, bool) { return 0, false }

@@ -2,14 +2,17 @@
 
 package workload
 
-import "syscall"
+import (
+	"syscall"
+	"time"
+)
 
-// processCPU is the CPU time the whole process has used, user and system,
-// in nanoseconds; ok is false where the system cannot say.
-func processCPU() (ns int64, ok bool) {
+// processCPU is the CPU time the whole process has used, user and system;
+// ok is false where the system cannot say.
+func processCPU() (time.Duration, bool) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0, false
 	}
-	return ru.Utime.Nano() + ru.Stime.Nano(), true
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), true
 }

@@ -33,6 +33,15 @@ func NewRecorder() *Recorder {
 	return &Recorder{h: hdrhistogram.New(histMin, histMax, histSigFigs)}
 }
 
+// NewRecorders returns n empty recorders, one per goroutine.
+func NewRecorders(n int) []*Recorder {
+	rs := make([]*Recorder, n)
+	for i := range rs {
+		rs[i] = NewRecorder()
+	}
+	return rs
+}
+
 // Record adds one latency in nanoseconds, clamped into the histogram's range.
 func (r *Recorder) Record(ns int64) {
 	if ns > histMax {

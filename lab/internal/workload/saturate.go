@@ -15,19 +15,14 @@ import (
 )
 
 // SaturateConfig shapes the saturate sweep: a closed loop of G goroutines for
-// Duration, Repeats times, for each G in Goroutines.
+// Duration, Repeats times, for each G in Goroutines. Its fields are
+// lab.SaturateConfig's, whose documentation says what each means.
 type SaturateConfig struct {
-	Goroutines []int         // nil is 1, 2, 4, … up to 2 x GOMAXPROCS
-	Duration   time.Duration // per repeat; 0 is DefaultSaturateDuration
-	Repeats    int           // 0 is DefaultSaturateRepeats
-	// MaxIDs bounds the IDs kept for the correctness check per repeat;
-	// a repeat that fills it ends early (its rate stays honest: IDs over
-	// the time actually taken). 0 is DefaultSaturateMaxIDs.
-	MaxIDs int
-	// SampleEvery times one call in SampleEvery, so that the two clock
-	// reads of timing do not halve the throughput being measured. 0 is
-	// DefaultSampleEvery.
-	SampleEvery int
+	Goroutines  []int         // nil is 1, 2, 4, … up to 2 x GOMAXPROCS
+	Duration    time.Duration // per repeat; 0 is DefaultSaturateDuration
+	Repeats     int           // 0 is DefaultSaturateRepeats
+	MaxIDs      int           // IDs kept for the check per repeat; 0 is DefaultSaturateMaxIDs
+	SampleEvery int           // one call in SampleEvery timed; 0 is DefaultSampleEvery
 }
 
 func (c SaturateConfig) withDefaults() SaturateConfig {
@@ -118,15 +113,11 @@ func split(b []subject.ID, g int) [][]subject.ID {
 // saturation is one point of a sweep, a subject at a goroutine count,
 // across its repeats.
 type saturation struct {
-	s      subject.Subject
-	g      int
-	cfg    SaturateConfig
-	res    result.SaturateResult
-	recs   []*Recorder
-	meter  *contentionMeter
-	issued int
-	win    *window          // each goroutine's calls while all were calling
-	fair   []fairnessSample // per repeat
+	gathered
+	s   subject.Subject
+	g   int
+	cfg SaturateConfig
+	res result.SaturateResult
 }
 
 func newSaturation(s subject.Subject, g int, cfg SaturateConfig) (*saturation, error) {
@@ -139,12 +130,7 @@ func newSaturation(s subject.Subject, g int, cfg SaturateConfig) (*saturation, e
 	}
 	p.cfg = cfg.withDefaults()
 	p.res.Duration = p.cfg.Duration
-	p.recs = make([]*Recorder, g)
-	for i := range p.recs {
-		p.recs[i] = NewRecorder()
-	}
-	p.meter = &contentionMeter{}
-	p.win = newWindow(g)
+	p.gathered = gather(g)
 	return p, nil
 }
 
@@ -165,15 +151,14 @@ func (p *saturation) repeat(buf []subject.ID) error {
 	ends := make([]int64, g)
 	p.win.reset()
 	p.meter.begin()
-	cpu0, cpuOK := processCPU()
-	srv0, srvOK := serverCPU(s.ServerCPU)
+	cpu, srv := cpuSince(processCPU), cpuSince(s.ServerCPU)
 	t0 := FanOut(g, func() { timer = time.AfterFunc(cfg.Duration, func() { stop.Store(true) }) }, func(i int, _ int64) {
 		counts[i], errs[i] = p.loop(i, callers[i], streams[i], &stop)
 		ends[i] = limit.Now()
 		p.win.leave(i, counts[i])
 	})
-	cpu1, cpuOK1 := processCPU()
-	srv1, srvOK1 := serverCPU(s.ServerCPU)
+	cpuUsed, cpuOK := cpu()
+	srvUsed, srvOK := srv()
 	p.meter.end()
 	timer.Stop()
 	wall := time.Now()
@@ -187,25 +172,22 @@ func (p *saturation) repeat(buf []subject.ID) error {
 	p.res.Samples = append(p.res.Samples, float64(n)/(float64(elapsed)/1e9))
 	// All repeats or none: a gap would pair one repeat's figure with
 	// another's.
-	if cpuOK && cpuOK1 && cpu1 > cpu0 && len(p.res.CPUSamples) == len(p.res.Samples)-1 {
-		p.res.CPUSamples = append(p.res.CPUSamples, float64(n)/(float64(cpu1-cpu0)/1e9))
+	if cpuOK && len(p.res.CPUSamples) == len(p.res.Samples)-1 {
+		p.res.CPUSamples = append(p.res.CPUSamples, float64(n)/cpuUsed.Seconds())
 	}
-	if srvOK && srvOK1 && srv1 > srv0 && len(p.res.ServerCPUSamples) == len(p.res.Samples)-1 {
-		p.res.ServerCPUSamples = append(p.res.ServerCPUSamples, float64(n)/(srv1-srv0).Seconds())
+	if srvOK && len(p.res.ServerCPUSamples) == len(p.res.Samples)-1 {
+		p.res.ServerCPUSamples = append(p.res.ServerCPUSamples, float64(n)/srvUsed.Seconds())
 	}
 	if lead := newestTime(streams, s).Sub(wall).Nanoseconds(); len(p.res.Samples) == 1 || lead > p.res.LeadNs {
 		p.res.LeadNs = lead
 	}
-	if fs, ok := sampleOf(p.win.counts()); ok {
-		p.fair = append(p.fair, fs)
-	}
+	p.sample()
 	p.meter.add(subject.Stats(m))
 	p.issued += n
-	ck := checker{s, m}
-	if fill, ok := ck.tickFill(streams); ok {
+	if fill, ok := tickFill(s, m, streams); ok {
 		p.res.TickFill = append(p.res.TickFill, fill)
 	}
-	p.res.Check = MergeChecks(p.res.Check, ck.check(streams, nerr, first))
+	p.res.Check = MergeChecks(p.res.Check, Check(s, m, streams, nerr, first))
 	return nil
 }
 
@@ -243,20 +225,24 @@ func (p *saturation) loop(i int, caller subject.Minter, ids []subject.ID, stop *
 	return k, nil
 }
 
-// serverCPU reads f where there is one.
-func serverCPU(f func() (time.Duration, bool)) (time.Duration, bool) {
-	if f == nil {
-		return 0, false
+// cpuSince reads the CPU time read gives (nil: none is read) and returns
+// the reading of the time used since: ok is false where a read failed or
+// no time was counted.
+func cpuSince(read func() (time.Duration, bool)) func() (time.Duration, bool) {
+	if read == nil {
+		return func() (time.Duration, bool) { return 0, false }
 	}
-	return f()
+	t0, ok0 := read()
+	return func() (time.Duration, bool) {
+		t1, ok1 := read()
+		return t1 - t0, ok0 && ok1 && t1 > t0
+	}
 }
 
 // finish returns the point's result over the repeats run.
 func (p *saturation) finish() result.SaturateResult {
 	res := p.res
-	res.Contention = p.meter.finish(p.issued)
-	res.Latency = Merge(p.recs)
-	res.Fairness = fairnessOf(p.fair)
+	res.Latency, res.Contention, res.Fairness = p.gathered.finish()
 	res.IDsPerSec = stats.Median(res.Samples)
 	if len(res.ServerCPUSamples) > 0 {
 		res.ServerPerCPUSec = stats.Median(res.ServerCPUSamples)

@@ -13,19 +13,13 @@ import (
 )
 
 // SteadyConfig shapes the open-loop workload: calls scheduled at Rate per
-// second for Duration, served by Workers goroutines.
+// second for Duration, served by Workers goroutines. Its fields are
+// lab.SteadyConfig's, whose documentation says what each means.
 type SteadyConfig struct {
-	Rate     float64       // calls per second; 0 is DefaultSteadyRate
-	Duration time.Duration // 0 is DefaultSteadyDuration
-	Workers  int           // 0 is GOMAXPROCS
-	// CeilingBudget bounds the backlog of a strict subject whose ceiling
-	// is below Rate: the run schedules no more calls than the ceiling
-	// serves in this long (0 is DefaultCeilingBudget), by a shorter
-	// Duration at the same Rate. Above its ceiling a subject falls
-	// behind whatever the length, and its latency grows with it: the
-	// figure is of the run's length, which the result records with the
-	// one asked for (SteadyResult.RequestedDuration).
-	CeilingBudget time.Duration
+	Rate          float64       // calls per second; 0 is DefaultSteadyRate
+	Duration      time.Duration // 0 is DefaultSteadyDuration
+	Workers       int           // 0 is GOMAXPROCS
+	CeilingBudget time.Duration // 0 is DefaultCeilingBudget
 }
 
 func (c SteadyConfig) withDefaults() SteadyConfig {
@@ -74,15 +68,14 @@ func Steady(s subject.Subject, cfg SteadyConfig) (result.SteadyResult, error) {
 	callers := subject.Callers(m, cfg.Workers)
 	interval := float64(time.Second) / cfg.Rate
 	streams := make([][]subject.ID, cfg.Workers)
-	recs := make([]*Recorder, cfg.Workers)
-	sent := make([]*Recorder, cfg.Workers) // the same calls from when they were sent
+	recs := NewRecorders(cfg.Workers)
+	sent := NewRecorders(cfg.Workers) // the same calls from when they were sent
 	errs := make([]error, cfg.Workers)
 	for i := range streams {
 		streams[i] = make([]subject.ID, 0, total/int64(cfg.Workers)+1)
-		recs[i], sent[i] = NewRecorder(), NewRecorder()
 	}
 	var nextCall atomic.Int64
-	srv0, srvOK := serverCPU(s.ServerCPU)
+	srv := cpuSince(s.ServerCPU)
 	t0 := FanOut(cfg.Workers, nil, func(w int, t0 int64) {
 		ids, rec, urec, caller := streams[w], recs[w], sent[w], callers[w]
 		wt := newWaiter()
@@ -108,7 +101,7 @@ func Steady(s subject.Subject, cfg SteadyConfig) (result.SteadyResult, error) {
 		streams[w] = ids
 	})
 	elapsed := limit.Now() - t0
-	srv1, srvOK1 := serverCPU(s.ServerCPU)
+	srvUsed, srvOK := srv()
 	n := 0
 	counts := make([]int64, len(streams))
 	for i := range streams {
@@ -118,15 +111,15 @@ func Steady(s subject.Subject, cfg SteadyConfig) (result.SteadyResult, error) {
 	if fs, ok := sampleOf(counts, time.Duration(elapsed)); ok {
 		res.Fairness = fairnessOf([]fairnessSample{fs})
 	}
-	if srvOK && srvOK1 && n > 0 {
-		res.ServerCPUPerID = (srv1 - srv0) / time.Duration(n)
+	if srvOK && n > 0 {
+		res.ServerCPUPerID = srvUsed / time.Duration(n)
 	}
 	nerr, first := failures(errs)
 	res.Achieved = float64(n) / (float64(elapsed) / 1e9)
 	res.Latency = Merge(recs)
 	unc := Merge(sent)
 	res.Uncorrected = &unc
-	res.Check = checker{s, m}.check(streams, nerr, first)
+	res.Check = Check(s, m, streams, nerr, first)
 	return res, nil
 }
 

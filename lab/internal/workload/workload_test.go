@@ -126,7 +126,7 @@ func TestChecksCatchDuplicates(t *testing.T) {
 func TestCheckOrderAndCeiling(t *testing.T) {
 	s := subject.Subject{Name: "x", Strict: true, Order: subject.OrderCaller, PerTick: 2, Tick: time.Millisecond,
 		Decode: func(id subject.ID) (time.Time, int) { return time.UnixMilli(int64(id.Lo >> 8)), int(id.Lo>>4) & 15 }}
-	c := checker{s: s}.check([][]subject.ID{
+	c := Check(s, nil, [][]subject.ID{
 		{{Lo: 1<<8 | 1<<4 | 0}, {Lo: 1<<8 | 1<<4 | 1}, {Lo: 1<<8 | 1<<4 | 2}}, // 3 in one tick: over 2
 		{{Lo: 5 << 8}, {Lo: 4 << 8}},                                          // decreasing
 	}, 1, errors.New("boom"))
@@ -146,19 +146,19 @@ func TestTickFill(t *testing.T) {
 	id := func(tick, node, seq uint64) subject.ID { return subject.ID{Lo: tick<<8 | node<<4 | seq} }
 	// Ticks 1-3 on node 0 full, tick 4 cut short (the host took the core
 	// away after one ID), tick 1 on node 1 half: median slot full.
-	fill, ok := checker{s: s}.tickFill([][]subject.ID{
+	fill, ok := tickFill(s, nil, [][]subject.ID{
 		{id(1, 0, 0), id(1, 0, 1), id(1, 0, 2), id(1, 0, 3), id(2, 0, 0), id(2, 0, 1), id(2, 0, 2), id(2, 0, 3)},
 		{id(3, 0, 0), id(3, 0, 1), id(3, 0, 2), id(3, 0, 3), id(4, 0, 0), id(1, 1, 0), id(1, 1, 1)},
 	})
 	require.True(t, ok)
 	assert.Equal(t, 1.0, fill)
 	// Too slow to fill any tick: every slot half full.
-	fill, ok = checker{s: s}.tickFill([][]subject.ID{{id(1, 0, 0), id(1, 0, 1), id(2, 0, 0), id(2, 0, 1), id(3, 0, 0), id(3, 0, 1)}})
+	fill, ok = tickFill(s, nil, [][]subject.ID{{id(1, 0, 0), id(1, 0, 1), id(2, 0, 0), id(2, 0, 1), id(3, 0, 0), id(3, 0, 1)}})
 	require.True(t, ok)
 	assert.Equal(t, 0.5, fill)
-	_, ok = checker{s: subject.Subject{Decode: s.Decode}}.tickFill([][]subject.ID{{id(1, 0, 0)}})
+	_, ok = tickFill(subject.Subject{Decode: s.Decode}, nil, [][]subject.ID{{id(1, 0, 0)}})
 	assert.False(t, ok, "no strict ceiling, no fill")
-	_, ok = checker{s: s}.tickFill(nil)
+	_, ok = tickFill(s, nil, nil)
 	assert.False(t, ok, "no IDs, no fill")
 }
 

@@ -1,6 +1,7 @@
 package contention
 
 import (
+	"cmp"
 	"math"
 	"sync/atomic"
 	"time"
@@ -34,14 +35,12 @@ type tally struct {
 // its own calls (its share) and keeping its first IDs for the check.
 func closedLoop(s subject.Subject, m subject.Minter, g int, d time.Duration) tally {
 	callers := subject.Callers(m, g)
-	t := tally{counts: make([]int64, g), recs: make([]*workload.Recorder, g)}
+	t := tally{counts: make([]int64, g), recs: workload.NewRecorders(g)}
 	kept := make([][]subject.ID, g)
 	errs := make([]error, g)
 	errN := make([]int, g)
-	per := max(keepTotal/g, 1)
 	for i := range g {
-		t.recs[i] = workload.NewRecorder()
-		kept[i] = make([]subject.ID, 0, per)
+		kept[i] = make([]subject.ID, 0, max(keepTotal/g, 1))
 	}
 	var stop atomic.Bool
 	t0 := workload.FanOut(g, func() {
@@ -87,14 +86,10 @@ func spin(m subject.Minter, stop *atomic.Bool, rec *workload.Recorder, kept *[]s
 // call failed goes on calling, so that the shares stay its own.
 func check(s subject.Subject, m subject.Minter, kept [][]subject.ID, errN []int, errs []error) result.Check {
 	n := 0
-	var first error
-	for i := range kept {
-		n += errN[i]
-		if first == nil {
-			first = errs[i]
-		}
+	for _, e := range errN {
+		n += e
 	}
-	return workload.Check(s, m, kept, n, first)
+	return workload.Check(s, m, kept, n, cmp.Or(errs...))
 }
 
 // goroutineShares is how evenly the goroutines were served: each one's IDs over

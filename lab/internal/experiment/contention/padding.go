@@ -169,13 +169,13 @@ func runPinned(cpus []int, g int, d time.Duration, body func(i int)) (int64, tim
 		ready.Add(1)
 		wg.Go(func() {
 			if cpus != nil {
-				unpin, err := host.PinThread(cpus[i])
+				restore, err := host.BindThread(cpus[i : i+1])
 				if err != nil {
 					errs[i] = fmt.Errorf("%w: %w", errCannotPlace, err)
 					ready.Done()
 					return
 				}
-				defer unpin()
+				defer restore()
 			}
 			ready.Done()
 			<-release
