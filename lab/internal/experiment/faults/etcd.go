@@ -2,8 +2,6 @@ package faults
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +16,9 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"github.com/snowlab/snowlab/etcdlease"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
 )
 
 // clusterConfig is how StartCluster runs etcd.
@@ -46,6 +47,7 @@ type cluster struct {
 	members []*clusterMember
 	proxy   *peerProxy // nil unless Partitionable
 	hc      *http.Client
+	cli     *clientv3.Client // the rig's reads
 }
 
 // clusterMember is one etcd process.
@@ -138,7 +140,9 @@ func startCluster(cfg clusterConfig) (_ *cluster, err error) {
 			c.proxy.Name(i, m.id)
 		}
 	}
-	return c, nil
+	c.cli, err = clientv3.New(clientv3.Config{Endpoints: c.Endpoints(), DialTimeout: 2 * time.Second,
+		DialOptions: etcdlease.DialOptions(), Logger: zap.NewNop(), TLS: cfg.Certs.ClientTLS()})
+	return c, err
 }
 
 // args are the member's command line; initial is --initial-cluster.
@@ -191,6 +195,9 @@ func (c *cluster) Stop() {
 		}
 	}
 	wg.Wait()
+	if c.cli != nil {
+		c.cli.Close()
+	}
 	if c.proxy != nil {
 		c.proxy.Close()
 	}
@@ -351,45 +358,19 @@ func (c *cluster) memberID(m *clusterMember) (string, error) {
 	return "", fmt.Errorf("faults: etcd %s's metrics name no server id", m.Name)
 }
 
-// Get reads key through etcd's JSON gateway (any running member): its
-// value and whether it exists.
+// Get reads key (any running member): its value and whether it exists.
+// A call is bounded at 2 s, as a member the rig cut off answers nothing.
 func (c *cluster) Get(ctx context.Context, key string) (string, bool, error) {
-	body, _ := json.Marshal(map[string]string{"key": base64.StdEncoding.EncodeToString([]byte(key))})
-	var last error
-	for _, m := range c.members {
-		if !m.running() {
-			continue
-		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.ClientURL+"/v3/kv/range", strings.NewReader(string(body)))
-		if err != nil {
-			return "", false, err
-		}
-		resp, err := c.hc.Do(req)
-		if err != nil {
-			last = err
-			continue
-		}
-		var r struct {
-			Kvs []struct {
-				Value string `json:"value"`
-			} `json:"kvs"`
-		}
-		err = json.NewDecoder(resp.Body).Decode(&r)
-		resp.Body.Close()
-		if err != nil || resp.StatusCode != http.StatusOK {
-			last = fmt.Errorf("etcd %s: HTTP %d %v", m.Name, resp.StatusCode, err)
-			continue
-		}
-		if len(r.Kvs) == 0 {
-			return "", false, nil
-		}
-		v, err := base64.StdEncoding.DecodeString(r.Kvs[0].Value)
-		return string(v), true, err
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	resp, err := c.cli.Get(ctx, key)
+	if err != nil {
+		return "", false, fmt.Errorf("faults: reading %s: %w", key, err)
 	}
-	if last == nil {
-		last = errors.New("no etcd member is running")
+	if len(resp.Kvs) == 0 {
+		return "", false, nil
 	}
-	return "", false, fmt.Errorf("faults: reading %s: %w", key, last)
+	return string(resp.Kvs[0].Value), true, nil
 }
 
 // lease is an etcd scenario's replicas' -lease: eps their links'
