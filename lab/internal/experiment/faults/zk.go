@@ -98,24 +98,18 @@ func (z *zooKeeper) read(ctx context.Context, p string) ([]byte, bool, error) {
 		return nil, false, err
 	}
 	defer conn.Close()
-	type got struct {
-		data []byte
-		err  error
-	}
-	ch := make(chan got, 1)
-	go func() {
-		data, _, err := conn.Get(p)
-		ch <- got{data, err}
-	}()
-	select {
-	case <-ctx.Done():
+	// The session bounds the Get (a reply within 2/3 of its timeout, or
+	// the connection is dropped and the Get fails); a cancelled ctx ends
+	// it sooner by closing the session.
+	defer context.AfterFunc(ctx, conn.Close)()
+	data, _, err := conn.Get(p)
+	switch {
+	case ctx.Err() != nil:
 		return nil, false, ctx.Err()
-	case g := <-ch:
-		if errors.Is(g.err, zk.ErrNoNode) {
-			return nil, false, nil
-		}
-		return g.data, g.err == nil, g.err
+	case errors.Is(err, zk.ErrNoNode):
+		return nil, false, nil
 	}
+	return data, err == nil, err
 }
 
 // lease is a zk scenario's replicas' -lease: eps their links' endpoints,
