@@ -6,16 +6,21 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/hex"
-	"encoding/json"
 	"encoding/pem"
 	"fmt"
-	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/snowlab/snowlab/k8slease"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	typedcoordinationv1 "k8s.io/client-go/kubernetes/typed/coordination/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 )
 
 // kubeVersion is the kube-apiserver scripts/kube-apiserver.sh builds and
@@ -60,8 +65,8 @@ type kubeAPI struct {
 	ca    string // the CA's certificate file
 	etcd  *cluster
 	*process
-	hc   *http.Client
-	seen map[string]seen // by Lease: its version and when the lab first saw it
+	leases typedcoordinationv1.LeaseInterface // the scenarios' namespace's
+	seen   map[string]seen                    // by Lease: its version and when the lab first saw it
 }
 
 // seen is a Lease's resourceVersion and when the lab first read it.
@@ -98,7 +103,6 @@ func (k *kubeAPI) launch(dir string) error {
 		return err
 	}
 	k.ca = ct.CA
-	k.hc = &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: ct.ClientTLS()}}
 	b := make([]byte, 16)
 	if _, err := rand.Read(b); err != nil {
 		return err
@@ -130,61 +134,23 @@ func (k *kubeAPI) launch(dir string) error {
 		"--service-account-issuer=https://kubernetes.default.svc", "--service-account-key-file="+saKey,
 		"--service-account-signing-key-file="+saKey, "--tls-cert-file="+ct.Cert, "--tls-private-key-file="+ct.Key,
 		"--cert-dir="+filepath.Join(dir, "certs"), "--service-cluster-ip-range=10.96.0.0/24")
-	return k.serve(120*time.Second, 100*time.Millisecond, func() bool { return k.get("/readyz", nil) == nil })
-}
-
-// errNotFound is a GET the server answered 404.
-var errNotFound = fmt.Errorf("faults: not found")
-
-// get GETs path with the token and decodes the JSON answer into v (when
-// not nil).
-func (k *kubeAPI) get(path string, v any) error {
-	req, err := http.NewRequest(http.MethodGet, "https://"+k.addr+path, nil)
+	// The lab reads a Lease every 50 ms while it waits for one to
+	// expire: no client-side rate limit (QPS < 0).
+	cs, err := kubernetes.NewForConfig(&rest.Config{Host: "https://" + k.addr, BearerToken: k.token, Timeout: 2 * time.Second, QPS: -1,
+		TLSClientConfig: rest.TLSClientConfig{CAFile: ct.CA}})
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+k.token)
-	resp, err := k.hc.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	switch {
-	case resp.StatusCode == http.StatusNotFound:
-		return errNotFound
-	case resp.StatusCode != http.StatusOK:
-		return fmt.Errorf("faults: GET %s: HTTP %d", path, resp.StatusCode)
-	case v == nil:
-		return nil
-	}
-	return json.NewDecoder(resp.Body).Decode(v)
+	k.leases = cs.CoordinationV1().Leases(kubeNamespace)
+	return k.serve(120*time.Second, 100*time.Millisecond, func() bool {
+		return cs.Discovery().RESTClient().Get().AbsPath("/readyz").Do(context.Background()).Error() == nil
+	})
 }
 
 // Stop ends the server (SIGTERM, SIGKILL after 5 s), then its etcd.
 func (k *kubeAPI) Stop() {
 	k.stop(5 * time.Second)
 	k.etcd.Stop()
-}
-
-// lease is what the lab reads of a k8slease Lease.
-type lease struct {
-	Metadata struct {
-		ResourceVersion string            `json:"resourceVersion"`
-		Annotations     map[string]string `json:"annotations"`
-	} `json:"metadata"`
-	Spec struct {
-		HolderIdentity       string `json:"holderIdentity"`
-		LeaseDurationSeconds int    `json:"leaseDurationSeconds"`
-	} `json:"spec"`
-}
-
-// Lease reads the Lease name in the scenarios' namespace.
-func (k *kubeAPI) Lease(ctx context.Context, name string) (*lease, error) {
-	var l lease
-	if err := k.get("/apis/coordination.k8s.io/v1/namespaces/"+kubeNamespace+"/leases/"+name, &l); err != nil {
-		return nil, err
-	}
-	return &l, ctx.Err()
 }
 
 // leaseName is node id n's Lease in scenario: PREFIX-N (kubePrefix).
@@ -205,28 +171,28 @@ func (k *kubeAPI) Logs() string { return k.logs(32<<10) + "\n" + k.etcd.Logs() }
 // API server expires nothing.
 func (k *kubeAPI) held(ctx context.Context, scenario string, n int) (bool, error) {
 	name := leaseName(scenario, n)
-	l, err := k.Lease(ctx, name)
+	l, err := k.leases.Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return false, err
 	}
-	if l.Spec.HolderIdentity == "" {
+	if ptr.Deref(l.Spec.HolderIdentity, "") == "" {
 		return false, nil
 	}
 	now := time.Now()
-	if e, ok := k.seen[name]; !ok || e.rv != l.Metadata.ResourceVersion {
-		k.seen[name] = seen{l.Metadata.ResourceVersion, now}
+	if e, ok := k.seen[name]; !ok || e.rv != l.ResourceVersion {
+		k.seen[name] = seen{l.ResourceVersion, now}
 	}
-	return now.Sub(k.seen[name].at) < time.Duration(l.Spec.LeaseDurationSeconds)*time.Second, nil
+	return now.Sub(k.seen[name].at) < time.Duration(ptr.Deref(l.Spec.LeaseDurationSeconds, 0))*time.Second, nil
 }
 
 // reserved is node id n's reserved-until, the Lease's
 // snowlab.io/reserved-until annotation (k8slease.ReservedAnnotation).
 func (k *kubeAPI) reserved(ctx context.Context, scenario string, n int) (time.Time, error) {
-	l, err := k.Lease(ctx, leaseName(scenario, n))
+	l, err := k.leases.Get(ctx, leaseName(scenario, n), metav1.GetOptions{})
 	if err != nil {
 		return time.Time{}, fmt.Errorf("reading node id %d's Lease: %v", n, err)
 	}
-	v := l.Metadata.Annotations["snowlab.io/reserved-until"]
+	v := l.Annotations[k8slease.ReservedAnnotation]
 	ns, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("node id %d's reservation %q: %v", n, v, err)
