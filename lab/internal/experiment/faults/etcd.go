@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"github.com/snowlab/snowlab/etcdlease"
+	"go.etcd.io/etcd/client/pkg/v3/types"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 )
@@ -58,7 +59,7 @@ type clusterMember struct {
 	peerURL   string // where the member listens for peers
 	peerAdv   string // what the others dial: peerURL, or its peer proxy
 	dir       string
-	id        string // hex, as etcd's X-Server-From names it
+	id        string // hex, as etcd's X-Server-From names it (types.ID)
 	*process
 }
 
@@ -132,17 +133,24 @@ func startCluster(cfg clusterConfig) (_ *cluster, err error) {
 	if err := c.WaitHealthy(30 * time.Second); err != nil {
 		return nil, err
 	}
+	c.cli, err = clientv3.New(clientv3.Config{Endpoints: c.Endpoints(), DialTimeout: 2 * time.Second,
+		DialOptions: etcdlease.DialOptions(), Logger: zap.NewNop(), TLS: cfg.Certs.ClientTLS()})
+	if err != nil {
+		return nil, err
+	}
 	for i, m := range c.members {
-		if m.id, err = c.memberID(m); err != nil {
-			return nil, err
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		st, err := c.cli.Status(ctx, m.ClientURL)
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("faults: etcd %s's member id: %w", m.Name, err)
 		}
+		m.id = types.ID(st.Header.MemberId).String()
 		if c.proxy != nil {
 			c.proxy.Name(i, m.id)
 		}
 	}
-	c.cli, err = clientv3.New(clientv3.Config{Endpoints: c.Endpoints(), DialTimeout: 2 * time.Second,
-		DialOptions: etcdlease.DialOptions(), Logger: zap.NewNop(), TLS: cfg.Certs.ClientTLS()})
-	return c, err
+	return c, nil
 }
 
 // args are the member's command line; initial is --initial-cluster.
@@ -285,9 +293,15 @@ func (c *cluster) metric(m *clusterMember, name string) (float64, error) {
 // value pairs; none for an unlabelled series) from the Prometheus text a
 // GET of url answers; who names the process in the error.
 func scrape(hc *http.Client, url, who, name string, labels ...string) (float64, error) {
-	fams, err := families(hc, url, who)
+	resp, err := hc.Get(url)
 	if err != nil {
 		return 0, err
+	}
+	defer resp.Body.Close()
+	p := expfmt.NewTextParser(model.UTF8Validation) // as Prometheus itself reads it
+	fams, err := p.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		return 0, fmt.Errorf("%s's metrics: %w", who, err)
 	}
 	for _, m := range fams[name].GetMetric() {
 		if hasLabels(m, labels) {
@@ -295,22 +309,6 @@ func scrape(hc *http.Client, url, who, name string, labels ...string) (float64, 
 		}
 	}
 	return 0, fmt.Errorf("no %s%q in %s's metrics", name, labels, who)
-}
-
-// families are the metric families of the Prometheus text a GET of url
-// answers, parsed by expfmt (what Prometheus itself reads it with).
-func families(hc *http.Client, url, who string) (map[string]*dto.MetricFamily, error) {
-	resp, err := hc.Get(url)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(resp.Body)
-	if err != nil {
-		return nil, fmt.Errorf("%s's metrics: %w", who, err)
-	}
-	return fams, nil
 }
 
 // hasLabels says whether m has exactly the labels given as name, value
@@ -339,23 +337,6 @@ func sampleValue(m *dto.Metric) float64 {
 	default:
 		return m.GetUntyped().GetValue()
 	}
-}
-
-// memberID is the member's id in hex, as its /metrics names it: the
-// server_id label of its etcd_server_id series (value 1).
-func (c *cluster) memberID(m *clusterMember) (string, error) {
-	fams, err := families(c.hc, m.metrics+"/metrics", "etcd "+m.Name)
-	if err != nil {
-		return "", err
-	}
-	for _, s := range fams["etcd_server_id"].GetMetric() {
-		for _, l := range s.GetLabel() {
-			if l.GetName() == "server_id" && sampleValue(s) == 1 {
-				return l.GetValue(), nil
-			}
-		}
-	}
-	return "", fmt.Errorf("faults: etcd %s's metrics name no server id", m.Name)
 }
 
 // Get reads key (any running member): its value and whether it exists.
