@@ -20,6 +20,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	typedcoordinationv1 "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/utils/ptr"
 )
 
@@ -211,23 +213,12 @@ func (k *kubeAPI) kubeconfig(dir string, r int, link string) (string, error) {
 		return "", err
 	}
 	p := filepath.Join(dir, fmt.Sprintf("r%d.kubeconfig", r))
-	cfg := fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters:
-- name: faults
-  cluster:
-    server: https://%s
-    certificate-authority: %s
-users:
-- name: snowlab-admin
-  user:
-    token: %s
-contexts:
-- name: faults
-  context: {cluster: faults, user: snowlab-admin, namespace: %s}
-current-context: faults
-`, u.Host, k.ca, k.token, kubeNamespace)
-	return p, os.WriteFile(p, []byte(cfg), 0o600)
+	return p, clientcmd.WriteToFile(clientcmdapi.Config{
+		Clusters:       map[string]*clientcmdapi.Cluster{"faults": {Server: "https://" + u.Host, CertificateAuthority: k.ca}},
+		AuthInfos:      map[string]*clientcmdapi.AuthInfo{"snowlab-admin": {Token: k.token}},
+		Contexts:       map[string]*clientcmdapi.Context{"faults": {Cluster: "faults", AuthInfo: "snowlab-admin", Namespace: kubeNamespace}},
+		CurrentContext: "faults",
+	}, p)
 }
 
 // kubePrefix is the Lease name prefix of a k8s scenario's replicas.

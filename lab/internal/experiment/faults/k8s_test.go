@@ -5,6 +5,8 @@ import (
 	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 )
 
 // TestKubeMissing: without the kube-apiserver binary the k8s scenario is
@@ -75,4 +78,23 @@ func TestKubeLease(t *testing.T) {
 	assert.False(t, held, "released")
 	_, err = k.held(ctx, "x", 3)
 	assert.True(t, apierrors.IsNotFound(err), "%v", err)
+}
+
+// TestKubeconfig: a replica's kubeconfig leads to its link, trusts the
+// rig's CA and carries the token, in the scenarios' namespace.
+func TestKubeconfig(t *testing.T) {
+	dir := t.TempDir()
+	k := &kubeAPI{token: "tok", ca: filepath.Join(dir, "ca.pem")}
+	require.NoError(t, os.WriteFile(k.ca, []byte("PEM"), 0o600))
+	p, err := k.kubeconfig(dir, 1, "https://127.0.0.1:1234")
+	require.NoError(t, err)
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(&clientcmd.ClientConfigLoadingRules{ExplicitPath: p}, nil)
+	cfg, err := cc.ClientConfig()
+	require.NoError(t, err)
+	assert.Equal(t, "https://127.0.0.1:1234", cfg.Host)
+	assert.Equal(t, "tok", cfg.BearerToken)
+	assert.Equal(t, k.ca, cfg.CAFile)
+	raw, err := cc.RawConfig()
+	require.NoError(t, err)
+	assert.Equal(t, kubeNamespace, raw.Contexts[raw.CurrentContext].Namespace)
 }
