@@ -128,7 +128,11 @@ func pick(o options) ([]scenario, error) {
 		for _, name := range o.Scenarios {
 			i := slices.IndexFunc(all, func(s scenario) bool { return s.Name == name })
 			if i < 0 {
-				return nil, fmt.Errorf("%w: no scenario %q (want one of %s)", errOptions, name, strings.Join(names(), ", "))
+				var names []string
+				for _, s := range all {
+					names = append(names, s.Name)
+				}
+				return nil, fmt.Errorf("%w: no scenario %q (want one of %s)", errOptions, name, strings.Join(names, ", "))
 			}
 			out = append(out, all[i])
 		}
@@ -141,15 +145,6 @@ func pick(o options) ([]scenario, error) {
 		return all, nil
 	}
 	return nil, fmt.Errorf("%w: set %q: want short or full", errOptions, o.Set)
-}
-
-// names are the scenarios' names, in order.
-func names() []string {
-	var out []string
-	for _, s := range scenarios() {
-		out = append(out, s.Name)
-	}
-	return out
 }
 
 // servesTLS asks the replica binary's -h whether it has -tls-cert and
