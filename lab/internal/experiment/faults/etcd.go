@@ -225,7 +225,7 @@ func (c *cluster) Logs() string {
 func (c *cluster) WaitHealthy(within time.Duration) error {
 	var state string
 	err := waitFor(context.Background(), within, 50*time.Millisecond, func() (ok bool, err error) {
-		ok, state = c.healthy()
+		ok, state, _ = c.healthy()
 		for _, m := range c.members {
 			if m.running() && m.state() != nil {
 				return false, fmt.Errorf("faults: etcd %s exited:\n%s", m.Name, m.logs(32<<10))
@@ -239,54 +239,48 @@ func (c *cluster) WaitHealthy(within time.Duration) error {
 	return err
 }
 
-func (c *cluster) healthy() (bool, string) {
+// healthy says whether every running member answers healthy and one of
+// them leads, and what is wrong; leaders are the members that say they
+// lead.
+func (c *cluster) healthy() (ok bool, state string, leaders []int) {
 	var states []string
-	ok, leaders := true, 0
-	for _, m := range c.members {
-		if !m.running() {
-			continue
-		}
-		v, err := c.metric(m, "etcd_server_is_leader")
-		if err != nil {
-			ok = false
-			states = append(states, m.Name+": "+err.Error())
-			continue
-		}
-		if v == 1 {
-			leaders++
-		}
-		resp, err := c.hc.Get(m.metrics + "/health")
-		if err != nil {
-			ok = false
-			states = append(states, m.Name+": "+err.Error())
-			continue
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if !strings.Contains(string(body), `"true"`) {
-			ok = false
-			states = append(states, m.Name+": "+strings.TrimSpace(string(body)))
-		}
-	}
-	return ok && leaders == 1, strings.Join(states, "; ")
-}
-
-// Leader is the index of the member that leads now.
-func (c *cluster) Leader() (int, error) {
 	for i, m := range c.members {
 		if !m.running() {
 			continue
 		}
-		if v, err := c.metric(m, "etcd_server_is_leader"); err == nil && v == 1 {
-			return i, nil
+		v, err := scrape(c.hc, m.metrics+"/metrics", "etcd "+m.Name, "etcd_server_is_leader")
+		if v == 1 {
+			leaders = append(leaders, i)
+		}
+		if err == nil {
+			err = c.health(m)
+		}
+		if err != nil {
+			states = append(states, m.Name+": "+err.Error())
 		}
 	}
-	return -1, errors.New("faults: no etcd member leads")
+	return len(states) == 0 && len(leaders) == 1, strings.Join(states, "; "), leaders
 }
 
-// metric reads one unlabelled series from a member's /metrics.
-func (c *cluster) metric(m *clusterMember, name string) (float64, error) {
-	return scrape(c.hc, m.metrics+"/metrics", "etcd "+m.Name, name)
+// health is nil when member m's /health says true, else what it says.
+func (c *cluster) health(m *clusterMember) error {
+	resp, err := c.hc.Get(m.metrics + "/health")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if body, _ := io.ReadAll(resp.Body); !strings.Contains(string(body), `"true"`) {
+		return errors.New(strings.TrimSpace(string(body)))
+	}
+	return nil
+}
+
+// Leader is the index of the member that leads now.
+func (c *cluster) Leader() (int, error) {
+	if _, _, leaders := c.healthy(); len(leaders) > 0 {
+		return leaders[0], nil
+	}
+	return -1, errors.New("faults: no etcd member leads")
 }
 
 // scrape reads the series name with exactly the labels given (name,
