@@ -253,7 +253,7 @@ func (x *executor) play(ctx context.Context, sc scenario, res *scenarioResult) e
 func (s *stage) makeReplicas() error {
 	specs := append(append([]replicaSpec(nil), s.sc.Replicas...), s.sc.Spares...)
 	for i := range specs {
-		rep, err := newReplica(fmt.Sprintf("r%d", i), s.x.o.Snowidd, s.clientTLS())
+		rep, err := newReplica(fmt.Sprintf("r%d", i), s.x.o.Snowidd, s.certs.ClientTLS())
 		if err != nil {
 			return err
 		}
@@ -329,7 +329,7 @@ func (s *stage) drive(ctx context.Context) (a *analysis, runErr, err error) {
 	watch := watchReadiness(s.reps, s.live)
 	// The clients alternate NextID and NextIDs(100).
 	batch := func(n int) int { return []int{0, 100}[n%2] }
-	main, err := startLoad(loadConfig{urls: urls, clients: s.x.o.Clients, tls: s.clientTLS(), batch: batch,
+	main, err := startLoad(loadConfig{urls: urls, clients: s.x.o.Clients, tls: s.certs.ClientTLS(), batch: batch,
 		attemptTimeout: defaultAttemptTimeout, skip: func(r int) bool { return !s.live(r) }})
 	if err != nil {
 		watch.end()
