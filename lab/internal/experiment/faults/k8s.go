@@ -80,7 +80,7 @@ type seen struct {
 // startKube starts an etcd and a kube-apiserver on it under dir, and
 // waits (120 s at most: it takes 4 to 20 s on 2 loaded cores) for its
 // /readyz.
-func startKube(dir, etcdBin string) (*kubeAPI, error) {
+func startKube(dir, etcdBin string) (_ *kubeAPI, err error) {
 	dir = filepath.Join(dir, "kube")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
@@ -89,45 +89,42 @@ func startKube(dir, etcdBin string) (*kubeAPI, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if err != nil {
+			c.Stop()
+		}
+	}()
 	k := &kubeAPI{etcd: c, seen: map[string]seen{}}
-	if err := k.launch(dir); err != nil {
-		c.Stop()
-		return nil, err
-	}
-	return k, nil
-}
-
-// launch writes the token file, the certificates and the
-// service-account key and starts the server on a free port.
-func (k *kubeAPI) launch(dir string) error {
+	// The token file, the certificates and the service-account key; then
+	// the server, on a free port.
 	ct, err := newCerts(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	k.ca = ct.CA
 	b := make([]byte, 16)
 	if _, err := rand.Read(b); err != nil {
-		return err
+		return nil, err
 	}
 	k.token = hex.EncodeToString(b)
 	tokens := filepath.Join(dir, "tokens.csv")
 	if err := os.WriteFile(tokens, []byte(k.token+`,snowlab-admin,snowlab-admin,"system:masters"`+"\n"), 0o600); err != nil {
-		return err
+		return nil, err
 	}
 	// The service-account key signs tokens and, the public half read
 	// from the same file, verifies them: the kube-apiserver reads an RSA
 	// private key as a public one, not a PKCS #8 EC key (tlstest's).
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	saKey := filepath.Join(dir, "sa.key")
 	if err := os.WriteFile(saKey, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}), 0o600); err != nil {
-		return err
+		return nil, err
 	}
 	ports, err := freePorts(1)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	k.addr = "127.0.0.1:" + strconv.Itoa(ports[0])
 	k.process = newProcess("kube-apiserver", 32<<10, kubeAPIServerBin(), "--etcd-servers="+k.etcd.Endpoints()[0], "--token-auth-file="+tokens,
@@ -141,12 +138,13 @@ func (k *kubeAPI) launch(dir string) error {
 	cs, err := kubernetes.NewForConfig(&rest.Config{Host: "https://" + k.addr, BearerToken: k.token, Timeout: 2 * time.Second, QPS: -1,
 		TLSClientConfig: rest.TLSClientConfig{CAFile: ct.CA}})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	k.leases = cs.CoordinationV1().Leases(kubeNamespace)
-	return k.serve(120*time.Second, 100*time.Millisecond, func() bool {
+	err = k.serve(120*time.Second, 100*time.Millisecond, func() bool {
 		return cs.Discovery().RESTClient().Get().AbsPath("/readyz").Do(context.Background()).Error() == nil
 	})
+	return k, err
 }
 
 // Stop ends the server (SIGTERM, SIGKILL after 5 s), then its etcd.
