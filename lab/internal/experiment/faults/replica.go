@@ -102,12 +102,6 @@ func (r *replica) Node() (int, error) {
 	return strconv.Atoi(m[1])
 }
 
-// Metric reads one series of the replica's /metrics, by its name and its
-// labels as name, value pairs (`snowidd_ready`; `x`, "peer", "…").
-func (r *replica) Metric(name string, labels ...string) (float64, error) {
-	return scrape(r.hc, r.url+"/metrics", "replica "+r.Name, name, labels...)
-}
-
 // stepClock steps the replica's clock by d, through a fault-injection
 // build's hook (faultClockPath).
 func (r *replica) stepClock(d time.Duration) error {

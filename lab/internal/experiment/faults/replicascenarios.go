@@ -40,7 +40,8 @@ func clockSteps(ctx context.Context, s *stage) error {
 		}
 		s.check(fmt.Sprintf("the lab reads r0's clock (GET /clock) %+.0f s from its own, within 0.25 s", want.Seconds()), (off-want).Abs() <= 250*time.Millisecond,
 			"%v ± %v", off.Round(time.Microsecond), (best / 2).Round(time.Microsecond))
-		peer, err := s.reps[2].Metric("snowidd_clock_peer_offset_seconds", "peer", s.reps[0].url)
+		r2 := s.reps[2]
+		peer, err := scrape(r2.hc, r2.url+"/metrics", "replica r2", "snowidd_clock_peer_offset_seconds", "peer", s.reps[0].url)
 		d := time.Duration(peer * float64(time.Second))
 		measured := d.Round(time.Microsecond).String()
 		if err != nil {
