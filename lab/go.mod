@@ -105,7 +105,7 @@ require (
 	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/rs/xid v1.4.0 // indirect
-	github.com/snowlab/snowlab/k8slease v0.0.0-20261206070111-5f800039da3d
+	github.com/snowlab/snowlab/k8slease v0.0.0-20261206070111-5f800039da3d // indirect
 	go.etcd.io/etcd/api/v3 v3.7.3 // indirect
 	go.etcd.io/etcd/client/pkg/v3 v3.7.3
 	go.etcd.io/etcd/client/v3 v3.7.3

@@ -16,7 +16,6 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
-	"github.com/snowlab/snowlab/etcdlease"
 	"go.etcd.io/etcd/client/pkg/v3/types"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
@@ -134,7 +133,7 @@ func startCluster(cfg clusterConfig) (_ *cluster, err error) {
 		return nil, err
 	}
 	c.cli, err = clientv3.New(clientv3.Config{Endpoints: c.Endpoints(), DialTimeout: 2 * time.Second,
-		DialOptions: etcdlease.DialOptions(), Logger: zap.NewNop(), TLS: cfg.Certs.ClientTLS()})
+		Logger: zap.NewNop(), TLS: cfg.Certs.ClientTLS()})
 	if err != nil {
 		return nil, err
 	}

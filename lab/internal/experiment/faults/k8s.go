@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/snowlab/snowlab/k8slease"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	typedcoordinationv1 "k8s.io/client-go/kubernetes/typed/coordination/v1"
@@ -192,7 +191,7 @@ func (k *kubeAPI) reserved(ctx context.Context, scenario string, n int) (time.Ti
 	if err != nil {
 		return time.Time{}, fmt.Errorf("reading node id %d's Lease: %v", n, err)
 	}
-	v := l.Annotations[k8slease.ReservedAnnotation]
+	v := l.Annotations["snowlab.io/reserved-until"]
 	ns, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("node id %d's reservation %q: %v", n, v, err)
