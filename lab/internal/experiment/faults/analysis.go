@@ -2,6 +2,7 @@ package faults
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -143,10 +144,7 @@ func (a *analysis) replica(r int, name string) replicaStat {
 			}
 		}
 	}
-	for n := range nodes {
-		st.Nodes = append(st.Nodes, n)
-	}
-	slices.Sort(st.Nodes)
+	st.Nodes = slices.Sorted(maps.Keys(nodes))
 	slices.SortFunc(tries, func(x, y sample) int { return x.at.Compare(y.at) })
 	st.Refusing = longestFalse(tries)
 	if r < len(a.ready) {

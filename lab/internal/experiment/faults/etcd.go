@@ -2,8 +2,6 @@ package faults
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +16,9 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"go.etcd.io/etcd/client/pkg/v3/types"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
 )
 
 // clusterConfig is how StartCluster runs etcd.
@@ -46,6 +47,7 @@ type cluster struct {
 	members []*clusterMember
 	proxy   *peerProxy // nil unless Partitionable
 	hc      *http.Client
+	cli     *clientv3.Client // the rig's reads
 }
 
 // clusterMember is one etcd process.
@@ -56,7 +58,7 @@ type clusterMember struct {
 	peerURL   string // where the member listens for peers
 	peerAdv   string // what the others dial: peerURL, or its peer proxy
 	dir       string
-	id        string // hex, as etcd's X-Server-From names it
+	id        string // hex, as etcd's X-Server-From names it (types.ID)
 	*process
 }
 
@@ -130,10 +132,19 @@ func startCluster(cfg clusterConfig) (_ *cluster, err error) {
 	if err := c.WaitHealthy(30 * time.Second); err != nil {
 		return nil, err
 	}
+	c.cli, err = clientv3.New(clientv3.Config{Endpoints: c.Endpoints(), DialTimeout: 2 * time.Second,
+		Logger: zap.NewNop(), TLS: cfg.Certs.ClientTLS()})
+	if err != nil {
+		return nil, err
+	}
 	for i, m := range c.members {
-		if m.id, err = c.memberID(m); err != nil {
-			return nil, err
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		st, err := c.cli.Status(ctx, m.ClientURL)
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("faults: etcd %s's member id: %w", m.Name, err)
 		}
+		m.id = types.ID(st.Header.MemberId).String()
 		if c.proxy != nil {
 			c.proxy.Name(i, m.id)
 		}
@@ -191,6 +202,9 @@ func (c *cluster) Stop() {
 		}
 	}
 	wg.Wait()
+	if c.cli != nil {
+		c.cli.Close()
+	}
 	if c.proxy != nil {
 		c.proxy.Close()
 	}
@@ -210,7 +224,7 @@ func (c *cluster) Logs() string {
 func (c *cluster) WaitHealthy(within time.Duration) error {
 	var state string
 	err := waitFor(context.Background(), within, 50*time.Millisecond, func() (ok bool, err error) {
-		ok, state = c.healthy()
+		ok, state, _ = c.healthy()
 		for _, m := range c.members {
 			if m.running() && m.state() != nil {
 				return false, fmt.Errorf("faults: etcd %s exited:\n%s", m.Name, m.logs(32<<10))
@@ -224,63 +238,63 @@ func (c *cluster) WaitHealthy(within time.Duration) error {
 	return err
 }
 
-func (c *cluster) healthy() (bool, string) {
+// healthy says whether every running member answers healthy and one of
+// them leads, and what is wrong; leaders are the members that say they
+// lead.
+func (c *cluster) healthy() (ok bool, state string, leaders []int) {
 	var states []string
-	ok, leaders := true, 0
-	for _, m := range c.members {
-		if !m.running() {
-			continue
-		}
-		v, err := c.metric(m, "etcd_server_is_leader")
-		if err != nil {
-			ok = false
-			states = append(states, m.Name+": "+err.Error())
-			continue
-		}
-		if v == 1 {
-			leaders++
-		}
-		resp, err := c.hc.Get(m.metrics + "/health")
-		if err != nil {
-			ok = false
-			states = append(states, m.Name+": "+err.Error())
-			continue
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if !strings.Contains(string(body), `"true"`) {
-			ok = false
-			states = append(states, m.Name+": "+strings.TrimSpace(string(body)))
-		}
-	}
-	return ok && leaders == 1, strings.Join(states, "; ")
-}
-
-// Leader is the index of the member that leads now.
-func (c *cluster) Leader() (int, error) {
 	for i, m := range c.members {
 		if !m.running() {
 			continue
 		}
-		if v, err := c.metric(m, "etcd_server_is_leader"); err == nil && v == 1 {
-			return i, nil
+		v, err := scrape(c.hc, m.metrics+"/metrics", "etcd "+m.Name, "etcd_server_is_leader")
+		if v == 1 {
+			leaders = append(leaders, i)
+		}
+		if err == nil {
+			err = c.health(m)
+		}
+		if err != nil {
+			states = append(states, m.Name+": "+err.Error())
 		}
 	}
-	return -1, errors.New("faults: no etcd member leads")
+	return len(states) == 0 && len(leaders) == 1, strings.Join(states, "; "), leaders
 }
 
-// metric reads one unlabelled series from a member's /metrics.
-func (c *cluster) metric(m *clusterMember, name string) (float64, error) {
-	return scrape(c.hc, m.metrics+"/metrics", "etcd "+m.Name, name)
+// health is nil when member m's /health says true, else what it says.
+func (c *cluster) health(m *clusterMember) error {
+	resp, err := c.hc.Get(m.metrics + "/health")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if body, _ := io.ReadAll(resp.Body); !strings.Contains(string(body), `"true"`) {
+		return errors.New(strings.TrimSpace(string(body)))
+	}
+	return nil
+}
+
+// Leader is the index of the member that leads now.
+func (c *cluster) Leader() (int, error) {
+	if _, _, leaders := c.healthy(); len(leaders) > 0 {
+		return leaders[0], nil
+	}
+	return -1, errors.New("faults: no etcd member leads")
 }
 
 // scrape reads the series name with exactly the labels given (name,
 // value pairs; none for an unlabelled series) from the Prometheus text a
 // GET of url answers; who names the process in the error.
 func scrape(hc *http.Client, url, who, name string, labels ...string) (float64, error) {
-	fams, err := families(hc, url, who)
+	resp, err := hc.Get(url)
 	if err != nil {
 		return 0, err
+	}
+	defer resp.Body.Close()
+	p := expfmt.NewTextParser(model.UTF8Validation) // as Prometheus itself reads it
+	fams, err := p.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		return 0, fmt.Errorf("%s's metrics: %w", who, err)
 	}
 	for _, m := range fams[name].GetMetric() {
 		if hasLabels(m, labels) {
@@ -288,22 +302,6 @@ func scrape(hc *http.Client, url, who, name string, labels ...string) (float64, 
 		}
 	}
 	return 0, fmt.Errorf("no %s%q in %s's metrics", name, labels, who)
-}
-
-// families are the metric families of the Prometheus text a GET of url
-// answers, parsed by expfmt (what Prometheus itself reads it with).
-func families(hc *http.Client, url, who string) (map[string]*dto.MetricFamily, error) {
-	resp, err := hc.Get(url)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(resp.Body)
-	if err != nil {
-		return nil, fmt.Errorf("%s's metrics: %w", who, err)
-	}
-	return fams, nil
 }
 
 // hasLabels says whether m has exactly the labels given as name, value
@@ -334,62 +332,19 @@ func sampleValue(m *dto.Metric) float64 {
 	}
 }
 
-// memberID is the member's id in hex, as its /metrics names it: the
-// server_id label of its etcd_server_id series (value 1).
-func (c *cluster) memberID(m *clusterMember) (string, error) {
-	fams, err := families(c.hc, m.metrics+"/metrics", "etcd "+m.Name)
-	if err != nil {
-		return "", err
-	}
-	for _, s := range fams["etcd_server_id"].GetMetric() {
-		for _, l := range s.GetLabel() {
-			if l.GetName() == "server_id" && sampleValue(s) == 1 {
-				return l.GetValue(), nil
-			}
-		}
-	}
-	return "", fmt.Errorf("faults: etcd %s's metrics name no server id", m.Name)
-}
-
-// Get reads key through etcd's JSON gateway (any running member): its
-// value and whether it exists.
+// Get reads key (any running member): its value and whether it exists.
+// A call is bounded at 2 s, as a member the rig cut off answers nothing.
 func (c *cluster) Get(ctx context.Context, key string) (string, bool, error) {
-	body, _ := json.Marshal(map[string]string{"key": base64.StdEncoding.EncodeToString([]byte(key))})
-	var last error
-	for _, m := range c.members {
-		if !m.running() {
-			continue
-		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.ClientURL+"/v3/kv/range", strings.NewReader(string(body)))
-		if err != nil {
-			return "", false, err
-		}
-		resp, err := c.hc.Do(req)
-		if err != nil {
-			last = err
-			continue
-		}
-		var r struct {
-			Kvs []struct {
-				Value string `json:"value"`
-			} `json:"kvs"`
-		}
-		err = json.NewDecoder(resp.Body).Decode(&r)
-		resp.Body.Close()
-		if err != nil || resp.StatusCode != http.StatusOK {
-			last = fmt.Errorf("etcd %s: HTTP %d %v", m.Name, resp.StatusCode, err)
-			continue
-		}
-		if len(r.Kvs) == 0 {
-			return "", false, nil
-		}
-		v, err := base64.StdEncoding.DecodeString(r.Kvs[0].Value)
-		return string(v), true, err
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	resp, err := c.cli.Get(ctx, key)
+	if err != nil {
+		return "", false, fmt.Errorf("faults: reading %s: %w", key, err)
 	}
-	if last == nil {
-		last = errors.New("no etcd member is running")
+	if len(resp.Kvs) == 0 {
+		return "", false, nil
 	}
-	return "", false, fmt.Errorf("faults: reading %s: %w", key, last)
+	return string(resp.Kvs[0].Value), true, nil
 }
 
 // lease is an etcd scenario's replicas' -lease: eps their links'

@@ -6,16 +6,22 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/hex"
-	"encoding/json"
 	"encoding/pem"
 	"fmt"
-	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	typedcoordinationv1 "k8s.io/client-go/kubernetes/typed/coordination/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/utils/ptr"
 )
 
 // kubeVersion is the kube-apiserver scripts/kube-apiserver.sh builds and
@@ -60,8 +66,8 @@ type kubeAPI struct {
 	ca    string // the CA's certificate file
 	etcd  *cluster
 	*process
-	hc   *http.Client
-	seen map[string]seen // by Lease: its version and when the lab first saw it
+	leases typedcoordinationv1.LeaseInterface // the scenarios' namespace's
+	seen   map[string]seen                    // by Lease: its version and when the lab first saw it
 }
 
 // seen is a Lease's resourceVersion and when the lab first read it.
@@ -73,7 +79,7 @@ type seen struct {
 // startKube starts an etcd and a kube-apiserver on it under dir, and
 // waits (120 s at most: it takes 4 to 20 s on 2 loaded cores) for its
 // /readyz.
-func startKube(dir, etcdBin string) (*kubeAPI, error) {
+func startKube(dir, etcdBin string) (_ *kubeAPI, err error) {
 	dir = filepath.Join(dir, "kube")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
@@ -82,46 +88,42 @@ func startKube(dir, etcdBin string) (*kubeAPI, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if err != nil {
+			c.Stop()
+		}
+	}()
 	k := &kubeAPI{etcd: c, seen: map[string]seen{}}
-	if err := k.launch(dir); err != nil {
-		c.Stop()
-		return nil, err
-	}
-	return k, nil
-}
-
-// launch writes the token file, the certificates and the
-// service-account key and starts the server on a free port.
-func (k *kubeAPI) launch(dir string) error {
+	// The token file, the certificates and the service-account key; then
+	// the server, on a free port.
 	ct, err := newCerts(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	k.ca = ct.CA
-	k.hc = &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: ct.ClientTLS()}}
 	b := make([]byte, 16)
 	if _, err := rand.Read(b); err != nil {
-		return err
+		return nil, err
 	}
 	k.token = hex.EncodeToString(b)
 	tokens := filepath.Join(dir, "tokens.csv")
 	if err := os.WriteFile(tokens, []byte(k.token+`,snowlab-admin,snowlab-admin,"system:masters"`+"\n"), 0o600); err != nil {
-		return err
+		return nil, err
 	}
 	// The service-account key signs tokens and, the public half read
 	// from the same file, verifies them: the kube-apiserver reads an RSA
 	// private key as a public one, not a PKCS #8 EC key (tlstest's).
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	saKey := filepath.Join(dir, "sa.key")
 	if err := os.WriteFile(saKey, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}), 0o600); err != nil {
-		return err
+		return nil, err
 	}
 	ports, err := freePorts(1)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	k.addr = "127.0.0.1:" + strconv.Itoa(ports[0])
 	k.process = newProcess("kube-apiserver", 32<<10, kubeAPIServerBin(), "--etcd-servers="+k.etcd.Endpoints()[0], "--token-auth-file="+tokens,
@@ -130,61 +132,24 @@ func (k *kubeAPI) launch(dir string) error {
 		"--service-account-issuer=https://kubernetes.default.svc", "--service-account-key-file="+saKey,
 		"--service-account-signing-key-file="+saKey, "--tls-cert-file="+ct.Cert, "--tls-private-key-file="+ct.Key,
 		"--cert-dir="+filepath.Join(dir, "certs"), "--service-cluster-ip-range=10.96.0.0/24")
-	return k.serve(120*time.Second, 100*time.Millisecond, func() bool { return k.get("/readyz", nil) == nil })
-}
-
-// errNotFound is a GET the server answered 404.
-var errNotFound = fmt.Errorf("faults: not found")
-
-// get GETs path with the token and decodes the JSON answer into v (when
-// not nil).
-func (k *kubeAPI) get(path string, v any) error {
-	req, err := http.NewRequest(http.MethodGet, "https://"+k.addr+path, nil)
+	// The lab reads a Lease every 50 ms while it waits for one to
+	// expire: no client-side rate limit (QPS < 0).
+	cs, err := kubernetes.NewForConfig(&rest.Config{Host: "https://" + k.addr, BearerToken: k.token, Timeout: 2 * time.Second, QPS: -1,
+		TLSClientConfig: rest.TLSClientConfig{CAFile: ct.CA}})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	req.Header.Set("Authorization", "Bearer "+k.token)
-	resp, err := k.hc.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	switch {
-	case resp.StatusCode == http.StatusNotFound:
-		return errNotFound
-	case resp.StatusCode != http.StatusOK:
-		return fmt.Errorf("faults: GET %s: HTTP %d", path, resp.StatusCode)
-	case v == nil:
-		return nil
-	}
-	return json.NewDecoder(resp.Body).Decode(v)
+	k.leases = cs.CoordinationV1().Leases(kubeNamespace)
+	err = k.serve(120*time.Second, 100*time.Millisecond, func() bool {
+		return cs.Discovery().RESTClient().Get().AbsPath("/readyz").Do(context.Background()).Error() == nil
+	})
+	return k, err
 }
 
 // Stop ends the server (SIGTERM, SIGKILL after 5 s), then its etcd.
 func (k *kubeAPI) Stop() {
 	k.stop(5 * time.Second)
 	k.etcd.Stop()
-}
-
-// lease is what the lab reads of a k8slease Lease.
-type lease struct {
-	Metadata struct {
-		ResourceVersion string            `json:"resourceVersion"`
-		Annotations     map[string]string `json:"annotations"`
-	} `json:"metadata"`
-	Spec struct {
-		HolderIdentity       string `json:"holderIdentity"`
-		LeaseDurationSeconds int    `json:"leaseDurationSeconds"`
-	} `json:"spec"`
-}
-
-// Lease reads the Lease name in the scenarios' namespace.
-func (k *kubeAPI) Lease(ctx context.Context, name string) (*lease, error) {
-	var l lease
-	if err := k.get("/apis/coordination.k8s.io/v1/namespaces/"+kubeNamespace+"/leases/"+name, &l); err != nil {
-		return nil, err
-	}
-	return &l, ctx.Err()
 }
 
 // leaseName is node id n's Lease in scenario: PREFIX-N (kubePrefix).
@@ -205,28 +170,28 @@ func (k *kubeAPI) Logs() string { return k.logs(32<<10) + "\n" + k.etcd.Logs() }
 // API server expires nothing.
 func (k *kubeAPI) held(ctx context.Context, scenario string, n int) (bool, error) {
 	name := leaseName(scenario, n)
-	l, err := k.Lease(ctx, name)
+	l, err := k.leases.Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return false, err
 	}
-	if l.Spec.HolderIdentity == "" {
+	if ptr.Deref(l.Spec.HolderIdentity, "") == "" {
 		return false, nil
 	}
 	now := time.Now()
-	if e, ok := k.seen[name]; !ok || e.rv != l.Metadata.ResourceVersion {
-		k.seen[name] = seen{l.Metadata.ResourceVersion, now}
+	if e, ok := k.seen[name]; !ok || e.rv != l.ResourceVersion {
+		k.seen[name] = seen{l.ResourceVersion, now}
 	}
-	return now.Sub(k.seen[name].at) < time.Duration(l.Spec.LeaseDurationSeconds)*time.Second, nil
+	return now.Sub(k.seen[name].at) < time.Duration(ptr.Deref(l.Spec.LeaseDurationSeconds, 0))*time.Second, nil
 }
 
 // reserved is node id n's reserved-until, the Lease's
 // snowlab.io/reserved-until annotation (k8slease.ReservedAnnotation).
 func (k *kubeAPI) reserved(ctx context.Context, scenario string, n int) (time.Time, error) {
-	l, err := k.Lease(ctx, leaseName(scenario, n))
+	l, err := k.leases.Get(ctx, leaseName(scenario, n), metav1.GetOptions{})
 	if err != nil {
 		return time.Time{}, fmt.Errorf("reading node id %d's Lease: %v", n, err)
 	}
-	v := l.Metadata.Annotations["snowlab.io/reserved-until"]
+	v := l.Annotations["snowlab.io/reserved-until"]
 	ns, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("node id %d's reservation %q: %v", n, v, err)
@@ -245,23 +210,12 @@ func (k *kubeAPI) kubeconfig(dir string, r int, link string) (string, error) {
 		return "", err
 	}
 	p := filepath.Join(dir, fmt.Sprintf("r%d.kubeconfig", r))
-	cfg := fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters:
-- name: faults
-  cluster:
-    server: https://%s
-    certificate-authority: %s
-users:
-- name: snowlab-admin
-  user:
-    token: %s
-contexts:
-- name: faults
-  context: {cluster: faults, user: snowlab-admin, namespace: %s}
-current-context: faults
-`, u.Host, k.ca, k.token, kubeNamespace)
-	return p, os.WriteFile(p, []byte(cfg), 0o600)
+	return p, clientcmd.WriteToFile(clientcmdapi.Config{
+		Clusters:       map[string]*clientcmdapi.Cluster{"faults": {Server: "https://" + u.Host, CertificateAuthority: k.ca}},
+		AuthInfos:      map[string]*clientcmdapi.AuthInfo{"snowlab-admin": {Token: k.token}},
+		Contexts:       map[string]*clientcmdapi.Context{"faults": {Cluster: "faults", AuthInfo: "snowlab-admin", Namespace: kubeNamespace}},
+		CurrentContext: "faults",
+	}, p)
 }
 
 // kubePrefix is the Lease name prefix of a k8s scenario's replicas.

@@ -2,14 +2,20 @@ package faults
 
 import (
 	"context"
+	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
-	"strings"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 )
 
 // TestKubeMissing: without the kube-apiserver binary the k8s scenario is
@@ -42,11 +48,15 @@ func TestKubeLease(t *testing.T) {
 			http.NotFound(w, r)
 			return
 		}
-		_, _ = w.Write([]byte(`{"metadata":{"resourceVersion":"` + rv + `","annotations":{"snowlab.io/reserved-until":"1700000000123456789"}},` +
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"kind":"Lease","apiVersion":"coordination.k8s.io/v1","metadata":{"resourceVersion":"` + rv + `","annotations":{"snowlab.io/reserved-until":"1700000000123456789"}},` +
 			`"spec":{"holderIdentity":"` + holder + `","leaseDurationSeconds":1}}`))
 	}))
 	defer srv.Close()
-	k := &kubeAPI{addr: strings.TrimPrefix(srv.URL, "https://"), token: "tok", hc: srv.Client(), seen: map[string]seen{}}
+	cs, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL, BearerToken: "tok", QPS: -1,
+		TLSClientConfig: rest.TLSClientConfig{CAData: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})}})
+	require.NoError(t, err)
+	k := &kubeAPI{leases: cs.CoordinationV1().Leases(kubeNamespace), seen: map[string]seen{}}
 	ctx := context.Background()
 	until, err := k.reserved(ctx, "x", 2)
 	require.NoError(t, err)
@@ -67,5 +77,24 @@ func TestKubeLease(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, held, "released")
 	_, err = k.held(ctx, "x", 3)
-	assert.ErrorIs(t, err, errNotFound)
+	assert.True(t, apierrors.IsNotFound(err), "%v", err)
+}
+
+// TestKubeconfig: a replica's kubeconfig leads to its link, trusts the
+// rig's CA and carries the token, in the scenarios' namespace.
+func TestKubeconfig(t *testing.T) {
+	dir := t.TempDir()
+	k := &kubeAPI{token: "tok", ca: filepath.Join(dir, "ca.pem")}
+	require.NoError(t, os.WriteFile(k.ca, []byte("PEM"), 0o600))
+	p, err := k.kubeconfig(dir, 1, "https://127.0.0.1:1234")
+	require.NoError(t, err)
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(&clientcmd.ClientConfigLoadingRules{ExplicitPath: p}, nil)
+	cfg, err := cc.ClientConfig()
+	require.NoError(t, err)
+	assert.Equal(t, "https://127.0.0.1:1234", cfg.Host)
+	assert.Equal(t, "tok", cfg.BearerToken)
+	assert.Equal(t, k.ca, cfg.CAFile)
+	raw, err := cc.RawConfig()
+	require.NoError(t, err)
+	assert.Equal(t, kubeNamespace, raw.Contexts[raw.CurrentContext].Namespace)
 }

@@ -53,7 +53,15 @@ func (p *peerProxy) Add(i int, upstream string) (string, error) {
 	p.mu.Lock()
 	p.lns = append(p.lns, ln)
 	p.mu.Unlock()
-	go p.accept(i, ln, upstream)
+	go func() {
+		for {
+			client, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go p.serve(i, client, upstream)
+		}
+	}()
 	return ln.Addr().String(), nil
 }
 
@@ -100,16 +108,6 @@ func (p *peerProxy) Close() {
 	p.mu.Unlock()
 	for c := range conns {
 		c.close()
-	}
-}
-
-func (p *peerProxy) accept(to int, ln net.Listener, upstream string) {
-	for {
-		client, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		go p.serve(to, client, upstream)
 	}
 }
 

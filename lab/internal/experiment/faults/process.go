@@ -81,9 +81,6 @@ type tailBuffer struct {
 	seen chan struct{} // nil without a mark
 }
 
-// newTailBuffer returns a tailBuffer that keeps the last max bytes.
-func newTailBuffer(max int) *tailBuffer { return &tailBuffer{max: max} }
-
 // Write keeps p, dropping the oldest bytes beyond the bound; it never
 // fails.
 func (t *tailBuffer) Write(p []byte) (int, error) {
@@ -150,7 +147,7 @@ func (p *process) start(mark string) (seen <-chan struct{}, err error) {
 	cmd := exec.Command(p.bin, p.args...)
 	cmd.Env = append(os.Environ(), p.env...)
 	cmd.SysProcAttr = dieWithParent()
-	out := newTailBuffer(p.logMax)
+	out := &tailBuffer{max: p.logMax}
 	if mark != "" {
 		out.mark, out.seen = []byte(mark), make(chan struct{})
 	}

@@ -49,7 +49,7 @@ func startChild(t *testing.T, kind string) *process {
 }
 
 func TestTailKeepsTheLastBytes(t *testing.T) {
-	tail := newTailBuffer(4)
+	tail := &tailBuffer{max: 4}
 	for _, s := range []string{"ab", "cde", "", "f"} {
 		n, err := tail.Write([]byte(s))
 		require.NoError(t, err)
@@ -65,7 +65,7 @@ func TestTailKeepsTheLastBytes(t *testing.T) {
 // A mark is seen once written, whole or split across two writes.
 func TestTailSeesItsMark(t *testing.T) {
 	for _, writes := range [][]string{{"x serving\n"}, {"x ser", "ving\n"}} {
-		tail := newTailBuffer(4)
+		tail := &tailBuffer{max: 4}
 		tail.mark, tail.seen = []byte("serving"), make(chan struct{})
 		for i, w := range writes {
 			select {

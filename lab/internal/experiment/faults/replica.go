@@ -73,16 +73,9 @@ func (r *replica) Stop() error {
 		return fmt.Errorf("faults: replica %s did not stop within 20 s of SIGTERM", r.Name)
 	}
 	if st := r.state(); st != nil && !st.Success() {
-		return fmt.Errorf("faults: replica %s exited with %v; its last words:\n%s", r.Name, st, lastLines(r.out.String(), 8))
+		return fmt.Errorf("faults: replica %s exited with %v; its last words:\n%s", r.Name, st, tail(r.out.String(), 2<<10))
 	}
 	return nil
-}
-
-// lastLines is the last n lines of s: why a replica exited is what it
-// logged last.
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
 // Readyz answers /readyz: whether 200, and the body.
@@ -107,12 +100,6 @@ func (r *replica) Node() (int, error) {
 		return -1, fmt.Errorf("replica %s: /readyz %q names no node id", r.Name, body)
 	}
 	return strconv.Atoi(m[1])
-}
-
-// Metric reads one series of the replica's /metrics, by its name and its
-// labels as name, value pairs (`snowidd_ready`; `x`, "peer", "…").
-func (r *replica) Metric(name string, labels ...string) (float64, error) {
-	return scrape(r.hc, r.url+"/metrics", "replica "+r.Name, name, labels...)
 }
 
 // stepClock steps the replica's clock by d, through a fault-injection

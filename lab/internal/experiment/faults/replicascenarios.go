@@ -22,7 +22,7 @@ func clockSteps(ctx context.Context, s *stage) error {
 	s.role(0, "strict, clock stepped")
 	s.role(1, "monotonic, clock stepped")
 	s.role(2, "strict, clock untouched")
-	lab, err := remote.NewClient(s.reps[0].url, client.ConnectJSON, s.clientTLS())
+	lab, err := remote.NewClient(s.reps[0].url, client.ConnectJSON, s.certs.ClientTLS())
 	if err != nil {
 		return err
 	}
@@ -40,7 +40,8 @@ func clockSteps(ctx context.Context, s *stage) error {
 		}
 		s.check(fmt.Sprintf("the lab reads r0's clock (GET /clock) %+.0f s from its own, within 0.25 s", want.Seconds()), (off-want).Abs() <= 250*time.Millisecond,
 			"%v ± %v", off.Round(time.Microsecond), (best / 2).Round(time.Microsecond))
-		peer, err := s.reps[2].Metric("snowidd_clock_peer_offset_seconds", "peer", s.reps[0].url)
+		r2 := s.reps[2]
+		peer, err := scrape(r2.hc, r2.url+"/metrics", "replica r2", "snowidd_clock_peer_offset_seconds", "peer", s.reps[0].url)
 		d := time.Duration(peer * float64(time.Second))
 		measured := d.Round(time.Microsecond).String()
 		if err != nil {
@@ -147,7 +148,7 @@ func kill9Batch(ctx context.Context, s *stage) error {
 	s.role(0, "SIGKILLed during NextIDs(100000), three times")
 	// The caller reaches r0 alone (no failover), under faultHeldPrefix, so
 	// that r0's hold takes its calls and none of the main load's.
-	big, err := startLoad(loadConfig{urls: []string{s.reps[0].url + faultHeldPrefix}, clients: 1, tls: s.clientTLS(),
+	big, err := startLoad(loadConfig{urls: []string{s.reps[0].url + faultHeldPrefix}, clients: 1, tls: s.certs.ClientTLS(),
 		batch: func(int) int { return client.MaxBatch }, attemptTimeout: 10 * time.Second, pause: 100 * time.Millisecond})
 	if err != nil {
 		return err

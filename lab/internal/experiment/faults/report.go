@@ -85,7 +85,9 @@ func writeScenarios(d *report.Document, run *runResult) {
 			continue
 		}
 		cl := s.Calls
-		rows = append(rows, []string{s.Name, units.Thousands(cl.Calls), units.Thousands(cl.Served), units.Thousands(cl.Failed), counts(refused(cl.Attempts), "%s %s", ", "),
+		refused := maps.Clone(cl.Attempts)
+		delete(refused, outcomeOK)
+		rows = append(rows, []string{s.Name, units.Thousands(cl.Calls), units.Thousands(cl.Served), units.Thousands(cl.Failed), counts(refused, "%s %s", ", "),
 			units.Thousands(cl.IDs), strconv.Itoa(cl.Duplicates), strconv.Itoa(cl.OrderViolations), failover(cl), historyCell(s.History)})
 	}
 	d.Section(2, "Scenarios").
@@ -201,13 +203,6 @@ func writeTable(w io.Writer, run *runResult) error {
 	return document(run).WriteText(w, func(title string) bool {
 		return slices.Contains([]string{"Verdict", "Scenarios", "Replicas", "Fleet start"}, title)
 	})
-}
-
-// refused is attempts without the served ones.
-func refused(attempts map[string]int) map[string]int {
-	m := maps.Clone(attempts)
-	delete(m, outcomeOK)
-	return m
 }
 
 // yes is a cell saying whether a claim held, a failure in bold.

@@ -128,7 +128,11 @@ func pick(o options) ([]scenario, error) {
 		for _, name := range o.Scenarios {
 			i := slices.IndexFunc(all, func(s scenario) bool { return s.Name == name })
 			if i < 0 {
-				return nil, fmt.Errorf("%w: no scenario %q (want one of %s)", errOptions, name, strings.Join(names(), ", "))
+				var names []string
+				for _, s := range all {
+					names = append(names, s.Name)
+				}
+				return nil, fmt.Errorf("%w: no scenario %q (want one of %s)", errOptions, name, strings.Join(names, ", "))
 			}
 			out = append(out, all[i])
 		}
@@ -141,15 +145,6 @@ func pick(o options) ([]scenario, error) {
 		return all, nil
 	}
 	return nil, fmt.Errorf("%w: set %q: want short or full", errOptions, o.Set)
-}
-
-// names are the scenarios' names, in order.
-func names() []string {
-	var out []string
-	for _, s := range scenarios() {
-		out = append(out, s.Name)
-	}
-	return out
 }
 
 // servesTLS asks the replica binary's -h whether it has -tls-cert and
@@ -258,7 +253,7 @@ func (x *executor) play(ctx context.Context, sc scenario, res *scenarioResult) e
 func (s *stage) makeReplicas() error {
 	specs := append(append([]replicaSpec(nil), s.sc.Replicas...), s.sc.Spares...)
 	for i := range specs {
-		rep, err := newReplica(fmt.Sprintf("r%d", i), s.x.o.Snowidd, s.clientTLS())
+		rep, err := newReplica(fmt.Sprintf("r%d", i), s.x.o.Snowidd, s.certs.ClientTLS())
 		if err != nil {
 			return err
 		}
@@ -334,7 +329,7 @@ func (s *stage) drive(ctx context.Context) (a *analysis, runErr, err error) {
 	watch := watchReadiness(s.reps, s.live)
 	// The clients alternate NextID and NextIDs(100).
 	batch := func(n int) int { return []int{0, 100}[n%2] }
-	main, err := startLoad(loadConfig{urls: urls, clients: s.x.o.Clients, tls: s.clientTLS(), batch: batch,
+	main, err := startLoad(loadConfig{urls: urls, clients: s.x.o.Clients, tls: s.certs.ClientTLS(), batch: batch,
 		attemptTimeout: defaultAttemptTimeout, skip: func(r int) bool { return !s.live(r) }})
 	if err != nil {
 		watch.end()

@@ -374,11 +374,10 @@ func (sc scenario) layout() (snowlab.Layout, error) {
 	if sc.Layout == "" {
 		return snowlab.DefaultLayout, nil
 	}
+	// As snowidd reads -layout: the unit and epoch DefaultLayout's.
 	var l snowlab.Layout
-	if _, err := fmt.Sscanf(sc.Layout, "%d/%d/%d", &l.TimeBits, &l.NodeBits, &l.SeqBits); err != nil {
-		return l, fmt.Errorf("scenario %s: layout %q: %v", sc.Name, sc.Layout, err)
+	if err := l.UnmarshalText([]byte(sc.Layout)); err != nil {
+		return l, fmt.Errorf("scenario %s: %w", sc.Name, err)
 	}
-	d := snowlab.DefaultLayout
-	l.Unit, l.Epoch = d.Unit, d.Epoch
-	return l, l.Validate()
+	return l, nil
 }

@@ -2,7 +2,6 @@ package faults
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -69,23 +68,15 @@ func (s *stage) waitReady(r int, within time.Duration) error {
 	return nil
 }
 
-// startSpare starts replica r, a spare, and lets the clients call it.
-func (s *stage) startSpare(r int) error {
-	if err := s.reps[r].Start(); err != nil {
-		return err
-	}
-	s.started[r].Store(true)
-	return nil
-}
-
-// startSuccessor starts spare r, waits (within) until it is ready, and
-// checks that it took node id k, r0's (which); it returns how long r took
-// to be ready.
+// startSuccessor starts spare r (the clients call it from then on),
+// waits (within) until it is ready, and checks that it took node id k,
+// r0's (which); it returns how long r took to be ready.
 func (s *stage) startSuccessor(r, k int, within time.Duration, which string) (time.Duration, error) {
 	startAt := time.Now()
-	if err := s.startSpare(r); err != nil {
+	if err := s.reps[r].Start(); err != nil {
 		return 0, err
 	}
+	s.started[r].Store(true)
 	if err := s.waitReady(r, within); err != nil {
 		return 0, err
 	}
@@ -98,9 +89,6 @@ func (s *stage) startSuccessor(r, k int, within time.Duration, which string) (ti
 	s.check("the successor took "+which, kr == k, "r0 held %d, r%d holds %d", k, r, kr)
 	return waited, nil
 }
-
-// clientTLS is how the lab reaches the replicas: nil in plaintext.
-func (s *stage) clientTLS() *tls.Config { return s.certs.ClientTLS() }
 
 // replicaArgs are replica r's flags after -listen.
 func (s *stage) replicaArgs(r int, spec replicaSpec, peers []string) ([]string, error) {

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,7 +54,7 @@ func startZooKeeper(dir string) (*zooKeeper, error) {
 	dir = filepath.Join(dir, "zk")
 	cfg := filepath.Join(dir, "zoo.cfg")
 	lines := []string{"tickTime=" + strconv.Itoa(int(zkTick/time.Millisecond)), "dataDir=" + filepath.Join(dir, "data"),
-		"clientPort=" + strconv.Itoa(ports[0]), "clientPortAddress=127.0.0.1", "admin.enableServer=false", "4lw.commands.whitelist=srvr"}
+		"clientPort=" + strconv.Itoa(ports[0]), "clientPortAddress=127.0.0.1", "admin.enableServer=false"}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -66,25 +64,14 @@ func startZooKeeper(dir string) (*zooKeeper, error) {
 	z := &zooKeeper{addr: "127.0.0.1:" + strconv.Itoa(ports[0])}
 	z.process = newProcess("zookeeper", 32<<10, "java", "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", "/etc/zookeeper/conf_example:"+zkJar,
 		"-Dzookeeper.log.dir="+dir, "org.apache.zookeeper.server.quorum.QuorumPeerMain", cfg)
-	if err := z.serve(60*time.Second, 50*time.Millisecond, z.serving); err != nil {
+	// It serves once a session reads its root.
+	if err := z.serve(60*time.Second, 50*time.Millisecond, func() bool {
+		_, ok, _ := z.read(context.Background(), "/")
+		return ok
+	}); err != nil {
 		return nil, err
 	}
 	return z, nil
-}
-
-// serving asks the server's "srvr" whether it serves (a Mode line).
-func (z *zooKeeper) serving() bool {
-	c, err := net.DialTimeout("tcp", z.addr, time.Second)
-	if err != nil {
-		return false
-	}
-	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(time.Second))
-	if _, err := c.Write([]byte("srvr")); err != nil {
-		return false
-	}
-	b, _ := io.ReadAll(c) // up to the server's close, or the deadline
-	return strings.Contains(string(b), "Mode: ")
 }
 
 // Stop ends the server (SIGTERM, SIGKILL after 5 s).
@@ -98,24 +85,18 @@ func (z *zooKeeper) read(ctx context.Context, p string) ([]byte, bool, error) {
 		return nil, false, err
 	}
 	defer conn.Close()
-	type got struct {
-		data []byte
-		err  error
-	}
-	ch := make(chan got, 1)
-	go func() {
-		data, _, err := conn.Get(p)
-		ch <- got{data, err}
-	}()
-	select {
-	case <-ctx.Done():
+	// The session bounds the Get (a reply within 2/3 of its timeout, or
+	// the connection is dropped and the Get fails); a cancelled ctx ends
+	// it sooner by closing the session.
+	defer context.AfterFunc(ctx, conn.Close)()
+	data, _, err := conn.Get(p)
+	switch {
+	case ctx.Err() != nil:
 		return nil, false, ctx.Err()
-	case g := <-ch:
-		if errors.Is(g.err, zk.ErrNoNode) {
-			return nil, false, nil
-		}
-		return g.data, g.err == nil, g.err
+	case errors.Is(err, zk.ErrNoNode):
+		return nil, false, nil
 	}
+	return data, err == nil, err
 }
 
 // lease is a zk scenario's replicas' -lease: eps their links' endpoints,
