@@ -288,9 +288,11 @@ func Grid() *plotter.Grid {
 // format: log when lo > 0 and the values span more than 100x (or
 // forceLog), where a linear axis would flatten the small ones against
 // zero, from and to whole decades so that both ends are labelled, ticked
-// by gonum; else linear from zero. It reports whether it chose log.
-func Scale(a *gplot.Axis, lo, hi float64, format func(float64) string, forceLog bool) bool {
+// by gonum, label marked " (log scale)"; else linear from zero. It
+// reports whether it chose log.
+func Scale(a *gplot.Axis, label *string, lo, hi float64, format func(float64) string, forceLog bool) bool {
 	if lo > 0 && (forceLog || hi/lo > 100) {
+		*label += " (log scale)"
 		a.Scale = gplot.LogScale{}
 		a.Min, a.Max = math.Pow10(int(math.Floor(math.Log10(lo)))), math.Pow10(int(math.Ceil(math.Log10(hi))))
 		if a.Max <= a.Min {

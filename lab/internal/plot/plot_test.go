@@ -46,14 +46,15 @@ func TestScale(t *testing.T) {
 		{3, 3, true, true, 1, 10, []string{"1", "10"}},
 		{0, 0, false, false, 0, 1, []string{"0", "0.2", "0.4", "0.6", "0.8", "1"}},
 	} {
-		a := &gplot.New().Y
-		assert.Equal(t, c.log, Scale(a, c.lo, c.hi, si, c.forceLog), "log for %v", c)
+		a, label := &gplot.New().Y, "y"
+		assert.Equal(t, c.log, Scale(a, &label, c.lo, c.hi, si, c.forceLog), "log for %v", c)
+		assert.Equal(t, c.log, label == "y (log scale)", "label for %v", c)
 		assert.InDelta(t, c.min, a.Min, c.max*1e-9, "min for %v", c)
 		assert.InDelta(t, c.max, a.Max, c.max*1e-9, "max for %v", c)
 		assert.Equal(t, c.labels, labels(a), "labels for %v", c)
 	}
 	a := &gplot.New().Y
-	Scale(a, 1, 1e6, si, false)
+	Scale(a, new(string), 1, 1e6, si, false)
 	assert.Empty(t, a.Tick.Marker.Ticks(1, 1), "an empty range has no ticks, where gonum would panic")
 	assert.Empty(t, a.Tick.Marker.Ticks(0, 1), "nor has a log axis from zero")
 	assert.Equal(t, []string{"0.1", "1", "10"}, labels(&gplot.Axis{Min: 0.1, Max: 10, Tick: a.Tick}), "from 0.1")

@@ -262,9 +262,7 @@ func saturatePanel(run *result.Run, panel chartPanel, bySubject map[string][]res
 	for i, c := range ceilings {
 		d.Add(c.label(len(ceilings)), c.line(i))
 	}
-	if plot.Scale(&d.P.Y, y.Lo, y.Hi, siTick, false) {
-		d.YLabel += " (log scale)"
-	}
+	plot.Scale(&d.P.Y, &d.YLabel, y.Lo, y.Hi, siTick, false)
 	goroutineAxis(run, &d.P.X, panel.names, bySubject)
 	return d
 }
@@ -387,7 +385,7 @@ func latencyPanel(run *result.Run, panel chartPanel) *plot.Chart {
 	}
 	shape, manyG := burstShape(bursts)
 	what += shape
-	d := newChart(run, what, "percentile of calls", "latency per call (log scale)", 10*vg.Inch, 4.4*vg.Inch)
+	d := newChart(run, what, "percentile of calls", "latency per call", 10*vg.Inch, 4.4*vg.Inch)
 	p := d.P
 	g := plot.Grid()
 	g.Vertical.Color = nil
@@ -413,7 +411,7 @@ func latencyPanel(run *result.Run, panel chartPanel) *plot.Chart {
 		}
 		d.Line(label, styles[b.Subject], xys)
 	}
-	plot.Scale(&p.Y, y.Lo, y.Hi, nsTick, true)
+	plot.Scale(&p.Y, &d.YLabel, y.Lo, y.Hi, nsTick, true)
 	p.NominalX(percentiles...)
 	p.X.Min, p.X.Max = -0.4, float64(len(percentiles))-0.6
 	return d

@@ -32,9 +32,7 @@ func trendChart(h History, t trend, ylabel string, format func(float64) string, 
 		}
 		c.Line(s.Host, styleOf(s.Host), xys)
 	}
-	if plot.Scale(&p.Y, lo, hi, format, false) {
-		c.YLabel += " (log scale)"
-	}
+	plot.Scale(&p.Y, &c.YLabel, lo, hi, format, false)
 	n := len(h.Runs)
 	p.X.Min, p.X.Max = -0.5, float64(n)-0.5
 	// Label every run whose label has room beside the last one labelled,

@@ -59,9 +59,8 @@ func makespanChart(run *result.Run) *plot.Chart {
 	g.Horizontal.Color = nil
 	g.Vertical.Color = color.Gray{0xd8}
 	p.Add(g)
-	logX := plot.Scale(&p.X, x.Lo, x.Hi, msTick, false)
+	logX := plot.Scale(&p.X, &d.XLabel, x.Lo, x.Hi, msTick, false)
 	if logX {
-		d.XLabel += " (log scale)"
 		p.X.Max *= 2.5 // room for the value labels
 	} else {
 		p.X.Max = x.Hi * 1.16
