@@ -212,7 +212,7 @@ func saturateCharts(run *result.Run) []chartSpec {
 		return r.Goroutines > 0 && r.IDsPerSec > 0 // a log axis cannot show the others; the tables do
 	})
 	best := func(n string) float64 { return slices.MaxFunc(bySubject[n], cmpRate).IDsPerSec }
-	return panelCharts(run, "saturate", "IDs/s against goroutines", subjectOrder(run, keySet(bySubject)), best,
+	return panelCharts(run, "saturate", "IDs/s against goroutines", subjectOrder(run, bySubject), best,
 		func(p chartPanel) *plot.Chart { return saturatePanel(run, p, bySubject) })
 }
 
@@ -391,15 +391,10 @@ func latencyPanel(run *result.Run, panel chartPanel) *plot.Chart {
 	g.Vertical.Color = nil
 	p.Add(g)
 	y := plot.NewSpan()
-	n := len(bursts)
-	step := 0.0
-	if n > 1 {
-		step = math.Min(0.3/float64(n-1), 0.04)
-	}
 	for k, b := range bursts {
 		l := b.Latency
 		vals := []int64{l.P50, l.P90, l.P99, l.P999, l.P9999, l.Max}
-		dx := (float64(k) - float64(n-1)/2) * step
+		dx := math.Log2(plot.Dodge(k, len(bursts))) // plot.Dodge's shift, its octaves here a share of a step
 		xys := make(plotter.XYs, len(vals))
 		for i, v := range vals {
 			xys[i] = plotter.XY{X: float64(i) + dx, Y: math.Max(float64(v), 1)} // a log axis has no zero
@@ -415,12 +410,4 @@ func latencyPanel(run *result.Run, panel chartPanel) *plot.Chart {
 	p.NominalX(percentiles...)
 	p.X.Min, p.X.Max = -0.4, float64(len(percentiles))-0.6
 	return d
-}
-
-func keySet[V any](m map[string]V) map[string]bool {
-	out := make(map[string]bool, len(m))
-	for k := range m {
-		out[k] = true
-	}
-	return out
 }

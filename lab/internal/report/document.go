@@ -60,10 +60,6 @@ func (d *Document) Section(level int, title string) *section {
 	return s
 }
 
-// Host adds the "Host" section of a suite run's report for h, with its
-// load and clock audit.
-func (d *Document) Host(h result.Host) { writeHost(d, h) }
-
 // ID is the section's anchor, as GitHub derives it from a heading:
 // lower case, spaces as hyphens (what [Failures](#failures) links to).
 func (s *section) ID() string {
