@@ -169,8 +169,6 @@ func legendLabel(run *result.Run, name string) string {
 }
 
 func siTick(v float64) string { return units.SI(v, 3, true) }
-func nsTick(v float64) string { return units.Ns(v) }
-func msTick(v float64) string { return units.TrimSig(v, 3) }
 
 // panelCharts draws a chart per panel of the subjects names (panelsOf,
 // value the outlier rule's, nil for none), each with alt as its text
@@ -406,7 +404,7 @@ func latencyPanel(run *result.Run, panel chartPanel) *plot.Chart {
 		}
 		d.Line(label, styles[b.Subject], xys)
 	}
-	plot.Scale(&p.Y, &d.YLabel, y.Lo, y.Hi, nsTick, true)
+	plot.Scale(&p.Y, &d.YLabel, y.Lo, y.Hi, units.Ns, true)
 	p.NominalX(percentiles...)
 	p.X.Min, p.X.Max = -0.4, float64(len(percentiles))-0.6
 	return d

@@ -176,13 +176,11 @@ func (d *Document) WriteText(w io.Writer, keep func(title string) bool) error {
 			case b.Table != nil:
 				tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 				for _, row := range append([][]string{b.Table.Header}, b.Table.Rows...) {
+					cells := make([]string, len(row))
 					for i, c := range row {
-						fmt.Fprint(tw, plain(c))
-						if i < len(row)-1 {
-							fmt.Fprint(tw, "\t")
-						}
+						cells[i] = plain(c)
 					}
-					fmt.Fprintln(tw)
+					fmt.Fprintln(tw, strings.Join(cells, "\t"))
 				}
 				tw.Flush()
 			case b.Items != nil:

@@ -9,7 +9,6 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/snowlab/snowlab/lab/internal/plot"
-	"github.com/snowlab/snowlab/lab/internal/units"
 )
 
 // trendChart draws one trend across the history's runs: x is the run
@@ -82,6 +81,3 @@ func shortRevision(rev string) string {
 	}
 	return rev
 }
-
-// ratioTick formats a ratio axis.
-func ratioTick(v float64) string { return units.TrimSig(v, 3) }

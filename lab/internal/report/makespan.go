@@ -59,13 +59,13 @@ func makespanChart(run *result.Run) *plot.Chart {
 	g.Horizontal.Color = nil
 	g.Vertical.Color = color.Gray{0xd8}
 	p.Add(g)
-	logX := plot.Scale(&p.X, &d.XLabel, x.Lo, x.Hi, msTick, false)
+	logX := plot.Scale(&p.X, &d.XLabel, x.Lo, x.Hi, units.Count, false)
 	if logX {
 		p.X.Max *= 2.5 // room for the value labels
 	} else {
 		p.X.Max = x.Hi * 1.16
 	}
-	p.Add(plot.Bars{Rows: rows, Log: logX, Label: func(ms float64) string { return msTick(ms) + " ms" }})
+	p.Add(plot.Bars{Rows: rows, Log: logX, Label: func(ms float64) string { return units.Count(ms) + " ms" }})
 	p.NominalY(labels...)
 	p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4
 	makespanLegend(d, bursts, anyFloor)
