@@ -119,15 +119,8 @@ func outliers(values []float64) []bool {
 			continue
 		}
 		lv := math.Log10(v)
-		others := make([]float64, 0, len(logs)-1)
-		skipped := false
-		for _, l := range logs {
-			if !skipped && l == lv {
-				skipped = true
-				continue
-			}
-			others = append(others, l)
-		}
+		k := slices.Index(logs, lv)
+		others := slices.Delete(slices.Clone(logs), k, k+1)
 		if math.Abs(lv-stats.Median(others)) > limit {
 			out[i] = true
 			n++
