@@ -5,7 +5,6 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 
@@ -69,17 +68,13 @@ type titleLine struct {
 // titleLines are the chart's title and subtitle, those it has.
 func (d *Chart) titleLines() []titleLine {
 	var out []titleLine
-	for _, t := range []struct {
-		s    string
-		size vg.Length
-		col  color.Color
-	}{{d.Title, 12.5, color.Black}, {d.Subtitle, 10, color.Gray{0x40}}} {
-		if t.s == "" {
-			continue
-		}
-		sty := Text(t.size, draw.XCenter, draw.YTop)
-		sty.Color = t.col
-		out = append(out, titleLine{t.s, sty})
+	if d.Title != "" {
+		out = append(out, titleLine{d.Title, Text(12.5, draw.XCenter, draw.YTop)})
+	}
+	if d.Subtitle != "" {
+		sty := Text(10, draw.XCenter, draw.YTop)
+		sty.Color = color.Gray{0x40}
+		out = append(out, titleLine{d.Subtitle, sty})
 	}
 	return out
 }
@@ -106,21 +101,6 @@ func (d *Chart) Layout() layout {
 		}
 	}
 	return layout{Page: vg.Rectangle{Max: vg.Point{X: w, Y: h}}, Legend: legend}
-}
-
-// Save renders the chart to an SVG file at path.
-func (d *Chart) Save(path string) (err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	_, err = d.WriteTo(f)
-	return err
 }
 
 // WriteTo renders the chart as an SVG document to w.

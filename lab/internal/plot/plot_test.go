@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -85,16 +83,6 @@ func TestYErrs(t *testing.T) {
 	x, y := e.XY(0)
 	assert.Equal(t, [2]float64{1, 10}, [2]float64{x, y})
 	assert.False(t, math.IsNaN(lo))
-}
-
-// TestSave: a chart is saved as an SVG file.
-func TestSave(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "a.svg")
-	require.NoError(t, New("t", "s", "x", "y", 4*vg.Inch, 3*vg.Inch).Save(path))
-	svg, err := os.ReadFile(path)
-	require.NoError(t, err)
-	assert.Contains(t, string(svg), "<svg")
-	assert.Error(t, New("t", "s", "x", "y", 4*vg.Inch, 3*vg.Inch).Save(filepath.Join(path, "b.svg")), "a file is no folder")
 }
 
 // TestLayoutTallLegend: a legend taller than the page asked for makes the

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"html"
 	"io"
@@ -119,7 +120,12 @@ func (d *Document) writeCharts(dir string) ([]string, error) {
 				return paths, err
 			}
 			path := filepath.Join(dir, c.name)
-			if err := c.chart.Save(path); err != nil {
+			var svg bytes.Buffer
+			_, err := c.chart.WriteTo(&svg)
+			if err == nil {
+				err = resultdir.WriteFile(path, svg.Bytes())
+			}
+			if err != nil {
 				return paths, fmt.Errorf("chart %s: %w", c.name, err)
 			}
 			paths = append(paths, path)
