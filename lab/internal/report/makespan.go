@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"slices"
@@ -21,6 +22,8 @@ var (
 		"NextIDs": color.RGBA{0xf5, 0x85, 0x18, 0xff},
 	}
 	otherVia = color.RGBA{0x8c, 0x8c, 0x8c, 0xff}
+	// callStyles are the call styles viaColor knows, in the charts' order.
+	callStyles = []string{"NextID", "NextIDs"}
 )
 
 // tickOf is the tick length of b's subject, as the run recorded it; a
@@ -84,22 +87,13 @@ func sortBursts(run *result.Run, bursts []result.BurstResult) {
 		order[s] = i
 	}
 	viaRank := func(v string) int {
-		switch v {
-		case "NextID":
-			return 0
-		case "NextIDs":
-			return 1
+		if i := slices.Index(callStyles, v); i >= 0 {
+			return i
 		}
-		return 2
+		return len(callStyles)
 	}
 	slices.SortStableFunc(bursts, func(a, b result.BurstResult) int {
-		if d := order[a.Subject] - order[b.Subject]; d != 0 {
-			return d
-		}
-		if d := viaRank(a.Via) - viaRank(b.Via); d != 0 {
-			return d
-		}
-		return a.Goroutines - b.Goroutines
+		return cmp.Or(order[a.Subject]-order[b.Subject], viaRank(a.Via)-viaRank(b.Via), a.Goroutines-b.Goroutines)
 	})
 }
 
@@ -157,7 +151,7 @@ func makespanRows(run *result.Run, bursts []result.BurstResult, manyG bool) ([]p
 // makespanLegend explains the call styles the bars are drawn in, the
 // whisker and the floor.
 func makespanLegend(d *plot.Chart, bursts []result.BurstResult, anyFloor bool) {
-	for _, via := range []string{"NextID", "NextIDs"} {
+	for _, via := range callStyles {
 		if slices.ContainsFunc(bursts, func(b result.BurstResult) bool { return b.Via == via }) {
 			what := "NextID: one call per ID"
 			if via == "NextIDs" {
