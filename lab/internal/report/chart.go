@@ -31,7 +31,7 @@ type chartSpec struct {
 //     has more subjects than one panel draws (plot.MaxSeries), small
 //     multiples instead, one per group of subjects (saturate-strict.svg,
 //     saturate-not-strict.svg, saturate-peers.svg), and the subjects far
-//     slower or faster than the rest (plot.Outliers) on an axis of their
+//     slower or faster than the rest (plot.Panels) on an axis of their
 //     own (saturate-far.svg);
 //   - latency.svg: per-call latency percentiles of the bursts via NextID,
 //     one line per subject over the percentile axis, in the same groups
@@ -95,21 +95,21 @@ func panelsOf(run *result.Run, base string, names []string, value func(string) f
 			items[i].Value = value(n)
 		}
 	}
-	if one := plot.Panels(items, len(items)); len(names) <= plot.MaxSeries && len(one) == 1 {
+	if one := plot.Panels(items, len(items), groupFar); len(names) <= plot.MaxSeries && len(one) == 1 {
 		return []chartPanel{{file: base + ".svg", names: names}}
 	}
 	for i := range items {
 		items[i].Group = groupOf(run, items[i].Name)
 	}
-	panels := plot.Panels(items, plot.MaxSeries)
+	panels := plot.Panels(items, plot.MaxSeries, groupFar)
 	count := map[string]int{}
 	for _, p := range panels {
-		count[groupName(p)]++
+		count[p.Group]++
 	}
 	var out []chartPanel
 	seen := map[string]int{}
 	for _, p := range panels {
-		g := groupName(p)
+		g := p.Group
 		seen[g]++
 		file, what := base+"-"+g, groupTitles[g]
 		if count[g] > 1 {
@@ -119,13 +119,6 @@ func panelsOf(run *result.Run, base string, names []string, value func(string) f
 		out = append(out, chartPanel{file: file + ".svg", what: what, names: p.Names})
 	}
 	return out
-}
-
-func groupName(p plot.Panel) string {
-	if p.Outliers {
-		return groupFar
-	}
-	return p.Group
 }
 
 // newChart returns a chart in the house style titled what, with the
