@@ -312,15 +312,14 @@ func (c *ceiling) label(n int) string {
 // goroutineAxis puts goroutines on a log₂ axis x spanning the panel's
 // subjects (plot.Log2Axis), marking every count the sweep used.
 func goroutineAxis(run *result.Run, x *gplot.Axis, names []string, bySubject map[string][]result.SaturateResult) {
-	gmin, gmax := math.Inf(1), math.Inf(-1)
+	span := plot.NewSpan()
 	for _, name := range names {
 		for _, r := range bySubject[name] {
-			gmin = math.Min(gmin, float64(r.Goroutines))
-			gmax = math.Max(gmax, float64(r.Goroutines))
+			span.See(float64(r.Goroutines))
 		}
 	}
 	gs, _, _ := satGrid(run)
-	plot.Log2Axis(x, gmin, gmax, gs)
+	plot.Log2Axis(x, span.Lo, span.Hi, gs)
 }
 
 func plural(n int) string {

@@ -302,17 +302,13 @@ func writeSummaryTables(s *section, rows []summaryRow) {
 // and the fastest peer that passed its checks, those the run measured:
 // the answer in a line.
 func fastest(run *result.Run, rows []summaryRow) string {
-	var strict, other *summaryRow
-	for i := range rows {
-		r := &rows[i]
-		switch {
-		case r.Best.IDsPerSec <= 0:
-		case r.Strict && (strict == nil || r.Best.IDsPerSec > strict.Best.IDsPerSec):
-			strict = r
-		case !r.Strict && (other == nil || r.Best.IDsPerSec > other.Best.IDsPerSec):
-			other = r
+	top := map[bool]*summaryRow{} // the fastest measured, by strictness
+	for i, r := range rows {
+		if t := top[r.Strict]; r.Best.IDsPerSec > 0 && (t == nil || r.Best.IDsPerSec > t.Best.IDsPerSec) {
+			top[r.Strict] = &rows[i]
 		}
 	}
+	strict, other := top[true], top[false]
 	var parts []string
 	if strict != nil {
 		p := "strict: " + md.Escape(strict.Name) + " " + rateAt(strict.Best)
