@@ -29,20 +29,19 @@ type PanelItem struct {
 	Value       float64
 }
 
-// Panel is one panel of small multiples: the group its series belong to,
-// whether they are the outliers, and their names in the order given.
+// Panel is one panel of small multiples: the group its series belong to
+// and their names in the order given.
 type Panel struct {
-	Group    string
-	Outliers bool
-	Names    []string
+	Group string
+	Names []string
 }
 
-// Panels lays items out as small multiples: the outliers (Outliers) on
-// panels of their own, then each group's series, in the order the groups
-// first appear, on panels of at most max series (MaxSeries when max < 1),
-// a group too big for one split into as few panels as hold it, of sizes
-// within one of each other.
-func Panels(items []PanelItem, max int) []Panel {
+// Panels lays items out as small multiples: each group's series, in the
+// order the groups first appear, then the outliers, as the group far, on
+// panels of at most max series (MaxSeries when max < 1), a group too big
+// for one split into as few panels as hold it, of sizes within one of
+// each other.
+func Panels(items []PanelItem, max int, far string) []Panel {
 	if max < 1 {
 		max = MaxSeries
 	}
@@ -53,10 +52,10 @@ func Panels(items []PanelItem, max int) []Panel {
 	out := outliers(values)
 	var groups []string
 	byGroup := map[string][]string{}
-	var far []string
+	var outlying []string
 	for i, it := range items {
 		if out[i] {
-			far = append(far, it.Name)
+			outlying = append(outlying, it.Name)
 			continue
 		}
 		if _, ok := byGroup[it.Group]; !ok {
@@ -70,8 +69,8 @@ func Panels(items []PanelItem, max int) []Panel {
 			panels = append(panels, Panel{Group: g, Names: names})
 		}
 	}
-	for _, names := range chunks(far, max) {
-		panels = append(panels, Panel{Outliers: true, Names: names})
+	for _, names := range chunks(outlying, max) {
+		panels = append(panels, Panel{Group: far, Names: names})
 	}
 	return panels
 }
@@ -119,15 +118,8 @@ func outliers(values []float64) []bool {
 			continue
 		}
 		lv := math.Log10(v)
-		others := make([]float64, 0, len(logs)-1)
-		skipped := false
-		for _, l := range logs {
-			if !skipped && l == lv {
-				skipped = true
-				continue
-			}
-			others = append(others, l)
-		}
+		k := slices.Index(logs, lv)
+		others := slices.Delete(slices.Clone(logs), k, k+1)
 		if math.Abs(lv-stats.Median(others)) > limit {
 			out[i] = true
 			n++

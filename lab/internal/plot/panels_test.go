@@ -48,7 +48,7 @@ func TestPanels(t *testing.T) {
 			[]PanelItem{item("strict", "own", 4e6), item("peer", "peers", 4e6), item("mono", "own", 40e6),
 				item("sonyflake", "peers", 25_600), item("peer2", "peers", 9e6)}, 8,
 			[]Panel{{Group: "own", Names: []string{"strict", "mono"}}, {Group: "peers", Names: []string{"peer", "peer2"}},
-				{Outliers: true, Names: []string{"sonyflake"}}}},
+				{Group: "far", Names: []string{"sonyflake"}}}},
 		{"17 in one group: three panels of 6, 6 and 5", many, 8, []Panel{
 			{Group: "g", Names: []string{"s0", "s1", "s2", "s3", "s4", "s5"}},
 			{Group: "g", Names: []string{"s6", "s7", "s8", "s9", "s10", "s11"}},
@@ -58,7 +58,7 @@ func TestPanels(t *testing.T) {
 			{Group: "g", Names: []string{"s5", "s6", "s7", "s8"}}}},
 		{"nothing", nil, 8, nil},
 	} {
-		got := Panels(tc.items, tc.max)
+		got := Panels(tc.items, tc.max, "far")
 		assert.Equal(t, tc.want, got, tc.name)
 		n := 0
 		for _, p := range got {

@@ -5,7 +5,6 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 
@@ -69,17 +68,13 @@ type titleLine struct {
 // titleLines are the chart's title and subtitle, those it has.
 func (d *Chart) titleLines() []titleLine {
 	var out []titleLine
-	for _, t := range []struct {
-		s    string
-		size vg.Length
-		col  color.Color
-	}{{d.Title, 12.5, color.Black}, {d.Subtitle, 10, color.Gray{0x40}}} {
-		if t.s == "" {
-			continue
-		}
-		sty := Text(t.size, draw.XCenter, draw.YTop)
-		sty.Color = t.col
-		out = append(out, titleLine{t.s, sty})
+	if d.Title != "" {
+		out = append(out, titleLine{d.Title, Text(12.5, draw.XCenter, draw.YTop)})
+	}
+	if d.Subtitle != "" {
+		sty := Text(10, draw.XCenter, draw.YTop)
+		sty.Color = color.Gray{0x40}
+		out = append(out, titleLine{d.Subtitle, sty})
 	}
 	return out
 }
@@ -106,21 +101,6 @@ func (d *Chart) Layout() layout {
 		}
 	}
 	return layout{Page: vg.Rectangle{Max: vg.Point{X: w, Y: h}}, Legend: legend}
-}
-
-// Save renders the chart to an SVG file at path.
-func (d *Chart) Save(path string) (err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	_, err = d.WriteTo(f)
-	return err
 }
 
 // WriteTo renders the chart as an SVG document to w.
@@ -284,66 +264,30 @@ func Grid() *plotter.Grid {
 	return g
 }
 
-// useLog decides an axis scale from the data: logarithmic when the
-// values span more than 100x, where a linear axis would flatten the small
-// ones against zero.
-func useLog(lo, hi float64) bool {
-	return lo > 0 && hi/lo > 100
-}
-
-// logBounds widens [lo, hi] to the nearest 1-2-5 steps outside it, so
-// that a log axis starts and ends on a labelled value.
-func logBounds(lo, hi float64) (float64, float64) {
-	down := func(v float64) float64 {
-		d := math.Pow(10, math.Floor(math.Log10(v)))
-		for _, m := range []float64{5, 2, 1} {
-			if m*d <= v*(1+1e-9) {
-				return m * d
-			}
+// Scale sets a value axis to [lo, hi] of the data, its ticks labelled by
+// format: log when lo > 0 and the values span more than 100x (or
+// forceLog), where a linear axis would flatten the small ones against
+// zero, from and to whole decades so that both ends are labelled, ticked
+// by gonum, label marked " (log scale)"; else linear from zero. It
+// reports whether it chose log.
+func Scale(a *gplot.Axis, label *string, lo, hi float64, format func(float64) string, forceLog bool) bool {
+	if lo > 0 && (forceLog || hi/lo > 100) {
+		*label += " (log scale)"
+		a.Scale = gplot.LogScale{}
+		a.Min, a.Max = math.Pow10(int(math.Floor(math.Log10(lo)))), math.Pow10(int(math.Ceil(math.Log10(hi))))
+		if a.Max <= a.Min {
+			a.Max = 10 * a.Min
 		}
-		return d
+		a.Tick.Marker = logTicks{format}
+		return true
 	}
-	up := func(v float64) float64 {
-		d := math.Pow(10, math.Floor(math.Log10(v)))
-		for _, m := range []float64{1, 2, 5, 10} {
-			if m*d >= v*(1-1e-9) {
-				return m * d
-			}
-		}
-		return 10 * d
+	a.Scale = gplot.LinearScale{}
+	a.Min, a.Max = 0, hi*1.06
+	if !(a.Max > 0) {
+		a.Max = 1
 	}
-	lo, hi = down(lo), up(hi)
-	if lo == hi {
-		lo, hi = down(lo*0.99), up(hi*1.01)
-	}
-	return lo, hi
-}
-
-// logTicks marks a log axis: every power of ten labelled, 2× and 5×
-// labelled too when the axis spans few decades, the rest as minor ticks.
-type logTicks struct{ Format func(float64) string }
-
-func (t logTicks) Ticks(lo, hi float64) []gplot.Tick {
-	if lo <= 0 || hi <= lo {
-		return nil
-	}
-	decades := math.Log10(hi / lo)
-	var ticks []gplot.Tick
-	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
-		d := math.Pow(10, e)
-		for m := 1.0; m < 10; m++ {
-			v := m * d
-			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
-				continue
-			}
-			tk := gplot.Tick{Value: v}
-			if m == 1 || decades <= 3.5 && (m == 2 || m == 5) {
-				tk.Label = t.Format(v)
-			}
-			ticks = append(ticks, tk)
-		}
-	}
-	return ticks
+	a.Tick.Marker = linTicks{format}
+	return false
 }
 
 // linTicks marks a linear axis every 1, 2, 2.5 or 5 × 10^k, about six
@@ -385,22 +329,28 @@ func (t linTicks) Ticks(lo, hi float64) []gplot.Tick {
 	return ticks
 }
 
-// Scale sets a value axis to [lo, hi] of the data: log (lo > 0 and
-// wide ranges) or linear from zero. It reports whether it chose log.
-func Scale(a *gplot.Axis, lo, hi float64, format func(float64) string, forceLog bool) bool {
-	if (forceLog || useLog(lo, hi)) && lo > 0 {
-		a.Scale = gplot.LogScale{}
-		a.Min, a.Max = logBounds(lo, hi)
-		a.Tick.Marker = logTicks{format}
-		return true
+// logTicks is gonum's log ticks, a labelled tick at every power of ten
+// and the rest minor, labelled by Format (gonum's labels are strconv's:
+// 1e+06) and only those from lo to hi.
+type logTicks struct{ Format func(float64) string }
+
+func (t logTicks) Ticks(lo, hi float64) []gplot.Tick {
+	if !(lo > 0 && hi > lo) || math.IsInf(hi, 0) {
+		return nil // gonum's panics
 	}
-	a.Scale = gplot.LinearScale{}
-	a.Min, a.Max = 0, hi*1.06
-	if a.Max <= 0 {
-		a.Max = 1
+	var ticks []gplot.Tick
+	// From lo/2: gonum starts at the power of ten of its lo's log
+	// truncated toward zero, which for 0.1 (-0.99999…) is 1.
+	for _, tk := range (gplot.LogTicks{}).Ticks(lo/2, hi) {
+		if tk.Value < lo*(1-1e-9) || tk.Value > hi*(1+1e-9) {
+			continue
+		}
+		if tk.Label != "" {
+			tk.Label = t.Format(tk.Value)
+		}
+		ticks = append(ticks, tk)
 	}
-	a.Tick.Marker = linTicks{format}
-	return false
+	return ticks
 }
 
 // HLine is a horizontal reference line across the data area.

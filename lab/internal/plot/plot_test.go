@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -21,43 +19,43 @@ import (
 
 func si(v float64) string { return units.SI(v, 3, true) }
 
-func TestUseLog(t *testing.T) {
-	assert.False(t, useLog(1e6, 50e6))
-	assert.False(t, useLog(1, 100))
-	assert.True(t, useLog(1, 100.1))
-	assert.True(t, useLog(25_600, 48e6))
-	assert.False(t, useLog(0, 1e6), "zero cannot go on a log axis")
-}
-
-func TestLogBounds(t *testing.T) {
-	for _, c := range []struct{ lo, hi, wlo, whi float64 }{
-		{25_400, 48.2e6, 20_000, 50e6},
-		{28, 41e6, 20, 50e6},
-		{100, 1000, 100, 1000},
-		{3, 3, 2, 5},
-		{0.09, 795, 0.05, 1000},
-	} {
-		lo, hi := logBounds(c.lo, c.hi)
-		assert.InDelta(t, c.wlo, lo, c.wlo*1e-9, "lo of %v", c)
-		assert.InDelta(t, c.whi, hi, c.whi*1e-9, "hi of %v", c)
-	}
-}
-
-func TestLogTicks(t *testing.T) {
-	labels := func(lo, hi float64) []string {
+func TestScale(t *testing.T) {
+	labels := func(a *gplot.Axis) []string {
 		var out []string
-		for _, tk := range (logTicks{si}).Ticks(lo, hi) {
+		for _, tk := range a.Tick.Marker.Ticks(a.Min, a.Max) {
 			if tk.Label != "" {
 				out = append(out, tk.Label)
 			}
 		}
 		return out
 	}
-	assert.Equal(t, []string{"20k", "50k", "100k", "200k", "500k", "1M", "2M", "5M", "10M", "20M", "50M"},
-		labels(20_000, 50e6), "few decades: 1-2-5")
-	assert.Equal(t, []string{"100", "1k", "10k", "100k", "1M", "10M"},
-		labels(20, 50e6), "many decades: powers of ten")
-	assert.Empty(t, (logTicks{si}).Ticks(0, 1))
+	for _, c := range []struct {
+		lo, hi   float64
+		forceLog bool
+		log      bool
+		min, max float64
+		labels   []string
+	}{
+		{1e6, 50e6, false, false, 0, 53e6, []string{"0", "10M", "20M", "30M", "40M", "50M"}},
+		{1, 100, false, false, 0, 106, []string{"0", "20", "40", "60", "80", "100"}},
+		{1, 100.1, false, true, 1, 1000, []string{"1", "10", "100", "1k"}},
+		{25_400, 48.2e6, false, true, 10_000, 100e6, []string{"10k", "100k", "1M", "10M", "100M"}},
+		{0, 1e6, true, false, 0, 1.06e6, []string{"0", "200k", "400k", "600k", "800k", "1M"}}, // zero cannot go on a log axis
+		{3, 3, true, true, 1, 10, []string{"1", "10"}},
+		{0, 0, false, false, 0, 1, []string{"0", "0.2", "0.4", "0.6", "0.8", "1"}},
+	} {
+		a, label := &gplot.New().Y, "y"
+		assert.Equal(t, c.log, Scale(a, &label, c.lo, c.hi, si, c.forceLog), "log for %v", c)
+		assert.Equal(t, c.log, label == "y (log scale)", "label for %v", c)
+		assert.InDelta(t, c.min, a.Min, c.max*1e-9, "min for %v", c)
+		assert.InDelta(t, c.max, a.Max, c.max*1e-9, "max for %v", c)
+		assert.Equal(t, c.labels, labels(a), "labels for %v", c)
+	}
+	a := &gplot.New().Y
+	Scale(a, new(string), 1, 1e6, si, false)
+	assert.Empty(t, a.Tick.Marker.Ticks(1, 1), "an empty range has no ticks, where gonum would panic")
+	assert.Empty(t, a.Tick.Marker.Ticks(0, 1), "nor has a log axis from zero")
+	assert.Equal(t, []string{"0.1", "1", "10"}, labels(&gplot.Axis{Min: 0.1, Max: 10, Tick: a.Tick}), "from 0.1")
 }
 
 func TestLinTicks(t *testing.T) {
@@ -85,16 +83,6 @@ func TestYErrs(t *testing.T) {
 	x, y := e.XY(0)
 	assert.Equal(t, [2]float64{1, 10}, [2]float64{x, y})
 	assert.False(t, math.IsNaN(lo))
-}
-
-// TestSave: a chart is saved as an SVG file.
-func TestSave(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "a.svg")
-	require.NoError(t, New("t", "s", "x", "y", 4*vg.Inch, 3*vg.Inch).Save(path))
-	svg, err := os.ReadFile(path)
-	require.NoError(t, err)
-	assert.Contains(t, string(svg), "<svg")
-	assert.Error(t, New("t", "s", "x", "y", 4*vg.Inch, 3*vg.Inch).Save(filepath.Join(path, "b.svg")), "a file is no folder")
 }
 
 // TestLayoutTallLegend: a legend taller than the page asked for makes the

@@ -31,7 +31,7 @@ type chartSpec struct {
 //     has more subjects than one panel draws (plot.MaxSeries), small
 //     multiples instead, one per group of subjects (saturate-strict.svg,
 //     saturate-not-strict.svg, saturate-peers.svg), and the subjects far
-//     slower or faster than the rest (plot.Outliers) on an axis of their
+//     slower or faster than the rest (plot.Panels) on an axis of their
 //     own (saturate-far.svg);
 //   - latency.svg: per-call latency percentiles of the bursts via NextID,
 //     one line per subject over the percentile axis, in the same groups
@@ -95,21 +95,21 @@ func panelsOf(run *result.Run, base string, names []string, value func(string) f
 			items[i].Value = value(n)
 		}
 	}
-	if one := plot.Panels(items, len(items)); len(names) <= plot.MaxSeries && len(one) == 1 {
+	if one := plot.Panels(items, len(items), groupFar); len(names) <= plot.MaxSeries && len(one) == 1 {
 		return []chartPanel{{file: base + ".svg", names: names}}
 	}
 	for i := range items {
 		items[i].Group = groupOf(run, items[i].Name)
 	}
-	panels := plot.Panels(items, plot.MaxSeries)
+	panels := plot.Panels(items, plot.MaxSeries, groupFar)
 	count := map[string]int{}
 	for _, p := range panels {
-		count[groupName(p)]++
+		count[p.Group]++
 	}
 	var out []chartPanel
 	seen := map[string]int{}
 	for _, p := range panels {
-		g := groupName(p)
+		g := p.Group
 		seen[g]++
 		file, what := base+"-"+g, groupTitles[g]
 		if count[g] > 1 {
@@ -119,13 +119,6 @@ func panelsOf(run *result.Run, base string, names []string, value func(string) f
 		out = append(out, chartPanel{file: file + ".svg", what: what, names: p.Names})
 	}
 	return out
-}
-
-func groupName(p plot.Panel) string {
-	if p.Outliers {
-		return groupFar
-	}
-	return p.Group
 }
 
 // newChart returns a chart in the house style titled what, with the
@@ -169,8 +162,6 @@ func legendLabel(run *result.Run, name string) string {
 }
 
 func siTick(v float64) string { return units.SI(v, 3, true) }
-func nsTick(v float64) string { return units.Ns(v) }
-func msTick(v float64) string { return units.TrimSig(v, 3) }
 
 // panelCharts draws a chart per panel of the subjects names (panelsOf,
 // value the outlier rule's, nil for none), each with alt as its text
@@ -212,7 +203,7 @@ func saturateCharts(run *result.Run) []chartSpec {
 		return r.Goroutines > 0 && r.IDsPerSec > 0 // a log axis cannot show the others; the tables do
 	})
 	best := func(n string) float64 { return slices.MaxFunc(bySubject[n], cmpRate).IDsPerSec }
-	return panelCharts(run, "saturate", "IDs/s against goroutines", subjectOrder(run, keySet(bySubject)), best,
+	return panelCharts(run, "saturate", "IDs/s against goroutines", subjectOrder(run, bySubject), best,
 		func(p chartPanel) *plot.Chart { return saturatePanel(run, p, bySubject) })
 }
 
@@ -262,9 +253,7 @@ func saturatePanel(run *result.Run, panel chartPanel, bySubject map[string][]res
 	for i, c := range ceilings {
 		d.Add(c.label(len(ceilings)), c.line(i))
 	}
-	if plot.Scale(&d.P.Y, y.Lo, y.Hi, siTick, false) {
-		d.YLabel += " (log scale)"
-	}
+	plot.Scale(&d.P.Y, &d.YLabel, y.Lo, y.Hi, siTick, false)
 	goroutineAxis(run, &d.P.X, panel.names, bySubject)
 	return d
 }
@@ -323,15 +312,14 @@ func (c *ceiling) label(n int) string {
 // goroutineAxis puts goroutines on a log₂ axis x spanning the panel's
 // subjects (plot.Log2Axis), marking every count the sweep used.
 func goroutineAxis(run *result.Run, x *gplot.Axis, names []string, bySubject map[string][]result.SaturateResult) {
-	gmin, gmax := math.Inf(1), math.Inf(-1)
+	span := plot.NewSpan()
 	for _, name := range names {
 		for _, r := range bySubject[name] {
-			gmin = math.Min(gmin, float64(r.Goroutines))
-			gmax = math.Max(gmax, float64(r.Goroutines))
+			span.See(float64(r.Goroutines))
 		}
 	}
 	gs, _, _ := satGrid(run)
-	plot.Log2Axis(x, gmin, gmax, gs)
+	plot.Log2Axis(x, span.Lo, span.Hi, gs)
 }
 
 func plural(n int) string {
@@ -387,21 +375,16 @@ func latencyPanel(run *result.Run, panel chartPanel) *plot.Chart {
 	}
 	shape, manyG := burstShape(bursts)
 	what += shape
-	d := newChart(run, what, "percentile of calls", "latency per call (log scale)", 10*vg.Inch, 4.4*vg.Inch)
+	d := newChart(run, what, "percentile of calls", "latency per call", 10*vg.Inch, 4.4*vg.Inch)
 	p := d.P
 	g := plot.Grid()
 	g.Vertical.Color = nil
 	p.Add(g)
 	y := plot.NewSpan()
-	n := len(bursts)
-	step := 0.0
-	if n > 1 {
-		step = math.Min(0.3/float64(n-1), 0.04)
-	}
 	for k, b := range bursts {
 		l := b.Latency
 		vals := []int64{l.P50, l.P90, l.P99, l.P999, l.P9999, l.Max}
-		dx := (float64(k) - float64(n-1)/2) * step
+		dx := math.Log2(plot.Dodge(k, len(bursts))) // plot.Dodge's shift, its octaves here a share of a step
 		xys := make(plotter.XYs, len(vals))
 		for i, v := range vals {
 			xys[i] = plotter.XY{X: float64(i) + dx, Y: math.Max(float64(v), 1)} // a log axis has no zero
@@ -413,16 +396,8 @@ func latencyPanel(run *result.Run, panel chartPanel) *plot.Chart {
 		}
 		d.Line(label, styles[b.Subject], xys)
 	}
-	plot.Scale(&p.Y, y.Lo, y.Hi, nsTick, true)
+	plot.Scale(&p.Y, &d.YLabel, y.Lo, y.Hi, units.Ns, true)
 	p.NominalX(percentiles...)
 	p.X.Min, p.X.Max = -0.4, float64(len(percentiles))-0.6
 	return d
-}
-
-func keySet[V any](m map[string]V) map[string]bool {
-	out := make(map[string]bool, len(m))
-	for k := range m {
-		out[k] = true
-	}
-	return out
 }

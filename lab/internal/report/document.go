@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"html"
 	"io"
@@ -59,10 +60,6 @@ func (d *Document) Section(level int, title string) *section {
 	d.sections = append(d.sections, s)
 	return s
 }
-
-// Host adds the "Host" section of a suite run's report for h, with its
-// load and clock audit.
-func (d *Document) Host(h result.Host) { writeHost(d, h) }
 
 // ID is the section's anchor, as GitHub derives it from a heading:
 // lower case, spaces as hyphens (what [Failures](#failures) links to).
@@ -123,7 +120,12 @@ func (d *Document) writeCharts(dir string) ([]string, error) {
 				return paths, err
 			}
 			path := filepath.Join(dir, c.name)
-			if err := c.chart.Save(path); err != nil {
+			var svg bytes.Buffer
+			_, err := c.chart.WriteTo(&svg)
+			if err == nil {
+				err = resultdir.WriteFile(path, svg.Bytes())
+			}
+			if err != nil {
 				return paths, fmt.Errorf("chart %s: %w", c.name, err)
 			}
 			paths = append(paths, path)
@@ -180,13 +182,11 @@ func (d *Document) WriteText(w io.Writer, keep func(title string) bool) error {
 			case b.Table != nil:
 				tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 				for _, row := range append([][]string{b.Table.Header}, b.Table.Rows...) {
+					cells := make([]string, len(row))
 					for i, c := range row {
-						fmt.Fprint(tw, plain(c))
-						if i < len(row)-1 {
-							fmt.Fprint(tw, "\t")
-						}
+						cells[i] = plain(c)
 					}
-					fmt.Fprintln(tw)
+					fmt.Fprintln(tw, strings.Join(cells, "\t"))
 				}
 				tw.Flush()
 			case b.Items != nil:

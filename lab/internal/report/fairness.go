@@ -114,7 +114,7 @@ func fairnessCharts(run *result.Run) []chartSpec {
 		}
 	}
 	return panelCharts(run, "fairness", "deviation of the goroutines' shares against goroutines",
-		subjectOrder(run, keySet(bySubject)), nil,
+		subjectOrder(run, bySubject), nil,
 		func(p chartPanel) *plot.Chart { return fairnessPanel(run, p, bySubject, threshold) })
 }
 

@@ -32,12 +32,12 @@ func satGrid(run *result.Run) (gs []int, names []string, cell map[satKey]result.
 	return gs, names, cell
 }
 
-// subjectOrder returns the names in present in run.Subjects order,
+// subjectOrder returns the keys of present in run.Subjects order,
 // followed by any others in their sorted order.
-func subjectOrder(run *result.Run, present map[string]bool) []string {
+func subjectOrder[V any](run *result.Run, present map[string]V) []string {
 	var names []string
 	for _, s := range run.Subjects {
-		if present[s.Name] && !slices.Contains(names, s.Name) {
+		if _, ok := present[s.Name]; ok && !slices.Contains(names, s.Name) {
 			names = append(names, s.Name)
 		}
 	}

@@ -148,18 +148,16 @@ func NewHistory(runs []HistoryRun, baseline *result.Run) History {
 	slices.SortStableFunc(h.Runs, func(a, b HistoryRun) int {
 		return cmp.Or(a.Run.Started.Compare(b.Run.Started), cmp.Compare(a.Run.Commit, b.Run.Commit))
 	})
-	ratios := newTrends()
-	rates := newTrends()
 	for i, hr := range h.Runs {
 		host := hostKey(hr.Run)
 		for _, r := range compare.Ratios(hr.Run) {
-			t := ratios.get(r.Name)
+			t := trendOf(&h.Ratios, r.Name)
 			t.Informational = t.Informational || r.Informational
 			t.add(host, i, r.Value)
 		}
 		for name, byG := range saturateByG(hr.Run) {
 			gmax := slices.Max(slices.Collect(maps.Keys(byG)))
-			t := rates.get(name)
+			t := trendOf(&h.Rates, name)
 			if v, ok := byG[1]; ok {
 				t.add(host+" G=1", i, v)
 			}
@@ -168,7 +166,6 @@ func NewHistory(runs []HistoryRun, baseline *result.Run) History {
 			}
 		}
 	}
-	h.Ratios = ratios.list()
 	var inBase map[string]bool
 	if baseline != nil {
 		inBase = map[string]bool{}
@@ -196,7 +193,6 @@ func NewHistory(runs []HistoryRun, baseline *result.Run) History {
 			}
 		}
 	}
-	h.Rates = rates.list()
 	h.Fairness = fairnessTrends(h.Runs)
 	bySubject := func(a, b trend) int {
 		oa, okA := order[a.Name]
@@ -212,7 +208,7 @@ func NewHistory(runs []HistoryRun, baseline *result.Run) History {
 // the largest goroutine count the run judged (no more goroutines than
 // GOMAXPROCS), a series per host and count.
 func fairnessTrends(runs []HistoryRun) []trend {
-	ts := newTrends()
+	var ts []trend
 	for i, hr := range runs {
 		best := map[string]result.SaturateResult{}
 		for _, r := range hr.Run.Saturate {
@@ -222,10 +218,10 @@ func fairnessTrends(runs []HistoryRun) []trend {
 		}
 		for _, name := range slices.Sorted(maps.Keys(best)) {
 			r := best[name]
-			ts.get(name).add(fmt.Sprintf("%s G=%d", hostKey(hr.Run), r.Goroutines), i, r.Fairness.DeviationPct)
+			trendOf(&ts, name).add(fmt.Sprintf("%s G=%d", hostKey(hr.Run), r.Goroutines), i, r.Fairness.DeviationPct)
 		}
 	}
-	return ts.list()
+	return ts
 }
 
 func btoi(b bool) int {
@@ -267,30 +263,14 @@ func saturateByG(run *result.Run) map[string]map[int]float64 {
 	return out
 }
 
-// trends collects trends by name in the order first seen.
-type trends struct {
-	order []string
-	by    map[string]*trend
-}
-
-func newTrends() *trends { return &trends{by: map[string]*trend{}} }
-
-func (ts *trends) get(name string) *trend {
-	t := ts.by[name]
-	if t == nil {
-		t = &trend{Name: name}
-		ts.by[name] = t
-		ts.order = append(ts.order, name)
+// trendOf is the trend of ts named name, appended when new (the pointer
+// holds until the next append).
+func trendOf(ts *[]trend, name string) *trend {
+	i := slices.IndexFunc(*ts, func(t trend) bool { return t.Name == name })
+	if i < 0 {
+		*ts, i = append(*ts, trend{Name: name}), len(*ts)
 	}
-	return t
-}
-
-func (ts *trends) list() []trend {
-	out := make([]trend, len(ts.order))
-	for i, n := range ts.order {
-		out[i] = *ts.by[n]
-	}
-	return out
+	return &(*ts)[i]
 }
 
 // add appends run i's value to the host's series, a new series for a host

@@ -9,7 +9,6 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/snowlab/snowlab/lab/internal/plot"
-	"github.com/snowlab/snowlab/lab/internal/units"
 )
 
 // trendChart draws one trend across the history's runs: x is the run
@@ -32,9 +31,7 @@ func trendChart(h History, t trend, ylabel string, format func(float64) string, 
 		}
 		c.Line(s.Host, styleOf(s.Host), xys)
 	}
-	if plot.Scale(&p.Y, lo, hi, format, false) {
-		c.YLabel += " (log scale)"
-	}
+	plot.Scale(&p.Y, &c.YLabel, lo, hi, format, false)
 	n := len(h.Runs)
 	p.X.Min, p.X.Max = -0.5, float64(n)-0.5
 	// Label every run whose label has room beside the last one labelled,
@@ -84,6 +81,3 @@ func shortRevision(rev string) string {
 	}
 	return rev
 }
-
-// ratioTick formats a ratio axis.
-func ratioTick(v float64) string { return units.TrimSig(v, 3) }

@@ -147,7 +147,7 @@ func ChangeLines(h History) []string {
 	for _, t := range h.Ratios {
 		for _, c := range t.Changes {
 			out = append(out, fmt.Sprintf("%s on %s: %s → %s (%+.1f%%) at #%d (%s), p=%.3g", t.Name, c.Host,
-				ratioTick(c.Before), ratioTick(c.After), 100*(c.After/c.Before-1), c.Run, shortRevision(h.Runs[c.Run].Run.Revision()), c.P))
+				units.Count(c.Before), units.Count(c.After), 100*(c.After/c.Before-1), c.Run, shortRevision(h.Runs[c.Run].Run.Revision()), c.P))
 		}
 	}
 	return out
@@ -164,7 +164,7 @@ func (p *indexPage) addTrends(h History, styleOf func(string) plot.SeriesStyle) 
 		format         func(float64) string
 		into           *[]figure // where a chart goes when not gated
 	}{
-		{h.Ratios, "", "ratio", ratioTick, &p.Ungated},
+		{h.Ratios, "", "ratio", units.Count, &p.Ungated},
 		{h.Rates, ": IDs/s", "IDs per second", siTick, &p.Rates},
 		{h.Fairness, ": fairness", "deviation (%)", pctTick, &p.Fairness},
 	} {
@@ -185,7 +185,7 @@ func (p *indexPage) addTrends(h History, styleOf func(string) plot.SeriesStyle) 
 			p.GatedCount++
 			for _, c := range t.Changes {
 				f.Caption += fmt.Sprintf("Change point at #%d (%s) on %s: %s → %s. ", c.Run,
-					shortRevision(h.Runs[c.Run].Run.Revision()), c.Host, ratioTick(c.Before), ratioTick(c.After))
+					shortRevision(h.Runs[c.Run].Run.Revision()), c.Host, units.Count(c.Before), units.Count(c.After))
 			}
 			p.Gated = append(p.Gated, f)
 		}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"slices"
@@ -21,6 +22,8 @@ var (
 		"NextIDs": color.RGBA{0xf5, 0x85, 0x18, 0xff},
 	}
 	otherVia = color.RGBA{0x8c, 0x8c, 0x8c, 0xff}
+	// callStyles are the call styles viaColor knows, in the charts' order.
+	callStyles = []string{"NextID", "NextIDs"}
 )
 
 // tickOf is the tick length of b's subject, as the run recorded it; a
@@ -59,14 +62,13 @@ func makespanChart(run *result.Run) *plot.Chart {
 	g.Horizontal.Color = nil
 	g.Vertical.Color = color.Gray{0xd8}
 	p.Add(g)
-	logX := plot.Scale(&p.X, x.Lo, x.Hi, msTick, false)
+	logX := plot.Scale(&p.X, &d.XLabel, x.Lo, x.Hi, units.Count, false)
 	if logX {
-		d.XLabel += " (log scale)"
 		p.X.Max *= 2.5 // room for the value labels
 	} else {
 		p.X.Max = x.Hi * 1.16
 	}
-	p.Add(plot.Bars{Rows: rows, Log: logX, Label: func(ms float64) string { return msTick(ms) + " ms" }})
+	p.Add(plot.Bars{Rows: rows, Log: logX, Label: func(ms float64) string { return units.Count(ms) + " ms" }})
 	p.NominalY(labels...)
 	p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4
 	makespanLegend(d, bursts, anyFloor)
@@ -85,22 +87,13 @@ func sortBursts(run *result.Run, bursts []result.BurstResult) {
 		order[s] = i
 	}
 	viaRank := func(v string) int {
-		switch v {
-		case "NextID":
-			return 0
-		case "NextIDs":
-			return 1
+		if i := slices.Index(callStyles, v); i >= 0 {
+			return i
 		}
-		return 2
+		return len(callStyles)
 	}
 	slices.SortStableFunc(bursts, func(a, b result.BurstResult) int {
-		if d := order[a.Subject] - order[b.Subject]; d != 0 {
-			return d
-		}
-		if d := viaRank(a.Via) - viaRank(b.Via); d != 0 {
-			return d
-		}
-		return a.Goroutines - b.Goroutines
+		return cmp.Or(order[a.Subject]-order[b.Subject], viaRank(a.Via)-viaRank(b.Via), a.Goroutines-b.Goroutines)
 	})
 }
 
@@ -158,7 +151,7 @@ func makespanRows(run *result.Run, bursts []result.BurstResult, manyG bool) ([]p
 // makespanLegend explains the call styles the bars are drawn in, the
 // whisker and the floor.
 func makespanLegend(d *plot.Chart, bursts []result.BurstResult, anyFloor bool) {
-	for _, via := range []string{"NextID", "NextIDs"} {
+	for _, via := range callStyles {
 		if slices.ContainsFunc(bursts, func(b result.BurstResult) bool { return b.Via == via }) {
 			what := "NextID: one call per ID"
 			if via == "NextIDs" {

@@ -26,7 +26,7 @@ func newDocument(run *result.Run) *Document {
 	}
 	writeHeader(d, run)
 	writeSummary(d, run)
-	writeHost(d, run.Host)
+	d.Host(run.Host)
 	writeSubjects(d, run)
 	writeBurst(d, run)
 	writeSaturate(d, run)
@@ -54,7 +54,9 @@ func topologyRows(h result.Host) [][]string {
 	return rows
 }
 
-func writeHost(d *Document, h result.Host) {
+// Host adds the "Host" section of a suite run's report for h, with its
+// load and clock audit.
+func (d *Document) Host(h result.Host) {
 	s := d.Section(2, "Host")
 	hyper := h.HypervisorName()
 	if hyper == "" {

@@ -16,30 +16,20 @@ import (
 // at the same goroutine count, the fastest peer that promises as much,
 // and every correctness check it was put to.
 type summaryRow struct {
-	Subject string
-	Strict  bool
-	// Capped is set for a generator with a strict per-node ceiling
-	// (result.SubjectInfo.Capped): it is compared with capped peers per
+	// SubjectInfo is the generator's. A capped one (a strict per-node
+	// ceiling, SubjectInfo.Capped) is compared with capped peers per
 	// node, the others with the uncapped peers.
-	Capped bool
-	Nodes  int
+	result.SubjectInfo
 	// Best is the subject's saturate result with the highest IDs/s
-	// (zero when the sweep did not measure it).
-	Best result.SaturateResult
-	// Ceiling is its strict ceiling in IDs/s, 0 for none.
-	Ceiling float64
-	// Limit is the physical limit it is read against, LimitBest that
-	// limit's result at Best's goroutine count (zero when not measured).
-	Limit     string
-	LimitBest result.SaturateResult
-	// Peer is the peer with the highest IDs/s (per node, for a capped
+	// (zero when the sweep did not measure it), LimitBest its physical
+	// limit's (SubjectInfo.Limit) at Best's goroutine count (zero when not
+	// measured).
+	Best, LimitBest result.SaturateResult
+	// PeerInfo is the peer with the highest IDs/s (per node, for a capped
 	// generator) among those that keep the same promise (samePromise)
-	// and passed every check, PeerBest that figure, PeerNodes its nodes
-	// and PeerCeiling its ceiling.
-	Peer        string
-	PeerBest    result.SaturateResult
-	PeerNodes   int
-	PeerCeiling float64
+	// and passed every check, PeerBest that figure (zero for none).
+	PeerInfo result.SubjectInfo
+	PeerBest result.SaturateResult
 	// Fairness is its least fair judged run (worstFairness).
 	Fairness string
 	Checks   []namedCheck
@@ -97,10 +87,7 @@ func summarize(run *result.Run) []summaryRow {
 		if s.Peer || s.Physical {
 			continue
 		}
-		row := summaryRow{Subject: s.Name, Strict: s.Strict, Limit: s.Limit, Checks: checksOf(run, s.Name)}
-		if s.Strict {
-			row.Ceiling = s.CeilingIDs
-		}
+		row := summaryRow{SubjectInfo: s, Checks: checksOf(run, s.Name)}
 		row.Best, _ = bestSaturate(run, s.Name)
 		if s.Limit != "" && row.Best.Goroutines > 0 {
 			for _, r := range run.Saturate {
@@ -109,7 +96,6 @@ func summarize(run *result.Run) []summaryRow {
 				}
 			}
 		}
-		row.Capped, row.Nodes = s.Capped(), max(s.Nodes, 1)
 		peerFor(run, s, &row)
 		row.Fairness = worstFairness(run, s.Name)
 		rows = append(rows, row)
@@ -159,13 +145,13 @@ func fastestPeer(run *result.Run, keep func(result.SubjectInfo) bool,
 // generator) of the peers that keep gen's promise.
 func peerFor(run *result.Run, gen result.SubjectInfo, row *summaryRow) {
 	value := func(p result.SubjectInfo, b result.SaturateResult) float64 {
-		if row.Capped {
+		if row.Capped() {
 			return perNode(b, p.Nodes)
 		}
 		return b.IDsPerSec
 	}
 	if p, b, ok := fastestPeer(run, func(p result.SubjectInfo) bool { return samePromise(gen, p) }, value); ok {
-		row.Peer, row.PeerBest, row.PeerNodes, row.PeerCeiling = p.Name, b, max(p.Nodes, 1), p.CeilingIDs
+		row.PeerInfo, row.PeerBest = p, b
 	}
 }
 
@@ -181,8 +167,8 @@ func (r summaryRow) cells() []string {
 	rate, ceiling, limit, peer := "not measured", "—", "—", "—"
 	if r.Best.IDsPerSec > 0 {
 		rate = rateAt(r.Best)
-		if r.Ceiling > 0 {
-			ceiling = fmt.Sprintf("%.0f%% of %s/s", 100*r.Best.IDsPerSec/r.Ceiling, units.SI(r.Ceiling, 4, true))
+		if c := r.CeilingIDs; r.Strict && c > 0 {
+			ceiling = fmt.Sprintf("%.0f%% of %s/s", 100*r.Best.IDsPerSec/c, units.SI(c, 4, true))
 		}
 		if r.LimitBest.IDsPerSec > 0 {
 			// A cost, as every "over the limit" figure is (the gate's,
@@ -191,10 +177,10 @@ func (r summaryRow) cells() []string {
 		}
 		peer = r.peerCell()
 	}
-	if !r.Capped {
-		return []string{r.Subject, rate, limit, peer, r.Fairness, checksCell(r.Checks)}
+	if !r.Capped() {
+		return []string{r.Name, rate, limit, peer, r.Fairness, checksCell(r.Checks)}
 	}
-	return []string{r.Subject, rate, ceiling, limit, peer, r.Fairness, checksCell(r.Checks)}
+	return []string{r.Name, rate, ceiling, limit, peer, r.Fairness, checksCell(r.Checks)}
 }
 
 // peerCell is how the row's generator stands against its peer: per node
@@ -204,12 +190,13 @@ func (r summaryRow) peerCell() string {
 	if r.PeerBest.IDsPerSec <= 0 {
 		return "—"
 	}
-	if !r.Capped {
-		return fmt.Sprintf("×%s %s (%s)", units.TrimSig(r.Best.IDsPerSec/r.PeerBest.IDsPerSec, 2), r.Peer, units.Rate(r.PeerBest.IDsPerSec))
+	p := r.PeerInfo
+	if !r.Capped() {
+		return fmt.Sprintf("×%s %s (%s)", units.TrimSig(r.Best.IDsPerSec/r.PeerBest.IDsPerSec, 2), p.Name, units.Rate(r.PeerBest.IDsPerSec))
 	}
-	ratio := perNode(r.Best, r.Nodes) / perNode(r.PeerBest, r.PeerNodes)
-	return fmt.Sprintf("×%s %s (%s per node, ceiling %s/s per node)", units.TrimSig(ratio, 2), r.Peer,
-		units.Rate(perNode(r.PeerBest, r.PeerNodes)), units.SI(r.PeerCeiling/float64(r.PeerNodes), 4, true))
+	ratio := perNode(r.Best, r.Nodes) / perNode(r.PeerBest, p.Nodes)
+	return fmt.Sprintf("×%s %s (%s per node, ceiling %s/s per node)", units.TrimSig(ratio, 2), p.Name,
+		units.Rate(perNode(r.PeerBest, p.Nodes)), units.SI(p.CeilingIDs/float64(max(p.Nodes, 1)), 4, true))
 }
 
 // checksCell says of every check whether it passed: the failed ones by
@@ -293,7 +280,7 @@ const fairnessHeader = "Fairness, worst judged"
 func writeSummaryTables(s *section, rows []summaryRow) {
 	var capped, uncapped [][]string
 	for _, r := range rows {
-		if r.Capped {
+		if r.Capped() {
 			capped = append(capped, r.cells())
 		} else {
 			uncapped = append(uncapped, r.cells())
@@ -315,27 +302,23 @@ func writeSummaryTables(s *section, rows []summaryRow) {
 // and the fastest peer that passed its checks, those the run measured:
 // the answer in a line.
 func fastest(run *result.Run, rows []summaryRow) string {
-	var strict, other *summaryRow
-	for i := range rows {
-		r := &rows[i]
-		switch {
-		case r.Best.IDsPerSec <= 0:
-		case r.Strict && (strict == nil || r.Best.IDsPerSec > strict.Best.IDsPerSec):
-			strict = r
-		case !r.Strict && (other == nil || r.Best.IDsPerSec > other.Best.IDsPerSec):
-			other = r
+	top := map[bool]*summaryRow{} // the fastest measured, by strictness
+	for i, r := range rows {
+		if t := top[r.Strict]; r.Best.IDsPerSec > 0 && (t == nil || r.Best.IDsPerSec > t.Best.IDsPerSec) {
+			top[r.Strict] = &rows[i]
 		}
 	}
+	strict, other := top[true], top[false]
 	var parts []string
 	if strict != nil {
-		p := "strict: " + md.Escape(strict.Subject) + " " + rateAt(strict.Best)
-		if strict.Ceiling > 0 {
-			p += fmt.Sprintf(" (%.0f%% of its ceiling)", 100*strict.Best.IDsPerSec/strict.Ceiling)
+		p := "strict: " + md.Escape(strict.Name) + " " + rateAt(strict.Best)
+		if strict.CeilingIDs > 0 {
+			p += fmt.Sprintf(" (%.0f%% of its ceiling)", 100*strict.Best.IDsPerSec/strict.CeilingIDs)
 		}
 		parts = append(parts, p)
 	}
 	if other != nil {
-		parts = append(parts, "not strict: "+md.Escape(other.Subject)+" "+rateAt(other.Best))
+		parts = append(parts, "not strict: "+md.Escape(other.Name)+" "+rateAt(other.Best))
 	}
 	parts = append(parts, fastestPeers(run)...)
 	if len(parts) == 0 {

@@ -13,7 +13,7 @@ func Ns(ns float64) string { return NsDigits(ns, 3) }
 
 // NsDigits is Ns to sig significant digits.
 func NsDigits(ns float64, sig int) string {
-	return scaled(ns, sig, true, []string{"ns", "µs", "ms", "s"})
+	return scaled(ns, sig, true, 1000, []string{"ns", "µs", "ms", "s"})
 }
 
 // SignedNs is Ns with a + on positive values, for leads.
@@ -25,13 +25,8 @@ func SignedNs(ns float64) string {
 }
 
 // Ms formats nanoseconds as milliseconds to three significant digits
-// without a unit: 2.41, 0.0512, 130.
-func Ms(ns float64) string {
-	if math.IsNaN(ns) {
-		return "—"
-	}
-	return TrimSig(ns/1e6, 3)
-}
+// without a unit (Count): 2.41, 0.0512, 130.
+func Ms(ns float64) string { return Count(ns / 1e6) }
 
 // Rate formats a rate per second to three significant digits with an SI
 // prefix, trailing zeros kept so columns line up: 4.10M/s, 950/s.
@@ -40,13 +35,13 @@ func Rate(perSec float64) string { return SI(perSec, 3, false) + "/s" }
 // SI writes v with an SI prefix (k, M, G, T) to sig significant digits,
 // trimming trailing zeros when trim is set: SI(2.5e3, 3, true) is "2.5k".
 func SI(v float64, sig int, trim bool) string {
-	return scaled(v, sig, trim, []string{"", "k", "M", "G", "T"})
+	return scaled(v, sig, trim, 1000, []string{"", "k", "M", "G", "T"})
 }
 
-// scaled writes v in the largest of units (each 1000 times the one
+// scaled writes v in the largest of units (each base times the one
 // before) it reaches, to sig significant digits, trailing zeros trimmed
 // when trim is set; "—" for NaN or an infinity.
-func scaled(v float64, sig int, trim bool, units []string) string {
+func scaled(v float64, sig int, trim bool, base float64, units []string) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "—"
 	}
@@ -58,18 +53,18 @@ func scaled(v float64, sig int, trim bool, units []string) string {
 		return "0"
 	}
 	i := 0
-	for i+1 < len(units) && v >= math.Pow(1000, float64(i+1)) {
+	for i+1 < len(units) && v >= math.Pow(base, float64(i+1)) {
 		i++
 	}
 	f := func(i int) string {
 		if trim {
-			return TrimSig(v/math.Pow(1000, float64(i)), sig)
+			return TrimSig(v/math.Pow(base, float64(i)), sig)
 		}
-		return SigFig(v/math.Pow(1000, float64(i)), sig)
+		return SigFig(v/math.Pow(base, float64(i)), sig)
 	}
 	s := f(i)
 	// Rounding can carry into the next unit: 999.7ns is 1µs.
-	if n, err := strconv.ParseFloat(s, 64); err == nil && n >= 1000 && i+1 < len(units) {
+	if n, err := strconv.ParseFloat(s, 64); err == nil && n >= base && i+1 < len(units) {
 		i++
 		s = f(i)
 	}
@@ -117,26 +112,14 @@ func Bytes(n int64) string {
 	if n <= 0 {
 		return "?"
 	}
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
-	v := float64(n)
-	i := 0
-	for i+1 < len(units) && v >= 1024 {
-		v /= 1024
-		i++
-	}
-	return TrimSig(v, 3) + " " + units[i]
+	return scaled(float64(n), 3, true, 1024, []string{" B", " KiB", " MiB", " GiB", " TiB"})
 }
 
 // Thousands writes n with comma separators: 20,000.
 func Thousands(n int) string {
 	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	for i := len(s) - 3; i > 0; i -= 3 {
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
 		s = s[:i] + "," + s[i:]
-	}
-	if neg {
-		s = "-" + s
 	}
 	return s
 }

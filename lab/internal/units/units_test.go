@@ -75,11 +75,11 @@ func TestCountBytesThousands(t *testing.T) {
 	assert.Equal(t, "0", Count(0))
 	assert.Equal(t, "—", Count(math.NaN()))
 	for n, want := range map[int64]string{0: "?", 64: "64 B", 1536: "1.5 KiB", 32 << 10: "32 KiB",
-		512 << 10: "512 KiB", 32 << 20: "32 MiB", 3 << 30: "3 GiB"} {
+		512 << 10: "512 KiB", 32 << 20: "32 MiB", 3 << 30: "3 GiB", 1000: "1000 B", 1<<20 - 1: "1 MiB"} {
 		assert.Equal(t, want, Bytes(n), "Bytes(%d)", n)
 	}
 	for in, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 20_000: "20,000",
-		1_234_567: "1,234,567", -4096: "-4,096"} {
+		1_234_567: "1,234,567", -4096: "-4,096", -409: "-409", -100_000: "-100,000"} {
 		assert.Equal(t, want, Thousands(in))
 	}
 }
