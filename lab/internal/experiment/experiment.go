@@ -1,10 +1,10 @@
-// Package experiment is what loadgen's experiments (faults, service,
-// contention, gates; each in a package below this one) have in common: the
-// Experiment interface its subcommand implements, so that one runner in
-// lab/internal/cli does the prologue every one of them needs (the flag
-// set and the -out, -no-write and -q flags, the refusal of stray
-// arguments, the commit, the interrupt) and the epilogue (the table, the
-// files, the exit status) once.
+// Package experiment is what loadgen's experiments (the suite, loadgen
+// run, in lab/internal/cli; faults, service, contention and gates, each in
+// a package below this one) have in common: the Experiment interface its
+// subcommand implements, so that one runner in lab/internal/cli does the
+// prologue every one of them needs (the flag set and the -out, -no-write
+// and -q flags, the refusal of stray arguments, the commit, the interrupt)
+// and the epilogue (the table, the files, the exit status) once.
 package experiment
 
 import (
