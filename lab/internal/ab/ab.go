@@ -96,38 +96,35 @@ type Config struct {
 	// Base and Head are the two runners' binaries (Build's, or two a user
 	// built); Calls and Shared base's planted runners ("" skips the
 	// self-check).
-	Base, Head, Calls, Shared string
+	Base, Head, Calls, Shared string `json:"-"`
 	// HeadArgs are more arguments for head's runner (a planted runner's
 	// -plant-calls, where loadgen gates gates a plant as head).
-	HeadArgs []string
+	HeadArgs []string `json:"-"`
 	// Subjects measured (all the runner has where empty) and goroutine
 	// counts (1, GOMAXPROCS and twice that where empty).
-	Subjects []string
-	Gs       []int
+	Subjects []string `json:"-"`
+	Gs       []int    `json:"-"`
+	Options
 	// Rounds: each round starts a fresh process of every build, measures
 	// every workload once, and stops the processes. Slice is how long
 	// each measured slice mints, after Warmup unmeasured.
-	Rounds        int
-	Slice, Warmup time.Duration
-	Options
+	Rounds int           `json:"rounds"`
+	Slice  time.Duration `json:"slice_ns"`
+	Warmup time.Duration `json:"warmup_ns"`
 	// PlantPct is the calls plant's size, percent more calls; Valgrind
 	// counts its instructions where it is found.
-	PlantPct float64
-	Valgrind string
+	PlantPct float64 `json:"-"`
+	Valgrind string  `json:"-"`
 	// Seed seeds the order; Progress, when set, is told each step (a
 	// round as it begins).
-	Seed     uint64
-	Progress func(string)
+	Seed     uint64       `json:"seed"`
+	Progress func(string) `json:"-"`
 }
 
-// Result is one run.
+// Result is one run: its Config, the Options defaulted.
 type Result struct {
-	Options
-	Rounds     int           `json:"rounds"`
-	Slice      time.Duration `json:"slice_ns"`
-	Warmup     time.Duration `json:"warmup_ns"`
-	Seed       uint64        `json:"seed"`
-	GOMAXPROCS int           `json:"gomaxprocs"`
+	Config
+	GOMAXPROCS int `json:"gomaxprocs"`
 	// CPU is whether the decision is on CPU time (false: wall time, off
 	// Linux).
 	CPU bool `json:"cpu"`
@@ -207,7 +204,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
-	o, _ := cfg.Options.WithDefaults()
+	cfg.Options, _ = cfg.Options.WithDefaults()
+	o := cfg.Options
 	progress := cfg.Progress
 	if progress == nil {
 		progress = func(string) {}
@@ -236,7 +234,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, fmt.Errorf("%w: %d rounds: with n pairs the signed-rank test's least p is 2/2^n, and Holm holds the least of %d workloads to alpha/%d = %.2g: no workload could be DIFFERENT under %d rounds",
 			ErrUsage, cfg.Rounds, m, m, o.Alpha/float64(m), minRounds(m, o.Alpha))
 	}
-	res := &Result{Options: o, Rounds: cfg.Rounds, Slice: cfg.Slice, Warmup: cfg.Warmup, Seed: cfg.Seed, GOMAXPROCS: p}
+	res := &Result{Config: cfg, GOMAXPROCS: p}
 	s := schedule{Config: cfg, Arms: []arm{{Name: "base", Bin: cfg.Base}, {Name: "head", Bin: cfg.Head, Args: cfg.HeadArgs}}}
 	for _, sub := range subjects {
 		for _, g := range gs {
@@ -266,10 +264,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	res.CPU, res.Failures = m.CPU, m.Failures
-	for _, sub := range subjects {
-		for _, g := range gs {
-			res.Rows = append(res.Rows, m.compare(s, Workload{sub, g}, armBase, armHead, o.Alpha))
-		}
+	for _, c := range s.Cells[:len(subjects)*len(gs)] { // the self-check's may follow
+		res.Rows = append(res.Rows, m.compare(s, c.Workload, armBase, armHead, o.Alpha))
 	}
 	decide(res.Rows, o, len(res.Rows))
 	if sc != nil {
