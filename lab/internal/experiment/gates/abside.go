@@ -53,20 +53,9 @@ func (x *run) abPair(ctx context.Context, load string, k int, progress func(stri
 		return err
 	}
 	if x.wants(gateInstr) {
-		return x.instrShared(ctx, load, k, subjects(res.Rows))
+		return x.instrShared(ctx, load, k, res.Subjects)
 	}
 	return nil
-}
-
-// subjects are the rows' subjects, in order.
-func subjects(rows []ab.Row) []string {
-	var out []string
-	for _, r := range rows {
-		if !slices.Contains(out, r.Workload.Subject) {
-			out = append(out, r.Workload.Subject)
-		}
-	}
-	return out
 }
 
 // abGate is one loadgen ab run, base against head (with args), decided.
