@@ -341,13 +341,7 @@ func measured(metrics []string) string {
 
 // Regressions are the rows that got significantly worse.
 func (c Comparison) Regressions() []Row {
-	var out []Row
-	for _, r := range c.Rows {
-		if r.Outcome == Worse {
-			out = append(out, r)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(c.Rows), func(r Row) bool { return r.Outcome != Worse })
 }
 
 // metricOrder is the order of the sections of a comparison.
@@ -455,12 +449,11 @@ func (c Comparison) Write(w io.Writer) error {
 	if len(c.Rows) == 0 {
 		ew.Printf("\nno metric was measured by both runs\n")
 	}
-	for i := 0; i < len(c.Rows); {
-		j := i
-		for j < len(c.Rows) && c.Rows[j].Metric == c.Rows[i].Metric {
-			j++
+	for _, m := range metricOrder { // one section per metric
+		section := slices.DeleteFunc(slices.Clone(c.Rows), func(r Row) bool { return r.Metric != m })
+		if len(section) == 0 {
+			continue
 		}
-		section := c.Rows[i:j]
 		dir := "lower is better"
 		if section[0].HigherIsBetter {
 			dir = "higher is better"
@@ -474,7 +467,6 @@ func (c Comparison) Write(w io.Writer) error {
 		if err := tw.Flush(); err != nil {
 			return err
 		}
-		i = j
 	}
 	if len(c.OnlyOld) > 0 {
 		ew.Printf("\nonly in old (not compared): %s\n", strings.Join(c.OnlyOld, ", "))
