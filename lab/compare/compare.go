@@ -323,14 +323,9 @@ func (c Comparison) Err() error {
 func measured(metrics []string) string {
 	var parts []string
 	for _, m := range metricOrder {
-		n := 0
-		for _, name := range metrics {
-			if strings.HasPrefix(name, m+" ") {
-				n++
-			}
-		}
-		if n > 0 {
-			parts = append(parts, fmt.Sprintf("%s ×%d", m, n))
+		of := slices.DeleteFunc(slices.Clone(metrics), func(name string) bool { return !strings.HasPrefix(name, m+" ") })
+		if len(of) > 0 {
+			parts = append(parts, fmt.Sprintf("%s ×%d", m, len(of)))
 		}
 	}
 	if len(parts) == 0 {

@@ -185,19 +185,15 @@ func (m *measurement) idle(c, r int) bool {
 	return true
 }
 
-// check mints checkIDs IDs of every subject the schedule measures, on its
-// largest G, in every arm, and keeps what failed.
+// check mints checkIDs IDs of every subject measured, on its largest G,
+// in every arm, and keeps what failed.
 func (m *measurement) check(procs []*proc) error {
 	g := map[string]int{}
-	var subjects []string
 	for _, c := range m.Cells {
-		if _, ok := g[c.Workload.Subject]; !ok {
-			subjects = append(subjects, c.Workload.Subject)
-		}
 		g[c.Workload.Subject] = max(g[c.Workload.Subject], c.Workload.G)
 	}
 	for i, p := range procs {
-		for _, sub := range subjects {
+		for _, sub := range m.Subjects {
 			ans, err := p.ask(fmt.Sprintf("check %s %d %d", sub, g[sub], checkIDs))
 			if err != nil {
 				return fmt.Errorf("%s, check %s: %w", m.Arms[i].Name, sub, err)
@@ -287,11 +283,10 @@ func (p *proc) stop() error {
 	return p.cmd.Wait()
 }
 
+// kill stops a started runner at once.
 func (p *proc) kill() {
 	p.in.Close()
-	if p.cmd.Process != nil {
-		p.cmd.Process.Kill()
-	}
+	p.cmd.Process.Kill()
 	p.cmd.Wait()
 }
 
