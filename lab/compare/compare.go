@@ -47,6 +47,9 @@ func (o Outcome) String() string {
 	return fmt.Sprintf("Outcome(%d)", int(o))
 }
 
+// MarshalText is String, the outcome's name in JSON.
+func (o Outcome) MarshalText() ([]byte, error) { return []byte(o.String()), nil }
+
 // Interval says what the interval of a Stat is.
 type Interval int
 
@@ -75,51 +78,59 @@ func (i Interval) String() string {
 	return fmt.Sprintf("Interval(%d)", int(i))
 }
 
+// MarshalText is String, the interval's kind in JSON.
+func (i Interval) MarshalText() ([]byte, error) { return []byte(i.String()), nil }
+
 // Stat is one side of a row: the center (median) of its values and the
 // interval around it.
 type Stat struct {
-	Center float64
-	Lo, Hi float64 // NaN for NoInterval
-	N      int
+	Center number `json:"center"`
+	Lo     number `json:"lo"` // NaN for NoInterval
+	Hi     number `json:"hi"`
+	N      int    `json:"n"`
 	// Interval says what Lo and Hi are; Confidence is the probability
 	// that they hold the median (0 for NoInterval).
-	Interval   Interval
-	Confidence float64
+	Interval   Interval `json:"interval"`
+	Confidence number   `json:"confidence"`
 	// CI is the interval's half-width as a percentage of the center,
 	// benchstat style ("3%"); "" for NoInterval.
-	CI string
+	CI string `json:"-"`
 }
 
 // Row is one metric present in both runs.
 type Row struct {
-	Metric         string // e.g. "saturate IDs/s"
-	Name           string // e.g. "atomicgen/strict G=8"
-	Unit           string // "IDs/s" or "ns"
-	HigherIsBetter bool
-	Old, New       Stat
-	Change         float64 // percent, (new/old - 1) * 100
-	P              float64 // NaN where no test was run
-	Outcome        Outcome
-	Verdict        string // what the table prints, e.g. "-50.0% worse (p=0.002 n=6+6)"
+	Metric         string  `json:"metric"` // e.g. "saturate IDs/s"
+	Name           string  `json:"name"`   // e.g. "atomicgen/strict G=8"
+	Unit           string  `json:"unit"`   // "IDs/s" or "ns"
+	HigherIsBetter bool    `json:"higher_is_better"`
+	Old            Stat    `json:"old"`
+	New            Stat    `json:"new"`
+	Change         number  `json:"change_pct"` // percent, (new/old - 1) * 100
+	P              number  `json:"p"`          // NaN where no test was run
+	Outcome        Outcome `json:"outcome"`
+	Verdict        string  `json:"verdict"` // what the table prints, e.g. "-50.0% worse (p=0.002 n=6+6)"
 }
 
 // Comparison is the metric-by-metric comparison of two runs.
 type Comparison struct {
-	OldCommit, NewCommit string
-	OldHost, NewHost     result.Host
+	OldCommit string      `json:"old_commit"`
+	NewCommit string      `json:"new_commit"`
+	OldHost   result.Host `json:"old_host"`
+	NewHost   result.Host `json:"new_host"`
 	// HostsDiffer is true when the CPU or GOMAXPROCS differ; HostNote
 	// says how. Absolute figures across hosts are not comparable.
-	HostsDiffer bool
-	HostNote    string
-	Alpha       float64
-	Rows        []Row
+	HostsDiffer bool   `json:"hosts_differ"`
+	HostNote    string `json:"host_note,omitempty"`
 	// LoadNote says how the loads the hosts were under differ
 	// (host.LoadDifference, the one rule the reports use), "" when they
 	// do not or either is not recorded.
-	LoadNote string
+	LoadNote string  `json:"load_note,omitempty"`
+	Alpha    float64 `json:"alpha"`
+	Rows     []Row   `json:"rows"`
 	// OnlyOld and OnlyNew name the metrics measured by one run only;
 	// they are not compared.
-	OnlyOld, OnlyNew []string
+	OnlyOld []string `json:"only_old,omitempty"`
+	OnlyNew []string `json:"only_new,omitempty"`
 }
 
 // thresholds are benchmath's defaults (alpha 0.05); statistics are
@@ -239,16 +250,16 @@ func (t test) significant() bool { return !t.tooFew && !(t.cmp.P > t.cmp.Alpha) 
 // values allow one, else the range of the values with the confidence it
 // gives, else (one value) none.
 func stat(s benchmath.Summary, vals []float64) Stat {
-	st := Stat{Center: s.Center, Lo: s.Lo, Hi: s.Hi, N: len(vals), Interval: MedianCI, Confidence: s.Confidence}
-	switch {
-	case len(vals) < 2:
-		return Stat{Center: s.Center, Lo: math.NaN(), Hi: math.NaN(), N: len(vals)}
-	case math.IsInf(s.Lo, 0) || math.IsInf(s.Hi, 0):
-		st.Lo, _, st.Hi = stats.Spread(vals)
-		st.Interval, st.Confidence = Range, stats.RangeConfidence(len(vals))
+	if len(vals) < 2 {
+		return Stat{Center: number(s.Center), Lo: number(math.NaN()), Hi: number(math.NaN()), N: len(vals)}
 	}
-	st.CI = benchmath.Summary{Center: st.Center, Lo: st.Lo, Hi: st.Hi}.PctRangeString()
-	return st
+	interval, conf := MedianCI, s.Confidence
+	if math.IsInf(s.Lo, 0) || math.IsInf(s.Hi, 0) {
+		s.Lo, _, s.Hi = stats.Spread(vals)
+		interval, conf = Range, stats.RangeConfidence(len(vals))
+	}
+	return Stat{Center: number(s.Center), Lo: number(s.Lo), Hi: number(s.Hi), N: len(vals), Interval: interval, Confidence: number(conf),
+		CI: s.PctRangeString()}
 }
 
 func pctChange(old, new float64) float64 {
@@ -312,14 +323,9 @@ func (c Comparison) Err() error {
 func measured(metrics []string) string {
 	var parts []string
 	for _, m := range metricOrder {
-		n := 0
-		for _, name := range metrics {
-			if strings.HasPrefix(name, m+" ") {
-				n++
-			}
-		}
-		if n > 0 {
-			parts = append(parts, fmt.Sprintf("%s ×%d", m, n))
+		of := slices.DeleteFunc(slices.Clone(metrics), func(name string) bool { return !strings.HasPrefix(name, m+" ") })
+		if len(of) > 0 {
+			parts = append(parts, fmt.Sprintf("%s ×%d", m, len(of)))
 		}
 	}
 	if len(parts) == 0 {
@@ -330,13 +336,7 @@ func measured(metrics []string) string {
 
 // Regressions are the rows that got significantly worse.
 func (c Comparison) Regressions() []Row {
-	var out []Row
-	for _, r := range c.Rows {
-		if r.Outcome == Worse {
-			out = append(out, r)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(c.Rows), func(r Row) bool { return r.Outcome != Worse })
 }
 
 // metricOrder is the order of the sections of a comparison.
@@ -353,11 +353,11 @@ func compareSeries(o, n *series) Row {
 	row := Row{
 		Metric: o.metric, Name: o.name, Unit: o.unit, HigherIsBetter: o.higherIsBetter,
 		Old: stat(t.old, o.values), New: stat(t.new, n.values),
-		Change: pctChange(t.old.Center, t.new.Center),
-		P:      t.cmp.P,
+		Change: number(pctChange(t.old.Center, t.new.Center)),
+		P:      number(t.cmp.P),
 	}
 	delta := fmt.Sprintf("%+.1f%%", row.Change)
-	if math.IsInf(row.Change, 0) || math.IsNaN(row.Change) {
+	if c := float64(row.Change); math.IsInf(c, 0) || math.IsNaN(c) {
 		delta = "?"
 	}
 	ptext := fmt.Sprintf("p=%.3f n=%d+%d", t.cmp.P, len(o.values), len(n.values))
@@ -365,7 +365,7 @@ func compareSeries(o, n *series) Row {
 	case len(o.values) == 1 && len(n.values) == 1 && o.summary && n.summary:
 		// One percentile per side: no test, and a tail that moved from
 		// 1 µs to 1 ms is not "+99900%" of anything; say how many times.
-		row.P = math.NaN()
+		row.P = number(math.NaN())
 		row.Outcome = NoSamples
 		row.Verdict = "not tested (one value per side)"
 		if q := t.new.Center / t.old.Center; row.Change != 0 && q > 0 && !math.IsInf(q, 0) {
@@ -444,12 +444,11 @@ func (c Comparison) Write(w io.Writer) error {
 	if len(c.Rows) == 0 {
 		ew.Printf("\nno metric was measured by both runs\n")
 	}
-	for i := 0; i < len(c.Rows); {
-		j := i
-		for j < len(c.Rows) && c.Rows[j].Metric == c.Rows[i].Metric {
-			j++
+	for _, m := range metricOrder { // one section per metric
+		section := slices.DeleteFunc(slices.Clone(c.Rows), func(r Row) bool { return r.Metric != m })
+		if len(section) == 0 {
+			continue
 		}
-		section := c.Rows[i:j]
 		dir := "lower is better"
 		if section[0].HigherIsBetter {
 			dir = "higher is better"
@@ -463,7 +462,6 @@ func (c Comparison) Write(w io.Writer) error {
 		if err := tw.Flush(); err != nil {
 			return err
 		}
-		i = j
 	}
 	if len(c.OnlyOld) > 0 {
 		ew.Printf("\nonly in old (not compared): %s\n", strings.Join(c.OnlyOld, ", "))
@@ -507,7 +505,7 @@ func (c Comparison) legend() []string {
 }
 
 func formatStat(s Stat, unit string) string {
-	v := formatValue(s.Center, unit)
+	v := formatValue(float64(s.Center), unit)
 	switch s.Interval {
 	case MedianCI:
 		return v + " ± " + s.CI

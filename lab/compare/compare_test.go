@@ -234,7 +234,7 @@ func TestRuns(t *testing.T) {
 				for _, r := range rows {
 					assert.Equal(t, w.outcome, r.Outcome, "%s %s (verdict %q)", r.Metric, r.Name, r.Verdict)
 					if !math.IsNaN(w.change) {
-						assert.InDelta(t, w.change, r.Change, 1e-3, "%s %s: change", r.Metric, r.Name)
+						assert.InDelta(t, w.change, float64(r.Change), 1e-3, "%s %s: change", r.Metric, r.Name)
 					}
 					assert.Contains(t, r.Verdict, w.verdict, "%s %s", r.Metric, r.Name)
 				}
@@ -310,7 +310,7 @@ func TestRegressionsAndJSON(t *testing.T) {
 	for i, r := range got.Rows {
 		assert.Equal(t, c.Rows[i].Name, r.Name)
 		assert.Equal(t, c.Rows[i].Outcome.String(), r.Outcome)
-		assert.Equal(t, math.IsNaN(c.Rows[i].P), r.P == nil, "NaN p is null: %s", r.Name)
+		assert.Equal(t, math.IsNaN(float64(c.Rows[i].P)), r.P == nil, "NaN p is null: %s", r.Name)
 	}
 }
 
@@ -346,21 +346,21 @@ func TestIntervals(t *testing.T) {
 			cell := formatStat(st, "IDs/s")
 			assert.NotContains(t, cell, "∞")
 			if tc.interval == NoInterval {
-				assert.True(t, math.IsNaN(st.Lo) && math.IsNaN(st.Hi))
+				assert.True(t, math.IsNaN(float64(st.Lo)) && math.IsNaN(float64(st.Hi)))
 				assert.Zero(t, st.Confidence)
 				assert.NotContains(t, cell, "±")
 				return
 			}
-			assert.False(t, math.IsInf(st.Lo, 0) || math.IsInf(st.Hi, 0), "finite: %v..%v", st.Lo, st.Hi)
+			assert.False(t, math.IsInf(float64(st.Lo), 0) || math.IsInf(float64(st.Hi), 0), "finite: %v..%v", st.Lo, st.Hi)
 			assert.LessOrEqual(t, st.Lo, st.Center)
 			assert.GreaterOrEqual(t, st.Hi, st.Center)
 			if tc.confidence > 0 {
-				assert.InDelta(t, tc.confidence, st.Confidence, 1e-12)
+				assert.InDelta(t, tc.confidence, float64(st.Confidence), 1e-12)
 			} else {
 				assert.GreaterOrEqual(t, st.Confidence, 0.95)
 			}
 			if tc.interval == Range {
-				assert.Equal(t, [2]float64{100, 100 + float64(tc.n-1)}, [2]float64{st.Lo, st.Hi}, "min to max")
+				assert.Equal(t, [2]float64{100, 100 + float64(tc.n-1)}, [2]float64{float64(st.Lo), float64(st.Hi)}, "min to max")
 			}
 			assert.Contains(t, cell, " ± "+st.CI+tc.text)
 		})

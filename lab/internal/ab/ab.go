@@ -96,38 +96,35 @@ type Config struct {
 	// Base and Head are the two runners' binaries (Build's, or two a user
 	// built); Calls and Shared base's planted runners ("" skips the
 	// self-check).
-	Base, Head, Calls, Shared string
+	Base, Head, Calls, Shared string `json:"-"`
 	// HeadArgs are more arguments for head's runner (a planted runner's
 	// -plant-calls, where loadgen gates gates a plant as head).
-	HeadArgs []string
+	HeadArgs []string `json:"-"`
 	// Subjects measured (all the runner has where empty) and goroutine
 	// counts (1, GOMAXPROCS and twice that where empty).
-	Subjects []string
-	Gs       []int
+	Subjects []string `json:"-"`
+	Gs       []int    `json:"-"`
+	Options
 	// Rounds: each round starts a fresh process of every build, measures
 	// every workload once, and stops the processes. Slice is how long
 	// each measured slice mints, after Warmup unmeasured.
-	Rounds        int
-	Slice, Warmup time.Duration
-	Options
+	Rounds int           `json:"rounds"`
+	Slice  time.Duration `json:"slice_ns"`
+	Warmup time.Duration `json:"warmup_ns"`
 	// PlantPct is the calls plant's size, percent more calls; Valgrind
 	// counts its instructions where it is found.
-	PlantPct float64
-	Valgrind string
+	PlantPct float64 `json:"-"`
+	Valgrind string  `json:"-"`
 	// Seed seeds the order; Progress, when set, is told each step (a
 	// round as it begins).
-	Seed     uint64
-	Progress func(string)
+	Seed     uint64       `json:"seed"`
+	Progress func(string) `json:"-"`
 }
 
-// Result is one run.
+// Result is one run: its Config, the Options defaulted.
 type Result struct {
-	Options
-	Rounds     int           `json:"rounds"`
-	Slice      time.Duration `json:"slice_ns"`
-	Warmup     time.Duration `json:"warmup_ns"`
-	Seed       uint64        `json:"seed"`
-	GOMAXPROCS int           `json:"gomaxprocs"`
+	Config
+	GOMAXPROCS int `json:"gomaxprocs"`
 	// CPU is whether the decision is on CPU time (false: wall time, off
 	// Linux).
 	CPU bool `json:"cpu"`
@@ -207,91 +204,82 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
-	o, _ := cfg.Options.WithDefaults()
-	progress := cfg.Progress
-	if progress == nil {
-		progress = func(string) {}
+	cfg.Options, _ = cfg.Options.WithDefaults()
+	if cfg.Progress == nil {
+		cfg.Progress = func(string) {}
 	}
 	hello, err := hello(ctx, arm{Name: "base", Bin: cfg.Base})
 	if err != nil {
 		return nil, err
 	}
-	subjects := cfg.Subjects
-	if len(subjects) == 0 {
-		subjects = hello.Subjects
+	if len(cfg.Subjects) == 0 {
+		cfg.Subjects = hello.Subjects
 	}
-	for _, s := range subjects {
+	for _, s := range cfg.Subjects {
 		if !slices.Contains(hello.Subjects, s) {
 			return nil, fmt.Errorf("%w: no subject %q in base's runner (it has %v)", ErrUsage, s, hello.Subjects)
 		}
 	}
 	p := hello.GOMAXPROCS
-	gs := slices.Clone(cfg.Gs)
-	if len(gs) == 0 {
-		gs = []int{1, p, 2 * p}
+	if len(cfg.Gs) == 0 {
+		cfg.Gs = []int{1, p, 2 * p}
 	}
-	slices.Sort(gs)
-	gs = slices.Compact(gs)
-	if m := len(subjects) * len(gs); cfg.Rounds < minRounds(m, o.Alpha) {
+	cfg.Gs = slices.Compact(slices.Sorted(slices.Values(cfg.Gs)))
+	if n := len(cfg.Subjects) * len(cfg.Gs); cfg.Rounds < minRounds(n, cfg.Alpha) {
 		return nil, fmt.Errorf("%w: %d rounds: with n pairs the signed-rank test's least p is 2/2^n, and Holm holds the least of %d workloads to alpha/%d = %.2g: no workload could be DIFFERENT under %d rounds",
-			ErrUsage, cfg.Rounds, m, m, o.Alpha/float64(m), minRounds(m, o.Alpha))
+			ErrUsage, cfg.Rounds, n, n, cfg.Alpha/float64(n), minRounds(n, cfg.Alpha))
 	}
-	res := &Result{Options: o, Rounds: cfg.Rounds, Slice: cfg.Slice, Warmup: cfg.Warmup, Seed: cfg.Seed, GOMAXPROCS: p}
-	s := schedule{Config: cfg, Arms: []arm{{Name: "base", Bin: cfg.Base}, {Name: "head", Bin: cfg.Head, Args: cfg.HeadArgs}}}
-	for _, sub := range subjects {
-		for _, g := range gs {
-			s.Cells = append(s.Cells, cell{Workload: Workload{sub, g}, Arms: []int{armBase, armHead}})
+	m := &measurement{Config: cfg, Arms: []arm{{Name: "base", Bin: cfg.Base}, {Name: "head", Bin: cfg.Head, Args: cfg.HeadArgs}}, CPU: true}
+	for _, sub := range cfg.Subjects {
+		for _, g := range cfg.Gs {
+			m.Cells = append(m.Cells, cell{Workload: Workload{sub, g}, Arms: []int{armBase, armHead}})
 		}
 	}
+	rows := len(m.Cells) // the self-check's cells follow
 	var sc *selfCheck
-	selfSubject, gc := subjects[0], contendedG(p)
 	if cfg.Calls != "" && cfg.Shared != "" {
 		sc = &selfCheck{}
-		q, err := sizePlant(ctx, cfg, selfSubject, sc, progress)
-		if err != nil {
+		if sc.PlantCalls, err = sizePlant(ctx, cfg, sc); err != nil {
 			return nil, err
 		}
-		sc.PlantCalls = q
-		s.Arms = append(s.Arms, arm{Name: "same", Bin: cfg.Base},
-			arm{Name: "calls", Bin: cfg.Calls, Plant: "calls", Args: []string{"-plant-calls", fmt.Sprint(q)}},
+		m.Arms = append(m.Arms, arm{Name: "same", Bin: cfg.Base},
+			arm{Name: "calls", Bin: cfg.Calls, Plant: "calls", Args: []string{"-plant-calls", fmt.Sprint(sc.PlantCalls)}},
 			arm{Name: "shared", Bin: cfg.Shared, Plant: "shared"})
-		s.Cells = addArms(s.Cells, Workload{selfSubject, 1}, armSame, armCalls)
-		s.Cells = addArms(s.Cells, Workload{selfSubject, gc}, armSame, armShared)
+		m.addArms(Workload{cfg.Subjects[0], 1}, armSame, armCalls)
+		m.addArms(Workload{cfg.Subjects[0], contendedG(p)}, armSame, armShared)
 	}
+	res := &Result{Config: cfg, GOMAXPROCS: p}
 	meter := host.StartLoad()
 	start := time.Now()
-	m, err := measure(ctx, s)
+	err = m.measure(ctx)
 	res.Took, res.Load = time.Since(start), meter.Stop()
 	if err != nil {
 		return nil, err
 	}
 	res.CPU, res.Failures = m.CPU, m.Failures
-	for _, sub := range subjects {
-		for _, g := range gs {
-			res.Rows = append(res.Rows, m.compare(s, Workload{sub, g}, armBase, armHead, o.Alpha))
-		}
+	for _, c := range m.Cells[:rows] {
+		res.Rows = append(res.Rows, m.compare(c.Workload, armBase, armHead))
 	}
-	decide(res.Rows, o, len(res.Rows))
+	decide(res.Rows, cfg.Options, rows)
 	if sc != nil {
-		m.selfCheck(s, sc, selfSubject, gc, o, len(res.Rows))
+		m.selfCheck(sc, contendedG(p), rows)
 		res.SelfCheck = sc
 	}
 	return res, nil
 }
 
-// selfCheck decides sc's rows, subject's at G=1 and gc, against base,
-// each held to the gate's Holm level over rows workloads, and says what
-// it missed.
-func (m *measurement) selfCheck(s schedule, sc *selfCheck, subject string, gc int, o Options, rows int) {
-	sc.Same = []Row{m.compare(s, Workload{subject, 1}, armBase, armSame, o.Alpha), m.compare(s, Workload{subject, gc}, armBase, armSame, o.Alpha)}
-	sc.Calls = m.compare(s, Workload{subject, 1}, armBase, armCalls, o.Alpha)
-	sc.Shared = m.compare(s, Workload{subject, gc}, armBase, armShared, o.Alpha)
-	plants := []Row{sc.Calls, sc.Shared}
-	decide(sc.Same, o, rows)
-	decide(plants, o, rows)
+// selfCheck decides sc's rows, the first subject's at G=1 and gc,
+// against base, each held to the gate's Holm level over rows workloads,
+// and says what it missed.
+func (m *measurement) selfCheck(sc *selfCheck, gc, rows int) {
+	one, contended := Workload{m.Subjects[0], 1}, Workload{m.Subjects[0], gc}
+	sc.Same = []Row{m.compare(one, armBase, armSame), m.compare(contended, armBase, armSame)}
+	plants := []Row{m.compare(one, armBase, armCalls), m.compare(contended, armBase, armShared)}
+	decide(sc.Same, m.Options, rows)
+	decide(plants, m.Options, rows)
 	sc.Calls, sc.Shared = plants[0], plants[1]
-	if one := m.median(s, Workload{subject, 1}, armBase); one > 0 {
-		sc.Contention = m.median(s, Workload{subject, gc}, armBase) / one
+	if base1 := m.median(one, armBase); base1 > 0 {
+		sc.Contention = m.median(contended, armBase) / base1
 	}
 	for _, r := range sc.Same {
 		if r.Decision == Different {
@@ -319,20 +307,23 @@ func minRounds(m int, alpha float64) int {
 func contendedG(p int) int { return max(p, 2) }
 
 // addArms adds arms to w's cell, or a cell for w with base and them.
-func addArms(cells []cell, w Workload, arms ...int) []cell {
-	for i := range cells {
-		if cells[i].Workload == w {
-			cells[i].Arms = append(cells[i].Arms, arms...)
-			return cells
-		}
+func (m *measurement) addArms(w Workload, arms ...int) {
+	if i := m.cell(w); i >= 0 {
+		m.Cells[i].Arms = append(m.Cells[i].Arms, arms...)
+	} else {
+		m.Cells = append(m.Cells, cell{Workload: w, Arms: append([]int{armBase}, arms...)})
 	}
-	return append(cells, cell{Workload: w, Arms: append([]int{armBase}, arms...)})
+}
+
+// cell is w's index in Cells, -1 where it has none.
+func (m *measurement) cell(w Workload) int {
+	return slices.IndexFunc(m.Cells, func(c cell) bool { return c.Workload == w })
 }
 
 // pairs are the costs per ID and the wall rates of arms a and b on w, in
 // the rounds that measured both.
-func (m *measurement) pairs(s schedule, w Workload, a, b int) (ca, cb, ra, rb []float64) {
-	c := slices.IndexFunc(s.Cells, func(c cell) bool { return c.Workload == w })
+func (m *measurement) pairs(w Workload, a, b int) (ca, cb, ra, rb []float64) {
+	c := m.cell(w)
 	by := map[int][2]*sample{}
 	for i := range m.Samples {
 		x := &m.Samples[i]
@@ -343,7 +334,7 @@ func (m *measurement) pairs(s schedule, w Workload, a, b int) (ca, cb, ra, rb []
 		v[map[bool]int{true: 0, false: 1}[x.Arm == a]] = x
 		by[x.Round] = v
 	}
-	for r := range s.Rounds {
+	for r := range m.Rounds {
 		v, ok := by[r]
 		if !ok || v[0] == nil || v[1] == nil {
 			continue
@@ -361,14 +352,14 @@ func rate(s *sample) float64 {
 	return float64(s.IDs) / (float64(s.WallNS) / 1e9)
 }
 
-func (m *measurement) compare(s schedule, w Workload, a, b int, alpha float64) Row {
-	ca, cb, ra, rb := m.pairs(s, w, a, b)
-	return compare(w, s.Arms[a].Name, s.Arms[b].Name, ca, cb, ra, rb, alpha)
+func (m *measurement) compare(w Workload, a, b int) Row {
+	ca, cb, ra, rb := m.pairs(w, a, b)
+	return compare(w, m.Arms[a].Name, m.Arms[b].Name, ca, cb, ra, rb, m.Alpha)
 }
 
 // median is arm a's median cost per ID on w.
-func (m *measurement) median(s schedule, w Workload, a int) float64 {
-	c := slices.IndexFunc(s.Cells, func(c cell) bool { return c.Workload == w })
+func (m *measurement) median(w Workload, a int) float64 {
+	c := m.cell(w)
 	var v []float64
 	for _, x := range m.Samples {
 		if x.Cell == c && x.Arm == a {
@@ -380,9 +371,10 @@ func (m *measurement) median(s schedule, w Workload, a int) float64 {
 
 // sizePlant picks the calls plant's q (extra calls per 1,024) for
 // cfg.PlantPct: PlantPct percent of 1,024, or, where valgrind is found,
-// the q whose instructions per call are PlantPct percent above base's
-// (CountCalls), and counts the shared plant beside it.
-func sizePlant(ctx context.Context, cfg Config, subject string, sc *selfCheck, progress func(string)) (int, error) {
+// the q whose instructions per call of the first subject are PlantPct
+// percent above base's (CountCalls), and counts the shared plant beside
+// it.
+func sizePlant(ctx context.Context, cfg Config, sc *selfCheck) (int, error) {
 	q0 := max(1, int(math.Round(cfg.PlantPct/100*1024)))
 	if cfg.Valgrind == "" {
 		return q0, nil
@@ -390,9 +382,9 @@ func sizePlant(ctx context.Context, cfg Config, subject string, sc *selfCheck, p
 	if _, err := exec.LookPath(cfg.Valgrind); err != nil {
 		return q0, nil
 	}
-	progress("ab: counting the plants' instructions under cachegrind")
+	cfg.Progress("ab: counting the plants' instructions under cachegrind")
 	count := func(bin string, args ...string) (float64, error) {
-		return Count(ctx, cfg.Valgrind, bin, subject, args...)
+		return Count(ctx, cfg.Valgrind, bin, cfg.Subjects[0], args...)
 	}
 	var line CallsLine
 	var shared float64

@@ -1,6 +1,7 @@
 package ab
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -56,29 +57,15 @@ type Options struct {
 
 // WithDefaults is o with its zero fields set to the defaults, checked.
 func (o Options) WithDefaults() (Options, error) {
-	if o.Alpha == 0 {
-		o.Alpha = DefaultAlpha
-	}
-	if o.MinEffect == 0 {
-		o.MinEffect = DefaultMinEffect
-	}
-	if o.MinEffectContended == 0 {
-		o.MinEffectContended = DefaultMinEffectContended
-	}
+	o.Alpha = cmp.Or(o.Alpha, DefaultAlpha)
+	o.MinEffect = cmp.Or(o.MinEffect, DefaultMinEffect)
+	o.MinEffectContended = cmp.Or(o.MinEffectContended, DefaultMinEffectContended)
 	for _, v := range []float64{o.Alpha, o.MinEffect, o.MinEffectContended} {
 		if math.IsNaN(v) || v <= 0 || v >= 1 {
 			return o, fmt.Errorf("%w: %v: want a fraction between 0 and 1", ErrOptions, v)
 		}
 	}
 	return o, nil
-}
-
-// minEffect is the minimum effect at g goroutines.
-func (o Options) minEffect(g int) float64 {
-	if g > 1 {
-		return o.MinEffectContended
-	}
-	return o.MinEffect
 }
 
 // Row is one comparison of two arms on one workload: the new arm's cost
@@ -151,7 +138,10 @@ func decide(rows []Row, o Options, family int) {
 		if family > len(rows) {
 			r.PAdj = math.Min(1, r.P*float64(family))
 		}
-		me := o.minEffect(r.Workload.G)
+		me := o.MinEffect
+		if r.Workload.G > 1 {
+			me = o.MinEffectContended
+		}
 		switch {
 		case math.IsNaN(r.PAdj) || r.Pairs == 0:
 			r.Decision, r.Why = unknown, "no pairs measured"

@@ -41,15 +41,6 @@ type cell struct {
 	Arms     []int
 }
 
-// schedule is what measure runs: the Config's rounds of its slices, each
-// round a fresh process of every arm measuring every cell once, in a
-// random order (from the Seed).
-type schedule struct {
-	Config
-	Arms  []arm
-	Cells []cell
-}
-
 // sample is one measured slice.
 type sample struct {
 	Round int
@@ -75,8 +66,13 @@ func (s sample) perID(cpu bool) float64 {
 	return float64(v) / float64(s.IDs)
 }
 
-// measurement is what Measure measured.
+// measurement is the Config's rounds of its slices, each round a fresh
+// process of every arm measuring every cell once, in a random order
+// (from the Seed), and what they measured.
 type measurement struct {
+	Config
+	Arms    []arm
+	Cells   []cell
 	Samples []sample
 	// CPU is whether every runner read CPU times.
 	CPU bool
@@ -97,24 +93,21 @@ func hello(ctx context.Context, arm arm) (runner.Hello, error) {
 	return p.hello, p.stop()
 }
 
-// measure runs the schedule.
-func measure(ctx context.Context, s schedule) (*measurement, error) {
-	rng := rand.New(rand.NewPCG(s.Seed, s.Seed^0x9e3779b97f4a7c15))
-	m := &measurement{CPU: true}
-	for r := range s.Rounds {
-		if s.Progress != nil {
-			s.Progress(fmt.Sprintf("ab: round %d of %d", r+1, s.Rounds))
-		}
-		if err := m.round(ctx, s, r, rng); err != nil {
-			return m, err
+// measure runs the rounds.
+func (m *measurement) measure(ctx context.Context) error {
+	rng := rand.New(rand.NewPCG(m.Seed, m.Seed^0x9e3779b97f4a7c15))
+	for r := range m.Rounds {
+		m.Progress(fmt.Sprintf("ab: round %d of %d", r+1, m.Rounds))
+		if err := m.round(ctx, r, rng); err != nil {
+			return err
 		}
 	}
-	return m, nil
+	return nil
 }
 
 // round is one round: a fresh process per arm, every cell once.
-func (m *measurement) round(ctx context.Context, s schedule, r int, rng *rand.Rand) error {
-	procs := make([]*proc, len(s.Arms))
+func (m *measurement) round(ctx context.Context, r int, rng *rand.Rand) error {
+	procs := make([]*proc, len(m.Arms))
 	defer func() {
 		for _, p := range procs {
 			if p != nil {
@@ -124,8 +117,8 @@ func (m *measurement) round(ctx context.Context, s schedule, r int, rng *rand.Ra
 	}()
 	// Started in a random order too, so that no build is always the
 	// first process of a round.
-	for _, i := range rng.Perm(len(s.Arms)) {
-		arm := s.Arms[i]
+	for _, i := range rng.Perm(len(m.Arms)) {
+		arm := m.Arms[i]
 		p, err := start(ctx, arm)
 		if err != nil {
 			return err
@@ -139,12 +132,12 @@ func (m *measurement) round(ctx context.Context, s schedule, r int, rng *rand.Ra
 		}
 	}
 	if r == 0 {
-		if err := m.check(s, procs); err != nil {
+		if err := m.check(procs); err != nil {
 			return err
 		}
 	}
-	for _, c := range rng.Perm(len(s.Cells)) {
-		cell := s.Cells[c]
+	for _, c := range rng.Perm(len(m.Cells)) {
+		cell := m.Cells[c]
 		if m.idle(c, r) {
 			continue
 		}
@@ -154,18 +147,18 @@ func (m *measurement) round(ctx context.Context, s schedule, r int, rng *rand.Ra
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			ans, err := procs[a].ask(fmt.Sprintf("slice %s %d %d %d", cell.Workload.Subject, cell.Workload.G, s.Warmup.Nanoseconds(), s.Slice.Nanoseconds()))
+			ans, err := procs[a].ask(fmt.Sprintf("slice %s %d %d %d", cell.Workload.Subject, cell.Workload.G, m.Warmup.Nanoseconds(), m.Slice.Nanoseconds()))
 			if err != nil {
-				return fmt.Errorf("%s, %s: %w", s.Arms[a].Name, cell.Workload, err)
+				return fmt.Errorf("%s, %s: %w", m.Arms[a].Name, cell.Workload, err)
 			}
-			m.failed(s.Arms[a].Name, cell.Workload.String(), ans)
+			m.failed(m.Arms[a].Name, cell.Workload.String(), ans)
 			m.Samples = append(m.Samples, sample{Round: r, Arm: a, Cell: c, Answer: ans})
 		}
 	}
 	for i, p := range procs {
 		procs[i] = nil
 		if err := p.stop(); err != nil {
-			return fmt.Errorf("runner %s: %w", s.Arms[i].Name, err)
+			return fmt.Errorf("runner %s: %w", m.Arms[i].Name, err)
 		}
 	}
 	return nil
@@ -192,24 +185,20 @@ func (m *measurement) idle(c, r int) bool {
 	return true
 }
 
-// check mints checkIDs IDs of every subject the schedule measures, on its
-// largest G, in every arm, and keeps what failed.
-func (m *measurement) check(s schedule, procs []*proc) error {
+// check mints checkIDs IDs of every subject measured, on its largest G,
+// in every arm, and keeps what failed.
+func (m *measurement) check(procs []*proc) error {
 	g := map[string]int{}
-	var subjects []string
-	for _, c := range s.Cells {
-		if _, ok := g[c.Workload.Subject]; !ok {
-			subjects = append(subjects, c.Workload.Subject)
-		}
+	for _, c := range m.Cells {
 		g[c.Workload.Subject] = max(g[c.Workload.Subject], c.Workload.G)
 	}
 	for i, p := range procs {
-		for _, sub := range subjects {
+		for _, sub := range m.Subjects {
 			ans, err := p.ask(fmt.Sprintf("check %s %d %d", sub, g[sub], checkIDs))
 			if err != nil {
-				return fmt.Errorf("%s, check %s: %w", s.Arms[i].Name, sub, err)
+				return fmt.Errorf("%s, check %s: %w", m.Arms[i].Name, sub, err)
 			}
-			m.failed(s.Arms[i].Name, fmt.Sprintf("check %s G=%d", sub, g[sub]), ans)
+			m.failed(m.Arms[i].Name, fmt.Sprintf("check %s G=%d", sub, g[sub]), ans)
 		}
 	}
 	return nil
@@ -294,11 +283,10 @@ func (p *proc) stop() error {
 	return p.cmd.Wait()
 }
 
+// kill stops a started runner at once.
 func (p *proc) kill() {
 	p.in.Close()
-	if p.cmd.Process != nil {
-		p.cmd.Process.Kill()
-	}
+	p.cmd.Process.Kill()
 	p.cmd.Wait()
 }
 

@@ -45,10 +45,10 @@ func signedRank(d []float64, alpha float64) (p, est, lo, hi float64) {
 	if len(nz) == 0 {
 		return 1, est, lo, hi
 	}
-	twice, wplus2 := ranks(nz)
+	twice, wplus2, ties := ranks(nz)
 	counts := weightCounts(twice)
 	if counts == nil {
-		return normalP(twice, wplus2), est, lo, hi
+		return normalP(len(twice), wplus2, ties), est, lo, hi
 	}
 	total, below, above := 0.0, 0.0, 0.0
 	w := wplus2
@@ -65,9 +65,10 @@ func signedRank(d []float64, alpha float64) (p, est, lo, hi float64) {
 }
 
 // ranks are twice the ranks of |d| (midranks for ties, so that twice
-// each is a whole number) and twice W+, the sum of the ranks of the
-// positive d; d has no zeros.
-func ranks(d []float64) (twice []int, wplus2 int) {
+// each is a whole number), twice W+, the sum of the ranks of the
+// positive d, and the ties' correction to W+'s variance, the sum over
+// each group of t tied values of (t^3-t)/48; d has no zeros.
+func ranks(d []float64) (twice []int, wplus2 int, ties float64) {
 	idx := make([]int, len(d))
 	for i := range idx {
 		idx[i] = i
@@ -80,6 +81,8 @@ func ranks(d []float64) (twice []int, wplus2 int) {
 			j++
 		}
 		r2 := i + j + 2 // twice the mean of ranks i+1 .. j+1
+		t := float64(j - i + 1)
+		ties += (t*t*t - t) / 48
 		for k := i; k <= j; k++ {
 			twice[k] = r2
 			if d[idx[k]] > 0 {
@@ -88,7 +91,7 @@ func ranks(d []float64) (twice []int, wplus2 int) {
 		}
 		i = j + 1
 	}
-	return twice, wplus2
+	return twice, wplus2, ties
 }
 
 // weightCounts returns counts[w] = how many of the 2^n sign patterns give
@@ -147,22 +150,13 @@ func criticalK(counts []float64, alpha float64) int {
 	return k
 }
 
-// normalP is the signed-rank test's two-sided p by the normal
-// approximation, from twice the ranks (in order: a tie shares one) and
-// twice W+, with the variance corrected for ties.
-func normalP(twice []int, wplus2 int) float64 {
-	n := float64(len(twice))
+// normalP is the signed-rank test's two-sided p over n pairs by the
+// normal approximation, from twice W+, with the variance corrected for
+// ties (ranks').
+func normalP(pairs, wplus2 int, ties float64) float64 {
+	n := float64(pairs)
 	mean := n * (n + 1) / 4
-	variance := n * (n + 1) * (2*n + 1) / 24
-	for i := 0; i < len(twice); {
-		j := i
-		for j+1 < len(twice) && twice[j+1] == twice[i] {
-			j++
-		}
-		t := float64(j - i + 1)
-		variance -= (t*t*t - t) / 48
-		i = j + 1
-	}
+	variance := n*(n+1)*(2*n+1)/24 - ties
 	if variance <= 0 {
 		return 1
 	}

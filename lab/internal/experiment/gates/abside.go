@@ -1,6 +1,7 @@
 package gates
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -52,20 +53,9 @@ func (x *run) abPair(ctx context.Context, load string, k int, progress func(stri
 		return err
 	}
 	if x.wants(gateInstr) {
-		return x.instrShared(ctx, load, k, subjects(res.Rows))
+		return x.instrShared(ctx, load, k, res.Subjects)
 	}
 	return nil
-}
-
-// subjects are the rows' subjects, in order.
-func subjects(rows []ab.Row) []string {
-	var out []string
-	for _, r := range rows {
-		if !slices.Contains(out, r.Workload.Subject) {
-			out = append(out, r.Workload.Subject)
-		}
-	}
-	return out
 }
 
 // abGate is one loadgen ab run, base against head (with args), decided.
@@ -122,16 +112,13 @@ func plantText(plant string, p float64) string {
 	return "same code"
 }
 
-// worst is the row with the largest change.
+// worst is the row with the largest change, of those with one.
 func worst(rows []ab.Row) (ab.Row, bool) {
-	var w ab.Row
-	ok := false
-	for _, r := range rows {
-		if !math.IsNaN(r.Change) && (!ok || r.Change > w.Change) {
-			w, ok = r, true
-		}
+	rows = slices.DeleteFunc(slices.Clone(rows), func(r ab.Row) bool { return math.IsNaN(r.Change) })
+	if len(rows) == 0 {
+		return ab.Row{}, false
 	}
-	return w, ok
+	return slices.MaxFunc(rows, func(a, b ab.Row) int { return cmp.Compare(a.Change, b.Change) }), true
 }
 
 // largest is the largest |change| of the rows at G=1 (one) or above,
@@ -153,10 +140,8 @@ func largest(rows []ab.Row, one bool) *float64 {
 
 // change is the row of subject at g's change, NaN where there is none.
 func change(rows []ab.Row, subject string, g int) float64 {
-	for _, r := range rows {
-		if r.Workload == (ab.Workload{Subject: subject, G: g}) {
-			return r.Change
-		}
+	if i := slices.IndexFunc(rows, func(r ab.Row) bool { return r.Workload == ab.Workload{Subject: subject, G: g} }); i >= 0 {
+		return rows[i].Change
 	}
 	return math.NaN()
 }

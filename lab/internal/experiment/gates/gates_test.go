@@ -107,7 +107,7 @@ func (f *fakeAB) count(_ context.Context, bin, subject string, args ...string) (
 
 func (f *fakeAB) run(_ context.Context, cfg ab.Config) (*ab.Result, error) {
 	f.runs++
-	res := &ab.Result{GOMAXPROCS: 2}
+	res := &ab.Result{Config: ab.Config{Subjects: []string{"atomicgen/monotonic", "mutexgen/monotonic"}}, GOMAXPROCS: 2}
 	c1, cg := 0.0, 0.0
 	switch cfg.Head {
 	case "calls":
@@ -120,7 +120,7 @@ func (f *fakeAB) run(_ context.Context, cfg ab.Config) (*ab.Result, error) {
 		c1 = f.sameCode[f.sameRuns]
 	}
 	o, _ := ab.Options{}.WithDefaults()
-	for _, s := range []string{"atomicgen/monotonic", "mutexgen/monotonic"} {
+	for _, s := range res.Subjects {
 		for _, g := range []int{1, 2, 4} {
 			r := ab.Row{Workload: ab.Workload{Subject: s, G: g}, Change: c1, Decision: ab.Same}
 			me := o.MinEffect

@@ -50,29 +50,27 @@ var defaultPaths = []string{
 	"decode/layout",
 }
 
-// Flags are loadgen gates' flags as typed.
+// Flags are loadgen gates' flags: those options takes as typed, the
+// lists as strings.
 type Flags struct {
-	pairs, trials, hogThreads               int
+	o                                       options
 	levels, loads, gates, paths, trialLoads string
-	target, valgrind                        string
-	rounds                                  int
-	slice                                   time.Duration
 }
 
 // Register defines the flags in fs.
 func (f *Flags) Register(fs *flag.FlagSet) {
-	fs.IntVar(&f.pairs, "pairs", 30, "same-code pairs per load (instruction counts chained: each count is the second of one pair and the first of the next; each ab pair is one loadgen ab run of base against itself)")
-	fs.IntVar(&f.trials, "trials", 10, "detection trials per planted slowdown and load (at most -pairs)")
+	fs.IntVar(&f.o.Pairs, "pairs", 30, "same-code pairs per load (instruction counts chained: each count is the second of one pair and the first of the next; each ab pair is one loadgen ab run of base against itself)")
+	fs.IntVar(&f.o.Trials, "trials", 10, "detection trials per planted slowdown and load (at most -pairs)")
 	fs.StringVar(&f.levels, "levels", "3,5,10,25", "planted slowdowns at G=1, percent more instructions per call, comma-separated")
 	fs.StringVar(&f.trialLoads, "trial-loads", strings.Join(allLoads, ","), "loads under which the detection trials run (a subset of -loads)")
 	fs.StringVar(&f.loads, "loads", strings.Join(allLoads, ","), "loads to measure under: quiet, hog (a child spinning on every CPU)")
 	fs.StringVar(&f.gates, "gates", strings.Join(allGates, ","), "gates to measure: instr, ab")
-	fs.IntVar(&f.hogThreads, "hog", 0, "busy goroutines of the hog (0: one per CPU)")
+	fs.IntVar(&f.o.HogThreads, "hog", 0, "busy goroutines of the hog (0: one per CPU)")
 	fs.StringVar(&f.paths, "instr-paths", strings.Join(defaultPaths, ","), "instruction paths counted, comma-separated, or all")
-	fs.StringVar(&f.target, "target", filepath.FromSlash("bin/instrpath"), "the instrpath binary (scripts/instr-gate.sh builds it static)")
-	fs.StringVar(&f.valgrind, "valgrind", "valgrind", "the valgrind program")
-	fs.IntVar(&f.rounds, "rounds", ab.DefaultRounds, "loadgen ab's rounds per run (its default is CI's)")
-	fs.DurationVar(&f.slice, "slice", ab.DefaultSlice, "loadgen ab's slice")
+	fs.StringVar(&f.o.Runner.Target, "target", filepath.FromSlash("bin/instrpath"), "the instrpath binary (scripts/instr-gate.sh builds it static)")
+	fs.StringVar(&f.o.Runner.Valgrind, "valgrind", "valgrind", "the valgrind program")
+	fs.IntVar(&f.o.AB.Rounds, "rounds", ab.DefaultRounds, "loadgen ab's rounds per run (its default is CI's)")
+	fs.DurationVar(&f.o.AB.Slice, "slice", ab.DefaultSlice, "loadgen ab's slice")
 }
 
 // options is a checked run of loadgen gates.
@@ -109,9 +107,8 @@ const instrTol = instr.DefaultTolerance
 func (f Flags) Options() (options, error) {
 	// Two paths counted at once, loadgen instr's default: the counts do
 	// not depend on it.
-	o := options{Pairs: f.pairs, Trials: f.trials, HogThreads: f.hogThreads,
-		Runner: instr.Runner{Valgrind: f.valgrind, Target: f.target, Workers: 2},
-		AB:     ab.Config{Rounds: f.rounds, Slice: f.slice, Warmup: ab.DefaultWarmup, Valgrind: f.valgrind}}
+	o := f.o
+	o.Runner.Workers, o.AB.Warmup, o.AB.Valgrind = 2, ab.DefaultWarmup, o.Runner.Valgrind
 	var err error
 	if o.Levels, err = levels(f.levels); err != nil {
 		return o, err
@@ -133,10 +130,10 @@ func (f Flags) Options() (options, error) {
 		return o, fmt.Errorf("-trials %d: want 0 to -pairs (%d)", o.Trials, o.Pairs)
 	case o.HogThreads < 0 || o.HogThreads > hog.MaxThreads:
 		return o, fmt.Errorf("-hog %d: want 0 to %d", o.HogThreads, hog.MaxThreads)
-	case f.rounds < 2 || f.rounds > 10000:
-		return o, fmt.Errorf("-rounds %d: want 2 to 10000", f.rounds)
-	case f.slice <= 0 || f.slice > time.Minute:
-		return o, fmt.Errorf("-slice %v: want above 0, at most a minute", f.slice)
+	case o.AB.Rounds < 2 || o.AB.Rounds > 10000:
+		return o, fmt.Errorf("-rounds %d: want 2 to 10000", o.AB.Rounds)
+	case o.AB.Slice <= 0 || o.AB.Slice > time.Minute:
+		return o, fmt.Errorf("-slice %v: want above 0, at most a minute", o.AB.Slice)
 	}
 	if o.HogThreads == 0 {
 		o.HogThreads = min(runtime.NumCPU(), hog.MaxThreads)
