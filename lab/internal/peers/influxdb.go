@@ -27,9 +27,7 @@ func influxSubject() subject.Subject {
 	return subject.Subject{
 		Name:    "influxdata/influxdb-snowflake",
 		Library: "github.com/influxdata/influxdb@v1.13.2",
-		Peer:    true,
 		Strict:  false,
-		Order:   subject.OrderCaller,
 		Nodes:   1,
 		PerTick: 4096,
 		Tick:    time.Millisecond,
