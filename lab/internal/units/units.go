@@ -25,13 +25,8 @@ func SignedNs(ns float64) string {
 }
 
 // Ms formats nanoseconds as milliseconds to three significant digits
-// without a unit: 2.41, 0.0512, 130.
-func Ms(ns float64) string {
-	if math.IsNaN(ns) {
-		return "—"
-	}
-	return TrimSig(ns/1e6, 3)
-}
+// without a unit, as Count: 2.41, 0.0512, 130.
+func Ms(ns float64) string { return Count(ns / 1e6) }
 
 // Rate formats a rate per second to three significant digits with an SI
 // prefix, trailing zeros kept so columns line up: 4.10M/s, 950/s.
