@@ -70,19 +70,18 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, subjects []Su
 	if err == nil {
 		err = setPlantCalls(*calls)
 	}
-	if err == nil {
-		switch {
-		case *list:
-			for _, s := range subjects {
-				fmt.Fprintln(stdout, s.Name)
-			}
-		case *serve:
-			err = newServer(subjects).serve(stdin, stdout)
-		case *path != "":
-			err = count(subjects, *path, *n, *steps)
-		default:
-			err = fmt.Errorf("%w: want -list, -serve or -path NAME -n N", errUsage)
+	switch {
+	case err != nil:
+	case *list:
+		for _, s := range subjects {
+			fmt.Fprintln(stdout, s.Name)
 		}
+	case *serve:
+		err = newServer(subjects).serve(stdin, stdout)
+	case *path != "":
+		err = count(subjects, *path, *n, *steps)
+	default:
+		err = fmt.Errorf("%w: want -list, -serve or -path NAME -n N", errUsage)
 	}
 	if err == nil {
 		return 0

@@ -511,11 +511,7 @@ func checkIDs(next func() (uint64, error), g, n int, increasing bool) Answer {
 		all = append(all, got[k]...)
 	}
 	slices.Sort(all)
-	for i := 1; i < len(all); i++ {
-		if all[i] == all[i-1] {
-			a.Duplicates++
-		}
-	}
 	a.IDs = int64(len(all))
+	a.Duplicates = a.IDs - int64(len(slices.Compact(all)))
 	return a
 }

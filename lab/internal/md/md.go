@@ -35,11 +35,10 @@ func (e *Writer) Printf(format string, a ...any) { fmt.Fprintf(e, format, a...) 
 // Table writes a Markdown table and a blank line; cells are escaped.
 func (e *Writer) Table(header []string, rows [][]string) {
 	line := func(cells []string) {
-		esc := make([]string, len(cells))
-		for i, c := range cells {
-			esc[i] = cell(c)
+		for _, c := range cells {
+			e.Printf("| %s ", cell.Replace(c))
 		}
-		e.Printf("| %s |\n", strings.Join(esc, " | "))
+		e.Printf("|\n")
 	}
 	line(header)
 	e.Printf("|%s|\n", strings.TrimSuffix(strings.Repeat("---|", len(header)), "|"))
@@ -57,9 +56,7 @@ func Escape(s string) string {
 }
 
 // cell escapes a table cell: pipes and newlines would break the row.
-func cell(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ", "\r", "").Replace(s)
-}
+var cell = strings.NewReplacer("|", `\|`, "\n", " ", "\r", "")
 
 // Code writes s as a code span, with enough backticks around it.
 func Code(s string) string {

@@ -12,7 +12,7 @@ func TestHelpers(t *testing.T) {
 	assert.Equal(t, "`a b`", Code("a b"))
 	assert.Equal(t, "``a`b``", Code("a`b"))
 	assert.Equal(t, "`` `x ``", Code("`x"))
-	assert.Equal(t, `a\|b c`, cell("a|b\nc"))
+	assert.Equal(t, `a\|b c`, cell.Replace("a|b\nc"))
 	assert.Equal(t, `a\_b \*c\* &lt;d&gt;`, Escape("a_b *c* <d>"))
 	assert.Equal(t, `lab run 'a b' 'it'\''s' ''`, ShellJoin([]string{"lab", "run", "a b", "it's", ""}))
 	assert.Equal(t, "—", OrDash(" "))

@@ -22,9 +22,7 @@ func bwmarrinSubject() subject.Subject {
 	return subject.Subject{
 		Name:    "bwmarrin/snowflake",
 		Library: "github.com/bwmarrin/snowflake@v0.3.0",
-		Peer:    true,
 		Strict:  true, // a spent millisecond is waited out (by spinning, under the node's mutex)
-		Order:   subject.OrderCaller,
 		Nodes:   1,
 		PerTick: 4096,
 		Tick:    time.Millisecond,

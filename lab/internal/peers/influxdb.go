@@ -14,10 +14,7 @@ const influxMachine = 1
 // Layout of github.com/influxdata/influxdb/pkg/snowflake (gen.go): 42 bits
 // of ms since 1491696000000 (2017-04-09T00:00:00Z), 10 machine bits,
 // 12 sequence bits, as an unsigned 64-bit value.
-const (
-	influxEpochMs = 1491696000000
-	influxTimeMax = 1<<42 - 1
-)
+const influxEpochMs = 1491696000000
 
 // influxSubject is InfluxDB 1.x's snowflake generator. It is lock-free: one
 // CAS loop on a state word that takes max(clock, state) and, when a
@@ -27,15 +24,12 @@ func influxSubject() subject.Subject {
 	return subject.Subject{
 		Name:    "influxdata/influxdb-snowflake",
 		Library: "github.com/influxdata/influxdb@v1.13.2",
-		Peer:    true,
 		Strict:  false,
-		Order:   subject.OrderCaller,
 		Nodes:   1,
 		PerTick: 4096,
 		Tick:    time.Millisecond,
 		Decode: func(id subject.ID) (time.Time, int) {
-			ms := int64(id.Lo>>22&influxTimeMax) + influxEpochMs
-			return time.UnixMilli(ms), int(id.Lo>>12) & 1023
+			return time.UnixMilli(influxEpochMs + int64(id.Lo>>22)), int(id.Lo>>12) & 1023
 		},
 		New: func() (subject.Minter, error) {
 			return influxMinter{snowflake.New(influxMachine)}, nil

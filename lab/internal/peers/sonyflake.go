@@ -35,22 +35,20 @@ var sonyflakeDefault = sonyflake.Settings{
 }
 
 func sonyflakeSubject1ms() subject.Subject {
-	s := sonyflakeSubject("sony/sonyflake-1ms", sonyflake1ms, 4096, time.Millisecond)
-	s.Note = "settings changed for a fair comparison: TimeUnit 1ms, BitsSequence 12, BitsMachineID 10 " +
-		"(41 time bits); MachineID fixed to 1 instead of the private-IP lookup; " + sonyflakeNote
-	return s
+	return sonyflakeSubject("sony/sonyflake-1ms", sonyflake1ms, 4096, time.Millisecond,
+		"settings changed for a fair comparison: TimeUnit 1ms, BitsSequence 12, BitsMachineID 10 "+
+			"(41 time bits); MachineID fixed to 1 instead of the private-IP lookup; ")
 }
 
 func sonyflakeSubjectDefault() subject.Subject {
-	s := sonyflakeSubject("sony/sonyflake", sonyflakeDefault, 256, 10*time.Millisecond)
-	s.Note = "library defaults (10ms unit, 8 sequence bits, 16 machine bits, 39 time bits, start 2025-01-01); " +
-		"MachineID fixed to 1 instead of the private-IP lookup; " + sonyflakeNote
-	return s
+	return sonyflakeSubject("sony/sonyflake", sonyflakeDefault, 256, 10*time.Millisecond,
+		"library defaults (10ms unit, 8 sequence bits, 16 machine bits, 39 time bits, start 2025-01-01); "+
+			"MachineID fixed to 1 instead of the private-IP lookup; ")
 }
 
-const sonyflakeNote = "one sync.Mutex per instance, and a spent tick is waited out with time.Sleep while holding it"
-
-func sonyflakeSubject(name string, st sonyflake.Settings, perTick int, tick time.Duration) subject.Subject {
+// sonyflakeSubject is Sonyflake with settings st; note, what st changes,
+// leads its Note.
+func sonyflakeSubject(name string, st sonyflake.Settings, perTick int, tick time.Duration, note string) subject.Subject {
 	// The decoder is an instance with the same settings: ToTime and
 	// Decompose read only fields fixed by New, so one instance serves
 	// every goroutine.
@@ -61,9 +59,7 @@ func sonyflakeSubject(name string, st sonyflake.Settings, perTick int, tick time
 	return subject.Subject{
 		Name:    name,
 		Library: "github.com/sony/sonyflake/v2@v2.2.0",
-		Peer:    true,
 		Strict:  true,
-		Order:   subject.OrderCaller,
 		Nodes:   1,
 		PerTick: perTick,
 		Tick:    tick,
@@ -78,6 +74,7 @@ func sonyflakeSubject(name string, st sonyflake.Settings, perTick int, tick time
 			}
 			return sonyflakeMinter{sf}, nil
 		},
+		Note: note + "one sync.Mutex per instance, and a spent tick is waited out with time.Sleep while holding it",
 	}
 }
 

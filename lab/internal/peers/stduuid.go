@@ -42,9 +42,7 @@ func stdUUIDv7Subject() subject.Subject {
 	return subject.Subject{
 		Name:    "stdlib/uuid-v7",
 		Library: "uuid@" + runtime.Version(),
-		Peer:    true,
 		Strict:  false,
-		Order:   subject.OrderCaller,
 		Decode: func(id subject.ID) (time.Time, int) {
 			return time.UnixMilli(int64(id.Hi >> 16)), -1
 		},

@@ -31,9 +31,7 @@ func ulidSubject() subject.Subject {
 	return subject.Subject{
 		Name:    "oklog/ulid-monotonic",
 		Library: "github.com/oklog/ulid/v2@v2.1.2",
-		Peer:    true,
 		Strict:  true, // the timestamp is always time.Now(); a spent ms is an error (ErrMonotonicOverflow), never a borrow
-		Order:   subject.OrderCaller,
 		Decode: func(id subject.ID) (time.Time, int) {
 			return ulid.Time(ulid.ULID(id.Bytes128()).Time()), -1
 		},

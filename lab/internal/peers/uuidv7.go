@@ -21,9 +21,7 @@ func uuidV7Subject() subject.Subject {
 	return subject.Subject{
 		Name:    "google/uuid-v7",
 		Library: "github.com/google/uuid@v1.6.0",
-		Peer:    true,
 		Strict:  false,
-		Order:   subject.OrderCaller,
 		Decode: func(id subject.ID) (time.Time, int) {
 			return time.UnixMilli(int64(id.Hi >> 16)), -1
 		},

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/snowlab/snowlab/snowidd/client"
@@ -55,33 +54,33 @@ func (c *Client) NextIDs(ctx context.Context, n int) ([]uint64, error) {
 // reading and the round trip it came in; the reading was taken inside it.
 // A replica older than GET /clock answers 404, an error.
 func (c *Client) Clock(ctx context.Context) (unixNano int64, rtt time.Duration, err error) {
+	defer func() {
+		if err != nil {
+			unixNano, rtt, err = 0, 0, fmt.Errorf("%w: clock: %v", errCall, err)
+		}
+	}()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.r.base+"/clock", nil)
 	if err != nil {
-		return 0, 0, fmt.Errorf("%w: clock: %v", errCall, err)
+		return 0, 0, err
 	}
 	start := time.Now()
 	resp, err := c.r.hc.Do(req)
 	if err != nil {
-		return 0, 0, fmt.Errorf("%w: clock: %v", errCall, err)
+		return 0, 0, err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<10))
 	rtt = time.Since(start)
 	if err != nil {
-		return 0, 0, fmt.Errorf("%w: clock: %v", errCall, err)
+		return 0, 0, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return 0, 0, fmt.Errorf("%w: clock: HTTP %d", errCall, resp.StatusCode)
+		return 0, 0, fmt.Errorf("HTTP %d", resp.StatusCode)
 	}
+	// The nanoseconds are a decimal string, as snowidd's IDs are.
 	var a struct {
-		UnixNano string `json:"unix_nano"`
+		UnixNano int64 `json:"unix_nano,string"`
 	}
-	if err := json.Unmarshal(body, &a); err != nil {
-		return 0, 0, fmt.Errorf("%w: clock: %v", errCall, err)
-	}
-	ns, err := strconv.ParseInt(a.UnixNano, 10, 64)
-	if err != nil {
-		return 0, 0, fmt.Errorf("%w: clock: unix_nano %q is not a number", errCall, a.UnixNano)
-	}
-	return ns, rtt, nil
+	err = json.Unmarshal(body, &a)
+	return a.UnixNano, rtt, err
 }

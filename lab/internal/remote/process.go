@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -48,30 +47,18 @@ const grace = 10 * time.Second
 // Replica is a snowidd process this package started.
 type Replica struct {
 	// URL is its base, http://127.0.0.1:PORT.
-	URL    string
-	cmd    *exec.Cmd
-	done   chan struct{}
-	err    error // Wait's, once done is closed
-	output *syncBuffer
+	URL  string
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error // Wait's, once done is closed
+	// output is the process's stdout and stderr: exec.Cmd writes one
+	// writer given as both from one goroutine at a time, and it is read
+	// only once done is closed, when Wait has copied all of it.
+	output bytes.Buffer
 }
 
-// syncBuffer is a bytes.Buffer the process writes while the lab reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return strings.TrimSpace(s.b.String())
-}
+// log is the process's output, for an error.
+func (r *Replica) log() string { return strings.TrimSpace(r.output.String()) }
 
 // StartReplica starts bin on a free loopback port as c says, and waits until it
 // reports ready.
@@ -88,13 +75,13 @@ func StartReplica(bin string, c ReplicaConfig) (*Replica, error) {
 	}
 	addr := l.Addr().String()
 	_ = l.Close()
-	r := &Replica{URL: "http://" + addr, done: make(chan struct{}), output: new(syncBuffer)}
+	r := &Replica{URL: "http://" + addr, done: make(chan struct{})}
 	r.cmd = exec.Command(bin, "-listen", addr, "-lease", "static:"+strconv.Itoa(replicaNode), "-shards", strconv.Itoa(max(c.Shards, 1)), "-grace", grace.String())
 	r.cmd.Env = os.Environ()
 	if c.Procs > 0 {
 		r.cmd.Env = append(r.cmd.Env, "GOMAXPROCS="+strconv.Itoa(c.Procs))
 	}
-	r.cmd.Stdout, r.cmd.Stderr = r.output, r.output
+	r.cmd.Stdout, r.cmd.Stderr = &r.output, &r.output
 	start := r.cmd.Start
 	if c.CPUs != nil {
 		start = func() error { return host.StartOn(r.cmd, c.CPUs) }
@@ -115,10 +102,10 @@ func StartReplica(bin string, c ReplicaConfig) (*Replica, error) {
 		}
 		select {
 		case <-r.done:
-			return nil, fmt.Errorf("replica: %s exited before it was ready (%v): %s", bin, r.err, r.output)
+			return nil, fmt.Errorf("replica: %s exited before it was ready (%v): %s", bin, r.err, r.log())
 		case <-ctx.Done():
 			_ = r.Stop()
-			return nil, fmt.Errorf("replica: %s at %s not ready after %s: %s", bin, addr, readyTimeout, r.output)
+			return nil, fmt.Errorf("replica: %s at %s not ready after %s: %s", bin, addr, readyTimeout, r.log())
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
@@ -139,10 +126,10 @@ func (r *Replica) Stop() error {
 	case <-time.After(readyTimeout):
 		_ = r.cmd.Process.Kill()
 		<-r.done
-		return fmt.Errorf("replica: snowidd did not stop within %s of SIGTERM: %s", readyTimeout, r.output)
+		return fmt.Errorf("replica: snowidd did not stop within %s of SIGTERM: %s", readyTimeout, r.log())
 	}
 	if r.err != nil {
-		return fmt.Errorf("replica: snowidd: %v: %s", r.err, r.output)
+		return fmt.Errorf("replica: snowidd: %v: %s", r.err, r.log())
 	}
 	return nil
 }

@@ -41,7 +41,7 @@ func Subject(base string, p client.Protocol, batch int, layout snowlab.Layout, t
 	s.Note = "a snowidd replica over " + p.String() + ": every ID is a network round trip, or a share of one"
 	// The instances share the client: its connections are the process's,
 	// not the generator's state.
-	s.New = func() (subject.Minter, error) { return &minter{shared: caller{r: r, batch: batch}, layout: l}, nil }
+	s.New = func() (subject.Minter, error) { return &minter{caller: caller{r: r, batch: batch}, layout: l}, nil }
 	return s, nil
 }
 
@@ -69,10 +69,11 @@ func OnNodes(s subject.Subject, n int) subject.Subject {
 // one replica: the run's instance. The workloads call NewCaller once per
 // goroutine, so that each holds its own batch and G goroutines keep up to G
 // NextIDs calls in flight; Next on the instance itself serves any number
-// of goroutines through one shared batch, one refill at a time.
+// of goroutines through one shared batch (the caller it embeds, whose
+// Fill is the instance's), one refill at a time.
 type minter struct {
-	mu     sync.Mutex
-	shared caller
+	mu sync.Mutex
+	caller
 	layout snowlab.Layout
 }
 
@@ -80,17 +81,15 @@ type minter struct {
 func (m *minter) ShardOf(id subject.ID) int { return m.layout.Decode(snowlab.ID(id.Lo)).Node }
 
 func (m *minter) Next() (subject.ID, error) {
-	if m.shared.batch == 0 {
-		return m.shared.Next() // no batch to share
+	if m.batch == 0 {
+		return m.caller.Next() // no batch to share
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.shared.Next()
+	return m.caller.Next()
 }
 
-func (m *minter) Fill(dst []subject.ID) (int, error) { return fill(m.shared.r, dst) }
-
-func (m *minter) NewCaller() subject.Minter { return &caller{r: m.shared.r, batch: m.shared.batch} }
+func (m *minter) NewCaller() subject.Minter { return &caller{r: m.r, batch: m.batch} }
 
 // caller is one goroutine's minter: its IDs come from batches only it
 // fetched, so they increase however the other goroutines' calls
@@ -118,14 +117,12 @@ func (k *caller) Next() (subject.ID, error) {
 	return subject.ID{Lo: uint64(id)}, nil
 }
 
-func (k *caller) Fill(dst []subject.ID) (int, error) { return fill(k.r, dst) }
-
-// fill is Fill: NextIDs calls of at most client.MaxBatch, in order, so
-// that the IDs written increase.
-func fill(r *conn, dst []subject.ID) (int, error) {
+// Fill makes NextIDs calls of at most client.MaxBatch, in order, so that
+// the IDs written increase; it leaves the batch Next takes from alone.
+func (k *caller) Fill(dst []subject.ID) (int, error) {
 	n := 0
 	for n < len(dst) {
-		ids, err := r.nextIDs(context.Background(), min(len(dst)-n, client.MaxBatch))
+		ids, err := k.r.nextIDs(context.Background(), min(len(dst)-n, client.MaxBatch))
 		if err != nil {
 			return n, err
 		}

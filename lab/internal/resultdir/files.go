@@ -1,10 +1,12 @@
 package resultdir
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 
@@ -40,13 +42,12 @@ func ExperimentStem(h *result.Header) string {
 }
 
 func stem(started time.Time, h result.Host, commit string) string {
-	sha := commit
-	if sha == "" {
-		sha = "nosha"
-	}
-	sha = strings.NewReplacer("+", "-", "/", "-").Replace(sha)
+	sha := strings.NewReplacer("+", "-", "/", "-").Replace(cmp.Or(commit, "nosha"))
 	return fmt.Sprintf("%s-%s-%s", started.UTC().Format("20060102T150405Z"), Slug(h), sha)
 }
+
+// notSlug is a run of characters Slug turns into one '-'.
+var notSlug = regexp.MustCompile(`[^a-z0-9]+`)
 
 // Slug is a short, filesystem-safe name for the host, for result file
 // names: the lowercased first label of the hostname (the whole name if it is
@@ -59,19 +60,7 @@ func Slug(h result.Host) string {
 			name = name[:i]
 		}
 	}
-	var b strings.Builder
-	dash := false
-	for _, r := range name {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			b.WriteRune(r)
-			dash = false
-		case !dash:
-			b.WriteByte('-')
-			dash = true
-		}
-	}
-	s := strings.Trim(b.String(), "-")
+	s := strings.Trim(notSlug.ReplaceAllString(name, "-"), "-")
 	if len(s) > 32 {
 		s = strings.TrimRight(s[:32], "-")
 	}

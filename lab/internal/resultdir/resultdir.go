@@ -15,7 +15,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 
 	"github.com/snowlab/snowlab/lab/result"
 )
@@ -35,10 +35,7 @@ func DefaultOut() string { return filepath.FromSlash(Local) }
 // shows: the local folder's page also shows the published runs, so that
 // it is the whole history; any other folder's shows its own.
 func HistorySources(out string) []string {
-	if filepath.Clean(out) != DefaultOut() {
-		return []string{out}
-	}
-	if fi, err := os.Stat(Published); err == nil && fi.IsDir() {
+	if fi, err := os.Stat(Published); err == nil && fi.IsDir() && filepath.Clean(out) == DefaultOut() {
 		return []string{Published, out}
 	}
 	return []string{out}
@@ -67,6 +64,5 @@ func NewestJSON(dir string) (string, error) {
 	if len(matches) == 0 {
 		return "", fmt.Errorf("no .json run in %s: %w", dir, fs.ErrNotExist)
 	}
-	sort.Strings(matches)
-	return matches[len(matches)-1], nil
+	return slices.Max(matches), nil
 }

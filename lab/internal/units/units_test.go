@@ -79,7 +79,7 @@ func TestCountBytesThousands(t *testing.T) {
 		assert.Equal(t, want, Bytes(n), "Bytes(%d)", n)
 	}
 	for in, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 20_000: "20,000",
-		1_234_567: "1,234,567", -4096: "-4,096", -409: "-409", -100_000: "-100,000"} {
+		1_234_567: "1,234,567", -4096: "-4,096", -409: "-409", -100_000: "-100,000", -123: "-123", -123_456: "-123,456"} {
 		assert.Equal(t, want, Thousands(in))
 	}
 }
