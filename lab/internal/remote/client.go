@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/snowidd/client"
 )
 
@@ -38,16 +39,8 @@ func (c *Client) NextID(ctx context.Context) (uint64, error) { return c.r.nextID
 
 // NextIDs calls NextIDs for n IDs, 1 to client.MaxBatch: all n or an
 // error.
-func (c *Client) NextIDs(ctx context.Context, n int) ([]uint64, error) {
-	ids, err := c.r.nextIDs(ctx, n)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]uint64, len(ids))
-	for i, id := range ids {
-		out[i] = uint64(id)
-	}
-	return out, nil
+func (c *Client) NextIDs(ctx context.Context, n int) ([]snowlab.ID, error) {
+	return c.r.nextIDs(ctx, n)
 }
 
 // Clock reads the replica's GET /clock and returns its

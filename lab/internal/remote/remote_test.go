@@ -173,7 +173,7 @@ func TestTransports(t *testing.T) {
 			ids, err := c.NextIDs(t.Context(), 3)
 			require.NoError(t, err, "%s to %s", p, base)
 			assert.Len(t, ids, 3)
-			assert.Greater(t, ids[0], id)
+			assert.Greater(t, uint64(ids[0]), id)
 			c.CloseIdleConnections()
 		}
 	}

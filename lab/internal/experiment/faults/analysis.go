@@ -35,9 +35,9 @@ func (a *analysis) servedBy(r, node int) []idAt {
 				continue
 			}
 			for _, v := range c.ids[s.first : s.first+s.n] {
-				p := a.layout.Decode(snowlab.ID(v))
+				p := a.layout.Decode(v)
 				if node < 0 || p.Node == node {
-					out = append(out, idAt{snowlab.ID(v), p, r, s.at})
+					out = append(out, idAt{v, p, r, s.at})
 				}
 			}
 		}
@@ -74,7 +74,7 @@ const maxExamples = 5
 // every client, and increasing per client and node id.
 func (a *analysis) calls() callStats {
 	st := callStats{Attempts: map[string]int{}}
-	var all []uint64
+	var all []snowlab.ID
 	var failovers []time.Duration
 	for ci, c := range a.callers {
 		st.Calls += c.calls
@@ -85,9 +85,9 @@ func (a *analysis) calls() callStats {
 		}
 		all = append(all, c.ids...)
 		failovers = append(failovers, c.failovers...)
-		last := map[int]uint64{}
+		last := map[int]snowlab.ID{}
 		for _, v := range c.ids {
-			node := a.layout.Decode(snowlab.ID(v)).Node
+			node := a.layout.Decode(v).Node
 			if prev, ok := last[node]; ok && v <= prev {
 				st.OrderViolations++
 				if len(st.Examples) < maxExamples {
@@ -117,8 +117,8 @@ func (a *analysis) calls() callStats {
 	return st
 }
 
-func (a *analysis) describe(v uint64) string {
-	p := a.layout.Decode(snowlab.ID(v))
+func (a *analysis) describe(v snowlab.ID) string {
+	p := a.layout.Decode(v)
 	return fmt.Sprintf("node %d, %s, seq %d", p.Node, p.Time.UTC().Format("15:04:05.000"), p.Seq)
 }
 
@@ -135,7 +135,7 @@ func (a *analysis) replica(r int, name string) replicaStat {
 			}
 			st.IDs += s.n
 			for _, v := range c.ids[s.first : s.first+s.n] {
-				nodes[a.layout.Decode(snowlab.ID(v)).Node] = true
+				nodes[a.layout.Decode(v).Node] = true
 			}
 		}
 		for _, at := range c.attempts {

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
-	"github.com/snowlab/snowlab"
 )
 
 // errHistory: a store history file that cannot be read.
@@ -390,7 +389,7 @@ func (s *stage) checkHistory(a *analysis) *historyCheck {
 	for _, c := range a.callers {
 		for _, sv := range c.served {
 			for _, v := range c.ids[sv.first : sv.first+sv.n] {
-				ids = append(ids, receivedID{ID: v, Node: a.layout.Decode(snowlab.ID(v)).Node, Call: sv.call.UnixNano(), Return: sv.at.UnixNano()})
+				ids = append(ids, receivedID{ID: uint64(v), Node: a.layout.Decode(v).Node, Call: sv.call.UnixNano(), Return: sv.at.UnixNano()})
 			}
 		}
 	}

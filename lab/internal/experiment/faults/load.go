@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/snowlab/snowlab"
 	"github.com/snowlab/snowlab/lab/internal/remote"
 	"github.com/snowlab/snowlab/snowidd/client"
 )
@@ -44,7 +45,7 @@ type caller struct {
 	// the attempt under way, 0 between attempts: the kill -9 scenario
 	// kills a replica in the middle of one.
 	inflight  atomic.Int32
-	ids       []uint64
+	ids       []snowlab.ID
 	served    []served
 	attempts  []attempt
 	calls     int             // calls begun
@@ -125,14 +126,14 @@ func (c *caller) run(stop <-chan struct{}, conns []*remote.Client, cfg loadConfi
 			c.inflight.Store(int32(len(c.attempts) + 1))
 			callAt := time.Now()
 			ctx, cancel := context.WithTimeout(context.Background(), cfg.attemptTimeout)
-			var ids []uint64
+			var ids []snowlab.ID
 			var err error
 			if b := cfg.batch(n); b > 0 {
 				ids, err = conns[r].NextIDs(ctx, b)
 			} else {
 				var id uint64
 				if id, err = conns[r].NextID(ctx); err == nil {
-					ids = []uint64{id}
+					ids = []snowlab.ID{snowlab.ID(id)}
 				}
 			}
 			cancel()

@@ -49,13 +49,13 @@ func TestLongestFalse(t *testing.T) {
 // client received from a node id below one it had from it before.
 func TestAnalysisChecks(t *testing.T) {
 	l := snowlab.DefaultLayout
-	id := func(ms int64, node, seq int) uint64 {
+	id := func(ms int64, node, seq int) snowlab.ID {
 		v, err := l.Compose(l.Epoch.Add(time.Duration(ms)*time.Millisecond), node, seq)
 		require.NoError(t, err)
-		return uint64(v)
+		return v
 	}
 	now := time.Now()
-	good := &caller{ids: []uint64{id(10, 1, 0), id(10, 2, 0), id(11, 1, 0), id(9, 3, 0)},
+	good := &caller{ids: []snowlab.ID{id(10, 1, 0), id(10, 2, 0), id(11, 1, 0), id(9, 3, 0)},
 		served: []served{{replica: 0, at: now, first: 0, n: 4}}, calls: 1, attempts: []attempt{{0, now, outcomeOK}}}
 	a := &analysis{layout: l, callers: []*caller{good}}
 	st := a.calls()
@@ -63,8 +63,8 @@ func TestAnalysisChecks(t *testing.T) {
 	assert.Zero(t, st.Duplicates)
 	assert.Zero(t, st.OrderViolations)
 
-	dupOther := &caller{ids: []uint64{id(11, 1, 0)}, served: []served{{replica: 1, at: now, first: 0, n: 1}}, calls: 1}
-	backwards := &caller{ids: []uint64{id(20, 5, 3), id(20, 5, 2)}, served: []served{{replica: 2, at: now, first: 0, n: 2}}, calls: 1}
+	dupOther := &caller{ids: []snowlab.ID{id(11, 1, 0)}, served: []served{{replica: 1, at: now, first: 0, n: 1}}, calls: 1}
+	backwards := &caller{ids: []snowlab.ID{id(20, 5, 3), id(20, 5, 2)}, served: []served{{replica: 2, at: now, first: 0, n: 2}}, calls: 1}
 	a.callers = []*caller{good, dupOther, backwards}
 	st = a.calls()
 	assert.Equal(t, 1, st.Duplicates)
