@@ -105,12 +105,12 @@ func writeReplicas(d *report.Document, run *runResult) {
 	var rows [][]string
 	for _, s := range run.Scenarios {
 		for _, r := range s.Replicas {
-			within := "—"
+			bound, within := "—", "—"
 			if r.Bound > 0 {
-				within = yes(r.within())
+				bound, within = dur(r.Bound)+": "+r.BoundWhy, yes(r.within())
 			}
 			rows = append(rows, []string{s.Name, r.Name, md.OrDash(r.Role), ints(r.Nodes), units.Thousands(r.IDs),
-				dur(r.NotReady), dur(r.Refusing), boundCell(r), within})
+				dur(r.NotReady), dur(r.Refusing), bound, within})
 		}
 	}
 	d.Section(2, "Replicas").
@@ -228,13 +228,6 @@ func failover(c callStats) string {
 		return "0"
 	}
 	return fmt.Sprintf("%s, %s, %s", units.Thousands(c.Failovers), dur(c.FailoverMax), dur(c.FailoverP99))
-}
-
-func boundCell(r replicaStat) string {
-	if r.Bound == 0 {
-		return "—"
-	}
-	return dur(r.Bound) + ": " + r.BoundWhy
 }
 
 func dur(d time.Duration) string {
