@@ -10,8 +10,8 @@ import (
 type readiness struct {
 	stop chan struct{}
 	wg   sync.WaitGroup
-	mu   sync.Mutex
-	// samples per replica: time and whether ready.
+	// samples per replica: time and whether ready, each replica's
+	// written by its own goroutine only, read after they end.
 	samples [][]sample
 }
 
@@ -35,9 +35,7 @@ func watchReadiness(reps []*replica, live func(r int) bool) *readiness {
 			for {
 				if live(i) {
 					ok, _ := r.Readyz()
-					w.mu.Lock()
 					w.samples[i] = append(w.samples[i], sample{time.Now(), ok})
-					w.mu.Unlock()
 				}
 				select {
 				case <-w.stop:
