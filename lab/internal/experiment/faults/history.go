@@ -381,9 +381,7 @@ func (s *stage) checkHistory(a *analysis) *historyCheck {
 	}
 	n := 0
 	for _, c := range a.callers {
-		for _, sv := range c.served {
-			n += sv.n
-		}
+		n += len(c.ids) // every ID of its served calls
 	}
 	ids := make([]receivedID, 0, n)
 	for _, c := range a.callers {
