@@ -102,11 +102,7 @@ func (z *zooKeeper) read(ctx context.Context, p string) ([]byte, bool, error) {
 // lease is a zk scenario's replicas' -lease: eps their links' endpoints,
 // their claims and reservations under the znode /faults/SCENARIO.
 func (z *zooKeeper) lease(scenario string, eps []string) string {
-	var hosts []string
-	for _, ep := range eps {
-		hosts = append(hosts, strings.TrimPrefix(ep, "tcp://"))
-	}
-	return "zk:" + strings.Join(hosts, ",") + "/faults/" + scenario
+	return "zk:" + strings.ReplaceAll(strings.Join(eps, ","), "tcp://", "") + "/faults/" + scenario
 }
 
 // held reports whether node id k has a claim znode (zklease's
