@@ -151,27 +151,25 @@ type config struct {
 	Progress func(step, steps int, what string)
 }
 
-// onShards says how many node ids a replica mints on, if more than one.
-func onShards(n int) string {
-	if n <= 1 {
-		return ""
+// server describes the replica o runs: its GOMAXPROCS, the CPUs it
+// was held to, if any, and how many node ids it mints on, if more than
+// one.
+func (o options) server() string {
+	d := fmt.Sprintf("snowidd on loopback, GOMAXPROCS=%d", o.ServerProcs)
+	if o.ServerCPUs != nil {
+		d += fmt.Sprintf(" on CPUs %v", o.ServerCPUs)
 	}
-	return fmt.Sprintf(", %d node ids (-shards %d)", n, n)
-}
-
-// onCPUs says which CPUs a process was held to, if any.
-func onCPUs(cpus []int) string {
-	if cpus == nil {
-		return ""
+	if o.Shards > 1 {
+		d += fmt.Sprintf(", %d node ids (-shards %d)", o.Shards, o.Shards)
 	}
-	return fmt.Sprintf(" on CPUs %v", cpus)
+	return d
 }
 
 // subjects are the remote subjects (NextID per protocol, NextIDs
 // per batch size over gRPC) and the in-process generator they stand
 // beside.
 func subjects(rep *remote.Replica, o options) (unbatched, all []subject.Subject, err error) {
-	note := fmt.Sprintf("; snowidd on loopback, GOMAXPROCS=%d%s%s; open loop from %d workers", o.ServerProcs, onCPUs(o.ServerCPUs), onShards(o.Shards), o.workers)
+	note := fmt.Sprintf("; %s; open loop from %d workers", o.server(), o.workers)
 	add := func(p client.Protocol, batch int) error {
 		s, err := remote.Subject(rep.URL, p, batch, snowlab.Layout{}, nil)
 		if err != nil {
@@ -270,15 +268,13 @@ func peakOf(run *result.Run, name string) result.SaturateResult {
 // generator beside them, one caller's rate and round trip, and the
 // open-loop latencies.
 type summary struct {
-	serverProcs int
-	serverCPUs  []int
-	shards      int
-	unbatched   []summaryRow // req/s per protocol: the sweep's maximum
-	batches     []summaryRow // IDs/s per batch size over gRPC
-	inProcess   summaryRow
-	oneCaller   float64       // gRPC NextID at G=1, req/s
-	roundTrip   time.Duration // its sampled call latency at G=1, median
-	steady      []result.SteadyResult
+	o         options      // the run's
+	unbatched []summaryRow // req/s per protocol: the sweep's maximum
+	batches   []summaryRow // IDs/s per batch size over gRPC
+	inProcess summaryRow
+	oneCaller float64       // gRPC NextID at G=1, req/s
+	roundTrip time.Duration // its sampled call latency at G=1, median
+	steady    []result.SteadyResult
 }
 
 type summaryRow struct {
@@ -296,7 +292,7 @@ func row(run *result.Run, label, name string) summaryRow {
 
 // summarize reads the summary of a run of o from its result.
 func summarize(run *result.Run, o options) summary {
-	s := summary{serverProcs: o.ServerProcs, serverCPUs: o.ServerCPUs, shards: o.Shards, steady: run.Steady}
+	s := summary{o: o, steady: run.Steady}
 	for _, p := range o.protocols {
 		s.unbatched = append(s.unbatched, row(run, p.String(), remote.Name(p, 0)))
 	}
@@ -316,7 +312,7 @@ func summarize(run *result.Run, o options) summary {
 // overOneNode compares a rate to one node id's ceiling, for a replica
 // minting on several.
 func (s summary) overOneNode(v float64) string {
-	if s.shards <= 1 {
+	if s.o.Shards <= 1 {
 		return ""
 	}
 	one := subject.FromLayout(snowlab.Layout{}.OrDefault()).Ceiling()
@@ -334,7 +330,7 @@ func (r summaryRow) perCoreText(unit string) string {
 
 // writeSummary prints the summary under the run's table.
 func writeSummary(w io.Writer, s summary) {
-	fmt.Fprintf(w, "\nsnowidd on loopback, GOMAXPROCS=%d%s%s (the sweep's maximum):\n", s.serverProcs, onCPUs(s.serverCPUs), onShards(s.shards))
+	fmt.Fprintf(w, "\n%s (the sweep's maximum):\n", s.o.server())
 	for _, r := range s.unbatched {
 		fmt.Fprintf(w, "  NextID over %-14s %12.0f req/s%s\n", r.name, r.value, r.perCoreText("req/s"))
 	}

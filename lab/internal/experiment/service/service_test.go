@@ -92,7 +92,7 @@ func TestSummary(t *testing.T) {
 	}
 	assert.NotContains(t, b.String(), "ceiling")
 
-	s.shards = 2
+	s.o.Shards = 2
 	b.Reset()
 	writeSummary(&b, s)
 	assert.Contains(t, b.String(), "GOMAXPROCS=1, 2 node ids (-shards 2)")
