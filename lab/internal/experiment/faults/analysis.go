@@ -48,24 +48,20 @@ func (a *analysis) servedBy(r, node int) []idAt {
 // lastTime is the latest embedded time of ids (zero when none), firstTime
 // the earliest.
 func lastTime(ids []idAt) time.Time {
-	var t time.Time
-	for _, v := range ids {
-		if v.parts.Time.After(t) {
-			t = v.parts.Time
-		}
+	if len(ids) == 0 {
+		return time.Time{}
 	}
-	return t
+	return slices.MaxFunc(ids, byTime).parts.Time
 }
 
 func firstTime(ids []idAt) time.Time {
-	var t time.Time
-	for _, v := range ids {
-		if t.IsZero() || v.parts.Time.Before(t) {
-			t = v.parts.Time
-		}
+	if len(ids) == 0 {
+		return time.Time{}
 	}
-	return t
+	return slices.MinFunc(ids, byTime).parts.Time
 }
+
+func byTime(x, y idAt) int { return x.parts.Time.Compare(y.parts.Time) }
 
 // maxExamples bounds the duplicates and order violations described.
 const maxExamples = 5
