@@ -42,6 +42,7 @@
 package ab
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -198,9 +199,7 @@ func (cfg Config) Check() error {
 
 // Run measures cfg's builds and decides.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
-	if cfg.PlantPct == 0 {
-		cfg.PlantPct = DefaultPlantPct
-	}
+	cfg.PlantPct = cmp.Or(cfg.PlantPct, DefaultPlantPct)
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}

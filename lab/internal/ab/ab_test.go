@@ -50,7 +50,7 @@ func TestRunSameAndSlower(t *testing.T) {
 		for _, r := range res.Rows {
 			assert.Equal(t, c.want, r.Decision, "cost %d: %s: %+v", c.cost, r.Workload, r)
 			assert.Equal(t, 16, r.Pairs)
-			assert.InDelta(t, float64(c.cost)/100-1, r.Change, 0.01, "cost %d: %s", c.cost, r.Workload)
+			assert.InDelta(t, float64(c.cost)/100-1, float64(r.Change), 0.01, "cost %d: %s", c.cost, r.Workload)
 		}
 		assert.Equal(t, c.fail, res.Err() != nil, "cost %d: %v", c.cost, res.Err())
 		assert.True(t, res.CPU)

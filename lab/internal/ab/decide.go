@@ -76,50 +76,50 @@ type Row struct {
 	Base string `json:"base"`
 	New  string `json:"new"`
 	// Pairs is how many rounds measured both.
-	Pairs int `json:"pairs"`
-	// BaseCost and NewCost are the median costs per ID, nanoseconds (CPU
-	// time where read, wall otherwise); BaseRate and NewRate the median
-	// wall-time IDs per second, shown, never decided on.
-	BaseCost float64 `json:"base_ns_per_id"`
-	NewCost  float64 `json:"new_ns_per_id"`
-	BaseRate float64 `json:"base_ids_per_s"`
-	NewRate  float64 `json:"new_ids_per_s"`
-	// Change is the Hodges-Lehmann estimate of the new arm's cost per
-	// ID over the base's, less 1 (+0.05: 5% dearer), and ChangeLo,
-	// ChangeHi its interval at 1-Alpha; Spread the standard deviation of
-	// the per-pair log-ratios.
-	Change   float64 `json:"change"`
-	ChangeLo float64 `json:"change_lo"`
-	ChangeHi float64 `json:"change_hi"`
-	Spread   float64 `json:"spread"`
-	// P is the signed-rank test's; PAdj after the correction for the
-	// family the row is decided in.
-	P        float64  `json:"p"`
-	PAdj     float64  `json:"p_adj"`
+	Pairs    int      `json:"pairs"`
 	Decision decision `json:"decision"`
 	// Worse is Different and dearer.
 	Worse bool   `json:"worse,omitempty"`
 	Why   string `json:"why,omitempty"`
+	// BaseCost and NewCost are the median costs per ID, nanoseconds (CPU
+	// time where read, wall otherwise); BaseRate and NewRate the median
+	// wall-time IDs per second, shown, never decided on.
+	BaseCost Number `json:"base_ns_per_id"`
+	NewCost  Number `json:"new_ns_per_id"`
+	BaseRate Number `json:"base_ids_per_s"`
+	NewRate  Number `json:"new_ids_per_s"`
+	// Change is the Hodges-Lehmann estimate of the new arm's cost per
+	// ID over the base's, less 1 (+0.05: 5% dearer), and ChangeLo,
+	// ChangeHi its interval at 1-Alpha; Spread the standard deviation of
+	// the per-pair log-ratios.
+	Change   Number `json:"change"`
+	ChangeLo Number `json:"change_lo"`
+	ChangeHi Number `json:"change_hi"`
+	Spread   Number `json:"spread"`
+	// P is the signed-rank test's; PAdj after the correction for the
+	// family the row is decided in.
+	P    Number `json:"p"`
+	PAdj Number `json:"p_adj"`
 }
 
 // compare is the row of new over base on one workload from their paired
 // costs (base[i] and new[i] measured in the same round) and wall rates.
 func compare(w Workload, baseName, newName string, base, new, baseRate, newRate []float64, alpha float64) Row {
-	r := Row{Workload: w, Base: baseName, New: newName, BaseCost: stats.Median(base), NewCost: stats.Median(new),
-		BaseRate: stats.Median(baseRate), NewRate: stats.Median(newRate)}
+	r := Row{Workload: w, Base: baseName, New: newName, BaseCost: Number(stats.Median(base)),
+		NewCost: Number(stats.Median(new)), BaseRate: Number(stats.Median(baseRate)), NewRate: Number(stats.Median(newRate))}
 	var d []float64
 	for i := range base {
 		if base[i] > 0 && new[i] > 0 {
 			d = append(d, math.Log(new[i]/base[i]))
 		}
 	}
-	r.Pairs, r.Spread = len(d), math.NaN()
+	r.Pairs, r.Spread = len(d), Number(math.NaN())
 	if len(d) >= 2 {
-		r.Spread = moremath.StdDev(d)
+		r.Spread = Number(moremath.StdDev(d))
 	}
 	p, est, lo, hi := signedRank(d, alpha)
-	r.P, r.PAdj = p, p
-	r.Change, r.ChangeLo, r.ChangeHi = math.Expm1(est), math.Expm1(lo), math.Expm1(hi)
+	r.P, r.PAdj = Number(p), Number(p)
+	r.Change, r.ChangeLo, r.ChangeHi = Number(math.Expm1(est)), Number(math.Expm1(lo)), Number(math.Expm1(hi))
 	return r
 }
 
@@ -129,26 +129,26 @@ func compare(w Workload, baseName, newName string, base, new, baseRate, newRate 
 func decide(rows []Row, o Options, family int) {
 	ps := make([]float64, len(rows))
 	for i, r := range rows {
-		ps[i] = r.P
+		ps[i] = float64(r.P)
 	}
 	adj := holm(ps)
 	for i := range rows {
 		r := &rows[i]
-		r.PAdj = adj[i]
+		r.PAdj = Number(adj[i])
 		if family > len(rows) {
-			r.PAdj = math.Min(1, r.P*float64(family))
+			r.PAdj = min(1, r.P*Number(family))
 		}
 		me := o.MinEffect
 		if r.Workload.G > 1 {
 			me = o.MinEffectContended
 		}
 		switch {
-		case math.IsNaN(r.PAdj) || r.Pairs == 0:
+		case math.IsNaN(float64(r.PAdj)) || r.Pairs == 0:
 			r.Decision, r.Why = unknown, "no pairs measured"
-		case r.PAdj <= o.Alpha && math.Abs(r.Change) >= me:
+		case float64(r.PAdj) <= o.Alpha && math.Abs(float64(r.Change)) >= me:
 			r.Decision, r.Worse = Different, r.Change > 0
 			r.Why = fmt.Sprintf("significant (p=%.3g adjusted) and beyond the %.0f%% minimum effect", r.PAdj, 100*me)
-		case r.ChangeLo > -me && r.ChangeHi < me:
+		case float64(r.ChangeLo) > -me && float64(r.ChangeHi) < me:
 			r.Decision = Same
 			r.Why = fmt.Sprintf("the interval lies within ±%.0f%%", 100*me)
 		default:
@@ -158,30 +158,14 @@ func decide(rows []Row, o Options, family int) {
 	}
 }
 
-// MarshalJSON writes the row with figures that are NaN or infinite (no
-// pairs; an interval too few pairs cannot give) as null.
-func (r Row) MarshalJSON() ([]byte, error) {
-	type plain Row
-	v := struct {
-		plain
-		BaseCost *float64 `json:"base_ns_per_id"`
-		NewCost  *float64 `json:"new_ns_per_id"`
-		BaseRate *float64 `json:"base_ids_per_s"`
-		NewRate  *float64 `json:"new_ids_per_s"`
-		Change   *float64 `json:"change"`
-		ChangeLo *float64 `json:"change_lo"`
-		ChangeHi *float64 `json:"change_hi"`
-		Spread   *float64 `json:"spread"`
-		P        *float64 `json:"p"`
-		PAdj     *float64 `json:"p_adj"`
-	}{plain(r), finite(r.BaseCost), finite(r.NewCost), finite(r.BaseRate), finite(r.NewRate), finite(r.Change),
-		finite(r.ChangeLo), finite(r.ChangeHi), finite(r.Spread), finite(r.P), finite(r.PAdj)}
-	return json.Marshal(v)
-}
+// Number is a figure that JSON writes as null where it is NaN or infinite
+// (no pairs; an interval too few pairs cannot give).
+type Number float64
 
-func finite(v float64) *float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
+// MarshalJSON writes n, null where it is NaN or infinite.
+func (n Number) MarshalJSON() ([]byte, error) {
+	if f := float64(n); math.IsNaN(f) || math.IsInf(f, 0) {
+		return []byte("null"), nil
 	}
-	return &v
+	return json.Marshal(float64(n))
 }

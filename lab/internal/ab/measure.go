@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/snowlab/snowlab/lab/internal/instr"
 	"github.com/snowlab/snowlab/lab/runner"
 )
 
@@ -250,7 +251,7 @@ func start(ctx context.Context, arm arm) (*proc, error) {
 	p := &proc{cmd: cmd, in: in, out: bufio.NewScanner(out), arm: arm}
 	if !p.out.Scan() {
 		p.kill()
-		return nil, fmt.Errorf("%w %s: no greeting: %s", errRunner, arm.Name, lastLine(stderr.String()))
+		return nil, fmt.Errorf("%w %s: no greeting: %s", errRunner, arm.Name, instr.LastLine(stderr.String()))
 	}
 	if err := json.Unmarshal(p.out.Bytes(), &p.hello); err != nil || p.hello.Protocol != runner.Protocol {
 		p.kill()
@@ -288,12 +289,4 @@ func (p *proc) kill() {
 	p.in.Close()
 	p.cmd.Process.Kill()
 	p.cmd.Wait()
-}
-
-func lastLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		return s[i+1:]
-	}
-	return s
 }

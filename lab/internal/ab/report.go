@@ -124,7 +124,7 @@ func caught(r Row) string {
 }
 
 func detects(r Row) string {
-	if math.IsNaN(r.Change) {
+	if math.IsNaN(float64(r.Change)) {
 		return "could not measure"
 	}
 	if r.Worse {
@@ -141,29 +141,29 @@ func name(rev, commit string) string {
 }
 
 func changeText(r Row) string {
-	if math.IsNaN(r.Change) {
+	if math.IsNaN(float64(r.Change)) {
 		return "-"
 	}
 	return fmt.Sprintf("%+.1f%% (%s, %s)", 100*r.Change, pct1(r.ChangeLo), pct1(r.ChangeHi))
 }
 
-func pct1(v float64) string {
-	if math.IsInf(v, 0) {
+func pct1(v Number) string {
+	if math.IsInf(float64(v), 0) {
 		return fmt.Sprintf("%.0f", v)
 	}
 	return num("%+.1f%%", 100*v)
 }
 
 // num is v in format, "-" where v is NaN.
-func num(format string, v float64) string {
-	if math.IsNaN(v) {
+func num(format string, v Number) string {
+	if math.IsNaN(float64(v)) {
 		return "-"
 	}
 	return fmt.Sprintf(format, v)
 }
 
-func rateText(v float64) string {
-	if v <= 0 || math.IsNaN(v) {
+func rateText(v Number) string {
+	if v <= 0 || math.IsNaN(float64(v)) {
 		return "-"
 	}
 	return fmt.Sprintf("%.3gM", v/1e6)

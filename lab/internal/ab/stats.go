@@ -51,13 +51,12 @@ func signedRank(d []float64, alpha float64) (p, est, lo, hi float64) {
 		return normalP(len(twice), wplus2, ties), est, lo, hi
 	}
 	total, below, above := 0.0, 0.0, 0.0
-	w := wplus2
 	for u, c := range counts {
 		total += c
-		if u <= w {
+		if u <= wplus2 {
 			below += c
 		}
-		if u >= w {
+		if u >= wplus2 {
 			above += c
 		}
 	}
@@ -132,9 +131,6 @@ func signedRankCounts(n int) []float64 {
 // from the k-th smallest Walsh average to the k-th largest then covers
 // the centre with confidence at least 1-alpha. 0 where none does.
 func criticalK(counts []float64, alpha float64) int {
-	if counts == nil {
-		return 0
-	}
 	total := 0.0
 	for _, c := range counts {
 		total += c

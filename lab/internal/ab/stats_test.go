@@ -82,7 +82,7 @@ func TestHolm(t *testing.T) {
 func TestDecide(t *testing.T) {
 	o, err := Options{}.WithDefaults()
 	assert.NoError(t, err)
-	row := func(g int, p, change, lo, hi float64) Row {
+	row := func(g int, p, change, lo, hi Number) Row {
 		return Row{Workload: Workload{"s", g}, Pairs: 20, P: p, Change: change, ChangeLo: lo, ChangeHi: hi}
 	}
 	for _, c := range []struct {
@@ -97,7 +97,7 @@ func TestDecide(t *testing.T) {
 		{"5% dearer above G=1: under the 10% minimum", row(2, 0.001, 0.05, 0.03, 0.07), Same, false},
 		{"12% dearer above G=1", row(4, 0.001, 0.12, 0.08, 0.16), Different, true},
 		{"not significant, wide", row(1, 0.2, 0.04, -0.01, 0.09), unknown, false},
-		{"no pairs", Row{Workload: Workload{"s", 1}, P: math.NaN()}, unknown, false},
+		{"no pairs", Row{Workload: Workload{"s", 1}, P: Number(math.NaN())}, unknown, false},
 	} {
 		rows := []Row{c.row}
 		decide(rows, o, 1)
@@ -108,7 +108,7 @@ func TestDecide(t *testing.T) {
 	decide(rows, o, 2)
 	assert.Equal(t, Different, rows[0].Decision, "0.004 x 2 = 0.008 after Holm")
 	decide(rows[:1], o, 9)
-	assert.InDelta(t, 0.036, rows[0].PAdj, 1e-12, "held as one of 9 rows: Bonferroni")
+	assert.InDelta(t, 0.036, float64(rows[0].PAdj), 1e-12, "held as one of 9 rows: Bonferroni")
 	assert.NotEqual(t, Different, rows[0].Decision)
 	_, err = Options{MinEffect: 1.5}.WithDefaults()
 	assert.ErrorIs(t, err, ErrOptions)

@@ -57,7 +57,7 @@ func (r Runner) count(ctx context.Context, path string, n, steps int) (uint64, e
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		if err := cmd.Run(); err != nil {
-			return 0, fmt.Errorf("%w: %s -n %d: %v: %s", ErrValgrind, path, n, err, lastLine(stderr.String()))
+			return 0, fmt.Errorf("%w: %s -n %d: %v: %s", ErrValgrind, path, n, err, LastLine(stderr.String()))
 		}
 		m := irefs.FindStringSubmatch(stderr.String())
 		if m == nil {
@@ -74,7 +74,9 @@ func (r Runner) count(ctx context.Context, path string, n, steps int) (uint64, e
 	return low, nil
 }
 
-func lastLine(s string) string {
+// LastLine is s's last line, spaces trimmed: a failed command's reason on
+// its stderr.
+func LastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
 }

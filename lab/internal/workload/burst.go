@@ -234,8 +234,6 @@ func MergeChecks(a, b result.Check) result.Check {
 	a.MaxPerTickNode = max(a.MaxPerTickNode, b.MaxPerTickNode)
 	a.CeilingExceeded = a.CeilingExceeded || b.CeilingExceeded
 	a.Errors += b.Errors
-	if a.FirstError == "" {
-		a.FirstError = b.FirstError
-	}
+	a.FirstError = cmp.Or(a.FirstError, b.FirstError)
 	return a
 }

@@ -26,18 +26,13 @@ func Check(s subject.Subject, m subject.Minter, streams [][]subject.ID, errs int
 	for _, ids := range streams {
 		res.IDs += len(ids)
 		res.OrderViolations += orderViolations(s, m, ids)
-		if !slices.IsSortedFunc(ids, compareIDs) {
-			sorted = false
-		}
+		sorted = sorted && slices.IsSortedFunc(ids, compareIDs)
 	}
 	var merged []subject.ID
 	if sorted {
 		merged = mergeSorted(streams, res.IDs)
 	} else {
-		merged = make([]subject.ID, 0, res.IDs)
-		for _, ids := range streams {
-			merged = append(merged, ids...)
-		}
+		merged = slices.Concat(streams...)
 		slices.SortFunc(merged, compareIDs)
 	}
 	for i := 1; i < len(merged); i++ {

@@ -114,7 +114,7 @@ func plantText(plant string, p float64) string {
 
 // worst is the row with the largest change, of those with one.
 func worst(rows []ab.Row) (ab.Row, bool) {
-	rows = slices.DeleteFunc(slices.Clone(rows), func(r ab.Row) bool { return math.IsNaN(r.Change) })
+	rows = slices.DeleteFunc(slices.Clone(rows), func(r ab.Row) bool { return math.IsNaN(float64(r.Change)) })
 	if len(rows) == 0 {
 		return ab.Row{}, false
 	}
@@ -128,8 +128,8 @@ func worst(rows []ab.Row) (ab.Row, bool) {
 func largest(rows []ab.Row, one bool) *float64 {
 	var v []float64
 	for _, r := range rows {
-		if (r.Workload.G == 1) == one && !math.IsNaN(r.Change) && !math.IsInf(r.ChangeLo, 0) && !math.IsInf(r.ChangeHi, 0) {
-			v = append(v, math.Abs(r.Change))
+		if (r.Workload.G == 1) == one && !math.IsNaN(float64(r.Change)) && !math.IsInf(float64(r.ChangeLo), 0) && !math.IsInf(float64(r.ChangeHi), 0) {
+			v = append(v, math.Abs(float64(r.Change)))
 		}
 	}
 	if len(v) == 0 {
@@ -141,7 +141,7 @@ func largest(rows []ab.Row, one bool) *float64 {
 // change is the row of subject at g's change, NaN where there is none.
 func change(rows []ab.Row, subject string, g int) float64 {
 	if i := slices.IndexFunc(rows, func(r ab.Row) bool { return r.Workload == ab.Workload{Subject: subject, G: g} }); i >= 0 {
-		return rows[i].Change
+		return float64(rows[i].Change)
 	}
 	return math.NaN()
 }

@@ -122,12 +122,12 @@ func (f *fakeAB) run(_ context.Context, cfg ab.Config) (*ab.Result, error) {
 	o, _ := ab.Options{}.WithDefaults()
 	for _, s := range res.Subjects {
 		for _, g := range []int{1, 2, 4} {
-			r := ab.Row{Workload: ab.Workload{Subject: s, G: g}, Change: c1, Decision: ab.Same}
+			r := ab.Row{Workload: ab.Workload{Subject: s, G: g}, Change: ab.Number(c1), Decision: ab.Same}
 			me := o.MinEffect
 			if g > 1 {
-				r.Change, me = cg, o.MinEffectContended
+				r.Change, me = ab.Number(cg), o.MinEffectContended
 			}
-			if r.Change >= me {
+			if float64(r.Change) >= me {
 				r.Decision, r.Worse = ab.Different, true
 			}
 			res.Rows = append(res.Rows, r)
