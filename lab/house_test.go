@@ -54,7 +54,7 @@ import (
 // done. Lower a ceiling when a change lowers its figure.
 const (
 	// Issue 39: the lab at most half of the non-test Go lines.
-	maxLabSharePermille = 526 // ceiling; the issue's limit is 500
+	maxLabSharePermille = 500
 	// Issue 39: at most 30 packages below lab/internal.
 	maxInternalPackages = 30
 	// Issue 39: at most 330 exported names inside lab/internal (294 once
@@ -102,9 +102,11 @@ func TestHouse(t *testing.T) {
 	if testing.Verbose() {
 		t.Log("\n" + f.exportedList())
 	}
+	// The share in permille rounded up, so that a lab one line over
+	// half (50.01%) fails rather than reading as 500.
 	share := f.allLines
 	if share > 0 {
-		share = f.labLines * 1000 / f.allLines
+		share = (f.labLines*1000 + f.allLines - 1) / f.allLines
 	}
 	check := func(what string, got, max int) {
 		t.Helper()
@@ -386,8 +388,8 @@ func (f *houseFigures) table() string {
 		share = 100 * float64(f.labLines) / float64(f.allLines)
 	}
 	fmt.Fprintf(w, "| figure | value | limit |\n| --- | --- | --- |\n")
-	fmt.Fprintf(w, "| lab share of non-test Go lines | %.1f%% (%d of %d) | ≤ 50%% (ceiling %.1f%%) |\n",
-		share, f.labLines, f.allLines, float64(maxLabSharePermille)/10)
+	fmt.Fprintf(w, "| lab share of non-test Go lines | %.2f%% (%d of %d; the rest %d) | ≤ %.1f%% |\n",
+		share, f.labLines, f.allLines, f.allLines-f.labLines, float64(maxLabSharePermille)/10)
 	fmt.Fprintf(w, "| packages below lab/internal | %d | ≤ 30 |\n", len(f.packages))
 	fmt.Fprintf(w, "| exported names inside lab/internal (methods counted) | %d | ≤ %d |\n",
 		f.exportedCount(), maxInternalExported)
