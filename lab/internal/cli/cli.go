@@ -220,7 +220,8 @@ func (c *suiteCmd) Flags(fs *flag.FlagSet) {
 
 // Run measures the suite. Ctrl-C (ctx done) returns ctx's error at once:
 // Measure cannot be stopped part way, and what it still does is ended by
-// loadgen's exit.
+// loadgen's exit. A lease's release is safe under it: Release revokes the
+// fence before it frees the node ids, so the generators mint no more.
 func (c *suiteCmd) Run(ctx context.Context, env experiment.Env) (*experiment.Output, error) {
 	if c.procs < 0 || c.procs > maxProcs {
 		return nil, experiment.Usage(fmt.Errorf("-gomaxprocs %d: want 1 to %d (0: leave it)", c.procs, maxProcs))
