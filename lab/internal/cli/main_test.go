@@ -3,10 +3,13 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -242,6 +245,19 @@ func TestRetired(t *testing.T) {
 		assert.Empty(t, out, cmd)
 		assert.Equal(t, 1, strings.Count(errs, "\n"), "%s: one line: %s", cmd, errs)
 		assert.Contains(t, errs, "go run "+retiredAt.path+"@"+retiredAt.commit+" "+cmd, cmd)
+	}
+	// One commit for the re-run path: the lab's README and FINDINGS name
+	// the one loadgen prints (absent from a module cache's copy).
+	for _, doc := range []string{"../../README.md", "../../../results/FINDINGS.md"} {
+		text, err := os.ReadFile(filepath.FromSlash(doc))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		require.NoError(t, err)
+		for _, c := range regexp.MustCompile(`loadgen@([0-9a-f]+)`).FindAllStringSubmatch(string(text), -1) {
+			assert.Equal(t, retiredAt.commit, c[1], "%s names another commit for the retired experiments", doc)
+		}
+		assert.Contains(t, string(text), retiredAt.commit, doc)
 	}
 }
 
